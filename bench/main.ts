@@ -1,0 +1,53 @@
+/**
+ * Bench entry: `npm run bench -- <subcommand> [args…]`. To add a subcommand, add an entry
+ * to `COMMANDS`; an unknown or missing subcommand prints the usage and exits with 2.
+ */
+import { runEstimate } from './estimate';
+import { runPipelineCost } from './pipelineCost';
+
+/** A bench subcommand: a one-line usage and a runner returning the exit code. */
+interface Command {
+  readonly usage: string;
+  readonly run: (args: readonly string[]) => Promise<number>;
+}
+
+const COMMANDS: Readonly<Record<string, Command>> = {
+  estimate: {
+    usage: 'estimate <transcript.jsonl> [--encoding cl100k_base|o200k_base]   token-estimate error vs reported usage',
+    run: runEstimate,
+  },
+  pipeline: {
+    usage: 'pipeline                                                              per-turn pipeline cost at 10k, 100k and 1M tokens vs JSON.stringify',
+    run: async () => {
+      runPipelineCost();
+      return 0;
+    },
+  },
+};
+
+function usage(): string {
+  return ['usage: npm run bench -- <subcommand> [args…]', '', 'subcommands:', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n') + '\n';
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...args] = argv;
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (!command) {
+    if (name !== undefined) process.stderr.write(`unknown subcommand "${name}"\n`);
+    process.stderr.write(usage());
+    return 2;
+  }
+  return command.run(args);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    // The message names the problem (e.g. "file.jsonl:12: …"); BENCH_DEBUG=1 adds the stack.
+    const debug = process.env.BENCH_DEBUG === '1';
+    process.stderr.write(`error: ${err instanceof Error ? (debug ? (err.stack ?? err.message) : err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,171 @@
+/**
+ * Reads a transcript (JSONL, format in ../shared/fixtures/README.md) into core `Message`s
+ * and usage events, in file order. Tolerates the warts of real data (adjacent messages of
+ * one role, thinking without signature, empty text); rejects anything it cannot represent
+ * with an error naming the line.
+ */
+import { readFileSync } from 'node:fs';
+import type { Block, BlockMeta, ImageMediaType, Message, Role, SummaryBlock, Tier, ToolResultContent } from '../src/core/model';
+import { counterIds } from '../src/core/ports';
+
+/** Usage as the transcript records it; absent cache fields read as 0. */
+export interface TranscriptUsage {
+  readonly input_tokens: number;
+  readonly cache_read_input_tokens: number;
+  readonly cache_creation_input_tokens: number;
+  readonly output_tokens: number;
+}
+
+/** One event of a transcript; `line` is 1-based. */
+export type TranscriptEvent =
+  | { readonly kind: 'message'; readonly line: number; readonly message: Message }
+  /** Usage of the request that produced the next assistant message; `null`: not an Anthropic model. */
+  | { readonly kind: 'usage'; readonly line: number; readonly model: string; readonly usage: TranscriptUsage | null }
+  /** The original agent compacted here; `message` is its summary as a user message. */
+  | { readonly kind: 'compaction'; readonly line: number; readonly summary: string; readonly tokensBefore: number; readonly message: Message };
+
+type Json = Record<string, unknown>;
+
+class LineError extends Error {}
+
+function isObj(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function str(o: Json, key: string, where: string): string {
+  const v = o[key];
+  if (typeof v !== 'string') throw new LineError(`${where}: "${key}" must be a string`);
+  return v;
+}
+function num(o: Json, key: string, where: string, optional = false): number {
+  const v = o[key];
+  if (optional && (v === undefined || v === null)) return 0;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new LineError(`${where}: "${key}" must be a non-negative number`);
+  return v;
+}
+
+const MEDIA_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+function image(o: Json, where: string): { mediaType: ImageMediaType; data: string } {
+  const src = o.source;
+  if (!isObj(src) || src.type !== 'base64') throw new LineError(`${where}: only base64 image sources are supported`);
+  const mediaType = str(src, 'media_type', where);
+  if (!MEDIA_TYPES.includes(mediaType)) throw new LineError(`${where}: unsupported image media type "${mediaType}"`);
+  return { mediaType: mediaType as ImageMediaType, data: str(src, 'data', where) };
+}
+
+/** Parses transcript text. `source` names the file in errors. Throws `Error("<source>:<line>: …")`. */
+export function parseTranscript(text: string, source = 'transcript'): TranscriptEvent[] {
+  const ids = counterIds('t');
+  let clock = 0;
+  let turn = 0;
+  const meta = (tier: Tier, src: BlockMeta['source'], compactable: boolean, toolUseId?: string): BlockMeta => ({
+    id: ids.next('blk'),
+    tier,
+    source: src,
+    createdAt: ++clock,
+    ...(toolUseId === undefined ? {} : { toolUseId }),
+    pinned: false,
+    compactable,
+  });
+
+  function block(role: Role, b: unknown, where: string): Block {
+    if (!isObj(b)) throw new LineError(`${where}: a content block must be an object`);
+    const user = role === 'user';
+    const tier: Tier = user ? 1 : 2;
+    const src = user ? 'user' : 'assistant';
+    switch (b.type) {
+      case 'text':
+        return { type: 'text', text: str(b, 'text', where), meta: meta(tier, src, !user) };
+      case 'image':
+        return { type: 'image', ...image(b, where), meta: meta(tier, src, !user) };
+      case 'thinking': {
+        const signature = b.signature;
+        if (signature !== undefined && typeof signature !== 'string') throw new LineError(`${where}: "signature" must be a string`);
+        return { type: 'thinking', thinking: str(b, 'thinking', where), ...(signature ? { signature } : {}), meta: meta(2, 'assistant', true) };
+      }
+      case 'tool_use': {
+        const id = str(b, 'id', where);
+        return { type: 'tool_use', id, name: str(b, 'name', where), input: b.input ?? {}, meta: meta(2, 'assistant', true, id) };
+      }
+      case 'tool_result': {
+        const toolUseId = str(b, 'tool_use_id', where);
+        const raw = b.content ?? '';
+        let content: ToolResultContent;
+        if (typeof raw === 'string') content = raw;
+        else if (Array.isArray(raw)) {
+          content = raw.map((p: unknown, i) => {
+            const at = `${where}, part ${i + 1}`;
+            if (!isObj(p)) throw new LineError(`${at}: a tool_result part must be an object`);
+            if (p.type === 'text') return { type: 'text' as const, text: str(p, 'text', at) };
+            if (p.type === 'image') return { type: 'image' as const, ...image(p, at) };
+            throw new LineError(`${at}: unsupported tool_result part type ${JSON.stringify(p.type)}`);
+          });
+        } else throw new LineError(`${where}: tool_result "content" must be a string or an array`);
+        return { type: 'tool_result', toolUseId, content, ...(b.is_error === true ? { isError: true } : {}), meta: meta(3, 'tool', true, toolUseId) };
+      }
+      default:
+        throw new LineError(`${where}: unsupported block type ${JSON.stringify(b.type)}`);
+    }
+  }
+
+  function message(m: unknown): Message {
+    if (!isObj(m)) throw new LineError('"message" must be an object');
+    const role = m.role;
+    if (role !== 'user' && role !== 'assistant') throw new LineError(`"role" must be "user" or "assistant", got ${JSON.stringify(role)}`);
+    const raw = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    if (!Array.isArray(raw)) throw new LineError('"content" must be a string or an array of blocks');
+    const blocks = raw.map((b: unknown, i) => block(role, b, `block ${i + 1}`));
+    if (role === 'user' && (turn === 0 || blocks.some((b) => b.type === 'text'))) turn++;
+    return { id: ids.next('msg'), role, blocks, turn };
+  }
+
+  function summary(text: string): Message {
+    const b: SummaryBlock = { type: 'summary', text, compactionId: ids.next('cmp'), turnRange: [1, Math.max(1, turn)], meta: meta(0, 'compactor', false) };
+    return { id: ids.next('msg'), role: 'user', blocks: [b], turn };
+  }
+
+  const events: TranscriptEvent[] = [];
+  const lines = text.split('\n');
+  lines.forEach((l, i) => {
+    const line = i + 1;
+    if (l.trim() === '') return;
+    try {
+      let o: unknown;
+      try {
+        o = JSON.parse(l);
+      } catch (e) {
+        throw new LineError(`not valid JSON (${(e as Error).message})`);
+      }
+      if (!isObj(o)) throw new LineError('a line must be a JSON object');
+      if (o.kind === 'message') events.push({ kind: 'message', line, message: message(o.message) });
+      else if (o.kind === 'usage') {
+        const u = o.usage;
+        const model = typeof o.model === 'string' ? o.model : '';
+        if (u === null || u === undefined) events.push({ kind: 'usage', line, model, usage: null });
+        else if (!isObj(u)) throw new LineError('"usage" must be an object or null');
+        else {
+          const usage: TranscriptUsage = {
+            input_tokens: num(u, 'input_tokens', 'usage'),
+            cache_read_input_tokens: num(u, 'cache_read_input_tokens', 'usage', true),
+            cache_creation_input_tokens: num(u, 'cache_creation_input_tokens', 'usage', true),
+            output_tokens: num(u, 'output_tokens', 'usage', true),
+          };
+          events.push({ kind: 'usage', line, model, usage });
+        }
+      } else if (o.kind === 'compaction') {
+        const s = str(o, 'summary', 'compaction');
+        const tokensBefore = typeof o.tokensBefore === 'number' ? o.tokensBefore : 0;
+        events.push({ kind: 'compaction', line, summary: s, tokensBefore, message: summary(s) });
+      } else throw new LineError(`unknown kind ${JSON.stringify(o.kind)}`);
+    } catch (e) {
+      if (e instanceof LineError) throw new Error(`${source}:${line}: ${e.message}`);
+      throw e;
+    }
+  });
+  return events;
+}
+
+/** Reads and parses a transcript file (see `parseTranscript`). */
+export function readTranscript(path: string): TranscriptEvent[] {
+  return parseTranscript(readFileSync(path, 'utf8'), path);
+}

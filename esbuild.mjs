@@ -1,0 +1,53 @@
+// Bundles the extension host (CommonJS, `vscode` external), the lazily loaded tokenizer,
+// and one browser bundle per webview. Flags: --watch, --production (minified, no maps).
+import * as esbuild from 'esbuild';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** @type {esbuild.BuildOptions} */
+const common = {
+  bundle: true,
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'info',
+  legalComments: 'none',
+};
+
+/** @type {esbuild.BuildOptions[]} */
+const builds = [
+  {
+    ...common,
+    entryPoints: { extension: 'src/host/extension.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // The tokenizer (js-tiktoken and its ranks, ~2 MB) is its own bundle, required on first use.
+    external: ['vscode', './tokenizer.js'],
+  },
+  {
+    ...common,
+    entryPoints: { tokenizer: 'src/host/tokenizerBundle.ts' },
+    outdir: 'dist',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
+  {
+    ...common,
+    entryPoints: { 'webview/chat': 'src/webview/chat/main.ts' },
+    outdir: 'dist',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  },
+];
+
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('[esbuild] watching for changes…');
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

@@ -1,0 +1,27 @@
+// `npm test`: type-check, unit tests, then the smoke test in a real VS Code (code-server +
+// headless Chromium). Each step's output streams through; the first failure stops the run.
+// Set CP_SKIP_VSCODE=1 to run only the fast steps while iterating.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const steps = [
+  ['type-check', 'npx', ['tsc', '-p', '.', '--noEmit']],
+  ['unit tests', 'npx', ['mocha']],
+  ...(process.env.CP_SKIP_VSCODE === '1' ? [] : [['real VS Code (code-server) tests', process.execPath, ['--test', '--test-concurrency=1', 'test/vscode/']]]),
+];
+
+const started = Date.now();
+for (const [name, cmd, args] of steps) {
+  const t0 = Date.now();
+  console.log(`\n▶ ${name}: ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env });
+  const secs = ((Date.now() - t0) / 1000).toFixed(1);
+  if (r.status !== 0) {
+    console.error(`\n✖ ${name} failed (exit ${r.status ?? r.signal}) after ${secs}s`);
+    process.exit(r.status || 1);
+  }
+  console.log(`✔ ${name} (${secs}s)`);
+}
+console.log(`\nAll test steps passed in ${((Date.now() - started) / 1000).toFixed(1)}s.`);

@@ -1,0 +1,40 @@
+import type { Block, ConversationState, Message } from './model';
+import type { Clock, IdSource } from './ports';
+
+/** Content of an assistant answer as the API returned it (already parsed from the stream). */
+export type AssistantContent =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
+  | { readonly type: 'thinking'; readonly thinking: string; readonly signature?: string };
+
+/** Result of appending an answer: the new state, or why it was refused (state unchanged). */
+export type AppendResult = { readonly ok: true; readonly state: ConversationState; readonly message: Message } | { readonly ok: false; readonly error: string };
+
+/**
+ * Appends the assistant's answer to the conversation. Empty text parts are dropped (the
+ * API rejects them and a stream may produce them); the answer is refused when nothing is
+ * left, when it does not follow a user message, or when a tool call id repeats one already
+ * in the conversation.
+ */
+export function appendAssistantMessage(state: ConversationState, content: readonly AssistantContent[], deps: { readonly clock: Clock; readonly ids: IdSource }): AppendResult {
+  const last = state.messages.at(-1);
+  if (!last || last.role !== 'user') return { ok: false, error: 'An assistant answer must follow a user message.' };
+  const known = new Set(state.messages.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))));
+  const now = deps.clock.now();
+  const blocks: Block[] = [];
+  for (const c of content) {
+    const meta = { id: deps.ids.next('blk'), tier: 2 as const, source: 'assistant' as const, createdAt: now, pinned: false, compactable: true };
+    if (c.type === 'text') {
+      if (c.text.trim()) blocks.push({ type: 'text', text: c.text, meta });
+    } else if (c.type === 'thinking') {
+      if (c.thinking.trim()) blocks.push({ type: 'thinking', thinking: c.thinking, ...(c.signature ? { signature: c.signature } : {}), meta });
+    } else {
+      if (known.has(c.id)) return { ok: false, error: `The tool call id ${c.id} was already used in this conversation.` };
+      known.add(c.id);
+      blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input, meta: { ...meta, toolUseId: c.id } });
+    }
+  }
+  if (blocks.length === 0) return { ok: false, error: 'The answer was empty.' };
+  const message: Message = { id: deps.ids.next('msg'), role: 'assistant', blocks, turn: last.turn };
+  return { ok: true, state: { ...state, messages: [...state.messages, message] }, message };
+}

@@ -1,0 +1,107 @@
+import type { CacheTtl } from './model';
+import type { BreakpointTarget } from './serialize';
+
+/** The API accepts at most this many cache_control breakpoints per request. */
+export const MAX_BREAKPOINTS = 4;
+/** How many blocks before a breakpoint the API checks for an earlier cache entry. */
+export const CACHE_LOOKBACK_BLOCKS = 20;
+
+/** Time-to-live of a cache entry, in milliseconds. */
+export function ttlMs(ttl: CacheTtl): number {
+  return ttl === '1h' ? 3_600_000 : 300_000;
+}
+
+/** Where the previous request placed its last message breakpoint, and when it was sent. */
+export interface PreviousBreakpoint {
+  readonly messageId: string;
+  readonly sentAt: number;
+}
+
+/** What the planner needs to know about the request being built (all token counts calibrated). */
+export interface AnchorPlanInput {
+  readonly toolsTokens: number;
+  readonly systemTokens: number;
+  /** One entry per message, in order. */
+  readonly messages: ReadonlyArray<{ readonly id: string; readonly tokens: number; readonly blocks: number }>;
+  readonly minCacheableTokens: number;
+  readonly ttl: CacheTtl;
+  readonly now: number;
+  readonly previous?: PreviousBreakpoint;
+}
+
+/** A chosen breakpoint, with the reasoning a person can read in the ledger. */
+export interface CacheAnchor {
+  readonly target: BreakpointTarget;
+  /** Tokens of the prefix this breakpoint caches (tools → system → messages up to it). */
+  readonly prefixTokens: number;
+  /** Estimated chance that this prefix is read from cache (now or on the next request). */
+  readonly hitProbability: number;
+  /** prefixTokens × hitProbability: what the ranking sorts by. */
+  readonly score: number;
+  readonly reason: string;
+}
+
+/** Probability that a stable prefix (tools, system) is still cached next time. */
+const P_STABLE_TOOLS = 0.98;
+const P_STABLE_SYSTEM = 0.95;
+/** Probability that the next request comes within the TTL and reads what this one writes. */
+const P_NEXT_REQUEST = 0.8;
+/** Probability that the entry the previous request wrote is still there (warm / cold). */
+const P_PREVIOUS_WARM = 0.9;
+const P_PREVIOUS_COLD = 0.02;
+
+/**
+ * Chooses at most 4 prompt-cache breakpoints over tools → system → messages. Candidates:
+ * the end of the tools, the end of the system prompt, the end of the last message (written
+ * now, read next turn), and — when more than 20 blocks were added since the previous
+ * request's last breakpoint, which the API's lookback would no longer find — that previous
+ * position again, so this request reads it. Candidates whose prefix is shorter than the
+ * model's minimum cacheable length are dropped; the rest are ranked by tokens covered ×
+ * expected hit probability. Returned in prefix order. Pure and O(messages).
+ */
+export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
+  const candidates: CacheAnchor[] = [];
+  const add = (target: BreakpointTarget, prefixTokens: number, p: number, reason: string) => {
+    if (prefixTokens < input.minCacheableTokens) return;
+    candidates.push({ target, prefixTokens, hitProbability: p, score: prefixTokens * p, reason });
+  };
+  const base = input.toolsTokens + input.systemTokens;
+  if (input.toolsTokens > 0) add({ at: 'tools' }, input.toolsTokens, P_STABLE_TOOLS, 'tool definitions rarely change');
+  if (input.systemTokens > 0) add({ at: 'system' }, base, P_STABLE_SYSTEM, 'tools and system prompt form a stable prefix');
+
+  const n = input.messages.length;
+  if (n > 0) {
+    let cumulative = base;
+    const prefix: number[] = [];
+    for (const m of input.messages) {
+      cumulative += m.tokens;
+      prefix.push(cumulative);
+    }
+    const lastIndex = n - 1;
+    add({ at: 'message', messageIndex: lastIndex }, prefix[lastIndex] ?? 0, P_NEXT_REQUEST, 'the whole prompt, read back by the next request');
+
+    const prev = input.previous;
+    const prevIndex = prev ? input.messages.findIndex((m) => m.id === prev.messageId) : -1;
+    if (prev && prevIndex >= 0 && prevIndex < lastIndex) {
+      let blocksSince = 0;
+      for (let i = prevIndex + 1; i <= lastIndex; i++) blocksSince += input.messages[i]?.blocks ?? 0;
+      if (blocksSince >= CACHE_LOOKBACK_BLOCKS) {
+        const warm = input.now - prev.sentAt < ttlMs(input.ttl);
+        add(
+          { at: 'message', messageIndex: prevIndex },
+          prefix[prevIndex] ?? 0,
+          warm ? P_PREVIOUS_WARM : P_PREVIOUS_COLD,
+          `${blocksSince} blocks were added since the previous breakpoint, beyond the API's ${CACHE_LOOKBACK_BLOCKS}-block lookback`,
+        );
+      }
+    }
+  }
+  return candidates
+    .sort((a, b) => b.score - a.score)
+    .slice(0, MAX_BREAKPOINTS)
+    .sort((a, b) => order(a.target) - order(b.target));
+}
+
+function order(t: BreakpointTarget): number {
+  return t.at === 'tools' ? -2 : t.at === 'system' ? -1 : t.messageIndex;
+}

@@ -1,0 +1,70 @@
+import type { CacheTtl, PipelineConfig } from './model';
+import { modelInfo } from './models';
+
+/** What a user may set; everything optional, resolved against the model's facts. */
+export interface PipelineSettings {
+  readonly model?: string;
+  readonly summarizerModel?: string;
+  /** 0 or absent: the model's window. */
+  readonly contextWindow?: number;
+  readonly softThreshold?: number;
+  readonly hardThreshold?: number;
+  readonly keepRecentTurns?: number;
+  readonly keepRecentTokens?: number;
+  readonly cacheTtl?: CacheTtl;
+  readonly pasteThresholdChars?: number;
+}
+
+/** Smallest window the pipeline accepts, and the size under which it warns. */
+export const MIN_CONTEXT_WINDOW = 16_000;
+export const WARN_CONTEXT_WINDOW = 32_000;
+
+/** Result of resolving settings: a config, plus problems a person should read. */
+export type ConfigResult =
+  | { readonly ok: true; readonly config: PipelineConfig; readonly warnings: readonly string[] }
+  | { readonly ok: false; readonly error: string };
+
+/**
+ * Resolves user settings into a PipelineConfig. Refuses windows under 16k tokens, warns under
+ * 32k, clamps thresholds into range and keeps hard above soft. Pure; never throws.
+ */
+export function resolveConfig(settings: PipelineSettings): ConfigResult {
+  const model = (settings.model ?? '').trim() || 'claude-sonnet-4-5';
+  const info = modelInfo(model);
+  const warnings: string[] = [];
+  if (!info.known) warnings.push(`Unknown model "${model}": assuming a ${info.contextWindow.toLocaleString('en-US')}-token window. Set contextPipeline.contextWindow if that is wrong.`);
+  const window = settings.contextWindow && settings.contextWindow > 0 ? Math.floor(settings.contextWindow) : info.contextWindow;
+  if (window < MIN_CONTEXT_WINDOW) {
+    return { ok: false, error: `A context window of ${window} tokens is too small: Context Pipeline needs at least ${MIN_CONTEXT_WINDOW} tokens to hold the system prompt, tools and a useful history.` };
+  }
+  if (window < WARN_CONTEXT_WINDOW) warnings.push(`A context window of ${window} tokens is small: expect frequent compaction.`);
+  const outputReserve = Math.min(info.outputReserve, Math.floor(window / 4));
+  let soft = clamp(settings.softThreshold ?? 0.7, 0.3, 0.95);
+  let hard = clamp(settings.hardThreshold ?? 0.9, 0.5, 0.99);
+  if (hard <= soft) {
+    warnings.push(`The hard threshold (${hard}) must be above the soft one (${soft}); using ${Math.min(0.99, soft + 0.05).toFixed(2)}.`);
+    hard = Math.min(0.99, soft + 0.05);
+    soft = Math.min(soft, hard - 0.01);
+  }
+  return {
+    ok: true,
+    warnings,
+    config: {
+      model,
+      summarizerModel: (settings.summarizerModel ?? '').trim() || 'claude-haiku-4-5',
+      contextWindow: window,
+      outputReserve,
+      softThreshold: soft,
+      hardThreshold: hard,
+      keepRecentTurns: Math.max(1, Math.floor(settings.keepRecentTurns ?? 3)),
+      keepRecentTokens: Math.max(0, Math.floor(settings.keepRecentTokens ?? 20_000)),
+      cacheTtl: settings.cacheTtl === '1h' ? '1h' : '5m',
+      minCacheableTokens: info.minCacheableTokens,
+      pasteThresholdChars: Math.max(1000, Math.floor(settings.pasteThresholdChars ?? 100_000)),
+    },
+  };
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : lo;
+}

@@ -1,0 +1,99 @@
+import type { BlockSource, Injection } from './model';
+
+/**
+ * Wraps pending injections in the XML tags Claude models know from Claude Code, so the
+ * model can tell editor context and reminders from the user's own words.
+ */
+
+/** Tags the pipeline itself emits. Content may never open or close one of these. */
+const PIPELINE_TAGS = ['system-reminder', 'ide_selection', 'ide_opened_file'] as const;
+
+const HOOK_TAG = /^[a-z][a-z0-9_-]{0,63}$/;
+
+/** Whether a string is acceptable as a hook tag name. */
+export function isValidHookTag(tag: string): boolean {
+  return HOOK_TAG.test(tag) && !(PIPELINE_TAGS as readonly string[]).includes(tag);
+}
+
+/** The tag an injection is wrapped in. */
+export function tagOf(injection: Injection): string {
+  switch (injection.kind) {
+    case 'ide_opened_file':
+      return 'ide_opened_file';
+    case 'ide_selection':
+      return 'ide_selection';
+    case 'system_reminder':
+      return 'system-reminder';
+    case 'hook':
+      return injection.tag;
+  }
+}
+
+/** The block source recorded for an injection. */
+export function sourceOf(injection: Injection): BlockSource {
+  switch (injection.kind) {
+    case 'ide_opened_file':
+      return 'ide_opened_file';
+    case 'ide_selection':
+      return 'ide_selection';
+    case 'system_reminder':
+      return 'reminder';
+    case 'hook':
+      return 'hook';
+  }
+}
+
+/**
+ * Neutralises every opening or closing tag of `tags` inside `content` by escaping its `<`
+ * as `&lt;`, so content can never break out of (or fake) a wrapper. Case- and
+ * whitespace-insensitive (`< / IDE_SELECTION >` is caught too). Other text is untouched.
+ */
+export function neutralizeTags(content: string, tags: readonly string[]): string {
+  if (!content.includes('<')) return content;
+  const names = tags.map(escapeRegExp).join('|');
+  const re = new RegExp(`<(\\s*\\/?\\s*)(${names})(?=[\\s>/]|$)`, 'gi');
+  return content.replace(re, '&lt;$1$2');
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+}
+
+/** Renders one injection as its tagged text, with its content made safe. */
+export function renderInjection(injection: Injection): string {
+  const tag = tagOf(injection);
+  const guard = [...PIPELINE_TAGS, ...(injection.kind === 'hook' ? [injection.tag] : [])];
+  const safe = (s: string) => neutralizeTags(s, guard);
+  switch (injection.kind) {
+    case 'ide_opened_file':
+      return `<${tag}>The user opened the file ${safe(injection.path)} in the IDE. This may or may not be related to the current task.</${tag}>`;
+    case 'ide_selection': {
+      const note = injection.truncatedChars
+        ? `\n[Selection truncated: ${injection.truncatedChars.toLocaleString('en-US')} more characters not shown.]`
+        : '';
+      return `<${tag}>The user selected the lines ${injection.startLine} to ${injection.endLine} from ${safe(injection.path)}:\n${safe(injection.text)}${note}\n\nThis may or may not be related to the current task.</${tag}>`;
+    }
+    case 'system_reminder':
+    case 'hook':
+      return `<${tag}>\n${safe(injection.text)}\n</${tag}>`;
+  }
+}
+
+/** Validates an injection's own fields; returns a reason when it cannot be rendered. */
+export function injectionProblem(injection: Injection): string | undefined {
+  switch (injection.kind) {
+    case 'ide_opened_file':
+      return injection.path.trim() ? undefined : 'an opened-file injection has an empty path';
+    case 'ide_selection':
+      if (!injection.path.trim()) return 'a selection injection has an empty path';
+      if (!Number.isInteger(injection.startLine) || !Number.isInteger(injection.endLine) || injection.startLine < 1 || injection.endLine < injection.startLine) {
+        return `a selection injection has an invalid line range ${injection.startLine}–${injection.endLine}`;
+      }
+      return injection.text.length ? undefined : 'a selection injection has no text';
+    case 'system_reminder':
+      return injection.text.trim() ? undefined : 'a system reminder is empty';
+    case 'hook':
+      if (!isValidHookTag(injection.tag)) return `"${injection.tag}" is not a valid hook tag`;
+      return injection.text.trim() ? undefined : `the ${injection.tag} hook output is empty`;
+  }
+}

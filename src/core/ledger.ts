@@ -1,0 +1,87 @@
+import type { CacheAnchor } from './cacheAnchors';
+import type { Block, ConversationState } from './model';
+import type { Tokenizer } from './ports';
+import { headChars } from './text';
+import { blockFixedTokens, blockRawTokens, toolSchemaRawTokens } from './tokens/blockTokens';
+import { applyCalibration, type Calibration } from './tokens/calibration';
+
+/** One line of the request ledger: a block that is sent, in order. */
+export interface LedgerEntry {
+  /** 1-based position in the request (tools, then system, then message blocks). */
+  readonly position: number;
+  readonly role: 'tools' | 'system' | 'user' | 'assistant';
+  /** Block type, or `tool schema`. */
+  readonly kind: string;
+  readonly source: string;
+  /** Calibrated token estimate of this block. */
+  readonly tokens: number;
+  /** The start of its content, one line. */
+  readonly preview: string;
+  /** Whether a cache breakpoint sits on this block. */
+  readonly breakpoint: boolean;
+  readonly blockId?: string;
+}
+
+const PREVIEW_CHARS = 160;
+
+/**
+ * Lists every block of the request in the order it is sent, with its source, its calibrated
+ * token estimate and whether a cache breakpoint sits on it: what the user reads to know
+ * exactly what the model sees. Blocks the serializer leaves out (unsigned thinking) are
+ * left out here too. O(blocks), every count memoised.
+ */
+export function buildLedger(state: ConversationState, anchors: readonly CacheAnchor[], tokenizer: Tokenizer, calibration: Calibration): LedgerEntry[] {
+  const rows: LedgerEntry[] = [];
+  const has = (at: 'tools' | 'system') => anchors.some((a) => a.target.at === at);
+  const messageBreakpoints = new Set(anchors.flatMap((a) => (a.target.at === 'message' ? [a.target.messageIndex] : [])));
+  const cal = (raw: number, fixed = 0) => Math.round(applyCalibration(calibration, { text: raw - fixed, fixed }));
+  state.tools.forEach((t, i) => {
+    rows.push({ position: rows.length + 1, role: 'tools', kind: 'tool schema', source: 'system', tokens: cal(toolSchemaRawTokens(t, tokenizer)), preview: oneLine(`${t.name}: ${t.description}`), breakpoint: i === state.tools.length - 1 && has('tools') });
+  });
+  state.system.forEach((b, i) => {
+    rows.push({ position: rows.length + 1, role: 'system', kind: 'text', source: b.meta.source, tokens: cal(blockRawTokens(b, tokenizer)), preview: oneLine(b.text), breakpoint: i === state.system.length - 1 && has('system'), blockId: b.meta.id });
+  });
+  state.messages.forEach((m, mi) => {
+    const sent = m.blocks.filter((b) => !(b.type === 'thinking' && !b.signature));
+    const lastCacheable = findLastIndex(sent, (b) => b.type !== 'thinking');
+    sent.forEach((b, bi) => {
+      rows.push({
+        position: rows.length + 1,
+        role: m.role,
+        kind: b.type,
+        source: b.meta.source,
+        tokens: cal(blockRawTokens(b, tokenizer), blockFixedTokens(b)),
+        preview: oneLine(previewOf(b)),
+        breakpoint: messageBreakpoints.has(mi) && bi === lastCacheable,
+        blockId: b.meta.id,
+      });
+    });
+  });
+  return rows;
+}
+
+function previewOf(b: Block): string {
+  switch (b.type) {
+    case 'text':
+    case 'summary':
+      return b.text;
+    case 'thinking':
+      return b.thinking;
+    case 'tool_use':
+      return `${b.name}(${JSON.stringify(b.input) ?? ''})`;
+    case 'tool_result':
+      return typeof b.content === 'string' ? b.content : b.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join(' ');
+    case 'image':
+      return `[image ${b.mediaType}]`;
+  }
+}
+
+function oneLine(s: string): string {
+  const flat = headChars(s, PREVIEW_CHARS * 2).replace(/\s+/g, ' ').trim();
+  return flat.length > PREVIEW_CHARS ? `${headChars(flat, PREVIEW_CHARS)}…` : flat;
+}
+
+function findLastIndex<T>(xs: readonly T[], p: (x: T) => boolean): number {
+  for (let i = xs.length - 1; i >= 0; i--) if (p(xs[i] as T)) return i;
+  return -1;
+}

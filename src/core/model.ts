@@ -1,0 +1,176 @@
+/**
+ * The core data model: blocks with metadata, messages with stable ids, and the
+ * conversation state every pipeline step reads. Plain data, no classes, no I/O.
+ *
+ * Blocks are treated as immutable values: a step that changes a block makes a new one.
+ * The one exception is `meta.tokenCount`, a memo the token counter fills once per block
+ * (see tokens/blockTokens.ts) — an unchanged block is therefore never counted twice.
+ */
+
+/** Trust tier: 0 = system/developer, 1 = the user, 2 = the model, 3 = external (tools, files, hooks). */
+export type Tier = 0 | 1 | 2 | 3;
+
+/** Where a block came from. Drives the tag it is wrapped in and how compaction treats it. */
+export type BlockSource =
+  | 'system'
+  | 'user'
+  | 'assistant'
+  | 'tool'
+  | 'reminder'
+  | 'ide_selection'
+  | 'ide_opened_file'
+  | 'hook'
+  | 'compactor';
+
+/** Metadata carried by every block. */
+export interface BlockMeta {
+  /** Stable id, unique within a session. Never a timestamp. */
+  readonly id: string;
+  readonly tier: Tier;
+  readonly source: BlockSource;
+  /** Milliseconds since the epoch, from the injected Clock. */
+  readonly createdAt: number;
+  /** For tool_use and tool_result: the id of the tool call this block belongs to. */
+  readonly toolUseId?: string;
+  /** Raw tokenizer count of this block, memoised by the token counter. Absent until counted. */
+  tokenCount?: number;
+  /** Pinned blocks are never compacted. */
+  readonly pinned: boolean;
+  /** Whether compaction may replace this block. Summaries and the user's words are not. */
+  readonly compactable: boolean;
+}
+
+/** Text content (user words, assistant prose, tagged injections). */
+export interface TextBlock {
+  readonly type: 'text';
+  readonly text: string;
+  readonly meta: BlockMeta;
+}
+
+/** A tool call made by the assistant. */
+export interface ToolUseBlock {
+  readonly type: 'tool_use';
+  /** The API's tool call id (toolu_…). */
+  readonly id: string;
+  readonly name: string;
+  readonly input: unknown;
+  readonly meta: BlockMeta;
+}
+
+/** Supported image media types (as the Messages API accepts them). */
+export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+
+/** A base64 image, as sent to the API. */
+export interface ImageBlock {
+  readonly type: 'image';
+  readonly mediaType: ImageMediaType;
+  /** Base64 data without the data: prefix. */
+  readonly data: string;
+  readonly meta: BlockMeta;
+}
+
+/** Content allowed inside a tool result. */
+export type ToolResultContent = string | ReadonlyArray<{ readonly type: 'text'; readonly text: string } | { readonly type: 'image'; readonly mediaType: ImageMediaType; readonly data: string }>;
+
+/** The answer to a tool_use, in the next user message. */
+export interface ToolResultBlock {
+  readonly type: 'tool_result';
+  readonly toolUseId: string;
+  readonly content: ToolResultContent;
+  readonly isError?: boolean;
+  readonly meta: BlockMeta;
+}
+
+/** Extended thinking from the assistant. Only signed thinking can be sent back to the API. */
+export interface ThinkingBlock {
+  readonly type: 'thinking';
+  readonly thinking: string;
+  readonly signature?: string;
+  readonly meta: BlockMeta;
+}
+
+/** A compaction summary standing in for a range of turns. Never compactable. */
+export interface SummaryBlock {
+  readonly type: 'summary';
+  readonly text: string;
+  readonly compactionId: string;
+  /** Inclusive turn range this summary replaces. */
+  readonly turnRange: readonly [number, number];
+  readonly meta: BlockMeta;
+}
+
+/** Any block of a message. */
+export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | ImageBlock | SummaryBlock;
+
+/** Role of a message, as in the Messages API. */
+export type Role = 'user' | 'assistant';
+
+/** One message of the conversation. */
+export interface Message {
+  /** Stable id, unique within a session. */
+  readonly id: string;
+  readonly role: Role;
+  readonly blocks: readonly Block[];
+  /** Turn number: one turn starts with a user message that carries the user's words. */
+  readonly turn: number;
+}
+
+/** A tool the model may call (JSON schema input). */
+export interface ToolSchema {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: { readonly type: 'object'; readonly [key: string]: unknown };
+}
+
+/** Context waiting to be injected into the next user message, wrapped in its tag. */
+export type Injection =
+  | { readonly kind: 'ide_opened_file'; readonly path: string }
+  | {
+      readonly kind: 'ide_selection';
+      readonly path: string;
+      /** 1-based, inclusive. */
+      readonly startLine: number;
+      readonly endLine: number;
+      readonly text: string;
+      /** Characters cut from the selection before it was queued, if any. */
+      readonly truncatedChars?: number;
+    }
+  | { readonly kind: 'system_reminder'; readonly text: string }
+  | {
+      readonly kind: 'hook';
+      /** Tag name, e.g. `user-prompt-submit-hook`. Lowercase letters, digits, `-` and `_`. */
+      readonly tag: string;
+      readonly text: string;
+    };
+
+/** Prompt-cache lifetime of the breakpoints the pipeline places. */
+export type CacheTtl = '5m' | '1h';
+
+/** Settings that shape the pipeline. Built by the host from the user's settings. */
+export interface PipelineConfig {
+  readonly model: string;
+  readonly summarizerModel: string;
+  /** Total context window in tokens. */
+  readonly contextWindow: number;
+  /** Tokens reserved for the answer (the request's max_tokens). */
+  readonly outputReserve: number;
+  /** Fractions of the effective window (window − output reserve). */
+  readonly softThreshold: number;
+  readonly hardThreshold: number;
+  readonly keepRecentTurns: number;
+  readonly keepRecentTokens: number;
+  readonly cacheTtl: CacheTtl;
+  /** Smallest prefix (tokens) the model will cache. */
+  readonly minCacheableTokens: number;
+  /** A pasted input longer than this (characters) is spilled to a file. */
+  readonly pasteThresholdChars: number;
+}
+
+/** Everything the pipeline needs to build the next request. */
+export interface ConversationState {
+  readonly system: readonly TextBlock[];
+  readonly tools: readonly ToolSchema[];
+  readonly messages: readonly Message[];
+  readonly pending: readonly Injection[];
+  readonly config: PipelineConfig;
+}

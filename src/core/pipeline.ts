@@ -1,0 +1,52 @@
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import { planCacheAnchors, type CacheAnchor, type PreviousBreakpoint } from './cacheAnchors';
+import type { ConversationState } from './model';
+import type { Clock } from './ports';
+import { sentBlockCount, serializeRequest } from './serialize';
+
+/** Token counts of one request, calibrated to the model's tokenizer as well as known. */
+export interface RequestTokens {
+  readonly tools: number;
+  readonly system: number;
+  /** One entry per message, in order. */
+  readonly messages: readonly number[];
+  /** Best estimate of the whole prompt (anchored on the last reported usage when possible). */
+  readonly total: number;
+  /** Whether `total` is anchored on a reported usage. */
+  readonly anchored: boolean;
+}
+
+/** Counts a request's tokens; implemented over the estimator (tokens/). Must be incremental. */
+export type RequestCounter = (state: ConversationState) => RequestTokens;
+
+/** A request ready to send, with what the views need to explain it. */
+export interface PreparedRequest {
+  readonly params: MessageCreateParamsNonStreaming;
+  readonly tokens: RequestTokens;
+  readonly anchors: readonly CacheAnchor[];
+  /** Where the last message breakpoint went, to pass as `previous` next turn. */
+  readonly lastBreakpoint?: PreviousBreakpoint;
+}
+
+/**
+ * The per-turn tail of the pipeline, after assembly: estimate → cache anchors → serialize.
+ * Pure given its ports; cost is O(messages) with every block counted and serialised once.
+ */
+export function prepareRequest(state: ConversationState, deps: { readonly count: RequestCounter; readonly clock: Clock; readonly previous?: PreviousBreakpoint }): PreparedRequest {
+  const tokens = deps.count(state);
+  const now = deps.clock.now();
+  const anchors = planCacheAnchors({
+    toolsTokens: tokens.tools,
+    systemTokens: tokens.system,
+    messages: state.messages.map((m, i) => ({ id: m.id, tokens: tokens.messages[i] ?? 0, blocks: sentBlockCount(m) })),
+    minCacheableTokens: state.config.minCacheableTokens,
+    ttl: state.config.cacheTtl,
+    now,
+    ...(deps.previous ? { previous: deps.previous } : {}),
+  });
+  const params = serializeRequest(state, anchors.map((a) => a.target));
+  const lastIndex = state.messages.length - 1;
+  const last = anchors.find((a) => a.target.at === 'message' && a.target.messageIndex === lastIndex);
+  const lastMessage = state.messages[lastIndex];
+  return { params, tokens, anchors, ...(last && lastMessage ? { lastBreakpoint: { messageId: lastMessage.id, sentAt: now } } : {}) };
+}

@@ -1,0 +1,24 @@
+import type { RequestCounter } from './pipeline';
+import type { Tokenizer } from './ports';
+import { messageRawTokens, systemRawTokens, toolsRawTokens } from './tokens/blockTokens';
+import { applyCalibration } from './tokens/calibration';
+import type { TokenEstimator } from './tokens/estimator';
+
+/**
+ * A RequestCounter over the session's estimator: the prompt total is the estimator's
+ * (anchored on the last reported usage when it can be), and the per-part figures used to
+ * place cache breakpoints are memoised raw counts × the learned calibration factor.
+ */
+export function makeRequestCounter(estimator: TokenEstimator, tokenizer: Tokenizer): RequestCounter {
+  return (state) => {
+    const estimate = estimator.estimate(state);
+    const cal = estimator.calibration;
+    return {
+      tools: applyCalibration(cal, toolsRawTokens(state.tools, tokenizer)),
+      system: applyCalibration(cal, systemRawTokens(state.system, tokenizer)),
+      messages: state.messages.map((m) => applyCalibration(cal, messageRawTokens(m, tokenizer))),
+      total: estimate.tokens,
+      anchored: estimate.anchored,
+    };
+  };
+}

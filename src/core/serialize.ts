@@ -1,0 +1,117 @@
+import type { AssistantMessageParam, CacheControlEphemeral, ContentBlockParam, MessageCreateParamsNonStreaming, TextBlockParam, Tool, ToolResultBlockParam, UserMessageParam } from '@anthropic-ai/sdk/resources/messages';
+import type { Block, CacheTtl, ConversationState, Message, TextBlock, ToolSchema } from './model';
+
+/**
+ * Turns core state into the SDK's request types. Message params are memoised per Message
+ * object (messages are immutable), so a turn only serialises what is new; breakpoints are
+ * applied on shallow copies and never leak into the memo.
+ */
+
+/** A user or assistant message as the API takes it (the pipeline never sends system-role messages). */
+export type ChatMessageParam = UserMessageParam | AssistantMessageParam;
+
+const memo = new WeakMap<Message, ChatMessageParam>();
+
+/** Where a prompt-cache breakpoint goes. */
+export type BreakpointTarget = { readonly at: 'tools' } | { readonly at: 'system' } | { readonly at: 'message'; readonly messageIndex: number };
+
+/** The content blocks a Message becomes (unsigned thinking cannot be sent and is left out). */
+export function serializeMessage(message: Message): ChatMessageParam {
+  const hit = memo.get(message);
+  if (hit) return hit;
+  const content: ContentBlockParam[] = [];
+  for (const b of message.blocks) {
+    const param = serializeBlock(b);
+    if (param) content.push(param);
+  }
+  if (content.length === 0) content.push({ type: 'text', text: '(no content)' });
+  const param: ChatMessageParam = { role: message.role, content };
+  memo.set(message, param);
+  return param;
+}
+
+function serializeBlock(b: Block): ContentBlockParam | undefined {
+  switch (b.type) {
+    case 'text':
+      return { type: 'text', text: b.text };
+    case 'summary':
+      return { type: 'text', text: `<conversation_summary turns="${b.turnRange[0]}-${b.turnRange[1]}">\n${b.text}\n</conversation_summary>` };
+    case 'tool_use':
+      return { type: 'tool_use', id: b.id, name: b.name, input: b.input as Record<string, unknown> };
+    case 'tool_result': {
+      const content: ToolResultBlockParam['content'] =
+        typeof b.content === 'string'
+          ? b.content
+          : b.content.map((p) => (p.type === 'text' ? { type: 'text' as const, text: p.text } : { type: 'image' as const, source: { type: 'base64' as const, media_type: p.mediaType, data: p.data } }));
+      return { type: 'tool_result', tool_use_id: b.toolUseId, content, ...(b.isError ? { is_error: true } : {}) };
+    }
+    case 'thinking':
+      return b.signature ? { type: 'thinking', thinking: b.thinking, signature: b.signature } : undefined;
+    case 'image':
+      return { type: 'image', source: { type: 'base64', media_type: b.mediaType, data: b.data } };
+  }
+}
+
+/** System blocks as the API's text blocks. */
+export function serializeSystem(system: readonly TextBlock[]): TextBlockParam[] {
+  return system.map((b) => ({ type: 'text', text: b.text }));
+}
+
+/** Tool schemas as the API's tool definitions. */
+export function serializeTools(tools: readonly ToolSchema[]): Tool[] {
+  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as Tool['input_schema'] }));
+}
+
+/** The cache_control value for a TTL (5m is the API's default and is left implicit). */
+export function cacheControl(ttl: CacheTtl): CacheControlEphemeral {
+  return ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+}
+
+/**
+ * Builds the request body for `messages.create` / `messages.stream`: model, max_tokens
+ * (the output reserve), system, tools and messages, with a `cache_control` breakpoint on
+ * each target (the last cacheable block of a target message). Never mutates memoised params.
+ */
+export function serializeRequest(state: ConversationState, breakpoints: readonly BreakpointTarget[] = []): MessageCreateParamsNonStreaming {
+  const ttl = state.config.cacheTtl;
+  const system = serializeSystem(state.system);
+  const tools = serializeTools(state.tools);
+  const messages = state.messages.map(serializeMessage);
+  for (const bp of breakpoints) {
+    if (bp.at === 'tools' && tools.length > 0) {
+      const i = tools.length - 1;
+      tools[i] = { ...(tools[i] as Tool), cache_control: cacheControl(ttl) };
+    } else if (bp.at === 'system' && system.length > 0) {
+      const i = system.length - 1;
+      system[i] = { ...(system[i] as TextBlockParam), cache_control: cacheControl(ttl) };
+    } else if (bp.at === 'message') {
+      const m = messages[bp.messageIndex];
+      if (m) messages[bp.messageIndex] = withBreakpoint(m, ttl);
+    }
+  }
+  return {
+    model: state.config.model,
+    max_tokens: state.config.outputReserve,
+    ...(system.length > 0 ? { system } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+    messages,
+  };
+}
+
+function withBreakpoint(m: ChatMessageParam, ttl: CacheTtl): ChatMessageParam {
+  const content = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : [...m.content];
+  for (let i = content.length - 1; i >= 0; i--) {
+    const b = content[i];
+    if (b && b.type !== 'thinking' && b.type !== 'redacted_thinking') {
+      content[i] = { ...b, cache_control: cacheControl(ttl) } as ContentBlockParam;
+      return { ...m, content };
+    }
+  }
+  return m;
+}
+
+/** Number of content blocks a message sends (what the API's 20-block cache lookback counts). */
+export function sentBlockCount(message: Message): number {
+  const c = serializeMessage(message).content;
+  return typeof c === 'string' ? 1 : c.length;
+}

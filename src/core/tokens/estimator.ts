@@ -1,0 +1,272 @@
+/**
+ * The anchored, calibrated prompt-size estimator.
+ *
+ * The API reports the exact prompt size of every request it answers (input + cache read +
+ * cache creation tokens). The estimate of the next prompt is that figure — the anchor — plus
+ * the calibrated raw count of what was added since; only new blocks are ever tokenised, and
+ * their counts are memoised (blockTokens.ts). The calibration factor is learned from each
+ * pair of consecutive reports (calibration.ts). When the prefix the anchor covered changed
+ * (compaction replaced messages, the system prompt or tools changed), the estimate is rebased
+ * — reported − calibrated(removed) + calibrated(added) — or, when that would be less certain
+ * than a recount, a full calibrated count plus the learned overhead (what the API adds that
+ * the messages do not show: its tool-use preamble, or in the bench the unseen system prompt).
+ *
+ * Biased to over-estimate: every calibrated part that is not the reported anchor gets a
+ * safety margin, and the result is rounded up.
+ *
+ * Cost: with an anchor, an estimate compares message identities up to the anchor (a pointer
+ * comparison per message, no counting) and counts only messages after it. A small class,
+ * no I/O; one instance per session and tokenizer.
+ */
+import type { Message, TextBlock, ToolSchema } from '../model';
+import type { Tokenizer } from '../ports';
+import { addTokens, messageRawTokens, NO_TOKENS, type RawTokens, subTokens, systemRawTokens, toolsRawTokens } from './blockTokens';
+import { applyCalibration, calibrate, type Calibration, type CalibrationOptions, DEFAULT_CALIBRATION_OPTIONS, initialCalibration } from './calibration';
+
+/** What a request will contain: the prompt whose size is estimated or was reported. */
+export interface PromptRequest {
+  readonly system: readonly TextBlock[];
+  readonly tools: readonly ToolSchema[];
+  /** Treated as immutable once passed: the estimator keeps the array as its anchor. */
+  readonly messages: readonly Message[];
+}
+
+/** The usage figures the Messages API reports (snake_case, as in the SDK). */
+export interface ReportedUsage {
+  readonly input_tokens: number;
+  readonly cache_read_input_tokens?: number | null;
+  readonly cache_creation_input_tokens?: number | null;
+}
+
+/** Prompt size of a reported usage: input + cache read + cache creation tokens. */
+export function reportedPromptTokens(usage: ReportedUsage): number {
+  return usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
+}
+
+/**
+ * How an estimate was made. `cold`: no report yet, a calibrated count with the prior factor
+ * and the default overhead. `anchored`: last report + what was appended since. `rebased`:
+ * last report − what was removed + what was added. `full`: calibrated recount + learned overhead.
+ */
+export type EstimateMode = 'cold' | 'anchored' | 'rebased' | 'full';
+
+/** An estimate of a prompt's size in API tokens. */
+export interface Estimate {
+  /** Estimated prompt tokens, margin included, rounded up. */
+  readonly tokens: number;
+  /** True when built on a reported figure (`anchored` or `rebased`). */
+  readonly anchored: boolean;
+  readonly mode: EstimateMode;
+  readonly breakdown: {
+    /** The reported prompt size it is anchored on (0 when not anchored). */
+    readonly anchorTokens: number;
+    /** Calibrated tokens added since the anchor (cold/full: everything counted). */
+    readonly addedTokens: number;
+    /** Calibrated tokens removed since the anchor. */
+    readonly removedTokens: number;
+    /** Overhead not visible in the request (cold/full only). */
+    readonly overheadTokens: number;
+    /** Safety margin added. */
+    readonly marginTokens: number;
+    /** Calibration factor used. */
+    readonly factor: number;
+  };
+}
+
+/** What `observe` learned from a report. */
+export interface Observation {
+  readonly reported: number;
+  /** Whether the delta since the previous report was used to calibrate. */
+  readonly calibrated: boolean;
+  readonly factor: number;
+  readonly overhead: number;
+}
+
+/** Options of the estimator. */
+export interface EstimatorOptions {
+  readonly calibration?: Partial<CalibrationOptions>;
+  /**
+   * Fraction added to every calibrated (not reported) part of an estimate. Default: twice
+   * the calibration's learned spread (typical relative error of a delta), clamped to
+   * [MIN_SAFETY_MARGIN, MAX_SAFETY_MARGIN]; on the fixture that puts ~97 % of estimates at or
+   * above the report for a median cost of ~0.02 % of the prompt.
+   */
+  readonly safetyMargin?: number;
+  /**
+   * Overhead assumed before the first report. Default: 346 tokens when tools are present
+   * (the tool-use system prompt Anthropic documents for Claude 4.x models), else 0.
+   */
+  readonly coldOverhead?: (tools: readonly ToolSchema[]) => number;
+}
+
+/** The default safety margin is this many learned spreads… */
+export const SPREAD_MARGIN_MULTIPLIER = 2;
+/** …within these bounds. */
+export const MIN_SAFETY_MARGIN = 0.03;
+export const MAX_SAFETY_MARGIN = 0.25;
+
+/** Documented size of the tool-use system prompt the API adds when tools are given (Claude 4.x, tool_choice auto). */
+export const TOOL_USE_PREAMBLE_TOKENS = 346;
+
+interface Anchor {
+  readonly system: readonly TextBlock[];
+  readonly tools: readonly ToolSchema[];
+  readonly messages: readonly Message[];
+  readonly systemRaw: RawTokens;
+  readonly toolsRaw: RawTokens;
+  /** Raw total of system + tools + messages. */
+  readonly raw: RawTokens;
+  readonly reported: number;
+}
+
+interface Diff {
+  /** Whether anything the anchor covered is gone (messages, system or tools replaced). */
+  readonly prefixChanged: boolean;
+  readonly removed: RawTokens;
+  readonly added: RawTokens;
+  readonly total: RawTokens;
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Anchored, calibrated estimator of prompt sizes. See the module comment. */
+export class TokenEstimator {
+  private readonly options: CalibrationOptions;
+  private readonly fixedMargin: number | undefined;
+  private readonly coldOverhead: (tools: readonly ToolSchema[]) => number;
+  private cal: Calibration;
+  private anchor: Anchor | undefined;
+  private overhead: number | undefined;
+
+  constructor(
+    private readonly tokenizer: Tokenizer,
+    options: EstimatorOptions = {},
+  ) {
+    this.options = { ...DEFAULT_CALIBRATION_OPTIONS, ...options.calibration };
+    this.fixedMargin = options.safetyMargin;
+    this.coldOverhead = options.coldOverhead ?? ((tools) => (tools.length > 0 ? TOOL_USE_PREAMBLE_TOKENS : 0));
+    this.cal = initialCalibration(this.options);
+  }
+
+  /** The current calibration (factor and evidence). */
+  get calibration(): Calibration {
+    return this.cal;
+  }
+
+  /** The fraction currently added to calibrated parts of an estimate (see `EstimatorOptions.safetyMargin`). */
+  get margin(): number {
+    return this.fixedMargin ?? Math.min(MAX_SAFETY_MARGIN, Math.max(MIN_SAFETY_MARGIN, SPREAD_MARGIN_MULTIPLIER * this.cal.spread));
+  }
+
+  /** The reported size the next estimate is anchored on, if any. */
+  get anchorTokens(): number | undefined {
+    return this.anchor?.reported;
+  }
+
+  /** Estimates the prompt size of `request` before it is sent. Never tokenises a block twice. */
+  estimate(request: PromptRequest): Estimate {
+    const f = this.cal.factor;
+    const a = this.anchor;
+    if (!a) return this.fullEstimate(this.rawOf(request), 'cold', this.coldOverhead(request.tools));
+    const d = this.diff(a, request);
+    const added = applyCalibration(this.cal, d.added);
+    if (!d.prefixChanged) {
+      const margin = this.margin * Math.max(0, added);
+      return this.result(a.reported + added + margin, 'anchored', { anchorTokens: a.reported, addedTokens: added, removedTokens: 0, overheadTokens: 0, marginTokens: margin, factor: f });
+    }
+    const removed = applyCalibration(this.cal, d.removed);
+    const total = applyCalibration(this.cal, d.total);
+    if (Math.abs(added) + Math.abs(removed) > total) return this.fullEstimate(d.total, 'full', this.overhead ?? 0);
+    const margin = this.margin * (Math.abs(added) + Math.abs(removed));
+    return this.result(a.reported - removed + added + margin, 'rebased', { anchorTokens: a.reported, addedTokens: added, removedTokens: removed, overheadTokens: 0, marginTokens: margin, factor: f });
+  }
+
+  /** A full calibrated recount plus overhead, ignoring the anchor (counts are still memoised). */
+  estimateFull(request: PromptRequest): Estimate {
+    return this.fullEstimate(this.rawOf(request), this.anchor ? 'full' : 'cold', this.overhead ?? this.coldOverhead(request.tools));
+  }
+
+  /**
+   * Records what the API reported for `request` (the exact request that was sent). Learns
+   * the calibration from the change since the previous report, re-anchors on this one, and
+   * updates the overhead (reported − calibrated count of the request).
+   */
+  observe(request: PromptRequest, usage: ReportedUsage): Observation {
+    const reported = reportedPromptTokens(usage);
+    const a = this.anchor;
+    let raw: RawTokens;
+    let calibrated = false;
+    if (a) {
+      const d = this.diff(a, request);
+      const delta = subTokens(d.added, d.removed);
+      const before = this.cal;
+      this.cal = calibrate(this.cal, delta.text, reported - a.reported - delta.fixed, this.options);
+      calibrated = this.cal.accepted > before.accepted;
+      raw = d.total;
+    } else {
+      raw = this.rawOf(request);
+    }
+    this.anchor = {
+      system: request.system,
+      tools: request.tools,
+      messages: request.messages,
+      systemRaw: systemRawTokens(request.system, this.tokenizer),
+      toolsRaw: toolsRawTokens(request.tools, this.tokenizer),
+      raw,
+      reported,
+    };
+    this.overhead = reported - applyCalibration(this.cal, raw);
+    return { reported, calibrated, factor: this.cal.factor, overhead: this.overhead };
+  }
+
+  /** Forgets the anchor (e.g. a new session); keeps the calibration and the learned overhead. */
+  resetAnchor(): void {
+    this.anchor = undefined;
+  }
+
+  private fullEstimate(raw: RawTokens, mode: 'cold' | 'full', overhead: number): Estimate {
+    const counted = applyCalibration(this.cal, raw);
+    const margin = this.margin * Math.max(0, counted);
+    return this.result(overhead + counted + margin, mode, { anchorTokens: 0, addedTokens: counted, removedTokens: 0, overheadTokens: overhead, marginTokens: margin, factor: this.cal.factor });
+  }
+
+  private result(tokens: number, mode: EstimateMode, breakdown: Estimate['breakdown']): Estimate {
+    return { tokens: Math.max(0, Math.ceil(tokens)), anchored: mode === 'anchored' || mode === 'rebased', mode, breakdown };
+  }
+
+  private rawOf(request: PromptRequest): RawTokens {
+    let raw = addTokens(systemRawTokens(request.system, this.tokenizer), toolsRawTokens(request.tools, this.tokenizer));
+    for (const m of request.messages) raw = addTokens(raw, messageRawTokens(m, this.tokenizer));
+    return raw;
+  }
+
+  /** What changed between the anchor's request and `request`, in raw tokens. */
+  private diff(a: Anchor, request: PromptRequest): Diff {
+    let removed: RawTokens = NO_TOKENS;
+    let added: RawTokens = NO_TOKENS;
+    const systemChanged = !sameItems(a.system, request.system);
+    const toolsChanged = !sameItems(a.tools, request.tools);
+    if (systemChanged) {
+      removed = addTokens(removed, a.systemRaw);
+      added = addTokens(added, systemRawTokens(request.system, this.tokenizer));
+    }
+    if (toolsChanged) {
+      removed = addTokens(removed, a.toolsRaw);
+      added = addTokens(added, toolsRawTokens(request.tools, this.tokenizer));
+    }
+    const old = a.messages;
+    const cur = request.messages;
+    let common = 0;
+    if (old === cur) common = old.length;
+    else while (common < old.length && common < cur.length && old[common] === cur[common]) common++;
+    for (let i = common; i < old.length; i++) removed = addTokens(removed, messageRawTokens(old[i] as Message, this.tokenizer));
+    for (let i = common; i < cur.length; i++) added = addTokens(added, messageRawTokens(cur[i] as Message, this.tokenizer));
+    const prefixChanged = systemChanged || toolsChanged || common < old.length;
+    return { prefixChanged, removed, added, total: addTokens(subTokens(a.raw, removed), added) };
+  }
+}

@@ -1,0 +1,92 @@
+import * as vscode from 'vscode';
+import { parseChatToHost, type ChatToHost, type ChatToWebview } from '../protocol/chat';
+import { webviewHtml, webviewRoots } from './webviewHtml';
+
+/** What the chat view asks of the rest of the extension. */
+export interface ChatViewHandlers {
+  /** Called for every valid message from the webview (after `ready`). */
+  onMessage(message: Exclude<ChatToHost, { type: 'ready' }>, view: ChatView): void | Promise<void>;
+  /** Called when the webview (re)loaded and is ready for its initial state. */
+  onReady(view: ChatView): void | Promise<void>;
+}
+
+/** The part of the chat view others may use: post a typed message. */
+export interface ChatView {
+  post(message: ChatToWebview): void;
+}
+
+/**
+ * The chat webview in the Context Pipeline side panel. Every incoming message is validated
+ * against the protocol and dropped (with a log line) when malformed; outgoing messages are
+ * queued until the webview has posted `ready`.
+ */
+export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, vscode.Disposable {
+  /** The view id declared in package.json. */
+  static readonly viewId = 'contextPipeline.chat';
+  private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private queue: ChatToWebview[] = [];
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly handlers: ChatViewHandlers,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.ready = false;
+    view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
+    view.webview.html = webviewHtml({
+      webview: view.webview,
+      extensionUri: this.extensionUri,
+      title: 'Context Pipeline',
+      script: 'dist/webview/chat.js',
+      styles: ['media/chat.css'],
+      body: '<main id="app" data-testid="chat-root" aria-live="polite"></main>',
+    });
+    this.disposables.push(
+      view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      view.onDidDispose(() => {
+        this.view = undefined;
+        this.ready = false;
+      }),
+    );
+  }
+
+  post(message: ChatToWebview): void {
+    if (!this.view || !this.ready) {
+      this.queue.push(message);
+      return;
+    }
+    void this.view.webview.postMessage(message).then(undefined, (err: unknown) => this.log.error(`Could not post ${message.type} to the chat view: ${String(err)}`));
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = parseChatToHost(raw);
+    if (!parsed.ok) {
+      this.log.warn(`Dropped a malformed message from the chat view: ${parsed.error}`);
+      return;
+    }
+    const message = parsed.value;
+    try {
+      if (message.type === 'ready') {
+        this.ready = true;
+        const queued = this.queue;
+        this.queue = [];
+        await this.handlers.onReady(this);
+        for (const m of queued) this.post(m);
+        return;
+      }
+      await this.handlers.onMessage(message, this);
+    } catch (err) {
+      this.log.error(`Handling ${message.type} from the chat view failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      void vscode.window.showErrorMessage(`Context Pipeline: ${message.type} failed — ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}

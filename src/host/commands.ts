@@ -1,0 +1,69 @@
+import * as vscode from 'vscode';
+import { apiKeyProblem, type ApiKeyStore } from './apiKey';
+import { SETTINGS_SECTION } from './settings';
+
+/** Ids of every command the extension contributes (see package.json). */
+export const COMMANDS = {
+  compactNow: 'contextPipeline.compactNow',
+  newSession: 'contextPipeline.newSession',
+  showBudget: 'contextPipeline.showBudget',
+  setApiKey: 'contextPipeline.setApiKey',
+  pinSelection: 'contextPipeline.pinSelection',
+  toggleEditorContext: 'contextPipeline.toggleEditorContext',
+} as const;
+
+/** Commands of this version that are declared but not built yet, with what to expect. */
+const NOT_READY: Record<'compactNow' | 'newSession' | 'showBudget' | 'pinSelection', string> = {
+  compactNow: 'Compact Now is not available yet: compaction (summaries you can inspect and undo) comes after the agent can hold a conversation. Nothing was changed.',
+  newSession: 'New Session is not available yet: sessions arrive with the agent. The chat view currently previews requests only, so there is nothing to reset.',
+  showBudget: 'The context budget panel is not available yet. Until then, the chat view\'s request preview shows every block and its token estimate.',
+  pinSelection: 'Pin Selection is not available yet: pinned context needs sessions, which arrive with the agent. Nothing was pinned.',
+};
+
+/** Registers every command; returns their disposables. */
+export function registerCommands(deps: { apiKeys: ApiKeyStore; log: vscode.LogOutputChannel }): vscode.Disposable[] {
+  const notReady = (key: keyof typeof NOT_READY) => () => {
+    deps.log.info(`Command ${key} invoked: not available in this version.`);
+    void vscode.window.showInformationMessage(NOT_READY[key]);
+  };
+  return [
+    vscode.commands.registerCommand(COMMANDS.setApiKey, () => setApiKey(deps.apiKeys, deps.log)),
+    vscode.commands.registerCommand(COMMANDS.toggleEditorContext, toggleEditorContext),
+    vscode.commands.registerCommand(COMMANDS.compactNow, notReady('compactNow')),
+    vscode.commands.registerCommand(COMMANDS.newSession, notReady('newSession')),
+    vscode.commands.registerCommand(COMMANDS.showBudget, notReady('showBudget')),
+    vscode.commands.registerCommand(COMMANDS.pinSelection, notReady('pinSelection')),
+  ];
+}
+
+/** The human-readable list of what this version cannot do yet (shown in the chat view). */
+export function notReadySummary(): string[] {
+  return [
+    'Sending to Claude, tools and sessions arrive with the agent; today the view previews the request.',
+    'Compaction, the Compactions tree and the context budget panel come next.',
+  ];
+}
+
+async function setApiKey(apiKeys: ApiKeyStore, log: vscode.LogOutputChannel): Promise<void> {
+  const value = await vscode.window.showInputBox({
+    title: 'Anthropic API key',
+    prompt: 'Stored in VS Code\'s secret storage, never in settings or logs. Leave empty to remove the stored key.',
+    password: true,
+    ignoreFocusOut: true,
+    placeHolder: 'sk-ant-…',
+    validateInput: (v) => apiKeyProblem(v),
+  });
+  if (value === undefined) return; // cancelled
+  await apiKeys.set(value);
+  const cleared = value.trim() === '';
+  log.info(cleared ? 'API key removed from secret storage.' : 'API key stored in secret storage.');
+  void vscode.window.showInformationMessage(cleared ? 'Context Pipeline: the stored API key was removed.' : 'Context Pipeline: API key saved in secret storage.');
+}
+
+async function toggleEditorContext(): Promise<void> {
+  const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  const on = c.get<boolean>('injectSelection', true) || c.get<boolean>('injectOpenedFile', true);
+  await c.update('injectSelection', !on, vscode.ConfigurationTarget.Global);
+  await c.update('injectOpenedFile', !on, vscode.ConfigurationTarget.Global);
+  void vscode.window.showInformationMessage(on ? 'Context Pipeline: editor context is off — your selection and opened file are no longer sent.' : 'Context Pipeline: editor context is on — your selection and opened file are sent with your messages.');
+}

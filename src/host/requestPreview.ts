@@ -1,0 +1,66 @@
+import * as vscode from 'vscode';
+import { applyUserMessage, assembleUserMessage } from '../core/assemble';
+import { buildLedger } from '../core/ledger';
+import type { ConversationState } from '../core/model';
+import { prepareRequest } from '../core/pipeline';
+import { counterIds, type Clock, type Tokenizer } from '../core/ports';
+import { makeRequestCounter } from '../core/requestTokens';
+import { agentSystemPrompt } from '../core/systemPrompt';
+import { TokenEstimator } from '../core/tokens/estimator';
+import type { ChatToWebview } from '../protocol/chat';
+import { currentEditorInjections } from './editorContext';
+import { readPipelineConfig } from './settings';
+import { loadTokenizer } from './tokenizerLoader';
+
+type PreviewResult = Extract<ChatToWebview, { type: 'previewResult' }>;
+
+const clock: Clock = { now: () => Date.now() };
+
+/**
+ * Assembles — but does not send — the request a message would produce right now: the
+ * system prompt, the editor context the settings allow, and the user's words, through the
+ * same core pipeline a real turn uses (assemble → estimate → cache anchors → serialize).
+ * The tokenizer loads on the first preview, never at activation.
+ */
+export class RequestPreviewer {
+  private tokenizer: Promise<Tokenizer> | undefined;
+
+  constructor(private readonly log: vscode.LogOutputChannel) {}
+
+  /** Builds the preview for `text`; problems come back as an error result, never a throw. */
+  async preview(requestId: number, text: string): Promise<PreviewResult> {
+    const resolved = readPipelineConfig();
+    if (!resolved.ok) return { type: 'previewResult', requestId, ok: false, error: resolved.error };
+    const tokenizer = await (this.tokenizer ??= loadTokenizer().then((r) => {
+      if (r.fallbackReason) this.log.warn(`Tokenizer fell back to chars/4: ${r.fallbackReason}`);
+      return r.tokenizer;
+    }));
+    const ids = counterIds('preview');
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const system = agentSystemPrompt({ workspaceName: folder?.name ?? 'no folder open', platform: process.platform, date: new Date(clock.now()).toISOString().slice(0, 10) }, { clock, ids });
+    const state: ConversationState = { system: [system], tools: [], messages: [], pending: currentEditorInjections(), config: resolved.config };
+    const assembled = assembleUserMessage(state, { userText: text, pasteDirectory: '<session folder>' }, { clock, ids });
+    if (!assembled.ok) return { type: 'previewResult', requestId, ok: false, error: assembled.error.message };
+    const next = applyUserMessage(state, assembled.value);
+    const estimator = new TokenEstimator(tokenizer);
+    const prepared = prepareRequest(next, { count: makeRequestCounter(estimator, tokenizer), clock });
+    const ledger = buildLedger(next, prepared.anchors, tokenizer, estimator.calibration);
+    const notes = [
+      `Estimated with ${tokenizer.name} × ${estimator.calibration.factor.toFixed(2)} (no usage reported yet, so not anchored).`,
+      ...assembled.value.dropped.map((d) => `Left out: ${d.reason}.`),
+      ...(assembled.value.injected.length === 0 ? ['No editor context: no file is active, or editor context is off.'] : []),
+    ];
+    const spill = assembled.value.spills[0];
+    return {
+      type: 'previewResult',
+      requestId,
+      ok: true,
+      estimatedTokens: prepared.tokens.total,
+      contextWindow: resolved.config.contextWindow,
+      rows: ledger.map((r) => ({ position: r.position, role: r.role, kind: r.kind, source: r.source, tokens: r.tokens, preview: r.preview, breakpoint: r.breakpoint })),
+      breakpoints: prepared.anchors.map((a) => ({ label: a.target.at === 'message' ? `message ${a.target.messageIndex + 1}` : a.target.at, prefixTokens: Math.round(a.prefixTokens), hitProbability: a.hitProbability, reason: a.reason })),
+      ...(spill ? { spilledTo: spill.path } : {}),
+      notes: spill ? [...notes, `This paste (${text.length.toLocaleString('en-US')} characters) would be saved to a file in the session folder and referenced; the preview does not write it.`] : notes,
+    };
+  }
+}

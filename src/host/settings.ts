@@ -1,0 +1,33 @@
+import * as vscode from 'vscode';
+import { resolveConfig, type ConfigResult, type PipelineSettings } from '../core/config';
+import type { CacheTtl } from '../core/model';
+
+/** The configuration section every setting of the extension lives under. */
+export const SETTINGS_SECTION = 'contextPipeline';
+
+/** Reads the user's settings (no secrets live here) and resolves them into a pipeline config. */
+export function readPipelineConfig(): ConfigResult {
+  return resolveConfig(readSettings());
+}
+
+/** The raw settings, as the user set them. */
+export function readSettings(): PipelineSettings {
+  const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  return {
+    model: c.get<string>('model'),
+    summarizerModel: c.get<string>('summarizerModel'),
+    contextWindow: c.get<number>('contextWindow'),
+    softThreshold: c.get<number>('softThreshold'),
+    hardThreshold: c.get<number>('hardThreshold'),
+    keepRecentTurns: c.get<number>('keepRecentTurns'),
+    keepRecentTokens: c.get<number>('keepRecentTokens'),
+    cacheTtl: c.get<CacheTtl>('cacheTtl'),
+    pasteThresholdChars: c.get<number>('pasteThresholdChars'),
+  };
+}
+
+/** Whether each kind of editor context is injected. */
+export function readEditorContextSettings(): { selection: boolean; openedFile: boolean } {
+  const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  return { selection: c.get<boolean>('injectSelection', true), openedFile: c.get<boolean>('injectOpenedFile', true) };
+}

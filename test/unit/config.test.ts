@@ -1,0 +1,39 @@
+import { strict as assert } from 'node:assert';
+import { resolveConfig } from '../../src/core/config';
+import { modelInfo } from '../../src/core/models';
+
+describe('resolveConfig', () => {
+  it('resolves defaults from the model', () => {
+    const r = resolveConfig({});
+    assert.ok(r.ok);
+    assert.equal(r.config.model, 'claude-sonnet-4-5');
+    assert.equal(r.config.contextWindow, 200_000);
+    assert.equal(r.config.minCacheableTokens, 1024);
+    assert.deepEqual(r.warnings, []);
+  });
+
+  it('refuses a window under 16k tokens and warns under 32k', () => {
+    const tiny = resolveConfig({ contextWindow: 8_000 });
+    assert.ok(!tiny.ok);
+    assert.match(tiny.error, /8000 tokens is too small/);
+    const small = resolveConfig({ contextWindow: 20_000 });
+    assert.ok(small.ok);
+    assert.match(small.warnings.join(), /small/);
+    assert.ok(small.config.outputReserve <= 5_000, 'the reserve shrinks with the window');
+  });
+
+  it('keeps the hard threshold above the soft one', () => {
+    const r = resolveConfig({ softThreshold: 0.9, hardThreshold: 0.8 });
+    assert.ok(r.ok);
+    assert.ok(r.config.hardThreshold > r.config.softThreshold);
+    assert.equal(r.warnings.length, 1);
+  });
+
+  it('knows dated model ids and says when it does not know a model', () => {
+    assert.equal(modelInfo('claude-sonnet-4-5-20250929').id, 'claude-sonnet-4-5');
+    assert.equal(modelInfo('claude-haiku-4-5').minCacheableTokens, 4096);
+    const r = resolveConfig({ model: 'my-proxy-model' });
+    assert.ok(r.ok);
+    assert.match(r.warnings[0] ?? '', /Unknown model "my-proxy-model"/);
+  });
+});

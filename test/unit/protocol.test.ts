@@ -1,0 +1,45 @@
+import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
+import { parseChatToHost, parseChatToWebview } from '../../src/protocol/chat';
+
+describe('chat protocol', () => {
+  it('accepts every well-formed webview message', () => {
+    assert.ok(parseChatToHost({ type: 'ready' }).ok);
+    assert.ok(parseChatToHost({ type: 'preview', requestId: 3, text: 'hello' }).ok);
+    assert.ok(parseChatToHost({ type: 'command', command: 'setApiKey' }).ok);
+  });
+
+  it('rejects malformed messages with a reason naming the field', () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [null, /Invalid type/],
+      ['ready', /Invalid type/],
+      [{ type: 'nope' }, /type/],
+      [{ type: 'preview', requestId: -1, text: 'x' }, /requestId/],
+      [{ type: 'preview', requestId: 1, text: 42 }, /text/],
+      [{ type: 'command', command: 'workbench.action.terminal.new' }, /command/],
+      [{ type: 'ready', extra: true }, /extra|key/i],
+    ];
+    for (const [input, reason] of cases) {
+      const r = parseChatToHost(input);
+      assert.ok(!r.ok, JSON.stringify(input));
+      assert.match(r.error, reason);
+    }
+  });
+
+  it('refuses a message larger than 16 MB but takes a 10 MB paste', () => {
+    assert.ok(parseChatToHost({ type: 'preview', requestId: 1, text: 'a'.repeat(10 * 1024 * 1024) }).ok);
+    const big = parseChatToHost({ type: 'preview', requestId: 1, text: 'a'.repeat(16 * 1024 * 1024 + 1) });
+    assert.ok(!big.ok && /16 MB/.test(big.error));
+  });
+
+  it('never throws on arbitrary input (property)', () => {
+    fc.assert(fc.property(fc.anything(), (x) => void parseChatToHost(x)));
+    fc.assert(fc.property(fc.anything(), (x) => void parseChatToWebview(x)));
+  });
+
+  it('validates host messages, including the nested preview result variant', () => {
+    assert.ok(parseChatToWebview({ type: 'previewResult', requestId: 1, ok: false, error: 'empty' }).ok);
+    assert.ok(!parseChatToWebview({ type: 'previewResult', requestId: 1, ok: true, error: 'x' }).ok);
+    assert.ok(parseChatToWebview({ type: 'status', version: '0.1.0', model: 'm', contextWindow: 1, outputReserve: 1, apiKey: 'missing', warnings: [], notReady: [] }).ok);
+  });
+});

@@ -1,0 +1,171 @@
+import { strict as assert } from 'node:assert';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Message, ToolSchema } from '../../src/core/model';
+import {
+  blockFixedTokens,
+  blockRawTokens,
+  IMAGE_FRAMING,
+  MESSAGE_FRAMING,
+  messageRawTokens,
+  TEXT_FRAMING,
+  TOOL_PARAM_FRAMING,
+  TOOL_RESULT_FRAMING,
+  TOOL_USE_FRAMING,
+  toolsRawTokens,
+} from '../../src/core/tokens/blockTokens';
+import { chars4Tokenizer } from '../../src/core/tokens/chars4';
+import { createTiktokenTokenizer } from '../../src/core/tokens/tiktoken';
+import { createTokenizerLoader } from '../../src/host/tokenizerLoader';
+import { countingTokenizer, mk, words } from './support/tokenFakes';
+import { pngBase64 } from './support/images';
+
+describe('tokenizers', () => {
+  it('chars/4 rounds up', () => {
+    assert.equal(chars4Tokenizer.count(''), 0);
+    assert.equal(chars4Tokenizer.count('abc'), 1);
+    assert.equal(chars4Tokenizer.count('abcd'), 1);
+    assert.equal(chars4Tokenizer.count('abcde'), 2);
+  });
+
+  it('tiktoken (cl100k_base) counts like tiktoken and treats special tokens as text', () => {
+    const tk = createTiktokenTokenizer();
+    assert.equal(tk.name, 'cl100k_base');
+    assert.equal(tk.count(''), 0);
+    assert.equal(tk.count('hello world'), 2);
+    assert.ok(tk.count('a <|endoftext|> b') > 3, 'special token strings are counted as text, not rejected');
+  });
+
+  it('tiktoken stays fast on long runs without breaks (minified code, blobs)', function () {
+    this.timeout(10_000);
+    const tk = createTiktokenTokenizer();
+    const t0 = performance.now();
+    const n = tk.count('a'.repeat(50_000)) + tk.count(' '.repeat(50_000)) + tk.count('='.repeat(50_000));
+    assert.ok(n > 0);
+    assert.ok(performance.now() - t0 < 3_000, `took ${(performance.now() - t0).toFixed(0)} ms`);
+    // Cutting long runs only adds tokens, never fewer than a free-running count would give.
+    assert.ok(tk.count('x'.repeat(1000)) >= 1000 / 32);
+  });
+});
+
+describe('blockRawTokens', () => {
+  it('counts each block once: the memo in meta.tokenCount is used', () => {
+    const tk = countingTokenizer();
+    const b = mk.text('one two three');
+    assert.equal(b.meta.tokenCount, undefined);
+    assert.equal(blockRawTokens(b, tk), TEXT_FRAMING + 3);
+    assert.equal(b.meta.tokenCount, TEXT_FRAMING + 3);
+    assert.equal(tk.calls, 1);
+    for (let i = 0; i < 5; i++) assert.equal(blockRawTokens(b, tk), TEXT_FRAMING + 3);
+    assert.equal(tk.calls, 1, 'not re-counted');
+    // The memo wins over recounting (proves it is read, not recomputed).
+    b.meta.tokenCount = 999;
+    assert.equal(blockRawTokens(b, tk), 999);
+  });
+
+  it('messages are summed once per Message object, and only new blocks are counted', () => {
+    const tk = countingTokenizer();
+    const shared = mk.text('a b c');
+    const m1 = mk.message('user', [shared, mk.text('d e')]);
+    const r1 = messageRawTokens(m1, tk);
+    assert.deepEqual(r1, { text: MESSAGE_FRAMING + 2 * TEXT_FRAMING + 5, fixed: 0 });
+    assert.equal(tk.calls, 2);
+    assert.equal(messageRawTokens(m1, tk), r1, 'same object back from the memo');
+    const m2 = mk.message('user', [shared, mk.text('f')]);
+    messageRawTokens(m2, tk);
+    assert.equal(tk.calls, 3, 'the shared block was not counted again');
+  });
+
+  it('tool_use counts the name and parameter values unescaped, plus framing', () => {
+    const tk = countingTokenizer();
+    const b = mk.toolUse('edit', { path: 'a.ts', oldText: 'x\ny', limit: 3 });
+    // words: edit, path, a.ts, oldText, x, y, limit, 3
+    assert.equal(blockRawTokens(b, tk), TOOL_USE_FRAMING + 3 * TOOL_PARAM_FRAMING + 8);
+  });
+
+  it('tool_result counts string and text/image parts, images by size', () => {
+    const tk = countingTokenizer();
+    assert.equal(blockRawTokens(mk.toolResult('one two'), tk), TOOL_RESULT_FRAMING + 2);
+    const img = pngBase64(750, 100); // 100 tokens
+    const b = mk.toolResult([{ type: 'text', text: 'see this' }, { type: 'image', mediaType: 'image/png', data: img }]);
+    assert.equal(blockRawTokens(b, tk), TOOL_RESULT_FRAMING + 2 + IMAGE_FRAMING + 100);
+    assert.equal(blockFixedTokens(b), 100);
+    const m = mk.message('user', [b]);
+    assert.deepEqual(messageRawTokens(m, tk), { text: MESSAGE_FRAMING + TOOL_RESULT_FRAMING + 2 + IMAGE_FRAMING, fixed: 100 });
+  });
+
+  it('image blocks cost their pixel tokens (fixed) plus framing', () => {
+    const tk = countingTokenizer();
+    const b = mk.image(pngBase64(1500, 1000)); // 1.5 MP: scaled to ~1.2 MP → capped near 1600
+    const n = blockRawTokens(b, tk);
+    assert.ok(n - IMAGE_FRAMING > 1500 && n - IMAGE_FRAMING <= 1600, String(n));
+    assert.equal(tk.calls, 0, 'images never reach the tokenizer');
+  });
+
+  it('thinking counts its text, not the signature; summaries count their text', () => {
+    const tk = countingTokenizer();
+    const t: Message['blocks'][number] = { type: 'thinking', thinking: 'a b c', signature: 'sig '.repeat(100), meta: mk.text('').meta };
+    assert.equal(blockRawTokens(t, tk), TEXT_FRAMING + 3);
+    const s: Message['blocks'][number] = { type: 'summary', text: words(10), compactionId: 'c1', turnRange: [1, 2], meta: mk.text('').meta };
+    assert.equal(blockRawTokens(s, tk), TEXT_FRAMING + 10);
+  });
+
+  it('tool schemas are counted once per object', () => {
+    const tk = countingTokenizer();
+    const tool: ToolSchema = { name: 'read', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } };
+    const a = toolsRawTokens([tool], tk);
+    const b = toolsRawTokens([tool, tool], tk);
+    assert.equal(b.text, 2 * a.text);
+    assert.equal(tk.calls, 1);
+  });
+});
+
+describe('tokenizer loader', () => {
+  it('falls back to chars/4 and reports why when the bundle cannot be loaded', async () => {
+    let loads = 0;
+    const load = createTokenizerLoader(() => {
+      loads++;
+      throw new Error('Cannot find module tokenizer.js');
+    });
+    const r = await load();
+    assert.equal(r.tokenizer.name, 'chars/4');
+    assert.match(r.fallbackReason ?? '', /Cannot find module/);
+    assert.equal(await load(), r, 'memoised');
+    assert.equal(loads, 1);
+  });
+
+  it('rejects a module without the factory, and loads a good one', async () => {
+    const bad = await createTokenizerLoader(() => ({}))();
+    assert.equal(bad.tokenizer.name, 'chars/4');
+    assert.ok(bad.fallbackReason);
+    const good = await createTokenizerLoader(() => ({ createTiktokenTokenizer }))();
+    assert.equal(good.tokenizer.name, 'cl100k_base');
+    assert.equal(good.fallbackReason, undefined);
+  });
+});
+
+describe('tiktoken stays off the activation path', () => {
+  const src = join(__dirname, '..', '..', 'src');
+  const files = (dir: string): string[] =>
+    readdirSync(dir).flatMap((n) => {
+      const p = join(dir, n);
+      return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+    });
+  /** Specifiers of value (not `import type`) imports, re-exports and requires. */
+  const valueImports = (code: string): string[] =>
+    [...code.matchAll(/^\s*(?:import|export)\s+(?!type\b)[^'"]*?from\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/gm)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+
+  it('only tokens/tiktoken.ts imports js-tiktoken, and only the tokenizer bundle imports it', () => {
+    const all = files(src);
+    assert.ok(all.length > 10);
+    for (const f of all) {
+      const where = relative(src, f).split('\\').join('/');
+      for (const s of valueImports(readFileSync(f, 'utf8'))) {
+        if (s.startsWith('js-tiktoken')) assert.equal(where, 'core/tokens/tiktoken.ts', `${where} imports ${s}`);
+        if (/(^|\/)tiktoken$/.test(s)) assert.equal(where, 'host/tokenizerBundle.ts', `${where} imports ${s} statically`);
+        if (/(^|\/)tokenizerBundle$/.test(s)) assert.fail(`${where} imports the tokenizer bundle statically`);
+      }
+    }
+    assert.deepEqual(valueImports(`import type { A } from './tiktoken';\nimport { B } from "./tiktoken";`), ['./tiktoken'], 'the checker sees value imports only');
+  });
+});

@@ -1,0 +1,112 @@
+// Playwright helpers that drive the VS Code workbench (served by code-server) in headless
+// Debian chromium the way a person would: activity bar, view headers, webviews.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { harnessPaths, REPO_ROOT } from './setup.mjs';
+
+/** Where screenshot() saves (git-ignored). */
+export const SCREENSHOT_DIR = join(REPO_ROOT, 'test-results', 'screenshots');
+
+/** Flags Debian chromium needs here (root, no GPU, no network besides the workbench). */
+export const CHROMIUM_ARGS = Object.freeze([
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-sync',
+]);
+
+const WORKBENCH_TIMEOUT_MS = 60_000;
+const VIEW_TIMEOUT_MS = 30_000;
+
+/**
+ * Launches chromium (headless unless `headless: false`).
+ * @param {{ headless?: boolean }} [options]
+ * @returns {Promise<import('playwright-core').Browser>}
+ */
+export function launchBrowser({ headless = true } = {}) {
+  return chromium.launch({ executablePath: harnessPaths().chromium, headless, args: [...CHROMIUM_ARGS] });
+}
+
+/**
+ * Navigates to a code-server URL and waits until the workbench and its activity bar are shown.
+ * @param {import('playwright-core').Page} page
+ * @param {string} url
+ */
+export async function openWorkbench(page, url) {
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: WORKBENCH_TIMEOUT_MS });
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: WORKBENCH_TIMEOUT_MS });
+  await page.locator('.part.activitybar').waitFor({ state: 'visible', timeout: WORKBENCH_TIMEOUT_MS });
+}
+
+/**
+ * Shows the Context Pipeline view container in the side bar (clicks its activity-bar item
+ * unless it is already the open one) and waits for its title.
+ * @param {import('playwright-core').Page} page
+ */
+export async function openContextPipeline(page) {
+  const item = page.locator('.part.activitybar [aria-label^="Context Pipeline"]').first();
+  await item.waitFor({ state: 'visible', timeout: VIEW_TIMEOUT_MS });
+  const tab = item.locator('xpath=ancestor-or-self::li[1]');
+  const sidebarTitle = page.locator('.part.sidebar .composite.title', { hasText: 'Context Pipeline' });
+  // Clicking the active container's item would close the side bar.
+  const alreadyOpen = (await tab.getAttribute('aria-selected')) === 'true' && (await sidebarTitle.isVisible());
+  if (!alreadyOpen) await item.click();
+  await sidebarTitle.waitFor({ state: 'visible', timeout: VIEW_TIMEOUT_MS });
+  // Move the pointer off the activity bar so its hover label does not cover the side bar.
+  const editor = await page.locator('.part.editor').boundingBox();
+  if (editor) await page.mouse.move(editor.x + editor.width / 2, editor.y + editor.height / 2);
+}
+
+/**
+ * The header of a view in the side bar, by its name ("Chat", "Compactions").
+ * @param {import('playwright-core').Page} page
+ * @param {string} name
+ * @returns {import('playwright-core').Locator}
+ */
+export function viewHeader(page, name) {
+  return page.locator(`.part.sidebar .pane-header[aria-label="${name} Section"]`);
+}
+
+/**
+ * The frame of the chat webview: VS Code nests each webview's document in two iframes;
+ * this waits for the inner frame whose document contains `[data-testid="chat-root"]`.
+ * @param {import('playwright-core').Page} page
+ * @param {{ timeoutMs?: number }} [options]
+ * @returns {Promise<import('playwright-core').Frame>}
+ */
+export async function chatFrame(page, { timeoutMs = VIEW_TIMEOUT_MS } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const frame of page.frames()) {
+      if (frame === page.mainFrame() || frame.isDetached()) continue;
+      try {
+        if ((await frame.locator('[data-testid="chat-root"]').count()) > 0) return frame;
+      } catch (err) {
+        // A webview frame navigating or detaching between frames() and count() is expected; anything else is not.
+        if (!/detached|navigat|Execution context was destroyed/i.test(err.message)) throw err;
+      }
+    }
+    if (Date.now() > deadline) {
+      const urls = page.frames().map((f) => `  ${f.url()}`).join('\n');
+      throw new Error(`No frame with [data-testid="chat-root"] within ${timeoutMs / 1000} s. Frames:\n${urls}`);
+    }
+    await page.waitForTimeout(250); // poll interval while the webview loads
+  }
+}
+
+/**
+ * Saves a full-window screenshot to test-results/screenshots/<name>.png and returns its path.
+ * @param {import('playwright-core').Page} page
+ * @param {string} name file name without extension
+ * @returns {Promise<string>}
+ */
+export async function screenshot(page, name) {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}
