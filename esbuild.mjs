@@ -1,6 +1,7 @@
 // Bundles the extension host (CommonJS, `vscode` external), the lazily loaded tokenizer,
 // and one browser bundle per webview. Flags: --watch, --production (minified, no maps).
 import * as esbuild from 'esbuild';
+import { rmSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -43,6 +44,9 @@ const builds = [
     target: 'es2022',
   },
 ];
+
+// A production build starts from an empty dist/, so no stale map or bundle is packaged.
+if (production) rmSync('dist', { recursive: true, force: true });
 
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));

@@ -159,7 +159,7 @@ describe('TokenEstimator', () => {
 describe('estimate bench on the real fixture', () => {
   it('the anchored estimator reaches median ≤ 0.5 % and p95 ≤ 2 %, far better than chars/4 and plain tiktoken', function () {
     this.timeout(60_000);
-    const file = join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'real-session-sonnet45.transcript.jsonl');
+    const file = join(__dirname, '..', 'fixtures', 'real-session-sonnet45.transcript.jsonl');
     const r = estimateBench(readFileSync(file, 'utf8'), file);
     const by = Object.fromEntries(r.methods.map((m) => [m.key, m.stats]));
     const anchored = by.anchored;

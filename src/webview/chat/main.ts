@@ -21,7 +21,8 @@ const result = el('section', { class: 'result', 'data-testid': 'preview' });
 const input = el('textarea', { class: 'input', rows: '4', placeholder: 'Ask Claude… (Enter to preview the request, Shift+Enter for a new line)', 'aria-label': 'Message' });
 const send = el('button', { class: 'primary', type: 'button' }, 'Preview request');
 const form = el('footer', { class: 'composer' }, input, el('div', { class: 'actions' }, send));
-root.append(header, notice, result, form);
+const scroll = el('div', { class: 'scroll' }, notice, result);
+root.append(header, scroll, form);
 
 input.value = state.draft;
 input.addEventListener('input', () => save({ draft: input.value }));
@@ -95,7 +96,10 @@ function renderPreview(message: Extract<ChatToWebview, { type: 'previewResult' }
   }
   const pct = (100 * message.estimatedTokens) / message.contextWindow;
   const bar = el('div', { class: 'bar', role: 'meter', 'aria-valuenow': String(message.estimatedTokens), 'aria-valuemax': String(message.contextWindow) });
-  bar.append(el('span', { class: 'fill', style: `width:${Math.min(100, pct).toFixed(2)}%` }));
+  const fill = el('span', { class: 'fill' });
+  // CSSOM, not a style attribute: the CSP forbids inline style attributes.
+  fill.style.width = `${Math.min(100, pct).toFixed(2)}%`;
+  bar.append(fill);
   const rows = message.rows.map(rowView);
   result.replaceChildren(
     el('p', { class: 'total' }, `≈ ${formatTokens(message.estimatedTokens)} tokens (${pct.toFixed(1)}% of the window)`),
