@@ -1,0 +1,26 @@
+import type { LlmError, ToolCall, ToolOutcome, Usage } from '../agentPorts';
+import type { Injection, Message } from '../model';
+
+/** Why a turn ended. */
+export type TurnEndReason = 'end_turn' | 'max_tokens' | 'refusal' | 'stop_sequence' | 'stopped' | 'error' | 'tool_limit' | 'other';
+
+/** Everything a turn reports, in order, for the views and the session file. */
+export type AgentEvent =
+  | { readonly type: 'turn_started'; readonly turn: number }
+  | { readonly type: 'message_added'; readonly message: Message; readonly injected?: readonly Injection[] }
+  | { readonly type: 'request_started'; readonly round: number; readonly attempt: number; readonly estimatedTokens: number; readonly anchored: boolean }
+  | { readonly type: 'text_delta'; readonly text: string }
+  | { readonly type: 'tool_use_started'; readonly id: string; readonly name: string }
+  | { readonly type: 'retrying'; readonly attempt: number; readonly waitMs: number; readonly error: LlmError }
+  | { readonly type: 'usage'; readonly usage: Usage; readonly model: string; readonly costUsd: number; readonly estimatedTokens: number; readonly reportedTokens: number; readonly requestId?: string }
+  | { readonly type: 'tool_started'; readonly call: ToolCall }
+  | { readonly type: 'tool_finished'; readonly call: ToolCall; readonly outcome: ToolOutcome }
+  | { readonly type: 'notice'; readonly level: 'info' | 'warning'; readonly text: string }
+  | { readonly type: 'error'; readonly error: LlmError }
+  | { readonly type: 'turn_finished'; readonly reason: TurnEndReason; readonly stopReason?: string | null };
+
+/** Where completed messages and usage go as soon as they exist (the session file). */
+export interface SessionSink {
+  message(message: Message): Promise<void>;
+  usage(record: { readonly usage: Usage; readonly model: string; readonly costUsd: number; readonly estimatedTokens: number; readonly at: number; readonly requestId?: string }): Promise<void>;
+}

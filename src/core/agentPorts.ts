@@ -1,0 +1,96 @@
+/**
+ * Ports of the agent loop: how the pure core talks to Claude, runs tools and persists a
+ * session. The host implements them (SDK, workspace, files); tests implement them with fakes.
+ */
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import type { AssistantContent } from './assistant';
+import type { ToolResultContent } from './model';
+
+/** Token usage as the Messages API reports it. */
+export interface Usage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cache_read_input_tokens: number;
+  readonly cache_creation_input_tokens: number;
+}
+
+/** Why a request to Claude failed, classified so the loop and the UI can act on it. */
+export type LlmErrorKind =
+  | 'authentication' // 401: invalid key
+  | 'permission' // 403
+  | 'billing' // no credit
+  | 'rate_limit' // 429 (after retries)
+  | 'overloaded' // 529 / overloaded_error (after retries)
+  | 'server' // 5xx (after retries)
+  | 'network' // connection refused, reset, dropped mid-stream
+  | 'timeout'
+  | 'aborted' // the user pressed Stop
+  | 'prompt_too_long' // 400 "prompt is too long: N tokens > M maximum"
+  | 'context_exceeded' // 400 "input length and `max_tokens` exceed context limit: …"
+  | 'invalid_request' // any other 400
+  | 'not_found' // 404 (model unknown)
+  | 'unknown';
+
+/** A failed request, in words a person understands. */
+export interface LlmError {
+  readonly kind: LlmErrorKind;
+  /** One or two sentences for the user, with what to do. */
+  readonly message: string;
+  /** The API's request id, when it gave one (for support). */
+  readonly requestId?: string;
+  /** Whether trying the same request again may succeed. */
+  readonly retryable: boolean;
+  /** For prompt_too_long / context_exceeded: the figures the API quoted. */
+  readonly promptTokens?: number;
+  readonly limitTokens?: number;
+  /** HTTP status, when there was one. */
+  readonly status?: number;
+}
+
+/** What the client reports while a request streams. */
+export type LlmEvent =
+  | { readonly type: 'request_started'; readonly attempt: number }
+  | { readonly type: 'text_delta'; readonly index: number; readonly text: string }
+  | { readonly type: 'thinking_delta'; readonly index: number; readonly thinking: string }
+  | { readonly type: 'tool_use_started'; readonly index: number; readonly id: string; readonly name: string }
+  | { readonly type: 'tool_input_delta'; readonly index: number; readonly partialJson: string }
+  /** A 429/529/5xx/network failure that will be retried after `waitMs`. */
+  | { readonly type: 'retrying'; readonly attempt: number; readonly waitMs: number; readonly error: LlmError };
+
+/** A complete answer. */
+export interface LlmResult {
+  readonly content: readonly AssistantContent[];
+  /** end_turn, tool_use, max_tokens, stop_sequence, refusal, pause_turn, or anything newer. */
+  readonly stopReason: string | null;
+  readonly usage: Usage;
+  readonly model: string;
+  readonly requestId?: string;
+}
+
+/** Talks to Claude. Never throws: every failure is an LlmError value. */
+export interface LlmClient {
+  stream(
+    params: MessageCreateParamsNonStreaming,
+    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void },
+  ): Promise<{ readonly ok: true; readonly result: LlmResult } | { readonly ok: false; readonly error: LlmError }>;
+}
+
+/** A tool call to run. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly input: unknown;
+}
+
+/** The outcome of a tool call, as it goes back to the model. */
+export interface ToolOutcome {
+  readonly content: ToolResultContent;
+  readonly isError: boolean;
+  /** Wall time, for the UI. */
+  readonly durationMs?: number;
+}
+
+/** Runs the agent's tools in the workspace. Never throws: failures are `isError` outcomes. */
+export interface ToolRunner {
+  run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome>;
+}

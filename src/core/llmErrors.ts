@@ -1,0 +1,86 @@
+import type { LlmError, LlmErrorKind } from './agentPorts';
+
+/** What the transport knows about a failed request (filled by the host from the SDK's error). */
+export interface FailureFacts {
+  /** HTTP status, absent for connection failures and for errors inside a stream. */
+  readonly status?: number;
+  /** The API's `error.type`, e.g. `overloaded_error`, also for errors sent inside an SSE stream. */
+  readonly type?: string;
+  /** The API's `error.message`, or the transport's message. */
+  readonly message: string;
+  readonly requestId?: string;
+  /** Set when the connection failed or dropped (no HTTP answer, or the stream was cut). */
+  readonly connection?: boolean;
+  readonly timeout?: boolean;
+  readonly aborted?: boolean;
+}
+
+const PROMPT_TOO_LONG = /prompt is too long:\s*(\d+)\s*tokens\s*>\s*(\d+)\s*maximum/i;
+const CONTEXT_EXCEEDED = /input length and `?max_tokens`? exceed context limit:\s*(\d+)\s*\+\s*(\d+)\s*>\s*(\d+)/i;
+
+/**
+ * Classifies a failure exactly. Only the two API messages that mean "the prompt does not
+ * fit" become overflow kinds (with the figures they quote); every other 400 is an invalid
+ * request. Messages are written for a person and name the request id when there is one.
+ */
+export function classifyFailure(f: FailureFacts): LlmError {
+  const id = f.requestId ? ` (request ${f.requestId})` : '';
+  const base = { ...(f.requestId ? { requestId: f.requestId } : {}), ...(f.status !== undefined ? { status: f.status } : {}) };
+  const make = (kind: LlmErrorKind, message: string, retryable: boolean, extra: Partial<LlmError> = {}): LlmError => ({ kind, message, retryable, ...base, ...extra });
+  if (f.aborted) return make('aborted', 'Stopped.', false);
+  if (f.type === 'overloaded_error' || f.status === 529) return make('overloaded', `Anthropic's API is overloaded right now${id}. Your message is kept; try again in a moment.`, true);
+  if (f.type === 'rate_limit_error' || f.status === 429) return make('rate_limit', `Rate limited by the Anthropic API${id}. Your message is kept.`, true);
+  if (f.timeout) return make('timeout', `The request timed out${id}. Your message is kept; try again.`, true);
+  if (f.connection || (f.status === undefined && !f.type)) return make('network', `Could not reach the Anthropic API: ${f.message}. Check your connection or the contextPipeline.baseUrl setting; your message is kept.`, true);
+  const tooLong = PROMPT_TOO_LONG.exec(f.message);
+  if (tooLong) {
+    return make('prompt_too_long', `The conversation is too long for the model: ${tooLong[1]} tokens > ${tooLong[2]} maximum${id}.`, false, { promptTokens: Number(tooLong[1]), limitTokens: Number(tooLong[2]) });
+  }
+  const exceeded = CONTEXT_EXCEEDED.exec(f.message);
+  if (exceeded) {
+    return make('context_exceeded', `The conversation plus the answer's reserve exceed the context window: ${exceeded[1]} + ${exceeded[2]} > ${exceeded[3]}${id}.`, false, { promptTokens: Number(exceeded[1]), limitTokens: Number(exceeded[3]) - Number(exceeded[2]) });
+  }
+  switch (f.status) {
+    case 401:
+      return make('authentication', `The API key was rejected${id}. Run "Context Pipeline: Set API Key" with a valid key.`, false);
+    case 402:
+      return make('billing', `The Anthropic account has no credit left${id}. Add credit in the Anthropic Console, then retry.`, false);
+    case 403:
+      return make('permission', `This API key may not use this model or feature${id}: ${f.message}`, false);
+    case 404:
+      return make('not_found', `The API does not know this model or endpoint${id}: ${f.message}. Check contextPipeline.model.`, false);
+    case 400:
+    case 413:
+    case 422:
+      if (/credit balance/i.test(f.message)) return make('billing', `The Anthropic account has no credit left${id}. Add credit in the Anthropic Console, then retry.`, false);
+      return make('invalid_request', `The API refused the request${id}: ${f.message}`, false);
+  }
+  if (f.type === 'api_error' || (f.status !== undefined && f.status >= 500)) return make('server', `The Anthropic API had an internal error${id}. Your message is kept; try again.`, true);
+  return make('unknown', `The request failed${id}: ${f.message}`, false);
+}
+
+/** Retry policy for retryable failures. */
+export interface RetryPolicy {
+  readonly maxRetries: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/** Defaults: 4 retries, 1 s doubling up to 30 s (a retry-after header wins, up to 60 s). */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 1_000, maxDelayMs: 30_000 };
+
+/**
+ * How long to wait before retry number `attempt` (1-based): the server's retry-after when
+ * given (seconds or an HTTP date, capped at 60 s), otherwise exponential backoff with
+ * ±25 % jitter from `random` (injected for determinism).
+ */
+export function retryDelayMs(attempt: number, policy: RetryPolicy, retryAfter: string | null | undefined, nowMs: number, random: () => number): number {
+  if (retryAfter) {
+    const secs = Number(retryAfter);
+    if (Number.isFinite(secs) && secs >= 0) return Math.min(60_000, Math.round(secs * 1000));
+    const date = Date.parse(retryAfter);
+    if (Number.isFinite(date)) return Math.min(60_000, Math.max(0, date - nowMs));
+  }
+  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.round(exp * (0.75 + random() * 0.5));
+}

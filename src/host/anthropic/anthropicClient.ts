@@ -1,0 +1,131 @@
+import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import type { MessageCreateParamsNonStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agentPorts';
+import type { AssistantContent } from '../../core/assistant';
+import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs, type FailureFacts, type RetryPolicy } from '../../core/llmErrors';
+
+/** How the client reaches the API. The key is read per request and never stored or logged here. */
+export interface AnthropicClientOptions {
+  readonly apiKey: () => Promise<string | undefined>;
+  readonly baseUrl?: string;
+  readonly retry?: RetryPolicy;
+  /** Waits (injected so tests can skip real time); must reject promptly when the signal aborts. */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly random?: () => number;
+  readonly now?: () => number;
+  /** Per-attempt timeout in ms (default 10 minutes). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * LlmClient over the official SDK: `messages.stream` with deltas forwarded as events, our own
+ * retry loop (SDK retries off) so the UI can show a countdown, honouring retry-after, for
+ * 429, 529 / overloaded_error (also mid-stream), 5xx and dropped connections. Never throws.
+ */
+export class AnthropicLlmClient implements LlmClient {
+  private readonly policy: RetryPolicy;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+
+  constructor(private readonly options: AnthropicClientOptions) {
+    this.policy = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.sleep = options.sleep ?? abortableSleep;
+  }
+
+  async stream(
+    params: MessageCreateParamsNonStreaming,
+    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void },
+  ): Promise<{ readonly ok: true; readonly result: LlmResult } | { readonly ok: false; readonly error: LlmError }> {
+    const apiKey = await this.options.apiKey();
+    if (!apiKey) {
+      return { ok: false, error: { kind: 'authentication', retryable: false, message: 'No Anthropic API key is set. Run "Context Pipeline: Set API Key", or set ANTHROPIC_API_KEY before starting VS Code.' } };
+    }
+    const client = new Anthropic({ apiKey, ...(this.options.baseUrl ? { baseURL: this.options.baseUrl } : {}), maxRetries: 0, timeout: this.options.timeoutMs ?? 600_000 });
+    for (let attempt = 1; ; attempt++) {
+      opts.onEvent({ type: 'request_started', attempt });
+      const outcome = await this.attempt(client, params, opts);
+      if (outcome.ok) return outcome;
+      const { error, retryAfter } = outcome;
+      if (opts.signal.aborted) return { ok: false, error: classifyFailure({ message: 'aborted', aborted: true }) };
+      if (!error.retryable || attempt > this.policy.maxRetries) return { ok: false, error };
+      const waitMs = retryDelayMs(attempt, this.policy, retryAfter, (this.options.now ?? Date.now)(), this.options.random ?? Math.random);
+      opts.onEvent({ type: 'retrying', attempt, waitMs, error });
+      try {
+        await this.sleep(waitMs, opts.signal);
+      } catch {
+        return { ok: false, error: classifyFailure({ message: 'aborted', aborted: true }) };
+      }
+    }
+  }
+
+  private async attempt(
+    client: Anthropic,
+    params: MessageCreateParamsNonStreaming,
+    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void },
+  ): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError; retryAfter: string | null }> {
+    try {
+      const stream = client.messages.stream(params, { signal: opts.signal });
+      for await (const event of stream) forward(event, opts.onEvent);
+      const final = await stream.finalMessage();
+      const content: AssistantContent[] = [];
+      for (const b of final.content) {
+        if (b.type === 'text') content.push({ type: 'text', text: b.text });
+        else if (b.type === 'tool_use') content.push({ type: 'tool_use', id: b.id, name: b.name, input: b.input });
+        else if (b.type === 'thinking') content.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
+      }
+      const u = final.usage;
+      return {
+        ok: true,
+        result: {
+          content,
+          stopReason: final.stop_reason ?? null,
+          model: final.model,
+          ...(stream.request_id ? { requestId: stream.request_id } : {}),
+          usage: { input_tokens: u.input_tokens, output_tokens: u.output_tokens, cache_read_input_tokens: u.cache_read_input_tokens ?? 0, cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0 },
+        },
+      };
+    } catch (err) {
+      return { ok: false, error: classifyFailure(factsOf(err, opts.signal)), retryAfter: err instanceof APIError ? (err.headers?.get('retry-after') ?? null) : null };
+    }
+  }
+}
+
+function forward(event: RawMessageStreamEvent, onEvent: (event: LlmEvent) => void): void {
+  if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
+    onEvent({ type: 'tool_use_started', index: event.index, id: event.content_block.id, name: event.content_block.name });
+  } else if (event.type === 'content_block_delta') {
+    const d = event.delta;
+    if (d.type === 'text_delta') onEvent({ type: 'text_delta', index: event.index, text: d.text });
+    else if (d.type === 'input_json_delta') onEvent({ type: 'tool_input_delta', index: event.index, partialJson: d.partial_json });
+    else if (d.type === 'thinking_delta') onEvent({ type: 'thinking_delta', index: event.index, thinking: d.thinking });
+  }
+  // Other events (message_start/delta/stop, ping, signature deltas, future types) need no forwarding.
+}
+
+/** Extracts what classification needs from anything the SDK may throw. */
+export function factsOf(err: unknown, signal: AbortSignal): FailureFacts {
+  if (signal.aborted || err instanceof APIUserAbortError) return { message: 'aborted', aborted: true };
+  if (err instanceof APIConnectionTimeoutError) return { message: err.message, timeout: true };
+  if (err instanceof APIConnectionError) return { message: err.message || 'connection failed', connection: true };
+  if (err instanceof APIError) {
+    const requestId = err.requestID ?? undefined;
+    return { ...(err.status !== undefined ? { status: err.status } : {}), ...(err.type ? { type: err.type } : {}), message: err.apiMessage ?? err.message, ...(requestId ? { requestId } : {}), ...(err.status === undefined && !err.type ? { connection: true } : {}) };
+  }
+  // A stream cut by the peer surfaces as a plain Error/TypeError ("terminated", "socket hang up").
+  const message = err instanceof Error ? err.message : String(err);
+  return { message, connection: true };
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Error('aborted'));
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(new Error('aborted'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

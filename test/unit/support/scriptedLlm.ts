@@ -1,0 +1,61 @@
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import type { LlmClient, LlmError, LlmEvent, LlmResult, ToolCall, ToolOutcome, ToolRunner, Usage } from '../../../src/core/agentPorts';
+import type { AssistantContent } from '../../../src/core/assistant';
+
+/** One scripted answer: content, a failure, or a wait for the abort signal. */
+export type Step =
+  | { readonly content: readonly AssistantContent[]; readonly stopReason?: string | null; readonly usage?: Partial<Usage> }
+  | { readonly error: LlmError; readonly retries?: number }
+  | { readonly hangUntilAbort: true; readonly partialText?: string };
+
+/** An LlmClient that plays a script and records every request it got. */
+export class ScriptedLlm implements LlmClient {
+  readonly requests: MessageCreateParamsNonStreaming[] = [];
+  constructor(private readonly steps: Step[]) {}
+
+  async stream(params: MessageCreateParamsNonStreaming, opts: { signal: AbortSignal; onEvent: (e: LlmEvent) => void }): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> {
+    this.requests.push(structuredClone(params));
+    const step = this.steps.shift();
+    if (!step) throw new Error('script exhausted');
+    opts.onEvent({ type: 'request_started', attempt: 1 });
+    if ('error' in step) {
+      for (let i = 0; i < (step.retries ?? 0); i++) opts.onEvent({ type: 'retrying', attempt: i + 1, waitMs: 10, error: step.error });
+      return { ok: false, error: step.error };
+    }
+    if ('hangUntilAbort' in step) {
+      if (step.partialText) opts.onEvent({ type: 'text_delta', index: 0, text: step.partialText });
+      await new Promise<void>((resolve) => opts.signal.addEventListener('abort', () => resolve(), { once: true }));
+      return { ok: false, error: { kind: 'aborted', message: 'Stopped.', retryable: false } };
+    }
+    for (const [i, c] of step.content.entries()) {
+      if (c.type === 'text') opts.onEvent({ type: 'text_delta', index: i, text: c.text });
+      if (c.type === 'tool_use') opts.onEvent({ type: 'tool_use_started', index: i, id: c.id, name: c.name });
+    }
+    const promptChars = JSON.stringify(params).length;
+    return {
+      ok: true,
+      result: {
+        content: step.content,
+        stopReason: step.stopReason === undefined ? (step.content.some((c) => c.type === 'tool_use') ? 'tool_use' : 'end_turn') : step.stopReason,
+        model: params.model,
+        requestId: `req_${this.requests.length}`,
+        usage: { input_tokens: Math.ceil(promptChars / 4), output_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, ...step.usage },
+      },
+    };
+  }
+}
+
+/** A ToolRunner whose tools answer from a table; `slow` tools wait for the abort signal. */
+export class FakeTools implements ToolRunner {
+  readonly calls: ToolCall[] = [];
+  constructor(private readonly answers: Record<string, string>, private readonly slow: ReadonlySet<string> = new Set()) {}
+  async run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+    this.calls.push(call);
+    if (this.slow.has(call.name)) {
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      return { content: 'killed', isError: true };
+    }
+    const answer = this.answers[call.name];
+    return answer === undefined ? { content: `unknown tool ${call.name}`, isError: true } : { content: answer, isError: false };
+  }
+}
