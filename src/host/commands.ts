@@ -13,14 +13,13 @@ export const COMMANDS = {
 } as const;
 
 /** Commands of this version that are declared but not built yet, with what to expect. */
-const NOT_READY: Record<'compactNow' | 'newSession' | 'showBudget' | 'pinSelection', string> = {
-  compactNow: 'Compact Now is not available yet: compaction (summaries you can inspect and undo) comes after the agent can hold a conversation. Nothing was changed.',
-  newSession: 'New Session is not available yet: sessions arrive with the agent. The chat view currently previews requests only, so there is nothing to reset.',
-  showBudget: 'The context budget panel is not available yet. Until then, the chat view\'s request preview shows every block and its token estimate.',
-  pinSelection: 'Pin Selection is not available yet: pinned context needs sessions, which arrive with the agent. Nothing was pinned.',
+const NOT_READY: Record<'compactNow' | 'showBudget' | 'pinSelection', string> = {
+  compactNow: 'Compact Now is not available yet: compaction (summaries you can inspect and undo) is the next milestone. Nothing was changed.',
+  showBudget: 'The context budget panel is not available yet. Until then, the chat view\'s Preview shows every block of the next request and its token estimate.',
+  pinSelection: 'Pin Selection is not available yet: pinned context arrives with compaction. Nothing was pinned.',
 };
 
-/** Registers every command; returns their disposables. */
+/** Registers the commands that need no session (New Session and Sessions are the chat controller's); returns their disposables. */
 export function registerCommands(deps: { apiKeys: ApiKeyStore; log: vscode.LogOutputChannel }): vscode.Disposable[] {
   const notReady = (key: keyof typeof NOT_READY) => () => {
     deps.log.info(`Command ${key} invoked: not available in this version.`);
@@ -30,17 +29,8 @@ export function registerCommands(deps: { apiKeys: ApiKeyStore; log: vscode.LogOu
     vscode.commands.registerCommand(COMMANDS.setApiKey, () => setApiKey(deps.apiKeys, deps.log)),
     vscode.commands.registerCommand(COMMANDS.toggleEditorContext, toggleEditorContext),
     vscode.commands.registerCommand(COMMANDS.compactNow, notReady('compactNow')),
-    vscode.commands.registerCommand(COMMANDS.newSession, notReady('newSession')),
     vscode.commands.registerCommand(COMMANDS.showBudget, notReady('showBudget')),
     vscode.commands.registerCommand(COMMANDS.pinSelection, notReady('pinSelection')),
-  ];
-}
-
-/** The human-readable list of what this version cannot do yet (shown in the chat view). */
-export function notReadySummary(): string[] {
-  return [
-    'Sending to Claude, tools and sessions arrive with the agent; today the view previews the request.',
-    'Compaction, the Compactions tree and the context budget panel come next.',
   ];
 }
 

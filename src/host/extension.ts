@@ -1,40 +1,47 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
+import { selectEnabledTools } from '../core/tools/schemas';
 import { ApiKeyStore } from './apiKey';
+import { ChatController } from './chat/chatController';
+import { StoreSessionPort } from './chat/storeSessionPort';
 import { ChatViewProvider } from './chatViewProvider';
-import { notReadySummary, registerCommands } from './commands';
+import { registerCommands } from './commands';
 import { CompactionsTreeProvider } from './compactionsTree';
 import { RequestPreviewer } from './requestPreview';
-import { readPipelineConfig, SETTINGS_SECTION } from './settings';
-import type { ChatView } from './chatViewProvider';
+import { showSessions } from './sessionsCommand';
+import { SessionStore } from './sessions/sessionStore';
+import { readAgentSettings, SETTINGS_SECTION } from './settings';
+import { VscodeApprover } from './tools/vscodeApprover';
+import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
 
 /**
- * Activation: wires the adapters and views. Cheap by design — the tokenizer and anything
- * heavy load on first use, not here. Every disposable goes to context.subscriptions.
+ * Activation: wires the adapters and views. Cheap by design — the tokenizer, the session
+ * and the SDK client load on first use, not here. Every disposable goes to context.subscriptions.
  */
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Context Pipeline', { log: true });
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
   const apiKeys = new ApiKeyStore(context.secrets);
-  const previewer = new RequestPreviewer(log);
+  const approver = new VscodeApprover();
+  let knownKey: string | undefined;
+  void apiKeys.get().then((k) => (knownKey = k));
+  const store = SessionStore.inGlobalStorage(context.globalStorageUri.fsPath, { now: Date.now, random: Math.random, secrets: () => (knownKey ? [knownKey] : []) });
+  const sessions = new StoreSessionPort(store, () => vscode.workspace.workspaceFolders?.[0]?.name ?? '');
+  const tools = new WorkspaceToolRunner({
+    roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+    approver,
+    runCommandEnabled: () => readAgentSettings().enableRunCommand,
+    filesExclude: () => vscode.workspace.getConfiguration('files').get<Record<string, boolean>>('exclude') ?? {},
+  });
 
-  const sendStatus = async (view: ChatView) => {
-    const resolved = readPipelineConfig();
-    view.post({
-      type: 'status',
-      version,
-      model: resolved.ok ? resolved.config.model : '(invalid settings)',
-      contextWindow: resolved.ok ? resolved.config.contextWindow : 0,
-      outputReserve: resolved.ok ? resolved.config.outputReserve : 0,
-      apiKey: await apiKeys.status(),
-      warnings: resolved.ok ? [...resolved.warnings] : [resolved.error],
-      notReady: notReadySummary(),
-    });
-  };
-
+  let controller: ChatController | undefined;
+  const toolSchemas = () => selectEnabledTools({ runCommandEnabled: readAgentSettings().enableRunCommand });
+  const previewer = new RequestPreviewer(log, async () => controller?.conversation(), toolSchemas);
   const chat = new ChatViewProvider(
     context.extensionUri,
     {
-      onReady: sendStatus,
+      onReady: async () => controller?.onReady(),
       onMessage: async (message, view) => {
         switch (message.type) {
           case 'preview':
@@ -43,27 +50,49 @@ export function activate(context: vscode.ExtensionContext): void {
           case 'command':
             await vscode.commands.executeCommand(`contextPipeline.${message.command}`);
             return;
+          default:
+            await controller?.onMessage(message);
         }
       },
     },
     log,
   );
+  controller = new ChatController(chat, {
+    apiKeys,
+    sessions,
+    tools,
+    toolSchemas,
+    pasteDirectory: (id) => join(store.dir, `${id}.files`),
+    writeFile: async (path, content) => {
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      await writeFile(path, content, { encoding: 'utf8', mode: 0o600 });
+    },
+    log,
+    version,
+  });
   const compactions = new CompactionsTreeProvider();
 
   context.subscriptions.push(
     log,
     chat,
+    controller,
+    approver,
     compactions,
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, { webviewOptions: { retainContextWhenHidden: false } }),
     vscode.window.registerTreeDataProvider('contextPipeline.compactions', compactions),
     ...registerCommands({ apiKeys, log }),
-    apiKeys.onDidChange(() => void sendStatus(chat)),
+    vscode.commands.registerCommand('contextPipeline.newSession', () => controller?.newSession()),
+    vscode.commands.registerCommand('contextPipeline.showSessions', () => showSessions(store, controller, log)),
+    apiKeys.onDidChange(() => {
+      void apiKeys.get().then((k) => (knownKey = k));
+      void controller?.postStatus();
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SETTINGS_SECTION)) void sendStatus(chat);
+      if (e.affectsConfiguration(SETTINGS_SECTION)) void controller?.postStatus();
     }),
   );
   log.info(`Context Pipeline activated (version ${version}).`);
 }
 
-/** Nothing to tear down beyond context.subscriptions. */
+/** Nothing to tear down beyond context.subscriptions (which stop a running turn and close the session). */
 export function deactivate(): void {}

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { applyUserMessage, assembleUserMessage } from '../core/assemble';
 import { buildLedger } from '../core/ledger';
-import type { ConversationState } from '../core/model';
+import type { ConversationState, ToolSchema } from '../core/model';
 import { prepareRequest } from '../core/pipeline';
 import { counterIds, type Clock, type Tokenizer } from '../core/ports';
 import { makeRequestCounter } from '../core/requestTokens';
@@ -18,14 +18,20 @@ const clock: Clock = { now: () => Date.now() };
 
 /**
  * Assembles — but does not send — the request a message would produce right now: the
- * system prompt, the editor context the settings allow, and the user's words, through the
- * same core pipeline a real turn uses (assemble → estimate → cache anchors → serialize).
+ * session's history, the system prompt and tools, the editor context the settings allow,
+ * and the user's words, through the same core pipeline a real turn uses (assemble →
+ * estimate → cache anchors → serialize).
  * The tokenizer loads on the first preview, never at activation.
  */
 export class RequestPreviewer {
   private tokenizer: Promise<Tokenizer> | undefined;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    /** The current session's conversation, when one is open (the preview builds on it). */
+    private readonly current: () => Promise<ConversationState | undefined>,
+    private readonly toolSchemas: () => readonly ToolSchema[],
+  ) {}
 
   /** Builds the preview for `text`; problems come back as an error result, never a throw. */
   async preview(requestId: number, text: string): Promise<PreviewResult> {
@@ -38,7 +44,10 @@ export class RequestPreviewer {
     const ids = counterIds('preview');
     const folder = vscode.workspace.workspaceFolders?.[0];
     const system = agentSystemPrompt({ workspaceName: folder?.name ?? 'no folder open', platform: process.platform, date: new Date(clock.now()).toISOString().slice(0, 10) }, { clock, ids });
-    const state: ConversationState = { system: [system], tools: [], messages: [], pending: currentEditorInjections(), config: resolved.config };
+    const base = await this.current();
+    const state: ConversationState = base
+      ? { ...base, tools: this.toolSchemas(), pending: currentEditorInjections(), config: resolved.config }
+      : { system: [system], tools: this.toolSchemas(), messages: [], pending: currentEditorInjections(), config: resolved.config };
     const assembled = assembleUserMessage(state, { userText: text, pasteDirectory: '<session folder>' }, { clock, ids });
     if (!assembled.ok) return { type: 'previewResult', requestId, ok: false, error: assembled.error.message };
     const next = applyUserMessage(state, assembled.value);
@@ -46,7 +55,7 @@ export class RequestPreviewer {
     const prepared = prepareRequest(next, { count: makeRequestCounter(estimator, tokenizer), clock });
     const ledger = buildLedger(next, prepared.anchors, tokenizer, estimator.calibration);
     const notes = [
-      `Estimated with ${tokenizer.name} × ${estimator.calibration.factor.toFixed(2)} (no usage reported yet, so not anchored).`,
+      `Estimated with ${tokenizer.name} × ${estimator.calibration.factor.toFixed(2)}${base && base.messages.length > 0 ? ', on top of this session\'s history' : ''}.`,
       ...assembled.value.dropped.map((d) => `Left out: ${d.reason}.`),
       ...(assembled.value.injected.length === 0 ? ['No editor context: no file is active, or editor context is off.'] : []),
     ];

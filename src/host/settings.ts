@@ -31,3 +31,21 @@ export function readEditorContextSettings(): { selection: boolean; openedFile: b
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   return { selection: c.get<boolean>('injectSelection', true), openedFile: c.get<boolean>('injectOpenedFile', true) };
 }
+
+/** Settings of the agent loop and its transport (the API key is not a setting). */
+export interface AgentSettings {
+  /** Alternative API base URL (a proxy, or the scripted test server); empty for Anthropic's. */
+  readonly baseUrl: string;
+  readonly enableRunCommand: boolean;
+  readonly maxToolRounds: number;
+}
+
+/** Reads the agent settings with their defaults. */
+export function readAgentSettings(): AgentSettings {
+  const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  return {
+    baseUrl: (c.get<string>('baseUrl') ?? '').trim(),
+    enableRunCommand: c.get<boolean>('enableRunCommand', false),
+    maxToolRounds: Math.max(1, Math.floor(c.get<number>('maxToolRounds', 25))),
+  };
+}

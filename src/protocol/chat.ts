@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ChatItemSchema } from './chatItems';
 import { MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
 
 /**
@@ -8,22 +9,21 @@ import { MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
 
 // ---------- webview → host ----------
 
-const ReadySchema = v.strictObject({ type: v.literal('ready') });
+const Text = v.pipe(v.string(), v.maxLength(MAX_WEBVIEW_STRING, 'The message is larger than 16 MB'));
 
-/** Ask the host to assemble (not send) the given text and show what the request would hold. */
-const PreviewSchema = v.strictObject({
-  type: v.literal('preview'),
-  requestId: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  text: v.pipe(v.string(), v.maxLength(MAX_WEBVIEW_STRING, 'The message is larger than 16 MB')),
-});
-
-/** Run one of the extension's own commands (each asks the user itself where it changes anything). */
-const CommandSchema = v.strictObject({
-  type: v.literal('command'),
-  command: v.picklist(['setApiKey', 'compactNow', 'newSession', 'showBudget', 'toggleEditorContext']),
-});
-
-const ToHostSchema = v.variant('type', [ReadySchema, PreviewSchema, CommandSchema]);
+const ToHostSchema = v.variant('type', [
+  v.strictObject({ type: v.literal('ready') }),
+  /** Send the user's words as a new turn. */
+  v.strictObject({ type: v.literal('send'), text: Text }),
+  /** Stop the running turn. */
+  v.strictObject({ type: v.literal('stop') }),
+  /** Re-send the last request after an error. */
+  v.strictObject({ type: v.literal('retry') }),
+  /** Assemble (not send) the given text and show what the request would hold. */
+  v.strictObject({ type: v.literal('preview'), requestId: v.pipe(v.number(), v.integer(), v.minValue(0)), text: Text }),
+  /** Run one of the extension's own commands (each asks the user itself where it changes anything). */
+  v.strictObject({ type: v.literal('command'), command: v.picklist(['setApiKey', 'compactNow', 'newSession', 'showBudget', 'toggleEditorContext', 'showSessions']) }),
+]);
 
 /** A message the chat webview sends to the host. */
 export type ChatToHost = v.InferOutput<typeof ToHostSchema>;
@@ -35,24 +35,27 @@ export function parseChatToHost(input: unknown): Parsed<ChatToHost> {
 
 // ---------- host → webview ----------
 
-const ApiKeyStatusSchema = v.picklist(['secret-storage', 'environment', 'missing']);
-
 const StatusSchema = v.strictObject({
   type: v.literal('status'),
   version: v.string(),
   model: v.string(),
   contextWindow: v.number(),
   outputReserve: v.number(),
-  apiKey: ApiKeyStatusSchema,
+  apiKey: v.picklist(['secret-storage', 'environment', 'missing']),
+  /** Where requests go when not the Anthropic API (a proxy or the scripted test server). */
+  baseUrl: v.optional(v.string()),
+  busy: v.boolean(),
+  sessionTitle: v.string(),
+  /** Prompt tokens of the last request (reported) or the current estimate. */
+  promptTokens: v.number(),
+  costUsd: v.number(),
   /** Settings problems a person should read (e.g. a tiny window); empty when fine. */
   warnings: v.array(v.string()),
-  /** What this version cannot do yet, said plainly. */
-  notReady: v.array(v.string()),
 });
 
 const LedgerRowSchema = v.strictObject({
   position: v.number(),
-  role: v.picklist(['system', 'tools', 'user', 'assistant']),
+  role: v.picklist(['tools', 'system', 'user', 'assistant']),
   kind: v.string(),
   source: v.string(),
   tokens: v.number(),
@@ -75,7 +78,18 @@ const PreviewResultSchema = v.variant('ok', [
   v.strictObject({ type: v.literal('previewResult'), requestId: v.number(), ok: v.literal(false), error: v.string() }),
 ]);
 
-const ToWebviewSchema = v.variant('type', [StatusSchema, PreviewResultSchema]);
+const ToWebviewSchema = v.variant('type', [
+  StatusSchema,
+  PreviewResultSchema,
+  /** The whole transcript (on ready, resume, new session). */
+  v.strictObject({ type: v.literal('transcript'), items: v.array(ChatItemSchema) }),
+  /** Add an item, or replace the item with the same id. */
+  v.strictObject({ type: v.literal('upsert'), item: ChatItemSchema }),
+  /** Streamed text appended to an assistant item. */
+  v.strictObject({ type: v.literal('delta'), id: v.string(), text: v.string() }),
+  /** A retry is scheduled: show a countdown (cleared by `waitMs: 0`). */
+  v.strictObject({ type: v.literal('retrying'), waitMs: v.number(), attempt: v.number(), reason: v.string() }),
+]);
 
 /** A message the host sends to the chat webview. */
 export type ChatToWebview = v.InferOutput<typeof ToWebviewSchema>;

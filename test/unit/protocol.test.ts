@@ -6,6 +6,9 @@ describe('chat protocol', () => {
   it('accepts every well-formed webview message', () => {
     assert.ok(parseChatToHost({ type: 'ready' }).ok);
     assert.ok(parseChatToHost({ type: 'preview', requestId: 3, text: 'hello' }).ok);
+    assert.ok(parseChatToHost({ type: 'send', text: 'hello' }).ok);
+    assert.ok(parseChatToHost({ type: 'stop' }).ok);
+    assert.ok(parseChatToHost({ type: 'retry' }).ok);
     assert.ok(parseChatToHost({ type: 'command', command: 'setApiKey' }).ok);
   });
 
@@ -40,6 +43,10 @@ describe('chat protocol', () => {
   it('validates host messages, including the nested preview result variant', () => {
     assert.ok(parseChatToWebview({ type: 'previewResult', requestId: 1, ok: false, error: 'empty' }).ok);
     assert.ok(!parseChatToWebview({ type: 'previewResult', requestId: 1, ok: true, error: 'x' }).ok);
-    assert.ok(parseChatToWebview({ type: 'status', version: '0.1.0', model: 'm', contextWindow: 1, outputReserve: 1, apiKey: 'missing', warnings: [], notReady: [] }).ok);
+    assert.ok(parseChatToWebview({ type: 'status', version: '0.1.0', model: 'm', contextWindow: 1, outputReserve: 1, apiKey: 'missing', busy: false, sessionTitle: 't', promptTokens: 0, costUsd: 0, warnings: [] }).ok);
+    assert.ok(parseChatToWebview({ type: 'upsert', item: { kind: 'tool', id: 'toolu_1', name: 'read_file', input: '{}', status: 'done', result: 'x' } }).ok);
+    assert.ok(!parseChatToWebview({ type: 'upsert', item: { kind: 'tool', id: 'toolu_1', name: 'read_file', input: '{}', status: 'exploded' } }).ok);
+    assert.ok(parseChatToWebview({ type: 'delta', id: 'stream-1', text: 'Hel' }).ok);
+    assert.ok(!parseChatToWebview({ type: 'send', text: 'host never sends this' }).ok);
   });
 });

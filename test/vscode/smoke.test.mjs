@@ -83,22 +83,30 @@ test('Context Pipeline installs from its .vsix, activates and shows its views in
 
     log(`screenshot: ${await screenshot(page, 'smoke-context-pipeline')}`);
 
-    // A person's first action: type a message and press Enter; the pipeline (loaded lazily,
-    // tokenizer included, from the .vsix) shows the request it would send.
+    // A person's first actions: preview what a message would send, then send it with no API
+    // key set (the smoke server has none) and read the clear error.
     await page.setViewportSize({ width: 1400, height: 900 });
     const input = frame.getByRole('textbox', { name: 'Message' });
     await input.fill('Explain what src/greet.js does.');
-    await input.press('Enter');
+    await frame.getByRole('button', { name: 'Preview' }).click();
     const ledger = frame.locator('[data-testid="preview"] table.ledger');
     await ledger.waitFor({ state: 'visible', timeout: 30_000 });
     const total = await frame.locator('[data-testid="preview"] .total').innerText();
     assert.match(total, /≈ [\d,]+ tokens \([\d.]+% of the window\)/);
     const rows = await ledger.locator('tbody tr').allInnerTexts();
+    assert.ok(rows.some((r) => /tools · tool schema/.test(r)), `the tool definitions: ${rows.join(' | ')}`);
     assert.ok(rows.some((r) => /system · text/.test(r)), `a system prompt row: ${rows.join(' | ')}`);
     assert.ok(rows.some((r) => /user · text/.test(r) && r.includes('Explain what src/greet.js does.')), `the user's words: ${rows.join(' | ')}`);
     const notes = await frame.locator('[data-testid="preview"] .note').allInnerTexts();
     assert.ok(notes.some((n) => n.includes('cl100k_base')), `the tiktoken bundle loaded from the .vsix: ${notes.join(' | ')}`);
     log(`screenshot: ${await screenshot(page, 'smoke-request-preview')}`);
+
+    await input.press('Enter');
+    const error = frame.locator('.item.error');
+    await error.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.match(await error.innerText(), /No Anthropic API key is set/);
+    assert.match(await frame.locator('.item.user').first().innerText(), /Explain what src\/greet\.js does\./, 'the message is kept');
+    log(`screenshot: ${await screenshot(page, 'smoke-no-api-key')}`);
   } catch (err) {
     failure = err;
     await reportFailure(page, server, screenshot, readExtensionHostLogs);

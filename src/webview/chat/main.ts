@@ -1,38 +1,56 @@
-import { parseChatToWebview, type ChatToHost, type ChatToWebview, type LedgerRow } from '../../protocol/chat';
+import { parseChatToWebview, type ChatToHost, type ChatToWebview } from '../../protocol/chat';
+import { Composer } from './composer';
 import { el, formatTokens } from './dom';
+import { renderPreview } from './previewView';
+import { TranscriptView } from './transcriptView';
 import { vscodeApi } from './vscodeApi';
 
-/** What survives the view being hidden: the draft and the last preview. */
+/** What survives the view being hidden: the draft and the input history. (The transcript comes from the host.) */
 interface ViewState {
   draft: string;
-  lastPreview?: Extract<ChatToWebview, { type: 'previewResult' }>;
+  history: string[];
 }
 
 const api = vscodeApi<ViewState>();
-const state: ViewState = api.getState() ?? { draft: '' };
+const saved = api.getState();
+const state: ViewState = { draft: saved?.draft ?? '', history: saved?.history ?? [] };
 let status: Extract<ChatToWebview, { type: 'status' }> | undefined;
-let nextRequestId = 1;
-let awaiting = 0;
+let nextPreviewId = 1;
+let awaitingPreview = 0;
+let countdown: ReturnType<typeof setInterval> | undefined;
+
+const post = (message: ChatToHost) => api.postMessage(message);
+const save = () => api.setState(state);
 
 const root = document.getElementById('app') as HTMLElement;
 const header = el('header', { class: 'header' });
-const notice = el('section', { class: 'notice', role: 'note' });
-const result = el('section', { class: 'result', 'data-testid': 'preview' });
-const input = el('textarea', { class: 'input', rows: '4', placeholder: 'Ask Claude… (Enter to preview the request, Shift+Enter for a new line)', 'aria-label': 'Message' });
-const send = el('button', { class: 'primary', type: 'button' }, 'Preview request');
-const form = el('footer', { class: 'composer' }, input, el('div', { class: 'actions' }, send));
-const scroll = el('div', { class: 'scroll' }, notice, result);
-root.append(header, scroll, form);
-
-input.value = state.draft;
-input.addEventListener('input', () => save({ draft: input.value }));
-input.addEventListener('keydown', (e) => {
-  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
-    e.preventDefault();
-    submit();
-  }
-});
-send.addEventListener('click', submit);
+const banner = el('div', { class: 'banner', role: 'status', hidden: '' });
+const previewSlot = el('div', { class: 'preview-slot' });
+const transcript = new TranscriptView(() => post({ type: 'retry' }));
+const empty = el('div', { class: 'empty' }, el('p', {}, 'Ask Claude about your workspace. Your selection and opened file go along as context — you see exactly what was sent under each message.'));
+const scroll = el('div', { class: 'scroll' }, empty, transcript.root, previewSlot);
+const composer = new Composer(
+  {
+    send: (text) => {
+      state.history = [...composer.sent()];
+      save();
+      previewSlot.replaceChildren();
+      post({ type: 'send', text });
+    },
+    stop: () => post({ type: 'stop' }),
+    preview: (text) => {
+      awaitingPreview = nextPreviewId++;
+      post({ type: 'preview', requestId: awaitingPreview, text });
+    },
+    draftChanged: (text) => {
+      state.draft = text;
+      save();
+    },
+  },
+  state.draft,
+  state.history,
+);
+root.append(header, banner, scroll, composer.root);
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const parsed = parseChatToWebview(event.data);
@@ -40,85 +58,67 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     console.warn(`Context Pipeline: dropped a malformed message from the host: ${parsed.error}`);
     return;
   }
-  const message = parsed.value;
-  if (message.type === 'status') {
-    status = message;
-    renderHeader();
-  } else if (message.type === 'previewResult' && message.requestId === awaiting) {
-    send.disabled = false;
-    save({ lastPreview: message });
-    renderPreview(message);
+  const m = parsed.value;
+  switch (m.type) {
+    case 'status':
+      status = m;
+      composer.setBusy(m.busy);
+      renderHeader();
+      return;
+    case 'transcript':
+      transcript.reset(m.items);
+      empty.hidden = m.items.length > 0;
+      return;
+    case 'upsert':
+      transcript.upsert(m.item);
+      empty.hidden = true;
+      return;
+    case 'delta':
+      transcript.append(m.id, m.text);
+      return;
+    case 'retrying':
+      showCountdown(m.waitMs, m.attempt, m.reason);
+      return;
+    case 'previewResult':
+      if (m.requestId === awaitingPreview) previewSlot.replaceChildren(renderPreview(m, () => previewSlot.replaceChildren()));
+      return;
   }
 });
 
 post({ type: 'ready' });
-if (state.lastPreview) renderPreview(state.lastPreview);
-
-function post(message: ChatToHost): void {
-  api.postMessage(message);
-}
-
-function save(patch: Partial<ViewState>): void {
-  Object.assign(state, patch);
-  api.setState(state);
-}
-
-function submit(): void {
-  const text = input.value;
-  awaiting = nextRequestId++;
-  send.disabled = true;
-  post({ type: 'preview', requestId: awaiting, text });
-}
 
 function renderHeader(): void {
   if (!status) return;
-  const key =
-    status.apiKey === 'missing'
-      ? el('button', { class: 'link', type: 'button', 'data-command': 'setApiKey' }, 'Set API key')
-      : el('span', { class: 'ok', title: status.apiKey === 'environment' ? 'From ANTHROPIC_API_KEY' : 'In VS Code secret storage' }, status.apiKey === 'environment' ? 'API key: environment' : 'API key: set');
-  if (status.apiKey === 'missing') key.addEventListener('click', () => post({ type: 'command', command: 'setApiKey' }));
+  const s = status;
+  const button = (label: string, command: Extract<ChatToHost, { type: 'command' }>['command'], title: string) => {
+    const b = el('button', { class: 'link', type: 'button', title }, label);
+    b.addEventListener('click', () => post({ type: 'command', command }));
+    return b;
+  };
+  const pct = s.contextWindow ? (100 * s.promptTokens) / s.contextWindow : 0;
   header.replaceChildren(
-    el('div', { class: 'model', title: 'contextPipeline.model' }, status.model),
-    el('div', { class: 'meta' }, `${formatTokens(status.contextWindow)}-token window · ${formatTokens(status.outputReserve)} reserved for the answer`),
-    key,
-  );
-  notice.replaceChildren(
-    ...status.warnings.map((w) => el('p', { class: 'warning' }, w)),
-    el('p', {}, 'Press Enter to see the exact request Claude would receive: every block, its source, its tokens, and the cache breakpoints. Nothing is sent.'),
-    el('details', {}, el('summary', {}, `Not yet in ${status.version}`), el('ul', {}, ...status.notReady.map((t) => el('li', {}, t)))),
+    el('div', { class: 'row' }, el('span', { class: 'model', title: 'contextPipeline.model' }, s.model), el('span', { class: 'meta', 'data-testid': 'context-usage' }, `${formatTokens(s.promptTokens)} / ${formatTokens(s.contextWindow)} tokens (${pct.toFixed(0)}%) · $${s.costUsd.toFixed(4)}`)),
+    el('div', { class: 'row' }, el('span', { class: 'title', title: `Session: ${s.sessionTitle}` }, s.sessionTitle)),
+    ...(s.baseUrl ? [el('div', { class: 'warning' }, `Requests go to ${s.baseUrl}`)] : []),
+    ...(s.apiKey === 'missing' && !s.baseUrl ? [el('div', { class: 'warning' }, 'No API key. ', button('Set API key', 'setApiKey', 'Stored in VS Code secret storage'))] : []),
+    ...s.warnings.map((w) => el('div', { class: 'warning' }, w)),
   );
 }
 
-function renderPreview(message: Extract<ChatToWebview, { type: 'previewResult' }>): void {
-  if (!message.ok) {
-    result.replaceChildren(el('p', { class: 'error', role: 'alert' }, message.error));
+function showCountdown(waitMs: number, attempt: number, reason: string): void {
+  if (countdown) clearInterval(countdown);
+  countdown = undefined;
+  if (waitMs <= 0) {
+    banner.hidden = true;
     return;
   }
-  const pct = (100 * message.estimatedTokens) / message.contextWindow;
-  const bar = el('div', { class: 'bar', role: 'meter', 'aria-valuenow': String(message.estimatedTokens), 'aria-valuemax': String(message.contextWindow) });
-  const fill = el('span', { class: 'fill' });
-  // CSSOM, not a style attribute: the CSP forbids inline style attributes.
-  fill.style.width = `${Math.min(100, pct).toFixed(2)}%`;
-  bar.append(fill);
-  const rows = message.rows.map(rowView);
-  result.replaceChildren(
-    el('p', { class: 'total' }, `≈ ${formatTokens(message.estimatedTokens)} tokens (${pct.toFixed(1)}% of the window)`),
-    bar,
-    ...message.notes.map((n) => el('p', { class: 'note' }, n)),
-    el('table', { class: 'ledger' }, el('thead', {}, el('tr', {}, el('th', {}, '#'), el('th', {}, 'Block'), el('th', {}, 'Source'), el('th', { class: 'num' }, 'Tokens'))), el('tbody', {}, ...rows)),
-    ...(message.breakpoints.length
-      ? [el('p', { class: 'note' }, `Cache breakpoints: ${message.breakpoints.map((b) => `${b.label} (${formatTokens(b.prefixTokens)} tokens, p≈${b.hitProbability})`).join('; ')}`)]
-      : [el('p', { class: 'note' }, 'No cache breakpoint: the prompt is shorter than the model caches.')]),
-  );
-}
-
-function rowView(row: LedgerRow): HTMLTableRowElement {
-  const tr = el('tr', row.breakpoint ? { class: 'breakpoint', title: 'cache breakpoint after this block' } : {});
-  tr.append(
-    el('td', {}, String(row.position)),
-    el('td', {}, el('div', { class: 'kind' }, `${row.role} · ${row.kind}`), el('div', { class: 'preview' }, row.preview)),
-    el('td', {}, row.source),
-    el('td', { class: 'num' }, formatTokens(row.tokens)),
-  );
-  return tr;
+  const until = Date.now() + waitMs;
+  const tick = () => {
+    const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+    banner.textContent = `${reason} Retrying in ${left}s (attempt ${attempt + 1})…`;
+    if (left <= 0 && countdown) clearInterval(countdown);
+  };
+  banner.hidden = false;
+  tick();
+  countdown = setInterval(tick, 250);
 }

@@ -1,0 +1,227 @@
+/**
+ * The session file format: one JSON entry per line, the first a versioned header. Types,
+ * strict runtime schemas (a malformed or foreign line is detected, never half-read) and
+ * the line codec. Pure: no I/O.
+ *
+ * Compatibility rule: a reader only understands `version: 1`. A writer that adds an entry
+ * type or a field must bump the version, because version 1 readers treat unknown entries
+ * as damage.
+ */
+import * as v from 'valibot';
+import type { Usage } from '../agentPorts';
+import type { Message } from '../model';
+
+/** The `format` value every header carries. */
+export const SESSION_FORMAT = 'context-pipeline-session';
+/** The only format version this code reads and writes. */
+export const SESSION_VERSION = 1;
+
+/** First line of every session file. Times are milliseconds since the epoch. */
+export interface HeaderEntry {
+  readonly type: 'header';
+  readonly format: typeof SESSION_FORMAT;
+  readonly version: typeof SESSION_VERSION;
+  readonly sessionId: string;
+  readonly createdAt: number;
+  readonly title?: string;
+  readonly model: string;
+  /** Name of the workspace the session belongs to ('' when no folder was open). */
+  readonly workspace: string;
+}
+
+/** A message appended to the conversation, with every block's metadata. */
+export interface MessageEntry {
+  readonly type: 'message';
+  readonly at: number;
+  readonly message: Message;
+}
+
+/** What one request to Claude cost. */
+export interface UsageEntry {
+  readonly type: 'usage';
+  readonly at: number;
+  /** 1-based index of the request within the session. */
+  readonly requestIndex: number;
+  /** Turn the request belonged to. */
+  readonly turn: number;
+  readonly model: string;
+  readonly usage: Usage;
+  /** The pipeline's input-token estimate before sending. */
+  readonly estimatedInputTokens: number;
+  readonly costUsd: number;
+}
+
+/**
+ * A compaction: messages `replacedIds` (kept verbatim in `originals`) were replaced by
+ * `replacement`. `meta` carries the rest of the record (strategy, model, cost, fallbacks…).
+ */
+export interface CompactionEntry {
+  readonly type: 'compaction';
+  readonly at: number;
+  readonly id: string;
+  readonly trigger: string;
+  readonly replacedIds: readonly string[];
+  readonly originals: readonly Message[];
+  readonly replacement: readonly Message[];
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly meta: Readonly<Record<string, string | number | boolean>>;
+}
+
+/** Undo of the compaction `compactionId`: its originals replace its replacement again. */
+export interface RestoreEntry {
+  readonly type: 'restore';
+  readonly at: number;
+  readonly compactionId: string;
+}
+
+/** The user pinned (or unpinned) a block. */
+export interface PinEntry {
+  readonly type: 'pin' | 'unpin';
+  readonly at: number;
+  readonly blockId: string;
+}
+
+/** The user renamed the session. */
+export interface TitleEntry {
+  readonly type: 'title';
+  readonly at: number;
+  readonly title: string;
+}
+
+/** A turn stopped before it finished (Stop pressed, error, window closed). */
+export interface TurnAbortedEntry {
+  readonly type: 'turn_aborted';
+  readonly at: number;
+  readonly turn: number;
+  readonly reason: string;
+}
+
+/**
+ * Written by the loader after it repaired the conversation: from here on the conversation
+ * is exactly `messages`; `fixes` says what was changed and why.
+ */
+export interface RepairEntry {
+  readonly type: 'repair';
+  readonly at: number;
+  readonly fixes: readonly string[];
+  readonly messages: readonly Message[];
+}
+
+/** Any line of a session file. */
+export type SessionEntry = HeaderEntry | MessageEntry | UsageEntry | CompactionEntry | RestoreEntry | PinEntry | TitleEntry | TurnAbortedEntry | RepairEntry;
+
+const num = v.pipe(v.number(), v.finite());
+const int = v.pipe(v.number(), v.safeInteger());
+const meta = v.strictObject({
+  id: v.string(),
+  tier: v.picklist([0, 1, 2, 3]),
+  source: v.picklist(['system', 'user', 'assistant', 'tool', 'reminder', 'ide_selection', 'ide_opened_file', 'hook', 'compactor']),
+  createdAt: num,
+  toolUseId: v.optional(v.string()),
+  tokenCount: v.optional(num),
+  pinned: v.boolean(),
+  compactable: v.boolean(),
+});
+const mediaType = v.picklist(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+const resultContent = v.union([
+  v.string(),
+  v.array(v.variant('type', [v.strictObject({ type: v.literal('text'), text: v.string() }), v.strictObject({ type: v.literal('image'), mediaType, data: v.string() })])),
+]);
+const block = v.variant('type', [
+  v.strictObject({ type: v.literal('text'), text: v.string(), meta }),
+  // JSON drops an undefined input; read it back as the empty object the API expects.
+  v.strictObject({ type: v.literal('tool_use'), id: v.string(), name: v.string(), input: v.optional(v.unknown(), () => ({})), meta }),
+  v.strictObject({ type: v.literal('tool_result'), toolUseId: v.string(), content: resultContent, isError: v.optional(v.boolean()), meta }),
+  v.strictObject({ type: v.literal('thinking'), thinking: v.string(), signature: v.optional(v.string()), meta }),
+  v.strictObject({ type: v.literal('image'), mediaType, data: v.string(), meta }),
+  v.strictObject({ type: v.literal('summary'), text: v.string(), compactionId: v.string(), turnRange: v.strictTuple([int, int]), meta }),
+]);
+const message = v.strictObject({ id: v.string(), role: v.picklist(['user', 'assistant']), blocks: v.array(block), turn: int });
+const usage = v.strictObject({ input_tokens: int, output_tokens: int, cache_read_input_tokens: int, cache_creation_input_tokens: int });
+
+/** Strict schema of one entry; its output type is checked against `SessionEntry`. */
+export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.variant('type', [
+  v.strictObject({
+    type: v.literal('header'),
+    format: v.literal(SESSION_FORMAT),
+    version: v.literal(SESSION_VERSION),
+    sessionId: v.string(),
+    createdAt: num,
+    title: v.optional(v.string()),
+    model: v.string(),
+    workspace: v.string(),
+  }),
+  v.strictObject({ type: v.literal('message'), at: num, message }),
+  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: num }),
+  v.strictObject({
+    type: v.literal('compaction'),
+    at: num,
+    id: v.string(),
+    trigger: v.string(),
+    replacedIds: v.array(v.string()),
+    originals: v.array(message),
+    replacement: v.array(message),
+    tokensBefore: num,
+    tokensAfter: num,
+    meta: v.record(v.string(), v.union([v.string(), num, v.boolean()])),
+  }),
+  v.strictObject({ type: v.literal('restore'), at: num, compactionId: v.string() }),
+  v.strictObject({ type: v.picklist(['pin', 'unpin']), at: num, blockId: v.string() }),
+  v.strictObject({ type: v.literal('title'), at: num, title: v.string() }),
+  v.strictObject({ type: v.literal('turn_aborted'), at: num, turn: int, reason: v.string() }),
+  v.strictObject({ type: v.literal('repair'), at: num, fixes: v.array(v.string()), messages: v.array(message) }),
+]);
+
+/**
+ * One entry as one line of JSON, without the trailing newline, starting `{"type":"<type>"`
+ * whatever the key order of `entry`. JSON.stringify escapes
+ * newlines inside strings, so the result never contains `\n`. `meta.tokenCount` is left
+ * out: it is a memo of whichever tokenizer was loaded and is recomputed after loading.
+ * Throws only for values JSON cannot hold (cycles, BigInt).
+ */
+export function encodeEntry(entry: SessionEntry): string {
+  // `type` always comes first, so a reader can classify a line by its prefix without parsing it.
+  const { type, ...rest } = entry;
+  return JSON.stringify({ type, ...rest }, (key, value: unknown) => (key === 'tokenCount' ? undefined : value));
+}
+
+/** Result of reading one line: the entry, or a short reason it was rejected. */
+export type DecodedLine = { readonly ok: true; readonly entry: SessionEntry } | { readonly ok: false; readonly reason: string };
+
+/**
+ * Parses and validates one line (surrounding whitespace, e.g. a `\r`, is ignored). Never
+ * throws. The reason names the failure, e.g. `not JSON (Unexpected end of JSON input)` or
+ * `message.blocks.0.text: Invalid type: Expected string but received 3`.
+ */
+export function decodeLine(line: string): DecodedLine {
+  const text = line.trim();
+  if (text.length === 0) return { ok: false, reason: 'empty line' };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, reason: `not JSON (${e instanceof Error ? e.message : String(e)})` };
+  }
+  const result = v.safeParse(sessionEntrySchema, json);
+  if (result.success) return { ok: true, entry: result.output };
+  const issue = result.issues[0];
+  const path = issue?.path?.map((p) => String(p.key)).join('.') ?? '';
+  return { ok: false, reason: `${path ? `${path}: ` : ''}${issue?.message ?? 'invalid entry'}` };
+}
+
+/**
+ * The version of a header line of this format written by a newer version of the extension,
+ * else undefined. Such a file must be left untouched: its entries are not damage, only
+ * unknown to this reader.
+ */
+export function newerFormatVersion(line: string): number | undefined {
+  try {
+    const json: unknown = JSON.parse(line.trim());
+    if (typeof json !== 'object' || json === null) return undefined;
+    const { format, version } = json as { format?: unknown; version?: unknown };
+    return format === SESSION_FORMAT && typeof version === 'number' && version > SESSION_VERSION ? version : undefined;
+  } catch {
+    return undefined;
+  }
+}

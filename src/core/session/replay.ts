@@ -1,0 +1,308 @@
+/**
+ * Rebuilds a conversation from the entries of a session file, and repairs a conversation
+ * so it satisfies `checkInvariants` without losing a word the user typed. Pure.
+ */
+import type { Block, Message, TextBlock, ToolResultBlock, ToolResultContent } from '../model';
+import { headChars } from '../text';
+import { SESSION_FORMAT, SESSION_VERSION, type CompactionEntry, type HeaderEntry, type SessionEntry, type TurnAbortedEntry, type UsageEntry } from './entries';
+
+/** A compaction of the session and whether it is still in effect (not restored). */
+export interface CompactionState {
+  readonly entry: CompactionEntry;
+  readonly active: boolean;
+}
+
+/** A session as rebuilt from its entries. */
+export interface ReplayedSession {
+  readonly header: HeaderEntry;
+  /** The last rename, else the header's title, else undefined. */
+  readonly title: string | undefined;
+  /** The current conversation: compactions and restores applied, repaired, pins applied. */
+  readonly messages: readonly Message[];
+  /** Ids of the pinned blocks of `messages`. */
+  readonly pins: readonly string[];
+  readonly usage: readonly UsageEntry[];
+  readonly compactions: readonly CompactionState[];
+  readonly abortedTurns: readonly TurnAbortedEntry[];
+  /** Latest time found in the entries (ms). */
+  readonly updatedAt: number;
+  /** Entries that could not be applied, as sentences for the user. */
+  readonly problems: readonly string[];
+  /** What `repairMessages` changed, as sentences for the user. */
+  readonly fixes: readonly string[];
+  /** Indices of entries that had no effect (see `problems`); a rewrite may drop them. */
+  readonly ignored: readonly number[];
+}
+
+/**
+ * Applies the entries in order: messages append, a compaction swaps the messages it names
+ * for its replacement, a restore swaps them back, a repair entry resets the conversation,
+ * pins/titles/usage/aborted turns are collected. Entries that cannot apply (an unknown
+ * compaction, a second header) are skipped and reported. The result is then repaired with
+ * `repairMessages`. A missing header is reported and replaced by a placeholder.
+ */
+export function replaySession(entries: readonly SessionEntry[]): ReplayedSession {
+  let header: HeaderEntry | undefined;
+  let title: string | undefined;
+  let messages: Message[] = [];
+  let updatedAt = 0;
+  const pinState = new Map<string, { pinned: boolean; index: number[] }>();
+  const usage: UsageEntry[] = [];
+  const aborted: TurnAbortedEntry[] = [];
+  const compactions = new Map<string, { entry: CompactionEntry; active: boolean }>();
+  const problems: string[] = [];
+  const ignored: number[] = [];
+  const skip = (index: number, why: string) => {
+    problems.push(why);
+    ignored.push(index);
+  };
+  entries.forEach((e, i) => {
+    if (e.type === 'header') {
+      if (header) return skip(i, 'A second header line was ignored.');
+      header = e;
+      title = e.title;
+      updatedAt = Math.max(updatedAt, e.createdAt);
+      return;
+    }
+    updatedAt = Math.max(updatedAt, e.at);
+    switch (e.type) {
+      case 'message':
+        messages.push(e.message);
+        break;
+      case 'usage':
+        usage.push(e);
+        break;
+      case 'compaction': {
+        const swapped = compactions.has(e.id) ? undefined : swap(messages, e.replacedIds, e.replacement);
+        if (!swapped) return skip(i, `Compaction ${e.id} was skipped: ${compactions.has(e.id) ? 'its id repeats' : 'none of the messages it replaced are in the conversation'}.`);
+        messages = swapped;
+        compactions.set(e.id, { entry: e, active: true });
+        break;
+      }
+      case 'restore': {
+        const c = compactions.get(e.compactionId);
+        const swapped = c?.active ? swap(messages, c.entry.replacement.map((m) => m.id), c.entry.originals) : undefined;
+        if (!c || !swapped) return skip(i, `The undo of compaction ${e.compactionId} was skipped: ${!c ? 'that compaction is not in the file' : c.active ? 'its summary is no longer in the conversation' : 'it was already undone'}.`);
+        messages = swapped;
+        c.active = false;
+        break;
+      }
+      case 'pin':
+      case 'unpin': {
+        const s = pinState.get(e.blockId) ?? { pinned: false, index: [] };
+        pinState.set(e.blockId, { pinned: e.type === 'pin', index: [...s.index, i] });
+        break;
+      }
+      case 'title':
+        title = e.title;
+        break;
+      case 'turn_aborted':
+        aborted.push(e);
+        break;
+      case 'repair':
+        messages = [...e.messages];
+        break;
+    }
+  });
+  if (!header) problems.push('The session had no header; a placeholder was used.');
+  const repaired = repairMessages(messages);
+  const everyMessage = [...repaired.messages, ...[...compactions.values()].flatMap((c) => [...c.entry.originals, ...c.entry.replacement])];
+  const known = new Set(everyMessage.flatMap((m) => m.blocks.map((b) => b.meta.id)));
+  for (const [id, s] of pinState) {
+    if (known.has(id)) continue;
+    problems.push(`${s.index.length === 1 ? 'A pin' : `${s.index.length} pins`} of block ${id}, which is in no message, ${s.index.length === 1 ? 'was' : 'were'} ignored.`);
+    ignored.push(...s.index);
+  }
+  const final = repaired.messages.map((m) => withPins(m, pinState));
+  return {
+    header: header ?? { type: 'header', format: SESSION_FORMAT, version: SESSION_VERSION, sessionId: 'unknown', createdAt: updatedAt, model: 'unknown', workspace: '' },
+    title,
+    messages: final,
+    pins: final.flatMap((m) => m.blocks.filter((b) => b.meta.pinned).map((b) => b.meta.id)),
+    usage,
+    compactions: [...compactions.values()].map((c) => ({ entry: c.entry, active: c.active })),
+    abortedTurns: aborted,
+    updatedAt,
+    problems,
+    fixes: repaired.fixes,
+    ignored: ignored.sort((a, b) => a - b),
+  };
+}
+
+/** Replaces the messages whose ids are in `ids` by `replacement`, placed where the first was. */
+function swap(messages: readonly Message[], ids: readonly string[], replacement: readonly Message[]): Message[] | undefined {
+  const set = new Set(ids);
+  const at = messages.findIndex((m) => set.has(m.id));
+  if (at < 0) return undefined;
+  const rest = messages.filter((m) => !set.has(m.id));
+  return [...rest.slice(0, at), ...replacement, ...rest.slice(at)];
+}
+
+/** `m` with the last pin/unpin of each block applied (the same object when nothing changes). */
+function withPins(m: Message, pins: ReadonlyMap<string, { pinned: boolean }>): Message {
+  const flip = (b: Block) => {
+    const p = pins.get(b.meta.id);
+    return p !== undefined && p.pinned !== b.meta.pinned;
+  };
+  if (!m.blocks.some(flip)) return m;
+  return { ...m, blocks: m.blocks.map((b) => (flip(b) ? ({ ...b, meta: { ...b.meta, pinned: !b.meta.pinned } } as Block) : b)) };
+}
+
+/** Text of the synthetic answer to a tool call that never got one. */
+export const INTERRUPTED_TOOL_RESULT = 'The tool call was interrupted before it finished (session recovered).';
+const ORPHAN_PREVIEW_CHARS = 200;
+
+/**
+ * Makes `messages` satisfy `checkInvariants` (pending tool calls allowed) while keeping
+ * every word the user typed. In order: a message repeated verbatim is dropped, other repeated
+ * message/block/tool-call ids are renamed; whitespace-only text is dropped; a block in the
+ * wrong role becomes a text block; summaries and the user's words become non-compactable;
+ * empty messages are dropped; a leading assistant message gets a placeholder user message
+ * before it; consecutive messages of one role are merged (the first id is kept); a
+ * tool_result answering nothing (or answering twice) becomes the text
+ * `[orphaned tool result for <id>: <first 200 chars>]`; a tool_use left unanswered when a
+ * user message follows gets an error result saying it was interrupted; tool results are
+ * moved before other content; decreasing turn numbers are raised. A trailing assistant
+ * message with unanswered tool calls is kept as it is: the agent loop answers those calls
+ * as cancelled when the conversation resumes. `fixes` lists each change as a sentence.
+ */
+export function repairMessages(messages: readonly Message[]): { messages: Message[]; fixes: string[] } {
+  const fixes: string[] = [];
+  const taken = new Set(messages.flatMap((m) => [m.id, ...m.blocks.map((b) => b.meta.id)]));
+  const fresh = (base: string) => {
+    let id = base;
+    for (let n = 2; taken.has(id); n++) id = `${base}-${n}`;
+    taken.add(id);
+    return id;
+  };
+  let ms = dedupe(messages, fixes, fresh);
+  ms = ms.map((m) => cleanBlocks(m, fixes)).filter((m) => {
+    if (m.blocks.length === 0) fixes.push(`Message ${m.id} had no content left and was dropped.`);
+    return m.blocks.length > 0;
+  });
+  const first = ms[0];
+  if (first && first.role === 'assistant') {
+    fixes.push('The conversation began with an answer of the assistant; a note that its start was lost was put before it.');
+    ms.unshift({ id: fresh('msg_recovered_start'), role: 'user', turn: first.turn, blocks: [{ type: 'text', text: '(The start of this conversation was lost when the session file was damaged.)', meta: { id: fresh('blk_recovered_start'), tier: 0, source: 'system', createdAt: first.blocks[0]?.meta.createdAt ?? 0, pinned: false, compactable: true } }] });
+  }
+  const merged: Message[] = [];
+  for (const m of ms) {
+    const prev = merged.at(-1);
+    if (prev?.role !== m.role) {
+      merged.push(m);
+      continue;
+    }
+    fixes.push(`Messages ${prev.id} and ${m.id} were both from the ${m.role}; they were merged.`);
+    merged[merged.length - 1] = { ...prev, blocks: [...prev.blocks, ...m.blocks] };
+  }
+  const out = merged.map((m, i) => (m.role === 'user' ? pairResults(m, merged[i - 1], fixes, fresh) : m));
+  for (let i = 1; i < out.length; i++) {
+    const prev = out[i - 1] as Message;
+    const m = out[i] as Message;
+    if (m.turn >= prev.turn) continue;
+    fixes.push(`Message ${m.id} had turn ${m.turn} after turn ${prev.turn}; it was renumbered.`);
+    out[i] = { ...m, turn: prev.turn };
+  }
+  return { messages: out, fixes };
+}
+
+function dedupe(messages: readonly Message[], fixes: string[], fresh: (base: string) => string): Message[] {
+  const seen = new Map<string, string>();
+  const blockIds = new Set<string>();
+  const toolIds = new Set<string>();
+  const out: Message[] = [];
+  for (const m of messages) {
+    const json = JSON.stringify(m);
+    const before = seen.get(m.id);
+    if (before === json) {
+      fixes.push(`Message ${m.id} was written twice; the second copy was dropped.`);
+      continue;
+    }
+    const id = before === undefined ? m.id : fresh(m.id);
+    if (id !== m.id) fixes.push(`Two different messages had the id ${m.id}; the second is now ${id}.`);
+    seen.set(id, json);
+    const blocks = m.blocks.map((b): Block => {
+      let r = b;
+      if (blockIds.has(b.meta.id)) {
+        r = { ...r, meta: { ...r.meta, id: fresh(b.meta.id) } } as Block;
+        fixes.push(`The block id ${b.meta.id} was used twice; the second is now ${r.meta.id}.`);
+      }
+      blockIds.add(r.meta.id);
+      if (r.type === 'tool_use') {
+        if (toolIds.has(r.id)) {
+          const tid = fresh(r.id);
+          fixes.push(`The tool call id ${r.id} was used twice; the second is now ${tid}.`);
+          r = { ...r, id: tid, meta: { ...r.meta, toolUseId: tid } };
+        }
+        toolIds.add(r.id);
+      }
+      return r;
+    });
+    out.push({ ...m, id, blocks });
+  }
+  return out;
+}
+
+function cleanBlocks(m: Message, fixes: string[]): Message {
+  const blocks: Block[] = [];
+  for (const b of m.blocks) {
+    let r: Block = b;
+    if (b.type === 'tool_use' && m.role === 'user') r = asText(b, `[tool call ${b.name} (${b.id}) found in a user message: ${preview(JSON.stringify(b.input) ?? '')}]`);
+    else if (b.type === 'thinking' && m.role === 'user') r = asText(b, b.thinking);
+    else if (b.type === 'tool_result' && m.role === 'assistant') r = asText(b, orphanText(b));
+    else if (b.type === 'image' && m.role === 'assistant') r = asText(b, `[an image (${b.mediaType}) found in an assistant message was removed]`);
+    if (r !== b) fixes.push(`A ${b.type} block cannot be in a ${m.role} message (${m.id}); it became text.`);
+    if ((r.type === 'text' || r.type === 'summary') && r.text.trim().length === 0) {
+      fixes.push(`An empty text block was dropped from message ${m.id}.`);
+      continue;
+    }
+    if (r.meta.compactable && (r.type === 'summary' || (r.type === 'text' && r.meta.source === 'user'))) {
+      fixes.push(`Block ${r.meta.id} (${r.type === 'summary' ? 'a summary' : "the user's words"}) was marked compactable; it no longer is.`);
+      r = { ...r, meta: { ...r.meta, compactable: false } };
+    }
+    blocks.push(r);
+  }
+  return blocks.length === m.blocks.length && blocks.every((b, i) => b === m.blocks[i]) ? m : { ...m, blocks };
+}
+
+function pairResults(m: Message, prev: Message | undefined, fixes: string[], fresh: (base: string) => string): Message {
+  const uses = prev?.role === 'assistant' ? prev.blocks.flatMap((b) => (b.type === 'tool_use' ? [b] : [])) : [];
+  const open = new Set(uses.map((u) => u.id));
+  const results: Block[] = [];
+  const rest: Block[] = [];
+  let moved = false;
+  for (const b of m.blocks) {
+    if (b.type !== 'tool_result') rest.push(b);
+    else if (open.delete(b.toolUseId)) {
+      results.push(b);
+      moved ||= rest.length > 0;
+    } else {
+      fixes.push(`A tool result for ${b.toolUseId} in message ${m.id} answered no tool call (or answered it twice); its start was kept as text.`);
+      rest.push(asText(b, orphanText(b)));
+    }
+  }
+  if (moved) fixes.push(`Tool results in message ${m.id} were moved before its other content.`);
+  for (const u of uses.filter((x) => open.has(x.id))) {
+    fixes.push(`The tool call ${u.name} (${u.id}) had no result; an error result saying it was interrupted was added.`);
+    results.push({ type: 'tool_result', toolUseId: u.id, content: INTERRUPTED_TOOL_RESULT, isError: true, meta: { id: fresh(`blk_recovered_${u.id}`), tier: 3, source: 'tool', createdAt: u.meta.createdAt, toolUseId: u.id, pinned: false, compactable: true } });
+  }
+  const blocks = [...results, ...rest];
+  return blocks.every((b, i) => b === m.blocks[i]) && blocks.length === m.blocks.length ? m : { ...m, blocks };
+}
+
+function asText(b: Block, text: string): TextBlock {
+  const { toolUseId: _dropped, ...meta } = b.meta;
+  return { type: 'text', text, meta: b.type === 'thinking' ? meta : { ...meta, source: b.type === 'image' ? b.meta.source : 'tool', tier: 3 } };
+}
+
+function orphanText(b: ToolResultBlock): string {
+  return `[orphaned tool result for ${b.toolUseId}: ${preview(contentText(b.content))}]`;
+}
+
+function contentText(c: ToolResultContent): string {
+  return typeof c === 'string' ? c : c.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
+}
+
+function preview(text: string): string {
+  return text.length > ORPHAN_PREVIEW_CHARS ? `${headChars(text, ORPHAN_PREVIEW_CHARS)}…` : text;
+}

@@ -1,0 +1,267 @@
+import * as vscode from 'vscode';
+import type { ToolRunner } from '../../core/agentPorts';
+import { AgentSession } from '../../core/agent/agentSession';
+import type { AgentEvent } from '../../core/agent/events';
+import type { ConversationState, ToolSchema } from '../../core/model';
+import { counterIds, type Clock } from '../../core/ports';
+import { sessionDisplayTitle } from '../../core/session/markdown';
+import { agentSystemPrompt } from '../../core/systemPrompt';
+import { TokenEstimator } from '../../core/tokens/estimator';
+import type { ChatToHost } from '../../protocol/chat';
+import type { ApiKeyStore } from '../apiKey';
+import { AnthropicLlmClient } from '../anthropic/anthropicClient';
+import type { ChatView } from '../chatViewProvider';
+import { currentEditorInjections } from '../editorContext';
+import { readPipelineConfig, readAgentSettings } from '../settings';
+import { loadTokenizer } from '../tokenizerLoader';
+import type { OpenSession, SessionPort } from './sessionPort';
+import { toolItem, transcriptOf, userItem } from './transcript';
+
+const clock: Clock = { now: () => Date.now() };
+
+/** What the controller needs from the extension. */
+export interface ChatControllerDeps {
+  readonly apiKeys: ApiKeyStore;
+  readonly sessions: SessionPort;
+  readonly tools: ToolRunner;
+  readonly toolSchemas: () => readonly ToolSchema[];
+  /** Folder for spilled pastes of a session. */
+  readonly pasteDirectory: (sessionId: string) => string;
+  readonly writeFile: (path: string, content: string) => Promise<void>;
+  readonly log: vscode.LogOutputChannel;
+  readonly version: string;
+  /** Told whenever the session's figures change (status bar, budget views). */
+  readonly onStatus?: (s: { promptTokens: number; window: number; costUsd: number }) => void;
+}
+
+/**
+ * Connects the chat view to an agent session: opens (or creates) the durable session,
+ * turns the user's messages into turns, and renders the turn's events as chat items.
+ */
+export class ChatController implements vscode.Disposable {
+  private agent: AgentSession | undefined;
+  private open: OpenSession | undefined;
+  private opening: Promise<void> | undefined;
+  private streamId = '';
+  private streamCount = 0;
+  private costUsd = 0;
+  private promptTokens = 0;
+
+  constructor(private readonly view: ChatView, private readonly deps: ChatControllerDeps) {}
+
+  /** The webview (re)loaded: send status and the whole transcript. */
+  async onReady(): Promise<void> {
+    await this.ensureSession();
+    this.view.post({ type: 'transcript', items: transcriptOf(this.currentMessages()) });
+    await this.postStatus();
+  }
+
+  /** Handles a validated message from the webview. */
+  async onMessage(message: Exclude<ChatToHost, { type: 'ready' | 'preview' | 'command' }>): Promise<void> {
+    switch (message.type) {
+      case 'send':
+        return this.send(message.text);
+      case 'stop':
+        this.agent?.stop();
+        return;
+      case 'retry':
+        return this.run(async (agent) => agent.retry());
+    }
+  }
+
+  /** Starts a fresh session (the old one stays on disk). */
+  async newSession(): Promise<void> {
+    if (this.agent?.busy) {
+      void vscode.window.showWarningMessage('Context Pipeline: stop the running turn before starting a new session.');
+      return;
+    }
+    await this.open?.close();
+    this.agent = undefined;
+    this.open = undefined;
+    this.opening = this.startSession(true);
+    await this.opening;
+    this.view.post({ type: 'transcript', items: [] });
+    await this.postStatus();
+  }
+
+  /** Switches to another stored session. */
+  async resume(id: string): Promise<void> {
+    if (this.agent?.busy) {
+      void vscode.window.showWarningMessage('Context Pipeline: stop the running turn before switching sessions.');
+      return;
+    }
+    if (this.open?.id === id) return;
+    const r = await this.deps.sessions.open(id);
+    if (!r.ok) {
+      void vscode.window.showErrorMessage(`Context Pipeline: could not open the session: ${r.error}`);
+      return;
+    }
+    await this.open?.close();
+    this.agent = undefined;
+    this.open = undefined;
+    this.opening = this.startSession(false, r.session);
+    await this.opening;
+    this.view.post({ type: 'transcript', items: transcriptOf(this.currentMessages()) });
+    await this.postStatus();
+  }
+
+  /** The open session's conversation (opening the latest session if none is open yet). */
+  async conversation(): Promise<ConversationState | undefined> {
+    await this.ensureSession();
+    return this.agent?.state;
+  }
+
+  private currentMessages() {
+    return this.agent?.state.messages ?? [];
+  }
+
+  /** Posts the header status. */
+  async postStatus(): Promise<void> {
+    const resolved = readPipelineConfig();
+    const agent = readAgentSettings();
+    const window = resolved.ok ? resolved.config.contextWindow : 0;
+    this.view.post({
+      type: 'status',
+      version: this.deps.version,
+      model: resolved.ok ? resolved.config.model : '(invalid settings)',
+      contextWindow: window,
+      outputReserve: resolved.ok ? resolved.config.outputReserve : 0,
+      apiKey: await this.deps.apiKeys.status(),
+      ...(agent.baseUrl ? { baseUrl: agent.baseUrl } : {}),
+      busy: this.agent?.busy ?? false,
+      sessionTitle: sessionDisplayTitle(this.open?.title, this.agent?.state.messages ?? []) || 'New session',
+      promptTokens: this.promptTokens,
+      costUsd: this.costUsd,
+      warnings: resolved.ok ? [...resolved.warnings] : [resolved.error],
+    });
+    this.deps.onStatus?.({ promptTokens: this.promptTokens, window, costUsd: this.costUsd });
+  }
+
+  private async send(text: string): Promise<void> {
+    await this.run(async (agent) => {
+      agent.setPending(currentEditorInjections());
+      return agent.send(text);
+    });
+  }
+
+  private async run(action: (agent: AgentSession) => Promise<{ ok: true } | { ok: false; reason: string }>): Promise<void> {
+    await this.ensureSession();
+    const agent = this.agent;
+    if (!agent) return;
+    const resolved = readPipelineConfig();
+    if (!resolved.ok) {
+      this.view.post({ type: 'upsert', item: { kind: 'error', id: `err-${Date.now()}`, text: resolved.error, retryable: false } });
+      return;
+    }
+    agent.update({ config: resolved.config, tools: this.deps.toolSchemas() });
+    const started = action(agent);
+    await this.postStatus();
+    const result = await started;
+    if (!result.ok) this.view.post({ type: 'upsert', item: { kind: 'notice', id: `n-${Date.now()}`, level: 'warning', text: result.reason } });
+    await this.postStatus();
+  }
+
+  private async ensureSession(): Promise<void> {
+    if (this.agent) return;
+    this.opening ??= this.startSession(false);
+    await this.opening;
+  }
+
+  private async startSession(fresh: boolean, given?: OpenSession): Promise<void> {
+    const resolved = readPipelineConfig();
+    const config = resolved.ok ? resolved.config : undefined;
+    if (!config) return;
+    const open = given ?? (fresh ? await this.deps.sessions.create(config.model) : ((await this.deps.sessions.openLatest()) ?? (await this.deps.sessions.create(config.model))));
+    for (const r of open.repairs) this.deps.log.warn(`Session ${open.id}: ${r}`);
+    if (open.repairs.length > 0) void vscode.window.showWarningMessage(`Context Pipeline repaired the session file: ${open.repairs.join(' ')}`);
+    const loaded = await loadTokenizer();
+    if (loaded.fallbackReason) this.deps.log.warn(`Tokenizer fell back to chars/4: ${loaded.fallbackReason}`);
+    const agentSettings = readAgentSettings();
+    const ids = counterIds(`${open.id.slice(-6)}x${Date.now().toString(36)}`);
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const system = agentSystemPrompt({ workspaceName: folder?.name ?? 'no folder open', platform: process.platform, date: new Date().toISOString().slice(0, 10) }, { clock, ids });
+    const state: ConversationState = { system: [system], tools: this.deps.toolSchemas(), messages: open.messages, pending: [], config };
+    const llm = new AnthropicLlmClient({ apiKey: () => this.deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
+    this.open = open;
+    this.costUsd = open.costUsd;
+    this.promptTokens = open.lastPromptTokens;
+    this.agent = new AgentSession(
+      state,
+      {
+        llm,
+        tools: this.deps.tools,
+        sink: open.sink,
+        clock,
+        ids,
+        tokenizer: loaded.tokenizer,
+        estimator: new TokenEstimator(loaded.tokenizer),
+        pasteDirectory: this.deps.pasteDirectory(open.id),
+        writeFile: this.deps.writeFile,
+        maxToolRounds: agentSettings.maxToolRounds,
+      },
+      (e) => this.render(e),
+    );
+    this.opening = undefined;
+  }
+
+  /** Turns agent events into chat items. */
+  private render(e: AgentEvent): void {
+    switch (e.type) {
+      case 'message_added': {
+        if (e.message.role === 'user') {
+          const item = userItem(e.message);
+          if (item) this.view.post({ type: 'upsert', item });
+          return;
+        }
+        const text = e.message.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
+        if (text || this.streamId) this.view.post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId || e.message.id, text, streaming: false } });
+        this.streamId = '';
+        for (const b of e.message.blocks) if (b.type === 'tool_use') this.view.post({ type: 'upsert', item: toolItem(b.id, b.name, b.input) });
+        return;
+      }
+      case 'request_started':
+        this.streamId = `stream-${++this.streamCount}`;
+        this.view.post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: true } });
+        this.view.post({ type: 'retrying', waitMs: 0, attempt: e.attempt, reason: '' });
+        return;
+      case 'text_delta':
+        if (this.streamId) this.view.post({ type: 'delta', id: this.streamId, text: e.text });
+        return;
+      case 'retrying':
+        this.view.post({ type: 'retrying', waitMs: e.waitMs, attempt: e.attempt, reason: e.error.message });
+        return;
+      case 'tool_started':
+        this.view.post({ type: 'upsert', item: toolItem(e.call.id, e.call.name, e.call.input) });
+        return;
+      case 'tool_finished':
+        this.view.post({ type: 'upsert', item: toolItem(e.call.id, e.call.name, e.call.input, e.outcome) });
+        return;
+      case 'usage':
+        this.costUsd += e.costUsd;
+        this.promptTokens = e.reportedTokens;
+        this.deps.log.info(`Request ${e.requestId ?? ''}: ${e.reportedTokens} prompt tokens reported (estimated ${e.estimatedTokens}), $${e.costUsd.toFixed(4)}.`);
+        return;
+      case 'notice':
+        this.view.post({ type: 'upsert', item: { kind: 'notice', id: `n-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`, level: e.level, text: e.text } });
+        return;
+      case 'error':
+        this.deps.log.error(`Turn failed: ${e.error.kind}: ${e.error.message}`);
+        if (this.streamId) this.view.post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: false } });
+        this.streamId = '';
+        this.view.post({ type: 'upsert', item: { kind: 'error', id: `err-${Date.now()}`, text: e.error.message, retryable: e.error.retryable || e.error.kind === 'network' } });
+        return;
+      case 'turn_finished':
+        this.view.post({ type: 'retrying', waitMs: 0, attempt: 0, reason: '' });
+        void this.postStatus();
+        return;
+      case 'turn_started':
+      case 'tool_use_started':
+        return;
+    }
+  }
+
+  dispose(): void {
+    this.agent?.stop();
+    void this.open?.close();
+  }
+}

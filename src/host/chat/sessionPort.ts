@@ -1,0 +1,27 @@
+import type { SessionSink } from '../../core/agent/events';
+import type { Message } from '../../core/model';
+
+/** A session opened for chatting: its history so far and where new entries go. */
+export interface OpenSession {
+  readonly id: string;
+  /** A title the user gave the session, if any (else it is named by its first words). */
+  readonly title?: string;
+  readonly messages: readonly Message[];
+  /** Cost so far and the last reported prompt size, for the header. */
+  readonly costUsd: number;
+  readonly lastPromptTokens: number;
+  readonly sink: SessionSink;
+  /** Human sentences about repairs made while loading (empty when the file was sound). */
+  readonly repairs: readonly string[];
+  close(): Promise<void>;
+}
+
+/** How the chat reaches durable sessions (implemented over the session store). */
+export interface SessionPort {
+  /** A new, empty session. */
+  create(model: string): Promise<OpenSession>;
+  /** The most recently updated session, if any. */
+  openLatest(): Promise<OpenSession | undefined>;
+  /** A session by id; an error value when it cannot be loaded at all. */
+  open(id: string): Promise<{ ok: true; session: OpenSession } | { ok: false; error: string }>;
+}

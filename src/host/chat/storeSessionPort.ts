@@ -1,0 +1,57 @@
+import type { SessionSink } from '../../core/agent/events';
+import type { Message } from '../../core/model';
+import type { ReplayedSession } from '../../core/session/replay';
+import type { SessionWriter } from '../sessions/sessionFile';
+import type { SessionStore } from '../sessions/sessionStore';
+import type { OpenSession, SessionPort } from './sessionPort';
+
+/** The chat's view of the session store: open or create, then append as the turn goes. */
+export class StoreSessionPort implements SessionPort {
+  constructor(private readonly store: SessionStore, private readonly workspace: () => string, private readonly now: () => number = Date.now) {}
+
+  async create(model: string): Promise<OpenSession> {
+    const created = await this.store.create({ model, workspace: this.workspace() });
+    return this.wrap(created.id, created.writer, undefined, []);
+  }
+
+  async openLatest(): Promise<OpenSession | undefined> {
+    const latest = (await this.store.list()).find((s) => s.messageCount > 0) ?? (await this.store.list())[0];
+    if (!latest) return undefined;
+    const r = await this.open(latest.id);
+    return r.ok ? r.session : undefined;
+  }
+
+  async open(id: string): Promise<{ ok: true; session: OpenSession } | { ok: false; error: string }> {
+    const r = await this.store.open(id);
+    if (!r.ok) return r;
+    const repairs = r.report ? [...r.report.fixes, ...r.report.droppedLines.map((d) => `line ${d.line} was dropped (${d.reason})`), ...(r.report.backupPath ? [`The original was backed up to ${r.report.backupPath}.`] : [])] : [];
+    return { ok: true, session: this.wrap(id, r.writer, r.session, repairs) };
+  }
+
+  private wrap(id: string, writer: SessionWriter, replayed: ReplayedSession | undefined, repairs: string[]): OpenSession {
+    const messages: readonly Message[] = replayed?.messages ?? [];
+    let requestIndex = replayed?.usage.length ?? 0;
+    let turn = messages.at(-1)?.turn ?? 0;
+    const last = replayed?.usage.at(-1);
+    const sink: SessionSink = {
+      message: async (message) => {
+        turn = message.turn;
+        await writer.append({ type: 'message', at: this.now(), message });
+      },
+      usage: async (u) => {
+        requestIndex++;
+        await writer.append({ type: 'usage', at: u.at, requestIndex, turn, model: u.model, usage: u.usage, estimatedInputTokens: u.estimatedTokens, costUsd: u.costUsd });
+      },
+    };
+    return {
+      id,
+      ...(replayed?.title ? { title: replayed.title } : {}),
+      messages,
+      costUsd: replayed?.usage.reduce((n, u) => n + u.costUsd, 0) ?? 0,
+      lastPromptTokens: last ? last.usage.input_tokens + last.usage.cache_read_input_tokens + last.usage.cache_creation_input_tokens : 0,
+      sink,
+      repairs,
+      close: () => writer.close(),
+    };
+  }
+}

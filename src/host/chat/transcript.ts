@@ -1,0 +1,81 @@
+import type { ToolOutcome } from '../../core/agentPorts';
+import type { Block, Message, ToolResultContent } from '../../core/model';
+import type { ChatItem } from '../../protocol/chatItems';
+
+/** Longest tool input / result preview the chat shows (the full text stays in the session). */
+export const PREVIEW_CHARS = 4_000;
+
+/** What an injected block looks like in the chat: its tag, a short label and the exact text. */
+export function injectedOf(block: Block): { tag: string; label: string; text: string } | undefined {
+  if (block.type !== 'text') return undefined;
+  const src = block.meta.source;
+  if (src !== 'ide_selection' && src !== 'ide_opened_file' && src !== 'reminder' && src !== 'hook') return undefined;
+  const tag = /^<([a-z][a-z0-9_-]*)>/.exec(block.text)?.[1] ?? src;
+  let label = tag;
+  if (src === 'ide_opened_file') label = /opened the file (.*?) in the IDE/.exec(block.text)?.[1] ?? tag;
+  if (src === 'ide_selection') {
+    const m = /selected the lines (\d+) to (\d+) from (.*?):\n/.exec(block.text);
+    label = m ? `${m[3]}:${m[1]}-${m[2]}` : tag;
+  }
+  return { tag, label, text: block.text };
+}
+
+/** A tool result's content as plain text for the chat (images named, not shown). */
+export function resultText(content: ToolResultContent): string {
+  const text = typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}\n… (${(text.length - PREVIEW_CHARS).toLocaleString('en-US')} more characters)` : text;
+}
+
+/** A tool call's input as short JSON for the chat. */
+export function inputText(input: unknown): string {
+  const json = JSON.stringify(input, null, 2) ?? '';
+  return json.length > PREVIEW_CHARS ? `${json.slice(0, PREVIEW_CHARS)}…` : json;
+}
+
+/** The chat item of a finished tool call. */
+export function toolItem(id: string, name: string, input: unknown, outcome?: ToolOutcome | { content: ToolResultContent; isError: boolean }): ChatItem {
+  const cancelled = outcome?.isError && typeof outcome.content === 'string' && outcome.content.startsWith('Cancelled:');
+  return {
+    kind: 'tool',
+    id,
+    name,
+    input: inputText(input),
+    status: !outcome ? 'running' : cancelled ? 'cancelled' : outcome.isError ? 'error' : 'done',
+    ...(outcome ? { result: resultText(outcome.content) } : {}),
+    ...(outcome && 'durationMs' in outcome && outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
+  };
+}
+
+/** The items a user message shows: the user's words with what was injected alongside. */
+export function userItem(message: Message): ChatItem | undefined {
+  const words = message.blocks.flatMap((b) => (b.type === 'text' && b.meta.source === 'user' ? [b.text] : []));
+  if (words.length === 0) return undefined;
+  const injected = message.blocks.flatMap((b) => {
+    const i = injectedOf(b);
+    return i ? [i] : [];
+  });
+  return { kind: 'user', id: message.id, text: words.join('\n\n'), injected, turn: message.turn };
+}
+
+/**
+ * Rebuilds the whole transcript from the conversation (on resume or when the view reloads):
+ * user words with their injected context, assistant text, tool calls with their results,
+ * and compaction summaries as notices.
+ */
+export function transcriptOf(messages: readonly Message[]): ChatItem[] {
+  const items: ChatItem[] = [];
+  const results = new Map<string, { content: ToolResultContent; isError: boolean }>();
+  for (const m of messages) for (const b of m.blocks) if (b.type === 'tool_result') results.set(b.toolUseId, { content: b.content, isError: b.isError ?? false });
+  for (const m of messages) {
+    if (m.role === 'user') {
+      const u = userItem(m);
+      if (u) items.push(u);
+      for (const b of m.blocks) if (b.type === 'summary') items.push({ kind: 'notice', id: b.meta.id, level: 'info', text: `Turns ${b.turnRange[0]}–${b.turnRange[1]} were compacted into a summary.` });
+      continue;
+    }
+    const text = m.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
+    if (text) items.push({ kind: 'assistant', id: m.id, text, streaming: false });
+    for (const b of m.blocks) if (b.type === 'tool_use') items.push(toolItem(b.id, b.name, b.input, results.get(b.id)));
+  }
+  return items;
+}

@@ -1,0 +1,285 @@
+/**
+ * The single writer of one session file. Appends go through a promise queue (lines never
+ * interleave), each as one write of a complete line followed by fdatasync on one open file
+ * descriptor, so an entry whose append resolved survives the process being killed. Whole-file
+ * rewrites are atomic. Node fs only (no vscode), so it runs under plain mocha.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import * as path from 'node:path';
+import { decodeLine, encodeEntry, type SessionEntry } from '../../core/session/entries';
+
+/** Thrown when the session is already being written, by this process or another live one. */
+export class SessionLockedError extends Error {
+  /** The process holding the lock, when it is another process. */
+  readonly holderPid: number | undefined;
+  constructor(message: string, holderPid?: number) {
+    super(message);
+    this.name = 'SessionLockedError';
+    this.holderPid = holderPid;
+  }
+}
+
+/** Options of SessionWriter.open. */
+export interface WriterOptions {
+  /** Secrets (the API key) that must never reach the file: every occurrence is replaced by `[redacted]`. */
+  readonly secrets?: () => readonly string[];
+  /** Whether a process is alive; default `process.kill(pid, 0)`. Injected by tests. */
+  readonly isAlive?: (pid: number) => boolean;
+}
+
+const FILE_MODE = 0o600;
+const REDACTED = '[redacted]';
+const REGISTRY = Symbol.for('context-pipeline.session-writers');
+
+/** Paths with a live writer in this process, shared even if this module is loaded twice. */
+function registry(): Set<string> {
+  const g = globalThis as unknown as Record<symbol, Set<string> | undefined>;
+  return (g[REGISTRY] ??= new Set<string>());
+}
+
+/** Whether a writer of this process has `file` open. */
+export function isOpenInProcess(file: string): boolean {
+  return registry().has(path.resolve(file));
+}
+
+/**
+ * Writer of one session file. Create with `SessionWriter.open`; at most one per file per
+ * process, and a `<file>.lock` holding the pid keeps other live processes out (a lock left
+ * by a dead process is taken over). `close()` releases both.
+ */
+export class SessionWriter {
+  private tail: Promise<void> = Promise.resolve();
+  private closing: Promise<void> | undefined;
+  /** Set when the file could not be reopened after a rewrite: every later write fails with it. */
+  private broken: Error | undefined;
+
+  private constructor(
+    /** Absolute path of the session file. */
+    readonly path: string,
+    private fh: FileHandle,
+    private readonly opts: WriterOptions,
+    /** Set when the file does not end with a newline (a torn line): the next write starts a new line. */
+    private needsNewline: boolean,
+  ) {}
+
+  /**
+   * Opens `file` for appending (creating it, mode 0600, if missing) after taking the locks.
+   * Rejects with SessionLockedError when another writer of this process or another live
+   * process holds the file.
+   */
+  static async open(file: string, opts: WriterOptions = {}): Promise<SessionWriter> {
+    const abs = path.resolve(file);
+    if (registry().has(abs)) throw new SessionLockedError(`The session ${path.basename(abs)} is already open in this window.`);
+    registry().add(abs);
+    try {
+      await acquireLock(abs, opts.isAlive ?? pidAlive);
+      try {
+        const fh = await fsp.open(abs, 'a+', FILE_MODE);
+        return new SessionWriter(abs, fh, opts, await endsWithoutNewline(fh));
+      } catch (e) {
+        await releaseLock(abs);
+        throw e;
+      }
+    } catch (e) {
+      registry().delete(abs);
+      throw e;
+    }
+  }
+
+  /**
+   * Appends one entry as one line. Resolves once the line is written and fdatasync'ed; rejects
+   * (writing nothing) when the entry would not read back as valid, or with the I/O error.
+   * Calls may overlap freely: lines are written in call order, never interleaved.
+   */
+  append(entry: SessionEntry): Promise<void> {
+    if (this.closing) return Promise.reject(new Error(`The session ${path.basename(this.path)} is closed.`));
+    let line: string;
+    try {
+      line = this.encode(entry);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.enqueue(() => this.writeLine(line));
+  }
+
+  /**
+   * Replaces the whole file with `entries`, atomically (temp file in the same folder, fsync,
+   * rename, fsync of the folder): a crash leaves either the old or the new file. Queued after
+   * pending appends.
+   */
+  rewrite(entries: readonly SessionEntry[]): Promise<void> {
+    if (this.closing) return Promise.reject(new Error(`The session ${path.basename(this.path)} is closed.`));
+    let data: string;
+    try {
+      data = entries.map((e) => `${this.encode(e)}\n`).join('');
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.enqueue(async () => {
+      if (this.broken) throw this.broken;
+      await writeFileAtomic(this.path, data);
+      // The old descriptor points at the replaced file: reopen, or refuse every later write.
+      const old = this.fh;
+      try {
+        this.fh = await fsp.open(this.path, 'a+', FILE_MODE);
+      } catch (e) {
+        this.broken = new Error(`The session ${path.basename(this.path)} could not be reopened after it was rewritten: ${e instanceof Error ? e.message : String(e)}`);
+        throw this.broken;
+      }
+      this.needsNewline = false;
+      await old.close();
+    });
+  }
+
+  /** Waits for queued writes, closes the file and releases the locks. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.tail.then(async () => {
+      try {
+        await this.fh.close();
+      } finally {
+        await releaseLock(this.path);
+        registry().delete(this.path);
+      }
+    });
+    return this.closing;
+  }
+
+  private encode(entry: SessionEntry): string {
+    const line = redactSecrets(encodeEntry(entry), this.opts.secrets?.() ?? []);
+    const check = decodeLine(line);
+    if (!check.ok) throw new Error(`Refusing to write a session entry that would not read back (${check.reason}).`);
+    return line;
+  }
+
+  private enqueue(job: () => Promise<void>): Promise<void> {
+    const run = this.tail.then(job);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeLine(line: string): Promise<void> {
+    if (this.broken) throw this.broken;
+    const buf = Buffer.from(`${this.needsNewline ? '\n' : ''}${line}\n`, 'utf8');
+    try {
+      for (let off = 0; off < buf.length; ) off += (await this.fh.write(buf, off, buf.length - off)).bytesWritten;
+      await this.fh.datasync();
+      this.needsNewline = false;
+    } catch (e) {
+      this.needsNewline = true; // part of the line may be on disk: never glue the next one to it
+      throw e;
+    }
+  }
+}
+
+/**
+ * `line` with every occurrence of each secret (raw or JSON-escaped) replaced by `[redacted]`.
+ * Secrets shorter than 8 characters are ignored (they would match ordinary text).
+ */
+export function redactSecrets(line: string, secrets: readonly string[]): string {
+  let out = line;
+  for (const secret of secrets) {
+    if (secret.length < 8) continue;
+    out = out.split(secret).join(REDACTED).split(JSON.stringify(secret).slice(1, -1)).join(REDACTED);
+  }
+  return out;
+}
+
+/**
+ * Writes `data` to `file` atomically: a temp file (mode 0600) in the same folder, fsync,
+ * rename over `file`, then fsync of the folder (skipped where folders cannot be opened).
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const fh = await fsp.open(tmp, 'wx', FILE_MODE);
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+    await fh.close();
+    await fsp.rename(tmp, file);
+  } catch (e) {
+    await fh.close().catch(() => undefined);
+    await fsp.rm(tmp, { force: true });
+    throw e;
+  }
+  await syncDir(dir);
+}
+
+async function syncDir(dir: string): Promise<void> {
+  let d: FileHandle | undefined;
+  try {
+    d = await fsp.open(dir, 'r');
+    await d.sync();
+  } catch {
+    // Windows cannot fsync a folder; the rename is as durable as the platform makes it.
+  } finally {
+    await d?.close();
+  }
+}
+
+async function endsWithoutNewline(fh: FileHandle): Promise<boolean> {
+  const { size } = await fh.stat();
+  if (size === 0) return false;
+  const { buffer } = await fh.read(Buffer.alloc(1), 0, 1, size - 1);
+  return buffer[0] !== 0x0a;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function readPid(lock: string): Promise<number | undefined> {
+  const text = await fsp.readFile(lock, 'utf8').catch(() => '');
+  const pid = Number.parseInt(text.trim(), 10);
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** Creates `<file>.lock` holding our pid, atomically (link of a complete temp file). */
+async function acquireLock(file: string, isAlive: (pid: number) => boolean): Promise<void> {
+  const lock = `${file}.lock`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await createExclusive(lock, `${process.pid}\n`)) return;
+    const holder = await readPid(lock);
+    if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
+      throw new SessionLockedError(`The session ${path.basename(file)} is open in another VS Code window (process ${holder}).`, holder);
+    }
+    // Stale: its process is dead, or it is ours from a writer that was never closed, or unreadable.
+    await fsp.rm(lock, { force: true });
+  }
+  throw new SessionLockedError(`Could not lock the session ${path.basename(file)}: another window keeps taking it.`);
+}
+
+async function createExclusive(lock: string, content: string): Promise<boolean> {
+  const tmp = `${lock}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await fsp.writeFile(tmp, content, { mode: FILE_MODE });
+  try {
+    await fsp.link(tmp, lock);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // File systems without hard links: exclusive create (content written just after).
+    try {
+      await fsp.writeFile(lock, content, { flag: 'wx', mode: FILE_MODE });
+      return true;
+    } catch (e2) {
+      if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw e2;
+    }
+  } finally {
+    await fsp.rm(tmp, { force: true });
+  }
+}
+
+/** Removes the lock if it is still ours. */
+async function releaseLock(file: string): Promise<void> {
+  const lock = `${file}.lock`;
+  if ((await readPid(lock)) === process.pid) await fsp.rm(lock, { force: true });
+}

@@ -1,0 +1,231 @@
+/**
+ * Loads a session file and repairs whatever damage it can: NUL bytes, a torn last line,
+ * garbage lines, bytes that are not UTF-8, a missing header, a conversation that breaks the
+ * invariants. Every good entry is kept; the original is backed up byte for byte before
+ * anything is rewritten; the user is told what was done. A file with nothing left to load
+ * is an error naming the backup, never a silent blank session.
+ */
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { decodeLine, encodeEntry, newerFormatVersion, SESSION_FORMAT, SESSION_VERSION, type HeaderEntry, type SessionEntry } from '../../core/session/entries';
+import { replaySession, type ReplayedSession } from '../../core/session/replay';
+import { writeFileAtomic } from './sessionFile';
+
+/** A line that was left out, 1-based as an editor numbers it. */
+export interface DroppedLine {
+  readonly line: number;
+  readonly reason: string;
+}
+
+/** What loading changed. `backupPath` is set when the file was rewritten (or could not be loaded). */
+export interface LoadReport {
+  readonly backupPath?: string;
+  readonly fixes: readonly string[];
+  readonly droppedLines: readonly DroppedLine[];
+}
+
+/** Result of loadSession. `entries` are the file's entries as now stored (header first). */
+export type LoadResult =
+  | { readonly ok: true; readonly session: ReplayedSession; readonly entries: readonly SessionEntry[]; readonly report?: LoadReport }
+  | { readonly ok: false; readonly error: string; readonly backupPath?: string };
+
+/** Result of analysing a file's bytes, before any I/O decision. */
+export interface Analysis {
+  /** The entries to keep, header first; the repaired file is exactly these. */
+  readonly entries: readonly SessionEntry[];
+  readonly session?: ReplayedSession;
+  readonly fixes: readonly string[];
+  readonly droppedLines: readonly DroppedLine[];
+  /** Whether the stored file differs from `entries` and should be rewritten. */
+  readonly changed: boolean;
+  /** Set when nothing can be loaded; the file must then be left as it is. */
+  readonly error?: string;
+  /** With `error`: there is nothing worth a backup (an empty file, a newer format). */
+  readonly leaveAlone?: boolean;
+}
+
+/** Options of loadSession. */
+export interface LoadOptions {
+  /** Clock for the backup name and repair entries; default Date.now. */
+  readonly now?: () => number;
+  /** How to replace the file (the session's writer, when it is open); default an atomic write. */
+  readonly rewrite?: (entries: readonly SessionEntry[]) => Promise<void>;
+}
+
+/**
+ * Reads `file`, repairs it and replays it. When anything had to change, FIRST writes a
+ * byte-identical backup `<name>.bak-<timestamp>.jsonl` next to it, then rewrites the file
+ * with the repaired entries. When no good entry is left it returns an error naming the
+ * backup and leaves the file untouched; an empty file or one written by a newer version is
+ * an error and is not touched either.
+ */
+export async function loadSession(file: string, opts: LoadOptions = {}): Promise<LoadResult> {
+  const name = path.basename(file);
+  let bytes: Buffer;
+  try {
+    bytes = await fsp.readFile(file);
+  } catch (e) {
+    return { ok: false, error: `The session file ${name} could not be read: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  const now = opts.now ?? Date.now;
+  const a = analyzeSession(bytes, name.replace(/\.jsonl$/, ''), now());
+  if (a.error !== undefined && a.leaveAlone) return { ok: false, error: a.error };
+  if (!a.changed && a.error === undefined && a.session) return { ok: true, session: a.session, entries: a.entries };
+  let backupPath: string;
+  try {
+    backupPath = await writeBackup(file, bytes, now());
+  } catch (e) {
+    const why = `no backup could be written (${e instanceof Error ? e.message : String(e)})`;
+    if (a.error !== undefined || !a.session) return { ok: false, error: `${a.error ?? 'Nothing could be loaded.'} The file was left as it was; ${why}.` };
+    return { ok: true, session: a.session, entries: a.entries, report: { fixes: [...a.fixes, `The repairs were not saved to the file because ${why}.`], droppedLines: a.droppedLines } };
+  }
+  if (a.error !== undefined || !a.session) return { ok: false, error: `${a.error ?? 'Nothing could be loaded.'} The file was left as it was; a copy is at ${backupPath}.`, backupPath };
+  const fixes = [...a.fixes];
+  try {
+    await (opts.rewrite ?? ((entries) => writeFileAtomic(file, entries.map((e) => `${encodeEntry(e)}\n`).join(''))))(a.entries);
+  } catch (e) {
+    fixes.push(`The repaired session could not be saved (${e instanceof Error ? e.message : String(e)}); it will be repaired again next time.`);
+  }
+  return { ok: true, session: a.session, entries: a.entries, report: { backupPath, fixes, droppedLines: a.droppedLines } };
+}
+
+/**
+ * The pure part of loading: splits `bytes` into lines, decodes each, reconstructs a missing
+ * header (`sessionId` defaults to `fallbackId`), replays, and adds a repair entry when the
+ * conversation had to be repaired. `now` stamps that entry.
+ */
+export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: number): Analysis {
+  if (bytes.length === 0) return { entries: [], fixes: [], droppedLines: [], changed: false, leaveAlone: true, error: 'The session file is empty (0 bytes): nothing was ever saved in it, or it was cut off completely.' };
+  const fixes: string[] = [];
+  const dropped: (DroppedLine & { torn?: boolean })[] = [];
+  const clean = stripNul(bytes);
+  if (clean.length !== bytes.length) fixes.push(`Removed ${bytes.length - clean.length} NUL byte(s) (left by a crash or a disk error).`);
+  let changed = clean.length !== bytes.length;
+  const lines = splitLines(clean);
+  const first = lines.find((l) => l.text.trim());
+  const newer = first && newerFormatVersion(first.text);
+  if (newer !== undefined) return { entries: [], fixes: [], droppedLines: [], changed: false, leaveAlone: true, error: `This session was saved by a newer version of the extension (format version ${newer}); update the extension to open it. The file was not changed.` };
+  const good: SessionEntry[] = [];
+  let headerLine: string | undefined;
+  for (const l of lines) {
+    if (l.badUtf8) (fixes.push(`Line ${l.line} contained bytes that are not UTF-8; they were replaced with �.`), (changed = true));
+    if (!l.text.trim()) continue;
+    const d = decodeLine(l.text);
+    if (d.ok) {
+      good.push(d.entry);
+      if (l.unterminated) (fixes.push(`The last line had no line end; it was completed.`), (changed = true));
+      continue;
+    }
+    changed = true;
+    if (l === first) headerLine = l.text;
+    if (l.unterminated) dropped.push({ line: l.line, reason: `cut off while it was being written (${d.reason})`, torn: true });
+    else dropped.push({ line: l.line, reason: d.reason });
+  }
+  for (const d of dropped) fixes.push(`Line ${d.line} was ${d.torn ? 'incomplete' : 'unreadable'} and was left out: ${d.reason}.`);
+  const droppedLines = dropped.map(({ line, reason }) => ({ line, reason }));
+  if (good.length === 0) return { entries: [], fixes, droppedLines, changed, error: `The session file has no readable entry (${dropped.length} damaged line(s)).` };
+  const hasContent = good.some((e) => e.type === 'message' || e.type === 'compaction' || e.type === 'repair');
+  if (!hasContent && dropped.some((d) => !d.torn)) return { entries: [], fixes, droppedLines, changed, error: `None of the session's messages could be read (${dropped.length} damaged line(s)).` };
+  let entries = good;
+  const hi = good.findIndex((e) => e.type === 'header');
+  if (hi > 0) (fixes.push('The header was not the first entry; it was moved to the top.'), (changed = true));
+  if (hi < 0) {
+    entries = [reconstructHeader(good, headerLine, fallbackId, now), ...good];
+    fixes.push(headerLine ? 'The header was damaged; it was rebuilt from what could be read of it and of the other entries.' : 'The header was missing; it was rebuilt from the other entries.');
+    changed = true;
+  } else if (hi > 0) entries = [good[hi] as SessionEntry, ...good.slice(0, hi), ...good.slice(hi + 1)];
+  let session = replaySession(entries);
+  if (session.ignored.length > 0 || session.fixes.length > 0) {
+    fixes.push(...session.problems, ...session.fixes);
+    const skip = new Set(session.ignored);
+    entries = entries.filter((_, i) => !skip.has(i));
+    if (session.fixes.length > 0) entries.push({ type: 'repair', at: now, fixes: session.fixes, messages: session.messages });
+    session = replaySession(entries);
+    changed = true;
+  }
+  return { entries, session, fixes, droppedLines, changed };
+}
+
+interface Line {
+  readonly line: number;
+  readonly text: string;
+  readonly unterminated: boolean;
+  readonly badUtf8: boolean;
+}
+
+function stripNul(bytes: Uint8Array): Uint8Array {
+  return bytes.includes(0) ? bytes.filter((b) => b !== 0) : bytes;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const lenientUtf8 = new TextDecoder('utf-8');
+
+function splitLines(bytes: Uint8Array): Line[] {
+  const out: Line[] = [];
+  let start = 0;
+  for (let n = 1; start < bytes.length; n++) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl < 0 ? bytes.length : nl;
+    const slice = bytes.subarray(start, end);
+    let text: string;
+    let badUtf8 = false;
+    try {
+      text = strictUtf8.decode(slice);
+    } catch {
+      text = lenientUtf8.decode(slice);
+      badUtf8 = true;
+    }
+    out.push({ line: n, text, unterminated: nl < 0, badUtf8 });
+    start = end + 1;
+  }
+  return out;
+}
+
+/** A header from what survives of the damaged one, else from the other entries. */
+function reconstructHeader(entries: readonly SessionEntry[], damaged: string | undefined, fallbackId: string, now: number): HeaderEntry {
+  const str = (key: string) => {
+    const m = damaged && new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\\\n]|\\\\.)*")`).exec(damaged);
+    try {
+      return m ? (JSON.parse(m[1] as string) as string) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const createdRaw = damaged && /"createdAt"\s*:\s*(\d{9,16})\b/.exec(damaged)?.[1];
+  const times = entries.flatMap((e) => (e.type === 'header' ? [] : [e.at]));
+  const model = str('model') ?? entries.flatMap((e) => (e.type === 'usage' ? [e.model] : []))[0] ?? 'unknown';
+  const title = str('title');
+  return {
+    type: 'header',
+    format: SESSION_FORMAT,
+    version: SESSION_VERSION,
+    sessionId: str('sessionId') ?? fallbackId,
+    createdAt: createdRaw ? Number(createdRaw) : times.reduce((a, b) => Math.min(a, b), now),
+    ...(title !== undefined ? { title } : {}),
+    model,
+    workspace: str('workspace') ?? '',
+  };
+}
+
+/** Writes `bytes` to a new `<name>.bak-<timestamp>.jsonl` beside `file`, fsynced. */
+async function writeBackup(file: string, bytes: Uint8Array, now: number): Promise<string> {
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, '-');
+  const base = file.replace(/\.jsonl$/, '');
+  for (let n = 1; ; n++) {
+    const candidate = `${base}.bak-${stamp}${n > 1 ? `-${n}` : ''}.jsonl`;
+    let fh: Awaited<ReturnType<typeof fsp.open>>;
+    try {
+      fh = await fsp.open(candidate, 'wx', 0o600);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST' && n < 100) continue;
+      throw e;
+    }
+    try {
+      await fh.writeFile(bytes);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    return candidate;
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * The folder of session files (`<globalStorage>/sessions/<id>.jsonl`): create, list, open,
+ * delete, export. Node fs only, so it runs under plain mocha.
+ */
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { decodeLine, encodeEntry, SESSION_FORMAT, SESSION_VERSION, type HeaderEntry } from '../../core/session/entries';
+import { sessionDisplayTitle, sessionToMarkdown } from '../../core/session/markdown';
+import type { ReplayedSession } from '../../core/session/replay';
+import { isOpenInProcess, redactSecrets, SessionWriter, writeFileAtomic } from './sessionFile';
+import { analyzeSession, loadSession, type LoadReport } from './sessionLoader';
+
+/** What the store needs from outside; tests inject fixed values. */
+export interface StoreDeps {
+  /** Milliseconds since the epoch. */
+  readonly now: () => number;
+  /** A number in [0, 1), for the random part of session ids. */
+  readonly random: () => number;
+  /** Secrets (the API key) that must never be written: redacted from every line and export. */
+  readonly secrets?: () => readonly string[];
+  /** Whether a process is alive (lock checks); default a signal-0 probe. */
+  readonly isAlive?: (pid: number) => boolean;
+}
+
+/** One line of the sessions list. */
+export interface SessionSummary {
+  readonly id: string;
+  /** The session's title, else the user's first words (≤ 60 characters). */
+  readonly title: string;
+  readonly createdAt: number;
+  /** Time of the last entry, else the file's modification time. */
+  readonly updatedAt: number;
+  /** Messages written to the file (compactions do not lower it). */
+  readonly messageCount: number;
+  readonly model: string;
+  readonly sizeBytes: number;
+  /** The file looks damaged; opening it will repair it (or explain why it cannot). */
+  readonly damaged: boolean;
+}
+
+/** An open session: the repaired conversation and the writer to continue it with. */
+export type OpenResult =
+  | { readonly ok: true; readonly id: string; readonly writer: SessionWriter; readonly session: ReplayedSession; readonly report?: LoadReport }
+  | { readonly ok: false; readonly error: string };
+
+/** Outcome of an export or a delete. */
+export type StoreResult<T = object> = ({ readonly ok: true } & T) | { readonly ok: false; readonly error: string };
+
+const ID = /^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$/;
+const MESSAGE_PREFIX = Buffer.from('{"type":"message"');
+const TITLE_PREFIX = Buffer.from('{"type":"title"');
+
+/**
+ * A time-sortable, unique-enough session id: the UTC second and 6 random base-36
+ * characters, e.g. `2026-11-21T23-59-00-k3x9q0`.
+ */
+export function newSessionId(now: number, random: number): string {
+  const stamp = new Date(now).toISOString().slice(0, 19).replace(/:/g, '-');
+  const suffix = Math.floor(Math.min(Math.max(random, 0), 0.999999999) * 36 ** 6).toString(36).padStart(6, '0');
+  return `${stamp}-${suffix}`;
+}
+
+/** Session files of one folder. Every method takes an id, never a path (ids are validated). */
+export class SessionStore {
+  /** `dir` is the sessions folder itself (created on first use, mode 0700). */
+  constructor(
+    readonly dir: string,
+    private readonly deps: StoreDeps,
+  ) {}
+
+  /** The store under a VS Code extension's global storage path. */
+  static inGlobalStorage(globalStorageFsPath: string, deps: StoreDeps): SessionStore {
+    return new SessionStore(path.join(globalStorageFsPath, 'sessions'), deps);
+  }
+
+  /** Path of a session's file; throws on an id that is not a plain session id. */
+  pathOf(id: string): string {
+    if (!ID.test(id)) throw new Error(`Not a session id: ${JSON.stringify(id)}`);
+    return path.join(this.dir, `${id}.jsonl`);
+  }
+
+  /** Creates a session file holding its header (written with exclusive create and fsync) and opens its writer. */
+  async create(fields: { readonly model: string; readonly workspace: string; readonly title?: string }): Promise<{ id: string; header: HeaderEntry; writer: SessionWriter }> {
+    await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
+    for (let attempt = 0; ; attempt++) {
+      const createdAt = this.deps.now();
+      const id = newSessionId(createdAt, this.deps.random());
+      const header: HeaderEntry = { type: 'header', format: SESSION_FORMAT, version: SESSION_VERSION, sessionId: id, createdAt, ...(fields.title !== undefined ? { title: fields.title } : {}), model: fields.model, workspace: fields.workspace };
+      let fh: Awaited<ReturnType<typeof fsp.open>>;
+      try {
+        fh = await fsp.open(this.pathOf(id), 'wx', 0o600);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 20) continue;
+        throw e;
+      }
+      try {
+        await fh.writeFile(`${redactSecrets(encodeEntry(header), this.secrets())}\n`);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      return { id, header, writer: await SessionWriter.open(this.pathOf(id), this.writerOptions()) };
+    }
+  }
+
+  /** Every session, newest activity first. Reads each file once without full validation; a damaged one is listed with `damaged`. */
+  async list(): Promise<SessionSummary[]> {
+    const names = await fsp.readdir(this.dir).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
+    const ids = names.filter((n) => n.endsWith('.jsonl') && ID.test(n.slice(0, -6))).map((n) => n.slice(0, -6));
+    const out = await Promise.all(ids.map((id) => this.summarize(id).catch(() => undefined)));
+    return out.filter((s): s is SessionSummary => s !== undefined).sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1));
+  }
+
+  /**
+   * Opens a session: takes its writer (refused while another window has it), loads and
+   * repairs it. On failure the writer is released and the error says why (and where the
+   * backup is, when one was made).
+   */
+  async open(id: string): Promise<OpenResult> {
+    const file = this.pathOf(id);
+    if (!(await exists(file))) return { ok: false, error: `The session ${id} does not exist.` };
+    let writer: SessionWriter;
+    try {
+      writer = await SessionWriter.open(file, this.writerOptions());
+    } catch (e) {
+      return { ok: false, error: e instanceof Error ? e.message : String(e) };
+    }
+    const r = await loadSession(file, { now: this.deps.now, rewrite: (entries) => writer.rewrite(entries) });
+    if (!r.ok) {
+      await writer.close();
+      return { ok: false, error: r.error };
+    }
+    return { ok: true, id, writer, session: r.session, ...(r.report ? { report: r.report } : {}) };
+  }
+
+  /**
+   * Deletes a session's file and its lock file. Its backups (`<id>.bak-*.jsonl`) are kept
+   * and listed in the result so the UI can say so. Refused while the session is open here
+   * or in another live process.
+   */
+  async delete(id: string): Promise<StoreResult<{ readonly removed: readonly string[]; readonly keptBackups: readonly string[] }>> {
+    const file = this.pathOf(id);
+    if (isOpenInProcess(file)) return { ok: false, error: `The session ${id} is open; close it before deleting it.` };
+    const holder = Number.parseInt(await fsp.readFile(`${file}.lock`, 'utf8').catch(() => ''), 10);
+    if (Number.isSafeInteger(holder) && holder !== process.pid && (this.deps.isAlive ?? alive)(holder)) return { ok: false, error: `The session ${id} is open in another VS Code window (process ${holder}).` };
+    const removed: string[] = [];
+    for (const p of [file, `${file}.lock`]) if (await fsp.rm(p).then(() => true, () => false)) removed.push(p);
+    if (removed[0] !== file) return { ok: false, error: `The session ${id} does not exist.` };
+    const keptBackups = (await fsp.readdir(this.dir)).filter((n) => n.startsWith(`${id}.bak-`)).map((n) => path.join(this.dir, n));
+    return { ok: true, removed, keptBackups };
+  }
+
+  /** Writes the session's entries (repaired, secrets redacted, the file itself untouched) to `dest` as JSONL. */
+  async exportJsonl(id: string, dest: string): Promise<StoreResult> {
+    const a = await this.analyze(id);
+    if (!a.ok) return a;
+    await writeFileAtomic(dest, a.entries.map((e) => `${redactSecrets(encodeEntry(e), this.secrets())}\n`).join(''));
+    return { ok: true };
+  }
+
+  /** Writes a readable Markdown transcript of the session to `dest` (secrets redacted). */
+  async exportMarkdown(id: string, dest: string): Promise<StoreResult> {
+    const a = await this.analyze(id);
+    if (!a.ok) return a;
+    await writeFileAtomic(dest, redactSecrets(sessionToMarkdown(a.session), this.secrets()));
+    return { ok: true };
+  }
+
+  private async analyze(id: string) {
+    const bytes = await fsp.readFile(this.pathOf(id)).catch(() => undefined);
+    if (!bytes) return { ok: false as const, error: `The session ${id} does not exist.` };
+    const a = analyzeSession(bytes, id, this.deps.now());
+    return a.session && a.error === undefined ? { ok: true as const, session: a.session, entries: a.entries } : { ok: false as const, error: a.error ?? 'Nothing could be read.' };
+  }
+
+  private async summarize(id: string): Promise<SessionSummary> {
+    const file = this.pathOf(id);
+    const [bytes, stat] = await Promise.all([fsp.readFile(file), fsp.stat(file)]);
+    let damaged = bytes.length === 0 || bytes.includes(0) || bytes[bytes.length - 1] !== 0x0a;
+    const lines: Buffer[] = [];
+    for (let start = 0; start < bytes.length; ) {
+      const nl = bytes.indexOf(0x0a, start);
+      const end = nl < 0 ? bytes.length : nl;
+      if (end > start) lines.push(bytes.subarray(start, end));
+      start = end + 1;
+    }
+    const decode = (b: Buffer | undefined) => {
+      const d = b ? decodeLine(b.toString('utf8')) : undefined;
+      if (d && !d.ok) damaged = true;
+      return d?.ok ? d.entry : undefined;
+    };
+    const first = decode(lines[0]);
+    const header = first?.type === 'header' ? first : undefined;
+    if (!header) damaged = true;
+    let title = header?.title;
+    let messageCount = 0;
+    let firstUser: ReplayedSession['messages'][number] | undefined;
+    for (const line of lines) {
+      if (line.subarray(0, MESSAGE_PREFIX.length).equals(MESSAGE_PREFIX)) {
+        messageCount++;
+        if (!firstUser && title === undefined) {
+          const e = decode(line);
+          if (e?.type === 'message' && e.message.role === 'user' && e.message.blocks.some((b) => b.type === 'text' && b.meta.source === 'user')) firstUser = e.message;
+        }
+      } else if (line.subarray(0, TITLE_PREFIX.length).equals(TITLE_PREFIX)) {
+        const e = decode(line);
+        if (e?.type === 'title') title = e.title;
+      } else if (line[0] !== 0x7b) damaged = true;
+    }
+    // The time of the last readable entry (a torn last line is skipped), else the file's mtime.
+    let last: ReturnType<typeof decode>;
+    for (let i = lines.length - 1; i > 0 && i >= lines.length - 3 && !last; i--) last = decode(lines[i]);
+    return {
+      id,
+      title: sessionDisplayTitle(title, firstUser ? [firstUser] : []),
+      createdAt: header?.createdAt ?? stat.birthtimeMs,
+      updatedAt: last && last.type !== 'header' ? last.at : stat.mtimeMs,
+      messageCount,
+      model: header?.model ?? 'unknown',
+      sizeBytes: stat.size,
+      damaged,
+    };
+  }
+
+  private secrets(): readonly string[] {
+    return this.deps.secrets?.() ?? [];
+  }
+
+  private writerOptions() {
+    return { ...(this.deps.secrets ? { secrets: this.deps.secrets } : {}), ...(this.deps.isAlive ? { isAlive: this.deps.isAlive } : {}) };
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fsp.stat(file).then(() => true, () => false);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

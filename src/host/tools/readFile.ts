@@ -1,0 +1,106 @@
+/**
+ * read_file: a text file of the workspace as numbered lines, paged with offset/limit, long
+ * lines cut, the whole result bounded, binary files refused with their size and type.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { formatBytes, headChars } from '../../core/text';
+import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
+import type { ReadFileInput } from '../../core/tools/validateInput';
+import { guessBinaryType, looksBinary, readSample } from './binary';
+import { resolveInWorkspace } from './paths';
+import { stoppedMessage, type ToolContext } from './toolContext';
+
+/** Room kept under the result cap for the closing note. */
+const FOOTER_RESERVE = 400;
+
+/** The line-number prefix of read_file: right-aligned in 6 columns, then a tab. */
+export function numberLine(lineNo: number, text: string): string {
+  return `${String(lineNo).padStart(6)}\t${text}`;
+}
+
+/**
+ * Reads `input.path` from line `offset` (1-based, default 1), at most `limit` lines (default
+ * `limits.readDefaultLines`) and at most `limits.maxResultChars` characters, each line
+ * prefixed by {@link numberLine}. A note at the end says which lines were shown and where to
+ * continue. Missing files, folders, binary files and offsets past the end are error results.
+ */
+export async function readFileTool(input: ReadFileInput, ctx: ToolContext): Promise<ToolResult> {
+  const { limits, signal } = ctx;
+  const resolved = await resolveInWorkspace(ctx.roots, input.path);
+  if (!resolved.ok) return toolError(`read_file: ${resolved.error}`);
+  const shown = resolved.display;
+  if (!resolved.exists) return toolError(`read_file: ${shown} does not exist. Use list_files or search to find the right path.`);
+  const info = await stat(resolved.path);
+  if (info.isDirectory()) return toolError(`read_file: ${shown} is a folder, not a file. Use list_files with path "${shown}" to see what it contains.`);
+  if (!info.isFile()) return toolError(`read_file: ${shown} is not a regular file (a socket, pipe or device); only text files can be read.`);
+  if (info.size === 0) return toolOk(`(${shown} is empty: 0 lines)`);
+  const sample = await readSample(resolved.path, limits.binarySniffBytes);
+  if (looksBinary(sample)) {
+    return toolError(`read_file: ${shown} is a binary file (${guessBinaryType(sample, resolved.path)}, ${formatBytes(info.size)}); only text files can be read.`);
+  }
+
+  const offset = input.offset ?? 1;
+  const limit = input.limit ?? limits.readDefaultLines;
+  const budget = Math.max(0, limits.maxResultChars - FOOTER_RESERVE);
+  const countAll = info.size <= limits.readCountLinesMaxBytes;
+  const out: string[] = [];
+  let chars = 0;
+  let lineNo = 0;
+  let lastShown = offset - 1;
+  let cutLines = 0;
+  let budgetHit = false;
+  let more = false;
+
+  const stream = createReadStream(resolved.path, { encoding: 'utf8' });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  try {
+    for await (const raw of lines) {
+      if (signal.aborted) return toolError(stoppedMessage('read_file'));
+      lineNo++;
+      if (lineNo < offset) continue;
+      if (lineNo >= offset + limit || budgetHit) {
+        more = true;
+        if (countAll) continue;
+        break;
+      }
+      const text = lineNo === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+      let line = text;
+      if (text.length > limits.readMaxLineChars) {
+        cutLines++;
+        const kept = headChars(text, limits.readMaxLineChars);
+        line = `${kept}… [line cut: ${formatCount(text.length - kept.length)} more characters]`;
+      }
+      const numbered = numberLine(lineNo, line);
+      if (out.length > 0 && chars + numbered.length + 1 > budget) {
+        budgetHit = true;
+        more = true;
+        if (countAll) continue;
+        break;
+      }
+      out.push(numbered);
+      chars += numbered.length + 1;
+      lastShown = lineNo;
+    }
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+  if (signal.aborted) return toolError(stoppedMessage('read_file'));
+
+  const total = countAll ? lineNo : undefined;
+  if (out.length === 0) {
+    return toolError(`read_file: offset ${formatCount(offset)} is past the end of ${shown}, which has ${plural(lineNo, 'line')}. Use a smaller offset.`);
+  }
+  const notes: string[] = [];
+  if (more) {
+    const of = total !== undefined ? ` of ${formatCount(total)}` : ` (the file, ${formatBytes(info.size)}, continues)`;
+    const why = budgetHit ? ` The result reached its ${formatCount(limits.maxResultChars)}-character limit.` : '';
+    notes.push(`[Showing lines ${formatCount(offset)}–${formatCount(lastShown)}${of}.${why} Continue with offset=${lastShown + 1}.]`);
+  } else if (offset > 1) {
+    notes.push(`[Showing lines ${formatCount(offset)}–${formatCount(lastShown)} of ${formatCount(lastShown)} (end of file).]`);
+  }
+  if (cutLines > 0) notes.push(`[${plural(cutLines, 'line')} longer than ${formatCount(limits.readMaxLineChars)} characters ${cutLines === 1 ? 'was' : 'were'} cut.]`);
+  return toolOk(notes.length > 0 ? `${out.join('\n')}\n\n${notes.join('\n')}` : out.join('\n'));
+}

@@ -1,0 +1,85 @@
+/**
+ * The ToolRunner of the agent loop: checks each call's input, dispatches it to the
+ * workspace tool of that name, caps what comes back and times it. It never throws: an
+ * exception inside a tool becomes an error outcome naming the tool.
+ */
+import type { ToolCall, ToolOutcome, ToolRunner } from '../../core/agentPorts';
+import { capOutput, DEFAULT_TOOL_LIMITS, type ToolLimits } from '../../core/tools/limits';
+import { toolError, type ToolResult } from '../../core/tools/result';
+import { validateToolInput, type ValidatedToolCall } from '../../core/tools/validateInput';
+import type { Approver } from './approval';
+import { editFileTool } from './editFile';
+import { listFilesTool } from './listFiles';
+import { readFileTool } from './readFile';
+import { runCommandTool } from './runCommand';
+import { searchTool } from './search';
+import { stoppedMessage, type ToolContext } from './toolContext';
+import type { FilesExclude } from './workspaceFilter';
+
+/** What the runner needs from the host. Functions are read on every call, so setting changes apply at once. */
+export interface WorkspaceToolRunnerOptions {
+  /** Workspace folder paths, first = default; or a function returning the current ones. */
+  readonly roots: readonly string[] | (() => readonly string[]);
+  readonly approver: Approver;
+  /** The `contextPipeline.enableRunCommand` setting. */
+  readonly runCommandEnabled: () => boolean;
+  /** The workspace's `files.exclude` setting. */
+  readonly filesExclude: () => FilesExclude;
+  /** Overrides of the default caps (tests use small ones). */
+  readonly limits?: Partial<ToolLimits>;
+  /** Milliseconds clock for durationMs; defaults to performance.now. */
+  readonly now?: () => number;
+}
+
+/** Runs the five workspace tools over Node's fs and child_process. */
+export class WorkspaceToolRunner implements ToolRunner {
+  private readonly limits: ToolLimits;
+  private readonly now: () => number;
+
+  constructor(private readonly options: WorkspaceToolRunnerOptions) {
+    this.limits = { ...DEFAULT_TOOL_LIMITS, ...options.limits };
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  /**
+   * Runs `call`. The outcome's text is at most `limits.maxResultChars` characters, never
+   * empty, and `isError` is set for invalid input, refusals, failures, declines and Stop.
+   */
+  async run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+    const started = this.now();
+    let result: ToolResult;
+    try {
+      result = await this.dispatch(call, signal);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      result = toolError(`${call.name} failed: ${message}. Check the input and try again, or try another approach.`);
+    }
+    const text = capOutput(result.text === '' ? '(no output)' : result.text, this.limits.maxResultChars);
+    return { content: text, isError: result.isError, durationMs: Math.max(0, Math.round(this.now() - started)) };
+  }
+
+  private async dispatch(call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
+    const checked = validateToolInput(call.name, call.input);
+    if (!checked.ok) return toolError(checked.error);
+    if (signal.aborted) return toolError(stoppedMessage(call.name));
+    const roots = typeof this.options.roots === 'function' ? this.options.roots() : this.options.roots;
+    if (roots.length === 0) return toolError(`${call.name}: no folder is open in VS Code, so there is no workspace to work in. Ask the user to open a folder.`);
+    const ctx: ToolContext = { roots, signal, limits: this.limits };
+    return this.runChecked(checked.call, ctx);
+  }
+
+  private runChecked(call: ValidatedToolCall, ctx: ToolContext): Promise<ToolResult> {
+    switch (call.name) {
+      case 'read_file':
+        return readFileTool(call.input, ctx);
+      case 'list_files':
+        return listFilesTool(call.input, ctx, this.options.filesExclude());
+      case 'search':
+        return searchTool(call.input, ctx, this.options.filesExclude());
+      case 'edit_file':
+        return editFileTool(call.input, ctx, this.options.approver);
+      case 'run_command':
+        return runCommandTool(call.input, ctx, this.options.runCommandEnabled(), this.options.approver);
+    }
+  }
+}

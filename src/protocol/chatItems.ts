@@ -1,0 +1,35 @@
+import * as v from 'valibot';
+
+/**
+ * What the chat view shows, item by item. The host builds these from the conversation and
+ * its events; the webview only renders them (as text, never as HTML from the model).
+ */
+
+const InjectedSchema = v.strictObject({
+  /** `ide_opened_file`, `ide_selection`, `system-reminder` or a hook tag. */
+  tag: v.string(),
+  /** Short label, e.g. `src/a.ts:3-5`. */
+  label: v.string(),
+  /** The exact tagged block that was sent. */
+  text: v.string(),
+});
+
+/** Items of the transcript, keyed by `id` (an update replaces the item with the same id). */
+export const ChatItemSchema = v.variant('kind', [
+  v.strictObject({ kind: v.literal('user'), id: v.string(), text: v.string(), injected: v.array(InjectedSchema), turn: v.number() }),
+  v.strictObject({ kind: v.literal('assistant'), id: v.string(), text: v.string(), streaming: v.boolean() }),
+  v.strictObject({
+    kind: v.literal('tool'),
+    id: v.string(),
+    name: v.string(),
+    input: v.string(),
+    status: v.picklist(['running', 'done', 'error', 'cancelled']),
+    result: v.optional(v.string()),
+    durationMs: v.optional(v.number()),
+  }),
+  v.strictObject({ kind: v.literal('notice'), id: v.string(), level: v.picklist(['info', 'warning']), text: v.string() }),
+  v.strictObject({ kind: v.literal('error'), id: v.string(), text: v.string(), retryable: v.boolean() }),
+]);
+
+/** One item of the chat transcript. */
+export type ChatItem = v.InferOutput<typeof ChatItemSchema>;

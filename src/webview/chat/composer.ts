@@ -1,0 +1,75 @@
+import { el } from './dom';
+
+/** What the composer asks of the page. */
+export interface ComposerHandlers {
+  send(text: string): void;
+  stop(): void;
+  preview(text: string): void;
+  draftChanged(text: string): void;
+}
+
+/**
+ * The message input: Enter sends, Shift+Enter adds a line, Up/Down walk through what was
+ * sent before (when the caret is on the first/last line); Stop replaces Send during a turn.
+ */
+export class Composer {
+  readonly root: HTMLElement;
+  private readonly input = el('textarea', { class: 'input', rows: '3', placeholder: 'Ask Claude…  (Enter to send, Shift+Enter for a new line)', 'aria-label': 'Message' });
+  private readonly sendButton = el('button', { class: 'primary', type: 'button' }, 'Send');
+  private readonly previewButton = el('button', { class: 'secondary', type: 'button', title: 'Show exactly what would be sent, without sending' }, 'Preview');
+  private busy = false;
+  private history: string[] = [];
+  private cursor = -1;
+
+  constructor(private readonly handlers: ComposerHandlers, draft: string, history: readonly string[]) {
+    this.input.value = draft;
+    this.history = [...history];
+    this.root = el('footer', { class: 'composer' }, this.input, el('div', { class: 'actions' }, this.previewButton, this.sendButton));
+    this.input.addEventListener('input', () => handlers.draftChanged(this.input.value));
+    this.input.addEventListener('keydown', (e) => this.onKey(e));
+    this.sendButton.addEventListener('click', () => (this.busy ? handlers.stop() : this.submit()));
+    this.previewButton.addEventListener('click', () => handlers.preview(this.input.value));
+  }
+
+  /** Switches between Send and Stop. */
+  setBusy(busy: boolean): void {
+    this.busy = busy;
+    this.sendButton.textContent = busy ? 'Stop' : 'Send';
+    this.sendButton.classList.toggle('stop', busy);
+    this.previewButton.disabled = busy;
+  }
+
+  /** Messages sent so far (for the view state). */
+  sent(): readonly string[] {
+    return this.history;
+  }
+
+  private submit(): void {
+    const text = this.input.value;
+    if (!text.trim()) return;
+    this.history = [...this.history.filter((h) => h !== text), text].slice(-50);
+    this.cursor = -1;
+    this.input.value = '';
+    this.handlers.draftChanged('');
+    this.handlers.send(text);
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      if (!this.busy) this.submit();
+      return;
+    }
+    const atTop = !this.input.value.slice(0, this.input.selectionStart).includes('\n');
+    const atBottom = !this.input.value.slice(this.input.selectionEnd).includes('\n');
+    if (e.key === 'ArrowUp' && atTop && this.history.length > 0 && (this.cursor !== -1 || this.input.value === '')) {
+      e.preventDefault();
+      this.cursor = this.cursor === -1 ? this.history.length - 1 : Math.max(0, this.cursor - 1);
+      this.input.value = this.history[this.cursor] ?? '';
+    } else if (e.key === 'ArrowDown' && atBottom && this.cursor !== -1) {
+      e.preventDefault();
+      this.cursor = this.cursor + 1 >= this.history.length ? -1 : this.cursor + 1;
+      this.input.value = this.cursor === -1 ? '' : (this.history[this.cursor] ?? '');
+    }
+  }
+}

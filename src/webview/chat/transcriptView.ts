@@ -1,0 +1,87 @@
+import type { ChatItem } from '../../protocol/chatItems';
+import { el } from './dom';
+
+/**
+ * Renders the transcript: one DOM node per item, keyed by id, so an upsert replaces one
+ * node and a streamed delta appends text to one node. Everything is text, never HTML.
+ */
+export class TranscriptView {
+  readonly root = el('div', { class: 'transcript', role: 'log', 'aria-label': 'Conversation', 'data-testid': 'transcript' });
+  private readonly nodes = new Map<string, HTMLElement>();
+  private readonly items = new Map<string, ChatItem>();
+
+  constructor(private readonly onRetry: () => void) {}
+
+  /** Replaces everything. */
+  reset(items: readonly ChatItem[]): void {
+    this.root.replaceChildren();
+    this.nodes.clear();
+    this.items.clear();
+    for (const item of items) this.upsert(item);
+  }
+
+  /** Adds an item, or replaces the one with the same id in place. */
+  upsert(item: ChatItem): void {
+    const node = this.render(item);
+    const old = this.nodes.get(item.id);
+    if (old) old.replaceWith(node);
+    else this.root.append(node);
+    this.nodes.set(item.id, node);
+    this.items.set(item.id, item);
+    this.scrollToEnd();
+  }
+
+  /** Appends streamed text to an assistant item. */
+  append(id: string, text: string): void {
+    const item = this.items.get(id);
+    if (!item || item.kind !== 'assistant') return;
+    const next = { ...item, text: item.text + text };
+    this.items.set(id, next);
+    const body = this.nodes.get(id)?.querySelector('.text');
+    if (body) body.textContent = next.text;
+    this.scrollToEnd();
+  }
+
+  /** Whether any item is an error that can be retried (for the composer). */
+  isEmpty(): boolean {
+    return this.items.size === 0;
+  }
+
+  private scrollToEnd(): void {
+    const scroller = this.root.parentElement;
+    if (scroller) scroller.scrollTop = scroller.scrollHeight;
+  }
+
+  private render(item: ChatItem): HTMLElement {
+    switch (item.kind) {
+      case 'user': {
+        const chips = item.injected.map((i) => {
+          const d = el('details', { class: 'chip', 'data-tag': i.tag }, el('summary', { title: `Sent as <${i.tag}>` }, `${i.tag === 'ide_selection' ? '✂' : i.tag === 'ide_opened_file' ? '📄' : '⚙'} ${i.label}`), el('pre', { class: 'tagged' }, i.text));
+          return d;
+        });
+        return el('div', { class: 'item user', 'data-id': item.id }, el('div', { class: 'who' }, 'You'), ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []), el('div', { class: 'text' }, item.text));
+      }
+      case 'assistant':
+        return el('div', { class: `item assistant${item.streaming ? ' streaming' : ''}`, 'data-id': item.id }, el('div', { class: 'who' }, 'Claude'), el('div', { class: 'text' }, item.text || (item.streaming ? '' : '(no text)')));
+      case 'tool': {
+        const status = { running: '⏳ running', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
+        const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ` ${status}`, item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '');
+        return el('details', { class: `item tool ${item.status}`, 'data-id': item.id }, summary, el('div', { class: 'label' }, 'Input'), el('pre', {}, item.input), ...(item.result !== undefined ? [el('div', { class: 'label' }, 'Result'), el('pre', {}, item.result)] : []));
+      }
+      case 'notice':
+        return el('div', { class: `item notice ${item.level}`, 'data-id': item.id, role: 'status' }, item.text);
+      case 'error': {
+        const node = el('div', { class: 'item error', 'data-id': item.id, role: 'alert' }, el('div', { class: 'text' }, item.text));
+        if (item.retryable) {
+          const retry = el('button', { class: 'secondary', type: 'button' }, 'Retry');
+          retry.addEventListener('click', () => {
+            retry.disabled = true;
+            this.onRetry();
+          });
+          node.append(retry);
+        }
+        return node;
+      }
+    }
+  }
+}

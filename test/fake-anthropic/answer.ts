@@ -1,0 +1,98 @@
+/**
+ * Turns a scripted step (or the default echo) into the assistant message the server returns:
+ * thinking, text and tool_use blocks, the stop reason, output tokens, and — when the answer
+ * is longer than `max_tokens` and no stop reason was scripted — the cut the API would make.
+ */
+import { thinkingSignature, type IdSource } from './ids';
+import { PER_TOOL_BLOCK } from './promptLayout';
+import { defaultAnswerText } from './script';
+import { countTokens } from './tokenizer';
+import type { ApiRequest } from './request';
+import type { AnswerStep, FakeUsage, StopReason } from './types';
+
+/** A content block of an answer, as the API returns it. */
+export type OutBlock =
+  | { readonly type: 'thinking'; readonly thinking: string; readonly signature: string }
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown };
+
+/** What the scripted model answers. */
+export interface Answer {
+  readonly content: readonly OutBlock[];
+  readonly stopReason: StopReason;
+  readonly outputTokens: number;
+}
+
+/** The answer to `req` for `step` (undefined: the default echo). */
+export function buildAnswer(step: AnswerStep | undefined, req: ApiRequest, ids: IdSource): Answer {
+  const content: OutBlock[] = [];
+  if (step?.thinking) content.push({ type: 'thinking', thinking: step.thinking, signature: thinkingSignature(step.thinking) });
+  const uses = step?.toolUses ?? [];
+  const text = step?.text ?? (uses.length === 0 ? defaultAnswerText(req) : undefined);
+  if (text) content.push({ type: 'text', text });
+  for (const u of uses) content.push({ type: 'tool_use', id: u.id ?? ids.next('toolu_01'), name: u.name, input: u.input });
+  const natural: StopReason = uses.length > 0 ? 'tool_use' : 'end_turn';
+  const cost = content.reduce((n, b) => n + outputTokens(b), 0);
+  const maxTokens = req.max_tokens ?? Number.POSITIVE_INFINITY;
+  if (step?.stopReason === undefined && cost > maxTokens) {
+    return { content: truncate(content, maxTokens), stopReason: 'max_tokens', outputTokens: step?.outputTokens ?? maxTokens };
+  }
+  return { content, stopReason: step?.stopReason ?? natural, outputTokens: step?.outputTokens ?? Math.max(1, cost) };
+}
+
+/** Output tokens of one block. */
+export function outputTokens(b: OutBlock): number {
+  if (b.type === 'thinking') return countTokens(b.thinking);
+  if (b.type === 'text') return countTokens(b.text);
+  return PER_TOOL_BLOCK + countTokens(b.name) + countTokens(JSON.stringify(b.input));
+}
+
+/** The blocks that fit in `budget` tokens: whole blocks, then the longest prefix of a text or thinking block. */
+function truncate(content: readonly OutBlock[], budget: number): OutBlock[] {
+  const out: OutBlock[] = [];
+  let left = budget;
+  for (const b of content) {
+    const cost = outputTokens(b);
+    if (cost <= left) {
+      out.push(b);
+      left -= cost;
+      continue;
+    }
+    if (b.type === 'text' && left > 0) {
+      const text = longestPrefix(b.text, left);
+      if (text) out.push({ type: 'text', text });
+    } else if (b.type === 'thinking' && left > 0) {
+      out.push({ ...b, thinking: longestPrefix(b.thinking, left) });
+    }
+    break;
+  }
+  return out;
+}
+
+function longestPrefix(text: string, budget: number): string {
+  const chars = [...text];
+  let lo = 0;
+  let hi = chars.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (countTokens(chars.slice(0, mid).join('')) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return chars.slice(0, lo).join('').trimEnd();
+}
+
+/** The full `Message` object of a non-streaming response. */
+export function messageBody(id: string, model: string, answer: Answer, usage: FakeUsage): Record<string, unknown> {
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: answer.content,
+    stop_reason: answer.stopReason,
+    stop_sequence: null,
+    stop_details: answer.stopReason === 'refusal' ? { type: 'refusal', category: null, explanation: null } : null,
+    container: null,
+    usage,
+  };
+}

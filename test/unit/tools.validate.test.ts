@@ -1,0 +1,60 @@
+import { strict as assert } from 'node:assert';
+import { selectEnabledTools, TOOL_NAMES, WORKSPACE_TOOLS } from '../../src/core/tools/schemas';
+import { validateToolInput, type ValidationResult } from '../../src/core/tools/validateInput';
+
+function error(r: ValidationResult): string {
+  if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r.call)}`);
+  return r.error;
+}
+
+describe('tools: schemas and input validation', () => {
+  it('offers five tools, run_command only when enabled, as stable objects', () => {
+    assert.deepEqual(WORKSPACE_TOOLS.map((t) => t.name), ['read_file', 'list_files', 'search', 'edit_file', 'run_command']);
+    assert.deepEqual(selectEnabledTools({ runCommandEnabled: false }).map((t) => t.name), ['read_file', 'list_files', 'search', 'edit_file']);
+    assert.equal(selectEnabledTools({ runCommandEnabled: true }), WORKSPACE_TOOLS);
+    assert.equal(selectEnabledTools({ runCommandEnabled: false }), selectEnabledTools({ runCommandEnabled: false }));
+  });
+
+  it('describes each tool with its limits, and every schema property is validated', () => {
+    for (const tool of WORKSPACE_TOOLS) {
+      assert.ok(tool.description.length > 200, tool.name);
+      assert.equal(tool.inputSchema.type, 'object');
+      assert.equal(tool.inputSchema['additionalProperties'], false);
+      const props = Object.keys(tool.inputSchema['properties'] as object);
+      const required = (tool.inputSchema['required'] as string[] | undefined) ?? [];
+      // The validator accepts exactly the advertised parameters, with the same required ones.
+      const listed = /Accepted parameters: (.*)\.$/.exec(error(validateToolInput(tool.name, { zz: 1 })))?.[1]?.split(', ') ?? [];
+      assert.deepEqual(listed.map((p) => p.replace(' (required)', '')), props, tool.name);
+      assert.deepEqual(listed.filter((p) => p.endsWith(' (required)')).map((p) => p.replace(' (required)', '')), required, tool.name);
+    }
+    assert.match(WORKSPACE_TOOLS[0]?.description ?? '', /2,000 lines/);
+    assert.match(WORKSPACE_TOOLS[4]?.description ?? '', /30,000 characters/);
+  });
+
+  it('accepts valid inputs and returns them typed', () => {
+    const r = validateToolInput('read_file', { path: 'a.ts', offset: 3, limit: null });
+    assert.deepEqual(r, { ok: true, call: { name: 'read_file', input: { path: 'a.ts', offset: 3 } } });
+    assert.ok(validateToolInput('edit_file', { path: 'a', old_string: '', new_string: 'x' }).ok);
+    assert.ok(validateToolInput('list_files', {}).ok);
+    assert.deepEqual(validateToolInput('run_command', { command: '  ls  ' }), { ok: true, call: { name: 'run_command', input: { command: 'ls' } } });
+  });
+
+  it('explains missing, mistyped and unknown parameters', () => {
+    assert.equal(error(validateToolInput('read_file', {})), 'read_file: "path" is required (a non-empty string).');
+    assert.equal(error(validateToolInput('read_file', { path: 'a', offset: 0 })), 'read_file: "offset" must be an integer ≥ 1 (got 0).');
+    assert.equal(error(validateToolInput('read_file', { path: 'a', offset: '10' })), 'read_file: "offset" must be an integer ≥ 1 (got "10").');
+    assert.equal(error(validateToolInput('read_file', { file_path: 'a' })), 'read_file: unknown parameter "file_path" (did you mean "path"?). Accepted parameters: path (required), offset, limit.');
+    assert.equal(error(validateToolInput('edit_file', { path: 'a', old_string: 'x' })), 'edit_file: "new_string" is required (a string).');
+    assert.equal(error(validateToolInput('search', { pattern: '' })), 'search: "pattern" must be a non-empty string (got "").');
+    assert.match(error(validateToolInput('search', { pattern: 'x', max_results: 500 })), /"max_results" must be an integer from 1 to 200/);
+    assert.match(error(validateToolInput('run_command', { command: '   ' })), /"command" must be a non-empty string/);
+    assert.match(error(validateToolInput('run_command', { command: 'ls', timeout_ms: 10 })), /"timeout_ms" must be an integer from 1,000 to 600,000/);
+    assert.match(error(validateToolInput('read_file', 'a.ts')), /^read_file: the input must be a JSON object with the parameters path \(required\), offset, limit \(got "a\.ts"\)\.$/);
+    assert.match(error(validateToolInput('read_file', [1])), /must be a JSON object/);
+    assert.match(error(validateToolInput('read_file', { path: 'x'.repeat(10), offset: 'y'.repeat(200) })), /\(got "y{50,}…\)\.$/);
+  });
+
+  it('names the tools when the tool is unknown', () => {
+    assert.equal(error(validateToolInput('write_file', {})), `Unknown tool "write_file". The workspace tools are: ${Object.values(TOOL_NAMES).join(', ')}.`);
+  });
+});
