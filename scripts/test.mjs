@@ -11,14 +11,19 @@ const vscodeTests = readdirSync(join(root, 'test', 'vscode')).filter((f) => f.en
 const steps = [
   ['type-check', 'npx', ['tsc', '-p', '.', '--noEmit']],
   ['unit tests', 'npx', ['mocha']],
-  ...(process.env.CP_SKIP_VSCODE === '1' ? [] : [['real VS Code (code-server) tests', process.execPath, ['--test', '--test-concurrency=1', ...vscodeTests]]]),
+  ...(process.env.CP_SKIP_VSCODE === '1'
+    ? []
+    : [
+        ['package the .vsix the VS Code tests install', 'npm', ['run', 'package']],
+        ['real VS Code (code-server) tests', process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...vscodeTests]],
+      ]),
 ];
 
 const started = Date.now();
 for (const [name, cmd, args] of steps) {
   const t0 = Date.now();
   console.log(`\n▶ ${name}: ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: process.env });
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, CP_SKIP_PACKAGE: '1' } });
   const secs = ((Date.now() - t0) / 1000).toFixed(1);
   if (r.status !== 0) {
     console.error(`\n✖ ${name} failed (exit ${r.status ?? r.signal}) after ${secs}s`);

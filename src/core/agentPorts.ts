@@ -40,7 +40,7 @@ export interface LlmError {
   readonly requestId?: string;
   /** Whether trying the same request again may succeed. */
   readonly retryable: boolean;
-  /** For prompt_too_long / context_exceeded: the figures the API quoted. */
+  /** For prompt_too_long / context_exceeded: the prompt size and the window the API quoted. */
   readonly promptTokens?: number;
   readonly limitTokens?: number;
   /** HTTP status, when there was one. */

@@ -38,7 +38,7 @@ export function classifyFailure(f: FailureFacts): LlmError {
   }
   const exceeded = CONTEXT_EXCEEDED.exec(f.message);
   if (exceeded) {
-    return make('context_exceeded', `The conversation plus the answer's reserve exceed the context window: ${exceeded[1]} + ${exceeded[2]} > ${exceeded[3]}${id}.`, false, { promptTokens: Number(exceeded[1]), limitTokens: Number(exceeded[3]) - Number(exceeded[2]) });
+    return make('context_exceeded', `The conversation plus the answer's reserve exceed the context window: ${exceeded[1]} + ${exceeded[2]} > ${exceeded[3]}${id}.`, false, { promptTokens: Number(exceeded[1]), limitTokens: Number(exceeded[3]) });
   }
   switch (f.status) {
     case 401:

@@ -122,10 +122,24 @@ describe('AgentSession (turn loop with a scripted LlmClient)', () => {
   });
 
   it('shrinks max_tokens for "input length and max_tokens exceed context limit"', async () => {
-    const exceeded = { kind: 'context_exceeded' as const, message: 'exceeded', retryable: false, promptTokens: 180_000, limitTokens: 168_000 };
+    const exceeded = { kind: 'context_exceeded' as const, message: 'exceeded', retryable: false, promptTokens: 180_000, limitTokens: 200_000 };
     const t = setup([{ error: exceeded }, { content: [{ type: 'text', text: 'ok' }] }]);
     await t.session.send('hi');
     assert.equal(t.llm.requests[1]!.max_tokens, 200_000 - 180_000 - 256);
+  });
+
+  it('recovers from both overflow kinds in one turn, each at most once, then gives up clearly', async () => {
+    const tools = new FakeTools({ read_file: 'z'.repeat(150_000) });
+    const exceeded = { kind: 'context_exceeded' as const, message: 'exceeded', retryable: false, promptTokens: 2_500, limitTokens: 24_000 };
+    const tooLong = { kind: 'prompt_too_long' as const, message: 'too long', retryable: false, promptTokens: 40_000, limitTokens: 24_000 };
+    const t = setup([{ error: exceeded }, { content: [toolUse('toolu_1', 'read_file')] }, { error: tooLong }, { content: [{ type: 'text', text: 'read it' }] }], tools);
+    await t.session.send('read');
+    assert.ok(t.events.some((e) => e.type === 'turn_finished' && e.reason === 'end_turn'));
+    const again = setup([{ error: tooLong }], tools);
+    await again.session.send('x');
+    const err = again.events.find((e) => e.type === 'error');
+    assert.ok(err?.type === 'error' && /start a new session/.test(err.error.message));
+    assert.equal(again.llm.requests.length, 1, 'no loop: nothing to cut, no retry');
   });
 
   it('stops after the configured number of tool rounds', async () => {

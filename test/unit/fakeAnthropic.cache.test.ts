@@ -110,6 +110,14 @@ describe('fake Anthropic: prompt caching', () => {
       assert.equal(later.cache_read_input_tokens, written.cache_creation_input_tokens, '20 blocks later the lookback still finds it');
     });
 
+    it('a read through the lookback refreshes the entry it found', async () => {
+      const written = await usage(conversation(0));
+      now += 4 * MIN;
+      assert.equal((await usage(conversation(8, { bpOnFirst: false }))).cache_read_input_tokens, written.cache_creation_input_tokens);
+      now += 4 * MIN;
+      assert.equal((await usage(conversation(0))).cache_read_input_tokens, written.cache_creation_input_tokens, '8 min after its write, 4 after its last read');
+    });
+
     it('misses more than 20 blocks after it, unless a second breakpoint is placed within reach', async () => {
       const written = await usage(conversation(0));
       const far = await usage(conversation(21, { bpOnFirst: false }));

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type Anthropic from '@anthropic-ai/sdk';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
-import { clientFor, minimalRequest } from '../fake-anthropic/testkit';
+import { clientFor, minimalRequest, rawPost } from '../fake-anthropic/testkit';
 
 describe('fake Anthropic: streaming and non-streaming answers with the real SDK', () => {
   let server: FakeAnthropic;
@@ -81,6 +81,21 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
     ]);
     const thinking = msg.content[0];
     assert.ok(thinking?.type === 'thinking' && thinking.thinking === 'Consider the question.' && thinking.signature.length > 20);
+  });
+
+  it('writes raw SSE frames the API way: event names, JSON data, a ping after the first block start', async () => {
+    server.script({ text: 'Hi there' });
+    const res = await rawPost(server, '/v1/messages', { ...minimalRequest(), stream: true });
+    assert.equal(res.status, 200);
+    assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
+    assert.match(String(res.headers.get('request-id')), /^req_011/);
+    const frames = String(res.json).trim().split('\n\n');
+    const names = frames.map((f) => /^event: (\S+)\ndata: \{/.exec(f)?.[1]);
+    assert.deepEqual(names, ['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    for (const f of frames) {
+      const [, name, data] = /^event: (\S+)\ndata: (.*)$/s.exec(f) ?? [];
+      assert.equal((JSON.parse(String(data)) as { type: string }).type, name, 'data.type repeats the event name');
+    }
   });
 
   it('answers non-streaming create() with the same content and usage shape', async () => {

@@ -115,7 +115,8 @@ export class AgentSession {
     let reason: TurnEndReason = 'end_turn';
     let stopReason: string | null | undefined;
     try {
-      let overflowCuts = 0;
+      // At most 3 overflow recoveries per turn, each of which must shrink something: no loop.
+      const recovered = { attempts: 0 };
       for (let round = 1; ; round++) {
         if (round > this.deps.maxToolRounds) {
           reason = 'tool_limit';
@@ -144,12 +145,14 @@ export class AgentSession {
             reason = 'stopped';
             break;
           }
-          if ((answer.error.kind === 'prompt_too_long' || answer.error.kind === 'context_exceeded') && overflowCuts === 0) {
-            overflowCuts++;
-            if (this.recoverOverflow(answer.error)) {
-              round--;
-              continue;
-            }
+          if ((answer.error.kind === 'prompt_too_long' || answer.error.kind === 'context_exceeded') && this.recoverOverflow(answer.error, recovered)) {
+            round--;
+            continue;
+          }
+          if (answer.error.kind === 'prompt_too_long' || answer.error.kind === 'context_exceeded') {
+            this.emit({ type: 'error', error: { ...answer.error, message: `${answer.error.message} Nothing more can be cut automatically: start a new session, or remove large pasted or pinned content.` } });
+            reason = 'error';
+            break;
           }
           this.emit({ type: 'error', error: answer.error });
           reason = 'error';
@@ -240,28 +243,35 @@ export class AgentSession {
 
   /**
    * The API said the prompt does not fit. context_exceeded: shrink max_tokens to what is left
-   * when that still leaves a useful answer. prompt_too_long: cut oversized tool results once.
-   * Returns whether a retry is worth it. (Compaction-based recovery comes with the compactor.)
+   * when that still leaves a useful answer. Otherwise cut oversized tool results. Each attempt
+   * must shrink the reserve or the content, and a turn gets at most 3: no loop. Returns whether
+   * a retry is worth it. (Compaction-based recovery comes with the compactor.)
    */
-  private recoverOverflow(error: LlmError): boolean {
+  private recoverOverflow(error: LlmError, recovered: { attempts: number }): boolean {
+    if (recovered.attempts >= MAX_OVERFLOW_RECOVERIES) return false;
+    recovered.attempts++;
     const cfg = this.stateValue.config;
-    if (error.kind === 'context_exceeded' && error.limitTokens !== undefined && error.promptTokens !== undefined) {
-      const room = cfg.contextWindow - error.promptTokens;
-      if (room >= 1024) {
+    const limit = error.limitTokens ?? cfg.contextWindow;
+    if (error.kind === 'context_exceeded' && error.promptTokens !== undefined) {
+      const room = limit - error.promptTokens;
+      if (room >= 1024 && room - 256 < cfg.outputReserve) {
         this.stateValue = { ...this.stateValue, config: { ...cfg, outputReserve: room - 256 } };
-        this.emit({ type: 'notice', level: 'warning', text: `The answer's token reserve was lowered to ${room - 256} so the request fits the window.` });
+        this.emit({ type: 'notice', level: 'warning', text: `The answer's token reserve was lowered to ${room - 256} so the request fits the ${limit}-token window.` });
         return true;
       }
     }
-    const over = (error.promptTokens ?? 0) - (error.limitTokens ?? cfg.contextWindow) + cfg.outputReserve;
-    const charsToRemove = Math.max(4 * Math.max(over, 0) * 1.3, 20_000);
-    const cut = cutOversizedToolResults(this.stateValue, 20_000, charsToRemove);
+    // Tokens to shed so the prompt plus the answer's reserve fit; ~4 characters a token, with margin.
+    const over = Math.max(0, (error.promptTokens ?? 0) - (limit - cfg.outputReserve));
+    const cut = cutOversizedToolResults(this.stateValue, Math.max(2_000, Math.floor(20_000 / recovered.attempts)), Math.max(over * 4 * 1.3, 20_000));
     if (cut.cutBlocks === 0) return false;
     this.stateValue = cut.state;
     this.emit({ type: 'notice', level: 'warning', text: `The conversation did not fit the context window; ${cut.cutBlocks} large tool result(s) were cut (${cut.charsRemoved.toLocaleString('en-US')} characters) and the request was sent again.` });
     return true;
   }
 }
+
+/** Most overflow recoveries (reserve lowered, results cut) tried within one turn. */
+const MAX_OVERFLOW_RECOVERIES = 3;
 
 function endReason(stop: string | null): TurnEndReason {
   switch (stop) {

@@ -220,7 +220,8 @@ export class ChatController implements vscode.Disposable {
         return;
       }
       case 'request_started':
-        this.streamId = `stream-${++this.streamCount}`;
+        // A retry restarts the same answer: its partial text is cleared, not left behind.
+        if (e.attempt === 1 || !this.streamId) this.streamId = `stream-${++this.streamCount}`;
         this.view.post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: true } });
         this.view.post({ type: 'retrying', waitMs: 0, attempt: e.attempt, reason: '' });
         return;

@@ -1,0 +1,143 @@
+// Whole turns in a real VS Code against the fake Anthropic server, through the chat UI:
+// a plain answer, a multi-tool round, a cancelled tool round, a 429 then success, a 529
+// mid-stream then success, a dropped connection, "prompt is too long" recovered, and the
+// extension host killed mid-turn then reopened with no completed message lost. Every request
+// the fake server received must be valid.
+//   node --import tsx --test test/vscode/agent.test.mjs   (after npm run package)
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startAgentWorld } from './agentHarness.mjs';
+
+const BIG_FILE = Array.from({ length: 4000 }, (_, i) => `line ${i}: ${'lorem ipsum dolor sit amet '.repeat(3)}`).join('\n');
+
+describe('the agent in a real VS Code, against the fake Anthropic API', { timeout: 600_000 }, () => {
+  let w;
+  before(async () => {
+    w = await startAgentWorld({
+      workspaceFiles: { 'src/greet.js': 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n', 'README.md': '# Demo\n', 'big.txt': BIG_FILE },
+      settings: { 'contextPipeline.enableRunCommand': true },
+    });
+  });
+  after(async () => {
+    if (!w) return;
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(w.page, 'agent-last').catch(() => undefined);
+    // The only refusals allowed are the overflows the recovery test provokes on purpose.
+    const invalid = w.fake.invalidRequests.filter((r) => r.error?.rule !== 'prompt_too_long' && r.error?.rule !== 'context_limit');
+    process.stderr.write(`[agent] the fake server received ${w.fake.requests.length} requests; ${w.fake.invalidRequests.length - invalid.length} refused as too long on purpose (the overflow test), ${invalid.length} invalid\n`);
+    await w.close();
+    assert.deepEqual(invalid.map((r) => r.error), [], 'every request the extension sent was valid');
+  });
+
+  test('a plain answer streams into the chat and is saved', async () => {
+    w.fake.script({ text: 'Hello from the scripted model. greet() returns a greeting.', deltaDelayMs: 20, chunkChars: 8 });
+    await w.send('What does greet do?');
+    await w.waitForAnswer('greet() returns a greeting.');
+    await w.waitIdle();
+    const req = w.fake.requests.at(-1);
+    assert.equal(req.valid, true);
+    const last = req.body.messages.at(-1);
+    assert.equal(last.role, 'user');
+    assert.ok(JSON.stringify(last).includes('What does greet do?'));
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(w.page, 'agent-plain-answer');
+  });
+
+  test('a multi-tool round runs the tools in the workspace and continues', async () => {
+    await w.newSession();
+    w.fake.script({ text: 'Let me look.', toolUses: [{ name: 'list_files', input: { path: 'src' } }, { name: 'read_file', input: { path: 'src/greet.js' } }] }, { text: 'greet.js exports greet(name).' });
+    await w.send('Explain src/greet.js');
+    await w.waitForAnswer('greet.js exports greet(name).');
+    const second = w.fake.requests.at(-1).body;
+    const results = second.messages.at(-1).content.filter((b) => b.type === 'tool_result');
+    assert.equal(results.length, 2);
+    assert.match(JSON.stringify(results[0].content), /greet\.js/);
+    assert.match(JSON.stringify(results[1].content), /return `Hello/);
+    assert.equal(await w.frame.locator('.item.tool.done').count(), 2);
+  });
+
+  test('Stop during a tool round cancels it and leaves a history the API accepts', async () => {
+    await w.newSession();
+    w.fake.script({ toolUses: [{ name: 'run_command', input: { command: 'sleep 30' } }] }, { text: 'Understood, not running it.' });
+    await w.send('Run sleep 30 please');
+    const dialog = w.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+    await dialog.getByRole('button', { name: 'Run', exact: true }).click();
+    await w.frame.locator('.item.tool.running').waitFor({ state: 'visible', timeout: 30_000 });
+    const t0 = Date.now();
+    await w.frame.locator('.composer button.stop').click();
+    await w.frame.locator('.item.tool.cancelled').waitFor({ state: 'visible', timeout: 10_000 });
+    await w.waitIdle(10_000);
+    assert.ok(Date.now() - t0 < 5_000, `stopped in ${Date.now() - t0} ms`);
+    await w.send('Never mind.');
+    await w.waitForAnswer('Understood, not running it.');
+    const msgs = w.fake.requests.at(-1).body.messages;
+    const cancelled = msgs.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((b) => b.type === 'tool_result');
+    assert.ok(cancelled?.is_error && /Cancelled/.test(JSON.stringify(cancelled.content)), 'the cancelled call was answered');
+  });
+
+  test('a 429 is retried after retry-after with a visible countdown', async () => {
+    await w.newSession();
+    w.fake.script({ status: 429, errorType: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit', retryAfter: 2 }, { text: 'Answer after the rate limit.' });
+    await w.send('Hello?');
+    await w.frame.locator('.banner', { hasText: 'Retrying in' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await w.waitForAnswer('Answer after the rate limit.');
+  });
+
+  test('a 529 overloaded error mid-stream is retried and the partial text replaced', async () => {
+    await w.newSession();
+    w.fake.script({ text: 'This partial answer will be cut off by an overload.', chunkChars: 5, overloadedMidStream: { afterEvents: 4 } }, { text: 'Complete answer after the overload.' });
+    await w.send('Tell me something');
+    await w.waitForAnswer('Complete answer after the overload.');
+    const texts = await w.frame.locator('.item.assistant .text').allInnerTexts();
+    assert.deepEqual(texts, ['Complete answer after the overload.'], 'no partial answer left behind');
+  });
+
+  test('a connection dropped mid-stream is retried and the answer arrives', async () => {
+    await w.newSession();
+    w.fake.script({ text: 'dropped soon', chunkChars: 3, disconnectAfterEvents: 3 }, { text: 'Answer after the dropped connection.' });
+    await w.send('Are you there?');
+    await w.waitForAnswer('Answer after the dropped connection.');
+  });
+
+  test('"prompt is too long" is recovered by cutting the oversized tool result', async () => {
+    await w.newSession();
+    w.fake.setWindow(24_000);
+    w.fake.script({ toolUses: [{ name: 'read_file', input: { path: 'big.txt' } }] }, { text: 'I read the big file.' });
+    try {
+      await w.send('Read big.txt');
+      await w.waitForAnswer('I read the big file.', 60_000);
+      assert.ok(w.fake.requests.some((r) => r.error?.rule === 'prompt_too_long'), 'the server did refuse a prompt as too long');
+      await w.frame.locator('.item.notice', { hasText: 'did not fit the context window' }).waitFor({ timeout: 5_000 });
+    } finally {
+      w.fake.setWindow(200_000);
+    }
+  });
+
+  test('killing the extension host mid-turn loses no completed message', async () => {
+    await w.newSession();
+    w.fake.script({ text: 'First answer, saved.' });
+    await w.send('one');
+    await w.waitForAnswer('First answer, saved.');
+    w.fake.script({ toolUses: [{ name: 'list_files', input: {} }] }, { delayMs: 60_000, text: 'never delivered' });
+    await w.send('two');
+    await w.frame.locator('.item.tool.done').waitFor({ state: 'visible', timeout: 30_000 });
+    const killed = w.killExtensionHost();
+    process.stderr.write(`[agent] killed extension host ${killed.join(', ')}\n`);
+    await w.page.reload();
+    await w.reopen();
+    await w.frame.locator('.item.user', { hasText: 'two' }).waitFor({ state: 'visible', timeout: 60_000 });
+    const users = await w.frame.locator('.item.user .text').allInnerTexts();
+    const answers = await w.frame.locator('.item.assistant .text').allInnerTexts();
+    assert.deepEqual(users, ['one', 'two']);
+    assert.deepEqual(answers, ['First answer, saved.']);
+    assert.equal(await w.frame.locator('.item.tool.done').count(), 1, 'the completed tool round is back');
+    const latest = w.sessionEntries().sort((a, b) => (a.file < b.file ? 1 : -1))[0];
+    const roles = latest.entries.filter((e) => e.type === 'message').map((e) => e.message.role);
+    assert.deepEqual(roles, ['user', 'assistant', 'user', 'assistant', 'user'], 'every completed message is on disk');
+    // The conversation goes on from where it stopped, with a history the API accepts.
+    w.fake.script({ text: 'Back after the crash.' });
+    await w.send('three');
+    await w.waitForAnswer('Back after the crash.');
+  });
+});

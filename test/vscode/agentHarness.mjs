@@ -1,0 +1,121 @@
+// Shared set-up of the agent tests: the packaged extension in a fresh code-server whose
+// settings point it at the fake Anthropic server, a headless chromium page on the workbench,
+// and small helpers that act through the chat UI the way a person does.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureHarness, REPO_ROOT } from './setup.mjs';
+
+export const VSIX = join(REPO_ROOT, 'dist', 'context-pipeline.vsix');
+const UI_TIMEOUT = 30_000;
+
+/**
+ * Starts the fake API, code-server with the .vsix installed, and a browser page with the
+ * Context Pipeline chat open. `workspaceFiles` maps relative paths to contents.
+ */
+export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fakeWindow } = {}) {
+  await ensureHarness();
+  const { startFakeAnthropic } = await import('../fake-anthropic/index.ts');
+  const { installExtension, startCodeServer } = await import('./codeServer.mjs');
+  const { chatFrame, launchBrowser, openContextPipeline, openWorkbench } = await import('./workbench.mjs');
+
+  const root = mkdtempSync(join(tmpdir(), 'cp-vscode-agent-'));
+  const dirs = { workspace: join(root, 'workspace'), extensions: join(root, 'extensions'), userData: join(root, 'user-data'), tmp: join(root, 'tmp') };
+  mkdirSync(dirs.tmp, { recursive: true });
+  for (const [rel, content] of Object.entries(workspaceFiles)) {
+    mkdirSync(join(dirs.workspace, rel, '..'), { recursive: true });
+    writeFileSync(join(dirs.workspace, rel), content);
+  }
+  mkdirSync(dirs.workspace, { recursive: true });
+
+  const fake = await startFakeAnthropic({ port: 0, ...(fakeWindow ? { window: fakeWindow } : {}) });
+  await installExtension(VSIX, dirs.extensions, dirs.userData);
+  const server = await startCodeServer({
+    workspaceDir: dirs.workspace,
+    extensionsDir: dirs.extensions,
+    userDataDir: dirs.userData,
+    env: { TMPDIR: dirs.tmp, ANTHROPIC_API_KEY: 'sk-ant-test-key-for-the-fake-server' },
+    settings: { 'contextPipeline.baseUrl': fake.url, ...settings },
+  });
+  const browser = await launchBrowser();
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await openWorkbench(page, server.url);
+  await openContextPipeline(page);
+  let frame = await chatFrame(page);
+
+  const world = {
+    fake,
+    server,
+    page,
+    dirs,
+    get frame() {
+      return frame;
+    },
+    /** Re-finds the chat webview (after a reload). */
+    async reopen() {
+      await openWorkbench(page, server.url);
+      await openContextPipeline(page);
+      frame = await chatFrame(page);
+    },
+    /** Types a message and presses Enter. */
+    async send(text) {
+      const input = frame.getByRole('textbox', { name: 'Message' });
+      await input.fill(text);
+      await input.press('Enter');
+    },
+    /** Waits until an assistant item with this text is shown and no longer streaming. */
+    async waitForAnswer(text, timeout = UI_TIMEOUT) {
+      await frame.locator('.item.assistant:not(.streaming) .text', { hasText: text }).first().waitFor({ state: 'visible', timeout });
+    },
+    /** Waits until the turn is over (the composer shows Send again). */
+    async waitIdle(timeout = UI_TIMEOUT) {
+      await frame.locator('.composer button.primary:not(.stop)', { hasText: 'Send' }).waitFor({ state: 'visible', timeout });
+    },
+    /** Runs a command from the command palette by its title. */
+    async command(title) {
+      await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+      await page.keyboard.press('F1');
+      const box = page.locator('.quick-input-widget input');
+      await box.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await box.fill(`>${title}`);
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: UI_TIMEOUT });
+      await page.keyboard.press('Enter');
+    },
+    /** Starts a new, empty session and waits for the empty chat. */
+    async newSession() {
+      if (fake.pendingSteps > 0) throw new Error(`${fake.pendingSteps} scripted step(s) of the previous test were never used`);
+      await world.command('Context Pipeline: New Session');
+      await frame.locator('.empty').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    },
+    /** Session files written by the extension, parsed into entries. */
+    sessionEntries() {
+      const dir = join(dirs.userData, 'User', 'globalStorage', 'context-pipeline.context-pipeline', 'sessions');
+      return readdirSync(dir)
+        .filter((f) => /^[0-9T-]+-[0-9a-z]+\.jsonl$/.test(f))
+        .map((f) => ({ file: f, entries: readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) }));
+    },
+    /** Kills the extension host process (as a crash would), leaving code-server running. */
+    killExtensionHost() {
+      const table = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n').map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l)).filter(Boolean).map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+      const tree = new Set([server.process.pid]);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const p of table) if (tree.has(p.ppid) && !tree.has(p.pid)) (tree.add(p.pid), (grew = true));
+      }
+      const hosts = table.filter((p) => tree.has(p.pid) && /extensionHost/.test(p.args));
+      if (hosts.length === 0) throw new Error('no extension host process found under code-server');
+      for (const h of hosts) process.kill(h.pid, 'SIGKILL');
+      return hosts.map((h) => h.pid);
+    },
+    async close() {
+      const errors = [];
+      await browser.close().catch((e) => errors.push(e));
+      await server.stop().catch((e) => errors.push(e));
+      await fake.close().catch((e) => errors.push(e));
+      if (process.env.CP_KEEP_TEMP !== '1') rmSync(root, { recursive: true, force: true });
+      if (errors.length) throw new Error(`cleanup failed: ${errors.map((e) => e.message).join('; ')}`);
+    },
+  };
+  return world;
+}
