@@ -7,6 +7,8 @@ export interface PipelineSettings {
   readonly summarizerModel?: string;
   /** 0 or absent: the model's window. */
   readonly contextWindow?: number;
+  /** 0 or absent: the model's default answer reserve (max_tokens). */
+  readonly maxOutputTokens?: number;
   readonly softThreshold?: number;
   readonly hardThreshold?: number;
   readonly keepRecentTurns?: number;
@@ -38,7 +40,10 @@ export function resolveConfig(settings: PipelineSettings): ConfigResult {
     return { ok: false, error: `A context window of ${window} tokens is too small: Context Pipeline needs at least ${MIN_CONTEXT_WINDOW} tokens to hold the system prompt, tools and a useful history.` };
   }
   if (window < WARN_CONTEXT_WINDOW) warnings.push(`A context window of ${window} tokens is small: expect frequent compaction.`);
-  const outputReserve = Math.min(info.outputReserve, Math.floor(window / 4));
+  // The model's default reserve takes at most a quarter of the window; one the user set, at most half.
+  const explicit = settings.maxOutputTokens && settings.maxOutputTokens > 0 ? Math.floor(settings.maxOutputTokens) : undefined;
+  const outputReserve = explicit ? Math.min(explicit, Math.floor(window / 2)) : Math.min(info.outputReserve, Math.floor(window / 4));
+  if (explicit && explicit > outputReserve) warnings.push(`An answer reserve of ${explicit} tokens leaves too little room in a ${window}-token window; using ${outputReserve}.`);
   let soft = clamp(settings.softThreshold ?? 0.7, 0.3, 0.95);
   let hard = clamp(settings.hardThreshold ?? 0.9, 0.5, 0.99);
   if (hard <= soft) {

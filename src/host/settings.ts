@@ -17,6 +17,7 @@ export function readSettings(): PipelineSettings {
     model: c.get<string>('model'),
     summarizerModel: c.get<string>('summarizerModel'),
     contextWindow: c.get<number>('contextWindow'),
+    maxOutputTokens: c.get<number>('maxOutputTokens'),
     softThreshold: c.get<number>('softThreshold'),
     hardThreshold: c.get<number>('hardThreshold'),
     keepRecentTurns: c.get<number>('keepRecentTurns'),

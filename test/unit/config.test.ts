@@ -22,6 +22,13 @@ describe('resolveConfig', () => {
     assert.ok(small.config.outputReserve <= 5_000, 'the reserve shrinks with the window');
   });
 
+  it('takes the answer reserve from the setting, at most half the window', () => {
+    const r = resolveConfig({ maxOutputTokens: 8_000 });
+    assert.ok(r.ok && r.config.outputReserve === 8_000);
+    const capped = resolveConfig({ contextWindow: 20_000, maxOutputTokens: 15_000 });
+    assert.ok(capped.ok && capped.config.outputReserve === 10_000 && /too little room/.test(capped.warnings.join()));
+  });
+
   it('keeps the hard threshold above the soft one', () => {
     const r = resolveConfig({ softThreshold: 0.9, hardThreshold: 0.8 });
     assert.ok(r.ok);

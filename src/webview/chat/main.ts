@@ -99,7 +99,7 @@ function renderHeader(): void {
   header.replaceChildren(
     el('div', { class: 'row' }, el('span', { class: 'model', title: 'contextPipeline.model' }, s.model), el('span', { class: 'meta', 'data-testid': 'context-usage' }, `${formatTokens(s.promptTokens)} / ${formatTokens(s.contextWindow)} tokens (${pct.toFixed(0)}%) · $${s.costUsd.toFixed(4)}`)),
     el('div', { class: 'row' }, el('span', { class: 'title', title: `Session: ${s.sessionTitle}` }, s.sessionTitle)),
-    ...(s.baseUrl ? [el('div', { class: 'warning' }, `Requests go to ${s.baseUrl}`)] : []),
+    ...(s.baseUrl ? [el('div', { class: 'warning', 'data-testid': 'base-url' }, /^https?:\/\/(127\.|localhost|\[::1\])/.test(s.baseUrl) ? `Offline: requests go to the local server at ${s.baseUrl} (e.g. the scripted test model), not to Anthropic.` : `Requests go to ${s.baseUrl}.`)] : []),
     ...(s.apiKey === 'missing' && !s.baseUrl ? [el('div', { class: 'warning' }, 'No API key. ', button('Set API key', 'setApiKey', 'Stored in VS Code secret storage'))] : []),
     ...s.warnings.map((w) => el('div', { class: 'warning' }, w)),
   );

@@ -1,0 +1,72 @@
+/**
+ * Compaction records: every change the pipeline makes to the history — from trimming a tool
+ * result to summarising whole turns — is one record that keeps the original messages
+ * verbatim, so the user can see what was dropped and undo it.
+ */
+import type { Message } from '../model';
+
+/** What started a compaction. */
+export type CompactionTrigger = 'auto-soft' | 'auto-hard' | 'manual' | 'overflow' | 'tool-result' | 'budget' | 'idle';
+
+/** Which layer (or strategy) made the change, cheapest first. */
+export type CompactionLayer =
+  | 'tool-result-guard'
+  | 'budget-trim'
+  | 'snip'
+  | 'microcompact'
+  | 'summarise'
+  | 'fallback-drop'
+  | 'middle-removal'
+  | 'oldest-removal'
+  | 'hybrid';
+
+/** A contiguous run of whole messages, by turn range and ids. */
+export interface CompactionRegion {
+  readonly firstTurn: number;
+  readonly lastTurn: number;
+  readonly messageIds: readonly string[];
+  /** Calibrated tokens of the region before the change. */
+  readonly tokens: number;
+}
+
+/** Identifiers found in the originals and which of them the replacement lost. */
+export interface RetentionCheck {
+  readonly kinds: Readonly<Record<RetentionKind, { readonly found: number; readonly lost: readonly string[] }>>;
+  /** All identifiers the replacement lost, most important first, at most 50. */
+  readonly lost: readonly string[];
+  /** Share of found identifiers that survived, 0..1 (1 when nothing was found). */
+  readonly retained: number;
+}
+
+/** Kinds of identifiers the retention check looks for. */
+export type RetentionKind = 'path' | 'symbol' | 'error' | 'url' | 'number';
+
+/**
+ * One compaction. `originals` are the messages that were replaced, verbatim, in order;
+ * `replacement` is what stands in their place (same length or not). Messages outside the
+ * replaced range are untouched. Applying and restoring are exact inverses (see apply.ts).
+ */
+export interface CompactionRecord {
+  readonly id: string;
+  readonly at: number;
+  readonly trigger: CompactionTrigger;
+  readonly layer: CompactionLayer;
+  /** Strategy setting in force (e.g. `summarise`, `middle-removal`, `hybrid`). */
+  readonly strategy: string;
+  readonly regions: readonly CompactionRegion[];
+  readonly originals: readonly Message[];
+  readonly replacement: readonly Message[];
+  /** The summary text, for summarise and its fallbacks. */
+  readonly summary?: string;
+  /** User instructions of a manual compaction ("focus on the auth bug"). */
+  readonly instructions?: string;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** Summariser model and its cost, when an LLM was used. */
+  readonly model?: string;
+  readonly costUsd: number;
+  readonly durationMs: number;
+  /** Fallbacks used, in order, e.g. `summariser timeout → dropped oldest regions`. */
+  readonly fallbacks: readonly string[];
+  readonly retention?: RetentionCheck;
+}
