@@ -4,6 +4,7 @@
  */
 import { runEstimate } from './estimate';
 import { runPipelineCost } from './pipelineCost';
+import { runReplay } from './replay';
 
 /** A bench subcommand: a one-line usage and a runner returning the exit code. */
 interface Command {
@@ -15,6 +16,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   estimate: {
     usage: 'estimate <transcript.jsonl> [--encoding cl100k_base|o200k_base]   token-estimate error vs reported usage',
     run: runEstimate,
+  },
+  replay: {
+    usage: 'replay <transcript.jsonl> [--window N] [--baseline]                 the whole pipeline over a transcript: compactions, peak utilisation, cache, cost',
+    run: runReplay,
   },
   pipeline: {
     usage: 'pipeline                                                              per-turn pipeline cost at 10k, 100k and 1M tokens vs JSON.stringify',

@@ -13,10 +13,9 @@ export const COMMANDS = {
 } as const;
 
 /** Commands of this version that are declared but not built yet, with what to expect. */
-const NOT_READY: Record<'compactNow' | 'showBudget' | 'pinSelection', string> = {
-  compactNow: 'Compact Now is not available yet: compaction (summaries you can inspect and undo) is the next milestone. Nothing was changed.',
+const NOT_READY: Record<'showBudget' | 'pinSelection', string> = {
   showBudget: 'The context budget panel is not available yet. Until then, the chat view\'s Preview shows every block of the next request and its token estimate.',
-  pinSelection: 'Pin Selection is not available yet: pinned context arrives with compaction. Nothing was pinned.',
+  pinSelection: 'Pin Selection is not available yet: pinned context arrives with the context budget view. Nothing was pinned.',
 };
 
 /** Registers the commands that need no session (New Session and Sessions are the chat controller's); returns their disposables. */
@@ -28,7 +27,6 @@ export function registerCommands(deps: { apiKeys: ApiKeyStore; log: vscode.LogOu
   return [
     vscode.commands.registerCommand(COMMANDS.setApiKey, () => setApiKey(deps.apiKeys, deps.log)),
     vscode.commands.registerCommand(COMMANDS.toggleEditorContext, toggleEditorContext),
-    vscode.commands.registerCommand(COMMANDS.compactNow, notReady('compactNow')),
     vscode.commands.registerCommand(COMMANDS.showBudget, notReady('showBudget')),
     vscode.commands.registerCommand(COMMANDS.pinSelection, notReady('pinSelection')),
   ];

@@ -1,37 +1,185 @@
 import * as vscode from 'vscode';
+import type { CompactionEntryState } from '../core/agent/agentSession';
+import type { CompactionRecord } from '../core/compaction/types';
+import type { Message } from '../core/model';
 
-/** A node of the Compactions tree. Compactions arrive with the compaction engine. */
-export type CompactionNode = { readonly kind: 'compaction'; readonly id: string; readonly label: string };
+/** Nodes of the Compactions tree: session → compactions → summary / replaced regions → original messages. */
+export type CompactionNode =
+  | { readonly kind: 'session'; readonly id: string; readonly title: string }
+  | { readonly kind: 'compaction'; readonly entry: CompactionEntryState }
+  | { readonly kind: 'summary'; readonly record: CompactionRecord }
+  | { readonly kind: 'region'; readonly record: CompactionRecord; readonly index: number }
+  | { readonly kind: 'original'; readonly record: CompactionRecord; readonly message: Message };
+
+/** Where the tree reads the open session's compactions. */
+export interface CompactionsSource {
+  readonly compactions: readonly CompactionEntryState[];
+  readonly sessionLabel: { id: string; title: string } | undefined;
+  readonly onDidChangeCompactions: vscode.Event<void>;
+}
+
+/** URI scheme of the read-only documents showing summaries and original messages. */
+export const RECORD_SCHEME = 'context-pipeline-record';
+
+const TRIGGER_LABEL: Record<CompactionRecord['trigger'], string> = {
+  'auto-soft': 'Auto (soft)',
+  'auto-hard': 'Auto (hard)',
+  manual: 'Manual',
+  overflow: 'Overflow',
+  'tool-result': 'Tool result',
+  budget: 'Budget',
+  idle: 'Idle',
+};
 
 /**
- * The Compactions tree. Until a session has compactions it has no nodes, and VS Code shows
- * the view's welcome content (declared in package.json), which explains what will appear.
+ * The Compactions tree. Newest compaction first; each shows its trigger, time and tokens
+ * before → after, a warning when the retention check found lost identifiers, and opens its
+ * summary and original messages as read-only documents. Restored ones stay listed, greyed.
  */
-export class CompactionsTreeProvider implements vscode.TreeDataProvider<CompactionNode>, vscode.Disposable {
+export class CompactionsTreeProvider implements vscode.TreeDataProvider<CompactionNode>, vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<CompactionNode | undefined>();
-  private nodes: readonly CompactionNode[] = [];
-
-  /** Fires when the tree must be redrawn. */
+  private readonly docChanged = new vscode.EventEmitter<vscode.Uri>();
+  private readonly subscription: vscode.Disposable;
   readonly onDidChangeTreeData = this.changed.event;
+  readonly onDidChange = this.docChanged.event;
 
-  /** Replaces the tree's nodes. */
-  setNodes(nodes: readonly CompactionNode[]): void {
-    this.nodes = nodes;
-    this.changed.fire(undefined);
+  constructor(private readonly source: CompactionsSource) {
+    this.subscription = source.onDidChangeCompactions(() => this.changed.fire(undefined));
   }
 
   getTreeItem(node: CompactionNode): vscode.TreeItem {
-    const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Collapsed);
-    item.id = node.id;
-    item.iconPath = new vscode.ThemeIcon('fold');
-    return item;
+    switch (node.kind) {
+      case 'session': {
+        const item = new vscode.TreeItem(node.title, vscode.TreeItemCollapsibleState.Expanded);
+        item.iconPath = new vscode.ThemeIcon('comment-discussion');
+        item.description = `${this.source.compactions.length} compaction${this.source.compactions.length === 1 ? '' : 's'}`;
+        return item;
+      }
+      case 'compaction': {
+        const r = node.entry.record;
+        const lost = r.retention?.lost ?? [];
+        const item = new vscode.TreeItem(`${TRIGGER_LABEL[r.trigger]} · ${new Date(r.at).toLocaleTimeString()}`, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = r.id;
+        item.description = `${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}${node.entry.active ? '' : ' · restored'}`;
+        item.contextValue = node.entry.active ? 'compaction-active' : 'compaction-restored';
+        item.iconPath = lost.length > 0 ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(node.entry.active ? 'fold' : 'unfold');
+        item.tooltip = new vscode.MarkdownString(
+          [
+            `**${r.layer}** (${r.strategy}) · ${TRIGGER_LABEL[r.trigger]}`,
+            `Tokens ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}${r.model ? ` · ${r.model}` : ''} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`,
+            ...(r.fallbacks.length ? [`Fallbacks: ${r.fallbacks.join('; ')}`] : []),
+            ...(lost.length ? [`Retention check: the replacement lost ${lost.length} identifier(s): ${lost.slice(0, 8).map((x) => `\`${x}\``).join(', ')}`] : r.retention ? ['Retention check: nothing lost.'] : []),
+          ].join('\n\n'),
+        );
+        return item;
+      }
+      case 'summary': {
+        const item = new vscode.TreeItem(node.record.summary ? 'Summary' : 'Replacement', vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon('note');
+        item.description = node.record.layer;
+        item.command = { command: 'vscode.open', title: 'Open', arguments: [recordUri(node.record.id, 'summary')] };
+        return item;
+      }
+      case 'region': {
+        const reg = node.record.regions[node.index];
+        const item = new vscode.TreeItem(reg ? `Turns ${reg.firstTurn}–${reg.lastTurn}` : 'Replaced messages', vscode.TreeItemCollapsibleState.Collapsed);
+        item.iconPath = new vscode.ThemeIcon('history');
+        item.description = reg ? `${reg.messageIds.length} messages · ${fmt(reg.tokens)} tokens` : `${node.record.originals.length} messages`;
+        return item;
+      }
+      case 'original': {
+        const m = node.message;
+        const first = m.blocks.find((b) => b.type === 'text');
+        const item = new vscode.TreeItem(`${m.role} · turn ${m.turn}`, vscode.TreeItemCollapsibleState.None);
+        item.description = first && first.type === 'text' ? first.text.slice(0, 60).replace(/\s+/g, ' ') : m.blocks.map((b) => b.type).join(', ');
+        item.iconPath = new vscode.ThemeIcon(m.role === 'user' ? 'account' : 'hubot');
+        item.command = { command: 'vscode.open', title: 'Open', arguments: [recordUri(node.record.id, `message/${m.id}`)] };
+        return item;
+      }
+    }
   }
 
   getChildren(node?: CompactionNode): CompactionNode[] {
-    return node ? [] : [...this.nodes];
+    if (!node) {
+      const label = this.source.sessionLabel;
+      return label && this.source.compactions.length > 0 ? [{ kind: 'session', ...label }] : [];
+    }
+    switch (node.kind) {
+      case 'session':
+        return [...this.source.compactions].reverse().map((entry) => ({ kind: 'compaction', entry }));
+      case 'compaction': {
+        const r = node.entry.record;
+        const regions: CompactionNode[] = r.regions.length > 0 ? r.regions.map((_, index) => ({ kind: 'region', record: r, index })) : [{ kind: 'region', record: r, index: -1 }];
+        return [{ kind: 'summary', record: r }, ...regions];
+      }
+      case 'region': {
+        const reg = node.record.regions[node.index];
+        const ids = reg ? new Set(reg.messageIds) : undefined;
+        return node.record.originals.filter((m) => !ids || ids.has(m.id)).map((message) => ({ kind: 'original', record: node.record, message }));
+      }
+      default:
+        return [];
+    }
+  }
+
+  /** Read-only text of a summary or an original message (virtual documents). */
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const [recordId, what, messageId] = uri.path.replace(/^\//, '').replace(/\.md$/, '').split('/');
+    const record = this.source.compactions.find((c) => c.record.id === recordId)?.record;
+    if (!record) return 'This compaction is not part of the open session.';
+    if (what === 'summary') return summaryDocument(record);
+    const m = record.originals.find((x) => x.id === messageId);
+    return m ? messageDocument(m) : 'This message is not part of the compaction.';
   }
 
   dispose(): void {
+    this.subscription.dispose();
     this.changed.dispose();
+    this.docChanged.dispose();
   }
+}
+
+/** The virtual document URI of a record's summary or one of its original messages. */
+export function recordUri(recordId: string, what: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: RECORD_SCHEME, path: `/${recordId}/${what}.md` });
+}
+
+function summaryDocument(r: CompactionRecord): string {
+  const lines = [`# Compaction ${r.id}`, '', `- Trigger: ${r.trigger} · layer: ${r.layer} · strategy: ${r.strategy}`, `- Tokens: ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}`, `- When: ${new Date(r.at).toISOString()}`];
+  if (r.model) lines.push(`- Summariser: ${r.model} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`);
+  if (r.instructions) lines.push(`- Instructions: ${r.instructions}`);
+  if (r.fallbacks.length) lines.push(`- Fallbacks: ${r.fallbacks.join('; ')}`);
+  if (r.retention) lines.push(`- Retention check: ${Math.round(r.retention.retained * 100)}% of identifiers kept${r.retention.lost.length ? `; lost: ${r.retention.lost.join(', ')}` : ''}`);
+  lines.push('', '## What stands in place of the originals', '');
+  for (const m of r.replacement) lines.push(messageDocument(m), '');
+  return lines.join('\n');
+}
+
+function messageDocument(m: Message): string {
+  const out = [`### ${m.role} · turn ${m.turn} · ${m.id}`, ''];
+  for (const b of m.blocks) {
+    switch (b.type) {
+      case 'text':
+      case 'summary':
+        out.push(b.text, '');
+        break;
+      case 'thinking':
+        out.push('_(thinking)_', b.thinking, '');
+        break;
+      case 'tool_use':
+        out.push(`**Tool call** \`${b.name}\` (${b.id})`, '```json', JSON.stringify(b.input, null, 2), '```', '');
+        break;
+      case 'tool_result':
+        out.push(`**Tool result** for ${b.toolUseId}${b.isError ? ' (error)' : ''}`, '```', typeof b.content === 'string' ? b.content : b.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n'), '```', '');
+        break;
+      case 'image':
+        out.push(`[image ${b.mediaType}]`, '');
+        break;
+    }
+  }
+  return out.join('\n');
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
@@ -7,7 +8,8 @@ import { ChatController } from './chat/chatController';
 import { StoreSessionPort } from './chat/storeSessionPort';
 import { ChatViewProvider } from './chatViewProvider';
 import { registerCommands } from './commands';
-import { CompactionsTreeProvider } from './compactionsTree';
+import { registerCompactionCommands } from './compactionCommands';
+import { CompactionsTreeProvider, RECORD_SCHEME } from './compactionsTree';
 import { RequestPreviewer } from './requestPreview';
 import { showSessions } from './sessionsCommand';
 import { SessionStore } from './sessions/sessionStore';
@@ -31,6 +33,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const tools = new WorkspaceToolRunner({
     roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
     approver,
+    readOnlyRoots: () => {
+      const dir = controller?.filesDir();
+      return dir && existsSync(dir) ? [dir] : [];
+    },
     runCommandEnabled: () => readAgentSettings().enableRunCommand,
     filesExclude: () => vscode.workspace.getConfiguration('files').get<Record<string, boolean>>('exclude') ?? {},
   });
@@ -70,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     version,
   });
-  const compactions = new CompactionsTreeProvider();
+  const compactions = new CompactionsTreeProvider(controller);
 
   context.subscriptions.push(
     log,
@@ -80,6 +86,8 @@ export function activate(context: vscode.ExtensionContext): void {
     compactions,
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, { webviewOptions: { retainContextWhenHidden: false } }),
     vscode.window.registerTreeDataProvider('contextPipeline.compactions', compactions),
+    vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, compactions),
+    ...registerCompactionCommands(controller, log),
     ...registerCommands({ apiKeys, log }),
     vscode.commands.registerCommand('contextPipeline.newSession', () => controller?.newSession()),
     vscode.commands.registerCommand('contextPipeline.showSessions', () => showSessions(store, controller, log)),

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { resolveConfig, type ConfigResult, type PipelineSettings } from '../core/config';
+import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../core/compaction/policy';
 import type { CacheTtl } from '../core/model';
 
 /** The configuration section every setting of the extension lives under. */
@@ -31,6 +32,18 @@ export function readSettings(): PipelineSettings {
 export function readEditorContextSettings(): { selection: boolean; openedFile: boolean } {
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   return { selection: c.get<boolean>('injectSelection', true), openedFile: c.get<boolean>('injectOpenedFile', true) };
+}
+
+/** Compaction settings, with the engine's defaults for what the user did not set. */
+export function readCompactionSettings(): CompactionSettings {
+  const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  const strategy = c.get<string>('compactionStrategy', 'summarise');
+  const soft = c.get<string>('autoCompact', 'auto');
+  return {
+    ...DEFAULT_COMPACTION_SETTINGS,
+    strategy: strategy === 'middle-removal' || strategy === 'oldest-removal' || strategy === 'hybrid' ? strategy : 'summarise',
+    softAction: soft === 'propose' || soft === 'off' ? soft : 'auto',
+  };
 }
 
 /** Settings of the agent loop and its transport (the API key is not a setting). */

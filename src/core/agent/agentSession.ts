@@ -1,5 +1,5 @@
-import type { LlmClient, LlmError, ToolCall, ToolRunner } from '../agentPorts';
-import { applyUserMessage, assembleUserMessage, type ToolResultInput } from '../assemble';
+import type { LlmClient, ToolCall, ToolRunner } from '../agentPorts';
+import { applyUserMessage, assembleUserMessage } from '../assemble';
 import { appendAssistantMessage, type AssistantContent } from '../assistant';
 import type { PreviousBreakpoint } from '../cacheAnchors';
 import type { ConversationState, Injection } from '../model';
@@ -7,9 +7,15 @@ import { prepareRequest } from '../pipeline';
 import type { Clock, IdSource, Tokenizer } from '../ports';
 import { makeRequestCounter } from '../requestTokens';
 import type { TokenEstimator } from '../tokens/estimator';
+import { restoreRecord } from '../compaction/apply';
+import type { Compactor } from '../compaction/compactor';
+import { EMPTY_HEALTH, withCompaction, withRequest, type ContextHealth } from '../compaction/health';
+import { effectiveWindow } from '../compaction/policy';
+import type { CompactionRecord } from '../compaction/types';
 import { promptTokensOf, requestCostUsd } from './cost';
 import type { AgentEvent, SessionSink, TurnEndReason } from './events';
-import { cutOversizedToolResults } from './overflow';
+import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
+import { runToolRound } from './toolRound';
 
 /** Ports and settings of an agent session. */
 export interface AgentDeps {
@@ -26,6 +32,14 @@ export interface AgentDeps {
   readonly writeFile: (path: string, content: string) => Promise<void>;
   /** Tool rounds allowed in one turn before the loop stops and asks the user. */
   readonly maxToolRounds: number;
+  /** The compaction engine; without it the history is never compacted. */
+  readonly compactor?: Compactor;
+}
+
+/** A compaction of this session and whether it is in effect (restore undoes it). */
+export interface CompactionEntryState {
+  readonly record: CompactionRecord;
+  readonly active: boolean;
 }
 
 /** Result of a call that starts a turn. */
@@ -42,9 +56,118 @@ export class AgentSession {
   private stateValue: ConversationState;
   private previous: PreviousBreakpoint | undefined;
   private running: AbortController | undefined;
+  private compacting = false;
+  private queued: { instructions?: string; done: (r: SendResult) => void } | undefined;
+  private lastRequestAt: number | undefined;
+  private healthValue: ContextHealth = EMPTY_HEALTH;
+  private compactionList: CompactionEntryState[];
 
-  constructor(initial: ConversationState, private readonly deps: AgentDeps, private readonly emit: (event: AgentEvent) => void) {
+  constructor(initial: ConversationState, private readonly deps: AgentDeps, private readonly emit: (event: AgentEvent) => void, compactions: readonly CompactionEntryState[] = []) {
     this.stateValue = initial;
+    this.compactionList = [...compactions];
+  }
+
+  /** Every compaction of the session, oldest first, with whether it is in effect. */
+  get compactions(): readonly CompactionEntryState[] {
+    return this.compactionList;
+  }
+
+  /** Context health figures of this session. */
+  get health(): ContextHealth {
+    return this.healthValue;
+  }
+
+  /** Whether a manual compaction waits for the running turn. */
+  get compactionQueued(): boolean {
+    return this.queued !== undefined;
+  }
+
+  /**
+   * Compacts now with the configured strategy (optional instructions for the summariser).
+   * While a turn runs the request waits for the turn boundary (cancellable); one compaction
+   * runs at a time. Resolves when it ran (or was cancelled).
+   */
+  compactNow(instructions?: string): Promise<SendResult> {
+    if (!this.deps.compactor) return Promise.resolve({ ok: false, reason: 'Compaction is not available.' });
+    if (this.compacting) return Promise.resolve({ ok: false, reason: 'A compaction is already running.' });
+    if (this.running) {
+      this.queued?.done({ ok: false, reason: 'Replaced by a newer compaction request.' });
+      return new Promise((done) => {
+        this.queued = { ...(instructions ? { instructions } : {}), done };
+        this.emit({ type: 'compaction_queued' });
+      });
+    }
+    return this.runManualCompaction(instructions);
+  }
+
+  /** Drops a queued manual compaction. */
+  cancelQueuedCompaction(): boolean {
+    const q = this.queued;
+    if (!q) return false;
+    this.queued = undefined;
+    q.done({ ok: false, reason: 'Cancelled.' });
+    return true;
+  }
+
+  /**
+   * Undoes a compaction: its originals go back in place of its replacement. Refused, with the
+   * reason, while a turn runs, when a later compaction swallowed it, or when the restored
+   * history would not fit the window.
+   */
+  async restore(recordId: string): Promise<SendResult> {
+    if (this.running || this.compacting) return { ok: false, reason: 'Wait for the running turn or compaction to finish.' };
+    const index = this.compactionList.findIndex((c) => c.record.id === recordId);
+    const entry = this.compactionList[index];
+    if (!entry) return { ok: false, reason: 'No such compaction in this session.' };
+    if (!entry.active) return { ok: false, reason: 'This compaction was already restored.' };
+    const restored = restoreRecord(this.stateValue, entry.record);
+    if (!restored.ok) return { ok: false, reason: restored.reason };
+    const compactor = this.deps.compactor;
+    if (compactor) {
+      const tokens = this.deps.estimator.estimate(restored.state).tokens;
+      const eff = effectiveWindow(restored.state.config);
+      if (tokens > eff) return { ok: false, reason: `Restoring would make the prompt about ${tokens.toLocaleString('en-US')} tokens, more than the ${eff.toLocaleString('en-US')} the window leaves for it. Compact something else first.` };
+    }
+    this.stateValue = restored.state;
+    this.compactionList[index] = { record: entry.record, active: false };
+    await this.deps.sink.restore(recordId);
+    this.emit({ type: 'restored', recordId });
+    this.emit({ type: 'history_replaced', messages: this.stateValue.messages });
+    return { ok: true };
+  }
+
+  private async runManualCompaction(instructions?: string): Promise<SendResult> {
+    const compactor = this.deps.compactor;
+    if (!compactor) return { ok: false, reason: 'Compaction is not available.' };
+    this.compacting = true;
+    const controller = new AbortController();
+    this.running = controller;
+    try {
+      this.emit({ type: 'compaction_started', trigger: 'manual' });
+      compactor.breaker.reset();
+      const run = await compactor.compact(this.stateValue, { trigger: 'manual', tokensToFree: 'all', ...(instructions ? { instructions } : {}), signal: controller.signal });
+      await this.adopt(run.state, run.records, run.notices);
+      return run.records.length > 0 ? { ok: true } : { ok: false, reason: run.notices.join(' ') || 'Nothing was compacted.' };
+    } finally {
+      this.compacting = false;
+      this.running = undefined;
+    }
+  }
+
+  /** Takes a compaction pass's result: persists its records, then tells the views. */
+  private async adopt(state: ConversationState, records: readonly CompactionRecord[], notices: readonly string[]): Promise<void> {
+    this.stateValue = state;
+    for (const record of records) {
+      this.compactionList.push({ record, active: true });
+      this.healthValue = withCompaction(this.healthValue, record);
+      await this.deps.sink.compaction(record);
+    }
+    for (const text of notices) this.emit({ type: 'notice', level: 'warning', text });
+    this.emit({ type: 'compaction_finished', records, notices });
+    if (records.length > 0) {
+      this.emit({ type: 'history_replaced', messages: state.messages });
+      this.emit({ type: 'health', health: this.healthValue });
+    }
   }
 
   /** The conversation as it stands. */
@@ -115,13 +238,22 @@ export class AgentSession {
     let reason: TurnEndReason = 'end_turn';
     let stopReason: string | null | undefined;
     try {
-      // At most 3 overflow recoveries per turn, each of which must shrink something: no loop.
-      const recovered = { attempts: 0 };
+      const recovery = newRecoveryBudget();
       for (let round = 1; ; round++) {
         if (round > this.deps.maxToolRounds) {
           reason = 'tool_limit';
           this.emit({ type: 'notice', level: 'warning', text: `Stopped after ${this.deps.maxToolRounds} tool rounds in one turn (contextPipeline.maxToolRounds). Send a message to let Claude continue.` });
           break;
+        }
+        const compactor = this.deps.compactor;
+        if (compactor) {
+          const run = await compactor.beforeRequest(this.stateValue, { ...(this.lastRequestAt !== undefined ? { lastRequestAt: this.lastRequestAt } : {}), signal: controller.signal });
+          if (run.records.length > 0 || run.notices.length > 0) await this.adopt(run.state, run.records, run.notices);
+          if (controller.signal.aborted) {
+            reason = 'stopped';
+            if (this.stateValue.messages.at(-1)?.role === 'user') await this.recordStop('');
+            break;
+          }
         }
         const sent = this.stateValue;
         const prepared = prepareRequest(sent, { count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer), clock: this.deps.clock, ...(this.previous ? { previous: this.previous } : {}) });
@@ -145,11 +277,13 @@ export class AgentSession {
             reason = 'stopped';
             break;
           }
-          if ((answer.error.kind === 'prompt_too_long' || answer.error.kind === 'context_exceeded') && this.recoverOverflow(answer.error, recovered)) {
-            round--;
-            continue;
-          }
           if (answer.error.kind === 'prompt_too_long' || answer.error.kind === 'context_exceeded') {
+            const step = await recoverOverflow(this.stateValue, answer.error, recovery, this.deps.compactor, controller.signal);
+            if (step) {
+              await this.adopt(step.state, step.records, step.notices);
+              round--;
+              continue;
+            }
             this.emit({ type: 'error', error: { ...answer.error, message: `${answer.error.message} Nothing more can be cut automatically: start a new session, or remove large pasted or pinned content.` } });
             reason = 'error';
             break;
@@ -159,8 +293,13 @@ export class AgentSession {
           break;
         }
         const result = answer.result;
+        const hitExpected = this.lastRequestAt !== undefined && this.deps.clock.now() - this.lastRequestAt < 300_000 && prepared.anchors.length > 0;
         this.previous = prepared.lastBreakpoint;
+        this.lastRequestAt = this.deps.clock.now();
         this.deps.estimator.observe(sent, result.usage);
+        this.healthValue = withRequest(this.healthValue, result.usage, hitExpected);
+        this.emit({ type: 'health', health: this.healthValue });
+        if (this.healthValue.missStreak === 3) this.emit({ type: 'notice', level: 'warning', text: 'The prompt cache missed 3 requests in a row although the start of the prompt did not change. Something early in the prompt may be changing every turn.' });
         const costUsd = requestCostUsd(result.model || sent.config.model, result.usage, sent.config.cacheTtl);
         const usageRecord = { usage: result.usage, model: result.model, costUsd, estimatedTokens: prepared.tokens.total, at: this.deps.clock.now(), ...(result.requestId ? { requestId: result.requestId } : {}) };
         await this.deps.sink.usage(usageRecord);
@@ -180,7 +319,7 @@ export class AgentSession {
           if (reason === 'other') this.emit({ type: 'notice', level: 'info', text: `The turn ended with stop reason "${String(result.stopReason)}".` });
           break;
         }
-        const results = await this.runTools(calls, controller.signal);
+        const results = await runToolRound(calls, controller.signal, { tools: this.deps.tools, ...(this.deps.compactor ? { compactor: this.deps.compactor } : {}), writeFile: this.deps.writeFile, spillDirectory: this.deps.pasteDirectory, contextWindow: this.stateValue.config.contextWindow, emit: this.emit });
         const assembled = assembleUserMessage(this.stateValue, { toolResults: results, pasteDirectory: this.deps.pasteDirectory }, this.deps);
         if (!assembled.ok) {
           this.emit({ type: 'error', error: { kind: 'unknown', retryable: false, message: `Internal error while returning tool results: ${assembled.error.message}` } });
@@ -200,27 +339,10 @@ export class AgentSession {
     } finally {
       this.running = undefined;
       this.emit({ type: 'turn_finished', reason, ...(stopReason !== undefined ? { stopReason } : {}) });
+      const queued = this.queued;
+      this.queued = undefined;
+      if (queued) void this.runManualCompaction(queued.instructions).then(queued.done);
     }
-  }
-
-  /** Runs the calls one by one; after a stop, the rest are answered as cancelled. */
-  private async runTools(calls: readonly ToolCall[], signal: AbortSignal): Promise<ToolResultInput[]> {
-    const results: ToolResultInput[] = [];
-    for (const call of calls) {
-      if (signal.aborted) {
-        results.push({ toolUseId: call.id, content: 'Cancelled: the user stopped the turn before this tool ran.', isError: true });
-        continue;
-      }
-      this.emit({ type: 'tool_started', call });
-      const outcome = await this.deps.tools.run(call, signal);
-      // A tool that finished despite the stop keeps its real result; one cut short says so.
-      const cancelled = signal.aborted && outcome.isError;
-      const partial = typeof outcome.content === 'string' && outcome.content ? `\n${outcome.content}` : '';
-      const final = cancelled ? { ...outcome, content: `Cancelled: the user stopped the turn while this tool was running.${partial}` } : outcome;
-      this.emit({ type: 'tool_finished', call, outcome: final });
-      results.push({ toolUseId: call.id, content: final.content, isError: final.isError });
-    }
-    return results;
   }
 
   private async appendAssistant(content: readonly AssistantContent[]) {
@@ -240,38 +362,7 @@ export class AgentSession {
     const text = streamedText.trim() ? `${streamedText}\n\n[Stopped by the user.]` : '[Stopped by the user before Claude answered.]';
     await this.appendAssistant([{ type: 'text', text }]);
   }
-
-  /**
-   * The API said the prompt does not fit. context_exceeded: shrink max_tokens to what is left
-   * when that still leaves a useful answer. Otherwise cut oversized tool results. Each attempt
-   * must shrink the reserve or the content, and a turn gets at most 3: no loop. Returns whether
-   * a retry is worth it. (Compaction-based recovery comes with the compactor.)
-   */
-  private recoverOverflow(error: LlmError, recovered: { attempts: number }): boolean {
-    if (recovered.attempts >= MAX_OVERFLOW_RECOVERIES) return false;
-    recovered.attempts++;
-    const cfg = this.stateValue.config;
-    const limit = error.limitTokens ?? cfg.contextWindow;
-    if (error.kind === 'context_exceeded' && error.promptTokens !== undefined) {
-      const room = limit - error.promptTokens;
-      if (room >= 1024 && room - 256 < cfg.outputReserve) {
-        this.stateValue = { ...this.stateValue, config: { ...cfg, outputReserve: room - 256 } };
-        this.emit({ type: 'notice', level: 'warning', text: `The answer's token reserve was lowered to ${room - 256} so the request fits the ${limit}-token window.` });
-        return true;
-      }
-    }
-    // Tokens to shed so the prompt plus the answer's reserve fit; ~4 characters a token, with margin.
-    const over = Math.max(0, (error.promptTokens ?? 0) - (limit - cfg.outputReserve));
-    const cut = cutOversizedToolResults(this.stateValue, Math.max(2_000, Math.floor(20_000 / recovered.attempts)), Math.max(over * 4 * 1.3, 20_000));
-    if (cut.cutBlocks === 0) return false;
-    this.stateValue = cut.state;
-    this.emit({ type: 'notice', level: 'warning', text: `The conversation did not fit the context window; ${cut.cutBlocks} large tool result(s) were cut (${cut.charsRemoved.toLocaleString('en-US')} characters) and the request was sent again.` });
-    return true;
-  }
 }
-
-/** Most overflow recoveries (reserve lowered, results cut) tried within one turn. */
-const MAX_OVERFLOW_RECOVERIES = 3;
 
 function endReason(stop: string | null): TurnEndReason {
   switch (stop) {

@@ -1,4 +1,6 @@
 import type { LlmError, ToolCall, ToolOutcome, Usage } from '../agentPorts';
+import type { ContextHealth } from '../compaction/health';
+import type { CompactionRecord, CompactionTrigger } from '../compaction/types';
 import type { Injection, Message } from '../model';
 
 /** Why a turn ended. */
@@ -17,10 +19,23 @@ export type AgentEvent =
   | { readonly type: 'tool_finished'; readonly call: ToolCall; readonly outcome: ToolOutcome }
   | { readonly type: 'notice'; readonly level: 'info' | 'warning'; readonly text: string }
   | { readonly type: 'error'; readonly error: LlmError }
-  | { readonly type: 'turn_finished'; readonly reason: TurnEndReason; readonly stopReason?: string | null };
+  | { readonly type: 'turn_finished'; readonly reason: TurnEndReason; readonly stopReason?: string | null }
+  /** A compaction pass starts (automatic, manual or overflow). */
+  | { readonly type: 'compaction_started'; readonly trigger: CompactionTrigger }
+  /** A manual compaction waits for the running turn to end. */
+  | { readonly type: 'compaction_queued' }
+  | { readonly type: 'compaction_finished'; readonly records: readonly CompactionRecord[]; readonly notices: readonly string[] }
+  | { readonly type: 'restored'; readonly recordId: string }
+  /** The conversation was replaced (compaction or restore): views re-render it. */
+  | { readonly type: 'history_replaced'; readonly messages: readonly Message[] }
+  | { readonly type: 'health'; readonly health: ContextHealth };
 
 /** Where completed messages and usage go as soon as they exist (the session file). */
 export interface SessionSink {
   message(message: Message): Promise<void>;
+  /** A compaction was applied (its originals are kept verbatim). */
+  compaction(record: CompactionRecord): Promise<void>;
+  /** A compaction was undone. */
+  restore(recordId: string): Promise<void>;
   usage(record: { readonly usage: Usage; readonly model: string; readonly costUsd: number; readonly estimatedTokens: number; readonly at: number; readonly requestId?: string }): Promise<void>;
 }

@@ -1,6 +1,9 @@
 import * as vscode from 'vscode';
 import type { ToolRunner } from '../../core/agentPorts';
-import { AgentSession } from '../../core/agent/agentSession';
+import { AgentSession, type CompactionEntryState } from '../../core/agent/agentSession';
+import { Compactor } from '../../core/compaction/compactor';
+import { applyCalibration } from '../../core/tokens/calibration';
+import { messageRawTokens } from '../../core/tokens/blockTokens';
 import type { AgentEvent } from '../../core/agent/events';
 import type { ConversationState, ToolSchema } from '../../core/model';
 import { counterIds, type Clock } from '../../core/ports';
@@ -12,7 +15,7 @@ import type { ApiKeyStore } from '../apiKey';
 import { AnthropicLlmClient } from '../anthropic/anthropicClient';
 import type { ChatView } from '../chatViewProvider';
 import { currentEditorInjections } from '../editorContext';
-import { readPipelineConfig, readAgentSettings } from '../settings';
+import { readAgentSettings, readCompactionSettings, readPipelineConfig } from '../settings';
 import { loadTokenizer } from '../tokenizerLoader';
 import type { OpenSession, SessionPort } from './sessionPort';
 import { toolItem, transcriptOf, userItem } from './transcript';
@@ -39,9 +42,13 @@ export interface ChatControllerDeps {
  * turns the user's messages into turns, and renders the turn's events as chat items.
  */
 export class ChatController implements vscode.Disposable {
+  private readonly compactionsChanged = new vscode.EventEmitter<void>();
+  /** Fires when compactions were added or restored, or the session changed (for the tree). */
+  readonly onDidChangeCompactions = this.compactionsChanged.event;
   private agent: AgentSession | undefined;
   private open: OpenSession | undefined;
   private opening: Promise<void> | undefined;
+  private compactor: Compactor | undefined;
   private streamId = '';
   private streamCount = 0;
   private costUsd = 0;
@@ -82,6 +89,46 @@ export class ChatController implements vscode.Disposable {
     await this.opening;
     this.view.post({ type: 'transcript', items: [] });
     await this.postStatus();
+  }
+
+  /** Folder of the open session's saved pastes and tool outputs (read_file may read it). */
+  filesDir(): string | undefined {
+    return this.open ? this.deps.pasteDirectory(this.open.id) : undefined;
+  }
+
+  /** The open session's compactions (empty before a session is open). */
+  get compactions(): readonly CompactionEntryState[] {
+    return this.agent?.compactions ?? [];
+  }
+
+  /** The open session's id and display title. */
+  get sessionLabel(): { id: string; title: string } | undefined {
+    return this.open ? { id: this.open.id, title: sessionDisplayTitle(this.open.title, this.currentMessages()) || 'New session' } : undefined;
+  }
+
+  /** What Compact Now would do, for the confirmation prompt. */
+  async compactionPreview() {
+    await this.ensureSession();
+    return this.agent && this.compactor ? this.compactor.preview(this.agent.state) : undefined;
+  }
+
+  /** Compacts now (queued until the running turn ends); resolves with the outcome. */
+  async compactNow(instructions?: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    await this.ensureSession();
+    if (!this.agent) return { ok: false, reason: 'No session is open.' };
+    const resolved = readPipelineConfig();
+    if (resolved.ok && !this.agent.busy) this.agent.update({ config: resolved.config });
+    const r = await this.agent.compactNow(instructions);
+    await this.postStatus();
+    return r;
+  }
+
+  /** Undoes a compaction of the open session. */
+  async restore(recordId: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    if (!this.agent) return { ok: false, reason: 'No session is open.' };
+    const r = await this.agent.restore(recordId);
+    await this.postStatus();
+    return r;
   }
 
   /** Switches to another stored session. */
@@ -182,6 +229,19 @@ export class ChatController implements vscode.Disposable {
     const system = agentSystemPrompt({ workspaceName: folder?.name ?? 'no folder open', platform: process.platform, date: new Date().toISOString().slice(0, 10) }, { clock, ids });
     const state: ConversationState = { system: [system], tools: this.deps.toolSchemas(), messages: open.messages, pending: [], config };
     const llm = new AnthropicLlmClient({ apiKey: () => this.deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
+    const estimator = new TokenEstimator(loaded.tokenizer);
+    this.compactor = new Compactor({
+      summariser: llm,
+      clock,
+      ids,
+      tokensOf: (m) => applyCalibration(estimator.calibration, messageRawTokens(m, loaded.tokenizer)),
+      measure: (st) => estimator.estimate(st).tokens,
+      settings: readCompactionSettings,
+      timeout: (ms, signal) => new Promise((resolve, reject) => {
+        const t = setTimeout(resolve, ms);
+        signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('aborted'))), { once: true });
+      }),
+    });
     this.open = open;
     this.costUsd = open.costUsd;
     this.promptTokens = open.lastPromptTokens;
@@ -194,14 +254,17 @@ export class ChatController implements vscode.Disposable {
         clock,
         ids,
         tokenizer: loaded.tokenizer,
-        estimator: new TokenEstimator(loaded.tokenizer),
+        estimator,
+        compactor: this.compactor,
         pasteDirectory: this.deps.pasteDirectory(open.id),
         writeFile: this.deps.writeFile,
         maxToolRounds: agentSettings.maxToolRounds,
       },
       (e) => this.render(e),
+      open.compactions,
     );
     this.opening = undefined;
+    this.compactionsChanged.fire();
   }
 
   /** Turns agent events into chat items. */
@@ -255,6 +318,23 @@ export class ChatController implements vscode.Disposable {
         this.view.post({ type: 'retrying', waitMs: 0, attempt: 0, reason: '' });
         void this.postStatus();
         return;
+      case 'compaction_started':
+        this.view.post({ type: 'upsert', item: { kind: 'notice', id: `c-${Date.now()}`, level: 'info', text: e.trigger === 'manual' ? 'Compacting…' : `Compacting older history (${e.trigger})…` } });
+        return;
+      case 'compaction_queued':
+        this.view.post({ type: 'upsert', item: { kind: 'notice', id: `q-${Date.now()}`, level: 'info', text: 'Compaction queued: it runs when this turn ends.' } });
+        return;
+      case 'compaction_finished':
+        for (const r of e.records) this.deps.log.info(`Compaction ${r.id} (${r.trigger}, ${r.layer}): ${r.tokensBefore} → ${r.tokensAfter} tokens${r.fallbacks.length ? `; fallbacks: ${r.fallbacks.join('; ')}` : ''}.`);
+        this.compactionsChanged.fire();
+        return;
+      case 'history_replaced':
+        this.view.post({ type: 'transcript', items: transcriptOf(e.messages) });
+        return;
+      case 'restored':
+        this.compactionsChanged.fire();
+        return;
+      case 'health':
       case 'turn_started':
       case 'tool_use_started':
         return;
@@ -262,6 +342,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.compactionsChanged.dispose();
     this.agent?.stop();
     void this.open?.close();
   }

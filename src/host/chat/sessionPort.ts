@@ -1,4 +1,5 @@
 import type { SessionSink } from '../../core/agent/events';
+import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { Message } from '../../core/model';
 
 /** A session opened for chatting: its history so far and where new entries go. */
@@ -7,6 +8,8 @@ export interface OpenSession {
   /** A title the user gave the session, if any (else it is named by its first words). */
   readonly title?: string;
   readonly messages: readonly Message[];
+  /** Compactions recorded in the session, oldest first, with whether each is in effect. */
+  readonly compactions: readonly CompactionEntryState[];
   /** Cost so far and the last reported prompt size, for the header. */
   readonly costUsd: number;
   readonly lastPromptTokens: number;

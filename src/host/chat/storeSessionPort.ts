@@ -2,6 +2,7 @@ import type { SessionSink } from '../../core/agent/events';
 import type { Message } from '../../core/model';
 import type { ReplayedSession } from '../../core/session/replay';
 import type { SessionWriter } from '../sessions/sessionFile';
+import { entryToRecord, recordToEntry } from './recordCodec';
 import type { SessionStore } from '../sessions/sessionStore';
 import type { OpenSession, SessionPort } from './sessionPort';
 
@@ -38,6 +39,12 @@ export class StoreSessionPort implements SessionPort {
         turn = message.turn;
         await writer.append({ type: 'message', at: this.now(), message });
       },
+      compaction: async (record) => {
+        await writer.append(recordToEntry(record));
+      },
+      restore: async (recordId) => {
+        await writer.append({ type: 'restore', at: this.now(), compactionId: recordId });
+      },
       usage: async (u) => {
         requestIndex++;
         await writer.append({ type: 'usage', at: u.at, requestIndex, turn, model: u.model, usage: u.usage, estimatedInputTokens: u.estimatedTokens, costUsd: u.costUsd });
@@ -47,6 +54,7 @@ export class StoreSessionPort implements SessionPort {
       id,
       ...(replayed?.title ? { title: replayed.title } : {}),
       messages,
+      compactions: (replayed?.compactions ?? []).map((c) => ({ record: entryToRecord(c.entry), active: c.active })),
       costUsd: replayed?.usage.reduce((n, u) => n + u.costUsd, 0) ?? 0,
       lastPromptTokens: last ? last.usage.input_tokens + last.usage.cache_read_input_tokens + last.usage.cache_creation_input_tokens : 0,
       sink,

@@ -20,6 +20,8 @@ import type { FilesExclude } from './workspaceFilter';
 export interface WorkspaceToolRunnerOptions {
   /** Workspace folder paths, first = default; or a function returning the current ones. */
   readonly roots: readonly string[] | (() => readonly string[]);
+  /** Folders read_file may also read (never write): the session's saved pastes and tool outputs. */
+  readonly readOnlyRoots?: () => readonly string[];
   readonly approver: Approver;
   /** The `contextPipeline.enableRunCommand` setting. */
   readonly runCommandEnabled: () => boolean;
@@ -71,7 +73,7 @@ export class WorkspaceToolRunner implements ToolRunner {
   private runChecked(call: ValidatedToolCall, ctx: ToolContext): Promise<ToolResult> {
     switch (call.name) {
       case 'read_file':
-        return readFileTool(call.input, ctx);
+        return readFileTool(call.input, { ...ctx, roots: [...ctx.roots, ...(this.options.readOnlyRoots?.() ?? [])] });
       case 'list_files':
         return listFilesTool(call.input, ctx, this.options.filesExclude());
       case 'search':

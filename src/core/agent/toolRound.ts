@@ -1,0 +1,44 @@
+import type { ToolCall, ToolRunner } from '../agentPorts';
+import type { ToolResultInput } from '../assemble';
+import type { Compactor } from '../compaction/compactor';
+import type { AgentEvent } from './events';
+
+/** What a tool round needs. */
+export interface ToolRoundDeps {
+  readonly tools: ToolRunner;
+  readonly compactor?: Compactor;
+  readonly writeFile: (path: string, content: string) => Promise<void>;
+  /** Where oversized results are saved (the session's folder, readable with read_file). */
+  readonly spillDirectory: string;
+  readonly contextWindow: number;
+  readonly emit: (event: AgentEvent) => void;
+}
+
+/**
+ * Runs the calls one by one. After a stop, the calls not yet run are answered as cancelled,
+ * and a call cut short says so; a call that finished despite the stop keeps its real result.
+ * Each result passes the tool-result guard (layer 1) before it enters the history: over
+ * 30 KB it is saved to a file and replaced by a preview and the path, still too long it is cut.
+ */
+export async function runToolRound(calls: readonly ToolCall[], signal: AbortSignal, deps: ToolRoundDeps): Promise<ToolResultInput[]> {
+  const results: ToolResultInput[] = [];
+  for (const call of calls) {
+    if (signal.aborted) {
+      results.push({ toolUseId: call.id, content: 'Cancelled: the user stopped the turn before this tool ran.', isError: true });
+      continue;
+    }
+    deps.emit({ type: 'tool_started', call });
+    const outcome = await deps.tools.run(call, signal);
+    const cancelled = signal.aborted && outcome.isError;
+    const partial = typeof outcome.content === 'string' && outcome.content ? `\n${outcome.content}` : '';
+    let final = cancelled ? { ...outcome, content: `Cancelled: the user stopped the turn while this tool was running.${partial}` } : outcome;
+    if (deps.compactor && typeof final.content === 'string') {
+      const guarded = deps.compactor.guardResult(final.content, { contextWindow: deps.contextWindow, spillDirectory: deps.spillDirectory, fileName: `tool-${call.id}.txt`, toolName: call.name });
+      if (guarded.spill) await deps.writeFile(guarded.spill.path, guarded.spill.content);
+      final = { ...final, content: guarded.content };
+    }
+    deps.emit({ type: 'tool_finished', call, outcome: final });
+    results.push({ toolUseId: call.id, content: final.content, isError: final.isError });
+  }
+  return results;
+}

@@ -1,0 +1,39 @@
+import type { Usage } from '../agentPorts';
+import type { CompactionRecord } from './types';
+
+/** Health figures of one session's context handling. */
+export interface ContextHealth {
+  readonly compactions: number;
+  readonly tokensSaved: number;
+  readonly summariserCostUsd: number;
+  readonly promptTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  /** cache reads / prompt tokens, 0..1. */
+  readonly cacheHitRate: number;
+  /** Requests in a row that read nothing from the cache although a stable prefix should have hit. */
+  readonly missStreak: number;
+}
+
+/** No compactions, no requests. */
+export const EMPTY_HEALTH: ContextHealth = { compactions: 0, tokensSaved: 0, summariserCostUsd: 0, promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheHitRate: 0, missStreak: 0 };
+
+/** Requests in a row with nothing read (while a hit was expected) before the user is warned. */
+export const CACHE_MISS_WARNING_STREAK = 3;
+
+/** Adds a compaction to the figures. */
+export function withCompaction(h: ContextHealth, r: CompactionRecord): ContextHealth {
+  return { ...h, compactions: h.compactions + 1, tokensSaved: h.tokensSaved + Math.max(0, r.tokensBefore - r.tokensAfter), summariserCostUsd: h.summariserCostUsd + r.costUsd };
+}
+
+/**
+ * Adds a request's usage. `hitExpected`: the previous request was within the cache TTL and
+ * the prompt shares a cacheable prefix with it, so something should have been read.
+ */
+export function withRequest(h: ContextHealth, usage: Usage, hitExpected: boolean): ContextHealth {
+  const prompt = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+  const promptTokens = h.promptTokens + prompt;
+  const cacheReadTokens = h.cacheReadTokens + usage.cache_read_input_tokens;
+  const missStreak = usage.cache_read_input_tokens === 0 && hitExpected ? h.missStreak + 1 : 0;
+  return { ...h, promptTokens, cacheReadTokens, cacheWriteTokens: h.cacheWriteTokens + usage.cache_creation_input_tokens, cacheHitRate: promptTokens ? cacheReadTokens / promptTokens : 0, missStreak };
+}

@@ -1,0 +1,51 @@
+import type { PipelineConfig } from '../model';
+
+/** How the pipeline reacts when the soft threshold is crossed. */
+export type SoftAction = 'auto' | 'propose' | 'off';
+
+/** Which compaction runs when history must shrink. */
+export type CompactionStrategy = 'summarise' | 'middle-removal' | 'oldest-removal' | 'hybrid';
+
+/** Compaction settings (from the user's settings, with defaults). */
+export interface CompactionSettings {
+  readonly strategy: CompactionStrategy;
+  readonly softAction: SoftAction;
+  /** Soft compaction brings utilisation down to this fraction of the effective window. */
+  readonly softTarget: number;
+  /** Hard compaction leaves at least this fraction of the effective window free for the request. */
+  readonly hardBuffer: number;
+  /** Summariser timeout in ms (5 minutes). */
+  readonly summariserTimeoutMs: number;
+}
+
+/** Defaults: summarise automatically at the soft threshold down to 50 %; a 10 % buffer at the hard one. */
+export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
+  strategy: 'summarise',
+  softAction: 'auto',
+  softTarget: 0.5,
+  hardBuffer: 0.1,
+  summariserTimeoutMs: 300_000,
+};
+
+/** The effective window: what the prompt may use once the answer's reserve is set aside. */
+export function effectiveWindow(config: PipelineConfig): number {
+  return Math.max(1, config.contextWindow - config.outputReserve);
+}
+
+/** What the thresholds say about a prompt of `tokens`. */
+export type Pressure = { readonly level: 'ok' | 'soft' | 'hard'; readonly utilisation: number; readonly tokensToFree: number };
+
+/**
+ * Compares a prompt size with the thresholds. Soft: bring it down to `softTarget`; hard: down
+ * to (hard threshold − buffer) at least, so this request fits with room to spare.
+ */
+export function pressureOf(tokens: number, config: PipelineConfig, settings: CompactionSettings): Pressure {
+  const eff = effectiveWindow(config);
+  const utilisation = tokens / eff;
+  if (utilisation >= config.hardThreshold) {
+    const target = Math.min(settings.softTarget, config.hardThreshold - settings.hardBuffer);
+    return { level: 'hard', utilisation, tokensToFree: Math.ceil(tokens - target * eff) };
+  }
+  if (utilisation >= config.softThreshold) return { level: 'soft', utilisation, tokensToFree: Math.ceil(tokens - settings.softTarget * eff) };
+  return { level: 'ok', utilisation, tokensToFree: 0 };
+}

@@ -1,0 +1,80 @@
+/**
+ * Snip: once the window is 60 % full, a file read that was read again later (or edited
+ * successfully later) is stale; its result becomes a short placeholder. The tool_use stays,
+ * so the model knows the file can be read again. Cheap, no LLM, one reversible record. Pure.
+ */
+import type { ConversationState, ToolResultContent } from '../model';
+import { TOOL_NAMES } from '../tools/schemas';
+import { GUARD_DEFAULTS } from './guardDefaults';
+import { commitResultEdits, hasImages, isPlaceholder, olderEditableResults, resultText, STALE_PREFIX, toolResultSites, type LayerContext, type LayerResult, type ResultSite } from './layerContext';
+
+/** A path as the model wrote it, normalised for comparison: `//` collapsed, leading `./` stripped. */
+export function normalisePath(path: string): string {
+  let p = path.replace(/\/{2,}/g, '/');
+  while (p.startsWith('./')) p = p.slice(2);
+  return p;
+}
+
+/** The placeholder of a stale read of `path`, superseded by a read (or edit) in turn `turn`. */
+export function stalePlaceholder(path: string, turn: number, by: 'read' | 'edit' = 'read'): string {
+  const what = by === 'read' ? 'read again later' : 'edited later';
+  return `${STALE_PREFIX}${path} was ${what} (turn ${turn}); this older read was removed to save context.]`;
+}
+
+interface FileEvent {
+  readonly order: number;
+  readonly kind: 'read' | 'edit';
+  readonly path: string;
+  readonly turn: number;
+  /** Lines read, inclusive (edits: the whole file). */
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * The snip layer. At or above `snipUtilisation`, each older `read_file` result (not among the
+ * newest `keepRecentResults` results, not pinned, not an error, not already a placeholder) is
+ * replaced by {@link stalePlaceholder} when a later `read_file` of the same normalised path
+ * covering at least the same lines succeeded, or a later `edit_file` of it succeeded; the
+ * turn named is that of the latest such call — unless the result is already shorter than the
+ * placeholder. Tool_use blocks and `isError` stay. No change:
+ * the input state and no record; else one record of layer `snip`, trigger `budget`.
+ */
+export function snip(state: ConversationState, ctx: LayerContext): LayerResult {
+  if (ctx.utilisation < GUARD_DEFAULTS.snipUtilisation) return { state };
+  const events = toolResultSites(state.messages).flatMap((s) => {
+    const e = fileEvent(s);
+    return e ? [e] : [];
+  });
+  const edits = new Map<string, ToolResultContent>();
+  for (const site of olderEditableResults(state.messages, GUARD_DEFAULTS.keepRecentResults)) {
+    const read = fileEvent(site);
+    if (!read || read.kind !== 'read' || isPlaceholder(site.block.content)) continue;
+    const later = events.filter((e) => e.order > read.order && e.path === read.path && (e.kind === 'edit' || (e.from <= read.from && e.to >= read.to)));
+    const latest = later[later.length - 1];
+    if (!latest) continue;
+    const placeholder = stalePlaceholder(read.path, latest.turn, latest.kind);
+    if (resultText(site.block.content).length > placeholder.length || hasImages(site.block.content)) edits.set(site.block.meta.id, placeholder);
+  }
+  return commitResultEdits(state, ctx, edits, { layer: 'snip', trigger: 'budget' });
+}
+
+/** A successful read_file or edit_file with a string path, as a file event. */
+function fileEvent(site: ResultSite): FileEvent | undefined {
+  const use = site.use;
+  if (!use || site.block.isError || site.useTurn === undefined) return undefined;
+  if (use.name !== TOOL_NAMES.readFile && use.name !== TOOL_NAMES.editFile) return undefined;
+  const input = use.input;
+  if (typeof input !== 'object' || input === null) return undefined;
+  const fields = input as Record<string, unknown>;
+  if (typeof fields.path !== 'string' || fields.path === '') return undefined;
+  const base = { order: site.useOrder, path: normalisePath(fields.path), turn: site.useTurn };
+  if (use.name === TOOL_NAMES.editFile) return { ...base, kind: 'edit', from: 1, to: Number.POSITIVE_INFINITY };
+  const from = positiveInt(fields.offset) ?? 1;
+  const limit = positiveInt(fields.limit) ?? GUARD_DEFAULTS.readDefaultLines;
+  return { ...base, kind: 'read', from, to: from + limit - 1 };
+}
+
+function positiveInt(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
+}

@@ -1,0 +1,190 @@
+/**
+ * The LLM layer of compaction: summarises picked regions with a separate, cheaper model
+ * (rolling over chunks when a region is too big for it), records one CompactionRecord per
+ * region and applies it. On a summariser error or timeout the failed region and the rest are
+ * dropped instead, behind a visible marker; a record that would not shrink the context is
+ * never applied. The LlmClient never throws; time comes from the injected clock and timeout.
+ */
+import type { LlmClient, LlmError } from '../agentPorts';
+import type { ConversationState, Message } from '../model';
+import type { Clock, IdSource } from '../ports';
+import { applyRecord } from './apply';
+import { messagesText, checkRetention } from './retention';
+import { isUserWords } from './regions';
+import { runChunks, startGuard } from './summariseChunks';
+import { buildReplacement, dropMarker, regionMessages, summaryText, type ReplacementContent } from './summaryReplacement';
+import type { CompactionRecord, CompactionRegion, CompactionTrigger } from './types';
+
+/** The safety timeout of one summarisation run: 5 minutes. */
+export const SUMMARISER_TIMEOUT_MS = 5 * 60_000;
+
+/** Progress of a run, for the UI. */
+export interface SummariseProgress {
+  /** 1-based region and chunk numbers. */
+  readonly region: number;
+  readonly regions: number;
+  readonly chunk: number;
+  readonly chunks: number;
+}
+
+/** Everything needed to summarise regions. */
+export interface SummariseOptions {
+  /** The regions to summarise (see pickRegions), in conversation order. */
+  readonly regions: readonly CompactionRegion[];
+  readonly trigger: CompactionTrigger;
+  /** The user's instructions of a manual compaction ("focus on the auth bug"). */
+  readonly instructions?: string;
+  readonly summariser: LlmClient;
+  readonly summarizerModel: string;
+  /** The summariser's context window in tokens; chunks are planned against it. */
+  readonly contextWindow: number;
+  /** Calibrated tokens of a message. */
+  readonly tokensOf: (m: Message) => number;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  /** Resolves after `ms` (the host's timer); `signal` is aborted when the run ends early. */
+  readonly timeout: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Safety timeout of the whole run; default 5 minutes. */
+  readonly timeoutMs?: number;
+  /** The user's Stop: ends the run; nothing more is summarised or dropped. */
+  readonly signal: AbortSignal;
+  /** Compaction strategy setting in force, recorded. */
+  readonly strategy: string;
+  /** Upper bound on one summary in tokens (from the main model's window). */
+  readonly maxSummaryTokens?: number;
+  readonly onProgress?: (p: SummariseProgress) => void;
+  /**
+   * When set (e.g. the circuit breaker is open), the summariser is not called: every region
+   * is dropped behind a marker giving this reason, and the run does not count as a failure.
+   */
+  readonly dropReason?: string;
+}
+
+/** A region that was not compacted, with why (and the record that would have been applied). */
+export interface SkippedRegion {
+  readonly region: CompactionRegion;
+  readonly reason: string;
+  readonly record?: CompactionRecord;
+}
+
+/** What a run did. `failed`: the summariser failed (count it in the circuit breaker). */
+export interface SummariseOutcome {
+  readonly state: ConversationState;
+  /** Applied records, in order. */
+  readonly records: readonly CompactionRecord[];
+  readonly skipped: readonly SkippedRegion[];
+  readonly failed: boolean;
+  /** The summariser's error, in words for the user. */
+  readonly error?: string;
+  /** The user stopped the run. */
+  readonly aborted: boolean;
+}
+
+/** A short reason for the drop marker. */
+export function shortReason(error: LlmError, timedOut: boolean, timeoutMs: number): string {
+  if (timedOut) return `timed out after ${Math.round(timeoutMs / 60_000)} minutes`;
+  const phrases: Partial<Record<LlmError['kind'], string>> = {
+    authentication: 'invalid API key',
+    permission: 'permission denied',
+    billing: 'no credit left',
+    rate_limit: 'rate limited',
+    overloaded: 'the API is overloaded',
+    server: 'server error',
+    network: 'network error',
+    timeout: 'timed out',
+    prompt_too_long: 'the region was too long for it',
+    context_exceeded: 'the region was too long for it',
+    not_found: 'model not found',
+  };
+  return phrases[error.kind] ?? (error.message.split(/(?<=\.)\s/)[0] ?? error.kind).slice(0, 120);
+}
+
+/**
+ * Summarises each region (rolling over chunks), makes one record per region and applies it.
+ * After a failure, that region and every later one are dropped behind a marker instead.
+ */
+export async function summariseRegions(state: ConversationState, opts: SummariseOptions): Promise<SummariseOutcome> {
+  const timeoutMs = opts.timeoutMs ?? SUMMARISER_TIMEOUT_MS;
+  const g = startGuard(opts.signal, opts.timeout, timeoutMs);
+  let current = state;
+  const records: CompactionRecord[] = [];
+  const skipped: SkippedRegion[] = [];
+  let failure: { reason: string; message: string } | undefined;
+  const preset = opts.dropReason?.trim();
+  try {
+    for (const [index, region] of opts.regions.entries()) {
+      const originals = regionMessages(current, region);
+      if (!originals) {
+        skipped.push({ region, reason: 'Its messages are no longer in the conversation.' });
+        continue;
+      }
+      const started = opts.clock.now();
+      let content: { text: string; kind: 'summary' | 'marker'; costUsd: number; notes: string[] };
+      if (preset) content = dropContent(region, preset, 0);
+      else if (!failure) {
+        const onProgress = (chunk: number, chunks: number) => opts.onProgress?.({ region: index + 1, regions: opts.regions.length, chunk, chunks });
+        const r = await runChunks(originals, region, opts, g, onProgress);
+        if (r.ok) {
+          const hasWords = originals.some((m) => m.blocks.some(isUserWords));
+          content = { kind: 'summary', text: summaryText(region.firstTurn, region.lastTurn, r.body, r.leftOut, hasWords), costUsd: r.costUsd, notes: r.notes };
+        } else if (opts.signal.aborted) {
+          return { state: current, records, skipped, failed: false, aborted: true };
+        } else {
+          failure = { reason: shortReason(r.error, g.timedOut(), timeoutMs), message: g.timedOut() ? `The summariser did not answer within ${Math.round(timeoutMs / 60_000)} minutes.` : r.error.message };
+          content = dropContent(region, failure.reason, r.costUsd);
+        }
+      } else content = dropContent(region, failure.reason, 0);
+      const record = makeRecord(originals, region, content, started, opts);
+      if (record.tokensAfter >= record.tokensBefore) {
+        skipped.push({ region, record, reason: 'Its replacement would not shrink the context, so it was not applied.' });
+        continue;
+      }
+      const applied = applyRecord(current, record);
+      if (!applied.ok) {
+        skipped.push({ region, record, reason: applied.reason });
+        continue;
+      }
+      current = applied.state;
+      records.push(record);
+    }
+  } finally {
+    g.dispose();
+  }
+  return { state: current, records, skipped, failed: failure !== undefined, ...(failure ? { error: failure.message } : {}), aborted: false };
+}
+
+function dropContent(region: CompactionRegion, reason: string, costUsd: number): { text: string; kind: 'marker'; costUsd: number; notes: string[] } {
+  return { kind: 'marker', text: dropMarker(region.firstTurn, region.lastTurn, reason), costUsd, notes: [`summariser failed: ${reason} → dropped turns ${region.firstTurn}–${region.lastTurn}`] };
+}
+
+function makeRecord(
+  originals: readonly Message[],
+  region: CompactionRegion,
+  content: { text: string; kind: 'summary' | 'marker'; costUsd: number; notes: string[] },
+  started: number,
+  opts: SummariseOptions,
+): CompactionRecord {
+  const id = opts.ids.next('cmp');
+  const what: ReplacementContent = content.kind === 'summary' ? { kind: 'summary', text: content.text, compactionId: id } : { kind: 'marker', text: content.text };
+  const replacement = buildReplacement(originals, what, opts);
+  const tokensBefore = originals.reduce((n, m) => n + opts.tokensOf(m), 0);
+  return {
+    id,
+    at: started,
+    trigger: opts.trigger,
+    layer: content.kind === 'summary' ? 'summarise' : 'fallback-drop',
+    strategy: opts.strategy,
+    regions: [{ firstTurn: region.firstTurn, lastTurn: region.lastTurn, messageIds: originals.map((m) => m.id), tokens: tokensBefore }],
+    originals,
+    replacement,
+    summary: content.text,
+    ...(opts.instructions?.trim() ? { instructions: opts.instructions.trim() } : {}),
+    tokensBefore,
+    tokensAfter: replacement.reduce((n, m) => n + opts.tokensOf(m), 0),
+    ...(content.kind === 'summary' || content.costUsd > 0 ? { model: opts.summarizerModel } : {}),
+    costUsd: content.costUsd,
+    durationMs: Math.max(0, opts.clock.now() - started),
+    fallbacks: content.notes,
+    retention: checkRetention(originals, messagesText(replacement)),
+  };
+}

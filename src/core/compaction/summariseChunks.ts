@@ -1,0 +1,125 @@
+/**
+ * Rolling summarisation of one region: the region is split into chunks that fit the
+ * summariser (see chunking.ts) and summarised in order, each request carrying the summary of
+ * the chunks before it, so the last answer covers the whole region.
+ */
+import type { LlmClient, LlmError, LlmResult } from '../agentPorts';
+import { requestCostUsd } from '../agent/cost';
+import type { Message } from '../model';
+import { planChunks } from './chunking';
+import { buildSummaryRequest, describeLeftOut, summaryMaxTokens, summaryOutputLimit, summaryTargetTokens } from './summaryPrompt';
+import type { CompactionRegion } from './types';
+
+/** Largest share of the summariser's window one summary may take. */
+export const MAX_SUMMARY_WINDOW_SHARE = 0.15;
+
+/** How summariser calls are cut short: a signal to pass on, and a promise that settles when it fires. */
+export interface GuardedCall {
+  readonly signal: AbortSignal;
+  readonly stopped: Promise<{ readonly ok: false; readonly error: LlmError }>;
+  timedOut(): boolean;
+}
+
+/**
+ * Starts the run's safety timeout and links the user's Stop to it: the returned signal aborts
+ * on either, and `stopped` then settles as a failed call (`timeout` or `aborted`), so a client
+ * that ignores the abort cannot hold the run. `dispose` cancels the timer.
+ */
+export function startGuard(userSignal: AbortSignal, timeout: (ms: number, signal: AbortSignal) => Promise<void>, timeoutMs: number): GuardedCall & { dispose(): void } {
+  const call = new AbortController();
+  const timer = new AbortController();
+  let timedOut = false;
+  const onAbort = () => call.abort();
+  if (userSignal.aborted) call.abort();
+  else userSignal.addEventListener('abort', onAbort, { once: true });
+  timeout(timeoutMs, timer.signal).then(
+    () => {
+      if (timer.signal.aborted) return;
+      timedOut = true;
+      call.abort();
+    },
+    () => undefined,
+  );
+  const stopped = new Promise<{ ok: false; error: LlmError }>((resolve) => {
+    const done = () => resolve({ ok: false, error: { kind: timedOut ? 'timeout' : 'aborted', message: timedOut ? 'The summariser timed out.' : 'Stopped.', retryable: true } });
+    if (call.signal.aborted) done();
+    else call.signal.addEventListener('abort', done, { once: true });
+  });
+  return {
+    signal: call.signal,
+    stopped,
+    timedOut: () => timedOut,
+    dispose: () => {
+      timer.abort();
+      userSignal.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** What runChunks needs of the run's options. */
+export interface ChunkRunOptions {
+  readonly summariser: LlmClient;
+  readonly summarizerModel: string;
+  readonly contextWindow: number;
+  readonly tokensOf: (m: Message) => number;
+  readonly instructions?: string;
+  /** Upper bound on one summary in tokens, set from the main model's window so summaries never crowd it. */
+  readonly maxSummaryTokens?: number;
+}
+
+/** The body of a region's summary (without heading), or the error that stopped it; cost either way. */
+export type ChunkRunResult =
+  | { readonly ok: true; readonly body: string; readonly leftOut: readonly string[]; readonly costUsd: number; readonly notes: string[] }
+  | { readonly ok: false; readonly error: LlmError; readonly costUsd: number };
+
+function textOf(result: LlmResult): string {
+  return result.content
+    .flatMap((c) => (c.type === 'text' ? [c.text] : []))
+    .join('')
+    .trim();
+}
+
+/**
+ * Summarises `originals` chunk by chunk. The target of each request is about 1/5 of the
+ * tokens covered so far (rolling), at least 200, at most the summariser's output limit.
+ * Messages too large for any chunk are left out and named.
+ */
+export async function runChunks(originals: readonly Message[], region: CompactionRegion, opts: ChunkRunOptions, guard: GuardedCall, onProgress: (chunk: number, chunks: number) => void): Promise<ChunkRunResult> {
+  // A summary (and the rolling one handed on) may take at most 15 % of the window each.
+  const limit = Math.max(1, Math.min(summaryOutputLimit(opts.summarizerModel), Math.floor(opts.contextWindow * MAX_SUMMARY_WINDOW_SHARE), opts.maxSummaryTokens ?? Number.MAX_SAFE_INTEGER));
+  const regionTokens = originals.reduce((n, m) => n + opts.tokensOf(m), 0);
+  const plan = planChunks(originals, { window: opts.contextWindow, tokensOf: opts.tokensOf, outputReserve: summaryMaxTokens(summaryTargetTokens(regionTokens, limit), limit) });
+  const leftOut = plan.leftOut.map(describeLeftOut);
+  const notes: string[] = plan.leftOut.length > 0 ? [`left out ${plan.leftOut.length} message(s) too large to summarise`] : [];
+  let previous: { text: string; turns: readonly [number, number] } | undefined;
+  let covered = 0;
+  let costUsd = 0;
+  const turns: readonly [number, number] = [region.firstTurn, region.lastTurn];
+  for (const [i, chunk] of plan.chunks.entries()) {
+    covered += chunk.reduce((n, m) => n + opts.tokensOf(m), 0);
+    const target = summaryTargetTokens(covered, limit);
+    const params = buildSummaryRequest({
+      model: opts.summarizerModel,
+      messages: chunk,
+      regionTurns: turns,
+      chunk: i + 1,
+      chunks: plan.chunks.length,
+      ...(previous ? { previous } : {}),
+      ...(opts.instructions?.trim() ? { instructions: opts.instructions } : {}),
+      targetTokens: target,
+      maxTokens: summaryMaxTokens(target, limit),
+      ...(i === plan.chunks.length - 1 ? { leftOut: plan.leftOut } : {}),
+    });
+    onProgress(i + 1, plan.chunks.length);
+    const res = guard.signal.aborted ? await guard.stopped : await Promise.race([opts.summariser.stream(params, { signal: guard.signal, onEvent: () => undefined }), guard.stopped]);
+    if (!res.ok) return { ok: false, error: res.error, costUsd };
+    costUsd += requestCostUsd(opts.summarizerModel, res.result.usage);
+    const text = textOf(res.result);
+    if (res.result.stopReason === 'refusal') return { ok: false, error: { kind: 'invalid_request', message: 'The summariser refused to summarise this part of the conversation.', retryable: false }, costUsd };
+    if (!text) return { ok: false, error: { kind: 'unknown', message: 'The summariser returned no text.', retryable: true }, costUsd };
+    if (res.result.stopReason === 'max_tokens') notes.push(`summary of part ${i + 1} was cut at max_tokens`);
+    previous = { text, turns: [region.firstTurn, chunk.at(-1)?.turn ?? region.lastTurn] };
+  }
+  const body = previous?.text ?? 'Every message of these turns was too large to summarise.';
+  return { ok: true, body, leftOut, costUsd, notes };
+}

@@ -1,0 +1,188 @@
+/**
+ * The summariser's request: a system prompt saying what to preserve and what to drop, and one
+ * user message holding the region's transcript as plain text (plus the previous rolling
+ * summary, the user's instructions and the target length). Pure.
+ */
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import { neutralizeTags } from '../injections';
+import type { Block, Message, ToolResultContent } from '../model';
+import { modelInfo } from '../models';
+import { headChars, safeCutIndex } from '../text';
+
+/** What the summariser is told, once per request. */
+export const SUMMARY_SYSTEM_PROMPT = `You condense an old stretch of a conversation between a user and an AI coding assistant (including the assistant's tool calls and their results). Your summary replaces those messages in the assistant's context: whatever you leave out is gone for the assistant, so it must be able to continue the work from your summary alone.
+
+Preserve, exactly as written:
+- file paths, with line numbers and ranges where given;
+- names of functions, classes, methods, variables, types, commands, settings, packages and branches;
+- decisions made and the reasons for them, including approaches tried and rejected;
+- facts learned about the code, the project and its environment (what a file contains, how something works, versions, configuration);
+- errors and failures: the message text, where it happened, and whether and how it was fixed;
+- the user's requirements, preferences and constraints, open requests, and every number, name or value the user gave;
+- the state of the work: what is done, which files were changed and how, what remains to do.
+
+Drop:
+- greetings, thanks, restatements, and narration of what the assistant is about to do;
+- raw tool output once its relevant facts are captured (whole file contents, long listings, logs): keep only the lines that matter;
+- superseded attempts, except a one-line note of what failed and why;
+- anything said twice.
+
+Rules:
+- Write terse notes under short headings (for example: User requests, Decisions, Files and code, Errors, Current state and next steps). Prefer lists to prose.
+- Use only what the transcript says; never invent or guess. Quote identifiers, paths and error messages verbatim, in backticks.
+- The user's own messages are kept verbatim next to your summary, so mention what the user asked only briefly and focus on what happened in response.
+- Text inside <ide_selection>, <ide_opened_file>, <system-reminder> or hook tags was injected by the editor; it is context, not the user's words.
+- Do not address the user, do not continue the task, do not call tools, and do not start with a title or the turn range (it is added for you). Output only the summary.`;
+
+/** Smallest summary length asked for, in tokens. */
+export const MIN_SUMMARY_TOKENS = 200;
+
+/** Share of the summarised tokens a summary should take. */
+export const SUMMARY_RATIO = 1 / 5;
+
+/** Tags the request wraps content in; content can never open or close one of them. */
+const REQUEST_TAGS = ['transcript', 'previous_summary', 'user_instructions'] as const;
+
+/** The most output tokens the summariser model may be asked for. */
+export function summaryOutputLimit(summarizerModel: string): number {
+  return modelInfo(summarizerModel).outputReserve;
+}
+
+/** Target summary length: about 1/5 of the summarised tokens, at least 200, at most the output limit. */
+export function summaryTargetTokens(sourceTokens: number, outputLimit: number): number {
+  const target = Math.round(Math.max(0, sourceTokens) * SUMMARY_RATIO);
+  return Math.max(1, Math.min(outputLimit, Math.max(MIN_SUMMARY_TOKENS, target)));
+}
+
+/** `max_tokens` for a target: room to overshoot by half (at least 512 tokens), capped by the limit. */
+export function summaryMaxTokens(targetTokens: number, outputLimit: number): number {
+  return Math.max(1, Math.min(outputLimit, Math.max(Math.ceil(targetTokens * 1.5), targetTokens + 512)));
+}
+
+/** A message too large for the summariser, named in the request and in the summary. */
+export interface LeftOutMessage {
+  readonly message: Message;
+  readonly tokens: number;
+}
+
+/** Everything one summariser request is built from. */
+export interface SummaryRequestInput {
+  readonly model: string;
+  /** The messages of this chunk, in order. */
+  readonly messages: readonly Message[];
+  /** Inclusive turn range of the whole region being summarised. */
+  readonly regionTurns: readonly [number, number];
+  /** 1-based chunk number and chunk count (1 of 1 when the region fits at once). */
+  readonly chunk: number;
+  readonly chunks: number;
+  /** Summary of the region's earlier chunks (rolling), with the turns it covers. */
+  readonly previous?: { readonly text: string; readonly turns: readonly [number, number] };
+  /** The user's instructions of a manual compaction. */
+  readonly instructions?: string;
+  readonly targetTokens: number;
+  readonly maxTokens: number;
+  /** Messages of the region left out because they are too large. */
+  readonly leftOut?: readonly LeftOutMessage[];
+}
+
+/** One line naming a left-out message: id, turn, role, what it held, its size. */
+export function describeLeftOut(l: LeftOutMessage): string {
+  const kinds = [...new Set(l.message.blocks.map((b) => (b.type === 'tool_use' ? `tool call ${b.name}` : b.type === 'tool_result' ? 'tool result' : b.type)))].join(', ');
+  return `${l.message.role} message ${l.message.id} of turn ${l.message.turn} (${kinds}, about ${l.tokens.toLocaleString('en-US')} tokens)`;
+}
+
+function range(r: readonly [number, number]): string {
+  return `${r[0]}–${r[1]}`;
+}
+
+function safe(text: string): string {
+  return neutralizeTags(text, REQUEST_TAGS);
+}
+
+/**
+ * Builds a valid Messages API request for one chunk: the system prompt, and one user message
+ * with the transcript, the previous rolling summary, left-out messages, the user's
+ * instructions and the target length. Never produces empty text.
+ */
+export function buildSummaryRequest(input: SummaryRequestInput): MessageCreateParamsNonStreaming {
+  const first = input.messages[0]?.turn ?? input.regionTurns[0];
+  const last = input.messages.at(-1)?.turn ?? input.regionTurns[1];
+  const part = input.chunks > 1 ? ` This is part ${input.chunk} of ${input.chunks} of turns ${range(input.regionTurns)}; it covers turns ${first}–${last}.` : '';
+  const sections: string[] = [`Below is a transcript of turns ${range(input.regionTurns)} of a conversation between a user and an AI coding assistant.${part}`];
+  if (input.previous) {
+    sections.push(
+      `Your summary of the earlier part of this stretch (turns ${range(input.previous.turns)}):\n<previous_summary turns="${input.previous.turns[0]}-${input.previous.turns[1]}">\n${safe(input.previous.text)}\n</previous_summary>`,
+    );
+  }
+  const transcript = renderTranscript(input.messages);
+  sections.push(`<transcript turns="${first}-${last}">\n${safe(transcript || '(no content)')}\n</transcript>`);
+  const leftOut = input.leftOut ?? [];
+  if (leftOut.length > 0) {
+    sections.push(`These messages of the stretch were too large to include and are left out; say in the summary that they were dropped and what they were, as far as the transcript tells:\n${leftOut.map((l) => `- ${describeLeftOut(l)}`).join('\n')}`);
+  }
+  const task = [
+    `Write the summary now, following your instructions. Aim for about ${input.targetTokens.toLocaleString('en-US')} tokens; never more than ${input.maxTokens.toLocaleString('en-US')}.`,
+  ];
+  if (input.previous) task.push('Write one summary that covers both the previous summary and the transcript: it replaces the previous summary, so keep everything important from it.');
+  if (input.instructions?.trim()) {
+    task.push(`The user asked for this compaction with these instructions; follow them when you choose what to keep:\n<user_instructions>\n${safe(input.instructions.trim())}\n</user_instructions>`);
+  }
+  sections.push(task.join('\n'));
+  return {
+    model: input.model,
+    max_tokens: input.maxTokens,
+    system: SUMMARY_SYSTEM_PROMPT,
+    messages: [{ role: 'user', content: [{ type: 'text', text: sections.join('\n\n') }] }],
+  };
+}
+
+/** Longest rendering, in characters, of each kind of content in the transcript. */
+export const TRANSCRIPT_LIMITS = { userText: 8_000, injected: 4_000, assistantText: 16_000, toolInput: 2_000, toolResult: 12_000, thinking: 2_000 } as const;
+
+/** `text` cut to `max` characters: three quarters head, one quarter tail, with the cut stated. */
+export function headTail(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = headChars(text, Math.floor(max * 0.75));
+  const tail = text.slice(safeCutIndex(text, text.length - Math.floor(max * 0.25)));
+  return `${head}\n[… ${(text.length - head.length - tail.length).toLocaleString('en-US')} characters cut …]\n${tail}`;
+}
+
+function resultText(content: ToolResultContent): string {
+  if (typeof content === 'string') return content;
+  return content.map((p) => (p.type === 'text' ? p.text : `[image: ${p.mediaType}]`)).join('\n');
+}
+
+function renderBlock(b: Block, role: Message['role'], toolNames: ReadonlyMap<string, string>): string {
+  const L = TRANSCRIPT_LIMITS;
+  switch (b.type) {
+    case 'text':
+      if (role === 'assistant') return `Assistant: ${headTail(b.text, L.assistantText)}`;
+      if (b.meta.source === 'user') return `User: ${headTail(b.text, L.userText)}`;
+      return `[Injected context]\n${headTail(b.text, L.injected)}`;
+    case 'summary':
+      return `[Earlier summary of turns ${b.turnRange[0]}–${b.turnRange[1]}]\n${b.text}`;
+    case 'tool_use':
+      return `Assistant called tool ${b.name} (${b.id}) with input: ${headTail(JSON.stringify(b.input) ?? 'null', L.toolInput)}`;
+    case 'tool_result': {
+      const name = toolNames.get(b.toolUseId) ?? 'a tool';
+      return `Result of ${name} (${b.toolUseId})${b.isError ? ' [error]' : ''}:\n${headTail(resultText(b.content), L.toolResult)}`;
+    }
+    case 'thinking':
+      return `Assistant (private reasoning): ${headTail(b.thinking, L.thinking)}`;
+    case 'image':
+      return `[image: ${b.mediaType}, ${Math.round((b.data.length * 3) / 4 / 1000)} KB]`;
+  }
+}
+
+/**
+ * The messages as a plain-text transcript: a header per message with its role and turn, then
+ * each block (user words, injected context, assistant text, tool calls with their input,
+ * tool results and thinking, each cut to a sane length; images named).
+ */
+export function renderTranscript(messages: readonly Message[]): string {
+  const toolNames = new Map<string, string>();
+  for (const m of messages) for (const b of m.blocks) if (b.type === 'tool_use') toolNames.set(b.id, b.name);
+  return messages
+    .map((m) => [`--- ${m.role === 'user' ? 'User message' : 'Assistant message'} (turn ${m.turn}) ---`, ...m.blocks.map((b) => renderBlock(b, m.role, toolNames))].join('\n'))
+    .join('\n\n');
+}

@@ -1,0 +1,56 @@
+import * as vscode from 'vscode';
+import type { ChatController } from './chat/chatController';
+import type { CompactionNode } from './compactionsTree';
+
+/**
+ * Compact Now (a preview of what would be compacted and the expected saving, optional
+ * instructions, then the run with progress), Restore and Copy Summary on tree nodes.
+ */
+export function registerCompactionCommands(controller: ChatController, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('contextPipeline.compactNow', () => compactNow(controller, log)),
+    vscode.commands.registerCommand('contextPipeline.restoreCompaction', async (node?: CompactionNode) => {
+      if (node?.kind !== 'compaction') return;
+      const r = await controller.restore(node.entry.record.id);
+      if (r.ok) void vscode.window.showInformationMessage('Context Pipeline: the original messages are back in the conversation.');
+      else void vscode.window.showWarningMessage(`Context Pipeline: could not restore — ${r.reason}`);
+    }),
+    vscode.commands.registerCommand('contextPipeline.copySummary', async (node?: CompactionNode) => {
+      if (node?.kind !== 'compaction') return;
+      const r = node.entry.record;
+      const text = r.summary ?? r.replacement.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'text' || b.type === 'summary' ? [b.text] : []))).join('\n\n');
+      await vscode.env.clipboard.writeText(text);
+      void vscode.window.setStatusBarMessage('Context Pipeline: summary copied', 3000);
+    }),
+  ];
+}
+
+async function compactNow(controller: ChatController, log: vscode.LogOutputChannel): Promise<void> {
+  const preview = await controller.compactionPreview();
+  if (!preview) {
+    void vscode.window.showWarningMessage('Context Pipeline: no session is open.');
+    return;
+  }
+  if (preview.regions.length === 0) {
+    void vscode.window.showInformationMessage('Context Pipeline: nothing to compact — everything is recent, pinned or already a summary.');
+    return;
+  }
+  const turns = preview.regions.map((r) => (r.firstTurn === r.lastTurn ? `turn ${r.firstTurn}` : `turns ${r.firstTurn}–${r.lastTurn}`)).join(', ');
+  const instructions = await vscode.window.showInputBox({
+    title: 'Compact Now',
+    prompt: `Would compact ${turns}: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens (saves ~${fmt(preview.expectedSaving)}). Optional: tell the summariser what to focus on, then press Enter.`,
+    placeHolder: 'e.g. focus on the auth bug and the files we changed',
+    ignoreFocusOut: true,
+  });
+  if (instructions === undefined) return;
+  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Context Pipeline: compacting…' }, () => controller.compactNow(instructions.trim() || undefined));
+  if (result.ok) void vscode.window.showInformationMessage('Context Pipeline: compaction done. See it, its originals and Restore in the Compactions view.');
+  else {
+    log.warn(`Compact Now: ${result.reason}`);
+    void vscode.window.showWarningMessage(`Context Pipeline: ${result.reason}`);
+  }
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
