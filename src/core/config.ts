@@ -17,6 +17,9 @@ export interface PipelineSettings {
   readonly pasteThresholdChars?: number;
 }
 
+/** The model used when none is set: a current Sonnet (4.5 reaches end-of-life on 2026-11-30). */
+export const DEFAULT_MODEL = 'claude-sonnet-4-6';
+
 /** Smallest window the pipeline accepts, and the size under which it warns. */
 export const MIN_CONTEXT_WINDOW = 16_000;
 export const WARN_CONTEXT_WINDOW = 32_000;
@@ -31,7 +34,7 @@ export type ConfigResult =
  * 32k, clamps thresholds into range and keeps hard above soft. Pure; never throws.
  */
 export function resolveConfig(settings: PipelineSettings): ConfigResult {
-  const model = (settings.model ?? '').trim() || 'claude-sonnet-4-5';
+  const model = (settings.model ?? '').trim() || DEFAULT_MODEL;
   const info = modelInfo(model);
   const warnings: string[] = [];
   if (!info.known) warnings.push(`Unknown model "${model}": assuming a ${info.contextWindow.toLocaleString('en-US')}-token window. Set contextPipeline.contextWindow if that is wrong.`);

@@ -24,6 +24,7 @@ const TABLE: readonly ModelInfo[] = [
   { id: 'claude-opus-4-5', contextWindow: 200_000, outputReserve: 32_000, minCacheableTokens: 4096, prices: { input: 5, output: 25 } },
   { id: 'claude-opus-4-1', contextWindow: 200_000, outputReserve: 32_000, minCacheableTokens: 1024, prices: { input: 15, output: 75 } },
   { id: 'claude-opus-4', contextWindow: 200_000, outputReserve: 32_000, minCacheableTokens: 1024, prices: { input: 15, output: 75 } },
+  { id: 'claude-sonnet-4-6', contextWindow: 200_000, outputReserve: 32_000, minCacheableTokens: 1024, prices: { input: 3, output: 15 } },
   { id: 'claude-sonnet-4-5', contextWindow: 200_000, outputReserve: 32_000, minCacheableTokens: 1024, prices: { input: 3, output: 15 } },
   { id: 'claude-sonnet-4', contextWindow: 200_000, outputReserve: 32_000, minCacheableTokens: 1024, prices: { input: 3, output: 15 } },
   { id: 'claude-3-7-sonnet', contextWindow: 200_000, outputReserve: 32_000, minCacheableTokens: 1024, prices: { input: 3, output: 15 } },

@@ -6,7 +6,7 @@ describe('resolveConfig', () => {
   it('resolves defaults from the model', () => {
     const r = resolveConfig({});
     assert.ok(r.ok);
-    assert.equal(r.config.model, 'claude-sonnet-4-5');
+    assert.equal(r.config.model, 'claude-sonnet-4-6');
     assert.equal(r.config.contextWindow, 200_000);
     assert.equal(r.config.minCacheableTokens, 1024);
     assert.deepEqual(r.warnings, []);

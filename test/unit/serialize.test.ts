@@ -18,7 +18,7 @@ describe('serializeRequest', () => {
   it('produces the Messages API shape with max_tokens as the output reserve', () => {
     const { state } = conversation();
     const p = serializeRequest(state);
-    assert.equal(p.model, 'claude-sonnet-4-5');
+    assert.equal(p.model, 'claude-sonnet-4-6');
     assert.equal(p.max_tokens, testConfig().outputReserve);
     assert.deepEqual(p.system, [{ type: 'text', text: 'You are a coding agent.' }]);
     assert.equal((p.tools?.[0] as { name?: string } | undefined)?.name, 'read_file');

@@ -1,0 +1,147 @@
+import { strict as assert } from 'node:assert';
+import { AgentSession } from '../../src/core/agent/agentSession';
+import type { AgentEvent } from '../../src/core/agent/events';
+import { Compactor } from '../../src/core/compaction/compactor';
+import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../../src/core/compaction/policy';
+import type { CompactionRecord } from '../../src/core/compaction/types';
+import { resolveConfig, type PipelineSettings } from '../../src/core/config';
+import { checkInvariants } from '../../src/core/invariants';
+import { counterIds } from '../../src/core/ports';
+import { messageRawTokens } from '../../src/core/tokens/blockTokens';
+import { applyCalibration } from '../../src/core/tokens/calibration';
+import { TokenEstimator } from '../../src/core/tokens/estimator';
+import { createTiktokenTokenizer } from '../../src/core/tokens/tiktoken';
+import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
+import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
+import { FakeTools } from './support/scriptedLlm';
+
+const CHAT = 'claude-sonnet-4-6';
+const SUMMARISER = 'claude-haiku-4-5';
+const tokenizer = createTiktokenTokenizer();
+
+/** ~3 000 tokens of code-like text, different per turn so nothing is cached by accident. */
+function bigResult(n: number): string {
+  return Array.from({ length: 240 }, (_, i) => `line ${i} of module${n}.ts: export function handler${n}_${i}(req) { return req.user?.id ?? null; }`).join('\n');
+}
+
+/** An agent session wired to the fake Anthropic server over real HTTP and the official SDK. */
+function world(fake: FakeAnthropic, pipeline: PipelineSettings, compaction: Partial<CompactionSettings> = {}) {
+  const resolved = resolveConfig({ model: CHAT, summarizerModel: SUMMARISER, ...pipeline });
+  assert.ok(resolved.ok);
+  const llm = new AnthropicLlmClient({ apiKey: async () => 'sk-ant-test', baseUrl: fake.url, retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 }, sleep: async () => undefined });
+  const estimator = new TokenEstimator(tokenizer);
+  let t = Date.parse('2026-11-21T10:00:00Z');
+  const clock = { now: () => (t += 1000) };
+  const ids = counterIds('it');
+  const settings = { ...DEFAULT_COMPACTION_SETTINGS, ...compaction };
+  const compactor = new Compactor({
+    summariser: llm,
+    clock,
+    ids,
+    tokensOf: (m) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)),
+    measure: (s) => estimator.estimate(s).tokens,
+    settings: () => settings,
+    timeout: () => new Promise(() => undefined),
+  });
+  const records: CompactionRecord[] = [];
+  const events: AgentEvent[] = [];
+  let turn = 0;
+  const session = new AgentSession(
+    { system: [], tools: [{ name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }], messages: [], pending: [], config: resolved.config },
+    {
+      llm,
+      tools: { run: async (call) => ({ content: bigResult(Number((call.input as { n?: number }).n ?? 0)), isError: false }) },
+      sink: { message: async () => undefined, usage: async () => undefined, compaction: async (r) => void records.push(r), restore: async () => undefined },
+      clock,
+      ids,
+      tokenizer,
+      estimator,
+      pasteDirectory: '/tmp/cp-it',
+      writeFile: async () => undefined,
+      maxToolRounds: 5,
+      compactor,
+    },
+    (e) => events.push(e),
+  );
+  /** One user turn: the model reads a big file, then answers. */
+  const turnWithRead = async () => {
+    turn++;
+    fake.script({ match: { model: CHAT }, toolUses: [{ name: 'read_file', input: { path: `src/module${turn}.ts`, n: turn } }] }, { match: { model: CHAT }, text: `Module ${turn} handles requests.` });
+    assert.deepEqual(await session.send(`Explain src/module${turn}.ts please`), { ok: true });
+  };
+  return { session, records, events, compactor, turnWithRead, notices: () => events.flatMap((e) => (e.type === 'notice' ? [e.text] : [])) };
+}
+
+describe('compaction against the fake Anthropic server (SDK over HTTP)', function () {
+  this.timeout(60_000);
+  let fake: FakeAnthropic;
+  beforeEach(async () => {
+    fake = await startFakeAnthropic({ port: 0 });
+  });
+  afterEach(async () => {
+    const invalid = fake.invalidRequests.filter((r) => r.error?.rule !== 'prompt_too_long' && r.error?.rule !== 'context_limit');
+    await fake.close();
+    assert.deepEqual(invalid.map((r) => r.error), [], 'every request was valid');
+  });
+
+  it('a long session crosses the soft threshold and summarises with the summariser model', async () => {
+    const w = world(fake, { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 });
+    fake.script({ match: { model: SUMMARISER }, text: 'The user asked about `src/module1.ts` and `src/module2.ts`; both export request handlers.' });
+    for (let i = 0; i < 5 && !w.records.some((r) => r.layer === 'summarise'); i++) await w.turnWithRead();
+    const summary = w.records.find((r) => r.layer === 'summarise');
+    assert.ok(summary, `a summary was made; records: ${w.records.map((r) => r.layer).join(', ')}`);
+    assert.equal(summary.trigger, 'auto-soft');
+    assert.ok(summary.tokensAfter < summary.tokensBefore);
+    assert.ok(fake.requests.some((r) => (r.body as { model?: string }).model === SUMMARISER), 'the summariser model was called');
+    assert.deepEqual(checkInvariants(w.session.state), []);
+    const sent = JSON.stringify(fake.requests.at(-1)?.body);
+    assert.ok(sent.includes('<conversation_summary'), 'the next request carries the summary');
+  });
+
+  it('the hard threshold compacts before sending even when soft compaction is off', async () => {
+    const w = world(fake, { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 }, { softAction: 'off' });
+    fake.script({ match: { model: SUMMARISER }, text: 'Summary of the modules read so far.' });
+    for (let i = 0; i < 6 && !w.records.some((r) => r.trigger === 'auto-hard'); i++) await w.turnWithRead();
+    assert.ok(w.records.some((r) => r.trigger === 'auto-hard' && r.layer === 'summarise'), `records: ${w.records.map((r) => `${r.trigger}/${r.layer}`).join(', ')}`);
+    for (const r of fake.requests.filter((x) => x.valid && (x.body as { model?: string }).model === CHAT)) assert.ok((r.inputTokens ?? 0) < 24_000, 'no request exceeded the window');
+  });
+
+  it('a failing summariser falls back to a visible drop marker, then the breaker opens after 3 failures', async () => {
+    const w = world(fake, { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 });
+    for (let i = 0; i < 3; i++) fake.script({ match: { model: SUMMARISER }, status: 400, errorType: 'invalid_request_error', message: 'scripted summariser failure' });
+    for (let i = 0; i < 14 && !w.compactor.breaker.isOpen; i++) await w.turnWithRead();
+    const drops = w.records.filter((r) => r.layer === 'fallback-drop');
+    assert.ok(drops.length >= 3, `fallback drops: ${drops.length}`);
+    assert.ok(drops[0]?.fallbacks.some((f) => /summariser failed/.test(f)));
+    const marker = JSON.stringify(w.session.state.messages);
+    assert.ok(/were removed to free context because the summariser failed/.test(marker), 'the marker is visible in the history');
+    assert.ok(w.compactor.breaker.isOpen, 'the circuit breaker opened');
+    assert.ok(w.notices().some((n) => /paused after 3 failures/.test(n)), 'the user is told');
+    // "Try again": a manual compaction resets the breaker.
+    fake.script({ match: { model: SUMMARISER }, text: 'Recovered summary.' });
+    await w.turnWithRead();
+    const manual = await w.session.compactNow('keep the module names');
+    assert.ok(manual.ok || /Nothing/.test(manual.reason), JSON.stringify(manual));
+    assert.ok(!w.compactor.breaker.isOpen);
+    assert.deepEqual(checkInvariants(w.session.state), []);
+  });
+
+  it('"prompt is too long" from the API is recovered by compacting, and restore brings the originals back', async () => {
+    const w = world(fake, { contextWindow: 60_000, keepRecentTurns: 1, keepRecentTokens: 0 }, { softAction: 'off' });
+    for (let i = 0; i < 4; i++) await w.turnWithRead();
+    assert.equal(w.records.length, 0, 'no compaction yet at this size');
+    fake.setWindow(9_000);
+    fake.script({ match: { model: SUMMARISER }, text: 'Modules 1 to 4 export request handlers.' }, { match: { model: CHAT }, text: 'Recovered answer.' });
+    await w.session.send('And now?');
+    assert.ok(fake.requests.some((r) => r.error?.rule === 'prompt_too_long' || r.error?.rule === 'context_limit'), 'the API refused once');
+    const overflow = w.records.find((r) => r.trigger === 'overflow');
+    assert.ok(overflow, `an overflow compaction; records: ${w.records.map((r) => r.trigger).join(', ')}`);
+    assert.ok(w.events.some((e) => e.type === 'turn_finished' && e.reason === 'end_turn'), 'the turn completed');
+    fake.setWindow(200_000);
+    const before = w.session.state.messages.length;
+    assert.deepEqual(await w.session.restore(overflow.id), { ok: true });
+    assert.ok(w.session.state.messages.length > before, 'the originals are back');
+    assert.ok(JSON.stringify(w.session.state.messages).includes('Explain src/module1.ts please'));
+    assert.deepEqual(checkInvariants(w.session.state), []);
+  });
+});

@@ -1,0 +1,230 @@
+// Explicit, reversible compaction in a real VS Code against the fake Anthropic server, through
+// the UI: three turns of chat, "Context Pipeline: Compact Now" from the command palette (its
+// preview in the input box, instructions for the summariser), the re-rendered transcript, the
+// Compactions tree (summary, replaced turns, an original message opened read-only), then
+// Restore from the tree's context menu, after which the next request carries the whole
+// original history again. Every request the fake server received must be valid.
+//   node --import tsx --test test/vscode/compaction.test.mjs   (after npm run package)
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startAgentWorld } from './agentHarness.mjs';
+
+const UI_TIMEOUT = 30_000;
+const SUMMARISER = 'claude-haiku-4-5';
+const CHAT_MODEL = 'claude-sonnet-4-5';
+
+// Each answer is long enough (a few hundred tokens) that summarising the older turns saves
+// tokens; otherwise Compact Now would find nothing worth compacting.
+const DETAIL = (n) =>
+  Array.from(
+    { length: 8 },
+    (_, i) => `Detail ${n}.${i + 1}: validateToken() in src/auth.ts compares the expiry against Date.now() without the clock-skew allowance, so a token that expires within the skew window is still accepted by the session middleware.`,
+  ).join(' ');
+const Q1 = 'First question about src/auth.ts';
+const Q2 = 'Second question: where is the session middleware?';
+const Q3 = 'Third question: how would you test the fix?';
+const A1_HEAD = 'Answer one about src/auth.ts line 42.';
+const A2_HEAD = 'Answer two: the middleware lives in src/session.ts.';
+const A3_HEAD = 'Answer three: add a unit test with a fake clock.';
+const A1 = `${A1_HEAD} ${DETAIL(1)}`;
+const A2 = `${A2_HEAD} ${DETAIL(2)}`;
+const A3 = `${A3_HEAD} ${DETAIL(3)}`;
+const SUMMARY = 'The user asked about `src/auth.ts` line 42; the assistant explained it.';
+const INSTRUCTIONS = 'focus on the auth bug';
+
+/** All text of a request's messages (text blocks of every message), joined. */
+function requestText(req) {
+  return req.body.messages
+    .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : []))))
+    .join('\n');
+}
+
+/** Polls `check` until it returns a truthy value (or throws its last failure after `timeout`). */
+async function eventually(check, { timeout = UI_TIMEOUT, interval = 100, what = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw last ?? new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+describe('Compact Now and Restore in a real VS Code, against the fake Anthropic API', { timeout: 300_000 }, () => {
+  let w;
+  let workbench;
+  const screenshots = [];
+
+  before(async () => {
+    workbench = await import('./workbench.mjs');
+    w = await startAgentWorld({
+      workspaceFiles: { 'src/auth.ts': Array.from({ length: 60 }, (_, i) => (i === 41 ? 'if (token.exp < Date.now()) return false; // line 42' : `// line ${i + 1}`)).join('\n') + '\n' },
+      settings: { 'contextPipeline.keepRecentTurns': 1, 'contextPipeline.keepRecentTokens': 0 },
+    });
+  });
+
+  after(async () => {
+    if (!w) return;
+    await workbench.screenshot(w.page, 'compaction-last').catch(() => undefined);
+    process.stderr.write(`[compaction] the fake server received ${w.fake.requests.length} requests, ${w.fake.invalidRequests.length} invalid; screenshots: ${screenshots.join(', ')}\n`);
+    const invalid = w.fake.invalidRequests.map((r) => r.error);
+    await w.close();
+    assert.deepEqual(invalid, [], 'every request the extension sent was valid');
+  });
+
+  /** The Compactions pane (expanded) of the side bar. */
+  async function compactionsPane() {
+    const header = workbench.viewHeader(w.page, 'Compactions');
+    await header.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+    await eventually(async () => (await header.getAttribute('aria-expanded')) === 'true', { what: 'the Compactions view to expand' });
+    return w.page.locator('.part.sidebar .pane', { has: header });
+  }
+
+  /** A row of the Compactions tree whose text matches. */
+  function row(pane, text) {
+    return pane.locator('.monaco-list-row', { hasText: text }).first();
+  }
+
+  /** Expands a collapsed tree row (a click toggles it) and waits until it is expanded. */
+  async function expand(r) {
+    await r.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    if ((await r.getAttribute('aria-expanded')) !== 'true') await r.click();
+    await eventually(async () => (await r.getAttribute('aria-expanded')) === 'true', { what: 'a tree row to expand' });
+  }
+
+  test('three turns build a history', async () => {
+    w.fake.script({ text: A1 });
+    await w.send(Q1);
+    await w.waitForAnswer(A1_HEAD);
+    await w.waitIdle();
+    w.fake.script({ text: A2 });
+    await w.send(Q2);
+    await w.waitForAnswer(A2_HEAD);
+    await w.waitIdle();
+    w.fake.script({ text: A3 });
+    await w.send(Q3);
+    await w.waitForAnswer(A3_HEAD);
+    await w.waitIdle();
+    assert.equal(w.fake.pendingSteps, 0);
+    assert.deepEqual(await w.frame.locator('.item.user .text').allInnerTexts(), [Q1, Q2, Q3]);
+    assert.equal(await w.frame.locator('.item.assistant .text').count(), 3);
+    assert.ok(w.fake.requests.every((r) => r.body.model === CHAT_MODEL), 'only the chat model was asked so far');
+  });
+
+  test('Compact Now previews, takes instructions and summarises the older turns', async () => {
+    w.fake.script({ match: { model: SUMMARISER }, text: SUMMARY });
+    const before = w.fake.requests.length;
+    await w.command('Context Pipeline: Compact Now');
+
+    // The input box: the preview of what would be compacted and the expected saving.
+    const widget = w.page.locator('.quick-input-widget');
+    const prompt = widget.locator('.quick-input-message', { hasText: 'Would compact' });
+    await prompt.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const promptText = await prompt.innerText();
+    assert.match(promptText, /Would compact turns 1–2: about [\d,]+ → [\d,]+ tokens \(saves ~[\d,]+\)/, promptText);
+    const input = widget.locator('input');
+    await input.fill(INSTRUCTIONS);
+    await input.press('Enter');
+    await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+
+    // The summariser was asked, with the user's instructions.
+    const summariserReq = await eventually(() => w.fake.requests.slice(before).find((r) => r.body.model === SUMMARISER), { what: 'the summariser request' });
+    assert.equal(summariserReq.valid, true);
+    const summariserText = requestText(summariserReq);
+    assert.ok(summariserText.includes(INSTRUCTIONS), 'the instructions reach the summariser');
+    assert.ok(summariserText.includes(Q1) && summariserText.includes(A1_HEAD), 'the summariser sees turn 1');
+    assert.ok(!summariserText.includes(A3_HEAD), 'the kept turn 3 is not summarised');
+    assert.equal(w.fake.pendingSteps, 0, 'the scripted summary was used');
+
+    // The transcript re-renders: the notice stands where the answers of turns 1–2 were.
+    await w.frame.locator('.item.notice', { hasText: 'Turns 1–2 were compacted into a summary.' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await w.page.locator('.notifications-toasts .notification-toast', { hasText: 'compaction done' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const answers = await w.frame.locator('.item.assistant .text').allInnerTexts();
+    assert.ok(!answers.some((t) => t.includes(A1_HEAD) || t.includes(A2_HEAD)), `the answers of turns 1–2 are gone: ${JSON.stringify(answers.map((t) => t.slice(0, 40)))}`);
+    assert.ok(answers.some((t) => t.includes(A3_HEAD)), 'turn 3 is kept');
+    const users = (await w.frame.locator('.item.user .text').allInnerTexts()).join('\n');
+    assert.ok(users.includes(Q1) && users.includes(Q2) && users.includes(Q3), 'the user’s words stay verbatim');
+  });
+
+  test('the Compactions view lists the compaction, its summary and its originals (read-only)', async () => {
+    const pane = await compactionsPane();
+    const manual = row(pane, 'Manual · ');
+    await manual.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const label = await manual.locator('.label-name').innerText();
+    assert.match(label, /^Manual · /);
+    const description = await manual.locator('.label-description').innerText();
+    assert.match(description, /^[\d,]+ → [\d,]+$/, description);
+    const [tokensBefore, tokensAfter] = description.split(' → ').map((n) => Number(n.replace(/,/g, '')));
+    assert.ok(tokensAfter < tokensBefore, description);
+
+    await expand(manual);
+    await row(pane, 'Summary').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const turns = row(pane, 'Turns 1–2');
+    await expand(turns);
+    const original = row(pane, 'user · turn 1');
+    await original.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.ok((await original.innerText()).includes(Q1), 'the original row shows the start of the user’s words');
+    assert.ok(await row(pane, 'assistant · turn 1').isVisible(), 'the original answer of turn 1 is listed');
+    await w.page.mouse.move(10, 890);
+    screenshots.push(await workbench.screenshot(w.page, 'compaction-tree'));
+
+    // Opening the original: a read-only document of the context-pipeline-record scheme.
+    await original.click();
+    const editor = w.page.locator('.part.editor .monaco-editor').first();
+    await editor.locator('.view-lines', { hasText: Q1 }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const tab = w.page.locator('.part.editor .tab.active');
+    assert.match((await tab.getAttribute('aria-label')) ?? '', /message\/msg/, 'the tab names the record document');
+    const text = (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
+    assert.ok(text.includes('### user · turn 1'), text);
+    assert.ok(text.includes(Q1), text);
+    await editor.locator('.view-lines').click();
+    await w.page.keyboard.type('x');
+    await w.page.locator('.monaco-editor-overlaymessage', { hasText: /read-only/i }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.equal((await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' '), text, 'typing does not change the original');
+    screenshots.push(await workbench.screenshot(w.page, 'compaction-original'));
+  });
+
+  test('Restore from the tree brings the originals back, and the next request has the whole history', async () => {
+    const pane = await compactionsPane();
+    const manual = row(pane, 'Manual · ');
+    await manual.click({ button: 'right' });
+    const restore = w.page.locator('.context-view .monaco-menu .action-item', { hasText: /^Restore$/ });
+    await restore.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await restore.click();
+
+    await w.page.locator('.notifications-toasts .notification-toast', { hasText: 'the original messages are back' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await eventually(async () => (await manual.locator('.label-description').innerText()).endsWith('· restored'), { what: 'the compaction to show "· restored"' });
+
+    // The transcript shows the original answers again, and no summary notice.
+    await w.waitForAnswer(A1_HEAD);
+    await w.waitForAnswer(A2_HEAD);
+    assert.equal(await w.frame.locator('.item.notice', { hasText: 'were compacted into a summary' }).count(), 0);
+    assert.deepEqual(await w.frame.locator('.item.user .text').allInnerTexts(), [Q1, Q2, Q3]);
+    assert.equal(await w.frame.locator('.item.assistant .text').count(), 3);
+
+    // The conversation goes on with the whole original history.
+    w.fake.script({ text: 'Answer four, with the whole history in view.' });
+    const before = w.fake.requests.length;
+    await w.send('Fourth question');
+    await w.waitForAnswer('Answer four, with the whole history in view.');
+    await w.waitIdle();
+    const req = w.fake.requests.at(-1);
+    assert.ok(w.fake.requests.length > before);
+    assert.equal(req.body.model, CHAT_MODEL);
+    assert.equal(req.valid, true);
+    const msgs = req.body.messages;
+    assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+    const all = requestText(req);
+    assert.ok(all.includes(Q1) && all.includes(A1) && all.includes(A2) && all.includes(A3), 'the original messages are sent verbatim');
+    assert.ok(!all.includes('Summary of turns') && !all.includes(SUMMARY), 'the summary is gone from the request');
+    assert.equal(w.fake.invalidRequests.length, 0);
+    await w.page.mouse.move(10, 890);
+    screenshots.push(await workbench.screenshot(w.page, 'compaction-restored'));
+  });
+});
