@@ -43,7 +43,11 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
     ignoreFocusOut: true,
   });
   if (instructions === undefined) return;
-  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Context Pipeline: compacting…' }, () => controller.compactNow(instructions.trim() || undefined));
+  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Context Pipeline: compacting (waits for the running turn, if any)…', cancellable: true }, (_progress, token) => {
+    // Cancelling drops a compaction that is still queued behind the running turn.
+    token.onCancellationRequested(() => controller.cancelQueuedCompaction());
+    return controller.compactNow(instructions.trim() || undefined);
+  });
   if (result.ok) void vscode.window.showInformationMessage('Context Pipeline: compaction done. See it, its originals and Restore in the Compactions view.');
   else {
     log.warn(`Compact Now: ${result.reason}`);

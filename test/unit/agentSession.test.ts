@@ -128,7 +128,7 @@ describe('AgentSession (turn loop with a scripted LlmClient)', () => {
     assert.equal(t.llm.requests[1]!.max_tokens, 200_000 - 180_000 - 256);
   });
 
-  it('recovers from both overflow kinds in one turn, each at most once, then gives up clearly', async () => {
+  it('recovers from both overflow kinds in one turn, a bounded number of times, then gives up clearly', async () => {
     const tools = new FakeTools({ read_file: 'z'.repeat(150_000) });
     const exceeded = { kind: 'context_exceeded' as const, message: 'exceeded', retryable: false, promptTokens: 2_500, limitTokens: 24_000 };
     const tooLong = { kind: 'prompt_too_long' as const, message: 'too long', retryable: false, promptTokens: 40_000, limitTokens: 24_000 };

@@ -54,6 +54,9 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.match(JSON.stringify(results[0].content), /greet\.js/);
     assert.match(JSON.stringify(results[1].content), /return `Hello/);
     assert.equal(await w.frame.locator('.item.tool.done').count(), 2);
+    await w.frame.locator('.item.tool.done').first().locator('summary').click();
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(w.page, 'agent-tool-round');
   });
 
   test('Stop during a tool round cancels it and leaves a history the API accepts', async () => {

@@ -123,6 +123,11 @@ export class ChatController implements vscode.Disposable {
     return r;
   }
 
+  /** Drops a Compact Now that waits for the running turn. */
+  cancelQueuedCompaction(): void {
+    if (this.agent?.cancelQueuedCompaction()) this.view.post({ type: 'upsert', item: { kind: 'notice', id: `q-${Date.now()}`, level: 'info', text: 'Queued compaction cancelled.' } });
+  }
+
   /** Undoes a compaction of the open session. */
   async restore(recordId: string): Promise<{ ok: true } | { ok: false; reason: string }> {
     if (!this.agent) return { ok: false, reason: 'No session is open.' };

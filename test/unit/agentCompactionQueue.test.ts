@@ -1,0 +1,85 @@
+import { strict as assert } from 'node:assert';
+import type { LlmClient, LlmError, LlmResult } from '../../src/core/agentPorts';
+import { AgentSession } from '../../src/core/agent/agentSession';
+import type { AgentEvent } from '../../src/core/agent/events';
+import { Compactor } from '../../src/core/compaction/compactor';
+import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
+import { checkInvariants } from '../../src/core/invariants';
+import { counterIds } from '../../src/core/ports';
+import { TokenEstimator } from '../../src/core/tokens/estimator';
+import { emptyState, fakeClock, testConfig } from './support/builders';
+import { countingTokenizer } from './support/tokenFakes';
+
+/** A chat model whose answers wait until the test releases them; the summariser answers at once. */
+class GatedLlm implements LlmClient {
+  private release: (() => void) | undefined;
+  gate(): void {
+    this.release?.();
+  }
+  async stream(params: { model: string }): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> {
+    if (params.model === 'claude-haiku-4-5') return { ok: true, result: { content: [{ type: 'text', text: 'Summary of the earlier turns.' }], stopReason: 'end_turn', model: params.model, usage: { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } };
+    await new Promise<void>((r) => (this.release = r));
+    return { ok: true, result: { content: [{ type: 'text', text: 'An answer that is long enough to be worth summarising later on. '.repeat(20) }], stopReason: 'end_turn', model: params.model, usage: { input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } };
+  }
+}
+
+function setup() {
+  const llm = new GatedLlm();
+  const tokenizer = countingTokenizer();
+  const estimator = new TokenEstimator(tokenizer);
+  const clock = fakeClock();
+  const ids = counterIds('q');
+  const compactor = new Compactor({ summariser: llm, clock, ids, tokensOf: (m) => JSON.stringify(m.blocks).length / 4, measure: (s) => estimator.estimate(s).tokens, settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' }), timeout: () => new Promise(() => undefined) });
+  const events: AgentEvent[] = [];
+  const session = new AgentSession(
+    emptyState({ config: testConfig({ keepRecentTurns: 1, keepRecentTokens: 0 }) }),
+    { llm, tools: { run: async () => ({ content: 'x', isError: false }) }, sink: { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined }, clock, ids, tokenizer, estimator, pasteDirectory: '/s', writeFile: async () => undefined, maxToolRounds: 3, compactor },
+    (e) => events.push(e),
+  );
+  const turn = async (text: string) => {
+    const p = session.send(text);
+    await new Promise((r) => setTimeout(r, 5));
+    llm.gate();
+    await p;
+  };
+  return { session, llm, events, turn };
+}
+
+describe('Compact Now while a turn runs (one queue per session)', () => {
+  it('waits for the turn boundary, then compacts; history stays valid', async () => {
+    const t = setup();
+    for (let i = 1; i <= 3; i++) await t.turn(`question ${i}`);
+    const running = t.session.send('question 4');
+    await new Promise((r) => setTimeout(r, 5));
+    assert.ok(t.session.busy);
+    const compaction = t.session.compactNow('focus on question 2');
+    assert.ok(t.events.some((e) => e.type === 'compaction_queued'), 'shown as queued');
+    assert.ok(t.session.compactionQueued);
+    assert.equal(t.session.compactions.length, 0, 'nothing compacted while the turn runs');
+    t.llm.gate();
+    await running;
+    assert.deepEqual(await compaction, { ok: true });
+    assert.equal(t.session.compactions.length, 1);
+    assert.equal(t.session.compactions[0]?.record.trigger, 'manual');
+    assert.equal(t.session.compactions[0]?.record.instructions, 'focus on question 2');
+    assert.deepEqual(checkInvariants(t.session.state), []);
+    const started = t.events.findIndex((e) => e.type === 'compaction_started');
+    const finished = t.events.findIndex((e) => e.type === 'turn_finished' && e === t.events.filter((x) => x.type === 'turn_finished').at(-1));
+    assert.ok(started > finished, 'the compaction started after the turn finished');
+  });
+
+  it('a queued compaction can be cancelled, and a second request replaces the first', async () => {
+    const t = setup();
+    for (let i = 1; i <= 3; i++) await t.turn(`question ${i}`);
+    const running = t.session.send('question 4');
+    await new Promise((r) => setTimeout(r, 5));
+    const first = t.session.compactNow('one');
+    const second = t.session.compactNow('two');
+    assert.deepEqual(await first, { ok: false, reason: 'Replaced by a newer compaction request.' });
+    assert.ok(t.session.cancelQueuedCompaction());
+    assert.deepEqual(await second, { ok: false, reason: 'Cancelled.' });
+    t.llm.gate();
+    await running;
+    assert.equal(t.session.compactions.length, 0, 'nothing ran');
+  });
+});

@@ -1,0 +1,71 @@
+import { strict as assert } from 'node:assert';
+import { budgetTrim } from '../../src/core/compaction/budgetTrim';
+import { markRegions } from '../../src/core/compaction/regions';
+import { summariseRegions } from '../../src/core/compaction/summarise';
+import type { CompactionRecord } from '../../src/core/compaction/types';
+import { checkInvariants } from '../../src/core/invariants';
+import { decodeLine, encodeEntry, type SessionEntry } from '../../src/core/session/entries';
+import { replaySession } from '../../src/core/session/replay';
+import { entryToRecord, recordToEntry } from '../../src/host/chat/recordCodec';
+import { fakeClock } from './support/builders';
+import { Convo as ToolConvo, layerCtx } from './support/compactionBuilders';
+import { answer, plainTurns, summariseOpts, tokensOf } from './support/compactionFixtures';
+import { ScriptedLlm } from './support/scriptedLlm';
+
+/** A session file's entries for a conversation, then the given records (and restores). */
+function fileOf(messages: SessionEntry[], extra: SessionEntry[]): SessionEntry[] {
+  return [{ type: 'header', format: 'context-pipeline-session', version: 1, sessionId: 's1', createdAt: 0, model: 'claude-sonnet-4-6', workspace: 'w' }, ...messages, ...extra];
+}
+
+/** Encodes and decodes every entry, as the file would (strict schema). */
+function throughFile(entries: SessionEntry[]): SessionEntry[] {
+  return entries.map((e) => {
+    const d = decodeLine(encodeEntry(e));
+    assert.ok(d.ok, d.ok ? '' : d.reason);
+    return d.entry;
+  });
+}
+
+describe('compaction records in the session file', () => {
+  it('a summary record survives the file round trip and replays to the compacted conversation, and its restore back', async () => {
+    const convo = plainTurns(6);
+    const state = convo.state();
+    const regions = markRegions(state, { keepRecentTurns: 1, keepRecentTokens: 0, tokensOf });
+    const llm = new ScriptedLlm([answer('The user asked about `src/mod1/file1.ts` to `src/mod5/file5.ts`.')]);
+    const out = await summariseRegions(state, summariseOpts(regions, llm, { clock: fakeClock() }));
+    const record = out.records[0] as CompactionRecord;
+    assert.ok(record && record.layer === 'summarise');
+    const messages: SessionEntry[] = state.messages.map((message, i) => ({ type: 'message', at: i, message }));
+    const entries = throughFile(fileOf(messages, [recordToEntry(record)]));
+    const replayed = replaySession(entries);
+    assert.deepEqual(replayed.problems, []);
+    assert.deepEqual(JSON.parse(JSON.stringify(replayed.messages)), JSON.parse(JSON.stringify(stripCounts(out.state.messages))));
+    assert.deepEqual(checkInvariants({ messages: replayed.messages }), []);
+    const back = entryToRecord(entries.at(-1) as Extract<SessionEntry, { type: 'compaction' }>);
+    assert.equal(back.summary, record.summary);
+    assert.deepEqual(back.regions, record.regions);
+    assert.deepEqual(back.retention, record.retention);
+    assert.deepEqual(back.fallbacks, record.fallbacks);
+    assert.equal(back.layer, 'summarise');
+    const restored = replaySession(throughFile(fileOf(messages, [recordToEntry(record), { type: 'restore', at: 99, compactionId: record.id }])));
+    assert.deepEqual(JSON.parse(JSON.stringify(restored.messages)), JSON.parse(JSON.stringify(stripCounts(state.messages))));
+  });
+
+  it('an in-place record (budget trim keeps the message ids) replays too', () => {
+    const c = new ToolConvo();
+    const big = 'y'.repeat(40_000);
+    for (let i = 0; i < 5; i++) c.user(`read ${i}`).read(`f${i}.ts`, `${big}\n${i}`).say(`ok ${i}`);
+    const state = c.state();
+    const r = budgetTrim(state, layerCtx(0.75));
+    assert.ok(r.record);
+    const messages: SessionEntry[] = state.messages.map((message, i) => ({ type: 'message', at: i, message }));
+    const replayed = replaySession(throughFile(fileOf(messages, [recordToEntry(r.record)])));
+    assert.deepEqual(replayed.problems, []);
+    assert.deepEqual(JSON.parse(JSON.stringify(replayed.messages)), JSON.parse(JSON.stringify(stripCounts(r.state.messages))));
+  });
+});
+
+/** The file does not keep meta.tokenCount (it depends on the tokenizer). */
+function stripCounts<T>(x: T): T {
+  return JSON.parse(JSON.stringify(x, (k, v: unknown) => (k === 'tokenCount' ? undefined : v))) as T;
+}
