@@ -12,6 +12,7 @@ import { registerCompactionCommands } from './compactionCommands';
 import { CompactionsTreeProvider, RECORD_SCHEME } from './compactionsTree';
 import { RequestPreviewer } from './requestPreview';
 import { showSessions } from './sessionsCommand';
+import { ContextStatusBar } from './statusBar';
 import { SessionStore } from './sessions/sessionStore';
 import { readAgentSettings, SETTINGS_SECTION } from './settings';
 import { VscodeApprover } from './tools/vscodeApprover';
@@ -42,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): void {
   });
 
   let controller: ChatController | undefined;
+  const statusBar = new ContextStatusBar();
   const toolSchemas = () => selectEnabledTools({ runCommandEnabled: readAgentSettings().enableRunCommand });
   const previewer = new RequestPreviewer(log, async () => controller?.conversation(), toolSchemas);
   const chat = new ChatViewProvider(
@@ -75,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     log,
     version,
+    onStatus: (figures) => statusBar.update(figures),
   });
   const compactions = new CompactionsTreeProvider(controller);
 
@@ -83,6 +86,7 @@ export function activate(context: vscode.ExtensionContext): void {
     chat,
     controller,
     approver,
+    statusBar,
     compactions,
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, { webviewOptions: { retainContextWhenHidden: false } }),
     vscode.window.registerTreeDataProvider('contextPipeline.compactions', compactions),

@@ -1,6 +1,7 @@
 // Whole turns in a real VS Code against the fake Anthropic server, through the chat UI:
 // a plain answer, a multi-tool round, a cancelled tool round, a 429 then success, a 529
-// mid-stream then success, a dropped connection, "prompt is too long" recovered, and the
+// mid-stream then success, a dropped connection, a huge tool result saved to a file and read
+// back, "prompt is too long" recovered by compaction, and the
 // extension host killed mid-turn then reopened with no completed message lost. Every request
 // the fake server received must be valid.
 //   node --import tsx --test test/vscode/agent.test.mjs   (after npm run package)
@@ -8,14 +9,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 
+const MID_FILE = Array.from({ length: 250 }, (_, i) => `row ${i}: ${'consectetur adipiscing elit '.repeat(3)}`).join('\n');
 const BIG_FILE = Array.from({ length: 4000 }, (_, i) => `line ${i}: ${'lorem ipsum dolor sit amet '.repeat(3)}`).join('\n');
 
 describe('the agent in a real VS Code, against the fake Anthropic API', { timeout: 600_000 }, () => {
   let w;
   before(async () => {
     w = await startAgentWorld({
-      workspaceFiles: { 'src/greet.js': 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n', 'README.md': '# Demo\n', 'big.txt': BIG_FILE },
-      settings: { 'contextPipeline.enableRunCommand': true },
+      workspaceFiles: { 'src/greet.js': 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n', 'README.md': '# Demo\n', 'big.txt': BIG_FILE, 'mid.txt': MID_FILE },
+      settings: { 'contextPipeline.enableRunCommand': true, 'contextPipeline.keepRecentTurns': 1, 'contextPipeline.keepRecentTokens': 0 },
     });
   });
   after(async () => {
@@ -103,15 +105,38 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     await w.waitForAnswer('Answer after the dropped connection.');
   });
 
-  test('"prompt is too long" is recovered by cutting the oversized tool result', async () => {
+  test('a huge tool result is saved to a file and previewed, and read_file can read it back', async () => {
     await w.newSession();
-    w.fake.setWindow(24_000);
-    w.fake.script({ toolUses: [{ name: 'read_file', input: { path: 'big.txt' } }] }, { text: 'I read the big file.' });
+    w.fake.script({ toolUses: [{ name: 'read_file', input: { path: 'big.txt' } }] }, { text: 'I saw the preview of the big file.' });
+    await w.send('Read big.txt');
+    await w.waitForAnswer('I saw the preview of the big file.');
+    const result = w.fake.requests.at(-1).body.messages.at(-1).content.find((b) => b.type === 'tool_result');
+    const text = JSON.stringify(result.content);
+    assert.ok(text.length < 8_000, `the result sent is a preview (${text.length} chars)`);
+    const spilled = /saved in full to ([^\s]+?\.txt)/.exec(text)?.[1];
+    assert.ok(spilled, `the preview names the file: ${text.slice(0, 300)}`);
+    w.fake.script({ toolUses: [{ name: 'read_file', input: { path: spilled, offset: 990, limit: 3 } }] }, { text: 'Read the rest.' });
+    await w.send('Read the end of it');
+    await w.waitForAnswer('Read the rest.');
+    const back = JSON.stringify(w.fake.requests.at(-1).body.messages.at(-1).content.find((b) => b.type === 'tool_result'));
+    assert.match(back, /line 98\d: lorem ipsum/, `read_file reads the saved output back: ${back.slice(0, 300)}`);
+  });
+
+  test('"prompt is too long" from the API is recovered by compacting older turns', async () => {
+    await w.newSession();
+    for (let i = 1; i <= 3; i++) {
+      w.fake.script({ toolUses: [{ name: 'read_file', input: { path: 'mid.txt' } }] }, { text: `Read mid.txt, round ${i}.` });
+      await w.send(`Read mid.txt, round ${i}`);
+      await w.waitForAnswer(`Read mid.txt, round ${i}.`);
+    }
+    const size = w.fake.requests.at(-1).inputTokens;
+    w.fake.setWindow(Math.round(size * 0.8));
+    w.fake.script({ match: { model: 'claude-haiku-4-5' }, text: 'Three reads of `mid.txt`, nothing else.' }, { match: { model: 'claude-sonnet-4-6' }, text: 'Recovered after compacting.' });
     try {
-      await w.send('Read big.txt');
-      await w.waitForAnswer('I read the big file.', 60_000);
+      await w.send('And now?');
+      await w.waitForAnswer('Recovered after compacting.', 60_000);
       assert.ok(w.fake.requests.some((r) => r.error?.rule === 'prompt_too_long'), 'the server did refuse a prompt as too long');
-      await w.frame.locator('.item.notice', { hasText: 'did not fit the context window' }).waitFor({ timeout: 5_000 });
+      await w.frame.locator('.item.notice', { hasText: 'did not fit the context window' }).first().waitFor({ timeout: 5_000 });
     } finally {
       w.fake.setWindow(200_000);
     }

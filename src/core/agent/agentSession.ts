@@ -162,12 +162,11 @@ export class AgentSession {
       this.healthValue = withCompaction(this.healthValue, record);
       await this.deps.sink.compaction(record);
     }
+    // The views re-render the replaced history first, so the notices that explain it stay visible.
+    if (records.length > 0) this.emit({ type: 'history_replaced', messages: state.messages });
     for (const text of notices) this.emit({ type: 'notice', level: 'warning', text });
     this.emit({ type: 'compaction_finished', records, notices });
-    if (records.length > 0) {
-      this.emit({ type: 'history_replaced', messages: state.messages });
-      this.emit({ type: 'health', health: this.healthValue });
-    }
+    if (records.length > 0) this.emit({ type: 'health', health: this.healthValue });
   }
 
   /** The conversation as it stands. */

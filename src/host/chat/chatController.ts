@@ -17,6 +17,7 @@ import type { ChatView } from '../chatViewProvider';
 import { currentEditorInjections } from '../editorContext';
 import { readAgentSettings, readCompactionSettings, readPipelineConfig } from '../settings';
 import { loadTokenizer } from '../tokenizerLoader';
+import type { ContextFigures } from '../statusBar';
 import type { OpenSession, SessionPort } from './sessionPort';
 import { toolItem, transcriptOf, userItem } from './transcript';
 
@@ -34,7 +35,7 @@ export interface ChatControllerDeps {
   readonly log: vscode.LogOutputChannel;
   readonly version: string;
   /** Told whenever the session's figures change (status bar, budget views). */
-  readonly onStatus?: (s: { promptTokens: number; window: number; costUsd: number }) => void;
+  readonly onStatus?: (s: ContextFigures) => void;
 }
 
 /**
@@ -78,6 +79,8 @@ export class ChatController implements vscode.Disposable {
 
   /** Starts a fresh session (the old one stays on disk). */
   async newSession(): Promise<void> {
+    // A session still opening (the view just loaded) finishes first, so two never race.
+    await this.opening;
     if (this.agent?.busy) {
       void vscode.window.showWarningMessage('Context Pipeline: stop the running turn before starting a new session.');
       return;
@@ -138,6 +141,7 @@ export class ChatController implements vscode.Disposable {
 
   /** Switches to another stored session. */
   async resume(id: string): Promise<void> {
+    await this.opening;
     if (this.agent?.busy) {
       void vscode.window.showWarningMessage('Context Pipeline: stop the running turn before switching sessions.');
       return;
@@ -186,7 +190,19 @@ export class ChatController implements vscode.Disposable {
       costUsd: this.costUsd,
       warnings: resolved.ok ? [...resolved.warnings] : [resolved.error],
     });
-    this.deps.onStatus?.({ promptTokens: this.promptTokens, window, costUsd: this.costUsd });
+    if (resolved.ok) {
+      const health = this.agent?.health;
+      this.deps.onStatus?.({
+        promptTokens: this.promptTokens,
+        window,
+        outputReserve: resolved.config.outputReserve,
+        softThreshold: resolved.config.softThreshold,
+        hardThreshold: resolved.config.hardThreshold,
+        costUsd: this.costUsd,
+        ...(health && health.promptTokens > 0 ? { cacheHitRate: health.cacheHitRate } : {}),
+        compactions: this.agent?.compactions.filter((c) => c.active).length ?? 0,
+      });
+    }
   }
 
   private async send(text: string): Promise<void> {
@@ -288,8 +304,9 @@ export class ChatController implements vscode.Disposable {
         return;
       }
       case 'request_started':
-        // A retry restarts the same answer: its partial text is cleared, not left behind.
-        if (e.attempt === 1 || !this.streamId) this.streamId = `stream-${++this.streamCount}`;
+        // A retry (or a resend after overflow recovery) restarts the same answer: the item of a
+        // request that produced no message is reused and cleared, never left behind.
+        if (!this.streamId) this.streamId = `stream-${++this.streamCount}`;
         this.view.post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: true } });
         this.view.post({ type: 'retrying', waitMs: 0, attempt: e.attempt, reason: '' });
         return;
@@ -334,12 +351,15 @@ export class ChatController implements vscode.Disposable {
         this.compactionsChanged.fire();
         return;
       case 'history_replaced':
+        this.streamId = '';
         this.view.post({ type: 'transcript', items: transcriptOf(e.messages) });
         return;
       case 'restored':
         this.compactionsChanged.fire();
         return;
       case 'health':
+        void this.postStatus();
+        return;
       case 'turn_started':
       case 'tool_use_started':
         return;

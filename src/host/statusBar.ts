@@ -1,0 +1,50 @@
+import * as vscode from 'vscode';
+
+/** What the status bar shows. */
+export interface ContextFigures {
+  readonly promptTokens: number;
+  readonly window: number;
+  readonly outputReserve: number;
+  readonly softThreshold: number;
+  readonly hardThreshold: number;
+  readonly costUsd: number;
+  /** cache reads / prompt tokens of this session, 0..1, when known. */
+  readonly cacheHitRate?: number;
+  readonly compactions: number;
+}
+
+/**
+ * The context meter in the status bar: `$(pulse) 62% · 124k/200k`, warning colour past the
+ * soft threshold, error colour past the hard one; a click opens the chat.
+ */
+export class ContextStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('contextPipeline.context', vscode.StatusBarAlignment.Right, 100);
+
+  constructor() {
+    this.item.name = 'Context Pipeline: context used';
+    this.item.command = 'contextPipeline.chat.focus';
+  }
+
+  /** Redraws the meter from the latest figures. */
+  update(f: ContextFigures): void {
+    const effective = Math.max(1, f.window - f.outputReserve);
+    const utilisation = f.promptTokens / effective;
+    this.item.text = `$(pulse) ${Math.round((100 * f.promptTokens) / Math.max(1, f.window))}% · ${short(f.promptTokens)}/${short(f.window)}`;
+    this.item.backgroundColor = utilisation >= f.hardThreshold ? new vscode.ThemeColor('statusBarItem.errorBackground') : utilisation >= f.softThreshold ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    const md = new vscode.MarkdownString(undefined, true);
+    md.appendMarkdown(`**Context Pipeline**\n\n`);
+    md.appendMarkdown(`Last prompt: ${f.promptTokens.toLocaleString('en-US')} tokens of a ${f.window.toLocaleString('en-US')}-token window (${f.outputReserve.toLocaleString('en-US')} reserved for the answer).\n\n`);
+    md.appendMarkdown(`Compaction: soft at ${Math.round(f.softThreshold * 100)}%, hard at ${Math.round(f.hardThreshold * 100)}% of ${effective.toLocaleString('en-US')} tokens · ${f.compactions} so far.\n\n`);
+    md.appendMarkdown(`Cost this session: $${f.costUsd.toFixed(4)}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`);
+    this.item.tooltip = md;
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+function short(n: number): string {
+  return n >= 1000 ? `${Math.round(n / 1000)}k` : String(Math.round(n));
+}
