@@ -11,7 +11,7 @@ import { startAgentWorld } from './agentHarness.mjs';
 
 const UI_TIMEOUT = 30_000;
 const SUMMARISER = 'claude-haiku-4-5';
-const CHAT_MODEL = 'claude-sonnet-4-5';
+const CHAT_MODEL = 'claude-sonnet-4-6';
 
 // Each answer is long enough (a few hundred tokens) that summarising the older turns saves
 // tokens; otherwise Compact Now would find nothing worth compacting.
@@ -83,7 +83,8 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
     await header.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
     await eventually(async () => (await header.getAttribute('aria-expanded')) === 'true', { what: 'the Compactions view to expand' });
-    return w.page.locator('.part.sidebar .pane', { has: header });
+    // `has` is matched inside each pane, so it takes a selector relative to the pane.
+    return w.page.locator('.part.sidebar .pane').filter({ has: w.page.locator('.pane-header[aria-label="Compactions Section"]') });
   }
 
   /** A row of the Compactions tree whose text matches. */
@@ -179,7 +180,7 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
     const editor = w.page.locator('.part.editor .monaco-editor').first();
     await editor.locator('.view-lines', { hasText: Q1 }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const tab = w.page.locator('.part.editor .tab.active');
-    assert.match((await tab.getAttribute('aria-label')) ?? '', /message\/msg/, 'the tab names the record document');
+    assert.match((await tab.getAttribute('aria-label')) ?? '', /msg_[^ ]*\.md/, 'the tab names the record document');
     const text = (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
     assert.ok(text.includes('### user · turn 1'), text);
     assert.ok(text.includes(Q1), text);
