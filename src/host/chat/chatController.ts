@@ -213,12 +213,15 @@ export class ChatController implements vscode.Disposable {
   }
 
   private async run(action: (agent: AgentSession) => Promise<{ ok: true } | { ok: false; reason: string }>): Promise<void> {
-    await this.ensureSession();
-    const agent = this.agent;
-    if (!agent) return;
     const resolved = readPipelineConfig();
     if (!resolved.ok) {
-      this.view.post({ type: 'upsert', item: { kind: 'error', id: `err-${Date.now()}`, text: resolved.error, retryable: false } });
+      this.view.post({ type: 'upsert', item: { kind: 'error', id: `err-${Date.now()}`, text: `${resolved.error} Change it in Settings (contextPipeline.*); your message was not sent.`, retryable: false } });
+      return;
+    }
+    await this.ensureSession();
+    const agent = this.agent;
+    if (!agent) {
+      this.view.post({ type: 'upsert', item: { kind: 'error', id: `err-${Date.now()}`, text: 'No session could be opened; see the "Context Pipeline" output for why. Your message was not sent.', retryable: false } });
       return;
     }
     agent.update({ config: resolved.config, tools: this.deps.toolSchemas() });
@@ -231,7 +234,13 @@ export class ChatController implements vscode.Disposable {
 
   private async ensureSession(): Promise<void> {
     if (this.agent) return;
-    this.opening ??= this.startSession(false);
+    this.opening ??= this.startSession(false).catch((err: unknown) => {
+      // Reported, not swallowed: the next message tries again (e.g. after the disk or settings are fixed).
+      this.deps.log.error(`Could not open a session: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      void vscode.window.showErrorMessage(`Context Pipeline could not open a session: ${err instanceof Error ? err.message : String(err)}`);
+    }).finally(() => {
+      this.opening = undefined;
+    });
     await this.opening;
   }
 
