@@ -97,7 +97,7 @@ export function assembleUserMessage(state: ConversationState, input: TurnInput, 
       continue;
     }
     injected.push(injection);
-    blocks.push(textBlock(renderInjection(injection), sourceOf(injection), injection.kind === 'system_reminder' ? 0 : 3, now, deps.ids, true));
+    blocks.push(textBlock(renderInjection(injection), sourceOf(injection), injection.kind === 'system_reminder' ? 0 : 3, now, deps.ids, true, injection.kind === 'ide_selection' && injection.pinned === true));
   }
 
   const spills: Spill[] = [];
@@ -132,8 +132,8 @@ function toolResultBlock(r: ToolResultInput, now: number, ids: IdSource): ToolRe
   };
 }
 
-function textBlock(text: string, source: TextBlock['meta']['source'], tier: TextBlock['meta']['tier'], now: number, ids: IdSource, compactable: boolean): TextBlock {
-  return { type: 'text', text, meta: { id: ids.next('blk'), tier, source, createdAt: now, pinned: false, compactable } };
+function textBlock(text: string, source: TextBlock['meta']['source'], tier: TextBlock['meta']['tier'], now: number, ids: IdSource, compactable: boolean, pinned = false): TextBlock {
+  return { type: 'text', text, meta: { id: ids.next('blk'), tier, source, createdAt: now, pinned, compactable } };
 }
 
 function fail(code: AssembleErrorCode, message: string): AssembleResult {

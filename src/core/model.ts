@@ -134,6 +134,8 @@ export type Injection =
       readonly text: string;
       /** Characters cut from the selection before it was queued, if any. */
       readonly truncatedChars?: number;
+      /** Pinned by the user (Pin Selection): its block is never compacted. */
+      readonly pinned?: boolean;
     }
   | { readonly kind: 'system_reminder'; readonly text: string }
   | {

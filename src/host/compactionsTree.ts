@@ -34,7 +34,8 @@ const TRIGGER_LABEL: Record<CompactionRecord['trigger'], string> = {
 /**
  * The Compactions tree. Newest compaction first; each shows its trigger, time and tokens
  * before → after, a warning when the retention check found lost identifiers, and opens its
- * summary and original messages as read-only documents. Restored ones stay listed, greyed.
+ * summary and original messages as read-only documents. Restored ones stay listed, marked
+ * "· restored" and without the Restore action.
  */
 export class CompactionsTreeProvider implements vscode.TreeDataProvider<CompactionNode>, vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<CompactionNode | undefined>();

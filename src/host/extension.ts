@@ -5,11 +5,14 @@ import * as vscode from 'vscode';
 import { selectEnabledTools } from '../core/tools/schemas';
 import { ApiKeyStore } from './apiKey';
 import { ChatController } from './chat/chatController';
+import { copyToClipboard, openChatLink } from './chat/linkHandler';
 import { StoreSessionPort } from './chat/storeSessionPort';
 import { ChatViewProvider } from './chatViewProvider';
 import { registerCommands } from './commands';
 import { registerCompactionCommands } from './compactionCommands';
 import { CompactionsTreeProvider, RECORD_SCHEME } from './compactionsTree';
+import { EditorContextTracker } from './editorContextTracker';
+import { registerPinCommand } from './pinCommand';
 import { RequestPreviewer } from './requestPreview';
 import { showSessions } from './sessionsCommand';
 import { ContextStatusBar } from './statusBar';
@@ -43,9 +46,10 @@ export function activate(context: vscode.ExtensionContext): void {
   });
 
   let controller: ChatController | undefined;
+  const editorContext = new EditorContextTracker();
   const statusBar = new ContextStatusBar();
   const toolSchemas = () => selectEnabledTools({ runCommandEnabled: readAgentSettings().enableRunCommand });
-  const previewer = new RequestPreviewer(log, async () => controller?.conversation(), toolSchemas);
+  const previewer = new RequestPreviewer(log, async () => controller?.conversation(), toolSchemas, () => controller?.estimator, () => editorContext.preview(controller?.sessionLabel?.id));
   const chat = new ChatViewProvider(
     context.extensionUri,
     {
@@ -57,6 +61,12 @@ export function activate(context: vscode.ExtensionContext): void {
             return;
           case 'command':
             await vscode.commands.executeCommand(`contextPipeline.${message.command}`);
+            return;
+          case 'openLink':
+            await openChatLink(message.href, log);
+            return;
+          case 'copy':
+            await copyToClipboard(message.text);
             return;
           default:
             await controller?.onMessage(message);
@@ -78,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     version,
     onStatus: (figures) => statusBar.update(figures),
+    editorInjections: () => editorContext.injectionsForTurn(controller?.sessionLabel?.id),
   });
   const compactions = new CompactionsTreeProvider(controller);
 
@@ -93,6 +104,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, compactions),
     ...registerCompactionCommands(controller, log),
     ...registerCommands({ apiKeys, log }),
+    editorContext,
+    registerPinCommand({ lastEditor: () => editorContext.editor, pin: (p) => controller?.pinText(p), log }),
     vscode.commands.registerCommand('contextPipeline.newSession', () => controller?.newSession()),
     vscode.commands.registerCommand('contextPipeline.showSessions', () => showSessions(store, controller, log)),
     apiKeys.onDidChange(() => {

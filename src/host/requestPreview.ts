@@ -1,14 +1,14 @@
 import * as vscode from 'vscode';
 import { applyUserMessage, assembleUserMessage } from '../core/assemble';
 import { buildLedger } from '../core/ledger';
-import type { ConversationState, ToolSchema } from '../core/model';
+import type { ConversationState, Injection, ToolSchema } from '../core/model';
 import { prepareRequest } from '../core/pipeline';
 import { counterIds, type Clock, type Tokenizer } from '../core/ports';
 import { makeRequestCounter } from '../core/requestTokens';
 import { agentSystemPrompt } from '../core/systemPrompt';
 import { TokenEstimator } from '../core/tokens/estimator';
 import type { ChatToWebview } from '../protocol/chat';
-import { currentEditorInjections } from './editorContext';
+import { currentEditorInjections } from './editorContextTracker';
 import { readPipelineConfig } from './settings';
 import { loadTokenizer } from './tokenizerLoader';
 
@@ -31,6 +31,10 @@ export class RequestPreviewer {
     /** The current session's conversation, when one is open (the preview builds on it). */
     private readonly current: () => Promise<ConversationState | undefined>,
     private readonly toolSchemas: () => readonly ToolSchema[],
+    /** The session's estimator when one is open: the preview is then anchored like the real request. */
+    private readonly sessionEstimator: () => TokenEstimator | undefined = () => undefined,
+    /** The editor context the next message would carry, without consuming it. */
+    private readonly editorInjections: () => Injection[] = () => currentEditorInjections(),
   ) {}
 
   /** Builds the preview for `text`; problems come back as an error result, never a throw. */
@@ -46,16 +50,16 @@ export class RequestPreviewer {
     const system = agentSystemPrompt({ workspaceName: folder?.name ?? 'no folder open', platform: process.platform, date: new Date(clock.now()).toISOString().slice(0, 10) }, { clock, ids });
     const base = await this.current();
     const state: ConversationState = base
-      ? { ...base, tools: this.toolSchemas(), pending: currentEditorInjections(), config: resolved.config }
-      : { system: [system], tools: this.toolSchemas(), messages: [], pending: currentEditorInjections(), config: resolved.config };
+      ? { ...base, tools: this.toolSchemas(), pending: this.editorInjections(), config: resolved.config }
+      : { system: [system], tools: this.toolSchemas(), messages: [], pending: this.editorInjections(), config: resolved.config };
     const assembled = assembleUserMessage(state, { userText: text, pasteDirectory: '<session folder>' }, { clock, ids });
     if (!assembled.ok) return { type: 'previewResult', requestId, ok: false, error: assembled.error.message };
     const next = applyUserMessage(state, assembled.value);
-    const estimator = new TokenEstimator(tokenizer);
+    const estimator = (base ? this.sessionEstimator() : undefined) ?? new TokenEstimator(tokenizer);
     const prepared = prepareRequest(next, { count: makeRequestCounter(estimator, tokenizer), clock });
     const ledger = buildLedger(next, prepared.anchors, tokenizer, estimator.calibration);
     const notes = [
-      `Estimated with ${tokenizer.name} × ${estimator.calibration.factor.toFixed(2)}${base && base.messages.length > 0 ? ', on top of this session\'s history' : ''}.`,
+      `Estimated with ${tokenizer.name} × ${estimator.calibration.factor.toFixed(2)}${prepared.tokens.anchored ? ', anchored on the last usage the API reported' : ''}${base && base.messages.length > 0 ? ', on top of this session\'s history' : ''}.`,
       ...assembled.value.dropped.map((d) => `Left out: ${d.reason}.`),
       ...(assembled.value.injected.length === 0 ? ['No editor context: no file is active, or editor context is off.'] : []),
     ];

@@ -11,6 +11,63 @@ import { MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
 
 const Text = v.pipe(v.string(), v.maxLength(MAX_WEBVIEW_STRING, 'The message is larger than 16 MB'));
 
+/** Longest link the webview may ask the host to open. */
+export const MAX_LINK_HREF = 2048;
+
+/**
+ * Whether a link from rendered model output may be opened by the host: an absolute
+ * `http:`/`https:` URL (no credentials), or a workspace-relative path (no scheme, not
+ * absolute, no `..` segment, no control characters) with an optional `#L12` line anchor.
+ * Anything else (`javascript:`, `file:`, `command:`, `vscode:`, `data:`, `//host` …) is refused.
+ */
+export function isAllowedLinkHref(href: string): boolean {
+  if (href.length === 0 || href.length > MAX_LINK_HREF) return false;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f\\]/.test(href)) return false;
+  if (/^https?:/i.test(href)) {
+    let url: URL;
+    try {
+      url = new URL(href);
+    } catch {
+      return false;
+    }
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0 && url.username === '' && url.password === '';
+  }
+  return parseWorkspaceLink(href) !== undefined;
+}
+
+/**
+ * Splits a workspace-relative link into its path segments and an optional 1-based line
+ * (`src/a.ts#L12`); undefined when it is not a safe relative path.
+ */
+export function parseWorkspaceLink(href: string): { segments: string[]; line?: number } | undefined {
+  if (href.length === 0 || href.length > MAX_LINK_HREF) return undefined;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f\\?]/.test(href)) return undefined;
+  const m = /^([^#]*)(?:#L(\d{1,7}))?$/.exec(href);
+  if (!m) return undefined;
+  let path = m[1] ?? '';
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f\\]/.test(path)) return undefined;
+  if (path.startsWith('./')) path = path.slice(2);
+  if (path === '' || path.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(path)) return undefined;
+  const segments = path.split('/').filter((s) => s !== '' && s !== '.');
+  if (segments.length === 0 || segments.some((s) => s === '..')) return undefined;
+  const line = m[2] !== undefined ? Number(m[2]) : undefined;
+  return line !== undefined && line > 0 ? { segments, line } : { segments };
+}
+
+const LinkHref = v.pipe(
+  v.string(),
+  v.maxLength(MAX_LINK_HREF, `The link is longer than ${MAX_LINK_HREF} characters`),
+  v.check(isAllowedLinkHref, 'Only http(s) URLs and workspace-relative paths may be opened'),
+);
+
 const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('ready') }),
   /** Send the user's words as a new turn. */
@@ -23,6 +80,10 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('preview'), requestId: v.pipe(v.number(), v.integer(), v.minValue(0)), text: Text }),
   /** Run one of the extension's own commands (each asks the user itself where it changes anything). */
   v.strictObject({ type: v.literal('command'), command: v.picklist(['setApiKey', 'compactNow', 'newSession', 'showBudget', 'toggleEditorContext', 'showSessions']) }),
+  /** Open a link from a rendered answer: http(s) in the browser, a relative path as a workspace file. */
+  v.strictObject({ type: v.literal('openLink'), href: LinkHref }),
+  /** Put text on the clipboard (when the webview's own clipboard access failed). */
+  v.strictObject({ type: v.literal('copy'), text: Text }),
 ]);
 
 /** A message the chat webview sends to the host. */

@@ -87,6 +87,47 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
     return w.page.locator('.part.sidebar .pane').filter({ has: w.page.locator('.pane-header[aria-label="Compactions Section"]') });
   }
 
+  /** Drags the sash above the Compactions pane up so the expanded tree has room (for the screenshots). */
+  async function enlargeCompactions() {
+    const header = workbench.viewHeader(w.page, 'Compactions');
+    const top = (await header.boundingBox()).y;
+    const sashes = await w.page.locator('.part.sidebar .monaco-sash.horizontal').all();
+    let best;
+    for (const s of sashes) {
+      const b = await s.boundingBox();
+      if (b && b.width > 0 && (!best || Math.abs(b.y - top) < Math.abs(best.y - top))) best = b;
+    }
+    assert.ok(best && Math.abs(best.y - top) < 10, 'the sash above the Compactions view was found');
+    const x = best.x + best.width / 2;
+    const y = best.y + best.height / 2;
+    await w.page.mouse.move(x, y);
+    await w.page.mouse.down();
+    await w.page.mouse.move(x, y - 150, { steps: 5 });
+    await w.page.mouse.move(x, y - 300, { steps: 5 });
+    await w.page.mouse.up();
+    await eventually(async () => (await header.boundingBox()).y < top - 200, { what: 'the Compactions view to grow' });
+  }
+
+  /** Drags the sash between the side bar and the editor right so tree descriptions are not cut (for the screenshots). */
+  async function widenSidebar() {
+    const sidebar = w.page.locator('.part.sidebar');
+    const right = (await sidebar.boundingBox()).x + (await sidebar.boundingBox()).width;
+    let best;
+    for (const s of await w.page.locator('.monaco-sash.vertical').all()) {
+      const b = await s.boundingBox();
+      if (b && b.height > 200 && (!best || Math.abs(b.x - right) < Math.abs(best.x - right))) best = b;
+    }
+    assert.ok(best && Math.abs(best.x - right) < 10, 'the sash right of the side bar was found');
+    const x = best.x + best.width / 2;
+    const y = best.y + best.height / 2;
+    await w.page.mouse.move(x, y);
+    await w.page.mouse.down();
+    await w.page.mouse.move(x + 120, y, { steps: 5 });
+    await w.page.mouse.move(x + 240, y, { steps: 5 });
+    await w.page.mouse.up();
+    await eventually(async () => (await sidebar.boundingBox()).width > right + 150 - (await sidebar.boundingBox()).x, { what: 'the side bar to widen' });
+  }
+
   /** A row of the Compactions tree whose text matches. */
   function row(pane, text) {
     return pane.locator('.monaco-list-row', { hasText: text }).first();
@@ -157,6 +198,8 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
     const pane = await compactionsPane();
     const manual = row(pane, 'Manual · ');
     await manual.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await enlargeCompactions();
+    await widenSidebar();
     const label = await manual.locator('.label-name').innerText();
     assert.match(label, /^Manual · /);
     const description = await manual.locator('.label-description').innerText();
@@ -225,6 +268,13 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
     assert.ok(all.includes(Q1) && all.includes(A1) && all.includes(A2) && all.includes(A3), 'the original messages are sent verbatim');
     assert.ok(!all.includes('Summary of turns') && !all.includes(SUMMARY), 'the summary is gone from the request');
     assert.equal(w.fake.invalidRequests.length, 0);
+
+    // The screenshot: the restored compaction in the tree, and the chat scrolled back to the restored answer of turn 1.
+    await w.command('View: Close All Editors');
+    await w.page.locator('.part.editor .tab').first().waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+    await w.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+    await w.frame.locator('.item.user', { hasText: Q1 }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    await w.frame.locator('.item.assistant', { hasText: A1_HEAD }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await w.page.mouse.move(10, 890);
     screenshots.push(await workbench.screenshot(w.page, 'compaction-restored'));
   });

@@ -5,7 +5,7 @@ import { Compactor } from '../../core/compaction/compactor';
 import { applyCalibration } from '../../core/tokens/calibration';
 import { messageRawTokens } from '../../core/tokens/blockTokens';
 import type { AgentEvent } from '../../core/agent/events';
-import type { ConversationState, ToolSchema } from '../../core/model';
+import type { ConversationState, Injection, ToolSchema } from '../../core/model';
 import { counterIds, type Clock } from '../../core/ports';
 import { sessionDisplayTitle } from '../../core/session/markdown';
 import { agentSystemPrompt } from '../../core/systemPrompt';
@@ -14,7 +14,8 @@ import type { ChatToHost } from '../../protocol/chat';
 import type { ApiKeyStore } from '../apiKey';
 import { AnthropicLlmClient } from '../anthropic/anthropicClient';
 import type { ChatView } from '../chatViewProvider';
-import { currentEditorInjections } from '../editorContext';
+import { sameSelection } from '../editorContext';
+import { currentEditorInjections } from '../editorContextTracker';
 import { readAgentSettings, readCompactionSettings, readPipelineConfig } from '../settings';
 import { loadTokenizer } from '../tokenizerLoader';
 import type { ContextFigures } from '../statusBar';
@@ -36,6 +37,8 @@ export interface ChatControllerDeps {
   readonly version: string;
   /** Told whenever the session's figures change (status bar, budget views). */
   readonly onStatus?: (s: ContextFigures) => void;
+  /** Editor context for the next user turn (consumes "changed since the last turn"); defaults to the active editor's. */
+  readonly editorInjections?: () => Injection[];
 }
 
 /**
@@ -50,6 +53,7 @@ export class ChatController implements vscode.Disposable {
   private open: OpenSession | undefined;
   private opening: Promise<void> | undefined;
   private compactor: Compactor | undefined;
+  private estimatorValue: TokenEstimator | undefined;
   private streamId = '';
   private streamCount = 0;
   private costUsd = 0;
@@ -167,6 +171,11 @@ export class ChatController implements vscode.Disposable {
     return this.agent?.state;
   }
 
+  /** The open session's estimator (anchored on its last reported usage), for previews. */
+  get estimator(): TokenEstimator | undefined {
+    return this.estimatorValue;
+  }
+
   private currentMessages() {
     return this.agent?.state.messages ?? [];
   }
@@ -207,9 +216,27 @@ export class ChatController implements vscode.Disposable {
 
   private async send(text: string): Promise<void> {
     await this.run(async (agent) => {
-      agent.setPending(currentEditorInjections());
-      return agent.send(text);
+      const pins = this.pins;
+      this.pins = [];
+      const editor = (this.deps.editorInjections ?? currentEditorInjections)().filter((i) => !pins.some((p) => sameSelection(p, i)));
+      agent.setPending([...editor, ...pins]);
+      const result = await agent.send(text);
+      // Nothing was sent: the pins wait for the next message.
+      if (!result.ok) this.pins = [...pins, ...this.pins];
+      return result;
     });
+  }
+
+  /** Selections pinned since the last message; they go with the next one as pinned blocks. */
+  private pins: Array<Extract<Injection, { kind: 'ide_selection' }>> = [];
+
+  /** Queues a selection to go with the next message as a pinned block (never compacted). */
+  pinText(pin: { path: string; startLine: number; endLine: number; text: string; truncatedChars?: number }): void {
+    const injection: Extract<Injection, { kind: 'ide_selection' }> = { kind: 'ide_selection', ...pin, pinned: true };
+    if (!this.pins.some((p) => sameSelection(p, injection))) this.pins.push(injection);
+    const lines = pin.endLine - pin.startLine + 1;
+    this.deps.log.info(`Pinned lines ${pin.startLine}–${pin.endLine} of ${pin.path} for the next message.`);
+    void vscode.window.showInformationMessage(`Pinned ${lines} ${lines === 1 ? 'line' : 'lines'} of ${pin.path}; they go with your next message and are never compacted.`);
   }
 
   private async run(action: (agent: AgentSession) => Promise<{ ok: true } | { ok: false; reason: string }>): Promise<void> {
@@ -260,6 +287,7 @@ export class ChatController implements vscode.Disposable {
     const state: ConversationState = { system: [system], tools: this.deps.toolSchemas(), messages: open.messages, pending: [], config };
     const llm = new AnthropicLlmClient({ apiKey: () => this.deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
     const estimator = new TokenEstimator(loaded.tokenizer);
+    this.estimatorValue = estimator;
     this.compactor = new Compactor({
       summariser: llm,
       clock,

@@ -1,16 +1,23 @@
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from './dom';
+import { renderMarkdown, routeLinks, type MarkdownActions } from './markdown';
 
 /**
  * Renders the transcript: one DOM node per item, keyed by id, so an upsert replaces one
- * node and a streamed delta appends text to one node. Everything is text, never HTML.
+ * node and a streamed delta appends text to one node. User text, tool output and streaming
+ * answers are text, never HTML; a finished answer is rendered as sanitised Markdown.
  */
 export class TranscriptView {
   readonly root = el('div', { class: 'transcript', role: 'log', 'aria-label': 'Conversation', 'data-testid': 'transcript' });
   private readonly nodes = new Map<string, HTMLElement>();
   private readonly items = new Map<string, ChatItem>();
 
-  constructor(private readonly onRetry: () => void) {}
+  constructor(
+    private readonly onRetry: () => void,
+    private readonly actions: MarkdownActions = { openLink: () => undefined, copy: () => undefined },
+  ) {
+    routeLinks(this.root, actions);
+  }
 
   /** Replaces everything. */
   reset(items: readonly ChatItem[]): void {
@@ -52,17 +59,28 @@ export class TranscriptView {
     if (scroller) scroller.scrollTop = scroller.scrollHeight;
   }
 
+  /** While streaming: plain text (cheap to append to). Once final: sanitised Markdown. */
+  private answerBody(text: string, streaming: boolean): HTMLElement {
+    if (streaming || !text) return el('div', { class: 'text' }, text || (streaming ? '' : '(no text)'));
+    try {
+      return el('div', { class: 'text markdown' }, renderMarkdown(text, this.actions));
+    } catch (err) {
+      console.warn(`Context Pipeline: could not render Markdown, showing text: ${String(err)}`);
+      return el('div', { class: 'text' }, text);
+    }
+  }
+
   private render(item: ChatItem): HTMLElement {
     switch (item.kind) {
       case 'user': {
         const chips = item.injected.map((i) => {
-          const d = el('details', { class: 'chip', 'data-tag': i.tag }, el('summary', { title: `Sent as <${i.tag}>` }, `${i.tag === 'ide_selection' ? '✂' : i.tag === 'ide_opened_file' ? '📄' : '⚙'} ${i.label}`), el('pre', { class: 'tagged' }, i.text));
+          const d = el('details', { class: 'chip', 'data-tag': i.tag }, el('summary', { title: `Sent as <${i.tag}>` }, `${i.tag === 'ide_selection' ? 'selection' : i.tag === 'ide_opened_file' ? 'file' : i.tag} · ${i.label}`), el('pre', { class: 'tagged' }, i.text));
           return d;
         });
         return el('div', { class: 'item user', 'data-id': item.id }, el('div', { class: 'who' }, 'You'), ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []), el('div', { class: 'text' }, item.text));
       }
       case 'assistant':
-        return el('div', { class: `item assistant${item.streaming ? ' streaming' : ''}`, 'data-id': item.id }, el('div', { class: 'who' }, 'Claude'), el('div', { class: 'text' }, item.text || (item.streaming ? '' : '(no text)')));
+        return el('div', { class: `item assistant${item.streaming ? ' streaming' : ''}`, 'data-id': item.id }, el('div', { class: 'who' }, 'Claude'), this.answerBody(item.text, item.streaming));
       case 'tool': {
         const status = { running: '⏳ running', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
         const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ` ${status}`, item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '');

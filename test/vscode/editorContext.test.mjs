@@ -1,0 +1,94 @@
+// Editor context in a real VS Code against the fake Anthropic server: the opened file and the
+// selection go with a message as <ide_opened_file> / <ide_selection> blocks before the user's
+// words; the opened file only when it changed since the last turn; Pin Selection queues a
+// pinned selection for the next message.
+//   node --import tsx --test test/vscode/editorContext.test.mjs   (after npm run package)
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startAgentWorld } from './agentHarness.mjs';
+
+const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
+const SELECTION_HEAD = '<ide_selection>The user selected the lines 1 to 2 from src/greet.js:';
+
+/** The text blocks of the last user message of the last request, in order. */
+function lastUserTexts(w) {
+  const last = w.fake.requests.at(-1).body.messages.at(-1);
+  assert.equal(last.role, 'user');
+  const content = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+  return content.filter((b) => b.type === 'text').map((b) => b.text);
+}
+
+describe('editor context in a real VS Code', { timeout: 300_000 }, () => {
+  let w;
+  before(async () => {
+    w = await startAgentWorld({ workspaceFiles: { 'src/greet.js': GREET, 'README.md': '# Demo\n' } });
+  });
+  after(async () => {
+    if (!w) return;
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(w.page, 'editor-context-last').catch(() => undefined);
+    await w.close();
+  });
+
+  test('the opened file (once) and the selection go before the user words', async () => {
+    const { page } = w;
+    // Quick Open src/greet.js.
+    await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Control+P');
+    const box = page.locator('.quick-input-widget input');
+    await box.waitFor({ state: 'visible', timeout: 30_000 });
+    await box.fill('greet.js');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Enter');
+    const line1 = page.locator('.editor-instance .monaco-editor .view-line', { hasText: 'export function greet' });
+    await line1.waitFor({ state: 'visible', timeout: 30_000 });
+    // Select lines 1-2: click in line 1, go to its start, Shift+Down twice.
+    await line1.click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.locator('.editor-instance .monaco-editor .selected-text').first().waitFor({ state: 'visible', timeout: 10_000 });
+
+    // Into the chat and send.
+    await w.frame.getByRole('textbox', { name: 'Message' }).click();
+    w.fake.script({ text: 'It builds a greeting.' });
+    await w.send('What does this do?');
+    await w.waitForAnswer('It builds a greeting.');
+    await w.waitIdle();
+    const first = lastUserTexts(w);
+    const selections = first.filter((t) => t.startsWith(SELECTION_HEAD));
+    const opened = first.filter((t) => t.startsWith('<ide_opened_file>'));
+    assert.equal(selections.length, 1, `one selection block in ${JSON.stringify(first)}`);
+    assert.equal(opened.length, 1, `one opened-file block in ${JSON.stringify(first)}`);
+    assert.match(opened[0], /The user opened the file src\/greet\.js in the IDE/);
+    assert.ok(selections[0].includes('export function greet(name) {\n  return `Hello, ${name}!`;'), selections[0]);
+    assert.ok(!selections[0].includes('\n}\n'), 'line 3 is not part of the selection');
+    const words = first.findIndex((t) => t === 'What does this do?');
+    assert.ok(words > first.indexOf(selections[0]) && words > first.indexOf(opened[0]), 'editor context comes before the user words');
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(page, 'editor-context');
+
+    // Same file, same selection: no second <ide_opened_file>.
+    w.fake.script({ text: 'Still the same greeting.' });
+    await w.send('And now?');
+    await w.waitForAnswer('Still the same greeting.');
+    await w.waitIdle();
+    const second = lastUserTexts(w);
+    assert.equal(second.filter((t) => t.startsWith('<ide_opened_file>')).length, 0, `no opened-file block in ${JSON.stringify(second)}`);
+    assert.equal(second.filter((t) => t.startsWith(SELECTION_HEAD)).length, 1, 'the selection still goes with every message');
+  });
+
+  test('Pin Selection queues the selection as a pinned block of the next message', async () => {
+    await w.command('Context Pipeline: Pin Selection');
+    await w.page.locator('.notifications-toasts', { hasText: 'Pinned 2 lines of src/greet.js' }).waitFor({ state: 'visible', timeout: 30_000 });
+    await w.frame.getByRole('textbox', { name: 'Message' }).click();
+    w.fake.script({ text: 'Pinned, noted.' });
+    await w.send('Keep this in mind.');
+    await w.waitForAnswer('Pinned, noted.');
+    await w.waitIdle();
+    const texts = lastUserTexts(w);
+    assert.equal(texts.filter((t) => t.startsWith(SELECTION_HEAD)).length, 1, `the pin and the live selection are one block: ${JSON.stringify(texts)}`);
+    const saved = JSON.stringify(w.sessionEntries());
+    assert.match(saved, /"source":"ide_selection"[^{}]*"pinned":true|"pinned":true[^{}]*"source":"ide_selection"/, 'the saved block is pinned');
+  });
+});
