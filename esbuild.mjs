@@ -37,7 +37,7 @@ const builds = [
   },
   {
     ...common,
-    entryPoints: { 'webview/chat': 'src/webview/chat/main.ts' },
+    entryPoints: { 'webview/chat': 'src/webview/chat/main.ts', 'webview/budget': 'src/webview/budget/main.ts' },
     outdir: 'dist',
     platform: 'browser',
     format: 'iife',

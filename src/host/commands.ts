@@ -12,24 +12,14 @@ export const COMMANDS = {
   toggleEditorContext: 'contextPipeline.toggleEditorContext',
 } as const;
 
-/** Commands of this version that are declared but not built yet, with what to expect. */
-const NOT_READY: Record<'showBudget', string> = {
-  showBudget: 'The context budget panel is not available yet. Until then, the chat view\'s Preview shows every block of the next request and its token estimate.',
-};
-
 /**
  * Registers the commands that need no session (New Session and Sessions are the chat
- * controller's, Pin Selection is pinCommand.ts'); returns their disposables.
+ * controller's, Pin Selection is pinCommand.ts', Show Context Budget is budgetPanel.ts'); returns their disposables.
  */
 export function registerCommands(deps: { apiKeys: ApiKeyStore; log: vscode.LogOutputChannel }): vscode.Disposable[] {
-  const notReady = (key: keyof typeof NOT_READY) => () => {
-    deps.log.info(`Command ${key} invoked: not available in this version.`);
-    void vscode.window.showInformationMessage(NOT_READY[key]);
-  };
   return [
     vscode.commands.registerCommand(COMMANDS.setApiKey, () => setApiKey(deps.apiKeys, deps.log)),
     vscode.commands.registerCommand(COMMANDS.toggleEditorContext, toggleEditorContext),
-    vscode.commands.registerCommand(COMMANDS.showBudget, notReady('showBudget')),
   ];
 }
 

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { selectEnabledTools } from '../core/tools/schemas';
 import { ApiKeyStore } from './apiKey';
+import { BudgetPanel } from './budget/budgetPanel';
 import { ChatController } from './chat/chatController';
 import { copyToClipboard, openChatLink } from './chat/linkHandler';
 import { StoreSessionPort } from './chat/storeSessionPort';
@@ -91,6 +92,7 @@ export function activate(context: vscode.ExtensionContext): void {
     editorInjections: () => editorContext.injectionsForTurn(controller?.sessionLabel?.id),
   });
   const compactions = new CompactionsTreeProvider(controller);
+  const budgetController = controller;
 
   context.subscriptions.push(
     log,
@@ -106,6 +108,10 @@ export function activate(context: vscode.ExtensionContext): void {
     ...registerCommands({ apiKeys, log }),
     editorContext,
     registerPinCommand({ lastEditor: () => editorContext.editor, pin: (p) => controller?.pinText(p), log }),
+    vscode.commands.registerCommand('contextPipeline.showBudget', () => BudgetPanel.show(context.extensionUri, budgetController, log)),
+    vscode.window.registerWebviewPanelSerializer(BudgetPanel.viewType, {
+      deserializeWebviewPanel: async (panel) => BudgetPanel.revive(panel, context.extensionUri, budgetController, log),
+    }),
     vscode.commands.registerCommand('contextPipeline.newSession', () => controller?.newSession()),
     vscode.commands.registerCommand('contextPipeline.showSessions', () => showSessions(store, controller, log)),
     apiKeys.onDidChange(() => {

@@ -11,6 +11,9 @@ import { sessionDisplayTitle } from '../../core/session/markdown';
 import { agentSystemPrompt } from '../../core/systemPrompt';
 import { TokenEstimator } from '../../core/tokens/estimator';
 import type { ChatToHost } from '../../protocol/chat';
+import type { BudgetSnapshot } from '../../protocol/budget';
+import type { Tokenizer } from '../../core/ports';
+import { BudgetHistory, buildBudgetSnapshot } from '../budget/budgetData';
 import type { ApiKeyStore } from '../apiKey';
 import { AnthropicLlmClient } from '../anthropic/anthropicClient';
 import type { ChatView } from '../chatViewProvider';
@@ -49,6 +52,11 @@ export class ChatController implements vscode.Disposable {
   private readonly compactionsChanged = new vscode.EventEmitter<void>();
   /** Fires when compactions were added or restored, or the session changed (for the tree). */
   readonly onDidChangeCompactions = this.compactionsChanged.event;
+  private readonly budgetChanged = new vscode.EventEmitter<void>();
+  /** Fires when what the budget panel shows may have changed (status posted, a turn event). */
+  readonly onDidChangeBudget = this.budgetChanged.event;
+  private budgetHistory = new BudgetHistory();
+  private tokenizerValue: Tokenizer | undefined;
   private agent: AgentSession | undefined;
   private open: OpenSession | undefined;
   private opening: Promise<void> | undefined;
@@ -176,6 +184,13 @@ export class ChatController implements vscode.Disposable {
     return this.estimatorValue;
   }
 
+  /** What the Context Budget panel shows for the open session (undefined before one is open). */
+  budgetSnapshot(): BudgetSnapshot | undefined {
+    const agent = this.agent;
+    if (!agent || !this.tokenizerValue || !this.estimatorValue) return undefined;
+    return buildBudgetSnapshot({ session: this.sessionLabel?.title ?? '', state: agent.state, tokenizer: this.tokenizerValue, estimator: this.estimatorValue, history: this.budgetHistory, compactions: agent.compactions, busy: agent.busy });
+  }
+
   private currentMessages() {
     return this.agent?.state.messages ?? [];
   }
@@ -212,6 +227,7 @@ export class ChatController implements vscode.Disposable {
         compactions: this.agent?.compactions.filter((c) => c.active).length ?? 0,
       });
     }
+    this.budgetChanged.fire();
   }
 
   private async send(text: string): Promise<void> {
@@ -288,6 +304,8 @@ export class ChatController implements vscode.Disposable {
     const llm = new AnthropicLlmClient({ apiKey: () => this.deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
     const estimator = new TokenEstimator(loaded.tokenizer);
     this.estimatorValue = estimator;
+    this.tokenizerValue = loaded.tokenizer;
+    this.budgetHistory = new BudgetHistory();
     this.compactor = new Compactor({
       summariser: llm,
       clock,
@@ -327,6 +345,8 @@ export class ChatController implements vscode.Disposable {
 
   /** Turns agent events into chat items. */
   private render(e: AgentEvent): void {
+    this.budgetHistory.observe(e, this.agent?.state);
+    if (e.type !== 'text_delta') this.budgetChanged.fire();
     switch (e.type) {
       case 'message_added': {
         if (e.message.role === 'user') {
@@ -405,6 +425,7 @@ export class ChatController implements vscode.Disposable {
 
   dispose(): void {
     this.compactionsChanged.dispose();
+    this.budgetChanged.dispose();
     this.agent?.stop();
     void this.open?.close();
   }

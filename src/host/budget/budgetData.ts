@@ -1,0 +1,144 @@
+import type { CompactionEntryState } from '../../core/agent/agentSession';
+import type { AgentEvent } from '../../core/agent/events';
+import { BUDGET_CATEGORIES, CATEGORY_LABELS, categorizeLedger, diffLedgers, forecastTurns } from '../../core/budget';
+import { buildLedger } from '../../core/ledger';
+import type { ConversationState } from '../../core/model';
+import { prepareRequest } from '../../core/pipeline';
+import type { Tokenizer } from '../../core/ports';
+import { makeRequestCounter } from '../../core/requestTokens';
+import type { TokenEstimator } from '../../core/tokens/estimator';
+import type { BudgetSnapshot } from '../../protocol/budget';
+
+const MAX_REQUESTS = 200;
+const clock = { now: () => Date.now() };
+
+type RequestRow = BudgetSnapshot['requests'][number];
+
+/**
+ * What the budget panel needs that the session does not keep: the requests of this window
+ * (usage per request), the conversation each of the last two requests was built from, and the
+ * prompt size at the end of each turn (for the forecast). Fed with the controller's events.
+ */
+export class BudgetHistory {
+  readonly requests: RequestRow[] = [];
+  /** Conversation of the request before the last, and of the last one. */
+  sent: ConversationState[] = [];
+  readonly turnPrompts: number[] = [];
+  private awaitingUsage = false;
+  private compactedSinceRequest = false;
+  private estimated = 0;
+  private count = 0;
+
+  observe(e: AgentEvent, state: ConversationState | undefined): void {
+    switch (e.type) {
+      case 'request_started':
+        this.estimated = e.estimatedTokens;
+        if (state) {
+          // A retry resends the same conversation: it replaces, not shifts.
+          if (this.awaitingUsage) this.sent[this.sent.length - 1] = state;
+          else this.sent = [...this.sent, state].slice(-2);
+        }
+        this.awaitingUsage = true;
+        return;
+      case 'usage': {
+        const u = e.usage;
+        this.requests.push({
+          index: ++this.count,
+          promptTokens: e.reportedTokens,
+          input: u.input_tokens,
+          cacheRead: u.cache_read_input_tokens,
+          cacheWrite: u.cache_creation_input_tokens,
+          output: u.output_tokens,
+          estimated: e.estimatedTokens || this.estimated,
+          costUsd: e.costUsd,
+          compactedBefore: this.compactedSinceRequest,
+        });
+        if (this.requests.length > MAX_REQUESTS) this.requests.shift();
+        this.awaitingUsage = false;
+        this.compactedSinceRequest = false;
+        return;
+      }
+      case 'compaction_finished':
+        if (e.records.length > 0) this.compactedSinceRequest = true;
+        return;
+      case 'error':
+        this.awaitingUsage = false;
+        return;
+      case 'turn_finished': {
+        const last = this.requests.at(-1);
+        if (last) this.turnPrompts.push(last.promptTokens + last.output);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+}
+
+/** Everything the snapshot is built from. */
+export interface BudgetInputs {
+  readonly session: string;
+  readonly state: ConversationState;
+  readonly tokenizer: Tokenizer;
+  readonly estimator: TokenEstimator;
+  readonly history: BudgetHistory;
+  readonly compactions: readonly CompactionEntryState[];
+  readonly busy: boolean;
+}
+
+/** Builds the panel's snapshot: the next request by category, the last request's ledger and diff, history, forecast. */
+export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
+  const { state, tokenizer, estimator, history } = inp;
+  const config = state.config;
+  const calibration = estimator.calibration;
+  const next = { ...state, pending: [] };
+  const prepared = prepareRequest(next, { count: makeRequestCounter(estimator, tokenizer), clock });
+  const nextLedger = buildLedger(next, prepared.anchors, tokenizer, calibration);
+  const totals = categorizeLedger(next, nextLedger);
+  const ledgerOf = (s: ConversationState) => buildLedger(s, prepareRequest(s, { count: makeRequestCounter(estimator, tokenizer), clock }).anchors, tokenizer, calibration);
+  const [before, lastSent] = history.sent.length === 2 ? history.sent : [undefined, history.sent[0]];
+  const lastLedger = lastSent ? ledgerOf(lastSent) : [];
+  const prevLedger = before ? ledgerOf(before) : undefined;
+  const lastRequest = history.requests.at(-1);
+  const effective = Math.max(1, config.contextWindow - config.outputReserve);
+  const limit = Math.round(config.softThreshold * effective);
+  const turnPrompts = history.turnPrompts.length > 0 ? history.turnPrompts : lastRequest ? [lastRequest.promptTokens] : [];
+  const forecast = forecastTurns(turnPrompts, limit);
+  return {
+    type: 'snapshot',
+    session: inp.session,
+    model: config.model,
+    contextWindow: config.contextWindow,
+    outputReserve: config.outputReserve,
+    softThreshold: config.softThreshold,
+    hardThreshold: config.hardThreshold,
+    // What the blocks do not account for (message framing, the API's tool-use prompt, estimator
+    // anchoring): shown as its own category so the bar adds up to the anchored estimate.
+    categories: [...BUDGET_CATEGORIES.map((c) => ({ id: c, label: CATEGORY_LABELS[c], tokens: totals.tokens[c] })), { id: 'overhead', label: 'Request overhead', tokens: Math.max(0, prepared.tokens.total - totals.total) }],
+    nextTotal: totals.total,
+    nextEstimate: prepared.tokens.total,
+    calibration: calibration.factor,
+    tokenizer: tokenizer.name,
+    ...(lastRequest ? { last: { estimated: lastRequest.estimated, reported: lastRequest.promptTokens } } : {}),
+    requests: [...history.requests],
+    ledger: lastLedger.map((r) => ({ position: r.position, role: r.role, kind: r.kind, source: r.source, tokens: r.tokens, breakpoint: r.breakpoint, preview: r.preview, ...(r.blockId !== undefined ? { blockId: r.blockId } : {}) })),
+    ...(prevLedger ? { diff: mutableDiff(diffLedgers(prevLedger, lastLedger)) } : {}),
+    compactions: inp.compactions.slice(-10).reverse().map((c) => ({
+      id: c.record.id,
+      at: c.record.at,
+      trigger: c.record.trigger,
+      layer: c.record.layer,
+      tokensBefore: c.record.tokensBefore,
+      tokensAfter: c.record.tokensAfter,
+      costUsd: c.record.costUsd,
+      lost: c.record.retention?.lost.length ?? 0,
+      active: c.active,
+    })),
+    forecast: { growthPerTurn: forecast.growthPerTurn, ...(forecast.turns !== undefined ? { turns: forecast.turns } : {}), past: forecast.past, limit },
+    busy: inp.busy,
+  };
+}
+
+function mutableDiff(d: ReturnType<typeof diffLedgers>): NonNullable<BudgetSnapshot['diff']> {
+  return { added: [...d.added], removed: [...d.removed], changed: [...d.changed] };
+}

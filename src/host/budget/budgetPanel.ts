@@ -1,0 +1,124 @@
+import * as vscode from 'vscode';
+import { parseBudgetToHost, type BudgetToWebview } from '../../protocol/budget';
+import type { ChatController } from '../chat/chatController';
+import { webviewHtml, webviewRoots } from '../webviewHtml';
+
+/** Least time between two snapshots posted to the panel. */
+const THROTTLE_MS = 500;
+
+/**
+ * The Context Budget panel: an editor-area webview that shows where the window goes, how the
+ * estimates compare with what the API reported, the request history, the last request's
+ * ledger and its diff, compactions (with Restore) and a forecast. Updated live, throttled.
+ */
+export class BudgetPanel implements vscode.Disposable {
+  static readonly viewType = 'contextPipeline.budget';
+  private static current: BudgetPanel | undefined;
+  private ready = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private lastPost = 0;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  /** Opens (or reveals) the panel. */
+  static show(extensionUri: vscode.Uri, controller: ChatController, log: vscode.LogOutputChannel): void {
+    if (BudgetPanel.current) {
+      BudgetPanel.current.panel.reveal();
+      BudgetPanel.current.schedule();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(BudgetPanel.viewType, 'Context Budget', vscode.ViewColumn.Active, BudgetPanel.options(extensionUri));
+    BudgetPanel.current = new BudgetPanel(panel, extensionUri, controller, log);
+  }
+
+  /** Restores a panel VS Code kept across a reload. */
+  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, controller: ChatController, log: vscode.LogOutputChannel): void {
+    BudgetPanel.current?.dispose();
+    panel.webview.options = BudgetPanel.options(extensionUri);
+    BudgetPanel.current = new BudgetPanel(panel, extensionUri, controller, log);
+  }
+
+  private static options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return { enableScripts: true, localResourceRoots: webviewRoots(extensionUri), retainContextWhenHidden: false };
+  }
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    private readonly controller: ChatController,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.svg');
+    panel.webview.html = webviewHtml({
+      webview: panel.webview,
+      extensionUri,
+      title: 'Context Budget',
+      script: 'dist/webview/budget.js',
+      styles: ['media/budget.css'],
+      body: '<main id="app" data-testid="budget-root" aria-live="polite"></main>',
+    });
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      panel.onDidDispose(() => this.dispose()),
+      panel.onDidChangeViewState(() => {
+        if (panel.visible) this.schedule();
+      }),
+      controller.onDidChangeBudget(() => this.schedule()),
+      controller.onDidChangeCompactions(() => this.schedule()),
+    );
+  }
+
+  /** Posts a snapshot now, or at the end of the throttle window. */
+  private schedule(): void {
+    if (!this.ready || this.timer) return;
+    const wait = Math.max(0, this.lastPost + THROTTLE_MS - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.lastPost = Date.now();
+      this.postSnapshot();
+    }, wait);
+  }
+
+  private postSnapshot(): void {
+    let message: BudgetToWebview;
+    try {
+      message = this.controller.budgetSnapshot() ?? { type: 'empty', reason: 'No session is open yet: send a message in the Context Pipeline chat.' };
+    } catch (err) {
+      this.log.error(`Building the budget snapshot failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      return;
+    }
+    this.post(message);
+  }
+
+  private post(message: BudgetToWebview): void {
+    void this.panel.webview.postMessage(message).then(undefined, (err: unknown) => this.log.error(`Could not post ${message.type} to the budget panel: ${String(err)}`));
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = parseBudgetToHost(raw);
+    if (!parsed.ok) {
+      this.log.warn(`Dropped a malformed message from the budget panel: ${parsed.error}`);
+      return;
+    }
+    const message = parsed.value;
+    if (message.type === 'ready') {
+      this.ready = true;
+      // The session opens on demand; the panel may be the first to ask.
+      await this.controller.conversation().catch(() => undefined);
+      this.lastPost = 0;
+      this.schedule();
+      return;
+    }
+    // Same semantics as Restore in the Compactions tree: the agent refuses when it cannot.
+    const r = await this.controller.restore(message.id);
+    if (r.ok) void vscode.window.showInformationMessage('Context Pipeline: the original messages are back in the conversation.');
+    else void vscode.window.showWarningMessage(`Context Pipeline: could not restore — ${r.reason}`);
+    this.schedule();
+  }
+
+  dispose(): void {
+    if (BudgetPanel.current === this) BudgetPanel.current = undefined;
+    if (this.timer) clearTimeout(this.timer);
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.panel.dispose();
+  }
+}

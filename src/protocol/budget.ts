@@ -1,0 +1,76 @@
+import * as v from 'valibot';
+import { parseWith, type Parsed } from './validate';
+
+/** The Context Budget panel's protocol: the webview posts `ready` and `restore`; the host posts snapshots. */
+
+// ---------- webview → host ----------
+
+const ToHostSchema = v.variant('type', [
+  v.strictObject({ type: v.literal('ready') }),
+  v.strictObject({ type: v.literal('restore'), id: v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, 'Invalid compaction id')) }),
+]);
+
+export type BudgetToHost = v.InferOutput<typeof ToHostSchema>;
+
+/** Validates a message from the budget webview. */
+export function parseBudgetToHost(input: unknown): Parsed<BudgetToHost> {
+  return parseWith(ToHostSchema, input);
+}
+
+// ---------- host → webview ----------
+
+const N = v.number();
+const Category = v.strictObject({ id: v.string(), label: v.string(), tokens: N });
+const LedgerRow = v.strictObject({ position: N, role: v.string(), kind: v.string(), source: v.string(), tokens: N, breakpoint: v.boolean(), preview: v.string(), blockId: v.optional(v.string()) });
+const DiffRow = v.strictObject({ key: v.string(), label: v.string(), before: N, after: N });
+const RequestRow = v.strictObject({
+  index: N,
+  promptTokens: N,
+  input: N,
+  cacheRead: N,
+  cacheWrite: N,
+  output: N,
+  estimated: N,
+  costUsd: N,
+  /** A compaction ran before this request. */
+  compactedBefore: v.boolean(),
+});
+const CompactionRow = v.strictObject({ id: v.string(), at: N, trigger: v.string(), layer: v.string(), tokensBefore: N, tokensAfter: N, costUsd: N, lost: N, active: v.boolean() });
+
+const SnapshotSchema = v.strictObject({
+  type: v.literal('snapshot'),
+  session: v.string(),
+  model: v.string(),
+  contextWindow: N,
+  outputReserve: N,
+  softThreshold: N,
+  hardThreshold: N,
+  /** The next request (the current conversation), calibrated, by category. */
+  categories: v.array(Category),
+  nextTotal: N,
+  /** The estimator's (anchored) estimate of the next request. */
+  nextEstimate: N,
+  calibration: N,
+  tokenizer: v.string(),
+  last: v.optional(v.strictObject({ estimated: N, reported: N })),
+  requests: v.array(RequestRow),
+  ledger: v.array(LedgerRow),
+  diff: v.optional(v.strictObject({ added: v.array(DiffRow), removed: v.array(DiffRow), changed: v.array(DiffRow) })),
+  compactions: v.array(CompactionRow),
+  forecast: v.strictObject({ growthPerTurn: N, turns: v.optional(N), past: v.boolean(), limit: N }),
+  busy: v.boolean(),
+});
+
+const ToWebviewSchema = v.variant('type', [
+  SnapshotSchema,
+  v.strictObject({ type: v.literal('empty'), reason: v.string() }),
+  v.strictObject({ type: v.literal('notice'), level: v.picklist(['info', 'warning']), text: v.string() }),
+]);
+
+export type BudgetToWebview = v.InferOutput<typeof ToWebviewSchema>;
+export type BudgetSnapshot = Extract<BudgetToWebview, { type: 'snapshot' }>;
+
+/** Validates a message from the host (the webview trusts nothing it did not check). */
+export function parseBudgetToWebview(input: unknown): Parsed<BudgetToWebview> {
+  return parseWith(ToWebviewSchema, input);
+}

@@ -1,0 +1,148 @@
+import { parseBudgetToWebview, type BudgetSnapshot, type BudgetToHost } from '../../protocol/budget';
+import { el, formatTokens } from './dom';
+import { vscodeApi } from './vscodeApi';
+import { historyChart, SERIES } from './chart';
+
+const api = vscodeApi<Record<string, never>>();
+const post = (m: BudgetToHost) => api.postMessage(m);
+const root = document.getElementById('app') as HTMLElement;
+
+const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : '–');
+const usd = (n: number) => `$${n.toFixed(4)}`;
+
+function section(title: string, testid: string, ...children: Array<Node | string>): HTMLElement {
+  return el('section', { class: 'card', 'data-testid': testid }, el('h2', {}, title), ...children);
+}
+
+function table(head: string[], rows: Array<Array<string | Node>>, attrs: Record<string, string> = {}): HTMLTableElement {
+  return el(
+    'table',
+    attrs,
+    el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))),
+    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', {}, c))))),
+  );
+}
+
+/** 1. The window as a stacked bar (next request by category, free space, output reserve) with the thresholds. */
+function windowBar(s: BudgetSnapshot): HTMLElement {
+  const window = Math.max(1, s.contextWindow);
+  const used = s.categories.reduce((a, c) => a + c.tokens, 0);
+  const free = Math.max(0, s.contextWindow - s.outputReserve - used);
+  const parts = [...s.categories.filter((c) => c.tokens > 0), { id: 'free', label: 'Free', tokens: free }, { id: 'reserve', label: 'Output reserve', tokens: s.outputReserve }];
+  const bar = el('div', { class: 'bar', 'data-testid': 'budget-bar' });
+  for (const p of parts) {
+    const seg = el('div', { class: `seg cat-${p.id}${p.id !== 'free' && p.id !== 'reserve' ? ' used' : ''}`, 'data-testid': 'bar-segment', 'data-category': p.id, title: `${p.label}: ${formatTokens(p.tokens)} tokens (${pct(p.tokens, window)} of the window)` });
+    seg.style.width = `${(100 * p.tokens) / window}%`;
+    bar.append(seg);
+  }
+  const effective = Math.max(1, s.contextWindow - s.outputReserve);
+  for (const [name, f] of [['soft', s.softThreshold], ['hard', s.hardThreshold]] as const) {
+    const at = (f * effective) / window;
+    const mark = el('div', { class: `threshold ${name}`, title: `${name === 'soft' ? 'Soft' : 'Hard'} threshold: ${formatTokens(f * effective)} tokens (${Math.round(f * 100)} % of window − reserve)`, 'data-testid': `threshold-${name}` });
+    mark.style.left = `${100 * at}%`;
+    bar.append(mark);
+  }
+  const legend = table(
+    ['', 'Category', 'Tokens', '% of window'],
+    parts.map((p) => [el('span', { class: `swatch cat-${p.id}` }), p.label, formatTokens(p.tokens), pct(p.tokens, window)]),
+    { class: 'legend', 'data-testid': 'budget-legend' },
+  );
+  legend.querySelectorAll('tbody tr').forEach((tr, i) => tr.setAttribute('data-category', parts[i]?.id ?? ''));
+  const summary = el('p', { class: 'muted' }, `Next request (the conversation so far): ${formatTokens(used)} tokens — ${formatTokens(s.nextTotal)} in its blocks, the rest framing and the API's tool prompt, anchored on the last reported usage — ${pct(used, effective)} of window − reserve (${formatTokens(effective)}). Soft ${Math.round(s.softThreshold * 100)} %, hard ${Math.round(s.hardThreshold * 100)} %.`);
+  summary.setAttribute('data-testid', 'next-estimate');
+  summary.setAttribute('data-tokens', String(used));
+  return section('Context window', 'budget-window', bar, summary, legend);
+}
+
+/** 2. Estimated vs reported of the last request, and the calibration in use. */
+function accuracy(s: BudgetSnapshot): HTMLElement {
+  const calib = `Calibration: ${s.tokenizer} × ${s.calibration.toFixed(3)}.`;
+  if (!s.last) return section('Estimate vs reported', 'budget-accuracy', el('p', { class: 'muted' }, `No request yet. ${calib}`));
+  const err = s.last.reported > 0 ? (100 * (s.last.estimated - s.last.reported)) / s.last.reported : 0;
+  return section(
+    'Estimate vs reported',
+    'budget-accuracy',
+    el('p', {}, `Last request: estimated ${formatTokens(s.last.estimated)}, reported ${formatTokens(s.last.reported)} — error ${err >= 0 ? '+' : ''}${err.toFixed(1)} %.`),
+    el('p', { class: 'muted' }, calib),
+  );
+}
+
+/** 3. Per-request history: chart and table. */
+function history(s: BudgetSnapshot): HTMLElement {
+  if (s.requests.length === 0) return section('Requests', 'budget-history', el('p', { class: 'muted' }, 'No request in this window yet.'));
+  const key = el('div', { class: 'chart-key' }, ...SERIES.map((x) => el('span', {}, el('span', { class: `swatch ${x.cls}` }), x.label)), el('span', {}, el('span', { class: 'swatch marker' }), 'Compaction'));
+  const rows = s.requests.slice(-20).reverse().map((r) => {
+    const prompt = r.input + r.cacheRead + r.cacheWrite;
+    return [`#${r.index}${r.compactedBefore ? ' ⟲' : ''}`, formatTokens(r.promptTokens), formatTokens(r.cacheRead), formatTokens(r.cacheWrite), formatTokens(r.output), pct(r.cacheRead, prompt), usd(r.costUsd)];
+  });
+  const total = s.requests.reduce((a, r) => a + r.costUsd, 0);
+  return section(
+    'Requests',
+    'budget-history',
+    historyChart(s.requests),
+    key,
+    table(['Request', 'Prompt', 'Cache read', 'Cache write', 'Output', 'Hit rate', 'Cost'], rows, { class: 'requests', 'data-testid': 'requests-table' }),
+    el('p', { class: 'muted' }, `${s.requests.length} requests, ${usd(total)} in this window (newest first, at most 20 listed).`),
+  );
+}
+
+/** 4. The last request's ledger and its diff against the one before. */
+function ledger(s: BudgetSnapshot): HTMLElement {
+  if (s.ledger.length === 0) return section('Last request', 'budget-ledger', el('p', { class: 'muted' }, 'No request yet.'));
+  const rows = s.ledger.map((r) => [String(r.position), `${r.role} · ${r.kind}`, r.source, formatTokens(r.tokens), r.breakpoint ? '◆' : '', el('span', { class: 'preview', title: r.preview }, r.preview)]);
+  const parts: Node[] = [table(['#', 'Block', 'Source', 'Tokens', 'Cache', 'Content'], rows, { class: 'ledger', 'data-testid': 'ledger-table' })];
+  const d = s.diff;
+  if (d) {
+    const diffRows = [
+      ...d.added.map((r) => ['+ added', r.label, '', formatTokens(r.after)]),
+      ...d.removed.map((r) => ['− removed', r.label, formatTokens(r.before), '']),
+      ...d.changed.map((r) => ['~ changed', r.label, formatTokens(r.before), formatTokens(r.after)]),
+    ];
+    parts.push(el('h3', {}, `Against the request before: ${d.added.length} added, ${d.removed.length} removed, ${d.changed.length} changed`));
+    if (diffRows.length > 0) parts.push(table(['', 'Block', 'Before', 'After'], diffRows, { class: 'diff', 'data-testid': 'ledger-diff' }));
+  }
+  return section(`Last request — ${s.ledger.length} blocks (◆ cache breakpoint)`, 'budget-ledger', ...parts);
+}
+
+/** 5. Compactions, newest first, with Restore. */
+function compactions(s: BudgetSnapshot): HTMLElement {
+  if (s.compactions.length === 0) return section('Compactions', 'budget-compactions', el('p', { class: 'muted' }, 'No compaction in this session yet.'));
+  const rows = s.compactions.map((c) => {
+    const action: Node = c.active ? el('button', { type: 'button', 'data-restore': c.id, title: 'Put the original messages back' }, 'Restore') : el('span', { class: 'muted' }, 'restored');
+    return [new Date(c.at).toLocaleTimeString(), c.trigger, c.layer, `${formatTokens(c.tokensBefore)} → ${formatTokens(c.tokensAfter)}`, usd(c.costUsd), String(c.lost), action];
+  });
+  const t = table(['When', 'Trigger', 'Layer', 'Tokens', 'Cost', 'Lost ids', ''], rows, { class: 'compactions' });
+  t.addEventListener('click', (ev) => {
+    const b = (ev.target as HTMLElement).closest('button[data-restore]');
+    const id = b?.getAttribute('data-restore');
+    if (id) post({ type: 'restore', id });
+  });
+  return section('Compactions (last 10)', 'budget-compactions', t);
+}
+
+/** 6. Forecast of the turns left before the soft threshold. */
+function forecast(s: BudgetSnapshot): HTMLElement {
+  const f = s.forecast;
+  const text = f.past
+    ? `Already past the soft threshold (${formatTokens(f.limit)} tokens): the next request compacts or proposes compaction.`
+    : f.turns !== undefined
+      ? `≈ ${f.turns} ${f.turns === 1 ? 'turn' : 'turns'} until the soft threshold (${formatTokens(f.limit)} tokens), at ${formatTokens(f.growthPerTurn)} tokens per turn on average.`
+      : `Not enough turns yet to forecast when the soft threshold (${formatTokens(f.limit)} tokens) is reached.`;
+  return section('Forecast', 'budget-forecast', el('p', {}, text));
+}
+
+function render(s: BudgetSnapshot): void {
+  const header = el('header', { class: 'header' }, el('h1', {}, 'Context Budget'), el('span', { class: 'muted' }, `${s.session} · ${s.model} · window ${formatTokens(s.contextWindow)}${s.busy ? ' · turn running…' : ''}`));
+  root.replaceChildren(header, windowBar(s), el('div', { class: 'grid2' }, accuracy(s), forecast(s)), history(s), ledger(s), compactions(s));
+}
+
+window.addEventListener('message', (ev: MessageEvent<unknown>) => {
+  const parsed = parseBudgetToWebview(ev.data);
+  if (!parsed.ok) return;
+  const m = parsed.value;
+  if (m.type === 'snapshot') render(m);
+  else if (m.type === 'empty') root.replaceChildren(el('p', { class: 'muted', 'data-testid': 'budget-empty' }, m.reason));
+});
+
+root.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
+post({ type: 'ready' });
