@@ -23,7 +23,8 @@ import { readAgentSettings, readCompactionSettings, readPipelineConfig } from '.
 import { loadTokenizer } from '../tokenizerLoader';
 import type { ContextFigures } from '../statusBar';
 import type { OpenSession, SessionPort } from './sessionPort';
-import { toolItem, transcriptOf, userItem } from './transcript';
+import { TranscriptRenderer } from './transcriptRenderer';
+import { transcriptOf } from './transcript';
 
 const clock: Clock = { now: () => Date.now() };
 
@@ -62,12 +63,13 @@ export class ChatController implements vscode.Disposable {
   private opening: Promise<void> | undefined;
   private compactor: Compactor | undefined;
   private estimatorValue: TokenEstimator | undefined;
-  private streamId = '';
-  private streamCount = 0;
+  private readonly renderer: TranscriptRenderer;
   private costUsd = 0;
   private promptTokens = 0;
 
-  constructor(private readonly view: ChatView, private readonly deps: ChatControllerDeps) {}
+  constructor(private readonly view: ChatView, private readonly deps: ChatControllerDeps) {
+    this.renderer = new TranscriptRenderer(view);
+  }
 
   /** The webview (re)loaded: send status and the whole transcript. */
   async onReady(): Promise<void> {
@@ -347,78 +349,28 @@ export class ChatController implements vscode.Disposable {
   private render(e: AgentEvent): void {
     this.budgetHistory.observe(e, this.agent?.state);
     if (e.type !== 'text_delta') this.budgetChanged.fire();
+    this.renderer.render(e);
     switch (e.type) {
-      case 'message_added': {
-        if (e.message.role === 'user') {
-          const item = userItem(e.message);
-          if (item) this.view.post({ type: 'upsert', item });
-          return;
-        }
-        const text = e.message.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
-        if (text || this.streamId) this.view.post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId || e.message.id, text, streaming: false } });
-        this.streamId = '';
-        for (const b of e.message.blocks) if (b.type === 'tool_use') this.view.post({ type: 'upsert', item: toolItem(b.id, b.name, b.input) });
-        return;
-      }
-      case 'request_started':
-        // A retry (or a resend after overflow recovery) restarts the same answer: the item of a
-        // request that produced no message is reused and cleared, never left behind.
-        if (!this.streamId) this.streamId = `stream-${++this.streamCount}`;
-        this.view.post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: true } });
-        this.view.post({ type: 'retrying', waitMs: 0, attempt: e.attempt, reason: '' });
-        return;
-      case 'text_delta':
-        if (this.streamId) this.view.post({ type: 'delta', id: this.streamId, text: e.text });
-        return;
-      case 'retrying':
-        this.view.post({ type: 'retrying', waitMs: e.waitMs, attempt: e.attempt, reason: e.error.message });
-        return;
-      case 'tool_started':
-        this.view.post({ type: 'upsert', item: toolItem(e.call.id, e.call.name, e.call.input) });
-        return;
-      case 'tool_finished':
-        this.view.post({ type: 'upsert', item: toolItem(e.call.id, e.call.name, e.call.input, e.outcome) });
-        return;
       case 'usage':
         this.costUsd += e.costUsd;
         this.promptTokens = e.reportedTokens;
         this.deps.log.info(`Request ${e.requestId ?? ''}: ${e.reportedTokens} prompt tokens reported (estimated ${e.estimatedTokens}), $${e.costUsd.toFixed(4)}.`);
         return;
-      case 'notice':
-        this.view.post({ type: 'upsert', item: { kind: 'notice', id: `n-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`, level: e.level, text: e.text } });
-        return;
       case 'error':
         this.deps.log.error(`Turn failed: ${e.error.kind}: ${e.error.message}`);
-        if (this.streamId) this.view.post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: false } });
-        this.streamId = '';
-        this.view.post({ type: 'upsert', item: { kind: 'error', id: `err-${Date.now()}`, text: e.error.message, retryable: e.error.retryable || e.error.kind === 'network' } });
-        return;
-      case 'turn_finished':
-        this.view.post({ type: 'retrying', waitMs: 0, attempt: 0, reason: '' });
-        void this.postStatus();
-        return;
-      case 'compaction_started':
-        this.view.post({ type: 'upsert', item: { kind: 'notice', id: `c-${Date.now()}`, level: 'info', text: e.trigger === 'manual' ? 'Compacting…' : `Compacting older history (${e.trigger})…` } });
-        return;
-      case 'compaction_queued':
-        this.view.post({ type: 'upsert', item: { kind: 'notice', id: `q-${Date.now()}`, level: 'info', text: 'Compaction queued: it runs when this turn ends.' } });
         return;
       case 'compaction_finished':
         for (const r of e.records) this.deps.log.info(`Compaction ${r.id} (${r.trigger}, ${r.layer}): ${r.tokensBefore} → ${r.tokensAfter} tokens${r.fallbacks.length ? `; fallbacks: ${r.fallbacks.join('; ')}` : ''}.`);
         this.compactionsChanged.fire();
         return;
-      case 'history_replaced':
-        this.streamId = '';
-        this.view.post({ type: 'transcript', items: transcriptOf(e.messages) });
-        return;
       case 'restored':
         this.compactionsChanged.fire();
         return;
+      case 'turn_finished':
       case 'health':
         void this.postStatus();
         return;
-      case 'turn_started':
-      case 'tool_use_started':
+      default:
         return;
     }
   }
