@@ -15,14 +15,14 @@ export interface ContextFigures {
 
 /**
  * The context meter in the status bar: `$(pulse) 62% · 124k/200k`, warning colour past the
- * soft threshold, error colour past the hard one; a click opens the chat.
+ * soft threshold, error colour past the hard one; a click opens the Context Budget panel.
  */
 export class ContextStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('contextPipeline.context', vscode.StatusBarAlignment.Right, 100);
 
   constructor() {
     this.item.name = 'Context Pipeline: context used';
-    this.item.command = 'contextPipeline.chat.focus';
+    this.item.command = 'contextPipeline.showBudget';
   }
 
   /** Redraws the meter from the latest figures. */
