@@ -1,6 +1,6 @@
 import { parseBudgetToWebview, type BudgetSnapshot, type BudgetToHost } from '../../protocol/budget';
-import { el, formatTokens } from './dom';
-import { vscodeApi } from './vscodeApi';
+import { el, formatTokens } from '../shared/dom';
+import { vscodeApi } from '../shared/vscodeApi';
 import { historyChart, SERIES } from './chart';
 
 const api = vscodeApi<Record<string, never>>();

@@ -1,4 +1,4 @@
-import { el } from './dom';
+import { el } from '../shared/dom';
 
 /** What the composer asks of the page. */
 export interface ComposerHandlers {

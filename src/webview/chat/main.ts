@@ -1,9 +1,9 @@
 import { parseChatToWebview, type ChatToHost, type ChatToWebview } from '../../protocol/chat';
 import { Composer } from './composer';
-import { el, formatTokens } from './dom';
+import { el, formatTokens } from '../shared/dom';
 import { renderPreview } from './previewView';
 import { TranscriptView } from './transcriptView';
-import { vscodeApi } from './vscodeApi';
+import { vscodeApi } from '../shared/vscodeApi';
 
 /** What survives the view being hidden: the draft and the input history. (The transcript comes from the host.) */
 interface ViewState {

@@ -1,7 +1,7 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
 import { isAllowedLinkHref } from '../../protocol/chat';
-import { el } from './dom';
+import { el } from '../shared/dom';
 
 /**
  * Renders model output as Markdown in the chat webview, safely: markdown-it with raw HTML

@@ -1,5 +1,5 @@
 import type { ChatToWebview, LedgerRow } from '../../protocol/chat';
-import { el, formatTokens } from './dom';
+import { el, formatTokens } from '../shared/dom';
 
 type PreviewResult = Extract<ChatToWebview, { type: 'previewResult' }>;
 

@@ -1,5 +1,5 @@
 import type { ChatItem } from '../../protocol/chatItems';
-import { el } from './dom';
+import { el } from '../shared/dom';
 import { renderMarkdown, routeLinks, type MarkdownActions } from './markdown';
 
 /**
