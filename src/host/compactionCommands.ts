@@ -8,7 +8,8 @@ import type { CompactionNode } from './compactionsTree';
  */
 export function registerCompactionCommands(controller: ChatController, log: vscode.LogOutputChannel): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('contextPipeline.compactNow', () => compactNow(controller, log)),
+    // From the palette: a preview and an input box for instructions. From `/compact …` in the chat: the instructions come with it.
+    vscode.commands.registerCommand('contextPipeline.compactNow', (instructions?: unknown) => compactNow(controller, log, typeof instructions === 'string' ? instructions : undefined)),
     vscode.commands.registerCommand('contextPipeline.restoreCompaction', async (node?: CompactionNode) => {
       if (node?.kind !== 'compaction') return;
       const r = await controller.restore(node.entry.record.id);
@@ -25,7 +26,7 @@ export function registerCompactionCommands(controller: ChatController, log: vsco
   ];
 }
 
-async function compactNow(controller: ChatController, log: vscode.LogOutputChannel): Promise<void> {
+async function compactNow(controller: ChatController, log: vscode.LogOutputChannel, given?: string): Promise<void> {
   const preview = await controller.compactionPreview();
   if (!preview) {
     void vscode.window.showWarningMessage('Context Pipeline: no session is open.');
@@ -36,7 +37,7 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
     return;
   }
   const turns = preview.regions.map((r) => (r.firstTurn === r.lastTurn ? `turn ${r.firstTurn}` : `turns ${r.firstTurn}–${r.lastTurn}`)).join(', ');
-  const instructions = await vscode.window.showInputBox({
+  const instructions = given ?? await vscode.window.showInputBox({
     title: 'Compact Now',
     prompt: `Would compact ${turns}: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens (saves ~${fmt(preview.expectedSaving)}). Optional: tell the summariser what to focus on, then press Enter.`,
     placeHolder: 'e.g. focus on the auth bug and the files we changed',

@@ -63,6 +63,12 @@ export function activate(context: vscode.ExtensionContext): void {
           case 'command':
             await vscode.commands.executeCommand(`contextPipeline.${message.command}`);
             return;
+          case 'slash':
+            // The same commands as the palette, so they go through the same checks and approvals.
+            if (message.name === 'compact') await vscode.commands.executeCommand('contextPipeline.compactNow', message.arg.trim());
+            else if (message.name === 'new') await vscode.commands.executeCommand('contextPipeline.newSession');
+            else await vscode.commands.executeCommand('contextPipeline.pinSelection');
+            return;
           case 'openLink':
             await openChatLink(message.href, log);
             return;

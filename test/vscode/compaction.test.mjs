@@ -278,4 +278,22 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
     await w.page.mouse.move(10, 890);
     screenshots.push(await workbench.screenshot(w.page, 'compaction-restored'));
   });
+
+  test('/compact in the chat input completes, takes instructions and compacts', async () => {
+    const input = w.frame.getByRole('textbox', { name: 'Message' });
+    await input.fill('');
+    await input.pressSequentially('/co');
+    const suggestion = w.frame.locator('.suggestions li', { hasText: '/compact' });
+    await suggestion.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await input.press('Tab');
+    assert.equal(await input.inputValue(), '/compact ');
+    w.fake.script({ match: { model: SUMMARISER }, text: 'Turns 1–3 discussed `src/auth.ts` line 42 and the token check.' });
+    const before = w.fake.requests.length;
+    await input.pressSequentially('keep the auth details');
+    await input.press('Enter');
+    await eventually(async () => w.fake.requests.slice(before).some((r) => r.body.model === SUMMARISER && requestText(r).includes('keep the auth details')), { what: 'the summariser request with the /compact instructions' });
+    await eventually(async () => (await w.frame.locator('.item.notice', { hasText: 'compacted into a summary' }).count()) > 0, { what: 'the compacted turns in the chat' });
+    assert.equal(await w.frame.locator('.item.user .text', { hasText: '/compact' }).count(), 0, 'the slash command is not sent to the model as a message');
+    assert.equal(w.fake.invalidRequests.length, 0);
+  });
 });

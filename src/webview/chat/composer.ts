@@ -1,5 +1,18 @@
 import { el } from '../shared/dom';
 
+/** The chat's slash commands, with what they do (shown as completions). */
+export const SLASH_COMMANDS = [
+  { name: 'compact', hint: '/compact [instructions] — summarise older turns now' },
+  { name: 'new', hint: '/new — start a new session' },
+  { name: 'pin', hint: '/pin — pin the editor selection (never compacted)' },
+] as const;
+
+/** A typed slash command, or undefined when the text is a normal message. */
+export function parseSlash(text: string): { name: (typeof SLASH_COMMANDS)[number]['name']; arg: string } | undefined {
+  const m = /^\/(compact|new|pin)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  return m ? { name: m[1] as 'compact' | 'new' | 'pin', arg: (m[2] ?? '').trim() } : undefined;
+}
+
 /** What the composer asks of the page. */
 export interface ComposerHandlers {
   send(text: string): void;
@@ -17,6 +30,7 @@ export class Composer {
   private readonly input = el('textarea', { class: 'input', rows: '3', placeholder: 'Ask Claude…  (Enter to send, Shift+Enter for a new line)', 'aria-label': 'Message' });
   private readonly sendButton = el('button', { class: 'primary', type: 'button' }, 'Send');
   private readonly previewButton = el('button', { class: 'secondary', type: 'button', title: 'Show exactly what would be sent, without sending' }, 'Preview');
+  private readonly suggestions = el('ul', { class: 'suggestions', role: 'listbox', 'aria-label': 'Slash commands', hidden: '' });
   private busy = false;
   private history: string[] = [];
   private cursor = -1;
@@ -24,8 +38,11 @@ export class Composer {
   constructor(private readonly handlers: ComposerHandlers, draft: string, history: readonly string[]) {
     this.input.value = draft;
     this.history = [...history];
-    this.root = el('footer', { class: 'composer' }, this.input, el('div', { class: 'actions' }, this.previewButton, this.sendButton));
-    this.input.addEventListener('input', () => handlers.draftChanged(this.input.value));
+    this.root = el('footer', { class: 'composer' }, this.suggestions, this.input, el('div', { class: 'actions' }, this.previewButton, this.sendButton));
+    this.input.addEventListener('input', () => {
+      handlers.draftChanged(this.input.value);
+      this.suggest();
+    });
     this.input.addEventListener('keydown', (e) => this.onKey(e));
     this.sendButton.addEventListener('click', () => (this.busy ? handlers.stop() : this.submit()));
     this.previewButton.addEventListener('click', () => handlers.preview(this.input.value));
@@ -51,10 +68,43 @@ export class Composer {
     this.cursor = -1;
     this.input.value = '';
     this.handlers.draftChanged('');
+    this.suggest();
     this.handlers.send(text);
   }
 
+  /** Shows the slash commands matching what was typed (`/`, `/co` …) until a space is typed. */
+  private suggest(): void {
+    const v = this.input.value;
+    const matches = /^\/[a-z]*$/.test(v) ? SLASH_COMMANDS.filter((c) => `/${c.name}`.startsWith(v)) : [];
+    this.suggestions.replaceChildren(
+      ...matches.map((c) => {
+        const li = el('li', { role: 'option', 'data-command': c.name }, c.hint);
+        li.addEventListener('mousedown', (ev) => {
+          ev.preventDefault();
+          this.complete(c.name);
+        });
+        return li;
+      }),
+    );
+    this.suggestions.hidden = matches.length === 0;
+  }
+
+  private complete(name: string): void {
+    this.input.value = `/${name} `;
+    this.handlers.draftChanged(this.input.value);
+    this.suggest();
+    this.input.focus();
+  }
+
   private onKey(e: KeyboardEvent): void {
+    if (e.key === 'Tab' && !this.suggestions.hidden) {
+      const first = this.suggestions.querySelector('li')?.getAttribute('data-command');
+      if (first) {
+        e.preventDefault();
+        this.complete(first);
+        return;
+      }
+    }
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       if (!this.busy) this.submit();

@@ -1,5 +1,5 @@
 import { parseChatToWebview, type ChatToHost, type ChatToWebview } from '../../protocol/chat';
-import { Composer } from './composer';
+import { Composer, parseSlash } from './composer';
 import { el, formatTokens } from '../shared/dom';
 import { renderPreview } from './previewView';
 import { TranscriptView } from './transcriptView';
@@ -38,7 +38,8 @@ const composer = new Composer(
       state.history = [...composer.sent()];
       save();
       previewSlot.replaceChildren();
-      post({ type: 'send', text });
+      const slash = parseSlash(text);
+      post(slash ? { type: 'slash', name: slash.name, arg: slash.arg } : { type: 'send', text });
     },
     stop: () => post({ type: 'stop' }),
     preview: (text) => {

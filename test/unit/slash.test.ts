@@ -1,0 +1,21 @@
+import { strict as assert } from 'node:assert';
+import { parseChatToHost } from '../../src/protocol/chat';
+import { parseSlash } from '../../src/webview/chat/composer';
+
+describe('slash commands in the chat input', () => {
+  it('recognises /compact with instructions, /new and /pin; everything else is a message', () => {
+    assert.deepEqual(parseSlash('/compact focus on the auth bug'), { name: 'compact', arg: 'focus on the auth bug' });
+    assert.deepEqual(parseSlash('  /compact  '), { name: 'compact', arg: '' });
+    assert.deepEqual(parseSlash('/compact\nkeep file names\nand errors'), { name: 'compact', arg: 'keep file names\nand errors' });
+    assert.deepEqual(parseSlash('/new'), { name: 'new', arg: '' });
+    assert.deepEqual(parseSlash('/pin'), { name: 'pin', arg: '' });
+    for (const text of ['/compacting', '/unknown', 'please /compact', 'compact', '/ new', '']) assert.equal(parseSlash(text), undefined, text);
+  });
+
+  it('validates the slash message at the host boundary', () => {
+    assert.ok(parseChatToHost({ type: 'slash', name: 'compact', arg: 'x' }).ok);
+    assert.ok(!parseChatToHost({ type: 'slash', name: 'run', arg: 'rm -rf /' }).ok, 'only the three commands');
+    assert.ok(!parseChatToHost({ type: 'slash', name: 'compact', arg: 'x'.repeat(4001) }).ok, 'bounded argument');
+    assert.ok(!parseChatToHost({ type: 'slash', name: 'new' }).ok, 'arg is required (may be empty)');
+  });
+});
