@@ -80,6 +80,8 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('preview'), requestId: v.pipe(v.number(), v.integer(), v.minValue(0)), text: Text }),
   /** Run one of the extension's own commands (each asks the user itself where it changes anything). */
   v.strictObject({ type: v.literal('command'), command: v.picklist(['setApiKey', 'compactNow', 'newSession', 'showBudget', 'toggleEditorContext', 'showSessions']) }),
+  /** Pin (never compact) or unpin a whole message. */
+  v.strictObject({ type: v.literal('pin'), messageId: v.pipe(v.string(), v.maxLength(200)), pinned: v.boolean() }),
   /** A slash command typed in the chat: `/compact [instructions]`, `/new`, `/pin`. */
   v.strictObject({ type: v.literal('slash'), name: v.picklist(['compact', 'new', 'pin']), arg: v.pipe(v.string(), v.maxLength(4000, 'Slash command arguments are limited to 4 000 characters')) }),
   /** Open a link from a rendered answer: http(s) in the browser, a relative path as a workspace file. */

@@ -16,8 +16,9 @@ const InjectedSchema = v.strictObject({
 
 /** Items of the transcript, keyed by `id` (an update replaces the item with the same id). */
 export const ChatItemSchema = v.variant('kind', [
-  v.strictObject({ kind: v.literal('user'), id: v.string(), text: v.string(), injected: v.array(InjectedSchema), turn: v.number() }),
-  v.strictObject({ kind: v.literal('assistant'), id: v.string(), text: v.string(), streaming: v.boolean() }),
+  v.strictObject({ kind: v.literal('user'), id: v.string(), text: v.string(), injected: v.array(InjectedSchema), turn: v.number(), pinned: v.optional(v.boolean()), tokens: v.optional(v.number()) }),
+  /** `messageId`: the conversation message once the answer is complete (pinning needs it). */
+  v.strictObject({ kind: v.literal('assistant'), id: v.string(), text: v.string(), streaming: v.boolean(), messageId: v.optional(v.string()), pinned: v.optional(v.boolean()), tokens: v.optional(v.number()) }),
   v.strictObject({
     kind: v.literal('tool'),
     id: v.string(),

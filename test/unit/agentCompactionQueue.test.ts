@@ -33,7 +33,7 @@ function setup() {
   const events: AgentEvent[] = [];
   const session = new AgentSession(
     emptyState({ config: testConfig({ keepRecentTurns: 1, keepRecentTokens: 0 }) }),
-    { llm, tools: { run: async () => ({ content: 'x', isError: false }) }, sink: { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined }, clock, ids, tokenizer, estimator, pasteDirectory: '/s', writeFile: async () => undefined, maxToolRounds: 3, compactor },
+    { llm, tools: { run: async () => ({ content: 'x', isError: false }) }, sink: { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined, pins: async () => undefined }, clock, ids, tokenizer, estimator, pasteDirectory: '/s', writeFile: async () => undefined, maxToolRounds: 3, compactor },
     (e) => events.push(e),
   );
   const turn = async (text: string) => {

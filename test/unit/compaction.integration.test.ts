@@ -51,7 +51,7 @@ function world(fake: FakeAnthropic, pipeline: PipelineSettings, compaction: Part
     {
       llm,
       tools: { run: async (call) => ({ content: bigResult(Number((call.input as { n?: number }).n ?? 0)), isError: false }) },
-      sink: { message: async () => undefined, usage: async () => undefined, compaction: async (r) => void records.push(r), restore: async () => undefined },
+      sink: { message: async () => undefined, usage: async () => undefined, compaction: async (r) => void records.push(r), restore: async () => undefined, pins: async () => undefined },
       clock,
       ids,
       tokenizer,

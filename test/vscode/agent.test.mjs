@@ -41,6 +41,12 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     const last = req.body.messages.at(-1);
     assert.equal(last.role, 'user');
     assert.ok(JSON.stringify(last).includes('What does greet do?'));
+    // Every message shows its tokens and can be pinned (never compacted); the pin is saved.
+    assert.match(await w.frame.locator('.item.user .tokens').first().innerText(), /[\d,]+ tokens/);
+    await w.frame.locator('.item.user .pin').first().click();
+    await w.frame.locator('.item.user.pinned').first().waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await w.frame.locator('.item.user .pin').first().innerText(), 'Pinned');
+    assert.ok(w.sessionEntries().some((f) => f.entries.some((e) => e.type === 'pin')), 'the pin is in the session file');
     const { screenshot } = await import('./workbench.mjs');
     await screenshot(w.page, 'agent-plain-answer');
   });
@@ -160,7 +166,9 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.deepEqual(users, ['one', 'two']);
     assert.deepEqual(answers, ['First answer, saved.']);
     assert.equal(await w.frame.locator('.item.tool.done').count(), 1, 'the completed tool round is back');
-    const latest = w.sessionEntries().sort((a, b) => (a.file < b.file ? 1 : -1))[0];
+    // The session of this test: the one whose messages include "two" (ids sort by second, so two sessions of one second may tie).
+    const latest = w.sessionEntries().find((f) => f.entries.some((e) => e.type === 'message' && e.message.blocks.some((b) => b.type === 'text' && b.text === 'two')));
+    assert.ok(latest, 'the session file of this test exists');
     const roles = latest.entries.filter((e) => e.type === 'message').map((e) => e.message.role);
     assert.deepEqual(roles, ['user', 'assistant', 'user', 'assistant', 'user'], 'every completed message is on disk');
     // The conversation goes on from where it stopped, with a history the API accepts.

@@ -100,6 +100,24 @@ export class AgentSession {
     return this.runManualCompaction(instructions);
   }
 
+  /**
+   * Pins (never compacted) or unpins every block of a message. The message is replaced by a
+   * copy with the new flags (blocks are immutable values) and the change is persisted.
+   */
+  async setPinned(messageId: string, pinned: boolean): Promise<SendResult> {
+    if (this.running || this.compacting) return { ok: false, reason: 'Wait for the running turn or compaction to finish.' };
+    const index = this.stateValue.messages.findIndex((m) => m.id === messageId);
+    const message = this.stateValue.messages[index];
+    if (!message) return { ok: false, reason: 'That message is no longer in the conversation (it may have been compacted).' };
+    const blocks = message.blocks.map((b) => (b.meta.pinned === pinned ? b : { ...b, meta: { ...b.meta, pinned } }));
+    const messages = [...this.stateValue.messages];
+    messages[index] = { ...message, blocks };
+    this.stateValue = { ...this.stateValue, messages };
+    await this.deps.sink.pins(blocks.map((b) => b.meta.id), pinned);
+    this.emit({ type: 'history_replaced', messages: this.stateValue.messages });
+    return { ok: true };
+  }
+
   /** Drops a queued manual compaction. */
   cancelQueuedCompaction(): boolean {
     const q = this.queued;

@@ -37,5 +37,7 @@ export interface SessionSink {
   compaction(record: CompactionRecord): Promise<void>;
   /** A compaction was undone. */
   restore(recordId: string): Promise<void>;
+  /** Blocks were pinned (never compacted) or unpinned. */
+  pins(blockIds: readonly string[], pinned: boolean): Promise<void>;
   usage(record: { readonly usage: Usage; readonly model: string; readonly costUsd: number; readonly estimatedTokens: number; readonly at: number; readonly requestId?: string }): Promise<void>;
 }

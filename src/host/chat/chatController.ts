@@ -24,7 +24,7 @@ import { loadTokenizer } from '../tokenizerLoader';
 import type { ContextFigures } from '../statusBar';
 import type { OpenSession, SessionPort } from './sessionPort';
 import { TranscriptRenderer } from './transcriptRenderer';
-import { transcriptOf } from './transcript';
+import { transcriptOf, type TokensOf } from './transcript';
 
 const clock: Clock = { now: () => Date.now() };
 
@@ -68,13 +68,13 @@ export class ChatController implements vscode.Disposable {
   private promptTokens = 0;
 
   constructor(private readonly view: ChatView, private readonly deps: ChatControllerDeps) {
-    this.renderer = new TranscriptRenderer(view);
+    this.renderer = new TranscriptRenderer(view, () => this.tokensOf());
   }
 
   /** The webview (re)loaded: send status and the whole transcript. */
   async onReady(): Promise<void> {
     await this.ensureSession();
-    this.view.post({ type: 'transcript', items: transcriptOf(this.currentMessages()) });
+    this.view.post({ type: 'transcript', items: transcriptOf(this.currentMessages(), this.tokensOf()) });
     await this.postStatus();
   }
 
@@ -88,6 +88,12 @@ export class ChatController implements vscode.Disposable {
         return;
       case 'retry':
         return this.run(async (agent) => agent.retry());
+      case 'pin': {
+        const r = (await this.agent?.setPinned(message.messageId, message.pinned)) ?? { ok: false as const, reason: 'No session is open.' };
+        if (!r.ok) this.view.post({ type: 'upsert', item: { kind: 'notice', id: `p-${Date.now()}`, level: 'warning', text: r.reason } });
+        else this.budgetChanged.fire();
+        return;
+      }
     }
   }
 
@@ -171,7 +177,7 @@ export class ChatController implements vscode.Disposable {
     this.open = undefined;
     this.opening = this.startSession(false, r.session);
     await this.opening;
-    this.view.post({ type: 'transcript', items: transcriptOf(this.currentMessages()) });
+    this.view.post({ type: 'transcript', items: transcriptOf(this.currentMessages(), this.tokensOf()) });
     await this.postStatus();
   }
 
@@ -191,6 +197,13 @@ export class ChatController implements vscode.Disposable {
     const agent = this.agent;
     if (!agent || !this.tokenizerValue || !this.estimatorValue) return undefined;
     return buildBudgetSnapshot({ session: this.sessionLabel?.title ?? '', state: agent.state, tokenizer: this.tokenizerValue, estimator: this.estimatorValue, history: this.budgetHistory, compactions: agent.compactions, busy: agent.busy });
+  }
+
+  /** Calibrated tokens of a message with the session's tokenizer and calibration (undefined before a session is open). */
+  private tokensOf(): TokensOf | undefined {
+    const tokenizer = this.tokenizerValue;
+    const estimator = this.estimatorValue;
+    return tokenizer && estimator ? (m) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)) : undefined;
   }
 
   private currentMessages() {

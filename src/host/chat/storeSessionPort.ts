@@ -42,6 +42,9 @@ export class StoreSessionPort implements SessionPort {
       compaction: async (record) => {
         await writer.append(recordToEntry(record));
       },
+      pins: async (blockIds, pinned) => {
+        for (const blockId of blockIds) await writer.append({ type: pinned ? 'pin' : 'unpin', at: this.now(), blockId });
+      },
       restore: async (recordId) => {
         await writer.append({ type: 'restore', at: this.now(), compactionId: recordId });
       },

@@ -46,15 +46,23 @@ export function toolItem(id: string, name: string, input: unknown, outcome?: Too
   };
 }
 
+/** Calibrated tokens of a message, when the caller can count them. */
+export type TokensOf = (m: Message) => number;
+
+/** Whether every block of a message is pinned (the chat's per-message pin). */
+export function isPinned(m: Message): boolean {
+  return m.blocks.length > 0 && m.blocks.every((b) => b.meta.pinned);
+}
+
 /** The items a user message shows: the user's words with what was injected alongside. */
-export function userItem(message: Message): ChatItem | undefined {
+export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | undefined {
   const words = message.blocks.flatMap((b) => (b.type === 'text' && b.meta.source === 'user' ? [b.text] : []));
   if (words.length === 0) return undefined;
   const injected = message.blocks.flatMap((b) => {
     const i = injectedOf(b);
     return i ? [i] : [];
   });
-  return { kind: 'user', id: message.id, text: words.join('\n\n'), injected, turn: message.turn };
+  return { kind: 'user', id: message.id, text: words.join('\n\n'), injected, turn: message.turn, pinned: isPinned(message), ...(tokensOf ? { tokens: Math.round(tokensOf(message)) } : {}) };
 }
 
 /**
@@ -62,19 +70,19 @@ export function userItem(message: Message): ChatItem | undefined {
  * user words with their injected context, assistant text, tool calls with their results,
  * and compaction summaries as notices.
  */
-export function transcriptOf(messages: readonly Message[]): ChatItem[] {
+export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf): ChatItem[] {
   const items: ChatItem[] = [];
   const results = new Map<string, { content: ToolResultContent; isError: boolean }>();
   for (const m of messages) for (const b of m.blocks) if (b.type === 'tool_result') results.set(b.toolUseId, { content: b.content, isError: b.isError ?? false });
   for (const m of messages) {
     if (m.role === 'user') {
-      const u = userItem(m);
+      const u = userItem(m, tokensOf);
       if (u) items.push(u);
       for (const b of m.blocks) if (b.type === 'summary') items.push({ kind: 'notice', id: b.meta.id, level: 'info', text: `Turns ${b.turnRange[0]}–${b.turnRange[1]} were compacted into a summary.` });
       continue;
     }
     const text = m.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
-    if (text) items.push({ kind: 'assistant', id: m.id, text, streaming: false });
+    if (text) items.push({ kind: 'assistant', id: m.id, text, streaming: false, messageId: m.id, pinned: isPinned(m), ...(tokensOf ? { tokens: Math.round(tokensOf(m)) } : {}) });
     for (const b of m.blocks) if (b.type === 'tool_use') items.push(toolItem(b.id, b.name, b.input, results.get(b.id)));
   }
   return items;

@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../../core/agent/events';
 import type { ChatView } from '../chatViewProvider';
-import { toolItem, transcriptOf, userItem } from './transcript';
+import { isPinned, toolItem, transcriptOf, userItem, type TokensOf } from './transcript';
 
 /**
  * Turns a session's events into chat-view updates: user messages, the streamed answer (one
@@ -12,7 +12,7 @@ export class TranscriptRenderer {
   private streamId = '';
   private streamCount = 0;
 
-  constructor(private readonly view: ChatView) {}
+  constructor(private readonly view: ChatView, private readonly tokensOf: () => TokensOf | undefined = () => undefined) {}
 
   /** Renders one event (events with nothing to show are ignored). */
   render(e: AgentEvent): void {
@@ -20,12 +20,13 @@ export class TranscriptRenderer {
     switch (e.type) {
       case 'message_added': {
         if (e.message.role === 'user') {
-          const item = userItem(e.message);
+          const item = userItem(e.message, this.tokensOf());
           if (item) post({ type: 'upsert', item });
           return;
         }
         const text = e.message.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
-        if (text || this.streamId) post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId || e.message.id, text, streaming: false } });
+        const t = this.tokensOf();
+        if (text || this.streamId) post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId || e.message.id, text, streaming: false, messageId: e.message.id, pinned: isPinned(e.message), ...(t ? { tokens: Math.round(t(e.message)) } : {}) } });
         this.streamId = '';
         for (const b of e.message.blocks) if (b.type === 'tool_use') post({ type: 'upsert', item: toolItem(b.id, b.name, b.input) });
         return;
@@ -68,7 +69,7 @@ export class TranscriptRenderer {
         return;
       case 'history_replaced':
         this.streamId = '';
-        post({ type: 'transcript', items: transcriptOf(e.messages) });
+        post({ type: 'transcript', items: transcriptOf(e.messages, this.tokensOf()) });
         return;
       default:
         return;

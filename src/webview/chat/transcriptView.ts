@@ -15,6 +15,7 @@ export class TranscriptView {
   constructor(
     private readonly onRetry: () => void,
     private readonly actions: MarkdownActions = { openLink: () => undefined, copy: () => undefined },
+    private readonly onPin: (messageId: string, pinned: boolean) => void = () => undefined,
   ) {
     routeLinks(this.root, actions);
   }
@@ -70,6 +71,18 @@ export class TranscriptView {
     }
   }
 
+  /** The header of a message: who, its tokens, and a Pin toggle (pinned messages are never compacted). */
+  private who(name: string, messageId: string | undefined, pinned: boolean | undefined, tokens: number | undefined): HTMLElement {
+    const head = el('div', { class: 'who' }, name);
+    if (tokens !== undefined) head.append(el('span', { class: 'muted tokens', title: 'Calibrated tokens of this message' }, ` · ${tokens.toLocaleString('en-US')} tokens`));
+    if (messageId) {
+      const pin = el('button', { class: 'link pin', type: 'button', title: pinned ? 'Unpin: compaction may summarise this message again' : 'Pin: compaction never touches this message', 'aria-pressed': pinned ? 'true' : 'false' }, pinned ? 'Pinned' : 'Pin');
+      pin.addEventListener('click', () => this.onPin(messageId, !pinned));
+      head.append(pin);
+    }
+    return head;
+  }
+
   private render(item: ChatItem): HTMLElement {
     switch (item.kind) {
       case 'user': {
@@ -77,10 +90,10 @@ export class TranscriptView {
           const d = el('details', { class: 'chip', 'data-tag': i.tag }, el('summary', { title: `Sent as <${i.tag}>` }, `${i.tag === 'ide_selection' ? 'selection' : i.tag === 'ide_opened_file' ? 'file' : i.tag} · ${i.label}`), el('pre', { class: 'tagged' }, i.text));
           return d;
         });
-        return el('div', { class: 'item user', 'data-id': item.id }, el('div', { class: 'who' }, 'You'), ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []), el('div', { class: 'text' }, item.text));
+        return el('div', { class: `item user${item.pinned ? ' pinned' : ''}`, 'data-id': item.id }, this.who('You', item.id, item.pinned, item.tokens), ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []), el('div', { class: 'text' }, item.text));
       }
       case 'assistant':
-        return el('div', { class: `item assistant${item.streaming ? ' streaming' : ''}`, 'data-id': item.id }, el('div', { class: 'who' }, 'Claude'), this.answerBody(item.text, item.streaming));
+        return el('div', { class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}`, 'data-id': item.id }, this.who('Claude', item.messageId, item.pinned, item.tokens), this.answerBody(item.text, item.streaming));
       case 'tool': {
         const status = { running: '⏳ running', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
         const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ` ${status}`, item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '');
