@@ -16,6 +16,8 @@ export function registerCompactionCommands(controller: ChatController, log: vsco
       if (r.ok) void vscode.window.showInformationMessage('Context Pipeline: the original messages are back in the conversation.');
       else void vscode.window.showWarningMessage(`Context Pipeline: could not restore — ${r.reason}`);
     }),
+    vscode.commands.registerCommand('contextPipeline.showCompactions', () => vscode.commands.executeCommand('contextPipeline.compactions.focus')),
+    vscode.commands.registerCommand('contextPipeline.showInBudget', () => vscode.commands.executeCommand('contextPipeline.showBudget')),
     vscode.commands.registerCommand('contextPipeline.copySummary', async (node?: CompactionNode) => {
       if (node?.kind !== 'compaction') return;
       const r = node.entry.record;

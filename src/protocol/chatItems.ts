@@ -29,6 +29,8 @@ export const ChatItemSchema = v.variant('kind', [
     durationMs: v.optional(v.number()),
   }),
   v.strictObject({ kind: v.literal('notice'), id: v.string(), level: v.picklist(['info', 'warning']), text: v.string() }),
+  /** A compaction summary standing in for older turns: expands to the summary; links to the originals. */
+  v.strictObject({ kind: v.literal('summary'), id: v.string(), firstTurn: v.number(), lastTurn: v.number(), text: v.string(), compactionId: v.string() }),
   v.strictObject({ kind: v.literal('error'), id: v.string(), text: v.string(), retryable: v.boolean() }),
 ]);
 

@@ -47,6 +47,8 @@ describe('chat protocol', () => {
     assert.ok(parseChatToWebview({ type: 'upsert', item: { kind: 'tool', id: 'toolu_1', name: 'read_file', input: '{}', status: 'done', result: 'x' } }).ok);
     assert.ok(!parseChatToWebview({ type: 'upsert', item: { kind: 'tool', id: 'toolu_1', name: 'read_file', input: '{}', status: 'exploded' } }).ok);
     assert.ok(parseChatToWebview({ type: 'delta', id: 'stream-1', text: 'Hel' }).ok);
+    assert.ok(parseChatToWebview({ type: 'upsert', item: { kind: 'summary', id: 's1', firstTurn: 1, lastTurn: 4, text: 'We fixed auth.ts:42.', compactionId: 'c1' } }).ok);
+    assert.ok(!parseChatToWebview({ type: 'upsert', item: { kind: 'summary', id: 's1', firstTurn: 1, text: 'x' } }).ok, 'a summary item needs its turn range and compaction');
     assert.ok(!parseChatToWebview({ type: 'send', text: 'host never sends this' }).ok);
   });
 });

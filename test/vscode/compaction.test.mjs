@@ -186,6 +186,10 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
 
     // The transcript re-renders: the notice stands where the answers of turns 1–2 were.
     await w.frame.locator('.item.notice', { hasText: 'Turns 1–2 were compacted into a summary.' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    // The summary card expands to the summary itself.
+    const card = w.frame.locator('.summary-card').first();
+    await card.locator('summary').click();
+    await card.locator('.summary-text', { hasText: 'line 42' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await w.page.locator('.notifications-toasts .notification-toast', { hasText: 'compaction done' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const answers = await w.frame.locator('.item.assistant .text').allInnerTexts();
     assert.ok(!answers.some((t) => t.includes(A1_HEAD) || t.includes(A2_HEAD)), `the answers of turns 1–2 are gone: ${JSON.stringify(answers.map((t) => t.slice(0, 40)))}`);

@@ -78,7 +78,7 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf):
     if (m.role === 'user') {
       const u = userItem(m, tokensOf);
       if (u) items.push(u);
-      for (const b of m.blocks) if (b.type === 'summary') items.push({ kind: 'notice', id: b.meta.id, level: 'info', text: `Turns ${b.turnRange[0]}–${b.turnRange[1]} were compacted into a summary.` });
+      for (const b of m.blocks) if (b.type === 'summary') items.push({ kind: 'summary', id: b.meta.id, firstTurn: b.turnRange[0], lastTurn: b.turnRange[1], text: b.text, compactionId: b.compactionId });
       continue;
     }
     const text = m.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');

@@ -30,6 +30,7 @@ const transcript = new TranscriptView(
   () => post({ type: 'retry' }),
   { openLink: (href) => post({ type: 'openLink', href }), copy: (text) => post({ type: 'copy', text }) },
   (messageId, pinned) => post({ type: 'pin', messageId, pinned }),
+  () => post({ type: 'command', command: 'showCompactions' }),
 );
 const empty = el('div', { class: 'empty' }, el('p', {}, 'Ask Claude about your workspace. Your selection and opened file go along as context — you see exactly what was sent under each message.'));
 const scroll = el('div', { class: 'scroll' }, empty, transcript.root, previewSlot);

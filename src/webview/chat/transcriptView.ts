@@ -16,6 +16,7 @@ export class TranscriptView {
     private readonly onRetry: () => void,
     private readonly actions: MarkdownActions = { openLink: () => undefined, copy: () => undefined },
     private readonly onPin: (messageId: string, pinned: boolean) => void = () => undefined,
+    private readonly onShowCompactions: () => void = () => undefined,
   ) {
     routeLinks(this.root, actions);
   }
@@ -98,6 +99,12 @@ export class TranscriptView {
         const status = { running: '⏳ running', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
         const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ` ${status}`, item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '');
         return el('details', { class: `item tool ${item.status}`, 'data-id': item.id }, summary, el('div', { class: 'label' }, 'Input'), el('pre', {}, item.input), ...(item.result !== undefined ? [el('div', { class: 'label' }, 'Result'), el('pre', {}, item.result)] : []));
+      }
+      case 'summary': {
+        // Keeps the notice look (and class) so it reads as part of the conversation's history.
+        const open = el('button', { class: 'link', type: 'button', title: 'The original messages, with Restore' }, 'Originals in the Compactions view');
+        open.addEventListener('click', () => this.onShowCompactions());
+        return el('details', { class: 'item notice summary-card', 'data-id': item.id }, el('summary', {}, `Turns ${item.firstTurn}–${item.lastTurn} were compacted into a summary.`), el('div', { class: 'summary-text' }, item.text), open);
       }
       case 'notice':
         return el('div', { class: `item notice ${item.level}`, 'data-id': item.id, role: 'status' }, item.text);
