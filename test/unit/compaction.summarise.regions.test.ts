@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { expectedSaving, markRegions, pickRegions, type CandidateRegion } from '../../src/core/compaction/regions';
-import { previewCompaction, tokensToFreeFor } from '../../src/core/compaction/preview';
+import { DEFAULT_COMPACTION_SETTINGS, pressureOf } from '../../src/core/compaction/policy';
+import { previewCompaction } from '../../src/core/compaction/preview';
 import { summariseRegions } from '../../src/core/compaction/summarise';
 import { checkInvariants } from '../../src/core/invariants';
 import type { Message } from '../../src/core/model';
@@ -124,11 +125,11 @@ describe('compaction regions (summarise)', () => {
     assert.deepEqual(previewCompaction(state, { tokensToFree: 0, ...keep(2) }).regions, []);
   });
 
-  it('computes what a trigger must free: soft to 50 %, hard to the hard threshold minus a buffer', () => {
+  it('computes what the thresholds ask to free: soft and hard down to 50 % of the effective window', () => {
     const config = testConfig({ contextWindow: 200_000, outputReserve: 32_000, hardThreshold: 0.9 });
-    assert.equal(tokensToFreeFor('auto-soft', 120_000, config), 120_000 - 84_000);
-    assert.equal(tokensToFreeFor('auto-hard', 155_000, config), Math.ceil(155_000 - 0.8 * 168_000));
-    assert.equal(tokensToFreeFor('auto-soft', 50_000, config), 0);
-    assert.equal(tokensToFreeFor('manual', 1, config), Infinity);
+    assert.deepEqual(pressureOf(120_000, config, DEFAULT_COMPACTION_SETTINGS), { level: 'soft', utilisation: 120_000 / 168_000, tokensToFree: 120_000 - 84_000 });
+    assert.deepEqual(pressureOf(155_000, config, DEFAULT_COMPACTION_SETTINGS), { level: 'hard', utilisation: 155_000 / 168_000, tokensToFree: 155_000 - 84_000 });
+    assert.equal(pressureOf(50_000, config, DEFAULT_COMPACTION_SETTINGS).tokensToFree, 0);
+    assert.equal(pressureOf(50_000, config, DEFAULT_COMPACTION_SETTINGS).level, 'ok');
   });
 });

@@ -1,11 +1,10 @@
 /**
  * What a compaction would do before it runs: which regions it would summarise, and the
  * expected saving (a summary of about 1/5 of each region plus the user's words, verbatim).
- * Also how much a trigger needs to free. Pure; no LLM call.
+ * Pure; no LLM call (what the thresholds ask to free is policy.ts's pressureOf).
  */
-import type { ConversationState, Message, PipelineConfig } from '../model';
+import type { ConversationState, Message } from '../model';
 import { DEFAULT_SUMMARY_OUTPUT_LIMIT, expectedReplacementTokens, markRegions, pickRegions, type CandidateRegion } from './regions';
-import type { CompactionTrigger } from './types';
 
 /** What to preview. */
 export interface PreviewOptions {
@@ -42,23 +41,4 @@ export function previewCompaction(state: Pick<ConversationState, 'messages'>, op
   const tokensBefore = state.messages.reduce((n, m) => n + opts.tokensOf(m), opts.fixedTokens ?? 0);
   const expectedSaving = regions.reduce((n, r) => n + r.tokens - r.expectedTokensAfter, 0);
   return { regions, tokensBefore, expectedAfter: tokensBefore - expectedSaving, expectedSaving };
-}
-
-/** Share of the effective window a hard-threshold compaction keeps free below the hard threshold. */
-export const HARD_BUFFER_FRACTION = 0.1;
-
-/** Where an automatic soft compaction aims: half the effective window. */
-export const SOFT_TARGET_FRACTION = 0.5;
-
-/**
- * Tokens a compaction must free, given the context's current size (the request about to be
- * sent). Soft: down to 50 % of the effective window (window − output reserve). Hard and
- * overflow: enough for this request plus a buffer — down to the hard threshold minus 10 % of
- * the effective window. Manual: everything worth summarising (`Infinity`). Never negative.
- */
-export function tokensToFreeFor(trigger: CompactionTrigger, currentTokens: number, config: Pick<PipelineConfig, 'contextWindow' | 'outputReserve' | 'hardThreshold'>): number {
-  const effective = Math.max(0, config.contextWindow - config.outputReserve);
-  if (trigger === 'manual') return Infinity;
-  const target = trigger === 'auto-hard' || trigger === 'overflow' ? (config.hardThreshold - HARD_BUFFER_FRACTION) * effective : SOFT_TARGET_FRACTION * effective;
-  return Math.max(0, Math.ceil(currentTokens - target));
 }
