@@ -1,7 +1,7 @@
 import type { LlmClient, ToolCall, ToolRunner } from '../agentPorts';
 import { applyUserMessage, assembleUserMessage } from '../assemble';
 import { appendAssistantMessage, type AssistantContent } from '../assistant';
-import type { PreviousBreakpoint } from '../cacheAnchors';
+import { ttlMs, type PreviousBreakpoint } from '../cacheAnchors';
 import type { ConversationState, Injection } from '../model';
 import { prepareRequest } from '../pipeline';
 import type { Clock, IdSource, Tokenizer } from '../ports';
@@ -310,7 +310,7 @@ export class AgentSession {
           break;
         }
         const result = answer.result;
-        const hitExpected = this.lastRequestAt !== undefined && this.deps.clock.now() - this.lastRequestAt < 300_000 && prepared.anchors.length > 0;
+        const hitExpected = this.lastRequestAt !== undefined && this.deps.clock.now() - this.lastRequestAt < ttlMs(sent.config.cacheTtl) && prepared.anchors.length > 0;
         this.previous = prepared.lastBreakpoint;
         this.lastRequestAt = this.deps.clock.now();
         this.deps.estimator.observe(sent, result.usage);
