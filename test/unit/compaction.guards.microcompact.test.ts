@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { cacheTtlMs, clearedPlaceholder, microcompact } from '../../src/core/compaction/microcompact';
+import { ttlMs as cacheTtlMs } from '../../src/core/cacheAnchors';
+import { clearedPlaceholder, microcompact } from '../../src/core/compaction/microcompact';
 import { assertReversible, Convo, layerCtx, lines, results, text } from './support/compactionBuilders';
 
 const MIN = 60_000;

@@ -2,7 +2,6 @@
  * The numbers of the cheap compaction layers (tool-result guard, budget trim, snip,
  * microcompact), in one place. Pure data; the layers read it, tests may quote it.
  */
-import type { CacheTtl } from '../model';
 import { DEFAULT_TOOL_LIMITS } from '../tools/limits';
 
 /** One budget-trim step: from this utilisation on, older tool results are cut to `maxChars`. */
@@ -37,8 +36,6 @@ export interface GuardDefaults {
   readonly readDefaultLines: number;
   /** Microcompact clears only results whose text is longer than this (or that hold images). */
   readonly microcompactMinChars: number;
-  /** Prompt-cache lifetime, per TTL setting, in milliseconds. */
-  readonly cacheTtlMs: Readonly<Record<CacheTtl, number>>;
 }
 
 /** The defaults of the cheap layers (from the issue). */
@@ -57,5 +54,4 @@ export const GUARD_DEFAULTS: GuardDefaults = {
   snipUtilisation: 0.6,
   readDefaultLines: DEFAULT_TOOL_LIMITS.readDefaultLines,
   microcompactMinChars: 200,
-  cacheTtlMs: { '5m': 5 * 60_000, '1h': 60 * 60_000 },
 };

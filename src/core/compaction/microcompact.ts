@@ -4,14 +4,10 @@
  * Results but the newest three are replaced by a short placeholder. No LLM, one reversible
  * record. Pure: the caller measures the idle time.
  */
-import type { CacheTtl, ConversationState, ToolResultContent } from '../model';
+import { ttlMs } from '../cacheAnchors';
+import type { ConversationState, ToolResultContent } from '../model';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { CLEARED_PREFIX, commitResultEdits, hasImages, isPlaceholder, olderEditableResults, resultText, type LayerContext, type LayerResult } from './layerContext';
-
-/** Lifetime of the prompt cache for a TTL setting, in milliseconds. */
-export function cacheTtlMs(ttl: CacheTtl): number {
-  return GUARD_DEFAULTS.cacheTtlMs[ttl];
-}
 
 /** The placeholder of a result cleared after `idleMs` of idle time (shown in whole minutes). */
 export function clearedPlaceholder(idleMs: number): string {
@@ -27,7 +23,7 @@ export function clearedPlaceholder(idleMs: number): string {
  * else one record of layer `microcompact`, trigger `idle` (or `ctx.trigger`).
  */
 export function microcompact(state: ConversationState, ctx: LayerContext): LayerResult {
-  if (ctx.idleMs === undefined || !(ctx.idleMs > cacheTtlMs(state.config.cacheTtl))) return { state };
+  if (ctx.idleMs === undefined || !(ctx.idleMs > ttlMs(state.config.cacheTtl))) return { state };
   const placeholder = clearedPlaceholder(ctx.idleMs);
   const edits = new Map<string, ToolResultContent>();
   for (const site of olderEditableResults(state.messages, GUARD_DEFAULTS.keepRecentResults)) {
