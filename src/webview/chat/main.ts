@@ -26,12 +26,12 @@ const root = document.getElementById('app') as HTMLElement;
 const header = el('header', { class: 'header' });
 const banner = el('div', { class: 'banner', role: 'status', hidden: '' });
 const previewSlot = el('div', { class: 'preview-slot' });
-const transcript = new TranscriptView(
-  () => post({ type: 'retry' }),
-  { openLink: (href) => post({ type: 'openLink', href }), copy: (text) => post({ type: 'copy', text }) },
-  (messageId, pinned) => post({ type: 'pin', messageId, pinned }),
-  () => post({ type: 'command', command: 'showCompactions' }),
-);
+const transcript = new TranscriptView({
+  retry: () => post({ type: 'retry' }),
+  markdown: { openLink: (href) => post({ type: 'openLink', href }), copy: (text) => post({ type: 'copy', text }) },
+  pin: (messageId, pinned) => post({ type: 'pin', messageId, pinned }),
+  showCompactions: () => post({ type: 'command', command: 'showCompactions' }),
+});
 const empty = el('div', { class: 'empty' }, el('p', {}, 'Ask Claude about your workspace. Your selection and opened file go along as context — you see exactly what was sent under each message.'));
 const scroll = el('div', { class: 'scroll' }, empty, transcript.root, previewSlot);
 const composer = new Composer(

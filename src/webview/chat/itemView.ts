@@ -1,0 +1,90 @@
+import type { ChatItem } from '../../protocol/chatItems';
+import { el } from '../shared/dom';
+import { renderMarkdown, type MarkdownActions } from './markdown';
+
+/** What a rendered item can ask of the page. */
+export interface ItemHandlers {
+  /** Re-send the last request after an error. */
+  retry(): void;
+  /** Link and copy actions of rendered Markdown. */
+  markdown: MarkdownActions;
+  /** Pin (never compact) or unpin a whole message. */
+  pin(messageId: string, pinned: boolean): void;
+  /** Reveal the Compactions view (a summary card's originals). */
+  showCompactions(): void;
+}
+
+/**
+ * Renders one transcript item to a fresh DOM node. User text, tool output and streaming
+ * answers are text, never HTML; a finished answer is rendered as sanitised Markdown.
+ * The node carries `data-id` = item.id; a streaming answer's text lives in its `.text` child.
+ */
+export function renderItem(item: ChatItem, handlers: ItemHandlers): HTMLElement {
+  return new ItemRenderer(handlers).render(item);
+}
+
+class ItemRenderer {
+  constructor(private readonly h: ItemHandlers) {}
+
+  /** While streaming: plain text (cheap to append to). Once final: sanitised Markdown. */
+  private answerBody(text: string, streaming: boolean): HTMLElement {
+    if (streaming || !text) return el('div', { class: 'text' }, text || (streaming ? '' : '(no text)'));
+    try {
+      return el('div', { class: 'text markdown' }, renderMarkdown(text, this.h.markdown));
+    } catch (err) {
+      console.warn(`Context Pipeline: could not render Markdown, showing text: ${String(err)}`);
+      return el('div', { class: 'text' }, text);
+    }
+  }
+
+  /** The header of a message: who, its tokens, and a Pin toggle (pinned messages are never compacted). */
+  private who(name: string, messageId: string | undefined, pinned: boolean | undefined, tokens: number | undefined): HTMLElement {
+    const head = el('div', { class: 'who' }, name);
+    if (tokens !== undefined) head.append(el('span', { class: 'muted tokens', title: 'Calibrated tokens of this message' }, ` · ${tokens.toLocaleString('en-US')} tokens`));
+    if (messageId) {
+      const pin = el('button', { class: 'link pin', type: 'button', title: pinned ? 'Unpin: compaction may summarise this message again' : 'Pin: compaction never touches this message', 'aria-pressed': pinned ? 'true' : 'false' }, pinned ? 'Pinned' : 'Pin');
+      pin.addEventListener('click', () => this.h.pin(messageId, !pinned));
+      head.append(pin);
+    }
+    return head;
+  }
+
+  render(item: ChatItem): HTMLElement {
+    switch (item.kind) {
+      case 'user': {
+        const chips = item.injected.map((i) => {
+          const d = el('details', { class: 'chip', 'data-tag': i.tag }, el('summary', { title: `Sent as <${i.tag}>` }, `${i.tag === 'ide_selection' ? 'selection' : i.tag === 'ide_opened_file' ? 'file' : i.tag} · ${i.label}`), el('pre', { class: 'tagged' }, i.text));
+          return d;
+        });
+        return el('div', { class: `item user${item.pinned ? ' pinned' : ''}`, 'data-id': item.id }, this.who('You', item.id, item.pinned, item.tokens), ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []), el('div', { class: 'text' }, item.text));
+      }
+      case 'assistant':
+        return el('div', { class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}`, 'data-id': item.id }, this.who('Claude', item.messageId, item.pinned, item.tokens), this.answerBody(item.text, item.streaming));
+      case 'tool': {
+        const status = { running: '⏳ running', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
+        const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ` ${status}`, item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '');
+        return el('details', { class: `item tool ${item.status}`, 'data-id': item.id }, summary, el('div', { class: 'label' }, 'Input'), el('pre', {}, item.input), ...(item.result !== undefined ? [el('div', { class: 'label' }, 'Result'), el('pre', {}, item.result)] : []));
+      }
+      case 'summary': {
+        // Keeps the notice look (and class) so it reads as part of the conversation's history.
+        const open = el('button', { class: 'link', type: 'button', title: 'The original messages, with Restore' }, 'Originals in the Compactions view');
+        open.addEventListener('click', () => this.h.showCompactions());
+        return el('details', { class: 'item notice summary-card', 'data-id': item.id }, el('summary', {}, `Turns ${item.firstTurn}–${item.lastTurn} were compacted into a summary.`), el('div', { class: 'summary-text' }, item.text), open);
+      }
+      case 'notice':
+        return el('div', { class: `item notice ${item.level}`, 'data-id': item.id, role: 'status' }, item.text);
+      case 'error': {
+        const node = el('div', { class: 'item error', 'data-id': item.id, role: 'alert' }, el('div', { class: 'text' }, item.text));
+        if (item.retryable) {
+          const retry = el('button', { class: 'secondary', type: 'button' }, 'Retry');
+          retry.addEventListener('click', () => {
+            retry.disabled = true;
+            this.h.retry();
+          });
+          node.append(retry);
+        }
+        return node;
+      }
+    }
+  }
+}
