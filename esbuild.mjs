@@ -37,6 +37,7 @@ const builds = [
   },
   {
     ...common,
+    // CSS imported by a webview (uPlot's, in the budget panel) lands beside its bundle: dist/webview/budget.css.
     entryPoints: { 'webview/chat': 'src/webview/chat/main.ts', 'webview/budget': 'src/webview/budget/main.ts' },
     outdir: 'dist',
     platform: 'browser',

@@ -55,6 +55,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
     );
   }
 
+  /** Shows the chat view without taking focus (opening the side bar container if needed). */
+  reveal(): void {
+    if (this.view) {
+      if (!this.view.visible) this.view.show(true);
+      return;
+    }
+    void vscode.commands.executeCommand(`${ChatViewProvider.viewId}.focus`).then(undefined, (err: unknown) => this.log.warn(`Could not reveal the chat view: ${String(err)}`));
+  }
+
   post(message: ChatToWebview): void {
     if (!this.view || !this.ready) {
       this.queue.push(message);

@@ -90,7 +90,8 @@ export class CompactionsTreeProvider implements vscode.TreeDataProvider<Compacti
       }
       case 'original': {
         const m = node.message;
-        const first = m.blocks.find((b) => b.type === 'text');
+        // The user's own words (or the answer's text) rather than an injected <ide_…> block.
+        const first = m.blocks.find((b) => b.type === 'text' && (b.meta.source === 'user' || m.role === 'assistant')) ?? m.blocks.find((b) => b.type === 'text');
         const item = new vscode.TreeItem(`${m.role} · turn ${m.turn}`, vscode.TreeItemCollapsibleState.None);
         item.description = first && first.type === 'text' ? first.text.slice(0, 60).replace(/\s+/g, ' ') : m.blocks.map((b) => b.type).join(', ');
         item.iconPath = new vscode.ThemeIcon(m.role === 'user' ? 'account' : 'hubot');

@@ -22,10 +22,14 @@ export function looksLikeSecret(path: string): boolean {
 /** URI schemes whose editors may be named: files (local or remote) and untitled documents. */
 const NAMED_SCHEMES = new Set(['file', 'vscode-remote', 'untitled']);
 
-/** Schemes of editors that are not in the editor area (the Output panel): never remembered as "the" editor. */
-const PANEL_SCHEMES = new Set(['output', 'debug', 'vscode-terminal']);
+/**
+ * Schemes of editors that are never remembered as "the" editor: those outside the editor
+ * area (the Output panel) and the extension's own read-only documents (a proposed edit's diff,
+ * a compaction's originals), which open beside the user's file and must not replace it.
+ */
+const PANEL_SCHEMES = new Set(['output', 'debug', 'vscode-terminal', 'context-pipeline-proposed', 'context-pipeline-record']);
 
-/** Whether an editor of this scheme lives in a panel rather than the editor area. */
+/** Whether an editor of this scheme is not one of the user's (a panel, or the extension's own documents). */
 export function isPanelScheme(scheme: string): boolean {
   return PANEL_SCHEMES.has(scheme);
 }

@@ -60,15 +60,25 @@ export class EditorContextTracker implements vscode.Disposable {
   /** URI of the file injected as `ide_opened_file` at the last turn, per session key. */
   private injected: { session: string | undefined; uri: string } | undefined;
   private readonly subscriptions: vscode.Disposable[];
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when the context of the next turn may have changed (editor, selection, settings, tabs). */
+  readonly onDidChange = this.changed.event;
 
   constructor() {
     this.remember(vscode.window.activeTextEditor);
+    const fire = () => this.changed.fire();
     this.subscriptions = [
-      vscode.window.onDidChangeActiveTextEditor((e) => this.remember(e)),
-      vscode.window.onDidChangeTextEditorSelection((e) => this.remember(e.textEditor)),
+      vscode.window.onDidChangeActiveTextEditor((e) => (this.remember(e), fire())),
+      vscode.window.onDidChangeTextEditorSelection((e) => (this.remember(e.textEditor), fire())),
       vscode.workspace.onDidCloseTextDocument((doc) => {
         if (this.last?.document === doc) this.last = undefined;
+        fire();
       }),
+      vscode.window.tabGroups.onDidChangeTabs(fire),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('contextPipeline') || e.affectsConfiguration('files.exclude')) fire();
+      }),
+      this.changed,
     ];
   }
 
@@ -86,10 +96,12 @@ export class EditorContextTracker implements vscode.Disposable {
    * `session` keys the "changed since the last turn" memory: a new or resumed session
    * hears about the opened file again.
    */
-  injectionsForTurn(session?: string): Injection[] {
+  injectionsForTurn(session: string | undefined, keep: (i: Injection) => boolean = () => true): Injection[] {
     const { injections, openedUri } = this.compute(session);
-    if (openedUri) this.injected = { session, uri: openedUri };
-    return injections;
+    const kept = injections.filter(keep);
+    // A dismissed opened-file chip is not "told": the next turn offers it again.
+    if (openedUri && kept.some((i) => i.kind === 'ide_opened_file')) this.injected = { session, uri: openedUri };
+    return kept;
   }
 
   /** What injectionsForTurn would return now, without consuming anything (previews, chips). */
@@ -100,6 +112,7 @@ export class EditorContextTracker implements vscode.Disposable {
   /** Forgets which file was last injected (the next turn names the opened file again). */
   reset(): void {
     this.injected = undefined;
+    this.changed.fire();
   }
 
   dispose(): void {

@@ -17,9 +17,10 @@ import { registerPinCommand } from './pinCommand';
 import { RequestPreviewer } from './requestPreview';
 import { showSessions } from './sessionsCommand';
 import { ContextStatusBar } from './statusBar';
+import { ChatApprover } from './approvals/chatApprover';
+import { NextTurnContext } from './chat/nextTurnContext';
 import { SessionStore } from './sessions/sessionStore';
 import { readAgentSettings, SETTINGS_SECTION } from './settings';
-import { VscodeApprover } from './tools/vscodeApprover';
 import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
 
 /**
@@ -30,7 +31,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Context Pipeline', { log: true });
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
   const apiKeys = new ApiKeyStore(context.secrets);
-  const approver = new VscodeApprover();
+  // The chat shows approval cards; `chat` is created below and only used once a tool asks.
+  const approver = new ChatApprover({ show: (item) => chat.post({ type: 'upsert', item }), reveal: () => chat.reveal() }, log);
   let knownKey: string | undefined;
   void apiKeys.get().then((k) => (knownKey = k));
   const store = SessionStore.inGlobalStorage(context.globalStorageUri.fsPath, { now: Date.now, random: Math.random, secrets: () => (knownKey ? [knownKey] : []) });
@@ -48,13 +50,18 @@ export function activate(context: vscode.ExtensionContext): void {
 
   let controller: ChatController | undefined;
   const editorContext = new EditorContextTracker();
+  const nextTurn = new NextTurnContext(editorContext);
   const statusBar = new ContextStatusBar();
   const toolSchemas = () => selectEnabledTools({ runCommandEnabled: readAgentSettings().enableRunCommand });
-  const previewer = new RequestPreviewer(log, async () => controller?.conversation(), toolSchemas, () => controller?.estimator, () => editorContext.preview(controller?.sessionLabel?.id));
+  const previewer = new RequestPreviewer(log, async () => controller?.conversation(), toolSchemas, () => controller?.estimator, () => nextTurn.preview(controller?.sessionLabel?.id));
   const chat = new ChatViewProvider(
     context.extensionUri,
     {
-      onReady: async () => controller?.onReady(),
+      onReady: async (view) => {
+        await controller?.onReady();
+        // Prompts still waiting for an answer come back after the view was hidden or reloaded.
+        for (const item of approver.pending()) view.post({ type: 'upsert', item });
+      },
       onMessage: async (message, view) => {
         switch (message.type) {
           case 'preview':
@@ -74,6 +81,15 @@ export function activate(context: vscode.ExtensionContext): void {
             return;
           case 'copy':
             await copyToClipboard(message.text);
+            return;
+          case 'approval':
+            approver.answer(message.id, message.approved, message.reason);
+            return;
+          case 'openDiff':
+            await approver.openDiff(message.id);
+            return;
+          case 'dismissContext':
+            controller?.dismissContext(message.key);
             return;
           default:
             await controller?.onMessage(message);
@@ -95,7 +111,7 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     version,
     onStatus: (figures) => statusBar.update(figures),
-    editorInjections: () => editorContext.injectionsForTurn(controller?.sessionLabel?.id),
+    nextTurn,
   });
   const compactions = new CompactionsTreeProvider(controller);
   const budgetController = controller;
@@ -113,6 +129,8 @@ export function activate(context: vscode.ExtensionContext): void {
     ...registerCompactionCommands(controller, log),
     ...registerCommands({ apiKeys, log }),
     editorContext,
+    // Chips above the input follow the editor (debounced: selection events come in bursts).
+    editorContext.onDidChange(debounce(() => controller?.postPendingContext(), 150)),
     registerPinCommand({ lastEditor: () => editorContext.editor, pin: (p) => controller?.pinText(p), log }),
     vscode.commands.registerCommand('contextPipeline.showBudget', () => BudgetPanel.show(context.extensionUri, budgetController, log)),
     vscode.window.registerWebviewPanelSerializer(BudgetPanel.viewType, {
@@ -129,6 +147,15 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   );
   log.info(`Context Pipeline activated (version ${version}).`);
+}
+
+/** Calls `fn` once calls have paused for `ms`. */
+function debounce(fn: () => void, ms: number): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(fn, ms);
+  };
 }
 
 /** Nothing to tear down beyond context.subscriptions (which stop a running turn and close the session). */

@@ -1,15 +1,21 @@
 import * as v from 'valibot';
 import { parseWith, type Parsed } from './validate';
 
-/** The Context Budget panel's protocol: the webview posts `ready` and `restore`; the host posts snapshots. */
+/** The Context Budget panel's protocol: the webview posts `ready`, `restore` and `unpin`; the host posts snapshots. */
 
 // ---------- webview → host ----------
 
+/** Ids of compactions, messages and blocks: word characters, dots, colons and dashes. */
+const Id = (what: string) => v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, `Invalid ${what} id`));
+
 const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('ready') }),
-  v.strictObject({ type: v.literal('restore'), id: v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, 'Invalid compaction id')) }),
+  v.strictObject({ type: v.literal('restore'), id: Id('compaction') }),
+  /** Unpin a whole message (`kind: 'message'`, a message id) or one pinned block (a block id). */
+  v.strictObject({ type: v.literal('unpin'), kind: v.picklist(['message', 'block']), id: Id('message or block') }),
 ]);
 
+/** A validated message from the budget webview. */
 export type BudgetToHost = v.InferOutput<typeof ToHostSchema>;
 
 /** Validates a message from the budget webview. */
@@ -35,6 +41,17 @@ const RequestRow = v.strictObject({
   /** A compaction ran before this request. */
   compactedBefore: v.boolean(),
 });
+/** A pinned region: a whole message, or one pinned block (e.g. a selection) of a message. */
+const PinnedRow = v.strictObject({
+  kind: v.picklist(['message', 'block']),
+  id: v.string(),
+  role: v.picklist(['user', 'assistant']),
+  turn: N,
+  /** `file:lines` of a pinned selection, the block type of another block, empty for a message. */
+  label: v.string(),
+  preview: v.string(),
+  tokens: N,
+});
 const CompactionRow = v.strictObject({ id: v.string(), at: N, trigger: v.string(), layer: v.string(), tokensBefore: N, tokensAfter: N, costUsd: N, lost: N, active: v.boolean() });
 
 const SnapshotSchema = v.strictObject({
@@ -57,6 +74,8 @@ const SnapshotSchema = v.strictObject({
   ledger: v.array(LedgerRow),
   diff: v.optional(v.strictObject({ added: v.array(DiffRow), removed: v.array(DiffRow), changed: v.array(DiffRow) })),
   compactions: v.array(CompactionRow),
+  /** What is pinned in the conversation (never compacted), in conversation order. */
+  pinned: v.array(PinnedRow),
   forecast: v.strictObject({ growthPerTurn: N, turns: v.optional(N), past: v.boolean(), limit: N }),
   busy: v.boolean(),
 });
@@ -67,8 +86,12 @@ const ToWebviewSchema = v.variant('type', [
   v.strictObject({ type: v.literal('notice'), level: v.picklist(['info', 'warning']), text: v.string() }),
 ]);
 
+/** A validated message from the host to the budget webview. */
 export type BudgetToWebview = v.InferOutput<typeof ToWebviewSchema>;
+/** Everything the panel shows at one moment. */
 export type BudgetSnapshot = Extract<BudgetToWebview, { type: 'snapshot' }>;
+/** One pinned region of a snapshot. */
+export type BudgetPinnedRow = BudgetSnapshot['pinned'][number];
 
 /** Validates a message from the host (the webview trusts nothing it did not check). */
 export function parseBudgetToWebview(input: unknown): Parsed<BudgetToWebview> {

@@ -68,6 +68,8 @@ const LinkHref = v.pipe(
   v.check(isAllowedLinkHref, 'Only http(s) URLs and workspace-relative paths may be opened'),
 );
 
+const ApprovalId = v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, 'Invalid approval id'));
+
 const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('ready') }),
   /** Send the user's words as a new turn. */
@@ -86,6 +88,17 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('slash'), name: v.picklist(['compact', 'new', 'pin']), arg: v.pipe(v.string(), v.maxLength(4000, 'Slash command arguments are limited to 4 000 characters')) }),
   /** Open a link from a rendered answer: http(s) in the browser, a relative path as a workspace file. */
   v.strictObject({ type: v.literal('openLink'), href: LinkHref }),
+  /** The user's answer to a pending approval card (ignored unless that approval is still pending). */
+  v.strictObject({
+    type: v.literal('approval'),
+    id: ApprovalId,
+    approved: v.boolean(),
+    reason: v.optional(v.pipe(v.string(), v.maxLength(2000, 'A reason is limited to 2 000 characters'))),
+  }),
+  /** Show a pending edit's diff in VS Code's diff editor again. */
+  v.strictObject({ type: v.literal('openDiff'), id: ApprovalId }),
+  /** Leave an editor-context block out of the next message (`key` from a `pendingContext` chip). */
+  v.strictObject({ type: v.literal('dismissContext'), key: v.pipe(v.string(), v.maxLength(400)) }),
   /** Put text on the clipboard (when the webview's own clipboard access failed). */
   v.strictObject({ type: v.literal('copy'), text: Text }),
 ]);
@@ -106,6 +119,11 @@ const StatusSchema = v.strictObject({
   model: v.string(),
   contextWindow: v.number(),
   outputReserve: v.number(),
+  /** Compaction thresholds, as fractions of the effective window (window − output reserve). */
+  softThreshold: v.number(),
+  hardThreshold: v.number(),
+  /** Whether the soft threshold compacts on its own ('off' leaves it to Compact Now). */
+  autoCompact: v.boolean(),
   apiKey: v.picklist(['secret-storage', 'environment', 'missing']),
   /** Where requests go when not the Anthropic API (a proxy or the scripted test server). */
   baseUrl: v.optional(v.string()),
@@ -152,6 +170,16 @@ const ToWebviewSchema = v.variant('type', [
   v.strictObject({ type: v.literal('upsert'), item: ChatItemSchema }),
   /** Streamed text appended to an assistant item. */
   v.strictObject({ type: v.literal('delta'), id: v.string(), text: v.string() }),
+  /**
+   * The editor context that will go with the next message (chips above the input), with
+   * its calibrated tokens; `key` identifies a chip for `dismissContext`.
+   */
+  v.strictObject({
+    type: v.literal('pendingContext'),
+    chips: v.array(v.strictObject({ key: v.string(), tag: v.string(), label: v.string(), tokens: v.number(), text: v.string(), pinned: v.boolean() })),
+    /** Kinds turned off in the settings, so the user knows why nothing shows. */
+    disabled: v.array(v.picklist(['ide_selection', 'ide_opened_file'])),
+  }),
   /** A retry is scheduled: show a countdown (cleared by `waitMs: 0`). */
   v.strictObject({ type: v.literal('retrying'), waitMs: v.number(), attempt: v.number(), reason: v.string() }),
 ]);

@@ -27,6 +27,30 @@ export const ChatItemSchema = v.variant('kind', [
     status: v.picklist(['running', 'done', 'error', 'cancelled']),
     result: v.optional(v.string()),
     durationMs: v.optional(v.number()),
+    /** Calibrated tokens of the whole result as sent to the model (not just the preview). */
+    tokens: v.optional(v.number()),
+  }),
+  /**
+   * The agent asks before a side effect: an edit (with its diff) or a shell command. Answered
+   * inline with Apply / Reject (optionally with a reason for the model); the host only accepts
+   * an answer for an approval that is still pending.
+   */
+  v.strictObject({
+    kind: v.literal('approval'),
+    id: v.string(),
+    tool: v.picklist(['edit_file', 'run_command']),
+    /** The file (workspace-relative) or the command line. */
+    subject: v.string(),
+    /** One line of context: "new file", or the folder a command runs in. */
+    detail: v.string(),
+    /** The unified diff of an edit, line by line (`op`: '+', '-', ' ' or '@' for a hunk header). */
+    diff: v.optional(v.array(v.strictObject({ op: v.picklist(['+', '-', ' ', '@']), text: v.string() }))),
+    added: v.optional(v.number()),
+    removed: v.optional(v.number()),
+    /** Diff lines left out of `diff` (the full diff is in the diff editor). */
+    omittedLines: v.optional(v.number()),
+    state: v.picklist(['pending', 'approved', 'rejected', 'cancelled']),
+    reason: v.optional(v.string()),
   }),
   v.strictObject({ kind: v.literal('notice'), id: v.string(), level: v.picklist(['info', 'warning']), text: v.string() }),
   /** A compaction summary standing in for older turns: expands to the summary; links to the originals. */

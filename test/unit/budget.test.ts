@@ -88,4 +88,44 @@ describe('budget protocol', () => {
     assert.equal(parseBudgetToWebview({ type: 'snapshot' }).ok, false);
     assert.ok(parseBudgetToWebview({ type: 'empty', reason: 'no session' }).ok);
   });
+
+  it('accepts unpin of a message or a block', () => {
+    assert.deepEqual(parseBudgetToHost({ type: 'unpin', kind: 'message', id: 'msg_3' }), { ok: true, value: { type: 'unpin', kind: 'message', id: 'msg_3' } });
+    assert.ok(parseBudgetToHost({ type: 'unpin', kind: 'block', id: '2026-11-21T23-59x1.blk_12' }).ok);
+  });
+
+  it('rejects malformed unpin messages', () => {
+    for (const bad of [
+      { type: 'unpin' },
+      { type: 'unpin', id: 'msg_3' },
+      { type: 'unpin', kind: 'message' },
+      { type: 'unpin', kind: 'everything', id: 'msg_3' },
+      { type: 'unpin', kind: 'block', id: '' },
+      { type: 'unpin', kind: 'block', id: 42 },
+      { type: 'unpin', kind: 'block', id: '../../etc' + '/passwd' },
+      { type: 'unpin', kind: 'block', id: '<img src=x>' },
+      { type: 'unpin', kind: 'block', id: 'b'.repeat(201) },
+      { type: 'unpin', kind: 'message', id: 'msg_3', pinned: true },
+    ]) {
+      assert.equal(parseBudgetToHost(bad).ok, false, JSON.stringify(bad));
+    }
+  });
+
+  it('validates the pinned regions of a snapshot', () => {
+    const snapshot = {
+      type: 'snapshot', session: 's', model: 'm', contextWindow: 200_000, outputReserve: 32_000, softThreshold: 0.7, hardThreshold: 0.9,
+      categories: [], nextTotal: 0, nextEstimate: 0, calibration: 1, tokenizer: 'o200k', requests: [], ledger: [], compactions: [],
+      pinned: [
+        { kind: 'message', id: 'msg_1', role: 'user', turn: 1, label: '', preview: 'What does greet do?', tokens: 12 },
+        { kind: 'block', id: 'blk_4', role: 'user', turn: 2, label: 'src/greet.js:1-3', preview: 'export function greet(name) {', tokens: 30 },
+      ],
+      forecast: { growthPerTurn: 0, past: false, limit: 1000 }, busy: false,
+    };
+    assert.ok(parseBudgetToWebview(snapshot).ok);
+    const { pinned: _dropped, ...withoutPinned } = snapshot;
+    assert.equal(parseBudgetToWebview(withoutPinned).ok, false, 'pinned is required');
+    assert.equal(parseBudgetToWebview({ ...snapshot, pinned: [{ kind: 'region', id: 'x', role: 'user', turn: 1, label: '', preview: '', tokens: 1 }] }).ok, false);
+    assert.equal(parseBudgetToWebview({ ...snapshot, pinned: [{ kind: 'block', id: 'x', role: 'system', turn: 1, label: '', preview: '', tokens: 1 }] }).ok, false);
+    assert.equal(parseBudgetToWebview({ ...snapshot, pinned: [{ kind: 'block', id: 'x', role: 'user', turn: 1, label: '', preview: '', tokens: '1' }] }).ok, false);
+  });
 });

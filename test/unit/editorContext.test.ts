@@ -1,10 +1,15 @@
 import { strict as assert } from 'node:assert';
 import { renderInjection } from '../../src/core/injections';
-import { isExcluded, looksLikeSecret, MAX_SELECTION_CHARS, nameDocument, sameSelection, selectionInjection } from '../../src/host/editorContext';
+import { isExcluded, isPanelScheme, looksLikeSecret, MAX_SELECTION_CHARS, nameDocument, sameSelection, selectionInjection } from '../../src/host/editorContext';
 
 const file = (rel: string | undefined, fsPath = `/w/${rel ?? 'outside.ts'}`) => ({ scheme: 'file', uriPath: fsPath, fsPath, ...(rel === undefined ? {} : { workspaceRelative: rel }) });
 
 describe('editor context helpers', () => {
+  it("never takes the Output panel or the extension's own documents (a proposed diff, an original) for the user's editor", () => {
+    for (const scheme of ['output', 'context-pipeline-proposed', 'context-pipeline-record']) assert.equal(isPanelScheme(scheme), true, scheme);
+    for (const scheme of ['file', 'untitled', 'vscode-remote']) assert.equal(isPanelScheme(scheme), false, scheme);
+  });
+
   describe('looksLikeSecret', () => {
     for (const p of ['.env', '.env.local', 'config/.env.production', 'id_rsa', 'home/.ssh/id_ed25519', 'certs/server.pem', 'a\\b\\tls.key', 'store.p12', '.npmrc', '.netrc', 'keys/app.JKS']) {
       it(`flags ${p}`, () => assert.ok(looksLikeSecret(p)));

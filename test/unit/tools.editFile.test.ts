@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { chmod, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { computeEdit, detectEol } from '../../src/core/tools/applyEdit';
-import type { Approver } from '../../src/host/tools/approval';
+import type { Approver } from '../../src/host/approvals/approval';
 import { editFileTool } from '../../src/host/tools/editFile';
 import { cleanTempDirs, expectError, expectOk, ScriptedApprover, tempDir, toolContext, writeTree } from './support/toolsWorkspace';
 

@@ -6,6 +6,8 @@
 // the fake server received must be valid.
 //   node --import tsx --test test/vscode/agent.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 
@@ -67,13 +69,53 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     await screenshot(w.page, 'agent-tool-round');
   });
 
+  test('an edit is approved inline through its diff, and a rejection passes the reason to the model', async () => {
+    await w.newSession();
+    w.fake.script(
+      { text: 'I will make it friendlier.', toolUses: [{ name: 'edit_file', input: { path: 'src/greet.js', old_string: 'return `Hello, ${name}!`;', new_string: 'return `Hello, ${name}! Welcome back.`;' } }] },
+      { text: 'Also a farewell.', toolUses: [{ name: 'edit_file', input: { path: 'src/greet.js', old_string: 'export function greet', new_string: 'export function bye() {}\nexport function greet' } }] },
+      { text: 'Done: greet() now welcomes the user; no farewell added.' },
+    );
+    await w.send('Make greet friendlier');
+    const card = w.frame.locator('[data-testid="approval"][data-state="pending"]');
+    await card.waitFor({ state: 'visible', timeout: 30_000 });
+    // The card shows the diff, and the same edit is open in VS Code's diff editor.
+    const diff = card.locator('[data-testid="approval-diff"]');
+    assert.match(await diff.locator('.line.del').first().innerText(), /^-\s*return `Hello, \$\{name\}!`;/);
+    assert.match(await diff.locator('.line.add').first().innerText(), /^\+\s*return `Hello, \$\{name\}! Welcome back.`;/);
+    assert.match(await card.locator('.counts').innerText(), /\+1\s+−1/);
+    await w.page.locator('.tabs-container .tab', { hasText: 'greet.js ↔ proposed edit' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    await w.page.locator('.part.editor .editor.modified .view-line', { hasText: 'Welcome back.' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(w.page, 'agent-approve-edit');
+    await card.locator('[data-testid="approve"]').click();
+    await w.frame.locator('[data-testid="approval"][data-state="approved"]').waitFor({ state: 'visible', timeout: 15_000 });
+    // The second edit: rejected with a reason.
+    const second = w.frame.locator('[data-testid="approval"][data-state="pending"]');
+    await second.waitFor({ state: 'visible', timeout: 30_000 });
+    await second.locator('input.reason').fill('no farewell please');
+    await second.locator('[data-testid="reject"]').click();
+    await w.waitForAnswer('no farewell added.');
+    await w.waitIdle();
+    assert.equal(readFileSync(join(w.dirs.workspace, 'src/greet.js'), 'utf8'), 'export function greet(name) {\n  return `Hello, ${name}! Welcome back.`;\n}\n', 'the approved edit is on disk, the rejected one is not');
+    const results = w.fake.requests.at(-1).body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
+    assert.match(JSON.stringify(results.at(-1).content), /declined.*no farewell please/);
+    assert.equal(await w.frame.locator('[data-testid="approval"][data-state="rejected"] .outcome').innerText(), 'Rejected. Reason: no farewell please');
+    // The diff editor tab closes once the edit is answered.
+    await w.page.locator('.tabs-container .tab', { hasText: 'proposed edit' }).first().waitFor({ state: 'hidden', timeout: 10_000 });
+    // The editor reverts the file to what is on disk, and tool cards carry their result tokens.
+    assert.match(await w.frame.locator('.item.tool.done .tokens').first().innerText(), /[\d,]+ tokens/);
+  });
+
   test('Stop during a tool round cancels it and leaves a history the API accepts', async () => {
     await w.newSession();
     w.fake.script({ toolUses: [{ name: 'run_command', input: { command: 'sleep 30' } }] }, { text: 'Understood, not running it.' });
     await w.send('Run sleep 30 please');
-    const dialog = w.page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ state: 'visible', timeout: 30_000 });
-    await dialog.getByRole('button', { name: 'Run', exact: true }).click();
+    // The command is approved inline, in the chat.
+    const card = w.frame.locator('[data-testid="approval"][data-state="pending"]');
+    await card.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.equal(await card.locator('[data-testid="approval-command"]').innerText(), 'sleep 30');
+    await card.locator('[data-testid="approve"]').click();
     await w.frame.locator('.item.tool.running').waitFor({ state: 'visible', timeout: 30_000 });
     const t0 = Date.now();
     await w.frame.locator('.composer button.stop').click();

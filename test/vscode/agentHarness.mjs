@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureHarness, REPO_ROOT } from './setup.mjs';
 
-export const VSIX = join(REPO_ROOT, 'dist', 'context-pipeline.vsix');
+/** The packaged extension the tests install (CP_VSIX overrides it, e.g. a copy another build cannot clobber). */
+export const VSIX = process.env.CP_VSIX ?? join(REPO_ROOT, 'dist', 'context-pipeline.vsix');
 const UI_TIMEOUT = 30_000;
 
 /**
@@ -51,6 +52,10 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
     dirs,
     get frame() {
       return frame;
+    },
+    /** Re-finds the chat webview after VS Code recreated it (the view was collapsed or hidden). */
+    async refindFrame() {
+      frame = await chatFrame(page);
     },
     /** Re-finds the chat webview (after a reload). */
     async reopen() {

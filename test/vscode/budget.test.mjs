@@ -2,7 +2,10 @@
 // (the second with a tool call, so three requests), then "Context Pipeline: Show Context
 // Budget"; the panel must show the window bar and legend, a legend that adds up to the
 // next-request estimate it shows (and close to what the server reported), the last request's
-// ledger, and a history of three requests.
+// ledger, and a history of three requests drawn by uPlot. Then: a message pinned in the chat
+// and a selection pinned with Pin Selection are listed in the panel and Unpin there unpins them
+// (the chat's button follows); the request history is the same after "Developer: Reload
+// Window"; and the panel follows a switch to a light theme.
 //   node --import tsx --test test/vscode/budget.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -27,6 +30,16 @@ async function budgetFrame(page, timeout = UI_TIMEOUT) {
 }
 
 const num = (s) => Number(String(s).replace(/[^\d.]/g, ''));
+const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
+
+/** Waits until `probe()` returns true (polling), or fails saying what was awaited. */
+async function until(what, probe, timeout = UI_TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 describe('Context Budget panel in a real VS Code, against the fake Anthropic API', { timeout: 300_000 }, () => {
   let w;
@@ -34,7 +47,7 @@ describe('Context Budget panel in a real VS Code, against the fake Anthropic API
 
   before(async () => {
     workbench = await import('./workbench.mjs');
-    w = await startAgentWorld({ settings: { 'workbench.colorTheme': 'Default Dark Modern' }, workspaceFiles: { 'src/greet.js': 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n' } });
+    w = await startAgentWorld({ settings: { 'workbench.colorTheme': 'Default Dark Modern' }, workspaceFiles: { 'src/greet.js': GREET } });
   });
 
   after(async () => {
@@ -61,7 +74,13 @@ describe('Context Budget panel in a real VS Code, against the fake Anthropic API
     // The history reaches three requests (snapshots are throttled, so wait for it).
     await frame.locator('[data-testid="requests-table"] tbody tr').nth(2).waitFor({ timeout: UI_TIMEOUT });
     assert.equal(await frame.locator('[data-testid="requests-table"] tbody tr').count(), 3);
-    assert.equal(await frame.locator('[data-testid="budget-chart"] [data-testid="chart-point"]').count(), 3);
+    // The chart is uPlot's canvas, with the three requests.
+    const chart = frame.locator('[data-testid="budget-chart"]');
+    await chart.locator('.uplot canvas').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.equal(await chart.getAttribute('data-points'), '3');
+    const box = await chart.locator('.uplot canvas').first().boundingBox();
+    assert.ok(box && box.width > 300 && box.height > 150, `the chart has a size (${JSON.stringify(box)})`);
+    assert.ok((await chart.locator('.u-legend').innerText()).includes('Cache reads'), 'the chart has a legend');
 
     const segments = await frame.locator('[data-testid="bar-segment"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-category')));
     for (const c of ['system', 'tools', 'user', 'assistant', 'toolResults', 'free', 'reserve']) assert.ok(segments.includes(c), `bar has ${c} (${segments.join(', ')})`);
@@ -87,8 +106,102 @@ describe('Context Budget panel in a real VS Code, against the fake Anthropic API
     assert.equal(await frame.locator('[data-testid="ledger-diff"]').count(), 1);
 
     const path = await workbench.screenshot(w.page, 'budget-panel');
+    await frame.locator('[data-testid="budget-history"]').scrollIntoViewIfNeeded();
+    const chartShot = await workbench.screenshot(w.page, 'budget-panel-chart');
     await frame.locator('[data-testid="budget-ledger"]').scrollIntoViewIfNeeded();
     const ledgerShot = await workbench.screenshot(w.page, 'budget-panel-ledger');
-    process.stderr.write(`[budget] screenshots ${path}, ${ledgerShot}\n`);
+    process.stderr.write(`[budget] screenshots ${path}, ${chartShot}, ${ledgerShot}\n`);
+  });
+
+  test('lists what is pinned, and Unpin there unpins it in the chat too', async () => {
+    let frame = await budgetFrame(w.page);
+    await frame.locator('[data-testid="pinned-empty"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+
+    // A whole message, pinned with the chat's Pin button.
+    await w.frame.locator('.item.user .pin').first().click();
+    await w.frame.locator('.item.user.pinned').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const message = frame.locator('[data-testid="pinned-row"][data-kind="message"]');
+    await message.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.equal(await message.count(), 1);
+    assert.match(await message.innerText(), /You · turn 1 · whole message\s+What does greet do\?/);
+    assert.ok(num(await message.locator('td').nth(1).innerText()) > 0, 'the pinned message shows its tokens');
+    await frame.locator('[data-testid="budget-pinned"]').scrollIntoViewIfNeeded();
+    await workbench.screenshot(w.page, 'budget-pinned');
+    await message.locator('[data-testid="unpin"]').click();
+    await frame.locator('[data-testid="pinned-empty"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await until('the chat to show the message unpinned', async () => (await w.frame.locator('.item.user.pinned').count()) === 0);
+    assert.equal(await w.frame.locator('.item.user .pin').first().innerText(), 'Pin');
+    const unpins = () => w.sessionEntries().flatMap((f) => f.entries.filter((e) => e.type === 'unpin'));
+    assert.ok(unpins().length > 0, 'the unpin is in the session file');
+
+    // A selection, pinned with Pin Selection and sent with the next message.
+    const { page } = w;
+    await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('Control+P');
+    const box = page.locator('.quick-input-widget input');
+    await box.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await box.fill('greet.js');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).first().waitFor({ timeout: UI_TIMEOUT });
+    await page.keyboard.press('Enter');
+    const line1 = page.locator('.editor-instance .monaco-editor .view-line', { hasText: 'export function greet' });
+    await line1.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await line1.click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Shift+ArrowDown');
+    await w.command('Context Pipeline: Pin Selection');
+    await page.locator('.notifications-toasts', { hasText: 'Pinned 2 lines of src/greet.js' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await w.frame.getByRole('textbox', { name: 'Message' }).click();
+    w.fake.script({ text: 'Pinned, noted.' });
+    await w.send('Keep this in mind.');
+    await w.waitForAnswer('Pinned, noted.');
+    await w.waitIdle();
+
+    await w.command('Context Pipeline: Show Context Budget');
+    frame = await budgetFrame(w.page);
+    const block = frame.locator('[data-testid="pinned-row"][data-kind="block"]');
+    await block.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.equal(await block.count(), 1);
+    assert.match(await block.innerText(), /src\/greet\.js:1-2 · in your message of turn 3\s+export function greet\(name\) \{/);
+    const blockId = await block.getAttribute('data-id');
+    await block.locator('[data-testid="unpin"]').click();
+    await frame.locator('[data-testid="pinned-empty"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.ok(unpins().some((e) => e.blockId === blockId), 'the unpin of the selection block is in the session file');
+  });
+
+  test('the request history is the same after Developer: Reload Window', async () => {
+    let frame = await budgetFrame(w.page);
+    const rowsOf = (f) => f.locator('[data-testid="requests-table"] tbody tr');
+    await rowsOf(frame).nth(3).waitFor({ timeout: UI_TIMEOUT });
+    const before = await rowsOf(frame).allInnerTexts();
+    assert.equal(before.length, 4, `four requests before the reload: ${JSON.stringify(before)}`);
+
+    const reloaded = w.page.waitForEvent('framenavigated', { predicate: (f) => f === w.page.mainFrame(), timeout: 60_000 });
+    await w.command('Developer: Reload Window');
+    await reloaded;
+    await w.page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await w.page.locator('.part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+    // VS Code may restore the panel itself (its serializer); the command reveals it either way.
+    await w.command('Context Pipeline: Show Context Budget');
+    frame = await budgetFrame(w.page, 60_000);
+    await rowsOf(frame).nth(before.length - 1).waitFor({ timeout: UI_TIMEOUT });
+    assert.deepEqual(await rowsOf(frame).allInnerTexts(), before, 'the same rows, rebuilt from the session file');
+    assert.equal(await frame.locator('[data-testid="budget-chart"]').getAttribute('data-points'), String(before.length));
+    await frame.locator('[data-testid="budget-history"]').scrollIntoViewIfNeeded();
+    process.stderr.write(`[budget] after reload: ${await workbench.screenshot(w.page, 'budget-panel-reloaded')}\n`);
+  });
+
+  test('follows a switch to a light theme', async () => {
+    const markers = async (f) => f.locator('[data-testid="budget-chart"] .u-legend .u-marker').evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
+    const dark = await markers(await budgetFrame(w.page));
+    // Switches to the preferred light theme (Light Modern by default).
+    await w.command('Preferences: Toggle between Light/Dark Themes');
+    const frame = await budgetFrame(w.page);
+    await frame.locator('body.vscode-light').waitFor({ state: 'attached', timeout: UI_TIMEOUT });
+    await frame.locator('[data-testid="budget-chart"] .uplot canvas').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await until('the chart to take the light theme\'s colours', async () => JSON.stringify(await markers(frame)) !== JSON.stringify(dark));
+    await frame.locator('[data-testid="budget-history"]').scrollIntoViewIfNeeded();
+    await w.page.waitForTimeout(300); // the chart is rebuilt with the new colours on the next frame
+    process.stderr.write(`[budget] light theme: ${await workbench.screenshot(w.page, 'budget-panel-light')}\n`);
   });
 });

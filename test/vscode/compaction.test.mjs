@@ -108,26 +108,6 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
     await eventually(async () => (await header.boundingBox()).y < top - 200, { what: 'the Compactions view to grow' });
   }
 
-  /** Drags the sash between the side bar and the editor right so tree descriptions are not cut (for the screenshots). */
-  async function widenSidebar() {
-    const sidebar = w.page.locator('.part.sidebar');
-    const right = (await sidebar.boundingBox()).x + (await sidebar.boundingBox()).width;
-    let best;
-    for (const s of await w.page.locator('.monaco-sash.vertical').all()) {
-      const b = await s.boundingBox();
-      if (b && b.height > 200 && (!best || Math.abs(b.x - right) < Math.abs(best.x - right))) best = b;
-    }
-    assert.ok(best && Math.abs(best.x - right) < 10, 'the sash right of the side bar was found');
-    const x = best.x + best.width / 2;
-    const y = best.y + best.height / 2;
-    await w.page.mouse.move(x, y);
-    await w.page.mouse.down();
-    await w.page.mouse.move(x + 120, y, { steps: 5 });
-    await w.page.mouse.move(x + 240, y, { steps: 5 });
-    await w.page.mouse.up();
-    await eventually(async () => (await sidebar.boundingBox()).width > right + 150 - (await sidebar.boundingBox()).x, { what: 'the side bar to widen' });
-  }
-
   /** A row of the Compactions tree whose text matches. */
   function row(pane, text) {
     return pane.locator('.monaco-list-row', { hasText: text }).first();
@@ -203,7 +183,7 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
     const manual = row(pane, 'Manual · ');
     await manual.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await enlargeCompactions();
-    await widenSidebar();
+    await workbench.widenSidebar(w.page);
     const label = await manual.locator('.label-name').innerText();
     assert.match(label, /^Manual · /);
     const description = await manual.locator('.label-description').innerText();

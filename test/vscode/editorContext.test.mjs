@@ -49,6 +49,15 @@ describe('editor context in a real VS Code', { timeout: 300_000 }, () => {
     await page.keyboard.press('Shift+ArrowDown');
     await page.locator('.editor-instance .monaco-editor .selected-text').first().waitFor({ state: 'visible', timeout: 10_000 });
 
+    // Above the input: chips for exactly what will go with the message, with their tokens.
+    const chips = w.frame.locator('[data-testid="pending-context"] .pending-chip');
+    await chips.filter({ hasText: 'src/greet.js:1-2' }).waitFor({ state: 'visible', timeout: 10_000 });
+    const chipTexts = (await chips.allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
+    assert.equal(chipTexts.length, 2, JSON.stringify(chipTexts));
+    assert.match(chipTexts[0], /^file src\/greet\.js [\d,]+ tok✕$/);
+    assert.match(chipTexts[1], /^selection src\/greet\.js:1-2 [\d,]+ tok✕$/);
+    assert.match(await chips.nth(1).getAttribute('title'), /<ide_selection>The user selected the lines 1 to 2/);
+
     // Into the chat and send.
     await w.frame.getByRole('textbox', { name: 'Message' }).click();
     w.fake.script({ text: 'It builds a greeting.' });
@@ -76,6 +85,23 @@ describe('editor context in a real VS Code', { timeout: 300_000 }, () => {
     const second = lastUserTexts(w);
     assert.equal(second.filter((t) => t.startsWith('<ide_opened_file>')).length, 0, `no opened-file block in ${JSON.stringify(second)}`);
     assert.equal(second.filter((t) => t.startsWith(SELECTION_HEAD)).length, 1, 'the selection still goes with every message');
+    // The opened file was told: only the selection chip is left.
+    assert.deepEqual((await w.frame.locator('[data-testid="pending-context"] .pending-chip .chip-kind').allTextContents()), ['selection']);
+  });
+
+  test('a chip clicked away is left out of that message only', async () => {
+    const chip = w.frame.locator('[data-testid="pending-context"] .pending-chip', { hasText: 'src/greet.js:1-2' });
+    await chip.locator('.chip-remove').click();
+    await chip.waitFor({ state: 'detached', timeout: 10_000 });
+    w.fake.script({ text: 'Answered without the selection.' });
+    await w.send('Without context please.');
+    await w.waitForAnswer('Answered without the selection.');
+    await w.waitIdle();
+    const texts = lastUserTexts(w);
+    assert.equal(texts.filter((t) => t.startsWith('<ide_selection>')).length, 0, `no selection block in ${JSON.stringify(texts)}`);
+    assert.equal(await w.frame.locator('.item.user').last().locator('.chip').count(), 0, 'the message shows no context went with it');
+    // The next message offers the selection again.
+    await chip.waitFor({ state: 'visible', timeout: 10_000 });
   });
 
   test('Pin Selection queues the selection as a pinned block of the next message', async () => {

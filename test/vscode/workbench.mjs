@@ -110,3 +110,33 @@ export async function screenshot(page, name) {
   await page.screenshot({ path });
   return path;
 }
+
+/**
+ * Drags the sash between the side bar and the editor right by `by` pixels (so tree
+ * descriptions and the chat are not cut in screenshots) and waits until the side bar grew.
+ * @param {import('playwright-core').Page} page
+ * @param {number} [by]
+ */
+export async function widenSidebar(page, by = 240) {
+  const sidebar = page.locator('.part.sidebar');
+  const start = await sidebar.boundingBox();
+  const right = start.x + start.width;
+  let best;
+  for (const s of await page.locator('.monaco-sash.vertical').all()) {
+    const b = await s.boundingBox();
+    if (b && b.height > 200 && (!best || Math.abs(b.x - right) < Math.abs(best.x - right))) best = b;
+  }
+  if (!best || Math.abs(best.x - right) >= 10) throw new Error('the sash right of the side bar was not found');
+  const x = best.x + best.width / 2;
+  const y = best.y + best.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + by / 2, y, { steps: 5 });
+  await page.mouse.move(x + by, y, { steps: 5 });
+  await page.mouse.up();
+  const deadline = Date.now() + 10_000;
+  while ((await sidebar.boundingBox()).width < start.width + by - 90) {
+    if (Date.now() > deadline) throw new Error('the side bar did not widen');
+    await page.waitForTimeout(100);
+  }
+}

@@ -3,6 +3,7 @@ import { applyUserMessage, assembleUserMessage } from '../assemble';
 import { appendAssistantMessage, type AssistantContent } from '../assistant';
 import { ttlMs, type PreviousBreakpoint } from '../cacheAnchors';
 import type { ConversationState, Injection } from '../model';
+import { pinBlock, pinMessage, type PinChange } from '../pins';
 import { prepareRequest } from '../pipeline';
 import type { Clock, IdSource, Tokenizer } from '../ports';
 import { makeRequestCounter } from '../requestTokens';
@@ -100,20 +101,21 @@ export class AgentSession {
     return this.runManualCompaction(instructions);
   }
 
-  /**
-   * Pins (never compacted) or unpins every block of a message. The message is replaced by a
-   * copy with the new flags (blocks are immutable values) and the change is persisted.
-   */
-  async setPinned(messageId: string, pinned: boolean): Promise<SendResult> {
+  /** Pins (never compacted) or unpins every block of a message — the chat's Pin toggle — and persists it. */
+  setPinned(messageId: string, pinned: boolean): Promise<SendResult> {
+    return this.applyPins(pinMessage(this.stateValue, messageId, pinned), pinned);
+  }
+
+  /** Pins or unpins one block (e.g. a Pin Selection block), persisted the same way. */
+  setBlockPinned(blockId: string, pinned: boolean): Promise<SendResult> {
+    return this.applyPins(pinBlock(this.stateValue, blockId, pinned), pinned);
+  }
+
+  private async applyPins(change: PinChange, pinned: boolean): Promise<SendResult> {
     if (this.running || this.compacting) return { ok: false, reason: 'Wait for the running turn or compaction to finish.' };
-    const index = this.stateValue.messages.findIndex((m) => m.id === messageId);
-    const message = this.stateValue.messages[index];
-    if (!message) return { ok: false, reason: 'That message is no longer in the conversation (it may have been compacted).' };
-    const blocks = message.blocks.map((b) => (b.meta.pinned === pinned ? b : { ...b, meta: { ...b.meta, pinned } }));
-    const messages = [...this.stateValue.messages];
-    messages[index] = { ...message, blocks };
-    this.stateValue = { ...this.stateValue, messages };
-    await this.deps.sink.pins(blocks.map((b) => b.meta.id), pinned);
+    if (!change.ok) return change;
+    this.stateValue = change.state;
+    await this.deps.sink.pins(change.blockIds, pinned);
     this.emit({ type: 'history_replaced', messages: this.stateValue.messages });
     return { ok: true };
   }

@@ -5,6 +5,7 @@
 import type { Block, Message, TextBlock, ToolResultBlock, ToolResultContent } from '../model';
 import { headChars } from '../text';
 import { SESSION_FORMAT, SESSION_VERSION, type CompactionEntry, type HeaderEntry, type SessionEntry, type TurnAbortedEntry, type UsageEntry } from './entries';
+import { requestHistoryOf, type RequestHistory } from './requestHistory';
 
 /** A compaction of the session and whether it is still in effect (not restored). */
 export interface CompactionState {
@@ -22,6 +23,8 @@ export interface ReplayedSession {
   /** Ids of the pinned blocks of `messages`. */
   readonly pins: readonly string[];
   readonly usage: readonly UsageEntry[];
+  /** Every request with its usage and compaction markers, rebuilt from the applied entries. */
+  readonly requestHistory: RequestHistory;
   readonly compactions: readonly CompactionState[];
   readonly abortedTurns: readonly TurnAbortedEntry[];
   /** Latest time found in the entries (ms). */
@@ -114,12 +117,14 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
     ignored.push(...s.index);
   }
   const final = repaired.messages.map((m) => withPins(m, pinState));
+  const skipped = new Set(ignored);
   return {
     header: header ?? { type: 'header', format: SESSION_FORMAT, version: SESSION_VERSION, sessionId: 'unknown', createdAt: updatedAt, model: 'unknown', workspace: '' },
     title,
     messages: final,
     pins: final.flatMap((m) => m.blocks.filter((b) => b.meta.pinned).map((b) => b.meta.id)),
     usage,
+    requestHistory: requestHistoryOf(entries.filter((_, i) => !skipped.has(i))),
     compactions: [...compactions.values()].map((c) => ({ entry: c.entry, active: c.active })),
     abortedTurns: aborted,
     updatedAt,

@@ -3,9 +3,11 @@ import type { AgentEvent } from '../../core/agent/events';
 import { BUDGET_CATEGORIES, CATEGORY_LABELS, categorizeLedger, diffLedgers, forecastTurns } from '../../core/budget';
 import { buildLedger } from '../../core/ledger';
 import type { ConversationState } from '../../core/model';
+import { pinnedRegions } from '../../core/pins';
 import { prepareRequest } from '../../core/pipeline';
 import type { Tokenizer } from '../../core/ports';
 import { makeRequestCounter } from '../../core/requestTokens';
+import { EMPTY_REQUEST_HISTORY, type RequestHistory } from '../../core/session/requestHistory';
 import type { TokenEstimator } from '../../core/tokens/estimator';
 import type { BudgetSnapshot } from '../../protocol/budget';
 
@@ -15,20 +17,40 @@ const clock = { now: () => Date.now() };
 type RequestRow = BudgetSnapshot['requests'][number];
 
 /**
- * What the budget panel needs that the session does not keep: the requests of this window
- * (usage per request), the conversation each of the last two requests was built from, and the
- * prompt size at the end of each turn (for the forecast). Fed with the controller's events.
+ * What the budget panel needs besides the conversation: the requests of the session (usage
+ * per request, rebuilt from the session file when it is opened, then fed with the
+ * controller's events), the conversation each of the last two requests of this window was
+ * built from, and the prompt size at the end of each turn (for the forecast).
  */
 export class BudgetHistory {
-  readonly requests: RequestRow[] = [];
-  /** Conversation of the request before the last, and of the last one. */
+  readonly requests: RequestRow[];
+  /** Conversation of the request before the last, and of the last one (this window only: not in the session file). */
   sent: ConversationState[] = [];
-  readonly turnPrompts: number[] = [];
+  readonly turnPrompts: number[];
   private awaitingUsage = false;
-  private compactedSinceRequest = false;
+  private compactedSinceRequest: boolean;
   private estimated = 0;
-  private count = 0;
+  private count: number;
 
+  /** Starts from the history the session file holds (empty for a new session). */
+  constructor(saved: RequestHistory = EMPTY_REQUEST_HISTORY) {
+    this.requests = saved.requests.slice(-MAX_REQUESTS).map((r) => ({
+      index: r.index,
+      promptTokens: r.promptTokens,
+      input: r.input,
+      cacheRead: r.cacheRead,
+      cacheWrite: r.cacheWrite,
+      output: r.output,
+      estimated: r.estimated,
+      costUsd: r.costUsd,
+      compactedBefore: r.compactedBefore,
+    }));
+    this.turnPrompts = [...saved.turnPrompts];
+    this.compactedSinceRequest = saved.compactedSinceLast;
+    this.count = saved.requests.at(-1)?.index ?? 0;
+  }
+
+  /** Takes one event of the open session (`state`: its conversation when the event happened). */
   observe(e: AgentEvent, state: ConversationState | undefined): void {
     switch (e.type) {
       case 'request_started':
@@ -123,6 +145,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     requests: [...history.requests],
     ledger: lastLedger.map((r) => ({ position: r.position, role: r.role, kind: r.kind, source: r.source, tokens: r.tokens, breakpoint: r.breakpoint, preview: r.preview, ...(r.blockId !== undefined ? { blockId: r.blockId } : {}) })),
     ...(prevLedger ? { diff: mutableDiff(diffLedgers(prevLedger, lastLedger)) } : {}),
+    pinned: pinnedRegions(state.messages, tokenizer, calibration).map((r) => ({ kind: r.kind, id: r.id, role: r.role, turn: r.turn, label: r.label, preview: r.preview, tokens: r.tokens })),
     compactions: inp.compactions.slice(-10).reverse().map((c) => ({
       id: c.record.id,
       at: c.record.at,

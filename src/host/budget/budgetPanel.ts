@@ -9,7 +9,8 @@ const THROTTLE_MS = 500;
 /**
  * The Context Budget panel: an editor-area webview that shows where the window goes, how the
  * estimates compare with what the API reported, the request history, the last request's
- * ledger and its diff, compactions (with Restore) and a forecast. Updated live, throttled.
+ * ledger and its diff, what is pinned (with Unpin), compactions (with Restore) and a forecast.
+ * Updated live, throttled.
  */
 export class BudgetPanel implements vscode.Disposable {
   static readonly viewType = 'contextPipeline.budget';
@@ -53,7 +54,8 @@ export class BudgetPanel implements vscode.Disposable {
       extensionUri,
       title: 'Context Budget',
       script: 'dist/webview/budget.js',
-      styles: ['media/budget.css'],
+      // uPlot's stylesheet, bundled from the package by esbuild, then the panel's own.
+      styles: ['dist/webview/budget.css', 'media/budget.css'],
       body: '<main id="app" data-testid="budget-root" aria-live="polite"></main>',
     });
     this.disposables.push(
@@ -108,6 +110,13 @@ export class BudgetPanel implements vscode.Disposable {
       this.schedule();
       return;
     }
+    if (message.type === 'unpin') {
+      // The same core path as the chat's Pin toggle; the chat re-renders from the agent's event.
+      const r = await this.controller.unpin(message.kind, message.id);
+      if (!r.ok) this.post({ type: 'notice', level: 'warning', text: `Could not unpin: ${r.reason}` });
+      this.schedule();
+      return;
+    }
     // Same semantics as Restore in the Compactions tree: the agent refuses when it cannot.
     const r = await this.controller.restore(message.id);
     if (r.ok) void vscode.window.showInformationMessage('Context Pipeline: the original messages are back in the conversation.');
@@ -115,6 +124,7 @@ export class BudgetPanel implements vscode.Disposable {
     this.schedule();
   }
 
+  /** Closes the panel and releases its listeners. */
   dispose(): void {
     if (BudgetPanel.current === this) BudgetPanel.current = undefined;
     if (this.timer) clearTimeout(this.timer);

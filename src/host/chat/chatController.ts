@@ -5,7 +5,7 @@ import { Compactor } from '../../core/compaction/compactor';
 import { applyCalibration } from '../../core/tokens/calibration';
 import { messageRawTokens } from '../../core/tokens/blockTokens';
 import type { AgentEvent } from '../../core/agent/events';
-import type { ConversationState, Injection, ToolSchema } from '../../core/model';
+import type { ConversationState, Injection, Message, ToolSchema } from '../../core/model';
 import { counterIds, type Clock } from '../../core/ports';
 import { sessionDisplayTitle } from '../../core/session/markdown';
 import { agentSystemPrompt } from '../../core/systemPrompt';
@@ -17,11 +17,10 @@ import { BudgetHistory, buildBudgetSnapshot } from '../budget/budgetData';
 import type { ApiKeyStore } from '../apiKey';
 import { AnthropicLlmClient } from '../anthropic/anthropicClient';
 import type { ChatView } from '../chatViewProvider';
-import { sameSelection } from '../editorContext';
-import { currentEditorInjections } from '../editorContextTracker';
-import { readAgentSettings, readCompactionSettings, readPipelineConfig } from '../settings';
+import { readAgentSettings, readCompactionSettings, readEditorContextSettings, readPipelineConfig } from '../settings';
 import { loadTokenizer } from '../tokenizerLoader';
 import type { ContextFigures } from '../statusBar';
+import type { NextTurnContext } from './nextTurnContext';
 import type { OpenSession, SessionPort } from './sessionPort';
 import { TranscriptRenderer } from './transcriptRenderer';
 import { transcriptOf, type TokensOf } from './transcript';
@@ -41,8 +40,8 @@ export interface ChatControllerDeps {
   readonly version: string;
   /** Told whenever the session's figures change (status bar, budget views). */
   readonly onStatus?: (s: ContextFigures) => void;
-  /** Editor context for the next user turn (consumes "changed since the last turn"); defaults to the active editor's. */
-  readonly editorInjections?: () => Injection[];
+  /** The editor context and pinned selections that go with the next message. */
+  readonly nextTurn: NextTurnContext;
 }
 
 /**
@@ -76,6 +75,7 @@ export class ChatController implements vscode.Disposable {
     await this.ensureSession();
     this.view.post({ type: 'transcript', items: transcriptOf(this.currentMessages(), this.tokensOf()) });
     await this.postStatus();
+    this.postPendingContext();
   }
 
   /** Handles a validated message from the webview. */
@@ -112,6 +112,7 @@ export class ChatController implements vscode.Disposable {
     await this.opening;
     this.view.post({ type: 'transcript', items: [] });
     await this.postStatus();
+    this.postPendingContext();
   }
 
   /** Folder of the open session's saved pastes and tool outputs (read_file may read it). */
@@ -159,6 +160,12 @@ export class ChatController implements vscode.Disposable {
     return r;
   }
 
+  /** Unpins a whole message or one pinned block (the budget panel's Unpin): the chat's Pin toggle's path. */
+  async unpin(kind: 'message' | 'block', id: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    if (!this.agent) return { ok: false, reason: 'No session is open.' };
+    return kind === 'message' ? this.agent.setPinned(id, false) : this.agent.setBlockPinned(id, false);
+  }
+
   /** Switches to another stored session. */
   async resume(id: string): Promise<void> {
     await this.opening;
@@ -179,6 +186,7 @@ export class ChatController implements vscode.Disposable {
     await this.opening;
     this.view.post({ type: 'transcript', items: transcriptOf(this.currentMessages(), this.tokensOf()) });
     await this.postStatus();
+    this.postPendingContext();
   }
 
   /** The open session's conversation (opening the latest session if none is open yet). */
@@ -203,7 +211,11 @@ export class ChatController implements vscode.Disposable {
   private tokensOf(): TokensOf | undefined {
     const tokenizer = this.tokenizerValue;
     const estimator = this.estimatorValue;
-    return tokenizer && estimator ? (m) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)) : undefined;
+    if (!tokenizer || !estimator) return undefined;
+    const count: TokensOf = Object.assign((m: Message) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)), {
+      text: (text: string) => applyCalibration(estimator.calibration, { text: tokenizer.count(text), fixed: 0 }),
+    });
+    return count;
   }
 
   private currentMessages() {
@@ -221,6 +233,9 @@ export class ChatController implements vscode.Disposable {
       model: resolved.ok ? resolved.config.model : '(invalid settings)',
       contextWindow: window,
       outputReserve: resolved.ok ? resolved.config.outputReserve : 0,
+      softThreshold: resolved.ok ? resolved.config.softThreshold : 0,
+      hardThreshold: resolved.ok ? resolved.config.hardThreshold : 0,
+      autoCompact: readCompactionSettings().softAction === 'auto',
       apiKey: await this.deps.apiKeys.status(),
       ...(agent.baseUrl ? { baseUrl: agent.baseUrl } : {}),
       busy: this.agent?.busy ?? false,
@@ -247,27 +262,42 @@ export class ChatController implements vscode.Disposable {
 
   private async send(text: string): Promise<void> {
     await this.run(async (agent) => {
-      const pins = this.pins;
-      this.pins = [];
-      const editor = (this.deps.editorInjections ?? currentEditorInjections)().filter((i) => !pins.some((p) => sameSelection(p, i)));
-      agent.setPending([...editor, ...pins]);
+      const taken = this.deps.nextTurn.take(this.open?.id);
+      agent.setPending(taken);
+      this.postPendingContext();
       const result = await agent.send(text);
       // Nothing was sent: the pins wait for the next message.
-      if (!result.ok) this.pins = [...pins, ...this.pins];
+      if (!result.ok) {
+        this.deps.nextTurn.giveBack(taken);
+        this.postPendingContext();
+      }
       return result;
     });
   }
 
-  /** Selections pinned since the last message; they go with the next one as pinned blocks. */
-  private pins: Array<Extract<Injection, { kind: 'ide_selection' }>> = [];
-
   /** Queues a selection to go with the next message as a pinned block (never compacted). */
   pinText(pin: { path: string; startLine: number; endLine: number; text: string; truncatedChars?: number }): void {
     const injection: Extract<Injection, { kind: 'ide_selection' }> = { kind: 'ide_selection', ...pin, pinned: true };
-    if (!this.pins.some((p) => sameSelection(p, injection))) this.pins.push(injection);
+    this.deps.nextTurn.pin(injection);
+    this.postPendingContext();
     const lines = pin.endLine - pin.startLine + 1;
     this.deps.log.info(`Pinned lines ${pin.startLine}–${pin.endLine} of ${pin.path} for the next message.`);
     void vscode.window.showInformationMessage(`Pinned ${lines} ${lines === 1 ? 'line' : 'lines'} of ${pin.path}; they go with your next message and are never compacted.`);
+  }
+
+  /** Leaves a context chip out of the next message. */
+  dismissContext(key: string): void {
+    this.deps.nextTurn.dismiss(key);
+    this.postPendingContext();
+  }
+
+  /** Posts the chips of the context that goes with the next message. */
+  postPendingContext(): void {
+    const counter = this.tokensOf();
+    const count = (text: string) => (counter ? counter.text(text) : Math.ceil(text.length / 4));
+    const settings = readEditorContextSettings();
+    const disabled = [...(settings.selection ? [] : ['ide_selection' as const]), ...(settings.openedFile ? [] : ['ide_opened_file' as const])];
+    this.view.post({ type: 'pendingContext', chips: this.deps.nextTurn.chips(this.open?.id, count), disabled });
   }
 
   private async run(action: (agent: AgentSession) => Promise<{ ok: true } | { ok: false; reason: string }>): Promise<void> {
@@ -320,7 +350,7 @@ export class ChatController implements vscode.Disposable {
     const estimator = new TokenEstimator(loaded.tokenizer);
     this.estimatorValue = estimator;
     this.tokenizerValue = loaded.tokenizer;
-    this.budgetHistory = new BudgetHistory();
+    this.budgetHistory = new BudgetHistory(open.requestHistory);
     this.compactor = new Compactor({
       summariser: llm,
       clock,

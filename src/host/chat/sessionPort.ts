@@ -1,6 +1,7 @@
 import type { SessionSink } from '../../core/agent/events';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { Message } from '../../core/model';
+import type { RequestHistory } from '../../core/session/requestHistory';
 
 /** A session opened for chatting: its history so far and where new entries go. */
 export interface OpenSession {
@@ -13,6 +14,8 @@ export interface OpenSession {
   /** Cost so far and the last reported prompt size, for the header. */
   readonly costUsd: number;
   readonly lastPromptTokens: number;
+  /** The requests made so far (usage, compaction markers), for the budget panel's history. */
+  readonly requestHistory: RequestHistory;
   readonly sink: SessionSink;
   /** Human sentences about repairs made while loading (empty when the file was sound). */
   readonly repairs: readonly string[];

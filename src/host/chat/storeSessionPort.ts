@@ -1,6 +1,7 @@
 import type { SessionSink } from '../../core/agent/events';
 import type { Message } from '../../core/model';
 import type { ReplayedSession } from '../../core/session/replay';
+import { EMPTY_REQUEST_HISTORY } from '../../core/session/requestHistory';
 import type { SessionWriter } from '../sessions/sessionFile';
 import { entryToRecord, recordToEntry } from './recordCodec';
 import type { SessionStore } from '../sessions/sessionStore';
@@ -60,6 +61,7 @@ export class StoreSessionPort implements SessionPort {
       compactions: (replayed?.compactions ?? []).map((c) => ({ record: entryToRecord(c.entry), active: c.active })),
       costUsd: replayed?.usage.reduce((n, u) => n + u.costUsd, 0) ?? 0,
       lastPromptTokens: last ? last.usage.input_tokens + last.usage.cache_read_input_tokens + last.usage.cache_creation_input_tokens : 0,
+      requestHistory: replayed?.requestHistory ?? EMPTY_REQUEST_HISTORY,
       sink,
       repairs,
       close: () => writer.close(),

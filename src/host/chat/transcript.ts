@@ -32,8 +32,8 @@ export function inputText(input: unknown): string {
   return json.length > PREVIEW_CHARS ? `${json.slice(0, PREVIEW_CHARS)}…` : json;
 }
 
-/** The chat item of a finished tool call. */
-export function toolItem(id: string, name: string, input: unknown, outcome?: ToolOutcome | { content: ToolResultContent; isError: boolean }): ChatItem {
+/** The chat item of a tool call (running until it has an outcome); `tokensOf` counts the result as the model sees it. */
+export function toolItem(id: string, name: string, input: unknown, outcome?: ToolOutcome | { content: ToolResultContent; isError: boolean }, tokensOf?: TokensOf): ChatItem {
   const cancelled = outcome?.isError && typeof outcome.content === 'string' && outcome.content.startsWith('Cancelled:');
   return {
     kind: 'tool',
@@ -43,11 +43,20 @@ export function toolItem(id: string, name: string, input: unknown, outcome?: Too
     status: !outcome ? 'running' : cancelled ? 'cancelled' : outcome.isError ? 'error' : 'done',
     ...(outcome ? { result: resultText(outcome.content) } : {}),
     ...(outcome && 'durationMs' in outcome && outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
+    ...(outcome && tokensOf ? { tokens: Math.round(tokensOf.text(fullText(outcome.content))) } : {}),
   };
 }
 
-/** Calibrated tokens of a message, when the caller can count them. */
-export type TokensOf = (m: Message) => number;
+/** Calibrated token counts, when the caller can count them: of a message, and of plain text. */
+export interface TokensOf {
+  (m: Message): number;
+  text(text: string): number;
+}
+
+/** All of a tool result's text (images are counted by the API separately and left out here). */
+function fullText(content: ToolResultContent): string {
+  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+}
 
 /** Whether every block of a message is pinned (the chat's per-message pin). */
 export function isPinned(m: Message): boolean {
@@ -83,7 +92,7 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf):
     }
     const text = m.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
     if (text) items.push({ kind: 'assistant', id: m.id, text, streaming: false, messageId: m.id, pinned: isPinned(m), ...(tokensOf ? { tokens: Math.round(tokensOf(m)) } : {}) });
-    for (const b of m.blocks) if (b.type === 'tool_use') items.push(toolItem(b.id, b.name, b.input, results.get(b.id)));
+    for (const b of m.blocks) if (b.type === 'tool_use') items.push(toolItem(b.id, b.name, b.input, results.get(b.id), tokensOf));
   }
   return items;
 }

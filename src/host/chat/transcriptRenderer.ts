@@ -48,7 +48,7 @@ export class TranscriptRenderer {
         post({ type: 'upsert', item: toolItem(e.call.id, e.call.name, e.call.input) });
         return;
       case 'tool_finished':
-        post({ type: 'upsert', item: toolItem(e.call.id, e.call.name, e.call.input, e.outcome) });
+        post({ type: 'upsert', item: toolItem(e.call.id, e.call.name, e.call.input, e.outcome, this.tokensOf()) });
         return;
       case 'notice':
         post({ type: 'upsert', item: { kind: 'notice', id: `n-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`, level: e.level, text: e.text } });

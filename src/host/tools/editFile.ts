@@ -8,7 +8,7 @@ import { computeEdit, lineOf, snippetAround } from '../../core/tools/applyEdit';
 import { formatBytes, lineCount } from '../../core/text';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { EditFileInput } from '../../core/tools/validateInput';
-import { declinedMessage, type Approver } from './approval';
+import { declinedMessage, type Approver } from '../approvals/approval';
 import { writeFileAtomic } from './atomicWrite';
 import { guessBinaryType, looksBinary } from './binary';
 import { errorCode, resolveInWorkspace } from './paths';

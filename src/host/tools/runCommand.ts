@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { formatCount, toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { RunCommandInput } from '../../core/tools/validateInput';
-import { declinedMessage, type Approver } from './approval';
+import { declinedMessage, type Approver } from '../approvals/approval';
 import { OutputCollector } from './outputCollector';
 import { resolveInWorkspace } from './paths';
 import type { ToolContext } from './toolContext';

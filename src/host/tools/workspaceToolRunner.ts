@@ -7,7 +7,7 @@ import type { ToolCall, ToolOutcome, ToolRunner } from '../../core/agentPorts';
 import { capOutput, DEFAULT_TOOL_LIMITS, type ToolLimits } from '../../core/tools/limits';
 import { toolError, type ToolResult } from '../../core/tools/result';
 import { validateToolInput, type ValidatedToolCall } from '../../core/tools/validateInput';
-import type { Approver } from './approval';
+import type { Approver } from '../approvals/approval';
 import { editFileTool } from './editFile';
 import { listFilesTool } from './listFiles';
 import { readFileTool } from './readFile';

@@ -1,7 +1,9 @@
 import { parseBudgetToWebview, type BudgetSnapshot, type BudgetToHost } from '../../protocol/budget';
 import { el, formatTokens } from '../shared/dom';
 import { vscodeApi } from '../shared/vscodeApi';
-import { historyChart, SERIES } from './chart';
+import { HistoryChart } from './chart';
+import { pinnedSection } from './pinned';
+import { section, table } from './ui';
 
 const api = vscodeApi<Record<string, never>>();
 const post = (m: BudgetToHost) => api.postMessage(m);
@@ -9,19 +11,6 @@ const root = document.getElementById('app') as HTMLElement;
 
 const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : '–');
 const usd = (n: number) => `$${n.toFixed(4)}`;
-
-function section(title: string, testid: string, ...children: Array<Node | string>): HTMLElement {
-  return el('section', { class: 'card', 'data-testid': testid }, el('h2', {}, title), ...children);
-}
-
-function table(head: string[], rows: Array<Array<string | Node>>, attrs: Record<string, string> = {}): HTMLTableElement {
-  return el(
-    'table',
-    attrs,
-    el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))),
-    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', {}, c))))),
-  );
-}
 
 /** 1. The window as a stacked bar (next request by category, free space, output reserve) with the thresholds. */
 function windowBar(s: BudgetSnapshot): HTMLElement {
@@ -67,10 +56,14 @@ function accuracy(s: BudgetSnapshot): HTMLElement {
   );
 }
 
+/** One chart for the panel's life: re-renders move it and feed it data (no flicker, hover kept). */
+const chart = new HistoryChart();
+
 /** 3. Per-request history: chart and table. */
 function history(s: BudgetSnapshot): HTMLElement {
-  if (s.requests.length === 0) return section('Requests', 'budget-history', el('p', { class: 'muted' }, 'No request in this window yet.'));
-  const key = el('div', { class: 'chart-key' }, ...SERIES.map((x) => el('span', {}, el('span', { class: `swatch ${x.cls}` }), x.label)), el('span', {}, el('span', { class: 'swatch marker' }), 'Compaction'));
+  if (s.requests.length === 0) return section('Requests', 'budget-history', el('p', { class: 'muted' }, 'No request in this session yet.'));
+  chart.update(s.requests);
+  const key = el('div', { class: 'chart-key' }, el('span', {}, el('span', { class: 'swatch marker' }), 'Compaction before the request'));
   const rows = s.requests.slice(-20).reverse().map((r) => {
     const prompt = r.input + r.cacheRead + r.cacheWrite;
     return [`#${r.index}${r.compactedBefore ? ' ⟲' : ''}`, formatTokens(r.promptTokens), formatTokens(r.cacheRead), formatTokens(r.cacheWrite), formatTokens(r.output), pct(r.cacheRead, prompt), usd(r.costUsd)];
@@ -79,16 +72,16 @@ function history(s: BudgetSnapshot): HTMLElement {
   return section(
     'Requests',
     'budget-history',
-    historyChart(s.requests),
+    chart.element,
     key,
     table(['Request', 'Prompt', 'Cache read', 'Cache write', 'Output', 'Hit rate', 'Cost'], rows, { class: 'requests', 'data-testid': 'requests-table' }),
-    el('p', { class: 'muted' }, `${s.requests.length} requests, ${usd(total)} in this window (newest first, at most 20 listed).`),
+    el('p', { class: 'muted' }, `${s.requests.length} ${s.requests.length === 1 ? 'request' : 'requests'}, ${usd(total)} in this session (newest first, at most 20 listed).`),
   );
 }
 
 /** 4. The last request's ledger and its diff against the one before. */
 function ledger(s: BudgetSnapshot): HTMLElement {
-  if (s.ledger.length === 0) return section('Last request', 'budget-ledger', el('p', { class: 'muted' }, 'No request yet.'));
+  if (s.ledger.length === 0) return section('Last request', 'budget-ledger', el('p', { class: 'muted' }, s.requests.length > 0 ? 'No request since the session was opened: the ledger of a request is kept only while the window is open.' : 'No request yet.'));
   const rows = s.ledger.map((r) => [String(r.position), `${r.role} · ${r.kind}`, r.source, formatTokens(r.tokens), r.breakpoint ? '◆' : '', el('span', { class: 'preview', title: r.preview }, r.preview)]);
   const parts: Node[] = [table(['#', 'Block', 'Source', 'Tokens', 'Cache', 'Content'], rows, { class: 'ledger', 'data-testid': 'ledger-table' })];
   const d = s.diff;
@@ -131,9 +124,16 @@ function forecast(s: BudgetSnapshot): HTMLElement {
   return section('Forecast', 'budget-forecast', el('p', {}, text));
 }
 
+/** A warning from the host (e.g. an Unpin that was refused), shown for a while above the cards. */
+let notice: { level: 'info' | 'warning'; text: string; until: number } | undefined;
+let last: BudgetSnapshot | undefined;
+const NOTICE_MS = 10_000;
+
 function render(s: BudgetSnapshot): void {
+  last = s;
   const header = el('header', { class: 'header' }, el('h1', {}, 'Context Budget'), el('span', { class: 'muted' }, `${s.session} · ${s.model} · window ${formatTokens(s.contextWindow)}${s.busy ? ' · turn running…' : ''}`));
-  root.replaceChildren(header, windowBar(s), el('div', { class: 'grid2' }, accuracy(s), forecast(s)), history(s), ledger(s), compactions(s));
+  const banner = notice && Date.now() < notice.until ? [el('p', { class: `notice ${notice.level}`, role: 'alert', 'data-testid': 'budget-notice' }, notice.text)] : [];
+  root.replaceChildren(header, ...banner, windowBar(s), el('div', { class: 'grid2' }, accuracy(s), forecast(s)), pinnedSection(s.pinned, post), history(s), ledger(s), compactions(s));
 }
 
 window.addEventListener('message', (ev: MessageEvent<unknown>) => {
@@ -142,6 +142,10 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   const m = parsed.value;
   if (m.type === 'snapshot') render(m);
   else if (m.type === 'empty') root.replaceChildren(el('p', { class: 'muted', 'data-testid': 'budget-empty' }, m.reason));
+  else {
+    notice = { level: m.level, text: m.text, until: Date.now() + NOTICE_MS };
+    if (last) render(last);
+  }
 });
 
 root.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));

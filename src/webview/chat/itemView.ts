@@ -1,5 +1,6 @@
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
+import { renderApproval, type ApprovalHandlers } from './approvalCard';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 
 /** What a rendered item can ask of the page. */
@@ -12,6 +13,8 @@ export interface ItemHandlers {
   pin(messageId: string, pinned: boolean): void;
   /** Reveal the Compactions view (a summary card's originals). */
   showCompactions(): void;
+  /** Answers and diffs of approval cards. */
+  approvals: ApprovalHandlers;
 }
 
 /**
@@ -61,8 +64,8 @@ class ItemRenderer {
       case 'assistant':
         return el('div', { class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}`, 'data-id': item.id }, this.who('Claude', item.messageId, item.pinned, item.tokens), this.answerBody(item.text, item.streaming));
       case 'tool': {
-        const status = { running: '⏳ running', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
-        const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ` ${status}`, item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '');
+        const status = { running: 'running…', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
+        const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ' ', el('span', { class: 'tool-status' }, status), item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '', item.tokens !== undefined ? el('span', { class: 'muted tokens', title: 'Calibrated tokens of the result as the model sees it' }, ` · ${item.tokens.toLocaleString('en-US')} tokens`) : '');
         return el('details', { class: `item tool ${item.status}`, 'data-id': item.id }, summary, el('div', { class: 'label' }, 'Input'), el('pre', {}, item.input), ...(item.result !== undefined ? [el('div', { class: 'label' }, 'Result'), el('pre', {}, item.result)] : []));
       }
       case 'summary': {
@@ -71,6 +74,8 @@ class ItemRenderer {
         open.addEventListener('click', () => this.h.showCompactions());
         return el('details', { class: 'item notice summary-card', 'data-id': item.id }, el('summary', {}, `Turns ${item.firstTurn}–${item.lastTurn} were compacted into a summary.`), el('div', { class: 'summary-text' }, item.text), open);
       }
+      case 'approval':
+        return renderApproval(item, this.h.approvals);
       case 'notice':
         return el('div', { class: `item notice ${item.level}`, 'data-id': item.id, role: 'status' }, item.text);
       case 'error': {

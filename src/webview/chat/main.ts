@@ -31,6 +31,10 @@ const transcript = new TranscriptView({
   markdown: { openLink: (href) => post({ type: 'openLink', href }), copy: (text) => post({ type: 'copy', text }) },
   pin: (messageId, pinned) => post({ type: 'pin', messageId, pinned }),
   showCompactions: () => post({ type: 'command', command: 'showCompactions' }),
+  approvals: {
+    answer: (id, approved, reason) => post(reason ? { type: 'approval', id, approved, reason } : { type: 'approval', id, approved }),
+    openDiff: (id) => post({ type: 'openDiff', id }),
+  },
 });
 const empty = el('div', { class: 'empty' }, el('p', {}, 'Ask Claude about your workspace. Your selection and opened file go along as context — you see exactly what was sent under each message.'));
 const scroll = el('div', { class: 'scroll' }, empty, transcript.root, previewSlot);
@@ -52,6 +56,7 @@ const composer = new Composer(
       state.draft = text;
       save();
     },
+    dismissContext: (key) => post({ type: 'dismissContext', key }),
   },
   state.draft,
   state.history,
@@ -85,6 +90,9 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'retrying':
       showCountdown(m.waitMs, m.attempt, m.reason);
       return;
+    case 'pendingContext':
+      composer.setContext(m.chips, m.disabled);
+      return;
     case 'previewResult':
       if (m.requestId === awaitingPreview) previewSlot.replaceChildren(renderPreview(m, () => previewSlot.replaceChildren()));
       return;
@@ -96,19 +104,43 @@ post({ type: 'ready' });
 function renderHeader(): void {
   if (!status) return;
   const s = status;
-  const button = (label: string, command: Extract<ChatToHost, { type: 'command' }>['command'], title: string) => {
-    const b = el('button', { class: 'link', type: 'button', title }, label);
+  const button = (label: string, command: Extract<ChatToHost, { type: 'command' }>['command'], title: string, cls = 'link') => {
+    const b = el('button', { class: cls, type: 'button', title, 'data-command': command }, label);
     b.addEventListener('click', () => post({ type: 'command', command }));
     return b;
   };
-  const pct = s.contextWindow ? (100 * s.promptTokens) / s.contextWindow : 0;
   header.replaceChildren(
-    el('div', { class: 'row' }, el('span', { class: 'model', title: 'contextPipeline.model' }, s.model), el('span', { class: 'meta', 'data-testid': 'context-usage' }, `${formatTokens(s.promptTokens)} / ${formatTokens(s.contextWindow)} tokens (${pct.toFixed(0)}%) · $${s.costUsd.toFixed(4)}`)),
-    el('div', { class: 'row' }, el('span', { class: 'title', title: `Session: ${s.sessionTitle}` }, s.sessionTitle)),
-    ...(s.baseUrl ? [el('div', { class: 'warning', 'data-testid': 'base-url' }, /^https?:\/\/(127\.|localhost|\[::1\])/.test(s.baseUrl) ? `Offline: requests go to the local server at ${s.baseUrl} (e.g. the scripted test model), not to Anthropic.` : `Requests go to ${s.baseUrl}.`)] : []),
+    el('div', { class: 'row' }, el('span', { class: 'model', title: 'contextPipeline.model' }, s.model), el('span', { class: 'title', title: `Session: ${s.sessionTitle}` }, s.sessionTitle), el('span', { class: 'meta cost', title: 'Cost of this session so far (reported usage × list prices)' }, `$${s.costUsd.toFixed(4)}`)),
+    contextMeter(s),
+    el('div', { class: 'row toolbar' }, button('Compact Now', 'compactNow', 'Summarise older turns now (shows what would be compacted first)', 'tool'), button('New Session', 'newSession', 'Start a new session (this one stays in Sessions…)', 'tool'), button('Sessions…', 'showSessions', 'Resume, export or delete a stored session', 'tool'), button('Budget', 'showBudget', 'Open the Context Budget panel', 'tool')),
+    ...(s.baseUrl ? [el('div', { class: 'warning', 'data-testid': 'base-url' }, /^https?:\/\/(127\.|localhost|\[::1\])/.test(s.baseUrl) ? `Offline: talking to the local server at ${s.baseUrl}, not to Anthropic.` : `Requests go to ${s.baseUrl}.`)] : []),
     ...(s.apiKey === 'missing' && !s.baseUrl ? [el('div', { class: 'warning' }, 'No API key. ', button('Set API key', 'setApiKey', 'Stored in VS Code secret storage'))] : []),
     ...s.warnings.map((w) => el('div', { class: 'warning' }, w)),
   );
+}
+
+/** The context bar: used / window, with the soft (auto-compact) and hard thresholds marked. */
+function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElement {
+  const window = Math.max(1, s.contextWindow);
+  const effective = Math.max(1, s.contextWindow - s.outputReserve);
+  const used = Math.min(1, s.promptTokens / window);
+  const pressure = s.promptTokens / effective;
+  const soft = (effective * s.softThreshold) / window;
+  const hard = (effective * s.hardThreshold) / window;
+  const fill = el('div', { class: `fill${pressure >= s.hardThreshold ? ' hard' : pressure >= s.softThreshold ? ' soft' : ''}` });
+  fill.style.width = `${(used * 100).toFixed(2)}%`;
+  const mark = (at: number, cls: string, title: string) => {
+    const m = el('div', { class: `mark ${cls}`, title });
+    m.style.left = `${(Math.min(1, at) * 100).toFixed(2)}%`;
+    return m;
+  };
+  const reserve = el('div', { class: 'reserve', title: `${formatTokens(s.outputReserve)} tokens reserved for the answer` });
+  reserve.style.width = `${((s.outputReserve / window) * 100).toFixed(2)}%`;
+  const bar = el('div', { class: 'context-bar', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': String(s.contextWindow), 'aria-valuenow': String(s.promptTokens), 'aria-label': 'Context used' }, fill, reserve,
+    mark(soft, 'soft', `${s.autoCompact ? 'Auto-compact' : 'Soft threshold'} at ${Math.round(s.softThreshold * 100)}% of ${formatTokens(effective)} tokens`),
+    mark(hard, 'hard', `Hard threshold at ${Math.round(s.hardThreshold * 100)}% of ${formatTokens(effective)} tokens`));
+  const pct = (100 * s.promptTokens) / window;
+  return el('div', { class: 'row meter-row' }, bar, el('span', { class: 'meta', 'data-testid': 'context-usage' }, `${formatTokens(s.promptTokens)} / ${formatTokens(s.contextWindow)} tokens (${pct.toFixed(0)}%)`));
 }
 
 function showCountdown(waitMs: number, attempt: number, reason: string): void {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from '../../../src/core/tools/limits';
 import type { ToolResult } from '../../../src/core/tools/result';
-import type { ApprovalDecision, Approver, CommandProposal, EditProposal } from '../../../src/host/tools/approval';
+import type { ApprovalDecision, Approver, CommandProposal, EditProposal } from '../../../src/host/approvals/approval';
 import type { ToolContext } from '../../../src/host/tools/toolContext';
 
 /** Temp folders made by {@link tempDir}, removed by {@link cleanTempDirs}. */

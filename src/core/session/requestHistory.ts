@@ -1,0 +1,75 @@
+/**
+ * The per-request history of a session (what each request to Claude cost and whether history
+ * was compacted before it), rebuilt from the session file so the Context Budget panel shows
+ * it again after a window reload or a resume. Pure.
+ *
+ * Nothing new is stored for it: every request already leaves a `usage` entry (API usage,
+ * estimate, cost, turn) and every compaction a `compaction` entry, in the order they
+ * happened, so older session files rebuild the same way.
+ */
+import type { SessionEntry } from './entries';
+
+/** One request to Claude, as the budget panel charts and lists it. */
+export interface RequestRecord {
+  /** 1-based position of the request in the session. */
+  readonly index: number;
+  /** Turn the request belonged to. */
+  readonly turn: number;
+  /** Prompt tokens the API reported: input + cache reads + cache writes. */
+  readonly promptTokens: number;
+  readonly input: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+  readonly output: number;
+  /** The pipeline's estimate of the prompt before sending. */
+  readonly estimated: number;
+  readonly costUsd: number;
+  /** A compaction ran between the request before and this one. */
+  readonly compactedBefore: boolean;
+}
+
+/** The rebuilt history. */
+export interface RequestHistory {
+  /** Requests, oldest first. */
+  readonly requests: readonly RequestRecord[];
+  /** Per turn that made a request: the prompt at its end (last prompt + its answer), for the forecast. */
+  readonly turnPrompts: readonly number[];
+  /** A compaction ran after the last request: the next request gets the marker. */
+  readonly compactedSinceLast: boolean;
+}
+
+/** The history of a session with no request. */
+export const EMPTY_REQUEST_HISTORY: RequestHistory = Object.freeze({ requests: [], turnPrompts: [], compactedSinceLast: false });
+
+/**
+ * Walks the entries in file order: each `usage` entry is a request; a `compaction` entry
+ * marks the next request. Other entries are ignored. Pass the entries that replay applied
+ * (see `replaySession`), so a skipped compaction marks nothing.
+ */
+export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHistory {
+  const requests: RequestRecord[] = [];
+  const lastOfTurn = new Map<number, number>();
+  let compacted = false;
+  for (const e of entries) {
+    if (e.type === 'compaction') compacted = true;
+    if (e.type !== 'usage') continue;
+    const u = e.usage;
+    const promptTokens = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+    requests.push({
+      index: requests.length + 1,
+      turn: e.turn,
+      promptTokens,
+      input: u.input_tokens,
+      cacheRead: u.cache_read_input_tokens,
+      cacheWrite: u.cache_creation_input_tokens,
+      output: u.output_tokens,
+      estimated: e.estimatedInputTokens,
+      costUsd: e.costUsd,
+      compactedBefore: compacted,
+    });
+    // Map insertion order keeps the turns in the order they first made a request.
+    lastOfTurn.set(e.turn, promptTokens + u.output_tokens);
+    compacted = false;
+  }
+  return { requests, turnPrompts: [...lastOfTurn.values()], compactedSinceLast: compacted };
+}

@@ -1,0 +1,61 @@
+/**
+ * The chat items that ask for approval: an edit as a unified diff (line by line, capped) and
+ * a shell command with its folder. Pure: no VS Code, so it is unit-tested directly.
+ */
+import { structuredPatch } from 'diff';
+import type { ChatItem } from '../../protocol/chatItems';
+import type { CommandProposal, EditProposal } from './approval';
+
+/** An approval item of the chat. */
+export type ApprovalItem = Extract<ChatItem, { kind: 'approval' }>;
+type DiffLine = NonNullable<ApprovalItem['diff']>[number];
+
+/** Most diff lines an approval card carries (the whole diff is in VS Code's diff editor). */
+export const MAX_CARD_DIFF_LINES = 400;
+/** Longest single diff line the card carries. */
+export const MAX_CARD_LINE_CHARS = 500;
+/** How long computing the inline diff may take before the card says "too large to show". */
+const DIFF_TIMEOUT_MS = 500;
+
+/**
+ * The card for a proposed edit: `+`/`-` counts and the unified diff (3 lines of context) as
+ * lines, at most `maxLines` of them and each cut at MAX_CARD_LINE_CHARS; `omittedLines`
+ * counts what was left out. A diff that takes too long to compute is omitted entirely.
+ */
+export function editApprovalItem(id: string, p: EditProposal, maxLines = MAX_CARD_DIFF_LINES): ApprovalItem {
+  const patch = structuredPatch(p.displayPath, p.displayPath, p.before, p.after, undefined, undefined, { context: 3, timeout: DIFF_TIMEOUT_MS });
+  const base = { kind: 'approval' as const, id, tool: 'edit_file' as const, subject: p.displayPath, detail: p.isNewFile ? 'new file' : 'edit', state: 'pending' as const };
+  if (!patch) return { ...base, diff: [], omittedLines: countLines(p.before) + countLines(p.after) };
+  const lines: DiffLine[] = [];
+  let added = 0;
+  let removed = 0;
+  for (const hunk of patch.hunks) {
+    lines.push({ op: '@', text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });
+    for (const raw of hunk.lines) {
+      const op = raw[0];
+      if (op === '\\') continue; // "\ No newline at end of file"
+      if (op === '+') added++;
+      if (op === '-') removed++;
+      lines.push({ op: op === '+' || op === '-' ? op : ' ', text: cut(raw.slice(1)) });
+    }
+  }
+  const shown = lines.slice(0, maxLines);
+  const omitted = lines.length - shown.length;
+  return { ...base, diff: shown, added, removed, ...(omitted > 0 ? { omittedLines: omitted } : {}) };
+}
+
+/** The card for a proposed shell command: the command line and the folder it runs in. */
+export function commandApprovalItem(id: string, p: CommandProposal): ApprovalItem {
+  return { kind: 'approval', id, tool: 'run_command', subject: p.command, detail: `in ${p.displayCwd}`, state: 'pending' };
+}
+
+function cut(line: string): string {
+  return line.length > MAX_CARD_LINE_CHARS ? `${line.slice(0, MAX_CARD_LINE_CHARS)}…` : line;
+}
+
+function countLines(text: string): number {
+  if (text === '') return 0;
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}

@@ -1,0 +1,128 @@
+/**
+ * What goes with the user's next message besides their words: the editor context (opened
+ * file, selection) and the selections pinned with Pin Selection. The chat shows it as chips
+ * above the input; a chip clicked away is left out of this turn only. Pure: no VS Code.
+ */
+import { renderInjection } from '../../core/injections';
+import type { Injection } from '../../core/model';
+import { sameSelection } from '../editorContext';
+
+type Selection = Extract<Injection, { kind: 'ide_selection' }>;
+
+/** Where the editor context comes from (the EditorContextTracker in the extension). */
+export interface EditorContextSource {
+  /** What the next turn would carry, without consuming anything. */
+  preview(session?: string): Injection[];
+  /** The next turn's context; remembers the opened file as told only if `keep` keeps it. */
+  injectionsForTurn(session: string | undefined, keep: (i: Injection) => boolean): Injection[];
+}
+
+/** One chip above the input. */
+export interface ContextChip {
+  /** Identifies the chip for a dismissal; changes when the lines or the file change. */
+  readonly key: string;
+  readonly tag: string;
+  /** `src/a.ts` or `src/a.ts:3-5`. */
+  readonly label: string;
+  /** The exact tagged block that would be sent. */
+  readonly text: string;
+  readonly tokens: number;
+  readonly pinned: boolean;
+}
+
+/** A stable key for an injection: file, lines and a hash of the text for selections. */
+export function injectionKey(i: Injection): string {
+  switch (i.kind) {
+    case 'ide_opened_file':
+      return `file:${i.path}`;
+    case 'ide_selection':
+      return `${i.pinned ? 'pin' : 'sel'}:${i.path}:${i.startLine}-${i.endLine}:${hash(i.text)}`;
+    case 'system_reminder':
+      return `reminder:${hash(i.text)}`;
+    case 'hook':
+      return `hook:${i.tag}:${hash(i.text)}`;
+  }
+}
+
+/** The next turn's context: editor context minus dismissed chips, then the queued pins. */
+export class NextTurnContext {
+  private pins: Selection[] = [];
+  private readonly dismissed = new Set<string>();
+
+  constructor(private readonly editor: EditorContextSource) {}
+
+  /** Queues a pinned selection for the next message; false when the same lines are already queued. */
+  pin(selection: Selection): boolean {
+    const pinned: Selection = { ...selection, pinned: true };
+    if (this.pins.some((p) => sameSelection(p, pinned))) return false;
+    this.pins.push(pinned);
+    return true;
+  }
+
+  /** Leaves a chip out of the next turn (a pin is dropped from the queue). Unknown keys are ignored. */
+  dismiss(key: string): void {
+    const before = this.pins.length;
+    this.pins = this.pins.filter((p) => injectionKey(p) !== key);
+    if (this.pins.length === before) this.dismissed.add(key);
+  }
+
+  /** The chips the chat shows now, with tokens counted by `count` on the exact tagged text. */
+  chips(session: string | undefined, count: (text: string) => number): ContextChip[] {
+    return this.candidates(this.editor.preview(session)).map((i) => {
+      const text = renderInjection(i);
+      return { key: injectionKey(i), tag: i.kind, label: labelOf(i), text, tokens: Math.round(count(text)), pinned: i.kind === 'ide_selection' && i.pinned === true };
+    });
+  }
+
+  /** What the next turn would carry now (for the request preview), without consuming anything. */
+  preview(session: string | undefined): Injection[] {
+    return this.candidates(this.editor.preview(session));
+  }
+
+  /**
+   * The injections of the turn being sent, consuming them: dismissals and the pin queue are
+   * cleared. If the message is not sent after all, call `giveBack` with what this returned.
+   */
+  take(session: string | undefined): Injection[] {
+    const editor = this.editor.injectionsForTurn(session, (i) => !this.dismissed.has(injectionKey(i)));
+    const out = this.candidates(editor);
+    this.pins = [];
+    this.dismissed.clear();
+    return out;
+  }
+
+  /** Puts back the pins of a turn that was not sent (they wait for the next message). */
+  giveBack(taken: readonly Injection[]): void {
+    const pins = taken.filter((i): i is Selection => i.kind === 'ide_selection' && i.pinned === true);
+    this.pins = [...pins, ...this.pins.filter((p) => !pins.some((q) => sameSelection(p, q)))];
+  }
+
+  /** Editor context not dismissed and not already queued as a pin, then the pins. */
+  private candidates(editor: readonly Injection[]): Injection[] {
+    const fromEditor = editor.filter((i) => !this.dismissed.has(injectionKey(i)) && !this.pins.some((p) => sameSelection(p, i)));
+    return [...fromEditor, ...this.pins];
+  }
+}
+
+function labelOf(i: Injection): string {
+  switch (i.kind) {
+    case 'ide_opened_file':
+      return i.path;
+    case 'ide_selection':
+      return `${i.path}:${i.startLine}-${i.endLine}`;
+    case 'system_reminder':
+      return 'reminder';
+    case 'hook':
+      return i.tag;
+  }
+}
+
+/** FNV-1a, 32 bits, as hex: enough to tell two selections of the same lines apart. */
+function hash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16);
+}

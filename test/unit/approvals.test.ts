@@ -1,0 +1,131 @@
+import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
+import { commandApprovalItem, editApprovalItem, MAX_CARD_LINE_CHARS, type ApprovalItem } from '../../src/host/approvals/approvalCard';
+import { PendingApprovals } from '../../src/host/approvals/pendingApprovals';
+import { parseChatToHost, parseChatToWebview } from '../../src/protocol/chat';
+
+const edit = (before: string, after: string, isNewFile = false) => ({ path: '/ws/src/a.ts', displayPath: 'src/a.ts', before, after, isNewFile });
+
+describe('approval cards', () => {
+  it('shows an edit as a unified diff with counts and hunk headers', () => {
+    const item = editApprovalItem('a1', edit('one\ntwo\nthree\n', 'one\nTWO\nthree\nfour\n'));
+    assert.equal(item.tool, 'edit_file');
+    assert.equal(item.subject, 'src/a.ts');
+    assert.equal(item.state, 'pending');
+    assert.equal(item.added, 2);
+    assert.equal(item.removed, 1);
+    assert.deepEqual(item.diff, [
+      { op: '@', text: '@@ -1,3 +1,4 @@' },
+      { op: ' ', text: 'one' },
+      { op: '-', text: 'two' },
+      { op: '+', text: 'TWO' },
+      { op: ' ', text: 'three' },
+      { op: '+', text: 'four' },
+    ]);
+    assert.equal(item.omittedLines, undefined);
+    assert.ok(parseChatToWebview({ type: 'upsert', item }).ok, 'the item is a valid protocol message');
+  });
+
+  it('marks a new file and counts every line as added', () => {
+    const item = editApprovalItem('a2', edit('', 'a\nb\n', true));
+    assert.equal(item.detail, 'new file');
+    assert.equal(item.added, 2);
+    assert.equal(item.removed, 0);
+  });
+
+  it('caps the diff lines and each line, and says how many lines were left out', () => {
+    const before = Array.from({ length: 300 }, (_, i) => `line ${i}`).join('\n');
+    const after = Array.from({ length: 300 }, (_, i) => `LINE ${i} ${'x'.repeat(i === 5 ? 2 * MAX_CARD_LINE_CHARS : 0)}`).join('\n');
+    const item = editApprovalItem('a3', edit(before, after), 50);
+    assert.equal(item.diff?.length, 50);
+    assert.equal(item.omittedLines, 601 - 50);
+    assert.ok(item.diff?.every((l) => l.text.length <= MAX_CARD_LINE_CHARS + 1));
+    assert.equal(item.added, 300);
+  });
+
+  it('diff lines always reproduce the new text from the old (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'b', 'c', ''), { maxLength: 30 }), fc.array(fc.constantFrom('a', 'b', 'd', ''), { maxLength: 30 }), (x, y) => {
+        const before = x.join('\n');
+        const after = y.join('\n');
+        const item = editApprovalItem('p', edit(before, after), 10_000);
+        const adds = item.diff?.filter((l) => l.op === '+').length ?? 0;
+        const dels = item.diff?.filter((l) => l.op === '-').length ?? 0;
+        assert.equal(adds, item.added);
+        assert.equal(dels, item.removed);
+        if (before === after) assert.deepEqual(item.diff, []);
+      }),
+    );
+  });
+
+  it('shows a command with its folder', () => {
+    const item = commandApprovalItem('c1', { command: 'npm test', cwd: '/ws', displayCwd: '.' });
+    assert.deepEqual(item, { kind: 'approval', id: 'c1', tool: 'run_command', subject: 'npm test', detail: 'in .', state: 'pending' });
+  });
+});
+
+describe('pending approvals', () => {
+  const card = (id: string): ApprovalItem => commandApprovalItem(id, { command: 'ls', cwd: '/ws', displayCwd: '.' });
+
+  it('publishes the card, settles on the answer, and publishes the outcome with the reason', async () => {
+    const shown: ApprovalItem[] = [];
+    const p = new PendingApprovals((i) => shown.push(i));
+    const decision = p.ask(card('x'), new AbortController().signal);
+    assert.deepEqual(p.pending().map((i) => i.id), ['x']);
+    assert.deepEqual(p.answer('x', false, '  not now  '), { ok: true, item: { ...card('x'), state: 'rejected', reason: 'not now' } });
+    assert.deepEqual(await decision, { approved: false, reason: 'not now' });
+    assert.deepEqual(shown.map((i) => i.state), ['pending', 'rejected']);
+    assert.deepEqual(p.pending(), []);
+  });
+
+  it('refuses answers for unknown or already settled approvals (a forged or stale message approves nothing)', async () => {
+    const p = new PendingApprovals(() => undefined);
+    assert.deepEqual(p.answer('nope', true), { ok: false, why: 'unknown' });
+    const d = p.ask(card('y'), new AbortController().signal);
+    assert.ok(p.answer('y', true).ok);
+    assert.deepEqual(await d, { approved: true });
+    assert.deepEqual(p.answer('y', false), { ok: false, why: 'settled' });
+  });
+
+  it('Stop settles the prompt as cancelled; an already aborted signal shows nothing', async () => {
+    const shown: ApprovalItem[] = [];
+    const p = new PendingApprovals((i) => shown.push(i));
+    const ac = new AbortController();
+    const d = p.ask(card('z'), ac.signal);
+    ac.abort();
+    assert.equal((await d).approved, false);
+    assert.deepEqual(shown.map((i) => i.state), ['pending', 'cancelled']);
+    assert.deepEqual(await p.ask(card('w'), ac.signal), { approved: false, reason: 'stopped before the prompt was shown' });
+    assert.equal(shown.length, 2);
+  });
+
+  it('cancelAll refuses everything still pending', async () => {
+    const p = new PendingApprovals(() => undefined);
+    const a = p.ask(card('a'), new AbortController().signal);
+    const b = p.ask(card('b'), new AbortController().signal);
+    p.cancelAll();
+    assert.deepEqual([(await a).approved, (await b).approved], [false, false]);
+  });
+});
+
+describe('chat protocol: approvals and context chips', () => {
+  it('accepts well-formed answers and rejects malformed ones', () => {
+    assert.ok(parseChatToHost({ type: 'approval', id: 'approval-lx1-0', approved: true }).ok);
+    assert.ok(parseChatToHost({ type: 'approval', id: 'approval-lx1-0', approved: false, reason: 'wrong file' }).ok);
+    assert.ok(parseChatToHost({ type: 'openDiff', id: 'approval-lx1-0' }).ok);
+    assert.ok(parseChatToHost({ type: 'dismissContext', key: 'file:src/a.ts' }).ok);
+    for (const bad of [
+      { type: 'approval', id: 'x', approved: 'yes' },
+      { type: 'approval', id: '../../etc', approved: true },
+      { type: 'approval', id: 'x', approved: true, reason: 'r'.repeat(2001) },
+      { type: 'approval', id: '', approved: true },
+      { type: 'openDiff' },
+      { type: 'dismissContext', key: 'k'.repeat(401) },
+    ]) assert.ok(!parseChatToHost(bad).ok, JSON.stringify(bad).slice(0, 80));
+  });
+
+  it('validates pendingContext from the host', () => {
+    assert.ok(parseChatToWebview({ type: 'pendingContext', chips: [{ key: 'file:a', tag: 'ide_opened_file', label: 'a', tokens: 20, text: '<ide_opened_file>…</ide_opened_file>', pinned: false }], disabled: ['ide_selection'] }).ok);
+    assert.ok(!parseChatToWebview({ type: 'pendingContext', chips: [], disabled: ['everything'] }).ok);
+  });
+});
