@@ -131,6 +131,8 @@ const StatusSchema = v.strictObject({
   sessionTitle: v.string(),
   /** Prompt tokens of the last request (reported) or the current estimate. */
   promptTokens: v.number(),
+  /** `promptTokens` is an estimate (no usage reported in this session yet). */
+  promptEstimated: v.optional(v.boolean()),
   costUsd: v.number(),
   /** Settings problems a person should read (e.g. a tiny window); empty when fine. */
   warnings: v.array(v.string()),

@@ -13,7 +13,6 @@ import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { createTiktokenTokenizer } from '../../src/core/tokens/tiktoken';
 import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
-import { FakeTools } from './support/scriptedLlm';
 
 const CHAT = 'claude-sonnet-4-6';
 const SUMMARISER = 'claude-haiku-4-5';

@@ -13,9 +13,11 @@ const UI_TIMEOUT = 30_000;
 
 /**
  * Starts the fake API, code-server with the .vsix installed, and a browser page with the
- * Context Pipeline chat open. `workspaceFiles` maps relative paths to contents.
+ * Context Pipeline chat open. `workspaceFiles` maps relative paths to contents; `prepare(dirs)`
+ * runs before code-server starts (e.g. to write session files); with `openChat: false` the
+ * workbench is open but the chat is not (call openContextPipeline, then `refindFrame()`).
  */
-export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fakeWindow } = {}) {
+export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fakeWindow, prepare, openChat = true } = {}) {
   await ensureHarness();
   const { startFakeAnthropic } = await import('../fake-anthropic/index.ts');
   const { installExtension, startCodeServer } = await import('./codeServer.mjs');
@@ -29,6 +31,7 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
     writeFileSync(join(dirs.workspace, rel), content);
   }
   mkdirSync(dirs.workspace, { recursive: true });
+  if (prepare) await prepare(dirs);
 
   const fake = await startFakeAnthropic({ port: 0, ...(fakeWindow ? { window: fakeWindow } : {}) });
   await installExtension(VSIX, dirs.extensions, dirs.userData);
@@ -42,8 +45,11 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
   const browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await openWorkbench(page, server.url);
-  await openContextPipeline(page);
-  let frame = await chatFrame(page);
+  let frame;
+  if (openChat) {
+    await openContextPipeline(page);
+    frame = await chatFrame(page);
+  }
 
   const world = {
     fake,

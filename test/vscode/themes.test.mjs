@@ -45,12 +45,15 @@ async function frameWith(page, selector) {
   }, `a frame with ${selector}`);
 }
 
-/** Saves a screenshot of one part of the workbench. */
-async function shot(page, selector, name) {
-  mkdirSync(OUT, { recursive: true });
+const RESULTS = join(REPO_ROOT, 'test-results', 'screenshots');
+
+/** Saves a screenshot of one part of the workbench (to OUT for the README's, else test-results). */
+async function shot(page, selector, name, { forDocs = true } = {}) {
+  const dir = forDocs ? OUT : RESULTS;
+  mkdirSync(dir, { recursive: true });
   await page.mouse.move(1, 899);
   await page.waitForTimeout(300); // let hover effects and the throttled panel settle
-  const path = join(OUT, `${name}.png`);
+  const path = join(dir, `${name}.png`);
   await page.locator(selector).first().screenshot({ path });
   return path;
 }
@@ -110,7 +113,7 @@ for (const theme of [
       await card.locator('[data-testid="approve"]').click();
       await w.waitForAnswer('now accepts tokens up to');
       await w.waitIdle();
-      saved.push(await shot(page, '.part.sidebar', `${theme.id}-chat`));
+      saved.push(await shot(page, '.part.sidebar', `${theme.id}-chat`, { forDocs: false }));
     });
 
     test('Compact Now, then the tree with the summary and the originals', async () => {
@@ -160,14 +163,15 @@ for (const theme of [
         assert.deepEqual(await w.frame.locator('.item.user .text').allInnerTexts(), before, 'the same user messages after the reload');
         await w.frame.locator('.summary-card').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
         await w.waitForAnswer('now accepts tokens up to');
-        // The budget panel comes back by itself (it is serialised) with the same history.
+        // The budget panel shows the same history, rebuilt from the session file.
+        await w.command('Context Pipeline: Show Context Budget');
         const again = await frameWith(w.page, '[data-testid="budget-root"]');
         if (rowsBefore > 0) await eventually(async () => (await again.locator('[data-testid="requests-table"] tbody tr').count()) === rowsBefore, `${rowsBefore} history rows after the reload`);
         // And the conversation goes on.
         w.fake.script({ text: 'Still here after the reload.' });
         await w.send('Are you still there?');
         await w.waitForAnswer('Still here after the reload.');
-        saved.push(await shot(w.page, '.part.sidebar', 'dark-chat-after-reload'));
+        saved.push(await shot(w.page, '.part.sidebar', 'dark-chat-after-reload', { forDocs: false }));
       });
     }
   });

@@ -1,26 +1,25 @@
 import * as vscode from 'vscode';
 import type { ToolRunner } from '../../core/agentPorts';
-import { AgentSession, type CompactionEntryState } from '../../core/agent/agentSession';
-import { Compactor } from '../../core/compaction/compactor';
+import type { AgentSession, CompactionEntryState } from '../../core/agent/agentSession';
+import type { Compactor } from '../../core/compaction/compactor';
+import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../../core/budget';
 import { applyCalibration } from '../../core/tokens/calibration';
 import { messageRawTokens } from '../../core/tokens/blockTokens';
 import type { AgentEvent } from '../../core/agent/events';
 import type { ConversationState, Injection, Message, ToolSchema } from '../../core/model';
-import { counterIds, type Clock } from '../../core/ports';
+import type { Clock, Tokenizer } from '../../core/ports';
 import { sessionDisplayTitle } from '../../core/session/markdown';
-import { agentSystemPrompt } from '../../core/systemPrompt';
-import { TokenEstimator } from '../../core/tokens/estimator';
+import type { TokenEstimator } from '../../core/tokens/estimator';
 import type { ChatToHost } from '../../protocol/chat';
 import type { BudgetSnapshot } from '../../protocol/budget';
-import type { Tokenizer } from '../../core/ports';
 import { BudgetHistory, buildBudgetSnapshot } from '../budget/budgetData';
 import type { ApiKeyStore } from '../apiKey';
-import { AnthropicLlmClient } from '../anthropic/anthropicClient';
 import type { ChatView } from '../chatViewProvider';
 import { readAgentSettings, readCompactionSettings, readEditorContextSettings, readPipelineConfig } from '../settings';
 import { loadTokenizer } from '../tokenizerLoader';
 import type { ContextFigures } from '../statusBar';
 import type { NextTurnContext } from './nextTurnContext';
+import { buildAgent } from './agentFactory';
 import type { OpenSession, SessionPort } from './sessionPort';
 import { TranscriptRenderer } from './transcriptRenderer';
 import { transcriptOf, type TokensOf } from './transcript';
@@ -76,6 +75,14 @@ export class ChatController implements vscode.Disposable {
     this.view.post({ type: 'transcript', items: transcriptOf(this.currentMessages(), this.tokensOf()) });
     await this.postStatus();
     this.postPendingContext();
+  }
+
+  /** The next request by category for the status-bar tooltip (largest first). */
+  private breakdown(): { breakdown?: Array<{ label: string; tokens: number }> } {
+    const agent = this.agent;
+    if (!agent || !this.tokenizerValue || !this.estimatorValue) return {};
+    const totals = categoriesOf(agent.state, this.tokenizerValue, this.estimatorValue.calibration);
+    return { breakdown: BUDGET_CATEGORIES.map((c) => ({ label: CATEGORY_LABELS[c], tokens: totals.tokens[c] })).sort((a, b) => b.tokens - a.tokens) };
   }
 
   /** Handles a validated message from the webview. */
@@ -227,9 +234,11 @@ export class ChatController implements vscode.Disposable {
     const resolved = readPipelineConfig();
     const agent = readAgentSettings();
     const window = resolved.ok ? resolved.config.contextWindow : 0;
+    const shown = this.promptTokens > 0 || !this.agent || !this.estimatorValue || this.agent.state.messages.length === 0 ? { tokens: this.promptTokens, estimated: false } : { tokens: this.estimatorValue.estimate(this.agent.state).tokens, estimated: true };
     this.view.post({
       type: 'status',
       version: this.deps.version,
+      // Before the session's first reported usage (a new or a resumed session), the estimate.
       model: resolved.ok ? resolved.config.model : '(invalid settings)',
       contextWindow: window,
       outputReserve: resolved.ok ? resolved.config.outputReserve : 0,
@@ -240,14 +249,16 @@ export class ChatController implements vscode.Disposable {
       ...(agent.baseUrl ? { baseUrl: agent.baseUrl } : {}),
       busy: this.agent?.busy ?? false,
       sessionTitle: sessionDisplayTitle(this.open?.title, this.agent?.state.messages ?? []) || 'New session',
-      promptTokens: this.promptTokens,
+      promptTokens: shown.tokens,
+      ...(shown.estimated ? { promptEstimated: true } : {}),
       costUsd: this.costUsd,
       warnings: resolved.ok ? [...resolved.warnings] : [resolved.error],
     });
     if (resolved.ok) {
       const health = this.agent?.health;
       this.deps.onStatus?.({
-        promptTokens: this.promptTokens,
+        promptTokens: shown.tokens,
+        ...(shown.estimated ? { estimated: true } : {}),
         window,
         outputReserve: resolved.config.outputReserve,
         softThreshold: resolved.config.softThreshold,
@@ -255,6 +266,7 @@ export class ChatController implements vscode.Disposable {
         costUsd: this.costUsd,
         ...(health && health.promptTokens > 0 ? { cacheHitRate: health.cacheHitRate } : {}),
         compactions: this.agent?.compactions.filter((c) => c.active).length ?? 0,
+        ...this.breakdown(),
       });
     }
     this.budgetChanged.fire();
@@ -341,49 +353,15 @@ export class ChatController implements vscode.Disposable {
     if (open.repairs.length > 0) void vscode.window.showWarningMessage(`Context Pipeline repaired the session file: ${open.repairs.join(' ')}`);
     const loaded = await loadTokenizer();
     if (loaded.fallbackReason) this.deps.log.warn(`Tokenizer fell back to chars/4: ${loaded.fallbackReason}`);
-    const agentSettings = readAgentSettings();
-    const ids = counterIds(`${open.id.slice(-6)}x${Date.now().toString(36)}`);
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    const system = agentSystemPrompt({ workspaceName: folder?.name ?? 'no folder open', platform: process.platform, date: new Date().toISOString().slice(0, 10) }, { clock, ids });
-    const state: ConversationState = { system: [system], tools: this.deps.toolSchemas(), messages: open.messages, pending: [], config };
-    const llm = new AnthropicLlmClient({ apiKey: () => this.deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
-    const estimator = new TokenEstimator(loaded.tokenizer);
-    this.estimatorValue = estimator;
     this.tokenizerValue = loaded.tokenizer;
     this.budgetHistory = new BudgetHistory(open.requestHistory);
-    this.compactor = new Compactor({
-      summariser: llm,
-      clock,
-      ids,
-      tokensOf: (m) => applyCalibration(estimator.calibration, messageRawTokens(m, loaded.tokenizer)),
-      measure: (st) => estimator.estimate(st).tokens,
-      settings: readCompactionSettings,
-      timeout: (ms, signal) => new Promise((resolve, reject) => {
-        const t = setTimeout(resolve, ms);
-        signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('aborted'))), { once: true });
-      }),
-    });
+    const built = buildAgent(open, config, loaded.tokenizer, { ...this.deps, clock }, (e) => this.render(e));
+    this.estimatorValue = built.estimator;
+    this.compactor = built.compactor;
     this.open = open;
     this.costUsd = open.costUsd;
     this.promptTokens = open.lastPromptTokens;
-    this.agent = new AgentSession(
-      state,
-      {
-        llm,
-        tools: this.deps.tools,
-        sink: open.sink,
-        clock,
-        ids,
-        tokenizer: loaded.tokenizer,
-        estimator,
-        compactor: this.compactor,
-        pasteDirectory: this.deps.pasteDirectory(open.id),
-        writeFile: this.deps.writeFile,
-        maxToolRounds: agentSettings.maxToolRounds,
-      },
-      (e) => this.render(e),
-      open.compactions,
-    );
+    this.agent = built.agent;
     this.opening = undefined;
     this.compactionsChanged.fire();
   }

@@ -140,7 +140,7 @@ function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElemen
     mark(soft, 'soft', `${s.autoCompact ? 'Auto-compact' : 'Soft threshold'} at ${Math.round(s.softThreshold * 100)}% of ${formatTokens(effective)} tokens`),
     mark(hard, 'hard', `Hard threshold at ${Math.round(s.hardThreshold * 100)}% of ${formatTokens(effective)} tokens`));
   const pct = (100 * s.promptTokens) / window;
-  return el('div', { class: 'row meter-row' }, bar, el('span', { class: 'meta', 'data-testid': 'context-usage' }, `${formatTokens(s.promptTokens)} / ${formatTokens(s.contextWindow)} tokens (${pct.toFixed(0)}%)`));
+  return el('div', { class: 'row meter-row' }, bar, el('span', { class: 'meta', 'data-testid': 'context-usage', title: s.promptEstimated ? 'Estimated: no request of this session has reported its usage yet' : 'Prompt tokens of the last request, as the API reported them' }, `${s.promptEstimated ? '≈ ' : ''}${formatTokens(s.promptTokens)} / ${formatTokens(s.contextWindow)} tokens (${pct.toFixed(0)}%)`));
 }
 
 function showCountdown(waitMs: number, attempt: number, reason: string): void {

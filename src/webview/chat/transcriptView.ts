@@ -2,57 +2,402 @@ import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
 import { renderItem, type ItemHandlers } from './itemView';
 import { routeLinks } from './markdown';
+import { computeWindow, EstimateCalibration, estimateItemHeight, HeightIndex, LruCache, type TextMetrics } from './virtualWindow';
+
+/** Within this many pixels of the end the view counts as "at the bottom" and follows new content. */
+const STICK_PX = 8;
+/** Rendered beyond the viewport, above and below: one viewport height, at least MIN_OVERSCAN_PX. */
+const MIN_OVERSCAN_PX = 300;
+/** Rendered nodes kept (detached) after they scroll out, so scrolling back is cheap. */
+const NODE_CACHE_SIZE = 200;
+/**
+ * Transcripts up to this many items are rendered whole (no windowing), so find-in-page and
+ * Tab reach every message of an ordinary session; longer ones render only what is visible.
+ */
+const RENDER_ALL_UP_TO = 150;
+/** Unmeasured items are re-estimated when a learned factor moved by more than this. */
+const RECALIBRATE_DRIFT = 0.05;
+const DEFAULT_METRICS: Metrics = { charsPerLine: 60, lineHeight: 19, gap: 0 };
+
+/** One item as data: its position, its raw height estimate and whether its height was measured. */
+interface Slot {
+  item: ChatItem;
+  index: number;
+  raw: number;
+  measured: boolean;
+}
+
+/** Text metrics and the gap between items, from the page's styles. */
+interface Metrics extends TextMetrics {
+  readonly gap: number;
+}
 
 /**
- * The transcript: one DOM node per item, keyed by id, so an upsert replaces one node and
- * a streamed delta appends text to one node. Item rendering lives in itemView.ts.
+ * The transcript, virtualised: every item is kept as data (id → item, plus the order), but
+ * only the items in and near the viewport are in the DOM, between two spacers that stand for
+ * the heights of the others. Heights are estimated until an item is rendered, then measured
+ * (ResizeObserver), so Markdown, images and expanded <details> are accounted for. While the
+ * user is at the bottom, new items and streamed text keep the view at the end; otherwise
+ * height changes above the viewport are compensated so the content does not jump.
+ * Items scrolled out stay in a small LRU of nodes; an upsert or delta invalidates its node.
+ * Item rendering lives in itemView.ts; item nodes keep their `data-id` and get
+ * aria-posinset / aria-setsize, since the `log` region holds only some of them.
  */
 export class TranscriptView {
   readonly root = el('div', { class: 'transcript', role: 'log', 'aria-label': 'Conversation', 'data-testid': 'transcript' });
-  private readonly nodes = new Map<string, HTMLElement>();
-  private readonly items = new Map<string, ChatItem>();
+  private readonly topSpacer = spacer();
+  private readonly bottomSpacer = spacer();
+  private readonly slots = new Map<string, Slot>();
+  private order: string[] = [];
+  private readonly heights = new HeightIndex();
+  /** Nodes in the DOM: exactly the items [range.start, range.end). */
+  private readonly rendered = new Map<string, HTMLElement>();
+  private range = { start: 0, end: 0 };
+  private readonly cache = new LruCache<string, { item: ChatItem; node: HTMLElement }>(NODE_CACHE_SIZE);
+  private readonly idOf = new WeakMap<Element, string>();
+  /** Items not rendered whose content changed: their estimates are redone on the next frame. */
+  private readonly stale = new Set<number>();
+  private readonly calibration = new EstimateCalibration();
+  /** The calibration factors the current estimates were made with. */
+  private readonly applied = new Map<string, number>();
+  private recalibrate = false;
+  private readonly observer: ResizeObserver | undefined;
+  private scroller: HTMLElement | undefined;
+  private metrics: Metrics | undefined;
+  private stuck = true;
+  /** The scrollTop this view last set (its scroll event is not the user's). */
+  private expectedTop = Number.NaN;
+  private frame = 0;
+  private sizeChanged = false;
+  private busyUntilNextFrame = false;
+  /** Items that existed at the last layout: rendering one of them again is not news. */
+  private known = 0;
 
   constructor(private readonly handlers: ItemHandlers) {
     routeLinks(this.root, handlers.markdown);
+    this.root.append(this.topSpacer, this.bottomSpacer);
+    this.observer = typeof ResizeObserver === 'function' ? new ResizeObserver((entries) => this.onResize(entries)) : undefined;
   }
 
-  /** Replaces everything. */
+  /** Replaces everything, and follows the end again. */
   reset(items: readonly ChatItem[]): void {
-    this.root.replaceChildren();
-    this.nodes.clear();
-    this.items.clear();
-    for (const item of items) this.upsert(item);
+    for (const node of this.rendered.values()) this.observer?.unobserve(node);
+    this.root.replaceChildren(this.topSpacer, this.bottomSpacer);
+    this.rendered.clear();
+    this.cache.clear();
+    this.slots.clear();
+    this.stale.clear();
+    this.order = [];
+    this.range = { start: 0, end: 0 };
+    const heights: number[] = [];
+    for (const item of items) {
+      const known = this.slots.get(item.id);
+      const slot = { item, index: known?.index ?? this.order.length, raw: this.rawOf(item), measured: false };
+      if (!known) this.order.push(item.id);
+      this.slots.set(item.id, slot);
+      heights[slot.index] = this.estimated(slot);
+    }
+    this.heights.reset(heights);
+    this.known = this.order.length;
+    this.stuck = true;
+    this.sizeChanged = true;
+    this.schedule();
   }
 
-  /** Adds an item, or replaces the one with the same id in place. */
+  /** Adds an item at the end, or replaces the one with the same id in place. */
   upsert(item: ChatItem): void {
-    const node = renderItem(item, this.handlers);
-    const old = this.nodes.get(item.id);
-    if (old) old.replaceWith(node);
-    else this.root.append(node);
-    this.nodes.set(item.id, node);
-    this.items.set(item.id, item);
-    this.scrollToEnd();
+    this.cache.delete(item.id);
+    const slot = this.slots.get(item.id);
+    if (!slot) {
+      const added = { item, index: this.order.length, raw: this.rawOf(item), measured: false };
+      this.slots.set(item.id, added);
+      this.order.push(item.id);
+      this.heights.push(this.estimated(added));
+      this.sizeChanged = true;
+      // The user's own new message brings them back to the end.
+      if (item.kind === 'user') this.stuck = true;
+      this.schedule();
+      return;
+    }
+    slot.item = item;
+    const old = this.rendered.get(item.id);
+    if (old) old.replaceWith(this.renderNode(slot));
+    else {
+      this.stale.add(slot.index);
+      this.schedule();
+    }
   }
 
-  /** Appends streamed text to an assistant item. */
+  /** Appends streamed text to an assistant item: O(delta), one text node, no re-render. */
   append(id: string, text: string): void {
-    const item = this.items.get(id);
-    if (!item || item.kind !== 'assistant') return;
-    const next = { ...item, text: item.text + text };
-    this.items.set(id, next);
-    const body = this.nodes.get(id)?.querySelector('.text');
-    if (body) body.textContent = next.text;
-    this.scrollToEnd();
+    const slot = this.slots.get(id);
+    if (!slot || slot.item.kind !== 'assistant') return;
+    slot.item = { ...slot.item, text: slot.item.text + text };
+    this.cache.delete(id);
+    const body = this.rendered.get(id)?.querySelector('.text');
+    if (body) body.append(text); // the ResizeObserver sees the growth and keeps the end in view
+    else {
+      this.stale.add(slot.index);
+      this.schedule();
+    }
   }
 
   /** Whether the transcript has no items. */
   isEmpty(): boolean {
-    return this.items.size === 0;
+    return this.slots.size === 0;
   }
 
-  private scrollToEnd(): void {
-    const scroller = this.root.parentElement;
-    if (scroller) scroller.scrollTop = scroller.scrollHeight;
+  /** Finds the scroll container (the parent, see main.ts) once it exists, and listens to it. */
+  private bind(): HTMLElement | undefined {
+    if (this.scroller) return this.scroller;
+    const scroller = this.root.parentElement ?? undefined;
+    if (!scroller) return undefined;
+    this.scroller = scroller;
+    // This view anchors the content itself; the browser's own anchoring would apply every shift twice.
+    scroller.style.overflowAnchor = 'none';
+    scroller.addEventListener('scroll', () => this.onScroll(), { passive: true });
+    this.observer?.observe(scroller);
+    return scroller;
   }
+
+  private schedule(): void {
+    if (this.frame || typeof requestAnimationFrame !== 'function') return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.update();
+    });
+  }
+
+  /** Lays out the window for the current scroll position (runs once per frame at most). */
+  private update(): void {
+    if (this.busyUntilNextFrame) {
+      this.busyUntilNextFrame = false;
+      this.root.removeAttribute('aria-busy');
+    }
+    const scroller = this.bind();
+    // Hidden (or not laid out yet): keep the data; the scroller's resize brings us back.
+    if (!scroller || scroller.clientHeight === 0) return;
+    if (!this.metrics) this.readMetrics();
+    if (this.recalibrate) this.reestimate(false);
+    if (this.stale.size > 0) {
+      this.anchored(() => {
+        for (const i of this.stale) {
+          const slot = this.slotAt(i);
+          if (!slot || this.rendered.has(slot.item.id)) continue;
+          slot.raw = this.rawOf(slot.item);
+          slot.measured = false;
+          this.heights.set(i, this.estimated(slot));
+        }
+      });
+      this.stale.clear();
+    }
+    const height = scroller.clientHeight;
+    const scrollTop = this.stuck ? this.heights.total() - height : this.viewTop(scroller);
+    const w = this.order.length <= RENDER_ALL_UP_TO ? { start: 0, end: this.order.length } : computeWindow(this.heights, { scrollTop, height, overscan: Math.max(MIN_OVERSCAN_PX, height) });
+    this.reconcile(w.start, w.end);
+    if (this.stuck) this.scrollToBottom(scroller);
+  }
+
+  /** Makes the DOM hold exactly the items [start, end), reusing the nodes already there. */
+  private reconcile(start: number, end: number): void {
+    const old = this.range;
+    const overlap = old.start < old.end && old.start < end && start < old.end;
+    for (let i = old.start; i < old.end; i++) if (!overlap || i < start || i >= end) this.detach(i);
+    // Nodes added again for the user's scrolling (or a reset) are not news: screen readers should not read them out.
+    const firstAdded = !overlap || start < old.start ? start : old.end;
+    if (firstAdded < Math.min(end, this.known)) this.markBusy();
+    this.known = this.order.length;
+    if (!overlap) this.root.insertBefore(this.nodes(start, end), this.bottomSpacer);
+    else {
+      if (start < old.start) this.root.insertBefore(this.nodes(start, old.start), this.rendered.get(this.order[old.start] ?? '') ?? this.bottomSpacer);
+      if (end > old.end) this.root.insertBefore(this.nodes(old.end, end), this.bottomSpacer);
+    }
+    this.range = { start, end };
+    if (this.sizeChanged) {
+      this.sizeChanged = false;
+      for (const node of this.rendered.values()) node.setAttribute('aria-setsize', String(this.order.length));
+    }
+    this.layoutSpacers();
+  }
+
+  /** Spacer heights: the flex gap already separates each shown spacer from its neighbour. */
+  private layoutSpacers(): void {
+    const gap = this.metrics?.gap ?? 0;
+    const { start, end } = this.range;
+    setSpacer(this.topSpacer, start > 0, this.heights.prefix(start) - gap);
+    setSpacer(this.bottomSpacer, end < this.order.length, this.heights.total() - this.heights.prefix(end) - gap);
+  }
+
+  private nodes(from: number, to: number): DocumentFragment {
+    const fragment = document.createDocumentFragment();
+    for (let i = from; i < to; i++) {
+      const slot = this.slotAt(i);
+      if (!slot) continue;
+      const cached = this.cache.get(slot.item.id);
+      this.cache.delete(slot.item.id);
+      // A cached node is reused only if the item has not changed since it was rendered.
+      fragment.append(cached && cached.item === slot.item ? this.adopt(slot, cached.node) : this.renderNode(slot));
+    }
+    return fragment;
+  }
+
+  private renderNode(slot: Slot): HTMLElement {
+    const old = this.rendered.get(slot.item.id);
+    if (old) this.observer?.unobserve(old);
+    return this.adopt(slot, renderItem(slot.item, this.handlers));
+  }
+
+  private adopt(slot: Slot, node: HTMLElement): HTMLElement {
+    node.setAttribute('aria-posinset', String(slot.index + 1));
+    node.setAttribute('aria-setsize', String(this.order.length));
+    this.idOf.set(node, slot.item.id);
+    this.rendered.set(slot.item.id, node);
+    this.observer?.observe(node);
+    return node;
+  }
+
+  private detach(i: number): void {
+    const slot = this.slotAt(i);
+    const node = slot && this.rendered.get(slot.item.id);
+    if (!slot || !node) return;
+    this.observer?.unobserve(node);
+    node.remove();
+    this.rendered.delete(slot.item.id);
+    this.cache.set(slot.item.id, { item: slot.item, node });
+  }
+
+  /** Measured sizes of rendered items (and of the scroller): new heights, content kept in place. */
+  private onResize(entries: readonly ResizeObserverEntry[]): void {
+    const scroller = this.scroller;
+    if (!scroller || scroller.clientHeight === 0) return;
+    const measured: Array<[number, number]> = [];
+    for (const entry of entries) {
+      if (entry.target === scroller) {
+        this.readMetrics();
+        continue;
+      }
+      const id = this.idOf.get(entry.target);
+      const slot = id === undefined ? undefined : this.slots.get(id);
+      if (!slot || this.rendered.get(slot.item.id) !== entry.target) continue;
+      const box = entry.borderBoxSize?.[0]?.blockSize ?? entry.target.getBoundingClientRect().height;
+      if (!slot.measured) this.learn(slot, box);
+      measured.push([slot.index, this.slotHeight(box)]);
+    }
+    if (measured.some(([i, h]) => Math.abs(this.heights.get(i) - h) >= 0.5)) {
+      this.anchored(() => {
+        for (const [i, h] of measured) this.heights.set(i, h);
+      });
+    }
+    this.schedule();
+  }
+
+  /** First measurement of an item: teaches the estimates of its kind. */
+  private learn(slot: Slot, box: number): void {
+    slot.measured = true;
+    const kind = slot.item.kind;
+    this.calibration.learn(kind, slot.raw, box);
+    const was = this.applied.get(kind) ?? 1;
+    if (Math.abs(this.calibration.factor(kind) - was) > RECALIBRATE_DRIFT * was) this.recalibrate = true;
+  }
+
+  /** Heights change in `mutate`; the item at the top of the viewport stays where it is on screen. */
+  private anchored(mutate: () => void): void {
+    const scroller = this.scroller;
+    if (!scroller || this.stuck) {
+      mutate();
+      this.layoutSpacers();
+      if (scroller && this.stuck) this.scrollToBottom(scroller);
+      return;
+    }
+    const top = this.viewTop(scroller);
+    const anchor = this.heights.indexAt(top);
+    const offset = top - this.heights.prefix(anchor);
+    mutate();
+    this.layoutSpacers();
+    if (anchor < 0) return;
+    const shift = this.heights.prefix(anchor) + offset - top;
+    if (Math.abs(shift) >= 0.5) this.setScrollTop(scroller, scroller.scrollTop + shift);
+  }
+
+  private onScroll(): void {
+    const s = this.scroller;
+    if (!s) return;
+    if (Math.abs(s.scrollTop - this.expectedTop) >= 1) this.stuck = s.scrollHeight - s.scrollTop - s.clientHeight <= STICK_PX;
+    this.expectedTop = Number.NaN;
+    this.schedule();
+  }
+
+  private scrollToBottom(scroller: HTMLElement): void {
+    this.setScrollTop(scroller, scroller.scrollHeight);
+  }
+
+  private setScrollTop(scroller: HTMLElement, top: number): void {
+    scroller.scrollTop = top;
+    this.expectedTop = scroller.scrollTop;
+  }
+
+  /** The scroller's top edge in transcript coordinates (0 = top of the first item). */
+  private viewTop(scroller: HTMLElement): number {
+    return scroller.getBoundingClientRect().top + scroller.clientTop - this.root.getBoundingClientRect().top;
+  }
+
+  private markBusy(): void {
+    this.root.setAttribute('aria-busy', 'true');
+    this.busyUntilNextFrame = true;
+    this.schedule();
+  }
+
+  private slotAt(i: number): Slot | undefined {
+    const id = this.order[i];
+    return id === undefined ? undefined : this.slots.get(id);
+  }
+
+  private slotHeight(box: number): number {
+    return box + (this.metrics?.gap ?? 0);
+  }
+
+  private rawOf(item: ChatItem): number {
+    return estimateItemHeight(item, this.metrics ?? DEFAULT_METRICS);
+  }
+
+  /** The slot height of an unmeasured item: its raw estimate, calibrated by what its kind measured. */
+  private estimated(slot: Slot): number {
+    return this.slotHeight(slot.raw * this.calibration.factor(slot.item.kind));
+  }
+
+  /** Re-estimates the items never measured (content kept in place); `rescan`: their raw estimates too. */
+  private reestimate(rescan: boolean): void {
+    this.recalibrate = false;
+    for (const kind of this.calibration.kinds()) this.applied.set(kind, this.calibration.factor(kind));
+    this.anchored(() => {
+      this.order.forEach((id, i) => {
+        const slot = this.slots.get(id);
+        if (!slot || slot.measured) return;
+        if (rescan) slot.raw = this.rawOf(slot.item);
+        this.heights.set(i, this.estimated(slot));
+      });
+    });
+  }
+
+  /** Text metrics and the item gap from the page's styles; a change re-estimates what was never measured. */
+  private readMetrics(): void {
+    const style = getComputedStyle(this.root);
+    const fontSize = Number.parseFloat(style.fontSize) || 13;
+    const width = this.root.clientWidth || this.scroller?.clientWidth || 300;
+    const next: Metrics = { charsPerLine: Math.max(10, Math.floor((width - 20) / (fontSize * 0.55))), lineHeight: fontSize * 1.45, gap: Number.parseFloat(style.rowGap) || 0 };
+    const prev = this.metrics;
+    this.metrics = next;
+    if (!prev || prev.charsPerLine !== next.charsPerLine || prev.gap !== next.gap || prev.lineHeight !== next.lineHeight) this.reestimate(true);
+  }
+}
+
+function spacer(): HTMLElement {
+  const node = el('div', { class: 'transcript-spacer', 'aria-hidden': 'true', hidden: '' });
+  node.style.flexShrink = '0';
+  return node;
+}
+
+function setSpacer(node: HTMLElement, shown: boolean, height: number): void {
+  node.hidden = !shown;
+  node.style.height = `${Math.max(0, shown ? height : 0)}px`;
 }

@@ -1,0 +1,80 @@
+/**
+ * Builds the agent of an opened session: the system prompt, the SDK client, the estimator
+ * (anchored on the session's reported usage), the compactor and the AgentSession itself.
+ */
+import * as vscode from 'vscode';
+import type { ToolRunner } from '../../core/agentPorts';
+import { AgentSession } from '../../core/agent/agentSession';
+import type { AgentEvent } from '../../core/agent/events';
+import { Compactor } from '../../core/compaction/compactor';
+import type { ConversationState, PipelineConfig, ToolSchema } from '../../core/model';
+import { counterIds, type Clock, type Tokenizer } from '../../core/ports';
+import { agentSystemPrompt } from '../../core/systemPrompt';
+import { messageRawTokens } from '../../core/tokens/blockTokens';
+import { applyCalibration } from '../../core/tokens/calibration';
+import { TokenEstimator } from '../../core/tokens/estimator';
+import { AnthropicLlmClient } from '../anthropic/anthropicClient';
+import type { ApiKeyStore } from '../apiKey';
+import { readAgentSettings, readCompactionSettings } from '../settings';
+import type { OpenSession } from './sessionPort';
+
+/** What building an agent needs from the extension. */
+export interface AgentFactoryDeps {
+  readonly apiKeys: ApiKeyStore;
+  readonly tools: ToolRunner;
+  readonly toolSchemas: () => readonly ToolSchema[];
+  readonly pasteDirectory: (sessionId: string) => string;
+  readonly writeFile: (path: string, content: string) => Promise<void>;
+  readonly clock: Clock;
+}
+
+/** An agent and the pieces the controller keeps beside it. */
+export interface BuiltAgent {
+  readonly agent: AgentSession;
+  readonly estimator: TokenEstimator;
+  readonly compactor: Compactor;
+}
+
+/** Builds the agent for `open` with `config`, sending its events to `onEvent`. */
+export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer: Tokenizer, deps: AgentFactoryDeps, onEvent: (e: AgentEvent) => void): BuiltAgent {
+  const agentSettings = readAgentSettings();
+  const clock = deps.clock;
+  const ids = counterIds(`${open.id.slice(-6)}x${Date.now().toString(36)}`);
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  const system = agentSystemPrompt({ workspaceName: folder?.name ?? 'no folder open', platform: process.platform, date: new Date().toISOString().slice(0, 10) }, { clock, ids });
+  const state: ConversationState = { system: [system], tools: deps.toolSchemas(), messages: open.messages, pending: [], config };
+  const llm = new AnthropicLlmClient({ apiKey: () => deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
+  const estimator = new TokenEstimator(tokenizer);
+  const compactor = new Compactor({
+    summariser: llm,
+    clock,
+    ids,
+    tokensOf: (m) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)),
+    measure: (st) => estimator.estimate(st).tokens,
+    settings: readCompactionSettings,
+    timeout: (ms, signal) =>
+      new Promise((resolve, reject) => {
+        const t = setTimeout(resolve, ms);
+        signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('aborted'))), { once: true });
+      }),
+  });
+  const agent = new AgentSession(
+    state,
+    {
+      llm,
+      tools: deps.tools,
+      sink: open.sink,
+      clock,
+      ids,
+      tokenizer,
+      estimator,
+      compactor,
+      pasteDirectory: deps.pasteDirectory(open.id),
+      writeFile: deps.writeFile,
+      maxToolRounds: agentSettings.maxToolRounds,
+    },
+    onEvent,
+    open.compactions,
+  );
+  return { agent, estimator, compactor };
+}

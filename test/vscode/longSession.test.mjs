@@ -1,0 +1,325 @@
+// A long session in a real VS Code: 2 000 messages (1 000 user/assistant pairs, some long
+// Markdown answers with code blocks, some with a selection chip) written into the extension's
+// session storage before the window opens, resumed when the chat opens. The transcript is
+// virtualised: only what is visible (plus overscan) is in the DOM, it starts at the end, the
+// first message renders after scrolling to the top, expanding a chip above the viewport does
+// not move what the user reads, and a new turn streams in at the bottom. Prints the time from
+// opening the chat to the last message visible, and the webview's JS heap (not asserted).
+//   npm run package && node --import tsx --test test/vscode/longSession.test.mjs
+// CP_VSIX=<path> tests another .vsix; CP_KEEP_TEMP=1 keeps the temp dir.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startAgentWorld } from './agentHarness.mjs';
+
+const PAIRS = 1_000;
+const FIRST_WORDS = 'FIRST-MESSAGE-MARKER: where does the request pipeline start?';
+const LAST_WORDS = 'LAST-MESSAGE-MARKER: that is the whole pipeline, end to end.';
+const UI_TIMEOUT = 60_000;
+const MAX_NODES = 120;
+
+/** A long Markdown answer: heading, list, a code block and a table. */
+function longAnswer(i) {
+  const code = Array.from({ length: 10 }, (_, k) => `  const step${k} = await stage${k}(input${i}, { retries: ${k % 4}, label: 'stage-${k}' });`).join('\n');
+  return [
+    `## Answer ${i}: how the stages fit together`,
+    '',
+    `The request for item ${i} goes through **assembly**, *estimation*, guarding and serialisation. Each stage is a small pure function, so it can be tested on its own and replayed from a session file.`,
+    '',
+    '- assemble the user message with its tagged context',
+    '- estimate the tokens, anchored on the last usage',
+    '- place at most four cache breakpoints',
+    '',
+    '```ts',
+    `export async function run${i}(input${i}: Input): Promise<Output> {`,
+    code,
+    '  return serialise(step9);',
+    '}',
+    '```',
+    '',
+    '| stage | cost |',
+    '| --- | --- |',
+    `| assemble | ${i % 7} ms |`,
+    `| estimate | ${i % 5} ms |`,
+  ].join('\n');
+}
+
+/**
+ * The session file's lines, built with the extension's own code: core assembly and answer
+ * functions make the messages, the session codec encodes them, and replay checks the result
+ * loads without repairs. Returns the file name, its content and the first/last item ids.
+ */
+async function buildSessionFile() {
+  const { assembleUserMessage, applyUserMessage } = await import('../../src/core/assemble.ts');
+  const { appendAssistantMessage } = await import('../../src/core/assistant.ts');
+  const { resolveConfig } = await import('../../src/core/config.ts');
+  const { counterIds } = await import('../../src/core/ports.ts');
+  const { encodeEntry, decodeLine, SESSION_FORMAT, SESSION_VERSION } = await import('../../src/core/session/entries.ts');
+  const { replaySession } = await import('../../src/core/session/replay.ts');
+  const { newSessionId } = await import('../../src/host/sessions/sessionStore.ts');
+
+  const config = resolveConfig({});
+  if (!config.ok) throw new Error(config.error);
+  let t = Date.now() - PAIRS * 60_000;
+  const clock = { now: () => t };
+  const ids = counterIds('long');
+  let state = { system: [], tools: [], messages: [], pending: [], config: config.config };
+  const entries = [];
+  for (let i = 0; i < PAIRS; i++) {
+    t += 30_000;
+    const words = i === 0 ? FIRST_WORDS : i % 9 === 4 ? `Question ${i}: why does stage ${i % 13} retry?\nIt failed twice on input ${i}.\nIs that expected?` : `Question ${i}: what does stage ${i % 13} do with input ${i}?`;
+    const pending = i % 5 === 1 ? [{ kind: 'ide_selection', path: `src/stage${i % 13}.ts`, startLine: 10, endLine: 14, text: Array.from({ length: 5 }, (_, k) => `const line${k} = stage${i % 13}(${k});`).join('\n') }] : [];
+    const u = assembleUserMessage({ ...state, pending }, { userText: words, pasteDirectory: '/nonexistent' }, { clock, ids });
+    if (!u.ok) throw new Error(u.error.message);
+    state = applyUserMessage({ ...state, pending }, u.value);
+    entries.push({ type: 'message', at: t, message: u.value.message });
+    t += 20_000;
+    const text = i === PAIRS - 1 ? LAST_WORDS : i % 20 === 5 ? longAnswer(i) : `Answer ${i}: stage ${i % 13} validates input ${i}, then passes it on. Nothing else.`;
+    const a = appendAssistantMessage(state, [{ type: 'text', text }], { clock, ids });
+    if (!a.ok) throw new Error(a.error);
+    state = a.state;
+    entries.push({ type: 'message', at: t, message: a.message });
+  }
+  const sessionId = newSessionId(t - PAIRS * 60_000, 0.5);
+  const header = { type: 'header', format: SESSION_FORMAT, version: SESSION_VERSION, sessionId, createdAt: t - PAIRS * 60_000, model: 'claude-sonnet-4-6', workspace: 'workspace' };
+  const all = [header, ...entries];
+  const lines = all.map((e) => encodeEntry(e));
+  const decoded = lines.map((l) => decodeLine(l));
+  assert.ok(decoded.every((d) => d.ok), 'every line decodes with the real schema');
+  const replayed = replaySession(decoded.map((d) => d.entry));
+  assert.deepEqual([...replayed.fixes, ...replayed.problems], [], 'the session loads without repairs');
+  assert.equal(replayed.messages.length, 2 * PAIRS);
+  // The long Markdown answer of pair 505 (a little below the middle).
+  const longId = state.messages[2 * 505 + 1].id;
+  return { file: `${sessionId}.jsonl`, content: `${lines.join('\n')}\n`, firstId: state.messages[0].id, lastId: state.messages.at(-1).id, longId };
+}
+
+/** Per-frame helpers evaluated in the chat webview. */
+const inFrame = {
+  /** Number of item nodes, the transcript's item count (aria-setsize) and the scroller's geometry. */
+  stats: () => {
+    const t = document.querySelector('[data-testid="transcript"]');
+    const s = document.querySelector('.scroll');
+    const first = t?.querySelector('[data-id]');
+    return { nodes: t ? t.querySelectorAll('[data-id]').length : -1, setSize: Number(first?.getAttribute('aria-setsize') ?? 0), scrollTop: s?.scrollTop ?? -1, scrollHeight: s?.scrollHeight ?? -1, clientHeight: s?.clientHeight ?? -1 };
+  },
+  /** Whether the item `id` is rendered and (a part of it) inside the scroller's viewport; `bottom`: its end is in view. */
+  visible: ([id, bottom]) => {
+    const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
+    const s = document.querySelector('.scroll');
+    if (!n || !s) return false;
+    const r = n.getBoundingClientRect();
+    const v = s.getBoundingClientRect();
+    return bottom ? r.bottom <= v.bottom + 1 && r.bottom > v.top : r.bottom > v.top && r.top < v.bottom;
+  },
+};
+
+describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () => {
+  let world;
+  let session;
+  before(async () => {
+    session = await buildSessionFile();
+    world = await startAgentWorld({
+      workspaceFiles: { 'README.md': '# Long session\n' },
+      settings: { 'contextPipeline.autoCompact': 'off' },
+      openChat: false,
+      // The extension's session storage: opening the chat resumes the latest session with messages.
+      prepare: (dirs) => {
+        const sessions = join(dirs.userData, 'User', 'globalStorage', 'context-pipeline.context-pipeline', 'sessions');
+        mkdirSync(sessions, { recursive: true, mode: 0o700 });
+        writeFileSync(join(sessions, session.file), session.content, { mode: 0o600 });
+        process.stderr.write(`[long] wrote ${session.file}: ${2 * PAIRS} messages, ${(session.content.length / 1e6).toFixed(2)} MB\n`);
+      },
+    });
+  });
+
+  after(async () => {
+    if (!world) return;
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(world.page, 'long-session-last').catch(() => undefined);
+    const invalid = world.fake.invalidRequests;
+    process.stderr.write(`[long] the fake server received ${world.fake.requests.length} request(s), ${invalid.length} invalid\n`);
+    for (const r of world.fake.requests) process.stderr.write(`[long]   ${r.method} ${r.path} valid=${r.valid} scripted=${r.step !== undefined} model=${r.body?.model} messages=${r.body?.messages?.length}\n`);
+    await world.close();
+    assert.deepEqual(invalid.map((r) => r.error), [], 'every request the extension sent was valid');
+  });
+
+  test('resumes at the end with only the visible items rendered', async () => {
+    const { openContextPipeline, screenshot } = await import('./workbench.mjs');
+    const heapOf = () => {
+      const m = /** @type {{ memory?: { usedJSHeapSize: number, totalJSHeapSize: number } }} */ (performance).memory;
+      return m ? { used: m.usedJSHeapSize, total: m.totalJSHeapSize } : undefined;
+    };
+    const mb = (h) => (h ? `${(h.used / 1e6).toFixed(1)} MB used / ${(h.total / 1e6).toFixed(1)} MB total` : 'performance.memory not available');
+    const t0 = performance.now();
+    await openContextPipeline(world.page);
+    await world.refindFrame();
+    const f = world.frame;
+    const tFrame = performance.now();
+    // The first item node: the host has loaded the session and the transcript message arrived.
+    await f.waitForFunction(() => document.querySelector('[data-testid="transcript"] [data-id]') !== null, undefined, { timeout: UI_TIMEOUT, polling: 20 });
+    const tFirst = performance.now();
+    await f.waitForFunction(inFrame.visible, [session.lastId, true], { timeout: UI_TIMEOUT, polling: 20 });
+    const tLast = performance.now();
+    await f.locator(`[data-id="${session.lastId}"]`, { hasText: 'LAST-MESSAGE-MARKER' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await f.waitForTimeout(500); // settled: measured, stuck to the end
+    const heap = await f.evaluate(heapOf);
+    const pageHeap = await world.page.evaluate(heapOf);
+    // The renderer's heap after a full GC, and its DOM counters (through the DevTools protocol).
+    const cdp = await world.page.context().newCDPSession(world.page);
+    await cdp.send('HeapProfiler.collectGarbage');
+    const gcHeap = await cdp.send('Runtime.getHeapUsage');
+    const dom = await cdp.send('Memory.getDOMCounters');
+    await cdp.detach();
+    const stats = await f.evaluate(inFrame.stats);
+    const domNodes = await f.evaluate(() => document.getElementsByTagName('*').length);
+    console.log(`[long] open chat → last of ${2 * PAIRS} messages visible: ${(tLast - t0).toFixed(0)} ms (webview frame found after ${(tFrame - t0).toFixed(0)} ms, first item rendered after ${(tFirst - t0).toFixed(0)} ms, then last message visible ${(tLast - tFirst).toFixed(0)} ms later)`);
+    console.log(`[long] JS heap seen from the chat webview: ${mb(heap)}; from the workbench page: ${mb(pageHeap)} (the same number means one shared renderer heap)`);
+    console.log(`[long] after a forced GC: JS heap ${(gcHeap.usedSize / 1e6).toFixed(1)} MB used / ${(gcHeap.totalSize / 1e6).toFixed(1)} MB; DOM counters of the page's renderer: ${dom.nodes} nodes, ${dom.jsEventListeners} JS event listeners, ${dom.documents} documents`);
+    console.log(`[long] at the end: ${stats.nodes} item nodes rendered, ${domNodes} elements in the webview document, scrollHeight ${stats.scrollHeight} px, viewport ${stats.clientHeight} px`);
+    assert.equal(stats.setSize, 2 * PAIRS, 'the transcript holds every message (aria-setsize)');
+    assert.ok(stats.nodes > 0 && stats.nodes < MAX_NODES, `${stats.nodes} item nodes rendered`);
+    assert.ok(stats.scrollHeight > 20 * 2 * PAIRS, `the scroll height stands for all the messages (${stats.scrollHeight} px)`);
+    assert.ok(stats.scrollHeight - stats.scrollTop - stats.clientHeight <= 8, 'scrolled to the end');
+    await screenshot(world.page, 'long-session-end');
+  });
+
+  test('scrolling to the top renders the first message, still few nodes', async () => {
+    const f = world.frame;
+    await f.evaluate(() => {
+      document.querySelector('.scroll').scrollTop = 0;
+    });
+    await f.waitForFunction(inFrame.visible, [session.firstId, false], { timeout: UI_TIMEOUT, polling: 50 });
+    assert.match(await f.locator(`[data-id="${session.firstId}"]`).innerText(), /FIRST-MESSAGE-MARKER/);
+    const stats = await f.evaluate(inFrame.stats);
+    assert.ok(stats.nodes < MAX_NODES, `${stats.nodes} item nodes rendered at the top`);
+    assert.ok(stats.scrollTop <= 1, `stays at the top (scrollTop ${stats.scrollTop}), not pulled back down`);
+    await f.waitForTimeout(300);
+    assert.equal((await f.evaluate(inFrame.stats)).scrollTop <= 1, true, 'still at the top a moment later');
+  });
+
+  test('scrolling through the whole session keeps the viewport covered with few nodes', async () => {
+    const f = world.frame;
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(world.page, 'long-session-top');
+    // 80 jumps from top to bottom; after each, two frames, then check what is on screen.
+    const r = await f.evaluate(async (steps) => {
+      const s = document.querySelector('.scroll');
+      const t = document.querySelector('[data-testid="transcript"]');
+      const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+      const gaps = [];
+      let maxNodes = 0;
+      const uncovered = [];
+      for (let k = 0; k <= steps; k++) {
+        s.scrollTop = Math.round(((s.scrollHeight - s.clientHeight) * k) / steps);
+        const t0 = performance.now();
+        await frame();
+        await frame();
+        gaps.push(performance.now() - t0);
+        const items = [...t.querySelectorAll('[data-id]')];
+        maxNodes = Math.max(maxNodes, items.length);
+        const v = s.getBoundingClientRect();
+        const tr = t.getBoundingClientRect();
+        const top = items[0]?.getBoundingClientRect().top ?? Infinity;
+        const bottom = items.at(-1)?.getBoundingClientRect().bottom ?? -Infinity;
+        // The part of the viewport the transcript occupies must be filled by rendered items.
+        if (top > Math.max(v.top, tr.top) + 1 || bottom < Math.min(v.bottom, tr.bottom) - 9) uncovered.push({ k, top, bottom, v: [v.top, v.bottom] });
+      }
+      gaps.sort((a, b) => a - b);
+      return { maxNodes, uncovered, median: gaps[Math.floor(gaps.length / 2)], p95: gaps[Math.floor(gaps.length * 0.95)], max: gaps.at(-1) };
+    }, 80);
+    console.log(`[long] scrolling through in 81 jumps: at most ${r.maxNodes} item nodes; two frames after a jump: median ${r.median.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms, max ${r.max.toFixed(1)} ms`);
+    assert.deepEqual(r.uncovered, [], 'the viewport is covered by rendered items after every jump');
+    assert.ok(r.maxNodes < MAX_NODES, `${r.maxNodes} item nodes at most`);
+  });
+
+  test('in the middle, expanding a chip above the viewport does not move what is read', async () => {
+    const f = world.frame;
+    await f.evaluate(() => {
+      const s = document.querySelector('.scroll');
+      s.scrollTop = Math.round(s.scrollHeight / 2);
+    });
+    await f.waitForTimeout(500); // the window settles: rendered, measured, anchored
+    // Scroll so that an item with a (closed) selection chip sits just above the viewport.
+    let chipped;
+    for (let tries = 0; !chipped && tries < 10; tries++) {
+      chipped = await f.evaluate(() => {
+        const s = document.querySelector('.scroll');
+        const v = s.getBoundingClientRect();
+        const item = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find((n) => n.querySelector('details.chip:not([open])'));
+        if (!item) {
+          s.scrollTop += s.clientHeight; // none rendered here: look further down
+          return undefined;
+        }
+        s.scrollTop += item.getBoundingClientRect().bottom - v.top + 10;
+        return item.getAttribute('data-id');
+      });
+      if (!chipped) await f.waitForTimeout(300);
+    }
+    assert.ok(chipped, 'an item with a chip is rendered in the middle of the session');
+    await f.waitForTimeout(500);
+    const before = await f.evaluate(([aboveId]) => {
+      const v = document.querySelector('.scroll').getBoundingClientRect();
+      const above = document.querySelector(`[data-testid="transcript"] [data-id="${aboveId}"]`);
+      const anchor = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find((n) => n.getBoundingClientRect().top >= v.top);
+      if (!anchor || !above || above.getBoundingClientRect().bottom >= v.top) return undefined;
+      const top = anchor.getBoundingClientRect().top;
+      const height = above.getBoundingClientRect().height;
+      above.querySelector('details.chip').open = true;
+      return { id: anchor.getAttribute('data-id'), top, grew: above.getBoundingClientRect().height - height };
+    }, [chipped]);
+    assert.ok(before, 'a visible item and a rendered item with a chip above the viewport');
+    assert.ok(before.grew > 20, `the expanded chip made its item taller (${before.grew} px)`);
+    await f.waitForTimeout(300);
+    const after = await f.evaluate(([id]) => {
+      const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
+      return n ? n.getBoundingClientRect().top : undefined;
+    }, [before.id]);
+    assert.ok(after !== undefined, 'the anchor item is still rendered');
+    assert.ok(Math.abs(after - before.top) <= 1, `the item being read stayed in place (${before.top} → ${after})`);
+    const stats = await f.evaluate(inFrame.stats);
+    assert.ok(stats.nodes < MAX_NODES, `${stats.nodes} item nodes rendered in the middle`);
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(world.page, 'long-session-middle');
+    // Further down, a long Markdown answer renders as Markdown (heading, code block, table).
+    for (let tries = 0; tries < 40; tries++) {
+      const found = await f.evaluate(([id]) => {
+        const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
+        const s = document.querySelector('.scroll');
+        // (Not scrollIntoView: it would scroll the workbench's own containers too.)
+        s.scrollTop += n ? n.getBoundingClientRect().top - s.getBoundingClientRect().top : s.clientHeight;
+        return n !== null;
+      }, [session.longId]);
+      await f.waitForTimeout(found ? 500 : 150);
+      if (found) break;
+    }
+    const long = f.locator(`[data-id="${session.longId}"]`);
+    await long.locator('.markdown pre code').first().waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await long.locator('.markdown h2').count(), 1);
+    assert.equal(await long.locator('.markdown table').count(), 1);
+    assert.ok((await f.evaluate(inFrame.stats)).nodes < MAX_NODES);
+    await screenshot(world.page, 'long-session-markdown');
+  });
+
+  test('a new message streams its answer in at the bottom', async () => {
+    const f = world.frame;
+    // Matched on the chat model, so a summariser request (if any) never takes it.
+    world.fake.script({ match: { model: 'claude-sonnet-4-6' }, text: 'Streamed answer at the end of a very long session. STREAM-DONE', deltaDelayMs: 15, chunkChars: 6 });
+    const input = f.getByRole('textbox', { name: 'Message' });
+    await input.fill('One more question after 2 000 messages?');
+    await input.press('Enter');
+    await f.locator('.item.assistant:not(.streaming) .text', { hasText: 'STREAM-DONE' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await f.locator('.composer button.primary:not(.stop)', { hasText: 'Send' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const id = await f.locator('.item.assistant', { hasText: 'STREAM-DONE' }).getAttribute('data-id');
+    await f.waitForFunction(inFrame.visible, [id, true], { timeout: 10_000, polling: 50 });
+    const stats = await f.evaluate(inFrame.stats);
+    assert.equal(stats.setSize, 2 * PAIRS + 2, 'the new question and its answer joined the transcript');
+    assert.ok(stats.nodes < MAX_NODES, `${stats.nodes} item nodes rendered`);
+    const req = world.fake.requests.at(-1);
+    assert.equal(req.valid, true);
+    assert.equal(req.body.messages.length, 2 * PAIRS + 1, 'the whole history went to the model');
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(world.page, 'long-session-streamed');
+  });
+});
