@@ -5,6 +5,7 @@
 import { runEstimate } from './estimate';
 import { runPipelineCost } from './pipelineCost';
 import { runReplay } from './replay';
+import { runTranscriptWindow } from './transcriptWindow';
 
 /** A bench subcommand: a one-line usage and a runner returning the exit code. */
 interface Command {
@@ -20,6 +21,13 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   replay: {
     usage: 'replay <transcript.jsonl> [--window N] [--baseline]                 the whole pipeline over a transcript: compactions, peak utilisation, cache, cost',
     run: runReplay,
+  },
+  window: {
+    usage: 'window                                                                the virtualised transcript: height index build, window per scroll, height update at 2k/20k/200k items',
+    run: async () => {
+      runTranscriptWindow();
+      return 0;
+    },
   },
   pipeline: {
     usage: 'pipeline                                                              per-turn pipeline cost at 10k, 100k and 1M tokens vs JSON.stringify',

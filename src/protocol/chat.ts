@@ -80,8 +80,11 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('retry') }),
   /** Assemble (not send) the given text and show what the request would hold. */
   v.strictObject({ type: v.literal('preview'), requestId: v.pipe(v.number(), v.integer(), v.minValue(0)), text: Text }),
-  /** Run one of the extension's own commands (each asks the user itself where it changes anything). */
-  v.strictObject({ type: v.literal('command'), command: v.picklist(['setApiKey', 'compactNow', 'newSession', 'showBudget', 'toggleEditorContext', 'showSessions', 'showCompactions']) }),
+  /**
+   * Run one of the extension's own commands. None runs a tool or changes a setting by itself:
+   * each only opens a view, or asks the user first (Set API Key, Compact Now, New Session).
+   */
+  v.strictObject({ type: v.literal('command'), command: v.picklist(['setApiKey', 'compactNow', 'newSession', 'showBudget', 'showSessions', 'showCompactions']) }),
   /** Pin (never compact) or unpin a whole message. */
   v.strictObject({ type: v.literal('pin'), messageId: v.pipe(v.string(), v.maxLength(200)), pinned: v.boolean() }),
   /** A slash command typed in the chat: `/compact [instructions]`, `/new`, `/pin`. */

@@ -52,3 +52,11 @@ describe('chat protocol', () => {
     assert.ok(!parseChatToWebview({ type: 'send', text: 'host never sends this' }).ok);
   });
 });
+
+describe('chat protocol: what the webview may ask', () => {
+  it('offers no command that changes a setting or runs a tool without asking', () => {
+    for (const command of ['toggleEditorContext', 'pinSelection', 'restoreCompaction', 'workbench.action.openSettings']) {
+      assert.ok(!parseChatToHost({ type: 'command', command }).ok, command);
+    }
+  });
+});

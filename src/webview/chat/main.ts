@@ -76,10 +76,14 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       composer.setBusy(m.busy);
       renderHeader();
       return;
-    case 'transcript':
-      transcript.reset(m.items);
-      empty.hidden = m.items.length > 0;
+    case 'transcript': {
+      // The history was rebuilt (a compaction, a restore, a pin): approvals still waiting for
+      // an answer are not part of it and stay at the end, answerable.
+      const waiting = transcript.itemsWhere((i) => i.kind === 'approval' && i.state === 'pending' && !m.items.some((n) => n.id === i.id));
+      transcript.reset([...m.items, ...waiting]);
+      empty.hidden = m.items.length + waiting.length > 0;
       return;
+    }
     case 'upsert':
       transcript.upsert(m.item);
       empty.hidden = true;

@@ -147,6 +147,14 @@ export class TranscriptView {
     return this.slots.size === 0;
   }
 
+  /** The items matching `keep`, in order (e.g. approvals still waiting, to carry over a reset). */
+  itemsWhere(keep: (item: ChatItem) => boolean): ChatItem[] {
+    return this.order.flatMap((id) => {
+      const item = this.slots.get(id)?.item;
+      return item && keep(item) ? [item] : [];
+    });
+  }
+
   /** Finds the scroll container (the parent, see main.ts) once it exists, and listens to it. */
   private bind(): HTMLElement | undefined {
     if (this.scroller) return this.scroller;
