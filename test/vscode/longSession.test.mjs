@@ -302,6 +302,28 @@ describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () =
     await screenshot(world.page, 'long-session-markdown');
   });
 
+  test('hiding the view and coming back keeps the reading position', async () => {
+    const topItem = () =>
+      world.frame.evaluate(() => {
+        const v = document.querySelector('.scroll').getBoundingClientRect();
+        const n = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find((e) => e.getBoundingClientRect().bottom > v.top + 1);
+        return n ? n.getAttribute('data-id') : undefined;
+      });
+    await world.frame.waitForTimeout(400); // the view state is saved 250 ms after scrolling
+    const reading = await topItem();
+    assert.ok(reading && reading !== session.lastId, `reading in the middle (${reading})`);
+    // Another view container in the side bar disposes the chat webview (no retained context).
+    await world.page.locator('.part.activitybar [aria-label^="Explorer"]').first().click();
+    await world.page.locator('.part.sidebar .composite.title', { hasText: 'Explorer' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const { openContextPipeline } = await import('./workbench.mjs');
+    await openContextPipeline(world.page);
+    await world.refindFrame();
+    await world.frame.waitForFunction(inFrame.visible, [reading, false], { timeout: UI_TIMEOUT, polling: 50 });
+    await world.frame.waitForTimeout(300);
+    assert.equal(await topItem(), reading, 'the same item is at the top of the viewport');
+    assert.ok((await world.frame.evaluate(inFrame.stats)).nodes < MAX_NODES);
+  });
+
   test('a new message streams its answer in at the bottom', async () => {
     const f = world.frame;
     // Matched on the chat model, so a summariser request (if any) never takes it.

@@ -5,15 +5,19 @@ import { renderPreview } from './previewView';
 import { TranscriptView } from './transcriptView';
 import { vscodeApi } from '../shared/vscodeApi';
 
-/** What survives the view being hidden: the draft and the input history. (The transcript comes from the host.) */
+/** What survives the view being hidden: the draft, the input history and where the user was reading. (The transcript comes from the host.) */
 interface ViewState {
   draft: string;
   history: string[];
+  /** The item at the top of the viewport and the offset into it; absent while following the end. */
+  reading?: { id: string; offset: number };
 }
 
 const api = vscodeApi<ViewState>();
 const saved = api.getState();
-const state: ViewState = { draft: saved?.draft ?? '', history: saved?.history ?? [] };
+const state: ViewState = { draft: saved?.draft ?? '', history: saved?.history ?? [], ...(saved?.reading ? { reading: saved.reading } : {}) };
+/** The first transcript after the view (re)loads goes back to where the user was reading. */
+let restoreReading = state.reading !== undefined;
 let status: Extract<ChatToWebview, { type: 'status' }> | undefined;
 let nextPreviewId = 1;
 let awaitingPreview = 0;
@@ -62,6 +66,21 @@ const composer = new Composer(
   state.history,
 );
 root.append(header, banner, scroll, composer.root);
+let readingTimer: ReturnType<typeof setTimeout> | undefined;
+scroll.addEventListener(
+  'scroll',
+  () => {
+    if (readingTimer) return;
+    readingTimer = setTimeout(() => {
+      readingTimer = undefined;
+      const reading = transcript.readingPosition();
+      if (reading) state.reading = reading;
+      else delete state.reading;
+      save();
+    }, 250);
+  },
+  { passive: true },
+);
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const parsed = parseChatToWebview(event.data);
@@ -81,6 +100,8 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       // an answer are not part of it and stay at the end, answerable.
       const waiting = transcript.itemsWhere((i) => i.kind === 'approval' && i.state === 'pending' && !m.items.some((n) => n.id === i.id));
       transcript.reset([...m.items, ...waiting]);
+      if (restoreReading && state.reading) transcript.restoreReadingPosition(state.reading);
+      restoreReading = false;
       empty.hidden = m.items.length + waiting.length > 0;
       return;
     }

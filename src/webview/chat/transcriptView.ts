@@ -65,6 +65,8 @@ export class TranscriptView {
   private scroller: HTMLElement | undefined;
   private metrics: Metrics | undefined;
   private stuck = true;
+  /** A reading position to scroll to on the next layout. */
+  private restoreTo: { id: string; offset: number } | undefined;
   /** The scrollTop this view last set (its scroll event is not the user's). */
   private expectedTop = Number.NaN;
   private frame = 0;
@@ -147,6 +149,26 @@ export class TranscriptView {
     return this.slots.size === 0;
   }
 
+  /**
+   * Where the user is reading: the item at the top of the viewport and how far into it, or
+   * undefined while the view follows the end (for the view state, so a hidden view comes back there).
+   */
+  readingPosition(): { id: string; offset: number } | undefined {
+    const scroller = this.scroller;
+    if (!scroller || this.stuck || this.order.length === 0) return undefined;
+    const top = this.viewTop(scroller);
+    const index = this.heights.indexAt(top);
+    const id = this.order[index];
+    return id === undefined ? undefined : { id, offset: Math.max(0, Math.round(top - this.heights.prefix(index))) };
+  }
+
+  /** Scrolls to a position from readingPosition() on the next frame (to the end if its item is gone). */
+  restoreReadingPosition(pos: { id: string; offset: number }): void {
+    this.restoreTo = pos;
+    this.stuck = false;
+    this.schedule();
+  }
+
   /** The items matching `keep`, in order (e.g. approvals still waiting, to carry over a reset). */
   itemsWhere(keep: (item: ChatItem) => boolean): ChatItem[] {
     return this.order.flatMap((id) => {
@@ -200,10 +222,25 @@ export class TranscriptView {
       this.stale.clear();
     }
     const height = scroller.clientHeight;
-    const scrollTop = this.stuck ? this.heights.total() - height : this.viewTop(scroller);
+    const restore = this.takeRestore();
+    const scrollTop = restore !== undefined ? restore : this.stuck ? this.heights.total() - height : this.viewTop(scroller);
     const w = this.order.length <= RENDER_ALL_UP_TO ? { start: 0, end: this.order.length } : computeWindow(this.heights, { scrollTop, height, overscan: Math.max(MIN_OVERSCAN_PX, height) });
     this.reconcile(w.start, w.end);
-    if (this.stuck) this.scrollToBottom(scroller);
+    if (restore !== undefined) this.setScrollTop(scroller, restore + scroller.scrollTop - this.viewTop(scroller));
+    else if (this.stuck) this.scrollToBottom(scroller);
+  }
+
+  /** The pending restore's offset in transcript coordinates, once (undefined when none or its item is gone). */
+  private takeRestore(): number | undefined {
+    const pos = this.restoreTo;
+    this.restoreTo = undefined;
+    if (!pos) return undefined;
+    const index = this.slots.get(pos.id)?.index;
+    if (index === undefined) {
+      this.stuck = true;
+      return undefined;
+    }
+    return this.heights.prefix(index) + pos.offset;
   }
 
   /** Makes the DOM hold exactly the items [start, end), reusing the nodes already there. */
