@@ -52,7 +52,7 @@ const PinnedRow = v.strictObject({
   preview: v.string(),
   tokens: N,
 });
-const CompactionRow = v.strictObject({ id: v.string(), at: N, trigger: v.string(), layer: v.string(), tokensBefore: N, tokensAfter: N, costUsd: N, lost: N, active: v.boolean() });
+const CompactionRow = v.strictObject({ id: v.string(), at: N, trigger: v.string(), layer: v.string(), tokensBefore: N, tokensAfter: N, costUsd: N, lost: N, /** The identifiers the retention check found missing from the summary (at most 10). */ lostIds: v.array(v.string()), active: v.boolean() });
 
 const SnapshotSchema = v.strictObject({
   type: v.literal('snapshot'),

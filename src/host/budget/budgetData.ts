@@ -155,6 +155,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
       tokensAfter: c.record.tokensAfter,
       costUsd: c.record.costUsd,
       lost: c.record.retention?.lost.length ?? 0,
+      lostIds: (c.record.retention?.lost ?? []).slice(0, 10),
       active: c.active,
     })),
     forecast: { growthPerTurn: forecast.growthPerTurn, ...(forecast.turns !== undefined ? { turns: forecast.turns } : {}), past: forecast.past, limit },

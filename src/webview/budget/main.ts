@@ -102,9 +102,14 @@ function compactions(s: BudgetSnapshot): HTMLElement {
   if (s.compactions.length === 0) return section('Compactions', 'budget-compactions', el('p', { class: 'muted' }, 'No compaction in this session yet.'));
   const rows = s.compactions.map((c) => {
     const action: Node = c.active ? el('button', { type: 'button', 'data-restore': c.id, title: 'Put the original messages back' }, 'Restore') : el('span', { class: 'muted' }, 'restored');
-    return [new Date(c.at).toLocaleTimeString(), c.trigger, c.layer, `${formatTokens(c.tokensBefore)} → ${formatTokens(c.tokensAfter)}`, usd(c.costUsd), String(c.lost), action];
+    // What the retention check says the summary lost: the count, expanding to the identifiers.
+    const lost: Node =
+      c.lost === 0
+        ? el('span', { class: 'muted' }, 'none')
+        : el('details', { class: 'lost', 'data-testid': 'lost-ids' }, el('summary', { title: 'Identifiers of the originals the summary does not mention (a heuristic check)' }, `${c.lost} lost`), el('ul', {}, ...c.lostIds.map((id) => el('li', {}, el('code', {}, id)))), ...(c.lost > c.lostIds.length ? [el('div', { class: 'muted' }, `… and ${c.lost - c.lostIds.length} more`)] : []));
+    return [new Date(c.at).toLocaleTimeString(), c.trigger, c.layer, `${formatTokens(c.tokensBefore)} → ${formatTokens(c.tokensAfter)}`, usd(c.costUsd), lost, action];
   });
-  const t = table(['When', 'Trigger', 'Layer', 'Tokens', 'Cost', 'Lost ids', ''], rows, { class: 'compactions' });
+  const t = table(['When', 'Trigger', 'Layer', 'Tokens', 'Cost', 'Retention', ''], rows, { class: 'compactions' });
   t.addEventListener('click', (ev) => {
     const b = (ev.target as HTMLElement).closest('button[data-restore]');
     const id = b?.getAttribute('data-restore');
