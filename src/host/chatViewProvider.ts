@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { parseChatToHost, type ChatToHost, type ChatToWebview } from '../protocol/chat';
+import { MAX_QUEUED, survivesResync } from './chat/resync';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 
 /** What the chat view asks of the rest of the extension. */
@@ -18,7 +19,7 @@ export interface ChatView {
 /**
  * The chat webview in the Context Pipeline side panel. Every incoming message is validated
  * against the protocol and dropped (with a log line) when malformed; outgoing messages are
- * queued until the webview has posted `ready`.
+ * queued (see survivesResync) until the webview has posted `ready`.
  */
 export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, vscode.Disposable {
   /** The view id declared in package.json. */
@@ -66,7 +67,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
 
   post(message: ChatToWebview): void {
     if (!this.view || !this.ready) {
-      this.queue.push(message);
+      // The webview gets its whole state again when it posts `ready` (onReady): only what that
+      // resync cannot rebuild waits here — errors, notices and approvals — the newest 100 of them.
+      if (survivesResync(message)) this.queue = [...this.queue, message].slice(-MAX_QUEUED);
       return;
     }
     void this.view.webview.postMessage(message).then(undefined, (err: unknown) => this.log.error(`Could not post ${message.type} to the chat view: ${String(err)}`));

@@ -92,21 +92,18 @@ export class EditorContextTracker implements vscode.Disposable {
   }
 
   /**
-   * The injections for the next user turn, and remembers the opened file as told.
-   * `session` keys the "changed since the last turn" memory: a new or resumed session
-   * hears about the opened file again.
+   * What the next user turn would carry now, and the URI of the opened file among it.
+   * `session` keys the "changed since the last turn" memory: a new or resumed session hears
+   * about the opened file again. Nothing is consumed: see markTold.
    */
-  injectionsForTurn(session: string | undefined, keep: (i: Injection) => boolean = () => true): Injection[] {
-    const { injections, openedUri } = this.compute(session);
-    const kept = injections.filter(keep);
-    // A dismissed opened-file chip is not "told": the next turn offers it again.
-    if (openedUri && kept.some((i) => i.kind === 'ide_opened_file')) this.injected = { session, uri: openedUri };
-    return kept;
+  snapshot(session?: string): { injections: Injection[]; openedUri?: string } {
+    return this.compute(session);
   }
 
-  /** What injectionsForTurn would return now, without consuming anything (previews, chips). */
-  preview(session?: string): Injection[] {
-    return this.compute(session).injections;
+  /** Remembers that the opened file `uri` went with a message of `session`. */
+  markTold(session: string | undefined, uri: string): void {
+    this.injected = { session, uri };
+    this.changed.fire();
   }
 
   /** Forgets which file was last injected (the next turn names the opened file again). */

@@ -81,8 +81,9 @@ const ToHostSchema = v.variant('type', [
   /** Assemble (not send) the given text and show what the request would hold. */
   v.strictObject({ type: v.literal('preview'), requestId: v.pipe(v.number(), v.integer(), v.minValue(0)), text: Text }),
   /**
-   * Run one of the extension's own commands. None runs a tool or changes a setting by itself:
-   * each only opens a view, or asks the user first (Set API Key, Compact Now, New Session).
+   * Run one of the extension's own commands. None runs a tool or changes a setting: each opens
+   * a view or a prompt (Set API Key, Compact Now asks first), or starts a new session (the
+   * current one stays in Sessions…).
    */
   v.strictObject({ type: v.literal('command'), command: v.picklist(['setApiKey', 'compactNow', 'newSession', 'showBudget', 'showSessions', 'showCompactions']) }),
   /** Pin (never compact) or unpin a whole message. */

@@ -120,13 +120,13 @@ describe('pins (pure)', () => {
 });
 
 describe('AgentSession.setBlockPinned', () => {
-  function session(state: ConversationState) {
+  function session(state: ConversationState, failSave = false) {
     const pins: Array<[readonly string[], boolean]> = [];
     const events: AgentEvent[] = [];
     const tokenizer = countingTokenizer();
     const s = new AgentSession(
       { ...state, config: testConfig() },
-      { llm: new ScriptedLlm([]), tools: { run: async () => ({ content: 'x', isError: false }) }, sink: { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined, pins: async (ids, p) => void pins.push([ids, p]) }, clock: fakeClock(), ids: counterIds('sb'), tokenizer, estimator: new TokenEstimator(tokenizer), pasteDirectory: '/s', writeFile: async () => undefined, maxToolRounds: 3 },
+      { llm: new ScriptedLlm([]), tools: { run: async () => ({ content: 'x', isError: false }) }, sink: { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined, pins: async (ids, p) => { if (failSave) throw new Error('disk full'); pins.push([ids, p]); } }, clock: fakeClock(), ids: counterIds('sb'), tokenizer, estimator: new TokenEstimator(tokenizer), pasteDirectory: '/s', writeFile: async () => undefined, maxToolRounds: 3 },
       (e) => events.push(e),
     );
     return { s, pins, events };
@@ -141,6 +141,15 @@ describe('AgentSession.setBlockPinned', () => {
     const replaced = events.filter((e) => e.type === 'history_replaced');
     assert.equal(replaced.length, 1);
     assert.deepEqual(pinnedRegions(s.state.messages, countingTokenizer(), initialCalibration()), []);
+  });
+
+  it('a save that fails changes nothing and says why', async () => {
+    const { state, selection } = conversation();
+    const { s, events } = session(state, true);
+    const r = await s.setBlockPinned(selection.meta.id, false);
+    assert.ok(!r.ok && /could not be saved: disk full/.test(r.reason), JSON.stringify(r));
+    assert.equal(s.state.messages[0]!.blocks[0]!.meta.pinned, true, 'still pinned in memory, as in the file');
+    assert.deepEqual(events, []);
   });
 
   it('refuses a block that is gone without persisting anything', async () => {

@@ -132,6 +132,10 @@ describe('BudgetHistory seeded from the session file', () => {
     for (const e of events) h.observe(e, undefined);
     assert.deepEqual(h.requests.at(-1), { index: 4, promptTokens: 500, input: 200, cacheRead: 300, cacheWrite: 0, output: 10, estimated: 505, costUsd: 0.002, compactedBefore: true });
     assert.deepEqual(h.turnPrompts, [1000, 525, 510]);
+    // A turn that ends with no reported usage (stopped, failed) adds no forecast point, as in the file.
+    h.observe({ type: 'request_started', round: 1, attempt: 1, estimatedTokens: 520, anchored: true }, undefined);
+    h.observe({ type: 'turn_finished', reason: 'stopped' }, undefined);
+    assert.deepEqual(h.turnPrompts, [1000, 525, 510]);
   });
 
   it('starts empty without a saved history', () => {

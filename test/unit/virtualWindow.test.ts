@@ -166,6 +166,10 @@ describe('virtual transcript window: estimates and the node cache', () => {
     const tool: ChatItem = { kind: 'tool', id: 't', name: 'read_file', input: '{}'.repeat(500), status: 'done', result: 'r'.repeat(5000) };
     assert.equal(estimateItemHeight(tool, m), 24, 'a tool card starts collapsed: one line');
     for (const item of [user(''), answer(''), tool]) assert.ok(estimateItemHeight(item, m) > 0);
+    // An approval card is shown open: its diff lines count.
+    const approval = (lines: number): ChatItem => ({ kind: 'approval', id: 'p', tool: 'edit_file', subject: 'a.ts', detail: 'edit', state: 'pending', diff: Array.from({ length: lines }, () => ({ op: '+' as const, text: 'x' })) });
+    assert.equal(estimateItemHeight(approval(30), m) - estimateItemHeight(approval(10), m), 20 * 20, 'twenty more diff rows');
+    assert.ok(estimateItemHeight(approval(0), m) > 3 * 20, 'header, reason field and buttons');
   });
 
   it('EstimateCalibration scales by measured / raw per kind, after enough samples, clamped', () => {

@@ -103,19 +103,29 @@ export class AgentSession {
 
   /** Pins (never compacted) or unpins every block of a message — the chat's Pin toggle — and persists it. */
   setPinned(messageId: string, pinned: boolean): Promise<SendResult> {
-    return this.applyPins(pinMessage(this.stateValue, messageId, pinned), pinned);
+    return this.applyPins((st) => pinMessage(st, messageId, pinned), pinned);
   }
 
   /** Pins or unpins one block (e.g. a Pin Selection block), persisted the same way. */
   setBlockPinned(blockId: string, pinned: boolean): Promise<SendResult> {
-    return this.applyPins(pinBlock(this.stateValue, blockId, pinned), pinned);
+    return this.applyPins((st) => pinBlock(st, blockId, pinned), pinned);
   }
 
-  private async applyPins(change: PinChange, pinned: boolean): Promise<SendResult> {
+  /**
+   * Saves the pin change first, then applies it to the state as it is then (a turn may have
+   * started meanwhile); a failed save changes nothing and says why.
+   */
+  private async applyPins(change: (state: ConversationState) => PinChange, pinned: boolean): Promise<SendResult> {
     if (this.running || this.compacting) return { ok: false, reason: 'Wait for the running turn or compaction to finish.' };
-    if (!change.ok) return change;
-    this.stateValue = change.state;
-    await this.deps.sink.pins(change.blockIds, pinned);
+    const planned = change(this.stateValue);
+    if (!planned.ok) return planned;
+    try {
+      await this.deps.sink.pins(planned.blockIds, pinned);
+    } catch (err) {
+      return { ok: false, reason: `The ${pinned ? 'pin' : 'unpin'} could not be saved: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    const applied = change(this.stateValue);
+    if (applied.ok) this.stateValue = applied.state;
     this.emit({ type: 'history_replaced', messages: this.stateValue.messages });
     return { ok: true };
   }

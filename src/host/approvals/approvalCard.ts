@@ -30,7 +30,11 @@ export function editApprovalItem(id: string, p: EditProposal, maxLines = MAX_CAR
   let added = 0;
   let removed = 0;
   for (const hunk of patch.hunks) {
-    lines.push({ op: '@', text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });
+    // Unified-diff convention (as `diff -u` and jsdiff's formatPatch write it): an empty side
+    // names the line before the change, e.g. `@@ -0,0 +1,2 @@` for a new file.
+    const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
+    const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
+    lines.push({ op: '@', text: `@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@` });
     for (const raw of hunk.lines) {
       const op = raw[0];
       if (op === '\\') continue; // "\ No newline at end of file"

@@ -73,6 +73,8 @@ export class PendingApprovals {
     if (!w) return;
     this.waiting.delete(id);
     this.settled.add(id);
+    // Remembered only to tell "already answered" from "unknown" in the log: the newest 500 do.
+    if (this.settled.size > 500) this.settled.delete(this.settled.values().next().value as string);
     this.publish(item);
     w.settle(decision);
   }

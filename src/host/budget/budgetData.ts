@@ -28,6 +28,8 @@ export class BudgetHistory {
   sent: ConversationState[] = [];
   readonly turnPrompts: number[];
   private awaitingUsage = false;
+  /** A request of the current turn reported its usage (a stopped or failed turn adds no forecast point). */
+  private usageThisTurn = false;
   private compactedSinceRequest: boolean;
   private estimated = 0;
   private count: number;
@@ -78,6 +80,7 @@ export class BudgetHistory {
         if (this.requests.length > MAX_REQUESTS) this.requests.shift();
         this.awaitingUsage = false;
         this.compactedSinceRequest = false;
+        this.usageThisTurn = true;
         return;
       }
       case 'compaction_finished':
@@ -88,7 +91,8 @@ export class BudgetHistory {
         return;
       case 'turn_finished': {
         const last = this.requests.at(-1);
-        if (last) this.turnPrompts.push(last.promptTokens + last.output);
+        if (last && this.usageThisTurn) this.turnPrompts.push(last.promptTokens + last.output);
+        this.usageThisTurn = false;
         return;
       }
       default:

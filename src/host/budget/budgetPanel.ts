@@ -95,7 +95,19 @@ export class BudgetPanel implements vscode.Disposable {
     void this.panel.webview.postMessage(message).then(undefined, (err: unknown) => this.log.error(`Could not post ${message.type} to the budget panel: ${String(err)}`));
   }
 
+  /** Handles a message from the panel; a failure is logged and shown in the panel, never lost. */
   private async receive(raw: unknown): Promise<void> {
+    try {
+      await this.handle(raw);
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      this.log.error(`Handling a message from the budget panel failed: ${err instanceof Error ? (err.stack ?? text) : text}`);
+      this.post({ type: 'notice', level: 'warning', text: `That did not work: ${text}` });
+      this.schedule();
+    }
+  }
+
+  private async handle(raw: unknown): Promise<void> {
     const parsed = parseBudgetToHost(raw);
     if (!parsed.ok) {
       this.log.warn(`Dropped a malformed message from the budget panel: ${parsed.error}`);
@@ -105,7 +117,7 @@ export class BudgetPanel implements vscode.Disposable {
     if (message.type === 'ready') {
       this.ready = true;
       // The session opens on demand; the panel may be the first to ask.
-      await this.controller.conversation().catch(() => undefined);
+      await this.controller.conversation().catch((err: unknown) => this.log.warn(`The budget panel could not open the session: ${String(err)}`));
       this.lastPost = 0;
       this.schedule();
       return;

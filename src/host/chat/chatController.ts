@@ -275,15 +275,18 @@ export class ChatController implements vscode.Disposable {
   private async send(text: string): Promise<void> {
     await this.run(async (agent) => {
       const taken = this.deps.nextTurn.take(this.open?.id);
-      agent.setPending(taken);
-      this.postPendingContext();
-      const result = await agent.send(text);
-      // Nothing was sent: the pins wait for the next message.
-      if (!result.ok) {
-        this.deps.nextTurn.giveBack(taken);
+      let sent = false;
+      try {
+        agent.setPending(taken.injections);
+        this.postPendingContext();
+        const result = await agent.send(text);
+        sent = result.ok;
+        return result;
+      } finally {
+        // Not sent (refused or failed): the pins and dismissed chips wait for the next message.
+        taken.settle(sent);
         this.postPendingContext();
       }
-      return result;
     });
   }
 

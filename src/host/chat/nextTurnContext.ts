@@ -11,10 +11,21 @@ type Selection = Extract<Injection, { kind: 'ide_selection' }>;
 
 /** Where the editor context comes from (the EditorContextTracker in the extension). */
 export interface EditorContextSource {
-  /** What the next turn would carry, without consuming anything. */
-  preview(session?: string): Injection[];
-  /** The next turn's context; remembers the opened file as told only if `keep` keeps it. */
-  injectionsForTurn(session: string | undefined, keep: (i: Injection) => boolean): Injection[];
+  /** What the next turn would carry now, and the URI of the opened file among it (if any). */
+  snapshot(session?: string): { injections: Injection[]; openedUri?: string };
+  /** Remembers that the opened file `uri` went with a message of `session` (not offered again until it changes). */
+  markTold(session: string | undefined, uri: string): void;
+}
+
+/** The context of a message being sent: settle it once the message was (or was not) accepted. */
+export interface TakenContext {
+  readonly injections: Injection[];
+  /**
+   * `sent`: the message went into the history — the pins are spent, the dismissals forgotten
+   * and the opened file remembered as told. Otherwise the pins go back to the queue and the
+   * dismissals stay, as if nothing had been sent. Idempotent; only the first call counts.
+   */
+  settle(sent: boolean): void;
 }
 
 /** One chip above the input. */
@@ -63,12 +74,14 @@ export class NextTurnContext {
   dismiss(key: string): void {
     const before = this.pins.length;
     this.pins = this.pins.filter((p) => injectionKey(p) !== key);
+    // (At most 50 remembered: keys come from the webview; the oldest are forgotten first.)
     if (this.pins.length === before) this.dismissed.add(key);
+    if (this.dismissed.size > 50) this.dismissed.delete(this.dismissed.values().next().value as string);
   }
 
   /** The chips the chat shows now, with tokens counted by `count` on the exact tagged text. */
   chips(session: string | undefined, count: (text: string) => number): ContextChip[] {
-    return this.candidates(this.editor.preview(session)).map((i) => {
+    return this.preview(session).map((i) => {
       const text = renderInjection(i);
       return { key: injectionKey(i), tag: i.kind, label: labelOf(i), text, tokens: Math.round(count(text)), pinned: i.kind === 'ide_selection' && i.pinned === true };
     });
@@ -76,25 +89,33 @@ export class NextTurnContext {
 
   /** What the next turn would carry now (for the request preview), without consuming anything. */
   preview(session: string | undefined): Injection[] {
-    return this.candidates(this.editor.preview(session));
+    return this.candidates(this.editor.snapshot(session).injections);
   }
 
   /**
-   * The injections of the turn being sent, consuming them: dismissals and the pin queue are
-   * cleared. If the message is not sent after all, call `giveBack` with what this returned.
+   * The injections of the message being sent. Its pins leave the queue at once (they are in
+   * flight, no longer chips); settle() says whether they are spent or come back.
    */
-  take(session: string | undefined): Injection[] {
-    const editor = this.editor.injectionsForTurn(session, (i) => !this.dismissed.has(injectionKey(i)));
-    const out = this.candidates(editor);
+  take(session: string | undefined): TakenContext {
+    const snap = this.editor.snapshot(session);
+    const injections = this.candidates(snap.injections);
+    const pins = this.pins;
+    const dismissed = [...this.dismissed];
     this.pins = [];
-    this.dismissed.clear();
-    return out;
-  }
-
-  /** Puts back the pins of a turn that was not sent (they wait for the next message). */
-  giveBack(taken: readonly Injection[]): void {
-    const pins = taken.filter((i): i is Selection => i.kind === 'ide_selection' && i.pinned === true);
-    this.pins = [...pins, ...this.pins.filter((p) => !pins.some((q) => sameSelection(p, q)))];
+    let settled = false;
+    return {
+      injections,
+      settle: (sent) => {
+        if (settled) return;
+        settled = true;
+        if (!sent) {
+          this.pins = [...pins, ...this.pins.filter((p) => !pins.some((q) => sameSelection(p, q)))];
+          return;
+        }
+        for (const key of dismissed) this.dismissed.delete(key);
+        if (snap.openedUri && injections.some((i) => i.kind === 'ide_opened_file')) this.editor.markTold(session, snap.openedUri);
+      },
+    };
   }
 
   /** Editor context not dismissed and not already queued as a pin, then the pins. */

@@ -52,7 +52,8 @@ export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement
   const answer = (approved: boolean) => {
     approve.disabled = true;
     reject.disabled = true;
-    h.answer(item.id, approved, reason.value.trim() || undefined);
+    // The reason goes to Claude with a rejection; an approval needs none.
+    h.answer(item.id, approved, approved ? undefined : reason.value.trim() || undefined);
   };
   approve.addEventListener('click', () => answer(true));
   reject.addEventListener('click', () => answer(false));

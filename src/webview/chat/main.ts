@@ -99,8 +99,11 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       // The history was rebuilt (a compaction, a restore, a pin): approvals still waiting for
       // an answer are not part of it and stay at the end, answerable.
       const waiting = transcript.itemsWhere((i) => i.kind === 'approval' && i.state === 'pending' && !m.items.some((n) => n.id === i.id));
+      // A rebuilt history (a pin, a compaction) keeps the user where they were reading; the
+      // first transcript after the view (re)loads goes back to the saved position.
+      const reading = restoreReading ? state.reading : transcript.readingPosition();
       transcript.reset([...m.items, ...waiting]);
-      if (restoreReading && state.reading) transcript.restoreReadingPosition(state.reading);
+      if (reading) transcript.restoreReadingPosition(reading);
       restoreReading = false;
       empty.hidden = m.items.length + waiting.length > 0;
       return;

@@ -116,8 +116,8 @@ export class TranscriptView {
       this.order.push(item.id);
       this.heights.push(this.estimated(added));
       this.sizeChanged = true;
-      // The user's own new message brings them back to the end.
-      if (item.kind === 'user') this.stuck = true;
+      // The user's own new message, and a question waiting for their answer, bring them back to the end.
+      if (item.kind === 'user' || (item.kind === 'approval' && item.state === 'pending')) this.stuck = true;
       this.schedule();
       return;
     }
@@ -417,14 +417,20 @@ export class TranscriptView {
     this.anchored(() => {
       this.order.forEach((id, i) => {
         const slot = this.slots.get(id);
-        if (!slot || slot.measured) return;
+        if (!slot) return;
+        if (slot.measured) {
+          // New metrics (the view's width changed): a height measured at the old width is stale
+          // unless the node is on screen, where the ResizeObserver measures it again.
+          if (!rescan || this.rendered.has(id)) return;
+          slot.measured = false;
+        }
         if (rescan) slot.raw = this.rawOf(slot.item);
         this.heights.set(i, this.estimated(slot));
       });
     });
   }
 
-  /** Text metrics and the item gap from the page's styles; a change re-estimates what was never measured. */
+  /** Text metrics and the item gap from the page's styles; a change re-estimates every item not on screen. */
   private readMetrics(): void {
     const style = getComputedStyle(this.root);
     const fontSize = Number.parseFloat(style.fontSize) || 13;

@@ -199,6 +199,9 @@ export function estimateItemHeight(item: ChatItem, m: TextMetrics): number {
       return rows(item.text);
     case 'error':
       return rows(item.text) + 14;
+    case 'approval':
+      // Header, the diff (or the command), the reason field and the buttons.
+      return who + ((item.diff?.length ?? 0) + (item.tool === 'run_command' ? 2 : 1)) * m.lineHeight + 3 * (m.lineHeight + 10);
     default:
       return m.lineHeight + 4;
   }
