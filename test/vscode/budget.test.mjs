@@ -29,6 +29,9 @@ async function budgetFrame(page, timeout = UI_TIMEOUT) {
   }
 }
 
+/** Scrolls the panel to a card in one step inside the page (the panel may re-render between two Playwright steps). */
+const scrollToCard = (frame, testid) => frame.evaluate((id) => document.querySelector(`[data-testid="${id}"]`)?.scrollIntoView({ block: 'start' }), testid);
+
 const num = (s) => Number(String(s).replace(/[^\d.]/g, ''));
 const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
 
@@ -106,9 +109,9 @@ describe('Context Budget panel in a real VS Code, against the fake Anthropic API
     assert.equal(await frame.locator('[data-testid="ledger-diff"]').count(), 1);
 
     const path = await workbench.screenshot(w.page, 'budget-panel');
-    await frame.locator('[data-testid="budget-history"]').scrollIntoViewIfNeeded();
+    await scrollToCard(frame, 'budget-history');
     const chartShot = await workbench.screenshot(w.page, 'budget-panel-chart');
-    await frame.locator('[data-testid="budget-ledger"]').scrollIntoViewIfNeeded();
+    await scrollToCard(frame, 'budget-ledger');
     const ledgerShot = await workbench.screenshot(w.page, 'budget-panel-ledger');
     process.stderr.write(`[budget] screenshots ${path}, ${chartShot}, ${ledgerShot}\n`);
   });
@@ -125,7 +128,7 @@ describe('Context Budget panel in a real VS Code, against the fake Anthropic API
     assert.equal(await message.count(), 1);
     assert.match(await message.innerText(), /You · turn 1 · whole message\s+What does greet do\?/);
     assert.ok(num(await message.locator('td').nth(1).innerText()) > 0, 'the pinned message shows its tokens');
-    await frame.locator('[data-testid="budget-pinned"]').scrollIntoViewIfNeeded();
+    await scrollToCard(frame, 'budget-pinned');
     await workbench.screenshot(w.page, 'budget-pinned');
     await message.locator('[data-testid="unpin"]').click();
     await frame.locator('[data-testid="pinned-empty"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
@@ -187,7 +190,7 @@ describe('Context Budget panel in a real VS Code, against the fake Anthropic API
     await rowsOf(frame).nth(before.length - 1).waitFor({ timeout: UI_TIMEOUT });
     assert.deepEqual(await rowsOf(frame).allInnerTexts(), before, 'the same rows, rebuilt from the session file');
     assert.equal(await frame.locator('[data-testid="budget-chart"]').getAttribute('data-points'), String(before.length));
-    await frame.locator('[data-testid="budget-history"]').scrollIntoViewIfNeeded();
+    await scrollToCard(frame, 'budget-history');
     process.stderr.write(`[budget] after reload: ${await workbench.screenshot(w.page, 'budget-panel-reloaded')}\n`);
   });
 
@@ -200,7 +203,7 @@ describe('Context Budget panel in a real VS Code, against the fake Anthropic API
     await frame.locator('body.vscode-light').waitFor({ state: 'attached', timeout: UI_TIMEOUT });
     await frame.locator('[data-testid="budget-chart"] .uplot canvas').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await until('the chart to take the light theme\'s colours', async () => JSON.stringify(await markers(frame)) !== JSON.stringify(dark));
-    await frame.locator('[data-testid="budget-history"]').scrollIntoViewIfNeeded();
+    await scrollToCard(frame, 'budget-history');
     await w.page.waitForTimeout(300); // the chart is rebuilt with the new colours on the next frame
     process.stderr.write(`[budget] light theme: ${await workbench.screenshot(w.page, 'budget-panel-light')}\n`);
   });

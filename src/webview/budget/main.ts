@@ -106,7 +106,7 @@ function compactions(s: BudgetSnapshot): HTMLElement {
     const lost: Node =
       c.lost === 0
         ? el('span', { class: 'muted' }, 'none')
-        : el('details', { class: 'lost', 'data-testid': 'lost-ids' }, el('summary', { title: 'Identifiers of the originals the summary does not mention (a heuristic check)' }, `${c.lost} lost`), el('ul', {}, ...c.lostIds.map((id) => el('li', {}, el('code', {}, id)))), ...(c.lost > c.lostIds.length ? [el('div', { class: 'muted' }, `… and ${c.lost - c.lostIds.length} more`)] : []));
+        : el('details', { class: 'lost', 'data-testid': 'lost-ids', 'data-key': `lost-${c.id}` }, el('summary', { title: 'Identifiers of the originals the summary does not mention (a heuristic check)' }, `${c.lost} lost`), el('ul', {}, ...c.lostIds.map((id) => el('li', {}, el('code', {}, id)))), ...(c.lost > c.lostIds.length ? [el('div', { class: 'muted' }, `… and ${c.lost - c.lostIds.length} more`)] : []));
     return [new Date(c.at).toLocaleTimeString(), c.trigger, c.layer, `${formatTokens(c.tokensBefore)} → ${formatTokens(c.tokensAfter)}`, usd(c.costUsd), lost, action];
   });
   const t = table(['When', 'Trigger', 'Layer', 'Tokens', 'Cost', 'Retention', ''], rows, { class: 'compactions' });
@@ -134,19 +134,40 @@ let notice: { level: 'info' | 'warning'; text: string; until: number } | undefin
 let last: BudgetSnapshot | undefined;
 const NOTICE_MS = 10_000;
 
+let lastJson = '';
+let lastBanner = false;
+
+/**
+ * Draws a snapshot. An identical snapshot (the host posts on every event, throttled) changes
+ * nothing, so what the user expanded or selected stays; otherwise the cards are rebuilt and
+ * the <details> the user had open (by their data-key) are opened again.
+ */
 function render(s: BudgetSnapshot): void {
+  const json = JSON.stringify(s);
+  const showBanner = notice !== undefined && Date.now() < notice.until;
+  if (json === lastJson && showBanner === lastBanner && !showBanner) return;
+  lastJson = json;
+  lastBanner = showBanner;
   last = s;
+  const open = new Set(Array.from(root.querySelectorAll('details[open][data-key]'), (d) => d.getAttribute('data-key')));
   const header = el('header', { class: 'header' }, el('h1', {}, 'Context Budget'), el('span', { class: 'muted' }, `${s.session} · ${s.model} · window ${formatTokens(s.contextWindow)}${s.busy ? ' · turn running…' : ''}`));
   const banner = notice && Date.now() < notice.until ? [el('p', { class: `notice ${notice.level}`, role: 'alert', 'data-testid': 'budget-notice' }, notice.text)] : [];
   root.replaceChildren(header, ...banner, windowBar(s), el('div', { class: 'grid2' }, accuracy(s), forecast(s)), pinnedSection(s.pinned, post), history(s), ledger(s), compactions(s));
+  for (const d of root.querySelectorAll<HTMLDetailsElement>('details[data-key]')) if (open.has(d.getAttribute('data-key'))) d.open = true;
 }
 
 window.addEventListener('message', (ev: MessageEvent<unknown>) => {
   const parsed = parseBudgetToWebview(ev.data);
-  if (!parsed.ok) return;
+  if (!parsed.ok) {
+    console.warn(`Context Pipeline: dropped a malformed message from the host: ${parsed.error}`);
+    return;
+  }
   const m = parsed.value;
   if (m.type === 'snapshot') render(m);
-  else if (m.type === 'empty') root.replaceChildren(el('p', { class: 'muted', 'data-testid': 'budget-empty' }, m.reason));
+  else if (m.type === 'empty') {
+    lastJson = '';
+    root.replaceChildren(el('p', { class: 'muted', 'data-testid': 'budget-empty' }, m.reason));
+  }
   else {
     notice = { level: m.level, text: m.text, until: Date.now() + NOTICE_MS };
     if (last) render(last);
