@@ -63,7 +63,17 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
     async refindFrame() {
       frame = await chatFrame(page);
     },
-    /** Re-finds the chat webview (after a reload). */
+    /** Runs Developer: Reload Window, waits for the reloaded workbench and re-finds the chat. */
+    async reloadWindow() {
+      const reloaded = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: 60_000 });
+      await world.command('Developer: Reload Window');
+      await reloaded;
+      await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+      await page.locator('.part.activitybar').waitFor({ state: 'visible', timeout: 60_000 });
+      await openContextPipeline(page);
+      frame = await chatFrame(page);
+    },
+    /** Navigates to the workbench again and re-finds the chat webview (after the extension host was killed). */
     async reopen() {
       await openWorkbench(page, server.url);
       await openContextPipeline(page);

@@ -157,8 +157,7 @@ for (const theme of [
         const before = await w.frame.locator('.item.user .text').allInnerTexts();
         const budget = await frameWith(w.page, '[data-testid="budget-root"]');
         const rowsBefore = await budget.locator('[data-testid="requests-table"] tbody tr').count();
-        await w.command('Developer: Reload Window');
-        await w.reopen();
+        await w.reloadWindow();
         await w.frame.locator('.item.user').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
         assert.deepEqual(await w.frame.locator('.item.user .text').allInnerTexts(), before, 'the same user messages after the reload');
         await w.frame.locator('.summary-card').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
