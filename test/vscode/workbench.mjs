@@ -52,9 +52,16 @@ export async function openContextPipeline(page) {
   await item.waitFor({ state: 'visible', timeout: VIEW_TIMEOUT_MS });
   const tab = item.locator('xpath=ancestor-or-self::li[1]');
   const sidebarTitle = page.locator('.part.sidebar .composite.title', { hasText: 'Context Pipeline' });
-  // Clicking the active container's item would close the side bar.
-  const alreadyOpen = (await tab.getAttribute('aria-selected')) === 'true' && (await sidebarTitle.isVisible());
-  if (!alreadyOpen) await item.click();
+  // Clicking the active container's item would close the side bar, and right after a reload
+  // the side bar may still be restoring: look, wait a little, and click only when the item is
+  // not the selected one; a few rounds settle any race with the restore.
+  const visible = (timeout) => sidebarTitle.waitFor({ state: 'visible', timeout }).then(() => true, () => false);
+  for (let round = 0; round < 4 && !(await sidebarTitle.isVisible()); round++) {
+    const selected = (await tab.getAttribute('aria-selected')) === 'true';
+    if (selected && (await visible(3_000))) break;
+    if (!(await sidebarTitle.isVisible())) await item.click();
+    if (await visible(5_000)) break;
+  }
   await sidebarTitle.waitFor({ state: 'visible', timeout: VIEW_TIMEOUT_MS });
   // Move the pointer off the activity bar so its hover label does not cover the side bar.
   const editor = await page.locator('.part.editor').boundingBox();
