@@ -51,7 +51,7 @@ export function buildLedger(state: ConversationState, anchors: readonly CacheAnc
         kind: b.type,
         source: b.meta.source,
         tokens: cal(blockRawTokens(b, tokenizer), blockFixedTokens(b)),
-        preview: oneLine(previewOf(b)),
+        preview: oneLine(blockPreviewText(b)),
         breakpoint: messageBreakpoints.has(mi) && bi === lastCacheable,
         blockId: b.meta.id,
       });
@@ -60,7 +60,8 @@ export function buildLedger(state: ConversationState, anchors: readonly CacheAnc
   return rows;
 }
 
-function previewOf(b: Block): string {
+/** A block's content as plain text for previews: text, thinking, a tool call as `name(input)`, a result's text, images named. */
+export function blockPreviewText(b: Block): string {
   switch (b.type) {
     case 'text':
     case 'summary':

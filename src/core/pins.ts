@@ -5,6 +5,7 @@
  * pinned regions the Context Budget panel shows.
  */
 import type { Block, ConversationState, Message, Role } from './model';
+import { blockPreviewText } from './ledger';
 import type { Tokenizer } from './ports';
 import { headChars } from './text';
 import { blockFixedTokens, blockRawTokens, messageRawTokens } from './tokens/blockTokens';
@@ -100,7 +101,7 @@ export function pinnedRegions(messages: readonly Message[], tokenizer: Tokenizer
       const sel = selectionOf(b);
       const fixed = blockFixedTokens(b);
       const tokens = Math.round(applyCalibration(calibration, { text: blockRawTokens(b, tokenizer) - fixed, fixed }));
-      out.push({ ...base, kind: 'block', id: b.meta.id, label: sel?.label ?? b.type.replace('_', ' '), preview: sel?.firstLine ?? firstLine(blockText(b)), tokens });
+      out.push({ ...base, kind: 'block', id: b.meta.id, label: sel?.label ?? b.type.replace('_', ' '), preview: sel?.firstLine ?? firstLine(blockPreviewText(b)), tokens });
     }
   }
   return out;
@@ -110,25 +111,8 @@ export function pinnedRegions(messages: readonly Message[], tokenizer: Tokenizer
 function messagePreview(m: Message): string {
   const texts = m.blocks.flatMap((b) => (b.type === 'text' || b.type === 'summary' ? [{ text: b.text, source: b.meta.source }] : []));
   const words = texts.find((t) => t.source === 'user' || t.source === 'assistant') ?? texts[0];
-  return firstLine(words?.text ?? blockText(m.blocks[0]));
-}
-
-function blockText(b: Block | undefined): string {
-  switch (b?.type) {
-    case undefined:
-      return '';
-    case 'text':
-    case 'summary':
-      return b.text;
-    case 'thinking':
-      return b.thinking;
-    case 'tool_use':
-      return `${b.name} ${JSON.stringify(b.input) ?? ''}`;
-    case 'tool_result':
-      return typeof b.content === 'string' ? b.content : b.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join(' ');
-    case 'image':
-      return `[image ${b.mediaType}]`;
-  }
+  const first = m.blocks[0];
+  return firstLine(words?.text ?? (first ? blockPreviewText(first) : ''));
 }
 
 function firstLine(text: string): string {

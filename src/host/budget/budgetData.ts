@@ -36,17 +36,8 @@ export class BudgetHistory {
 
   /** Starts from the history the session file holds (empty for a new session). */
   constructor(saved: RequestHistory = EMPTY_REQUEST_HISTORY) {
-    this.requests = saved.requests.slice(-MAX_REQUESTS).map((r) => ({
-      index: r.index,
-      promptTokens: r.promptTokens,
-      input: r.input,
-      cacheRead: r.cacheRead,
-      cacheWrite: r.cacheWrite,
-      output: r.output,
-      estimated: r.estimated,
-      costUsd: r.costUsd,
-      compactedBefore: r.compactedBefore,
-    }));
+    // The protocol's rows are the saved records without their turn number.
+    this.requests = saved.requests.slice(-MAX_REQUESTS).map(({ turn: _turn, ...row }) => row);
     this.turnPrompts = [...saved.turnPrompts];
     this.compactedSinceRequest = saved.compactedSinceLast;
     this.count = saved.requests.at(-1)?.index ?? 0;

@@ -2,7 +2,8 @@ import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
 import { renderItem, type ItemHandlers } from './itemView';
 import { routeLinks } from './markdown';
-import { computeWindow, EstimateCalibration, estimateItemHeight, HeightIndex, LruCache, type TextMetrics } from './virtualWindow';
+import { SlotEstimates } from './slotEstimates';
+import { computeWindow, HeightIndex, LruCache } from './virtualWindow';
 
 /** Within this many pixels of the end the view counts as "at the bottom" and follows new content. */
 const STICK_PX = 8;
@@ -15,9 +16,6 @@ const NODE_CACHE_SIZE = 200;
  * Tab reach every message of an ordinary session; longer ones render only what is visible.
  */
 const RENDER_ALL_UP_TO = 150;
-/** Unmeasured items are re-estimated when a learned factor moved by more than this. */
-const RECALIBRATE_DRIFT = 0.05;
-const DEFAULT_METRICS: Metrics = { charsPerLine: 60, lineHeight: 19, gap: 0 };
 
 /** One item as data: its position, its raw height estimate and whether its height was measured. */
 interface Slot {
@@ -25,11 +23,6 @@ interface Slot {
   index: number;
   raw: number;
   measured: boolean;
-}
-
-/** Text metrics and the gap between items, from the page's styles. */
-interface Metrics extends TextMetrics {
-  readonly gap: number;
 }
 
 /**
@@ -57,13 +50,9 @@ export class TranscriptView {
   private readonly idOf = new WeakMap<Element, string>();
   /** Items not rendered whose content changed: their estimates are redone on the next frame. */
   private readonly stale = new Set<number>();
-  private readonly calibration = new EstimateCalibration();
-  /** The calibration factors the current estimates were made with. */
-  private readonly applied = new Map<string, number>();
-  private recalibrate = false;
+  private readonly estimates = new SlotEstimates();
   private readonly observer: ResizeObserver | undefined;
   private scroller: HTMLElement | undefined;
-  private metrics: Metrics | undefined;
   private stuck = true;
   /** A reading position to scroll to on the next layout. */
   private restoreTo: { id: string; offset: number } | undefined;
@@ -94,10 +83,10 @@ export class TranscriptView {
     const heights: number[] = [];
     for (const item of items) {
       const known = this.slots.get(item.id);
-      const slot = { item, index: known?.index ?? this.order.length, raw: this.rawOf(item), measured: false };
+      const slot = { item, index: known?.index ?? this.order.length, raw: this.estimates.raw(item), measured: false };
       if (!known) this.order.push(item.id);
       this.slots.set(item.id, slot);
-      heights[slot.index] = this.estimated(slot);
+      heights[slot.index] = this.estimates.estimated(slot.item.kind, slot.raw);
     }
     this.heights.reset(heights);
     this.known = this.order.length;
@@ -111,10 +100,10 @@ export class TranscriptView {
     this.cache.delete(item.id);
     const slot = this.slots.get(item.id);
     if (!slot) {
-      const added = { item, index: this.order.length, raw: this.rawOf(item), measured: false };
+      const added = { item, index: this.order.length, raw: this.estimates.raw(item), measured: false };
       this.slots.set(item.id, added);
       this.order.push(item.id);
-      this.heights.push(this.estimated(added));
+      this.heights.push(this.estimates.estimated(added.item.kind, added.raw));
       this.sizeChanged = true;
       // The user's own new message, and a question waiting for their answer, bring them back to the end.
       if (item.kind === 'user' || (item.kind === 'approval' && item.state === 'pending')) this.stuck = true;
@@ -207,16 +196,16 @@ export class TranscriptView {
     const scroller = this.bind();
     // Hidden (or not laid out yet): keep the data; the scroller's resize brings us back.
     if (!scroller || scroller.clientHeight === 0) return;
-    if (!this.metrics) this.readMetrics();
-    if (this.recalibrate) this.reestimate(false);
+    if (!this.estimates.hasMetrics) this.readMetrics();
+    if (this.estimates.stale) this.reestimate(false);
     if (this.stale.size > 0) {
       this.anchored(() => {
         for (const i of this.stale) {
           const slot = this.slotAt(i);
           if (!slot || this.rendered.has(slot.item.id)) continue;
-          slot.raw = this.rawOf(slot.item);
+          slot.raw = this.estimates.raw(slot.item);
           slot.measured = false;
-          this.heights.set(i, this.estimated(slot));
+          this.heights.set(i, this.estimates.estimated(slot.item.kind, slot.raw));
         }
       });
       this.stale.clear();
@@ -267,7 +256,7 @@ export class TranscriptView {
 
   /** Spacer heights: the flex gap already separates each shown spacer from its neighbour. */
   private layoutSpacers(): void {
-    const gap = this.metrics?.gap ?? 0;
+    const gap = this.estimates.gap;
     const { start, end } = this.range;
     setSpacer(this.topSpacer, start > 0, this.heights.prefix(start) - gap);
     setSpacer(this.bottomSpacer, end < this.order.length, this.heights.total() - this.heights.prefix(end) - gap);
@@ -325,8 +314,12 @@ export class TranscriptView {
       const slot = id === undefined ? undefined : this.slots.get(id);
       if (!slot || this.rendered.get(slot.item.id) !== entry.target) continue;
       const box = entry.borderBoxSize?.[0]?.blockSize ?? entry.target.getBoundingClientRect().height;
-      if (!slot.measured) this.learn(slot, box);
-      measured.push([slot.index, this.slotHeight(box)]);
+      if (!slot.measured) {
+        // First measurement: teaches the estimates of its kind.
+        slot.measured = true;
+        this.estimates.learn(slot.item.kind, slot.raw, box);
+      }
+      measured.push([slot.index, this.estimates.slot(box)]);
     }
     if (measured.some(([i, h]) => Math.abs(this.heights.get(i) - h) >= 0.5)) {
       this.anchored(() => {
@@ -334,15 +327,6 @@ export class TranscriptView {
       });
     }
     this.schedule();
-  }
-
-  /** First measurement of an item: teaches the estimates of its kind. */
-  private learn(slot: Slot, box: number): void {
-    slot.measured = true;
-    const kind = slot.item.kind;
-    this.calibration.learn(kind, slot.raw, box);
-    const was = this.applied.get(kind) ?? 1;
-    if (Math.abs(this.calibration.factor(kind) - was) > RECALIBRATE_DRIFT * was) this.recalibrate = true;
   }
 
   /** Heights change in `mutate`; the item at the top of the viewport stays where it is on screen. */
@@ -397,23 +381,9 @@ export class TranscriptView {
     return id === undefined ? undefined : this.slots.get(id);
   }
 
-  private slotHeight(box: number): number {
-    return box + (this.metrics?.gap ?? 0);
-  }
-
-  private rawOf(item: ChatItem): number {
-    return estimateItemHeight(item, this.metrics ?? DEFAULT_METRICS);
-  }
-
-  /** The slot height of an unmeasured item: its raw estimate, calibrated by what its kind measured. */
-  private estimated(slot: Slot): number {
-    return this.slotHeight(slot.raw * this.calibration.factor(slot.item.kind));
-  }
-
   /** Re-estimates the items never measured (content kept in place); `rescan`: their raw estimates too. */
   private reestimate(rescan: boolean): void {
-    this.recalibrate = false;
-    for (const kind of this.calibration.kinds()) this.applied.set(kind, this.calibration.factor(kind));
+    this.estimates.markApplied();
     this.anchored(() => {
       this.order.forEach((id, i) => {
         const slot = this.slots.get(id);
@@ -424,21 +394,15 @@ export class TranscriptView {
           if (!rescan || this.rendered.has(id)) return;
           slot.measured = false;
         }
-        if (rescan) slot.raw = this.rawOf(slot.item);
-        this.heights.set(i, this.estimated(slot));
+        if (rescan) slot.raw = this.estimates.raw(slot.item);
+        this.heights.set(i, this.estimates.estimated(slot.item.kind, slot.raw));
       });
     });
   }
 
-  /** Text metrics and the item gap from the page's styles; a change re-estimates every item not on screen. */
+  /** Reads the page's metrics; a change re-estimates every item not on screen. */
   private readMetrics(): void {
-    const style = getComputedStyle(this.root);
-    const fontSize = Number.parseFloat(style.fontSize) || 13;
-    const width = this.root.clientWidth || this.scroller?.clientWidth || 300;
-    const next: Metrics = { charsPerLine: Math.max(10, Math.floor((width - 20) / (fontSize * 0.55))), lineHeight: fontSize * 1.45, gap: Number.parseFloat(style.rowGap) || 0 };
-    const prev = this.metrics;
-    this.metrics = next;
-    if (!prev || prev.charsPerLine !== next.charsPerLine || prev.gap !== next.gap || prev.lineHeight !== next.lineHeight) this.reestimate(true);
+    if (this.estimates.readMetrics(this.root, this.scroller?.clientWidth)) this.reestimate(true);
   }
 }
 
