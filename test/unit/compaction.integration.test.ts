@@ -24,7 +24,7 @@ function bigResult(n: number): string {
 }
 
 /** An agent session wired to the fake Anthropic server over real HTTP and the official SDK. */
-function world(fake: FakeAnthropic, pipeline: PipelineSettings, compaction: Partial<CompactionSettings> = {}) {
+function world(fake: FakeAnthropic, pipeline: PipelineSettings, compaction: Partial<CompactionSettings> = {}, maxToolRounds = 5) {
   const resolved = resolveConfig({ model: CHAT, summarizerModel: SUMMARISER, ...pipeline });
   assert.ok(resolved.ok);
   const llm = new AnthropicLlmClient({ apiKey: async () => 'sk-ant-test', baseUrl: fake.url, retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 }, sleep: async () => undefined });
@@ -57,7 +57,7 @@ function world(fake: FakeAnthropic, pipeline: PipelineSettings, compaction: Part
       estimator,
       pasteDirectory: '/tmp/cp-it',
       writeFile: async () => undefined,
-      maxToolRounds: 5,
+      maxToolRounds,
       compactor,
     },
     (e) => events.push(e),
@@ -68,7 +68,14 @@ function world(fake: FakeAnthropic, pipeline: PipelineSettings, compaction: Part
     fake.script({ match: { model: CHAT }, toolUses: [{ name: 'read_file', input: { path: `src/module${turn}.ts`, n: turn } }] }, { match: { model: CHAT }, text: `Module ${turn} handles requests.` });
     assert.deepEqual(await session.send(`Explain src/module${turn}.ts please`), { ok: true });
   };
-  return { session, records, events, compactor, turnWithRead, notices: () => events.flatMap((e) => (e.type === 'notice' ? [e.text] : [])) };
+  /** One user request that runs `rounds` tool rounds (a big read each), then answers. */
+  const longTurn = async (rounds: number) => {
+    turn++;
+    for (let i = 1; i <= rounds; i++) fake.script({ match: { model: CHAT }, text: `Reading part ${i}.`, toolUses: [{ name: 'read_file', input: { path: `src/part${i}.ts`, n: i } }] });
+    fake.script({ match: { model: CHAT }, text: `All ${rounds} parts read.` });
+    return session.send(`Read every part of the module, one by one (${rounds} parts)`);
+  };
+  return { session, records, events, compactor, turnWithRead, longTurn, notices: () => events.flatMap((e) => (e.type === 'notice' ? [e.text] : [])) };
 }
 
 describe('compaction against the fake Anthropic server (SDK over HTTP)', function () {
@@ -84,7 +91,7 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
   });
 
   it('a long session crosses the soft threshold and summarises with the summariser model', async () => {
-    const w = world(fake, { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 });
+    const w = world(fake, { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 }, { maskToolResults: false });
     fake.script({ match: { model: SUMMARISER }, text: 'The user asked about `src/module1.ts` and `src/module2.ts`; both export request handlers.' });
     for (let i = 0; i < 5 && !w.records.some((r) => r.layer === 'summarise'); i++) await w.turnWithRead();
     const summary = w.records.find((r) => r.layer === 'summarise');
@@ -98,7 +105,7 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
   });
 
   it('the hard threshold compacts before sending even when soft compaction is off', async () => {
-    const w = world(fake, { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 }, { softAction: 'off' });
+    const w = world(fake, { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 }, { softAction: 'off', maskToolResults: false });
     fake.script({ match: { model: SUMMARISER }, text: 'Summary of the modules read so far.' });
     for (let i = 0; i < 6 && !w.records.some((r) => r.trigger === 'auto-hard'); i++) await w.turnWithRead();
     assert.ok(w.records.some((r) => r.trigger === 'auto-hard' && r.layer === 'summarise'), `records: ${w.records.map((r) => `${r.trigger}/${r.layer}`).join(', ')}`);
@@ -106,7 +113,7 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
   });
 
   it('a failing summariser falls back to a visible drop marker, then the breaker opens after 3 failures', async () => {
-    const w = world(fake, { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 });
+    const w = world(fake, { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 }, { maskToolResults: false });
     for (let i = 0; i < 3; i++) fake.script({ match: { model: SUMMARISER }, status: 400, errorType: 'invalid_request_error', message: 'scripted summariser failure' });
     for (let i = 0; i < 14 && !w.compactor.breaker.isOpen; i++) await w.turnWithRead();
     const drops = w.records.filter((r) => r.layer === 'fallback-drop');
@@ -126,7 +133,7 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
   });
 
   it('"prompt is too long" from the API is recovered by compacting, and restore brings the originals back', async () => {
-    const w = world(fake, { contextWindow: 60_000, keepRecentTurns: 1, keepRecentTokens: 0 }, { softAction: 'off' });
+    const w = world(fake, { contextWindow: 60_000, keepRecentTurns: 1, keepRecentTokens: 0 }, { softAction: 'off', maskToolResults: false });
     for (let i = 0; i < 4; i++) await w.turnWithRead();
     assert.equal(w.records.length, 0, 'no compaction yet at this size');
     fake.setWindow(9_000);
@@ -143,4 +150,29 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
     assert.ok(JSON.stringify(w.session.state.messages).includes('Explain src/module1.ts please'));
     assert.deepEqual(checkInvariants(w.session.state), []);
   });
+
+  for (const mask of [true, false]) {
+    it(`one request of 45 tool rounds in a 24k window completes, compacting inside the turn (${mask ? 'masking, then summaries' : 'summaries only'})`, async () => {
+      fake.setWindow(24_000);
+      const w = world(fake, { contextWindow: 24_000, keepRecentTokens: 3_000 }, { maskToolResults: mask }, 60);
+      fake.script(...Array.from({ length: 40 }, (_, i) => ({ match: { model: SUMMARISER }, text: `Parts 1 to ${i + 2} of the module were read: \`src/part1.ts\` … each exports a handler.` })));
+      assert.deepEqual(await w.longTurn(45), { ok: true });
+      assert.ok(w.events.some((e) => e.type === 'turn_finished' && e.reason === 'end_turn'), 'the turn completed');
+      const tooLong = fake.requests.filter((r) => r.error?.rule === 'prompt_too_long' || r.error?.rule === 'context_limit');
+      assert.deepEqual(tooLong.map((r) => r.error?.message), [], 'no request was too long');
+      const turnOf = new Set(w.records.flatMap((r) => r.originals.map((m) => m.turn)));
+      assert.ok(w.records.length > 0 && [...turnOf].every((t) => t === 1), `compacted inside the one turn: ${w.records.map((r) => r.layer).join(', ')}`);
+      if (!mask) assert.ok(w.records.some((r) => r.layer === 'summarise'), 'summarised inside the turn');
+      const state = w.session.state;
+      assert.deepEqual(checkInvariants(state), []);
+      const words = JSON.stringify(state.messages);
+      assert.ok(words.includes('Read every part of the module, one by one (45 parts)'), "the user's words are kept verbatim");
+      // Restore the newest compaction: it fits in a wide window again.
+      fake.setWindow(200_000);
+      const last = w.records.at(-1) as CompactionRecord;
+      const restored = await w.session.restore(last.id);
+      assert.ok(restored.ok || /later compaction|not fit|would not fit/i.test(restored.reason), JSON.stringify(restored));
+    });
+  }
 });
+

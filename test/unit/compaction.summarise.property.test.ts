@@ -53,14 +53,14 @@ function userWords(state: Pick<ConversationState, 'messages'>): unknown[] {
   return state.messages.flatMap((m) => m.blocks.filter((b) => b.type === 'text' && b.meta.source === 'user'));
 }
 
-/** Ids of the newest messages a summarise must not touch: the last `turns` turns and the last `tokens` tokens. */
+/** Ids of the newest messages a summarise must not touch: the last `turns` turns, the last `tokens` tokens and the last tool round. */
 function recentIds(messages: readonly Message[], turns: number, tokens: number): Set<string> {
   const ids = new Set<string>();
   let seen = 0;
   let sum = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as Message;
-    if (seen < Math.max(1, turns) || sum < tokens) ids.add(m.id);
+    if (seen < turns || sum < tokens || i >= messages.length - 2) ids.add(m.id);
     else break;
     sum += tokensOf(m);
     if (startsTurn(m)) seen++;

@@ -102,7 +102,7 @@ describe('compaction regions (summarise)', () => {
   });
 
   it('picks the biggest regions first until the target is met, in conversation order', () => {
-    const region = (tokens: number, i: number): CandidateRegion => ({ firstTurn: i, lastTurn: i, messageIds: [`m${i}`], tokens, userTokens: 0 });
+    const region = (tokens: number, i: number): CandidateRegion => ({ firstTurn: i, lastTurn: i, messageIds: [`m${i}`], tokens, userTokens: 0, startIndex: i });
     const regions = [region(100, 1), region(5000, 2), region(3000, 3), region(800, 4)];
     assert.deepEqual(pickRegions(regions, 3000).map((r) => r.firstTurn), [2]);
     assert.deepEqual(pickRegions(regions, 5000).map((r) => r.firstTurn), [2, 3], 'returned in conversation order');

@@ -1,7 +1,7 @@
 import type { LlmClient } from '../agentPorts';
 import type { ConversationState, Message } from '../model';
 import type { Spill } from '../paste';
-import type { Clock, IdSource } from '../ports';
+import { counterIds, type Clock, type IdSource } from '../ports';
 import { ttlMs } from '../cacheAnchors';
 import { budgetTrim } from './budgetTrim';
 import { CircuitBreaker } from './circuitBreaker';
@@ -10,9 +10,10 @@ import type { LayerContext, LayerResult } from './layerContext';
 import { microcompact } from './microcompact';
 import { middleRemoval } from './middleRemoval';
 import { oldestRemoval } from './oldestRemoval';
-import { effectiveWindow, pressureOf, type CompactionSettings } from './policy';
-import { previewCompaction } from './preview';
-import { expectedSaving, markRegions, pickRegions } from './regions';
+import { effectiveWindow, type CompactionSettings } from './policy';
+import { applyMask } from './mask';
+import { planCompaction, type CompactionPlan, type PlannedRegion } from './plan';
+import { pickRegions } from './regions';
 import { modelInfo } from '../models';
 import { snip } from './snip';
 import { summariseRegions } from './summarise';
@@ -23,8 +24,14 @@ import type { CompactionRecord, CompactionTrigger } from './types';
 const SUMMARY_WINDOW_SHARE = 0.06;
 /** …but never less than this many tokens. */
 const MIN_SUMMARY_CAP = 1_000;
-/** An automatic soft compaction runs only when it would free at least this share of the effective window. */
-const MIN_SOFT_SAVING_SHARE = 0.1;
+/** What Compact Now would do: regions, totals, and the plan behind them. */
+export interface CompactionPreview {
+  readonly regions: readonly PlannedRegion[];
+  readonly tokensBefore: number;
+  readonly expectedAfter: number;
+  readonly expectedSaving: number;
+  readonly plan: CompactionPlan;
+}
 
 /** Ports and settings of the compactor. */
 export interface CompactorDeps {
@@ -68,7 +75,12 @@ export class Compactor {
     return guardToolResult(content, opts);
   }
 
-  /** The cheap layers and, when the thresholds say so, the strategy; before each request. */
+  /**
+   * Before each request: plans (see plan.ts) and executes the plan. Cheap edits never stand
+   * alone in a warm cached prefix: snip and budget trim ride along with a masking or a
+   * summary, or run when the cache has gone cold (idle past its TTL, when microcompact clears
+   * old results too); a cold-cache clear must free at least the plan's chunk size.
+   */
   async beforeRequest(state: ConversationState, opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal }): Promise<CompactionRun> {
     const records: CompactionRecord[] = [];
     const notices: string[] = [];
@@ -82,53 +94,62 @@ export class Compactor {
     };
     const now = this.deps.clock.now();
     const idleMs = opts.lastRequestAt === undefined ? 0 : now - opts.lastRequestAt;
-    if (opts.lastRequestAt !== undefined && idleMs > ttlMs(s.config.cacheTtl)) layer(microcompact, { idleMs, trigger: 'idle' });
-    layer(snip);
-    layer(budgetTrim);
-
+    const cold = opts.lastRequestAt !== undefined && idleMs > ttlMs(s.config.cacheTtl);
     const settings = this.deps.settings();
-    const pressure = pressureOf(this.deps.measure(s), s.config, settings);
-    if (pressure.level === 'ok') {
-      this.proposedAt = -1;
-      return { state: s, records, notices };
+    if (cold) {
+      layer(microcompact, { idleMs, trigger: 'idle' });
+      layer(snip);
+      layer(budgetTrim);
     }
-    const pct = Math.round(pressure.utilisation * 100);
-    if (pressure.level === 'soft' && settings.softAction !== 'auto') {
-      if (settings.softAction === 'propose' && this.proposedAt < 0) {
+    const plan = this.plan(s, { cacheWarm: !cold, mode: 'auto' });
+    if (plan.pressure.level === 'ok') this.proposedAt = -1;
+    if (plan.action === 'none') {
+      if (plan.pressure.level === 'soft' && settings.softAction === 'propose' && this.proposedAt < 0) {
         this.proposedAt = now;
-        notices.push(`The context is ${pct}% full (soft threshold ${Math.round(s.config.softThreshold * 100)}%). Compact Now would summarise older turns; it runs by itself at ${Math.round(s.config.hardThreshold * 100)}%.`);
+        notices.push(`The context is ${Math.round(plan.pressure.utilisation * 100)}% full (soft threshold ${Math.round(s.config.softThreshold * 100)}%). Compact Now would summarise older turns; it runs by itself at ${Math.round(s.config.hardThreshold * 100)}%.`);
+      }
+      if (plan.pressure.level === 'hard' && settings.strategy !== 'summarise') {
+        const run = this.strategyRun(s, settings.strategy, plan.pressure.tokensToFree, 'auto-hard');
+        return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
       }
       return { state: s, records, notices };
     }
-    if (settings.strategy === 'summarise' && this.breaker.isOpen) {
-      if (pressure.level === 'soft') return { state: s, records, notices };
+    if (!cold) {
+      layer(snip);
+      layer(budgetTrim);
+    }
+    const trigger: CompactionTrigger = plan.pressure.level === 'hard' ? 'auto-hard' : plan.pressure.level === 'soft' ? 'auto-soft' : 'budget';
+    if (plan.action === 'mask') {
+      // Re-plan on the state the ride-along layers left (their edits may have taken some results).
+      const again = cold ? plan : this.plan(s, { cacheWarm: true, mode: 'auto' });
+      if (again.mask.length > 0) layer((st, ctx) => applyMask(st, ctx, again.mask), { trigger });
+      return { state: s, records, notices };
+    }
+    if (this.breaker.isOpen) {
+      if (plan.pressure.level !== 'hard') return { state: s, records, notices };
       notices.push('The summariser failed 3 times in a row, so the oldest turns were removed instead (restorable from the Compactions view). Use "Compact Now" to try summarising again.');
-      const fallback = this.strategyRun(s, 'oldest-removal', pressure.tokensToFree, 'auto-hard');
+      const fallback = this.strategyRun(s, 'oldest-removal', plan.pressure.tokensToFree, 'auto-hard');
       return { state: fallback.state, records: [...records, ...fallback.records], notices };
     }
-    // One compaction of everything compactable, rather than just enough: fewer, larger summaries
-    // (they are never re-summarised, so many small ones would pile up) and fewer cache breaks.
-    const run = await this.compact(s, { trigger: pressure.level === 'hard' ? 'auto-hard' : 'auto-soft', tokensToFree: settings.strategy === 'summarise' ? 'all' : pressure.tokensToFree, signal: opts.signal });
+    const run = await this.execute(s, this.plan(s, { cacheWarm: !cold, mode: 'auto' }), { trigger, signal: opts.signal });
     return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
   }
 
-  /**
-   * Runs the configured strategy to free `tokensToFree` (or everything compactable for 'all').
-   * Manual runs may carry instructions for the summariser. Summariser failures fall back to
-   * dropping the oldest regions (inside summariseRegions) and count towards the breaker.
-   */
-  async compact(state: ConversationState, opts: { readonly trigger: CompactionTrigger; readonly tokensToFree: number | 'all'; readonly instructions?: string; readonly signal: AbortSignal }): Promise<CompactionRun> {
+  /** The plan for `state` now (see plan.ts): what would be compacted, why, and what it costs. */
+  plan(state: ConversationState, opts: { readonly cacheWarm: boolean; readonly mode: 'auto' | 'manual' }): CompactionPlan {
+    const tokensOf = this.deps.tokensOf;
+    let messageTokens = 0;
+    for (const m of state.messages) messageTokens += tokensOf(m);
+    const fixedTokens = Math.max(0, this.deps.measure(state) - messageTokens);
+    return planCompaction(state, { tokensOf, fixedTokens, settings: this.deps.settings(), cacheWarm: opts.cacheWarm, mode: opts.mode });
+  }
+
+  /** Executes a summarise plan: the regions it picked, summarised (fallbacks inside summariseRegions). */
+  private async execute(state: ConversationState, plan: CompactionPlan, opts: { readonly trigger: CompactionTrigger; readonly instructions?: string; readonly signal: AbortSignal }): Promise<CompactionRun> {
     const settings = this.deps.settings();
-    const toFree = opts.tokensToFree === 'all' ? Number.MAX_SAFE_INTEGER : opts.tokensToFree;
-    if (settings.strategy !== 'summarise') return this.strategyRun(state, settings.strategy, toFree, opts.trigger);
-    const regions = markRegions(state, { keepRecentTurns: state.config.keepRecentTurns, keepRecentTokens: state.config.keepRecentTokens, tokensOf: this.deps.tokensOf });
-    const picked = pickRegions(regions, toFree);
-    if (picked.length === 0) return { state, records: [], notices: opts.trigger === 'auto-soft' ? [] : ['Nothing can be compacted: everything is recent, pinned or already a summary.'] };
-    // No thrashing: at the soft threshold a compaction must be worth it, else wait for more history (or the hard threshold).
-    const worth = picked.reduce((n, r) => n + expectedSaving(r), 0);
-    if (opts.trigger === 'auto-soft' && worth < MIN_SOFT_SAVING_SHARE * effectiveWindow(state.config)) return { state, records: [], notices: [] };
+    if (plan.regions.length === 0) return { state, records: [], notices: opts.trigger === 'auto-soft' || opts.trigger === 'budget' ? [] : [plan.reason || 'Nothing can be compacted: everything is recent, pinned or already a summary.'] };
     const outcome = await summariseRegions(state, {
-      regions: picked,
+      regions: plan.regions,
       trigger: opts.trigger,
       ...(opts.instructions ? { instructions: opts.instructions } : {}),
       summariser: this.deps.summariser,
@@ -141,7 +162,7 @@ export class Compactor {
       timeout: this.deps.timeout,
       timeoutMs: settings.summariserTimeoutMs,
       signal: opts.signal,
-      strategy: settings.strategy,
+      strategy: `${settings.strategy} (${settings.summaryPolicy})`,
     });
     if (outcome.failed) this.breaker.failure();
     else this.breaker.success();
@@ -150,9 +171,33 @@ export class Compactor {
     return { state: outcome.state, records: outcome.records, notices };
   }
 
-  /** What a manual compaction would do, before it runs. */
-  preview(state: ConversationState) {
-    return previewCompaction(state, { tokensToFree: 'all', keepRecentTurns: state.config.keepRecentTurns, keepRecentTokens: state.config.keepRecentTokens, tokensOf: this.deps.tokensOf });
+  /**
+   * Runs the configured strategy to free `tokensToFree` (or everything compactable for 'all').
+   * Manual runs may carry instructions for the summariser. Summariser failures fall back to
+   * dropping the oldest regions (inside summariseRegions) and count towards the breaker.
+   */
+  async compact(state: ConversationState, opts: { readonly trigger: CompactionTrigger; readonly tokensToFree: number | 'all'; readonly instructions?: string; readonly signal: AbortSignal }): Promise<CompactionRun> {
+    const settings = this.deps.settings();
+    const toFree = opts.tokensToFree === 'all' ? Number.MAX_SAFE_INTEGER : opts.tokensToFree;
+    if (settings.strategy !== 'summarise') return this.strategyRun(state, settings.strategy, toFree, opts.trigger);
+    const plan = this.plan(state, { cacheWarm: true, mode: 'manual' });
+    const regions = opts.tokensToFree === 'all' ? plan.regions : pickRegions(plan.regions, toFree);
+    return this.execute(state, { ...plan, regions }, opts);
+  }
+
+  /**
+   * What Compact Now would do, before it runs: the very plan `compact(…, 'all')` executes for
+   * the summarise strategy, and a dry run of the removal strategies (which are pure and
+   * deterministic, so the run then removes exactly what the preview showed).
+   */
+  preview(state: ConversationState): CompactionPreview {
+    const settings = this.deps.settings();
+    const plan = this.plan(state, { cacheWarm: true, mode: 'manual' });
+    if (settings.strategy === 'summarise') return { regions: plan.regions, tokensBefore: plan.tokensBefore, expectedAfter: plan.expectedAfter, expectedSaving: plan.expectedSaving, plan };
+    const dry = this.strategyRun(state, settings.strategy, Number.MAX_SAFE_INTEGER, 'manual', counterIds('preview'));
+    const saving = dry.records.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);
+    const regions = dry.records.flatMap((r) => r.regions.map((g) => ({ ...g, userTokens: 0, startIndex: state.messages.findIndex((m) => m.id === g.messageIds[0]), expectedTokensAfter: 0 })));
+    return { regions, tokensBefore: plan.tokensBefore, expectedAfter: plan.tokensBefore - saving, expectedSaving: saving, plan };
   }
 
   /** The effective window of a state (for callers that report utilisation). */
@@ -160,8 +205,9 @@ export class Compactor {
     return effectiveWindow(state.config);
   }
 
-  private strategyRun(state: ConversationState, strategy: 'middle-removal' | 'oldest-removal' | 'hybrid', tokensToFree: number, trigger: CompactionTrigger): CompactionRun {
-    const opts = { tokensToFree, tokensOf: this.deps.tokensOf, clock: this.deps.clock, ids: this.deps.ids, keepRecentTurns: state.config.keepRecentTurns, keepRecentTokens: state.config.keepRecentTokens, keepFirst: 1, keepLast: state.config.keepRecentTurns, trigger };
+  private strategyRun(state: ConversationState, strategy: 'middle-removal' | 'oldest-removal' | 'hybrid', tokensToFree: number, trigger: CompactionTrigger, ids: IdSource = this.deps.ids): CompactionRun {
+    const keepTurns = Math.max(1, state.config.keepRecentTurns);
+    const opts = { tokensToFree, tokensOf: this.deps.tokensOf, clock: this.deps.clock, ids, keepRecentTurns: keepTurns, keepRecentTokens: state.config.keepRecentTokens, keepFirst: 1, keepLast: keepTurns, trigger };
     const r = strategy === 'middle-removal' ? middleRemoval(state, opts) : strategy === 'oldest-removal' ? oldestRemoval(state, opts) : hybrid(state, opts);
     return { state: r.state, records: r.records, notices: r.records.length === 0 ? ['Nothing can be removed: everything is recent, pinned or already a summary.'] : [] };
   }

@@ -81,9 +81,12 @@ export const STALE_PREFIX = '[Stale: ';
 /** Start of the microcompact placeholder (see microcompact.ts). */
 export const CLEARED_PREFIX = '[Old tool result cleared after the prompt cache expired';
 
-/** Whether a result is already a placeholder of snip or microcompact (never touched again). */
+/** Start of the masking stub (see mask.ts). */
+export const MASKED_PREFIX = '[Tool result cleared to save context: ';
+
+/** Whether a result is already a placeholder of snip, microcompact or masking (never touched again). */
 export function isPlaceholder(content: ToolResultContent): boolean {
-  return typeof content === 'string' && (content.startsWith(STALE_PREFIX) || content.startsWith(CLEARED_PREFIX));
+  return typeof content === 'string' && (content.startsWith(STALE_PREFIX) || content.startsWith(CLEARED_PREFIX) || content.startsWith(MASKED_PREFIX));
 }
 
 /** A block's meta for a new version of the block: same id, pin and flags, no memoised count. */

@@ -1,4 +1,5 @@
 import type { PipelineConfig } from '../model';
+import type { SummaryPolicy } from './regions';
 
 /** How the pipeline reacts when the soft threshold is crossed. */
 export type SoftAction = 'auto' | 'propose' | 'off';
@@ -16,6 +17,16 @@ export interface CompactionSettings {
   readonly hardBuffer: number;
   /** Summariser timeout in ms (5 minutes). */
   readonly summariserTimeoutMs: number;
+  /** `rolling`: the next summary folds the previous one in; `stacked`: summaries accumulate. */
+  readonly summaryPolicy: SummaryPolicy;
+  /** Whether older tool results may be cleared to a one-line stub (observation masking) before anything is summarised. */
+  readonly maskToolResults: boolean;
+  /** Cheap edits (masking) in a warm cache only when they pay back the rewrite within this many requests. */
+  readonly paybackRequests: number;
+  /** Cheap edits free at least this many tokens at once (0: 10 % of the effective window). */
+  readonly clearAtLeastTokens: number;
+  /** An automatic soft compaction must free at least this share of the effective window. */
+  readonly minSoftSavingShare: number;
 }
 
 /** Defaults: summarise automatically at the soft threshold down to 50 %; a 10 % buffer at the hard one. */
@@ -25,6 +36,11 @@ export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   softTarget: 0.5,
   hardBuffer: 0.1,
   summariserTimeoutMs: 300_000,
+  summaryPolicy: 'rolling',
+  maskToolResults: true,
+  paybackRequests: 8,
+  clearAtLeastTokens: 0,
+  minSoftSavingShare: 0.1,
 };
 
 /** The effective window: what the prompt may use once the answer's reserve is set aside. */

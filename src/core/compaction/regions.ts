@@ -1,27 +1,40 @@
 /**
- * Which parts of the history a summary may replace. A region is a run of whole turns (a turn
- * starts at a user message carrying the user's own words) that holds nothing pinned, no
- * earlier summary or compaction marker, and nothing of the newest turns or tokens. Since
- * regions are whole turns, a tool_use and its tool_result always fall in the same region.
+ * Which parts of the history a summary may replace. A region is a contiguous run of messages
+ * that holds nothing pinned and nothing of the newest tokens; in the `stacked` summary policy
+ * no earlier summary or compaction marker either (in `rolling`, the head summary joins the
+ * next region and is folded into the new summary). A region may end inside the turn in
+ * progress: regions are cut only before an assistant message or before a user message that
+ * carries no tool results, and start only at an assistant message or at such a user message,
+ * so a tool_use and its tool_result always fall on the same side of every cut.
  */
 import type { ConversationState, Message } from '../model';
 import { summaryTargetTokens } from './summaryPrompt';
 import type { CompactionRegion } from './types';
 
+/** How summaries accumulate: `rolling` folds the previous summary into the next; `stacked` never re-summarises. */
+export type SummaryPolicy = 'rolling' | 'stacked';
+
 /** What markRegions must keep out of every region. */
 export interface RegionOptions {
-  /** The newest turns are never touched (at least 1: the turn in progress). */
+  /**
+   * The newest whole turns that are never touched (0: only the token budget decides, so the
+   * turn in progress can be compacted too — what the hard threshold uses).
+   */
   readonly keepRecentTurns: number;
-  /** At least this many tokens of the newest messages are never touched. */
+  /** At least this many tokens of the newest messages are never touched (and always the last tool round). */
   readonly keepRecentTokens: number;
   /** Calibrated tokens of a message. */
   readonly tokensOf: (m: Message) => number;
+  /** Default `stacked`. */
+  readonly summaryPolicy?: SummaryPolicy;
 }
 
 /** A region that could be summarised, with the tokens a summary would keep verbatim. */
 export interface CandidateRegion extends CompactionRegion {
   /** Tokens of the user's own words in the region (kept verbatim next to its summary). */
   readonly userTokens: number;
+  /** Index of the region's first message in the state it was marked on. */
+  readonly startIndex: number;
 }
 
 /** Tokens a replacement costs besides the summary and the user's words (acknowledgement, framing). */
@@ -40,41 +53,70 @@ export function isUserWords(b: Message['blocks'][number]): boolean {
   return b.type === 'text' && b.meta.source === 'user';
 }
 
-/** Whether a message may never be part of a region: pinned, a summary, or a compaction's marker. */
+/** Whether a message holds a summary or a compaction's marker/acknowledgement. */
+export function isCompactionProduct(m: Message): boolean {
+  return m.blocks.some((b) => b.type === 'summary' || b.meta.source === 'compactor');
+}
+
+/** Whether a message may never be part of a (stacked) region: pinned, a summary, or a compaction's marker. */
 export function isUntouchable(m: Message): boolean {
-  return m.blocks.some((b) => b.meta.pinned || b.type === 'summary' || b.meta.source === 'compactor');
+  return m.blocks.some((b) => b.meta.pinned) || isCompactionProduct(m);
 }
 
-interface Turn {
-  readonly start: number;
-  /** Exclusive. */
-  readonly end: number;
-  /** False for messages before the first user words (not a whole turn). */
-  readonly whole: boolean;
+/** Whether a user message answers tool calls (so it cannot be separated from the message before it). */
+function answersTools(m: Message): boolean {
+  return m.blocks.some((b) => b.type === 'tool_result');
 }
 
-function groupTurns(messages: readonly Message[]): Turn[] {
-  const turns: Turn[] = [];
-  let start = 0;
-  for (let i = 1; i <= messages.length; i++) {
-    const m = messages[i];
-    if (i === messages.length || (m && startsTurn(m))) {
-      if (i > start) turns.push({ start, end: i, whole: startsTurn(messages[start] as Message) });
-      start = i;
-    }
-  }
-  return turns;
+/** Index of the turn in progress: its first message (the last user message with the user's words), 0 when none. */
+export function lastTurnStart(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (startsTurn(messages[i] as Message)) return i;
+  return 0;
 }
 
-/** Index of the first protected message: the newest turns and the newest tokens. */
-function protectedFrom(messages: readonly Message[], turns: readonly Turn[], opts: RegionOptions): number {
-  const keepTurns = Math.max(1, Math.floor(opts.keepRecentTurns));
-  let from = turns[Math.max(0, turns.length - keepTurns)]?.start ?? 0;
+/**
+ * Whether a cut may go right before `messages[i]` (0 and `length` always). Inside the turn in
+ * progress (from `turnStart` on): before an assistant message or a user message that answers
+ * no tool call. Before it: only at the start of a turn, so older history is cut in whole turns.
+ */
+export function isCutPoint(messages: readonly Message[], i: number, turnStart = lastTurnStart(messages)): boolean {
+  if (i <= 0 || i >= messages.length) return true;
+  const m = messages[i] as Message;
+  if (i > turnStart) return m.role === 'assistant' || !answersTools(m);
+  return m.role === 'user' && !answersTools(m) && (startsTurn(m) || isCompactionProduct(m));
+}
+
+/**
+ * Index of the first protected message: at least `keepRecentTokens` of the newest tokens,
+ * the newest `keepRecentTurns` whole turns, and always the last tool round (the last
+ * assistant message and what follows it), moved back to a cut point. O(n).
+ */
+export function protectedFrom(messages: readonly Message[], opts: Pick<RegionOptions, 'keepRecentTurns' | 'keepRecentTokens' | 'tokensOf'>): number {
+  const n = messages.length;
+  if (n === 0) return 0;
+  // The last tool round: a request in progress (last message from the user) keeps the
+  // assistant message before it; a finished turn (last message from the assistant) keeps that turn.
+  let from = n - 1;
+  if ((messages[n - 1] as Message).role === 'assistant') from = lastTurnStart(messages);
+  else if (n >= 2) from = n - 2;
   let tokens = 0;
-  for (let i = messages.length - 1; i >= 0 && tokens < opts.keepRecentTokens; i--) {
+  for (let i = n - 1; i >= 0 && tokens < opts.keepRecentTokens; i--) {
     from = Math.min(from, i);
     tokens += opts.tokensOf(messages[i] as Message);
   }
+  const keepTurns = Math.max(0, Math.floor(opts.keepRecentTurns));
+  if (keepTurns > 0) {
+    let seen = 0;
+    for (let i = n - 1; i >= 0; i--) {
+      if (startsTurn(messages[i] as Message) && ++seen === keepTurns) {
+        from = Math.min(from, i);
+        break;
+      }
+    }
+    if (seen < keepTurns) from = 0;
+  }
+  const turnStart = lastTurnStart(messages);
+  while (from > 0 && !isCutPoint(messages, from, turnStart)) from--;
   return from;
 }
 
@@ -89,44 +131,42 @@ export function userWordsTokens(messages: readonly Message[], tokensOf: (m: Mess
 }
 
 /**
- * All candidate regions of the conversation, oldest first. A turn that opens with tool
- * results stays glued to the turn before it (the results answer that turn's tool calls),
- * so no region starts or ends between them.
+ * All candidate regions of the conversation, oldest first: maximal runs of eligible messages
+ * before the protected tail, trimmed so both ends are cut points. O(n).
  */
 export function markRegions(state: Pick<ConversationState, 'messages'>, opts: RegionOptions): CandidateRegion[] {
   const messages = state.messages;
-  const turns = groupTurns(messages);
-  const limit = protectedFrom(messages, turns, opts);
-  const gluedToPrevious = (t: Turn) => messages[t.start]?.blocks.some((b) => b.type === 'tool_result') ?? false;
-  const eligible = (t: Turn) => t.whole && t.end <= limit && messages[t.end - 1]?.role === 'assistant' && !messages.slice(t.start, t.end).some(isUntouchable);
-  const runs: number[][] = [];
-  let run: number[] = [];
-  turns.forEach((t, i) => {
-    if (eligible(t)) {
-      run.push(i);
-    } else if (run.length > 0) {
-      runs.push(run);
-      run = [];
-    }
-  });
-  if (run.length > 0) runs.push(run);
+  const limit = protectedFrom(messages, opts);
+  const turnStart = lastTurnStart(messages);
+  const rolling = opts.summaryPolicy === 'rolling';
+  const eligible = (m: Message) => !m.blocks.some((b) => b.meta.pinned) && (rolling || !isCompactionProduct(m));
   const regions: CandidateRegion[] = [];
-  for (const r of runs) {
-    while (r.length > 0 && gluedToPrevious(turns[r[0] as number] as Turn)) r.shift();
-    while (r.length > 0) {
-      const next = turns[(r.at(-1) as number) + 1];
-      if (next && gluedToPrevious(next)) r.pop();
-      else break;
+  let i = 0;
+  while (i < limit) {
+    if (!eligible(messages[i] as Message)) {
+      i++;
+      continue;
     }
-    if (r.length === 0) continue;
-    const slice = messages.slice((turns[r[0] as number] as Turn).start, (turns[r.at(-1) as number] as Turn).end);
-    regions.push({
-      firstTurn: (slice[0] as Message).turn,
-      lastTurn: (slice.at(-1) as Message).turn,
-      messageIds: slice.map((m) => m.id),
-      tokens: slice.reduce((n, m) => n + opts.tokensOf(m), 0),
-      userTokens: userWordsTokens(slice, opts.tokensOf),
-    });
+    let end = i;
+    while (end < limit && eligible(messages[end] as Message)) end++;
+    let a = i;
+    let b = end;
+    while (a < b && !isCutPoint(messages, a, turnStart)) a++;
+    while (b > a && !isCutPoint(messages, b, turnStart)) b--;
+    if (b - a >= 2) {
+      const slice = messages.slice(a, b);
+      let tokens = 0;
+      for (const m of slice) tokens += opts.tokensOf(m);
+      regions.push({
+        firstTurn: (slice[0] as Message).turn,
+        lastTurn: (slice.at(-1) as Message).turn,
+        messageIds: slice.map((m) => m.id),
+        tokens,
+        userTokens: userWordsTokens(slice, opts.tokensOf),
+        startIndex: a,
+      });
+    }
+    i = end;
   }
   return regions;
 }

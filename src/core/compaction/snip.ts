@@ -1,11 +1,11 @@
 /**
- * Snip: once the window is 60 % full, a file read that was read again later (or edited
+ * Snip: once the window is 60 % full, a file read (by any tool that reads: `read_file`, `read`, `Read`, `view` …) that was read again later (or edited
  * successfully later) is stale; its result becomes a short placeholder. The tool_use stays,
  * so the model knows the file can be read again. Cheap, no LLM, one reversible record. Pure.
  */
 import type { ConversationState, ToolResultContent } from '../model';
-import { TOOL_NAMES } from '../tools/schemas';
 import { GUARD_DEFAULTS } from './guardDefaults';
+import { classifyToolCall } from './toolKinds';
 import { commitResultEdits, hasImages, isPlaceholder, olderEditableResults, resultText, STALE_PREFIX, toolResultSites, type LayerContext, type LayerResult, type ResultSite } from './layerContext';
 
 /** A path as the model wrote it, normalised for comparison: `//` collapsed, leading `./` stripped. */
@@ -59,22 +59,15 @@ export function snip(state: ConversationState, ctx: LayerContext): LayerResult {
   return commitResultEdits(state, ctx, edits, { layer: 'snip', trigger: 'budget' });
 }
 
-/** A successful read_file or edit_file with a string path, as a file event. */
+/** A successful file read or edit (recognised by what the tool does, not by our names), as a file event. */
 function fileEvent(site: ResultSite): FileEvent | undefined {
   const use = site.use;
   if (!use || site.block.isError || site.useTurn === undefined) return undefined;
-  if (use.name !== TOOL_NAMES.readFile && use.name !== TOOL_NAMES.editFile) return undefined;
-  const input = use.input;
-  if (typeof input !== 'object' || input === null) return undefined;
-  const fields = input as Record<string, unknown>;
-  if (typeof fields.path !== 'string' || fields.path === '') return undefined;
-  const base = { order: site.useOrder, path: normalisePath(fields.path), turn: site.useTurn };
-  if (use.name === TOOL_NAMES.editFile) return { ...base, kind: 'edit', from: 1, to: Number.POSITIVE_INFINITY };
-  const from = positiveInt(fields.offset) ?? 1;
-  const limit = positiveInt(fields.limit) ?? GUARD_DEFAULTS.readDefaultLines;
+  const info = classifyToolCall(use);
+  if ((info.kind !== 'read' && info.kind !== 'edit') || info.path === undefined) return undefined;
+  const base = { order: site.useOrder, path: normalisePath(info.path), turn: site.useTurn };
+  if (info.kind === 'edit') return { ...base, kind: 'edit', from: 1, to: Number.POSITIVE_INFINITY };
+  const from = info.offset ?? 1;
+  const limit = info.limit ?? GUARD_DEFAULTS.readDefaultLines;
   return { ...base, kind: 'read', from, to: from + limit - 1 };
-}
-
-function positiveInt(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
 }

@@ -126,7 +126,8 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
         const r = await runChunks(originals, region, opts, g, onProgress);
         if (r.ok) {
           const hasWords = originals.some((m) => m.blocks.some(isUserWords));
-          content = { kind: 'summary', text: summaryText(region.firstTurn, region.lastTurn, r.body, r.leftOut, hasWords), costUsd: r.costUsd, notes: r.notes };
+          const inTurn = originals.at(-1)?.role === 'user';
+          content = { kind: 'summary', text: summaryText(region.firstTurn, region.lastTurn, r.body, r.leftOut, hasWords ? (inTurn ? 'before' : 'after') : 'none', inTurn), costUsd: r.costUsd, notes: r.notes };
         } else if (opts.signal.aborted) {
           return { state: current, records, skipped, failed: false, aborted: true };
         } else {

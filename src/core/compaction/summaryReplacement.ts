@@ -1,8 +1,11 @@
 /**
- * What stands in for a summarised (or dropped) region: exactly two messages, so roles keep
- * alternating. A user message with the summary (or a visible marker) followed by the user's
- * own words of the region, verbatim and with their original ids; then a short assistant
- * acknowledgement. Pure.
+ * What stands in for a summarised (or dropped) region, shaped so roles keep alternating with
+ * the messages around it. The core is one user message holding the summary (or a visible
+ * marker) and the user's own words of the region, verbatim and with their original ids:
+ * summary first for a region of whole turns, words first for a region that ends inside the
+ * turn in progress (the summary then tells what was done so far on the request above it).
+ * A region that starts with an assistant message gets a short assistant note before it; one
+ * that ends with an assistant message gets a short acknowledgement after it. Pure.
  */
 import type { Block, ConversationState, Message, TextBlock } from '../model';
 import type { Clock, IdSource } from '../ports';
@@ -17,6 +20,12 @@ export const DROP_ACK = "Understood. I'll continue without those turns.";
 
 /** Appended to a summary that is followed by the user's own words. */
 export const USER_WORDS_NOTE = "(The user's own messages from these turns follow, verbatim.)";
+
+/** Appended to a summary that ends inside the turn in progress. */
+export const IN_TURN_NOTE = 'This summary ends inside the current turn: the work on the latest request continues in the messages after it. Do not start the request over; carry on from where it stands.';
+
+/** The assistant's note before a summary when the region starts with an assistant message. */
+export const CONTINUE_NOTE = 'Earlier tool rounds of this work were compacted to save context; their summary follows.';
 
 /** The line every summary starts with. */
 export function summaryHeading(firstTurn: number, lastTurn: number): string {
@@ -45,7 +54,7 @@ export function regionMessages(state: Pick<ConversationState, 'messages'>, regio
   return slice.length === region.messageIds.length && slice.every((m, i) => m.id === region.messageIds[i]) ? slice : undefined;
 }
 
-/** The two messages replacing `originals` (a region: starts with a user message, ends with an assistant one). */
+/** The messages replacing `originals` (a region whose ends are cut points; see regions.ts). */
 export function buildReplacement(originals: readonly Message[], content: ReplacementContent, deps: ReplacementDeps): Message[] {
   const first = originals[0];
   const last = originals.at(-1);
@@ -57,18 +66,29 @@ export function buildReplacement(originals: readonly Message[], content: Replace
     content.kind === 'summary'
       ? { type: 'summary', text: content.text, compactionId: content.compactionId, turnRange: [first.turn, last.turn], meta: meta() }
       : { type: 'text', text: content.text, meta: meta() };
-  const ack = content.kind === 'summary' ? SUMMARY_ACK : DROP_ACK;
-  return [
-    { id: deps.ids.next('msg'), role: 'user', blocks: [lead, ...userWords], turn: first.turn },
-    { id: deps.ids.next('msg'), role: 'assistant', blocks: [{ type: 'text', text: ack, meta: meta() }], turn: last.turn },
-  ];
+  const inTurn = last.role === 'user';
+  const out: Message[] = [];
+  if (first.role === 'assistant') out.push({ id: deps.ids.next('msg'), role: 'assistant', blocks: [{ type: 'text', text: CONTINUE_NOTE, meta: meta() }], turn: first.turn });
+  out.push({ id: deps.ids.next('msg'), role: 'user', blocks: inTurn ? [...userWords, lead] : [lead, ...userWords], turn: inTurn ? last.turn : first.turn });
+  if (!inTurn) {
+    const ack = content.kind === 'summary' ? SUMMARY_ACK : DROP_ACK;
+    out.push({ id: deps.ids.next('msg'), role: 'assistant', blocks: [{ type: 'text', text: ack, meta: meta() }], turn: last.turn });
+  }
+  return out;
 }
 
-/** The summary block's text: the turn range, the body, left-out messages, and the note on the user's words. */
-export function summaryText(firstTurn: number, lastTurn: number, body: string, leftOut: readonly string[], hasUserWords: boolean): string {
+/**
+ * The summary block's text: the turn range, the body, left-out messages, and the note on the
+ * user's words (`words`: where they stand — after the summary, before it (a region ending
+ * inside the turn in progress) or none).
+ */
+export function summaryText(firstTurn: number, lastTurn: number, body: string, leftOut: readonly string[], words: boolean | 'after' | 'before' | 'none', inTurn = false): string {
+  const placement = words === true ? 'after' : words === false ? 'none' : words;
   const parts = [`${summaryHeading(firstTurn, lastTurn)}\n\n${stripHeading(body)}`];
   if (leftOut.length > 0) parts.push(`Left out of this summary because they were too large to summarise:\n${leftOut.map((l) => `- ${l}`).join('\n')}`);
-  if (hasUserWords) parts.push(USER_WORDS_NOTE);
+  if (placement === 'after') parts.push(USER_WORDS_NOTE);
+  if (placement === 'before') parts.push("(The user's own messages from these turns stand above, verbatim.)");
+  if (inTurn) parts.push(IN_TURN_NOTE);
   return parts.join('\n\n');
 }
 

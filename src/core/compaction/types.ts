@@ -14,6 +14,7 @@ export type CompactionLayer =
   | 'budget-trim'
   | 'snip'
   | 'microcompact'
+  | 'mask'
   | 'summarise'
   | 'fallback-drop'
   | 'middle-removal'

@@ -1,0 +1,149 @@
+/**
+ * The compaction plan: one pure function that decides, before a request, what (if anything)
+ * to compact and says why — the Compact Now preview shows this very plan and the run executes
+ * it. Cache-aware: an edit at message p rewrites every cached token after p once (a cache
+ * write instead of a read on the next request) and saves the freed tokens on every later
+ * request, so an edit is made when that saving repays the rewrite within a few requests,
+ * deeply enough that the next one is far away — and always before the hard threshold.
+ *
+ * Prices (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#pricing): a
+ * cache read costs 0.1× the input price, a 5-minute cache write 1.25×, so a rewritten token
+ * costs 1.15× input more than a read one.
+ */
+import { modelInfo } from '../models';
+import type { ConversationState, Message } from '../model';
+import { maskCandidates, type MaskCandidate } from './mask';
+import { effectiveWindow, pressureOf, type CompactionSettings, type Pressure } from './policy';
+import { expectedReplacementTokens, expectedSaving, markRegions, pickRegions, protectedFrom, type CandidateRegion } from './regions';
+
+/** Extra cost of a rewritten cached token over a read one, in units of the input price (1.25 − 0.1). */
+export const REWRITE_PREMIUM = 1.15;
+/** Cost of reading a cached token, in units of the input price. */
+export const CACHE_READ_FACTOR = 0.1;
+
+/** A region the plan would summarise, with its expected size afterwards. */
+export interface PlannedRegion extends CandidateRegion {
+  readonly expectedTokensAfter: number;
+}
+
+/** What the plan does. */
+export type PlanAction = 'none' | 'mask' | 'summarise';
+
+/** A compaction plan (see the module comment). Token figures are calibrated estimates. */
+export interface CompactionPlan {
+  readonly action: PlanAction;
+  /** Why this action (or why none), in a sentence for the user. */
+  readonly reason: string;
+  readonly pressure: Pressure;
+  /** Messages from this index on are protected (the newest tokens and the last tool round). */
+  readonly protectedFrom: number;
+  /** The turns protection used (0 at the hard threshold: the turn in progress may be cut). */
+  readonly keepRecentTurns: number;
+  /** Results to mask (action `mask`). */
+  readonly mask: readonly MaskCandidate[];
+  /** Regions to summarise (action `summarise`), in conversation order. */
+  readonly regions: readonly PlannedRegion[];
+  readonly tokensBefore: number;
+  readonly expectedAfter: number;
+  readonly expectedSaving: number;
+  /** Index of the first message the edit changes (-1: none); everything after it is rewritten in the cache. */
+  readonly firstChangedIndex: number;
+  /** Cached tokens the next request writes again because of the edit (0 when the cache is cold). */
+  readonly rewriteTokens: number;
+  /** Expected cost of the edit in US dollars: the rewrite premium plus the summariser. */
+  readonly expectedCostUsd: number;
+  /** Requests after which the saving has paid the edit back (Infinity when it never does). */
+  readonly paybackRequests: number;
+  /** Estimated prompt tokens at which the next automatic compaction is expected. */
+  readonly nextCompactionAt: number;
+}
+
+/** What planCompaction needs besides the state. */
+export interface PlanInputs {
+  readonly tokensOf: (m: Message) => number;
+  /** Tokens outside the messages (system prompt, tools, unseen overhead). */
+  readonly fixedTokens: number;
+  readonly settings: CompactionSettings;
+  /** Whether the prompt cache is still warm (the last request was within the TTL). */
+  readonly cacheWarm: boolean;
+  /** `auto`: before a request; `manual`: Compact Now (summarise everything compactable). */
+  readonly mode: 'auto' | 'manual';
+}
+
+/** Expected summariser cost of a region in US dollars (the small model reading it as fresh input). */
+export function summariserCostUsd(region: CandidateRegion, summarizerModel: string): number {
+  const p = modelInfo(summarizerModel).prices;
+  const out = expectedReplacementTokens(region) - region.userTokens;
+  return (region.tokens * p.input + out * p.output) / 1_000_000;
+}
+
+/** Plans the compaction of `state` (see the module comment). Pure; O(messages). */
+export function planCompaction(state: ConversationState, inputs: PlanInputs): CompactionPlan {
+  const { tokensOf, settings } = inputs;
+  const cfg = state.config;
+  const eff = effectiveWindow(cfg);
+  const perMessage = state.messages.map(tokensOf);
+  const tokensBefore = inputs.fixedTokens + perMessage.reduce((n, t) => n + t, 0);
+  const pressure = pressureOf(tokensBefore, cfg, settings);
+  const inputPrice = modelInfo(cfg.model).prices.input / 1_000_000;
+  const keepRecentTurns = pressure.level === 'hard' ? 0 : cfg.keepRecentTurns;
+  const regionOpts = { keepRecentTurns, keepRecentTokens: cfg.keepRecentTokens, tokensOf, summaryPolicy: settings.summaryPolicy };
+  const protect = protectedFrom(state.messages, regionOpts);
+  const clearAtLeast = settings.clearAtLeastTokens > 0 ? settings.clearAtLeastTokens : Math.max(1_000, Math.round(0.1 * eff));
+  const nextCompactionAt = Math.round(cfg.softThreshold * eff);
+  const suffix = (from: number) => {
+    let n = 0;
+    for (let i = Math.max(0, from); i < perMessage.length; i++) n += perMessage[i] as number;
+    return n;
+  };
+  const base = { pressure, protectedFrom: protect, keepRecentTurns, tokensBefore, nextCompactionAt };
+  const none = (reason: string): CompactionPlan => ({ ...base, action: 'none', reason, mask: [], regions: [], expectedAfter: tokensBefore, expectedSaving: 0, firstChangedIndex: -1, rewriteTokens: 0, expectedCostUsd: 0, paybackRequests: Infinity });
+
+  // Summarise: everything compactable before the protected tail.
+  const summarisePlan = (): CompactionPlan | undefined => {
+    const picked = pickRegions(markRegions(state, regionOpts), Infinity);
+    if (picked.length === 0) return undefined;
+    const regions = picked.map((r) => ({ ...r, expectedTokensAfter: Math.min(r.tokens, expectedReplacementTokens(r)) }));
+    const saving = regions.reduce((n, r) => n + expectedSaving(r), 0);
+    const first = (regions[0] as PlannedRegion).startIndex;
+    const rewrite = inputs.cacheWarm ? Math.max(0, suffix(first) - saving) : 0;
+    const llm = regions.reduce((n, r) => n + summariserCostUsd(r, cfg.summarizerModel), 0);
+    const cost = rewrite * REWRITE_PREMIUM * inputPrice + llm;
+    const perRequest = saving * CACHE_READ_FACTOR * inputPrice;
+    return { ...base, action: 'summarise', reason: '', mask: [], regions, expectedAfter: tokensBefore - saving, expectedSaving: saving, firstChangedIndex: first, rewriteTokens: rewrite, expectedCostUsd: cost, paybackRequests: perRequest > 0 ? cost / perRequest : Infinity };
+  };
+  // Mask: every older tool result before the protected tail.
+  const maskPlan = (): CompactionPlan | undefined => {
+    if (!settings.maskToolResults) return undefined;
+    const mask = maskCandidates(state.messages, protect, tokensOf);
+    if (mask.length === 0) return undefined;
+    const saving = mask.reduce((n, c) => n + c.saving, 0);
+    const first = (mask[0] as MaskCandidate).site.messageIndex;
+    const rewrite = inputs.cacheWarm ? Math.max(0, suffix(first) - saving) : 0;
+    const cost = rewrite * REWRITE_PREMIUM * inputPrice;
+    const perRequest = saving * CACHE_READ_FACTOR * inputPrice;
+    return { ...base, action: 'mask', reason: '', mask, regions: [], expectedAfter: tokensBefore - saving, expectedSaving: saving, firstChangedIndex: first, rewriteTokens: rewrite, expectedCostUsd: cost, paybackRequests: perRequest > 0 ? cost / perRequest : Infinity };
+  };
+  const pct = (x: number) => `${Math.round(x * 100)} %`;
+
+  if (inputs.mode === 'manual') {
+    const s = summarisePlan();
+    return s ? { ...s, reason: 'Compact Now: every turn before the newest tokens is summarised.' } : none('Nothing can be compacted: everything is recent, pinned or already a summary.');
+  }
+  if (settings.strategy !== 'summarise') return none('');
+  const mask = maskPlan();
+  if (pressure.level === 'hard' || (pressure.level === 'soft' && settings.softAction === 'auto')) {
+    const why = pressure.level === 'hard' ? `the context is ${pct(pressure.utilisation)} full, over the hard threshold (${pct(cfg.hardThreshold)})` : `the context is ${pct(pressure.utilisation)} full, over the soft threshold (${pct(cfg.softThreshold)})`;
+    // Masking alone is enough: cheaper (no LLM) and it keeps every call and every word.
+    if (mask && mask.expectedSaving >= pressure.tokensToFree) return { ...mask, reason: `Older tool results are cleared because ${why}.` };
+    const s = summarisePlan();
+    if (s && (pressure.level === 'hard' || s.expectedSaving >= settings.minSoftSavingShare * eff)) return { ...s, reason: `Older history is summarised because ${why}.` };
+    if (mask) return { ...mask, reason: `Older tool results are cleared because ${why} (nothing else can be summarised).` };
+    return none(`The context is ${pct(pressure.utilisation)} full, but nothing can be compacted: everything is recent, pinned or already a summary.`);
+  }
+  if (mask && mask.expectedSaving >= clearAtLeast) {
+    if (!inputs.cacheWarm) return { ...mask, reason: 'Older tool results are cleared while the prompt cache is cold (it is written again anyway).' };
+    if (mask.paybackRequests <= settings.paybackRequests) return { ...mask, reason: `Older tool results are cleared: the ${Math.round(mask.expectedSaving).toLocaleString('en-US')} tokens saved pay back the cache rewrite within ${Math.ceil(mask.paybackRequests)} requests.` };
+  }
+  return none(`The context is ${pct(pressure.utilisation)} full; the next compaction is expected at ${pct(cfg.softThreshold)} (the soft threshold), or earlier when clearing older tool results pays back.`);
+}

@@ -1,0 +1,78 @@
+/**
+ * What a tool call does, recognised by its name and input rather than by our own tool names:
+ * real transcripts use `read_file`, `read`, `Read`, `view`, `Bash`, `grep`, `Edit` … alike.
+ * The cheap layers (snip, masking) use it to find stale reads and to describe a cleared
+ * result. Pure.
+ */
+import type { ToolUseBlock } from '../model';
+
+/** The kind of work a tool call does. */
+export type ToolKind = 'read' | 'edit' | 'list' | 'search' | 'run' | 'other';
+
+/** A classified tool call: its kind, the file it touches (when it names one) and the lines read. */
+export interface ToolCallInfo {
+  readonly kind: ToolKind;
+  /** The path as the model wrote it, when the input names one. */
+  readonly path?: string;
+  /** For reads: first line (1-based) and line count when the input gives them. */
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
+const NAME_KINDS: ReadonlyArray<readonly [RegExp, ToolKind]> = [
+  [/^(read|read_?file|readfile|view|view_?file|open_?file|cat|notebook_?read)$/i, 'read'],
+  [/^(edit|edit_?file|multi_?edit|write|write_?file|str_replace(_based)?_edit(or|_tool)?|create_?file|apply_?patch|notebook_?edit|replace)$/i, 'edit'],
+  [/^(ls|list|list_?files|list_?dir(ectory)?|glob|find_?files|tree)$/i, 'list'],
+  [/^(grep|search|search_?files|rg|ripgrep|find|codebase_?search|web_?search|web_?fetch|fetch)$/i, 'search'],
+  [/^(bash|shell|run|run_?command|exec|execute|terminal|run_?terminal_?cmd|powershell)$/i, 'run'],
+];
+
+const PATH_FIELDS = ['path', 'file_path', 'filePath', 'file', 'filename', 'target_file', 'notebook_path'] as const;
+
+/** Classifies a tool call by its name (and, for unknown names, by its input's fields). */
+export function classifyToolCall(use: Pick<ToolUseBlock, 'name' | 'input'>): ToolCallInfo {
+  const input = typeof use.input === 'object' && use.input !== null ? (use.input as Record<string, unknown>) : {};
+  let kind: ToolKind = 'other';
+  for (const [re, k] of NAME_KINDS) {
+    if (re.test(use.name)) {
+      kind = k;
+      break;
+    }
+  }
+  const path = PATH_FIELDS.map((f) => input[f]).find((v): v is string => typeof v === 'string' && v.trim() !== '');
+  // `str_replace_editor`-style tools say what they do in a `command` field.
+  if (kind === 'edit' && input.command === 'view') kind = 'read';
+  if (kind === 'other' && typeof input.command === 'string' && path === undefined) kind = 'run';
+  const offset = positiveInt(input.offset) ?? positiveInt(input.start_line) ?? positiveInt(input.line);
+  const limit = positiveInt(input.limit) ?? positiveInt(input.lines);
+  return { kind, ...(path !== undefined ? { path } : {}), ...(offset !== undefined ? { offset } : {}), ...(limit !== undefined ? { limit } : {}) };
+}
+
+/** A one-line description of a call for a stub: its name and its most telling input, at most ~120 characters. */
+export function describeToolCall(use: Pick<ToolUseBlock, 'name' | 'input'>): string {
+  const input = typeof use.input === 'object' && use.input !== null ? (use.input as Record<string, unknown>) : {};
+  const info = classifyToolCall(use);
+  const detail = info.path ?? firstString(input, ['command', 'pattern', 'query', 'url', 'glob', 'regex']);
+  const shown = detail === undefined ? '' : ` ${clip(detail.replace(/\s+/g, ' ').trim(), 110)}`;
+  return `${use.name}${shown}`;
+}
+
+function firstString(o: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  for (const k of keys) {
+    const v = o[k];
+    if (typeof v === 'string' && v.trim() !== '') return v;
+  }
+  return undefined;
+}
+
+function clip(s: string, n: number): string {
+  if (s.length <= n) return s;
+  let cut = n - 1;
+  const code = s.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut--;
+  return `${s.slice(0, cut)}…`;
+}
+
+function positiveInt(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : undefined;
+}
