@@ -43,6 +43,9 @@ export function readCompactionSettings(): CompactionSettings {
     ...DEFAULT_COMPACTION_SETTINGS,
     strategy: strategy === 'middle-removal' || strategy === 'oldest-removal' || strategy === 'hybrid' ? strategy : 'summarise',
     softAction: soft === 'propose' || soft === 'off' ? soft : 'auto',
+    summaryPolicy: c.get<string>('summaryPolicy', 'rolling') === 'stacked' ? 'stacked' : 'rolling',
+    maskToolResults: c.get<boolean>('maskToolResults', true) !== false,
+    clearAtLeastTokens: Math.max(0, Math.floor(c.get<number>('clearAtLeastTokens', 0) || 0)),
   };
 }
 

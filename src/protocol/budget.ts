@@ -77,6 +77,20 @@ const SnapshotSchema = v.strictObject({
   /** What is pinned in the conversation (never compacted), in conversation order. */
   pinned: v.array(PinnedRow),
   forecast: v.strictObject({ growthPerTurn: N, turns: v.optional(N), past: v.boolean(), limit: N }),
+  /** Where and why the next compaction happens (the compactor's plan for the next request). */
+  nextCompaction: v.optional(
+    v.strictObject({
+      action: v.picklist(['none', 'mask', 'summarise']),
+      reason: v.string(),
+      /** Prompt tokens at which it happens (now, when the action is not `none`). */
+      atTokens: N,
+      expectedAfter: N,
+      /** The first turn of the protected tail (kept verbatim). */
+      keepsFromTurn: v.optional(N),
+      keptTokens: N,
+      paybackRequests: v.optional(N),
+    }),
+  ),
   busy: v.boolean(),
 });
 

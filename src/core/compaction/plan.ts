@@ -37,6 +37,8 @@ export interface CompactionPlan {
   readonly pressure: Pressure;
   /** Messages from this index on are protected (the newest tokens and the last tool round). */
   readonly protectedFrom: number;
+  /** Tokens of the protected tail (kept verbatim whatever the action). */
+  readonly protectedTokens: number;
   /** The turns protection used (0 at the hard threshold: the turn in progress may be cut). */
   readonly keepRecentTurns: number;
   /** Results to mask (action `mask`). */
@@ -96,7 +98,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     for (let i = Math.max(0, from); i < perMessage.length; i++) n += perMessage[i] as number;
     return n;
   };
-  const base = { pressure, protectedFrom: protect, keepRecentTurns, tokensBefore, nextCompactionAt };
+  const base = { pressure, protectedFrom: protect, protectedTokens: suffix(protect), keepRecentTurns, tokensBefore, nextCompactionAt };
   const none = (reason: string): CompactionPlan => ({ ...base, action: 'none', reason, mask: [], regions: [], expectedAfter: tokensBefore, expectedSaving: 0, firstChangedIndex: -1, rewriteTokens: 0, expectedCostUsd: 0, paybackRequests: Infinity });
 
   // Summarise: everything compactable before the protected tail.

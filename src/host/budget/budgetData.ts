@@ -1,4 +1,5 @@
 import type { CompactionEntryState } from '../../core/agent/agentSession';
+import type { CompactionPlan } from '../../core/compaction/plan';
 import type { AgentEvent } from '../../core/agent/events';
 import { BUDGET_CATEGORIES, CATEGORY_LABELS, categorizeLedger, diffLedgers, forecastTurns } from '../../core/budget';
 import { buildLedger } from '../../core/ledger';
@@ -101,6 +102,8 @@ export interface BudgetInputs {
   readonly history: BudgetHistory;
   readonly compactions: readonly CompactionEntryState[];
   readonly busy: boolean;
+  /** The compactor's plan for the next request (where and why the next compaction happens). */
+  readonly plan?: CompactionPlan;
 }
 
 /** Builds the panel's snapshot: the next request by category, the last request's ledger and diff, history, forecast. */
@@ -154,7 +157,22 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
       active: c.active,
     })),
     forecast: { growthPerTurn: forecast.growthPerTurn, ...(forecast.turns !== undefined ? { turns: forecast.turns } : {}), past: forecast.past, limit },
+    ...(inp.plan ? { nextCompaction: nextCompactionOf(inp.plan, state) } : {}),
     busy: inp.busy,
+  };
+}
+
+/** The plan as the panel shows it: what the next request would do, where, and why. */
+function nextCompactionOf(plan: CompactionPlan, state: ConversationState): NonNullable<BudgetSnapshot['nextCompaction']> {
+  const protectedTurn = state.messages[plan.protectedFrom]?.turn;
+  return {
+    action: plan.action,
+    reason: plan.reason,
+    atTokens: plan.action === 'none' ? plan.nextCompactionAt : plan.tokensBefore,
+    expectedAfter: Math.round(plan.expectedAfter),
+    ...(protectedTurn !== undefined ? { keepsFromTurn: protectedTurn } : {}),
+    keptTokens: Math.round(plan.protectedTokens),
+    ...(Number.isFinite(plan.paybackRequests) ? { paybackRequests: Math.round(plan.paybackRequests * 10) / 10 } : {}),
   };
 }
 

@@ -211,7 +211,7 @@ export class ChatController implements vscode.Disposable {
   budgetSnapshot(): BudgetSnapshot | undefined {
     const agent = this.agent;
     if (!agent || !this.tokenizerValue || !this.estimatorValue) return undefined;
-    return buildBudgetSnapshot({ session: this.sessionLabel?.title ?? '', state: agent.state, tokenizer: this.tokenizerValue, estimator: this.estimatorValue, history: this.budgetHistory, compactions: agent.compactions, busy: agent.busy });
+    return buildBudgetSnapshot({ session: this.sessionLabel?.title ?? '', state: agent.state, tokenizer: this.tokenizerValue, estimator: this.estimatorValue, history: this.budgetHistory, compactions: agent.compactions, busy: agent.busy, ...(this.compactor ? { plan: this.compactor.plan(agent.state, { cacheWarm: true, mode: 'auto' }) } : {}) });
   }
 
   /** Calibrated tokens of a message with the session's tokenizer and calibration (undefined before a session is open). */

@@ -31,6 +31,12 @@ function windowBar(s: BudgetSnapshot): HTMLElement {
     mark.style.left = `${100 * at}%`;
     bar.append(mark);
   }
+  const next = s.nextCompaction;
+  if (next) {
+    const mark = el('div', { class: 'threshold next', title: `Next compaction: at ${formatTokens(next.atTokens)} tokens — ${next.reason}`, 'data-testid': 'next-compaction-mark' });
+    mark.style.left = `${(100 * Math.min(next.atTokens, effective)) / window}%`;
+    bar.append(mark);
+  }
   const legend = table(
     ['', 'Category', 'Tokens', '% of window'],
     parts.map((p) => [el('span', { class: `swatch cat-${p.id}` }), p.label, formatTokens(p.tokens), pct(p.tokens, window)]),
@@ -126,7 +132,18 @@ function forecast(s: BudgetSnapshot): HTMLElement {
     : f.turns !== undefined
       ? `≈ ${f.turns} ${f.turns === 1 ? 'turn' : 'turns'} until the soft threshold (${formatTokens(f.limit)} tokens), at ${formatTokens(f.growthPerTurn)} tokens per turn on average.`
       : `Not enough turns yet to forecast when the soft threshold (${formatTokens(f.limit)} tokens) is reached.`;
-  return section('Forecast', 'budget-forecast', el('p', {}, text));
+  const next = s.nextCompaction;
+  if (!next) return section('Forecast', 'budget-forecast', el('p', {}, text));
+  const what = next.action === 'mask' ? 'clears older tool results' : next.action === 'summarise' ? 'summarises older history' : undefined;
+  const where =
+    next.keepsFromTurn !== undefined ? ` It keeps the newest ${formatTokens(next.keptTokens)} tokens (from turn ${next.keepsFromTurn}) verbatim; your own words are always kept.` : '';
+  const payback = next.paybackRequests !== undefined && next.action !== 'none' ? ` Pays back its prompt-cache rewrite in about ${Math.max(1, Math.ceil(next.paybackRequests))} requests.` : '';
+  const plan = el(
+    'p',
+    { 'data-testid': 'next-compaction', 'data-action': next.action },
+    what ? `Next request ${what}: ${formatTokens(next.atTokens)} → about ${formatTokens(next.expectedAfter)} tokens. ${next.reason}${where}${payback}` : `Next compaction: at about ${formatTokens(next.atTokens)} tokens (marked on the bar). ${next.reason}${where}`,
+  );
+  return section('Forecast', 'budget-forecast', el('p', {}, text), plan);
 }
 
 /** A warning from the host (e.g. an Unpin that was refused), shown for a while above the cards. */
