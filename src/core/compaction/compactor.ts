@@ -11,9 +11,9 @@ import { microcompact } from './microcompact';
 import { middleRemoval } from './middleRemoval';
 import { oldestRemoval } from './oldestRemoval';
 import { effectiveWindow, type CompactionSettings } from './policy';
-import { applyMask } from './mask';
+import { applyMask, maskCandidates } from './mask';
 import { planCompaction, type CompactionPlan, type PlannedRegion } from './plan';
-import { pickRegions } from './regions';
+import { pickRegions, protectedFrom } from './regions';
 import { modelInfo } from '../models';
 import { snip } from './snip';
 import { summariseRegions } from './summarise';
@@ -76,10 +76,10 @@ export class Compactor {
   }
 
   /**
-   * Before each request: plans (see plan.ts) and executes the plan. Cheap edits never stand
-   * alone in a warm cached prefix: snip and budget trim ride along with a masking or a
-   * summary, or run when the cache has gone cold (idle past its TTL, when microcompact clears
-   * old results too); a cold-cache clear must free at least the plan's chunk size.
+   * Before each request: plans (see plan.ts) and executes the plan. No edit stands alone in a
+   * warm cached prefix unless it pays back: snip, budget trim and microcompact run only when
+   * the cache has gone cold (idle past its TTL: the prompt is written again anyway); masking
+   * runs when the plan says it pays back (or at a threshold), summaries at the thresholds.
    */
   async beforeRequest(state: ConversationState, opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal }): Promise<CompactionRun> {
     const records: CompactionRecord[] = [];
@@ -114,15 +114,11 @@ export class Compactor {
       }
       return { state: s, records, notices };
     }
-    if (!cold) {
-      layer(snip);
-      layer(budgetTrim);
-    }
     const trigger: CompactionTrigger = plan.pressure.level === 'hard' ? 'auto-hard' : plan.pressure.level === 'soft' ? 'auto-soft' : 'budget';
     if (plan.action === 'mask') {
-      // Re-plan on the state the ride-along layers left (their edits may have taken some results).
-      const again = cold ? plan : this.plan(s, { cacheWarm: true, mode: 'auto' });
-      if (again.mask.length > 0) layer((st, ctx) => applyMask(st, ctx, again.mask), { trigger });
+      // On a cold cache the ride-along layers may have changed results: mask what is left.
+      const mask = cold ? maskCandidates(s.messages, protectedFrom(s.messages, { keepRecentTurns: plan.keepRecentTurns, keepRecentTokens: s.config.keepRecentTokens, tokensOf: this.deps.tokensOf }), this.deps.tokensOf) : plan.mask;
+      if (mask.length > 0) layer((st, ctx) => applyMask(st, ctx, mask), { trigger });
       return { state: s, records, notices };
     }
     if (this.breaker.isOpen) {

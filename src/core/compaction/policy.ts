@@ -38,7 +38,7 @@ export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   summariserTimeoutMs: 300_000,
   summaryPolicy: 'rolling',
   maskToolResults: true,
-  paybackRequests: 8,
+  paybackRequests: 30,
   clearAtLeastTokens: 0,
   minSoftSavingShare: 0.1,
 };
