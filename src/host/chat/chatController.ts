@@ -254,7 +254,7 @@ export class ChatController implements vscode.Disposable {
       promptTokens: shown.tokens,
       ...(shown.estimated ? { promptEstimated: true } : {}),
       costUsd: this.costUsd,
-      warnings: resolved.ok ? [...resolved.warnings] : [resolved.error],
+      warnings: [...(resolved.ok ? resolved.warnings : [resolved.error]), ...[await this.deps.apiKeys.problem()].filter((w): w is string => w !== undefined)],
     });
     if (resolved.ok) {
       const health = this.agent?.health;
