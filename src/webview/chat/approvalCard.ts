@@ -59,9 +59,9 @@ export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement
   const counts = edit && item.added !== undefined ? el('span', { class: 'counts' }, el('span', { class: 'added' }, `+${item.added}`), ' ', el('span', { class: 'removed' }, `−${item.removed ?? 0}`)) : '';
   const path = escapeLine(item.subject);
   const shown = edit ? undefined : displayText(item.subject);
-  const lines = shown ? el('span', { class: 'muted line-count', 'data-testid': 'approval-line-count' }, `(${shown.lineCount} ${shown.lineCount === 1 ? 'line' : 'lines'})`) : '';
-  const head = el('div', { class: 'approval-head' }, el('span', {}, title), edit ? el('code', { class: 'subject' }, ...renderPieces(path)) : lines, ' ', counts);
-  const label = `${title}${edit ? piecesText(path) : `of ${shown?.lineCount ?? 1} lines`}`;
+  const lineCount = shown ? `(${shown.lineCount} ${shown.lineCount === 1 ? 'line' : 'lines'})` : '';
+  const head = el('div', { class: 'approval-head' }, el('span', {}, title), edit ? el('code', { class: 'subject' }, ...renderPieces(path)) : el('span', { class: 'muted line-count', 'data-testid': 'approval-line-count' }, lineCount), ' ', counts);
+  const label = `${title}${edit ? piecesText(path) : lineCount}`;
   const node = el('div', { class: `item approval ${item.state}${item.risk ? ' risky' : ''}`, 'data-id': item.id, 'data-testid': 'approval', 'data-state': item.state, role: 'group', 'aria-label': label }, head);
   if (edit) {
     const diff = el('pre', { class: 'diff', 'data-testid': 'approval-diff' });
