@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { apiKeyCharProblem, apiKeyProblem } from '../core/apiKeyCheck';
 
 /** The SecretStorage key the Anthropic API key is stored under. */
 const SECRET_KEY = 'contextPipeline.anthropicApiKey';
@@ -28,11 +29,29 @@ export class ApiKeyStore {
     return this.env.ANTHROPIC_API_KEY?.trim() ? 'environment' : 'missing';
   }
 
-  /** Stores a key (trimmed); an empty value deletes the stored key. */
-  async set(value: string): Promise<void> {
+  /**
+   * Why the key in use cannot be sent (a control character, whitespace, non-ASCII), naming
+   * where it comes from; undefined when it is fine or there is none. Never contains the key.
+   */
+  async problem(): Promise<string | undefined> {
+    const stored = await this.secrets.get(SECRET_KEY);
+    const key = stored || this.env.ANTHROPIC_API_KEY?.trim();
+    const problem = key ? apiKeyCharProblem(key) : undefined;
+    if (!problem) return undefined;
+    return `The API key ${stored ? 'in secret storage' : 'in ANTHROPIC_API_KEY'} cannot be used: ${problem} Set it again with "Context Pipeline: Set API Key"${stored ? '' : ', or fix the variable and restart VS Code'}.`;
+  }
+
+  /**
+   * Stores a key (trimmed); an empty value deletes the stored key. A key that fails
+   * apiKeyProblem is not stored: the reason comes back instead.
+   */
+  async set(value: string): Promise<{ ok: true } | { ok: false; problem: string }> {
     const key = value.trim();
+    const problem = apiKeyProblem(key);
+    if (problem) return { ok: false, problem };
     if (key) await this.secrets.store(SECRET_KEY, key);
     else await this.secrets.delete(SECRET_KEY);
+    return { ok: true };
   }
 
   /** Fires when the stored key changes (in this or another window). */
@@ -43,12 +62,5 @@ export class ApiKeyStore {
   }
 }
 
-/** Checks the shape of an Anthropic key; returns a reason when it looks wrong. */
-export function apiKeyProblem(value: string): string | undefined {
-  const key = value.trim();
-  if (!key) return undefined; // empty clears the stored key
-  if (/\s/.test(key)) return 'An API key has no spaces or line breaks.';
-  if (!key.startsWith('sk-ant-')) return 'Anthropic API keys start with "sk-ant-".';
-  if (key.length < 20) return 'This key is too short to be an Anthropic API key.';
-  return undefined;
-}
+/** Checks the shape of an Anthropic key; returns a reason when it looks wrong (see core/apiKeyCheck.ts). */
+export { apiKeyProblem };

@@ -33,7 +33,11 @@ async function setApiKey(apiKeys: ApiKeyStore, log: vscode.LogOutputChannel): Pr
     validateInput: (v) => apiKeyProblem(v),
   });
   if (value === undefined) return; // cancelled
-  await apiKeys.set(value);
+  const stored = await apiKeys.set(value);
+  if (!stored.ok) {
+    void vscode.window.showErrorMessage(`Context Pipeline: the key was not stored. ${stored.problem}`);
+    return;
+  }
   const cleared = value.trim() === '';
   log.info(cleared ? 'API key removed from secret storage.' : 'API key stored in secret storage.');
   void vscode.window.showInformationMessage(cleared ? 'Context Pipeline: the stored API key was removed.' : 'Context Pipeline: API key saved in secret storage.');

@@ -6,18 +6,17 @@
  */
 import { Minimatch } from 'minimatch';
 import type { Injection } from '../core/model';
+import { looksLikeSecret } from '../core/secretFiles';
 import { headChars } from '../core/text';
 
 /** Selections longer than this are cut, with a notice saying how much is missing. */
 export const MAX_SELECTION_CHARS = 20_000;
 
-/** File names that look like secrets: never injected, whatever the settings say. */
-const SECRET_NAME = /(^|\/)(\.env(\..*)?|\.netrc|\.npmrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)|.*\.(pem|key|p12|pfx|keystore|jks))$/i;
-
-/** Whether a workspace-relative path looks like a secrets file. */
-export function looksLikeSecret(path: string): boolean {
-  return SECRET_NAME.test(path.replace(/\\/g, '/').replace(/ \(unsaved\)$/, ''));
-}
+/**
+ * Whether a path looks like a secrets file: never injected, whatever the settings say. The
+ * rule is shared with read_file, search and the edit approval card (core/secretFiles.ts).
+ */
+export { looksLikeSecret };
 
 /** URI schemes whose editors may be named: files (local or remote) and untitled documents. */
 const NAMED_SCHEMES = new Set(['file', 'vscode-remote', 'untitled']);

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { selectEnabledTools } from '../core/tools/schemas';
 import { ApiKeyStore } from './apiKey';
@@ -19,6 +18,8 @@ import { showSessions } from './sessionsCommand';
 import { ContextStatusBar } from './statusBar';
 import { ChatApprover } from './approvals/chatApprover';
 import { NextTurnContext } from './chat/nextTurnContext';
+import { spillWriter } from './chat/spillWriter';
+import { redactingLog } from './redactingLog';
 import { SessionStore } from './sessions/sessionStore';
 import { readAgentSettings, SETTINGS_SECTION } from './settings';
 import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
@@ -28,14 +29,16 @@ import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
  * and the SDK client load on first use, not here. Every disposable goes to context.subscriptions.
  */
 export function activate(context: vscode.ExtensionContext): void {
-  const log = vscode.window.createOutputChannel('Context Pipeline', { log: true });
+  let knownKey: string | undefined;
+  // Secrets that must never be written or shown: the key in use and the environment's.
+  const secrets = (): string[] => [knownKey, process.env.ANTHROPIC_API_KEY?.trim(), process.env.ANTHROPIC_AUTH_TOKEN?.trim()].filter((k): k is string => !!k);
+  const log = redactingLog(vscode.window.createOutputChannel('Context Pipeline', { log: true }), secrets);
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
   const apiKeys = new ApiKeyStore(context.secrets);
   // The chat shows approval cards; `chat` is created below and only used once a tool asks.
   const approver = new ChatApprover({ show: (item) => chat.post({ type: 'upsert', item }), reveal: () => chat.reveal() }, log);
-  let knownKey: string | undefined;
   void apiKeys.get().then((k) => (knownKey = k));
-  const store = SessionStore.inGlobalStorage(context.globalStorageUri.fsPath, { now: Date.now, random: Math.random, secrets: () => (knownKey ? [knownKey] : []) });
+  const store = SessionStore.inGlobalStorage(context.globalStorageUri.fsPath, { now: Date.now, random: Math.random, secrets });
   const sessions = new StoreSessionPort(store, () => vscode.workspace.workspaceFolders?.[0]?.name ?? '');
   const tools = new WorkspaceToolRunner({
     roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
@@ -45,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): void {
       return dir && existsSync(dir) ? [dir] : [];
     },
     runCommandEnabled: () => readAgentSettings().enableRunCommand,
+    secrets,
     filesExclude: () => vscode.workspace.getConfiguration('files').get<Record<string, boolean>>('exclude') ?? {},
   });
 
@@ -104,10 +108,7 @@ export function activate(context: vscode.ExtensionContext): void {
     tools,
     toolSchemas,
     pasteDirectory: (id) => join(store.dir, `${id}.files`),
-    writeFile: async (path, content) => {
-      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-      await writeFile(path, content, { encoding: 'utf8', mode: 0o600 });
-    },
+    writeFile: spillWriter(secrets),
     log,
     version,
     onStatus: (figures) => statusBar.update(figures),

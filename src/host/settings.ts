@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { resolveConfig, type ConfigResult, type PipelineSettings } from '../core/config';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../core/compaction/policy';
 import type { CacheTtl } from '../core/model';
+import { ignoredSettingWarning, isBoolean, isString, userLevelValue } from './trustedSetting';
 
 /** The configuration section every setting of the extension lives under. */
 export const SETTINGS_SECTION = 'contextPipeline';
@@ -57,12 +58,30 @@ export interface AgentSettings {
   readonly maxToolRounds: number;
 }
 
-/** Reads the agent settings with their defaults. */
+/**
+ * Reads the agent settings with their defaults. `baseUrl` and `enableRunCommand` come from
+ * the user's settings only (see trustedSetting.ts): a value in the workspace or a folder is
+ * ignored, with a warning shown once per window.
+ */
 export function readAgentSettings(): AgentSettings {
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   return {
-    baseUrl: (c.get<string>('baseUrl') ?? '').trim(),
-    enableRunCommand: c.get<boolean>('enableRunCommand', false),
+    baseUrl: userOnly(c, 'baseUrl', isString, '').trim(),
+    enableRunCommand: userOnly(c, 'enableRunCommand', isBoolean, false),
     maxToolRounds: Math.max(1, Math.floor(c.get<number>('maxToolRounds', 25))),
   };
+}
+
+/** Settings whose ignored workspace value was already reported in this window. */
+const warned = new Set<string>();
+
+function userOnly<T>(c: vscode.WorkspaceConfiguration, key: string, isValue: (v: unknown) => v is T, fallback: T): T {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => vscode.workspace.getConfiguration(SETTINGS_SECTION, f.uri).inspect(key));
+  const r = userLevelValue(c.inspect(key), isValue, fallback, folders);
+  const tag = `${key}:${r.ignored.join(',')}`;
+  if (r.ignored.length > 0 && !warned.has(tag)) {
+    warned.add(tag);
+    void vscode.window.showWarningMessage(ignoredSettingWarning(SETTINGS_SECTION, key, r.ignored));
+  }
+  return r.value;
 }

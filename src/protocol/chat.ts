@@ -131,6 +131,11 @@ const StatusSchema = v.strictObject({
   apiKey: v.picklist(['secret-storage', 'environment', 'missing']),
   /** Where requests go when not the Anthropic API (a proxy or the scripted test server). */
   baseUrl: v.optional(v.string()),
+  /**
+   * Present whenever requests go anywhere but https://api.anthropic.com: the class of the
+   * base URL (decided by the host by parsing it) and the sentence the header shows, always.
+   */
+  endpoint: v.optional(v.strictObject({ kind: v.picklist(['local', 'remote', 'invalid']), notice: v.string() })),
   busy: v.boolean(),
   sessionTitle: v.string(),
   /** Prompt tokens of the last request (reported) or the current estimate. */

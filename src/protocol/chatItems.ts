@@ -51,6 +51,12 @@ export const ChatItemSchema = v.variant('kind', [
     omittedLines: v.optional(v.number()),
     state: v.picklist(['pending', 'approved', 'rejected', 'cancelled']),
     reason: v.optional(v.string()),
+    /**
+     * An edit to a file that can run code (git hooks, tasks, package.json scripts, MCP
+     * configuration …), change the editor's settings or hold secrets: the card shows the flag
+     * and `reason` prominently. Such an edit is never approved without the user's answer.
+     */
+    risk: v.optional(v.strictObject({ kind: v.picklist(['runs-code', 'changes-settings', 'holds-secrets']), reason: v.string() })),
   }),
   v.strictObject({ kind: v.literal('notice'), id: v.string(), level: v.picklist(['info', 'warning']), text: v.string() }),
   /** A compaction summary standing in for older turns: expands to the summary; links to the originals. */

@@ -2,7 +2,10 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import type { MessageCreateParamsNonStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agentPorts';
 import type { AssistantContent } from '../../core/assistant';
+import { apiKeyCharProblem } from '../../core/apiKeyCheck';
+import { classifyBaseUrl } from '../../core/endpoint';
 import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs, type FailureFacts, type RetryPolicy } from '../../core/llmErrors';
+import { redactSecrets } from '../../core/redact';
 
 /** How the client reaches the API. The key is read per request and never stored or logged here. */
 export interface AnthropicClientOptions {
@@ -21,6 +24,8 @@ export interface AnthropicClientOptions {
  * LlmClient over the official SDK: `messages.stream` with deltas forwarded as events, our own
  * retry loop (SDK retries off) so the UI can show a countdown, honouring retry-after, for
  * 429, 529 / overloaded_error (also mid-stream), 5xx and dropped connections. Never throws.
+ * Never sends a key with characters a header cannot hold, nor to an unusable base URL; the
+ * key is redacted from every error it returns or reports while retrying.
  */
 export class AnthropicLlmClient implements LlmClient {
   private readonly policy: RetryPolicy;
@@ -39,10 +44,26 @@ export class AnthropicLlmClient implements LlmClient {
     if (!apiKey) {
       return { ok: false, error: { kind: 'authentication', retryable: false, message: 'No Anthropic API key is set. Run "Context Pipeline: Set API Key", or set ANTHROPIC_API_KEY before starting VS Code.' } };
     }
-    const client = new Anthropic({ apiKey, ...(this.options.baseUrl ? { baseURL: this.options.baseUrl } : {}), maxRetries: 0, timeout: this.options.timeoutMs ?? 600_000 });
+    // Checked before the key goes into a header: a NUL makes the HTTP library quote the whole key in its error.
+    const keyProblem = apiKeyCharProblem(apiKey);
+    if (keyProblem) {
+      return { ok: false, error: { kind: 'authentication', retryable: false, message: `The API key cannot be used: ${keyProblem} Set it again with "Context Pipeline: Set API Key" (or fix ANTHROPIC_API_KEY); your message is kept.` } };
+    }
+    const endpoint = this.options.baseUrl ? classifyBaseUrl(this.options.baseUrl) : undefined;
+    if (endpoint?.kind === 'invalid') {
+      return { ok: false, error: { kind: 'invalid_request', retryable: false, message: `Nothing was sent: contextPipeline.baseUrl is not usable (${endpoint.reason}). Fix it in your user settings; your message is kept.` } };
+    }
+    let client: Anthropic;
+    try {
+      client = new Anthropic({ apiKey, ...(this.options.baseUrl ? { baseURL: this.options.baseUrl } : {}), maxRetries: 0, timeout: this.options.timeoutMs ?? 600_000 });
+    } catch (err) {
+      return { ok: false, error: redactError(classifyFailure({ message: err instanceof Error ? err.message : String(err) }), apiKey) };
+    }
     for (let attempt = 1; ; attempt++) {
       opts.onEvent({ type: 'request_started', attempt });
-      const outcome = await this.attempt(client, params, opts);
+      const raw = await this.attempt(client, params, opts);
+      // Whatever the SDK put in its message (a header value, a URL), the key never reaches the chat or the log.
+      const outcome = raw.ok ? raw : { ...raw, error: redactError(raw.error, apiKey) };
       if (outcome.ok) return outcome;
       const { error, retryAfter } = outcome;
       if (opts.signal.aborted) return { ok: false, error: classifyFailure({ message: 'aborted', aborted: true }) };
@@ -99,6 +120,12 @@ function forward(event: RawMessageStreamEvent, onEvent: (event: LlmEvent) => voi
     else if (d.type === 'thinking_delta') onEvent({ type: 'thinking_delta', index: event.index, thinking: d.thinking });
   }
   // Other events (message_start/delta/stop, ping, signature deltas, future types) need no forwarding.
+}
+
+/** `error` with the key (in any form redactSecrets knows) removed from its message. */
+export function redactError(error: LlmError, apiKey: string): LlmError {
+  const message = redactSecrets(error.message, [apiKey]);
+  return message === error.message ? error : { ...error, message };
 }
 
 /** Extracts what classification needs from anything the SDK may throw. */

@@ -3,6 +3,7 @@
  * a shell command with its folder. Pure: no VS Code, so it is unit-tested directly.
  */
 import { structuredPatch } from 'diff';
+import { classifyEditRisk } from '../../core/tools/pathRisk';
 import type { ChatItem } from '../../protocol/chatItems';
 import type { CommandProposal, EditProposal } from './approval';
 
@@ -18,13 +19,15 @@ export const MAX_CARD_LINE_CHARS = 500;
 const DIFF_TIMEOUT_MS = 500;
 
 /**
- * The card for a proposed edit: `+`/`-` counts and the unified diff (3 lines of context) as
+ * The card for a proposed edit: its risk flag when the file can run code, change settings
+ * or hold secrets (core/tools/pathRisk.ts, on the shown and the real path), `+`/`-` counts and the unified diff (3 lines of context) as
  * lines, at most `maxLines` of them and each cut at MAX_CARD_LINE_CHARS; `omittedLines`
  * counts what was left out. A diff that takes too long to compute is omitted entirely.
  */
 export function editApprovalItem(id: string, p: EditProposal, maxLines = MAX_CARD_DIFF_LINES): ApprovalItem {
   const patch = structuredPatch(p.displayPath, p.displayPath, p.before, p.after, undefined, undefined, { context: 3, timeout: DIFF_TIMEOUT_MS });
-  const base = { kind: 'approval' as const, id, tool: 'edit_file' as const, subject: p.displayPath, detail: p.isNewFile ? 'new file' : 'edit', state: 'pending' as const };
+  const risk = classifyEditRisk(p.displayPath, p.path);
+  const base = { kind: 'approval' as const, id, tool: 'edit_file' as const, subject: p.displayPath, detail: p.isNewFile ? 'new file' : 'edit', state: 'pending' as const, ...(risk ? { risk: { kind: risk.risk, reason: risk.reason } } : {}) };
   if (!patch) return { ...base, diff: [], omittedLines: countLines(p.before) + countLines(p.after) };
   const lines: DiffLine[] = [];
   let added = 0;

@@ -9,6 +9,7 @@ import type { AgentEvent } from '../../core/agent/events';
 import type { ConversationState, Injection, Message, ToolSchema } from '../../core/model';
 import type { Clock, Tokenizer } from '../../core/ports';
 import { sessionDisplayTitle } from '../../core/session/markdown';
+import { withEndpointBanner } from '../../core/endpoint';
 import type { TokenEstimator } from '../../core/tokens/estimator';
 import type { ChatToHost } from '../../protocol/chat';
 import type { BudgetSnapshot } from '../../protocol/budget';
@@ -247,12 +248,13 @@ export class ChatController implements vscode.Disposable {
       autoCompact: readCompactionSettings().softAction === 'auto',
       apiKey: await this.deps.apiKeys.status(),
       ...(agent.baseUrl ? { baseUrl: agent.baseUrl } : {}),
+      ...withEndpointBanner(agent.baseUrl),
       busy: this.agent?.busy ?? false,
       sessionTitle: sessionDisplayTitle(this.open?.title, this.agent?.state.messages ?? []) || 'New session',
       promptTokens: shown.tokens,
       ...(shown.estimated ? { promptEstimated: true } : {}),
       costUsd: this.costUsd,
-      warnings: resolved.ok ? [...resolved.warnings] : [resolved.error],
+      warnings: [...(resolved.ok ? resolved.warnings : [resolved.error]), ...[await this.deps.apiKeys.problem()].filter((w): w is string => w !== undefined)],
     });
     if (resolved.ok) {
       const health = this.agent?.health;

@@ -12,6 +12,7 @@ import { declinedMessage, type Approver } from '../approvals/approval';
 import { writeFileAtomic } from './atomicWrite';
 import { guessBinaryType, looksBinary } from './binary';
 import { errorCode, resolveInWorkspace } from './paths';
+import { quotesForbidden } from './secretGuard';
 import { stoppedMessage, type ToolContext } from './toolContext';
 
 /** The file's current text, or why it cannot be edited. */
@@ -50,10 +51,11 @@ export async function editFileTool(input: EditFileInput, ctx: ToolContext, appro
       summary = `Wrote ${shown} (it was empty; now ${plural(lineCount(after), 'line')}).`;
     } else {
       const edit = computeEdit(before, { oldString: input.old_string, newString: input.new_string, replaceAll: input.replace_all === true }, shown);
-      if (!edit.ok) return toolError(edit.error);
+      const secret = quotesForbidden(shown, resolved.path);
+      if (!edit.ok) return toolError(secret ? `edit_file: old_string was not found exactly once in ${shown}; its lines are not quoted because it looks like a secrets file. Ask the user for the exact text to replace.` : edit.error);
       after = edit.after;
       const where = `line ${formatCount(lineOf(after, edit.firstIndex))}`;
-      summary = `Edited ${shown}: replaced ${plural(edit.replacements, 'occurrence')} (first at ${where}). The result around it:\n${snippetAround(after, edit.firstIndex, edit.newLength)}`;
+      summary = `Edited ${shown}: replaced ${plural(edit.replacements, 'occurrence')} (first at ${where}).${secret ? ' (Not quoted: it looks like a secrets file.)' : ` The result around it:\n${snippetAround(after, edit.firstIndex, edit.newLength)}`}`;
     }
   }
 

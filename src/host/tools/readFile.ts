@@ -10,6 +10,7 @@ import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../c
 import type { ReadFileInput } from '../../core/tools/validateInput';
 import { guessBinaryType, looksBinary, readSample } from './binary';
 import { resolveInWorkspace } from './paths';
+import { secretReadRefusal } from './secretGuard';
 import { stoppedMessage, type ToolContext } from './toolContext';
 
 /** Room kept under the result cap for the closing note. */
@@ -24,9 +25,12 @@ export function numberLine(lineNo: number, text: string): string {
  * Reads `input.path` from line `offset` (1-based, default 1), at most `limit` lines (default
  * `limits.readDefaultLines`) and at most `limits.maxResultChars` characters, each line
  * prefixed by {@link numberLine}. A note at the end says which lines were shown and where to
- * continue. Missing files, folders, binary files and offsets past the end are error results.
+ * continue. Missing files, folders, binary files, offsets past the end and secret-looking
+ * files (secretGuard.ts) are error results.
  */
 export async function readFileTool(input: ReadFileInput, ctx: ToolContext): Promise<ToolResult> {
+  const refused = await secretReadRefusal('read_file', input.path, ctx.roots);
+  if (refused) return refused;
   const { limits, signal } = ctx;
   const resolved = await resolveInWorkspace(ctx.roots, input.path);
   if (!resolved.ok) return toolError(`read_file: ${resolved.error}`);

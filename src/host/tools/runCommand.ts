@@ -9,6 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { formatCount, toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { RunCommandInput } from '../../core/tools/validateInput';
 import { declinedMessage, type Approver } from '../approvals/approval';
+import { childEnv } from './childEnv';
 import { OutputCollector } from './outputCollector';
 import { resolveInWorkspace } from './paths';
 import type { ToolContext } from './toolContext';
@@ -32,9 +33,10 @@ interface Ended {
  * Runs `input.command` with `shell: true` in the workspace root (or `input.cwd`), when
  * `enabled` and approved by `approver`. Reports the capped output, the exit code and the
  * duration; a non-zero exit, a timeout or Stop is an error result. Never leaves the
- * command's process group running after a timeout or Stop.
+ * command's process group running after a timeout or Stop. The child's environment has no
+ * ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN and no variable holding one of `secrets` (childEnv.ts).
  */
-export async function runCommandTool(input: RunCommandInput, ctx: ToolContext, enabled: boolean, approver: Approver): Promise<ToolResult> {
+export async function runCommandTool(input: RunCommandInput, ctx: ToolContext, enabled: boolean, approver: Approver, secrets: readonly string[] = []): Promise<ToolResult> {
   if (!enabled) {
     return toolError(
       `run_command is disabled. The user can enable it with the setting \`${RUN_COMMAND_SETTING}\` (Settings → Context Pipeline → Enable Run Command); until then, use read_file, list_files and search, or ask the user to run the command.`,
@@ -52,7 +54,7 @@ export async function runCommandTool(input: RunCommandInput, ctx: ToolContext, e
   const timeoutMs = Math.min(input.timeout_ms ?? ctx.limits.commandDefaultTimeoutMs, ctx.limits.commandMaxTimeoutMs);
   const output = new OutputCollector(ctx.limits.commandOutputChars);
   const started = Date.now();
-  const ended = await execute(input.command, where.path, timeoutMs, ctx, output);
+  const ended = await execute(input.command, where.path, timeoutMs, ctx, output, secrets);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const text = output.length > 0 ? output.text().replace(/(\r?\n)+$/, '') : '(no output)';
 
@@ -72,7 +74,7 @@ export async function runCommandTool(input: RunCommandInput, ctx: ToolContext, e
   }
 }
 
-function execute(command: string, cwd: string, timeoutMs: number, ctx: ToolContext, output: OutputCollector): Promise<Ended> {
+function execute(command: string, cwd: string, timeoutMs: number, ctx: ToolContext, output: OutputCollector, secrets: readonly string[]): Promise<Ended> {
   return new Promise<Ended>((resolve) => {
     let child: ChildProcess;
     try {
@@ -82,7 +84,7 @@ function execute(command: string, cwd: string, timeoutMs: number, ctx: ToolConte
         detached: process.platform !== 'win32', // its own process group, so the whole group can be killed
         stdio: ['ignore', 'pipe', 'pipe'],
         windowsHide: true,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', PAGER: 'cat' },
+        env: childEnv(process.env, secrets, { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', PAGER: 'cat' }),
       });
     } catch (e) {
       resolve({ code: null, signal: null, why: 'spawn-error', error: e instanceof Error ? e.message : String(e) });

@@ -9,6 +9,7 @@ import { Minimatch } from 'minimatch';
 import { formatBytes, safeCutIndex } from '../../core/text';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { SearchInput } from '../../core/tools/validateInput';
+import { looksLikeSecret } from '../../core/secretFiles';
 import { looksBinary } from './binary';
 import { displayPath, isInside, realRoots, resolveInWorkspace, type WorkspaceRoot } from './paths';
 import { stoppedMessage, type ToolContext } from './toolContext';
@@ -68,6 +69,7 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
   const filesWithMatches = new Set<string>();
   let filesSearched = 0;
   let tooLarge = 0;
+  let secretFiles = 0;
   let more = false;
   let timedOut = false;
   let walkCut = false;
@@ -76,6 +78,10 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
     if (Date.now() > deadline) {
       timedOut = true;
       return 'stop';
+    }
+    if (looksLikeSecret(shown) || looksLikeSecret(abs)) {
+      secretFiles++; // the rule read_file and editor context follow: never sent to the model
+      return 'continue';
     }
     const size = await stat(abs).then((s) => s.size, () => undefined);
     if (size === undefined) return 'continue'; // vanished or unreadable
@@ -131,6 +137,7 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
   if (more) notes.push(`[Stopped at ${formatCount(max)} matches; there are more. Narrow the search with path, glob or a more specific pattern.]`);
   if (timedOut) notes.push(`[The search stopped after ${formatCount(limits.searchTimeoutMs / 1000)} s, so results are incomplete; narrow it with path or glob.]`);
   if (walkCut) notes.push(`[The walk stopped after ${formatCount(limits.walkMaxEntries)} entries, so results are incomplete; narrow it with path.]`);
+  if (secretFiles > 0) notes.push(`[Skipped ${plural(secretFiles, 'secret-looking file')} (.env, .git/config, keys …): their content is never sent to the model.]`);
   if (tooLarge > 0) notes.push(`[Skipped ${plural(tooLarge, 'file')} larger than ${formatBytes(limits.searchMaxFileBytes)}; use read_file with offset/limit for those.]`);
   const where = targets.map((t) => t.display).join(', ');
   if (matches.length === 0) {

@@ -25,6 +25,8 @@ export interface WorkspaceToolRunnerOptions {
   readonly approver: Approver;
   /** The `contextPipeline.enableRunCommand` setting. */
   readonly runCommandEnabled: () => boolean;
+  /** Secrets in use (the API key): stripped from run_command's environment. */
+  readonly secrets?: () => readonly string[];
   /** The workspace's `files.exclude` setting. */
   readonly filesExclude: () => FilesExclude;
   /** Overrides of the default caps (tests use small ones). */
@@ -81,7 +83,7 @@ export class WorkspaceToolRunner implements ToolRunner {
       case 'edit_file':
         return editFileTool(call.input, ctx, this.options.approver);
       case 'run_command':
-        return runCommandTool(call.input, ctx, this.options.runCommandEnabled(), this.options.approver);
+        return runCommandTool(call.input, ctx, this.options.runCommandEnabled(), this.options.approver, this.options.secrets?.() ?? []);
     }
   }
 }

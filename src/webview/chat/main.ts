@@ -141,7 +141,8 @@ function renderHeader(): void {
     el('div', { class: 'row' }, el('span', { class: 'model', title: 'contextPipeline.model' }, s.model), el('span', { class: 'title', title: `Session: ${s.sessionTitle}` }, s.sessionTitle), el('span', { class: 'meta cost', title: 'Cost of this session so far (reported usage × list prices)' }, `$${s.costUsd.toFixed(4)}`)),
     contextMeter(s),
     el('div', { class: 'row toolbar' }, button('Compact Now', 'compactNow', 'Summarise older turns now (shows what would be compacted first)', 'tool'), button('New Session', 'newSession', 'Start a new session (this one stays in Sessions…)', 'tool'), button('Sessions…', 'showSessions', 'Resume, export or delete a stored session', 'tool'), button('Budget', 'showBudget', 'Open the Context Budget panel', 'tool')),
-    ...(s.baseUrl ? [el('div', { class: 'warning', 'data-testid': 'base-url' }, /^https?:\/\/(127\.|localhost|\[::1\])/.test(s.baseUrl) ? `Offline: talking to the local server at ${s.baseUrl}, not to Anthropic.` : `Requests go to ${s.baseUrl}.`)] : []),
+    // Decided by the host by parsing the URL; shown for as long as requests go anywhere but Anthropic's API.
+    ...(s.endpoint ? [el('div', { class: `endpoint-notice ${s.endpoint.kind}`, 'data-testid': 'base-url', role: 'status' }, s.endpoint.notice)] : []),
     ...(s.apiKey === 'missing' && !s.baseUrl ? [el('div', { class: 'warning' }, 'No API key. ', button('Set API key', 'setApiKey', 'Stored in VS Code secret storage'))] : []),
     ...s.warnings.map((w) => el('div', { class: 'warning' }, w)),
   );
