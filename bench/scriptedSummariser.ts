@@ -9,12 +9,15 @@
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult, Usage } from '../src/core/agentPorts';
+import { safeCutIndex } from '../src/core/text';
 import type { ApiOutcome } from './replayApi';
 import { SUMMARY_LENGTH, summaryLengthTokens, type SummaryLengthModel } from './summaryLength';
 
 const SIGNAL = /[\w./-]+\.[a-z]{1,5}\b|[A-Za-z_]+[A-Z][A-Za-z0-9_]*|Error|error|failed|TODO|decid/;
 /** Longest line a summary keeps. */
 const LINE_CHARS = 200;
+/** Whole lines are taken up to this multiple of the target before the summary is cut to it. */
+const OVERSHOOT = 1.2;
 
 /** One summariser request as the API saw it. */
 export interface SummariserCall {
@@ -69,28 +72,28 @@ export class ScriptedSummariser implements LlmClient {
     return { ok: true, result: { content: [{ type: 'text', text: summary }], stopReason: output >= params.max_tokens ? 'max_tokens' : 'end_turn', model: params.model, usage } };
   }
 
-  /** Lines with identifiers first, then the others, in order within each, until `target` tokens. */
+  /**
+   * Lines with identifiers first, then the others (in order within each), as `- line` items,
+   * until `target` tokens: whole lines while the per-line counts allow with a margin, then the
+   * text is cut to the target (a model stopping at its length), counted on the whole summary.
+   */
   private extract(text: string, target: number): { summary: string; tokens: number } {
     const lines = text.split('\n').map((l) => l.trim().slice(0, LINE_CHARS)).filter((l) => l !== '');
     const ordered = [...lines.filter((l) => SIGNAL.test(l)), ...lines.filter((l) => !SIGNAL.test(l))];
     const picked: string[] = [];
-    let used = 0;
+    let estimate = 0;
     for (const line of ordered) {
-      if (used >= target) break;
-      const item = `- ${line}`;
-      const n = this.tokens(item) + 1;
-      if (used + n > target) {
-        // Cut the last line to the tokens left, as a model stopping at its length would.
-        const keep = Math.floor((item.length * (target - used)) / n);
-        if (keep > 2) picked.push(item.slice(0, keep));
-        used = target;
-        break;
-      }
-      picked.push(item);
-      used += n;
+      if (estimate >= target * OVERSHOOT) break;
+      picked.push(`- ${line}`);
+      estimate += this.tokens(line);
     }
     if (picked.length === 0) return { summary: 'The earlier turns held nothing worth keeping.', tokens: 10 };
-    const summary = picked.join('\n');
-    return { summary, tokens: this.tokens(summary) };
+    let summary = picked.join('\n');
+    let tokens = this.tokens(summary);
+    for (let i = 0; i < 4 && tokens > target; i++) {
+      summary = summary.slice(0, safeCutIndex(summary, Math.floor((summary.length * target) / tokens))).trimEnd();
+      tokens = this.tokens(summary);
+    }
+    return { summary, tokens };
   }
 }
