@@ -30,7 +30,7 @@ import type { TranscriptEvent } from './transcript';
 
 /** Time between two requests when a usage record has no `at`. */
 export const FALLBACK_GAP_MS = 20_000;
-/** The replay's clock before the first `at`. */
+/** The replay's clock at a first request without `at`. */
 const START = Date.parse('2026-01-01T09:00:00Z');
 
 /** A transcript with what every replay of it shares (pass 1). */
@@ -40,22 +40,37 @@ export interface PreparedTranscript {
   readonly tokenizer: Tokenizer;
   /** Calibration learned from the real usage. */
   readonly calibration: Calibration;
-  /** Tokens the transcript does not hold (system prompt, tools), learned from the first report. */
+  /** Tokens the transcript does not hold (system prompt, tools): the median of reported − calibrated count. */
   readonly overhead: number;
   /** Forward references by usage event index. */
   readonly references: ReadonlyMap<number, readonly Reference[]>;
 }
 
-/** Pass 1: learns the calibration and the unseen overhead from the real usage, and the forward references. */
+/**
+ * Pass 1: learns the calibration from every real report (the history re-anchored on the
+ * original agent's own compactions, as its prompts were), then the unseen overhead as the
+ * median of reported − calibrated count over the requests before its first compaction (after
+ * one, Claude Code re-attaches files its log does not keep), and the forward references.
+ */
 export function prepareTranscript(name: string, events: readonly TranscriptEvent[], tokenizer: Tokenizer): PreparedTranscript {
   const learner = new TokenEstimator(tokenizer);
-  let seen: Message[] = [];
-  let overhead = 0;
+  let history: Message[] = [];
+  let compacted = false;
+  const samples: { reported: number; messages: readonly Message[] }[] = [];
   for (const e of events) {
-    if (e.kind === 'message') seen = appendMerged(seen, e.message);
-    else if (e.kind === 'usage' && e.usage) overhead = overhead || learner.observe({ system: [], tools: [], messages: seen }, e.usage).overhead;
+    if (e.kind === 'message') history = appendMerged(history, e.message);
+    else if (e.kind === 'compaction') {
+      history = [e.message];
+      compacted = true;
+    } else if (e.usage) {
+      learner.observe({ system: [], tools: [], messages: history }, e.usage);
+      if (!compacted) samples.push({ reported: e.usage.input_tokens + e.usage.cache_read_input_tokens + e.usage.cache_creation_input_tokens, messages: history });
+    }
   }
-  return { name, events, tokenizer, calibration: learner.calibration, overhead, references: forwardReferences(events) };
+  const cal = learner.calibration;
+  const overheads = samples.map((x) => x.reported - x.messages.reduce((n, m) => n + applyCalibration(cal, messageRawTokens(m, tokenizer)), 0)).sort((a, b) => a - b);
+  const overhead = overheads.length === 0 ? 0 : (overheads[Math.floor(overheads.length / 2)] as number);
+  return { name, events, tokenizer, calibration: cal, overhead: Math.max(0, Math.round(overhead)), references: forwardReferences(events) };
 }
 
 /** One request of a replay, for tests and the detailed report. */
@@ -127,6 +142,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   };
 
   let now = START;
+  let started = false;
   const clock = { now: () => now };
   const api = new ReplayApi(clock.now, textTokens);
   const summariser = new ScriptedSummariser({ tokens: textTokens, length: opts.summaryLength ?? SUMMARY_LENGTH, api });
@@ -157,7 +173,10 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       continue;
     }
     if (!e.usage) continue;
-    now = e.at !== undefined ? Math.max(now, e.at) : now + FALLBACK_GAP_MS;
+    // The transcript's clock (never backwards); START only stands in until a record has a time.
+    if (e.at !== undefined) now = started ? Math.max(now, e.at) : e.at;
+    else if (started) now += FALLBACK_GAP_MS;
+    started = true;
     const flushed = totals.requests > 0 && !afterCompaction && e.usage.cache_read_input_tokens === 0;
     if (flushed) {
       api.flush();
@@ -182,7 +201,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     previous = prepared.lastBreakpoint;
     const ledger = buildLedger(state, prepared.anchors, tokenizer, cal);
     const sent = api.sendMain(prepared.params, ledger.map((r) => r.tokens), overhead);
-    const split = sent.ok ? sent.split : { input_tokens: tokens, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    const split = sent.ok ? sent.split : { input_tokens: Math.round(tokens), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
     const usage: Usage = { ...split, output_tokens: e.usage.output_tokens };
     cost.add(e.model, usage, state.config.cacheTtl);
     totals.input += usage.input_tokens;

@@ -3,9 +3,12 @@ import { requestCostUsd } from '../../src/core/agent/cost';
 import { policy } from '../../bench/policies';
 import { priceRequest } from '../../bench/pricing';
 import { parseReplayArgs } from '../../bench/replay';
-import { replay, type ReplayResult } from '../../bench/replayCore';
+import { prepareTranscript, replay, type ReplayResult } from '../../bench/replayCore';
+import { parseTranscript } from '../../bench/transcript';
+import { messageRawTokens } from '../../src/core/tokens/blockTokens';
 import { rowOf } from '../../bench/replayReport';
 import { assistant, at, line, prepare, usage, user, words } from './support/benchTranscripts';
+import { countingTokenizer } from './support/tokenFakes';
 
 /** Two requests: a 3 000-word prompt, then a short follow-up `gapMinutes` later. */
 function twoRequests(opts: { gapMinutes: number; secondRead?: number; model?: string; between?: string[] }): string[] {
@@ -94,9 +97,26 @@ describe('bench replay: prices, unknown models and refused requests', () => {
     assert.match(reason, /^tool_use_id: messages\.N\.content\.N\.tool_use\.id: String should match pattern/);
     const t = r.trace[1]!;
     assert.equal(t.invalid, reason);
-    assert.deepEqual(t.usage, { input_tokens: t.tokens, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 7 });
+    assert.deepEqual(t.usage, { input_tokens: Math.round(t.tokens), cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 7 });
     assert.ok(requestCostUsd('claude-sonnet-4-5', t.usage) > 0.01, 'never $0');
     assert.equal(rowOf(r, 1).invalid, 1);
+  });
+});
+
+describe('bench replay: pass 1 learns from every real report', () => {
+  it('calibrates on all the reports (not only the first) and takes the overhead as their median', () => {
+    // The API counted exactly one token per word (the tokenizer's count × 1.0, framing included) plus 500 unseen.
+    const lines: string[] = [user(words(1000))];
+    const tokenizer = countingTokenizer();
+    let messages = parseTranscript(lines.join('\n')).flatMap((e) => (e.kind === 'message' ? [e.message] : []));
+    const reported = () => 500 + messages.reduce((n, m) => n + messageRawTokens(m, tokenizer).text, 0);
+    for (let i = 0; i < 12; i++) {
+      lines.push(usage({ prompt: reported(), read: 0, at: at(i) }), assistant(words(300, `a${i}_`)), user(words(300, `u${i}_`)));
+      messages = parseTranscript(lines.join('\n')).flatMap((e) => (e.kind === 'message' ? [e.message] : []));
+    }
+    const p = prepareTranscript('t', parseTranscript(lines.join('\n')), countingTokenizer());
+    assert.ok(p.calibration.factor < 1.1, `the factor moved from the prior 1.2 towards 1.0 (${p.calibration.factor})`);
+    assert.ok(Math.abs(p.overhead - 500) < 0.1 * 500 + 0.2 * 1000, `overhead ${p.overhead}`);
   });
 });
 

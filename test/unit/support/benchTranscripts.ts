@@ -27,9 +27,9 @@ export function usage(opts: { prompt: number; read: number; at?: string; model?:
   });
 }
 
-/** The time `minutes` after 09:00 on a fixed day, ISO. */
+/** The time `minutes` after 09:00 on a fixed day (before the replay's own start time, as real sessions are), ISO. */
 export function at(minutes: number): string {
-  return new Date(Date.parse('2026-03-02T09:00:00Z') + minutes * 60_000).toISOString();
+  return new Date(Date.parse('2025-03-02T09:00:00Z') + minutes * 60_000).toISOString();
 }
 
 /** Parses and prepares lines with the word-counting tokenizer (fast and exact). */
