@@ -18,7 +18,7 @@ import type { ConversationState } from '../src/core/model';
 
 /** What a policy gets before each request. */
 export interface PolicyContext {
-  readonly compactor: Compactor;
+  readonly compactor: Pick<Compactor, 'beforeRequest' | 'compact'>;
   /** Best estimate of a state's prompt tokens. */
   readonly measure: (s: ConversationState) => number;
   readonly lastRequestAt?: number;

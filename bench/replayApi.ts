@@ -31,6 +31,7 @@ export function rejectionReason(err: unknown): string {
 
 /** The fake API of one replay: validation counted by reason, and the shared prompt cache. */
 export class ReplayApi {
+  /** The one simulated prompt cache of the replay (the fake server's). */
   readonly cache: PromptCache;
   /** Refused requests by reason. */
   readonly invalid = new Map<string, number>();

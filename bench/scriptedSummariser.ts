@@ -39,7 +39,9 @@ export interface ScriptedSummariserOptions {
 
 /** A summariser that never calls a network; `fail` makes it fail the next n calls. */
 export class ScriptedSummariser implements LlmClient {
+  /** Requests made, failed ones included. */
   calls = 0;
+  /** How many of the next calls fail (as an overloaded API would). */
   fail = 0;
   /** Every request that reached the (simulated) API, in order. */
   readonly requests: SummariserCall[] = [];
