@@ -82,20 +82,32 @@ export class FrrTally {
   };
   private readonly texts = new WeakMap<Message, MessageText>();
 
-  /** Counts the references of one request against the messages it sends. */
+  /**
+   * Counts the references of one request against the messages it sends. Paths, URLs and
+   * symbols are looked for message by message, newest first (most references are recent);
+   * error lines, whose rule spans the whole text, against the joined text.
+   */
   add(sent: readonly Message[], refs: readonly Reference[]): void {
     if (refs.length === 0) return;
-    const plain = sent.map((m) => this.textOf(m).plain).join('\n');
-    const summaries = sent.map((m) => this.textOf(m).summaries).filter((s) => s !== '').join('\n');
-    const withSummaries = summaries === '' ? plain : `${plain}\n${summaries}`;
-    const norm = lazy(() => normalise(plain));
-    const normWith = lazy(() => (summaries === '' ? norm() : `${norm()} ${normalise(summaries)}`));
+    const texts = sent.map((m) => this.textOf(m)).reverse();
+    const joined = lazy(() => texts.map((t) => t.plain).reverse().join('\n'));
+    const summaries = lazy(() => texts.map((t) => t.summaries).filter((x) => x !== '').reverse().join('\n'));
+    const norm = lazy(() => normalise(joined()));
+    const normWith = lazy(() => `${norm()} ${normalise(summaries())}`);
     for (const r of refs) {
       const c = this.counts[r.kind];
       c.referenced++;
-      const without = present(r, plain, norm);
+      let without: boolean;
+      let withSummaries: boolean;
+      if (r.kind === 'error') {
+        without = present(r, joined(), norm);
+        withSummaries = without || present(r, `${joined()}\n${summaries()}`, normWith);
+      } else {
+        without = texts.some((t) => present(r, t.plain, norm));
+        withSummaries = without || texts.some((t) => t.summaries !== '' && present(r, t.summaries, norm));
+      }
       if (without) c.keptWithoutSummaries++;
-      if (without || present(r, withSummaries, normWith)) c.kept++;
+      if (withSummaries) c.kept++;
     }
   }
 
