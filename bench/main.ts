@@ -5,6 +5,7 @@
 import { runEstimate } from './estimate';
 import { runPipelineCost } from './pipelineCost';
 import { runReplay } from './replay';
+import { runReplayAll } from './replayAll';
 import { runTranscriptWindow } from './transcriptWindow';
 
 /** A bench subcommand: a one-line usage and a runner returning the exit code. */
@@ -19,8 +20,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: runEstimate,
   },
   replay: {
-    usage: 'replay <transcript.jsonl> [--window N] [--baseline]                 the whole pipeline over a transcript: compactions, peak utilisation, cache, cost',
+    usage: 'replay <transcript.jsonl> [--window N] [--policy P] [--baseline]    the whole pipeline over a transcript under one policy: compactions, peak, cache, cost, retention',
     run: runReplay,
+  },
+  'replay-all': {
+    usage: 'replay-all [dir]                                                      every transcript of dir (test/fixtures) at 100k and 200k under every policy: one table',
+    run: runReplayAll,
   },
   window: {
     usage: 'window                                                                the virtualised transcript: height index build, window per scroll, height update at 2k/20k/200k items',

@@ -19,8 +19,11 @@ export interface TranscriptUsage {
 /** One event of a transcript; `line` is 1-based. */
 export type TranscriptEvent =
   | { readonly kind: 'message'; readonly line: number; readonly message: Message }
-  /** Usage of the request that produced the next assistant message; `null`: not an Anthropic model. */
-  | { readonly kind: 'usage'; readonly line: number; readonly model: string; readonly usage: TranscriptUsage | null }
+  /**
+   * Usage of the request that produced the next assistant message; `null`: not an Anthropic
+   * model. `at`: when the response came (ms since the epoch), absent in older files.
+   */
+  | { readonly kind: 'usage'; readonly line: number; readonly model: string; readonly usage: TranscriptUsage | null; readonly at?: number }
   /** The original agent compacted here; `message` is its summary as a user message. */
   | { readonly kind: 'compaction'; readonly line: number; readonly summary: string; readonly tokensBefore: number; readonly message: Message };
 
@@ -41,6 +44,15 @@ function num(o: Json, key: string, where: string, optional = false): number {
   if (optional && (v === undefined || v === null)) return 0;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new LineError(`${where}: "${key}" must be a non-negative number`);
   return v;
+}
+
+/** The optional `at` of a usage record: an ISO-8601 time with a date and a time of day, as ms since the epoch. */
+function at(o: Json): number | undefined {
+  const v = o.at;
+  if (v === undefined || v === null) return undefined;
+  const ms = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(v) ? Date.parse(v) : Number.NaN;
+  if (!Number.isFinite(ms)) throw new LineError(`"at" must be an ISO-8601 time such as "2026-01-31T12:00:00Z", got ${JSON.stringify(v)}`);
+  return ms;
 }
 
 const MEDIA_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
@@ -141,7 +153,9 @@ export function parseTranscript(text: string, source = 'transcript'): Transcript
       else if (o.kind === 'usage') {
         const u = o.usage;
         const model = typeof o.model === 'string' ? o.model : '';
-        if (u === null || u === undefined) events.push({ kind: 'usage', line, model, usage: null });
+        const time = at(o);
+        const when = time === undefined ? {} : { at: time };
+        if (u === null || u === undefined) events.push({ kind: 'usage', line, model, usage: null, ...when });
         else if (!isObj(u)) throw new LineError('"usage" must be an object or null');
         else {
           const usage: TranscriptUsage = {
@@ -150,7 +164,7 @@ export function parseTranscript(text: string, source = 'transcript'): Transcript
             cache_creation_input_tokens: num(u, 'cache_creation_input_tokens', 'usage', true),
             output_tokens: num(u, 'output_tokens', 'usage', true),
           };
-          events.push({ kind: 'usage', line, model, usage });
+          events.push({ kind: 'usage', line, model, usage, ...when });
         }
       } else if (o.kind === 'compaction') {
         const s = str(o, 'summary', 'compaction');

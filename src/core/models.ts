@@ -20,7 +20,12 @@ export interface ModelInfo {
   readonly prices: ModelPrices;
 }
 
+// Opus 4.6: $5 / $25 per MTok (5m cache write $6.25, 1h $10, cache read $0.50), per Anthropic's
+// pricing page https://platform.claude.com/docs/en/about-claude/pricing and the model overview
+// https://platform.claude.com/docs/en/models/opus-4-6/overview (checked 2026-11). The overview
+// lists a 1M-token window (128K max output); 200k is the window without the long-context option.
 const TABLE: readonly ModelInfo[] = [
+  { id: 'claude-opus-4-6', contextWindow: 200_000, outputReserve: 32_000, minCacheableTokens: 4096, prices: { input: 5, output: 25 } },
   { id: 'claude-opus-4-5', contextWindow: 200_000, outputReserve: 32_000, minCacheableTokens: 4096, prices: { input: 5, output: 25 } },
   { id: 'claude-opus-4-1', contextWindow: 200_000, outputReserve: 32_000, minCacheableTokens: 1024, prices: { input: 15, output: 75 } },
   { id: 'claude-opus-4', contextWindow: 200_000, outputReserve: 32_000, minCacheableTokens: 1024, prices: { input: 15, output: 75 } },

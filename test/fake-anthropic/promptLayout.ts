@@ -48,26 +48,31 @@ function withoutCacheControl(obj: object): string {
   return JSON.stringify(obj, (key, value: unknown) => (key === 'cache_control' ? undefined : value));
 }
 
-/** Lays a validated request out as prompt blocks. */
-export function layoutPrompt(req: ApiRequest): PromptLayout {
+/**
+ * Lays a validated request out as prompt blocks. `opts.count: false` skips the token count
+ * (every block's `tokens` is 0): for callers that count the blocks themselves, e.g. the replay
+ * bench, which puts its calibrated counts on the same keys and breakpoints.
+ */
+export function layoutPrompt(req: ApiRequest, opts: { readonly count?: boolean } = {}): PromptLayout {
+  const count = opts.count !== false;
   const blocks: PromptBlock[] = [];
-  const push = (loc: string, key: string, tokens: number, source: object, cacheable = true): void => {
+  const push = (loc: string, key: string, tokens: () => number, source: object, cacheable = true): void => {
     const breakpoint = cacheable ? ttlOf(source) ?? innerBreakpoint(source) : undefined;
-    blocks.push({ loc, key, tokens, cacheable, ...(breakpoint ? { breakpoint } : {}) });
+    blocks.push({ loc, key, tokens: count ? tokens() : 0, cacheable, ...(breakpoint ? { breakpoint } : {}) });
   };
-  (req.tools ?? []).forEach((t, i) => push(`tools.${i}`, `tool:${withoutCacheControl(t)}`, toolTokens(t) + (i === 0 ? TOOLS_PREAMBLE : 0), t));
+  (req.tools ?? []).forEach((t, i) => push(`tools.${i}`, `tool:${withoutCacheControl(t)}`, () => toolTokens(t) + (i === 0 ? TOOLS_PREAMBLE : 0), t));
   const system: readonly TextBlockParam[] = typeof req.system === 'string' ? (req.system ? [{ type: 'text', text: req.system }] : []) : req.system ?? [];
-  system.forEach((b, i) => push(`system.${i}`, `system:${withoutCacheControl(b)}`, countTokens(b.text), b));
+  system.forEach((b, i) => push(`system.${i}`, `system:${withoutCacheControl(b)}`, () => countTokens(b.text), b));
   const salt = JSON.stringify({ tool_choice: req.tool_choice ?? null, thinking: req.thinking ?? null });
   req.messages.forEach((m, i) => {
     blocksOf(m).forEach((b, j) => {
       const head = j === 0 ? PER_MESSAGE : 0;
       const key = `${i === 0 && j === 0 ? salt : ''}${m.role}:${j}:${withoutCacheControl(b)}`;
-      push(`messages.${i}.content.${j}`, key, blockTokens(b) + head, b, b.type !== 'thinking' && b.type !== 'redacted_thinking');
+      push(`messages.${i}.content.${j}`, key, () => blockTokens(b) + head, b, b.type !== 'thinking' && b.type !== 'redacted_thinking');
     });
   });
   const first = blocks[0];
-  if (first) blocks[0] = { ...first, tokens: first.tokens + REQUEST_OVERHEAD };
+  if (first && count) blocks[0] = { ...first, tokens: first.tokens + REQUEST_OVERHEAD };
   applyAutomaticBreakpoint(req, blocks);
   return { blocks, totalTokens: blocks.reduce((n, b) => n + b.tokens, 0) };
 }

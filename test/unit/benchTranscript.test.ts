@@ -41,4 +41,21 @@ describe('bench transcript parser', () => {
     assert.throws(() => parseTranscript(line({ kind: 'message', message: { role: 'user', content: [{ type: 'document' }] } }), 'f.jsonl'), /f\.jsonl:1: block 1: unsupported block type "document"/);
     assert.throws(() => parseTranscript(line({ kind: 'weird' }), 'f.jsonl'), /f\.jsonl:1: unknown kind "weird"/);
   });
+
+  it('reads the optional "at" of a usage record as ms since the epoch, and names a bad one', () => {
+    const u = { input_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 1 };
+    const ev = parseTranscript(
+      [
+        line({ kind: 'usage', model: 'claude-opus-4-6', at: '2026-02-10T14:03:07.250Z', usage: u }),
+        line({ kind: 'usage', model: 'claude-opus-4-6', usage: u }),
+        line({ kind: 'usage', model: 'gpt-x', at: '2026-02-10T14:05:00+01:00', usage: null }),
+      ].join('\n'),
+    );
+    assert.ok(ev[0]?.kind === 'usage' && ev[0].at === Date.UTC(2026, 1, 10, 14, 3, 7, 250));
+    assert.ok(ev[1]?.kind === 'usage' && ev[1].at === undefined && !('at' in ev[1]), 'absent in older files');
+    assert.ok(ev[2]?.kind === 'usage' && ev[2].at === Date.UTC(2026, 1, 10, 13, 5, 0));
+    for (const bad of ['yesterday', '2026-02-10', 1760000000, '2026-13-45T99:00:00Z']) {
+      assert.throws(() => parseTranscript(line({ kind: 'usage', model: 'm', at: bad, usage: u }), 'f.jsonl'), /^Error: f\.jsonl:1: "at" must be an ISO-8601 time/, String(bad));
+    }
+  });
 });

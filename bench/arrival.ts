@@ -1,0 +1,54 @@
+/**
+ * How a transcript's messages enter the replayed history: each tool result passes the
+ * compactor's arrival guard as it arrives (as the agent's tool round does it), and a message
+ * of the same role as the last is merged into it (a wart of real transcripts).
+ */
+import type { Compactor } from '../src/core/compaction/compactor';
+import { guardToolResultContent } from '../src/core/compaction/toolResultGuard';
+import type { Block, BlockMeta, Message } from '../src/core/model';
+
+/**
+ * Where spills would go. Nothing is written: the replay keeps what the model sees (the preview
+ * and the path), as the agent does after writing the file.
+ */
+export const SPILL_DIRECTORY = '/replay-spill';
+
+/** Tool names by tool_use id, filled from the assistant messages as they arrive. */
+export type ToolNames = Map<string, string>;
+
+/**
+ * The message with every tool result guarded for a `contextWindow`-token window: a string
+ * result through `compactor.guardResult`, a result with parts through guardToolResultContent
+ * (text parts guarded, images kept). A changed block is a new block (fresh meta, so its token
+ * count is recounted); `guarded` counts the results that changed.
+ */
+export function guardArrival(m: Message, compactor: Compactor, contextWindow: number, names: ToolNames): { message: Message; guarded: number } {
+  if (m.role === 'assistant') {
+    for (const b of m.blocks) if (b.type === 'tool_use') names.set(b.id, b.name);
+    return { message: m, guarded: 0 };
+  }
+  let guarded = 0;
+  const blocks = m.blocks.map((b): Block => {
+    if (b.type !== 'tool_result') return b;
+    const opts = { contextWindow, spillDirectory: SPILL_DIRECTORY, fileName: `tool-${b.toolUseId}.txt`, toolName: names.get(b.toolUseId) ?? 'tool' };
+    const content = typeof b.content === 'string' ? compactor.guardResult(b.content, opts).content : guardToolResultContent(b.content, opts).content;
+    if (content === b.content) return b;
+    guarded++;
+    return { ...b, content, meta: freshMeta(b.meta) };
+  });
+  return guarded === 0 ? { message: m, guarded } : { message: { ...m, blocks }, guarded };
+}
+
+/** Appends a message, merging it into the last one when both have the same role. */
+export function appendMerged(messages: readonly Message[], m: Message): Message[] {
+  const last = messages.at(-1);
+  if (last && last.role === m.role) return [...messages.slice(0, -1), { ...last, blocks: [...last.blocks, ...m.blocks] }];
+  return [...messages, m];
+}
+
+/** A copy of a block's meta without its memoised token count. */
+function freshMeta(meta: BlockMeta): BlockMeta {
+  const copy: BlockMeta = { ...meta };
+  delete copy.tokenCount;
+  return copy;
+}

@@ -1,0 +1,108 @@
+/**
+ * The compaction policies a replay can run, each a small object: the compactor settings and
+ * pipeline settings it needs, and what it does before each request.
+ *
+ * - `default`: the Compactor as the extension runs it (DEFAULT_COMPACTION_SETTINGS, beforeRequest).
+ * - `rolling` / `stacked`: the default with `summaryPolicy` set (a setting the compactor is
+ *   gaining; until it exists the field is passed through and ignored).
+ * - `baseline`: "summarise everything at 85 %" — no cheap layers; at 85 % of the effective
+ *   window, one compaction of everything compactable.
+ * - `claude-code`: what Claude Code does — summarise everything when the prompt reaches
+ *   window − 33k, keeping about 10k recent tokens, with the main model (`summariser: 'main'`,
+ *   another setting the compactor is gaining).
+ */
+import type { CompactionRun, Compactor } from '../src/core/compaction/compactor';
+import { DEFAULT_COMPACTION_SETTINGS, effectiveWindow, type CompactionSettings } from '../src/core/compaction/policy';
+import type { PipelineSettings } from '../src/core/config';
+import type { ConversationState } from '../src/core/model';
+
+/** What a policy gets before each request. */
+export interface PolicyContext {
+  readonly compactor: Pick<Compactor, 'beforeRequest' | 'compact'>;
+  /** Best estimate of a state's prompt tokens. */
+  readonly measure: (s: ConversationState) => number;
+  readonly lastRequestAt?: number;
+  readonly signal: AbortSignal;
+}
+
+/** A compaction policy of the replay. */
+export interface ReplayPolicy {
+  readonly name: PolicyName;
+  /** One line for the report. */
+  readonly description: string;
+  /** Settings of the Compactor. */
+  readonly settings: CompactionSettings;
+  /** Pipeline settings over the replay's own (model, window). */
+  readonly pipeline: Partial<PipelineSettings>;
+  /** Compacts (or not) before a request. */
+  beforeRequest(state: ConversationState, ctx: PolicyContext): Promise<CompactionRun>;
+}
+
+/** The policies' names, in report order. */
+export const POLICY_NAMES = ['default', 'rolling', 'stacked', 'baseline', 'claude-code'] as const;
+
+/** A policy's name. */
+export type PolicyName = (typeof POLICY_NAMES)[number];
+
+/** Whether `s` names a policy. */
+export function isPolicyName(s: string): s is PolicyName {
+  return (POLICY_NAMES as readonly string[]).includes(s);
+}
+
+/**
+ * Compaction settings the compactor may not have yet (`summaryPolicy`, `summariser`): the ONE
+ * place they are cast, so this compiles today and takes effect once the fields exist.
+ */
+type FutureSettings = Partial<CompactionSettings> & Record<string, unknown>;
+function withSettings(extra: FutureSettings): CompactionSettings {
+  return { ...DEFAULT_COMPACTION_SETTINGS, ...extra } as CompactionSettings;
+}
+
+const NO_RUN = (state: ConversationState): CompactionRun => ({ state, records: [], notices: [] });
+
+/** The extension's own pipeline: cheap layers, then the strategy at the thresholds. */
+function layered(name: PolicyName, description: string, extra: FutureSettings): ReplayPolicy {
+  return {
+    name,
+    description,
+    settings: withSettings(extra),
+    pipeline: {},
+    beforeRequest: (state, ctx) => ctx.compactor.beforeRequest(state, { ...(ctx.lastRequestAt !== undefined ? { lastRequestAt: ctx.lastRequestAt } : {}), signal: ctx.signal }),
+  };
+}
+
+/** Summarise everything compactable once the prompt reaches `at(state)` tokens; no cheap layers. */
+function summariseAll(name: PolicyName, description: string, extra: FutureSettings, pipeline: Partial<PipelineSettings>, at: (s: ConversationState) => number): ReplayPolicy {
+  return {
+    name,
+    description,
+    settings: withSettings(extra),
+    pipeline,
+    beforeRequest: async (state, ctx) => (ctx.measure(state) >= at(state) ? ctx.compactor.compact(state, { trigger: 'auto-hard', tokensToFree: 'all', signal: ctx.signal }) : NO_RUN(state)),
+  };
+}
+
+/** Claude Code's auto-compact buffer: it compacts when the prompt reaches window − 33k. */
+export const CLAUDE_CODE_BUFFER = 33_000;
+
+/** The policy of a name. */
+export function policy(name: PolicyName): ReplayPolicy {
+  switch (name) {
+    case 'default':
+      return layered('default', 'the layered pipeline (cheap layers, then a summary at the thresholds)', {});
+    case 'rolling':
+      return layered('rolling', 'the layered pipeline, summaryPolicy rolling (the previous summary folded in)', { summaryPolicy: 'rolling' });
+    case 'stacked':
+      return layered('stacked', 'the layered pipeline, summaryPolicy stacked (summaries side by side)', { summaryPolicy: 'stacked' });
+    case 'baseline':
+      return summariseAll('baseline', 'BASELINE: no cheap layers; summarise everything at 85 %', {}, {}, (s) => 0.85 * effectiveWindow(s.config));
+    case 'claude-code':
+      return summariseAll(
+        'claude-code',
+        'Claude Code: summarise everything at window − 33k with the main model, keep ~10k recent tokens',
+        { summariser: 'main' },
+        { keepRecentTokens: 10_000, keepRecentTurns: 1 },
+        (s) => s.config.contextWindow - CLAUDE_CODE_BUFFER,
+      );
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * `npm run bench -- replay-all [dir]`: replays every transcript of a folder (default
+ * test/fixtures/) at 100k and 200k windows under every policy, and prints one table row per
+ * replay, the notes (refused requests by reason, unknown models, FRR by kind) and, as the
+ * last line, `{"rows":[…]}`. The scripted summariser's length is calibrated on the folder's
+ * own `compaction` records (summaryLength.ts). Each transcript is parsed and prepared once
+ * and shared by its replays (token counts are memoised on its blocks).
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTiktokenTokenizer } from '../src/core/tokens/tiktoken';
+import { policy, POLICY_NAMES } from './policies';
+import { prepareTranscript, replay } from './replayCore';
+import { printTable, type TimedResult } from './replayReport';
+import { deriveSummaryLength, summarySamples } from './summaryLength';
+import { readTranscript } from './transcript';
+
+/** The windows every transcript is replayed at. */
+export const WINDOWS: readonly number[] = [100_000, 200_000];
+
+/** Runs every replay of the folder; returns the exit code. */
+export async function runReplayAll(args: readonly string[]): Promise<number> {
+  if (args.length > 1 || args.some((a) => a.startsWith('--'))) {
+    process.stderr.write('usage: npm run bench -- replay-all [dir]   (default test/fixtures/)\n');
+    return 2;
+  }
+  const dir = args[0] ?? 'test/fixtures';
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => join(dir, f));
+  if (files.length === 0) {
+    process.stderr.write(`no .jsonl transcripts in ${dir}\n`);
+    return 1;
+  }
+  const started = performance.now();
+  const tokenizer = createTiktokenTokenizer();
+  const transcripts = files.map((f) => ({ file: f, events: readTranscript(f) }));
+  const length = deriveSummaryLength(transcripts.flatMap((t) => summarySamples(t.events, (s) => tokenizer.count(s))));
+  console.log(`Summary length of the scripted summariser, from the folder's compaction records: max(${length.floor}, ${(length.ratio * 100).toFixed(1)} % of the region) tokens, at most max_tokens`);
+  const results: TimedResult[] = [];
+  for (const t of transcripts) {
+    const prepared = prepareTranscript(t.file, t.events, tokenizer);
+    for (const window of WINDOWS) {
+      for (const name of POLICY_NAMES) {
+        const t0 = performance.now();
+        const result = await replay(prepared, { window, policy: policy(name), summaryLength: length });
+        results.push({ result, wallMs: performance.now() - t0 });
+        process.stderr.write(`replayed ${t.file} at ${window} with ${name} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+      }
+    }
+  }
+  console.log(`${results.length} replays in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  printTable(results);
+  return 0;
+}

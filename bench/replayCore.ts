@@ -1,0 +1,243 @@
+/**
+ * Replays a real transcript through the whole pipeline under one compaction policy: tool
+ * results through the arrival guard, the policy's compaction before each request, cache
+ * anchors, serialization, the fake API's validation and prompt cache — on the transcript's own
+ * clock (each usage's `at`, so cache TTLs expire and the idle microcompact runs as they would
+ * have) and with the real session's own full cache misses replayed. Each request is priced by
+ * the model that served it, the summariser by its own; a refused request counts as a failure,
+ * priced as fully uncached. Retention is measured as forward-reference recall (frr.ts).
+ * Token counts are the calibrated estimate learned from the transcript's real usage.
+ */
+import type { Usage } from '../src/core/agentPorts';
+import { Compactor } from '../src/core/compaction/compactor';
+import { effectiveWindow } from '../src/core/compaction/policy';
+import { resolveConfig } from '../src/core/config';
+import { buildLedger } from '../src/core/ledger';
+import type { ConversationState, Message, PipelineConfig } from '../src/core/model';
+import { prepareRequest } from '../src/core/pipeline';
+import { counterIds, type Tokenizer } from '../src/core/ports';
+import { messageRawTokens } from '../src/core/tokens/blockTokens';
+import { applyCalibration, type Calibration } from '../src/core/tokens/calibration';
+import { TokenEstimator } from '../src/core/tokens/estimator';
+import { appendMerged, guardArrival, type ToolNames } from './arrival';
+import { forwardReferences, FrrTally, type FrrTotals, type Reference } from './frr';
+import type { ReplayPolicy } from './policies';
+import { CostTally } from './pricing';
+import { ReplayApi } from './replayApi';
+import { ScriptedSummariser } from './scriptedSummariser';
+import { SUMMARY_LENGTH, type SummaryLengthModel } from './summaryLength';
+import type { TranscriptEvent } from './transcript';
+
+/** Time between two requests when a usage record has no `at`. */
+export const FALLBACK_GAP_MS = 20_000;
+/** The replay's clock at a first request without `at`. */
+const START = Date.parse('2026-01-01T09:00:00Z');
+
+/** A transcript with what every replay of it shares (pass 1). */
+export interface PreparedTranscript {
+  readonly name: string;
+  readonly events: readonly TranscriptEvent[];
+  readonly tokenizer: Tokenizer;
+  /** Calibration learned from the real usage. */
+  readonly calibration: Calibration;
+  /** Tokens the transcript does not hold (system prompt, tools): the median of reported − calibrated count. */
+  readonly overhead: number;
+  /** Forward references by usage event index. */
+  readonly references: ReadonlyMap<number, readonly Reference[]>;
+}
+
+/**
+ * Pass 1: learns the calibration from every real report (the history re-anchored on the
+ * original agent's own compactions, as its prompts were), then the unseen overhead as the
+ * median of reported − calibrated count over the requests before its first compaction (after
+ * one, Claude Code re-attaches files its log does not keep), and the forward references.
+ */
+export function prepareTranscript(name: string, events: readonly TranscriptEvent[], tokenizer: Tokenizer): PreparedTranscript {
+  const learner = new TokenEstimator(tokenizer);
+  let history: Message[] = [];
+  let compacted = false;
+  const samples: { reported: number; messages: readonly Message[] }[] = [];
+  for (const e of events) {
+    if (e.kind === 'message') history = appendMerged(history, e.message);
+    else if (e.kind === 'compaction') {
+      history = [e.message];
+      compacted = true;
+    } else if (e.usage) {
+      learner.observe({ system: [], tools: [], messages: history }, e.usage);
+      if (!compacted) samples.push({ reported: e.usage.input_tokens + e.usage.cache_read_input_tokens + e.usage.cache_creation_input_tokens, messages: history });
+    }
+  }
+  const cal = learner.calibration;
+  const overheads = samples.map((x) => x.reported - x.messages.reduce((n, m) => n + applyCalibration(cal, messageRawTokens(m, tokenizer)), 0)).sort((a, b) => a - b);
+  const overhead = overheads.length === 0 ? 0 : (overheads[Math.floor(overheads.length / 2)] as number);
+  return { name, events, tokenizer, calibration: cal, overhead: Math.max(0, Math.round(overhead)), references: forwardReferences(events) };
+}
+
+/** One request of a replay, for tests and the detailed report. */
+export interface RequestTrace {
+  readonly at: number;
+  readonly model: string;
+  /** Prompt tokens (calibrated estimate). */
+  readonly tokens: number;
+  readonly usage: Usage;
+  /** The refusal reason, when the API refused the request. */
+  readonly invalid?: string;
+  /** The real session had a full cache miss here, so the cache was flushed first. */
+  readonly flushed: boolean;
+}
+
+/** What a replay measured. */
+export interface ReplayResult {
+  readonly transcript: string;
+  readonly window: number;
+  readonly policy: string;
+  readonly requests: number;
+  readonly overflows: number;
+  /** Refused requests (main and summariser) by reason. */
+  readonly invalid: ReadonlyMap<string, number>;
+  readonly invalidCount: number;
+  /** Peak prompt as a share of the effective window. */
+  readonly peak: number;
+  /** Compaction records of every layer, and how many of them summarised (or dropped) turns. */
+  readonly compactions: number;
+  readonly summaries: number;
+  /** Tool results the arrival guard spilled or cut. */
+  readonly guarded: number;
+  /** Real full cache misses replayed. */
+  readonly flushes: number;
+  readonly tokens: { readonly input: number; readonly read: number; readonly write: number; readonly output: number };
+  readonly cost: CostTally;
+  readonly summariserCost: CostTally;
+  readonly summariserCalls: number;
+  readonly frr: FrrTotals;
+  /** One line per compaction record. */
+  readonly log: readonly string[];
+  readonly trace: readonly RequestTrace[];
+}
+
+/** One replay's parameters. */
+export interface ReplayOptions {
+  readonly window: number;
+  readonly policy: ReplayPolicy;
+  /** Summary length model of the scripted summariser (default SUMMARY_LENGTH). */
+  readonly summaryLength?: SummaryLengthModel;
+}
+
+/** Replays a prepared transcript under one policy and window. */
+export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promise<ReplayResult> {
+  const { tokenizer, calibration: cal, overhead } = t;
+  const textTokens = (text: string) => Math.round(applyCalibration(cal, { text: tokenizer.count(text), fixed: 0 }));
+  const tokensOf = (m: Message) => applyCalibration(cal, messageRawTokens(m, tokenizer));
+  const measure = (s: ConversationState) => overhead + s.messages.reduce((n, m) => n + tokensOf(m), 0);
+  const configs = new Map<string, PipelineConfig>();
+  const configFor = (model: string): PipelineConfig => {
+    let c = configs.get(model);
+    if (!c) {
+      const r = resolveConfig({ ...opts.policy.pipeline, ...(model ? { model } : {}), contextWindow: opts.window });
+      if (!r.ok) throw new Error(r.error);
+      c = r.config;
+      configs.set(model, c);
+    }
+    return c;
+  };
+
+  let now = START;
+  let started = false;
+  const clock = { now: () => now };
+  const api = new ReplayApi(clock.now, textTokens);
+  const summariser = new ScriptedSummariser({ tokens: textTokens, length: opts.summaryLength ?? SUMMARY_LENGTH, api });
+  const compactor = new Compactor({ summariser, clock, ids: counterIds('r'), tokensOf, measure, settings: () => opts.policy.settings, timeout: () => new Promise(() => undefined) });
+  const firstModel = t.events.find((e) => e.kind === 'usage' && e.usage !== null);
+  let state: ConversationState = { system: [], tools: [], messages: [], pending: [], config: configFor(firstModel?.kind === 'usage' ? firstModel.model : '') };
+  const names: ToolNames = new Map();
+  const cost = new CostTally();
+  const frr = new FrrTally();
+  const log: string[] = [];
+  const trace: RequestTrace[] = [];
+  const totals = { requests: 0, overflows: 0, peak: 0, compactions: 0, summaries: 0, guarded: 0, flushes: 0, input: 0, read: 0, write: 0, output: 0 };
+  const signal = new AbortController().signal;
+  let previous: ReturnType<typeof prepareRequest>['lastBreakpoint'];
+  let lastRequestAt: number | undefined;
+  let afterCompaction = false;
+
+  for (const [index, e] of t.events.entries()) {
+    if (e.kind === 'compaction') {
+      // The original agent compacted here; the replay decides for itself (but its next request was a cold one).
+      afterCompaction = true;
+      continue;
+    }
+    if (e.kind === 'message') {
+      const g = guardArrival(e.message, compactor, state.config.contextWindow, names);
+      totals.guarded += g.guarded;
+      state = { ...state, messages: appendMerged(state.messages, g.message) };
+      continue;
+    }
+    if (!e.usage) continue;
+    // The transcript's clock (never backwards); START only stands in until a record has a time.
+    if (e.at !== undefined) now = started ? Math.max(now, e.at) : e.at;
+    else if (started) now += FALLBACK_GAP_MS;
+    started = true;
+    const flushed = totals.requests > 0 && !afterCompaction && e.usage.cache_read_input_tokens === 0;
+    if (flushed) {
+      api.flush();
+      totals.flushes++;
+    }
+    afterCompaction = false;
+    totals.requests++;
+    state = { ...state, config: configFor(e.model) };
+
+    const run = await opts.policy.beforeRequest(state, { compactor, measure, signal, ...(lastRequestAt !== undefined ? { lastRequestAt } : {}) });
+    state = run.state;
+    for (const r of run.records) {
+      totals.compactions++;
+      if (r.layer === 'summarise' || r.layer === 'fallback-drop') totals.summaries++;
+      log.push(`  request ${String(totals.requests).padStart(3)}: ${r.layer.padEnd(14)} ${r.trigger.padEnd(9)} ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)} tokens${r.fallbacks.length ? ` (${r.fallbacks.join('; ')})` : ''}`);
+    }
+
+    const tokens = measure(state);
+    totals.peak = Math.max(totals.peak, tokens / effectiveWindow(state.config));
+    if (tokens + state.config.outputReserve > state.config.contextWindow) totals.overflows++;
+    const prepared = prepareRequest(state, { count: () => ({ tools: 0, system: 0, messages: state.messages.map(tokensOf), total: tokens, anchored: false }), clock, ...(previous ? { previous } : {}) });
+    previous = prepared.lastBreakpoint;
+    const ledger = buildLedger(state, prepared.anchors, tokenizer, cal);
+    const sent = api.sendMain(prepared.params, ledger.map((r) => r.tokens), overhead);
+    const split = sent.ok ? sent.split : { input_tokens: Math.round(tokens), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    const usage: Usage = { ...split, output_tokens: e.usage.output_tokens };
+    cost.add(e.model, usage, state.config.cacheTtl);
+    totals.input += usage.input_tokens;
+    totals.read += usage.cache_read_input_tokens;
+    totals.write += usage.cache_creation_input_tokens;
+    totals.output += usage.output_tokens;
+    trace.push({ at: now, model: e.model, tokens, usage, flushed, ...(sent.ok ? {} : { invalid: sent.reason }) });
+    frr.add(state.messages, t.references.get(index) ?? []);
+    lastRequestAt = now;
+  }
+
+  const summariserCost = new CostTally();
+  for (const c of summariser.requests) summariserCost.add(c.model, c.usage, state.config.cacheTtl);
+  return {
+    transcript: t.name,
+    window: opts.window,
+    policy: opts.policy.name,
+    requests: totals.requests,
+    overflows: totals.overflows,
+    invalid: api.invalid,
+    invalidCount: api.invalidCount(),
+    peak: totals.peak,
+    compactions: totals.compactions,
+    summaries: totals.summaries,
+    guarded: totals.guarded,
+    flushes: totals.flushes,
+    tokens: { input: totals.input, read: totals.read, write: totals.write, output: totals.output },
+    cost,
+    summariserCost,
+    summariserCalls: summariser.calls,
+    frr: frr.totals(),
+    log,
+    trace,
+  };
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}

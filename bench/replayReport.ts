@@ -1,0 +1,152 @@
+/**
+ * How replays are printed: one replay in detail (`replay`), many as a table (`replay-all`),
+ * and the JSON row each bench prints as its last line.
+ */
+import { FRR_KINDS, frrShare, type FrrCount } from './frr';
+import { totalOf, unknownModels } from './pricing';
+import type { ReplayResult } from './replayCore';
+
+/** One row of the JSON the replay benches print last. */
+export interface ReplayRow {
+  readonly transcript: string;
+  readonly window: number;
+  readonly policy: string;
+  readonly overflows: number;
+  readonly invalid: number;
+  readonly peak: number;
+  readonly compactions: number;
+  /** Model + summariser; `null` when a model has no price. */
+  readonly cost_usd: number | null;
+  /** cost_usd ÷ the baseline policy's on the same transcript and window; `null` when either is unknown. */
+  readonly cost_ratio: number | null;
+  /** Forward-reference recall with and without summary text; `null` when nothing was referenced. */
+  readonly frr: number | null;
+  readonly frr_no_summary: number | null;
+}
+
+/** A replay with its wall time. */
+export interface TimedResult {
+  readonly result: ReplayResult;
+  readonly wallMs: number;
+}
+
+/** Model + summariser cost of a replay, `null` when a model has no price. */
+export function totalCost(r: ReplayResult): number | null {
+  return totalOf(r.cost, r.summariserCost);
+}
+
+/** The JSON row of a replay; `baseline` is the baseline policy's total on the same transcript and window. */
+export function rowOf(r: ReplayResult, baseline: number | null | undefined): ReplayRow {
+  const cost = totalCost(r);
+  return {
+    transcript: r.transcript,
+    window: r.window,
+    policy: r.policy,
+    overflows: r.overflows,
+    invalid: r.invalidCount,
+    peak: round(r.peak),
+    compactions: r.compactions,
+    cost_usd: cost === null ? null : round(cost),
+    cost_ratio: cost === null || baseline === null || baseline === undefined || baseline === 0 ? null : round(cost / baseline),
+    frr: nullableRound(frrShare(r.frr.overall)),
+    frr_no_summary: nullableRound(frrShare(r.frr.overall, false)),
+  };
+}
+
+/** Prints one replay in detail, then its JSON row as the last line. */
+export function printReplay(r: ReplayResult, description: string, baseline?: number | null): ReplayRow {
+  const out = (s = '') => console.log(s);
+  out(`Replay of ${r.transcript} with a ${fmt(r.window)}-token window — ${r.policy}: ${description}`);
+  out(`Compactions (${r.compactions}, of which ${r.summaries} summaries):`);
+  for (const l of r.log) out(l);
+  out(`requests ${r.requests} · peak utilisation ${pct(r.peak)} · overflows ${r.overflows} · invalid requests ${r.invalidCount} · tool results guarded on arrival ${r.guarded} · real full cache misses replayed ${r.flushes}`);
+  for (const [reason, n] of r.invalid) out(`  invalid ×${n}: ${reason}`);
+  const t = r.tokens;
+  const sent = t.input + t.read + t.write;
+  out(`prompt tokens sent ${fmt(sent)} (uncached input ${fmt(t.input)}, cache reads ${fmt(t.read)}, cache writes ${fmt(t.write)}; hit rate ${sent ? ((100 * t.read) / sent).toFixed(1) : 0} %) · output ${fmt(t.output)}`);
+  out(`cost ${money(r.cost.total())} for the model + ${money(r.summariserCost.total(), 4)} for the summariser (${r.summariserCalls} calls) = ${money(totalCost(r))}`);
+  for (const u of unknownModels(r.cost, r.summariserCost)) out(`  UNKNOWN MODEL, not priced: ${u}`);
+  out(`forward-reference recall: ${frrText(r.frr.overall)} (with summaries / without)`);
+  for (const k of FRR_KINDS) out(`  ${k.padEnd(7)} ${frrText(r.frr.byKind[k])}`);
+  const row = rowOf(r, baseline);
+  out(JSON.stringify(row));
+  return row;
+}
+
+const COLUMNS = ['transcript', 'window', 'policy', 'requests', 'overflows', 'invalid', 'peak %', 'compactions', 'cost $', '÷ baseline', 'FRR', 'FRR w/o sum.', 'summariser $', 'wall s'] as const;
+
+/** Prints the replay-all table, the notes (invalid reasons, unknown models, FRR by kind), then the JSON rows as the last line. */
+export function printTable(results: readonly TimedResult[]): ReplayRow[] {
+  const baselines = new Map<string, number | null>();
+  for (const { result: r } of results) if (r.policy === 'baseline') baselines.set(`${r.transcript}\u0000${r.window}`, totalCost(r));
+  const rows = results.map(({ result: r }) => rowOf(r, baselines.get(`${r.transcript}\u0000${r.window}`)));
+  const cells = results.map(({ result: r, wallMs }, i) => {
+    const row = rows[i] as ReplayRow;
+    return [
+      shortName(r.transcript),
+      `${Math.round(r.window / 1000)}k`,
+      r.policy,
+      String(r.requests),
+      String(r.overflows),
+      String(r.invalidCount),
+      (r.peak * 100).toFixed(1),
+      `${r.compactions} (${r.summaries})`,
+      row.cost_usd === null ? 'unknown' : row.cost_usd.toFixed(2),
+      row.cost_ratio === null ? '–' : row.cost_ratio.toFixed(2),
+      share(row.frr),
+      share(row.frr_no_summary),
+      r.summariserCost.total() === null ? 'unknown' : (r.summariserCost.total() as number).toFixed(3),
+      (wallMs / 1000).toFixed(1),
+    ];
+  });
+  const widths = COLUMNS.map((c, i) => Math.max(c.length, ...cells.map((row) => (row[i] as string).length)));
+  const line = (xs: readonly string[]) => xs.map((x, i) => (i < 3 ? x.padEnd(widths[i] as number) : x.padStart(widths[i] as number))).join('  ');
+  console.log(line(COLUMNS));
+  for (const c of cells) console.log(line(c));
+  console.log('compactions: records of every layer (of which summaries); cost $: model + summariser; FRR: forward-reference recall, with / without summary text.');
+  for (const { result: r } of results) {
+    const where = `${shortName(r.transcript)} ${Math.round(r.window / 1000)}k ${r.policy}`;
+    for (const [reason, n] of r.invalid) console.log(`invalid ×${n} in ${where}: ${reason}`);
+    for (const u of unknownModels(r.cost, r.summariserCost)) console.log(`UNKNOWN MODEL in ${where}, not priced: ${u}`);
+  }
+  console.log(`FRR by kind (with summaries / without): ${FRR_KINDS.join(', ')}`);
+  for (const { result: r } of results) {
+    const kinds = FRR_KINDS.map((k) => `${k} ${frrText(r.frr.byKind[k])}`).join(' · ');
+    console.log(`  ${`${shortName(r.transcript)} ${Math.round(r.window / 1000)}k ${r.policy}`.padEnd(34)} ${kinds}`);
+  }
+  console.log(JSON.stringify({ rows }));
+  return rows;
+}
+
+/** `real-session-sonnet45.transcript.jsonl` → `sonnet45`. */
+export function shortName(file: string): string {
+  return (file.split(/[\\/]/).at(-1) ?? file).replace(/\.transcript\.jsonl$|\.jsonl$/, '').replace(/^real-session-/, '');
+}
+
+function frrText(c: FrrCount): string {
+  return `${share(frrShare(c))} / ${share(frrShare(c, false))} of ${c.referenced}`;
+}
+
+function share(x: number | null): string {
+  return x === null ? '–' : `${(x * 100).toFixed(1)} %`;
+}
+
+function money(x: number | null, digits = 2): string {
+  return x === null ? 'unknown (a model has no price)' : `$${x.toFixed(digits)}`;
+}
+
+function pct(x: number): string {
+  return `${(x * 100).toFixed(1)} %`;
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function round(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}
+
+function nullableRound(x: number | null): number | null {
+  return x === null ? null : round(x);
+}

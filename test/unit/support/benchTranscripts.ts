@@ -1,0 +1,38 @@
+/** Builders of tiny transcripts (JSONL) for the replay bench's tests. */
+import { prepareTranscript, type PreparedTranscript } from '../../../bench/replayCore';
+import { parseTranscript } from '../../../bench/transcript';
+import { countingTokenizer } from './tokenFakes';
+
+/** One JSONL line. */
+export const line = (o: unknown): string => JSON.stringify(o);
+
+/** `n` distinct words (one token each for the word-counting tokenizer). */
+export function words(n: number, prefix = 'w'): string {
+  return Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
+}
+
+/** A user message line. */
+export const user = (content: unknown): string => line({ kind: 'message', message: { role: 'user', content } });
+
+/** An assistant message line. */
+export const assistant = (content: unknown): string => line({ kind: 'message', message: { role: 'assistant', content } });
+
+/** A usage line: `read` cache-read tokens of a `prompt`-token request, at `at` (ISO) when given. */
+export function usage(opts: { prompt: number; read: number; at?: string; model?: string; output?: number }): string {
+  return line({
+    kind: 'usage',
+    model: opts.model ?? 'claude-sonnet-4-5',
+    ...(opts.at ? { at: opts.at } : {}),
+    usage: { input_tokens: opts.prompt - opts.read, cache_read_input_tokens: opts.read, cache_creation_input_tokens: 0, output_tokens: opts.output ?? 10 },
+  });
+}
+
+/** The time `minutes` after 09:00 on a fixed day (before the replay's own start time, as real sessions are), ISO. */
+export function at(minutes: number): string {
+  return new Date(Date.parse('2025-03-02T09:00:00Z') + minutes * 60_000).toISOString();
+}
+
+/** Parses and prepares lines with the word-counting tokenizer (fast and exact). */
+export function prepare(lines: readonly string[]): PreparedTranscript {
+  return prepareTranscript('tiny.jsonl', parseTranscript(lines.join('\n'), 'tiny.jsonl'), countingTokenizer());
+}
