@@ -65,6 +65,7 @@ describe('session replay', () => {
     assert.deepEqual(s.messages, conv, 'the conversation is untouched');
     assert.deepEqual(s.compactions, [{ entry: orphan, active: false, orphaned: true }]);
     assert.deepEqual([s.problems, s.ignored], [[], []], 'nothing to drop: the loader keeps the entry');
+    assert.deepEqual(s.requestHistory, replaySession(entriesOf(conv)).requestHistory, 'it marks no request as compacted');
     assert.deepEqual(checkInvariants(s), []);
     const undo = replaySession([...entriesOf(conv), orphan, { type: 'restore', at: 11, compactionId: 'cmp_o' }]);
     assert.deepEqual(undo.messages, conv);

@@ -51,9 +51,11 @@ export interface ReplayedSession {
 /**
  * Applies the entries in order: messages append, a compaction swaps the messages it names
  * for its replacement, a restore swaps them back, a repair entry resets the conversation,
- * pins/titles/usage/aborted turns are collected. Entries that cannot apply (an unknown
- * compaction, a second header) are skipped and reported. The result is then repaired with
- * `repairMessages`. A missing header is reported and replaced by a placeholder.
+ * pins/titles/usage/aborted turns are collected. A compaction none of whose messages are
+ * in the conversation is kept as `orphaned` (out of effect) when it holds originals. Entries
+ * that cannot apply (an unknown compaction, a second header) are skipped and reported.
+ * The result is then repaired with `repairMessages`. A missing header is reported and
+ * replaced by a placeholder.
  */
 export function replaySession(entries: readonly SessionEntry[]): ReplayedSession {
   let header: HeaderEntry | undefined;
@@ -66,6 +68,8 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
   const compactions = new Map<string, { entry: CompactionEntry; active: boolean; orphaned?: true }>();
   const problems: string[] = [];
   const ignored: number[] = [];
+  /** Indices of orphaned compactions: kept in the file, but they changed nothing. */
+  const orphans: number[] = [];
   const skip = (index: number, why: string) => {
     problems.push(why);
     ignored.push(index);
@@ -89,8 +93,9 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       case 'compaction': {
         if (compactions.has(e.id)) return skip(i, `Compaction ${e.id} was skipped: its id repeats.`);
         const swapped = swap(messages, e.replacedIds, e.replacement);
-        // Its messages are gone: keep it (its originals are their only copy), out of effect.
-        if (!swapped) compactions.set(e.id, { entry: e, active: false, orphaned: true });
+        if (!swapped && e.originals.length === 0) return skip(i, `Compaction ${e.id} was skipped: none of the messages it replaced are in the conversation, and it kept none of them.`);
+        // Its messages are gone: keep it, out of effect, for its originals (their only copy).
+        if (!swapped) (compactions.set(e.id, { entry: e, active: false, orphaned: true }), orphans.push(i));
         else {
           messages = swapped;
           compactions.set(e.id, { entry: e, active: true });
@@ -133,7 +138,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
     ignored.push(...s.index);
   }
   const final = repaired.messages.map((m) => withPins(m, pinState));
-  const skipped = new Set(ignored);
+  const skipped = new Set([...ignored, ...orphans]);
   return {
     header: header ?? { type: 'header', format: SESSION_FORMAT, version: SESSION_VERSION, sessionId: 'unknown', createdAt: updatedAt, model: 'unknown', workspace: '' },
     title,
