@@ -9,6 +9,7 @@ import { sessionDisplayTitle, sessionToMarkdown } from '../../core/session/markd
 import type { ReplayedSession } from '../../core/session/replay';
 import { isOpenInProcess, redactSecrets, SessionWriter, writeFileAtomic } from './sessionFile';
 import { analyzeSession, loadSession, type LoadReport } from './sessionLoader';
+import { lockHolder, pidAlive } from './sessionLock';
 
 /** What the store needs from outside; tests inject fixed values. */
 export interface StoreDeps {
@@ -141,8 +142,8 @@ export class SessionStore {
   async delete(id: string): Promise<StoreResult<{ readonly removed: readonly string[]; readonly keptBackups: readonly string[] }>> {
     const file = this.pathOf(id);
     if (isOpenInProcess(file)) return { ok: false, error: `The session ${id} is open; close it before deleting it.` };
-    const holder = Number.parseInt(await fsp.readFile(`${file}.lock`, 'utf8').catch(() => ''), 10);
-    if (Number.isSafeInteger(holder) && holder !== process.pid && (this.deps.isAlive ?? alive)(holder)) return { ok: false, error: `The session ${id} is open in another VS Code window (process ${holder}).` };
+    const holder = lockHolder(await fsp.readFile(`${file}.lock`, 'utf8').catch(() => ''));
+    if (holder !== undefined && holder !== process.pid && (this.deps.isAlive ?? pidAlive)(holder)) return { ok: false, error: `The session ${id} is open in another VS Code window (process ${holder}).` };
     const removed: string[] = [];
     for (const p of [file, `${file}.lock`]) if (await fsp.rm(p).then(() => true, () => false)) removed.push(p);
     if (removed[0] !== file) return { ok: false, error: `The session ${id} does not exist.` };
@@ -233,13 +234,4 @@ export class SessionStore {
 
 async function exists(file: string): Promise<boolean> {
   return fsp.stat(file).then(() => true, () => false);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
