@@ -17,7 +17,8 @@ export class StoreSessionPort implements SessionPort {
   }
 
   async openLatest(): Promise<OpenSession | undefined> {
-    const latest = (await this.store.list()).find((s) => s.messageCount > 0) ?? (await this.store.list())[0];
+    const list = await this.store.list();
+    const latest = list.find((s) => s.hasMessages) ?? list[0];
     if (!latest) return undefined;
     const r = await this.open(latest.id);
     return r.ok ? r.session : undefined;
