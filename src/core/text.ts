@@ -48,3 +48,53 @@ export function utf8Length(text: string): number {
   }
   return bytes;
 }
+
+/** The replacement character that stands in for a lone surrogate (as `String.prototype.toWellFormed` does). */
+export const REPLACEMENT_CHARACTER = '\ufffd';
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+/** Whether `text` holds no lone UTF-16 surrogate (every high half is followed by a low half and vice versa). */
+export function isWellFormed(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+/**
+ * `text` with every lone UTF-16 surrogate replaced by U+FFFD, valid pairs kept: the result is
+ * valid Unicode, so JSON carrying it is accepted by the API (which rejects "no low surrogate
+ * in string"). Same length as `text`; returns `text` itself when it is already well formed.
+ */
+export function toWellFormed(text: string): string {
+  return isWellFormed(text) ? text : text.replace(LONE_SURROGATES, REPLACEMENT_CHARACTER);
+}
+
+/**
+ * A JSON-like value (strings, arrays, plain objects; other values pass through) with every
+ * string — object keys included — made well formed by `toWellFormed`. Returns the very same
+ * value when nothing needed cleaning, so callers can tell by identity whether it changed.
+ */
+export function toWellFormedDeep<T>(value: T): T {
+  return cleanValue(value) as T;
+}
+
+function cleanValue(value: unknown): unknown {
+  if (typeof value === 'string') return toWellFormed(value);
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((item, i) => {
+      const c = cleanValue(item);
+      if (c !== item) (out ??= [...value])[i] = c;
+    });
+    return out ?? value;
+  }
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  let changed = false;
+  const entries = Object.entries(value).map(([k, v]) => {
+    const ck = toWellFormed(k);
+    const cv = cleanValue(v);
+    changed ||= ck !== k || cv !== v;
+    return [ck, cv] as const;
+  });
+  return changed ? Object.fromEntries(entries) : value;
+}

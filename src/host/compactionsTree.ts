@@ -21,6 +21,9 @@ export interface CompactionsSource {
 /** URI scheme of the read-only documents showing summaries and original messages. */
 export const RECORD_SCHEME = 'context-pipeline-record';
 
+/** Description suffix of a compaction kept only for its originals (its messages were lost). */
+export const ORPHANED_DESCRIPTION = 'orphaned — originals only';
+
 const TRIGGER_LABEL: Record<CompactionRecord['trigger'], string> = {
   'auto-soft': 'Auto (soft)',
   'auto-hard': 'Auto (hard)',
@@ -35,7 +38,8 @@ const TRIGGER_LABEL: Record<CompactionRecord['trigger'], string> = {
  * The Compactions tree. Newest compaction first; each shows its trigger, time and tokens
  * before → after, a warning when the retention check found lost identifiers, and opens its
  * summary and original messages as read-only documents. Restored ones stay listed, marked
- * "· restored" and without the Restore action.
+ * "· restored" and without the Restore action; orphaned ones (their messages were lost from
+ * the file) are marked "· orphaned — originals only", also without Restore.
  */
 export class CompactionsTreeProvider implements vscode.TreeDataProvider<CompactionNode>, vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<CompactionNode | undefined>();
@@ -61,12 +65,13 @@ export class CompactionsTreeProvider implements vscode.TreeDataProvider<Compacti
         const lost = r.retention?.lost ?? [];
         const item = new vscode.TreeItem(`${TRIGGER_LABEL[r.trigger]} · ${new Date(r.at).toLocaleTimeString()}`, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = r.id;
-        item.description = `${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}${node.entry.active ? '' : ' · restored'}`;
-        item.contextValue = node.entry.active ? 'compaction-active' : 'compaction-restored';
+        item.description = `${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}${node.entry.orphaned ? ` · ${ORPHANED_DESCRIPTION}` : node.entry.active ? '' : ' · restored'}`;
+        item.contextValue = node.entry.orphaned ? 'compaction-orphaned' : node.entry.active ? 'compaction-active' : 'compaction-restored';
         item.iconPath = lost.length > 0 ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(node.entry.active ? 'fold' : 'unfold');
         item.tooltip = new vscode.MarkdownString(
           [
             `**${r.layer}** (${r.strategy}) · ${TRIGGER_LABEL[r.trigger]}`,
+            ...(node.entry.orphaned ? ['Orphaned: the messages it replaced were lost from the session file. Its originals are kept here (their only copy); it cannot be restored.'] : []),
             `Tokens ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}${r.model ? ` · ${r.model}` : ''} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`,
             ...(r.fallbacks.length ? [`Fallbacks: ${r.fallbacks.join('; ')}`] : []),
             ...(lost.length ? [`Retention check: the replacement lost ${lost.length} identifier(s): ${lost.slice(0, 8).map((x) => `\`${x}\``).join(', ')}`] : r.retention ? ['Retention check: nothing lost.'] : []),

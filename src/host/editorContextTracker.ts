@@ -1,14 +1,15 @@
 import * as vscode from 'vscode';
 import type { Injection } from '../core/model';
+import { toWellFormed } from '../core/text';
 import { isPanelScheme, nameDocument, selectionInjection, type EditorName, type FilesExclude } from './editorContext';
 import { readEditorContextSettings } from './settings';
 
-/** Names a document the way the model sees it (see nameDocument), with the workspace's `files.exclude`. */
+/** Names a document the way the model sees it (see nameDocument), with the workspace's `files.exclude`; the name is well-formed UTF-16. */
 export function nameOf(doc: vscode.TextDocument): EditorName {
   const uri = doc.uri;
   const folder = vscode.workspace.getWorkspaceFolder(uri);
   const exclude = vscode.workspace.getConfiguration('files', uri).get<FilesExclude>('exclude') ?? {};
-  return nameDocument(
+  const name = nameDocument(
     {
       scheme: uri.scheme,
       uriPath: uri.path,
@@ -17,16 +18,18 @@ export function nameOf(doc: vscode.TextDocument): EditorName {
     },
     exclude,
   );
+  // A file name may hold a lone surrogate (Windows names are UTF-16): never send one.
+  return name.ok ? { ok: true, path: toWellFormed(name.path) } : name;
 }
 
-/** The `ide_selection` injection for an editor's primary selection, if it is non-empty and may be named. */
+/** The `ide_selection` injection for an editor's primary selection (lone surrogates replaced), if it is non-empty and may be named. */
 export function selectionOf(editor: vscode.TextEditor, opts: { pinned?: boolean } = {}): { ok: true; injection: Extract<Injection, { kind: 'ide_selection' }> } | { ok: false; reason: string } {
   const name = nameOf(editor.document);
   if (!name.ok) return { ok: false, reason: name.reason };
   const sel = editor.selection;
   const injection = sel.isEmpty
     ? undefined
-    : selectionInjection(name.path, { startLine: sel.start.line, endLine: sel.end.line, endCharacter: sel.end.character, text: editor.document.getText(sel) }, opts);
+    : selectionInjection(name.path, { startLine: sel.start.line, endLine: sel.end.line, endCharacter: sel.end.character, text: toWellFormed(editor.document.getText(sel)) }, opts);
   return injection ? { ok: true, injection } : { ok: false, reason: 'empty selection' };
 }
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { formatBytes } from '../core/text';
 import type { ChatController } from './chat/chatController';
 import type { SessionStore } from './sessions/sessionStore';
 
@@ -15,8 +16,8 @@ export async function showSessions(store: SessionStore, controller: ChatControll
   const picked = await vscode.window.showQuickPick(
     list.map((s) => ({
       label: `${s.damaged ? '$(warning) ' : ''}${s.title || '(empty session)'}`,
-      description: `${new Date(s.updatedAt).toLocaleString()} · ${s.messageCount} messages · ${s.model}`,
-      ...(s.damaged ? { detail: 'This file looks damaged; opening it repairs it (the original is backed up first).' } : {}),
+      description: `${new Date(s.updatedAt).toLocaleString()} · ${s.turns} ${s.turns === 1 ? 'turn' : 'turns'} · ${formatBytes(s.sizeBytes)} · ${s.model}`,
+      ...(s.damaged ? { detail: s.error ? `This file could not be read (${s.error}); opening it explains why, and it can be deleted.` : 'This file looks damaged; opening it repairs it (the original is backed up first).' } : {}),
       id: s.id,
     })),
     { title: 'Context Pipeline sessions', placeHolder: 'Pick a session to resume, export or delete' },

@@ -3,7 +3,7 @@ import { checkInvariants } from '../../src/core/invariants';
 import type { Message, SummaryBlock } from '../../src/core/model';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { sessionToMarkdown, sessionDisplayTitle } from '../../src/core/session/markdown';
-import { INTERRUPTED_TOOL_RESULT, repairMessages, replaySession } from '../../src/core/session/replay';
+import { INTERRUPTED_TOOL_RESULT, repairMessages, replaySession, type RepairMeter } from '../../src/core/session/replay';
 import { Build } from './support/builders';
 import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
 
@@ -53,6 +53,43 @@ describe('session replay', () => {
     assert.deepEqual(twice.messages, conv);
     assert.equal(twice.problems.length, 2);
     assert.deepEqual(twice.ignored, [9, 10]);
+  });
+
+  it('keeps a compaction whose messages are gone, marked orphaned, with its originals (their only copy)', () => {
+    const b = new Build('o');
+    const conv = sampleConversation(b);
+    const lost = [b.message('user', [b.text('words only the compaction still has')], 1), b.message('assistant', [b.text('and its answer', 'assistant')], 1)];
+    const summary: SummaryBlock = { type: 'summary', text: 'Earlier talk.', compactionId: 'cmp_o', turnRange: [1, 1], meta: { id: 'blk_osum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false } };
+    const orphan: SessionEntry = { type: 'compaction', at: 10, id: 'cmp_o', trigger: 'manual', replacedIds: lost.map((m) => m.id), originals: lost, replacement: [b.message('user', [summary], 1)], tokensBefore: 500, tokensAfter: 20, meta: {} };
+    const s = replaySession([...entriesOf(conv), orphan]);
+    assert.deepEqual(s.messages, conv, 'the conversation is untouched');
+    assert.deepEqual(s.compactions, [{ entry: orphan, active: false, orphaned: true }]);
+    assert.deepEqual([s.problems, s.ignored], [[], []], 'nothing to drop: the loader keeps the entry');
+    assert.deepEqual(s.requestHistory, replaySession(entriesOf(conv)).requestHistory, 'it marks no request as compacted');
+    assert.deepEqual(checkInvariants(s), []);
+    const undo = replaySession([...entriesOf(conv), orphan, { type: 'restore', at: 11, compactionId: 'cmp_o' }]);
+    assert.deepEqual(undo.messages, conv);
+    assert.match(undo.problems.join(' '), /undo of compaction cmp_o was skipped: the messages it replaced were not in the conversation/);
+    assert.deepEqual(undo.ignored, [8], 'only the impossible undo is dropped');
+  });
+
+  it('repairs 16 000 messages sharing one id in linear work (counted steps, not time)', () => {
+    const dupes = (n: number, role: (i: number) => Message['role']): Message[] =>
+      Array.from({ length: n }, (_, i) => ({ id: 'msg_same', role: role(i), turn: 1, blocks: [{ type: 'text', text: `m${i}`, meta: { id: 'blk_same', tier: 1, source: role(i), createdAt: 0, pinned: false, compactable: role(i) !== 'user' } }] }));
+    for (const role of [(i: number): Message['role'] => (i % 2 === 0 ? 'user' : 'assistant'), (): Message['role'] => 'user']) {
+      const steps = (n: number) => {
+        const meter: RepairMeter = { steps: 0 };
+        const r = repairMessages(dupes(n, role), meter);
+        assert.equal(new Set(r.messages.map((m) => m.id)).size, r.messages.length, 'ids are unique after repair');
+        assert.deepEqual(checkInvariants({ messages: r.messages }), []);
+        return meter.steps;
+      };
+      const half = steps(8_000);
+      const full = steps(16_000);
+      assert.ok(half > 8_000, `the meter counts the work (${half})`);
+      assert.ok(full <= 10 * 16_000, `at most 10 steps per message (${full})`);
+      assert.ok(full / half < 2.2, `doubling the input about doubles the work (${half} → ${full})`);
+    }
   });
 
   it('reports a second header and a pin of an unknown block as ignored entries', () => {

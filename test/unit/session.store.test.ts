@@ -47,7 +47,8 @@ describe('session store', () => {
     const first = list[1];
     assert.ok(first);
     assert.equal(first.title, 'please read a.ts and explain');
-    assert.equal(first.messageCount, conv.length + 1);
+    assert.equal(first.turns, 3);
+    assert.equal(first.hasMessages, true);
     assert.equal(first.model, 'claude-sonnet-4-5');
     assert.equal(first.damaged, false);
     assert.ok(first.sizeBytes > 500);

@@ -81,6 +81,17 @@ describe('tools: WorkspaceToolRunner', () => {
     const gone = await runner({ roots: [join(ws, 'missing')] }).run({ id: 't', name: 'read_file', input: { path: 'a.txt' } }, live());
     assert.equal(gone.isError, true);
   });
+
+  it('never hands back a lone surrogate: one echoed from the model\'s input becomes U+FFFD', async () => {
+    const wellFormed = (s: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+    for (const call of [{ name: 'read_file', input: { path: 'missing\ud800.txt' } }, { name: 'tool\ud83d', input: {} }]) {
+      const out = await runner().run({ id: 't', ...call }, live());
+      assert.ok(wellFormed(text(out)), JSON.stringify(text(out)));
+      assert.match(text(out), /\ufffd/, 'the broken character is visible as U+FFFD');
+    }
+    const ok = await runner().run({ id: 't', name: 'read_file', input: { path: 'a.txt' } }, live());
+    assert.equal(text(ok), '     1\thello\n     2\tworld', 'clean output is unchanged');
+  });
 });
 
 describe('tools: layering', () => {

@@ -41,6 +41,8 @@ export interface AgentDeps {
 export interface CompactionEntryState {
   readonly record: CompactionRecord;
   readonly active: boolean;
+  /** Its messages were lost from the session file: kept only for its originals, never restorable. */
+  readonly orphaned?: true;
 }
 
 /** Result of a call that starts a turn. */
@@ -149,6 +151,7 @@ export class AgentSession {
     const index = this.compactionList.findIndex((c) => c.record.id === recordId);
     const entry = this.compactionList[index];
     if (!entry) return { ok: false, reason: 'No such compaction in this session.' };
+    if (entry.orphaned) return { ok: false, reason: 'This compaction cannot be restored: the messages it replaced were lost from the session file, so there is nothing to put its originals back in place of. Its original messages can still be opened in the Compactions view.' };
     if (!entry.active) return { ok: false, reason: 'This compaction was already restored.' };
     const restored = restoreRecord(this.stateValue, entry.record);
     if (!restored.ok) return { ok: false, reason: restored.reason };

@@ -11,6 +11,17 @@ import { requestHistoryOf, type RequestHistory } from './requestHistory';
 export interface CompactionState {
   readonly entry: CompactionEntry;
   readonly active: boolean;
+  /**
+   * Set when none of the messages it replaced were in the conversation (they were lost to
+   * damage): it is not in effect, is kept for its originals (their only copy) and cannot be
+   * restored.
+   */
+  readonly orphaned?: true;
+}
+
+/** Counts the steps of `repairMessages` (id probes, messages and blocks handled), so tests can check the work grows linearly. */
+export interface RepairMeter {
+  steps: number;
 }
 
 /** A session as rebuilt from its entries. */
@@ -40,9 +51,11 @@ export interface ReplayedSession {
 /**
  * Applies the entries in order: messages append, a compaction swaps the messages it names
  * for its replacement, a restore swaps them back, a repair entry resets the conversation,
- * pins/titles/usage/aborted turns are collected. Entries that cannot apply (an unknown
- * compaction, a second header) are skipped and reported. The result is then repaired with
- * `repairMessages`. A missing header is reported and replaced by a placeholder.
+ * pins/titles/usage/aborted turns are collected. A compaction none of whose messages are
+ * in the conversation is kept as `orphaned` (out of effect) when it holds originals. Entries
+ * that cannot apply (an unknown compaction, a second header) are skipped and reported.
+ * The result is then repaired with `repairMessages`. A missing header is reported and
+ * replaced by a placeholder.
  */
 export function replaySession(entries: readonly SessionEntry[]): ReplayedSession {
   let header: HeaderEntry | undefined;
@@ -52,9 +65,11 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
   const pinState = new Map<string, { pinned: boolean; index: number[] }>();
   const usage: UsageEntry[] = [];
   const aborted: TurnAbortedEntry[] = [];
-  const compactions = new Map<string, { entry: CompactionEntry; active: boolean }>();
+  const compactions = new Map<string, { entry: CompactionEntry; active: boolean; orphaned?: true }>();
   const problems: string[] = [];
   const ignored: number[] = [];
+  /** Indices of orphaned compactions: kept in the file, but they changed nothing. */
+  const orphans: number[] = [];
   const skip = (index: number, why: string) => {
     problems.push(why);
     ignored.push(index);
@@ -76,24 +91,30 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
         usage.push(e);
         break;
       case 'compaction': {
-        const swapped = compactions.has(e.id) ? undefined : swap(messages, e.replacedIds, e.replacement);
-        if (!swapped) return skip(i, `Compaction ${e.id} was skipped: ${compactions.has(e.id) ? 'its id repeats' : 'none of the messages it replaced are in the conversation'}.`);
-        messages = swapped;
-        compactions.set(e.id, { entry: e, active: true });
+        if (compactions.has(e.id)) return skip(i, `Compaction ${e.id} was skipped: its id repeats.`);
+        const swapped = swap(messages, e.replacedIds, e.replacement);
+        if (!swapped && e.originals.length === 0) return skip(i, `Compaction ${e.id} was skipped: none of the messages it replaced are in the conversation, and it kept none of them.`);
+        // Its messages are gone: keep it, out of effect, for its originals (their only copy).
+        if (!swapped) (compactions.set(e.id, { entry: e, active: false, orphaned: true }), orphans.push(i));
+        else {
+          messages = swapped;
+          compactions.set(e.id, { entry: e, active: true });
+        }
         break;
       }
       case 'restore': {
         const c = compactions.get(e.compactionId);
         const swapped = c?.active ? swap(messages, c.entry.replacement.map((m) => m.id), c.entry.originals) : undefined;
-        if (!c || !swapped) return skip(i, `The undo of compaction ${e.compactionId} was skipped: ${!c ? 'that compaction is not in the file' : c.active ? 'its summary is no longer in the conversation' : 'it was already undone'}.`);
+        if (!c || !swapped) return skip(i, `The undo of compaction ${e.compactionId} was skipped: ${!c ? 'that compaction is not in the file' : c.orphaned ? 'the messages it replaced were not in the conversation' : c.active ? 'its summary is no longer in the conversation' : 'it was already undone'}.`);
         messages = swapped;
         c.active = false;
         break;
       }
       case 'pin':
       case 'unpin': {
-        const s = pinState.get(e.blockId) ?? { pinned: false, index: [] };
-        pinState.set(e.blockId, { pinned: e.type === 'pin', index: [...s.index, i] });
+        const s = pinState.get(e.blockId);
+        if (s) (s.pinned = e.type === 'pin'), s.index.push(i);
+        else pinState.set(e.blockId, { pinned: e.type === 'pin', index: [i] });
         break;
       }
       case 'title':
@@ -117,7 +138,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
     ignored.push(...s.index);
   }
   const final = repaired.messages.map((m) => withPins(m, pinState));
-  const skipped = new Set(ignored);
+  const skipped = new Set([...ignored, ...orphans]);
   return {
     header: header ?? { type: 'header', format: SESSION_FORMAT, version: SESSION_VERSION, sessionId: 'unknown', createdAt: updatedAt, model: 'unknown', workspace: '' },
     title,
@@ -125,7 +146,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
     pins: final.flatMap((m) => m.blocks.filter((b) => b.meta.pinned).map((b) => b.meta.id)),
     usage,
     requestHistory: requestHistoryOf(entries.filter((_, i) => !skipped.has(i))),
-    compactions: [...compactions.values()].map((c) => ({ entry: c.entry, active: c.active })),
+    compactions: [...compactions.values()].map((c) => ({ entry: c.entry, active: c.active, ...(c.orphaned ? { orphaned: true as const } : {}) })),
     abortedTurns: aborted,
     updatedAt,
     problems,
@@ -170,17 +191,13 @@ const ORPHAN_PREVIEW_CHARS = 200;
  * moved before other content; decreasing turn numbers are raised. A trailing assistant
  * message with unanswered tool calls is kept as it is: the agent loop answers those calls
  * as cancelled when the conversation resumes. `fixes` lists each change as a sentence.
+ * The work is linear in the number of messages and blocks, however many ids repeat;
+ * `meter` (tests) counts its steps.
  */
-export function repairMessages(messages: readonly Message[]): { messages: Message[]; fixes: string[] } {
+export function repairMessages(messages: readonly Message[], meter: RepairMeter = { steps: 0 }): { messages: Message[]; fixes: string[] } {
   const fixes: string[] = [];
-  const taken = new Set(messages.flatMap((m) => [m.id, ...m.blocks.map((b) => b.meta.id)]));
-  const fresh = (base: string) => {
-    let id = base;
-    for (let n = 2; taken.has(id); n++) id = `${base}-${n}`;
-    taken.add(id);
-    return id;
-  };
-  let ms = dedupe(messages, fixes, fresh);
+  const fresh = freshIds(messages, meter);
+  let ms = dedupe(messages, fixes, fresh, meter);
   ms = ms.map((m) => cleanBlocks(m, fixes)).filter((m) => {
     if (m.blocks.length === 0) fixes.push(`Message ${m.id} had no content left and was dropped.`);
     return m.blocks.length > 0;
@@ -190,16 +207,7 @@ export function repairMessages(messages: readonly Message[]): { messages: Messag
     fixes.push('The conversation began with an answer of the assistant; a note that its start was lost was put before it.');
     ms.unshift({ id: fresh('msg_recovered_start'), role: 'user', turn: first.turn, blocks: [{ type: 'text', text: '(The start of this conversation was lost when the session file was damaged.)', meta: { id: fresh('blk_recovered_start'), tier: 0, source: 'system', createdAt: first.blocks[0]?.meta.createdAt ?? 0, pinned: false, compactable: true } }] });
   }
-  const merged: Message[] = [];
-  for (const m of ms) {
-    const prev = merged.at(-1);
-    if (prev?.role !== m.role) {
-      merged.push(m);
-      continue;
-    }
-    fixes.push(`Messages ${prev.id} and ${m.id} were both from the ${m.role}; they were merged.`);
-    merged[merged.length - 1] = { ...prev, blocks: [...prev.blocks, ...m.blocks] };
-  }
+  const merged = mergeSameRole(ms, fixes, meter);
   const out = merged.map((m, i) => (m.role === 'user' ? pairResults(m, merged[i - 1], fixes, fresh) : m));
   for (let i = 1; i < out.length; i++) {
     const prev = out[i - 1] as Message;
@@ -211,12 +219,57 @@ export function repairMessages(messages: readonly Message[]): { messages: Messag
   return { messages: out, fixes };
 }
 
-function dedupe(messages: readonly Message[], fixes: string[], fresh: (base: string) => string): Message[] {
+/**
+ * `fresh(base)`: `base` when no message or block uses it yet, else `base-2`, `base-3`, … (the
+ * first free one), remembered as used. Each base keeps its next suffix, so n repeats of one
+ * id cost O(n) probes in all, not O(n²).
+ */
+function freshIds(messages: readonly Message[], meter: RepairMeter): (base: string) => string {
+  const taken = new Set<string>();
+  for (const m of messages) {
+    taken.add(m.id);
+    for (const b of m.blocks) taken.add(b.meta.id);
+  }
+  const nextSuffix = new Map<string, number>();
+  return (base) => {
+    meter.steps++;
+    if (!taken.has(base)) {
+      taken.add(base);
+      return base;
+    }
+    let n = nextSuffix.get(base) ?? 2;
+    for (; taken.has(`${base}-${n}`); n++) meter.steps++;
+    nextSuffix.set(base, n + 1);
+    const id = `${base}-${n}`;
+    taken.add(id);
+    return id;
+  };
+}
+
+/** Consecutive messages of one role merged into the first (its id kept), each block copied once. */
+function mergeSameRole(ms: readonly Message[], fixes: string[], meter: RepairMeter): Message[] {
+  const runs: { first: Message; blocks: Block[] | undefined }[] = [];
+  for (const m of ms) {
+    meter.steps++;
+    const run = runs.at(-1);
+    if (run?.first.role !== m.role) {
+      runs.push({ first: m, blocks: undefined });
+      continue;
+    }
+    fixes.push(`Messages ${run.first.id} and ${m.id} were both from the ${m.role}; they were merged.`);
+    run.blocks ??= [...run.first.blocks];
+    for (const b of m.blocks) (run.blocks.push(b), meter.steps++);
+  }
+  return runs.map((r) => (r.blocks ? { ...r.first, blocks: r.blocks } : r.first));
+}
+
+function dedupe(messages: readonly Message[], fixes: string[], fresh: (base: string) => string, meter: RepairMeter): Message[] {
   const seen = new Map<string, string>();
   const blockIds = new Set<string>();
   const toolIds = new Set<string>();
   const out: Message[] = [];
   for (const m of messages) {
+    meter.steps += 1 + m.blocks.length;
     const json = JSON.stringify(m);
     const before = seen.get(m.id);
     if (before === json) {

@@ -10,6 +10,7 @@ import type { ConversationState, Injection, Message, ToolSchema } from '../../co
 import type { Clock, Tokenizer } from '../../core/ports';
 import { sessionDisplayTitle } from '../../core/session/markdown';
 import { withEndpointBanner } from '../../core/endpoint';
+import { toWellFormed } from '../../core/text';
 import type { TokenEstimator } from '../../core/tokens/estimator';
 import type { ChatToHost } from '../../protocol/chat';
 import type { BudgetSnapshot } from '../../protocol/budget';
@@ -90,7 +91,8 @@ export class ChatController implements vscode.Disposable {
   async onMessage(message: Exclude<ChatToHost, { type: 'ready' | 'preview' | 'command' }>): Promise<void> {
     switch (message.type) {
       case 'send':
-        return this.send(message.text);
+        // A lone surrogate would be stored and resent with every later request, which the API rejects.
+        return this.send(toWellFormed(message.text));
       case 'stop':
         this.agent?.stop();
         return;
@@ -294,7 +296,7 @@ export class ChatController implements vscode.Disposable {
 
   /** Queues a selection to go with the next message as a pinned block (never compacted). */
   pinText(pin: { path: string; startLine: number; endLine: number; text: string; truncatedChars?: number }): void {
-    const injection: Extract<Injection, { kind: 'ide_selection' }> = { kind: 'ide_selection', ...pin, pinned: true };
+    const injection: Extract<Injection, { kind: 'ide_selection' }> = { kind: 'ide_selection', ...pin, path: toWellFormed(pin.path), text: toWellFormed(pin.text), pinned: true };
     this.deps.nextTurn.pin(injection);
     this.postPendingContext();
     const lines = pin.endLine - pin.startLine + 1;

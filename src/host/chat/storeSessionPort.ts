@@ -17,7 +17,8 @@ export class StoreSessionPort implements SessionPort {
   }
 
   async openLatest(): Promise<OpenSession | undefined> {
-    const latest = (await this.store.list()).find((s) => s.messageCount > 0) ?? (await this.store.list())[0];
+    const list = await this.store.list();
+    const latest = list.find((s) => s.hasMessages) ?? list[0];
     if (!latest) return undefined;
     const r = await this.open(latest.id);
     return r.ok ? r.session : undefined;
@@ -58,7 +59,7 @@ export class StoreSessionPort implements SessionPort {
       id,
       ...(replayed?.title ? { title: replayed.title } : {}),
       messages,
-      compactions: (replayed?.compactions ?? []).map((c) => ({ record: entryToRecord(c.entry), active: c.active })),
+      compactions: (replayed?.compactions ?? []).map((c) => ({ record: entryToRecord(c.entry), active: c.active, ...(c.orphaned ? { orphaned: c.orphaned } : {}) })),
       costUsd: replayed?.usage.reduce((n, u) => n + u.costUsd, 0) ?? 0,
       lastPromptTokens: last ? last.usage.input_tokens + last.usage.cache_read_input_tokens + last.usage.cache_creation_input_tokens : 0,
       requestHistory: replayed?.requestHistory ?? EMPTY_REQUEST_HISTORY,

@@ -9,17 +9,9 @@ import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { decodeLine, encodeEntry, type SessionEntry } from '../../core/session/entries';
+import { acquireLock, pidAlive, releaseLock, SessionLockedError, stillHeld, type HeldLock } from './sessionLock';
 
-/** Thrown when the session is already being written, by this process or another live one. */
-export class SessionLockedError extends Error {
-  /** The process holding the lock, when it is another process. */
-  readonly holderPid: number | undefined;
-  constructor(message: string, holderPid?: number) {
-    super(message);
-    this.name = 'SessionLockedError';
-    this.holderPid = holderPid;
-  }
-}
+export { SessionLockedError } from './sessionLock';
 
 /** Options of SessionWriter.open. */
 export interface WriterOptions {
@@ -47,7 +39,9 @@ export function isOpenInProcess(file: string): boolean {
 /**
  * Writer of one session file. Create with `SessionWriter.open`; at most one per file per
  * process, and a `<file>.lock` holding the pid keeps other live processes out (a lock left
- * by a dead process is taken over). `close()` releases both.
+ * by a dead process is taken over, by one process only: see sessionLock.ts). Before each
+ * write it checks the lock is still its own; if another window has it, the write is refused
+ * and so is every later one. `close()` releases both.
  */
 export class SessionWriter {
   private tail: Promise<void> = Promise.resolve();
@@ -59,6 +53,7 @@ export class SessionWriter {
     /** Absolute path of the session file. */
     readonly path: string,
     private fh: FileHandle,
+    private readonly lock: HeldLock,
     private readonly opts: WriterOptions,
     /** Set when the file does not end with a newline (a torn line): the next write starts a new line. */
     private needsNewline: boolean,
@@ -74,12 +69,12 @@ export class SessionWriter {
     if (registry().has(abs)) throw new SessionLockedError(`The session ${path.basename(abs)} is already open in this window.`);
     registry().add(abs);
     try {
-      await acquireLock(abs, opts.isAlive ?? pidAlive);
+      const lock = await acquireLock(abs, opts.isAlive ?? pidAlive);
       try {
         const fh = await fsp.open(abs, 'a+', FILE_MODE);
-        return new SessionWriter(abs, fh, opts, await endsWithoutNewline(fh));
+        return new SessionWriter(abs, fh, lock, opts, await endsWithoutNewline(fh));
       } catch (e) {
-        await releaseLock(abs);
+        await releaseLock(lock);
         throw e;
       }
     } catch (e) {
@@ -118,7 +113,7 @@ export class SessionWriter {
       return Promise.reject(e);
     }
     return this.enqueue(async () => {
-      if (this.broken) throw this.broken;
+      await this.checkLock();
       await writeFileAtomic(this.path, data);
       // The old descriptor points at the replaced file: reopen, or refuse every later write.
       const old = this.fh;
@@ -139,7 +134,7 @@ export class SessionWriter {
       try {
         await this.fh.close();
       } finally {
-        await releaseLock(this.path);
+        await releaseLock(this.lock);
         registry().delete(this.path);
       }
     });
@@ -159,8 +154,16 @@ export class SessionWriter {
     return run;
   }
 
-  private async writeLine(line: string): Promise<void> {
+  /** Throws (and refuses every later write) when the lock is no longer ours. */
+  private async checkLock(): Promise<void> {
     if (this.broken) throw this.broken;
+    if (await stillHeld(this.lock)) return;
+    this.broken = new SessionLockedError(`The session ${path.basename(this.path)} was taken over by another VS Code window; this window stopped writing to it so that neither overwrites the other. Reopen the session to continue it here.`);
+    throw this.broken;
+  }
+
+  private async writeLine(line: string): Promise<void> {
+    await this.checkLock();
     const buf = Buffer.from(`${this.needsNewline ? '\n' : ''}${line}\n`, 'utf8');
     try {
       for (let off = 0; off < buf.length; ) off += (await this.fh.write(buf, off, buf.length - off)).bytesWritten;
@@ -224,62 +227,4 @@ async function endsWithoutNewline(fh: FileHandle): Promise<boolean> {
   if (size === 0) return false;
   const { buffer } = await fh.read(Buffer.alloc(1), 0, 1, size - 1);
   return buffer[0] !== 0x0a;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function readPid(lock: string): Promise<number | undefined> {
-  const text = await fsp.readFile(lock, 'utf8').catch(() => '');
-  const pid = Number.parseInt(text.trim(), 10);
-  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-/** Creates `<file>.lock` holding our pid, atomically (link of a complete temp file). */
-async function acquireLock(file: string, isAlive: (pid: number) => boolean): Promise<void> {
-  const lock = `${file}.lock`;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (await createExclusive(lock, `${process.pid}\n`)) return;
-    const holder = await readPid(lock);
-    if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
-      throw new SessionLockedError(`The session ${path.basename(file)} is open in another VS Code window (process ${holder}).`, holder);
-    }
-    // Stale: its process is dead, or it is ours from a writer that was never closed, or unreadable.
-    await fsp.rm(lock, { force: true });
-  }
-  throw new SessionLockedError(`Could not lock the session ${path.basename(file)}: another window keeps taking it.`);
-}
-
-async function createExclusive(lock: string, content: string): Promise<boolean> {
-  const tmp = `${lock}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await fsp.writeFile(tmp, content, { mode: FILE_MODE });
-  try {
-    await fsp.link(tmp, lock);
-    return true;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    // File systems without hard links: exclusive create (content written just after).
-    try {
-      await fsp.writeFile(lock, content, { flag: 'wx', mode: FILE_MODE });
-      return true;
-    } catch (e2) {
-      if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw e2;
-    }
-  } finally {
-    await fsp.rm(tmp, { force: true });
-  }
-}
-
-/** Removes the lock if it is still ours. */
-async function releaseLock(file: string): Promise<void> {
-  const lock = `${file}.lock`;
-  if ((await readPid(lock)) === process.pid) await fsp.rm(lock, { force: true });
 }

@@ -1,6 +1,7 @@
 /**
  * Loads a session file and repairs whatever damage it can: NUL bytes, a torn last line,
- * garbage lines, bytes that are not UTF-8, a missing header, a conversation that breaks the
+ * garbage lines, bytes that are not UTF-8, entries run together on one line, lone UTF-16
+ * surrogates (which the API rejects), a missing header, a conversation that breaks the
  * invariants. Every good entry is kept; the original is backed up byte for byte before
  * anything is rewritten; the user is told what was done. A file with nothing left to load
  * is an error naming the backup, never a silent blank session.
@@ -9,6 +10,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { decodeLine, encodeEntry, newerFormatVersion, SESSION_FORMAT, SESSION_VERSION, type HeaderEntry, type SessionEntry } from '../../core/session/entries';
 import { replaySession, type ReplayedSession } from '../../core/session/replay';
+import { splitSplicedLine, wellFormedEntry } from '../../core/session/salvage';
 import { writeFileAtomic } from './sessionFile';
 
 /** A line that was left out, 1-based as an editor numbers it. */
@@ -106,20 +108,37 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
   const newer = first && newerFormatVersion(first.text);
   if (newer !== undefined) return { entries: [], fixes: [], droppedLines: [], changed: false, leaveAlone: true, error: `This session was saved by a newer version of the extension (format version ${newer}); update the extension to open it. The file was not changed.` };
   const good: SessionEntry[] = [];
+  const surrogateLines: number[] = [];
+  /** Keeps `entry` read from line `l`, its lone surrogates replaced. */
+  const keep = (entry: SessionEntry, l: Line) => {
+    const clean = wellFormedEntry(entry, l.text);
+    if (clean !== entry && surrogateLines.at(-1) !== l.line) surrogateLines.push(l.line);
+    good.push(clean);
+  };
   let headerLine: string | undefined;
   for (const l of lines) {
     if (l.badUtf8) (fixes.push(`Line ${l.line} contained bytes that are not UTF-8; they were replaced with �.`), (changed = true));
     if (!l.text.trim()) continue;
     const d = decodeLine(l.text);
     if (d.ok) {
-      good.push(d.entry);
+      keep(d.entry, l);
       if (l.unterminated) (fixes.push(`The last line had no line end; it was completed.`), (changed = true));
       continue;
     }
     changed = true;
     if (l === first) headerLine = l.text;
+    const spliced = splitSplicedLine(l.text);
+    if (spliced) {
+      for (const e of spliced.entries) keep(e, l);
+      fixes.push(splicedFix(l.line, spliced.entries.length, spliced.droppedChars));
+      continue;
+    }
     if (l.unterminated) dropped.push({ line: l.line, reason: `cut off while it was being written (${d.reason})`, torn: true });
     else dropped.push({ line: l.line, reason: d.reason });
+  }
+  if (surrogateLines.length > 0) {
+    changed = true;
+    fixes.push(`${surrogateLines.length === 1 ? `Line ${surrogateLines[0]}` : `${surrogateLines.length} lines (${listLines(surrogateLines)})`} held a broken character (half of a UTF-16 surrogate pair, which the API rejects); each was replaced with � so the session can be sent again.`);
   }
   for (const d of dropped) fixes.push(`Line ${d.line} was ${d.torn ? 'incomplete' : 'unreadable'} and was left out: ${d.reason}.`);
   const droppedLines = dropped.map(({ line, reason }) => ({ line, reason }));
@@ -144,6 +163,19 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
     changed = true;
   }
   return { entries, session, fixes, droppedLines, changed };
+}
+
+/** The repair sentence for a line that held `count` entries run together. */
+function splicedFix(line: number, count: number, droppedChars: number): string {
+  const entries = count === 1 ? '1 complete entry' : `${count} complete entries`;
+  return droppedChars > 0
+    ? `Line ${line} held ${entries} run together with a write cut off by a crash; ${count === 1 ? 'it was' : 'they were'} split off and kept, and the cut-off part (${droppedChars} characters) was left out.`
+    : `Line ${line} held ${entries} run together (a line end lost in a crash); they were split and all kept.`;
+}
+
+/** `3, 7, 9` or `3, 7, 9, 12, 15, … (40 in all)`. */
+function listLines(lines: readonly number[]): string {
+  return lines.length <= 5 ? lines.join(', ') : `${lines.slice(0, 5).join(', ')}, … (${lines.length} in all)`;
 }
 
 interface Line {

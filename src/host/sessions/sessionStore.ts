@@ -4,11 +4,15 @@
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { decodeLine, encodeEntry, SESSION_FORMAT, SESSION_VERSION, type HeaderEntry } from '../../core/session/entries';
-import { sessionDisplayTitle, sessionToMarkdown } from '../../core/session/markdown';
+import { encodeEntry, SESSION_FORMAT, SESSION_VERSION, type HeaderEntry } from '../../core/session/entries';
+import { sessionToMarkdown } from '../../core/session/markdown';
 import type { ReplayedSession } from '../../core/session/replay';
 import { isOpenInProcess, redactSecrets, SessionWriter, writeFileAtomic } from './sessionFile';
 import { analyzeSession, loadSession, type LoadReport } from './sessionLoader';
+import { lockHolder, pidAlive } from './sessionLock';
+import { summarizeSession, type SessionSummary } from './sessionSummary';
+
+export type { SessionSummary } from './sessionSummary';
 
 /** What the store needs from outside; tests inject fixed values. */
 export interface StoreDeps {
@@ -20,22 +24,8 @@ export interface StoreDeps {
   readonly secrets?: () => readonly string[];
   /** Whether a process is alive (lock checks); default a signal-0 probe. */
   readonly isAlive?: (pid: number) => boolean;
-}
-
-/** One line of the sessions list. */
-export interface SessionSummary {
-  readonly id: string;
-  /** The session's title, else the user's first words (≤ 60 characters). */
-  readonly title: string;
-  readonly createdAt: number;
-  /** Time of the last entry, else the file's modification time. */
-  readonly updatedAt: number;
-  /** Messages written to the file (compactions do not lower it). */
-  readonly messageCount: number;
-  readonly model: string;
-  readonly sizeBytes: number;
-  /** The file looks damaged; opening it will repair it (or explain why it cannot). */
-  readonly damaged: boolean;
+  /** Told of every byte range `list` reads from a session file (tests count them). */
+  readonly onListRead?: (file: string, position: number, bytes: number) => void;
 }
 
 /** An open session: the repaired conversation and the writer to continue it with. */
@@ -47,8 +37,6 @@ export type OpenResult =
 export type StoreResult<T = object> = ({ readonly ok: true } & T) | { readonly ok: false; readonly error: string };
 
 const ID = /^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$/;
-const MESSAGE_PREFIX = Buffer.from('{"type":"message"');
-const TITLE_PREFIX = Buffer.from('{"type":"title"');
 
 /**
  * A time-sortable, unique-enough session id: the UTC second and 6 random base-36
@@ -103,12 +91,16 @@ export class SessionStore {
     }
   }
 
-  /** Every session, newest activity first. Reads each file once without full validation; a damaged one is listed with `damaged`. */
+  /**
+   * Every session, newest activity first. Reads only the head and the tail of each file (see
+   * summarizeSession); a damaged one is listed with `damaged`, and one that cannot be read
+   * at all is listed too, damaged, with `error` (it can still be opened or deleted).
+   */
   async list(): Promise<SessionSummary[]> {
     const names = await fsp.readdir(this.dir).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
     const ids = names.filter((n) => n.endsWith('.jsonl') && ID.test(n.slice(0, -6))).map((n) => n.slice(0, -6));
-    const out = await Promise.all(ids.map((id) => this.summarize(id).catch(() => undefined)));
-    return out.filter((s): s is SessionSummary => s !== undefined).sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1));
+    const out = await Promise.all(ids.map((id) => this.summarize(id).catch((e: unknown) => this.unreadable(id, e))));
+    return out.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1));
   }
 
   /**
@@ -141,8 +133,8 @@ export class SessionStore {
   async delete(id: string): Promise<StoreResult<{ readonly removed: readonly string[]; readonly keptBackups: readonly string[] }>> {
     const file = this.pathOf(id);
     if (isOpenInProcess(file)) return { ok: false, error: `The session ${id} is open; close it before deleting it.` };
-    const holder = Number.parseInt(await fsp.readFile(`${file}.lock`, 'utf8').catch(() => ''), 10);
-    if (Number.isSafeInteger(holder) && holder !== process.pid && (this.deps.isAlive ?? alive)(holder)) return { ok: false, error: `The session ${id} is open in another VS Code window (process ${holder}).` };
+    const holder = lockHolder(await fsp.readFile(`${file}.lock`, 'utf8').catch(() => ''));
+    if (holder !== undefined && holder !== process.pid && (this.deps.isAlive ?? pidAlive)(holder)) return { ok: false, error: `The session ${id} is open in another VS Code window (process ${holder}).` };
     const removed: string[] = [];
     for (const p of [file, `${file}.lock`]) if (await fsp.rm(p).then(() => true, () => false)) removed.push(p);
     if (removed[0] !== file) return { ok: false, error: `The session ${id} does not exist.` };
@@ -175,51 +167,24 @@ export class SessionStore {
 
   private async summarize(id: string): Promise<SessionSummary> {
     const file = this.pathOf(id);
-    const [bytes, stat] = await Promise.all([fsp.readFile(file), fsp.stat(file)]);
-    let damaged = bytes.length === 0 || bytes.includes(0) || bytes[bytes.length - 1] !== 0x0a;
-    const lines: Buffer[] = [];
-    for (let start = 0; start < bytes.length; ) {
-      const nl = bytes.indexOf(0x0a, start);
-      const end = nl < 0 ? bytes.length : nl;
-      if (end > start) lines.push(bytes.subarray(start, end));
-      start = end + 1;
+    const fh = await fsp.open(file, 'r');
+    try {
+      const stat = await fh.stat();
+      const read = async (position: number, length: number) => {
+        this.deps.onListRead?.(file, position, length);
+        const { buffer, bytesRead } = await fh.read(Buffer.alloc(length), 0, length, position);
+        return buffer.subarray(0, bytesRead);
+      };
+      return await summarizeSession(id, { read }, stat);
+    } finally {
+      await fh.close();
     }
-    const decode = (b: Buffer | undefined) => {
-      const d = b ? decodeLine(b.toString('utf8')) : undefined;
-      if (d && !d.ok) damaged = true;
-      return d?.ok ? d.entry : undefined;
-    };
-    const first = decode(lines[0]);
-    const header = first?.type === 'header' ? first : undefined;
-    if (!header) damaged = true;
-    let title = header?.title;
-    let messageCount = 0;
-    let firstUser: ReplayedSession['messages'][number] | undefined;
-    for (const line of lines) {
-      if (line.subarray(0, MESSAGE_PREFIX.length).equals(MESSAGE_PREFIX)) {
-        messageCount++;
-        if (!firstUser && title === undefined) {
-          const e = decode(line);
-          if (e?.type === 'message' && e.message.role === 'user' && e.message.blocks.some((b) => b.type === 'text' && b.meta.source === 'user')) firstUser = e.message;
-        }
-      } else if (line.subarray(0, TITLE_PREFIX.length).equals(TITLE_PREFIX)) {
-        const e = decode(line);
-        if (e?.type === 'title') title = e.title;
-      } else if (line[0] !== 0x7b) damaged = true;
-    }
-    // The time of the last readable entry (a torn last line is skipped), else the file's mtime.
-    let last: ReturnType<typeof decode>;
-    for (let i = lines.length - 1; i > 0 && i >= lines.length - 3 && !last; i--) last = decode(lines[i]);
-    return {
-      id,
-      title: sessionDisplayTitle(title, firstUser ? [firstUser] : []),
-      createdAt: header?.createdAt ?? stat.birthtimeMs,
-      updatedAt: last && last.type !== 'header' ? last.at : stat.mtimeMs,
-      messageCount,
-      model: header?.model ?? 'unknown',
-      sizeBytes: stat.size,
-      damaged,
-    };
+  }
+
+  /** The list entry of a session file that could not be summarised (listed so it can be opened or deleted). */
+  private async unreadable(id: string, e: unknown): Promise<SessionSummary> {
+    const stat = await fsp.stat(this.pathOf(id)).catch(() => undefined);
+    return { id, title: id, createdAt: stat?.birthtimeMs ?? 0, updatedAt: stat?.mtimeMs ?? 0, turns: 0, hasMessages: false, model: 'unknown', sizeBytes: stat?.size ?? 0, damaged: true, error: e instanceof Error ? e.message : String(e) };
   }
 
   private secrets(): readonly string[] {
@@ -233,13 +198,4 @@ export class SessionStore {
 
 async function exists(file: string): Promise<boolean> {
   return fsp.stat(file).then(() => true, () => false);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

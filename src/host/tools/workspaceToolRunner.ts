@@ -4,6 +4,7 @@
  * exception inside a tool becomes an error outcome naming the tool.
  */
 import type { ToolCall, ToolOutcome, ToolRunner } from '../../core/agentPorts';
+import { toWellFormed } from '../../core/text';
 import { capOutput, DEFAULT_TOOL_LIMITS, type ToolLimits } from '../../core/tools/limits';
 import { toolError, type ToolResult } from '../../core/tools/result';
 import { validateToolInput, type ValidatedToolCall } from '../../core/tools/validateInput';
@@ -47,7 +48,8 @@ export class WorkspaceToolRunner implements ToolRunner {
 
   /**
    * Runs `call`. The outcome's text is at most `limits.maxResultChars` characters, never
-   * empty, and `isError` is set for invalid input, refusals, failures, declines and Stop.
+   * empty, well-formed UTF-16 (a lone surrogate, e.g. echoed from the model's input, becomes
+   * U+FFFD), and `isError` is set for invalid input, refusals, failures, declines and Stop.
    */
   async run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
     const started = this.now();
@@ -58,7 +60,7 @@ export class WorkspaceToolRunner implements ToolRunner {
       const message = e instanceof Error ? e.message : String(e);
       result = toolError(`${call.name} failed: ${message}. Check the input and try again, or try another approach.`);
     }
-    const text = capOutput(result.text === '' ? '(no output)' : result.text, this.limits.maxResultChars);
+    const text = toWellFormed(capOutput(result.text === '' ? '(no output)' : result.text, this.limits.maxResultChars));
     return { content: text, isError: result.isError, durationMs: Math.max(0, Math.round(this.now() - started)) };
   }
 

@@ -1,0 +1,148 @@
+import { strict as assert } from 'node:assert';
+import { promises as fsp, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentSession } from '../../src/core/agent/agentSession';
+import { checkInvariants } from '../../src/core/invariants';
+import type { Message, SummaryBlock } from '../../src/core/model';
+import { counterIds } from '../../src/core/ports';
+import { decodeLine, encodeEntry, type SessionEntry } from '../../src/core/session/entries';
+import { splitSplicedLine } from '../../src/core/session/salvage';
+import { isWellFormed } from '../../src/core/text';
+import { TokenEstimator } from '../../src/core/tokens/estimator';
+import { entryToRecord } from '../../src/host/chat/recordCodec';
+import { loadSession, type LoadResult } from '../../src/host/sessions/sessionLoader';
+import { Build, emptyState, fakeClock } from './support/builders';
+import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
+import { userWords } from './session.replay.test';
+import { countingTokenizer } from './support/tokenFakes';
+
+const NOW = Date.UTC(2026, 10, 22, 8, 30, 0);
+const text = (entries: readonly SessionEntry[]) => entries.map((e) => `${encodeEntry(e)}\n`).join('');
+
+describe('session loader: spliced lines, lone surrogates, orphaned compactions, duplicate ids', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await fsp.mkdtemp(join(tmpdir(), 'cp-salvage-'));
+    file = join(dir, '2026-11-21T23-59-00-abc123.jsonl');
+  });
+  afterEach(async () => {
+    await fsp.rm(dir, { recursive: true, force: true });
+  });
+
+  /** Writes `content`, loads, checks the backup is byte-identical and that the result loads cleanly again. */
+  async function load(content: string | Buffer): Promise<LoadResult & { ok: true }> {
+    await fsp.writeFile(file, content);
+    const original = readFileSync(file);
+    const r = await loadSession(file, { now: () => NOW });
+    assert.ok(r.ok, r.ok ? '' : r.error);
+    assert.deepEqual(checkInvariants(r.session), []);
+    if (r.report) assert.ok(r.report.backupPath && readFileSync(r.report.backupPath).equals(original), 'a byte-identical backup is written before the rewrite');
+    const again = await loadSession(file, { now: () => NOW + 1 });
+    assert.ok(again.ok && again.report === undefined, 'the repaired file loads cleanly');
+    assert.deepEqual(again.session.messages, r.session.messages);
+    return r;
+  }
+
+  it('splits two complete entries spliced onto one line (a lost line end) and keeps both', async () => {
+    const conv = sampleConversation();
+    const ls = text(entriesOf(conv)).split('\n');
+    const spliced = [...ls.slice(0, 3), `${ls[3]}${ls[4]}`, ...ls.slice(5)].join('\n');
+    const r = await load(spliced);
+    assert.deepEqual(r.session.messages, conv, 'nothing lost');
+    assert.deepEqual(r.report?.droppedLines, []);
+    assert.match(r.report?.fixes.join(' ') ?? '', /Line 4 held 2 complete entries run together .*split and all kept/);
+    assert.equal(readFileSync(file, 'utf8'), text(entriesOf(conv)), 'rewritten one entry per line');
+  });
+
+  it('keeps the complete entry written after one cut off by a crash on the same line, and says what was left out', async () => {
+    const conv = sampleConversation();
+    const ls = text(entriesOf(conv)).split('\n');
+    const torn = (ls[3] ?? '').slice(0, 70); // the tool result message, cut inside its blocks
+    const r = await load([...ls.slice(0, 3), `${torn}${ls[4]}`, ...ls.slice(5)].join('\n'));
+    const want = [...conv.slice(0, 2), ...conv.slice(3)];
+    assert.deepEqual(userWords(r.session.messages), userWords(want));
+    assert.ok(JSON.stringify(r.session.messages).includes('It exports a = 1.'), 'the entry after the torn one is kept');
+    assert.match(r.report?.fixes.join(' ') ?? '', /Line 4 held 1 complete entry run together with a write cut off by a crash; it was split off and kept, and the cut-off part \(70 characters\) was left out/);
+  });
+
+  it('splitSplicedLine: nested blocks are never taken for entries; a plain torn line yields nothing', () => {
+    const conv = sampleConversation();
+    const [a, b, c] = entriesOf(conv).slice(1, 4).map(encodeEntry) as [string, string, string];
+    assert.equal(splitSplicedLine(a.slice(0, -10)), undefined, 'a torn line alone');
+    assert.equal(splitSplicedLine(`${a.slice(0, 120)}garbage`), undefined);
+    const three = splitSplicedLine(`${a}${b.slice(0, 50)}  ${c}`);
+    assert.deepEqual(three?.entries.map((e) => e.type === 'message' && e.message.id), [conv[0]?.id, conv[2]?.id]);
+    assert.equal(three?.droppedChars, 50);
+    assert.ok(b.indexOf('{"type":', 1) > 0, 'the sample has nested blocks that start like entries');
+  });
+
+  it('repairs stored lone surrogates: replaced with U+FFFD, reported, backed up first', async () => {
+    const b = new Build('u');
+    const conv = sampleConversation(b);
+    const bad = b.message('user', [b.text('emoji cut in half: \ud83d and a stray \udc00 — rest kept')], 3);
+    const answer = b.message('assistant', [b.text('ok \ud800', 'assistant')], 3);
+    const entries = [...entriesOf([...conv, bad, answer], { ...sampleHeader(), title: 'title \udbff' })];
+    const r = await load(text(entries));
+    const all = JSON.stringify(r.entries);
+    assert.ok(!/\\ud[89a-f]/i.test(all), 'no surrogate escape is left in the entries');
+    for (const m of r.session.messages) for (const blk of m.blocks) if (blk.type === 'text') assert.ok(isWellFormed(blk.text), blk.text);
+    assert.equal(userWords(r.session.messages).at(-1), 'emoji cut in half: \ufffd and a stray \ufffd — rest kept');
+    assert.equal(r.session.title, 'title \ufffd');
+    assert.match(r.report?.fixes.join(' ') ?? '', /3 lines \(1, 8, 9\) held a broken character \(half of a UTF-16 surrogate pair, which the API rejects\); each was replaced with �/);
+    assert.ok(!/\\ud[89a-f]/i.test(readFileSync(file, 'utf8')), 'the file itself is repaired');
+    assert.deepEqual(r.session.messages.slice(0, conv.length), conv, 'clean messages are untouched');
+  });
+
+  it('leaves a valid surrogate pair alone, even written as escapes', async () => {
+    const conv = sampleConversation();
+    const content = text(entriesOf(conv)).replace('thanks — now in French?', 'thanks \\ud83d\\ude42');
+    await fsp.writeFile(file, content);
+    const r = await loadSession(file, { now: () => NOW });
+    assert.ok(r.ok && r.report === undefined);
+    assert.ok(userWords(r.session.messages).includes('thanks 🙂'));
+  });
+
+  it('keeps an orphaned compaction (its messages lost) with its originals through a repair; Restore is refused with the reason', async () => {
+    const b = new Build('o');
+    const conv = sampleConversation(b);
+    const lost = [b.message('user', [b.text('the only copy of these words')], 1), b.message('assistant', [b.text('and this answer', 'assistant')], 1)];
+    const summary: SummaryBlock = { type: 'summary', text: 'Earlier talk.', compactionId: 'cmp_o', turnRange: [1, 1], meta: { id: 'blk_osum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false } };
+    const orphan: SessionEntry = { type: 'compaction', at: 10, id: 'cmp_o', trigger: 'manual', replacedIds: lost.map((m) => m.id), originals: lost, replacement: [b.message('user', [summary], 1)], tokensBefore: 500, tokensAfter: 20, meta: { layer: 'summarise', strategy: 'summarise' } };
+    // Some other damage makes the loader rewrite the file: the orphan must survive that rewrite.
+    const r = await load(`${text([...entriesOf(conv), orphan])}garbage\n`);
+    assert.ok(r.report, 'the file was repaired');
+    assert.deepEqual(r.session.compactions, [{ entry: orphan, active: false, orphaned: true }]);
+    const stored = readFileSync(file, 'utf8').trim().split('\n').map((l) => (decodeLine(l) as { entry: SessionEntry }).entry);
+    assert.deepEqual(stored.find((e) => e.type === 'compaction'), orphan, 'its entry, originals included, is still in the file');
+    const tokenizer = countingTokenizer();
+    const never = async () => {
+      throw new Error('not used');
+    };
+    const agent = new AgentSession(
+      emptyState({ messages: r.session.messages }),
+      { llm: { stream: never }, tools: { run: never }, sink: { message: never, usage: never, compaction: never, restore: never, pins: never }, clock: fakeClock(), ids: counterIds('x'), tokenizer, estimator: new TokenEstimator(tokenizer), pasteDirectory: '/s', writeFile: never, maxToolRounds: 1 },
+      () => undefined,
+      r.session.compactions.map((c) => ({ record: entryToRecord(c.entry), active: c.active, ...(c.orphaned ? { orphaned: c.orphaned } : {}) })),
+    );
+    const refused = await agent.restore('cmp_o');
+    assert.ok(!refused.ok && /cannot be restored: the messages it replaced were lost/.test(refused.reason), JSON.stringify(refused));
+  });
+
+  // The linear bound itself is checked by counting steps (session.replay.test.ts); this only
+  // guards the whole load against a regression of the 114 s it took, with room for a busy machine.
+  it('loads 16 000 messages sharing one id (secondary guard: under 30 s, not minutes)', async function () {
+    this.timeout(60_000);
+    const role = (i: number): Message['role'] => (i % 2 === 0 ? 'user' : 'assistant');
+    const messages: Message[] = Array.from({ length: 16_000 }, (_, i) => ({ id: 'msg_dup', role: role(i), turn: 1, blocks: [{ type: 'text', text: `m${i}`, meta: { id: 'blk_dup', tier: 1, source: role(i), createdAt: 0, pinned: false, compactable: role(i) !== 'user' } }] }));
+    await fsp.writeFile(file, text(entriesOf(messages)));
+    const t0 = process.hrtime.bigint();
+    const r = await loadSession(file, { now: () => NOW });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    assert.ok(r.ok);
+    assert.equal(r.session.messages.length, 16_000);
+    assert.equal(new Set(r.session.messages.map((m) => m.id)).size, 16_000);
+    assert.ok(ms < 30_000, `took ${ms.toFixed(0)} ms`);
+  });
+});
