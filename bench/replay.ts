@@ -101,9 +101,10 @@ export async function runReplay(args: readonly string[]): Promise<number> {
     const tokens = measure(state);
     totals.peak = Math.max(totals.peak, tokens / eff);
     if (tokens + config.outputReserve > config.contextWindow) totals.overflows++;
-    const prepared = prepareRequest(state, { count: () => ({ tools: 0, system: 0, messages: state.messages.map(tokensOf), total: tokens, anchored: false }), clock, ...(previous ? { previous } : {}) });
+    // count gets the normalized state: per-message tokens must index its messages, as the anchors do.
+    const prepared = prepareRequest(state, { count: (sent) => ({ tools: 0, system: 0, messages: sent.messages.map(tokensOf), total: tokens, anchored: false }), clock, ...(previous ? { previous } : {}) });
     previous = prepared.lastBreakpoint;
-    const usage = simulateUsage(prepared.params, state, prepared.anchors, tokenizer, cal, overhead, cache, e.usage.output_tokens, () => totals.invalid++);
+    const usage = simulateUsage(prepared.params, prepared.sent, prepared.anchors, tokenizer, cal, overhead, cache, e.usage.output_tokens, () => totals.invalid++);
     totals.input += usage.input_tokens;
     totals.read += usage.cache_read_input_tokens;
     totals.write += usage.cache_creation_input_tokens;
