@@ -3,11 +3,11 @@
  * request the Messages API accepts, and says what it changed:
  *
  * - every tool_use is answered by a tool_result in the very next (user) message — one saying
- *   the call was interrupted when it is not, a user message appended when the request would
- *   end with the call; a tool_result whose tool_use is not in the message just before, or a
+ *   the call was interrupted when it is not, in a user message added when the call is followed
+ *   by another assistant message or ends the request; a tool_result whose tool_use is not in the message just before, or a
  *   second result for one call, becomes text; tool results come first in their message;
  *   repeated tool_use ids are renamed (with their result); invalid ids are rewritten;
- * - consecutive messages of one role are sent as one; the first and the last message are the
+ * - other consecutive messages of one role are sent as one; the first and the last message are the
  *   user's (a placeholder before a leading assistant message; "Continue." after a final one,
  *   which Claude 4.6 models would refuse as a prefill);
  * - lone UTF-16 surrogates become U+FFFD everywhere (system, tools, text, tool inputs at any

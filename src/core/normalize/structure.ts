@@ -1,7 +1,8 @@
 /**
  * The structural repairs, run only when the fast check found a broken rule: consecutive
- * messages of one role are sent as one (tool results first); the request starts and ends with
- * a user message; repeated tool_use ids are renamed (their result with them); every tool_use
+ * messages of one role are sent as one (tool results first), except after an assistant
+ * message with tool calls, which get a user message of their own; the request starts and ends
+ * with a user message; repeated tool_use ids are renamed (their result with them); every tool_use
  * is answered in the very next message (an "interrupted" error result when it is not); a
  * tool_result whose tool_use is not in the message just before becomes text; an empty message
  * gets a placeholder.
@@ -24,9 +25,15 @@ export const CONTINUE_PLACEHOLDER = 'Continue.';
 /** Text standing in for a message with no content left. */
 export const EMPTY_PLACEHOLDER = '(no content)';
 
+/** One message of the output: consecutive source messages of one role, or a message normalize adds. */
 interface Group {
   readonly role: Role;
+  /** The messages it sends (empty for an added message). */
   readonly sources: Message[];
+  /** The message its id, turn and memo come from (for an added message: the one it is added for). */
+  readonly key: Message;
+  /** Why normalize added it: before a leading assistant message, between two assistant messages, after a final one. */
+  readonly added?: 'start' | 'between' | 'end';
   blocks: Block[];
 }
 
@@ -38,10 +45,8 @@ interface Calls {
 }
 
 const outputs = new WeakMap<Message, Message>();
-const starts = new WeakMap<Message, Message>();
-const tails = new WeakMap<Message, Message>();
-const placeholders = new WeakMap<Message, TextBlock>();
-const continues = new WeakMap<Message, TextBlock>();
+const added = { start: new WeakMap<Message, Message>(), between: new WeakMap<Message, Message>(), end: new WeakMap<Message, Message>() };
+const placeholders = { start: new WeakMap<Message, TextBlock>(), end: new WeakMap<Message, TextBlock>(), empty: new WeakMap<Message, TextBlock>() };
 const renamedUses = new WeakMap<ToolUseBlock, ToolUseBlock>();
 const renamedResults = new WeakMap<ToolResultBlock, ToolResultBlock>();
 const interrupted = new WeakMap<ToolUseBlock, ToolResultBlock>();
@@ -52,12 +57,16 @@ let emptyConversation: Message | undefined;
 export function repairStructure(messages: readonly Message[], repairs: Repair[]): Message[] {
   if (messages.length === 0) {
     repairs.push({ kind: 'first_not_user', detail: 'The request had no messages; a placeholder user message was sent.' });
-    emptyConversation ??= { id: 'msg_normalize_start', role: 'user', turn: 0, blocks: [{ type: 'text', text: START_PLACEHOLDER, meta: { id: 'blk_normalize_start', tier: 0, source: 'system', createdAt: 0, pinned: false, compactable: true } }] };
+    emptyConversation ??= { id: 'msg_normalize_start', role: 'user', turn: 0, blocks: [{ type: 'text', text: START_PLACEHOLDER, meta: placeholderMeta('blk_normalize_start') }] };
     return [emptyConversation];
   }
-  const groups = groupByRole(messages, repairs);
+  const groups = groupMessages(messages, repairs);
   const taken = new Set<string>();
-  for (const m of messages) for (const id of [...scanMessage(m).uses, ...scanMessage(m).results]) taken.add(id);
+  for (const m of messages) {
+    const scan = scanMessage(m);
+    for (const id of scan.uses) taken.add(id);
+    for (const id of scan.results) taken.add(id);
+  }
   const seen = new Set<string>();
   let calls: Calls | undefined;
   for (const g of groups) {
@@ -67,29 +76,38 @@ export function repairStructure(messages: readonly Message[], repairs: Repair[])
       calls = undefined;
     }
   }
-  const out = groups.map((g) => toMessage(g, repairs));
-  const first = groups[0] as Group;
-  if (first.role === 'assistant') out.unshift(startMessage(first.sources[0] as Message, repairs));
-  const last = groups[groups.length - 1] as Group;
-  if (last.role === 'assistant') out.push(tailMessage(last.sources[last.sources.length - 1] as Message, calls?.uses ?? [], repairs));
-  return out;
+  return groups.map((g) => toMessage(g, repairs));
 }
 
-function groupByRole(messages: readonly Message[], repairs: Repair[]): Group[] {
+/**
+ * Consecutive user messages become one; consecutive assistant messages too, unless the first
+ * makes tool calls (they are answered in a user message put between the two). A user message
+ * is put before a leading assistant message and after a final one.
+ */
+function groupMessages(messages: readonly Message[], repairs: Repair[]): Group[] {
   const groups: Group[] = [];
   for (const m of messages) {
     const scan = scanMessage(m);
     repairs.push(...scan.repairs);
     const prev = groups[groups.length - 1];
-    if (prev?.role === m.role) {
+    if (!prev && m.role === 'assistant') {
+      repairs.push({ kind: 'first_not_user', messageId: m.id, detail: `The conversation started with assistant message ${m.id}; a placeholder user message was put before it.` });
+      groups.push({ role: 'user', sources: [], key: m, added: 'start', blocks: [placeholder('start', m, START_PLACEHOLDER)] });
+    } else if (prev?.role === m.role && (m.role === 'user' || !prev.blocks.some((b) => b.type === 'tool_use'))) {
       prev.sources.push(m);
       prev.blocks.push(...scan.blocks);
-    } else groups.push({ role: m.role, sources: [m], blocks: [...scan.blocks] });
+      continue;
+    } else if (prev?.role === m.role) {
+      groups.push({ role: 'user', sources: [], key: m, added: 'between', blocks: [] });
+    }
+    groups.push({ role: m.role, sources: [m], key: m, blocks: [...scan.blocks] });
   }
   for (const g of groups) {
     if (g.sources.length < 2) continue;
-    repairs.push({ kind: 'messages_merged', messageId: (g.sources[0] as Message).id, detail: `Messages ${g.sources.map((s) => s.id).join(', ')} were consecutive ${g.role} messages; they were sent as one.` });
+    repairs.push({ kind: 'messages_merged', messageId: g.key.id, detail: `Messages ${g.sources.map((s) => s.id).join(', ')} were consecutive ${g.role} messages; they were sent as one.` });
   }
+  const last = groups[groups.length - 1] as Group;
+  if (last.role === 'assistant') groups.push({ role: 'user', sources: [], key: last.sources[last.sources.length - 1] as Message, added: 'end', blocks: [] });
   return groups;
 }
 
@@ -141,16 +159,16 @@ function answerCalls(g: Group, calls: Calls | undefined, repairs: Repair[]): voi
     if (answered.has(u.id)) continue;
     const r = interruptedResult(u);
     results.push(r);
-    repairs.push({ kind: 'tool_use_interrupted', messageId: (g.sources[0] as Message).id, blockId: r.meta.id, detail: `The tool call ${u.name} (${u.id}) had no result; one saying it was interrupted was sent.` });
+    repairs.push({ kind: 'tool_use_interrupted', messageId: g.key.id, blockId: r.meta.id, detail: `The tool call ${u.name} (${u.id}) had no result; one saying it was interrupted was sent.` });
   }
-  if (moved) repairs.push({ kind: 'tool_result_moved', messageId: (g.sources[0] as Message).id, detail: `Tool results of message ${(g.sources[0] as Message).id} were moved before its other content.` });
+  if (moved) repairs.push({ kind: 'tool_result_moved', messageId: g.key.id, detail: `Tool results of message ${g.key.id} were moved before its other content.` });
   g.blocks = results.length === 0 ? rest : [...results, ...rest];
 }
 
 /** The source message a block of group `g` came from (for the repair's messageId). */
 function sourceOf(g: Group, b: Block): Message {
-  if (g.sources.length === 1) return g.sources[0] as Message;
-  return g.sources.find((m) => m.blocks.some((x) => x.meta.id === b.meta.id)) ?? (g.sources[0] as Message);
+  if (g.sources.length <= 1) return g.key;
+  return g.sources.find((m) => m.blocks.some((x) => x.meta.id === b.meta.id)) ?? g.key;
 }
 
 /** A tool call id not used anywhere in the conversation: `<id>_2`, `<id>_3`… */
@@ -210,45 +228,31 @@ function orphanBlocks(b: ToolResultBlock, duplicate: boolean): readonly Block[] 
 }
 
 function toMessage(g: Group, repairs: Repair[]): Message {
-  const first = g.sources[0] as Message;
-  if (g.blocks.length === 0) {
-    repairs.push({ kind: 'empty_message', messageId: first.id, detail: `Message ${first.id} had no content left; a placeholder was sent.` });
-    let p = placeholders.get(first);
-    if (!p) {
-      p = { type: 'text', text: EMPTY_PLACEHOLDER, meta: { id: `${first.id}_empty`, tier: 0, source: 'system', createdAt: 0, pinned: false, compactable: true } };
-      placeholders.set(first, p);
-    }
-    g.blocks = [p];
+  const key = g.key;
+  if (g.blocks.length === 0 && g.added === 'end') {
+    repairs.push({ kind: 'ends_with_assistant', messageId: key.id, detail: `The request ended with assistant message ${key.id} (Claude 4.6 models refuse a final assistant message); a user message asking to continue was appended.` });
+    g.blocks = [placeholder('end', key, CONTINUE_PLACEHOLDER)];
+  } else if (g.blocks.length === 0) {
+    repairs.push({ kind: 'empty_message', messageId: key.id, detail: `Message ${key.id} had no content left; a placeholder was sent.` });
+    g.blocks = [placeholder('empty', key, EMPTY_PLACEHOLDER)];
   }
-  if (g.sources.length === 1 && sameBlocks(first.blocks, g.blocks)) return first;
-  return stable(outputs, first, { id: first.id, role: g.role, turn: first.turn, blocks: g.blocks });
+  if (g.added) return stable(added[g.added], key, { id: `${key.id}_${g.added === 'start' ? 'start' : g.added === 'between' ? 'before' : 'next'}`, role: 'user', turn: key.turn, blocks: g.blocks });
+  if (g.sources.length === 1 && sameBlocks(key.blocks, g.blocks)) return key;
+  return stable(outputs, key, { id: key.id, role: g.role, turn: key.turn, blocks: g.blocks });
 }
 
-function startMessage(first: Message, repairs: Repair[]): Message {
-  repairs.push({ kind: 'first_not_user', messageId: first.id, detail: `The conversation started with assistant message ${first.id}; a placeholder user message was put before it.` });
-  const meta = { id: `${first.id}_start_text`, tier: 0 as const, source: 'system' as const, createdAt: 0, pinned: false, compactable: true };
-  const hit = starts.get(first);
-  if (hit) return hit;
-  const m: Message = { id: `${first.id}_start`, role: 'user', turn: first.turn, blocks: [{ type: 'text', text: START_PLACEHOLDER, meta }] };
-  starts.set(first, m);
-  return m;
+/** The placeholder text block of `kind` for message `key` (memoised). */
+function placeholder(kind: keyof typeof placeholders, key: Message, text: string): TextBlock {
+  let p = placeholders[kind].get(key);
+  if (!p) {
+    p = { type: 'text', text, meta: placeholderMeta(`${key.id}_${kind}_text`) };
+    placeholders[kind].set(key, p);
+  }
+  return p;
 }
 
-function tailMessage(last: Message, uses: readonly ToolUseBlock[], repairs: Repair[]): Message {
-  let blocks: Block[];
-  if (uses.length > 0) {
-    blocks = uses.map(interruptedResult);
-    for (const u of uses) repairs.push({ kind: 'tool_use_interrupted', messageId: last.id, blockId: interruptedResult(u).meta.id, detail: `The request ended with the tool call ${u.name} (${u.id}), which has no result; one saying it was interrupted was sent.` });
-  } else {
-    repairs.push({ kind: 'ends_with_assistant', messageId: last.id, detail: `The request ended with assistant message ${last.id} (Claude 4.6 models refuse a final assistant message); a user message asking to continue was appended.` });
-    let p = continues.get(last);
-    if (!p) {
-      p = { type: 'text', text: CONTINUE_PLACEHOLDER, meta: { id: `${last.id}_continue_text`, tier: 0, source: 'system', createdAt: 0, pinned: false, compactable: true } };
-      continues.set(last, p);
-    }
-    blocks = [p];
-  }
-  return stable(tails, last, { id: `${last.id}_next`, role: 'user', turn: last.turn, blocks });
+function placeholderMeta(id: string): TextBlock['meta'] {
+  return { id, tier: 0, source: 'system', createdAt: 0, pinned: false, compactable: true };
 }
 
 /** The memoised message for `key` when it has the same id, role, turn and blocks; else `candidate`, memoised. */
