@@ -237,7 +237,7 @@ function toMessage(g: Group, repairs: Repair[]): Message {
     g.blocks = [placeholder('empty', key, EMPTY_PLACEHOLDER)];
   }
   if (g.added) return stable(added[g.added], key, { id: `${key.id}_${g.added === 'start' ? 'start' : g.added === 'between' ? 'before' : 'next'}`, role: 'user', turn: key.turn, blocks: g.blocks });
-  if (g.sources.length === 1 && sameBlocks(key.blocks, g.blocks)) return key;
+  if (sameBlocks(key.blocks, g.blocks)) return key;
   return stable(outputs, key, { id: key.id, role: g.role, turn: key.turn, blocks: g.blocks });
 }
 
