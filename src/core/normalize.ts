@@ -46,8 +46,9 @@ const normalizedStates = new WeakMap<ConversationState, Normalized>();
 const systems = new WeakMap<readonly TextBlock[], Fixed<readonly TextBlock[]>>();
 const toolLists = new WeakMap<readonly ToolSchema[], Fixed<readonly ToolSchema[]>>();
 const repairedLists = new WeakMap<readonly Message[], Fixed<readonly Message[]>>();
-/** Scratch set of tool_use ids for the fast check (cleared after each use; never escapes). */
-const seenIds = new Set<string>();
+/** The last messages array found valid (held weakly), and the tool_use ids in it. */
+let lastValid: WeakRef<readonly Message[]> | undefined;
+const validIds = new Set<string>();
 const NO_CALLS: readonly string[] = Object.freeze([]);
 
 /** `state` made valid for the Messages API, with the repairs; see the module comment. Never mutates `state`. */
@@ -86,39 +87,61 @@ function repairMessages(messages: readonly Message[]): Fixed<readonly Message[]>
 /**
  * Whether `messages` already is a valid request: not empty, user first and last, roles
  * alternating, no block needing repair, tool_use ids unique, and each user message starting
- * with exactly one tool_result per tool_use of the message before (and no other). No
- * allocation for messages already scanned.
+ * with exactly one tool_result per tool_use of the message before (and no other).
+ *
+ * Incremental: the last array found valid is remembered (weakly) with its tool_use ids, and
+ * an array that starts with the same message objects is checked only from where that one
+ * ended — per turn, a pointer comparison per message plus the new messages. No allocation
+ * beyond the new messages' first scan and the new tool ids.
  */
 export function isValidSequence(messages: readonly Message[]): boolean {
   const n = messages.length;
   if (n === 0 || messages[0]?.role !== 'user' || messages[n - 1]?.role !== 'user') return false;
-  seenIds.clear();
-  try {
-    let calls: readonly string[] = NO_CALLS;
-    for (let i = 0; i < n; i++) {
-      const m = messages[i] as Message;
-      const scan = scanMessage(m);
-      if (scan.blocks !== m.blocks || m.blocks.length === 0) return false;
-      if (i > 0 && (messages[i - 1] as Message).role === m.role) return false;
-      if (m.role === 'assistant') {
-        for (const id of scan.uses) {
-          if (seenIds.has(id)) return false;
-          seenIds.add(id);
-        }
-        calls = scan.uses;
-        continue;
-      }
-      if (!scan.resultsFirst || scan.results.length !== calls.length) return false;
-      for (let r = 0; r < scan.results.length; r++) {
-        const id = scan.results[r] as string;
-        if (!calls.includes(id) || scan.results.indexOf(id) !== r) return false;
-      }
-      calls = NO_CALLS;
-    }
+  const from = validPrefixLength(messages);
+  if (from === n) return true;
+  if (from === 0) validIds.clear();
+  if (checkFrom(messages, from)) {
+    lastValid = new WeakRef(messages);
     return true;
-  } finally {
-    seenIds.clear();
   }
+  lastValid = undefined;
+  validIds.clear();
+  return false;
+}
+
+/** Length of the last valid array when `messages` starts with its very messages (it ends with a user message), else 0. */
+function validPrefixLength(messages: readonly Message[]): number {
+  const prefix = lastValid?.deref();
+  if (!prefix || prefix.length > messages.length) return 0;
+  if (prefix === messages) return prefix.length;
+  for (let i = prefix.length - 1; i >= 0; i--) if (prefix[i] !== messages[i]) return 0;
+  return prefix.length;
+}
+
+/** Checks messages[from…] given a valid prefix before `from` whose tool_use ids are in `validIds`. */
+function checkFrom(messages: readonly Message[], from: number): boolean {
+  let calls: readonly string[] = NO_CALLS;
+  for (let i = from; i < messages.length; i++) {
+    const m = messages[i] as Message;
+    const scan = scanMessage(m);
+    if (scan.blocks !== m.blocks || m.blocks.length === 0) return false;
+    if (i > 0 && (messages[i - 1] as Message).role === m.role) return false;
+    if (m.role === 'assistant') {
+      for (const id of scan.uses) {
+        if (validIds.has(id)) return false;
+        validIds.add(id);
+      }
+      calls = scan.uses;
+      continue;
+    }
+    if (!scan.resultsFirst || scan.results.length !== calls.length) return false;
+    for (let r = 0; r < scan.results.length; r++) {
+      const id = scan.results[r] as string;
+      if (!calls.includes(id) || scan.results.indexOf(id) !== r) return false;
+    }
+    calls = NO_CALLS;
+  }
+  return true;
 }
 
 function normalizeSystem(system: readonly TextBlock[]): Fixed<readonly TextBlock[]> {

@@ -202,6 +202,21 @@ describe('normalize: every repair makes the request valid', () => {
     assert.equal(p.messages.length, 1);
   });
 
+  it('checks incrementally: a longer conversation is checked from where the last valid one ended, against its tool ids', () => {
+    const b = new NBuild('inc');
+    const use = b.toolUse('read_file', {});
+    const base = [b.user(b.text('hi')), b.assistant(use), b.user(b.toolResult(use.id, 'out'))];
+    assert.ok(isValidSequence(base));
+    const fresh = b.toolUse('read_file', {});
+    assert.ok(isValidSequence([...base, b.assistant(fresh), b.user(b.toolResult(fresh.id, 'ok'))]));
+    const repeated = { ...b.toolUse('read_file', {}), id: use.id };
+    const bad = [...base, b.assistant(repeated), b.user(b.toolResult(use.id, 'again'))];
+    assert.equal(isValidSequence(bad), false, 'an id of the remembered prefix repeats in the new messages');
+    assert.ok(isValidSequence(base), 'after a failure the prefix is checked again from scratch');
+    assert.equal(isValidSequence([...base, b.user(b.text('two users'))]), false);
+    assert.deepEqual(kinds(normalizeState(stateOf(bad)).repairs), ['tool_use_id_duplicate']);
+  });
+
   it('says what it repaired in one line', () => {
     const b = new NBuild('l');
     const p = prepared([b.user(b.text('hi')), b.assistant(b.toolUse('read_file', {}))]);
