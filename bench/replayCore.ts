@@ -197,9 +197,10 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     const tokens = measure(state);
     totals.peak = Math.max(totals.peak, tokens / effectiveWindow(state.config));
     if (tokens + state.config.outputReserve > state.config.contextWindow) totals.overflows++;
-    const prepared = prepareRequest(state, { count: () => ({ tools: 0, system: 0, messages: state.messages.map(tokensOf), total: tokens, anchored: false }), clock, ...(previous ? { previous } : {}) });
+    // count gets the normalized state: per-message tokens must index its messages, as the anchors do.
+    const prepared = prepareRequest(state, { count: (sending) => ({ tools: 0, system: 0, messages: sending.messages.map(tokensOf), total: tokens, anchored: false }), clock, ...(previous ? { previous } : {}) });
     previous = prepared.lastBreakpoint;
-    const ledger = buildLedger(state, prepared.anchors, tokenizer, cal);
+    const ledger = buildLedger(prepared.sent, prepared.anchors, tokenizer, cal);
     const sent = api.sendMain(prepared.params, ledger.map((r) => r.tokens), overhead);
     const split = sent.ok ? sent.split : { input_tokens: Math.round(tokens), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
     const usage: Usage = { ...split, output_tokens: e.usage.output_tokens };

@@ -1,5 +1,6 @@
 import type { CacheAnchor } from './cacheAnchors';
 import type { Block, ConversationState } from './model';
+import { NO_REPAIRS, type Repair } from './normalize';
 import type { Tokenizer } from './ports';
 import { headChars } from './text';
 import { blockFixedTokens, blockRawTokens, toolSchemaRawTokens } from './tokens/blockTokens';
@@ -20,7 +21,12 @@ export interface LedgerEntry {
   /** Whether a cache breakpoint sits on this block. */
   readonly breakpoint: boolean;
   readonly blockId?: string;
+  /** What normalize did to this block before sending, when it did something. */
+  readonly repair?: string;
 }
+
+/** The one line saying what normalize repaired in a request (undefined when nothing). */
+export { describeRepairs } from './normalize';
 
 const PREVIEW_CHARS = 160;
 
@@ -29,9 +35,15 @@ const PREVIEW_CHARS = 160;
  * token estimate and whether a cache breakpoint sits on it: what the user reads to know
  * exactly what the model sees. Blocks the serializer leaves out (unsigned thinking) are
  * left out here too. O(blocks), every count memoised.
+ *
+ * Pass the request's normalized state (`PreparedRequest.sent`) with its anchors, so the
+ * anchors' message indices match; `repairs` (`PreparedRequest.repairs`) mark the rows of
+ * the blocks normalize made or changed.
  */
-export function buildLedger(state: ConversationState, anchors: readonly CacheAnchor[], tokenizer: Tokenizer, calibration: Calibration): LedgerEntry[] {
+export function buildLedger(state: ConversationState, anchors: readonly CacheAnchor[], tokenizer: Tokenizer, calibration: Calibration, repairs: readonly Repair[] = NO_REPAIRS): LedgerEntry[] {
   const rows: LedgerEntry[] = [];
+  const repairOf = new Map<string, string>();
+  for (const r of repairs) if (r.blockId !== undefined) repairOf.set(r.blockId, repairOf.has(r.blockId) ? `${repairOf.get(r.blockId)} ${r.detail}` : r.detail);
   const has = (at: 'tools' | 'system') => anchors.some((a) => a.target.at === at);
   const messageBreakpoints = new Set(anchors.flatMap((a) => (a.target.at === 'message' ? [a.target.messageIndex] : [])));
   const cal = (raw: number, fixed = 0) => Math.round(applyCalibration(calibration, { text: raw - fixed, fixed }));
@@ -39,7 +51,7 @@ export function buildLedger(state: ConversationState, anchors: readonly CacheAnc
     rows.push({ position: rows.length + 1, role: 'tools', kind: 'tool schema', source: 'system', tokens: cal(toolSchemaRawTokens(t, tokenizer)), preview: oneLine(`${t.name}: ${t.description}`), breakpoint: i === state.tools.length - 1 && has('tools') });
   });
   state.system.forEach((b, i) => {
-    rows.push({ position: rows.length + 1, role: 'system', kind: 'text', source: b.meta.source, tokens: cal(blockRawTokens(b, tokenizer)), preview: oneLine(b.text), breakpoint: i === state.system.length - 1 && has('system'), blockId: b.meta.id });
+    rows.push({ position: rows.length + 1, role: 'system', kind: 'text', source: b.meta.source, tokens: cal(blockRawTokens(b, tokenizer)), preview: oneLine(b.text), breakpoint: i === state.system.length - 1 && has('system'), blockId: b.meta.id, ...(repairOf.has(b.meta.id) ? { repair: repairOf.get(b.meta.id) } : {}) });
   });
   state.messages.forEach((m, mi) => {
     const sent = m.blocks.filter((b) => !(b.type === 'thinking' && !b.signature));
@@ -54,6 +66,7 @@ export function buildLedger(state: ConversationState, anchors: readonly CacheAnc
         preview: oneLine(blockPreviewText(b)),
         breakpoint: messageBreakpoints.has(mi) && bi === lastCacheable,
         blockId: b.meta.id,
+        ...(repairOf.has(b.meta.id) ? { repair: repairOf.get(b.meta.id) } : {}),
       });
     });
   });

@@ -1,6 +1,7 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { planCacheAnchors, type CacheAnchor, type PreviousBreakpoint } from './cacheAnchors';
 import type { ConversationState } from './model';
+import { normalizeState, type Repair } from './normalize';
 import type { Clock } from './ports';
 import { sentBlockCount, serializeRequest } from './serialize';
 
@@ -22,6 +23,14 @@ export type RequestCounter = (state: ConversationState) => RequestTokens;
 /** A request ready to send, with what the views need to explain it. */
 export interface PreparedRequest {
   readonly params: MessageCreateParamsNonStreaming;
+  /**
+   * The conversation as sent: the normalized copy of the state passed in (the very same
+   * object when nothing needed repair). `tokens.messages` and the anchors' message indices
+   * refer to its messages; build the ledger from it and give it to the estimator's `observe`.
+   */
+  readonly sent: ConversationState;
+  /** What normalize repaired to make the request valid (empty when nothing). */
+  readonly repairs: readonly Repair[];
   readonly tokens: RequestTokens;
   readonly anchors: readonly CacheAnchor[];
   /** Where the last message breakpoint went, to pass as `previous` next turn. */
@@ -29,10 +38,14 @@ export interface PreparedRequest {
 }
 
 /**
- * The per-turn tail of the pipeline, after assembly: estimate → cache anchors → serialize.
- * Pure given its ports; cost is O(messages) with every block counted and serialised once.
+ * The per-turn tail of the pipeline, after assembly: normalize → estimate → cache anchors →
+ * serialize. Normalize comes first so that the token counts and the anchors' message indices
+ * are those of the messages actually sent. The state passed in is never changed (the session
+ * file keeps what it holds). Pure given its ports; cost is O(messages) with every block
+ * counted and serialised once.
  */
-export function prepareRequest(state: ConversationState, deps: { readonly count: RequestCounter; readonly clock: Clock; readonly previous?: PreviousBreakpoint }): PreparedRequest {
+export function prepareRequest(input: ConversationState, deps: { readonly count: RequestCounter; readonly clock: Clock; readonly previous?: PreviousBreakpoint }): PreparedRequest {
+  const { state, repairs } = normalizeState(input);
   const tokens = deps.count(state);
   const now = deps.clock.now();
   const anchors = planCacheAnchors({
@@ -48,5 +61,5 @@ export function prepareRequest(state: ConversationState, deps: { readonly count:
   const lastIndex = state.messages.length - 1;
   const last = anchors.find((a) => a.target.at === 'message' && a.target.messageIndex === lastIndex);
   const lastMessage = state.messages[lastIndex];
-  return { params, tokens, anchors, ...(last && lastMessage ? { lastBreakpoint: { messageId: lastMessage.id, sentAt: now } } : {}) };
+  return { params, sent: state, repairs, tokens, anchors, ...(last && lastMessage ? { lastBreakpoint: { messageId: lastMessage.id, sentAt: now } } : {}) };
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { applyUserMessage, assembleUserMessage } from '../core/assemble';
-import { buildLedger } from '../core/ledger';
+import { buildLedger, describeRepairs } from '../core/ledger';
 import type { ConversationState, Injection, ToolSchema } from '../core/model';
 import { prepareRequest } from '../core/pipeline';
 import { counterIds, type Clock, type Tokenizer } from '../core/ports';
@@ -20,7 +20,7 @@ const clock: Clock = { now: () => Date.now() };
  * Assembles — but does not send — the request a message would produce right now: the
  * session's history, the system prompt and tools, the editor context the settings allow,
  * and the user's words, through the same core pipeline a real turn uses (assemble →
- * estimate → cache anchors → serialize).
+ * normalize → estimate → cache anchors → serialize); what normalize repaired is in the notes.
  * The tokenizer loads on the first preview, never at activation.
  */
 export class RequestPreviewer {
@@ -57,8 +57,11 @@ export class RequestPreviewer {
     const next = applyUserMessage(state, assembled.value);
     const estimator = (base ? this.sessionEstimator() : undefined) ?? new TokenEstimator(tokenizer);
     const prepared = prepareRequest(next, { count: makeRequestCounter(estimator, tokenizer), clock });
-    const ledger = buildLedger(next, prepared.anchors, tokenizer, estimator.calibration);
+    // Normalized messages (prepared.sent): what the anchors index and what is really sent.
+    const ledger = buildLedger(prepared.sent, prepared.anchors, tokenizer, estimator.calibration, prepared.repairs);
+    const repaired = describeRepairs(prepared.repairs);
     const notes = [
+      ...(repaired ? [repaired, ...prepared.repairs.slice(0, 5).map((r) => `Repair: ${r.detail}`)] : []),
       `Estimated with ${tokenizer.name} × ${estimator.calibration.factor.toFixed(2)}${prepared.tokens.anchored ? ', anchored on the last usage the API reported' : ''}${base && base.messages.length > 0 ? ', on top of this session\'s history' : ''}.`,
       ...assembled.value.dropped.map((d) => `Left out: ${d.reason}.`),
       ...(assembled.value.injected.length === 0 ? ['No editor context: no file is active, or editor context is off.'] : []),

@@ -27,7 +27,7 @@ export function parseBudgetToHost(input: unknown): Parsed<BudgetToHost> {
 
 const N = v.number();
 const Category = v.strictObject({ id: v.string(), label: v.string(), tokens: N });
-const LedgerRow = v.strictObject({ position: N, role: v.string(), kind: v.string(), source: v.string(), tokens: N, breakpoint: v.boolean(), preview: v.string(), blockId: v.optional(v.string()) });
+const LedgerRow = v.strictObject({ position: N, role: v.string(), kind: v.string(), source: v.string(), tokens: N, breakpoint: v.boolean(), preview: v.string(), blockId: v.optional(v.string()), /** What normalize did to this block before sending. */ repair: v.optional(v.string()) });
 const DiffRow = v.strictObject({ key: v.string(), label: v.string(), before: N, after: N });
 const RequestRow = v.strictObject({
   index: N,
@@ -72,6 +72,8 @@ const SnapshotSchema = v.strictObject({
   last: v.optional(v.strictObject({ estimated: N, reported: N })),
   requests: v.array(RequestRow),
   ledger: v.array(LedgerRow),
+  /** What normalize repaired in the last request before sending it: one line, and each repair. */
+  repairs: v.optional(v.strictObject({ summary: v.string(), details: v.array(v.string()) })),
   diff: v.optional(v.strictObject({ added: v.array(DiffRow), removed: v.array(DiffRow), changed: v.array(DiffRow) })),
   compactions: v.array(CompactionRow),
   /** What is pinned in the conversation (never compacted), in conversation order. */

@@ -36,3 +36,13 @@ export function maxOutputTokens(model: string): number {
   if (/^claude-(sonnet-4|haiku-4-5|opus-4-5|3-7-sonnet)/.test(m) || m === FAKE_MODEL) return 64_000;
   return 128_000;
 }
+
+/**
+ * Whether `model` refuses a request ending with an assistant message: prefill was removed
+ * in Claude 4.6 (Opus 4.6, Sonnet 4.6) and later models. The test model `fake-claude` and
+ * older models accept it.
+ */
+export function refusesPrefill(model: string): boolean {
+  const m = model.toLowerCase();
+  return /^claude-(opus|sonnet|haiku)-4-([6-9]|[1-9]\d)(?!\d)/.test(m) || /^claude-(opus|sonnet|haiku)-([5-9]|[1-9]\d)(?!\d)/.test(m);
+}

@@ -1,9 +1,13 @@
 /**
  * Conversation-level rules of `messages`: non-empty, first message from the user, roles
  * alternating (the real API merges consecutive same-role messages; here that is refused,
- * because for this project it signals a pipeline bug), unique tool_use ids, and every
- * tool_use answered by a tool_result at the start of the very next user message.
+ * because for this project it signals a pipeline bug), unique tool_use ids ("`tool_use` ids
+ * must be unique"), every tool_use answered by a tool_result at the start of the very next
+ * user message (the API's own wording below), and no final assistant message for Claude 4.6+
+ * models (prefill removed). Empty and whitespace-only text is refused anywhere, a little
+ * stricter than the API (which takes whitespace text beside other content).
  */
+import { refusesPrefill } from './models';
 import { invalid, isObject } from './reject';
 import { checkBlock, checkText } from './validateBlocks';
 
@@ -15,12 +19,18 @@ interface Checked {
   readonly blocks: readonly Record<string, unknown>[];
 }
 
-/** Checks `messages` (already known to be an array). */
-export function checkMessages(messages: readonly unknown[]): void {
+/** Checks `messages` (already known to be an array) sent to `model`. */
+export function checkMessages(messages: readonly unknown[], model?: string): void {
   if (messages.length === 0) invalid('messages_nonempty', 'messages: at least one message is required');
   const checked = messages.map((m, i) => checkMessage(m, i, i === messages.length - 1));
   checkRoles(checked);
   checkToolPairs(checked);
+  // Claude 4.6 models refuse a final assistant message (a prefill): "Prefilling assistant
+  // messages returns a 400 error on Claude 4.6 models" (platform.claude.com, migration guide,
+  // "Prefill removal"); the API's message is the one below.
+  if (checked.at(-1)?.role === 'assistant' && model !== undefined && refusesPrefill(model)) {
+    invalid('prefill_unsupported', 'This model does not support assistant message prefill. The conversation must end with a user message.');
+  }
 }
 
 function checkMessage(m: unknown, i: number, isLast: boolean): Checked {

@@ -1,6 +1,7 @@
 /**
  * Validates a request body the way the Messages API does, throwing a `RejectionError` with
- * the API's error for the first rule broken: top-level fields, then system, tools and
+ * the API's error for the first rule broken: strings that are not valid JSON (lone
+ * surrogates, refused while parsing), top-level fields, then system, tools and
  * messages, then cache breakpoints, the model (404) and max_tokens against the model's limit.
  * The context-window checks, which need the token count, are `checkWindow`.
  */
@@ -9,6 +10,7 @@ import { isKnownModel, maxOutputTokens } from './models';
 import { invalid, isObject, noExtraKeys, reject } from './reject';
 import type { ApiRequest } from './request';
 import { checkMessages } from './validateMessages';
+import { checkWellFormedStrings } from './validateStrings';
 import { checkSystem, checkToolChoice, checkTools } from './validateTools';
 
 /** The API route a body was sent to. */
@@ -25,6 +27,7 @@ const FIELDS: Record<Endpoint, ReadonlySet<string>> = {
 
 /** Returns the body as a typed request, or throws a `RejectionError`. */
 export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
+  checkWellFormedStrings(body);
   if (!isObject(body)) invalid('body', 'body: Input should be a valid dictionary');
   noExtraKeys(body, FIELDS[endpoint], '');
   if (body.model === undefined) invalid('model_required', 'model: Field required');
@@ -37,7 +40,7 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
   checkTools(body.tools);
   checkToolChoice(body.tool_choice, body.tools);
   checkThinking(body.thinking, body.max_tokens);
-  checkMessages(body.messages);
+  checkMessages(body.messages, body.model);
   checkCacheControl(body.cache_control, '');
   const request = body as unknown as ApiRequest;
   checkBreakpoints(request);

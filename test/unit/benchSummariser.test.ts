@@ -66,7 +66,7 @@ describe('bench summariser: one prompt cache with the main requests', () => {
     { role: 'user', content: [{ type: 'text', text: big }] },
     { role: 'assistant', content: [{ type: 'text', text: 'I read it.', cache_control: { type: 'ephemeral' } }] },
   ];
-  const main: MessageCreateParamsNonStreaming = { model: 'claude-opus-4-6', max_tokens: 1000, messages: prefix };
+  const main: MessageCreateParamsNonStreaming = { model: 'claude-opus-4-5', max_tokens: 1000, messages: prefix };
   const summaryRequest = (model: string): MessageCreateParamsNonStreaming => ({
     model,
     max_tokens: 2000,
@@ -78,7 +78,7 @@ describe('bench summariser: one prompt cache with the main requests', () => {
     const sent = api.sendMain(main, [7000, 5], 0);
     assert.ok(sent.ok && sent.split.cache_creation_input_tokens === 7005);
     const s = new ScriptedSummariser({ tokens: quarter, api });
-    await summarise(s, summaryRequest('claude-opus-4-6'));
+    await summarise(s, summaryRequest('claude-opus-4-5'));
     const call = s.requests[0]!;
     assert.equal(call.usage.cache_read_input_tokens, 7005, 'the identical prefix, counted as the main request counted it');
     assert.ok(call.usage.input_tokens + call.usage.cache_creation_input_tokens < 50, 'only the instruction is new');
@@ -92,7 +92,7 @@ describe('bench summariser: one prompt cache with the main requests', () => {
   it('a refused summary request fails as the API would fail it, and is counted', async () => {
     const api = new ReplayApi(() => 0, quarter);
     const s = new ScriptedSummariser({ tokens: quarter, api });
-    const bad = { ...summaryRequest('claude-opus-4-6'), max_tokens: 0 };
+    const bad = { ...summaryRequest('claude-opus-4-5'), max_tokens: 0 };
     const r = await s.stream(bad, { signal, onEvent: () => undefined });
     assert.ok(!r.ok && r.error.kind === 'invalid_request');
     assert.equal(api.invalidCount(), 1);

@@ -100,7 +100,7 @@ const cases: readonly Case[] = [
   { name: 'system blocks are text blocks', rule: 'system', edit: (b) => (b.system = [{ type: 'image', source: {} }]), message: /^system\.0\.type: Input should be 'text'$/ },
   { name: 'system text blocks are non-empty', rule: 'empty_text', edit: (b) => (b.system = [{ type: 'text', text: '' }]), message: /^system\.0: text content blocks must be non-empty$/ },
   { name: 'no unknown top-level fields', rule: 'extra_field', edit: (b) => (b.messages_v2 = []), message: /^messages_v2: Extra inputs are not permitted$/ },
-  { name: 'a final assistant prefill has no trailing whitespace', rule: 'final_assistant_whitespace', edit: (b) => b.messages.push({ role: 'assistant', content: 'Sure, ' }), message: /^messages: final assistant content cannot end with trailing whitespace$/ },
+  { name: 'a final assistant prefill has no trailing whitespace (a model that takes prefill)', rule: 'final_assistant_whitespace', edit: (b) => ((b.model = 'fake-claude'), b.messages.push({ role: 'assistant', content: 'Sure, ' })), message: /^messages: final assistant content cannot end with trailing whitespace$/ },
   { name: 'the model exists (404)', rule: 'model_not_found', edit: (b) => (b.model = 'gpt-4o'), message: /^model: gpt-4o$/, status: 404 },
 ];
 

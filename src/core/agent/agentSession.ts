@@ -295,7 +295,7 @@ export class AgentSession {
           onEvent: (e) => {
             if (e.type === 'request_started') {
               streamedText = '';
-              this.emit({ type: 'request_started', round, attempt: e.attempt, estimatedTokens: prepared.tokens.total, anchored: prepared.tokens.anchored });
+              this.emit({ type: 'request_started', round, attempt: e.attempt, estimatedTokens: prepared.tokens.total, anchored: prepared.tokens.anchored, ...(prepared.repairs.length > 0 ? { repairs: prepared.repairs } : {}) });
             } else if (e.type === 'text_delta') {
               streamedText += e.text;
               this.emit({ type: 'text_delta', text: e.text });
@@ -328,7 +328,8 @@ export class AgentSession {
         const hitExpected = this.lastRequestAt !== undefined && this.deps.clock.now() - this.lastRequestAt < ttlMs(sent.config.cacheTtl) && prepared.anchors.length > 0;
         this.previous = prepared.lastBreakpoint;
         this.lastRequestAt = this.deps.clock.now();
-        this.deps.estimator.observe(sent, result.usage);
+        // The estimator anchors on what was sent: the normalized messages the counts refer to.
+        this.deps.estimator.observe(prepared.sent, result.usage);
         this.healthValue = withRequest(this.healthValue, result.usage, hitExpected);
         this.emit({ type: 'health', health: this.healthValue });
         if (this.healthValue.missStreak === 3) this.emit({ type: 'notice', level: 'warning', text: 'The prompt cache missed 3 requests in a row although the start of the prompt did not change. Something early in the prompt may be changing every turn.' });

@@ -2,6 +2,7 @@ import type { LlmError, ToolCall, ToolOutcome, Usage } from '../agentPorts';
 import type { ContextHealth } from '../compaction/health';
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types';
 import type { Injection, Message } from '../model';
+import type { Repair } from '../normalize';
 
 /** Why a turn ended. */
 export type TurnEndReason = 'end_turn' | 'max_tokens' | 'refusal' | 'stop_sequence' | 'stopped' | 'error' | 'tool_limit' | 'other';
@@ -10,7 +11,8 @@ export type TurnEndReason = 'end_turn' | 'max_tokens' | 'refusal' | 'stop_sequen
 export type AgentEvent =
   | { readonly type: 'turn_started'; readonly turn: number }
   | { readonly type: 'message_added'; readonly message: Message; readonly injected?: readonly Injection[] }
-  | { readonly type: 'request_started'; readonly round: number; readonly attempt: number; readonly estimatedTokens: number; readonly anchored: boolean }
+  /** `repairs`: what normalize changed so the request is valid (absent when nothing). */
+  | { readonly type: 'request_started'; readonly round: number; readonly attempt: number; readonly estimatedTokens: number; readonly anchored: boolean; readonly repairs?: readonly Repair[] }
   | { readonly type: 'text_delta'; readonly text: string }
   | { readonly type: 'tool_use_started'; readonly id: string; readonly name: string }
   | { readonly type: 'retrying'; readonly attempt: number; readonly waitMs: number; readonly error: LlmError }

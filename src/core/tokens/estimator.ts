@@ -19,6 +19,7 @@
  * no I/O; one instance per session and tokenizer.
  */
 import type { Message, TextBlock, ToolSchema } from '../model';
+import { sentMessages } from '../normalize';
 import type { Tokenizer } from '../ports';
 import { addTokens, messageRawTokens, NO_TOKENS, type RawTokens, subTokens, systemRawTokens, toolsRawTokens } from './blockTokens';
 import { applyCalibration, calibrate, type Calibration, type CalibrationOptions, DEFAULT_CALIBRATION_OPTIONS, initialCalibration } from './calibration';
@@ -134,6 +135,16 @@ function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
   return true;
 }
 
+/**
+ * `request` with its messages as normalize sends them (the same object when they need no
+ * repair): estimates and the anchor then compare the messages actually sent, so a repaired
+ * conversation stays anchored (its repaired messages are memoised, the same objects each turn).
+ */
+function asSent(request: PromptRequest): PromptRequest {
+  const messages = sentMessages(request.messages);
+  return messages === request.messages ? request : { system: request.system, tools: request.tools, messages };
+}
+
 /** Anchored, calibrated estimator of prompt sizes. See the module comment. */
 export class TokenEstimator {
   private readonly options: CalibrationOptions;
@@ -168,8 +179,9 @@ export class TokenEstimator {
     return this.anchor?.reported;
   }
 
-  /** Estimates the prompt size of `request` before it is sent. Never tokenises a block twice. */
-  estimate(request: PromptRequest): Estimate {
+  /** Estimates the prompt size of `request` before it is sent (normalized, as it will be). Never tokenises a block twice. */
+  estimate(input: PromptRequest): Estimate {
+    const request = asSent(input);
     const f = this.cal.factor;
     const a = this.anchor;
     if (!a) return this.fullEstimate(this.rawOf(request), 'cold', this.coldOverhead(request.tools));
@@ -187,7 +199,8 @@ export class TokenEstimator {
   }
 
   /** A full calibrated recount plus overhead, ignoring the anchor (counts are still memoised). */
-  estimateFull(request: PromptRequest): Estimate {
+  estimateFull(input: PromptRequest): Estimate {
+    const request = asSent(input);
     return this.fullEstimate(this.rawOf(request), this.anchor ? 'full' : 'cold', this.overhead ?? this.coldOverhead(request.tools));
   }
 
@@ -196,7 +209,8 @@ export class TokenEstimator {
    * the calibration from the change since the previous report, re-anchors on this one, and
    * updates the overhead (reported − calibrated count of the request).
    */
-  observe(request: PromptRequest, usage: ReportedUsage): Observation {
+  observe(input: PromptRequest, usage: ReportedUsage): Observation {
+    const request = asSent(input);
     const reported = reportedPromptTokens(usage);
     const a = this.anchor;
     let raw: RawTokens;

@@ -2,7 +2,7 @@ import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { CompactionPlan } from '../../core/compaction/plan';
 import type { AgentEvent } from '../../core/agent/events';
 import { BUDGET_CATEGORIES, CATEGORY_LABELS, categorizeLedger, diffLedgers, forecastTurns } from '../../core/budget';
-import { buildLedger } from '../../core/ledger';
+import { buildLedger, describeRepairs } from '../../core/ledger';
 import type { ConversationState } from '../../core/model';
 import { pinnedRegions } from '../../core/pins';
 import { prepareRequest } from '../../core/pipeline';
@@ -113,12 +113,18 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
   const calibration = estimator.calibration;
   const next = { ...state, pending: [] };
   const prepared = prepareRequest(next, { count: makeRequestCounter(estimator, tokenizer), clock });
-  const nextLedger = buildLedger(next, prepared.anchors, tokenizer, calibration);
-  const totals = categorizeLedger(next, nextLedger);
-  const ledgerOf = (s: ConversationState) => buildLedger(s, prepareRequest(s, { count: makeRequestCounter(estimator, tokenizer), clock }).anchors, tokenizer, calibration);
+  // The ledger indexes the normalized messages the anchors were planned on (prepared.sent).
+  const nextLedger = buildLedger(prepared.sent, prepared.anchors, tokenizer, calibration, prepared.repairs);
+  const totals = categorizeLedger(prepared.sent, nextLedger);
+  const ledgerOf = (s: ConversationState) => {
+    const p = prepareRequest(s, { count: makeRequestCounter(estimator, tokenizer), clock });
+    return { rows: buildLedger(p.sent, p.anchors, tokenizer, calibration, p.repairs), repairs: p.repairs };
+  };
   const [before, lastSent] = history.sent.length === 2 ? history.sent : [undefined, history.sent[0]];
-  const lastLedger = lastSent ? ledgerOf(lastSent) : [];
-  const prevLedger = before ? ledgerOf(before) : undefined;
+  const last = lastSent ? ledgerOf(lastSent) : undefined;
+  const lastLedger = last?.rows ?? [];
+  const prevLedger = before ? ledgerOf(before).rows : undefined;
+  const repaired = last ? describeRepairs(last.repairs) : undefined;
   const lastRequest = history.requests.at(-1);
   const effective = Math.max(1, config.contextWindow - config.outputReserve);
   const limit = Math.round(config.softThreshold * effective);
@@ -141,7 +147,8 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     tokenizer: tokenizer.name,
     ...(lastRequest ? { last: { estimated: lastRequest.estimated, reported: lastRequest.promptTokens } } : {}),
     requests: [...history.requests],
-    ledger: lastLedger.map((r) => ({ position: r.position, role: r.role, kind: r.kind, source: r.source, tokens: r.tokens, breakpoint: r.breakpoint, preview: r.preview, ...(r.blockId !== undefined ? { blockId: r.blockId } : {}) })),
+    ledger: lastLedger.map((r) => ({ position: r.position, role: r.role, kind: r.kind, source: r.source, tokens: r.tokens, breakpoint: r.breakpoint, preview: r.preview, ...(r.blockId !== undefined ? { blockId: r.blockId } : {}), ...(r.repair !== undefined ? { repair: r.repair } : {}) })),
+    ...(repaired && last ? { repairs: { summary: repaired, details: last.repairs.slice(0, 20).map((r) => r.detail) } } : {}),
     ...(prevLedger ? { diff: mutableDiff(diffLedgers(prevLedger, lastLedger)) } : {}),
     pinned: pinnedRegions(state.messages, tokenizer, calibration).map((r) => ({ kind: r.kind, id: r.id, role: r.role, turn: r.turn, label: r.label, preview: r.preview, tokens: r.tokens })),
     compactions: inp.compactions.slice(-10).reverse().map((c) => ({

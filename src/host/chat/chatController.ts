@@ -3,6 +3,7 @@ import type { ToolRunner } from '../../core/agentPorts';
 import type { AgentSession, CompactionEntryState } from '../../core/agent/agentSession';
 import type { Compactor } from '../../core/compaction/compactor';
 import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../../core/budget';
+import { describeRepairs } from '../../core/normalize';
 import { applyCalibration } from '../../core/tokens/calibration';
 import { messageRawTokens } from '../../core/tokens/blockTokens';
 import type { AgentEvent } from '../../core/agent/events';
@@ -379,6 +380,9 @@ export class ChatController implements vscode.Disposable {
     if (e.type !== 'text_delta') this.budgetChanged.fire();
     this.renderer.render(e);
     switch (e.type) {
+      case 'request_started':
+        if (e.repairs && e.repairs.length > 0 && e.attempt <= 1) this.deps.log.warn(`${describeRepairs(e.repairs) ?? ''} ${e.repairs.map((r) => r.detail).join(' ')}`);
+        return;
       case 'usage':
         this.costUsd += e.costUsd;
         this.promptTokens = e.reportedTokens;

@@ -19,6 +19,8 @@ export function countingTokenizer(name = 'words'): Tokenizer & { calls: number; 
 }
 
 let seq = 0;
+/** The id of the last tool_use built: a tool_result answers it (histories are valid requests). */
+let lastToolUse = 0;
 function meta(source: BlockMeta['source'] = 'user'): BlockMeta {
   seq++;
   return { id: `b${seq}`, tier: 1, source, createdAt: seq, pinned: false, compactable: true };
@@ -27,8 +29,8 @@ function meta(source: BlockMeta['source'] = 'user'): BlockMeta {
 /** Builders of fresh blocks and messages (fresh meta, so nothing is memoised yet). */
 export const mk = {
   text: (text: string): TextBlock => ({ type: 'text', text, meta: meta() }),
-  toolUse: (name: string, input: unknown): ToolUseBlock => ({ type: 'tool_use', id: `toolu_${++seq}`, name, input, meta: meta('assistant') }),
-  toolResult: (content: ToolResultBlock['content']): ToolResultBlock => ({ type: 'tool_result', toolUseId: `toolu_${seq}`, content, meta: meta('tool') }),
+  toolUse: (name: string, input: unknown): ToolUseBlock => ({ type: 'tool_use', id: `toolu_${(lastToolUse = ++seq)}`, name, input, meta: meta('assistant') }),
+  toolResult: (content: ToolResultBlock['content']): ToolResultBlock => ({ type: 'tool_result', toolUseId: `toolu_${lastToolUse}`, content, meta: meta('tool') }),
   image: (data: string, mediaType: ImageBlock['mediaType'] = 'image/png'): ImageBlock => ({ type: 'image', mediaType, data, meta: meta() }),
   message: (role: Message['role'], blocks: Block[], turn = 1): Message => ({ id: `m${++seq}`, role, blocks, turn }),
 };

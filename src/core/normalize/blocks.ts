@@ -1,0 +1,197 @@
+/**
+ * Block-level repairs of one message, memoised per Message object: lone surrogates replaced
+ * everywhere (text, summaries, tool names, tool inputs at any depth, tool results, image
+ * data); empty text left out; unsigned thinking left out; images of a media type the API does
+ * not take, and blocks in a role that cannot send them, turned into text; invalid tool call
+ * ids rewritten; a tool input that is not an object wrapped in one. Also records what the
+ * structural pass needs (tool_use and tool_result ids, whether results come first), so a
+ * valid conversation is checked with no allocation once each message has been seen.
+ */
+import type { Block, BlockMeta, ImageMediaType, Message, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../model';
+import { NO_REPAIRS, type Repair } from './repairs';
+import { hasLoneSurrogate, isPlainObject, replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
+
+/** What normalize needs to know about one message, and the blocks it sends. */
+export interface MessageScan {
+  /** The blocks to send: the message's own array when nothing needed repair. */
+  readonly blocks: readonly Block[];
+  /** Block-level repairs (empty when `blocks === message.blocks`). */
+  readonly repairs: readonly Repair[];
+  /** Ids of the tool_use blocks sent, in order. */
+  readonly uses: readonly string[];
+  /** Ids of the tool_result blocks sent, in order. */
+  readonly results: readonly string[];
+  /** No tool_result comes after another kind of block. */
+  readonly resultsFirst: boolean;
+}
+
+/** Tool call ids the API accepts (`tool_use.id`, `tool_result.tool_use_id`). */
+export const TOOL_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
+const IMAGE_MEDIA: ReadonlySet<string> = new Set<ImageMediaType>(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+const NONE: readonly string[] = Object.freeze([]);
+const scans = new WeakMap<Message, MessageScan>();
+
+/** The scan of `m` (computed once per Message object). */
+export function scanMessage(m: Message): MessageScan {
+  const hit = scans.get(m);
+  if (hit) return hit;
+  const dirty = m.blocks.some((b) => needsRepair(b, m.role));
+  const repairs: Repair[] = [];
+  const blocks = dirty ? m.blocks.flatMap((b) => (needsRepair(b, m.role) ? repairBlock(b, m, repairs) : [b])) : m.blocks;
+  const scan = { blocks, repairs: repairs.length > 0 ? repairs : NO_REPAIRS, ...toolIds(blocks) };
+  scans.set(m, scan);
+  return scan;
+}
+
+/** A tool call id the API accepts: characters outside `[a-zA-Z0-9_-]` become `_` (deterministic, so a call and its result stay paired). */
+export function sanitizeToolId(id: string): string {
+  if (TOOL_ID_PATTERN.test(id)) return id;
+  const s = id.replace(/[^a-zA-Z0-9_-]/g, '_');
+  return s.length > 0 ? s : 'toolu_empty';
+}
+
+/** `meta` for a block normalize made from another: same id and origin, no token memo (the content changed). */
+export function derivedMeta(meta: BlockMeta, toolUseId?: string): BlockMeta {
+  const { tokenCount: _memo, toolUseId: _old, ...rest } = meta;
+  return toolUseId === undefined ? rest : { ...rest, toolUseId };
+}
+
+/** A text block standing for another block. */
+export function textFor(meta: BlockMeta, text: string): TextBlock {
+  return { type: 'text', text, meta: derivedMeta(meta) };
+}
+
+/** A tool result's content as plain text (images named). */
+export function resultText(content: ToolResultContent): string {
+  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
+}
+
+function toolIds(blocks: readonly Block[]): Pick<MessageScan, 'uses' | 'results' | 'resultsFirst'> {
+  let uses: string[] | undefined;
+  let results: string[] | undefined;
+  let resultsFirst = true;
+  let other = false;
+  for (const b of blocks) {
+    if (b.type === 'tool_use') (uses ??= []).push(b.id);
+    if (b.type === 'tool_result') {
+      (results ??= []).push(b.toolUseId);
+      if (other) resultsFirst = false;
+    } else other = true;
+  }
+  return { uses: uses ?? NONE, results: results ?? NONE, resultsFirst };
+}
+
+function needsRepair(b: Block, role: Message['role']): boolean {
+  switch (b.type) {
+    case 'text':
+      return b.text.trim().length === 0 || hasLoneSurrogate(b.text);
+    case 'summary':
+      return hasLoneSurrogate(b.text);
+    case 'thinking':
+      return role !== 'assistant' || !b.signature || hasLoneSurrogate(b.thinking) || hasLoneSurrogate(b.signature);
+    case 'tool_use':
+      return role !== 'assistant' || !TOOL_ID_PATTERN.test(b.id) || hasLoneSurrogate(b.name) || !isPlainObject(b.input) || replaceLoneSurrogatesDeep(b.input) !== b.input;
+    case 'tool_result':
+      return role !== 'user' || !TOOL_ID_PATTERN.test(b.toolUseId) || contentNeedsRepair(b.content);
+    case 'image':
+      return role !== 'user' || !IMAGE_MEDIA.has(b.mediaType) || hasLoneSurrogate(b.data);
+  }
+}
+
+function contentNeedsRepair(c: ToolResultContent): boolean {
+  if (typeof c === 'string') return hasLoneSurrogate(c);
+  return c.some((p) => (p.type === 'text' ? p.text.trim().length === 0 || hasLoneSurrogate(p.text) : !IMAGE_MEDIA.has(p.mediaType) || hasLoneSurrogate(p.data)));
+}
+
+/** The blocks `b` becomes (none when it is left out), each change recorded in `repairs`. */
+function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
+  const note = (kind: Repair['kind'], detail: string) => repairs.push({ kind, messageId: m.id, blockId: b.meta.id, detail });
+  const surrogates = (what: string) => note('lone_surrogate', `Lone surrogates in ${what} were replaced by U+FFFD.`);
+  switch (b.type) {
+    case 'text': {
+      const text = replaceLoneSurrogates(b.text);
+      if (text.trim().length === 0) {
+        note('empty_text_dropped', `An empty text block of message ${m.id} was left out.`);
+        return [];
+      }
+      surrogates(`a text block of message ${m.id}`);
+      return [{ ...b, text, meta: derivedMeta(b.meta) }];
+    }
+    case 'summary':
+      surrogates(`the summary ${b.compactionId}`);
+      return [{ ...b, text: replaceLoneSurrogates(b.text), meta: derivedMeta(b.meta) }];
+    case 'thinking':
+      if (m.role !== 'assistant') note('block_wrong_role', `A thinking block in user message ${m.id} was left out.`);
+      else note('thinking_dropped', `A thinking block of message ${m.id} ${b.signature ? 'with lone surrogates (its signature cannot match)' : 'without a signature'} was left out.`);
+      return [];
+    case 'tool_use':
+      return [repairToolUse(b, m, note)];
+    case 'tool_result':
+      return repairToolResult(b, m, note);
+    case 'image':
+      if (m.role !== 'user') {
+        note('block_wrong_role', `An image in assistant message ${m.id} became a note.`);
+        return [textFor(b.meta, `[An image (${replaceLoneSurrogates(b.mediaType)}) in an assistant message was left out.]`)];
+      }
+      note('image_invalid', `An image of message ${m.id} ${IMAGE_MEDIA.has(b.mediaType) ? 'with invalid data' : 'of an unsupported media type'} became a note.`);
+      return [textFor(b.meta, imageNote(b.mediaType))];
+  }
+}
+
+function imageNote(mediaType: string): string {
+  const type = replaceLoneSurrogates(mediaType);
+  return IMAGE_MEDIA.has(mediaType) ? `[An image (${type}) with invalid data was left out.]` : `[An image of the unsupported media type ${JSON.stringify(type)} was left out.]`;
+}
+
+type Note = (kind: Repair['kind'], detail: string) => void;
+
+function repairToolUse(b: ToolUseBlock, m: Message, note: Note): Block {
+  const name = replaceLoneSurrogates(b.name);
+  const wrapped = isPlainObject(b.input) ? b.input : b.input === undefined || b.input === null ? {} : { value: b.input };
+  const input = replaceLoneSurrogatesDeep(wrapped);
+  if (m.role !== 'assistant') {
+    note('block_wrong_role', `A tool call ${name} (${replaceLoneSurrogates(b.id)}) in user message ${m.id} became text.`);
+    return textFor(b.meta, `[A tool call ${name} (${replaceLoneSurrogates(b.id)}) found in a user message]\n${JSON.stringify(input) ?? '{}'}`);
+  }
+  const id = sanitizeToolId(b.id);
+  if (id !== b.id) note('tool_id_invalid', `The tool call id ${JSON.stringify(replaceLoneSurrogates(b.id))} was rewritten as ${id}.`);
+  if (wrapped !== b.input) note('tool_input_invalid', `The input of tool call ${id} was not an object; it was wrapped in one.`);
+  if (name !== b.name || input !== wrapped) note('lone_surrogate', `Lone surrogates in tool call ${id} were replaced by U+FFFD.`);
+  return { ...b, id, name, input, meta: derivedMeta(b.meta, id) };
+}
+
+function repairToolResult(b: ToolResultBlock, m: Message, note: Note): Block[] {
+  const content = repairContent(b.content, (kind, what) => note(kind, `${what} in the result of tool call ${sanitizeToolId(b.toolUseId)} (message ${m.id}).`));
+  if (m.role !== 'user') {
+    note('block_wrong_role', `A tool result for ${replaceLoneSurrogates(b.toolUseId)} in assistant message ${m.id} became text.`);
+    const body = resultText(content);
+    return [textFor(b.meta, `[A result of the tool call ${replaceLoneSurrogates(b.toolUseId)} found in an assistant message]${body.trim() ? `\n${body}` : ''}`)];
+  }
+  const id = sanitizeToolId(b.toolUseId);
+  if (id !== b.toolUseId) note('tool_id_invalid', `The tool result id ${JSON.stringify(replaceLoneSurrogates(b.toolUseId))} was rewritten as ${id}.`);
+  return [{ ...b, toolUseId: id, content, meta: derivedMeta(b.meta, id) }];
+}
+
+/** A tool result's content with lone surrogates replaced, empty text parts left out and invalid images noted; each change told to `note`. */
+function repairContent(c: ToolResultContent, note: (kind: Repair['kind'], what: string) => void): ToolResultContent {
+  if (typeof c === 'string') {
+    const fixed = replaceLoneSurrogates(c);
+    if (fixed !== c) note('lone_surrogate', 'Lone surrogates were replaced by U+FFFD');
+    return fixed;
+  }
+  if (!contentNeedsRepair(c)) return c;
+  return c.flatMap((p): Exclude<ToolResultContent, string>[number][] => {
+    if (p.type === 'text') {
+      const text = replaceLoneSurrogates(p.text);
+      if (text.trim().length === 0) {
+        note('empty_text_dropped', 'An empty text part was left out');
+        return [];
+      }
+      if (text !== p.text) note('lone_surrogate', 'Lone surrogates were replaced by U+FFFD');
+      return [{ type: 'text' as const, text }];
+    }
+    if (IMAGE_MEDIA.has(p.mediaType) && !hasLoneSurrogate(p.data)) return [p];
+    note('image_invalid', 'An invalid image became a note');
+    return [{ type: 'text' as const, text: imageNote(p.mediaType) }];
+  });
+}
