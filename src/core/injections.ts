@@ -58,8 +58,11 @@ export function neutralizeTags(content: string, tags: readonly string[]): string
 /** Tags of ours that only the pipeline writes into a request, never content it carries. */
 export const UNTRUSTED_CONTENT_TAGS: readonly string[] = [...PIPELINE_TAGS, 'conversation_summary'];
 
-/** Hook output tags (`user-prompt-submit-hook` and the like): any tag name containing "hook" (hook tags have at most 64 characters). */
-const HOOK_LIKE = '[a-z0-9_-]{0,60}hook[a-z0-9_-]{0,60}';
+/**
+ * Hook output tags (`user-prompt-submit-hook` and the like): a name ending in `-hook` or
+ * `_hook` (at most 64 characters). Not any name containing "hook": `<useHook>` in code stays.
+ */
+const HOOK_LIKE = '[a-z0-9_-]{0,59}[-_]hook';
 
 /**
  * Neutralises, in untrusted content (tool results, file text), every tag the pipeline itself

@@ -71,7 +71,7 @@ describe('tag neutraliser: lookalikes', () => {
   }
 
   it('leaves ordinary text, code and other tags untouched', () => {
-    for (const t of ['a < b && c > d', 'Vec<String>', '<div class="x">', '<ide_selections>', 'x \u3008y\u3009 z', '\u200Bzero width only', '\uFF1Cfullwidth\uFF1E', 'if (a <\u200B/b) {}']) {
+    for (const t of ['a < b && c > d', 'Vec<String>', '<useHook />', '<webhook>', '<div class="x">', '<ide_selections>', 'x \u3008y\u3009 z', '\u200Bzero width only', '\uFF1Cfullwidth\uFF1E', 'if (a <\u200B/b) {}']) {
       assert.equal(neutralizeUntrusted(t), t);
     }
     assert.equal(neutralizeTags('<transcript>', ['ide_selection']), '<transcript>');
