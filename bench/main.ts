@@ -4,6 +4,7 @@
  */
 import { runEstimate } from './estimate';
 import { runPipelineCost } from './pipelineCost';
+import { runRemoval } from './removal';
 import { runReplay } from './replay';
 import { runReplayAll } from './replayAll';
 import { runTranscriptWindow } from './transcriptWindow';
@@ -31,6 +32,13 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage: 'window                                                                the virtualised transcript: height index build, window per scroll, height update at 2k/20k/200k items',
     run: async () => {
       runTranscriptWindow();
+      return 0;
+    },
+  },
+  removal: {
+    usage: 'removal                                                               middle / oldest removal and hybrid at 1k, 4k and 16k messages: time and tokensOf calls',
+    run: async () => {
+      runRemoval();
       return 0;
     },
   },

@@ -1,4 +1,5 @@
-import type { BlockSource, Injection } from './model';
+import type { BlockSource, Injection, ToolResultContent } from './model';
+import { namesPattern, neutralizeTagPattern } from './tagNeutralizer';
 
 /**
  * Wraps pending injections in the XML tags Claude models know from Claude Code, so the
@@ -45,18 +46,44 @@ export function sourceOf(injection: Injection): BlockSource {
 
 /**
  * Neutralises every opening or closing tag of `tags` inside `content` by escaping its `<`
- * as `&lt;`, so content can never break out of (or fake) a wrapper. Case- and
- * whitespace-insensitive (`< / IDE_SELECTION >` is caught too). Other text is untouched.
+ * (or a lookalike of it) as `&lt;`, so content can never break out of (or fake) a wrapper.
+ * Case-, whitespace-, invisible-character- and confusable-insensitive (`< / IDE_SELECTION >`,
+ * `<\u200B/ide_selection>` and `＜/ide_selection＞` are caught too; see tagNeutralizer.ts).
+ * Other text is untouched.
  */
 export function neutralizeTags(content: string, tags: readonly string[]): string {
-  if (!content.includes('<')) return content;
-  const names = tags.map(escapeRegExp).join('|');
-  const re = new RegExp(`<(\\s*\\/?\\s*)(${names})(?=[\\s>/]|$)`, 'gi');
-  return content.replace(re, '&lt;$1$2');
+  return neutralizeTagPattern(content, namesPattern(tags));
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+/** Tags of ours that only the pipeline writes into a request, never content it carries. */
+export const UNTRUSTED_CONTENT_TAGS: readonly string[] = [...PIPELINE_TAGS, 'conversation_summary'];
+
+/**
+ * Hook output tags (`user-prompt-submit-hook` and the like): a name ending in `-hook` or
+ * `_hook` (at most 64 characters). Not any name containing "hook": `<useHook>` in code stays.
+ */
+const HOOK_LIKE = '[a-z0-9_-]{0,59}[-_]hook';
+
+/**
+ * Neutralises, in untrusted content (tool results, file text), every tag the pipeline itself
+ * uses — {@link UNTRUSTED_CONTENT_TAGS} and hook-like tags — as {@link neutralizeTags} does.
+ */
+export function neutralizeUntrusted(content: string): string {
+  return neutralizeTagPattern(content, `${namesPattern(UNTRUSTED_CONTENT_TAGS)}|${HOOK_LIKE}`);
+}
+
+/** A tool result with {@link neutralizeUntrusted} applied to its text (string or text parts); images as they are. */
+export function neutralizeToolResult(content: ToolResultContent): ToolResultContent {
+  if (typeof content === 'string') return neutralizeUntrusted(content);
+  let changed = false;
+  const parts = content.map((p) => {
+    if (p.type !== 'text') return p;
+    const text = neutralizeUntrusted(p.text);
+    if (text === p.text) return p;
+    changed = true;
+    return { ...p, text };
+  });
+  return changed ? parts : content;
 }
 
 /** Renders one injection as its tagged text, with its content made safe. */

@@ -1,8 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { resolveInWorkspace, type PathResolution } from '../../src/host/tools/paths';
+import { resolveToolPath, type PathResolution } from '../../src/host/tools/paths';
 import { cleanTempDirs, tempDir, writeTree } from './support/toolsWorkspace';
+
+/** The workspace-only resolution the tests below use (reading access, no session folder). */
+const resolveInWorkspace = (roots: readonly string[], requested: string): Promise<PathResolution> => resolveToolPath({ roots }, requested, 'read');
 
 function ok(r: PathResolution): Extract<PathResolution, { ok: true }> {
   if (!r.ok) throw new Error(`expected ok, got: ${r.error}`);

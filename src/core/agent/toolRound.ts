@@ -1,6 +1,7 @@
 import type { ToolCall, ToolRunner } from '../agentPorts';
 import type { ToolResultInput } from '../assemble';
 import type { Compactor } from '../compaction/compactor';
+import { neutralizeToolResult } from '../injections';
 import type { AgentEvent } from './events';
 
 /** What a tool round needs. */
@@ -19,6 +20,8 @@ export interface ToolRoundDeps {
  * and a call cut short says so; a call that finished despite the stop keeps its real result.
  * Each result passes the tool-result guard (layer 1) before it enters the history: over
  * 30 KB it is saved to a file and replaced by a preview and the path, still too long it is cut.
+ * Then our tags in it (`<system-reminder>`, `<ide_selection>`, …, lookalikes too) are
+ * neutralised, as in any untrusted content; the spilled file keeps the original.
  */
 export async function runToolRound(calls: readonly ToolCall[], signal: AbortSignal, deps: ToolRoundDeps): Promise<ToolResultInput[]> {
   const results: ToolResultInput[] = [];
@@ -37,6 +40,8 @@ export async function runToolRound(calls: readonly ToolCall[], signal: AbortSign
       if (guarded.spill) await deps.writeFile(guarded.spill.path, guarded.spill.content);
       final = { ...final, content: guarded.content };
     }
+    // Untrusted content: it may not open, close or fake one of our tags (lookalikes included).
+    final = { ...final, content: neutralizeToolResult(final.content) };
     deps.emit({ type: 'tool_finished', call, outcome: final });
     results.push({ toolUseId: call.id, content: final.content, isError: final.isError });
   }

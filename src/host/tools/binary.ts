@@ -2,7 +2,6 @@
  * Tells binary files from text by their first bytes (NUL bytes, or too many invalid UTF-8
  * sequences), and guesses what a binary file is from its magic number or extension.
  */
-import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 
 /** Share of undecodable characters above which a sample counts as binary. */
@@ -16,18 +15,6 @@ export function looksBinary(sample: Uint8Array): boolean {
   let invalid = 0;
   for (const ch of text) if (ch === '\uFFFD') invalid++;
   return invalid / Math.max(1, text.length) > INVALID_RATIO;
-}
-
-/** The first `maxBytes` bytes of the file at `path`. */
-export async function readSample(path: string, maxBytes: number): Promise<Uint8Array> {
-  const handle = await open(path, 'r');
-  try {
-    const buf = new Uint8Array(maxBytes);
-    const { bytesRead } = await handle.read(buf, 0, maxBytes, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
 }
 
 const MAGIC: ReadonlyArray<readonly [string, ReadonlyArray<number | undefined>, number?]> = [

@@ -3,15 +3,14 @@
  * file), applied only after the user approved the diff, written atomically with the file's
  * line endings kept.
  */
-import { readFile, stat } from 'node:fs/promises';
 import { computeEdit, lineOf, snippetAround } from '../../core/tools/applyEdit';
 import { formatBytes, lineCount } from '../../core/text';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { EditFileInput } from '../../core/tools/validateInput';
 import { declinedMessage, type Approver } from '../approvals/approval';
-import { writeFileAtomic } from './atomicWrite';
 import { guessBinaryType, looksBinary } from './binary';
-import { errorCode, resolveInWorkspace } from './paths';
+import { openConfined, writeConfined } from './confinedFs';
+import { resolveToolPath, type ResolvedPath } from './paths';
 import { quotesForbidden } from './secretGuard';
 import { stoppedMessage, type ToolContext } from './toolContext';
 
@@ -25,7 +24,7 @@ type Loaded = { readonly ok: true; readonly text: string } | { readonly ok: fals
  * refuses to write when the file changed while the user was deciding.
  */
 export async function editFileTool(input: EditFileInput, ctx: ToolContext, approver: Approver): Promise<ToolResult> {
-  const resolved = await resolveInWorkspace(ctx.roots, input.path);
+  const resolved = await resolveToolPath(ctx, input.path, 'write');
   if (!resolved.ok) return toolError(`edit_file: ${resolved.error}`);
   const shown = resolved.display;
   if (input.old_string === input.new_string) return toolError('edit_file: old_string and new_string are identical, so there is nothing to change.');
@@ -40,7 +39,7 @@ export async function editFileTool(input: EditFileInput, ctx: ToolContext, appro
     after = input.new_string;
     summary = `Created ${shown} (${plural(lineCount(after), 'line')}, ${formatBytes(Buffer.byteLength(after))}).`;
   } else {
-    const loaded = await loadText(resolved.path, shown, ctx.limits.editMaxFileBytes, ctx.limits.binarySniffBytes);
+    const loaded = await loadText(resolved, shown, ctx.limits.editMaxFileBytes, ctx.limits.binarySniffBytes);
     if (!loaded.ok) return toolError(loaded.error);
     before = loaded.text;
     if (input.old_string === '') {
@@ -66,23 +65,37 @@ export async function editFileTool(input: EditFileInput, ctx: ToolContext, appro
     return toolError(`${declinedMessage(`this edit to ${shown}`, decision)} The file is unchanged. Do not retry the same edit; adjust it to the user's reason, or ask them how to proceed.`);
   }
 
-  const now = await readFile(resolved.path, 'utf8').catch((e: unknown) => (errorCode(e) === 'ENOENT' ? undefined : null));
-  const unchanged = resolved.exists ? now === before : now === undefined;
+  // Checked again now, not at the time of the proposal: while the user decided, a folder on
+  // the path may have been swapped for a link, or the file changed.
+  const again = await resolveToolPath(ctx, input.path, 'write');
+  const notApplied = 'The edit was not applied.';
+  if (!again.ok) return toolError(`edit_file: ${again.error} ${notApplied}`);
+  if (again.path !== resolved.path) return toolError(`edit_file: ${shown} now leads to ${again.path} (a folder or link on its path changed while the edit waited for approval). ${notApplied} Check the path and redo the edit.`);
+  const now = again.exists ? await loadText(again, shown, ctx.limits.editMaxFileBytes, ctx.limits.binarySniffBytes) : undefined;
+  const unchanged = resolved.exists ? now?.ok === true && now.text === before : now === undefined;
   if (!unchanged) return toolError(`edit_file: ${shown} changed on disk while the edit waited for approval, so the edit was not applied. Read the file again and redo the edit.`);
-  await writeFileAtomic(resolved.path, after);
+  const written = await writeConfined(again.path, again.root, after, shown);
+  if (!written.ok) return toolError(`edit_file: ${written.error} ${notApplied}`);
   return toolOk(summary);
 }
 
-async function loadText(path: string, shown: string, maxBytes: number, sniffBytes: number): Promise<Loaded> {
-  const info = await stat(path);
-  if (info.isDirectory()) return { ok: false, error: `edit_file: ${shown} is a folder, not a file.` };
-  if (!info.isFile()) return { ok: false, error: `edit_file: ${shown} is not a regular file.` };
-  if (info.size > maxBytes) return { ok: false, error: `edit_file: ${shown} is ${formatBytes(info.size)}, larger than the ${formatBytes(maxBytes)} edit_file handles.` };
-  const bytes = await readFile(path);
-  if (looksBinary(bytes.subarray(0, sniffBytes))) return { ok: false, error: `edit_file: ${shown} is a binary file (${guessBinaryType(bytes, path)}); only text files can be edited.` };
-  const text = bytes.toString('utf8');
-  if (!Buffer.from(text, 'utf8').equals(bytes)) {
-    return { ok: false, error: `edit_file: ${shown} is not valid UTF-8 (another encoding?), and editing it would corrupt it; edit_file only edits UTF-8 text files.` };
+/** The text of the file at `resolved`, read through a confined open (see confinedFs.ts), or why it cannot be edited. */
+async function loadText(resolved: ResolvedPath, shown: string, maxBytes: number, sniffBytes: number): Promise<Loaded> {
+  const opened = await openConfined(resolved.path, [resolved.root], shown);
+  if (!opened.ok) return { ok: false, error: `edit_file: ${opened.error}` };
+  try {
+    const info = opened.stats;
+    if (info.isDirectory()) return { ok: false, error: `edit_file: ${shown} is a folder, not a file.` };
+    if (!info.isFile()) return { ok: false, error: `edit_file: ${shown} is not a regular file.` };
+    if (info.size > maxBytes) return { ok: false, error: `edit_file: ${shown} is ${formatBytes(info.size)}, larger than the ${formatBytes(maxBytes)} edit_file handles.` };
+    const bytes = await opened.handle.readFile();
+    if (looksBinary(bytes.subarray(0, sniffBytes))) return { ok: false, error: `edit_file: ${shown} is a binary file (${guessBinaryType(bytes, resolved.path)}); only text files can be edited.` };
+    const text = bytes.toString('utf8');
+    if (!Buffer.from(text, 'utf8').equals(bytes)) {
+      return { ok: false, error: `edit_file: ${shown} is not valid UTF-8 (another encoding?), and editing it would corrupt it; edit_file only edits UTF-8 text files.` };
+    }
+    return { ok: true, text };
+  } finally {
+    await opened.handle.close().catch(() => undefined);
   }
-  return { ok: true, text };
 }

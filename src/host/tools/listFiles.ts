@@ -7,7 +7,7 @@ import { relative, sep } from 'node:path';
 import { Minimatch } from 'minimatch';
 import { formatCount, toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { ListFilesInput } from '../../core/tools/validateInput';
-import { displayPath, realRoots, resolveInWorkspace, type WorkspaceRoot } from './paths';
+import { displayPath, realRoots, resolveToolPath, type WorkspaceRoot } from './paths';
 import { stoppedMessage, type ToolContext } from './toolContext';
 import { walk } from './walk';
 import { WorkspaceFilter, type FilesExclude } from './workspaceFilter';
@@ -33,7 +33,7 @@ export async function listFilesTool(input: ListFilesInput, ctx: ToolContext, fil
     if (roots.length > 1 && input.glob === undefined) return toolOk(roots.map((r) => `${r.name}/`).join('\n'));
     targets = roots.map((root) => ({ root, start: root.path, display: displayPath(roots, root, root.path) }));
   } else {
-    const resolved = await resolveInWorkspace(ctx.roots, input.path);
+    const resolved = await resolveToolPath(ctx, input.path, 'read');
     if (!resolved.ok) return toolError(`list_files: ${resolved.error}`);
     if (!resolved.exists) return toolError(`list_files: ${resolved.display} does not exist. List its parent folder to see what is there.`);
     if (!(await stat(resolved.path)).isDirectory()) return toolError(`list_files: ${resolved.display} is a file, not a folder; use read_file to read it.`);

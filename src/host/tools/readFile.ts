@@ -2,14 +2,15 @@
  * read_file: a text file of the workspace as numbered lines, paged with offset/limit, long
  * lines cut, the whole result bounded, binary files refused with their size and type.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { formatBytes, headChars } from '../../core/text';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { ReadFileInput } from '../../core/tools/validateInput';
-import { guessBinaryType, looksBinary, readSample } from './binary';
-import { resolveInWorkspace } from './paths';
+import { guessBinaryType, looksBinary } from './binary';
+import { openConfined } from './confinedFs';
+import { resolveToolPath } from './paths';
 import { secretReadRefusal } from './secretGuard';
 import { stoppedMessage, type ToolContext } from './toolContext';
 
@@ -29,20 +30,33 @@ export function numberLine(lineNo: number, text: string): string {
  * files (secretGuard.ts) are error results.
  */
 export async function readFileTool(input: ReadFileInput, ctx: ToolContext): Promise<ToolResult> {
-  const refused = await secretReadRefusal('read_file', input.path, ctx.roots);
+  const refused = await secretReadRefusal('read_file', input.path, ctx);
   if (refused) return refused;
-  const { limits, signal } = ctx;
-  const resolved = await resolveInWorkspace(ctx.roots, input.path);
+  const resolved = await resolveToolPath(ctx, input.path, 'read');
   if (!resolved.ok) return toolError(`read_file: ${resolved.error}`);
   const shown = resolved.display;
   if (!resolved.exists) return toolError(`read_file: ${shown} does not exist. Use list_files or search to find the right path.`);
-  const info = await stat(resolved.path);
+  await ctx.beforeOpen?.();
+  // Opened first, then proven to be the file inside the folder: a link flipped or a folder
+  // swapped since the check above cannot make this read return an outside file.
+  const opened = await openConfined(resolved.path, [resolved.root], shown);
+  if (!opened.ok) return toolError(`read_file: ${opened.error}`);
+  try {
+    return await readOpened(input, ctx, opened.handle, opened.stats, shown, resolved.path);
+  } finally {
+    await opened.handle.close().catch(() => undefined);
+  }
+}
+
+/** read_file on the file open as `handle` (its fstat `info`); `path` only names its type. */
+async function readOpened(input: ReadFileInput, ctx: ToolContext, handle: FileHandle, info: Stats, shown: string, path: string): Promise<ToolResult> {
+  const { limits, signal } = ctx;
   if (info.isDirectory()) return toolError(`read_file: ${shown} is a folder, not a file. Use list_files with path "${shown}" to see what it contains.`);
   if (!info.isFile()) return toolError(`read_file: ${shown} is not a regular file (a socket, pipe or device); only text files can be read.`);
   if (info.size === 0) return toolOk(`(${shown} is empty: 0 lines)`);
-  const sample = await readSample(resolved.path, limits.binarySniffBytes);
+  const sample = await readHead(handle, limits.binarySniffBytes);
   if (looksBinary(sample)) {
-    return toolError(`read_file: ${shown} is a binary file (${guessBinaryType(sample, resolved.path)}, ${formatBytes(info.size)}); only text files can be read.`);
+    return toolError(`read_file: ${shown} is a binary file (${guessBinaryType(sample, path)}, ${formatBytes(info.size)}); only text files can be read.`);
   }
 
   const offset = input.offset ?? 1;
@@ -57,7 +71,7 @@ export async function readFileTool(input: ReadFileInput, ctx: ToolContext): Prom
   let budgetHit = false;
   let more = false;
 
-  const stream = createReadStream(resolved.path, { encoding: 'utf8' });
+  const stream = handle.createReadStream({ encoding: 'utf8', start: 0, autoClose: false });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   try {
     for await (const raw of lines) {
@@ -107,4 +121,11 @@ export async function readFileTool(input: ReadFileInput, ctx: ToolContext): Prom
   }
   if (cutLines > 0) notes.push(`[${plural(cutLines, 'line')} longer than ${formatCount(limits.readMaxLineChars)} characters ${cutLines === 1 ? 'was' : 'were'} cut.]`);
   return toolOk(notes.length > 0 ? `${out.join('\n')}\n\n${notes.join('\n')}` : out.join('\n'));
+}
+
+/** The first `maxBytes` bytes of the open file. */
+async function readHead(handle: FileHandle, maxBytes: number): Promise<Uint8Array> {
+  const buf = new Uint8Array(maxBytes);
+  const { bytesRead } = await handle.read(buf, 0, maxBytes, 0);
+  return buf.subarray(0, bytesRead);
 }

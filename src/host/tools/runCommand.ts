@@ -11,7 +11,7 @@ import type { RunCommandInput } from '../../core/tools/validateInput';
 import { declinedMessage, type Approver } from '../approvals/approval';
 import { childEnv } from './childEnv';
 import { OutputCollector } from './outputCollector';
-import { resolveInWorkspace } from './paths';
+import { resolveToolPath } from './paths';
 import type { ToolContext } from './toolContext';
 
 /** The setting that enables run_command. */
@@ -42,7 +42,7 @@ export async function runCommandTool(input: RunCommandInput, ctx: ToolContext, e
       `run_command is disabled. The user can enable it with the setting \`${RUN_COMMAND_SETTING}\` (Settings → Context Pipeline → Enable Run Command); until then, use read_file, list_files and search, or ask the user to run the command.`,
     );
   }
-  const where = await resolveInWorkspace(ctx.roots, input.cwd ?? ctx.roots[0] ?? '.');
+  const where = await resolveToolPath(ctx, input.cwd ?? ctx.roots[0] ?? '.', 'write');
   if (!where.ok) return toolError(`run_command: ${where.error}`);
   if (!where.exists || !(await stat(where.path)).isDirectory()) return toolError(`run_command: cwd ${where.display} is not an existing folder.`);
   if (ctx.signal.aborted) return toolError('run_command: stopped by the user; the command did not run.');

@@ -3,7 +3,7 @@
  * files, skipping binary, oversized and hidden files; bounded, and it stops walking as soon
  * as it has enough matches, on Stop, or after its time limit.
  */
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { Minimatch } from 'minimatch';
 import { formatBytes, safeCutIndex } from '../../core/text';
@@ -11,7 +11,8 @@ import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../c
 import type { SearchInput } from '../../core/tools/validateInput';
 import { looksLikeSecret } from '../../core/secretFiles';
 import { looksBinary } from './binary';
-import { displayPath, isInside, realRoots, resolveInWorkspace, type WorkspaceRoot } from './paths';
+import { openConfined } from './confinedFs';
+import { displayPath, isInside, realRoots, resolveToolPath, type WorkspaceRoot } from './paths';
 import { stoppedMessage, type ToolContext } from './toolContext';
 import { walk } from './walk';
 import { WorkspaceFilter, type FilesExclude } from './workspaceFilter';
@@ -55,7 +56,7 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
   let targets: { root: WorkspaceRoot; start: string; display: string; isFile: boolean }[];
   if (input.path === undefined) targets = roots.map((root) => ({ root, start: root.path, display: displayPath(roots, root, root.path), isFile: false }));
   else {
-    const resolved = await resolveInWorkspace(ctx.roots, input.path);
+    const resolved = await resolveToolPath(ctx, input.path, 'read');
     if (!resolved.ok) return toolError(`search: ${resolved.error}`);
     if (!resolved.exists) return toolError(`search: ${resolved.display} does not exist. Use list_files to find the right path.`);
     targets = [{ root: resolved.root, start: resolved.path, display: resolved.display, isFile: (await stat(resolved.path)).isFile() }];
@@ -74,7 +75,7 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
   let timedOut = false;
   let walkCut = false;
 
-  const searchFile = async (abs: string, shown: string): Promise<'continue' | 'stop'> => {
+  const searchFile = async (abs: string, shown: string, allowed: readonly WorkspaceRoot[]): Promise<'continue' | 'stop'> => {
     if (Date.now() > deadline) {
       timedOut = true;
       return 'stop';
@@ -83,13 +84,11 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
       secretFiles++; // the rule read_file and editor context follow: never sent to the model
       return 'continue';
     }
-    const size = await stat(abs).then((s) => s.size, () => undefined);
-    if (size === undefined) return 'continue'; // vanished or unreadable
-    if (size > limits.searchMaxFileBytes) {
+    const bytes = await readConfined(abs, allowed, shown, limits.searchMaxFileBytes);
+    if (bytes === 'too-large') {
       tooLarge++;
       return 'continue';
     }
-    const bytes = await readFile(abs).catch(() => undefined);
     if (bytes === undefined || looksBinary(bytes.subarray(0, limits.binarySniffBytes))) return 'continue';
     filesSearched++;
     const lines = bytes.toString('utf8').replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
@@ -108,8 +107,9 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
   };
 
   for (const target of targets) {
+    const allowed = [target.root, ...roots];
     if (target.isFile) {
-      await searchFile(target.start, target.display);
+      await searchFile(target.start, target.display, allowed);
       continue;
     }
     const filter = new WorkspaceFilter(target.root.path, filesExclude);
@@ -121,11 +121,9 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
         const below = relative(target.start, entry.abs).split(sep).join('/');
         if (entry.isDir) return matcher === undefined || matcher.match(below, true) ? 'continue' : 'skip';
         if (matcher !== undefined && !matcher.match(below)) return 'continue';
-        if (entry.isSymlink) {
-          const real = await realpath(entry.abs).catch(() => undefined);
-          if (real === undefined || !roots.some((r) => isInside(r.path, real))) return 'continue';
-        }
-        return searchFile(entry.abs, displayPath(roots, target.root, entry.abs));
+        const real = entry.isSymlink ? await realpath(entry.abs).catch(() => undefined) : entry.abs;
+        if (real === undefined || !allowed.some((r) => isInside(r.path, real))) return 'continue';
+        return searchFile(real, displayPath(roots, target.root, entry.abs), allowed);
       },
     );
     walkCut ||= summary.hitEntryLimit;
@@ -146,4 +144,20 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
   }
   const summary = `[${plural(matches.length, 'match', 'matches')} in ${plural(filesWithMatches.size, 'file')}.]`;
   return toolOk(`${matches.join('\n')}\n\n${[summary, ...notes].join('\n')}`);
+}
+
+/**
+ * The bytes of the file at `abs` through a confined open (see confinedFs.ts): undefined when
+ * it vanished, is unreadable, not a regular file or left `allowed` meanwhile; 'too-large' over `maxBytes`.
+ */
+async function readConfined(abs: string, allowed: readonly WorkspaceRoot[], shown: string, maxBytes: number): Promise<Buffer | 'too-large' | undefined> {
+  const opened = await openConfined(abs, allowed, shown);
+  if (!opened.ok) return undefined;
+  try {
+    if (!opened.stats.isFile()) return undefined;
+    if (opened.stats.size > maxBytes) return 'too-large';
+    return await opened.handle.readFile().catch(() => undefined);
+  } finally {
+    await opened.handle.close().catch(() => undefined);
+  }
 }

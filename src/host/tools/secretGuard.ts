@@ -5,18 +5,18 @@
  */
 import { secretFileReason } from '../../core/secretFiles';
 import { toolError, type ToolResult } from '../../core/tools/result';
-import { resolveInWorkspace } from './paths';
+import { resolveToolPath, type PathSpace } from './paths';
 
 /**
  * The error result that refuses to read `requested` when it (or, through a symbolic link,
  * the real file) looks like a secrets file; undefined when it may be read. Says why and what
  * to do instead; never contains the file's content.
  */
-export async function secretReadRefusal(tool: string, requested: string, roots: readonly string[]): Promise<ToolResult | undefined> {
+export async function secretReadRefusal(tool: string, requested: string, space: PathSpace | readonly string[]): Promise<ToolResult | undefined> {
   let shown = requested;
   let reason = secretFileReason(requested);
   if (reason === undefined) {
-    const resolved = await resolveInWorkspace(roots, requested);
+    const resolved = await resolveToolPath(Array.isArray(space) ? { roots: space } : (space as PathSpace), requested, 'read');
     if (resolved.ok) {
       reason = secretFileReason(resolved.display) ?? secretFileReason(resolved.path);
       if (resolved.display !== requested) shown = `${requested} (which leads to ${resolved.display})`;

@@ -8,9 +8,19 @@ import type { ToolLimits } from '../../core/tools/limits';
 export interface ToolContext {
   /** Workspace folders, as VS Code lists them; the first one is the default. Not empty. */
   readonly roots: readonly string[];
+  /**
+   * The session's files folders (saved pastes, spilled tool results): readable by absolute
+   * path only, never written, never counted as workspace folders (see paths.ts).
+   */
+  readonly sessionRoots?: readonly string[];
   /** Aborted when the user presses Stop; every tool checks it and returns early. */
   readonly signal: AbortSignal;
   readonly limits: ToolLimits;
+  /**
+   * Test seam, unset in the extension: awaited after read_file resolved its path and before
+   * it opens the file, so tests can swap a folder for a link in exactly that window.
+   */
+  readonly beforeOpen?: () => Promise<void>;
 }
 
 /** The result text when a call was stopped by the user. */

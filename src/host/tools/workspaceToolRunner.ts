@@ -21,7 +21,10 @@ import type { FilesExclude } from './workspaceFilter';
 export interface WorkspaceToolRunnerOptions {
   /** Workspace folder paths, first = default; or a function returning the current ones. */
   readonly roots: readonly string[] | (() => readonly string[]);
-  /** Folders read_file may also read (never write): the session's saved pastes and tool outputs. */
+  /**
+   * The session's files folders (saved pastes and tool outputs): the reading tools reach them
+   * by absolute path only, nothing writes there, and they are never workspace folders.
+   */
   readonly readOnlyRoots?: () => readonly string[];
   readonly approver: Approver;
   /** The `contextPipeline.enableRunCommand` setting. */
@@ -70,14 +73,14 @@ export class WorkspaceToolRunner implements ToolRunner {
     if (signal.aborted) return toolError(stoppedMessage(call.name));
     const roots = typeof this.options.roots === 'function' ? this.options.roots() : this.options.roots;
     if (roots.length === 0) return toolError(`${call.name}: no folder is open in VS Code, so there is no workspace to work in. Ask the user to open a folder.`);
-    const ctx: ToolContext = { roots, signal, limits: this.limits };
+    const ctx: ToolContext = { roots, sessionRoots: this.options.readOnlyRoots?.() ?? [], signal, limits: this.limits };
     return this.runChecked(checked.call, ctx);
   }
 
   private runChecked(call: ValidatedToolCall, ctx: ToolContext): Promise<ToolResult> {
     switch (call.name) {
       case 'read_file':
-        return readFileTool(call.input, { ...ctx, roots: [...ctx.roots, ...(this.options.readOnlyRoots?.() ?? [])] });
+        return readFileTool(call.input, ctx);
       case 'list_files':
         return listFilesTool(call.input, ctx, this.options.filesExclude());
       case 'search':
