@@ -16,9 +16,20 @@ export function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-/** Resolves after `ms` milliseconds (real time, not the server's clock). */
-export function sleep(ms: number): Promise<void> {
-  return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
+/**
+ * Resolves after `sleep(ms)` (skipped when `ms` is not positive) or as soon as the client has
+ * gone, whichever is first: a response held back is never held for a client that left.
+ */
+export function pause(res: ServerResponse, ms: number, sleep: (ms: number) => Promise<void>): Promise<void> {
+  if (ms <= 0 || res.destroyed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('close', done);
+      resolve();
+    };
+    res.once('close', done);
+    sleep(ms).then(done, done);
+  });
 }
 
 /** Answers `status` with a JSON body and extra headers. */
