@@ -101,7 +101,7 @@ describe('session writer', () => {
   });
 
   it('a writer killed with SIGKILL mid-stream loses no line whose append had resolved', async function () {
-    this.timeout(15_000);
+    this.timeout(60_000); // an upper bound for starting a tsx child on a busy machine, not a wait
     const script = join(dir, 'child.ts');
     await fsp.writeFile(
       script,
