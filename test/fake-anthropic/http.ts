@@ -18,17 +18,23 @@ export function readBody(req: IncomingMessage): Promise<string> {
 
 /**
  * Resolves after `sleep(ms)` (skipped when `ms` is not positive) or as soon as the client has
- * gone, whichever is first: a response held back is never held for a client that left.
+ * gone, whichever is first: a response held back is never held for a client that left, and
+ * the sleep's signal tells it to drop its timer (a long delay then keeps no process alive).
  */
-export function pause(res: ServerResponse, ms: number, sleep: (ms: number) => Promise<void>): Promise<void> {
+export function pause(res: ServerResponse, ms: number, sleep: (ms: number, signal: AbortSignal) => Promise<void>): Promise<void> {
   if (ms <= 0 || res.destroyed) return Promise.resolve();
+  const gone = new AbortController();
   return new Promise<void>((resolve) => {
     const done = () => {
-      res.off('close', done);
+      res.off('close', left);
       resolve();
     };
-    res.once('close', done);
-    sleep(ms).then(done, done);
+    const left = () => {
+      gone.abort();
+      done();
+    };
+    res.once('close', left);
+    sleep(ms, gone.signal).then(done, done);
   });
 }
 

@@ -26,7 +26,7 @@ function write(res: ServerResponse, text: string): Promise<void> {
 }
 
 /** Streams `events` (and the plan's faults), pacing them with `sleep`; resolves with what happened. */
-export async function writeSse(res: ServerResponse, requestId: string, events: readonly SseEvent[], plan: StreamPlan, sleep: (ms: number) => Promise<void>): Promise<Outcome> {
+export async function writeSse(res: ServerResponse, requestId: string, events: readonly SseEvent[], plan: StreamPlan, sleep: (ms: number, signal: AbortSignal) => Promise<void>): Promise<Outcome> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId });
   res.flushHeaders();
   for (let i = 0; i <= events.length; i++) {

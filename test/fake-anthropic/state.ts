@@ -10,9 +10,20 @@ import { PromptCache } from './promptCache';
 import { ScriptQueue } from './script';
 import type { CacheStats, RecordedRequest } from './types';
 
-/** Resolves after `ms` milliseconds of real time. */
-function realSleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** Resolves after `ms` milliseconds of real time, or at once when `signal` aborts (its timer cleared). */
+function realSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    const stop = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    signal.addEventListener('abort', stop, { once: true });
+  });
 }
 
 /** Options of the fake server. */
@@ -29,10 +40,11 @@ export interface FakeAnthropicOptions {
   readonly logFile?: string;
   /**
    * The waits of `delayMs` and `deltaDelayMs` (called only for a positive wait; default: real
-   * timers). Tests inject one to hold a response until they release it, or to record the
-   * pacing, instead of measuring the wall clock.
+   * timers). `signal` aborts when the client has gone: the wait is over, drop its timer. Tests
+   * inject one to hold a response until they release it, or to record the pacing, instead of
+   * measuring the wall clock.
    */
-  readonly sleep?: (ms: number) => Promise<void>;
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** The server's mutable state. */
@@ -41,7 +53,7 @@ export class FakeState {
   readonly cache: PromptCache;
   readonly apiKey: string | undefined;
   readonly logFile: string | undefined;
-  readonly sleep: (ms: number) => Promise<void>;
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   ids = new IdSource();
   window: number;
   private readonly records: RecordedRequest[] = [];

@@ -117,7 +117,8 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
     // The delay never ends by itself: only the client leaving can end it. The test aborts once
     // the request is in and held, so no timing decides who comes first.
     const held = new Gate();
-    const holding = await startFakeAnthropic({ sleep: () => (held.open(), new Promise<void>(() => undefined)) });
+    let heldFor: AbortSignal | undefined;
+    const holding = await startFakeAnthropic({ sleep: (_ms, signal) => ((heldFor = signal), held.open(), new Promise<void>(() => undefined)) });
     try {
       holding.script({ text: 'too late', delayMs: 60_000 }, { text: 'next' });
       const ctrl = new AbortController();
@@ -127,6 +128,7 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
       await call;
       await holding.idle();
       assert.equal(holding.requests[0]?.outcome, 'client_closed');
+      assert.equal(heldFor?.aborted, true, 'the sleep was told the client left (the real one drops its timer)');
       assert.equal(holding.pendingSteps, 1, 'the step was consumed by the aborted request');
     } finally {
       await holding.close();
