@@ -16,9 +16,26 @@ export function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-/** Resolves after `ms` milliseconds (real time, not the server's clock). */
-export function sleep(ms: number): Promise<void> {
-  return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
+/**
+ * Resolves after `sleep(ms)` (skipped when `ms` is not positive) or as soon as the client has
+ * gone, whichever is first: a response held back is never held for a client that left, and
+ * the sleep's signal tells it to drop its timer (a long delay then keeps no process alive).
+ */
+export function pause(res: ServerResponse, ms: number, sleep: (ms: number, signal: AbortSignal) => Promise<void>): Promise<void> {
+  if (ms <= 0 || res.destroyed) return Promise.resolve();
+  const gone = new AbortController();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('close', left);
+      resolve();
+    };
+    const left = () => {
+      gone.abort();
+      done();
+    };
+    res.once('close', left);
+    sleep(ms, gone.signal).then(done, done);
+  });
 }
 
 /** Answers `status` with a JSON body and extra headers. */

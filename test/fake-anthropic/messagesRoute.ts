@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { buildAnswer, messageBody } from './answer';
-import { sendApiError, sendJson, sleep } from './http';
+import { pause, sendApiError, sendJson } from './http';
 import { minCacheableTokens } from './models';
 import { layoutPrompt } from './promptLayout';
 import { RejectionError } from './reject';
@@ -40,7 +40,7 @@ export async function handleMessages(state: FakeState, res: ServerResponse, rec:
 
     const step = state.script.take(req);
     if (step) rec.step = step;
-    await sleep(step?.delayMs ?? 0);
+    await pause(res, step?.delayMs ?? 0, state.sleep);
     if (res.destroyed) {
       rec.outcome = 'client_closed';
       return;
@@ -60,7 +60,7 @@ export async function handleMessages(state: FakeState, res: ServerResponse, rec:
     const plan = streamPlan(step);
 
     if (req.stream) {
-      rec.outcome = await writeSse(res, rec.requestId, streamEvents(id, req.model, answer, usage, step?.chunkChars), plan);
+      rec.outcome = await writeSse(res, rec.requestId, streamEvents(id, req.model, answer, usage, step?.chunkChars), plan, state.sleep);
       return;
     }
     if (plan.disconnectAfterEvents !== undefined) {

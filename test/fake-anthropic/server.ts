@@ -43,6 +43,12 @@ export interface FakeAnthropic {
   /** Moves the server's time forward, e.g. past a prompt-cache TTL. */
   advanceClock(ms: number): void;
   cacheStats(): CacheStats;
+  /**
+   * Resolves once no API request is being handled: every request received so far has its
+   * outcome recorded (e.g. `client_closed` after the client gave up). Tests await it instead
+   * of sleeping before they read `requests`.
+   */
+  idle(): Promise<void>;
   /** Back to the start: no script, no records, empty cache, initial window, clock offset 0. */
   reset(): void;
   /** Stops listening and drops open connections. */
@@ -81,6 +87,15 @@ function parseJson(raw: string): { ok: true; value: unknown } | { ok: false; err
 }
 
 async function handleApi(state: FakeState, req: IncomingMessage, res: ServerResponse, path: string, raw: string): Promise<void> {
+  state.started();
+  try {
+    await answerApi(state, req, res, path, raw);
+  } finally {
+    state.finished();
+  }
+}
+
+async function answerApi(state: FakeState, req: IncomingMessage, res: ServerResponse, path: string, raw: string): Promise<void> {
   const parsed = parseJson(raw);
   const body = parsed.ok ? parsed.value : raw;
   const rec = state.record({
@@ -156,6 +171,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
     now: () => state.now(),
     advanceClock: (ms) => state.advanceClock(ms),
     cacheStats: () => state.cacheStats(),
+    idle: () => state.idle(),
     reset: () => state.reset(),
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -4,7 +4,7 @@
  * way the API reports `overloaded_error` once a stream has started).
  */
 import type { ServerResponse } from 'node:http';
-import { defaultErrorMessage, errorBody, sleep } from './http';
+import { defaultErrorMessage, errorBody, pause } from './http';
 import type { SseEvent } from './streamEvents';
 import type { ApiErrorType, Outcome } from './types';
 
@@ -25,8 +25,8 @@ function write(res: ServerResponse, text: string): Promise<void> {
   });
 }
 
-/** Streams `events` (and the plan's faults); resolves with what happened. */
-export async function writeSse(res: ServerResponse, requestId: string, events: readonly SseEvent[], plan: StreamPlan): Promise<Outcome> {
+/** Streams `events` (and the plan's faults), pacing them with `sleep`; resolves with what happened. */
+export async function writeSse(res: ServerResponse, requestId: string, events: readonly SseEvent[], plan: StreamPlan, sleep: (ms: number, signal: AbortSignal) => Promise<void>): Promise<Outcome> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId });
   res.flushHeaders();
   for (let i = 0; i <= events.length; i++) {
@@ -43,7 +43,7 @@ export async function writeSse(res: ServerResponse, requestId: string, events: r
     }
     const e = events[i];
     if (!e) break;
-    if (i > 0) await sleep(plan.deltaDelayMs ?? 0);
+    if (i > 0) await pause(res, plan.deltaDelayMs ?? 0, sleep);
     if (res.destroyed) return 'client_closed';
     await write(res, frame(e.event, e.data));
   }

@@ -10,6 +10,22 @@ import { PromptCache } from './promptCache';
 import { ScriptQueue } from './script';
 import type { CacheStats, RecordedRequest } from './types';
 
+/** Resolves after `ms` milliseconds of real time, or at once when `signal` aborts (its timer cleared). */
+function realSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    const stop = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
 /** Options of the fake server. */
 export interface FakeAnthropicOptions {
   /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
@@ -22,6 +38,13 @@ export interface FakeAnthropicOptions {
   readonly apiKey?: string;
   /** JSONL file to append every API request to (default: env FAKE_ANTHROPIC_LOG, if set). */
   readonly logFile?: string;
+  /**
+   * The waits of `delayMs` and `deltaDelayMs` (called only for a positive wait; default: real
+   * timers). `signal` aborts when the client has gone: the wait is over, drop its timer. Tests
+   * inject one to hold a response until they release it, or to record the pacing, instead of
+   * measuring the wall clock.
+   */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** The server's mutable state. */
@@ -30,12 +53,15 @@ export class FakeState {
   readonly cache: PromptCache;
   readonly apiKey: string | undefined;
   readonly logFile: string | undefined;
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   ids = new IdSource();
   window: number;
   private readonly records: RecordedRequest[] = [];
   private offsetMs = 0;
   private readonly clock: () => number;
   private readonly initialWindow: number;
+  private inFlight = 0;
+  private idleWaiters: Array<() => void> = [];
 
   constructor(opts: FakeAnthropicOptions) {
     this.clock = opts.clock ?? Date.now;
@@ -43,6 +69,7 @@ export class FakeState {
     this.window = this.initialWindow;
     this.apiKey = opts.apiKey;
     this.logFile = opts.logFile ?? (process.env.FAKE_ANTHROPIC_LOG || undefined);
+    this.sleep = opts.sleep ?? realSleep;
     this.cache = new PromptCache(() => this.now());
   }
 
@@ -66,6 +93,26 @@ export class FakeState {
     const rec: RecordedRequest = { seq: this.records.length + 1, at: this.now(), ...entry };
     this.records.push(rec);
     return rec;
+  }
+
+  /** Marks an API request as being handled (until {@link finished}). */
+  started(): void {
+    this.inFlight++;
+  }
+
+  /** Marks an API request as handled: its record has its outcome. */
+  finished(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    if (this.inFlight > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves once no API request is being handled (at once if none is). */
+  idle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** Appends a finished request to the log file, when there is one. */

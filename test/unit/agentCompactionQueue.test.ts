@@ -8,17 +8,28 @@ import { checkInvariants } from '../../src/core/invariants';
 import { counterIds } from '../../src/core/ports';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { emptyState, fakeClock, testConfig } from './support/builders';
+import { Counter } from './support/gate';
 import { countingTokenizer } from './support/tokenFakes';
 
-/** A chat model whose answers wait until the test releases them; the summariser answers at once. */
+/**
+ * A chat model whose answers wait until the test releases them; the summariser answers at
+ * once. `waiting` counts chat requests that have arrived; `gate()` releases one answer, the
+ * one waiting or, if none is yet, the next to arrive (so no release is ever lost to a race).
+ */
 class GatedLlm implements LlmClient {
-  private release: (() => void) | undefined;
+  readonly waiting = new Counter();
+  private readonly releases: Array<() => void> = [];
+  private permits = 0;
   gate(): void {
-    this.release?.();
+    const release = this.releases.shift();
+    if (release) release();
+    else this.permits++;
   }
   async stream(params: { model: string }): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> {
     if (params.model === 'claude-haiku-4-5') return { ok: true, result: { content: [{ type: 'text', text: 'Summary of the earlier turns.' }], stopReason: 'end_turn', model: params.model, usage: { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } };
-    await new Promise<void>((r) => (this.release = r));
+    this.waiting.bump();
+    if (this.permits > 0) this.permits--;
+    else await new Promise<void>((r) => this.releases.push(r));
     return { ok: true, result: { content: [{ type: 'text', text: 'An answer that is long enough to be worth summarising later on. '.repeat(20) }], stopReason: 'end_turn', model: params.model, usage: { input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } };
   }
 }
@@ -38,19 +49,24 @@ function setup() {
   );
   const turn = async (text: string) => {
     const p = session.send(text);
-    await new Promise((r) => setTimeout(r, 5));
     llm.gate();
     await p;
   };
-  return { session, llm, events, turn };
+  /** Sends `text` and resolves once its request has reached the model, with the running turn (wrapped: not awaited). */
+  const startTurn = async (text: string) => {
+    const arrived = llm.waiting.reached(llm.waiting.count + 1);
+    const running = session.send(text);
+    await arrived;
+    return { running };
+  };
+  return { session, llm, events, turn, startTurn };
 }
 
 describe('Compact Now while a turn runs (one queue per session)', () => {
   it('waits for the turn boundary, then compacts; history stays valid', async () => {
     const t = setup();
     for (let i = 1; i <= 3; i++) await t.turn(`question ${i}`);
-    const running = t.session.send('question 4');
-    await new Promise((r) => setTimeout(r, 5));
+    const { running } = await t.startTurn('question 4');
     assert.ok(t.session.busy);
     const compaction = t.session.compactNow('focus on question 2');
     assert.ok(t.events.some((e) => e.type === 'compaction_queued'), 'shown as queued');
@@ -71,8 +87,7 @@ describe('Compact Now while a turn runs (one queue per session)', () => {
   it('a queued compaction can be cancelled, and a second request replaces the first', async () => {
     const t = setup();
     for (let i = 1; i <= 3; i++) await t.turn(`question ${i}`);
-    const running = t.session.send('question 4');
-    await new Promise((r) => setTimeout(r, 5));
+    const { running } = await t.startTurn('question 4');
     const first = t.session.compactNow('one');
     const second = t.session.compactNow('two');
     assert.deepEqual(await first, { ok: false, reason: 'Replaced by a newer compaction request.' });

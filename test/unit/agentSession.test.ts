@@ -62,7 +62,7 @@ describe('AgentSession (turn loop with a scripted LlmClient)', () => {
     const tools = new FakeTools({ read_file: 'x' }, new Set(['run_command']));
     const t = setup([{ content: [toolUse('toolu_1', 'run_command', { command: 'sleep 100' }), toolUse('toolu_2', 'read_file')] }], tools);
     const turn = t.session.send('run it');
-    await new Promise((r) => setTimeout(r, 20));
+    await t.tools.waiting.reached(1); // run_command has started and waits (no sleep: a busy machine cannot make Stop come first)
     assert.ok(t.session.busy);
     t.session.stop();
     await turn;
@@ -77,7 +77,7 @@ describe('AgentSession (turn loop with a scripted LlmClient)', () => {
   it('stops while streaming and keeps what was said', async () => {
     const t = setup([{ hangUntilAbort: true, partialText: 'Partial answ' }, { content: [{ type: 'text', text: 'ok' }] }]);
     const turn = t.session.send('tell me');
-    await new Promise((r) => setTimeout(r, 10));
+    await t.llm.hanging.reached(1); // the answer is streaming: 'Partial answ' has arrived
     t.session.stop();
     await turn;
     const last = t.session.state.messages.at(-1)!;

@@ -1,10 +1,27 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { commandApprovalItem, editApprovalItem, MAX_CARD_LINE_CHARS, type ApprovalItem } from '../../src/host/approvals/approvalCard';
+import { commandApprovalItem, DEFAULT_DIFF_BUDGET, editApprovalItem as cardWithBudget, MAX_CARD_DIFF_LINES, MAX_CARD_LINE_CHARS, type ApprovalItem, type DiffBudget } from '../../src/host/approvals/approvalCard';
 import { PendingApprovals } from '../../src/host/approvals/pendingApprovals';
 import { parseChatToHost, parseChatToWebview } from '../../src/protocol/chat';
 
 const edit = (before: string, after: string, isNewFile = false) => ({ path: '/ws/src/a.ts', displayPath: 'src/a.ts', before, after, isNewFile });
+
+/** No wall-clock limit: what the card shows must not depend on how busy the machine is. */
+const UNTIMED: DiffBudget = {};
+/** The card as the extension builds it, but with an untimed diff budget. */
+const editApprovalItem = (id: string, p: ReturnType<typeof edit>, maxLines = MAX_CARD_DIFF_LINES) => cardWithBudget(id, p, maxLines, UNTIMED);
+
+/** Runs `fn` with a Date.now that jumps a second at every call: any wall-clock budget runs out at once. */
+function withRacingClock<T>(fn: () => T): T {
+  const real = Date.now;
+  let t = real();
+  Date.now = () => (t += 1000);
+  try {
+    return fn();
+  } finally {
+    Date.now = real;
+  }
+}
 
 describe('approval cards', () => {
   it('shows an edit as a unified diff with counts and hunk headers', () => {
@@ -76,6 +93,23 @@ describe('approval cards', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('omits a diff over its budget entirely and counts its lines (an edit-length budget: the same on any machine)', () => {
+    const before = 'a\nb\nc\nd';
+    const after = 'A\nB\nC\nD';
+    const item = cardWithBudget('b1', edit(before, after), MAX_CARD_DIFF_LINES, { maxEdits: 2 });
+    assert.deepEqual([item.diff, item.omittedLines, item.added, item.removed], [[], 8, undefined, undefined]);
+    assert.equal(cardWithBudget('b2', edit(before, after), MAX_CARD_DIFF_LINES, { maxEdits: 8 }).diff?.length, 9, 'within the budget: the whole diff');
+  });
+
+  it('the extension\'s budget is half a second of wall clock; an untimed budget never depends on the clock', () => {
+    assert.deepEqual(DEFAULT_DIFF_BUDGET, { timeoutMs: 500 });
+    const p = edit('one\ntwo\nthree\n', 'one\nTWO\nthree\n');
+    // A clock racing ahead (what a busy machine looks like to a timeout) omits the timed diff…
+    assert.deepEqual(withRacingClock(() => cardWithBudget('t1', p).diff), []);
+    // …and cannot touch the untimed one the tests use.
+    assert.deepEqual(withRacingClock(() => editApprovalItem('t2', p).diff?.map((l) => `${l.op}${l.text}`)), ['@@@ -1,3 +1,3 @@', ' one', '-two', '+TWO', ' three']);
   });
 
   it('shows a command with its folder', () => {

@@ -139,18 +139,26 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
     assert.equal(cut.usage.output_tokens, 4);
   });
 
-  it('waits delayMs before the first byte and deltaDelayMs between events', async () => {
-    server.script({ text: 'slow answer in pieces', chunkChars: 5, delayMs: 150, deltaDelayMs: 20 });
-    const t0 = Date.now();
-    let firstAt = 0;
-    const stream = client.messages.stream(minimalRequest());
-    stream.on('streamEvent', () => {
-      firstAt ||= Date.now();
-    });
-    await stream.finalMessage();
-    const total = Date.now() - t0;
-    assert.ok(firstAt - t0 >= 140, `first event after ${firstAt - t0} ms`);
-    assert.ok(total - (firstAt - t0) >= 9 * 20 - 10, `events spread over ${total - (firstAt - t0)} ms`);
+  it('waits delayMs before the first byte and deltaDelayMs between events (the waits recorded, not timed)', async () => {
+    const log: string[] = [];
+    const paced = await startFakeAnthropic({ sleep: async (ms) => void log.push(`wait ${ms}`) });
+    try {
+      paced.script({ text: 'slow answer in pieces', chunkChars: 5, delayMs: 150, deltaDelayMs: 20 });
+      const stream = clientFor(paced).messages.stream(minimalRequest());
+      let events = 0;
+      stream.on('streamEvent', () => {
+        if (events++ === 0) log.push('first event');
+      });
+      await stream.finalMessage();
+      assert.equal(log[0], 'wait 150', 'the delay comes before any byte of the response');
+      assert.ok(log.indexOf('first event') > 0, 'the first event arrives after it');
+      const pauses = log.slice(1).filter((l) => l !== 'first event');
+      assert.ok(pauses.every((l) => l === 'wait 20'), JSON.stringify(log));
+      // One pause between every two events the server wrote (the SDK does not surface pings).
+      assert.ok(events >= 9 && pauses.length >= events - 1, `${pauses.length} pauses for ${events} events`);
+    } finally {
+      await paced.close();
+    }
   });
 
   it('only answers a step to a request its match fits', async () => {

@@ -90,18 +90,26 @@ describe('session writer', () => {
   });
 
   it('measures the cost of an fsync per append', async function () {
+    this.timeout(120_000); // an upper bound for a disk busy with other work, not a wait
     const w = await SessionWriter.open(file);
     const n = 200;
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) await w.append(messageEntry(i));
-    const perAppendMs = Number(process.hrtime.bigint() - t0) / 1e6 / n;
+    const took: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = process.hrtime.bigint();
+      await w.append(messageEntry(i));
+      took.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
     await w.close();
-    console.log(`      sequential append + fdatasync: ${perAppendMs.toFixed(3)} ms per entry (${tmpdir()})`);
-    assert.ok(perAppendMs < 50);
+    const sorted = [...took].sort((a, b) => a - b);
+    const median = sorted[Math.floor(n / 2)] ?? 0;
+    const mean = took.reduce((a, b) => a + b, 0) / n;
+    console.log(`      sequential append + fdatasync: ${mean.toFixed(3)} ms per entry, median ${median.toFixed(3)} ms (${tmpdir()})`);
+    // The median: a burst of slow fsyncs while another process floods the disk does not fail it.
+    assert.ok(median < 50, `median ${median.toFixed(1)} ms per append`);
   });
 
   it('a writer killed with SIGKILL mid-stream loses no line whose append had resolved', async function () {
-    this.timeout(15_000);
+    this.timeout(60_000); // an upper bound for starting a tsx child on a busy machine, not a wait
     const script = join(dir, 'child.ts');
     await fsp.writeFile(
       script,

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCommandTool } from '../../src/host/tools/runCommand';
+import { waitUntil } from './support/gate';
 import { cleanTempDirs, expectError, expectOk, ScriptedApprover, tempDir, toolContext, writeTree } from './support/toolsWorkspace';
 
 /** Whether a process with this pid is alive (a zombie waiting to be reaped counts as dead). */
@@ -19,15 +20,24 @@ function alive(pid: number): boolean {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The pid a command wrote to `bg.pid` in `ws`, once it has (0 until then). */
+async function pidFrom(ws: string): Promise<number> {
+  return Number((await readFile(join(ws, 'bg.pid'), 'utf8').catch(() => '')).trim()) || 0;
+}
 
-async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await sleep(25);
-  }
-  return check();
+/** A run_command timeout the test fires itself (no race with a real 1 s timer); records what it was asked for. */
+function manualTimeout() {
+  const asked: number[] = [];
+  let pending: (() => void) | undefined;
+  return {
+    asked,
+    start: (ms: number, fire: () => void) => {
+      asked.push(ms);
+      pending = fire;
+      return () => (pending = undefined);
+    },
+    fire: () => pending?.(),
+  };
 }
 
 (process.platform === 'win32' ? describe.skip : describe)('tools: run_command', () => {
@@ -71,34 +81,41 @@ async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
   });
 
   it('kills the whole process group on timeout', async () => {
-    const started = Date.now();
-    const text = expectError(await runCommandTool({ command: 'sleep 30 & echo $! > bg.pid; echo started; wait', timeout_ms: 1000 }, toolContext([ws], { commandKillGraceMs: 300 }), true, new ScriptedApprover()));
-    assert.ok(Date.now() - started < 5000, 'returned soon after the timeout');
+    const timeout = manualTimeout();
+    const ctx = { ...toolContext([ws], { commandKillGraceMs: 300 }), startTimeout: timeout.start };
+    const pending = runCommandTool({ command: 'sleep 30 & echo started; echo $! > bg.pid; wait', timeout_ms: 1000 }, ctx, true, new ScriptedApprover());
+    // The timeout fires once the command has printed and started its child, however long that took.
+    const bgPid = await waitUntil('the command to start its background child', () => pidFrom(ws));
+    assert.deepEqual(timeout.asked, [1000], 'the timeout asked for is timeout_ms');
+    timeout.fire();
+    const text = expectError(await pending);
     assert.match(text, /^started\n\n\[Timed out after 1 s: the command and its process group were killed\./);
-    const bgPid = Number(await readFile(join(ws, 'bg.pid'), 'utf8'));
-    assert.ok(await waitUntil(() => !alive(bgPid), 3000), 'the background child was killed too');
+    await waitUntil('the background child to be killed too', () => !alive(bgPid));
+  });
+
+  it('times out on a real timer by default (nothing needs to happen before it fires)', async () => {
+    const text = expectError(await runCommandTool({ command: 'sleep 30', timeout_ms: 1000 }, toolContext([ws], { commandKillGraceMs: 300 }), true, new ScriptedApprover()));
+    assert.match(text, /^\(no output\)\n\n\[Timed out after 1 s: /);
   });
 
   it('kills the process group when the user presses Stop', async () => {
     const abort = new AbortController();
     const pending = runCommandTool({ command: 'sleep 30 & echo $! > bg.pid; wait' }, toolContext([ws], { commandKillGraceMs: 300 }, abort.signal), true, new ScriptedApprover());
-    const pidFile = join(ws, 'bg.pid');
-    await sleep(300);
-    const bgPid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
+    const bgPid = await waitUntil('the command to start its background child', () => pidFrom(ws));
     abort.abort();
     const text = expectError(await pending);
     assert.match(text, /Stopped by the user after \d+\.\d s: the command and its process group were killed/);
-    if (bgPid > 0) assert.ok(await waitUntil(() => !alive(bgPid), 3000), 'the background child was killed too');
+    await waitUntil('the background child to be killed too', () => !alive(bgPid));
   });
 
   it('kills a group that ignores SIGTERM with SIGKILL after the grace period', async () => {
     const abort = new AbortController();
-    const pending = runCommandTool({ command: "trap '' TERM; sleep 30" }, toolContext([ws], { commandKillGraceMs: 200 }, abort.signal), true, new ScriptedApprover());
-    await sleep(200);
+    const pending = runCommandTool({ command: "trap '' TERM; touch trapped; sleep 30" }, toolContext([ws], { commandKillGraceMs: 200 }, abort.signal), true, new ScriptedApprover());
+    // Stop only once SIGTERM is ignored (stopping earlier would let SIGTERM alone end it).
+    await waitUntil('the command to ignore SIGTERM', () => readFile(join(ws, 'trapped')).then(() => true, () => false));
     abort.abort();
-    const started = Date.now();
-    expectError(await pending);
-    assert.ok(Date.now() - started < 3000);
+    // Without the SIGKILL the 30 s sleep would outlast the test's own timeout.
+    assert.match(expectError(await pending), /Stopped by the user after \d+\.\d s: the command and its process group were killed/);
   });
 
   it('caps output head+tail with a notice', async () => {
@@ -112,9 +129,14 @@ async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
   });
 
   it('does not wait for background processes that keep the output open', async () => {
-    const started = Date.now();
-    const text = expectOk(await runCommandTool({ command: 'sleep 3 & echo done' }, toolContext([ws]), true, new ScriptedApprover()));
-    assert.ok(Date.now() - started < 3000, 'returned without waiting for the background sleep');
-    assert.match(text, /^done\n/);
+    const text = expectOk(await runCommandTool({ command: 'sleep 60 & echo $! > bg.pid; echo done' }, toolContext([ws]), true, new ScriptedApprover()));
+    const bgPid = await pidFrom(ws);
+    try {
+      assert.ok(bgPid > 0 && alive(bgPid), 'returned while the background sleep still runs');
+      assert.match(text, /^done\n/);
+      assert.match(text, /Processes it started in the background kept running; their later output is not shown\./);
+    } finally {
+      if (bgPid > 0) process.kill(bgPid, 'SIGKILL');
+    }
   });
 });

@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureHarness, REPO_ROOT } from './setup.mjs';
+import { UI_TIMEOUT, WORKBENCH_TIMEOUT } from './timeouts.mjs';
 
 /** The packaged extension the tests install (CP_VSIX overrides it, e.g. a copy another build cannot clobber). */
 export const VSIX = process.env.CP_VSIX ?? join(REPO_ROOT, 'dist', 'context-pipeline.vsix');
-const UI_TIMEOUT = 30_000;
 
 /**
  * Starts the fake API, code-server with the .vsix installed, and a browser page with the
@@ -22,6 +22,7 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
   const { startFakeAnthropic } = await import('../fake-anthropic/index.ts');
   const { installExtension, startCodeServer } = await import('./codeServer.mjs');
   const { chatFrame, launchBrowser, openContextPipeline, openWorkbench } = await import('./workbench.mjs');
+  const { runCommand } = await import('./gestures.mjs');
 
   const root = mkdtempSync(join(tmpdir(), 'cp-vscode-agent-'));
   const dirs = { workspace: join(root, 'workspace'), extensions: join(root, 'extensions'), userData: join(root, 'user-data'), tmp: join(root, 'tmp') };
@@ -65,11 +66,11 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
     },
     /** Runs Developer: Reload Window, waits for the reloaded workbench and re-finds the chat. */
     async reloadWindow() {
-      const reloaded = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: 60_000 });
+      const reloaded = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: WORKBENCH_TIMEOUT });
       await world.command('Developer: Reload Window');
       await reloaded;
-      await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-      await page.locator('.part.activitybar').waitFor({ state: 'visible', timeout: 60_000 });
+      await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: WORKBENCH_TIMEOUT });
+      await page.locator('.part.activitybar').waitFor({ state: 'visible', timeout: WORKBENCH_TIMEOUT });
       await openContextPipeline(page);
       frame = await chatFrame(page);
     },
@@ -93,15 +94,9 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
     async waitIdle(timeout = UI_TIMEOUT) {
       await frame.locator('.composer button.primary:not(.stop)', { hasText: 'Send' }).waitFor({ state: 'visible', timeout });
     },
-    /** Runs a command from the command palette by its title. */
+    /** Runs a command from the command palette by its title (retrying the palette and the typing until its row shows). */
     async command(title) {
-      await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
-      await page.keyboard.press('F1');
-      const box = page.locator('.quick-input-widget input');
-      await box.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      await box.fill(`>${title}`);
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: UI_TIMEOUT });
-      await page.keyboard.press('Enter');
+      await runCommand(page, title);
     },
     /** Starts a new, empty session and waits for the empty chat. */
     async newSession() {

@@ -10,9 +10,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
+import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
-const UI_TIMEOUT = 30_000;
-
+/** The frame of the budget panel's webview (polled while it loads). */
 async function budgetFrame(page, timeout = UI_TIMEOUT) {
   const deadline = Date.now() + timeout;
   for (;;) {
@@ -25,7 +25,7 @@ async function budgetFrame(page, timeout = UI_TIMEOUT) {
       }
     }
     if (Date.now() > deadline) throw new Error('no frame with [data-testid="budget-root"]');
-    await page.waitForTimeout(250);
+    await page.waitForTimeout(250); // poll interval while the webview loads
   }
 }
 
@@ -36,20 +36,16 @@ const num = (s) => Number(String(s).replace(/[^\d.]/g, ''));
 const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
 
 /** Waits until `probe()` returns true (polling), or fails saying what was awaited. */
-async function until(what, probe, timeout = UI_TIMEOUT) {
-  const deadline = Date.now() + timeout;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const until = (what, probe) => eventually(what, probe, { interval: 200 });
 
-describe('Context Budget panel in a real VS Code, against the fake Anthropic API', { timeout: 300_000 }, () => {
+describe('Context Budget panel in a real VS Code, against the fake Anthropic API', { timeout: suiteTimeout(600_000) }, () => {
   let w;
   let workbench;
+  let gestures;
 
   before(async () => {
     workbench = await import('./workbench.mjs');
+    gestures = await import('./gestures.mjs');
     w = await startAgentWorld({ settings: { 'workbench.colorTheme': 'Default Dark Modern' }, workspaceFiles: { 'src/greet.js': GREET } });
   });
 
@@ -139,13 +135,7 @@ describe('Context Budget panel in a real VS Code, against the fake Anthropic API
 
     // A selection, pinned with Pin Selection and sent with the next message.
     const { page } = w;
-    await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
-    await page.keyboard.press('Control+P');
-    const box = page.locator('.quick-input-widget input');
-    await box.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await box.fill('greet.js');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).first().waitFor({ timeout: UI_TIMEOUT });
-    await page.keyboard.press('Enter');
+    await gestures.quickOpen(page, 'greet.js');
     const line1 = page.locator('.editor-instance .monaco-editor .view-line', { hasText: 'export function greet' });
     await line1.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await line1.click();
@@ -179,14 +169,12 @@ describe('Context Budget panel in a real VS Code, against the fake Anthropic API
     const before = await rowsOf(frame).allInnerTexts();
     assert.equal(before.length, 4, `four requests before the reload: ${JSON.stringify(before)}`);
 
-    const reloaded = w.page.waitForEvent('framenavigated', { predicate: (f) => f === w.page.mainFrame(), timeout: 60_000 });
-    await w.command('Developer: Reload Window');
-    await reloaded;
-    await w.page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-    await w.page.locator('.part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
+    // Waits for the reloaded workbench and its chat (the extension is running again), then the
+    // command (retried until its row shows: contributed commands may register late after a reload).
+    await w.reloadWindow();
     // VS Code may restore the panel itself (its serializer); the command reveals it either way.
     await w.command('Context Pipeline: Show Context Budget');
-    frame = await budgetFrame(w.page, 60_000);
+    frame = await budgetFrame(w.page);
     await rowsOf(frame).nth(before.length - 1).waitFor({ timeout: UI_TIMEOUT });
     assert.deepEqual(await rowsOf(frame).allInnerTexts(), before, 'the same rows, rebuilt from the session file');
     assert.equal(await frame.locator('[data-testid="budget-chart"]').getAttribute('data-points'), String(before.length));
@@ -204,7 +192,7 @@ describe('Context Budget panel in a real VS Code, against the fake Anthropic API
     await frame.locator('[data-testid="budget-chart"] .uplot canvas').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await until('the chart to take the light theme\'s colours', async () => JSON.stringify(await markers(frame)) !== JSON.stringify(dark));
     await scrollToCard(frame, 'budget-history');
-    await w.page.waitForTimeout(300); // the chart is rebuilt with the new colours on the next frame
+    await gestures.nextFrames(frame); // the chart is rebuilt with the new colours on the next frame
     process.stderr.write(`[budget] light theme: ${await workbench.screenshot(w.page, 'budget-panel-light')}\n`);
   });
 });

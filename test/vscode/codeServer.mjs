@@ -6,6 +6,7 @@ import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFile
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { harnessPaths } from './setup.mjs';
+import { WORKBENCH_TIMEOUT } from './timeouts.mjs';
 
 /** User settings every harness instance starts from; `settings` passed to startCodeServer override them. */
 export const DEFAULT_SETTINGS = Object.freeze({
@@ -19,7 +20,7 @@ export const DEFAULT_SETTINGS = Object.freeze({
   'extensions.autoUpdate': false,
 });
 
-const START_TIMEOUT_MS = 60_000;
+const START_TIMEOUT_MS = WORKBENCH_TIMEOUT;
 const STOP_TIMEOUT_MS = 10_000;
 
 /**

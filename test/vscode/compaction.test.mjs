@@ -8,8 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
-
-const UI_TIMEOUT = 30_000;
+import { eventually as poll, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 const SUMMARISER = 'claude-haiku-4-5';
 const CHAT_MODEL = 'claude-sonnet-4-6';
 
@@ -39,23 +38,10 @@ function requestText(req) {
     .join('\n');
 }
 
-/** Polls `check` until it returns a truthy value (or throws its last failure after `timeout`). */
-async function eventually(check, { timeout = UI_TIMEOUT, interval = 100, what = 'condition' } = {}) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw last ?? new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, interval));
-  }
-}
+/** Polls `check` until it returns a truthy value (or throws its last failure after the UI timeout). */
+const eventually = (check, { what = 'condition' } = {}) => poll(what, check);
 
-describe('Compact Now and Restore in a real VS Code, against the fake Anthropic API', { timeout: 300_000 }, () => {
+describe('Compact Now and Restore in a real VS Code, against the fake Anthropic API', { timeout: suiteTimeout(600_000) }, () => {
   let w;
   let workbench;
   const screenshots = [];
@@ -152,6 +138,10 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
     assert.match(promptText, /Would compact turns 1–2: about [\d,]+ → [\d,]+ tokens \(saves ~[\d,]+\)/, promptText);
     const input = widget.locator('input');
     await input.fill(INSTRUCTIONS);
+    // The "compaction done" toast hides by itself after a while: recorded in the page from now
+    // on, so the steps below cannot outlast it.
+    const { recordWhenShown } = await import('./gestures.mjs');
+    const done = await recordWhenShown(w.page.mainFrame(), 'compaction-done', '.notifications-toasts', 'compaction done');
     await input.press('Enter');
     await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
 
@@ -170,7 +160,7 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
     const card = w.frame.locator('.summary-card').first();
     await card.locator('summary').click();
     await card.locator('.summary-text', { hasText: 'line 42' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await w.page.locator('.notifications-toasts .notification-toast', { hasText: 'compaction done' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await done.seen();
     const answers = await w.frame.locator('.item.assistant .text').allInnerTexts();
     assert.ok(!answers.some((t) => t.includes(A1_HEAD) || t.includes(A2_HEAD)), `the answers of turns 1–2 are gone: ${JSON.stringify(answers.map((t) => t.slice(0, 40)))}`);
     assert.ok(answers.some((t) => t.includes(A3_HEAD)), 'turn 3 is kept');
@@ -221,9 +211,9 @@ describe('Compact Now and Restore in a real VS Code, against the fake Anthropic 
   test('Restore from the tree brings the originals back, and the next request has the whole history', async () => {
     const pane = await compactionsPane();
     const manual = row(pane, 'Manual · ');
-    await manual.click({ button: 'right' });
     const restore = w.page.locator('.context-view .monaco-menu .action-item', { hasText: /^Restore$/ });
-    await restore.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const { retryUntilVisible } = await import('./gestures.mjs');
+    await retryUntilVisible(restore, () => manual.click({ button: 'right' }), { what: 'the context menu of the compaction' });
     await restore.click();
 
     await w.page.locator('.notifications-toasts .notification-toast', { hasText: 'the original messages are back' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });

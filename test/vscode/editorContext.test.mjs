@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
+import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
 const SELECTION_HEAD = '<ide_selection>The user selected the lines 1 to 2 from src/greet.js:';
@@ -18,7 +19,7 @@ function lastUserTexts(w) {
   return content.filter((b) => b.type === 'text').map((b) => b.text);
 }
 
-describe('editor context in a real VS Code', { timeout: 300_000 }, () => {
+describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) }, () => {
   let w;
   before(async () => {
     w = await startAgentWorld({ workspaceFiles: { 'src/greet.js': GREET, 'README.md': '# Demo\n' } });
@@ -33,25 +34,20 @@ describe('editor context in a real VS Code', { timeout: 300_000 }, () => {
   test('the opened file (once) and the selection go before the user words', async () => {
     const { page } = w;
     // Quick Open src/greet.js.
-    await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
-    await page.keyboard.press('Control+P');
-    const box = page.locator('.quick-input-widget input');
-    await box.waitFor({ state: 'visible', timeout: 30_000 });
-    await box.fill('greet.js');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'greet.js' }).first().waitFor({ timeout: 30_000 });
-    await page.keyboard.press('Enter');
+    const { quickOpen } = await import('./gestures.mjs');
+    await quickOpen(page, 'greet.js');
     const line1 = page.locator('.editor-instance .monaco-editor .view-line', { hasText: 'export function greet' });
-    await line1.waitFor({ state: 'visible', timeout: 30_000 });
+    await line1.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     // Select lines 1-2: click in line 1, go to its start, Shift+Down twice.
     await line1.click();
     await page.keyboard.press('Control+Home');
     await page.keyboard.press('Shift+ArrowDown');
     await page.keyboard.press('Shift+ArrowDown');
-    await page.locator('.editor-instance .monaco-editor .selected-text').first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('.editor-instance .monaco-editor .selected-text').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
 
     // Above the input: chips for exactly what will go with the message, with their tokens.
     const chips = w.frame.locator('[data-testid="pending-context"] .pending-chip');
-    await chips.filter({ hasText: 'src/greet.js:1-2' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await chips.filter({ hasText: 'src/greet.js:1-2' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const chipTexts = (await chips.allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
     assert.equal(chipTexts.length, 2, JSON.stringify(chipTexts));
     assert.match(chipTexts[0], /^file src\/greet\.js [\d,]+ tok✕$/);
@@ -92,7 +88,7 @@ describe('editor context in a real VS Code', { timeout: 300_000 }, () => {
   test('a chip clicked away is left out of that message only', async () => {
     const chip = w.frame.locator('[data-testid="pending-context"] .pending-chip', { hasText: 'src/greet.js:1-2' });
     await chip.locator('.chip-remove').click();
-    await chip.waitFor({ state: 'detached', timeout: 10_000 });
+    await chip.waitFor({ state: 'detached', timeout: UI_TIMEOUT });
     w.fake.script({ text: 'Answered without the selection.' });
     await w.send('Without context please.');
     await w.waitForAnswer('Answered without the selection.');
@@ -101,12 +97,12 @@ describe('editor context in a real VS Code', { timeout: 300_000 }, () => {
     assert.equal(texts.filter((t) => t.startsWith('<ide_selection>')).length, 0, `no selection block in ${JSON.stringify(texts)}`);
     assert.equal(await w.frame.locator('.item.user').last().locator('.chip').count(), 0, 'the message shows no context went with it');
     // The next message offers the selection again.
-    await chip.waitFor({ state: 'visible', timeout: 10_000 });
+    await chip.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
   });
 
   test('Pin Selection queues the selection as a pinned block of the next message', async () => {
     await w.command('Context Pipeline: Pin Selection');
-    await w.page.locator('.notifications-toasts', { hasText: 'Pinned 2 lines of src/greet.js' }).waitFor({ state: 'visible', timeout: 30_000 });
+    await w.page.locator('.notifications-toasts', { hasText: 'Pinned 2 lines of src/greet.js' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await w.frame.getByRole('textbox', { name: 'Message' }).click();
     w.fake.script({ text: 'Pinned, noted.' });
     await w.send('Keep this in mind.');

@@ -12,11 +12,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
+import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 const PAIRS = 1_000;
 const FIRST_WORDS = 'FIRST-MESSAGE-MARKER: where does the request pipeline start?';
 const LAST_WORDS = 'LAST-MESSAGE-MARKER: that is the whole pipeline, end to end.';
-const UI_TIMEOUT = 60_000;
 const MAX_NODES = 120;
 
 /** A long Markdown answer: heading, list, a code block and a table. */
@@ -115,10 +115,13 @@ const inFrame = {
   },
 };
 
-describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () => {
+describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(900_000) }, () => {
   let world;
   let session;
+  /** Resolves once the transcript's layout has stopped changing (rendered, measured, anchored). */
+  let settled;
   before(async () => {
+    ({ transcriptSettled: settled } = await import('./gestures.mjs'));
     session = await buildSessionFile();
     world = await startAgentWorld({
       workspaceFiles: { 'README.md': '# Long session\n' },
@@ -163,7 +166,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () =
     await f.waitForFunction(inFrame.visible, [session.lastId, true], { timeout: UI_TIMEOUT, polling: 20 });
     const tLast = performance.now();
     await f.locator(`[data-id="${session.lastId}"]`, { hasText: 'LAST-MESSAGE-MARKER' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await f.waitForTimeout(500); // settled: measured, stuck to the end
+    await settled(f); // measured, stuck to the end
     const heap = await f.evaluate(heapOf);
     const pageHeap = await world.page.evaluate(heapOf);
     // The renderer's heap after a full GC, and its DOM counters (through the DevTools protocol).
@@ -195,8 +198,8 @@ describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () =
     const stats = await f.evaluate(inFrame.stats);
     assert.ok(stats.nodes < MAX_NODES, `${stats.nodes} item nodes rendered at the top`);
     assert.ok(stats.scrollTop <= 1, `stays at the top (scrollTop ${stats.scrollTop}), not pulled back down`);
-    await f.waitForTimeout(300);
-    assert.equal((await f.evaluate(inFrame.stats)).scrollTop <= 1, true, 'still at the top a moment later');
+    await settled(f);
+    assert.equal((await f.evaluate(inFrame.stats)).scrollTop <= 1, true, 'still at the top once the layout settled');
   });
 
   test('scrolling through the whole session keeps the viewport covered with few nodes', async () => {
@@ -240,7 +243,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () =
       const s = document.querySelector('.scroll');
       s.scrollTop = Math.round(s.scrollHeight / 2);
     });
-    await f.waitForTimeout(500); // the window settles: rendered, measured, anchored
+    await settled(f); // the window settles: rendered, measured, anchored
     // Scroll so that an item with a (closed) selection chip sits just above the viewport.
     let chipped;
     for (let tries = 0; !chipped && tries < 10; tries++) {
@@ -255,10 +258,9 @@ describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () =
         s.scrollTop += item.getBoundingClientRect().bottom - v.top + 10;
         return item.getAttribute('data-id');
       });
-      if (!chipped) await f.waitForTimeout(300);
+      await settled(f);
     }
     assert.ok(chipped, 'an item with a chip is rendered in the middle of the session');
-    await f.waitForTimeout(500);
     const before = await f.evaluate(([aboveId]) => {
       const v = document.querySelector('.scroll').getBoundingClientRect();
       const above = document.querySelector(`[data-testid="transcript"] [data-id="${aboveId}"]`);
@@ -271,7 +273,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () =
     }, [chipped]);
     assert.ok(before, 'a visible item and a rendered item with a chip above the viewport');
     assert.ok(before.grew > 20, `the expanded chip made its item taller (${before.grew} px)`);
-    await f.waitForTimeout(300);
+    await settled(f); // the growth above the viewport is compensated
     const after = await f.evaluate(([id]) => {
       const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
       return n ? n.getBoundingClientRect().top : undefined;
@@ -291,11 +293,11 @@ describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () =
         s.scrollTop += n ? n.getBoundingClientRect().top - s.getBoundingClientRect().top : s.clientHeight;
         return n !== null;
       }, [session.longId]);
-      await f.waitForTimeout(found ? 500 : 150);
+      await settled(f);
       if (found) break;
     }
     const long = f.locator(`[data-id="${session.longId}"]`);
-    await long.locator('.markdown pre code').first().waitFor({ state: 'visible', timeout: 10_000 });
+    await long.locator('.markdown pre code').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.equal(await long.locator('.markdown h2').count(), 1);
     assert.equal(await long.locator('.markdown table').count(), 1);
     assert.ok((await f.evaluate(inFrame.stats)).nodes < MAX_NODES);
@@ -309,7 +311,9 @@ describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () =
         const n = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find((e) => e.getBoundingClientRect().bottom > v.top + 1);
         return n ? n.getAttribute('data-id') : undefined;
       });
-    await world.frame.waitForTimeout(400); // the view state is saved 250 ms after scrolling
+    // The view state is saved 250 ms after a scroll: wait for that save, not for the time.
+    await settled(world.frame);
+    await world.frame.locator('.scroll:not([data-reading-save])').waitFor({ state: 'attached', timeout: UI_TIMEOUT });
     const reading = await topItem();
     assert.ok(reading && reading !== session.lastId, `reading in the middle (${reading})`);
     // Another view container in the side bar disposes the chat webview (no retained context).
@@ -319,7 +323,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () =
     await openContextPipeline(world.page);
     await world.refindFrame();
     await world.frame.waitForFunction(inFrame.visible, [reading, false], { timeout: UI_TIMEOUT, polling: 50 });
-    await world.frame.waitForTimeout(300);
+    await settled(world.frame);
     assert.equal(await topItem(), reading, 'the same item is at the top of the viewport');
     assert.ok((await world.frame.evaluate(inFrame.stats)).nodes < MAX_NODES);
   });
@@ -334,7 +338,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: 600_000 }, () =
     await f.locator('.item.assistant:not(.streaming) .text', { hasText: 'STREAM-DONE' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await f.locator('.composer button.primary:not(.stop)', { hasText: 'Send' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const id = await f.locator('.item.assistant', { hasText: 'STREAM-DONE' }).getAttribute('data-id');
-    await f.waitForFunction(inFrame.visible, [id, true], { timeout: 10_000, polling: 50 });
+    await f.waitForFunction(inFrame.visible, [id, true], { timeout: UI_TIMEOUT, polling: 50 });
     const stats = await f.evaluate(inFrame.stats);
     assert.equal(stats.setSize, 2 * PAIRS + 2, 'the new question and its answer joined the transcript');
     assert.ok(stats.nodes < MAX_NODES, `${stats.nodes} item nodes rendered`);

@@ -14,12 +14,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { ensureHarness, REPO_ROOT } from './setup.mjs';
+import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 const EXTENSION_ID = 'context-pipeline.context-pipeline';
 const VSIX = process.env.CP_VSIX ? resolve(process.env.CP_VSIX) : join(REPO_ROOT, 'dist', 'context-pipeline.vsix');
-const LOG_TIMEOUT_MS = 20_000;
+const LOG_TIMEOUT_MS = UI_TIMEOUT;
 
-test('Context Pipeline installs from its .vsix, activates and shows its views in VS Code', { timeout: 170_000 }, async () => {
+test('Context Pipeline installs from its .vsix, activates and shows its views in VS Code', { timeout: suiteTimeout(600_000) }, async () => {
   await ensureHarness();
   // Imported after setup: they need the harness's node_modules (playwright-core).
   const { installExtension, readExtensionHostLogs, readOutputChannelLogs, startCodeServer } = await import('./codeServer.mjs');
@@ -63,10 +64,10 @@ test('Context Pipeline installs from its .vsix, activates and shows its views in
     await openContextPipeline(page);
 
     for (const name of ['Chat', 'Compactions']) {
-      await viewHeader(page, name).waitFor({ state: 'visible', timeout: 30_000 });
+      await viewHeader(page, name).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     }
     const frame = await chatFrame(page);
-    await frame.locator('[data-testid="chat-root"]').waitFor({ state: 'visible', timeout: 30_000 });
+    await frame.locator('[data-testid="chat-root"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
 
     const activation = new RegExp(`ExtensionService#_doActivateExtension ${escapeRegExp(EXTENSION_ID)}\\b`);
     const exthost = await waitFor('the extension host log to report the activation', () => {
@@ -90,7 +91,7 @@ test('Context Pipeline installs from its .vsix, activates and shows its views in
     await input.fill('Explain what src/greet.js does.');
     await frame.getByRole('button', { name: 'Preview' }).click();
     const ledger = frame.locator('[data-testid="preview"] table.ledger');
-    await ledger.waitFor({ state: 'visible', timeout: 30_000 });
+    await ledger.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const total = await frame.locator('[data-testid="preview"] .total').innerText();
     assert.match(total, /≈ [\d,]+ tokens \([\d.]+% of the window\)/);
     const rows = await ledger.locator('tbody tr').allInnerTexts();
@@ -103,7 +104,7 @@ test('Context Pipeline installs from its .vsix, activates and shows its views in
 
     await input.press('Enter');
     const error = frame.locator('.item.error');
-    await error.waitFor({ state: 'visible', timeout: 30_000 });
+    await error.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.match(await error.innerText(), /No Anthropic API key is set/);
     assert.match(await frame.locator('.item.user').first().innerText(), /Explain what src\/greet\.js does\./, 'the message is kept');
     log(`screenshot: ${await screenshot(page, 'smoke-no-api-key')}`);

@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { REPO_ROOT } from './setup.mjs';
-
-const UI_TIMEOUT = 30_000;
+import { eventually as poll, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 const OUT = process.env.CP_UPDATE_DOCS_SCREENSHOTS === '1' ? join(REPO_ROOT, 'docs', 'screenshots') : join(REPO_ROOT, 'test-results', 'screenshots');
 const AUTH = [
   'export function validateToken(token, now = Date.now()) {',
@@ -24,15 +23,7 @@ const AUTH = [
 const LONG = (n) => Array.from({ length: 6 }, (_, i) => `Point ${n}.${i + 1}: validateToken() compares \`token.exp\` against \`Date.now()\` with no clock-skew allowance, so tokens near expiry fail on machines whose clocks drift.`).join(' ');
 
 /** Polls `check` until it returns a truthy value. */
-async function eventually(check, what, timeout = UI_TIMEOUT) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const eventually = (check, what) => poll(what, () => check().catch(() => undefined), { interval: 150 });
 
 /** The frame whose document holds `selector` (webviews are nested iframes). */
 async function frameWith(page, selector) {
@@ -52,9 +43,10 @@ async function shot(page, selector, name, { forDocs = true } = {}) {
   const dir = forDocs ? OUT : RESULTS;
   mkdirSync(dir, { recursive: true });
   await page.mouse.move(1, 899);
-  await page.waitForTimeout(300); // let hover effects and the throttled panel settle
+  const { nextFrames } = await import('./gestures.mjs');
+  await nextFrames(page); // the pointer's move is laid out: no hover effect left
   const path = join(dir, `${name}.png`);
-  await page.locator(selector).first().screenshot({ path });
+  await page.locator(selector).first().screenshot({ path, animations: 'disabled' });
   return path;
 }
 
@@ -62,7 +54,7 @@ for (const theme of [
   { id: 'light', name: 'Default Light Modern' },
   { id: 'dark', name: 'Default Dark Modern' },
 ]) {
-  describe(`the chat, the budget panel and the tree in the ${theme.id} theme`, { timeout: 400_000 }, () => {
+  describe(`the chat, the budget panel and the tree in the ${theme.id} theme`, { timeout: suiteTimeout(800_000) }, () => {
     let w;
     const saved = [];
 
@@ -83,11 +75,8 @@ for (const theme of [
       const { widenSidebar } = await import('./workbench.mjs');
       await widenSidebar(page, 200);
       // Open src/auth.js and select the buggy line, so the chat shows context chips.
-      await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').fill('auth.js');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'auth.js' }).first().waitFor({ timeout: UI_TIMEOUT });
-      await page.keyboard.press('Enter');
+      const { quickOpen } = await import('./gestures.mjs');
+      await quickOpen(page, 'auth.js');
       const line4 = page.locator('.editor-instance .monaco-editor .view-line', { hasText: 'return token.exp > now;' });
       await line4.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       await line4.click();

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { harnessPaths, REPO_ROOT } from './setup.mjs';
+import { GESTURE_TRY, UI_TIMEOUT, WORKBENCH_TIMEOUT } from './timeouts.mjs';
 
 /** Where screenshot() saves (git-ignored). */
 export const SCREENSHOT_DIR = join(REPO_ROOT, 'test-results', 'screenshots');
@@ -19,8 +20,8 @@ export const CHROMIUM_ARGS = Object.freeze([
   '--disable-sync',
 ]);
 
-const WORKBENCH_TIMEOUT_MS = 60_000;
-const VIEW_TIMEOUT_MS = 30_000;
+const WORKBENCH_TIMEOUT_MS = WORKBENCH_TIMEOUT;
+const VIEW_TIMEOUT_MS = UI_TIMEOUT;
 
 /**
  * Launches chromium (headless unless `headless: false`).
@@ -53,16 +54,18 @@ export async function openContextPipeline(page) {
   const tab = item.locator('xpath=ancestor-or-self::li[1]');
   const sidebarTitle = page.locator('.part.sidebar .composite.title', { hasText: 'Context Pipeline' });
   // Clicking the active container's item would close the side bar, and right after a reload
-  // the side bar may still be restoring: look, wait a little, and click only when the item is
-  // not the selected one; a few rounds settle any race with the restore.
+  // the side bar may still be restoring: look, give a selected item a whole try to show its
+  // side bar, and click only when it did not (or the item is not the selected one). Each
+  // round waits for the state, never for a fixed time.
   const visible = (timeout) => sidebarTitle.waitFor({ state: 'visible', timeout }).then(() => true, () => false);
-  for (let round = 0; round < 4 && !(await sidebarTitle.isVisible()); round++) {
+  const deadline = Date.now() + VIEW_TIMEOUT_MS;
+  while (!(await sidebarTitle.isVisible()) && Date.now() < deadline) {
     const selected = (await tab.getAttribute('aria-selected')) === 'true';
-    if (selected && (await visible(3_000))) break;
+    if (selected && (await visible(GESTURE_TRY))) break;
     if (!(await sidebarTitle.isVisible())) await item.click();
-    if (await visible(5_000)) break;
+    if (await visible(GESTURE_TRY)) break;
   }
-  await sidebarTitle.waitFor({ state: 'visible', timeout: VIEW_TIMEOUT_MS });
+  await sidebarTitle.waitFor({ state: 'visible', timeout: Math.max(1, deadline - Date.now()) });
   // Move the pointer off the activity bar so its hover label does not cover the side bar.
   const editor = await page.locator('.part.editor').boundingBox();
   if (editor) await page.mouse.move(editor.x + editor.width / 2, editor.y + editor.height / 2);
@@ -141,9 +144,9 @@ export async function widenSidebar(page, by = 240) {
   await page.mouse.move(x + by / 2, y, { steps: 5 });
   await page.mouse.move(x + by, y, { steps: 5 });
   await page.mouse.up();
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + UI_TIMEOUT;
   while ((await sidebar.boundingBox()).width < start.width + by - 90) {
     if (Date.now() > deadline) throw new Error('the side bar did not widen');
-    await page.waitForTimeout(100);
+    await page.waitForTimeout(100); // poll interval
   }
 }

@@ -15,17 +15,30 @@ type DiffLine = NonNullable<ApprovalItem['diff']>[number];
 export const MAX_CARD_DIFF_LINES = 400;
 /** Longest single diff line the card carries. */
 export const MAX_CARD_LINE_CHARS = 500;
-/** How long computing the inline diff may take before the card says "too large to show". */
-const DIFF_TIMEOUT_MS = 500;
+/**
+ * How much work computing the inline diff may take before the card omits it ("too large to
+ * show"): a wall-clock limit, an edit-distance limit, both or neither.
+ */
+export interface DiffBudget {
+  /** Milliseconds of computing (jsdiff's `timeout`, measured with Date.now). */
+  readonly timeoutMs?: number;
+  /** Most inserted + removed lines (jsdiff's `maxEditLength`): the same answer on any machine. */
+  readonly maxEdits?: number;
+}
+
+/** The budget the extension uses: half a second, so a huge edit never stalls the extension host. */
+export const DEFAULT_DIFF_BUDGET: DiffBudget = { timeoutMs: 500 };
 
 /**
  * The card for a proposed edit: its risk flag when the file can run code, change settings
  * or hold secrets (core/tools/pathRisk.ts, on the shown and the real path), `+`/`-` counts and the unified diff (3 lines of context) as
  * lines, at most `maxLines` of them and each cut at MAX_CARD_LINE_CHARS; `omittedLines`
- * counts what was left out. A diff that takes too long to compute is omitted entirely.
+ * counts what was left out. A diff over `budget` is omitted entirely. Tests pass a budget
+ * without a timeout, so a busy machine cannot turn a small diff into an omitted one.
  */
-export function editApprovalItem(id: string, p: EditProposal, maxLines = MAX_CARD_DIFF_LINES): ApprovalItem {
-  const patch = structuredPatch(p.displayPath, p.displayPath, p.before, p.after, undefined, undefined, { context: 3, timeout: DIFF_TIMEOUT_MS });
+export function editApprovalItem(id: string, p: EditProposal, maxLines = MAX_CARD_DIFF_LINES, budget: DiffBudget = DEFAULT_DIFF_BUDGET): ApprovalItem {
+  const limits = { ...(budget.timeoutMs !== undefined ? { timeout: budget.timeoutMs } : {}), ...(budget.maxEdits !== undefined ? { maxEditLength: budget.maxEdits } : {}) };
+  const patch = structuredPatch(p.displayPath, p.displayPath, p.before, p.after, undefined, undefined, { context: 3, ...limits });
   const risk = classifyEditRisk(p.displayPath, p.path);
   const base = { kind: 'approval' as const, id, tool: 'edit_file' as const, subject: p.displayPath, detail: p.isNewFile ? 'new file' : 'edit', state: 'pending' as const, ...(risk ? { risk: { kind: risk.risk, reason: risk.reason } } : {}) };
   if (!patch) return { ...base, diff: [], omittedLines: countLines(p.before) + countLines(p.after) };

@@ -12,7 +12,7 @@ import { declinedMessage, type Approver } from '../approvals/approval';
 import { childEnv } from './childEnv';
 import { OutputCollector } from './outputCollector';
 import { resolveToolPath } from './paths';
-import type { ToolContext } from './toolContext';
+import { realTimeout, type ToolContext } from './toolContext';
 
 /** The setting that enables run_command. */
 export const RUN_COMMAND_SETTING = 'contextPipeline.enableRunCommand';
@@ -97,7 +97,7 @@ function execute(command: string, cwd: string, timeoutMs: number, ctx: ToolConte
     const finish = (ended: Ended) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      cancelTimeout();
       clearTimeout(closeTimer);
       ctx.signal.removeEventListener('abort', onAbort);
       // SIGKILL stays scheduled after a stop: a group that ignores SIGTERM still dies.
@@ -112,7 +112,7 @@ function execute(command: string, cwd: string, timeoutMs: number, ctx: ToolConte
       killTimer.unref();
     };
     const onAbort = () => stop('aborted');
-    const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    const cancelTimeout = (ctx.startTimeout ?? realTimeout)(timeoutMs, () => stop('timeout'));
     ctx.signal.addEventListener('abort', onAbort, { once: true });
 
     for (const stream of [child.stdout, child.stderr]) {

@@ -21,6 +21,18 @@ export interface ToolContext {
    * it opens the file, so tests can swap a folder for a link in exactly that window.
    */
   readonly beforeOpen?: () => Promise<void>;
+  /**
+   * Starts run_command's timeout: calls `fire` after `ms` and returns a function that cancels
+   * it. Default: a real timer. Tests pass one they fire themselves, so a busy machine cannot
+   * make a command time out before it did what the test waits for.
+   */
+  readonly startTimeout?: (ms: number, fire: () => void) => () => void;
+}
+
+/** run_command's timeout on a real timer (the default of `ToolContext.startTimeout`). */
+export function realTimeout(ms: number, fire: () => void): () => void {
+  const timer = setTimeout(fire, ms);
+  return () => clearTimeout(timer);
 }
 
 /** The result text when a call was stopped by the user. */

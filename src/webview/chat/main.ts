@@ -67,16 +67,20 @@ const composer = new Composer(
 );
 root.append(header, banner, scroll, composer.root);
 let readingTimer: ReturnType<typeof setTimeout> | undefined;
+// The reading position is saved 250 ms after a scroll; `data-reading-save="pending"` on the
+// scroller says one is due, so tests wait for the save itself rather than for a time.
 scroll.addEventListener(
   'scroll',
   () => {
     if (readingTimer) return;
+    scroll.dataset.readingSave = 'pending';
     readingTimer = setTimeout(() => {
       readingTimer = undefined;
       const reading = transcript.readingPosition();
       if (reading) state.reading = reading;
       else delete state.reading;
       save();
+      delete scroll.dataset.readingSave;
     }, 250);
   },
   { passive: true },

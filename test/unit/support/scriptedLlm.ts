@@ -1,6 +1,7 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult, ToolCall, ToolOutcome, ToolRunner, Usage } from '../../../src/core/agentPorts';
 import type { AssistantContent } from '../../../src/core/assistant';
+import { Counter } from './gate';
 
 /** One scripted answer: content, a failure, or a wait for the abort signal. */
 export type Step =
@@ -8,9 +9,20 @@ export type Step =
   | { readonly error: LlmError; readonly retries?: number }
   | { readonly hangUntilAbort: true; readonly partialText?: string };
 
-/** An LlmClient that plays a script and records every request it got. */
+/** Resolves when `signal` aborts (at once if it already has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/**
+ * An LlmClient that plays a script and records every request it got. `hanging` counts the
+ * `hangUntilAbort` steps that are waiting for the abort: a test awaits `hanging.reached(n)`
+ * instead of sleeping before it presses Stop.
+ */
 export class ScriptedLlm implements LlmClient {
   readonly requests: MessageCreateParamsNonStreaming[] = [];
+  readonly hanging = new Counter();
   constructor(private readonly steps: Step[]) {}
 
   async stream(params: MessageCreateParamsNonStreaming, opts: { signal: AbortSignal; onEvent: (e: LlmEvent) => void }): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> {
@@ -24,7 +36,9 @@ export class ScriptedLlm implements LlmClient {
     }
     if ('hangUntilAbort' in step) {
       if (step.partialText) opts.onEvent({ type: 'text_delta', index: 0, text: step.partialText });
-      await new Promise<void>((resolve) => opts.signal.addEventListener('abort', () => resolve(), { once: true }));
+      const stopped = aborted(opts.signal);
+      this.hanging.bump();
+      await stopped;
       return { ok: false, error: { kind: 'aborted', message: 'Stopped.', retryable: false } };
     }
     for (const [i, c] of step.content.entries()) {
@@ -45,14 +59,20 @@ export class ScriptedLlm implements LlmClient {
   }
 }
 
-/** A ToolRunner whose tools answer from a table; `slow` tools wait for the abort signal. */
+/**
+ * A ToolRunner whose tools answer from a table; `slow` tools wait for the abort signal, and
+ * `waiting` counts the slow calls that are waiting (a test awaits it before pressing Stop).
+ */
 export class FakeTools implements ToolRunner {
   readonly calls: ToolCall[] = [];
+  readonly waiting = new Counter();
   constructor(private readonly answers: Record<string, string>, private readonly slow: ReadonlySet<string> = new Set()) {}
   async run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
     this.calls.push(call);
     if (this.slow.has(call.name)) {
-      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      const stopped = aborted(signal);
+      this.waiting.bump();
+      await stopped;
       return { content: 'killed', isError: true };
     }
     const answer = this.answers[call.name];
