@@ -43,6 +43,7 @@ export function readCompactionSettings(): CompactionSettings {
     ...DEFAULT_COMPACTION_SETTINGS,
     strategy: strategy === 'middle-removal' || strategy === 'oldest-removal' || strategy === 'hybrid' ? strategy : 'summarise',
     softAction: soft === 'propose' || soft === 'off' ? soft : 'auto',
+    maskToolResults: c.get<boolean>('maskToolResults', true),
   };
 }
 
