@@ -24,6 +24,16 @@ export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 export const MIN_CONTEXT_WINDOW = 16_000;
 export const WARN_CONTEXT_WINDOW = 32_000;
 
+/**
+ * The protected tail (`keepRecentTokens`) takes at most this share of the effective window.
+ * Compaction can only shrink what lies before the tail, and at the hard threshold it must
+ * bring the prompt down to about half the effective window, so a tail as large as the window
+ * would leave nothing to compact and the next request would overflow. 0.3 leaves room for the
+ * system prompt, the tools and the summaries; it only bites for small windows (a 200k window
+ * keeps up to 50 000 tokens).
+ */
+export const KEEP_RECENT_MAX_SHARE = 0.3;
+
 /** Result of resolving settings: a config, plus problems a person should read. */
 export type ConfigResult =
   | { readonly ok: true; readonly config: PipelineConfig; readonly warnings: readonly string[] }
@@ -54,6 +64,10 @@ export function resolveConfig(settings: PipelineSettings): ConfigResult {
     hard = Math.min(0.99, soft + 0.05);
     soft = Math.min(soft, hard - 0.01);
   }
+  const keepWanted = Math.max(0, Math.floor(settings.keepRecentTokens ?? 12_000));
+  const keepMax = Math.floor(KEEP_RECENT_MAX_SHARE * (window - outputReserve));
+  const keepRecentTokens = Math.min(keepWanted, keepMax);
+  if (keepWanted > keepMax) warnings.push(`Keeping the newest ${keepWanted} tokens out of compaction (keepRecentTokens) leaves it too little to shrink in a ${window}-token window; keeping ${keepMax}.`);
   return {
     ok: true,
     warnings,
@@ -65,7 +79,7 @@ export function resolveConfig(settings: PipelineSettings): ConfigResult {
       softThreshold: soft,
       hardThreshold: hard,
       keepRecentTurns: Math.max(0, Math.floor(settings.keepRecentTurns ?? 0)),
-      keepRecentTokens: Math.max(0, Math.floor(settings.keepRecentTokens ?? 12_000)),
+      keepRecentTokens,
       cacheTtl: settings.cacheTtl === '1h' ? '1h' : '5m',
       minCacheableTokens: info.minCacheableTokens,
       pasteThresholdChars: Math.max(1000, Math.floor(settings.pasteThresholdChars ?? 100_000)),
