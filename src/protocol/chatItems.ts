@@ -53,8 +53,11 @@ export const ChatItemSchema = v.variant('kind', [
     reason: v.optional(v.string()),
   }),
   v.strictObject({ kind: v.literal('notice'), id: v.string(), level: v.picklist(['info', 'warning']), text: v.string() }),
-  /** A compaction summary standing in for older turns: expands to the summary; links to the originals. */
-  v.strictObject({ kind: v.literal('summary'), id: v.string(), firstTurn: v.number(), lastTurn: v.number(), text: v.string(), compactionId: v.string() }),
+  /**
+   * A compaction summary standing in for older turns: expands to the summary; links to the
+   * originals. `inTurn`: it ends inside a turn (the earlier tool rounds of that turn).
+   */
+  v.strictObject({ kind: v.literal('summary'), id: v.string(), firstTurn: v.number(), lastTurn: v.number(), text: v.string(), compactionId: v.string(), inTurn: v.optional(v.boolean()) }),
   v.strictObject({ kind: v.literal('error'), id: v.string(), text: v.string(), retryable: v.boolean() }),
 ]);
 

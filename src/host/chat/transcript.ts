@@ -1,4 +1,5 @@
 import type { ToolOutcome } from '../../core/agentPorts';
+import { IN_TURN_NOTE } from '../../core/compaction/summaryReplacement';
 import type { Block, Message, ToolResultContent } from '../../core/model';
 import type { ChatItem } from '../../protocol/chatItems';
 
@@ -77,7 +78,8 @@ export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | unde
 /**
  * Rebuilds the whole transcript from the conversation (on resume or when the view reloads):
  * user words with their injected context, assistant text, tool calls with their results,
- * and compaction summaries as notices.
+ * and compaction summaries as notices (`inTurn` when the summary ends inside a turn: the
+ * core writes IN_TURN_NOTE into exactly those).
  */
 export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf): ChatItem[] {
   const items: ChatItem[] = [];
@@ -87,7 +89,7 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf):
     if (m.role === 'user') {
       const u = userItem(m, tokensOf);
       if (u) items.push(u);
-      for (const b of m.blocks) if (b.type === 'summary') items.push({ kind: 'summary', id: b.meta.id, firstTurn: b.turnRange[0], lastTurn: b.turnRange[1], text: b.text, compactionId: b.compactionId });
+      for (const b of m.blocks) if (b.type === 'summary') items.push({ kind: 'summary', id: b.meta.id, firstTurn: b.turnRange[0], lastTurn: b.turnRange[1], text: b.text, compactionId: b.compactionId, ...(b.text.includes(IN_TURN_NOTE) ? { inTurn: true } : {}) });
       continue;
     }
     const text = m.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');

@@ -2,6 +2,7 @@ import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
 import { renderApproval, type ApprovalHandlers } from './approvalCard';
 import { renderMarkdown, type MarkdownActions } from './markdown';
+import { summaryTitle } from './summaryTitle';
 
 /** What a rendered item can ask of the page. */
 export interface ItemHandlers {
@@ -72,7 +73,7 @@ class ItemRenderer {
         // Keeps the notice look (and class) so it reads as part of the conversation's history.
         const open = el('button', { class: 'link', type: 'button', title: 'The original messages, with Restore' }, 'Originals in the Compactions view');
         open.addEventListener('click', () => this.h.showCompactions());
-        return el('details', { class: 'item notice summary-card', 'data-id': item.id }, el('summary', {}, `Turns ${item.firstTurn}–${item.lastTurn} were compacted into a summary.`), el('div', { class: 'summary-text' }, item.text), open);
+        return el('details', { class: 'item notice summary-card', 'data-id': item.id }, el('summary', {}, summaryTitle(item)), el('div', { class: 'summary-text' }, item.text), open);
       }
       case 'approval':
         return renderApproval(item, this.h.approvals);
