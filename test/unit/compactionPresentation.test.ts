@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { applyMask, maskCandidates } from '../../src/core/compaction/mask';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { Compactor } from '../../src/core/compaction/compactor';
 import { summaryText } from '../../src/core/compaction/summaryReplacement';
@@ -8,7 +9,7 @@ import { transcriptOf } from '../../src/host/chat/transcript';
 import { parseChatToWebview } from '../../src/protocol/chat';
 import { summaryTitle } from '../../src/webview/chat/summaryTitle';
 import { Build, fakeClock } from './support/builders';
-import { Convo, lines, tokensOf } from './support/compactionBuilders';
+import { Convo, layerCtx, lines, tokensOf } from './support/compactionBuilders';
 import { ScriptedLlm } from './support/scriptedLlm';
 
 describe('how compaction reads in the chat and in Compact Now', () => {
@@ -28,6 +29,16 @@ describe('how compaction reads in the chat and in Compact Now', () => {
     assert.deepEqual(items.map((i) => i.kind === 'summary' && i.inTurn), [undefined, true]);
     for (const item of items) assert.ok(parseChatToWebview({ type: 'upsert', item }).ok);
     assert.ok(!parseChatToWebview({ type: 'upsert', item: { ...items[1], inTurn: 'yes' } }).ok, 'inTurn is a boolean');
+  });
+
+  it('a tool card whose result compaction masked says so; the others do not', () => {
+    const convo = new Convo().user('read both').read('src/a.ts', lines(100)).read('src/b.ts', lines(100)).say('done');
+    const state = convo.state();
+    const masked = applyMask(state, layerCtx(0.8), maskCandidates(state.messages, 3, tokensOf)).state;
+    const tools = transcriptOf(masked.messages).filter((i) => i.kind === 'tool');
+    assert.deepEqual(tools.map((i) => i.kind === 'tool' && [i.input.includes('src/a.ts'), i.cleared]), [[true, true], [false, undefined]]);
+    assert.match(tools[0]?.kind === 'tool' ? (tools[0].result ?? '') : '', /^\[Tool result cleared to save context: read_file src\/a\.ts/);
+    for (const item of tools) assert.ok(parseChatToWebview({ type: 'upsert', item }).ok);
   });
 
   it("Compact Now's sentence names the tokens the run's records then carry (tokensBefore), and the whole prompt", async () => {

@@ -1,4 +1,5 @@
 import type { ToolOutcome } from '../../core/agentPorts';
+import { isPlaceholder } from '../../core/compaction/layerContext';
 import { IN_TURN_NOTE } from '../../core/compaction/summaryReplacement';
 import type { Block, Message, ToolResultContent } from '../../core/model';
 import type { ChatItem } from '../../protocol/chatItems';
@@ -33,7 +34,10 @@ export function inputText(input: unknown): string {
   return json.length > PREVIEW_CHARS ? `${json.slice(0, PREVIEW_CHARS)}…` : json;
 }
 
-/** The chat item of a tool call (running until it has an outcome); `tokensOf` counts the result as the model sees it. */
+/**
+ * The chat item of a tool call (running until it has an outcome); `tokensOf` counts the result
+ * as the model sees it. A result compaction replaced by a placeholder is marked `cleared`.
+ */
 export function toolItem(id: string, name: string, input: unknown, outcome?: ToolOutcome | { content: ToolResultContent; isError: boolean }, tokensOf?: TokensOf): ChatItem {
   const cancelled = outcome?.isError && typeof outcome.content === 'string' && outcome.content.startsWith('Cancelled:');
   return {
@@ -45,6 +49,7 @@ export function toolItem(id: string, name: string, input: unknown, outcome?: Too
     ...(outcome ? { result: resultText(outcome.content) } : {}),
     ...(outcome && 'durationMs' in outcome && outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
     ...(outcome && tokensOf ? { tokens: Math.round(tokensOf.text(fullText(outcome.content))) } : {}),
+    ...(outcome && isPlaceholder(outcome.content) ? { cleared: true } : {}),
   };
 }
 

@@ -66,7 +66,8 @@ class ItemRenderer {
         return el('div', { class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}`, 'data-id': item.id }, this.who('Claude', item.messageId, item.pinned, item.tokens), this.answerBody(item.text, item.streaming));
       case 'tool': {
         const status = { running: 'running…', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
-        const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ' ', el('span', { class: 'tool-status' }, status), item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '', item.tokens !== undefined ? el('span', { class: 'muted tokens', title: 'Calibrated tokens of the result as the model sees it' }, ` · ${item.tokens.toLocaleString('en-US')} tokens`) : '');
+        const cleared = item.cleared ? el('span', { class: 'muted cleared', title: 'Compaction cleared this result to save context; the original is in the Compactions view (Restore brings it back).' }, ' · result cleared') : '';
+        const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ' ', el('span', { class: 'tool-status' }, status), cleared, item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '', item.tokens !== undefined ? el('span', { class: 'muted tokens', title: 'Calibrated tokens of the result as the model sees it' }, ` · ${item.tokens.toLocaleString('en-US')} tokens`) : '');
         return el('details', { class: `item tool ${item.status}`, 'data-id': item.id }, summary, el('div', { class: 'label' }, 'Input'), el('pre', {}, item.input), ...(item.result !== undefined ? [el('div', { class: 'label' }, 'Result'), el('pre', {}, item.result)] : []));
       }
       case 'summary': {
