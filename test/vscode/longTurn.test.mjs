@@ -265,7 +265,7 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
     assert.match(await row.locator('.label-name').innerText(), /^Auto \((hard|soft)\) · /);
     await u.setExpanded(row, true);
     await pane.locator('.monaco-list-row[aria-level="3"]', { hasText: 'Summary' }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    const region = pane.locator('.monaco-list-row[aria-level="3"]', { hasText: 'Turns 1–1' }).first();
+    const region = pane.locator('.monaco-list-row[aria-level="3"]').filter({ has: w.page.locator('.label-name', { hasText: /^Turns? 1(–1)?$/ }) }).first();
     assert.equal(await region.locator('.label-description').innerText(), `${newest.originals.length} messages · ${fmt(newest.tokensBefore)} tokens`);
     await u.setExpanded(region, true);
     const originals = pane.locator('.monaco-list-row[aria-level="4"]');
