@@ -158,9 +158,14 @@ function ui(w, workbench) {
     /** Runs Restore from a tree row's context menu. */
     async restore(r) {
       await r.click({ button: 'right' });
-      const item = w.page.locator('.context-view .monaco-menu .action-item', { hasText: /^Restore$/ });
+      const menu = w.page.locator('.context-view .monaco-menu');
+      const item = menu.locator('.action-item', { hasText: /^Restore$/ });
       await item.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      await item.click();
+      // A click that lands while the menu is still settling can be ignored: click until the menu closes.
+      await eventually(async () => {
+        if (await menu.isVisible()) await item.click({ timeout: 2_000 }).catch(() => undefined);
+        return !(await menu.isVisible());
+      }, { what: 'the Restore menu item to be taken' });
     },
     /** Scrolls the chat's (virtualised) transcript to its top or bottom. */
     async scrollChat(where) {
