@@ -237,7 +237,7 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
     const next = turn.reqs.slice(firstSum).find((r) => r.body?.model === CHAT_MODEL);
     assert.ok(firstSum > 0 && next && next !== turn.chat[0], 'chat requests came before and after the first summary');
     const text = requestText(next);
-    assert.ok(text.includes('Summary of turns 1–1') && text.includes(SUMMARY), 'the request after the summary carries it');
+    assert.ok(/Summary of turns? 1(–1)?:/.test(text) && text.includes(SUMMARY), 'the request after the summary carries it');
     assert.ok(text.indexOf(REQUEST) < text.indexOf(SUMMARY), "the user's words stand before the in-turn summary");
     const results = turn.chat.at(-1).body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
     assert.ok(results.length < ROUNDS / 2, `the last request carries ${results.length} of the ${ROUNDS} results; the others are in the summary`);
