@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ChatController } from './chat/chatController';
 import type { CompactionNode } from './compactionsTree';
+import { previewSentence } from './compactionPreviewText';
 
 /**
  * Compact Now (a preview of what would be compacted and the expected saving, optional
@@ -38,10 +39,9 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
     void vscode.window.showInformationMessage('Context Pipeline: nothing to compact — everything is recent, pinned or already a summary.');
     return;
   }
-  const turns = preview.regions.map((r) => (r.firstTurn === r.lastTurn ? `turn ${r.firstTurn}` : `turns ${r.firstTurn}–${r.lastTurn}`)).join(', ');
   const instructions = given ?? await vscode.window.showInputBox({
     title: 'Compact Now',
-    prompt: `Would compact ${turns}: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens (saves ~${fmt(preview.expectedSaving)}). Optional: tell the summariser what to focus on, then press Enter.`,
+    prompt: `${previewSentence(preview)} Optional: tell the summariser what to focus on, then press Enter.`,
     placeHolder: 'e.g. focus on the auth bug and the files we changed',
     ignoreFocusOut: true,
   });
@@ -56,8 +56,4 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
     log.warn(`Compact Now: ${result.reason}`);
     void vscode.window.showWarningMessage(`Context Pipeline: ${result.reason}`);
   }
-}
-
-function fmt(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
 }

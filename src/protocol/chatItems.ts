@@ -29,6 +29,8 @@ export const ChatItemSchema = v.variant('kind', [
     durationMs: v.optional(v.number()),
     /** Calibrated tokens of the whole result as sent to the model (not just the preview). */
     tokens: v.optional(v.number()),
+    /** The result was cleared by compaction (masked, snipped or cleared when the cache went cold); the original is in the Compactions view. */
+    cleared: v.optional(v.boolean()),
   }),
   /**
    * The agent asks before a side effect: an edit (with its diff) or a shell command. Answered
@@ -59,8 +61,11 @@ export const ChatItemSchema = v.variant('kind', [
     risk: v.optional(v.strictObject({ kind: v.picklist(['runs-code', 'changes-settings', 'holds-secrets']), reason: v.string() })),
   }),
   v.strictObject({ kind: v.literal('notice'), id: v.string(), level: v.picklist(['info', 'warning']), text: v.string() }),
-  /** A compaction summary standing in for older turns: expands to the summary; links to the originals. */
-  v.strictObject({ kind: v.literal('summary'), id: v.string(), firstTurn: v.number(), lastTurn: v.number(), text: v.string(), compactionId: v.string() }),
+  /**
+   * A compaction summary standing in for older turns: expands to the summary; links to the
+   * originals. `inTurn`: it ends inside a turn (the earlier tool rounds of that turn).
+   */
+  v.strictObject({ kind: v.literal('summary'), id: v.string(), firstTurn: v.number(), lastTurn: v.number(), text: v.string(), compactionId: v.string(), inTurn: v.optional(v.boolean()) }),
   v.strictObject({ kind: v.literal('error'), id: v.string(), text: v.string(), retryable: v.boolean() }),
 ]);
 

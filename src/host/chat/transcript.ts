@@ -1,4 +1,6 @@
 import type { ToolOutcome } from '../../core/agentPorts';
+import { isPlaceholder } from '../../core/compaction/layerContext';
+import { IN_TURN_NOTE } from '../../core/compaction/summaryReplacement';
 import type { Block, Message, ToolResultContent } from '../../core/model';
 import type { ChatItem } from '../../protocol/chatItems';
 
@@ -32,7 +34,10 @@ export function inputText(input: unknown): string {
   return json.length > PREVIEW_CHARS ? `${json.slice(0, PREVIEW_CHARS)}…` : json;
 }
 
-/** The chat item of a tool call (running until it has an outcome); `tokensOf` counts the result as the model sees it. */
+/**
+ * The chat item of a tool call (running until it has an outcome); `tokensOf` counts the result
+ * as the model sees it. A result compaction replaced by a placeholder is marked `cleared`.
+ */
 export function toolItem(id: string, name: string, input: unknown, outcome?: ToolOutcome | { content: ToolResultContent; isError: boolean }, tokensOf?: TokensOf): ChatItem {
   const cancelled = outcome?.isError && typeof outcome.content === 'string' && outcome.content.startsWith('Cancelled:');
   return {
@@ -44,6 +49,7 @@ export function toolItem(id: string, name: string, input: unknown, outcome?: Too
     ...(outcome ? { result: resultText(outcome.content) } : {}),
     ...(outcome && 'durationMs' in outcome && outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
     ...(outcome && tokensOf ? { tokens: Math.round(tokensOf.text(fullText(outcome.content))) } : {}),
+    ...(outcome && isPlaceholder(outcome.content) ? { cleared: true } : {}),
   };
 }
 
@@ -77,7 +83,8 @@ export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | unde
 /**
  * Rebuilds the whole transcript from the conversation (on resume or when the view reloads):
  * user words with their injected context, assistant text, tool calls with their results,
- * and compaction summaries as notices.
+ * and compaction summaries as notices (`inTurn` when the summary ends inside a turn: the
+ * core writes IN_TURN_NOTE into exactly those).
  */
 export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf): ChatItem[] {
   const items: ChatItem[] = [];
@@ -87,7 +94,7 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf):
     if (m.role === 'user') {
       const u = userItem(m, tokensOf);
       if (u) items.push(u);
-      for (const b of m.blocks) if (b.type === 'summary') items.push({ kind: 'summary', id: b.meta.id, firstTurn: b.turnRange[0], lastTurn: b.turnRange[1], text: b.text, compactionId: b.compactionId });
+      for (const b of m.blocks) if (b.type === 'summary') items.push({ kind: 'summary', id: b.meta.id, firstTurn: b.turnRange[0], lastTurn: b.turnRange[1], text: b.text, compactionId: b.compactionId, ...(b.text.includes(IN_TURN_NOTE) ? { inTurn: true } : {}) });
       continue;
     }
     const text = m.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');

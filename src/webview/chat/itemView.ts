@@ -2,6 +2,7 @@ import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
 import { renderApproval, type ApprovalHandlers } from './approvalCard';
 import { renderMarkdown, type MarkdownActions } from './markdown';
+import { summaryTitle } from './summaryTitle';
 
 /** What a rendered item can ask of the page. */
 export interface ItemHandlers {
@@ -65,14 +66,15 @@ class ItemRenderer {
         return el('div', { class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}`, 'data-id': item.id }, this.who('Claude', item.messageId, item.pinned, item.tokens), this.answerBody(item.text, item.streaming));
       case 'tool': {
         const status = { running: 'running…', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
-        const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ' ', el('span', { class: 'tool-status' }, status), item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '', item.tokens !== undefined ? el('span', { class: 'muted tokens', title: 'Calibrated tokens of the result as the model sees it' }, ` · ${item.tokens.toLocaleString('en-US')} tokens`) : '');
+        const cleared = item.cleared ? el('span', { class: 'muted cleared', title: 'Compaction cleared this result to save context; the original is in the Compactions view (Restore brings it back).' }, ' · result cleared') : '';
+        const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ' ', el('span', { class: 'tool-status' }, status), cleared, item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '', item.tokens !== undefined ? el('span', { class: 'muted tokens', title: 'Calibrated tokens of the result as the model sees it' }, ` · ${item.tokens.toLocaleString('en-US')} tokens`) : '');
         return el('details', { class: `item tool ${item.status}`, 'data-id': item.id }, summary, el('div', { class: 'label' }, 'Input'), el('pre', {}, item.input), ...(item.result !== undefined ? [el('div', { class: 'label' }, 'Result'), el('pre', {}, item.result)] : []));
       }
       case 'summary': {
         // Keeps the notice look (and class) so it reads as part of the conversation's history.
         const open = el('button', { class: 'link', type: 'button', title: 'The original messages, with Restore' }, 'Originals in the Compactions view');
         open.addEventListener('click', () => this.h.showCompactions());
-        return el('details', { class: 'item notice summary-card', 'data-id': item.id }, el('summary', {}, `Turns ${item.firstTurn}–${item.lastTurn} were compacted into a summary.`), el('div', { class: 'summary-text' }, item.text), open);
+        return el('details', { class: 'item notice summary-card', 'data-id': item.id }, el('summary', {}, summaryTitle(item)), el('div', { class: 'summary-text' }, item.text), open);
       }
       case 'approval':
         return renderApproval(item, this.h.approvals);
