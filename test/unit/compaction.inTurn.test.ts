@@ -139,6 +139,17 @@ describe('compaction plan (cache-aware)', () => {
     assert.ok(p.regions.length === 1 && p.expectedAfter < 0.5 * 90_000);
   });
 
+  it('over the soft threshold, waits while a summary would not pay back within half its cycle; at the hard threshold never', () => {
+    const soft = longTurn(33, 8_000, config);
+    const at = (g: number | undefined) => planCompaction(soft, { tokensOf, fixedTokens: 2_000, settings: settings({ maskToolResults: false }), cacheWarm: true, mode: 'auto', ...(g !== undefined ? { growthPerRequest: g } : {}) });
+    assert.equal(at(undefined).pressure.level, 'soft');
+    assert.equal(at(200).action, 'summarise', 'slow growth: the saving lasts many requests');
+    const fast = at(40_000);
+    assert.equal(fast.action, 'none', 'fast growth: the next compaction would come before this one paid back');
+    assert.ok(/pay back/.test(fast.reason));
+    assert.equal(plan(longTurn(40, 8_000, config), { settings: { maskToolResults: false } }).action, 'summarise');
+  });
+
   it('the Compact Now preview is the plan the run executes (summarise and removal strategies)', async () => {
     for (const strategy of ['summarise', 'oldest-removal', 'middle-removal', 'hybrid'] as const) {
       const c = new Convo(`pv${strategy}`);

@@ -90,13 +90,13 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
     assert.deepEqual(invalid.map((r) => r.error), [], 'every request was valid');
   });
 
-  it('a long session crosses the soft threshold and summarises with the summariser model', async () => {
+  it('a long session crosses the thresholds and summarises with the summariser model', async () => {
     const w = world(fake, { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 }, { maskToolResults: false });
     fake.script({ match: { model: SUMMARISER }, text: 'The user asked about `src/module1.ts` and `src/module2.ts`; both export request handlers.' });
     for (let i = 0; i < 5 && !w.records.some((r) => r.layer === 'summarise'); i++) await w.turnWithRead();
     const summary = w.records.find((r) => r.layer === 'summarise');
     assert.ok(summary, `a summary was made; records: ${w.records.map((r) => r.layer).join(', ')}`);
-    assert.equal(summary.trigger, 'auto-soft');
+    assert.ok(summary.trigger === 'auto-soft' || summary.trigger === 'auto-hard', summary.trigger);
     assert.ok(summary.tokensAfter < summary.tokensBefore);
     assert.ok(fake.requests.some((r) => (r.body as { model?: string }).model === SUMMARISER), 'the summariser model was called');
     assert.deepEqual(checkInvariants(w.session.state), []);
@@ -171,7 +171,7 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
       fake.setWindow(200_000);
       const last = w.records.at(-1) as CompactionRecord;
       const restored = await w.session.restore(last.id);
-      assert.ok(restored.ok || /later compaction|not fit|would not fit/i.test(restored.reason), JSON.stringify(restored));
+      assert.ok(restored.ok || /later compaction|not fit|the window leaves/i.test(restored.reason), JSON.stringify(restored));
     });
   }
 });

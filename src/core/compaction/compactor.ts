@@ -67,6 +67,9 @@ export interface CompactionRun {
 export class Compactor {
   readonly breaker = new CircuitBreaker();
   private proposedAt = -1;
+  /** Prompt tokens after the last beforeRequest, and the measured growth per request (moving average). */
+  private lastTokens: number | undefined;
+  private growth: number | undefined;
 
   constructor(private readonly deps: CompactorDeps) {}
 
@@ -96,6 +99,7 @@ export class Compactor {
     const idleMs = opts.lastRequestAt === undefined ? 0 : now - opts.lastRequestAt;
     const cold = opts.lastRequestAt !== undefined && idleMs > ttlMs(s.config.cacheTtl);
     const settings = this.deps.settings();
+    this.observeGrowth(this.deps.measure(s));
     if (cold) {
       layer(microcompact, { idleMs, trigger: 'idle' });
       layer(snip);
@@ -131,13 +135,22 @@ export class Compactor {
     return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
   }
 
+  /** Feeds the growth estimate with the prompt size before this request (after the last one's). */
+  private observeGrowth(tokens: number): void {
+    if (this.lastTokens !== undefined) {
+      const g = tokens - this.lastTokens;
+      if (g >= 0) this.growth = this.growth === undefined ? g : 0.8 * this.growth + 0.2 * g;
+    }
+    this.lastTokens = tokens;
+  }
+
   /** The plan for `state` now (see plan.ts): what would be compacted, why, and what it costs. */
   plan(state: ConversationState, opts: { readonly cacheWarm: boolean; readonly mode: 'auto' | 'manual' }): CompactionPlan {
     const tokensOf = this.deps.tokensOf;
     let messageTokens = 0;
     for (const m of state.messages) messageTokens += tokensOf(m);
     const fixedTokens = Math.max(0, this.deps.measure(state) - messageTokens);
-    return planCompaction(state, { tokensOf, fixedTokens, settings: this.deps.settings(), cacheWarm: opts.cacheWarm, mode: opts.mode });
+    return planCompaction(state, { tokensOf, fixedTokens, settings: this.deps.settings(), cacheWarm: opts.cacheWarm, mode: opts.mode, ...(this.growth !== undefined ? { growthPerRequest: this.growth } : {}) });
   }
 
   /** Executes a summarise plan: the regions it picked, summarised (fallbacks inside summariseRegions). */

@@ -70,6 +70,21 @@ export interface PlanInputs {
   readonly cacheWarm: boolean;
   /** `auto`: before a request; `manual`: Compact Now (summarise everything compactable). */
   readonly mode: 'auto' | 'manual';
+  /** How many tokens the prompt grows per request, as measured (undefined: not known yet). */
+  readonly growthPerRequest?: number;
+}
+
+/**
+ * Whether an edit pays back soon enough. With the prompt growing by g tokens a request, an
+ * edit freeing F tokens comes round again after about F / g requests; the cost per request of
+ * reads plus rewrites over such cycles is lowest when the edit has paid for itself within
+ * half a cycle (minimising 0.1·(C0 + C1)/2 + cost·g/(C1 − C0) over the cycle's growth
+ * C1 − C0 gives (C1 − C0)² = 2·g·cost/0.1). `cap` bounds the payback in any case.
+ */
+export function paysBack(plan: Pick<CompactionPlan, 'paybackRequests' | 'expectedSaving'>, growthPerRequest: number | undefined, cap: number): boolean {
+  if (!(plan.paybackRequests <= cap)) return false;
+  if (growthPerRequest === undefined || !(growthPerRequest > 0)) return true;
+  return plan.paybackRequests <= plan.expectedSaving / growthPerRequest / 2;
 }
 
 /** Expected summariser cost of a region in US dollars (the small model reading it as fresh input). */
@@ -136,16 +151,18 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
   const mask = maskPlan();
   if (pressure.level === 'hard' || (pressure.level === 'soft' && settings.softAction === 'auto')) {
     const why = pressure.level === 'hard' ? `the context is ${pct(pressure.utilisation)} full, over the hard threshold (${pct(cfg.hardThreshold)})` : `the context is ${pct(pressure.utilisation)} full, over the soft threshold (${pct(cfg.softThreshold)})`;
+    const hard = pressure.level === 'hard';
     // Masking alone is enough: cheaper (no LLM) and it keeps every call and every word.
-    if (mask && mask.expectedSaving >= pressure.tokensToFree) return { ...mask, reason: `Older tool results are cleared because ${why}.` };
+    if (mask && mask.expectedSaving >= pressure.tokensToFree && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))) return { ...mask, reason: `Older tool results are cleared because ${why}.` };
     const s = summarisePlan();
-    if (s && (pressure.level === 'hard' || s.expectedSaving >= settings.minSoftSavingShare * eff)) return { ...s, reason: `Older history is summarised because ${why}.` };
-    if (mask) return { ...mask, reason: `Older tool results are cleared because ${why} (nothing else can be summarised).` };
+    if (s && (hard || (s.expectedSaving >= settings.minSoftSavingShare * eff && paysBack(s, inputs.growthPerRequest, Infinity)))) return { ...s, reason: `Older history is summarised because ${why}.` };
+    if (mask && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))) return { ...mask, reason: `Older tool results are cleared because ${why} (nothing else can be summarised).` };
+    if (!hard && (mask || s)) return none(`The context is ${pct(pressure.utilisation)} full, over the soft threshold; compacting now would not yet pay back its prompt-cache rewrite, so it waits (at the latest until the hard threshold, ${pct(cfg.hardThreshold)}).`);
     return none(`The context is ${pct(pressure.utilisation)} full, but nothing can be compacted: everything is recent, pinned or already a summary.`);
   }
   if (mask && mask.expectedSaving >= clearAtLeast) {
     if (!inputs.cacheWarm) return { ...mask, reason: 'Older tool results are cleared while the prompt cache is cold (it is written again anyway).' };
-    if (mask.paybackRequests <= settings.paybackRequests) return { ...mask, reason: `Older tool results are cleared: the ${Math.round(mask.expectedSaving).toLocaleString('en-US')} tokens saved pay back the cache rewrite within ${Math.ceil(mask.paybackRequests)} requests.` };
+    if (paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)) return { ...mask, reason: `Older tool results are cleared: the ${Math.round(mask.expectedSaving).toLocaleString('en-US')} tokens saved pay back the cache rewrite within ${Math.ceil(mask.paybackRequests)} requests.` };
   }
   return none(`The context is ${pct(pressure.utilisation)} full; the next compaction is expected at ${pct(cfg.softThreshold)} (the soft threshold), or earlier when clearing older tool results pays back.`);
 }
