@@ -54,8 +54,14 @@ async function pickInQuickInput(page, { key, text, rowText, timeout = UI_TIMEOUT
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: rowText }).first();
   const focused = page.locator('.quick-input-list .monaco-list-row.focused', { hasText: rowText }).first();
   let missing = 'the quick input';
+  // A quick input still open (or closing) from the previous gesture is not ours: let it close,
+  // or close it, so the key below opens a fresh one.
+  if (await box.isVisible()) {
+    const closed = await box.waitFor({ state: 'hidden', timeout: GESTURE_TRY }).then(() => true, () => false);
+    if (!closed) await page.keyboard.press('Escape');
+  }
   for (let tries = 1; Date.now() < deadline; tries++) {
-    const left = () => Math.min(GESTURE_TRY, deadline - Date.now());
+    const left = () => Math.max(1, Math.min(GESTURE_TRY, deadline - Date.now()));
     if (!(await box.isVisible())) {
       // Pressed only while the input is closed: pressed again on an open quick input, Ctrl+P
       // would move the selection instead.
@@ -66,14 +72,18 @@ async function pickInQuickInput(page, { key, text, rowText, timeout = UI_TIMEOUT
         continue;
       }
     }
-    await box.fill(text);
+    // The input may close under us (a late Escape, focus lost): then this try is a miss.
+    if (!(await box.fill(text, { timeout: left() }).then(() => true, () => false))) {
+      missing = 'an open quick input to type into';
+      continue;
+    }
     if (await shows(row, left())) {
-      if (await focused.isVisible()) await box.press('Enter');
+      if (await focused.isVisible()) await page.keyboard.press('Enter');
       else await row.click();
       return;
     }
     missing = `a row "${rowText}"`;
-    if (tries % 2 === 0) await box.press('Escape');
+    if (tries % 2 === 0) await page.keyboard.press('Escape');
   }
   throw new Error(`${missing} did not show within ${timeout / 1000} s (${key}, "${text}")`);
 }
