@@ -85,6 +85,8 @@ describe('compaction guards: all cheap layers together', () => {
         numRuns: 100,
         // One conversation every layer acts on, so the coverage check below never depends on luck.
         examples: [
+          // A read barely longer than its stale placeholder: snipping it would save nothing (it once cost tokens).
+          [[[{ kind: 'read', path: 'a.ts', size: 86, error: false, pinned: false }], [{ kind: 'cmd', size: 10000, error: false, pinned: false }, { kind: 'read', path: 'a.ts', size: 1, error: false, pinned: false }, { kind: 'edit', path: 'a.ts', error: false }]], 0.6, undefined, false],
           [
             [
               [

@@ -201,7 +201,11 @@ describe('session loader', () => {
         assert.ok(again.ok && again.report === undefined, 'repaired file is clean');
         assert.deepEqual(again.session.messages, r.session.messages);
       }),
-      { numRuns: Number(process.env.SESSION_PROPERTY_RUNS ?? 120) },
+      {
+        numRuns: Number(process.env.SESSION_PROPERTY_RUNS ?? 120),
+        // A copy of a tool call's message, damaged, ahead of the original: the second call's id is renamed (it was kept, so two calls shared it).
+        examples: [[[{ words: ' ', tool: true }], [{ kind: 'repeat', line: 2120763958, to: 0 }, { kind: 'flip', line: 11, flips: [[2145385458, 1]] }]]],
+      },
     );
     console.log(`      damaged files: ${JSON.stringify(stats)}`);
     assert.ok(stats.repaired > 30 && stats.messageRepairs > 5, 'the damage exercises the repairs');

@@ -8,6 +8,9 @@ import { GUARD_DEFAULTS } from './guardDefaults';
 import { classifyToolCall } from './toolKinds';
 import { commitResultEdits, hasImages, isPlaceholder, olderEditableResults, resultText, STALE_PREFIX, toolResultSites, type LayerContext, type LayerResult, type ResultSite } from './layerContext';
 
+/** Snip replaces a result only when it is at least this many characters longer than its placeholder. */
+export const SNIP_MIN_SAVING_CHARS = 200;
+
 /** A path as the model wrote it, normalised for comparison: `//` collapsed, leading `./` stripped. */
 export function normalisePath(path: string): string {
   let p = path.replace(/\/{2,}/g, '/');
@@ -54,7 +57,8 @@ export function snip(state: ConversationState, ctx: LayerContext): LayerResult {
     const latest = later[later.length - 1];
     if (!latest) continue;
     const placeholder = stalePlaceholder(read.path, latest.turn, latest.kind);
-    if (resultText(site.block.content).length > placeholder.length || hasImages(site.block.content)) edits.set(site.block.meta.id, placeholder);
+    // Only when it saves something worth a cache rewrite: a result barely longer than the placeholder may even count more tokens.
+    if (resultText(site.block.content).length > placeholder.length + SNIP_MIN_SAVING_CHARS || hasImages(site.block.content)) edits.set(site.block.meta.id, placeholder);
   }
   return commitResultEdits(state, ctx, edits, { layer: 'snip', trigger: 'budget' });
 }

@@ -220,7 +220,7 @@ export function repairMessages(messages: readonly Message[], meter: RepairMeter 
 }
 
 /**
- * `fresh(base)`: `base` when no message or block uses it yet, else `base-2`, `base-3`, … (the
+ * `fresh(base)`: `base` when no message, block or tool call uses it yet, else `base-2`, `base-3`, … (the
  * first free one), remembered as used. Each base keeps its next suffix, so n repeats of one
  * id cost O(n) probes in all, not O(n²).
  */
@@ -228,7 +228,10 @@ function freshIds(messages: readonly Message[], meter: RepairMeter): (base: stri
   const taken = new Set<string>();
   for (const m of messages) {
     taken.add(m.id);
-    for (const b of m.blocks) taken.add(b.meta.id);
+    for (const b of m.blocks) {
+      taken.add(b.meta.id);
+      if (b.type === 'tool_use') taken.add(b.id);
+    }
   }
   const nextSuffix = new Map<string, number>();
   return (base) => {
