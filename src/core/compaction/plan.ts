@@ -164,5 +164,5 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     if (!inputs.cacheWarm) return { ...mask, reason: 'Older tool results are cleared while the prompt cache is cold (it is written again anyway).' };
     if (paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)) return { ...mask, reason: `Older tool results are cleared: the ${Math.round(mask.expectedSaving).toLocaleString('en-US')} tokens saved pay back the cache rewrite within ${Math.ceil(mask.paybackRequests)} requests.` };
   }
-  return none(`The context is ${pct(pressure.utilisation)} full; the next compaction is expected at ${pct(cfg.softThreshold)} (the soft threshold), or earlier when clearing older tool results pays back.`);
+  return none(`The context is ${pct(pressure.utilisation)} full; the next compaction comes from ${pct(cfg.softThreshold)} (the soft threshold) once it pays back its prompt-cache rewrite, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`);
 }
