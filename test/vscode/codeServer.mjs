@@ -14,6 +14,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
   'telemetry.telemetryLevel': 'off',
   'workbench.startupEditor': 'none',
   'workbench.tips.enabled': false,
+  // No sticky tree headers: they overlay the rows a test clicks in a short view.
+  'workbench.tree.enableStickyScroll': false,
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'update.mode': 'none',
   'extensions.autoCheckUpdates': false,
