@@ -11,39 +11,17 @@ import { splitSplicedLine } from '../../src/core/session/salvage';
 import { isWellFormed } from '../../src/core/text';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { entryToRecord } from '../../src/host/chat/recordCodec';
-import { loadSession, type LoadResult } from '../../src/host/sessions/sessionLoader';
+import { loadSession } from '../../src/host/sessions/sessionLoader';
+import { loaderHarness, NOW, text } from './support/loaderHarness';
 import { Build, emptyState, fakeClock } from './support/builders';
 import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
 import { userWords } from './session.replay.test';
 import { countingTokenizer } from './support/tokenFakes';
 
-const NOW = Date.UTC(2026, 10, 22, 8, 30, 0);
-const text = (entries: readonly SessionEntry[]) => entries.map((e) => `${encodeEntry(e)}\n`).join('');
 
 describe('session loader: spliced lines, lone surrogates, orphaned compactions, duplicate ids', () => {
-  let dir: string;
-  let file: string;
-  beforeEach(async () => {
-    dir = await fsp.mkdtemp(join(tmpdir(), 'cp-salvage-'));
-    file = join(dir, '2026-11-21T23-59-00-abc123.jsonl');
-  });
-  afterEach(async () => {
-    await fsp.rm(dir, { recursive: true, force: true });
-  });
-
-  /** Writes `content`, loads, checks the backup is byte-identical and that the result loads cleanly again. */
-  async function load(content: string | Buffer): Promise<LoadResult & { ok: true }> {
-    await fsp.writeFile(file, content);
-    const original = readFileSync(file);
-    const r = await loadSession(file, { now: () => NOW });
-    assert.ok(r.ok, r.ok ? '' : r.error);
-    assert.deepEqual(checkInvariants(r.session), []);
-    if (r.report) assert.ok(r.report.backupPath && readFileSync(r.report.backupPath).equals(original), 'a byte-identical backup is written before the rewrite');
-    const again = await loadSession(file, { now: () => NOW + 1 });
-    assert.ok(again.ok && again.report === undefined, 'the repaired file loads cleanly');
-    assert.deepEqual(again.session.messages, r.session.messages);
-    return r;
-  }
+  const h = loaderHarness('cp-salvage-');
+  const { load } = h;
 
   it('splits two complete entries spliced onto one line (a lost line end) and keeps both', async () => {
     const conv = sampleConversation();
@@ -53,7 +31,7 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
     assert.deepEqual(r.session.messages, conv, 'nothing lost');
     assert.deepEqual(r.report?.droppedLines, []);
     assert.match(r.report?.fixes.join(' ') ?? '', /Line 4 held 2 complete entries run together .*split and all kept/);
-    assert.equal(readFileSync(file, 'utf8'), text(entriesOf(conv)), 'rewritten one entry per line');
+    assert.equal(readFileSync(h.file(), 'utf8'), text(entriesOf(conv)), 'rewritten one entry per line');
   });
 
   it('keeps the complete entry written after one cut off by a crash on the same line, and says what was left out', async () => {
@@ -91,15 +69,15 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
     assert.equal(userWords(r.session.messages).at(-1), 'emoji cut in half: \ufffd and a stray \ufffd — rest kept');
     assert.equal(r.session.title, 'title \ufffd');
     assert.match(r.report?.fixes.join(' ') ?? '', /3 lines \(1, 8, 9\) held a broken character \(half of a UTF-16 surrogate pair, which the API rejects\); each was replaced with �/);
-    assert.ok(!/\\ud[89a-f]/i.test(readFileSync(file, 'utf8')), 'the file itself is repaired');
+    assert.ok(!/\\ud[89a-f]/i.test(readFileSync(h.file(), 'utf8')), 'the file itself is repaired');
     assert.deepEqual(r.session.messages.slice(0, conv.length), conv, 'clean messages are untouched');
   });
 
   it('leaves a valid surrogate pair alone, even written as escapes', async () => {
     const conv = sampleConversation();
     const content = text(entriesOf(conv)).replace('thanks — now in French?', 'thanks \\ud83d\\ude42');
-    await fsp.writeFile(file, content);
-    const r = await loadSession(file, { now: () => NOW });
+    await fsp.writeFile(h.file(), content);
+    const r = await loadSession(h.file(), { now: () => NOW });
     assert.ok(r.ok && r.report === undefined);
     assert.ok(userWords(r.session.messages).includes('thanks 🙂'));
   });
@@ -114,7 +92,7 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
     const r = await load(`${text([...entriesOf(conv), orphan])}garbage\n`);
     assert.ok(r.report, 'the file was repaired');
     assert.deepEqual(r.session.compactions, [{ entry: orphan, active: false, orphaned: true }]);
-    const stored = readFileSync(file, 'utf8').trim().split('\n').map((l) => (decodeLine(l) as { entry: SessionEntry }).entry);
+    const stored = readFileSync(h.file(), 'utf8').trim().split('\n').map((l) => (decodeLine(l) as { entry: SessionEntry }).entry);
     assert.deepEqual(stored.find((e) => e.type === 'compaction'), orphan, 'its entry, originals included, is still in the file');
     const tokenizer = countingTokenizer();
     const never = async () => {
@@ -136,9 +114,9 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
     this.timeout(60_000);
     const role = (i: number): Message['role'] => (i % 2 === 0 ? 'user' : 'assistant');
     const messages: Message[] = Array.from({ length: 16_000 }, (_, i) => ({ id: 'msg_dup', role: role(i), turn: 1, blocks: [{ type: 'text', text: `m${i}`, meta: { id: 'blk_dup', tier: 1, source: role(i), createdAt: 0, pinned: false, compactable: role(i) !== 'user' } }] }));
-    await fsp.writeFile(file, text(entriesOf(messages)));
+    await fsp.writeFile(h.file(), text(entriesOf(messages)));
     const t0 = process.hrtime.bigint();
-    const r = await loadSession(file, { now: () => NOW });
+    const r = await loadSession(h.file(), { now: () => NOW });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     assert.ok(r.ok);
     assert.equal(r.session.messages.length, 16_000);

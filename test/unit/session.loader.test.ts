@@ -6,45 +6,23 @@ import fc from 'fast-check';
 import { checkInvariants } from '../../src/core/invariants';
 import type { Message } from '../../src/core/model';
 import { decodeLine, encodeEntry, type SessionEntry } from '../../src/core/session/entries';
-import { loadSession, type LoadResult } from '../../src/host/sessions/sessionLoader';
+import { loadSession } from '../../src/host/sessions/sessionLoader';
+import { loaderHarness, NOW, text } from './support/loaderHarness';
 import { Build } from './support/builders';
 import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
 import { userWords } from './session.replay.test';
 
-const NOW = Date.UTC(2026, 10, 22, 8, 30, 0);
-const text = (entries: readonly SessionEntry[]) => entries.map((e) => `${encodeEntry(e)}\n`).join('');
 
 describe('session loader', () => {
-  let dir: string;
-  let file: string;
-  beforeEach(async () => {
-    dir = await fsp.mkdtemp(join(tmpdir(), 'cp-loader-'));
-    file = join(dir, '2026-11-21T23-59-00-abc123.jsonl');
-  });
-  afterEach(async () => {
-    await fsp.rm(dir, { recursive: true, force: true });
-  });
-
-  /** Writes `content`, loads, and checks the promises every load keeps. */
-  async function load(content: string | Buffer): Promise<LoadResult & { ok: true }> {
-    await fsp.writeFile(file, content);
-    const original = readFileSync(file);
-    const r = await loadSession(file, { now: () => NOW });
-    assert.ok(r.ok, r.ok ? '' : r.error);
-    assert.deepEqual(checkInvariants(r.session), []);
-    if (r.report?.backupPath) assert.ok(readFileSync(r.report.backupPath).equals(original), 'the backup is byte-identical to the original');
-    const again = await loadSession(file, { now: () => NOW + 1 });
-    assert.ok(again.ok && again.report === undefined, 'the repaired file loads cleanly');
-    assert.deepEqual(again.session.messages, r.session.messages);
-    return r;
-  }
+  const h = loaderHarness('cp-loader-');
+  const { load } = h;
 
   it('loads a sound file without touching it', async () => {
     const conv = sampleConversation();
     const r = await load(text(entriesOf(conv)));
     assert.equal(r.report, undefined);
     assert.deepEqual(r.session.messages, conv);
-    assert.deepEqual(await fsp.readdir(dir), ['2026-11-21T23-59-00-abc123.jsonl']);
+    assert.deepEqual(await fsp.readdir(h.dir()), ['2026-11-21T23-59-00-abc123.jsonl']);
   });
 
   it('drops a truncated last line, backs up first, and says so', async () => {
@@ -56,7 +34,7 @@ describe('session loader', () => {
     assert.equal(r.report?.droppedLines[0]?.line, 7);
     assert.match(r.report?.fixes.join(' ') ?? '', /Line 7 was incomplete/);
     assert.match(r.report?.backupPath ?? '', /2026-11-21T23-59-00-abc123\.bak-2026-11-22T08-30-00-000Z\.jsonl$/);
-    assert.equal(readFileSync(file, 'utf8'), text(entriesOf(conv.slice(0, -1))));
+    assert.equal(readFileSync(h.file(), 'utf8'), text(entriesOf(conv.slice(0, -1))));
   });
 
   it('keeps a complete last line that only lacks its newline', async () => {
@@ -64,7 +42,7 @@ describe('session loader', () => {
     const r = await load(text(entriesOf(conv)).slice(0, -1));
     assert.deepEqual(r.session.messages, conv);
     assert.match(r.report?.fixes.join(' ') ?? '', /no line end/);
-    assert.ok(readFileSync(file, 'utf8').endsWith('\n'));
+    assert.ok(readFileSync(h.file(), 'utf8').endsWith('\n'));
   });
 
   it('skips garbage lines in the middle with their line numbers, and strips NUL bytes', async () => {
@@ -85,7 +63,7 @@ describe('session loader', () => {
     const r = await load(ls.join('\n'));
     assert.deepEqual(userWords(r.session.messages), userWords(conv));
     assert.match(r.report?.fixes.join(' ') ?? '', /answered no tool call/);
-    const last = readFileSync(file, 'utf8').trim().split('\n').at(-1) ?? '';
+    const last = readFileSync(h.file(), 'utf8').trim().split('\n').at(-1) ?? '';
     assert.equal((decodeLine(last) as { entry: SessionEntry }).entry.type, 'repair', 'the repair is recorded in the file');
   });
 
@@ -125,28 +103,28 @@ describe('session loader', () => {
   });
 
   it('refuses an empty file with a clear error and leaves it alone', async () => {
-    await fsp.writeFile(file, '');
-    const r = await loadSession(file);
+    await fsp.writeFile(h.file(), '');
+    const r = await loadSession(h.file());
     assert.ok(!r.ok);
     assert.match(r.error, /empty/);
-    assert.deepEqual(await fsp.readdir(dir), ['2026-11-21T23-59-00-abc123.jsonl']);
+    assert.deepEqual(await fsp.readdir(h.dir()), ['2026-11-21T23-59-00-abc123.jsonl']);
   });
 
   it('a file of only garbage: a clear error naming the backup, the original untouched', async () => {
     const garbage = Buffer.from('not json\n\u0000\u0001\u0002 {"type":\nstill nothing');
-    await fsp.writeFile(file, garbage);
-    const r = await loadSession(file, { now: () => NOW });
+    await fsp.writeFile(h.file(), garbage);
+    const r = await loadSession(h.file(), { now: () => NOW });
     assert.ok(!r.ok);
     assert.match(r.error, /no readable entry/);
     assert.ok(r.backupPath && r.error.includes(r.backupPath));
     assert.ok(readFileSync(r.backupPath).equals(garbage));
-    assert.ok(readFileSync(file).equals(garbage));
+    assert.ok(readFileSync(h.file()).equals(garbage));
   });
 
   it('a good header over garbage is an error, not a blank session', async () => {
     const r = await (async () => {
-      await fsp.writeFile(file, `${encodeEntry(sampleHeader())}\ngarbage\nmore garbage\n`);
-      return loadSession(file);
+      await fsp.writeFile(h.file(), `${encodeEntry(sampleHeader())}\ngarbage\nmore garbage\n`);
+      return loadSession(h.file());
     })();
     assert.ok(!r.ok);
     assert.match(r.error, /None of the session's messages could be read/);
@@ -154,12 +132,12 @@ describe('session loader', () => {
 
   it('leaves a file written by a newer version untouched', async () => {
     const content = text(entriesOf(sampleConversation())).replace('"version":1', '"version":2');
-    await fsp.writeFile(file, content);
-    const r = await loadSession(file);
+    await fsp.writeFile(h.file(), content);
+    const r = await loadSession(h.file());
     assert.ok(!r.ok);
     assert.match(r.error, /newer version/);
-    assert.equal(readFileSync(file, 'utf8'), content);
-    assert.equal((await fsp.readdir(dir)).length, 1);
+    assert.equal(readFileSync(h.file(), 'utf8'), content);
+    assert.equal((await fsp.readdir(h.dir())).length, 1);
   });
 
   it('property: random damage (cuts, garbage, flipped bytes, NULs, repeated lines) never breaks the invariants nor loses a word of an intact line', async function () {
@@ -179,7 +157,7 @@ describe('session loader', () => {
         const conv = conversation(turns);
         let bytes: Buffer = Buffer.from(text(entriesOf(conv)));
         for (const d of damages) bytes = damage(bytes, d);
-        const f = join(dir, `p${run++}.jsonl`);
+        const f = join(h.dir(), `p${run++}.jsonl`);
         await fsp.writeFile(f, bytes);
         const r = await loadSession(f, { now: () => NOW });
         const intact = new Set(Buffer.from(bytes.filter((b) => b !== 0)).toString('utf8').split('\n'));

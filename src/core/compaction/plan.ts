@@ -116,18 +116,21 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
   const base = { pressure, protectedFrom: protect, protectedTokens: suffix(protect), keepRecentTurns, tokensBefore, nextCompactionAt };
   const none = (reason: string): CompactionPlan => ({ ...base, action: 'none', reason, mask: [], regions: [], expectedAfter: tokensBefore, expectedSaving: 0, firstChangedIndex: -1, rewriteTokens: 0, expectedCostUsd: 0, paybackRequests: Infinity });
 
+  /** The figures of an edit that changes messages from `first` on, freeing `saving` tokens, plus `llmUsd`. */
+  const priced = (first: number, saving: number, llmUsd: number) => {
+    const rewrite = inputs.cacheWarm ? Math.max(0, suffix(first) - saving) : 0;
+    const cost = rewrite * REWRITE_PREMIUM * inputPrice + llmUsd;
+    const perRequest = saving * CACHE_READ_FACTOR * inputPrice;
+    return { expectedAfter: tokensBefore - saving, expectedSaving: saving, firstChangedIndex: first, rewriteTokens: rewrite, expectedCostUsd: cost, paybackRequests: perRequest > 0 ? cost / perRequest : Infinity };
+  };
   // Summarise: everything compactable before the protected tail.
   const summarisePlan = (): CompactionPlan | undefined => {
     const picked = pickRegions(markRegions(state, regionOpts), Infinity);
     if (picked.length === 0) return undefined;
     const regions = picked.map((r) => ({ ...r, expectedTokensAfter: Math.min(r.tokens, expectedReplacementTokens(r)) }));
     const saving = regions.reduce((n, r) => n + expectedSaving(r), 0);
-    const first = (regions[0] as PlannedRegion).startIndex;
-    const rewrite = inputs.cacheWarm ? Math.max(0, suffix(first) - saving) : 0;
     const llm = regions.reduce((n, r) => n + summariserCostUsd(r, cfg.summarizerModel), 0);
-    const cost = rewrite * REWRITE_PREMIUM * inputPrice + llm;
-    const perRequest = saving * CACHE_READ_FACTOR * inputPrice;
-    return { ...base, action: 'summarise', reason: '', mask: [], regions, expectedAfter: tokensBefore - saving, expectedSaving: saving, firstChangedIndex: first, rewriteTokens: rewrite, expectedCostUsd: cost, paybackRequests: perRequest > 0 ? cost / perRequest : Infinity };
+    return { ...base, action: 'summarise', reason: '', mask: [], regions, ...priced((regions[0] as PlannedRegion).startIndex, saving, llm) };
   };
   // Mask: every older tool result before the protected tail.
   const maskPlan = (): CompactionPlan | undefined => {
@@ -135,11 +138,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     const mask = maskCandidates(state.messages, protect, tokensOf);
     if (mask.length === 0) return undefined;
     const saving = mask.reduce((n, c) => n + c.saving, 0);
-    const first = (mask[0] as MaskCandidate).site.messageIndex;
-    const rewrite = inputs.cacheWarm ? Math.max(0, suffix(first) - saving) : 0;
-    const cost = rewrite * REWRITE_PREMIUM * inputPrice;
-    const perRequest = saving * CACHE_READ_FACTOR * inputPrice;
-    return { ...base, action: 'mask', reason: '', mask, regions: [], expectedAfter: tokensBefore - saving, expectedSaving: saving, firstChangedIndex: first, rewriteTokens: rewrite, expectedCostUsd: cost, paybackRequests: perRequest > 0 ? cost / perRequest : Infinity };
+    return { ...base, action: 'mask', reason: '', mask, regions: [], ...priced((mask[0] as MaskCandidate).site.messageIndex, saving, 0) };
   };
   const pct = (x: number) => `${Math.round(x * 100)} %`;
 
