@@ -6,6 +6,8 @@
  * have) and with the real session's own full cache misses replayed. Each request is priced by
  * the model that served it, the summariser by its own; a refused request counts as a failure,
  * priced as fully uncached. Retention is measured as forward-reference recall (frr.ts).
+ * Files re-attached after a compaction are read from the transcript (reattachProxy.ts) and
+ * count in cost and recall like everything else the prompt holds.
  * Token counts are the calibrated estimate learned from the transcript's real usage.
  */
 import type { Usage } from '../src/core/agentPorts';
@@ -22,6 +24,7 @@ import { TokenEstimator } from '../src/core/tokens/estimator';
 import { appendMerged, guardArrival, type ToolNames } from './arrival';
 import { forwardReferences, FrrTally, type FrrTotals, type Reference } from './frr';
 import type { ReplayPolicy } from './policies';
+import { LastKnownFiles } from './reattachProxy';
 import { CostTally } from './pricing';
 import { ReplayApi } from './replayApi';
 import { ScriptedSummariser } from './scriptedSummariser';
@@ -103,6 +106,8 @@ export interface ReplayResult {
   readonly summaries: number;
   /** Tool results the arrival guard spilled or cut. */
   readonly guarded: number;
+  /** Tokens of file content re-attached after compactions (summed over the compactions, as added to the prompt). */
+  readonly reattached: number;
   /** Real full cache misses replayed. */
   readonly flushes: number;
   readonly tokens: { readonly input: number; readonly read: number; readonly write: number; readonly output: number };
@@ -146,7 +151,8 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   const clock = { now: () => now };
   const api = new ReplayApi(clock.now, textTokens);
   const summariser = new ScriptedSummariser({ tokens: textTokens, length: opts.summaryLength ?? SUMMARY_LENGTH, api });
-  const compactor = new Compactor({ summariser, clock, ids: counterIds('r'), tokensOf, measure, settings: () => opts.policy.settings, timeout: () => new Promise(() => undefined) });
+  const files = new LastKnownFiles();
+  const compactor = new Compactor({ summariser, clock, ids: counterIds('r'), tokensOf, measure, settings: () => opts.policy.settings, timeout: () => new Promise(() => undefined), readFresh: files.readFresh });
   const firstModel = t.events.find((e) => e.kind === 'usage' && e.usage !== null);
   let state: ConversationState = { system: [], tools: [], messages: [], pending: [], config: configFor(firstModel?.kind === 'usage' ? firstModel.model : '') };
   const names: ToolNames = new Map();
@@ -154,7 +160,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   const frr = new FrrTally();
   const log: string[] = [];
   const trace: RequestTrace[] = [];
-  const totals = { requests: 0, overflows: 0, peak: 0, compactions: 0, summaries: 0, guarded: 0, flushes: 0, input: 0, read: 0, write: 0, output: 0 };
+  const totals = { requests: 0, overflows: 0, peak: 0, compactions: 0, summaries: 0, guarded: 0, reattached: 0, flushes: 0, input: 0, read: 0, write: 0, output: 0 };
   const signal = new AbortController().signal;
   let previous: ReturnType<typeof prepareRequest>['lastBreakpoint'];
   let lastRequestAt: number | undefined;
@@ -167,6 +173,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       continue;
     }
     if (e.kind === 'message') {
+      files.observe(e.message);
       const g = guardArrival(e.message, compactor, state.config.contextWindow, names);
       totals.guarded += g.guarded;
       state = { ...state, messages: appendMerged(state.messages, g.message) };
@@ -191,7 +198,11 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     for (const r of run.records) {
       totals.compactions++;
       if (r.layer === 'summarise' || r.layer === 'fallback-drop') totals.summaries++;
-      log.push(`  request ${String(totals.requests).padStart(3)}: ${r.layer.padEnd(14)} ${r.trigger.padEnd(9)} ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)} tokens${r.fallbacks.length ? ` (${r.fallbacks.join('; ')})` : ''}`);
+      const attached = (r.reattached ?? []).filter((f) => f.attached === 'content');
+      const tokensAttached = attached.reduce((n, f) => n + f.tokens, 0);
+      totals.reattached += tokensAttached;
+      const note = r.reattached?.length ? ` [re-attached ${attached.length}/${r.reattached.length} files, ${fmt(tokensAttached)} tokens]` : '';
+      log.push(`  request ${String(totals.requests).padStart(3)}: ${r.layer.padEnd(14)} ${r.trigger.padEnd(9)} ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)} tokens${r.fallbacks.length ? ` (${r.fallbacks.join('; ')})` : ''}${note}`);
     }
 
     const tokens = measure(state);
@@ -228,6 +239,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     compactions: totals.compactions,
     summaries: totals.summaries,
     guarded: totals.guarded,
+    reattached: totals.reattached,
     flushes: totals.flushes,
     tokens: { input: totals.input, read: totals.read, write: totals.write, output: totals.output },
     cost,

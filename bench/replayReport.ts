@@ -15,6 +15,8 @@ export interface ReplayRow {
   readonly invalid: number;
   readonly peak: number;
   readonly compactions: number;
+  /** Tokens of file content re-attached after compactions. */
+  readonly reattached: number;
   /** Model + summariser; `null` when a model has no price. */
   readonly cost_usd: number | null;
   /** cost_usd ÷ the baseline policy's on the same transcript and window; `null` when either is unknown. */
@@ -46,6 +48,7 @@ export function rowOf(r: ReplayResult, baseline: number | null | undefined): Rep
     invalid: r.invalidCount,
     peak: round(r.peak),
     compactions: r.compactions,
+    reattached: Math.round(r.reattached),
     cost_usd: cost === null ? null : round(cost),
     cost_ratio: cost === null || baseline === null || baseline === undefined || baseline === 0 ? null : round(cost / baseline),
     frr: nullableRound(frrShare(r.frr.overall)),
@@ -73,7 +76,7 @@ export function printReplay(r: ReplayResult, description: string, baseline?: num
   return row;
 }
 
-const COLUMNS = ['transcript', 'window', 'policy', 'requests', 'overflows', 'invalid', 'peak %', 'compactions', 'cost $', '÷ baseline', 'FRR', 'FRR w/o sum.', 'summariser $', 'wall s'] as const;
+const COLUMNS = ['transcript', 'window', 'policy', 'requests', 'overflows', 'invalid', 'peak %', 'compactions', 're-attached', 'cost $', '÷ baseline', 'FRR', 'FRR w/o sum.', 'summariser $', 'wall s'] as const;
 
 /** Prints the replay-all table, the notes (invalid reasons, unknown models, FRR by kind), then the JSON rows as the last line. */
 export function printTable(results: readonly TimedResult[]): ReplayRow[] {
@@ -91,6 +94,7 @@ export function printTable(results: readonly TimedResult[]): ReplayRow[] {
       String(r.invalidCount),
       (r.peak * 100).toFixed(1),
       `${r.compactions} (${r.summaries})`,
+      String(Math.round(r.reattached)),
       row.cost_usd === null ? 'unknown' : row.cost_usd.toFixed(2),
       row.cost_ratio === null ? '–' : row.cost_ratio.toFixed(2),
       share(row.frr),
@@ -103,7 +107,7 @@ export function printTable(results: readonly TimedResult[]): ReplayRow[] {
   const line = (xs: readonly string[]) => xs.map((x, i) => (i < 3 ? x.padEnd(widths[i] as number) : x.padStart(widths[i] as number))).join('  ');
   console.log(line(COLUMNS));
   for (const c of cells) console.log(line(c));
-  console.log('compactions: records of every layer (of which summaries); cost $: model + summariser; FRR: forward-reference recall, with / without summary text.');
+  console.log('compactions: records of every layer (of which summaries); re-attached: tokens of file content re-attached after compactions; cost $: model + summariser; FRR: forward-reference recall, with / without summary text.');
   for (const { result: r } of results) {
     const where = `${shortName(r.transcript)} ${Math.round(r.window / 1000)}k ${r.policy}`;
     for (const [reason, n] of r.invalid) console.log(`invalid ×${n} in ${where}: ${reason}`);

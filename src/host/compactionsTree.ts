@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { CompactionEntryState } from '../core/agent/agentSession';
+import { describeReattached } from '../core/compaction/reattach';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Message } from '../core/model';
 
@@ -8,6 +9,7 @@ export type CompactionNode =
   | { readonly kind: 'session'; readonly id: string; readonly title: string }
   | { readonly kind: 'compaction'; readonly entry: CompactionEntryState }
   | { readonly kind: 'summary'; readonly record: CompactionRecord }
+  | { readonly kind: 'reattached'; readonly record: CompactionRecord }
   | { readonly kind: 'region'; readonly record: CompactionRecord; readonly index: number }
   | { readonly kind: 'original'; readonly record: CompactionRecord; readonly message: Message };
 
@@ -86,6 +88,16 @@ export class CompactionsTreeProvider implements vscode.TreeDataProvider<Compacti
         item.command = { command: 'vscode.open', title: 'Open', arguments: [recordUri(node.record.id, 'summary')] };
         return item;
       }
+      case 'reattached': {
+        const files = node.record.reattached ?? [];
+        const item = new vscode.TreeItem(`Re-attached: ${describeReattached(files)}`, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon('file-symlink-file');
+        item.tooltip = new vscode.MarkdownString(
+          ['Files re-attached to the next request after this compaction (read fresh from disk); Restore removes them with it.', ...files.map((f) => `- \`${f.path}\` — ${f.attached === 'content' ? `content, ${fmt(f.tokens)} tokens` : `path only: ${f.reason ?? ''}`}`)].join('\n\n'),
+        );
+        item.command = { command: 'vscode.open', title: 'Open', arguments: [recordUri(node.record.id, 'summary')] };
+        return item;
+      }
       case 'region': {
         const reg = node.record.regions[node.index];
         const item = new vscode.TreeItem(reg ? `Turns ${reg.firstTurn}–${reg.lastTurn}` : 'Replaced messages', vscode.TreeItemCollapsibleState.Collapsed);
@@ -117,7 +129,8 @@ export class CompactionsTreeProvider implements vscode.TreeDataProvider<Compacti
       case 'compaction': {
         const r = node.entry.record;
         const regions: CompactionNode[] = r.regions.length > 0 ? r.regions.map((_, index) => ({ kind: 'region', record: r, index })) : [{ kind: 'region', record: r, index: -1 }];
-        return [{ kind: 'summary', record: r }, ...regions];
+        const reattached: CompactionNode[] = r.reattached && r.reattached.length > 0 ? [{ kind: 'reattached', record: r }] : [];
+        return [{ kind: 'summary', record: r }, ...reattached, ...regions];
       }
       case 'region': {
         const reg = node.record.regions[node.index];
@@ -156,6 +169,7 @@ function summaryDocument(r: CompactionRecord): string {
   if (r.model) lines.push(`- Summariser: ${r.model} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`);
   if (r.instructions) lines.push(`- Instructions: ${r.instructions}`);
   if (r.fallbacks.length) lines.push(`- Fallbacks: ${r.fallbacks.join('; ')}`);
+  if (r.reattached?.length) lines.push(`- Re-attached: ${describeReattached(r.reattached)}`);
   if (r.retention) lines.push(`- Retention check: ${Math.round(r.retention.retained * 100)}% of identifiers kept${r.retention.lost.length ? `; lost: ${r.retention.lost.join(', ')}` : ''}`);
   lines.push('', '## What stands in place of the originals', '');
   for (const m of r.replacement) lines.push(messageDocument(m), '');

@@ -113,6 +113,7 @@ export function activate(context: vscode.ExtensionContext): void {
     version,
     onStatus: (figures) => statusBar.update(figures),
     nextTurn,
+    readFresh: (path) => tools.readFresh(path),
   });
   const compactions = new CompactionsTreeProvider(controller);
   const budgetController = controller;

@@ -47,6 +47,7 @@ export function readCompactionSettings(): CompactionSettings {
     summaryPolicy: c.get<string>('summaryPolicy', 'rolling') === 'stacked' ? 'stacked' : 'rolling',
     maskToolResults: c.get<boolean>('maskToolResults', true) !== false,
     clearAtLeastTokens: Math.max(0, Math.floor(c.get<number>('clearAtLeastTokens', 0) || 0)),
+    reattachAfterCompaction: c.get<boolean>('reattachAfterCompaction', true) !== false,
   };
 }
 

@@ -18,6 +18,7 @@ import { modelInfo } from '../models';
 import { snip } from './snip';
 import { summariseRegions } from './summarise';
 import { guardToolResult } from './toolResultGuard';
+import { reattach, type ReadFresh } from './reattachRun';
 import type { CompactionRecord, CompactionTrigger } from './types';
 
 /** A summary may take at most this share of the main model's effective window (so summaries never crowd it)… */
@@ -46,6 +47,11 @@ export interface CompactorDeps {
   readonly settings: () => CompactionSettings;
   /** Resolves after `ms`, rejects when `signal` aborts (injected: tests do not wait). */
   readonly timeout: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Reads a file fresh for the re-attach after a compaction (see reattach.ts); without it
+   * nothing is re-attached.
+   */
+  readonly readFresh?: ReadFresh;
 }
 
 /** What a compaction pass did. */
@@ -113,7 +119,7 @@ export class Compactor {
         notices.push(`The context is ${Math.round(plan.pressure.utilisation * 100)}% full (soft threshold ${Math.round(s.config.softThreshold * 100)}%). Compact Now would summarise older turns; it runs by itself at ${Math.round(s.config.hardThreshold * 100)}%.`);
       }
       if (plan.pressure.level === 'hard' && settings.strategy !== 'summarise') {
-        const run = this.strategyRun(s, settings.strategy, plan.pressure.tokensToFree, 'auto-hard');
+        const run = await this.reattach(s, this.strategyRun(s, settings.strategy, plan.pressure.tokensToFree, 'auto-hard'), opts.signal);
         return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
       }
       return { state: s, records, notices };
@@ -128,10 +134,10 @@ export class Compactor {
     if (this.breaker.isOpen) {
       if (plan.pressure.level !== 'hard') return { state: s, records, notices };
       notices.push('The summariser failed 3 times in a row, so the oldest turns were removed instead (restorable from the Compactions view). Use "Compact Now" to try summarising again.');
-      const fallback = this.strategyRun(s, 'oldest-removal', plan.pressure.tokensToFree, 'auto-hard');
+      const fallback = await this.reattach(s, this.strategyRun(s, 'oldest-removal', plan.pressure.tokensToFree, 'auto-hard'), opts.signal);
       return { state: fallback.state, records: [...records, ...fallback.records], notices };
     }
-    const run = await this.execute(s, this.plan(s, { cacheWarm: !cold, mode: 'auto' }), { trigger, signal: opts.signal });
+    const run = await this.reattach(s, await this.execute(s, this.plan(s, { cacheWarm: !cold, mode: 'auto' }), { trigger, signal: opts.signal }), opts.signal);
     return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
   }
 
@@ -188,10 +194,26 @@ export class Compactor {
   async compact(state: ConversationState, opts: { readonly trigger: CompactionTrigger; readonly tokensToFree: number | 'all'; readonly instructions?: string; readonly signal: AbortSignal }): Promise<CompactionRun> {
     const settings = this.deps.settings();
     const toFree = opts.tokensToFree === 'all' ? Number.MAX_SAFE_INTEGER : opts.tokensToFree;
-    if (settings.strategy !== 'summarise') return this.strategyRun(state, settings.strategy, toFree, opts.trigger);
+    // After an overflow the estimate was too low: the re-attach may only use what the compaction freed beyond what was asked.
+    const surplusOver = opts.trigger === 'overflow' ? toFree : undefined;
+    if (settings.strategy !== 'summarise') return this.reattach(state, this.strategyRun(state, settings.strategy, toFree, opts.trigger), opts.signal, surplusOver);
     const plan = this.plan(state, { cacheWarm: true, mode: 'manual' });
     const regions = opts.tokensToFree === 'all' ? plan.regions : pickRegions(plan.regions, toFree);
-    return this.execute(state, { ...plan, regions }, opts);
+    return this.reattach(state, await this.execute(state, { ...plan, regions }, opts), opts.signal, surplusOver);
+  }
+
+  /**
+   * After a run that summarised or dropped turns: re-attaches the files read or edited most
+   * recently to its last such record (see reattachRun.ts), when the setting is on and a
+   * reader was given; the run as it was otherwise. `surplusOver`: the re-attached content may
+   * take only the tokens the run freed beyond this many.
+   */
+  private async reattach(before: ConversationState, run: CompactionRun, signal: AbortSignal, surplusOver?: number): Promise<CompactionRun> {
+    const readFresh = this.deps.readFresh;
+    const settings = this.deps.settings();
+    if (!readFresh || settings.reattachAfterCompaction === false || signal.aborted) return run;
+    const r = await reattach(before, run, { readFresh, tokensOf: this.deps.tokensOf, measure: this.deps.measure, settings, clock: this.deps.clock, ids: this.deps.ids, ...(surplusOver !== undefined ? { surplusOver } : {}) });
+    return { ...run, state: r.state, records: r.records };
   }
 
   /**

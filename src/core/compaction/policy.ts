@@ -27,6 +27,11 @@ export interface CompactionSettings {
   readonly clearAtLeastTokens: number;
   /** An automatic soft compaction must free at least this share of the effective window. */
   readonly minSoftSavingShare: number;
+  /**
+   * Whether the request after a compaction that summarised or dropped turns re-attaches the
+   * files read or edited most recently, read fresh (see reattach.ts).
+   */
+  readonly reattachAfterCompaction: boolean;
 }
 
 /** Defaults: summarise automatically at the soft threshold down to 50 %; a 10 % buffer at the hard one. */
@@ -41,6 +46,7 @@ export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   paybackRequests: 30,
   clearAtLeastTokens: 0,
   minSoftSavingShare: 0.1,
+  reattachAfterCompaction: true,
 };
 
 /** The effective window: what the prompt may use once the answer's reserve is set aside. */

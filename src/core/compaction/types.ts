@@ -70,4 +70,20 @@ export interface CompactionRecord {
   /** Fallbacks used, in order, e.g. `summariser timeout → dropped oldest regions`. */
   readonly fallbacks: readonly string[];
   readonly retention?: RetentionCheck;
+  /**
+   * Files re-attached after this compaction (see reattach.ts), in the order shown: their
+   * content, or only a reference with the reason. Part of `replacement` (one reminder block),
+   * so restoring the record removes them too.
+   */
+  readonly reattached?: readonly ReattachedFile[];
+}
+
+/** One file of a compaction's re-attach reminder and the tokens its part of the reminder takes. */
+export interface ReattachedFile {
+  /** The path as the model wrote it. */
+  readonly path: string;
+  readonly tokens: number;
+  /** `content`: the file's text is attached; `reference`: only its path (and size), with `reason`. */
+  readonly attached: 'content' | 'reference';
+  readonly reason?: string;
 }

@@ -7,6 +7,7 @@ import type { ToolRunner } from '../../core/agentPorts';
 import { AgentSession } from '../../core/agent/agentSession';
 import type { AgentEvent } from '../../core/agent/events';
 import { Compactor } from '../../core/compaction/compactor';
+import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, PipelineConfig, ToolSchema } from '../../core/model';
 import { counterIds, type Clock, type Tokenizer } from '../../core/ports';
 import { agentSystemPrompt } from '../../core/systemPrompt';
@@ -26,6 +27,8 @@ export interface AgentFactoryDeps {
   readonly pasteDirectory: (sessionId: string) => string;
   readonly writeFile: (path: string, content: string) => Promise<void>;
   readonly clock: Clock;
+  /** Reads a file fresh (read_file's rules) for the re-attach after a compaction; without it nothing is re-attached. */
+  readonly readFresh?: ReadFresh;
 }
 
 /** An agent and the pieces the controller keeps beside it. */
@@ -52,6 +55,7 @@ export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer:
     tokensOf: (m) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)),
     measure: (st) => estimator.estimate(st).tokens,
     settings: readCompactionSettings,
+    ...(deps.readFresh ? { readFresh: deps.readFresh } : {}),
     timeout: (ms, signal) =>
       new Promise((resolve, reject) => {
         const t = setTimeout(resolve, ms);

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ToolRunner } from '../../core/agentPorts';
 import type { AgentSession, CompactionEntryState } from '../../core/agent/agentSession';
 import type { Compactor } from '../../core/compaction/compactor';
+import type { ReadFresh } from '../../core/compaction/reattach';
 import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../../core/budget';
 import { describeRepairs } from '../../core/normalize';
 import { applyCalibration } from '../../core/tokens/calibration';
@@ -44,6 +45,8 @@ export interface ChatControllerDeps {
   readonly onStatus?: (s: ContextFigures) => void;
   /** The editor context and pinned selections that go with the next message. */
   readonly nextTurn: NextTurnContext;
+  /** Reads a file fresh (read_file's rules) for the re-attach after a compaction. */
+  readonly readFresh?: ReadFresh;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { CompactionRecord, CompactionRegion, RetentionCheck } from '../../core/compaction/types';
+import type { CompactionRecord, CompactionRegion, ReattachedFile, RetentionCheck } from '../../core/compaction/types';
 import type { CompactionEntry } from '../../core/session/entries';
 
 /**
@@ -28,6 +28,7 @@ export function recordToEntry(r: CompactionRecord): CompactionEntry {
       ...(r.instructions !== undefined ? { instructions: r.instructions } : {}),
       ...(r.model !== undefined ? { model: r.model } : {}),
       ...(r.retention ? { retention: JSON.stringify(r.retention) } : {}),
+      ...(r.reattached ? { reattached: JSON.stringify(r.reattached) } : {}),
     },
   };
 }
@@ -50,6 +51,7 @@ export function entryToRecord(e: CompactionEntry): CompactionRecord {
   const instructions = str('instructions');
   const model = str('model');
   const retention = json<RetentionCheck | undefined>('retention', undefined);
+  const reattached = reattachedFiles(json<unknown>('reattached', undefined));
   return {
     id: e.id,
     at: e.at,
@@ -68,5 +70,18 @@ export function entryToRecord(e: CompactionEntry): CompactionRecord {
     ...(instructions !== undefined ? { instructions } : {}),
     ...(model !== undefined ? { model } : {}),
     ...(retention ? { retention } : {}),
+    ...(reattached ? { reattached } : {}),
   };
+}
+
+/** The re-attached files of a stored record, keeping only well-formed entries; undefined when there are none. */
+function reattachedFiles(raw: unknown): ReattachedFile[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const files = raw.flatMap((f: unknown): ReattachedFile[] => {
+    if (typeof f !== 'object' || f === null) return [];
+    const o = f as Record<string, unknown>;
+    if (typeof o.path !== 'string' || typeof o.tokens !== 'number' || (o.attached !== 'content' && o.attached !== 'reference')) return [];
+    return [{ path: o.path, tokens: o.tokens, attached: o.attached, ...(typeof o.reason === 'string' ? { reason: o.reason } : {}) }];
+  });
+  return files.length > 0 ? files : undefined;
 }

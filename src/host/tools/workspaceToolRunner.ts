@@ -4,6 +4,7 @@
  * exception inside a tool becomes an error outcome naming the tool.
  */
 import type { ToolCall, ToolOutcome, ToolRunner } from '../../core/agentPorts';
+import type { FreshRead } from '../../core/compaction/reattach';
 import { toWellFormed } from '../../core/text';
 import { capOutput, DEFAULT_TOOL_LIMITS, type ToolLimits } from '../../core/tools/limits';
 import { toolError, type ToolResult } from '../../core/tools/result';
@@ -12,6 +13,7 @@ import type { Approver } from '../approvals/approval';
 import { editFileTool } from './editFile';
 import { listFilesTool } from './listFiles';
 import { readFileTool } from './readFile';
+import { readFresh } from './readFresh';
 import { runCommandTool } from './runCommand';
 import { searchTool } from './search';
 import { stoppedMessage, type ToolContext } from './toolContext';
@@ -65,6 +67,20 @@ export class WorkspaceToolRunner implements ToolRunner {
     }
     const text = toWellFormed(capOutput(result.text === '' ? '(no output)' : result.text, this.limits.maxResultChars));
     return { content: text, isError: result.isError, durationMs: Math.max(0, Math.round(this.now() - started)) };
+  }
+
+  /**
+   * Reads a file fresh for the re-attach after a compaction, under read_file's rules (same
+   * folders, same confinement, secrets refused; see readFresh.ts). Never throws.
+   */
+  async readFresh(path: string): Promise<FreshRead> {
+    const roots = typeof this.options.roots === 'function' ? this.options.roots() : this.options.roots;
+    if (roots.length === 0) return { ok: false, reason: 'no folder is open' };
+    try {
+      return await readFresh({ roots, sessionRoots: this.options.readOnlyRoots?.() ?? [] }, path);
+    } catch {
+      return { ok: false, reason: 'it could not be read' };
+    }
   }
 
   private async dispatch(call: ToolCall, signal: AbortSignal): Promise<ToolResult> {

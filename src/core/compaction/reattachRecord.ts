@@ -1,0 +1,42 @@
+/**
+ * Puts a compaction's re-attach reminder into the compaction itself: the block becomes the
+ * last block of the user message that holds the record's summary (or removal marker), so it
+ * is persisted, shown and restored with the record. Pure.
+ */
+import type { Block, ConversationState, Message } from '../model';
+import { applyRecord, restoreRecord } from './apply';
+import type { CompactionLayer, CompactionRecord, ReattachedFile } from './types';
+
+/** Layers that summarise or drop whole regions: a compaction by one of them re-attaches files. The cheap result layers do not. */
+export const REATTACH_LAYERS: ReadonlySet<CompactionLayer> = new Set<CompactionLayer>(['summarise', 'fallback-drop', 'middle-removal', 'oldest-removal', 'hybrid']);
+
+/** Index of the replacement's user message holding the summary or the compactor's marker; -1 when there is none. */
+export function leadMessageIndex(replacement: readonly Message[]): number {
+  return replacement.findIndex((m) => m.role === 'user' && m.blocks.some((b) => b.type === 'summary' || (b.type === 'text' && b.meta.source === 'compactor')));
+}
+
+/**
+ * `record` (applied in `state`, its replacement standing there) rebuilt with `block` appended
+ * to its lead message and `files` listed: restored, then applied again with the new
+ * replacement; `tokensAfter` recounted with `tokensOf`. Undefined — nothing changed — when
+ * the record has no lead message, no longer stands in `state`, or would stop shrinking the
+ * context.
+ */
+export function withReattachment(
+  state: ConversationState,
+  record: CompactionRecord,
+  block: Block,
+  files: readonly ReattachedFile[],
+  tokensOf: (m: Message) => number,
+): { readonly state: ConversationState; readonly record: CompactionRecord } | undefined {
+  const lead = leadMessageIndex(record.replacement);
+  if (lead < 0) return undefined;
+  const replacement = record.replacement.map((m, i) => (i === lead ? { ...m, blocks: [...m.blocks, block] } : m));
+  const tokensAfter = replacement.reduce((n, m) => n + tokensOf(m), 0);
+  if (tokensAfter >= record.tokensBefore) return undefined;
+  const restored = restoreRecord(state, record);
+  if (!restored.ok) return undefined;
+  const rebuilt: CompactionRecord = { ...record, replacement, tokensAfter, reattached: files };
+  const applied = applyRecord(restored.state, rebuilt);
+  return applied.ok ? { state: applied.state, record: rebuilt } : undefined;
+}

@@ -1,0 +1,101 @@
+/**
+ * The re-attach step of a compaction run: picks the files (reattachCandidates.ts), reads them
+ * fresh and renders the reminder (reattach.ts) within the room the compaction left, and puts
+ * it into the run's last record that summarised or dropped turns (reattachRecord.ts). Pure
+ * apart from the injected reader; never fails — at worst the run is returned unchanged.
+ */
+import type { ConversationState, Message } from '../model';
+import type { Clock, IdSource } from '../ports';
+import { effectiveWindow, type CompactionSettings } from './policy';
+import { readReattachments, reattachBlock, renderReattachment, type ReadFresh } from './reattach';
+import { reattachCandidates } from './reattachCandidates';
+import { REATTACH_LAYERS, withReattachment } from './reattachRecord';
+import type { CompactionRecord } from './types';
+
+export type { ReadFresh } from './reattach';
+
+/** The re-attached files' content takes at most this many tokens in all (5 files of ~5k). */
+export const REATTACH_TOTAL_TOKENS = 25_000;
+
+/**
+ * Share of the room between the compacted prompt and the next compaction's threshold that
+ * re-attached content may take: the rest is left for the conversation to grow, so a
+ * re-attach never brings the next compaction much closer.
+ */
+export const REATTACH_ROOM_SHARE = 0.5;
+
+/** What re-attaching needs besides the run. */
+export interface ReattachDeps {
+  readonly readFresh: ReadFresh;
+  readonly tokensOf: (m: Message) => number;
+  /** Best estimate of a whole request's prompt tokens. */
+  readonly measure: (state: ConversationState) => number;
+  readonly settings: CompactionSettings;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  /** When set, content may take only the tokens the run freed beyond this many (after an overflow). */
+  readonly surplusOver?: number;
+}
+
+/** A run's state and records, with the re-attach applied to them (or unchanged). */
+export interface ReattachOutcome {
+  readonly state: ConversationState;
+  readonly records: readonly CompactionRecord[];
+}
+
+/**
+ * Re-attaches after `run` (a compaction of `before`): nothing when no record of the run
+ * summarised or dropped turns, or no file qualifies. Otherwise one reminder — content while
+ * it fits {@link reattachBudget}, the other files as references — appended to the lead
+ * message of the run's last such record; when even that would stop the record shrinking the
+ * context, references only; when that does too, nothing.
+ */
+export async function reattach(before: ConversationState, run: ReattachOutcome, deps: ReattachDeps): Promise<ReattachOutcome> {
+  let at = -1;
+  run.records.forEach((r, i) => {
+    if (REATTACH_LAYERS.has(r.layer)) at = i;
+  });
+  const record = run.records[at];
+  if (!record) return run;
+  const candidates = reattachCandidates(before.messages, run.state.messages);
+  if (candidates.length === 0) return run;
+  const textTokens = textTokenCounter(deps.tokensOf);
+  const entries = await readReattachments(candidates, { readFresh: deps.readFresh, textTokens });
+  const budget = reattachBudget(run, deps);
+  for (const b of budget > 0 ? [budget, 0] : [0]) {
+    const r = renderReattachment(entries, b, textTokens);
+    if (!r) return run;
+    const rebuilt = withReattachment(run.state, record, reattachBlock(r.text, deps), r.files, deps.tokensOf);
+    if (rebuilt) return { state: rebuilt.state, records: run.records.map((x, i) => (i === at ? rebuilt.record : x)) };
+  }
+  return run;
+}
+
+/**
+ * Tokens the re-attached content may take: at most REATTACH_TOTAL_TOKENS, and at most
+ * REATTACH_ROOM_SHARE of the room between the compacted prompt and the lower of the soft
+ * threshold and the hard compaction's target (so the next request does not compact again
+ * at once); after an overflow, also at most what the run freed beyond what it was asked to.
+ */
+export function reattachBudget(run: ReattachOutcome, deps: Pick<ReattachDeps, 'measure' | 'settings' | 'surplusOver'>): number {
+  const config = run.state.config;
+  const ceiling = Math.min(config.softThreshold, config.hardThreshold - deps.settings.hardBuffer) * effectiveWindow(config);
+  let budget = Math.min(REATTACH_TOTAL_TOKENS, REATTACH_ROOM_SHARE * (ceiling - deps.measure(run.state)));
+  if (deps.surplusOver !== undefined) {
+    const freed = run.records.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);
+    budget = Math.min(budget, freed - deps.surplusOver);
+  }
+  return Math.max(0, Math.floor(budget));
+}
+
+/** Tokens of a text as one block of a message adds them (the message's own overhead left out). */
+function textTokenCounter(tokensOf: (m: Message) => number): (text: string) => number {
+  const probe = (text?: string): Message => ({
+    id: 'reattach_probe',
+    role: 'user',
+    turn: 0,
+    blocks: text === undefined ? [] : [{ type: 'text', text, meta: { id: 'reattach_probe_blk', tier: 3, source: 'reminder', createdAt: 0, pinned: false, compactable: false } }],
+  });
+  const empty = tokensOf(probe());
+  return (text) => Math.max(0, Math.round(tokensOf(probe(text)) - empty));
+}
