@@ -223,14 +223,17 @@ describe('re-attach after compaction: through the compactor', () => {
     ]);
   });
 
-  it('the budget leaves the next compaction where it was: half the room up to the soft threshold, and after an overflow only what was freed beyond the need', () => {
+  it('the budget keeps the next compaction close to where it was: a quarter of the room up to the soft threshold, at most 25k or a tenth of the window less earlier reminders still standing, and after an overflow only what was freed beyond the need', () => {
     const w = world();
     const eff = w.state.config.contextWindow - w.state.config.outputReserve;
     const measure = () => 0.5 * eff;
     const settings = DEFAULT_COMPACTION_SETTINGS;
     const room = Math.min(w.state.config.softThreshold, w.state.config.hardThreshold - settings.hardBuffer) * eff - 0.5 * eff;
     const run = { state: w.state, records: [] };
-    assert.equal(reattachBudget(run, { measure, settings }), Math.min(25_000, Math.floor(room / 2)));
+    assert.equal(reattachBudget(run, { measure, settings }), Math.floor(Math.min(25_000, 0.1 * eff, room / 4)));
+    const wide = { ...run, state: { ...w.state, config: { ...w.state.config, contextWindow: 1_000_000 } } };
+    assert.equal(reattachBudget(wide, { measure: () => 0, settings }), 25_000);
+    assert.equal(reattachBudget(wide, { measure: () => 0, settings, standing: 20_000 }), 5_000, 'earlier reminders count against the total');
     assert.equal(reattachBudget(run, { measure: () => eff, settings }), 0, 'no room: no content');
     assert.equal(reattachBudget(run, { measure, settings, surplusOver: 100 }), 0, 'nothing freed beyond the need');
   });

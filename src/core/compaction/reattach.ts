@@ -9,7 +9,7 @@
  * re-attaching; and there is no plan/todo tool in this codebase, so there is no open plan.
  */
 import { neutralizeUntrusted } from '../injections';
-import type { TextBlock } from '../model';
+import type { Block, TextBlock } from '../model';
 import type { Clock, IdSource } from '../ports';
 import { formatBytes, headChars, toWellFormed } from '../text';
 import type { ReattachCandidate } from './reattachCandidates';
@@ -123,6 +123,11 @@ export function renderReattachment(entries: readonly ReattachEntry[], budget: nu
   parts.push(...attached);
   if (references.length > 0) parts.push(`Not attached:\n${references.join('\n')}`);
   return { text: toWellFormed(`<system-reminder>\n${parts.join('\n\n')}\n</system-reminder>`), files };
+}
+
+/** Whether a block is a compaction's re-attach reminder (see {@link reattachBlock}). */
+export function isReattachReminder(b: Block): boolean {
+  return b.type === 'text' && b.meta.source === 'reminder' && b.text.startsWith(`<system-reminder>\n${REATTACH_HEADING}`);
 }
 
 /** The re-attach reminder as a block: injected context (tier 3, source `reminder`), not compactable on its own. */

@@ -7,22 +7,29 @@
 import type { ConversationState, Message } from '../model';
 import type { Clock, IdSource } from '../ports';
 import { effectiveWindow, type CompactionSettings } from './policy';
-import { readReattachments, reattachBlock, renderReattachment, type ReadFresh } from './reattach';
+import { isReattachReminder, readReattachments, reattachBlock, renderReattachment, type ReadFresh } from './reattach';
 import { reattachCandidates } from './reattachCandidates';
 import { REATTACH_LAYERS, withReattachment } from './reattachRecord';
 import type { CompactionRecord } from './types';
 
 export type { ReadFresh } from './reattach';
 
-/** The re-attached files' content takes at most this many tokens in all (5 files of ~5k). */
+/**
+ * The re-attached files' content takes at most this many tokens in all (5 files of ~5k),
+ * counting the reminders of earlier compactions that still stand in the history (stacked
+ * summaries keep theirs), so re-attached content never piles up beyond it.
+ */
 export const REATTACH_TOTAL_TOKENS = 25_000;
+
+/** …and at most this share of the effective window (a small window cannot carry 25k of files for good). */
+export const REATTACH_WINDOW_SHARE = 0.1;
 
 /**
  * Share of the room between the compacted prompt and the next compaction's threshold that
  * re-attached content may take: the rest is left for the conversation to grow, so a
  * re-attach never brings the next compaction much closer.
  */
-export const REATTACH_ROOM_SHARE = 0.5;
+export const REATTACH_ROOM_SHARE = 0.25;
 
 /** What re-attaching needs besides the run. */
 export interface ReattachDeps {
@@ -61,7 +68,7 @@ export async function reattach(before: ConversationState, run: ReattachOutcome, 
   if (candidates.length === 0) return run;
   const textTokens = textTokenCounter(deps.tokensOf);
   const entries = await readReattachments(candidates, { readFresh: deps.readFresh, textTokens });
-  const budget = reattachBudget(run, deps);
+  const budget = reattachBudget(run, { ...deps, standing: standingReminderTokens(run.state.messages, textTokens) });
   for (const b of budget > 0 ? [budget, 0] : [0]) {
     const r = renderReattachment(entries, b, textTokens);
     if (!r) return run;
@@ -72,20 +79,30 @@ export async function reattach(before: ConversationState, run: ReattachOutcome, 
 }
 
 /**
- * Tokens the re-attached content may take: at most REATTACH_TOTAL_TOKENS, and at most
+ * Tokens the re-attached content may take: at most REATTACH_TOTAL_TOKENS (or
+ * REATTACH_WINDOW_SHARE of the effective window, if less) less `standing`
+ * (earlier reminders still in the history), and at most
  * REATTACH_ROOM_SHARE of the room between the compacted prompt and the lower of the soft
  * threshold and the hard compaction's target (so the next request does not compact again
  * at once); after an overflow, also at most what the run freed beyond what it was asked to.
  */
-export function reattachBudget(run: ReattachOutcome, deps: Pick<ReattachDeps, 'measure' | 'settings' | 'surplusOver'>): number {
+export function reattachBudget(run: ReattachOutcome, deps: Pick<ReattachDeps, 'measure' | 'settings' | 'surplusOver'> & { readonly standing?: number }): number {
   const config = run.state.config;
   const ceiling = Math.min(config.softThreshold, config.hardThreshold - deps.settings.hardBuffer) * effectiveWindow(config);
-  let budget = Math.min(REATTACH_TOTAL_TOKENS, REATTACH_ROOM_SHARE * (ceiling - deps.measure(run.state)));
+  const total = Math.min(REATTACH_TOTAL_TOKENS, REATTACH_WINDOW_SHARE * effectiveWindow(config));
+  let budget = Math.min(total - (deps.standing ?? 0), REATTACH_ROOM_SHARE * (ceiling - deps.measure(run.state)));
   if (deps.surplusOver !== undefined) {
     const freed = run.records.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);
     budget = Math.min(budget, freed - deps.surplusOver);
   }
   return Math.max(0, Math.floor(budget));
+}
+
+/** Tokens of the re-attach reminders of earlier compactions still standing in `messages`. */
+function standingReminderTokens(messages: readonly Message[], textTokens: (text: string) => number): number {
+  let n = 0;
+  for (const m of messages) for (const b of m.blocks) if (b.type === 'text' && isReattachReminder(b)) n += textTokens(b.text);
+  return n;
 }
 
 /** Tokens of a text as one block of a message adds them (the message's own overhead left out). */
