@@ -39,9 +39,9 @@ function fakeFiles(entries: Record<string, Entry>, opts: { trusted?: boolean; ro
       if (e && 'text' in e) return new TextEncoder().encode(e.text);
       throw new Error('no such file');
     },
-    linkInsideWorkspace: async (at: WorkspaceLocation) => {
+    insideWorkspace: async (at: WorkspaceLocation) => {
       const e = map.get(key(at));
-      return typeof e === 'object' && 'symlink' in e ? e.symlink === 'inside' : undefined;
+      return typeof e === 'object' && 'symlink' in e ? e.symlink === 'inside' : true;
     },
   };
   return f;
@@ -79,7 +79,7 @@ describe('project context: reading instruction files', () => {
     assert.deepEqual(r.skipped.map((s) => [s.origin, s.reason.split(' (')[0]]), [
       ['CLAUDE.md', 'it is larger than 1 MB'],
       ['.claude/CLAUDE.md', 'it looks like a binary file'],
-      ['CLAUDE.local.md', 'it is a symbolic link to a file outside the workspace'],
+      ['CLAUDE.local.md', 'it leads outside the workspace through a symbolic link'],
     ]);
     assert.ok(!files.reads.includes('0:CLAUDE.md') && !files.reads.includes('0:CLAUDE.local.md'), 'skipped files are not read');
     const dup = await readRootInstructions(fakeFiles({ '0:AGENTS.md': 'same', '0:CLAUDE.md': { symlink: 'inside', text: 'same' } }), settings());

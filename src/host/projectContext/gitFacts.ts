@@ -65,8 +65,9 @@ export interface GitApi {
  */
 export type WaitForEvent = (subscribe: (fire: () => void) => { dispose(): void }, ms: number) => Promise<boolean>;
 
-/** How long to wait for the Git extension to initialise, and for a repository's first status. */
+/** How long to wait for the Git extension to initialise (milliseconds). */
 export const GIT_INIT_WAIT_MS = 10_000;
+/** How long to wait for an opened repository's first status (its HEAD), milliseconds. */
 export const REPOSITORY_STATUS_WAIT_MS = 3_000;
 
 /** Git facts, or why there are none. */

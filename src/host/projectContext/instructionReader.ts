@@ -25,8 +25,11 @@ export interface ProjectFiles {
   trusted(): boolean;
   stat(at: WorkspaceLocation): Promise<FileProbe>;
   read(at: WorkspaceLocation): Promise<Uint8Array>;
-  /** For a symbolic link: whether its real target lies inside a workspace folder (undefined: cannot tell, not followed). */
-  linkInsideWorkspace?(at: WorkspaceLocation): Promise<boolean | undefined>;
+  /**
+   * Whether the file's real path (symbolic links in it and in its folders followed) lies
+   * inside a workspace folder; undefined when that cannot be told (then a link is not followed).
+   */
+  insideWorkspace?(at: WorkspaceLocation): Promise<boolean | undefined>;
 }
 
 /** A file that exists but was not used, and why. */
@@ -53,10 +56,9 @@ export async function readInstructionFile(files: ProjectFiles, at: WorkspaceLoca
   if (probe.kind === 'missing') return { kind: 'missing' };
   if (probe.kind === 'other') return skip('it is not a regular file');
   if (probe.size > MAX_INSTRUCTION_FILE_BYTES) return skip(`it is larger than 1 MB (${probe.size.toLocaleString('en-US')} bytes)`);
-  if (probe.symlink) {
-    const inside = await files.linkInsideWorkspace?.(at).catch(() => undefined);
-    if (inside !== true) return skip(inside === false ? 'it is a symbolic link to a file outside the workspace' : 'it is a symbolic link whose target could not be checked');
-  }
+  const inside = await files.insideWorkspace?.(at).catch(() => undefined);
+  if (inside === false) return skip('it leads outside the workspace through a symbolic link');
+  if (inside === undefined && probe.symlink) return skip('it is a symbolic link whose target could not be checked');
   let bytes: Uint8Array;
   try {
     bytes = await files.read(at);

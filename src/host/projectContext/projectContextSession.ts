@@ -106,8 +106,8 @@ export class ProjectContextSession {
    * returns the notices: what changed, with token deltas, first, then the reading's warnings.
    */
   async reload(agent: SystemTarget): Promise<ProjectNotice[]> {
-    const before = this.current?.blocks ?? agent.state.system.filter(isProjectContextBlock);
     await this.loading?.catch(() => undefined);
+    const before = this.current?.blocks ?? agent.state.system.filter(isProjectContextBlock);
     this.untrustedSaid = false;
     this.checked.clear();
     const loaded = await this.read();

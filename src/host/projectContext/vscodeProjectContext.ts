@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { Clock, IdSource, Tokenizer } from '../../core/ports';
 import { locateInWorkspace, type RootFolder, type WorkspaceLocation } from '../../core/projectContext/paths';
 import { readProjectContextSettings } from '../settings';
-import type { GitApi, WaitForEvent } from './gitFacts';
+import { GIT_INIT_WAIT_MS, type GitApi, type WaitForEvent } from './gitFacts';
 import type { FileProbe, ProjectFiles } from './instructionReader';
 import { ProjectContextSession } from './projectContextSession';
 
@@ -39,7 +39,7 @@ export function vscodeProjectFiles(): ProjectFiles {
       return { kind: 'file', size: s.size, symlink: (s.type & vscode.FileType.SymbolicLink) !== 0 };
     },
     read: (at) => Promise.resolve(vscode.workspace.fs.readFile(uriOf(at))),
-    linkInsideWorkspace: async (at) => {
+    insideWorkspace: async (at) => {
       const uri = uriOf(at);
       if (uri.scheme !== 'file') return undefined;
       const real = await realpath(uri.fsPath);
@@ -59,9 +59,17 @@ interface GitExtensionExports {
 export async function vscodeGitApi(): Promise<GitApi | undefined> {
   const ext = vscode.extensions.getExtension<GitExtensionExports>('vscode.git');
   if (!ext) return undefined;
-  const exports = ext.isActive ? ext.exports : await ext.activate();
+  // Activation is bounded too: the first send waits for the facts.
+  const exports = ext.isActive ? ext.exports : await withTimeout(Promise.resolve(ext.activate()), GIT_INIT_WAIT_MS);
   if (!exports || exports.enabled === false) return undefined;
   return exports.getAPI(1);
+}
+
+/** `p`'s value, or undefined when it takes longer than `ms`. */
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** Waits for an event or a timeout (the real clock: only the extension uses this). */
