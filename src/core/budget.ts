@@ -84,6 +84,7 @@ export interface LedgerDiff {
 const keyOf = (r: LedgerEntry) => r.blockId ?? `${r.role}:${r.kind}:${r.preview.split(':')[0] ?? r.position}`;
 const labelOf = (r: LedgerEntry) => `${r.role} · ${r.kind} (${r.source}${r.origin !== undefined ? ` ${r.origin}` : ''})`;
 
+/** The blocks added, removed and changed (tokens differ) from one request's ledger to the next, matched by block id. */
 export function diffLedgers(before: readonly LedgerEntry[], after: readonly LedgerEntry[]): LedgerDiff {
   const old = new Map(before.map((r) => [keyOf(r), r]));
   const now = new Map(after.map((r) => [keyOf(r), r]));

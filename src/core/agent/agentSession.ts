@@ -356,9 +356,7 @@ export class AgentSession {
           break;
         }
         const results = await runToolRound(calls, controller.signal, { tools: this.deps.tools, ...(this.deps.compactor ? { compactor: this.deps.compactor } : {}), writeFile: this.deps.writeFile, spillDirectory: this.deps.pasteDirectory, contextWindow: this.stateValue.config.contextWindow, emit: this.emit });
-        const extra = await addContextAfterTools(this.stateValue, this.deps.contextAfterTools, calls, results);
-        if (extra.problem) this.emit({ type: 'notice', level: 'warning', text: extra.problem });
-        this.stateValue = extra.state;
+        this.stateValue = await addContextAfterTools(this.stateValue, this.deps.contextAfterTools, calls, results, (text) => this.emit({ type: 'notice', level: 'warning', text }));
         const assembled = assembleUserMessage(this.stateValue, { toolResults: results, pasteDirectory: this.deps.pasteDirectory }, this.deps);
         if (!assembled.ok) {
           this.emit({ type: 'error', error: { kind: 'unknown', retryable: false, message: `Internal error while returning tool results: ${assembled.error.message}` } });

@@ -32,13 +32,14 @@ export function withPendingAppended(state: ConversationState, extra: readonly In
 
 /**
  * Asks `hook` (when there is one) for context after a round and returns the state to assemble
- * the tool results from; a failing hook adds nothing and its reason comes back as `problem`.
+ * the tool results from; a failing hook adds nothing, and its reason goes to `warn`.
  */
-export async function addContextAfterTools(state: ConversationState, hook: ContextAfterTools | undefined, calls: readonly ToolCall[], results: readonly ToolResultInput[]): Promise<{ readonly state: ConversationState; readonly problem?: string }> {
-  if (!hook) return { state };
+export async function addContextAfterTools(state: ConversationState, hook: ContextAfterTools | undefined, calls: readonly ToolCall[], results: readonly ToolResultInput[], warn: (text: string) => void): Promise<ConversationState> {
+  if (!hook) return state;
   try {
-    return { state: withPendingAppended(state, await hook(completedCalls(calls, results))) };
+    return withPendingAppended(state, await hook(completedCalls(calls, results)));
   } catch (err) {
-    return { state, problem: `Project instructions of the folders just used could not be added: ${err instanceof Error ? err.message : String(err)}` };
+    warn(`Project instructions of the folders just used could not be added: ${err instanceof Error ? err.message : String(err)}`);
+    return state;
   }
 }
