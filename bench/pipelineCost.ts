@@ -51,7 +51,7 @@ export function runPipelineCost(): CostRow[] {
     const clock = { now: () => (t += 1000) };
     const ids = counterIds(`b${size}`);
     const rand = prng(size);
-    const system = agentSystemPrompt({ workspaceName: 'bench', platform: 'linux', date: '2026-11-21' }, { clock, ids });
+    const system = agentSystemPrompt({ clock, ids });
     let state: ConversationState = { system: [system], tools: [], messages: [], pending: [], config: { ...config.config, contextWindow: 4_000_000 } };
     state = growTo(state, size, tokenizer, rand, { clock, ids });
     const estimator = new TokenEstimator(tokenizer);

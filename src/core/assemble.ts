@@ -97,7 +97,8 @@ export function assembleUserMessage(state: ConversationState, input: TurnInput, 
       continue;
     }
     injected.push(injection);
-    blocks.push(textBlock(renderInjection(injection), sourceOf(injection), injection.kind === 'system_reminder' ? 0 : 3, now, deps.ids, true, injection.kind === 'ide_selection' && injection.pinned === true));
+    const block = textBlock(renderInjection(injection), sourceOf(injection), injection.kind === 'system_reminder' ? 0 : 3, now, deps.ids, true, injection.kind === 'ide_selection' && injection.pinned === true);
+    blocks.push(injection.kind === 'system_reminder' && injection.origin !== undefined ? { ...block, meta: { ...block.meta, origin: injection.origin } } : block);
   }
 
   const spills: Spill[] = [];

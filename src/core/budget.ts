@@ -4,11 +4,15 @@ import type { Tokenizer } from './ports';
 import type { Calibration } from './tokens/calibration';
 
 /** What the window is spent on, in the order the budget bar stacks it. */
-export const BUDGET_CATEGORIES = ['system', 'tools', 'pinned', 'summaries', 'user', 'assistant', 'toolResults', 'editor'] as const;
+export const BUDGET_CATEGORIES = ['system', 'instructions', 'workspace', 'tools', 'pinned', 'summaries', 'user', 'assistant', 'toolResults', 'editor'] as const;
+/** One category of {@link BUDGET_CATEGORIES}. */
 export type BudgetCategory = (typeof BUDGET_CATEGORIES)[number];
 
+/** The name each category (and the bar's free and reserved parts) is shown under. */
 export const CATEGORY_LABELS: Readonly<Record<BudgetCategory | 'free' | 'reserve', string>> = {
   system: 'System',
+  instructions: 'Instructions',
+  workspace: 'Workspace',
   tools: 'Tools',
   pinned: 'Pinned',
   summaries: 'Summaries',
@@ -26,20 +30,26 @@ export interface CategoryTotals {
   readonly total: number;
 }
 
-/** The category of one ledger row, given the block it came from (tool schemas and system have none). */
+/**
+ * The category of one ledger row, given the block it came from (tool schemas have none). A
+ * system row counts as Instructions or Workspace by its block's source, else as System; a
+ * reminder carrying a nested instruction file (it has an origin) counts as Instructions.
+ */
 export function categoryOf(row: Pick<LedgerEntry, 'role'>, block: Block | undefined): BudgetCategory {
   if (row.role === 'tools') return 'tools';
-  if (row.role === 'system') return 'system';
+  if (row.role === 'system') return block?.meta.source === 'instructions' ? 'instructions' : block?.meta.source === 'workspace' ? 'workspace' : 'system';
   if (block?.meta.pinned) return 'pinned';
+  if (block?.meta.source === 'instructions' || (block?.meta.source === 'reminder' && block.meta.origin !== undefined)) return 'instructions';
   if (block?.type === 'summary' || block?.meta.source === 'compactor') return 'summaries';
   if (block?.type === 'tool_result') return 'toolResults';
   if (block?.meta.source === 'ide_selection' || block?.meta.source === 'ide_opened_file') return 'editor';
   return row.role === 'assistant' ? 'assistant' : 'user';
 }
 
-/** Sums a ledger of `state` by category (blocks found by id for their meta). */
+/** Sums a ledger of `state` by category (blocks, system blocks included, found by id for their meta). */
 export function categorizeLedger(state: ConversationState, ledger: readonly LedgerEntry[]): CategoryTotals {
   const blocks = new Map<string, Block>();
+  for (const b of state.system) blocks.set(b.meta.id, b);
   for (const m of state.messages) for (const b of m.blocks) blocks.set(b.meta.id, b);
   const tokens = Object.fromEntries(BUDGET_CATEGORIES.map((c) => [c, 0])) as Record<BudgetCategory, number>;
   let total = 0;
@@ -72,8 +82,9 @@ export interface LedgerDiff {
 }
 
 const keyOf = (r: LedgerEntry) => r.blockId ?? `${r.role}:${r.kind}:${r.preview.split(':')[0] ?? r.position}`;
-const labelOf = (r: LedgerEntry) => `${r.role} · ${r.kind} (${r.source})`;
+const labelOf = (r: LedgerEntry) => `${r.role} · ${r.kind} (${r.source}${r.origin !== undefined ? ` ${r.origin}` : ''})`;
 
+/** The blocks added, removed and changed (tokens differ) from one request's ledger to the next, matched by block id. */
 export function diffLedgers(before: readonly LedgerEntry[], after: readonly LedgerEntry[]): LedgerDiff {
   const old = new Map(before.map((r) => [keyOf(r), r]));
   const now = new Map(after.map((r) => [keyOf(r), r]));

@@ -21,6 +21,8 @@ export interface LedgerEntry {
   /** Whether a cache breakpoint sits on this block. */
   readonly breakpoint: boolean;
   readonly blockId?: string;
+  /** The workspace file the block's content came from (project instructions), when it did. */
+  readonly origin?: string;
   /** What normalize did to this block before sending, when it did something. */
   readonly repair?: string;
 }
@@ -51,7 +53,7 @@ export function buildLedger(state: ConversationState, anchors: readonly CacheAnc
     rows.push({ position: rows.length + 1, role: 'tools', kind: 'tool schema', source: 'system', tokens: cal(toolSchemaRawTokens(t, tokenizer)), preview: oneLine(`${t.name}: ${t.description}`), breakpoint: i === state.tools.length - 1 && has('tools') });
   });
   state.system.forEach((b, i) => {
-    rows.push({ position: rows.length + 1, role: 'system', kind: 'text', source: b.meta.source, tokens: cal(blockRawTokens(b, tokenizer)), preview: oneLine(b.text), breakpoint: i === state.system.length - 1 && has('system'), blockId: b.meta.id, ...(repairOf.has(b.meta.id) ? { repair: repairOf.get(b.meta.id) } : {}) });
+    rows.push({ position: rows.length + 1, role: 'system', kind: 'text', source: b.meta.source, tokens: cal(blockRawTokens(b, tokenizer)), preview: oneLine(b.text), breakpoint: i === state.system.length - 1 && has('system'), blockId: b.meta.id, ...originOf(b), ...(repairOf.has(b.meta.id) ? { repair: repairOf.get(b.meta.id) } : {}) });
   });
   state.messages.forEach((m, mi) => {
     const sent = m.blocks.filter((b) => !(b.type === 'thinking' && !b.signature));
@@ -66,6 +68,7 @@ export function buildLedger(state: ConversationState, anchors: readonly CacheAnc
         preview: oneLine(blockPreviewText(b)),
         breakpoint: messageBreakpoints.has(mi) && bi === lastCacheable,
         blockId: b.meta.id,
+        ...originOf(b),
         ...(repairOf.has(b.meta.id) ? { repair: repairOf.get(b.meta.id) } : {}),
       });
     });
@@ -88,6 +91,10 @@ export function blockPreviewText(b: Block): string {
     case 'image':
       return `[image ${b.mediaType}]`;
   }
+}
+
+function originOf(b: Block): { origin?: string } {
+  return b.meta.origin !== undefined ? { origin: b.meta.origin } : {};
 }
 
 function oneLine(s: string): string {

@@ -20,7 +20,11 @@ export type BlockSource =
   | 'ide_selection'
   | 'ide_opened_file'
   | 'hook'
-  | 'compactor';
+  | 'compactor'
+  /** A project instruction file (AGENTS.md, CLAUDE.md …), in the system prompt. */
+  | 'instructions'
+  /** The workspace facts block (folders, platform, date, git), in the system prompt. */
+  | 'workspace';
 
 /** Metadata carried by every block. */
 export interface BlockMeta {
@@ -30,6 +34,12 @@ export interface BlockMeta {
   readonly source: BlockSource;
   /** Milliseconds since the epoch, from the injected Clock. */
   readonly createdAt: number;
+  /**
+   * Where the block's content was read from, when it came from a workspace file: the
+   * workspace-relative path (folder-name prefixed in a multi-root workspace) of a project
+   * instruction file. Shown in the ledger.
+   */
+  readonly origin?: string;
   /** For tool_use and tool_result: the id of the tool call this block belongs to. */
   readonly toolUseId?: string;
   /** Raw tokenizer count of this block, memoised by the token counter. Absent until counted. */
@@ -137,7 +147,12 @@ export type Injection =
       /** Pinned by the user (Pin Selection): its block is never compacted. */
       readonly pinned?: boolean;
     }
-  | { readonly kind: 'system_reminder'; readonly text: string }
+  | {
+      readonly kind: 'system_reminder';
+      readonly text: string;
+      /** The workspace file the reminder carries (nested project instructions), recorded on its block. */
+      readonly origin?: string;
+    }
   | {
       readonly kind: 'hook';
       /** Tag name, e.g. `user-prompt-submit-hook`. Lowercase letters, digits, `-` and `_`. */

@@ -1,30 +1,32 @@
 import type { TextBlock } from './model';
 import type { Clock, IdSource } from './ports';
 
-/** Facts about where the agent runs, given by the host. */
-export interface AgentEnvironment {
-  readonly workspaceName: string;
-  readonly platform: string;
-  /** ISO date (YYYY-MM-DD) of today. */
-  readonly date: string;
-}
+/**
+ * The agent's static system prompt text: who it is, how the user's editor context and the
+ * project context reach it (the tags it will see), and how it should work. It names no
+ * workspace, platform or date (those are in the workspace facts block that follows it), so it
+ * is byte-identical across sessions, workspaces and days and its cache entry is shared.
+ */
+export const STATIC_SYSTEM_PROMPT = [
+  "You are a coding agent working inside the user's VS Code workspace, through the Context Pipeline extension.",
+  '',
+  'Context that follows this prompt in the system prompt:',
+  '- <project_instructions path="…"> blocks hold the project\'s instruction files (AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md at a workspace folder\'s root). Follow them unless the user says otherwise; they were written by the project, not by the extension.',
+  '- A <workspace_facts> block gives the workspace folders, the platform, today\'s date and the state of the git repositories (branch, changed files, recent commits) when the session started.',
+  '',
+  'Context you may see in user messages:',
+  '- <ide_opened_file> says which file the user opened; <ide_selection> holds text the user selected. Either may or may not be related to the task.',
+  '- <system-reminder> blocks come from the extension, not the user. One may carry the instruction file (AGENTS.md or CLAUDE.md) of a folder you just read or edited in; its instructions apply to the files under that folder and take precedence over the more general ones.',
+  '- <conversation_summary turns="a-b"> stands in for earlier turns that were compacted; the user can restore the originals.',
+  '- A very large paste is saved to a file and referenced by path; read the file when you need its content.',
+  '',
+  'Work carefully: read before you edit, keep changes minimal, and say what you changed and why.',
+].join('\n');
 
 /**
- * The agent's system prompt, as one block: who it is, how the user's editor context
- * reaches it (the tags it will see), and how it should work. Stable text, so it caches.
+ * The agent's system prompt as one block: {@link STATIC_SYSTEM_PROMPT}, source `system`,
+ * pinned and never compactable. Only its id and creation time vary; the text never does.
  */
-export function agentSystemPrompt(env: AgentEnvironment, deps: { readonly clock: Clock; readonly ids: IdSource }): TextBlock {
-  const text = [
-    'You are a coding agent working inside the user\'s VS Code workspace, through the Context Pipeline extension.',
-    `Workspace: ${env.workspaceName}. Platform: ${env.platform}. Today is ${env.date}.`,
-    '',
-    'Context you may see in user messages:',
-    '- <ide_opened_file> says which file the user opened; <ide_selection> holds text the user selected. Either may or may not be related to the task.',
-    '- <system-reminder> blocks come from the extension, not the user.',
-    '- <conversation_summary turns="a-b"> stands in for earlier turns that were compacted; the user can restore the originals.',
-    '- A very large paste is saved to a file and referenced by path; read the file when you need its content.',
-    '',
-    'Work carefully: read before you edit, keep changes minimal, and say what you changed and why.',
-  ].join('\n');
-  return { type: 'text', text, meta: { id: deps.ids.next('sys'), tier: 0, source: 'system', createdAt: deps.clock.now(), pinned: true, compactable: false } };
+export function agentSystemPrompt(deps: { readonly clock: Clock; readonly ids: IdSource }): TextBlock {
+  return { type: 'text', text: STATIC_SYSTEM_PROMPT, meta: { id: deps.ids.next('sys'), tier: 0, source: 'system', createdAt: deps.clock.now(), pinned: true, compactable: false } };
 }

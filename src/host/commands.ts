@@ -10,6 +10,7 @@ export const COMMANDS = {
   setApiKey: 'contextPipeline.setApiKey',
   pinSelection: 'contextPipeline.pinSelection',
   toggleEditorContext: 'contextPipeline.toggleEditorContext',
+  reloadProjectContext: 'contextPipeline.reloadProjectContext',
 } as const;
 
 /**

@@ -139,6 +139,7 @@ export function activate(context: vscode.ExtensionContext): void {
       deserializeWebviewPanel: async (panel) => BudgetPanel.revive(panel, context.extensionUri, budgetController, log),
     }),
     vscode.commands.registerCommand('contextPipeline.newSession', () => controller?.newSession()),
+    vscode.commands.registerCommand('contextPipeline.reloadProjectContext', () => controller?.reloadProjectContext()),
     vscode.commands.registerCommand('contextPipeline.showSessions', () => showSessions(store, controller, log)),
     apiKeys.onDidChange(() => {
       void apiKeys.get().then((k) => (knownKey = k));

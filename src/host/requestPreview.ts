@@ -46,8 +46,7 @@ export class RequestPreviewer {
       return r.tokenizer;
     }));
     const ids = counterIds('preview');
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    const system = agentSystemPrompt({ workspaceName: folder?.name ?? 'no folder open', platform: process.platform, date: new Date(clock.now()).toISOString().slice(0, 10) }, { clock, ids });
+    const system = agentSystemPrompt({ clock, ids });
     const base = await this.current();
     const state: ConversationState = base
       ? { ...base, tools: this.toolSchemas(), pending: this.editorInjections(), config: resolved.config }

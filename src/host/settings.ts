@@ -2,6 +2,8 @@ import * as vscode from 'vscode';
 import { resolveConfig, type ConfigResult, type PipelineSettings } from '../core/config';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../core/compaction/policy';
 import type { CacheTtl } from '../core/model';
+import { DEFAULT_INSTRUCTION_SETTINGS } from '../core/projectContext/instructions';
+import type { ProjectContextSettings } from './projectContext/projectContextSession';
 import { ignoredSettingWarning, isBoolean, isString, userLevelValue } from './trustedSetting';
 
 /** The configuration section every setting of the extension lives under. */
@@ -33,6 +35,21 @@ export function readSettings(): PipelineSettings {
 export function readEditorContextSettings(): { selection: boolean; openedFile: boolean } {
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   return { selection: c.get<boolean>('injectSelection', true), openedFile: c.get<boolean>('injectOpenedFile', true) };
+}
+
+/** The project-context settings (`contextPipeline.instructions.*`, `contextPipeline.workspaceFacts`), with their defaults. */
+export function readProjectContextSettings(): ProjectContextSettings {
+  const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  const d = DEFAULT_INSTRUCTION_SETTINGS;
+  const max = c.get<number>('instructions.maxTokens', d.maxTokens);
+  return {
+    agentsMd: c.get<boolean>('instructions.agentsMd', d.agentsMd) !== false,
+    claudeMd: c.get<boolean>('instructions.claudeMd', d.claudeMd) !== false,
+    claudeLocalMd: c.get<boolean>('instructions.claudeLocalMd', d.claudeLocalMd) !== false,
+    nested: c.get<boolean>('instructions.nested', d.nested) !== false,
+    maxTokens: typeof max === 'number' && Number.isFinite(max) ? Math.max(0, Math.floor(max)) : d.maxTokens,
+    workspaceFacts: c.get<boolean>('workspaceFacts', true) !== false,
+  };
 }
 
 /** Compaction settings, with the engine's defaults for what the user did not set. */

@@ -27,7 +27,7 @@ export function parseBudgetToHost(input: unknown): Parsed<BudgetToHost> {
 
 const N = v.number();
 const Category = v.strictObject({ id: v.string(), label: v.string(), tokens: N });
-const LedgerRow = v.strictObject({ position: N, role: v.string(), kind: v.string(), source: v.string(), tokens: N, breakpoint: v.boolean(), preview: v.string(), blockId: v.optional(v.string()), /** What normalize did to this block before sending. */ repair: v.optional(v.string()) });
+const LedgerRow = v.strictObject({ position: N, role: v.string(), kind: v.string(), source: v.string(), tokens: N, breakpoint: v.boolean(), preview: v.string(), blockId: v.optional(v.string()), /** The workspace file the block came from (project instructions). */ origin: v.optional(v.string()), /** What normalize did to this block before sending. */ repair: v.optional(v.string()) });
 const DiffRow = v.strictObject({ key: v.string(), label: v.string(), before: N, after: N });
 const RequestRow = v.strictObject({
   index: N,

@@ -14,7 +14,7 @@ function conversation(): { state: ConversationState; b: Build } {
   const use = b.toolUse('read_file', { path: 'src/a.ts' });
   const summary = { type: 'summary' as const, text: 'Earlier: we discussed the auth bug.', meta: { ...b.text('s', 'compactor').meta, compactable: false } };
   const state = emptyState({
-    system: [b.text('You are a coding agent with many rules.', 'system')],
+    system: [b.text('You are a coding agent with many rules.', 'system'), { ...b.text('<project_instructions path="AGENTS.md">Use tabs.</project_instructions>', 'instructions'), meta: { ...b.text('i', 'instructions').meta, origin: 'AGENTS.md' } }, b.text('<workspace_facts>Platform: linux</workspace_facts>', 'workspace')],
     tools: [{ name: 'read_file', description: 'Reads a file of the workspace.', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }],
     messages: [
       b.message('user', [summary as never], 1),

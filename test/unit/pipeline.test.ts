@@ -20,7 +20,7 @@ describe('prepareRequest (estimate → anchors → serialize)', () => {
     const tokenizer = countingTokenizer();
     const estimator = new TokenEstimator(tokenizer);
     const count = makeRequestCounter(estimator, tokenizer);
-    let state: ConversationState = emptyState({ system: [agentSystemPrompt({ workspaceName: 'ws', platform: 'linux', date: '2026-11-21' }, deps)] });
+    let state: ConversationState = emptyState({ system: [agentSystemPrompt(deps)] });
     const say = (text: string) => {
       const r = assembleUserMessage(state, { userText: text, pasteDirectory: '/s' }, deps);
       assert.ok(r.ok);

@@ -17,6 +17,7 @@ import { promptTokensOf, requestCostUsd } from './cost';
 import type { AgentEvent, SessionSink, TurnEndReason } from './events';
 import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound } from './toolRound';
+import { addContextAfterTools, type ContextAfterTools } from './contextAfterTools';
 
 /** Ports and settings of an agent session. */
 export interface AgentDeps {
@@ -35,6 +36,8 @@ export interface AgentDeps {
   readonly maxToolRounds: number;
   /** The compaction engine; without it the history is never compacted. */
   readonly compactor?: Compactor;
+  /** Context to add after each tool round (nested project instructions); its injections go with the tool results. */
+  readonly contextAfterTools?: ContextAfterTools;
 }
 
 /** A compaction of this session and whether it is in effect (restore undoes it). */
@@ -353,6 +356,7 @@ export class AgentSession {
           break;
         }
         const results = await runToolRound(calls, controller.signal, { tools: this.deps.tools, ...(this.deps.compactor ? { compactor: this.deps.compactor } : {}), writeFile: this.deps.writeFile, spillDirectory: this.deps.pasteDirectory, contextWindow: this.stateValue.config.contextWindow, emit: this.emit });
+        this.stateValue = await addContextAfterTools(this.stateValue, this.deps.contextAfterTools, calls, results, (text) => this.emit({ type: 'notice', level: 'warning', text }));
         const assembled = assembleUserMessage(this.stateValue, { toolResults: results, pasteDirectory: this.deps.pasteDirectory }, this.deps);
         if (!assembled.ok) {
           this.emit({ type: 'error', error: { kind: 'unknown', retryable: false, message: `Internal error while returning tool results: ${assembled.error.message}` } });

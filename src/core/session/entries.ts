@@ -116,8 +116,9 @@ const int = v.pipe(v.number(), v.safeInteger());
 const meta = v.strictObject({
   id: v.string(),
   tier: v.picklist([0, 1, 2, 3]),
-  source: v.picklist(['system', 'user', 'assistant', 'tool', 'reminder', 'ide_selection', 'ide_opened_file', 'hook', 'compactor']),
+  source: v.picklist(['system', 'user', 'assistant', 'tool', 'reminder', 'ide_selection', 'ide_opened_file', 'hook', 'compactor', 'instructions', 'workspace']),
   createdAt: num,
+  origin: v.optional(v.string()),
   toolUseId: v.optional(v.string()),
   tokenCount: v.optional(num),
   pinned: v.boolean(),

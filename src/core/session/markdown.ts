@@ -10,7 +10,7 @@ import type { ReplayedSession } from './replay';
 /** Tool inputs and results longer than this many characters are cut in the export. */
 export const MARKDOWN_MAX_TOOL_CHARS = 4000;
 
-const CONTEXT_SOURCES = new Set(['ide_selection', 'ide_opened_file', 'reminder', 'hook', 'system']);
+const CONTEXT_SOURCES = new Set(['ide_selection', 'ide_opened_file', 'reminder', 'hook', 'system', 'instructions', 'workspace']);
 
 /**
  * Renders the session: a title and facts (id, model, workspace, dates, totals), then each

@@ -147,7 +147,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     tokenizer: tokenizer.name,
     ...(lastRequest ? { last: { estimated: lastRequest.estimated, reported: lastRequest.promptTokens } } : {}),
     requests: [...history.requests],
-    ledger: lastLedger.map((r) => ({ position: r.position, role: r.role, kind: r.kind, source: r.source, tokens: r.tokens, breakpoint: r.breakpoint, preview: r.preview, ...(r.blockId !== undefined ? { blockId: r.blockId } : {}), ...(r.repair !== undefined ? { repair: r.repair } : {}) })),
+    ledger: lastLedger.map((r) => ({ position: r.position, role: r.role, kind: r.kind, source: r.source, tokens: r.tokens, breakpoint: r.breakpoint, preview: r.preview, ...(r.blockId !== undefined ? { blockId: r.blockId } : {}), ...(r.origin !== undefined ? { origin: r.origin } : {}), ...(r.repair !== undefined ? { repair: r.repair } : {}) })),
     ...(repaired && last ? { repairs: { summary: repaired, details: last.repairs.slice(0, 20).map((r) => r.detail) } } : {}),
     ...(prevLedger ? { diff: mutableDiff(diffLedgers(prevLedger, lastLedger)) } : {}),
     pinned: pinnedRegions(state.messages, tokenizer, calibration).map((r) => ({ kind: r.kind, id: r.id, role: r.role, turn: r.turn, label: r.label, preview: r.preview, tokens: r.tokens })),

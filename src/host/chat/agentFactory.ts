@@ -2,9 +2,9 @@
  * Builds the agent of an opened session: the system prompt, the SDK client, the estimator
  * (anchored on the session's reported usage), the compactor and the AgentSession itself.
  */
-import * as vscode from 'vscode';
 import type { ToolRunner } from '../../core/agentPorts';
 import { AgentSession } from '../../core/agent/agentSession';
+import type { ContextAfterTools } from '../../core/agent/contextAfterTools';
 import type { AgentEvent } from '../../core/agent/events';
 import { Compactor } from '../../core/compaction/compactor';
 import type { ReadFresh } from '../../core/compaction/reattach';
@@ -38,13 +38,17 @@ export interface BuiltAgent {
   readonly compactor: Compactor;
 }
 
-/** Builds the agent for `open` with `config`, sending its events to `onEvent`. */
-export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer: Tokenizer, deps: AgentFactoryDeps, onEvent: (e: AgentEvent) => void): BuiltAgent {
+/**
+ * Builds the agent for `open` with `config`, sending its events to `onEvent`; its system
+ * prompt is the static prompt, and `contextAfterTools` (nested project instructions) is
+ * called after each tool round.
+ */
+export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer: Tokenizer, deps: AgentFactoryDeps, onEvent: (e: AgentEvent) => void, contextAfterTools?: ContextAfterTools): BuiltAgent {
   const agentSettings = readAgentSettings();
   const clock = deps.clock;
   const ids = counterIds(`${open.id.slice(-6)}x${Date.now().toString(36)}`);
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  const system = agentSystemPrompt({ workspaceName: folder?.name ?? 'no folder open', platform: process.platform, date: new Date().toISOString().slice(0, 10) }, { clock, ids });
+  // The static prompt alone; the project context (instructions, workspace facts) joins it once read.
+  const system = agentSystemPrompt({ clock, ids });
   const state: ConversationState = { system: [system], tools: deps.toolSchemas(), messages: open.messages, pending: [], config };
   const llm = new AnthropicLlmClient({ apiKey: () => deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
   const estimator = new TokenEstimator(tokenizer);
@@ -76,6 +80,7 @@ export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer:
       pasteDirectory: deps.pasteDirectory(open.id),
       writeFile: deps.writeFile,
       maxToolRounds: agentSettings.maxToolRounds,
+      ...(contextAfterTools ? { contextAfterTools } : {}),
     },
     onEvent,
     open.compactions,

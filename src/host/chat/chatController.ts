@@ -3,15 +3,13 @@ import type { ToolRunner } from '../../core/agentPorts';
 import type { AgentSession, CompactionEntryState } from '../../core/agent/agentSession';
 import type { Compactor } from '../../core/compaction/compactor';
 import type { ReadFresh } from '../../core/compaction/reattach';
-import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../../core/budget';
 import { describeRepairs } from '../../core/normalize';
 import { applyCalibration } from '../../core/tokens/calibration';
 import { messageRawTokens } from '../../core/tokens/blockTokens';
 import type { AgentEvent } from '../../core/agent/events';
 import type { ConversationState, Injection, Message, ToolSchema } from '../../core/model';
-import type { Clock, Tokenizer } from '../../core/ports';
+import { counterIds, type Clock, type Tokenizer } from '../../core/ports';
 import { sessionDisplayTitle } from '../../core/session/markdown';
-import { withEndpointBanner } from '../../core/endpoint';
 import { toWellFormed } from '../../core/text';
 import type { TokenEstimator } from '../../core/tokens/estimator';
 import type { ChatToHost } from '../../protocol/chat';
@@ -19,14 +17,17 @@ import type { BudgetSnapshot } from '../../protocol/budget';
 import { BudgetHistory, buildBudgetSnapshot } from '../budget/budgetData';
 import type { ApiKeyStore } from '../apiKey';
 import type { ChatView } from '../chatViewProvider';
-import { readAgentSettings, readCompactionSettings, readEditorContextSettings, readPipelineConfig } from '../settings';
+import { readEditorContextSettings, readPipelineConfig } from '../settings';
 import { loadTokenizer } from '../tokenizerLoader';
+import type { ProjectContextSession, ProjectNotice } from '../projectContext/projectContextSession';
+import { createProjectContext } from '../projectContext/vscodeProjectContext';
 import type { ContextFigures } from '../statusBar';
 import type { NextTurnContext } from './nextTurnContext';
 import { buildAgent } from './agentFactory';
 import type { OpenSession, SessionPort } from './sessionPort';
 import { TranscriptRenderer } from './transcriptRenderer';
 import { transcriptOf, type TokensOf } from './transcript';
+import { statusReport } from './statusReport';
 
 const clock: Clock = { now: () => Date.now() };
 
@@ -67,6 +68,9 @@ export class ChatController implements vscode.Disposable {
   private opening: Promise<void> | undefined;
   private compactor: Compactor | undefined;
   private estimatorValue: TokenEstimator | undefined;
+  /** The open session's project context (instructions, workspace facts, nested instructions). */
+  private project: ProjectContextSession | undefined;
+  private noticeCount = 0;
   private readonly renderer: TranscriptRenderer;
   private costUsd = 0;
   private promptTokens = 0;
@@ -81,14 +85,6 @@ export class ChatController implements vscode.Disposable {
     this.view.post({ type: 'transcript', items: transcriptOf(this.currentMessages(), this.tokensOf()) });
     await this.postStatus();
     this.postPendingContext();
-  }
-
-  /** The next request by category for the status-bar tooltip (largest first). */
-  private breakdown(): { breakdown?: Array<{ label: string; tokens: number }> } {
-    const agent = this.agent;
-    if (!agent || !this.tokenizerValue || !this.estimatorValue) return {};
-    const totals = categoriesOf(agent.state, this.tokenizerValue, this.estimatorValue.calibration);
-    return { breakdown: BUDGET_CATEGORIES.map((c) => ({ label: CATEGORY_LABELS[c], tokens: totals.tokens[c] })).sort((a, b) => b.tokens - a.tokens) };
   }
 
   /** Handles a validated message from the webview. */
@@ -236,47 +232,11 @@ export class ChatController implements vscode.Disposable {
     return this.agent?.state.messages ?? [];
   }
 
-  /** Posts the header status. */
+  /** Posts the header status (and the status bar's figures). */
   async postStatus(): Promise<void> {
-    const resolved = readPipelineConfig();
-    const agent = readAgentSettings();
-    const window = resolved.ok ? resolved.config.contextWindow : 0;
-    const shown = this.promptTokens > 0 || !this.agent || !this.estimatorValue || this.agent.state.messages.length === 0 ? { tokens: this.promptTokens, estimated: false } : { tokens: this.estimatorValue.estimate(this.agent.state).tokens, estimated: true };
-    this.view.post({
-      type: 'status',
-      version: this.deps.version,
-      // Before the session's first reported usage (a new or a resumed session), the estimate.
-      model: resolved.ok ? resolved.config.model : '(invalid settings)',
-      contextWindow: window,
-      outputReserve: resolved.ok ? resolved.config.outputReserve : 0,
-      softThreshold: resolved.ok ? resolved.config.softThreshold : 0,
-      hardThreshold: resolved.ok ? resolved.config.hardThreshold : 0,
-      autoCompact: readCompactionSettings().softAction === 'auto',
-      apiKey: await this.deps.apiKeys.status(),
-      ...(agent.baseUrl ? { baseUrl: agent.baseUrl } : {}),
-      ...withEndpointBanner(agent.baseUrl),
-      busy: this.agent?.busy ?? false,
-      sessionTitle: sessionDisplayTitle(this.open?.title, this.agent?.state.messages ?? []) || 'New session',
-      promptTokens: shown.tokens,
-      ...(shown.estimated ? { promptEstimated: true } : {}),
-      costUsd: this.costUsd,
-      warnings: [...(resolved.ok ? resolved.warnings : [resolved.error]), ...[await this.deps.apiKeys.problem()].filter((w): w is string => w !== undefined)],
-    });
-    if (resolved.ok) {
-      const health = this.agent?.health;
-      this.deps.onStatus?.({
-        promptTokens: shown.tokens,
-        ...(shown.estimated ? { estimated: true } : {}),
-        window,
-        outputReserve: resolved.config.outputReserve,
-        softThreshold: resolved.config.softThreshold,
-        hardThreshold: resolved.config.hardThreshold,
-        costUsd: this.costUsd,
-        ...(health && health.promptTokens > 0 ? { cacheHitRate: health.cacheHitRate } : {}),
-        compactions: this.agent?.compactions.filter((c) => c.active).length ?? 0,
-        ...this.breakdown(),
-      });
-    }
+    const r = await statusReport({ version: this.deps.version, apiKeys: this.deps.apiKeys, ...(this.agent ? { agent: this.agent } : {}), ...(this.estimatorValue ? { estimator: this.estimatorValue } : {}), ...(this.tokenizerValue ? { tokenizer: this.tokenizerValue } : {}), ...(this.open?.title !== undefined ? { title: this.open.title } : {}), promptTokens: this.promptTokens, costUsd: this.costUsd });
+    this.view.post(r.status);
+    if (r.figures) this.deps.onStatus?.(r.figures);
     this.budgetChanged.fire();
   }
 
@@ -336,6 +296,8 @@ export class ChatController implements vscode.Disposable {
       return;
     }
     agent.update({ config: resolved.config, tools: this.deps.toolSchemas() });
+    // The first send waits for the project context; later ones take a reload made during a turn.
+    if (this.project) this.postNotices(await this.project.ready(agent));
     const started = action(agent);
     await this.postStatus();
     const result = await started;
@@ -366,7 +328,12 @@ export class ChatController implements vscode.Disposable {
     if (loaded.fallbackReason) this.deps.log.warn(`Tokenizer fell back to chars/4: ${loaded.fallbackReason}`);
     this.tokenizerValue = loaded.tokenizer;
     this.budgetHistory = new BudgetHistory(open.requestHistory);
-    const built = buildAgent(open, config, loaded.tokenizer, { ...this.deps, clock }, (e) => this.render(e));
+    const project = createProjectContext({ clock, ids: counterIds(`${open.id.slice(-6)}p${Date.now().toString(36)}`), tokenizer: loaded.tokenizer, log: (t) => this.deps.log.info(t) });
+    project.seed(open.messages);
+    const built = buildAgent(open, config, loaded.tokenizer, { ...this.deps, clock }, (e) => this.render(e), (calls) => project.afterTools(calls));
+    this.project = project;
+    // Read once per session, in the background; the first send awaits it (see run).
+    void project.load().then(() => project.apply(built.agent) && this.budgetChanged.fire());
     this.estimatorValue = built.estimator;
     this.compactor = built.compactor;
     this.open = open;
@@ -375,6 +342,18 @@ export class ChatController implements vscode.Disposable {
     this.agent = built.agent;
     this.opening = undefined;
     this.compactionsChanged.fire();
+  }
+
+  /** Reload Project Instructions: reads instructions and facts again and says in the chat what changed. */
+  async reloadProjectContext(): Promise<void> {
+    await this.ensureSession();
+    if (!this.agent || !this.project) return void vscode.window.showWarningMessage('Context Pipeline: no session is open.');
+    this.postNotices(await this.project.reload(this.agent));
+    await this.postStatus();
+  }
+
+  private postNotices(notices: readonly ProjectNotice[]): void {
+    for (const n of notices) this.view.post({ type: 'upsert', item: { kind: 'notice', id: `ctx-${Date.now()}-${++this.noticeCount}`, level: n.level, text: n.text } });
   }
 
   /** Turns agent events into chat items. */

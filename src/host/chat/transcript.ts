@@ -14,6 +14,7 @@ export function injectedOf(block: Block): { tag: string; label: string; text: st
   if (src !== 'ide_selection' && src !== 'ide_opened_file' && src !== 'reminder' && src !== 'hook') return undefined;
   const tag = /^<([a-z][a-z0-9_-]*)>/.exec(block.text)?.[1] ?? src;
   let label = tag;
+  if (src === 'reminder' && block.meta.origin !== undefined) label = block.meta.origin;
   if (src === 'ide_opened_file') label = /opened the file (.*?) in the IDE/.exec(block.text)?.[1] ?? tag;
   if (src === 'ide_selection') {
     const m = /selected the lines (\d+) to (\d+) from (.*?):\n/.exec(block.text);

@@ -88,7 +88,7 @@ function history(s: BudgetSnapshot): HTMLElement {
 /** 4. The last request's ledger and its diff against the one before. */
 function ledger(s: BudgetSnapshot): HTMLElement {
   if (s.ledger.length === 0) return section('Last request', 'budget-ledger', el('p', { class: 'muted' }, s.requests.length > 0 ? 'No request since the session was opened: the ledger of a request is kept only while the window is open.' : 'No request yet.'));
-  const rows = s.ledger.map((r) => [String(r.position), `${r.role} · ${r.kind}${r.repair !== undefined ? ' · repaired' : ''}`, r.source, formatTokens(r.tokens), r.breakpoint ? '◆' : '', el('span', { class: 'preview', title: r.repair !== undefined ? `${r.repair}\n\n${r.preview}` : r.preview }, r.preview)]);
+  const rows = s.ledger.map((r) => [String(r.position), `${r.role} · ${r.kind}${r.repair !== undefined ? ' · repaired' : ''}`, r.origin !== undefined ? `${r.source} · ${r.origin}` : r.source, formatTokens(r.tokens), r.breakpoint ? '◆' : '', el('span', { class: 'preview', title: r.repair !== undefined ? `${r.repair}\n\n${r.preview}` : r.preview }, r.preview)]);
   const parts: Node[] = [];
   if (s.repairs) parts.push(el('p', { class: 'repairs', 'data-testid': 'ledger-repairs', title: s.repairs.details.join('\n') }, s.repairs.summary));
   parts.push(table(['#', 'Block', 'Source', 'Tokens', 'Cache', 'Content'], rows, { class: 'ledger', 'data-testid': 'ledger-table' }));

@@ -1,0 +1,154 @@
+/**
+ * Project instructions: which instruction files a workspace folder may hold, and how their
+ * (untrusted) text becomes system blocks — one `<project_instructions path="…">` block per
+ * file, neutralised so a file can never open or close one of our tags, and capped in tokens
+ * with a visible notice. Pure: the host reads the files, this decides and renders.
+ */
+import type { TextBlock } from '../model';
+import { neutralizeTags, neutralizeUntrusted } from '../injections';
+import type { Clock, IdSource, Tokenizer } from '../ports';
+import { safeCutIndex, toWellFormed } from '../text';
+
+/** Which instruction sources are read, and the token cap (the `contextPipeline.instructions.*` settings). */
+export interface InstructionSettings {
+  /** AGENTS.md. */
+  readonly agentsMd: boolean;
+  /** CLAUDE.md and .claude/CLAUDE.md. */
+  readonly claudeMd: boolean;
+  /** CLAUDE.local.md. */
+  readonly claudeLocalMd: boolean;
+  /** AGENTS.md / CLAUDE.md of subfolders, injected when the agent reads or edits a file below them. */
+  readonly nested: boolean;
+  /** Most tokens all root instruction files together take (nested files: each). */
+  readonly maxTokens: number;
+}
+
+/** The defaults of {@link InstructionSettings}. */
+export const DEFAULT_INSTRUCTION_SETTINGS: InstructionSettings = { agentsMd: true, claudeMd: true, claudeLocalMd: true, nested: true, maxTokens: 8000 };
+
+/** The instruction files of a workspace folder's root, in the order they are placed, with the setting that enables each. */
+export const ROOT_INSTRUCTION_FILES: ReadonlyArray<{ readonly path: string; readonly setting: 'agentsMd' | 'claudeMd' | 'claudeLocalMd' }> = [
+  { path: 'AGENTS.md', setting: 'agentsMd' },
+  { path: 'CLAUDE.md', setting: 'claudeMd' },
+  { path: '.claude/CLAUDE.md', setting: 'claudeMd' },
+  { path: 'CLAUDE.local.md', setting: 'claudeLocalMd' },
+];
+
+/** The root-relative instruction paths the settings enable, in order. */
+export function rootInstructionPaths(settings: InstructionSettings): string[] {
+  return ROOT_INSTRUCTION_FILES.filter((f) => settings[f.setting]).map((f) => f.path);
+}
+
+/** The instruction file names looked for in a subfolder (nested instructions), as the settings enable them. */
+export function nestedInstructionNames(settings: InstructionSettings): string[] {
+  if (!settings.nested) return [];
+  return [...(settings.agentsMd ? ['AGENTS.md'] : []), ...(settings.claudeMd ? ['CLAUDE.md'] : [])];
+}
+
+/** Tags the project context wraps content in; file content may never open or close them. */
+export const PROJECT_CONTEXT_TAGS: readonly string[] = ['project_instructions', 'workspace_facts'];
+
+/**
+ * Untrusted workspace text made safe for the project context: well-formed Unicode, and every
+ * tag of ours (project context, pipeline, summary and hook-like tags) neutralised.
+ */
+export function neutralizeProjectText(text: string): string {
+  return neutralizeUntrusted(neutralizeTags(toWellFormed(text), PROJECT_CONTEXT_TAGS));
+}
+
+/** A value for a double-quoted attribute: quotes, brackets and ampersands escaped, one line. */
+export function attributeValue(text: string): string {
+  return toWellFormed(text)
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
+}
+
+/** The text of one instruction file, read by the host. */
+export interface InstructionFile {
+  /** Workspace-relative path (folder-name prefixed in a multi-root workspace). */
+  readonly origin: string;
+  readonly text: string;
+}
+
+/** Text cut to a token budget. */
+export interface CappedText {
+  readonly text: string;
+  /** Tokens of the whole text and of what was kept. */
+  readonly totalTokens: number;
+  readonly keptTokens: number;
+  readonly truncated: boolean;
+}
+
+/**
+ * The longest start of `text` whose count is at most `maxTokens` (binary search over
+ * character cuts, never splitting a surrogate pair; cut back to a line end when one is near).
+ */
+export function capTokens(text: string, maxTokens: number, tokenizer: Tokenizer): CappedText {
+  const total = tokenizer.count(text);
+  if (total <= maxTokens) return { text, totalTokens: total, keptTokens: total, truncated: false };
+  if (maxTokens <= 0) return { text: '', totalTokens: total, keptTokens: 0, truncated: true };
+  let lo = 0;
+  let hi = Math.min(text.length, maxTokens * 32);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (tokenizer.count(text.slice(0, safeCutIndex(text, mid))) <= maxTokens) lo = mid;
+    else hi = mid - 1;
+  }
+  let cut = safeCutIndex(text, lo);
+  const lineEnd = text.lastIndexOf('\n', cut - 1);
+  if (lineEnd > cut * 0.8) cut = lineEnd + 1;
+  const kept = text.slice(0, cut);
+  return { text: kept, totalTokens: total, keptTokens: tokenizer.count(kept), truncated: true };
+}
+
+/** A file cut or left out by the cap. */
+export interface TruncatedInstruction {
+  readonly origin: string;
+  readonly totalTokens: number;
+  readonly keptTokens: number;
+}
+
+/** Instruction blocks and what the cap cut. */
+export interface RenderedInstructions {
+  readonly blocks: readonly TextBlock[];
+  readonly truncated: readonly TruncatedInstruction[];
+}
+
+/** The tagged text of one instruction file (`body` already capped), with the truncation notice inside the tag. */
+export function instructionText(origin: string, body: string, cut?: { readonly keptTokens: number; readonly totalTokens: number; readonly maxTokens: number }): string {
+  const safe = neutralizeProjectText(body).replace(/\s+$/, '');
+  const notice = cut
+    ? `${safe === '' ? '' : '\n\n'}[Truncated by Context Pipeline: ${cut.keptTokens.toLocaleString('en-US')} of ${cut.totalTokens.toLocaleString('en-US')} tokens shown (contextPipeline.instructions.maxTokens is ${cut.maxTokens.toLocaleString('en-US')}). Read ${origin} for the rest when you need it.]`
+    : '';
+  return `<project_instructions path="${attributeValue(origin)}">\n${safe}${notice}\n</project_instructions>`;
+}
+
+/**
+ * One system block per instruction file, in the given order, source `instructions` and the
+ * file's path as origin. The files share `maxTokens`: a file that does not fit in what the
+ * ones before it left is cut (or, with nothing left, stands as its notice alone), and listed
+ * in `truncated`.
+ */
+export function renderInstructionBlocks(files: readonly InstructionFile[], opts: { readonly maxTokens: number; readonly tokenizer: Tokenizer }, deps: { readonly clock: Clock; readonly ids: IdSource }): RenderedInstructions {
+  const blocks: TextBlock[] = [];
+  const truncated: TruncatedInstruction[] = [];
+  let left = Math.max(0, opts.maxTokens);
+  for (const f of files) {
+    const capped = capTokens(f.text, left, opts.tokenizer);
+    left -= capped.keptTokens;
+    if (capped.truncated) truncated.push({ origin: f.origin, totalTokens: capped.totalTokens, keptTokens: capped.keptTokens });
+    const text = instructionText(f.origin, capped.text, capped.truncated ? { keptTokens: capped.keptTokens, totalTokens: capped.totalTokens, maxTokens: opts.maxTokens } : undefined);
+    blocks.push({ type: 'text', text, meta: { id: deps.ids.next('ins'), tier: 3, source: 'instructions', origin: f.origin, createdAt: deps.clock.now(), pinned: true, compactable: false } });
+  }
+  return { blocks, truncated };
+}
+
+/** The one-line chat warning for what the cap cut (undefined when nothing). */
+export function truncationNotice(truncated: readonly TruncatedInstruction[], maxTokens: number): string | undefined {
+  if (truncated.length === 0) return undefined;
+  const parts = truncated.map((t) => (t.keptTokens === 0 ? `${t.origin} left out (${t.totalTokens.toLocaleString('en-US')} tokens)` : `${t.origin} cut to ${t.keptTokens.toLocaleString('en-US')} of ${t.totalTokens.toLocaleString('en-US')} tokens`));
+  return `Project instructions exceed contextPipeline.instructions.maxTokens (${maxTokens.toLocaleString('en-US')}): ${parts.join('; ')}. The model is told where the text was cut.`;
+}

@@ -1,0 +1,62 @@
+/**
+ * Nested project instructions: when the agent reads or edits a file, the AGENTS.md / CLAUDE.md
+ * of the folders between that file and its workspace folder apply to it. This decides which
+ * folders to look in (pure, over paths) and renders a found file as a `<system-reminder>`
+ * injection; the host reads the files and remembers what this session already injected.
+ */
+import { classifyToolCall } from '../compaction/toolKinds';
+import type { Injection } from '../model';
+import type { Tokenizer } from '../ports';
+import { capTokens, instructionText, type InstructionFile } from './instructions';
+import { displayWorkspacePath, foldersBetween, locateInWorkspace, type RootFolder, type WorkspaceLocation } from './paths';
+
+/** A tool call of the round that just ran, with whether it failed. */
+export interface RanToolCall {
+  readonly name: string;
+  readonly input: unknown;
+  readonly isError: boolean;
+}
+
+/** A folder whose instruction files are to be looked for, with the key it is remembered by. */
+export interface NestedFolder {
+  readonly at: WorkspaceLocation;
+  /** How the folder is shown (workspace-relative, folder-name prefixed in a multi-root workspace). */
+  readonly display: string;
+}
+
+/**
+ * The folders to look in after a tool round: for every successful read or edit that names a
+ * path inside the workspace, each folder from just below its workspace folder down to the
+ * file's own folder — outermost first, each once, leaving out those `seen` already holds
+ * (keys: display paths). Failed calls, other kinds of calls and paths outside the workspace
+ * add nothing.
+ */
+export function nestedFoldersToCheck(calls: readonly RanToolCall[], roots: readonly RootFolder[], seen: ReadonlySet<string>): NestedFolder[] {
+  const out: NestedFolder[] = [];
+  const added = new Set<string>();
+  for (const call of calls) {
+    if (call.isError) continue;
+    const info = classifyToolCall(call);
+    if ((info.kind !== 'read' && info.kind !== 'edit') || info.path === undefined) continue;
+    const file = locateInWorkspace(info.path, roots);
+    if (!file) continue;
+    for (const at of foldersBetween(file)) {
+      const display = displayWorkspacePath(roots, at);
+      if (seen.has(display) || added.has(display)) continue;
+      added.add(display);
+      out.push({ at, display });
+    }
+  }
+  return out;
+}
+
+/**
+ * A nested instruction file as the `<system-reminder>` injection that goes with the tool
+ * results: the file's text, neutralised, in its `<project_instructions>` tag, capped at
+ * `maxTokens` with a notice; its origin is recorded on the block.
+ */
+export function nestedInstructionReminder(file: InstructionFile, folder: string, opts: { readonly maxTokens: number; readonly tokenizer: Tokenizer }): Injection {
+  const capped = capTokens(file.text, Math.max(0, opts.maxTokens), opts.tokenizer);
+  const body = instructionText(file.origin, capped.text, capped.truncated ? { keptTokens: capped.keptTokens, totalTokens: capped.totalTokens, maxTokens: opts.maxTokens } : undefined);
+  return { kind: 'system_reminder', origin: file.origin, text: `Project instructions for the files under ${folder}/ (from ${file.origin}); they apply in addition to the more general ones:\n${body}` };
+}

@@ -1,0 +1,81 @@
+/**
+ * The chat header's status and the status bar's figures of the open session: model and window
+ * from the settings, the prompt size (reported, or estimated before the first usage), cost,
+ * cache hit rate, and the next request by budget category.
+ */
+import type { AgentSession } from '../../core/agent/agentSession';
+import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../../core/budget';
+import { withEndpointBanner } from '../../core/endpoint';
+import type { Tokenizer } from '../../core/ports';
+import { sessionDisplayTitle } from '../../core/session/markdown';
+import type { TokenEstimator } from '../../core/tokens/estimator';
+import type { ChatToWebview } from '../../protocol/chat';
+import type { ApiKeyStore } from '../apiKey';
+import { readAgentSettings, readCompactionSettings, readPipelineConfig } from '../settings';
+import type { ContextFigures } from '../statusBar';
+
+/** What the status is built from. */
+export interface StatusInputs {
+  readonly version: string;
+  readonly apiKeys: ApiKeyStore;
+  readonly agent?: AgentSession;
+  readonly estimator?: TokenEstimator;
+  readonly tokenizer?: Tokenizer;
+  /** The stored title of the open session. */
+  readonly title?: string;
+  /** The last reported prompt size (0 before the first usage). */
+  readonly promptTokens: number;
+  readonly costUsd: number;
+}
+
+/** The next request by category for the status-bar tooltip (largest first). */
+function breakdown(inp: StatusInputs): { breakdown?: Array<{ label: string; tokens: number }> } {
+  const { agent, tokenizer, estimator } = inp;
+  if (!agent || !tokenizer || !estimator) return {};
+  const totals = categoriesOf(agent.state, tokenizer, estimator.calibration);
+  return { breakdown: BUDGET_CATEGORIES.map((c) => ({ label: CATEGORY_LABELS[c], tokens: totals.tokens[c] })).sort((a, b) => b.tokens - a.tokens) };
+}
+
+/** The header status message, and the status bar's figures (undefined when the settings are invalid). */
+export async function statusReport(inp: StatusInputs): Promise<{ readonly status: Extract<ChatToWebview, { type: 'status' }>; readonly figures?: ContextFigures }> {
+  const resolved = readPipelineConfig();
+  const settings = readAgentSettings();
+  const window = resolved.ok ? resolved.config.contextWindow : 0;
+  const agent = inp.agent;
+  // Before the session's first reported usage (a new or a resumed session), the estimate.
+  const shown = inp.promptTokens > 0 || !agent || !inp.estimator || agent.state.messages.length === 0 ? { tokens: inp.promptTokens, estimated: false } : { tokens: inp.estimator.estimate(agent.state).tokens, estimated: true };
+  const status: Extract<ChatToWebview, { type: 'status' }> = {
+    type: 'status',
+    version: inp.version,
+    model: resolved.ok ? resolved.config.model : '(invalid settings)',
+    contextWindow: window,
+    outputReserve: resolved.ok ? resolved.config.outputReserve : 0,
+    softThreshold: resolved.ok ? resolved.config.softThreshold : 0,
+    hardThreshold: resolved.ok ? resolved.config.hardThreshold : 0,
+    autoCompact: readCompactionSettings().softAction === 'auto',
+    apiKey: await inp.apiKeys.status(),
+    ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+    ...withEndpointBanner(settings.baseUrl),
+    busy: agent?.busy ?? false,
+    sessionTitle: sessionDisplayTitle(inp.title, agent?.state.messages ?? []) || 'New session',
+    promptTokens: shown.tokens,
+    ...(shown.estimated ? { promptEstimated: true } : {}),
+    costUsd: inp.costUsd,
+    warnings: [...(resolved.ok ? resolved.warnings : [resolved.error]), ...[await inp.apiKeys.problem()].filter((w): w is string => w !== undefined)],
+  };
+  if (!resolved.ok) return { status };
+  const health = agent?.health;
+  const figures: ContextFigures = {
+    promptTokens: shown.tokens,
+    ...(shown.estimated ? { estimated: true } : {}),
+    window,
+    outputReserve: resolved.config.outputReserve,
+    softThreshold: resolved.config.softThreshold,
+    hardThreshold: resolved.config.hardThreshold,
+    costUsd: inp.costUsd,
+    ...(health && health.promptTokens > 0 ? { cacheHitRate: health.cacheHitRate } : {}),
+    compactions: agent?.compactions.filter((c) => c.active).length ?? 0,
+    ...breakdown(inp),
+  };
+  return { status, figures };
+}
