@@ -21,7 +21,7 @@ export function agentSystemPrompt(env: AgentEnvironment, deps: { readonly clock:
     'Context you may see in user messages:',
     '- <ide_opened_file> says which file the user opened; <ide_selection> holds text the user selected. Either may or may not be related to the task.',
     '- <system-reminder> blocks come from the extension, not the user.',
-    '- <conversation_summary turns="a-b"> stands in for earlier turns that were compacted; the user can restore the originals.',
+    '- <conversation_summary turns="a-b"> stands in for earlier turns that were compacted; their original messages and tool results are kept: search and read them with the recall tool when the summary lacks a detail you need.',
     '- A very large paste is saved to a file and referenced by path; read the file when you need its content.',
     '',
     'Work carefully: read before you edit, keep changes minimal, and say what you changed and why.',
