@@ -30,10 +30,17 @@ function numberLine(lineNo: number, text: string): string {
   return `${String(lineNo).padStart(6)}\t${text}`;
 }
 
-/** A message as plain text: a heading naming it, then each block. */
-export function renderMessage(m: Message, compactionId: string, only?: (b: Block) => boolean): string {
+/** Tool names by tool_use id, over every compaction's originals (a result names its tool). */
+function toolNamesOf(compactions: Compactions): Map<string, string> {
+  return new Map(compactions.flatMap((c) => c.record.originals.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'tool_use' ? [[b.id, b.name] as const] : [])))));
+}
+
+/**
+ * A message as plain text: a heading naming it, then each block (or those `only` keeps);
+ * `names` gives the tool of a result whose call stands in another message.
+ */
+export function renderMessage(m: Message, compactionId: string, names: ReadonlyMap<string, string> = new Map(), only?: (b: Block) => boolean): string {
   const out = [`=== ${m.role} · turn ${m.turn} · message ${m.id} · compaction ${compactionId} ===`];
-  const names = new Map(m.blocks.flatMap((b) => (b.type === 'tool_use' ? [[b.id, b.name] as const] : [])));
   for (const b of m.blocks) {
     if (only && !only(b)) continue;
     switch (b.type) {
@@ -74,18 +81,19 @@ function baseName(path: string): string {
  */
 export function locateById(compactions: Compactions, spills: readonly SpilledOutput[], id: string): RecallDocument | undefined {
   const selector = `id=${id}`;
+  const names = toolNamesOf(compactions);
   const whole = compactions.find((c) => c.record.id === id)?.record;
-  if (whole) return { selector, text: whole.originals.map((m) => renderMessage(m, whole.id)).join('\n\n'), compactionIds: [whole.id] };
+  if (whole) return { selector, text: whole.originals.map((m) => renderMessage(m, whole.id, names)).join('\n\n'), compactionIds: [whole.id] };
   for (const { record } of compactions) {
     const m = record.originals.find((x) => x.id === id);
-    if (m) return { selector, text: renderMessage(m, record.id), compactionIds: [record.id] };
+    if (m) return { selector, text: renderMessage(m, record.id, names), compactionIds: [record.id] };
   }
-  const call = toolCallDocument(compactions, spills, id);
+  const call = toolCallDocument(compactions, spills, id, names);
   if (call) return call;
   for (const { record } of compactions) {
     for (const m of [...record.originals, ...record.replacement]) {
       const b = m.blocks.find((x) => x.meta.id === id);
-      if (b) return { selector, text: renderMessage(m, record.id, (x) => x === b), compactionIds: [record.id] };
+      if (b) return { selector, text: renderMessage(m, record.id, names, (x) => x === b), compactionIds: [record.id] };
     }
   }
   const spill = spills.find((s) => s.path === id) ?? spills.find((s) => baseName(s.path) === id);
@@ -93,14 +101,14 @@ export function locateById(compactions: Compactions, spills: readonly SpilledOut
 }
 
 /** The tool call `toolUseId` and its result (where the originals hold them), and a saved full output. */
-function toolCallDocument(compactions: Compactions, spills: readonly SpilledOutput[], toolUseId: string): RecallDocument | undefined {
+function toolCallDocument(compactions: Compactions, spills: readonly SpilledOutput[], toolUseId: string, names: ReadonlyMap<string, string>): RecallDocument | undefined {
   const parts: string[] = [];
   const ids: string[] = [];
   for (const { record } of compactions) {
     for (const m of record.originals) {
       const mine = (b: Block) => (b.type === 'tool_use' && b.id === toolUseId) || (b.type === 'tool_result' && b.toolUseId === toolUseId);
       if (!m.blocks.some(mine)) continue;
-      parts.push(renderMessage(m, record.id, mine));
+      parts.push(renderMessage(m, record.id, names, mine));
       if (!ids.includes(record.id)) ids.push(record.id);
     }
     if (parts.length >= 2) break;
@@ -137,7 +145,8 @@ export function locateTurn(compactions: Compactions, turn: number, compaction?: 
   const chosen = real.length > 0 ? real : found;
   if (chosen.length === 0) return { error: `recall: turn ${turn} is not among the compacted turns${compaction ? ` of ${compaction}` : ''} (${compactedTurns(pool)}). A turn that was never compacted is still in the conversation.` };
   const ids = [...new Set(chosen.map((f) => f.id))];
-  return { selector: `turn=${turn}${compaction ? ` compaction=${compaction}` : ''}`, text: chosen.map((f) => renderMessage(f.m, f.id)).join('\n\n'), compactionIds: ids };
+  const names = toolNamesOf(compactions);
+  return { selector: `turn=${turn}${compaction ? ` compaction=${compaction}` : ''}`, text: chosen.map((f) => renderMessage(f.m, f.id, names)).join('\n\n'), compactionIds: ids };
 }
 
 /** `turns 1–4, 7` style list of the turns the compactions hold. */
