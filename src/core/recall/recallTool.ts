@@ -111,8 +111,14 @@ export function withRecall(inner: ToolRunner, routing: RecallRouting): ToolRunne
       } catch {
         spills = [];
       }
-      const r = runRecall(call.input, { compactions: routing.compactions(), spills });
-      if (!r.isError && r.compactionIds.length > 0) await routing.onRecalled?.(call, r.compactionIds);
+      let r: RecallOutcome;
+      try {
+        r = runRecall(call.input, { compactions: routing.compactions(), spills });
+      } catch (e) {
+        r = failed(`recall failed: ${e instanceof Error ? e.message : String(e)}. Try another query.`);
+      }
+      // A count that could not be saved must not fail the call: the content was found.
+      if (!r.isError && r.compactionIds.length > 0) await routing.onRecalled?.(call, r.compactionIds).catch(() => undefined);
       return { content: r.text === '' ? '(no output)' : r.text, isError: r.isError };
     },
   };
