@@ -3,6 +3,9 @@ import type { CompactionEntryState } from '../core/agent/agentSession';
 import { describeReattached } from '../core/compaction/reattach';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Message } from '../core/model';
+import { compactionDescription, ORPHANED_DESCRIPTION, recalledTooltip } from './compactionRowText';
+
+export { ORPHANED_DESCRIPTION };
 
 /** Nodes of the Compactions tree: session → compactions → summary / replaced regions → original messages. */
 export type CompactionNode =
@@ -22,9 +25,6 @@ export interface CompactionsSource {
 
 /** URI scheme of the read-only documents showing summaries and original messages. */
 export const RECORD_SCHEME = 'context-pipeline-record';
-
-/** Description suffix of a compaction kept only for its originals (its messages were lost). */
-export const ORPHANED_DESCRIPTION = 'orphaned — originals only';
 
 const TRIGGER_LABEL: Record<CompactionRecord['trigger'], string> = {
   'auto-soft': 'Auto (soft)',
@@ -67,7 +67,8 @@ export class CompactionsTreeProvider implements vscode.TreeDataProvider<Compacti
         const lost = r.retention?.lost ?? [];
         const item = new vscode.TreeItem(`${TRIGGER_LABEL[r.trigger]} · ${new Date(r.at).toLocaleTimeString()}`, vscode.TreeItemCollapsibleState.Collapsed);
         item.id = r.id;
-        item.description = `${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}${node.entry.orphaned ? ` · ${ORPHANED_DESCRIPTION}` : node.entry.active ? '' : ' · restored'}`;
+        item.description = compactionDescription(node.entry);
+        const recalled = recalledTooltip(node.entry);
         item.contextValue = node.entry.orphaned ? 'compaction-orphaned' : node.entry.active ? 'compaction-active' : 'compaction-restored';
         item.iconPath = lost.length > 0 ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(node.entry.active ? 'fold' : 'unfold');
         item.tooltip = new vscode.MarkdownString(
@@ -77,6 +78,7 @@ export class CompactionsTreeProvider implements vscode.TreeDataProvider<Compacti
             `Tokens ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}${r.model ? ` · ${r.model}` : ''} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`,
             ...(r.fallbacks.length ? [`Fallbacks: ${r.fallbacks.join('; ')}`] : []),
             ...(lost.length ? [`Retention check: the replacement lost ${lost.length} identifier(s): ${lost.slice(0, 8).map((x) => `\`${x}\``).join(', ')}`] : r.retention ? ['Retention check: nothing lost.'] : []),
+            ...(recalled ? [recalled] : []),
           ].join('\n\n'),
         );
         return item;

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { selectEnabledTools, TOOL_NAMES, WORKSPACE_TOOLS } from '../../src/core/tools/schemas';
-import { validateToolInput, type ValidationResult } from '../../src/core/tools/validateInput';
+import { RECALL_TOOL, selectEnabledTools, TOOL_NAMES, WORKSPACE_TOOLS } from '../../src/core/tools/schemas';
+import { validateRecallInput, validateToolInput, type ValidationResult } from '../../src/core/tools/validateInput';
 
 function error(r: ValidationResult): string {
   if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r.call)}`);
@@ -8,11 +8,27 @@ function error(r: ValidationResult): string {
 }
 
 describe('tools: schemas and input validation', () => {
-  it('offers five tools, run_command only when enabled, as stable objects', () => {
+  it('offers the five workspace tools and recall, run_command only when enabled, as stable objects', () => {
     assert.deepEqual(WORKSPACE_TOOLS.map((t) => t.name), ['read_file', 'list_files', 'search', 'edit_file', 'run_command']);
-    assert.deepEqual(selectEnabledTools({ runCommandEnabled: false }).map((t) => t.name), ['read_file', 'list_files', 'search', 'edit_file']);
-    assert.equal(selectEnabledTools({ runCommandEnabled: true }), WORKSPACE_TOOLS);
+    assert.deepEqual(selectEnabledTools({ runCommandEnabled: false }).map((t) => t.name), ['read_file', 'list_files', 'search', 'edit_file', 'recall']);
+    assert.deepEqual(selectEnabledTools({ runCommandEnabled: true }).map((t) => t.name), ['read_file', 'list_files', 'search', 'edit_file', 'run_command', 'recall']);
+    assert.equal(selectEnabledTools({ runCommandEnabled: true }), selectEnabledTools({ runCommandEnabled: true }));
     assert.equal(selectEnabledTools({ runCommandEnabled: false }), selectEnabledTools({ runCommandEnabled: false }));
+    assert.equal(selectEnabledTools({ runCommandEnabled: true }).at(-1), RECALL_TOOL);
+  });
+
+  it('describes recall, and its validator accepts exactly the advertised parameters', () => {
+    assert.ok(RECALL_TOOL.description.length > 400);
+    assert.match(RECALL_TOOL.description, /conversation_summary/);
+    assert.match(RECALL_TOOL.description, /2,000 lines/);
+    const props = Object.keys(RECALL_TOOL.inputSchema['properties'] as object);
+    const r = validateRecallInput({ zz: 1 });
+    assert.ok(!r.ok);
+    const listed = /Accepted parameters: (.*)\.$/.exec(r.error)?.[1]?.split(', ') ?? [];
+    assert.deepEqual(listed, props);
+    assert.deepEqual(validateRecallInput({ query: '  parseConfig ', limit: null }), { ok: true, input: { query: 'parseConfig' } });
+    const bad = validateRecallInput({ turn: 0 });
+    assert.equal(bad.ok ? '' : bad.error, 'recall: "turn" must be an integer ≥ 1 (got 0).');
   });
 
   it('describes each tool with its limits, and every schema property is validated', () => {

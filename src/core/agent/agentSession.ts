@@ -13,8 +13,10 @@ import type { Compactor } from '../compaction/compactor';
 import { EMPTY_HEALTH, withCompaction, withRequest, type ContextHealth } from '../compaction/health';
 import { effectiveWindow } from '../compaction/policy';
 import type { CompactionRecord } from '../compaction/types';
+import type { SpillReader } from '../recall/corpus';
+import { withRecall } from '../recall/recallTool';
 import { promptTokensOf, requestCostUsd } from './cost';
-import type { AgentEvent, SessionSink, TurnEndReason } from './events';
+import { turnEndReason, type AgentEvent, type SessionSink, type TurnEndReason } from './events';
 import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound } from './toolRound';
 import { addContextAfterTools, type ContextAfterTools } from './contextAfterTools';
@@ -38,6 +40,8 @@ export interface AgentDeps {
   readonly compactor?: Compactor;
   /** Context to add after each tool round (nested project instructions); its injections go with the tool results. */
   readonly contextAfterTools?: ContextAfterTools;
+  /** The session's saved outputs, for the recall tool; without it they are not searched. */
+  readonly spills?: SpillReader;
 }
 
 /** A compaction of this session and whether it is in effect (restore undoes it). */
@@ -46,6 +50,8 @@ export interface CompactionEntryState {
   readonly active: boolean;
   /** Its messages were lost from the session file: kept only for its originals, never restorable. */
   readonly orphaned?: true;
+  /** How many recall calls returned content from it (absent: none). */
+  readonly recalled?: number;
 }
 
 /** Result of a call that starts a turn. */
@@ -67,10 +73,20 @@ export class AgentSession {
   private lastRequestAt: number | undefined;
   private healthValue: ContextHealth = EMPTY_HEALTH;
   private compactionList: CompactionEntryState[];
+  /** The workspace tools, with `recall` answered here on this session's compactions. */
+  private readonly tools: ToolRunner;
 
   constructor(initial: ConversationState, private readonly deps: AgentDeps, private readonly emit: (event: AgentEvent) => void, compactions: readonly CompactionEntryState[] = []) {
     this.stateValue = initial;
     this.compactionList = [...compactions];
+    this.tools = withRecall(deps.tools, { compactions: () => this.compactionList, ...(deps.spills ? { spills: deps.spills } : {}), onRecalled: (call, ids) => this.noteRecall(call.id, ids) });
+  }
+
+  /** Counts a recall from `compactionIds`, persists it, then tells the views. */
+  private async noteRecall(toolUseId: string, compactionIds: readonly string[]): Promise<void> {
+    this.compactionList = this.compactionList.map((c) => (compactionIds.includes(c.record.id) ? { ...c, recalled: (c.recalled ?? 0) + 1 } : c));
+    await this.deps.sink.recall?.({ at: this.deps.clock.now(), toolUseId, compactionIds });
+    this.emit({ type: 'recalled', toolUseId, compactionIds });
   }
 
   /** Every compaction of the session, oldest first, with whether it is in effect. */
@@ -165,7 +181,7 @@ export class AgentSession {
       if (tokens > eff) return { ok: false, reason: `Restoring would make the prompt about ${tokens.toLocaleString('en-US')} tokens, more than the ${eff.toLocaleString('en-US')} the window leaves for it. Compact something else first.` };
     }
     this.stateValue = restored.state;
-    this.compactionList[index] = { record: entry.record, active: false };
+    this.compactionList[index] = { ...entry, active: false };
     await this.deps.sink.restore(recordId);
     this.emit({ type: 'restored', recordId });
     this.emit({ type: 'history_replaced', messages: this.stateValue.messages });
@@ -349,13 +365,13 @@ export class AgentSession {
         }
         const calls: ToolCall[] = message.blocks.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : []));
         if (calls.length === 0) {
-          reason = endReason(result.stopReason);
+          reason = turnEndReason(result.stopReason);
           if (reason === 'max_tokens') this.emit({ type: 'notice', level: 'warning', text: 'The answer reached the output limit (max_tokens) and was cut. Ask Claude to continue.' });
           if (reason === 'refusal') this.emit({ type: 'notice', level: 'warning', text: 'Claude declined to answer this request.' });
           if (reason === 'other') this.emit({ type: 'notice', level: 'info', text: `The turn ended with stop reason "${String(result.stopReason)}".` });
           break;
         }
-        const results = await runToolRound(calls, controller.signal, { tools: this.deps.tools, ...(this.deps.compactor ? { compactor: this.deps.compactor } : {}), writeFile: this.deps.writeFile, spillDirectory: this.deps.pasteDirectory, contextWindow: this.stateValue.config.contextWindow, emit: this.emit });
+        const results = await runToolRound(calls, controller.signal, { tools: this.tools, ...(this.deps.compactor ? { compactor: this.deps.compactor } : {}), writeFile: this.deps.writeFile, spillDirectory: this.deps.pasteDirectory, contextWindow: this.stateValue.config.contextWindow, emit: this.emit });
         this.stateValue = await addContextAfterTools(this.stateValue, this.deps.contextAfterTools, calls, results, (text) => this.emit({ type: 'notice', level: 'warning', text }));
         const assembled = assembleUserMessage(this.stateValue, { toolResults: results, pasteDirectory: this.deps.pasteDirectory }, this.deps);
         if (!assembled.ok) {
@@ -398,21 +414,5 @@ export class AgentSession {
   private async recordStop(streamedText: string): Promise<void> {
     const text = streamedText.trim() ? `${streamedText}\n\n[Stopped by the user.]` : '[Stopped by the user before Claude answered.]';
     await this.appendAssistant([{ type: 'text', text }]);
-  }
-}
-
-function endReason(stop: string | null): TurnEndReason {
-  switch (stop) {
-    case 'end_turn':
-    case null:
-      return 'end_turn';
-    case 'max_tokens':
-    case 'refusal':
-    case 'stop_sequence':
-      return stop;
-    case 'tool_use':
-      return 'end_turn';
-    default:
-      return 'other';
   }
 }

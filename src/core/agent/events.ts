@@ -7,6 +7,23 @@ import type { Repair } from '../normalize';
 /** Why a turn ended. */
 export type TurnEndReason = 'end_turn' | 'max_tokens' | 'refusal' | 'stop_sequence' | 'stopped' | 'error' | 'tool_limit' | 'other';
 
+/** The turn's end reason for the API's stop reason of its last answer. */
+export function turnEndReason(stop: string | null): TurnEndReason {
+  switch (stop) {
+    case 'end_turn':
+    case null:
+      return 'end_turn';
+    case 'max_tokens':
+    case 'refusal':
+    case 'stop_sequence':
+      return stop;
+    case 'tool_use':
+      return 'end_turn';
+    default:
+      return 'other';
+  }
+}
+
 /** Everything a turn reports, in order, for the views and the session file. */
 export type AgentEvent =
   | { readonly type: 'turn_started'; readonly turn: number }
@@ -28,6 +45,8 @@ export type AgentEvent =
   | { readonly type: 'compaction_queued' }
   | { readonly type: 'compaction_finished'; readonly records: readonly CompactionRecord[]; readonly notices: readonly string[] }
   | { readonly type: 'restored'; readonly recordId: string }
+  /** A recall call returned content from these compactions (their counts went up by one). */
+  | { readonly type: 'recalled'; readonly toolUseId: string; readonly compactionIds: readonly string[] }
   /** The conversation was replaced (compaction or restore): views re-render it. */
   | { readonly type: 'history_replaced'; readonly messages: readonly Message[] }
   | { readonly type: 'health'; readonly health: ContextHealth };
@@ -39,6 +58,8 @@ export interface SessionSink {
   compaction(record: CompactionRecord): Promise<void>;
   /** A compaction was undone. */
   restore(recordId: string): Promise<void>;
+  /** A recall call returned content from these compactions; optional: without it the counts are not kept. */
+  recall?(record: { readonly at: number; readonly toolUseId: string; readonly compactionIds: readonly string[] }): Promise<void>;
   /** Blocks were pinned (never compacted) or unpinned. */
   pins(blockIds: readonly string[], pinned: boolean): Promise<void>;
   usage(record: { readonly usage: Usage; readonly model: string; readonly costUsd: number; readonly estimatedTokens: number; readonly at: number; readonly requestId?: string }): Promise<void>;

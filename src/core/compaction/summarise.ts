@@ -12,7 +12,7 @@ import { applyRecord } from './apply';
 import { messagesText, checkRetention } from './retention';
 import { isUserWords } from './regions';
 import { runChunks, startGuard } from './summariseChunks';
-import { buildReplacement, dropMarker, regionMessages, summaryText, type ReplacementContent } from './summaryReplacement';
+import { buildReplacement, dropMarker, recallFooter, regionMessages, summaryText, withSummaryText, type ReplacementContent } from './summaryReplacement';
 import type { CompactionRecord, CompactionRegion, CompactionTrigger } from './types';
 
 /** The safety timeout of one summarisation run: 5 minutes. */
@@ -158,6 +158,11 @@ function dropContent(region: CompactionRegion, reason: string, costUsd: number):
   return { kind: 'marker', text: dropMarker(region.firstTurn, region.lastTurn, reason), costUsd, notes: [`summariser failed: ${reason} → dropped turns ${region.firstTurn}–${region.lastTurn}`] };
 }
 
+/**
+ * The record of one region. For a summary, the retention check runs on the replacement as
+ * the summariser left it (so the record says what the summary itself lost); then the
+ * summary gets its recall footer naming the turns, the compaction and those lost identifiers.
+ */
 function makeRecord(
   originals: readonly Message[],
   region: CompactionRegion,
@@ -167,7 +172,10 @@ function makeRecord(
 ): CompactionRecord {
   const id = opts.ids.next('cmp');
   const what: ReplacementContent = content.kind === 'summary' ? { kind: 'summary', text: content.text, compactionId: id } : { kind: 'marker', text: content.text };
-  const replacement = buildReplacement(originals, what, opts);
+  const built = buildReplacement(originals, what, opts);
+  const retention = checkRetention(originals, messagesText(built));
+  const summary = content.kind === 'summary' ? `${content.text}\n\n${recallFooter(id, region.firstTurn, region.lastTurn, retention.lost)}` : content.text;
+  const replacement = content.kind === 'summary' ? withSummaryText(built, summary) : built;
   const tokensBefore = originals.reduce((n, m) => n + opts.tokensOf(m), 0);
   return {
     id,
@@ -178,7 +186,7 @@ function makeRecord(
     regions: [{ firstTurn: region.firstTurn, lastTurn: region.lastTurn, messageIds: originals.map((m) => m.id), tokens: tokensBefore }],
     originals,
     replacement,
-    summary: content.text,
+    summary,
     ...(opts.instructions?.trim() ? { instructions: opts.instructions.trim() } : {}),
     tokensBefore,
     tokensAfter: replacement.reduce((n, m) => n + opts.tokensOf(m), 0),
@@ -186,6 +194,6 @@ function makeRecord(
     costUsd: content.costUsd,
     durationMs: Math.max(0, opts.clock.now() - started),
     fallbacks: content.notes,
-    retention: checkRetention(originals, messagesText(replacement)),
+    retention,
   };
 }

@@ -7,6 +7,7 @@
  * A region that starts with an assistant message gets a short assistant note before it; one
  * that ends with an assistant message gets a short acknowledgement after it. Pure.
  */
+import { neutralizeUntrusted } from '../injections';
 import type { Block, ConversationState, Message, TextBlock } from '../model';
 import type { Clock, IdSource } from '../ports';
 import { isUserWords } from './regions';
@@ -90,6 +91,35 @@ export function summaryText(firstTurn: number, lastTurn: number, body: string, l
   if (placement === 'before') parts.push("(The user's own messages from these turns stand above, verbatim.)");
   if (inTurn) parts.push(IN_TURN_NOTE);
   return parts.join('\n\n');
+}
+
+/** Most identifiers the recall footer lists as not carried by the summary. */
+export const FOOTER_MAX_LOST = 20;
+
+/** Start of the footer's line listing what the summary did not carry. */
+export const LOST_LINE_START = 'Not carried by this summary, recallable:';
+
+/**
+ * The footer every summary ends with: which turns it replaces, its compaction id, that their
+ * originals can be searched and read with the recall tool, and up to
+ * {@link FOOTER_MAX_LOST} identifiers of the originals the summary did not carry (`lost`,
+ * from the retention check, most important first). The identifiers come from untrusted
+ * content: our tags in them are neutralised and each is quoted.
+ */
+export function recallFooter(compactionId: string, firstTurn: number, lastTurn: number, lost: readonly string[]): string {
+  const turns = firstTurn === lastTurn ? `turn ${firstTurn}` : `turns ${firstTurn}–${lastTurn}`;
+  const lines = [`(This summary replaces ${turns} — compaction ${compactionId}. Their original messages and tool results are kept: search them with the recall tool (query) and read them in full (id or turn).)`];
+  if (lost.length > 0) {
+    const shown = lost.slice(0, FOOTER_MAX_LOST).map((x) => `\`${neutralizeUntrusted(x).replace(/`/g, "'").replace(/\s+/g, ' ')}\``);
+    const more = lost.length > FOOTER_MAX_LOST ? ` (and ${lost.length - FOOTER_MAX_LOST} more)` : '';
+    lines.push(`${LOST_LINE_START} ${shown.join(', ')}${more}.`);
+  }
+  return lines.join('\n');
+}
+
+/** `replacement` with the text of its summary block(s) replaced by `text` (same ids and metadata). */
+export function withSummaryText(replacement: readonly Message[], text: string): Message[] {
+  return replacement.map((m) => (m.blocks.some((b) => b.type === 'summary') ? { ...m, blocks: m.blocks.map((b) => (b.type === 'summary' ? { ...b, text, meta: { ...b.meta } } : b)) } : m));
 }
 
 /** The model's text without a heading of its own naming the turn range. */

@@ -98,6 +98,19 @@ export interface TurnAbortedEntry {
 }
 
 /**
+ * A recall call of the agent returned content from the compactions `compactionIds`: what
+ * the Compactions view counts ("recalled 3×"). Added after version 1 without a version
+ * bump: it only feeds a count, so a reader that does not know it loses nothing but the
+ * count (it drops the line as damage, with a backup).
+ */
+export interface RecallEntry {
+  readonly type: 'recall';
+  readonly at: number;
+  readonly toolUseId: string;
+  readonly compactionIds: readonly string[];
+}
+
+/**
  * Written by the loader after it repaired the conversation: from here on the conversation
  * is exactly `messages`; `fixes` says what was changed and why.
  */
@@ -109,7 +122,7 @@ export interface RepairEntry {
 }
 
 /** Any line of a session file. */
-export type SessionEntry = HeaderEntry | MessageEntry | UsageEntry | CompactionEntry | RestoreEntry | PinEntry | TitleEntry | TurnAbortedEntry | RepairEntry;
+export type SessionEntry = HeaderEntry | MessageEntry | UsageEntry | CompactionEntry | RestoreEntry | PinEntry | TitleEntry | TurnAbortedEntry | RecallEntry | RepairEntry;
 
 const num = v.pipe(v.number(), v.finite());
 const int = v.pipe(v.number(), v.safeInteger());
@@ -171,6 +184,7 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
   v.strictObject({ type: v.picklist(['pin', 'unpin']), at: num, blockId: v.string() }),
   v.strictObject({ type: v.literal('title'), at: num, title: v.string() }),
   v.strictObject({ type: v.literal('turn_aborted'), at: num, turn: int, reason: v.string() }),
+  v.strictObject({ type: v.literal('recall'), at: num, toolUseId: v.string(), compactionIds: v.array(v.string()) }),
   v.strictObject({ type: v.literal('repair'), at: num, fixes: v.array(v.string()), messages: v.array(message) }),
 ]);
 

@@ -17,6 +17,8 @@ export interface CompactionState {
    * restored.
    */
   readonly orphaned?: true;
+  /** How many recall calls returned content from it (absent: none). */
+  readonly recalled?: number;
 }
 
 /** Counts the steps of `repairMessages` (id probes, messages and blocks handled), so tests can check the work grows linearly. */
@@ -65,7 +67,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
   const pinState = new Map<string, { pinned: boolean; index: number[] }>();
   const usage: UsageEntry[] = [];
   const aborted: TurnAbortedEntry[] = [];
-  const compactions = new Map<string, { entry: CompactionEntry; active: boolean; orphaned?: true }>();
+  const compactions = new Map<string, { entry: CompactionEntry; active: boolean; orphaned?: true; recalled?: number }>();
   const problems: string[] = [];
   const ignored: number[] = [];
   /** Indices of orphaned compactions: kept in the file, but they changed nothing. */
@@ -123,6 +125,13 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       case 'turn_aborted':
         aborted.push(e);
         break;
+      case 'recall':
+        // Only a count: a recall of a compaction the file does not hold is simply not counted.
+        for (const id of new Set(e.compactionIds)) {
+          const c = compactions.get(id);
+          if (c) c.recalled = (c.recalled ?? 0) + 1;
+        }
+        break;
       case 'repair':
         messages = [...e.messages];
         break;
@@ -146,7 +155,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
     pins: final.flatMap((m) => m.blocks.filter((b) => b.meta.pinned).map((b) => b.meta.id)),
     usage,
     requestHistory: requestHistoryOf(entries.filter((_, i) => !skipped.has(i))),
-    compactions: [...compactions.values()].map((c) => ({ entry: c.entry, active: c.active, ...(c.orphaned ? { orphaned: true as const } : {}) })),
+    compactions: [...compactions.values()].map((c) => ({ entry: c.entry, active: c.active, ...(c.orphaned ? { orphaned: true as const } : {}), ...(c.recalled ? { recalled: c.recalled } : {}) })),
     abortedTurns: aborted,
     updatedAt,
     problems,

@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { headChars } from '../text';
 import { DEFAULT_TOOL_LIMITS as L } from './limits';
 import { formatCount } from './result';
-import { TOOL_NAMES } from './schemas';
+import { RECALL_TOOL_NAME, TOOL_NAMES } from './schemas';
 
 const NonEmpty = v.pipe(v.string(), v.minLength(1));
 const Int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
@@ -33,6 +33,14 @@ const RunCommandSchema = v.strictObject({
   cwd: v.optional(NonEmpty),
   timeout_ms: v.optional(Int(1000, L.commandMaxTimeoutMs)),
 });
+const RecallSchema = v.strictObject({
+  query: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
+  id: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
+  turn: v.optional(Int(1, Number.MAX_SAFE_INTEGER)),
+  compaction: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1))),
+  offset: v.optional(Int(1, Number.MAX_SAFE_INTEGER)),
+  limit: v.optional(Int(1, MAX_READ_LIMIT)),
+});
 
 /** Input of read_file. */
 export type ReadFileInput = v.InferOutput<typeof ReadFileSchema>;
@@ -44,6 +52,8 @@ export type SearchInput = v.InferOutput<typeof SearchSchema>;
 export type EditFileInput = v.InferOutput<typeof EditFileSchema>;
 /** Input of run_command. */
 export type RunCommandInput = v.InferOutput<typeof RunCommandSchema>;
+/** Input of recall (which of query / id / turn is given is checked by the recall tool itself). */
+export type RecallInput = v.InferOutput<typeof RecallSchema>;
 
 /** A call whose input has been checked, tagged by tool name. */
 export type ValidatedToolCall =
@@ -60,7 +70,10 @@ export type ValidationResult = { readonly ok: true; readonly call: ValidatedTool
 type FieldWords = Readonly<Record<string, string>>;
 
 const PATH = 'a non-empty string';
-const WORDS: Readonly<Record<ValidatedToolCall['name'], FieldWords>> = {
+/** A tool whose input this module checks. */
+type CheckedTool = ValidatedToolCall['name'] | typeof RECALL_TOOL_NAME;
+
+const WORDS: Readonly<Record<CheckedTool, FieldWords>> = {
   read_file: { path: PATH, offset: 'an integer ≥ 1', limit: `an integer from 1 to ${formatCount(MAX_READ_LIMIT)}` },
   list_files: { path: PATH, glob: 'a non-empty glob string' },
   search: {
@@ -73,6 +86,14 @@ const WORDS: Readonly<Record<ValidatedToolCall['name'], FieldWords>> = {
   },
   edit_file: { path: PATH, old_string: 'a string ("" to create a file)', new_string: 'a string', replace_all: 'true or false' },
   run_command: { command: 'a non-empty string', cwd: PATH, timeout_ms: `an integer from 1,000 to ${formatCount(L.commandMaxTimeoutMs)} (milliseconds)` },
+  recall: {
+    query: 'a non-empty string',
+    id: 'a non-empty string',
+    turn: 'an integer ≥ 1',
+    compaction: 'a non-empty compaction id',
+    offset: 'an integer ≥ 1',
+    limit: `an integer from 1 to ${formatCount(MAX_READ_LIMIT)}`,
+  },
 };
 
 /**
@@ -97,14 +118,24 @@ export function validateToolInput(name: string, input: unknown): ValidationResul
   }
 }
 
+/**
+ * Checks the input of a recall call with the same rules and messages as the workspace tools
+ * (unknown or mistyped parameters); the call's own rule — exactly one of query, id and
+ * turn — is the recall tool's. Never throws.
+ */
+export function validateRecallInput(input: unknown): { readonly ok: true; readonly input: RecallInput } | { readonly ok: false; readonly error: string } {
+  const r = check(RECALL_TOOL_NAME, RecallSchema, input, (value) => value);
+  return r.ok ? { ok: true, input: r.call } : r;
+}
+
 type ObjectSchema = v.StrictObjectSchema<v.ObjectEntries, undefined>;
 
-function check<S extends ObjectSchema>(
-  tool: ValidatedToolCall['name'],
+function check<S extends ObjectSchema, R>(
+  tool: CheckedTool,
   schema: S,
   input: unknown,
-  wrap: (value: v.InferOutput<S>) => ValidatedToolCall,
-): ValidationResult {
+  wrap: (value: v.InferOutput<S>) => R,
+): { readonly ok: true; readonly call: R } | { readonly ok: false; readonly error: string } {
   const words = WORDS[tool];
   const accepted = Object.keys(schema.entries).map((k) => (isRequired(schema, k) ? `${k} (required)` : k)).join(', ');
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {

@@ -18,6 +18,7 @@ import { AnthropicLlmClient } from '../anthropic/anthropicClient';
 import type { ApiKeyStore } from '../apiKey';
 import { readAgentSettings, readCompactionSettings } from '../settings';
 import type { OpenSession } from './sessionPort';
+import { folderSpillReader } from './spillReader';
 
 /** What building an agent needs from the extension. */
 export interface AgentFactoryDeps {
@@ -79,6 +80,8 @@ export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer:
       compactor,
       pasteDirectory: deps.pasteDirectory(open.id),
       writeFile: deps.writeFile,
+      // The recall tool searches what the session saved to its folder, read-only.
+      spills: folderSpillReader(deps.pasteDirectory(open.id)),
       maxToolRounds: agentSettings.maxToolRounds,
       ...(contextAfterTools ? { contextAfterTools } : {}),
     },

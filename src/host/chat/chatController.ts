@@ -378,6 +378,7 @@ export class ChatController implements vscode.Disposable {
         this.compactionsChanged.fire();
         return;
       case 'restored':
+      case 'recalled':
         this.compactionsChanged.fire();
         return;
       case 'turn_finished':

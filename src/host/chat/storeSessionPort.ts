@@ -50,6 +50,9 @@ export class StoreSessionPort implements SessionPort {
       restore: async (recordId) => {
         await writer.append({ type: 'restore', at: this.now(), compactionId: recordId });
       },
+      recall: async (r) => {
+        await writer.append({ type: 'recall', at: r.at, toolUseId: r.toolUseId, compactionIds: r.compactionIds });
+      },
       usage: async (u) => {
         requestIndex++;
         await writer.append({ type: 'usage', at: u.at, requestIndex, turn, model: u.model, usage: u.usage, estimatedInputTokens: u.estimatedTokens, costUsd: u.costUsd });
@@ -59,7 +62,7 @@ export class StoreSessionPort implements SessionPort {
       id,
       ...(replayed?.title ? { title: replayed.title } : {}),
       messages,
-      compactions: (replayed?.compactions ?? []).map((c) => ({ record: entryToRecord(c.entry), active: c.active, ...(c.orphaned ? { orphaned: c.orphaned } : {}) })),
+      compactions: (replayed?.compactions ?? []).map((c) => ({ record: entryToRecord(c.entry), active: c.active, ...(c.orphaned ? { orphaned: c.orphaned } : {}), ...(c.recalled ? { recalled: c.recalled } : {}) })),
       costUsd: replayed?.usage.reduce((n, u) => n + u.costUsd, 0) ?? 0,
       lastPromptTokens: last ? last.usage.input_tokens + last.usage.cache_read_input_tokens + last.usage.cache_creation_input_tokens : 0,
       requestHistory: replayed?.requestHistory ?? EMPTY_REQUEST_HISTORY,

@@ -1,0 +1,132 @@
+/**
+ * What the recall tool searches: the original messages of every compaction of the session
+ * (in effect, restored or orphaned alike), the summaries that stood in for them, and the
+ * outputs the session saved to its folder (spilled pastes and tool results). One item per
+ * block, in conversation order. Pure: the spilled files are read by the host (a port).
+ */
+import type { CompactionRecord } from '../compaction/types';
+import type { Block, Message, ToolResultContent } from '../model';
+import { RECALL_TOOL_NAME } from '../tools/schemas';
+
+/** A file the session saved to its folder (a large paste or tool result), with its text. */
+export interface SpilledOutput {
+  /** Absolute path, as the spill notice in the conversation names it. */
+  readonly path: string;
+  readonly text: string;
+}
+
+/**
+ * Reads the session's saved outputs (host work: files). Never throws: a folder that does not
+ * exist or cannot be read gives an empty list.
+ */
+export interface SpillReader {
+  read(): Promise<readonly SpilledOutput[]>;
+}
+
+/** What an item is: a block of an original message, a summary, or a saved output. */
+export type RecallItemKind = 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'summary' | 'spill';
+
+/** One searchable piece: a block of an original message, a summary, or a saved file. */
+export interface RecallItem {
+  readonly kind: RecallItemKind;
+  /** The compaction that holds it (absent for saved outputs). */
+  readonly compactionId?: string;
+  readonly turn?: number;
+  readonly role?: Message['role'];
+  readonly messageId?: string;
+  readonly blockId?: string;
+  /** For tool calls and results: the call's id and the tool's name (when known). */
+  readonly toolUseId?: string;
+  readonly toolName?: string;
+  /** For saved outputs: the file. */
+  readonly path?: string;
+  readonly text: string;
+}
+
+/** The searchable items and what they came from, for messages that say what was searched. */
+export interface RecallCorpus {
+  readonly items: readonly RecallItem[];
+  readonly compactions: number;
+  readonly messages: number;
+  readonly summaries: number;
+  readonly spills: number;
+}
+
+/** The text of a tool result (images as a placeholder). */
+export function resultText(content: ToolResultContent): string {
+  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
+}
+
+/** Whether a text block is one of the compactor's own notes (acknowledgements, drop markers). */
+function isCompactorNote(b: Block): boolean {
+  return b.type === 'text' && b.meta.source === 'compactor';
+}
+
+/**
+ * Builds the corpus. Each block is listed once, under the first (oldest) compaction holding
+ * it: a summary that a later compaction replaced again stays attributed to its own. Calls of
+ * recall itself and their results are left out, so a search never finds its own echoes; so
+ * are the compactor's notes. `spills` are listed after the messages, in the order given.
+ */
+export function buildCorpus(compactions: readonly { readonly record: CompactionRecord }[], spills: readonly SpilledOutput[] = []): RecallCorpus {
+  const items: RecallItem[] = [];
+  const seen = new Set<string>();
+  const recallCalls = new Set<string>();
+  const toolNames = new Map<string, string>();
+  for (const { record } of compactions) {
+    for (const m of record.originals) {
+      for (const b of m.blocks) {
+        if (b.type !== 'tool_use') continue;
+        toolNames.set(b.id, b.name);
+        if (b.name === RECALL_TOOL_NAME) recallCalls.add(b.id);
+      }
+    }
+  }
+  let messages = 0;
+  let summaries = 0;
+  for (const { record } of compactions) {
+    for (const m of record.originals) {
+      let counted = false;
+      for (const b of m.blocks) {
+        if (seen.has(b.meta.id) || isCompactorNote(b)) continue;
+        const item = blockItem(record.id, m, b, toolNames, recallCalls);
+        if (!item) continue;
+        seen.add(b.meta.id);
+        items.push(item);
+        if (item.kind === 'summary') summaries++;
+        else if (!counted) (messages++, (counted = true));
+      }
+    }
+    for (const m of record.replacement) {
+      for (const b of m.blocks) {
+        if (b.type !== 'summary' || seen.has(b.meta.id)) continue;
+        seen.add(b.meta.id);
+        summaries++;
+        items.push({ kind: 'summary', compactionId: record.id, turn: b.turnRange[0], role: m.role, messageId: m.id, blockId: b.meta.id, text: b.text });
+      }
+    }
+  }
+  for (const s of spills) items.push({ kind: 'spill', path: s.path, text: s.text });
+  return { items, compactions: compactions.length, messages, summaries, spills: spills.length };
+}
+
+function blockItem(compactionId: string, m: Message, b: Block, toolNames: ReadonlyMap<string, string>, recallCalls: ReadonlySet<string>): RecallItem | undefined {
+  const base = { compactionId, turn: m.turn, role: m.role, messageId: m.id, blockId: b.meta.id };
+  switch (b.type) {
+    case 'text':
+      return { kind: 'text', ...base, text: b.text };
+    case 'thinking':
+      return { kind: 'thinking', ...base, text: b.thinking };
+    case 'summary':
+      return { kind: 'summary', ...base, text: b.text };
+    case 'tool_use':
+      return recallCalls.has(b.id) ? undefined : { kind: 'tool_use', ...base, toolUseId: b.id, toolName: b.name, text: `${b.name} ${JSON.stringify(b.input) ?? ''}` };
+    case 'tool_result': {
+      if (recallCalls.has(b.toolUseId)) return undefined;
+      const name = toolNames.get(b.toolUseId);
+      return { kind: 'tool_result', ...base, toolUseId: b.toolUseId, ...(name ? { toolName: name } : {}), text: resultText(b.content) };
+    }
+    case 'image':
+      return undefined;
+  }
+}
