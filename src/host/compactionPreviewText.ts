@@ -1,15 +1,19 @@
 import type { CompactionPreview } from '../core/compaction/compactor';
+import { REATTACH_FILE_TOKENS } from '../core/compaction/reattach';
 
 /**
  * What Compact Now would do, in a sentence: the turns, their tokens → the expected size of
  * what replaces them (the figures the Compactions view then shows for the records), the saving,
- * and the whole prompt before → after.
+ * and the whole prompt before → after; then the files it would re-attach fresh from disk
+ * (their size is known only when the run reads them).
  */
 export function previewSentence(preview: CompactionPreview): string {
   const turns = preview.regions.map((r) => (r.firstTurn === r.lastTurn ? `turn ${r.firstTurn}` : `turns ${r.firstTurn}–${r.lastTurn}`)).join(', ');
   const before = preview.regions.reduce((n, r) => n + r.tokens, 0);
   const after = preview.regions.reduce((n, r) => n + r.expectedTokensAfter, 0);
-  return `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}). The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;
+  const sentence = `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}). The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;
+  if (preview.reattach.length === 0) return sentence;
+  return `${sentence} Then re-attaches ${preview.reattach.join(', ')} (read fresh from disk, up to ~${fmt(REATTACH_FILE_TOKENS)} tokens each).`;
 }
 
 function fmt(n: number): string {

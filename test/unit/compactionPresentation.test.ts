@@ -58,4 +58,20 @@ describe('how compaction reads in the chat and in Compact Now', () => {
     assert.equal(num(m[5]), Math.round(preview.tokensBefore), 'and the whole prompt is named too');
     assert.deepEqual(run.records.flatMap((r) => r.regions.map((g) => `${g.firstTurn}–${g.lastTurn}`)), ['1–3'], 'the run compacts the turns the preview named');
   });
+
+  it("Compact Now's sentence names the files the run then re-attaches fresh from disk", async () => {
+    const convo = new Convo();
+    for (let t = 1; t <= 4; t++) convo.user(`question ${t}`).read(`src/f${t}.ts`, lines(120, 40, `f${t}`)).say(`answer ${t}`);
+    const state = convo.state({ keepRecentTurns: 1, keepRecentTokens: 0 });
+    const llm = new ScriptedLlm(Array.from({ length: 4 }, () => ({ content: [{ type: 'text' as const, text: 'The user asked about f1 to f3; the assistant read them.' }] })));
+    const readFresh = async (path: string) => ({ ok: true as const, text: `// fresh ${path}\n`, bytes: 20 });
+    const compactor = new Compactor({ summariser: llm, clock: fakeClock(), ids: counterIds('s'), tokensOf, measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0), settings: () => DEFAULT_COMPACTION_SETTINGS, timeout: () => new Promise(() => undefined), readFresh });
+    const preview = compactor.preview(state);
+    assert.deepEqual(preview.reattach, ['src/f3.ts', 'src/f2.ts', 'src/f1.ts'], 'the compacted reads, most recent first; f4 stays verbatim');
+    assert.match(previewSentence(preview), / Then re-attaches src\/f3\.ts, src\/f2\.ts, src\/f1\.ts \(read fresh from disk, up to ~5,000 tokens each\)\.$/);
+    const run = await compactor.compact(state, { trigger: 'manual', tokensToFree: 'all', signal: new AbortController().signal });
+    assert.deepEqual(run.records.flatMap((r) => (r.reattached ?? []).map((f) => f.path)), preview.reattach, 'the run re-attaches the files the preview named');
+    const off = new Compactor({ summariser: llm, clock: fakeClock(), ids: counterIds('t'), tokensOf, measure: () => 0, settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, reattachAfterCompaction: false }), timeout: () => new Promise(() => undefined), readFresh });
+    assert.deepEqual(off.preview(state).reattach, [], 'nothing is named when re-attach is off');
+  });
 });

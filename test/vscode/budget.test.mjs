@@ -10,24 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
+import { budgetFrame } from './budgetFrame.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
-
-/** The frame of the budget panel's webview (polled while it loads). */
-async function budgetFrame(page, timeout = UI_TIMEOUT) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    for (const frame of page.frames()) {
-      if (frame === page.mainFrame() || frame.isDetached()) continue;
-      try {
-        if ((await frame.locator('[data-testid="budget-root"]').count()) > 0) return frame;
-      } catch (err) {
-        if (!/detached|navigat|Execution context was destroyed/i.test(err.message)) throw err;
-      }
-    }
-    if (Date.now() > deadline) throw new Error('no frame with [data-testid="budget-root"]');
-    await page.waitForTimeout(250); // poll interval while the webview loads
-  }
-}
 
 /** Scrolls the panel to a card in one step inside the page (the panel may re-render between two Playwright steps). */
 const scrollToCard = (frame, testid) => frame.evaluate((id) => document.querySelector(`[data-testid="${id}"]`)?.scrollIntoView({ block: 'start' }), testid);

@@ -18,6 +18,7 @@ import { modelInfo } from '../models';
 import { snip } from './snip';
 import { summariseRegions } from './summarise';
 import { guardToolResult } from './toolResultGuard';
+import { reattachCandidates } from './reattachCandidates';
 import { reattach, type ReadFresh } from './reattachRun';
 import type { CompactionRecord, CompactionTrigger } from './types';
 
@@ -32,6 +33,11 @@ export interface CompactionPreview {
   readonly expectedAfter: number;
   readonly expectedSaving: number;
   readonly plan: CompactionPlan;
+  /**
+   * Files the run would re-attach after compacting (most recent first), when re-attach is on
+   * and there is a reader; what is actually attached depends on the files and the room then.
+   */
+  readonly reattach: readonly string[];
 }
 
 /** Ports and settings of the compactor. */
@@ -224,11 +230,16 @@ export class Compactor {
   preview(state: ConversationState): CompactionPreview {
     const settings = this.deps.settings();
     const plan = this.plan(state, { cacheWarm: true, mode: 'manual' });
-    if (settings.strategy === 'summarise') return { regions: plan.regions, tokensBefore: plan.tokensBefore, expectedAfter: plan.expectedAfter, expectedSaving: plan.expectedSaving, plan };
+    const reattachOf = (regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>): string[] => {
+      if (!this.deps.readFresh || settings.reattachAfterCompaction === false || regions.length === 0) return [];
+      const replaced = new Set(regions.flatMap((r) => r.messageIds));
+      return reattachCandidates(state.messages, state.messages.filter((m) => !replaced.has(m.id))).map((c) => c.path);
+    };
+    if (settings.strategy === 'summarise') return { regions: plan.regions, tokensBefore: plan.tokensBefore, expectedAfter: plan.expectedAfter, expectedSaving: plan.expectedSaving, plan, reattach: reattachOf(plan.regions) };
     const dry = this.strategyRun(state, settings.strategy, Number.MAX_SAFE_INTEGER, 'manual', counterIds('preview'));
     const saving = dry.records.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);
     const regions = dry.records.flatMap((r) => r.regions.map((g) => ({ ...g, userTokens: 0, startIndex: state.messages.findIndex((m) => m.id === g.messageIds[0]), expectedTokensAfter: 0 })));
-    return { regions, tokensBefore: plan.tokensBefore, expectedAfter: plan.tokensBefore - saving, expectedSaving: saving, plan };
+    return { regions, tokensBefore: plan.tokensBefore, expectedAfter: plan.tokensBefore - saving, expectedSaving: saving, plan, reattach: reattachOf(regions) };
   }
 
   /** The effective window of a state (for callers that report utilisation). */
