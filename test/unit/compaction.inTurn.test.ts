@@ -139,6 +139,19 @@ describe('compaction plan (cache-aware)', () => {
     assert.ok(p.regions.length === 1 && p.expectedAfter < 0.5 * 90_000);
   });
 
+  it('at the hard threshold masks first when that alone leaves the threshold with its buffer, else summarises', () => {
+    const state = longTurn(16, 8_000, config);
+    const at = (fixedTokens: number) => planCompaction(state, { tokensOf, fixedTokens, settings: settings(), cacheWarm: true, mode: 'auto' });
+    const p = at(50_000);
+    assert.equal(p.pressure.level, 'hard');
+    assert.ok(p.expectedSaving < p.pressure.tokensToFree, 'masking does not reach the soft target');
+    assert.equal(p.action, 'mask', p.reason);
+    assert.ok(p.expectedAfter <= 0.8 * 90_000 && /summarising waits/.test(p.reason));
+    const tooBig = at(70_000);
+    assert.equal(tooBig.pressure.level, 'hard');
+    assert.equal(tooBig.action, 'summarise', 'masking would stay above the hard threshold minus its buffer');
+  });
+
   it('over the soft threshold, waits while a summary would not pay back within half its cycle; at the hard threshold never', () => {
     const soft = longTurn(33, 8_000, config);
     const at = (g: number | undefined) => planCompaction(soft, { tokensOf, fixedTokens: 2_000, settings: settings({ maskToolResults: false }), cacheWarm: true, mode: 'auto', ...(g !== undefined ? { growthPerRequest: g } : {}) });

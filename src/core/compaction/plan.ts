@@ -153,6 +153,10 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     const hard = pressure.level === 'hard';
     // Masking alone is enough: cheaper (no LLM) and it keeps every call and every word.
     if (mask && mask.expectedSaving >= pressure.tokensToFree && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))) return { ...mask, reason: `Older tool results are cleared because ${why}.` };
+    // At the hard threshold masking still goes first when it takes the prompt below the hard
+    // threshold with its buffer: the cheap, lossless layer before any summary (the summary
+    // follows at the next hard threshold, when there is less left to clear).
+    if (hard && mask && mask.expectedAfter <= (cfg.hardThreshold - settings.hardBuffer) * eff) return { ...mask, reason: `Older tool results are cleared because ${why}; that is enough to leave the threshold, so summarising waits.` };
     const s = summarisePlan();
     if (s && (hard || (s.expectedSaving >= settings.minSoftSavingShare * eff && paysBack(s, inputs.growthPerRequest, Infinity)))) return { ...s, reason: `Older history is summarised because ${why}.` };
     if (mask && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))) return { ...mask, reason: `Older tool results are cleared because ${why} (nothing else can be summarised).` };
