@@ -5,6 +5,7 @@
  * messages, then cache breakpoints, the model (404) and max_tokens against the model's limit.
  * The context-window checks, which need the token count, are `checkWindow`.
  */
+import { checkDiagnostics } from './cacheDiagnostics';
 import { checkBreakpoints, checkCacheControl } from './cacheControl';
 import { isKnownModel, maxOutputTokens } from './models';
 import { invalid, isObject, noExtraKeys, reject } from './reject';
@@ -42,6 +43,7 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
   checkThinking(body.thinking, body.max_tokens);
   checkMessages(body.messages, body.model);
   checkCacheControl(body.cache_control, '');
+  checkDiagnostics(body.diagnostics);
   const request = body as unknown as ApiRequest;
   checkBreakpoints(request);
   if (!isKnownModel(body.model)) reject(404, 'not_found_error', 'model_not_found', `model: ${body.model}`);
