@@ -12,6 +12,7 @@ import { invalid, isObject, noExtraKeys, reject } from './reject';
 import type { ApiRequest } from './request';
 import { checkMessages } from './validateMessages';
 import { checkWellFormedStrings } from './validateStrings';
+import { checkThinkingHistory } from './validateThinking';
 import { checkSystem, checkToolChoice, checkTools } from './validateTools';
 
 /** The API route a body was sent to. */
@@ -46,6 +47,7 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
   checkDiagnostics(body.diagnostics);
   const request = body as unknown as ApiRequest;
   checkBreakpoints(request);
+  checkThinkingHistory(request);
   if (!isKnownModel(body.model)) reject(404, 'not_found_error', 'model_not_found', `model: ${body.model}`);
   if (endpoint === 'messages' && typeof body.max_tokens === 'number') {
     const limit = maxOutputTokens(body.model);
@@ -65,7 +67,12 @@ function checkMaxTokens(v: unknown): void {
 function checkThinking(thinking: unknown, maxTokens: unknown): void {
   if (thinking === undefined) return;
   if (!isObject(thinking)) invalid('thinking', 'thinking: Input should be a valid dictionary');
-  if (thinking.type === 'disabled' || thinking.type === 'adaptive') return;
+  if (thinking.type === 'disabled') return;
+  if (thinking.type === 'adaptive') {
+    // Adaptive thinking has no budget: https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking
+    if (thinking.budget_tokens !== undefined) invalid('thinking', 'thinking.adaptive.budget_tokens: Extra inputs are not permitted');
+    return;
+  }
   if (thinking.type !== 'enabled') {
     invalid('thinking', `thinking: Input tag '${String(thinking.type)}' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'`);
   }
