@@ -4,6 +4,7 @@
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { AssistantContent } from './assistant';
+import type { ApiCacheMissReason } from './cacheMiss';
 import type { ToolResultContent } from './model';
 
 /** Token usage as the Messages API reports it. */
@@ -65,6 +66,13 @@ export interface LlmResult {
   readonly usage: Usage;
   readonly model: string;
   readonly requestId?: string;
+  /** The response's `id` (`msg_…`), for the next request's `diagnostics.previous_message_id`. */
+  readonly messageId?: string;
+  /**
+   * The API's `diagnostics.cache_miss_reason` (see `cacheMiss.ts`): absent when the response had
+   * no diagnostics (not asked, nothing diverged), null while the API's comparison was pending.
+   */
+  readonly cacheMissReason?: ApiCacheMissReason | null;
 }
 
 /** Talks to Claude. Never throws: every failure is an LlmError value. */

@@ -1,5 +1,6 @@
 import type { CacheTtl, PipelineConfig } from './model';
 import { modelInfo } from './models';
+import { THINKING_SETTINGS, type ThinkingSetting } from './thinking';
 
 /** What a user may set; everything optional, resolved against the model's facts. */
 export interface PipelineSettings {
@@ -15,6 +16,8 @@ export interface PipelineSettings {
   readonly keepRecentTokens?: number;
   readonly cacheTtl?: CacheTtl;
   readonly pasteThresholdChars?: number;
+  /** Extended thinking: off (default), low, medium or high. */
+  readonly thinking?: ThinkingSetting;
 }
 
 /** The model used when none is set: a current Sonnet (4.5 reaches end-of-life on 2026-11-30). */
@@ -83,6 +86,7 @@ export function resolveConfig(settings: PipelineSettings): ConfigResult {
       cacheTtl: settings.cacheTtl === '1h' ? '1h' : '5m',
       minCacheableTokens: info.minCacheableTokens,
       pasteThresholdChars: Math.max(1000, Math.floor(settings.pasteThresholdChars ?? 100_000)),
+      ...(settings.thinking && settings.thinking !== 'off' && THINKING_SETTINGS.includes(settings.thinking) ? { thinking: settings.thinking } : {}),
     },
   };
 }

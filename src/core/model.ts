@@ -166,6 +166,8 @@ export type CacheTtl = '5m' | '1h';
 /** Settings that shape the pipeline. Built by the host from the user's settings. */
 export interface PipelineConfig {
   readonly model: string;
+  /** Extended thinking (`contextPipeline.thinking`); absent: off. See `thinking.ts`. */
+  readonly thinking?: 'off' | 'low' | 'medium' | 'high';
   readonly summarizerModel: string;
   /** Total context window in tokens. */
   readonly contextWindow: number;

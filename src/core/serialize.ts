@@ -1,5 +1,6 @@
 import type { AssistantMessageParam, CacheControlEphemeral, ContentBlockParam, MessageCreateParamsNonStreaming, TextBlockParam, Tool, ToolResultBlockParam, UserMessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Block, CacheTtl, ConversationState, Message, TextBlock, ToolSchema } from './model';
+import { thinkingParams } from './thinking';
 
 /**
  * Turns core state into the SDK's request types. Message params are memoised per Message
@@ -69,7 +70,7 @@ export function cacheControl(ttl: CacheTtl): CacheControlEphemeral {
 
 /**
  * Builds the request body for `messages.create` / `messages.stream`: model, max_tokens
- * (the output reserve), system, tools and messages, with a `cache_control` breakpoint on
+ * (the output reserve), system, tools, messages and thinking (`thinking.ts`), with a `cache_control` breakpoint on
  * each target (the last cacheable block of a target message). Never mutates memoised params.
  */
 export function serializeRequest(state: ConversationState, breakpoints: readonly BreakpointTarget[] = []): MessageCreateParamsNonStreaming {
@@ -95,6 +96,7 @@ export function serializeRequest(state: ConversationState, breakpoints: readonly
     ...(system.length > 0 ? { system } : {}),
     ...(tools.length > 0 ? { tools } : {}),
     messages,
+    ...thinkingParams(state.config.model, state.config.thinking, state.config.outputReserve, state.messages),
   };
 }
 

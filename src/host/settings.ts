@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { resolveConfig, type ConfigResult, type PipelineSettings } from '../core/config';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../core/compaction/policy';
 import type { CacheTtl } from '../core/model';
+import type { ThinkingSetting } from '../core/thinking';
 import { DEFAULT_INSTRUCTION_SETTINGS } from '../core/projectContext/instructions';
 import type { ProjectContextSettings } from './projectContext/projectContextSession';
 import { ignoredSettingWarning, isBoolean, isString, userLevelValue } from './trustedSetting';
@@ -28,6 +29,7 @@ export function readSettings(): PipelineSettings {
     keepRecentTokens: c.get<number>('keepRecentTokens'),
     cacheTtl: c.get<CacheTtl>('cacheTtl'),
     pasteThresholdChars: c.get<number>('pasteThresholdChars'),
+    thinking: c.get<ThinkingSetting>('thinking'),
   };
 }
 

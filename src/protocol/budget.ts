@@ -40,6 +40,15 @@ const RequestRow = v.strictObject({
   costUsd: N,
   /** A compaction ran before this request. */
   compactedBefore: v.boolean(),
+  /** Why the prompt cache missed on this request (the API's diagnosis or our attribution). */
+  cacheMiss: v.optional(
+    v.strictObject({
+      cause: v.picklist(['ttl_expired', 'model_changed', 'tools_changed', 'system_changed', 'params_changed', 'message_edited', 'below_minimum', 'unknown']),
+      missedTokens: N,
+      source: v.picklist(['api', 'ledger']),
+      detail: v.string(),
+    }),
+  ),
 });
 /** A pinned region: a whole message, or one pinned block (e.g. a selection) of a message. */
 const PinnedRow = v.strictObject({

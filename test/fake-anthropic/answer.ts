@@ -82,8 +82,9 @@ function longestPrefix(text: string, budget: number): string {
 }
 
 /** The full `Message` object of a non-streaming response. */
-export function messageBody(id: string, model: string, answer: Answer, usage: FakeUsage): Record<string, unknown> {
+export function messageBody(id: string, model: string, answer: Answer, usage: FakeUsage, diagnostics?: unknown): Record<string, unknown> {
   return {
+    ...(diagnostics !== undefined ? { diagnostics } : {}),
     id,
     type: 'message',
     role: 'assistant',

@@ -57,10 +57,11 @@ export async function handleMessages(state: FakeState, res: ServerResponse, rec:
     const usage: FakeUsage = { ...cacheUsage, output_tokens: answer.outputTokens, service_tier: 'standard' };
     rec.usage = usage;
     const id = state.ids.next('msg_01');
+    const diagnostics = state.diagnoser.diagnose(req, layout, id);
     const plan = streamPlan(step);
 
     if (req.stream) {
-      rec.outcome = await writeSse(res, rec.requestId, streamEvents(id, req.model, answer, usage, step?.chunkChars), plan, state.sleep);
+      rec.outcome = await writeSse(res, rec.requestId, streamEvents(id, req.model, answer, usage, step?.chunkChars, diagnostics), plan, state.sleep);
       return;
     }
     if (plan.disconnectAfterEvents !== undefined) {
@@ -75,7 +76,7 @@ export async function handleMessages(state: FakeState, res: ServerResponse, rec:
       return;
     }
     rec.outcome = 'answered';
-    sendJson(res, 200, messageBody(id, req.model, answer, usage), { 'request-id': rec.requestId });
+    sendJson(res, 200, messageBody(id, req.model, answer, usage, diagnostics), { 'request-id': rec.requestId });
   } catch (e) {
     if (e instanceof RejectionError) refuse(res, rec, e);
     else throw e;

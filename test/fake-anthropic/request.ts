@@ -14,6 +14,8 @@ export interface ApiRequest {
   readonly tools?: readonly ToolUnion[];
   readonly tool_choice?: unknown;
   readonly thinking?: unknown;
+  /** Cache diagnostics opt-in (`previous_message_id`), checked by `checkDiagnostics`. */
+  readonly diagnostics?: unknown;
   readonly stream?: boolean;
   /** Automatic caching: a breakpoint on the last cacheable block. */
   readonly cache_control?: CacheControlEphemeral | null;

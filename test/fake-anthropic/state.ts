@@ -6,6 +6,7 @@
 import { appendFileSync } from 'node:fs';
 import { IdSource } from './ids';
 import { DEFAULT_WINDOW } from './models';
+import { CacheDiagnoser } from './cacheDiagnostics';
 import { PromptCache } from './promptCache';
 import { ScriptQueue } from './script';
 import type { CacheStats, RecordedRequest } from './types';
@@ -51,6 +52,8 @@ export interface FakeAnthropicOptions {
 export class FakeState {
   readonly script = new ScriptQueue();
   readonly cache: PromptCache;
+  /** Cache diagnostics fingerprints, by response id. */
+  readonly diagnoser = new CacheDiagnoser();
   readonly apiKey: string | undefined;
   readonly logFile: string | undefined;
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -138,6 +141,7 @@ export class FakeState {
     this.script.clear();
     this.records.length = 0;
     this.cache.clear();
+    this.diagnoser.clear();
     this.window = this.initialWindow;
     this.ids = new IdSource();
     this.offsetMs = 0;

@@ -46,8 +46,9 @@ function blockEvents(b: OutBlock, index: number, size: number): SseEvent[] {
 }
 
 /** Every event of the stream of `answer`. */
-export function streamEvents(id: string, model: string, answer: Answer, usage: FakeUsage, chunkChars = DEFAULT_CHUNK_CHARS): SseEvent[] {
-  const start = messageBody(id, model, { ...answer, content: [] }, { ...usage, output_tokens: 1 });
+export function streamEvents(id: string, model: string, answer: Answer, usage: FakeUsage, chunkChars = DEFAULT_CHUNK_CHARS, diagnostics?: unknown): SseEvent[] {
+  // `diagnostics` travels on message_start's message (the SDK's stream keeps that snapshot).
+  const start = messageBody(id, model, { ...answer, content: [] }, { ...usage, output_tokens: 1 }, diagnostics);
   const events: SseEvent[] = [{ event: 'message_start', data: { type: 'message_start', message: { ...start, stop_reason: null, stop_details: null } } }];
   answer.content.forEach((b, i) => {
     const list = blockEvents(b, i, chunkChars);

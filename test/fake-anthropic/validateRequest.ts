@@ -5,12 +5,14 @@
  * messages, then cache breakpoints, the model (404) and max_tokens against the model's limit.
  * The context-window checks, which need the token count, are `checkWindow`.
  */
+import { checkDiagnostics } from './cacheDiagnostics';
 import { checkBreakpoints, checkCacheControl } from './cacheControl';
 import { isKnownModel, maxOutputTokens } from './models';
 import { invalid, isObject, noExtraKeys, reject } from './reject';
 import type { ApiRequest } from './request';
 import { checkMessages } from './validateMessages';
 import { checkWellFormedStrings } from './validateStrings';
+import { checkThinkingHistory } from './validateThinking';
 import { checkSystem, checkToolChoice, checkTools } from './validateTools';
 
 /** The API route a body was sent to. */
@@ -42,8 +44,10 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
   checkThinking(body.thinking, body.max_tokens);
   checkMessages(body.messages, body.model);
   checkCacheControl(body.cache_control, '');
+  checkDiagnostics(body.diagnostics);
   const request = body as unknown as ApiRequest;
   checkBreakpoints(request);
+  checkThinkingHistory(request);
   if (!isKnownModel(body.model)) reject(404, 'not_found_error', 'model_not_found', `model: ${body.model}`);
   if (endpoint === 'messages' && typeof body.max_tokens === 'number') {
     const limit = maxOutputTokens(body.model);
@@ -63,7 +67,12 @@ function checkMaxTokens(v: unknown): void {
 function checkThinking(thinking: unknown, maxTokens: unknown): void {
   if (thinking === undefined) return;
   if (!isObject(thinking)) invalid('thinking', 'thinking: Input should be a valid dictionary');
-  if (thinking.type === 'disabled' || thinking.type === 'adaptive') return;
+  if (thinking.type === 'disabled') return;
+  if (thinking.type === 'adaptive') {
+    // Adaptive thinking has no budget: https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking
+    if (thinking.budget_tokens !== undefined) invalid('thinking', 'thinking.adaptive.budget_tokens: Extra inputs are not permitted');
+    return;
+  }
   if (thinking.type !== 'enabled') {
     invalid('thinking', `thinking: Input tag '${String(thinking.type)}' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'`);
   }

@@ -10,7 +10,7 @@ import { makeRequestCounter } from '../requestTokens';
 import type { TokenEstimator } from '../tokens/estimator';
 import { restoreRecord } from '../compaction/apply';
 import type { Compactor } from '../compaction/compactor';
-import { EMPTY_HEALTH, withCompaction, withRequest, type ContextHealth } from '../compaction/health';
+import { CACHE_MISS_WARNING_STREAK, EMPTY_HEALTH, withCompaction, withRequest, type ContextHealth } from '../compaction/health';
 import { effectiveWindow } from '../compaction/policy';
 import type { CompactionRecord } from '../compaction/types';
 import type { SpillReader } from '../recall/corpus';
@@ -20,6 +20,7 @@ import { turnEndReason, type AgentEvent, type SessionSink, type TurnEndReason } 
 import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound } from './toolRound';
 import { addContextAfterTools, type ContextAfterTools } from './contextAfterTools';
+import { CacheWatch } from './cacheWatch';
 
 /** Ports and settings of an agent session. */
 export interface AgentDeps {
@@ -72,6 +73,7 @@ export class AgentSession {
   private queued: { instructions?: string; done: (r: SendResult) => void } | undefined;
   private lastRequestAt: number | undefined;
   private healthValue: ContextHealth = EMPTY_HEALTH;
+  private readonly cacheWatch = new CacheWatch();
   private compactionList: CompactionEntryState[];
   /** The workspace tools, with `recall` answered here on this session's compactions. */
   private readonly tools: ToolRunner;
@@ -147,6 +149,7 @@ export class AgentSession {
     }
     const applied = change(this.stateValue);
     if (applied.ok) this.stateValue = applied.state;
+    this.cacheWatch.note(pinned ? 'a pin' : 'an unpin');
     this.emit({ type: 'history_replaced', messages: this.stateValue.messages });
     return { ok: true };
   }
@@ -182,6 +185,7 @@ export class AgentSession {
     }
     this.stateValue = restored.state;
     this.compactionList[index] = { ...entry, active: false };
+    this.cacheWatch.note(`the restore of compaction ${recordId}`);
     await this.deps.sink.restore(recordId);
     this.emit({ type: 'restored', recordId });
     this.emit({ type: 'history_replaced', messages: this.stateValue.messages });
@@ -211,6 +215,7 @@ export class AgentSession {
     this.stateValue = state;
     for (const record of records) {
       this.compactionList.push({ record, active: true });
+      this.cacheWatch.note(`compaction ${record.id} (${record.layer})`);
       this.healthValue = withCompaction(this.healthValue, record);
       await this.deps.sink.compaction(record);
     }
@@ -309,7 +314,7 @@ export class AgentSession {
         const sent = this.stateValue;
         const prepared = prepareRequest(sent, { count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer), clock: this.deps.clock, ...(this.previous ? { previous: this.previous } : {}) });
         let streamedText = '';
-        const answer = await this.deps.llm.stream(prepared.params, {
+        const answer = await this.deps.llm.stream(this.cacheWatch.withDiagnostics(prepared.params), {
           signal: controller.signal,
           onEvent: (e) => {
             if (e.type === 'request_started') {
@@ -349,11 +354,12 @@ export class AgentSession {
         this.lastRequestAt = this.deps.clock.now();
         // The estimator anchors on what was sent: the normalized messages the counts refer to.
         this.deps.estimator.observe(prepared.sent, result.usage);
+        const cacheMiss = this.cacheWatch.observe(prepared, result, this.lastRequestAt, hitExpected);
         this.healthValue = withRequest(this.healthValue, result.usage, hitExpected);
         this.emit({ type: 'health', health: this.healthValue });
-        if (this.healthValue.missStreak === 3) this.emit({ type: 'notice', level: 'warning', text: 'The prompt cache missed 3 requests in a row although the start of the prompt did not change. Something early in the prompt may be changing every turn.' });
+        if (this.healthValue.missStreak === CACHE_MISS_WARNING_STREAK) this.emit({ type: 'notice', level: 'warning', text: this.cacheWatch.warning(CACHE_MISS_WARNING_STREAK) });
         const costUsd = requestCostUsd(result.model || sent.config.model, result.usage, sent.config.cacheTtl);
-        const usageRecord = { usage: result.usage, model: result.model, costUsd, estimatedTokens: prepared.tokens.total, at: this.deps.clock.now(), ...(result.requestId ? { requestId: result.requestId } : {}) };
+        const usageRecord = { usage: result.usage, model: result.model, costUsd, estimatedTokens: prepared.tokens.total, at: this.deps.clock.now(), ...(result.requestId ? { requestId: result.requestId } : {}), ...(cacheMiss ? { cacheMiss } : {}) };
         await this.deps.sink.usage(usageRecord);
         this.emit({ type: 'usage', ...usageRecord, reportedTokens: promptTokensOf(result.usage) });
         stopReason = result.stopReason;

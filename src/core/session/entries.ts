@@ -10,6 +10,7 @@
 import * as v from 'valibot';
 import type { Usage } from '../agentPorts';
 import type { Message } from '../model';
+import type { CacheMiss } from '../cacheMiss';
 
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
@@ -49,6 +50,8 @@ export interface UsageEntry {
   /** The pipeline's input-token estimate before sending. */
   readonly estimatedInputTokens: number;
   readonly costUsd: number;
+  /** Why the prompt cache missed on this request, when it did (absent in older files). */
+  readonly cacheMiss?: CacheMiss;
 }
 
 /**
@@ -153,6 +156,12 @@ const block = v.variant('type', [
 ]);
 const message = v.strictObject({ id: v.string(), role: v.picklist(['user', 'assistant']), blocks: v.array(block), turn: int });
 const usage = v.strictObject({ input_tokens: int, output_tokens: int, cache_read_input_tokens: int, cache_creation_input_tokens: int });
+const cacheMiss = v.strictObject({
+  cause: v.picklist(['ttl_expired', 'model_changed', 'tools_changed', 'system_changed', 'params_changed', 'message_edited', 'below_minimum', 'unknown']),
+  missedTokens: num,
+  source: v.picklist(['api', 'ledger']),
+  detail: v.pipe(v.string(), v.maxLength(2000)),
+});
 
 /** Strict schema of one entry; its output type is checked against `SessionEntry`. */
 export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.variant('type', [
@@ -167,7 +176,7 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     workspace: v.string(),
   }),
   v.strictObject({ type: v.literal('message'), at: num, message }),
-  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: num }),
+  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: num, cacheMiss: v.optional(cacheMiss) }),
   v.strictObject({
     type: v.literal('compaction'),
     at: num,

@@ -7,6 +7,7 @@
  * estimate, cost, turn) and every compaction a `compaction` entry, in the order they
  * happened, so older session files rebuild the same way.
  */
+import type { CacheMiss } from '../cacheMiss';
 import type { SessionEntry } from './entries';
 
 /** One request to Claude, as the budget panel charts and lists it. */
@@ -26,6 +27,8 @@ export interface RequestRecord {
   readonly costUsd: number;
   /** A compaction ran between the request before and this one. */
   readonly compactedBefore: boolean;
+  /** Why the prompt cache missed, when it did (stored with the usage entry). */
+  readonly cacheMiss?: CacheMiss;
 }
 
 /** The rebuilt history. */
@@ -66,6 +69,7 @@ export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHisto
       estimated: e.estimatedInputTokens,
       costUsd: e.costUsd,
       compactedBefore: compacted,
+      ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
     });
     // Map insertion order keeps the turns in the order they first made a request.
     lastOfTurn.set(e.turn, promptTokens + u.output_tokens);

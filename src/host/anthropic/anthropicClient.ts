@@ -1,7 +1,8 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import type { MessageCreateParamsNonStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type { CacheMissReason, MessageCreateParamsNonStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agentPorts';
 import type { AssistantContent } from '../../core/assistant';
+import type { ApiCacheMissReason } from '../../core/cacheMiss';
 import { apiKeyCharProblem } from '../../core/apiKeyCheck';
 import { classifyBaseUrl } from '../../core/endpoint';
 import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs, type FailureFacts, type RetryPolicy } from '../../core/llmErrors';
@@ -101,6 +102,9 @@ export class AnthropicLlmClient implements LlmClient {
           stopReason: final.stop_reason ?? null,
           model: final.model,
           ...(stream.request_id ? { requestId: stream.request_id } : {}),
+          ...(typeof final.id === 'string' && final.id ? { messageId: final.id } : {}),
+          // `diagnostics` arrives on message_start's message (the SDK keeps it in the snapshot); older servers omit it.
+          ...(final.diagnostics ? { cacheMissReason: cacheMissReasonOf(final.diagnostics.cache_miss_reason) } : {}),
           usage: { input_tokens: u.input_tokens, output_tokens: u.output_tokens, cache_read_input_tokens: u.cache_read_input_tokens ?? 0, cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0 },
         },
       };
@@ -120,6 +124,26 @@ function forward(event: RawMessageStreamEvent, onEvent: (event: LlmEvent) => voi
     else if (d.type === 'thinking_delta') onEvent({ type: 'thinking_delta', index: event.index, thinking: d.thinking });
   }
   // Other events (message_start/delta/stop, ping, signature deltas, future types) need no forwarding.
+}
+
+/**
+ * The API's cache-miss reason in the core's terms (SDK type `CacheMissReason`, see
+ * https://platform.claude.com/docs/en/build-with-claude/cache-diagnostics). A reason type this
+ * build does not know counts as `unavailable`; a missing token count as 0.
+ */
+export function cacheMissReasonOf(reason: CacheMissReason | null | undefined): ApiCacheMissReason | null {
+  if (!reason) return null;
+  switch (reason.type) {
+    case 'model_changed':
+    case 'system_changed':
+    case 'tools_changed':
+    case 'messages_changed':
+      return { type: reason.type, cache_missed_input_tokens: typeof reason.cache_missed_input_tokens === 'number' ? reason.cache_missed_input_tokens : 0 };
+    case 'previous_message_not_found':
+      return { type: 'previous_message_not_found' };
+    default:
+      return { type: 'unavailable' };
+  }
 }
 
 /** `error` with the key (in any form redactSecrets knows) removed from its message. */

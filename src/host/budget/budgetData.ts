@@ -68,6 +68,7 @@ export class BudgetHistory {
           estimated: e.estimatedTokens || this.estimated,
           costUsd: e.costUsd,
           compactedBefore: this.compactedSinceRequest,
+          ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
         });
         if (this.requests.length > MAX_REQUESTS) this.requests.shift();
         this.awaitingUsage = false;

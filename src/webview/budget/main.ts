@@ -65,6 +65,13 @@ function accuracy(s: BudgetSnapshot): HTMLElement {
 /** One chart for the panel's life: re-renders move it and feed it data (no flicker, hover kept). */
 const chart = new HistoryChart();
 
+/** Why the cache missed on a request, one line (the API's diagnosis is marked), or empty. */
+function cacheMissText(m: BudgetSnapshot['requests'][number]['cacheMiss']): string {
+  if (!m) return '';
+  const tokens = m.missedTokens > 0 ? ` · ${formatTokens(m.missedTokens)} missed` : '';
+  return `${m.detail}${tokens}${m.source === 'api' ? ' (API)' : ''}`;
+}
+
 /** 3. Per-request history: chart and table. */
 function history(s: BudgetSnapshot): HTMLElement {
   if (s.requests.length === 0) return section('Requests', 'budget-history', el('p', { class: 'muted' }, 'No request in this session yet.'));
@@ -72,7 +79,7 @@ function history(s: BudgetSnapshot): HTMLElement {
   const key = el('div', { class: 'chart-key' }, el('span', {}, el('span', { class: 'swatch marker' }), 'Compaction before the request'));
   const rows = s.requests.slice(-20).reverse().map((r) => {
     const prompt = r.input + r.cacheRead + r.cacheWrite;
-    return [`#${r.index}${r.compactedBefore ? ' ⟲' : ''}`, formatTokens(r.promptTokens), formatTokens(r.cacheRead), formatTokens(r.cacheWrite), formatTokens(r.output), pct(r.cacheRead, prompt), usd(r.costUsd)];
+    return [`#${r.index}${r.compactedBefore ? ' ⟲' : ''}`, formatTokens(r.promptTokens), formatTokens(r.cacheRead), formatTokens(r.cacheWrite), formatTokens(r.output), pct(r.cacheRead, prompt), usd(r.costUsd), cacheMissText(r.cacheMiss)];
   });
   const total = s.requests.reduce((a, r) => a + r.costUsd, 0);
   return section(
@@ -80,7 +87,7 @@ function history(s: BudgetSnapshot): HTMLElement {
     'budget-history',
     chart.element,
     key,
-    table(['Request', 'Prompt', 'Cache read', 'Cache write', 'Output', 'Hit rate', 'Cost'], rows, { class: 'requests', 'data-testid': 'requests-table' }),
+    table(['Request', 'Prompt', 'Cache read', 'Cache write', 'Output', 'Hit rate', 'Cost', 'Cache miss'], rows, { class: 'requests', 'data-testid': 'requests-table' }),
     el('p', { class: 'muted' }, `${s.requests.length} ${s.requests.length === 1 ? 'request' : 'requests'}, ${usd(total)} in this session (newest first, at most 20 listed).`),
   );
 }
