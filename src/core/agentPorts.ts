@@ -6,6 +6,8 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import type { AssistantContent } from './assistant';
 import type { ApiCacheMissReason } from './cacheMiss';
 import type { ToolResultContent } from './model';
+import type { ServerRequestParts } from './serverContext';
+import type { ServerReport } from './serverReport';
 
 /** Token usage as the Messages API reports it. */
 export interface Usage {
@@ -73,13 +75,20 @@ export interface LlmResult {
    * no diagnostics (not asked, nothing diverged), null while the API's comparison was pending.
    */
   readonly cacheMissReason?: ApiCacheMissReason | null;
+  /** What the API reported about server-side context management (applied edits, iterations); absent when nothing. */
+  readonly server?: ServerReport;
 }
 
 /** Talks to Claude. Never throws: every failure is an LlmError value. */
 export interface LlmClient {
   stream(
     params: MessageCreateParamsNonStreaming,
-    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void },
+    opts: {
+      readonly signal: AbortSignal;
+      readonly onEvent: (event: LlmEvent) => void;
+      /** Server context management: `context_management` and beta headers (sent through the beta endpoint when present). */
+      readonly server?: ServerRequestParts;
+    },
   ): Promise<{ readonly ok: true; readonly result: LlmResult } | { readonly ok: false; readonly error: LlmError }>;
 }
 

@@ -5,7 +5,9 @@ import type { Clock, IdSource } from './ports';
 export type AssistantContent =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
-  | { readonly type: 'thinking'; readonly thinking: string; readonly signature?: string };
+  | { readonly type: 'thinking'; readonly thinking: string; readonly signature?: string }
+  /** A server compaction block (`compact_20260112`): the summary and the opaque field to send back verbatim. */
+  | { readonly type: 'compaction'; readonly content: string; readonly encryptedContent?: string | null };
 
 /** Result of appending an answer: the new state, or why it was refused (state unchanged). */
 export type AppendResult = { readonly ok: true; readonly state: ConversationState; readonly message: Message } | { readonly ok: false; readonly error: string };
@@ -28,6 +30,9 @@ export function appendAssistantMessage(state: ConversationState, content: readon
       if (c.text.trim()) blocks.push({ type: 'text', text: c.text, meta });
     } else if (c.type === 'thinking') {
       if (c.thinking.trim()) blocks.push({ type: 'thinking', thinking: c.thinking, ...(c.signature ? { signature: c.signature } : {}), meta });
+    } else if (c.type === 'compaction') {
+      // The summary stands for every earlier turn; its id names the record the session makes of it (serverCompaction.ts).
+      if (c.content.trim()) blocks.push({ type: 'summary', text: c.content, compactionId: deps.ids.next('cmp'), turnRange: [1, last.turn], server: c.encryptedContent !== undefined ? { encryptedContent: c.encryptedContent } : {}, meta: { ...meta, source: 'compactor', compactable: false } });
     } else {
       if (known.has(c.id)) return { ok: false, error: `The tool call id ${c.id} was already used in this conversation.` };
       known.add(c.id);

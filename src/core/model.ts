@@ -106,6 +106,12 @@ export interface SummaryBlock {
   readonly compactionId: string;
   /** Inclusive turn range this summary replaces. */
   readonly turnRange: readonly [number, number];
+  /**
+   * Set when the API made this summary (server compaction, `compact_20260112`): the block is
+   * sent back as the API's `compaction` block, with `text` as its content and this opaque
+   * field verbatim (see serverContext.ts). Such a summary sits first in an assistant message.
+   */
+  readonly server?: { readonly encryptedContent?: string | null };
   readonly meta: BlockMeta;
 }
 

@@ -36,6 +36,7 @@ function serializeBlock(b: Block): ContentBlockParam | undefined {
     case 'text':
       return { type: 'text', text: b.text };
     case 'summary':
+      if (b.server) return compactionParam(b.text, b.server.encryptedContent);
       return { type: 'text', text: `<conversation_summary turns="${b.turnRange[0]}-${b.turnRange[1]}">\n${b.text}\n</conversation_summary>` };
     case 'tool_use':
       return { type: 'tool_use', id: b.id, name: b.name, input: b.input as Record<string, unknown> };
@@ -51,6 +52,23 @@ function serializeBlock(b: Block): ContentBlockParam | undefined {
     case 'image':
       return { type: 'image', source: { type: 'base64', media_type: b.mediaType, data: b.data } };
   }
+}
+
+/**
+ * A server compaction block as the API takes it back (SDK `BetaCompactionBlockParam`:
+ * type, content, encrypted_content "to be round-tripped verbatim"). The request type here
+ * is the non-beta one, which does not list this block: the cast is the one place the beta
+ * shape enters, and the client sends such a request through `beta.messages` with the
+ * `compact-2026-01-12` header (see serverContext.ts, anthropicClient.ts).
+ */
+function compactionParam(content: string, encryptedContent: string | null | undefined): ContentBlockParam {
+  const block = { type: 'compaction' as const, content, ...(encryptedContent !== undefined ? { encrypted_content: encryptedContent } : {}) };
+  return block as unknown as ContentBlockParam;
+}
+
+/** Whether a state's history holds a server compaction block (its request needs the compaction beta). */
+export function hasServerCompaction(state: ConversationState): boolean {
+  return state.messages.some((m) => m.blocks.some((b) => b.type === 'summary' && b.server !== undefined));
 }
 
 /** System blocks as the API's text blocks. */

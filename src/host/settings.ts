@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { resolveConfig, type ConfigResult, type PipelineSettings } from '../core/config';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../core/compaction/policy';
+import { isServerStrategy } from '../core/serverContext';
 import type { CacheTtl } from '../core/model';
 import type { ThinkingSetting } from '../core/thinking';
 import { DEFAULT_INSTRUCTION_SETTINGS } from '../core/projectContext/instructions';
@@ -61,12 +62,19 @@ export function readCompactionSettings(): CompactionSettings {
   const soft = c.get<string>('autoCompact', 'auto');
   return {
     ...DEFAULT_COMPACTION_SETTINGS,
-    strategy: strategy === 'middle-removal' || strategy === 'oldest-removal' || strategy === 'hybrid' ? strategy : 'summarise',
+    strategy: strategy === 'middle-removal' || strategy === 'oldest-removal' || strategy === 'hybrid' || isServerStrategy(strategy) ? strategy : 'summarise',
     softAction: soft === 'propose' || soft === 'off' ? soft : 'auto',
     summaryPolicy: c.get<string>('summaryPolicy', 'rolling') === 'stacked' ? 'stacked' : 'rolling',
     maskToolResults: c.get<boolean>('maskToolResults', true) !== false,
     clearAtLeastTokens: Math.max(0, Math.floor(c.get<number>('clearAtLeastTokens', 0) || 0)),
     reattachAfterCompaction: c.get<boolean>('reattachAfterCompaction', true) !== false,
+    server: {
+      triggerTokens: Math.max(0, Math.floor(c.get<number>('serverTriggerTokens', 0) || 0)),
+      keepToolUses: Math.max(0, Math.floor(c.get<number>('serverKeepToolUses', 0) || 0)),
+      // The server's clear_at_least reuses the minimum our own cheap edits free (one setting for one idea).
+      clearAtLeastTokens: Math.max(0, Math.floor(c.get<number>('clearAtLeastTokens', 0) || 0)),
+      excludeTools: (c.get<unknown[]>('serverExcludeTools', []) ?? []).filter((t): t is string => typeof t === 'string' && t.trim() !== ''),
+    },
   };
 }
 

@@ -14,7 +14,9 @@ import type { AnswerStep, FakeUsage, StopReason } from './types';
 export type OutBlock =
   | { readonly type: 'thinking'; readonly thinking: string; readonly signature: string }
   | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown };
+  | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
+  /** A server compaction's summary (first in the content; its tokens are the compaction iteration's). */
+  | { readonly type: 'compaction'; readonly content: string; readonly encrypted_content: string };
 
 /** What the scripted model answers. */
 export interface Answer {
@@ -42,6 +44,7 @@ export function buildAnswer(step: AnswerStep | undefined, req: ApiRequest, ids: 
 
 /** Output tokens of one block. */
 export function outputTokens(b: OutBlock): number {
+  if (b.type === 'compaction') return 0;
   if (b.type === 'thinking') return countTokens(b.thinking);
   if (b.type === 'text') return countTokens(b.text);
   return PER_TOOL_BLOCK + countTokens(b.name) + countTokens(JSON.stringify(b.input));
@@ -81,8 +84,14 @@ function longestPrefix(text: string, budget: number): string {
   return chars.slice(0, lo).join('').trimEnd();
 }
 
+/** What a response under `context_management` adds: the applied edits and the per-iteration usage. */
+export interface ServerExtras {
+  readonly contextManagement: { readonly applied_edits: readonly unknown[] };
+  readonly iterations?: readonly Record<string, unknown>[];
+}
+
 /** The full `Message` object of a non-streaming response. */
-export function messageBody(id: string, model: string, answer: Answer, usage: FakeUsage, diagnostics?: unknown): Record<string, unknown> {
+export function messageBody(id: string, model: string, answer: Answer, usage: FakeUsage, diagnostics?: unknown, server?: ServerExtras): Record<string, unknown> {
   return {
     ...(diagnostics !== undefined ? { diagnostics } : {}),
     id,
@@ -94,6 +103,7 @@ export function messageBody(id: string, model: string, answer: Answer, usage: Fa
     stop_sequence: null,
     stop_details: answer.stopReason === 'refusal' ? { type: 'refusal', category: null, explanation: null } : null,
     container: null,
-    usage,
+    usage: server?.iterations ? { ...usage, iterations: server.iterations } : usage,
+    ...(server ? { context_management: server.contextManagement } : {}),
   };
 }

@@ -4,7 +4,9 @@
  * answer — with a message, a stream, or the scripted error or fault.
  */
 import type { ServerResponse } from 'node:http';
-import { buildAnswer, messageBody } from './answer';
+import { buildAnswer, messageBody, type OutBlock, type ServerExtras } from './answer';
+import { afterLastCompaction, applyClear, checkContextManagement, type AppliedEdit } from './contextManagement';
+import { countTokens } from './tokenizer';
 import { pause, sendApiError, sendJson } from './http';
 import { minCacheableTokens } from './models';
 import { layoutPrompt } from './promptLayout';
@@ -29,7 +31,20 @@ const STATUS_OF: Partial<Record<ApiErrorType, number>> = { overloaded_error: 529
 export async function handleMessages(state: FakeState, res: ServerResponse, rec: RecordedRequest, body: unknown, endpoint: Endpoint): Promise<void> {
   try {
     const req = validateRequest(body, endpoint);
-    const layout = layoutPrompt(req);
+    const edits = checkContextManagement(body as Record<string, unknown>, rec.headers['anthropic-beta']);
+    // What the model sees: before the last compaction block nothing counts; then the clears.
+    let seen = afterLastCompaction(req);
+    let layout = layoutPrompt(seen);
+    const tokensBeforeEdits = layout.totalTokens;
+    const appliedEdits: AppliedEdit[] = [];
+    for (const e of edits) {
+      if (e.type !== 'clear_tool_uses_20250919') continue;
+      const r = applyClear(seen, e, layout.totalTokens);
+      if (!r.applied) continue;
+      seen = r.req;
+      layout = layoutPrompt(seen);
+      appliedEdits.push(r.applied);
+    }
     rec.inputTokens = layout.totalTokens;
     if (endpoint === 'count_tokens') {
       rec.outcome = 'counted';
@@ -52,16 +67,22 @@ export async function handleMessages(state: FakeState, res: ServerResponse, rec:
       return;
     }
 
+    const compact = edits.find((e) => e.type === 'compact_20260112');
+    const compaction = compact && (layout.totalTokens >= compact.trigger || (step && step.status === undefined && step.compaction)) ? compactionOf(layout.totalTokens, step?.status === undefined ? step?.compaction?.summary : undefined, `enc_${rec.requestId}`) : undefined;
+    if (compaction) layout = layoutPrompt({ ...seen, messages: [{ role: 'user', content: [{ type: 'text', text: compaction.block.content }] }] });
     const cacheUsage = state.cache.process(req.model, layout, minCacheableTokens(req.model));
-    const answer = buildAnswer(step, req, state.ids);
+    const built = buildAnswer(step, req, state.ids);
+    const answer = compaction ? { ...built, content: [compaction.block, ...built.content] } : built;
     const usage: FakeUsage = { ...cacheUsage, output_tokens: answer.outputTokens, service_tier: 'standard' };
     rec.usage = usage;
+    const server: ServerExtras | undefined = body !== null && typeof body === 'object' && 'context_management' in body ? { contextManagement: { applied_edits: appliedEdits }, ...(compaction ? { iterations: [compaction.usage, { type: 'message', input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens }] } : {}) } : undefined;
+    if (server) rec.contextManagement = { appliedEdits, compacted: compaction !== undefined, tokensBeforeEdits };
     const id = state.ids.next('msg_01');
     const diagnostics = state.diagnoser.diagnose(req, layout, id);
     const plan = streamPlan(step);
 
     if (req.stream) {
-      rec.outcome = await writeSse(res, rec.requestId, streamEvents(id, req.model, answer, usage, step?.chunkChars, diagnostics), plan, state.sleep);
+      rec.outcome = await writeSse(res, rec.requestId, streamEvents(id, req.model, answer, usage, step?.chunkChars, diagnostics, server), plan, state.sleep);
       return;
     }
     if (plan.disconnectAfterEvents !== undefined) {
@@ -76,11 +97,17 @@ export async function handleMessages(state: FakeState, res: ServerResponse, rec:
       return;
     }
     rec.outcome = 'answered';
-    sendJson(res, 200, messageBody(id, req.model, answer, usage, diagnostics), { 'request-id': rec.requestId });
+    sendJson(res, 200, messageBody(id, req.model, answer, usage, diagnostics, server), { 'request-id': rec.requestId });
   } catch (e) {
     if (e instanceof RejectionError) refuse(res, rec, e);
     else throw e;
   }
+}
+
+/** The compaction block and its iteration usage: the whole prompt read, the summary written. */
+function compactionOf(promptTokens: number, summary: string | undefined, enc: string): { block: Extract<OutBlock, { type: 'compaction' }>; usage: Record<string, unknown> } {
+  const content = summary ?? `Summary of the conversation so far (${promptTokens} tokens compacted by the fake server).`;
+  return { block: { type: 'compaction', content, encrypted_content: enc }, usage: { type: 'compaction', input_tokens: promptTokens, output_tokens: countTokens(content), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
 }
 
 function streamPlan(step: AnswerStep | undefined): StreamPlan {

@@ -37,6 +37,7 @@ const FIELDS: Record<string, Check> = {
   outputTokens: num,
   deltaDelayMs: num,
   chunkChars: (v) => Number.isInteger(v) && (v as number) >= 1,
+  compaction: (v) => isObject(v) && Object.keys(v).every((k) => k === 'summary') && (v.summary === undefined || (typeof v.summary === 'string' && v.summary !== '')),
   disconnectAfterEvents: num,
   overloadedMidStream: afterEvents,
   errorMidStream: midError,

@@ -5,7 +5,7 @@
  * empty partial), `content_block_stop`; a `ping` after the first block start; `message_delta`
  * with the stop reason and the cumulative usage; `message_stop`.
  */
-import { messageBody, type Answer, type OutBlock } from './answer';
+import { messageBody, type Answer, type OutBlock, type ServerExtras } from './answer';
 import type { FakeUsage } from './types';
 
 /** One server-sent event: its name and its JSON data. */
@@ -29,7 +29,11 @@ function blockEvents(b: OutBlock, index: number, size: number): SseEvent[] {
   const delta = (d: Record<string, unknown>): SseEvent => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: d } });
   const start = (content_block: Record<string, unknown>): SseEvent => ({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block } });
   const out: SseEvent[] = [];
-  if (b.type === 'thinking') {
+  if (b.type === 'compaction') {
+    // SDK BetaMessageStream: the block starts empty and one compaction_delta carries its final value.
+    out.push(start({ type: 'compaction', content: null, encrypted_content: null }));
+    out.push(delta({ type: 'compaction_delta', content: b.content, encrypted_content: b.encrypted_content }));
+  } else if (b.type === 'thinking') {
     out.push(start({ type: 'thinking', thinking: '', signature: '' }));
     for (const c of chunks(b.thinking, size)) out.push(delta({ type: 'thinking_delta', thinking: c }));
     out.push(delta({ type: 'signature_delta', signature: b.signature }));
@@ -46,7 +50,7 @@ function blockEvents(b: OutBlock, index: number, size: number): SseEvent[] {
 }
 
 /** Every event of the stream of `answer`. */
-export function streamEvents(id: string, model: string, answer: Answer, usage: FakeUsage, chunkChars = DEFAULT_CHUNK_CHARS, diagnostics?: unknown): SseEvent[] {
+export function streamEvents(id: string, model: string, answer: Answer, usage: FakeUsage, chunkChars = DEFAULT_CHUNK_CHARS, diagnostics?: unknown, server?: ServerExtras): SseEvent[] {
   // `diagnostics` travels on message_start's message (the SDK's stream keeps that snapshot).
   const start = messageBody(id, model, { ...answer, content: [] }, { ...usage, output_tokens: 1 }, diagnostics);
   const events: SseEvent[] = [{ event: 'message_start', data: { type: 'message_start', message: { ...start, stop_reason: null, stop_details: null } } }];
@@ -65,7 +69,10 @@ export function streamEvents(id: string, model: string, answer: Answer, usage: F
         cache_creation_input_tokens: usage.cache_creation_input_tokens,
         cache_read_input_tokens: usage.cache_read_input_tokens,
         output_tokens: usage.output_tokens,
+        ...(server?.iterations ? { iterations: server.iterations } : {}),
       },
+      // SDK BetaRawMessageDeltaEvent: the applied edits come with the final message_delta.
+      ...(server ? { context_management: server.contextManagement } : {}),
     },
   });
   events.push({ event: 'message_stop', data: { type: 'message_stop' } });

@@ -58,6 +58,11 @@ export interface AnswerStep extends StepCommon {
   readonly stopReason?: StopReason;
   /** Reported output tokens; default: the answer counted with the server's tokenizer. */
   readonly outputTokens?: number;
+  /**
+   * Under `compact_20260112`: compact before answering even below the trigger, with this
+   * summary (default: a generated one). Without `compact_20260112` in the request it is ignored.
+   */
+  readonly compaction?: { readonly summary?: string };
   /** Milliseconds between SSE events. */
   readonly deltaDelayMs?: number;
   /** Characters per `text_delta` / `thinking_delta` and per `input_json_delta` (default 24). */
@@ -127,6 +132,8 @@ export interface RecordedRequest {
   inputTokens?: number;
   usage?: FakeUsage;
   outcome?: Outcome;
+  /** Server context management the request asked for and what it did (absent without `context_management`). */
+  contextManagement?: { appliedEdits: readonly unknown[]; compacted: boolean; tokensBeforeEdits: number };
   /** The scripted step that answered, if any (undefined: the default echo answer). */
   step?: ScriptStep;
 }

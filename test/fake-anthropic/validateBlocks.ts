@@ -7,7 +7,7 @@ import { checkCacheControl } from './cacheControl';
 import { invalid, isObject, noExtraKeys, requireString } from './reject';
 
 /** Block types a message may contain. */
-export const BLOCK_TYPES = ['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document'] as const;
+export const BLOCK_TYPES = ['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'compaction'] as const;
 
 /** Pattern of tool_use ids (and of tool names, with a length limit). */
 export const TOOL_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
@@ -20,6 +20,8 @@ const FIELDS: Record<(typeof BLOCK_TYPES)[number], ReadonlySet<string>> = {
   thinking: new Set(['type', 'thinking', 'signature']),
   redacted_thinking: new Set(['type', 'data']),
   document: new Set(['type', 'source', 'cache_control', 'citations', 'context', 'title']),
+  // SDK BetaCompactionBlockParam; only accepted under the compact beta (contextManagement.ts).
+  compaction: new Set(['type', 'content', 'encrypted_content', 'signature', 'cache_control', 'tool_changes']),
 };
 
 const IMAGE_MEDIA = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
@@ -51,6 +53,11 @@ export function checkBlock(b: unknown, loc: string, role: 'user' | 'assistant'):
   switch (type) {
     case 'text':
       checkText(b.text, loc);
+      break;
+    case 'compaction':
+      onlyIn('assistant');
+      // SDK: "Empty string content is not allowed"; null is a failed compaction (a no-op).
+      if (b.content !== null && b.content !== undefined && (typeof b.content !== 'string' || b.content === '')) invalid('compaction_content', `${loc}.compaction.content: must be a non-empty string or null`);
       break;
     case 'image':
       checkImage(b.source, `${loc}.image.source`);

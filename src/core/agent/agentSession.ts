@@ -1,8 +1,8 @@
-import type { LlmClient, ToolCall, ToolRunner } from '../agentPorts';
+import type { LlmClient, LlmResult, ToolCall, ToolRunner } from '../agentPorts';
 import { applyUserMessage, assembleUserMessage } from '../assemble';
 import { appendAssistantMessage, type AssistantContent } from '../assistant';
 import { ttlMs, type PreviousBreakpoint } from '../cacheAnchors';
-import type { ConversationState, Injection } from '../model';
+import type { ConversationState, Injection, Message } from '../model';
 import { pinBlock, pinMessage, type PinChange } from '../pins';
 import { prepareRequest } from '../pipeline';
 import type { Clock, IdSource, Tokenizer } from '../ports';
@@ -15,7 +15,9 @@ import { effectiveWindow } from '../compaction/policy';
 import type { CompactionRecord } from '../compaction/types';
 import type { SpillReader } from '../recall/corpus';
 import { withRecall } from '../recall/recallTool';
-import { promptTokensOf, requestCostUsd } from './cost';
+import { promptTokensOf, requestCostUsd, requestCostWithServerUsd } from './cost';
+import { serverRequestFor } from './serverRequest';
+import { SERVER_RESTORE_REFUSAL, serverCompactionRecord } from '../compaction/serverCompaction';
 import { turnEndReason, type AgentEvent, type SessionSink, type TurnEndReason } from './events';
 import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound } from './toolRound';
@@ -175,6 +177,7 @@ export class AgentSession {
     if (!entry) return { ok: false, reason: 'No such compaction in this session.' };
     if (entry.orphaned) return { ok: false, reason: 'This compaction cannot be restored: the messages it replaced were lost from the session file, so there is nothing to put its originals back in place of. Its original messages can still be opened in the Compactions view.' };
     if (!entry.active) return { ok: false, reason: 'This compaction was already restored.' };
+    if (entry.record.layer === 'server-compact') return { ok: false, reason: SERVER_RESTORE_REFUSAL };
     const restored = restoreRecord(this.stateValue, entry.record);
     if (!restored.ok) return { ok: false, reason: restored.reason };
     const compactor = this.deps.compactor;
@@ -314,8 +317,15 @@ export class AgentSession {
         const sent = this.stateValue;
         const prepared = prepareRequest(sent, { count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer), clock: this.deps.clock, ...(this.previous ? { previous: this.previous } : {}) });
         let streamedText = '';
+        const server = serverRequestFor(sent, this.deps.compactor?.settings());
+        if (!server.ok) {
+          this.emit({ type: 'error', error: { kind: 'invalid_request', retryable: false, message: `${server.reason} Choose another contextPipeline.compactionStrategy or model; your message is kept.` } });
+          reason = 'error';
+          break;
+        }
         const answer = await this.deps.llm.stream(this.cacheWatch.withDiagnostics(prepared.params), {
           signal: controller.signal,
+          ...(server.value ? { server: server.value } : {}),
           onEvent: (e) => {
             if (e.type === 'request_started') {
               streamedText = '';
@@ -358,8 +368,8 @@ export class AgentSession {
         this.healthValue = withRequest(this.healthValue, result.usage, hitExpected);
         this.emit({ type: 'health', health: this.healthValue });
         if (this.healthValue.missStreak === CACHE_MISS_WARNING_STREAK) this.emit({ type: 'notice', level: 'warning', text: this.cacheWatch.warning(CACHE_MISS_WARNING_STREAK) });
-        const costUsd = requestCostUsd(result.model || sent.config.model, result.usage, sent.config.cacheTtl);
-        const usageRecord = { usage: result.usage, model: result.model, costUsd, estimatedTokens: prepared.tokens.total, at: this.deps.clock.now(), ...(result.requestId ? { requestId: result.requestId } : {}), ...(cacheMiss ? { cacheMiss } : {}) };
+        const costUsd = requestCostWithServerUsd(result.model || sent.config.model, result.usage, result.server, sent.config.cacheTtl);
+        const usageRecord = { usage: result.usage, model: result.model, costUsd, estimatedTokens: prepared.tokens.total, at: this.deps.clock.now(), ...(result.requestId ? { requestId: result.requestId } : {}), ...(cacheMiss ? { cacheMiss } : {}), ...(result.server ? { server: result.server } : {}) };
         await this.deps.sink.usage(usageRecord);
         this.emit({ type: 'usage', ...usageRecord, reportedTokens: promptTokensOf(result.usage) });
         stopReason = result.stopReason;
@@ -369,6 +379,7 @@ export class AgentSession {
           reason = 'error';
           break;
         }
+        await this.adoptServerCompaction(message, result, sent.config.cacheTtl);
         const calls: ToolCall[] = message.blocks.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : []));
         if (calls.length === 0) {
           reason = turnEndReason(result.stopReason);
@@ -402,6 +413,20 @@ export class AgentSession {
       this.queued = undefined;
       if (queued) void this.runManualCompaction(queued.instructions).then(queued.done);
     }
+  }
+
+  /**
+   * When the answer carries a server compaction block: the messages the API now ignores
+   * become a record (shown in the Compactions view with the summary), persisted like ours.
+   */
+  private async adoptServerCompaction(message: Message, result: LlmResult, ttl: ConversationState['config']['cacheTtl']): Promise<void> {
+    const compactionUsage = (result.server?.iterations ?? []).filter((i) => i.type === 'compaction');
+    const costUsd = compactionUsage.reduce((n, u) => n + requestCostUsd(result.model || this.stateValue.config.model, u, ttl), 0);
+    const compactor = this.deps.compactor;
+    const r = serverCompactionRecord(this.stateValue, message, { clock: this.deps.clock, ids: this.deps.ids, tokensOf: (m) => compactor?.tokensOf(m) ?? 0, costUsd, model: result.model, strategy: this.deps.compactor?.settings().strategy ?? 'server-compact' });
+    if (!r) return;
+    this.emit({ type: 'compaction_started', trigger: 'auto-soft' });
+    await this.adopt(r.state, [r.record], []);
   }
 
   private async appendAssistant(content: readonly AssistantContent[]) {

@@ -21,6 +21,16 @@ import { guardToolResult } from './toolResultGuard';
 import { reattachCandidates } from './reattachCandidates';
 import { reattach, type ReadFresh } from './reattachRun';
 import type { CompactionRecord, CompactionTrigger } from './types';
+import { isServerStrategy } from '../serverContext';
+
+/**
+ * The settings our own compaction runs with: under a server strategy, Compact Now, the hard
+ * safety net and overflow recovery summarise (the server has no "compact now").
+ */
+function ownStrategySettings(settings: CompactionSettings): CompactionSettings & { readonly strategy: 'summarise' | 'middle-removal' | 'oldest-removal' | 'hybrid' } {
+  const strategy = settings.strategy;
+  return isServerStrategy(strategy) ? { ...settings, strategy: 'summarise' } : { ...settings, strategy };
+}
 
 /** A summary may take at most this share of the main model's effective window (so summaries never crowd it)… */
 const SUMMARY_WINDOW_SHARE = 0.06;
@@ -112,6 +122,15 @@ export class Compactor {
     const cold = opts.lastRequestAt !== undefined && idleMs > ttlMs(s.config.cacheTtl);
     const settings = this.deps.settings();
     this.observeGrowth(this.deps.measure(s));
+    if (isServerStrategy(settings.strategy)) {
+      // The server clears or compacts at its trigger; ours stays off (no masking, no cold-cache
+      // layers, no soft summary: each would rewrite the prefix the server edits). Kept: the
+      // hard threshold, where we summarise as a safety net (the server trigger should sit
+      // below it), beside the arrival guard and overflow recovery outside this method.
+      const pressure = this.plan(s, { cacheWarm: !cold, mode: 'auto' }).pressure;
+      if (pressure.level !== 'hard') return { state: s, records, notices };
+      return this.compact(s, { trigger: 'auto-hard', tokensToFree: pressure.tokensToFree, signal: opts.signal });
+    }
     if (cold) {
       layer(microcompact, { idleMs, trigger: 'idle' });
       layer(snip);
@@ -124,7 +143,7 @@ export class Compactor {
         this.proposedAt = now;
         notices.push(`The context is ${Math.round(plan.pressure.utilisation * 100)}% full (soft threshold ${Math.round(s.config.softThreshold * 100)}%). Compact Now would summarise older turns; it runs by itself at ${Math.round(s.config.hardThreshold * 100)}%.`);
       }
-      if (plan.pressure.level === 'hard' && settings.strategy !== 'summarise') {
+      if (plan.pressure.level === 'hard' && settings.strategy !== 'summarise' && !isServerStrategy(settings.strategy)) {
         const run = await this.reattach(s, this.strategyRun(s, settings.strategy, plan.pressure.tokensToFree, 'auto-hard'), opts.signal);
         return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
       }
@@ -198,7 +217,7 @@ export class Compactor {
    * dropping the oldest regions (inside summariseRegions) and count towards the breaker.
    */
   async compact(state: ConversationState, opts: { readonly trigger: CompactionTrigger; readonly tokensToFree: number | 'all'; readonly instructions?: string; readonly signal: AbortSignal }): Promise<CompactionRun> {
-    const settings = this.deps.settings();
+    const settings = ownStrategySettings(this.deps.settings());
     const toFree = opts.tokensToFree === 'all' ? Number.MAX_SAFE_INTEGER : opts.tokensToFree;
     // After an overflow the estimate was too low: the re-attach may only use what the compaction freed beyond what was asked.
     const surplusOver = opts.trigger === 'overflow' ? toFree : undefined;
@@ -228,7 +247,7 @@ export class Compactor {
    * deterministic, so the run then removes exactly what the preview showed).
    */
   preview(state: ConversationState): CompactionPreview {
-    const settings = this.deps.settings();
+    const settings = ownStrategySettings(this.deps.settings());
     const plan = this.plan(state, { cacheWarm: true, mode: 'manual' });
     const reattachOf = (regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>): string[] => {
       if (!this.deps.readFresh || settings.reattachAfterCompaction === false || regions.length === 0) return [];
@@ -240,6 +259,16 @@ export class Compactor {
     const saving = dry.records.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);
     const regions = dry.records.flatMap((r) => r.regions.map((g) => ({ ...g, userTokens: 0, startIndex: state.messages.findIndex((m) => m.id === g.messageIds[0]), expectedTokensAfter: 0 })));
     return { regions, tokensBefore: plan.tokensBefore, expectedAfter: plan.tokensBefore - saving, expectedSaving: saving, plan, reattach: reattachOf(regions) };
+  }
+
+  /** The compaction settings in force now. */
+  settings(): CompactionSettings {
+    return this.deps.settings();
+  }
+
+  /** Calibrated tokens of one message (the compactor's own count). */
+  tokensOf(m: Message): number {
+    return this.deps.tokensOf(m);
   }
 
   /** The effective window of a state (for callers that report utilisation). */

@@ -1,11 +1,12 @@
 import type { PipelineConfig } from '../model';
 import type { SummaryPolicy } from './regions';
+import { DEFAULT_SERVER_CONTEXT_SETTINGS, type ServerContextSettings, type ServerStrategy } from '../serverContext';
 
 /** How the pipeline reacts when the soft threshold is crossed. */
 export type SoftAction = 'auto' | 'propose' | 'off';
 
 /** Which compaction runs when history must shrink. */
-export type CompactionStrategy = 'summarise' | 'middle-removal' | 'oldest-removal' | 'hybrid';
+export type CompactionStrategy = 'summarise' | 'middle-removal' | 'oldest-removal' | 'hybrid' | ServerStrategy;
 
 /** Compaction settings (from the user's settings, with defaults). */
 export interface CompactionSettings {
@@ -32,6 +33,8 @@ export interface CompactionSettings {
    * files read or edited most recently, read fresh (see reattach.ts).
    */
   readonly reattachAfterCompaction: boolean;
+  /** Settings of the server strategies (`server-clear-tool-uses`, `server-compact`); absent: their defaults. */
+  readonly server?: ServerContextSettings;
 }
 
 /** Defaults: summarise automatically at the soft threshold down to 50 %; a 10 % buffer at the hard one. */
@@ -47,6 +50,7 @@ export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   clearAtLeastTokens: 0,
   minSoftSavingShare: 0.1,
   reattachAfterCompaction: true,
+  server: DEFAULT_SERVER_CONTEXT_SETTINGS,
 };
 
 /** The effective window: what the prompt may use once the answer's reserve is set aside. */

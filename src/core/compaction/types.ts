@@ -19,7 +19,9 @@ export type CompactionLayer =
   | 'fallback-drop'
   | 'middle-removal'
   | 'oldest-removal'
-  | 'hybrid';
+  | 'hybrid'
+  /** The API's server compaction (`compact_20260112`); see serverCompaction.ts. */
+  | 'server-compact';
 
 /** A contiguous run of whole messages, by turn range and ids. */
 export interface CompactionRegion {

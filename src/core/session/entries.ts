@@ -11,6 +11,7 @@ import * as v from 'valibot';
 import type { Usage } from '../agentPorts';
 import type { Message } from '../model';
 import type { CacheMiss } from '../cacheMiss';
+import type { ServerReport } from '../serverReport';
 
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
@@ -52,6 +53,8 @@ export interface UsageEntry {
   readonly costUsd: number;
   /** Why the prompt cache missed on this request, when it did (absent in older files). */
   readonly cacheMiss?: CacheMiss;
+  /** What the API reported about server-side context management (absent when nothing). */
+  readonly server?: ServerReport;
 }
 
 /**
@@ -152,7 +155,7 @@ const block = v.variant('type', [
   v.strictObject({ type: v.literal('tool_result'), toolUseId: v.string(), content: resultContent, isError: v.optional(v.boolean()), meta }),
   v.strictObject({ type: v.literal('thinking'), thinking: v.string(), signature: v.optional(v.string()), meta }),
   v.strictObject({ type: v.literal('image'), mediaType, data: v.string(), meta }),
-  v.strictObject({ type: v.literal('summary'), text: v.string(), compactionId: v.string(), turnRange: v.strictTuple([int, int]), meta }),
+  v.strictObject({ type: v.literal('summary'), text: v.string(), compactionId: v.string(), turnRange: v.strictTuple([int, int]), server: v.optional(v.strictObject({ encryptedContent: v.optional(v.nullable(v.string())) })), meta }),
 ]);
 const message = v.strictObject({ id: v.string(), role: v.picklist(['user', 'assistant']), blocks: v.array(block), turn: int });
 const usage = v.strictObject({ input_tokens: int, output_tokens: int, cache_read_input_tokens: int, cache_creation_input_tokens: int });
@@ -161,6 +164,15 @@ const cacheMiss = v.strictObject({
   missedTokens: num,
   source: v.picklist(['api', 'ledger']),
   detail: v.pipe(v.string(), v.maxLength(2000)),
+});
+const serverReport = v.strictObject({
+  appliedEdits: v.array(
+    v.variant('type', [
+      v.strictObject({ type: v.literal('clear_tool_uses_20250919'), clearedInputTokens: num, clearedToolUses: int }),
+      v.strictObject({ type: v.literal('clear_thinking_20251015'), clearedInputTokens: num, clearedThinkingTurns: int }),
+    ]),
+  ),
+  iterations: v.array(v.strictObject({ type: v.picklist(['message', 'compaction', 'other']), input_tokens: int, output_tokens: int, cache_read_input_tokens: int, cache_creation_input_tokens: int })),
 });
 
 /** Strict schema of one entry; its output type is checked against `SessionEntry`. */
@@ -176,7 +188,7 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     workspace: v.string(),
   }),
   v.strictObject({ type: v.literal('message'), at: num, message }),
-  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: num, cacheMiss: v.optional(cacheMiss) }),
+  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: num, cacheMiss: v.optional(cacheMiss), server: v.optional(serverReport) }),
   v.strictObject({
     type: v.literal('compaction'),
     at: num,

@@ -9,6 +9,14 @@
  */
 import type { CacheMiss } from '../cacheMiss';
 import type { SessionEntry } from './entries';
+import { clearedInputTokens, type ServerReport } from '../serverReport';
+
+/** The request row's server figures (none when the server did nothing). */
+function serverFigures(report: ServerReport | undefined): { serverCleared?: number; serverCompactionTokens?: number } {
+  const cleared = clearedInputTokens(report);
+  const compaction = (report?.iterations ?? []).filter((i) => i.type === 'compaction').reduce((n, i) => n + i.input_tokens + i.cache_read_input_tokens + i.cache_creation_input_tokens + i.output_tokens, 0);
+  return { ...(cleared > 0 ? { serverCleared: cleared } : {}), ...(compaction > 0 ? { serverCompactionTokens: compaction } : {}) };
+}
 
 /** One request to Claude, as the budget panel charts and lists it. */
 export interface RequestRecord {
@@ -29,6 +37,10 @@ export interface RequestRecord {
   readonly compactedBefore: boolean;
   /** Why the prompt cache missed, when it did (stored with the usage entry). */
   readonly cacheMiss?: CacheMiss;
+  /** Input tokens the server's context editing cleared from this request (absent: none). */
+  readonly serverCleared?: number;
+  /** Tokens of the server's compaction iterations in this request, input + output (absent: none). */
+  readonly serverCompactionTokens?: number;
 }
 
 /** The rebuilt history. */
@@ -70,6 +82,7 @@ export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHisto
       costUsd: e.costUsd,
       compactedBefore: compacted,
       ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
+      ...serverFigures(e.server),
     });
     // Map insertion order keeps the turns in the order they first made a request.
     lastOfTurn.set(e.turn, promptTokens + u.output_tokens);

@@ -1,6 +1,9 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { CacheMissReason, MessageCreateParamsNonStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type { BetaMessage, BetaMessageStreamParams, BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agentPorts';
+import type { ServerRequestParts } from '../../core/serverContext';
+import { parseServerReport } from '../../core/serverReport';
 import type { AssistantContent } from '../../core/assistant';
 import type { ApiCacheMissReason } from '../../core/cacheMiss';
 import { apiKeyCharProblem } from '../../core/apiKeyCheck';
@@ -39,7 +42,7 @@ export class AnthropicLlmClient implements LlmClient {
 
   async stream(
     params: MessageCreateParamsNonStreaming,
-    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void },
+    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void; readonly server?: ServerRequestParts },
   ): Promise<{ readonly ok: true; readonly result: LlmResult } | { readonly ok: false; readonly error: LlmError }> {
     const apiKey = await this.options.apiKey();
     if (!apiKey) {
@@ -79,12 +82,17 @@ export class AnthropicLlmClient implements LlmClient {
     }
   }
 
+  private attemptBeta(client: Anthropic, params: MessageCreateParamsNonStreaming, server: ServerRequestParts, opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void }): Promise<{ ok: true; result: LlmResult }> {
+    return betaAttempt(client, params, server, opts);
+  }
+
   private async attempt(
     client: Anthropic,
     params: MessageCreateParamsNonStreaming,
-    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void },
+    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void; readonly server?: ServerRequestParts },
   ): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError; retryAfter: string | null }> {
     try {
+      if (opts.server) return await this.attemptBeta(client, params, opts.server, opts);
       const stream = client.messages.stream(params, { signal: opts.signal });
       for await (const event of stream) forward(event, opts.onEvent);
       const final = await stream.finalMessage();
@@ -114,7 +122,50 @@ export class AnthropicLlmClient implements LlmClient {
   }
 }
 
-function forward(event: RawMessageStreamEvent, onEvent: (event: LlmEvent) => void): void {
+/**
+ * The request through `beta.messages.stream` with `context_management` and the `betas`
+ * (the SDK sends them as the `anthropic-beta` header). The answer's compaction block (first
+ * in its content, SDK `BetaCompactionBlock`; null content means a failed compaction the
+ * server treats as a no-op, so it is left out) and the `context_management` /
+ * `usage.iterations` report are carried into the result.
+ */
+async function betaAttempt(
+  client: Anthropic,
+  params: MessageCreateParamsNonStreaming,
+  server: ServerRequestParts,
+  opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void },
+): Promise<{ ok: true; result: LlmResult }> {
+  // The non-beta body is a valid beta body (the beta types are a superset); the cast names that.
+  const body = { ...params, ...(server.contextManagement ? { context_management: server.contextManagement } : {}), betas: [...server.betas] } as unknown as BetaMessageStreamParams;
+  const stream = client.beta.messages.stream(body, { signal: opts.signal });
+  for await (const event of stream) forward(event, opts.onEvent);
+  const final: BetaMessage = await stream.finalMessage();
+  const content: AssistantContent[] = [];
+  for (const b of final.content) {
+    if (b.type === 'compaction' && b.content) content.push({ type: 'compaction', content: b.content, ...(b.encrypted_content !== undefined ? { encryptedContent: b.encrypted_content } : {}) });
+    else if (b.type === 'text') content.push({ type: 'text', text: b.text });
+    else if (b.type === 'tool_use') content.push({ type: 'tool_use', id: b.id, name: b.name, input: b.input });
+    else if (b.type === 'thinking') content.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
+  }
+  const u = final.usage;
+  const report = parseServerReport(final.context_management, u.iterations);
+  return {
+    ok: true,
+    result: {
+      content,
+      stopReason: final.stop_reason ?? null,
+      model: final.model,
+      ...(stream.request_id ? { requestId: stream.request_id } : {}),
+      ...(typeof final.id === 'string' && final.id ? { messageId: final.id } : {}),
+      // Beta messages carry the same `diagnostics` (SDK BetaMessage.diagnostics).
+      ...(final.diagnostics ? { cacheMissReason: cacheMissReasonOf(final.diagnostics.cache_miss_reason as CacheMissReason | null) } : {}),
+      usage: { input_tokens: u.input_tokens, output_tokens: u.output_tokens, cache_read_input_tokens: u.cache_read_input_tokens ?? 0, cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0 },
+      ...(report ? { server: report } : {}),
+    },
+  };
+}
+
+function forward(event: RawMessageStreamEvent | BetaRawMessageStreamEvent, onEvent: (event: LlmEvent) => void): void {
   if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
     onEvent({ type: 'tool_use_started', index: event.index, id: event.content_block.id, name: event.content_block.name });
   } else if (event.type === 'content_block_delta') {

@@ -55,7 +55,7 @@ export class StoreSessionPort implements SessionPort {
       },
       usage: async (u) => {
         requestIndex++;
-        await writer.append({ type: 'usage', at: u.at, requestIndex, turn, model: u.model, usage: u.usage, estimatedInputTokens: u.estimatedTokens, costUsd: u.costUsd, ...(u.cacheMiss ? { cacheMiss: u.cacheMiss } : {}) });
+        await writer.append({ type: 'usage', at: u.at, requestIndex, turn, model: u.model, usage: u.usage, estimatedInputTokens: u.estimatedTokens, costUsd: u.costUsd, ...(u.cacheMiss ? { cacheMiss: u.cacheMiss } : {}), ...(u.server ? { server: u.server } : {}) });
       },
     };
     return {

@@ -1,0 +1,28 @@
+/**
+ * The server context-management parts of the next request (see serverContext.ts), from the
+ * compaction settings and the state. Pure.
+ */
+import { effectiveWindow, type CompactionSettings } from '../compaction/policy';
+import type { ConversationState } from '../model';
+import { hasServerCompaction } from '../serialize';
+import { DEFAULT_SERVER_CONTEXT_SETTINGS, serverRequestParts, type ServerRequestParts } from '../serverContext';
+
+/**
+ * `context_management` and betas for a request of `state` under `settings` (none without
+ * settings, unless the history holds a server compaction block), or why the request cannot
+ * be sent. Extended thinking is never enabled by this pipeline, so `clear_thinking` is not sent.
+ */
+export function serverRequestFor(state: ConversationState, settings: CompactionSettings | undefined): { readonly ok: true; readonly value?: ServerRequestParts } | { readonly ok: false; readonly reason: string } {
+  const hasCompactionBlock = hasServerCompaction(state);
+  if (!settings && !hasCompactionBlock) return { ok: true };
+  const r = serverRequestParts({
+    strategy: settings?.strategy ?? 'summarise',
+    settings: settings?.server ?? DEFAULT_SERVER_CONTEXT_SETTINGS,
+    model: state.config.model,
+    softTokens: state.config.softThreshold * effectiveWindow(state.config),
+    thinking: false,
+    hasCompactionBlock,
+  });
+  if (!r.ok) return r;
+  return r.value.betas.length > 0 || r.value.contextManagement ? { ok: true, value: r.value } : { ok: true };
+}

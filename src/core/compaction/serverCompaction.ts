@@ -1,0 +1,85 @@
+/**
+ * A server compaction (`compact_20260112`) as one of our compaction records, so it shows in
+ * the Compactions view like ours, with its summary. Pure.
+ *
+ * The compaction page (https://platform.claude.com/docs/en/build-with-claude/compaction)
+ * says the response starts with a `compaction` block and that on later requests "the API
+ * automatically drops all message blocks prior to the compaction block". The client may
+ * therefore leave those messages out: the record's originals are every message before the
+ * answer that carries the block (as this client knows them — the server saw the same), and
+ * its replacement is one short user message, so the request still starts with a user turn
+ * (a dropped block either way) and our token estimate stops counting what the server dropped.
+ *
+ * Restore is refused (see `SERVER_RESTORE_REFUSAL`): the API ignores everything before the
+ * compaction block, so putting the originals back would change nothing Claude sees and only
+ * make our own estimate wrong. The originals stay readable in the Compactions view.
+ */
+import type { ConversationState, Message } from '../model';
+import type { Clock, IdSource } from '../ports';
+import type { CompactionRecord } from './types';
+
+/** Why a server compaction cannot be restored (shown to the user). */
+export const SERVER_RESTORE_REFUSAL =
+  'A server compaction cannot be restored: the API ignores every message before its compaction block, so putting the originals back would change nothing Claude sees. Its original messages can still be opened in the Compactions view.';
+
+/** Text of the user message that stands before a server compaction's answer. */
+export const SERVER_COMPACTION_PLACEHOLDER = '[Earlier conversation compacted by the server; its summary follows.]';
+
+/** Inputs besides the state. */
+export interface ServerCompactionDeps {
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly tokensOf: (m: Message) => number;
+  /** What the compaction iteration(s) cost, in US dollars. */
+  readonly costUsd: number;
+  /** The model that answered (and summarised). */
+  readonly model: string;
+  readonly strategy: string;
+}
+
+/**
+ * When `answer` (the last message of `state`) carries a server compaction summary and
+ * messages stand before it: the state with those messages replaced by the placeholder, and
+ * the record (its id is the summary's `compactionId`). Undefined otherwise.
+ */
+export function serverCompactionRecord(state: ConversationState, answer: Message, deps: ServerCompactionDeps): { readonly state: ConversationState; readonly record: CompactionRecord } | undefined {
+  const summary = answer.blocks.find((b) => b.type === 'summary' && b.server !== undefined);
+  if (!summary || summary.type !== 'summary') return undefined;
+  const index = state.messages.findIndex((m) => m.id === answer.id);
+  if (index <= 0) return undefined;
+  const originals = state.messages.slice(0, index);
+  // Already compacted to the placeholder alone: nothing more to take out.
+  if (originals.length === 1 && isPlaceholder(originals[0])) return undefined;
+  const now = deps.clock.now();
+  const firstTurn = originals[0]?.turn ?? answer.turn;
+  const placeholder: Message = {
+    id: deps.ids.next('msg'),
+    role: 'user',
+    turn: firstTurn,
+    blocks: [{ type: 'text', text: SERVER_COMPACTION_PLACEHOLDER, meta: { id: deps.ids.next('blk'), tier: 0, source: 'compactor', createdAt: now, pinned: false, compactable: false } }],
+  };
+  const tokensBefore = originals.reduce((n, m) => n + deps.tokensOf(m), 0);
+  const tokensAfter = deps.tokensOf(placeholder);
+  const record: CompactionRecord = {
+    id: summary.compactionId,
+    at: now,
+    trigger: 'auto-soft',
+    layer: 'server-compact',
+    strategy: deps.strategy,
+    regions: [{ firstTurn, lastTurn: originals.at(-1)?.turn ?? firstTurn, messageIds: originals.map((m) => m.id), tokens: tokensBefore }],
+    originals,
+    replacement: [placeholder],
+    summary: summary.text,
+    tokensBefore,
+    tokensAfter,
+    model: deps.model,
+    costUsd: deps.costUsd,
+    durationMs: 0,
+    fallbacks: [],
+  };
+  return { state: { ...state, messages: [placeholder, ...state.messages.slice(index)] }, record };
+}
+
+function isPlaceholder(m: Message | undefined): boolean {
+  return m?.role === 'user' && m.blocks.length === 1 && m.blocks[0]?.type === 'text' && m.blocks[0].text === SERVER_COMPACTION_PLACEHOLDER;
+}
