@@ -37,7 +37,8 @@ const RequestRow = v.strictObject({
   cacheWrite: N,
   output: N,
   estimated: N,
-  costUsd: N,
+  /** Null when the model's price is unknown (shown as "—"). */
+  costUsd: v.nullable(N),
   /** A compaction ran before this request. */
   compactedBefore: v.boolean(),
 });

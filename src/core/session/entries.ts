@@ -48,7 +48,8 @@ export interface UsageEntry {
   readonly usage: Usage;
   /** The pipeline's input-token estimate before sending. */
   readonly estimatedInputTokens: number;
-  readonly costUsd: number;
+  /** Absent when the model's price was unknown (the cost is unknown, not zero). */
+  readonly costUsd?: number;
 }
 
 /**
@@ -167,7 +168,7 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     workspace: v.string(),
   }),
   v.strictObject({ type: v.literal('message'), at: num, message }),
-  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: num }),
+  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: v.optional(num) }),
   v.strictObject({
     type: v.literal('compaction'),
     at: num,

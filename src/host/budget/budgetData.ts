@@ -38,7 +38,7 @@ export class BudgetHistory {
   /** Starts from the history the session file holds (empty for a new session). */
   constructor(saved: RequestHistory = EMPTY_REQUEST_HISTORY) {
     // The protocol's rows are the saved records without their turn number.
-    this.requests = saved.requests.slice(-MAX_REQUESTS).map(({ turn: _turn, ...row }) => row);
+    this.requests = saved.requests.slice(-MAX_REQUESTS).map(({ turn: _turn, costUsd, ...row }) => ({ ...row, costUsd: costUsd ?? null }));
     this.turnPrompts = [...saved.turnPrompts];
     this.compactedSinceRequest = saved.compactedSinceLast;
     this.count = saved.requests.at(-1)?.index ?? 0;
@@ -66,7 +66,7 @@ export class BudgetHistory {
           cacheWrite: u.cache_creation_input_tokens,
           output: u.output_tokens,
           estimated: e.estimatedTokens || this.estimated,
-          costUsd: e.costUsd,
+          costUsd: e.costUsd ?? null,
           compactedBefore: this.compactedSinceRequest,
         });
         if (this.requests.length > MAX_REQUESTS) this.requests.shift();

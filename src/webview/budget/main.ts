@@ -10,7 +10,8 @@ const post = (m: BudgetToHost) => api.postMessage(m);
 const root = document.getElementById('app') as HTMLElement;
 
 const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : '–');
-const usd = (n: number) => `$${n.toFixed(4)}`;
+/** A cost, or `—` when the model's price is unknown. */
+const usd = (n: number | null) => (n === null ? '—' : `$${n.toFixed(4)}`);
 
 /** 1. The window as a stacked bar (next request by category, free space, output reserve) with the thresholds. */
 function windowBar(s: BudgetSnapshot): HTMLElement {
@@ -74,7 +75,7 @@ function history(s: BudgetSnapshot): HTMLElement {
     const prompt = r.input + r.cacheRead + r.cacheWrite;
     return [`#${r.index}${r.compactedBefore ? ' ⟲' : ''}`, formatTokens(r.promptTokens), formatTokens(r.cacheRead), formatTokens(r.cacheWrite), formatTokens(r.output), pct(r.cacheRead, prompt), usd(r.costUsd)];
   });
-  const total = s.requests.reduce((a, r) => a + r.costUsd, 0);
+  const total = s.requests.reduce<number | null>((a, r) => (a === null || r.costUsd === null ? null : a + r.costUsd), 0);
   return section(
     'Requests',
     'budget-history',
