@@ -79,3 +79,23 @@ describe('window source (setting, Models API, table)', () => {
     assert.deepEqual([apiKnowsProxy.config.contextWindow, apiKnowsProxy.config.outputReserve, apiKnowsProxy.windowSource, apiKnowsProxy.warnings.length], [500_000, 8000, 'models-api', 0]);
   });
 });
+
+describe('estimator prior per tokenizer family', () => {
+  it('seeds the newer tokenizer with 1.3× the prior, and restarts calibration when the model changes', async () => {
+    const { TokenEstimator } = await import('../../src/core/tokens/estimator');
+    const { priorFactorFor, DEFAULT_CALIBRATION_OPTIONS } = await import('../../src/core/tokens/calibration');
+    const words = { name: 'words', count: (t: string) => t.split(/\s+/).filter(Boolean).length };
+    const est = new TokenEstimator(words);
+    assert.equal(priorFactorFor('claude'), DEFAULT_CALIBRATION_OPTIONS.priorFactor);
+    assert.ok(Math.abs(priorFactorFor('claude-2026') - DEFAULT_CALIBRATION_OPTIONS.priorFactor * 1.3) < 1e-12);
+    assert.equal(est.useModel('claude-opus-5-5', priorFactorFor('claude-2026')), false, 'the first model only sets the prior');
+    assert.ok(Math.abs(est.calibration.factor - priorFactorFor('claude-2026')) < 1e-12);
+    const req = { system: [], tools: [], messages: [] };
+    est.observe(req, { input_tokens: 500 });
+    assert.equal(est.anchorTokens, 500);
+    assert.equal(est.useModel('claude-opus-5-5', priorFactorFor('claude-2026')), false, 'same model: nothing restarts');
+    assert.equal(est.useModel('claude-haiku-4-5', priorFactorFor('claude')), true);
+    assert.equal(est.anchorTokens, undefined);
+    assert.equal(est.calibration.factor, priorFactorFor('claude'));
+  });
+});

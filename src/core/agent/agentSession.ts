@@ -8,6 +8,8 @@ import { prepareRequest } from '../pipeline';
 import type { Clock, IdSource, Tokenizer } from '../ports';
 import { makeRequestCounter } from '../requestTokens';
 import type { TokenEstimator } from '../tokens/estimator';
+import { priorFactorFor } from '../tokens/calibration';
+import { modelInfo } from '../models';
 import { restoreRecord } from '../compaction/apply';
 import type { Compactor } from '../compaction/compactor';
 import { EMPTY_HEALTH, withCompaction, withRequest, type ContextHealth } from '../compaction/health';
@@ -307,6 +309,8 @@ export class AgentSession {
           }
         }
         const sent = this.stateValue;
+        // A model switch restarts the estimator's calibration from that model's tokenizer prior.
+        this.deps.estimator.useModel(sent.config.model, priorFactorFor(modelInfo(sent.config.model).tokenizer));
         const prepared = prepareRequest(sent, { count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer), clock: this.deps.clock, ...(this.previous ? { previous: this.previous } : {}) });
         let streamedText = '';
         const answer = await this.deps.llm.stream(prepared.params, {

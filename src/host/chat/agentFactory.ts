@@ -12,7 +12,8 @@ import type { ConversationState, PipelineConfig, ToolSchema } from '../../core/m
 import { counterIds, type Clock, type Tokenizer } from '../../core/ports';
 import { agentSystemPrompt } from '../../core/systemPrompt';
 import { messageRawTokens } from '../../core/tokens/blockTokens';
-import { applyCalibration } from '../../core/tokens/calibration';
+import { applyCalibration, priorFactorFor } from '../../core/tokens/calibration';
+import { modelInfo } from '../../core/models';
 import { TokenEstimator } from '../../core/tokens/estimator';
 import { AnthropicLlmClient } from '../anthropic/anthropicClient';
 import type { ApiKeyStore } from '../apiKey';
@@ -53,6 +54,8 @@ export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer:
   const state: ConversationState = { system: [system], tools: deps.toolSchemas(), messages: open.messages, pending: [], config };
   const llm = new AnthropicLlmClient({ apiKey: () => deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
   const estimator = new TokenEstimator(tokenizer);
+  // The first estimate of the session already uses the model's tokenizer prior.
+  estimator.useModel(config.model, priorFactorFor(modelInfo(config.model).tokenizer));
   const compactor = new Compactor({
     summariser: llm,
     clock,
