@@ -60,6 +60,8 @@ const SnapshotSchema = v.strictObject({
   session: v.string(),
   model: v.string(),
   contextWindow: N,
+  /** Where the window came from: the user's setting, the Models API, the maintained table, or assumed (unknown model). */
+  windowSource: v.optional(v.picklist(['setting', 'models-api', 'table', 'assumed'])),
   outputReserve: N,
   softThreshold: N,
   hardThreshold: N,

@@ -1,3 +1,4 @@
+import type { WindowSource } from '../../core/config';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { CompactionPlan } from '../../core/compaction/plan';
 import type { AgentEvent } from '../../core/agent/events';
@@ -102,6 +103,8 @@ export interface BudgetInputs {
   readonly history: BudgetHistory;
   readonly compactions: readonly CompactionEntryState[];
   readonly busy: boolean;
+  /** Where the window came from (see WindowSource in core/config.ts). */
+  readonly windowSource?: WindowSource;
   /** The compactor's plan for the next request (where and why the next compaction happens). */
   readonly plan?: CompactionPlan;
 }
@@ -135,6 +138,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     session: inp.session,
     model: config.model,
     contextWindow: config.contextWindow,
+    ...(inp.windowSource ? { windowSource: inp.windowSource } : {}),
     outputReserve: config.outputReserve,
     softThreshold: config.softThreshold,
     hardThreshold: config.hardThreshold,

@@ -16,6 +16,7 @@ import { applyCalibration, priorFactorFor } from '../../core/tokens/calibration'
 import { modelInfo } from '../../core/models';
 import { TokenEstimator } from '../../core/tokens/estimator';
 import { AnthropicLlmClient } from '../anthropic/anthropicClient';
+import { modelLimits } from '../anthropic/modelLimitsCache';
 import type { ApiKeyStore } from '../apiKey';
 import { readAgentSettings, readCompactionSettings } from '../settings';
 import type { OpenSession } from './sessionPort';
@@ -53,6 +54,8 @@ export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer:
   const system = agentSystemPrompt({ clock, ids });
   const state: ConversationState = { system: [system], tools: deps.toolSchemas(), messages: open.messages, pending: [], config };
   const llm = new AnthropicLlmClient({ apiKey: () => deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
+  // The Models API's window and output limit, once, in the background (never on the send path).
+  modelLimits.ensure(config.model, (id) => llm.retrieveModel(id));
   const estimator = new TokenEstimator(tokenizer);
   // The first estimate of the session already uses the model's tokenizer prior.
   estimator.useModel(config.model, priorFactorFor(modelInfo(config.model).tokenizer));

@@ -216,7 +216,7 @@ export class ChatController implements vscode.Disposable {
   budgetSnapshot(): BudgetSnapshot | undefined {
     const agent = this.agent;
     if (!agent || !this.tokenizerValue || !this.estimatorValue) return undefined;
-    return buildBudgetSnapshot({ session: this.sessionLabel?.title ?? '', state: agent.state, tokenizer: this.tokenizerValue, estimator: this.estimatorValue, history: this.budgetHistory, compactions: agent.compactions, busy: agent.busy, ...(this.compactor ? { plan: this.compactor.plan(agent.state, { cacheWarm: true, mode: 'auto' }) } : {}) });
+    return buildBudgetSnapshot({ session: this.sessionLabel?.title ?? '', state: agent.state, tokenizer: this.tokenizerValue, estimator: this.estimatorValue, history: this.budgetHistory, compactions: agent.compactions, busy: agent.busy, ...windowSourceOf(readPipelineConfig()), ...(this.compactor ? { plan: this.compactor.plan(agent.state, { cacheWarm: true, mode: 'auto' }) } : {}) });
   }
 
   /** Calibrated tokens of a message with the session's tokenizer and calibration (undefined before a session is open). */
@@ -398,4 +398,9 @@ export class ChatController implements vscode.Disposable {
     this.agent?.stop();
     void this.open?.close();
   }
+}
+
+/** The window's source of a resolved config, for the budget panel. */
+function windowSourceOf(r: ReturnType<typeof readPipelineConfig>): { windowSource?: 'setting' | 'models-api' | 'table' | 'assumed' } {
+  return r.ok ? { windowSource: r.windowSource } : {};
 }
