@@ -6,15 +6,14 @@
 import type { Usage } from '../src/core/agentPorts';
 import { requestCostUsd } from '../src/core/agent/cost';
 import type { CacheTtl } from '../src/core/model';
-import { modelInfo } from '../src/core/models';
 
 /** The price of one request, or why there is none. */
 export type RequestPrice = { readonly known: true; readonly usd: number } | { readonly known: false; readonly model: string };
 
 /** Prices one request by `model`; an unknown model (or none) gives `known: false`. */
 export function priceRequest(model: string, usage: Usage, ttl: CacheTtl): RequestPrice {
-  if (!model.trim() || !modelInfo(model).known) return { known: false, model: model.trim() || '(no model)' };
-  return { known: true, usd: requestCostUsd(model, usage, ttl) };
+  const usd = model.trim() ? requestCostUsd(model, usage, ttl) : undefined;
+  return usd === undefined ? { known: false, model: model.trim() || '(no model)' } : { known: true, usd };
 }
 
 /** A running total of priced requests, with the requests that could not be priced, by model. */

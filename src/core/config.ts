@@ -1,5 +1,5 @@
 import type { CacheTtl, PipelineConfig } from './model';
-import { modelInfo } from './models';
+import { DEFAULT_OUTPUT_RESERVE, modelInfo } from './models';
 import { THINKING_SETTINGS, type ThinkingSetting } from './thinking';
 
 /** What a user may set; everything optional, resolved against the model's facts. */
@@ -37,21 +37,47 @@ export const WARN_CONTEXT_WINDOW = 32_000;
  */
 export const KEEP_RECENT_MAX_SHARE = 0.3;
 
+/**
+ * Where the context window came from, in the order it is chosen: an explicit user setting
+ * (`contextPipeline.contextWindow` > 0) wins; else the Models API's `max_input_tokens` for the
+ * model (when the host reached it this session); else the maintained table (modelTable.ts);
+ * else `assumed` (a model the table does not know: a conservative 200k).
+ */
+export type WindowSource = 'setting' | 'models-api' | 'table' | 'assumed';
+
+/** What the Models API said about a model (`GET /v1/models/{id}`); absent fields: it did not say. */
+export interface ApiModelLimits {
+  readonly id: string;
+  /** `max_input_tokens`: the input context window. */
+  readonly maxInputTokens?: number;
+  /** `max_tokens`: the largest `max_tokens` the model accepts. */
+  readonly maxTokens?: number;
+}
+
 /** Result of resolving settings: a config, plus problems a person should read. */
 export type ConfigResult =
-  | { readonly ok: true; readonly config: PipelineConfig; readonly warnings: readonly string[] }
+  | { readonly ok: true; readonly config: PipelineConfig; readonly warnings: readonly string[]; readonly windowSource: WindowSource }
   | { readonly ok: false; readonly error: string };
 
 /**
- * Resolves user settings into a PipelineConfig. Refuses windows under 16k tokens, warns under
- * 32k, clamps thresholds into range and keeps hard above soft. Pure; never throws.
+ * Resolves user settings into a PipelineConfig. The window is the user's setting, else the
+ * Models API's figure (`api`, when given for this model), else the table's (see WindowSource);
+ * the model's default answer reserve is min(32k, its output limit from the same sources).
+ * Refuses windows under 16k tokens, warns under 32k, clamps thresholds into range and keeps
+ * hard above soft. Pure; never throws.
  */
-export function resolveConfig(settings: PipelineSettings): ConfigResult {
+export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits): ConfigResult {
   const model = (settings.model ?? '').trim() || DEFAULT_MODEL;
-  const info = modelInfo(model);
+  const table = modelInfo(model);
+  const fromApi = api && api.id === model ? api : undefined;
+  const apiWindow = fromApi?.maxInputTokens && fromApi.maxInputTokens > 0 ? Math.floor(fromApi.maxInputTokens) : undefined;
+  const apiOutput = fromApi?.maxTokens && fromApi.maxTokens > 0 ? Math.floor(fromApi.maxTokens) : undefined;
+  const info = { ...table, ...(apiOutput ? { outputReserve: Math.min(DEFAULT_OUTPUT_RESERVE, apiOutput) } : {}) };
   const warnings: string[] = [];
-  if (!info.known) warnings.push(`Unknown model "${model}": assuming a ${info.contextWindow.toLocaleString('en-US')}-token window. Set contextPipeline.contextWindow if that is wrong.`);
-  const window = settings.contextWindow && settings.contextWindow > 0 ? Math.floor(settings.contextWindow) : info.contextWindow;
+  const explicitWindow = settings.contextWindow && settings.contextWindow > 0 ? Math.floor(settings.contextWindow) : undefined;
+  const windowSource: WindowSource = explicitWindow ? 'setting' : apiWindow ? 'models-api' : table.known ? 'table' : 'assumed';
+  if (windowSource === 'assumed') warnings.push(`Unknown model "${model}": assuming a ${table.contextWindow.toLocaleString('en-US')}-token window. Set contextPipeline.contextWindow if that is wrong.`);
+  const window = explicitWindow ?? apiWindow ?? table.contextWindow;
   if (window < MIN_CONTEXT_WINDOW) {
     return { ok: false, error: `A context window of ${window} tokens is too small: Context Pipeline needs at least ${MIN_CONTEXT_WINDOW} tokens to hold the system prompt, tools and a useful history.` };
   }
@@ -74,6 +100,7 @@ export function resolveConfig(settings: PipelineSettings): ConfigResult {
   return {
     ok: true,
     warnings,
+    windowSource,
     config: {
       model,
       summarizerModel: (settings.summarizerModel ?? '').trim() || 'claude-haiku-4-5',

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { resolveConfig, type ConfigResult, type PipelineSettings } from '../core/config';
+import { DEFAULT_MODEL, resolveConfig, type ConfigResult, type PipelineSettings } from '../core/config';
+import { modelLimits } from './anthropic/modelLimitsCache';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../core/compaction/policy';
 import { isServerStrategy } from '../core/serverContext';
 import type { CacheTtl } from '../core/model';
@@ -11,9 +12,14 @@ import { ignoredSettingWarning, isBoolean, isString, userLevelValue } from './tr
 /** The configuration section every setting of the extension lives under. */
 export const SETTINGS_SECTION = 'contextPipeline';
 
-/** Reads the user's settings (no secrets live here) and resolves them into a pipeline config. */
+/**
+ * Reads the user's settings (no secrets live here) and resolves them into a pipeline config,
+ * with the Models API's limits for the model when they arrived (window order: setting, Models
+ * API, table — see WindowSource).
+ */
 export function readPipelineConfig(): ConfigResult {
-  return resolveConfig(readSettings());
+  const settings = readSettings();
+  return resolveConfig(settings, modelLimits.get((settings.model ?? '').trim() || DEFAULT_MODEL));
 }
 
 /** The raw settings, as the user set them. */

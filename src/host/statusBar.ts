@@ -9,7 +9,8 @@ export interface ContextFigures {
   readonly outputReserve: number;
   readonly softThreshold: number;
   readonly hardThreshold: number;
-  readonly costUsd: number;
+  /** Undefined when a request's price is unknown. */
+  readonly costUsd: number | undefined;
   /** cache reads / prompt tokens of this session, 0..1, when known. */
   readonly cacheHitRate?: number;
   readonly compactions: number;
@@ -45,7 +46,7 @@ export class ContextStatusBar implements vscode.Disposable {
       md.appendMarkdown('\n');
     }
     md.appendMarkdown(`Compaction: soft at ${Math.round(f.softThreshold * 100)}%, hard at ${Math.round(f.hardThreshold * 100)}% of ${effective.toLocaleString('en-US')} tokens · ${f.compactions} so far.\n\n`);
-    md.appendMarkdown(`Cost this session: $${f.costUsd.toFixed(4)}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`);
+    md.appendMarkdown(`Cost this session: ${f.costUsd === undefined ? '— (a model\'s price is unknown)' : `$${f.costUsd.toFixed(4)}`}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`);
     this.item.tooltip = md;
     this.item.show();
   }

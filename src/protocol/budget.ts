@@ -37,7 +37,8 @@ const RequestRow = v.strictObject({
   cacheWrite: N,
   output: N,
   estimated: N,
-  costUsd: N,
+  /** Null when the model's price is unknown (shown as "—"). */
+  costUsd: v.nullable(N),
   /** A compaction ran before this request. */
   compactedBefore: v.boolean(),
   /** Why the prompt cache missed on this request (the API's diagnosis or our attribution). */
@@ -68,6 +69,8 @@ const SnapshotSchema = v.strictObject({
   session: v.string(),
   model: v.string(),
   contextWindow: N,
+  /** Where the window came from: the user's setting, the Models API, the maintained table, or assumed (unknown model). */
+  windowSource: v.optional(v.picklist(['setting', 'models-api', 'table', 'assumed'])),
   outputReserve: N,
   softThreshold: N,
   hardThreshold: N,

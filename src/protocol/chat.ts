@@ -142,7 +142,8 @@ const StatusSchema = v.strictObject({
   promptTokens: v.number(),
   /** `promptTokens` is an estimate (no usage reported in this session yet). */
   promptEstimated: v.optional(v.boolean()),
-  costUsd: v.number(),
+  /** Null when a request's model has no known price (shown as "—"). */
+  costUsd: v.nullable(v.number()),
   /** Settings problems a person should read (e.g. a tiny window); empty when fine. */
   warnings: v.array(v.string()),
 });

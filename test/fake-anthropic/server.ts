@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { CONTROL_PREFIX, handleControl } from './control';
 import { readBody, sendApiError, sendJson } from './http';
 import { handleMessages, refuse } from './messagesRoute';
+import { handleModels } from './modelsRoute';
 import { FAKE_MODEL } from './models';
 import { invalid, isObject, reject, RejectionError } from './reject';
 import { FakeState, type FakeAnthropicOptions } from './state';
@@ -86,16 +87,16 @@ function parseJson(raw: string): { ok: true; value: unknown } | { ok: false; err
   }
 }
 
-async function handleApi(state: FakeState, req: IncomingMessage, res: ServerResponse, path: string, raw: string): Promise<void> {
+async function handleApi(state: FakeState, req: IncomingMessage, res: ServerResponse, path: string, raw: string, query: URLSearchParams): Promise<void> {
   state.started();
   try {
-    await answerApi(state, req, res, path, raw);
+    await answerApi(state, req, res, path, raw, query);
   } finally {
     state.finished();
   }
 }
 
-async function answerApi(state: FakeState, req: IncomingMessage, res: ServerResponse, path: string, raw: string): Promise<void> {
+async function answerApi(state: FakeState, req: IncomingMessage, res: ServerResponse, path: string, raw: string, query: URLSearchParams): Promise<void> {
   const parsed = parseJson(raw);
   const body = parsed.ok ? parsed.value : raw;
   const rec = state.record({
@@ -111,10 +112,9 @@ async function answerApi(state: FakeState, req: IncomingMessage, res: ServerResp
     checkAuth(state, req);
     checkVersion(req);
     const route = `${req.method} ${path}`;
-    if (route === 'GET /v1/models') {
+    if (req.method === 'GET' && handleModels(res, path, query, state.window, rec.requestId)) {
       rec.outcome = 'answered';
-      const data = [FAKE_MODEL, 'claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-5'].map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-01-01T00:00:00Z' }));
-      return sendJson(res, 200, { data, has_more: false, first_id: FAKE_MODEL, last_id: 'claude-opus-4-5' }, { 'request-id': rec.requestId });
+      return;
     }
     const endpoint = route === 'POST /v1/messages' ? 'messages' : route === 'POST /v1/messages/count_tokens' ? 'count_tokens' : undefined;
     if (!endpoint) reject(404, 'not_found_error', 'route', 'Not Found');
@@ -133,7 +133,7 @@ async function handle(state: FakeState, req: IncomingMessage, res: ServerRespons
   const raw = await readBody(req);
   if (url.pathname.startsWith(CONTROL_PREFIX)) return handleControl(state, res, req.method ?? 'GET', url, raw);
   if (!url.pathname.startsWith('/v1/')) return sendApiError(res, 404, state.ids.next('req_011'), { type: 'not_found_error', message: 'Not Found' });
-  return handleApi(state, req, res, url.pathname, raw);
+  return handleApi(state, req, res, url.pathname, raw, url.searchParams);
 }
 
 /** Starts a fake Anthropic API on 127.0.0.1 (a free port unless `port` is given). */

@@ -19,7 +19,7 @@ function setup(steps: Step[], tools = new FakeTools({ read_file: '1\tconst a = 1
   const deps: AgentDeps = {
     llm,
     tools,
-    sink: { message: async (m) => void persisted.push(m), usage: async (u) => void usages.push(u.costUsd), compaction: async () => undefined, restore: async () => undefined, pins: async () => undefined },
+    sink: { message: async (m) => void persisted.push(m), usage: async (u) => void usages.push(u.costUsd ?? NaN), compaction: async () => undefined, restore: async () => undefined, pins: async () => undefined },
     clock: fakeClock(),
     ids: counterIds('a'),
     tokenizer,

@@ -63,7 +63,7 @@ describe('bench replay: prices, unknown models and refused requests', () => {
     const sonnet = await run(twoRequests({ gapMinutes: 1 }));
     const opus = await run(twoRequests({ gapMinutes: 1, model: 'claude-opus-4-6' }));
     for (const [r, model] of [[sonnet, 'claude-sonnet-4-5'], [opus, 'claude-opus-4-6']] as const) {
-      const expected = r.trace.reduce((n, t) => n + requestCostUsd(model, t.usage), 0);
+      const expected = r.trace.reduce((n, t) => n + (requestCostUsd(model, t.usage) ?? NaN), 0);
       assert.ok(Math.abs((r.cost.total() ?? -1) - expected) < 1e-12, `${model} priced at its own rates`);
       assert.ok(r.trace.every((t) => t.model === model));
     }

@@ -83,7 +83,7 @@ describe('bench summariser: one prompt cache with the main requests', () => {
     assert.equal(call.usage.cache_read_input_tokens, 7005, 'the identical prefix, counted as the main request counted it');
     assert.ok(call.usage.input_tokens + call.usage.cache_creation_input_tokens < 50, 'only the instruction is new');
     const uncached = { ...call.usage, input_tokens: call.usage.input_tokens + 7005, cache_read_input_tokens: 0 };
-    assert.ok(requestCostUsd(call.model, call.usage) < requestCostUsd(call.model, uncached) / 3);
+    assert.ok((requestCostUsd(call.model, call.usage) ?? NaN) < (requestCostUsd(call.model, uncached) ?? NaN) / 3);
 
     await summarise(s, summaryRequest('claude-haiku-4-5'));
     assert.equal(s.requests[1]!.usage.cache_read_input_tokens, 0, 'another model never hits the main model’s cache');

@@ -7,7 +7,9 @@ describe('resolveConfig', () => {
     const r = resolveConfig({});
     assert.ok(r.ok);
     assert.equal(r.config.model, 'claude-sonnet-4-6');
-    assert.equal(r.config.contextWindow, 200_000);
+    // Sonnet 4.6: 1M window per its current overview page (see src/core/modelTable.ts).
+    assert.equal(r.config.contextWindow, 1_000_000);
+    assert.equal(r.windowSource, 'table');
     assert.equal(r.config.minCacheableTokens, 1024);
     assert.deepEqual(r.warnings, []);
   });

@@ -54,8 +54,8 @@ describe('server context management (strategies, report, cost, record, fake serv
     assert.deepEqual(report.appliedEdits, [{ type: 'clear_tool_uses_20250919', clearedInputTokens: 1200, clearedToolUses: 4 }]);
     const usage = { input_tokens: 23_000, output_tokens: 1_000, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
     assert.equal(billedUsages(usage, report).length, 2);
-    const expected = requestCostUsd('claude-sonnet-4-6', usage) + requestCostUsd('claude-sonnet-4-6', { ...usage, input_tokens: 180_000, output_tokens: 3_500 });
-    assert.ok(Math.abs(requestCostWithServerUsd('claude-sonnet-4-6', usage, report) - expected) < 1e-12);
+    const expected = (requestCostUsd('claude-sonnet-4-6', usage) ?? NaN) + (requestCostUsd('claude-sonnet-4-6', { ...usage, input_tokens: 180_000, output_tokens: 3_500 }) ?? NaN);
+    assert.ok(Math.abs((requestCostWithServerUsd('claude-sonnet-4-6', usage, report) ?? NaN) - expected) < 1e-12);
     assert.equal(parseServerReport(null, null), undefined);
   });
 

@@ -8,6 +8,8 @@ import { prepareRequest } from '../pipeline';
 import type { Clock, IdSource, Tokenizer } from '../ports';
 import { makeRequestCounter } from '../requestTokens';
 import type { TokenEstimator } from '../tokens/estimator';
+import { priorFactorFor } from '../tokens/calibration';
+import { modelInfo } from '../models';
 import { restoreRecord } from '../compaction/apply';
 import type { Compactor } from '../compaction/compactor';
 import { CACHE_MISS_WARNING_STREAK, EMPTY_HEALTH, withCompaction, withRequest, type ContextHealth } from '../compaction/health';
@@ -315,6 +317,8 @@ export class AgentSession {
           }
         }
         const sent = this.stateValue;
+        // A model switch restarts the estimator's calibration from that model's tokenizer prior.
+        this.deps.estimator.useModel(sent.config.model, priorFactorFor(modelInfo(sent.config.model).tokenizer));
         const prepared = prepareRequest(sent, { count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer), clock: this.deps.clock, ...(this.previous ? { previous: this.previous } : {}) });
         let streamedText = '';
         const server = serverRequestFor(sent, this.deps.compactor?.settings());
@@ -421,7 +425,7 @@ export class AgentSession {
    */
   private async adoptServerCompaction(message: Message, result: LlmResult, ttl: ConversationState['config']['cacheTtl']): Promise<void> {
     const compactionUsage = (result.server?.iterations ?? []).filter((i) => i.type === 'compaction');
-    const costUsd = compactionUsage.reduce((n, u) => n + requestCostUsd(result.model || this.stateValue.config.model, u, ttl), 0);
+    const costUsd = compactionUsage.reduce((n, u) => n + (requestCostUsd(result.model || this.stateValue.config.model, u, ttl) ?? 0), 0);
     const compactor = this.deps.compactor;
     const r = serverCompactionRecord(this.stateValue, message, { clock: this.deps.clock, ids: this.deps.ids, tokensOf: (m) => compactor?.tokensOf(m) ?? 0, costUsd, model: result.model, strategy: this.deps.compactor?.settings().strategy ?? 'server-compact' });
     if (!r) return;

@@ -1,18 +1,34 @@
 import type { Usage } from '../agentPorts';
 import type { CacheTtl } from '../model';
-import { modelInfo } from '../models';
+import { modelInfo, rateCardFor } from '../models';
 import { billedUsages, type ServerReport } from '../serverReport';
 
-/** Price of one request in US dollars: input, cache writes (1.25× for 5m, 2× for 1h), cache reads (0.1×), output. */
-export function requestCostUsd(model: string, usage: Usage, ttl: CacheTtl = '5m'): number {
-  const p = modelInfo(model).prices;
-  const writeFactor = ttl === '1h' ? 2 : 1.25;
+/**
+ * Price of one request in US dollars — input, cache writes (at the model's 5m or 1h write
+ * price, by `ttl`), cache reads and output, at the rate card its prompt size selects — or
+ * `undefined` when the model's prices are unknown (a model the table does not know). Callers
+ * show an unknown cost as unknown ("—"), never as a guess.
+ */
+export function requestCostUsd(model: string, usage: Usage, ttl: CacheTtl = '5m'): number | undefined {
+  const prices = modelInfo(model).prices;
+  if (!prices) return undefined;
+  const p = rateCardFor(prices, promptTokensOf(usage));
   const dollars =
     usage.input_tokens * p.input +
-    usage.cache_creation_input_tokens * p.input * writeFactor +
-    usage.cache_read_input_tokens * p.input * 0.1 +
+    usage.cache_creation_input_tokens * (ttl === '1h' ? p.cacheWrite1h : p.cacheWrite5m) +
+    usage.cache_read_input_tokens * p.cacheRead +
     usage.output_tokens * p.output;
   return dollars / 1_000_000;
+}
+
+/** Sum of costs, or `undefined` as soon as one of them is unknown (a total with a hole in it is not a total). */
+export function addCosts(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined || b === undefined ? undefined : a + b;
+}
+
+/** A cost for people: `$0.0123`, or `—` when it is unknown. */
+export function formatUsd(usd: number | null | undefined): string {
+  return usd === undefined || usd === null ? '—' : `$${usd.toFixed(4)}`;
 }
 
 /** Prompt size the API counted: input + cache reads + cache writes. */
@@ -22,8 +38,9 @@ export function promptTokensOf(usage: Usage): number {
 
 /**
  * Price of a request with what the server reported: its top-level usage plus each server
- * compaction iteration, which the top-level figures leave out (see serverReport.ts).
+ * compaction iteration, which the top-level figures leave out (see serverReport.ts);
+ * `undefined` when the model's prices are unknown.
  */
-export function requestCostWithServerUsd(model: string, usage: Usage, report: ServerReport | undefined, ttl: CacheTtl = '5m'): number {
-  return billedUsages(usage, report).reduce((n, u) => n + requestCostUsd(model, u, ttl), 0);
+export function requestCostWithServerUsd(model: string, usage: Usage, report: ServerReport | undefined, ttl: CacheTtl = '5m'): number | undefined {
+  return billedUsages(usage, report).reduce<number | undefined>((n, u) => addCosts(n, requestCostUsd(model, u, ttl)), 0);
 }

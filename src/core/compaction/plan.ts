@@ -10,7 +10,7 @@
  * cache read costs 0.1× the input price, a 5-minute cache write 1.25×, so a rewritten token
  * costs 1.15× input more than a read one.
  */
-import { modelInfo } from '../models';
+import { planningPrices } from '../models';
 import type { ConversationState, Message } from '../model';
 import { maskCandidates, type MaskCandidate } from './mask';
 import { effectiveWindow, pressureOf, type CompactionSettings, type Pressure } from './policy';
@@ -89,7 +89,7 @@ export function paysBack(plan: Pick<CompactionPlan, 'paybackRequests' | 'expecte
 
 /** Expected summariser cost of a region in US dollars (the small model reading it as fresh input). */
 export function summariserCostUsd(region: CandidateRegion, summarizerModel: string): number {
-  const p = modelInfo(summarizerModel).prices;
+  const p = planningPrices(summarizerModel);
   const out = expectedReplacementTokens(region) - region.userTokens;
   return (region.tokens * p.input + out * p.output) / 1_000_000;
 }
@@ -102,7 +102,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
   const perMessage = state.messages.map(tokensOf);
   const tokensBefore = inputs.fixedTokens + perMessage.reduce((n, t) => n + t, 0);
   const pressure = pressureOf(tokensBefore, cfg, settings);
-  const inputPrice = modelInfo(cfg.model).prices.input / 1_000_000;
+  const inputPrice = planningPrices(cfg.model).input / 1_000_000;
   const keepRecentTurns = pressure.level === 'hard' ? 0 : cfg.keepRecentTurns;
   const regionOpts = { keepRecentTurns, keepRecentTokens: cfg.keepRecentTokens, tokensOf, summaryPolicy: settings.summaryPolicy };
   const protect = protectedFrom(state.messages, regionOpts);

@@ -113,7 +113,10 @@ export async function runChunks(originals: readonly Message[], region: Compactio
     onProgress(i + 1, plan.chunks.length);
     const res = guard.signal.aborted ? await guard.stopped : await Promise.race([opts.summariser.stream(params, { signal: guard.signal, onEvent: () => undefined }), guard.stopped]);
     if (!res.ok) return { ok: false, error: res.error, costUsd };
-    costUsd += requestCostUsd(opts.summarizerModel, res.result.usage);
+    const cost = requestCostUsd(opts.summarizerModel, res.result.usage);
+    // An unknown summariser price is said in the notes, and the record's cost leaves it out.
+    if (cost === undefined && i === 0) notes.push(`price of summariser model ${opts.summarizerModel} unknown: its cost is not counted`);
+    costUsd += cost ?? 0;
     const text = textOf(res.result);
     if (res.result.stopReason === 'refusal') return { ok: false, error: { kind: 'invalid_request', message: 'The summariser refused to summarise this part of the conversation.', retryable: false }, costUsd };
     if (!text) return { ok: false, error: { kind: 'unknown', message: 'The summariser returned no text.', retryable: true }, costUsd };

@@ -50,7 +50,8 @@ export interface UsageEntry {
   readonly usage: Usage;
   /** The pipeline's input-token estimate before sending. */
   readonly estimatedInputTokens: number;
-  readonly costUsd: number;
+  /** Absent when the model's price was unknown (the cost is unknown, not zero). */
+  readonly costUsd?: number;
   /** Why the prompt cache missed on this request, when it did (absent in older files). */
   readonly cacheMiss?: CacheMiss;
   /** What the API reported about server-side context management (absent when nothing). */
@@ -188,7 +189,7 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     workspace: v.string(),
   }),
   v.strictObject({ type: v.literal('message'), at: num, message }),
-  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: num, cacheMiss: v.optional(cacheMiss), server: v.optional(serverReport) }),
+  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: v.optional(num), cacheMiss: v.optional(cacheMiss), server: v.optional(serverReport) }),
   v.strictObject({
     type: v.literal('compaction'),
     at: num,

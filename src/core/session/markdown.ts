@@ -2,6 +2,7 @@
  * A readable Markdown export of a session: what was said, what the tools did, what each
  * request cost. For people, not for reloading (the JSONL export is the lossless one). Pure.
  */
+import { addCosts } from '../agent/cost';
 import type { Block, Message, ToolResultBlock, ToolResultContent } from '../model';
 import { formatBytes, headChars } from '../text';
 import type { UsageEntry } from './entries';
@@ -21,7 +22,7 @@ const CONTEXT_SOURCES = new Set(['ide_selection', 'ide_opened_file', 'reminder',
  */
 export function sessionToMarkdown(s: ReplayedSession): string {
   const out: string[] = [];
-  const cost = s.usage.reduce((sum, u) => sum + u.costUsd, 0);
+  const cost = s.usage.reduce<number | undefined>((sum, u) => addCosts(sum, u.costUsd), 0);
   out.push(`# ${sessionDisplayTitle(s.title, s.messages)}`, '');
   out.push(`- Session: \`${s.header.sessionId}\``, `- Model: ${s.header.model}`);
   if (s.header.workspace) out.push(`- Workspace: ${s.header.workspace}`);
@@ -134,6 +135,7 @@ function iso(ms: number): string {
   return Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : 'unknown';
 }
 
-function usd(n: number): string {
+function usd(n: number | undefined): string {
+  if (n === undefined) return '— (price unknown)';
   return `$${n.toFixed(n > 0 && n < 1 ? 4 : 2)}`;
 }

@@ -32,7 +32,8 @@ export interface RequestRecord {
   readonly output: number;
   /** The pipeline's estimate of the prompt before sending. */
   readonly estimated: number;
-  readonly costUsd: number;
+  /** Undefined when the model's price was unknown. */
+  readonly costUsd: number | undefined;
   /** A compaction ran between the request before and this one. */
   readonly compactedBefore: boolean;
   /** Why the prompt cache missed, when it did (stored with the usage entry). */

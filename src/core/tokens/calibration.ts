@@ -55,6 +55,20 @@ export const DEFAULT_CALIBRATION_OPTIONS: CalibrationOptions = {
   outlierRatio: 2,
 };
 
+/**
+ * How many more tokens the newer tokenizer (Claude Opus 4.7+, Sonnet 5.x, Fable, Mythos, Haiku
+ * 5.5) counts for the same text: "approximately 30 percent more tokens than on earlier models",
+ * per https://platform.claude.com/docs/en/build-with-claude/token-counting (and the Haiku 5.5
+ * overview https://platform.claude.com/docs/en/models/haiku-5-5/overview). "The exact increase
+ * depends on the content", so this only seeds the prior; calibration learns the real ratio.
+ */
+export const NEWER_TOKENIZER_RATIO = 1.3;
+
+/** The prior factor for a model's tokenizer family (`claude-2026`: the default prior × 1.3). */
+export function priorFactorFor(family: 'claude' | 'claude-2026', base: number = DEFAULT_CALIBRATION_OPTIONS.priorFactor): number {
+  return family === 'claude-2026' ? base * NEWER_TOKENIZER_RATIO : base;
+}
+
 /** A calibration that has seen nothing: the prior factor. */
 export function initialCalibration(options: CalibrationOptions = DEFAULT_CALIBRATION_OPTIONS): Calibration {
   const w = options.priorWeight;

@@ -147,7 +147,8 @@ function asSent(request: PromptRequest): PromptRequest {
 
 /** Anchored, calibrated estimator of prompt sizes. See the module comment. */
 export class TokenEstimator {
-  private readonly options: CalibrationOptions;
+  private options: CalibrationOptions;
+  private model: string | undefined;
   private readonly fixedMargin: number | undefined;
   private readonly coldOverhead: (tools: readonly ToolSchema[]) => number;
   private cal: Calibration;
@@ -236,6 +237,25 @@ export class TokenEstimator {
     };
     this.overhead = reported - applyCalibration(this.cal, raw);
     return { reported, calibrated, factor: this.cal.factor, overhead: this.overhead };
+  }
+
+  /**
+   * Tells the estimator which model the next requests go to. The first call only sets the
+   * prior (`priorFactor`, e.g. `priorFactorFor(modelInfo(model).tokenizer)`) when nothing was
+   * learned yet; a call with ANOTHER model restarts everything (calibration from that prior,
+   * anchor, overhead): counts of one model say nothing exact about another's. Returns whether
+   * it restarted.
+   */
+  useModel(model: string, priorFactor: number): boolean {
+    if (this.model === model) return false;
+    const first = this.model === undefined;
+    this.model = model;
+    if (first && (this.anchor || this.cal.accepted > 0)) return false;
+    this.options = { ...this.options, priorFactor };
+    this.cal = initialCalibration(this.options);
+    this.anchor = undefined;
+    this.overhead = undefined;
+    return !first;
   }
 
   /** Forgets the anchor (e.g. a new session); keeps the calibration and the learned overhead. */

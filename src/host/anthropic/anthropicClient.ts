@@ -4,6 +4,7 @@ import type { BetaMessage, BetaMessageStreamParams, BetaRawMessageStreamEvent } 
 import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agentPorts';
 import type { ServerRequestParts } from '../../core/serverContext';
 import { parseServerReport } from '../../core/serverReport';
+import type { ApiModelLimits } from '../../core/config';
 import type { AssistantContent } from '../../core/assistant';
 import type { ApiCacheMissReason } from '../../core/cacheMiss';
 import { apiKeyCharProblem } from '../../core/apiKeyCheck';
@@ -84,6 +85,44 @@ export class AnthropicLlmClient implements LlmClient {
 
   private attemptBeta(client: Anthropic, params: MessageCreateParamsNonStreaming, server: ServerRequestParts, opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void }): Promise<{ ok: true; result: LlmResult }> {
     return betaAttempt(client, params, server, opts);
+  }
+
+  /**
+   * `GET /v1/models/{id}` (SDK `models.retrieve`, ModelInfo's `max_input_tokens` / `max_tokens`),
+   * one attempt, no retry: off the send path, so a failure only means the table is used.
+   * Never throws; `timeoutMs` (default 5 s) bounds it.
+   */
+  async retrieveModel(id: string, opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<{ readonly ok: true; readonly limits: ApiModelLimits } | { readonly ok: false; readonly error: LlmError }> {
+    return this.once(opts, async (client, signal) => {
+      const m = await client.models.retrieve(id, {}, { signal });
+      return { id: m.id === id ? id : m.id, ...(typeof m.max_input_tokens === 'number' ? { maxInputTokens: m.max_input_tokens } : {}), ...(typeof m.max_tokens === 'number' ? { maxTokens: m.max_tokens } : {}) };
+    }).then((r) => (r.ok ? { ok: true, limits: { ...r.value, id } } : r));
+  }
+
+  /**
+   * `POST /v1/messages/count_tokens` (SDK `messages.countTokens`, free) for the prompt of
+   * `params`: its exact size. One attempt, no retry, `timeoutMs` (default 5 s). Never throws.
+   */
+  async countTokens(params: MessageCreateParamsNonStreaming, opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<{ readonly ok: true; readonly inputTokens: number } | { readonly ok: false; readonly error: LlmError }> {
+    const { model, messages, system, tools, tool_choice, thinking } = params;
+    const r = await this.once(opts, (client, signal) => client.messages.countTokens({ model, messages, ...(system !== undefined ? { system } : {}), ...(tools !== undefined ? { tools } : {}), ...(tool_choice !== undefined ? { tool_choice } : {}), ...(thinking !== undefined ? { thinking } : {}) }, { signal }));
+    return r.ok ? { ok: true, inputTokens: r.value.input_tokens } : r;
+  }
+
+  /** One request with the key, endpoint and timeout checks of `stream`, no retry; the error is redacted. */
+  private async once<T>(opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number }, call: (client: Anthropic, signal: AbortSignal) => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: LlmError }> {
+    const apiKey = await this.options.apiKey();
+    if (!apiKey || apiKeyCharProblem(apiKey)) return { ok: false, error: { kind: 'authentication', retryable: false, message: 'No usable API key.' } };
+    const endpoint = this.options.baseUrl ? classifyBaseUrl(this.options.baseUrl) : undefined;
+    if (endpoint?.kind === 'invalid') return { ok: false, error: { kind: 'invalid_request', retryable: false, message: `contextPipeline.baseUrl is not usable (${endpoint.reason}).` } };
+    const timeout = AbortSignal.timeout(opts.timeoutMs ?? 5_000);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    try {
+      const client = new Anthropic({ apiKey, ...(this.options.baseUrl ? { baseURL: this.options.baseUrl } : {}), maxRetries: 0, timeout: opts.timeoutMs ?? 5_000 });
+      return { ok: true, value: await call(client, signal) };
+    } catch (err) {
+      return { ok: false, error: redactError(classifyFailure(factsOf(err, signal)), apiKey) };
+    }
   }
 
   private async attempt(

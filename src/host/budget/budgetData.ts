@@ -1,3 +1,4 @@
+import type { WindowSource } from '../../core/config';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { CompactionPlan } from '../../core/compaction/plan';
 import type { AgentEvent } from '../../core/agent/events';
@@ -38,7 +39,7 @@ export class BudgetHistory {
   /** Starts from the history the session file holds (empty for a new session). */
   constructor(saved: RequestHistory = EMPTY_REQUEST_HISTORY) {
     // The protocol's rows are the saved records without their turn number.
-    this.requests = saved.requests.slice(-MAX_REQUESTS).map(({ turn: _turn, ...row }) => row);
+    this.requests = saved.requests.slice(-MAX_REQUESTS).map(({ turn: _turn, costUsd, ...row }) => ({ ...row, costUsd: costUsd ?? null }));
     this.turnPrompts = [...saved.turnPrompts];
     this.compactedSinceRequest = saved.compactedSinceLast;
     this.count = saved.requests.at(-1)?.index ?? 0;
@@ -66,7 +67,7 @@ export class BudgetHistory {
           cacheWrite: u.cache_creation_input_tokens,
           output: u.output_tokens,
           estimated: e.estimatedTokens || this.estimated,
-          costUsd: e.costUsd,
+          costUsd: e.costUsd ?? null,
           compactedBefore: this.compactedSinceRequest,
           ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
         });
@@ -103,6 +104,8 @@ export interface BudgetInputs {
   readonly history: BudgetHistory;
   readonly compactions: readonly CompactionEntryState[];
   readonly busy: boolean;
+  /** Where the window came from (see WindowSource in core/config.ts). */
+  readonly windowSource?: WindowSource;
   /** The compactor's plan for the next request (where and why the next compaction happens). */
   readonly plan?: CompactionPlan;
 }
@@ -136,6 +139,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     session: inp.session,
     model: config.model,
     contextWindow: config.contextWindow,
+    ...(inp.windowSource ? { windowSource: inp.windowSource } : {}),
     outputReserve: config.outputReserve,
     softThreshold: config.softThreshold,
     hardThreshold: config.hardThreshold,

@@ -12,9 +12,11 @@ import type { ConversationState, PipelineConfig, ToolSchema } from '../../core/m
 import { counterIds, type Clock, type Tokenizer } from '../../core/ports';
 import { agentSystemPrompt } from '../../core/systemPrompt';
 import { messageRawTokens } from '../../core/tokens/blockTokens';
-import { applyCalibration } from '../../core/tokens/calibration';
+import { applyCalibration, priorFactorFor } from '../../core/tokens/calibration';
+import { modelInfo } from '../../core/models';
 import { TokenEstimator } from '../../core/tokens/estimator';
 import { AnthropicLlmClient } from '../anthropic/anthropicClient';
+import { modelLimits } from '../anthropic/modelLimitsCache';
 import type { ApiKeyStore } from '../apiKey';
 import { readAgentSettings, readCompactionSettings } from '../settings';
 import type { OpenSession } from './sessionPort';
@@ -52,7 +54,11 @@ export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer:
   const system = agentSystemPrompt({ clock, ids });
   const state: ConversationState = { system: [system], tools: deps.toolSchemas(), messages: open.messages, pending: [], config };
   const llm = new AnthropicLlmClient({ apiKey: () => deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
+  // The Models API's window and output limit, once, in the background (never on the send path).
+  modelLimits.ensure(config.model, (id) => llm.retrieveModel(id));
   const estimator = new TokenEstimator(tokenizer);
+  // The first estimate of the session already uses the model's tokenizer prior.
+  estimator.useModel(config.model, priorFactorFor(modelInfo(config.model).tokenizer));
   const compactor = new Compactor({
     summariser: llm,
     clock,

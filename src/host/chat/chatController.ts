@@ -1,3 +1,4 @@
+import { addCosts, formatUsd } from '../../core/agent/cost';
 import * as vscode from 'vscode';
 import type { ToolRunner } from '../../core/agentPorts';
 import type { AgentSession, CompactionEntryState } from '../../core/agent/agentSession';
@@ -72,7 +73,8 @@ export class ChatController implements vscode.Disposable {
   private project: ProjectContextSession | undefined;
   private noticeCount = 0;
   private readonly renderer: TranscriptRenderer;
-  private costUsd = 0;
+  /** Undefined once a request's price is unknown. */
+  private costUsd: number | undefined = 0;
   private promptTokens = 0;
 
   constructor(private readonly view: ChatView, private readonly deps: ChatControllerDeps) {
@@ -214,7 +216,7 @@ export class ChatController implements vscode.Disposable {
   budgetSnapshot(): BudgetSnapshot | undefined {
     const agent = this.agent;
     if (!agent || !this.tokenizerValue || !this.estimatorValue) return undefined;
-    return buildBudgetSnapshot({ session: this.sessionLabel?.title ?? '', state: agent.state, tokenizer: this.tokenizerValue, estimator: this.estimatorValue, history: this.budgetHistory, compactions: agent.compactions, busy: agent.busy, ...(this.compactor ? { plan: this.compactor.plan(agent.state, { cacheWarm: true, mode: 'auto' }) } : {}) });
+    return buildBudgetSnapshot({ session: this.sessionLabel?.title ?? '', state: agent.state, tokenizer: this.tokenizerValue, estimator: this.estimatorValue, history: this.budgetHistory, compactions: agent.compactions, busy: agent.busy, ...windowSourceOf(readPipelineConfig()), ...(this.compactor ? { plan: this.compactor.plan(agent.state, { cacheWarm: true, mode: 'auto' }) } : {}) });
   }
 
   /** Calibrated tokens of a message with the session's tokenizer and calibration (undefined before a session is open). */
@@ -366,9 +368,9 @@ export class ChatController implements vscode.Disposable {
         if (e.repairs && e.repairs.length > 0 && e.attempt <= 1) this.deps.log.warn(`${describeRepairs(e.repairs) ?? ''} ${e.repairs.map((r) => r.detail).join(' ')}`);
         return;
       case 'usage':
-        this.costUsd += e.costUsd;
+        this.costUsd = addCosts(this.costUsd, e.costUsd);
         this.promptTokens = e.reportedTokens;
-        this.deps.log.info(`Request ${e.requestId ?? ''}: ${e.reportedTokens} prompt tokens reported (estimated ${e.estimatedTokens}), $${e.costUsd.toFixed(4)}.`);
+        this.deps.log.info(`Request ${e.requestId ?? ''}: ${e.reportedTokens} prompt tokens reported (estimated ${e.estimatedTokens}), ${e.costUsd === undefined ? `price of ${e.model} unknown` : formatUsd(e.costUsd)}.`);
         return;
       case 'error':
         this.deps.log.error(`Turn failed: ${e.error.kind}: ${e.error.message}`);
@@ -396,4 +398,9 @@ export class ChatController implements vscode.Disposable {
     this.agent?.stop();
     void this.open?.close();
   }
+}
+
+/** The window's source of a resolved config, for the budget panel. */
+function windowSourceOf(r: ReturnType<typeof readPipelineConfig>): { windowSource?: 'setting' | 'models-api' | 'table' | 'assumed' } {
+  return r.ok ? { windowSource: r.windowSource } : {};
 }

@@ -11,8 +11,8 @@ export interface OpenSession {
   readonly messages: readonly Message[];
   /** Compactions recorded in the session, oldest first, with whether each is in effect. */
   readonly compactions: readonly CompactionEntryState[];
-  /** Cost so far and the last reported prompt size, for the header. */
-  readonly costUsd: number;
+  /** Cost so far (undefined when a request's price is unknown) and the last reported prompt size, for the header. */
+  readonly costUsd: number | undefined;
   readonly lastPromptTokens: number;
   /** The requests made so far (usage, compaction markers), for the budget panel's history. */
   readonly requestHistory: RequestHistory;

@@ -25,7 +25,8 @@ export interface StatusInputs {
   readonly title?: string;
   /** The last reported prompt size (0 before the first usage). */
   readonly promptTokens: number;
-  readonly costUsd: number;
+  /** Undefined when a request's price is unknown. */
+  readonly costUsd: number | undefined;
 }
 
 /** The next request by category for the status-bar tooltip (largest first). */
@@ -60,7 +61,7 @@ export async function statusReport(inp: StatusInputs): Promise<{ readonly status
     sessionTitle: sessionDisplayTitle(inp.title, agent?.state.messages ?? []) || 'New session',
     promptTokens: shown.tokens,
     ...(shown.estimated ? { promptEstimated: true } : {}),
-    costUsd: inp.costUsd,
+    costUsd: inp.costUsd ?? null,
     warnings: [...(resolved.ok ? resolved.warnings : [resolved.error]), ...[await inp.apiKeys.problem()].filter((w): w is string => w !== undefined)],
   };
   if (!resolved.ok) return { status };

@@ -2,6 +2,7 @@ import type { SessionSink } from '../../core/agent/events';
 import type { Message } from '../../core/model';
 import type { ReplayedSession } from '../../core/session/replay';
 import { EMPTY_REQUEST_HISTORY } from '../../core/session/requestHistory';
+import { addCosts } from '../../core/agent/cost';
 import type { SessionWriter } from '../sessions/sessionFile';
 import { entryToRecord, recordToEntry } from './recordCodec';
 import type { SessionStore } from '../sessions/sessionStore';
@@ -55,7 +56,7 @@ export class StoreSessionPort implements SessionPort {
       },
       usage: async (u) => {
         requestIndex++;
-        await writer.append({ type: 'usage', at: u.at, requestIndex, turn, model: u.model, usage: u.usage, estimatedInputTokens: u.estimatedTokens, costUsd: u.costUsd, ...(u.cacheMiss ? { cacheMiss: u.cacheMiss } : {}), ...(u.server ? { server: u.server } : {}) });
+        await writer.append({ type: 'usage', at: u.at, requestIndex, turn, model: u.model, usage: u.usage, estimatedInputTokens: u.estimatedTokens, ...(u.costUsd !== undefined ? { costUsd: u.costUsd } : {}), ...(u.cacheMiss ? { cacheMiss: u.cacheMiss } : {}), ...(u.server ? { server: u.server } : {}) });
       },
     };
     return {
@@ -63,7 +64,7 @@ export class StoreSessionPort implements SessionPort {
       ...(replayed?.title ? { title: replayed.title } : {}),
       messages,
       compactions: (replayed?.compactions ?? []).map((c) => ({ record: entryToRecord(c.entry), active: c.active, ...(c.orphaned ? { orphaned: c.orphaned } : {}), ...(c.recalled ? { recalled: c.recalled } : {}) })),
-      costUsd: replayed?.usage.reduce((n, u) => n + u.costUsd, 0) ?? 0,
+      costUsd: (replayed?.usage ?? []).reduce<number | undefined>((n, u) => addCosts(n, u.costUsd), 0),
       lastPromptTokens: last ? last.usage.input_tokens + last.usage.cache_read_input_tokens + last.usage.cache_creation_input_tokens : 0,
       requestHistory: replayed?.requestHistory ?? EMPTY_REQUEST_HISTORY,
       sink,

@@ -10,7 +10,11 @@ const post = (m: BudgetToHost) => api.postMessage(m);
 const root = document.getElementById('app') as HTMLElement;
 
 const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : '–');
-const usd = (n: number) => `$${n.toFixed(4)}`;
+/** How the header names where the window came from. */
+const WINDOW_SOURCE = { setting: 'from your setting', 'models-api': 'from the Models API', table: 'from the model table', assumed: 'assumed: unknown model' } as const;
+
+/** A cost, or `—` when the model's price is unknown. */
+const usd = (n: number | null) => (n === null ? '—' : `$${n.toFixed(4)}`);
 
 /** 1. The window as a stacked bar (next request by category, free space, output reserve) with the thresholds. */
 function windowBar(s: BudgetSnapshot): HTMLElement {
@@ -81,7 +85,7 @@ function history(s: BudgetSnapshot): HTMLElement {
     const prompt = r.input + r.cacheRead + r.cacheWrite;
     return [`#${r.index}${r.compactedBefore ? ' ⟲' : ''}`, formatTokens(r.promptTokens), formatTokens(r.cacheRead), formatTokens(r.cacheWrite), formatTokens(r.output), pct(r.cacheRead, prompt), usd(r.costUsd), cacheMissText(r.cacheMiss)];
   });
-  const total = s.requests.reduce((a, r) => a + r.costUsd, 0);
+  const total = s.requests.reduce<number | null>((a, r) => (a === null || r.costUsd === null ? null : a + r.costUsd), 0);
   return section(
     'Requests',
     'budget-history',
@@ -176,7 +180,7 @@ function render(s: BudgetSnapshot): void {
   lastBanner = showBanner;
   last = s;
   const open = new Set(Array.from(root.querySelectorAll('details[open][data-key]'), (d) => d.getAttribute('data-key')));
-  const header = el('header', { class: 'header' }, el('h1', {}, 'Context Budget'), el('span', { class: 'muted' }, `${s.session} · ${s.model} · window ${formatTokens(s.contextWindow)}${s.busy ? ' · turn running…' : ''}`));
+  const header = el('header', { class: 'header' }, el('h1', {}, 'Context Budget'), el('span', { class: 'muted' }, `${s.session} · ${s.model} · window ${formatTokens(s.contextWindow)}${s.windowSource ? ` (${WINDOW_SOURCE[s.windowSource]})` : ''}${s.busy ? ' · turn running…' : ''}`));
   const banner = notice && Date.now() < notice.until ? [el('p', { class: `notice ${notice.level}`, role: 'alert', 'data-testid': 'budget-notice' }, notice.text)] : [];
   root.replaceChildren(header, ...banner, windowBar(s), el('div', { class: 'grid2' }, accuracy(s), forecast(s)), pinnedSection(s.pinned, post), history(s), ledger(s), compactions(s));
   for (const d of root.querySelectorAll<HTMLDetailsElement>('details[data-key]')) if (open.has(d.getAttribute('data-key'))) d.open = true;

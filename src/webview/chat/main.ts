@@ -142,7 +142,7 @@ function renderHeader(): void {
     return b;
   };
   header.replaceChildren(
-    el('div', { class: 'row' }, el('span', { class: 'model', title: 'contextPipeline.model' }, s.model), el('span', { class: 'title', title: `Session: ${s.sessionTitle}` }, s.sessionTitle), el('span', { class: 'meta cost', title: 'Cost of this session so far (reported usage × list prices)' }, `$${s.costUsd.toFixed(4)}`)),
+    el('div', { class: 'row' }, el('span', { class: 'model', title: 'contextPipeline.model' }, s.model), el('span', { class: 'title', title: `Session: ${s.sessionTitle}` }, s.sessionTitle), el('span', { class: 'meta cost', title: s.costUsd === null ? 'Cost unknown: the price of a model used in this session is not known' : 'Cost of this session so far (reported usage × list prices)' }, s.costUsd === null ? '—' : `$${s.costUsd.toFixed(4)}`)),
     contextMeter(s),
     el('div', { class: 'row toolbar' }, button('Compact Now', 'compactNow', 'Summarise older turns now (shows what would be compacted first)', 'tool'), button('New Session', 'newSession', 'Start a new session (this one stays in Sessions…)', 'tool'), button('Sessions…', 'showSessions', 'Resume, export or delete a stored session', 'tool'), button('Budget', 'showBudget', 'Open the Context Budget panel', 'tool')),
     // Decided by the host by parsing the URL; shown for as long as requests go anywhere but Anthropic's API.
