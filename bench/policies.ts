@@ -10,6 +10,12 @@
  * - `claude-code`: what Claude Code does — summarise everything when the prompt reaches
  *   window − 33k, keeping about 10k recent tokens, with the main model (`summariser: 'main'`,
  *   another setting the compactor is gaining).
+ * - `server-clear`: the app under `compactionStrategy: server-clear-tool-uses` with its default
+ *   server settings — each request carries the `clear_tool_uses_20250919` edit the app sends
+ *   (trigger at the soft threshold, keep the API's 3 tool uses, no `clear_at_least`), which the
+ *   replay's API applies as the API does (replayApi.ts: the client keeps everything, the
+ *   request processed and cached is the edited one). Our side keeps only the hard-threshold
+ *   summary as a safety net (Compactor.beforeRequest under a server strategy).
  */
 import type { CompactionRun, Compactor } from '../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS, effectiveWindow, type CompactionSettings } from '../src/core/compaction/policy';
@@ -39,7 +45,7 @@ export interface ReplayPolicy {
 }
 
 /** The policies' names, in report order. */
-export const POLICY_NAMES = ['default', 'rolling', 'stacked', 'baseline', 'claude-code'] as const;
+export const POLICY_NAMES = ['default', 'rolling', 'stacked', 'baseline', 'claude-code', 'server-clear'] as const;
 
 /** A policy's name. */
 export type PolicyName = (typeof POLICY_NAMES)[number];
@@ -104,5 +110,7 @@ export function policy(name: PolicyName): ReplayPolicy {
         { keepRecentTokens: 10_000, keepRecentTurns: 1 },
         (s) => s.config.contextWindow - CLAUDE_CODE_BUFFER,
       );
+    case 'server-clear':
+      return layered('server-clear', "the API's clear_tool_uses (trigger at the soft threshold, keep 3); our summary only at the hard threshold", { strategy: 'server-clear-tool-uses' });
   }
 }

@@ -12,6 +12,8 @@ import { layoutPrompt } from '../test/fake-anthropic/promptLayout';
 import { RejectionError } from '../test/fake-anthropic/reject';
 import { blocksOf, type ApiRequest } from '../test/fake-anthropic/request';
 import { validateRequest } from '../test/fake-anthropic/validateRequest';
+import { checkContextManagement, clearCandidates, CLEARED_PLACEHOLDER, type Edit } from '../test/fake-anthropic/contextManagement';
+import type { ServerRequestParts } from '../src/core/serverContext';
 
 /** How the cache split a request's prompt tokens. */
 export interface CacheSplit {
@@ -20,8 +22,20 @@ export interface CacheSplit {
   readonly cache_creation_input_tokens: number;
 }
 
-/** What the API made of a request: its cache split, or the reason it refused it. */
-export type ApiOutcome = { readonly ok: true; readonly split: CacheSplit } | { readonly ok: false; readonly reason: string };
+/** What the API's `clear_tool_uses` did to a request (its `applied_edits`, on calibrated counts). */
+export interface ServerClear {
+  /** Prompt tokens the clear freed. */
+  readonly tokens: number;
+  /** Tool results cleared. */
+  readonly toolUses: number;
+  /** Their `tool_use_id`s, so the replay can tell what the model no longer saw. */
+  readonly toolUseIds: readonly string[];
+}
+
+/** What the API made of a request: its cache split (and a server clear), or the reason it refused it. */
+export type ApiOutcome =
+  | { readonly ok: true; readonly split: CacheSplit; readonly cleared?: ServerClear; readonly promptTokens: number }
+  | { readonly ok: false; readonly reason: string };
 
 /** A refusal as a reason without positions (`messages.N.content.N: …`), so equal faults count together. */
 export function rejectionReason(err: unknown): string {
@@ -48,6 +62,12 @@ export class ReplayApi {
     this.cache.clear();
   }
 
+  /** Counts a request refused before it reached the API's validation (e.g. a server strategy the model lacks). */
+  refuse(reason: string): ApiOutcome {
+    this.invalid.set(reason, (this.invalid.get(reason) ?? 0) + 1);
+    return { ok: false, reason };
+  }
+
   /** Total refusals. */
   invalidCount(): number {
     let n = 0;
@@ -59,9 +79,14 @@ export class ReplayApi {
    * A main request whose blocks (in layout order: tools, system, message blocks) cost
    * `blockTokens`; `overhead` (the system prompt and tools the transcript does not hold) is
    * added to the first block. Blocks without a count (the serializer added one) are counted from
-   * their text.
+   * their text. With `server` (a server strategy's `context_management` and betas), the edits
+   * are validated as the fake server does, and `clear_tool_uses` is applied as the API applies
+   * it: when the prompt reaches the trigger, every tool result but the last `keep` becomes the
+   * placeholder (unless less than `clear_at_least` would go), and the cache sees the edited
+   * prompt — its prefix changes at the first cleared result, so everything after it is written
+   * again.
    */
-  sendMain(params: MessageCreateParamsNonStreaming, blockTokens: readonly number[], overhead: number): ApiOutcome {
+  sendMain(params: MessageCreateParamsNonStreaming, blockTokens: readonly number[], overhead: number, server?: ServerRequestParts): ApiOutcome {
     const v = this.validate(params);
     if (!v.ok) return v;
     const req = v.req;
@@ -74,7 +99,35 @@ export class ReplayApi {
       return { ...b, tokens };
     });
     this.lastMain = memo;
-    return { ok: true, split: this.process(req.model, blocks) };
+    const promptTokens = blocks.reduce((n, b) => n + b.tokens, 0);
+    const edits = server?.contextManagement ? this.serverEdits(params, server) : { ok: true as const, edits: [] };
+    if (!edits.ok) return edits;
+    const clear = edits.edits.find((e): e is Extract<Edit, { type: 'clear_tool_uses_20250919' }> => e.type === 'clear_tool_uses_20250919');
+    if (clear && promptTokens >= clear.trigger) {
+      const c = clearCandidates(req, clear);
+      if (c.locs.length > 0) {
+        const cleared = new Set(c.locs);
+        const placeholder = this.textTokens(CLEARED_PLACEHOLDER);
+        const edited = layoutPrompt(c.req, { count: false }).blocks.map((b, i) => ({ ...b, tokens: cleared.has(b.loc) ? placeholder : (blocks[i]?.tokens ?? 0) }));
+        const freed = promptTokens - edited.reduce((n, b) => n + b.tokens, 0);
+        if (freed >= clear.clearAtLeast) {
+          for (const b of edited) memo.set(b.key, b.tokens);
+          return { ok: true, split: this.process(req.model, edited), cleared: { tokens: freed, toolUses: c.locs.length, toolUseIds: c.toolUseIds }, promptTokens: promptTokens - freed };
+        }
+      }
+    }
+    return { ok: true, split: this.process(req.model, blocks), promptTokens };
+  }
+
+  /** The server edits of a request, validated with its beta headers; a refusal is counted like any other. */
+  private serverEdits(params: MessageCreateParamsNonStreaming, server: ServerRequestParts): { readonly ok: true; readonly edits: readonly Edit[] } | { readonly ok: false; readonly reason: string } {
+    try {
+      return { ok: true, edits: checkContextManagement({ ...params, context_management: server.contextManagement } as unknown as Record<string, unknown>, server.betas.join(',')) };
+    } catch (err) {
+      const reason = rejectionReason(err);
+      this.invalid.set(reason, (this.invalid.get(reason) ?? 0) + 1);
+      return { ok: false, reason };
+    }
   }
 
   /**
@@ -89,7 +142,7 @@ export class ReplayApi {
     const layout = layoutPrompt(req, { count: false });
     const texts = requestBlockTexts(req);
     const blocks = layout.blocks.map((b, i) => ({ ...b, tokens: this.lastMain.get(b.key) ?? this.textTokens(texts[i] ?? '') }));
-    return { ok: true, split: this.process(req.model, blocks) };
+    return { ok: true, split: this.process(req.model, blocks), promptTokens: blocks.reduce((n, b) => n + b.tokens, 0) };
   }
 
   /**

@@ -19,6 +19,8 @@ import type { ConversationState, Message, PipelineConfig } from '../src/core/mod
 import { prepareRequest } from '../src/core/pipeline';
 import { counterIds, type Tokenizer } from '../src/core/ports';
 import { messageRawTokens } from '../src/core/tokens/blockTokens';
+import { serverRequestFor } from '../src/core/agent/serverRequest';
+import { isServerStrategy } from '../src/core/serverContext';
 import { applyCalibration, type Calibration } from '../src/core/tokens/calibration';
 import { TokenEstimator } from '../src/core/tokens/estimator';
 import { appendMerged, guardArrival, type ToolNames } from './arrival';
@@ -27,6 +29,7 @@ import type { ReplayPolicy } from './policies';
 import { LastKnownFiles } from './reattachProxy';
 import { CostTally } from './pricing';
 import { ReplayApi } from './replayApi';
+import { CLEARED_PLACEHOLDER } from '../test/fake-anthropic/contextManagement';
 import { ScriptedSummariser } from './scriptedSummariser';
 import { SUMMARY_LENGTH, type SummaryLengthModel } from './summaryLength';
 import type { TranscriptEvent } from './transcript';
@@ -87,6 +90,8 @@ export interface RequestTrace {
   readonly invalid?: string;
   /** The real session had a full cache miss here, so the cache was flushed first. */
   readonly flushed: boolean;
+  /** Under a server strategy, what the API's `clear_tool_uses` cleared from this request. */
+  readonly serverCleared?: { readonly tokens: number; readonly toolUses: number };
 }
 
 /** What a replay measured. */
@@ -110,6 +115,9 @@ export interface ReplayResult {
   readonly reattached: number;
   /** Real full cache misses replayed. */
   readonly flushes: number;
+  /** Requests the API's `clear_tool_uses` edited (server strategies), and the tokens it cleared over them. */
+  readonly serverClears: number;
+  readonly serverClearedTokens: number;
   readonly tokens: { readonly input: number; readonly read: number; readonly write: number; readonly output: number };
   readonly cost: CostTally;
   readonly summariserCost: CostTally;
@@ -160,7 +168,8 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   const frr = new FrrTally();
   const log: string[] = [];
   const trace: RequestTrace[] = [];
-  const totals = { requests: 0, overflows: 0, peak: 0, compactions: 0, summaries: 0, guarded: 0, reattached: 0, flushes: 0, input: 0, read: 0, write: 0, output: 0 };
+  const totals = { requests: 0, overflows: 0, peak: 0, compactions: 0, summaries: 0, guarded: 0, reattached: 0, flushes: 0, serverClears: 0, serverClearedTokens: 0, input: 0, read: 0, write: 0, output: 0 };
+  const serverSide = isServerStrategy(opts.policy.settings.strategy);
   const signal = new AbortController().signal;
   let previous: ReturnType<typeof prepareRequest>['lastBreakpoint'];
   let lastRequestAt: number | undefined;
@@ -205,6 +214,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       log.push(`  request ${String(totals.requests).padStart(3)}: ${r.layer.padEnd(14)} ${r.trigger.padEnd(9)} ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)} tokens${r.fallbacks.length ? ` (${r.fallbacks.join('; ')})` : ''}${note}`);
     }
 
+    // Overflows and peak on the history we send: the server's edits are not counted in our favour.
     const tokens = measure(state);
     totals.peak = Math.max(totals.peak, tokens / effectiveWindow(state.config));
     if (tokens + state.config.outputReserve > state.config.contextWindow) totals.overflows++;
@@ -212,16 +222,25 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     const prepared = prepareRequest(state, { count: (sending) => ({ tools: 0, system: 0, messages: sending.messages.map(tokensOf), total: tokens, anchored: false }), clock, ...(previous ? { previous } : {}) });
     previous = prepared.lastBreakpoint;
     const ledger = buildLedger(prepared.sent, prepared.anchors, tokenizer, cal);
-    const sent = api.sendMain(prepared.params, ledger.map((r) => r.tokens), overhead);
+    // Under a server strategy the request carries the app's own context_management (serverRequest.ts).
+    const server = serverSide ? serverRequestFor(state, opts.policy.settings) : undefined;
+    const sent = server && !server.ok ? api.refuse(`server strategy: ${server.reason}`) : api.sendMain(prepared.params, ledger.map((r) => r.tokens), overhead, server?.value);
     const split = sent.ok ? sent.split : { input_tokens: Math.round(tokens), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    const cleared = sent.ok ? sent.cleared : undefined;
+    if (cleared) {
+      totals.serverClears++;
+      totals.serverClearedTokens += cleared.tokens;
+      log.push(`  request ${String(totals.requests).padStart(3)}: ${'server-clear'.padEnd(14)} ${'server'.padEnd(9)} ${fmt(tokens)} → ${fmt(tokens - cleared.tokens)} tokens (${cleared.toolUses} tool results)`);
+    }
     const usage: Usage = { ...split, output_tokens: e.usage.output_tokens };
     cost.add(e.model, usage, state.config.cacheTtl);
     totals.input += usage.input_tokens;
     totals.read += usage.cache_read_input_tokens;
     totals.write += usage.cache_creation_input_tokens;
     totals.output += usage.output_tokens;
-    trace.push({ at: now, model: e.model, tokens, usage, flushed, ...(sent.ok ? {} : { invalid: sent.reason }) });
-    frr.add(state.messages, t.references.get(index) ?? []);
+    trace.push({ at: now, model: e.model, tokens, usage, flushed, ...(sent.ok ? {} : { invalid: sent.reason }), ...(cleared ? { serverCleared: { tokens: cleared.tokens, toolUses: cleared.toolUses } } : {}) });
+    // Retention of what the model saw: results the server cleared are gone from it.
+    frr.add(cleared ? withClearedResults(state.messages, cleared.toolUseIds) : state.messages, t.references.get(index) ?? []);
     lastRequestAt = now;
   }
 
@@ -241,6 +260,8 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     guarded: totals.guarded,
     reattached: totals.reattached,
     flushes: totals.flushes,
+    serverClears: totals.serverClears,
+    serverClearedTokens: totals.serverClearedTokens,
     tokens: { input: totals.input, read: totals.read, write: totals.write, output: totals.output },
     cost,
     summariserCost,
@@ -249,6 +270,14 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     log,
     trace,
   };
+}
+
+/** `messages` with the tool results of `ids` replaced by the API's placeholder (as the model saw them). */
+export function withClearedResults(messages: readonly Message[], ids: readonly string[]): Message[] {
+  const gone = new Set(ids);
+  return messages.map((m) =>
+    m.blocks.some((b) => b.type === 'tool_result' && gone.has(b.toolUseId)) ? { ...m, blocks: m.blocks.map((b) => (b.type === 'tool_result' && gone.has(b.toolUseId) ? { ...b, content: CLEARED_PLACEHOLDER } : b)) } : m,
+  );
 }
 
 function fmt(n: number): string {

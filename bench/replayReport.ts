@@ -15,6 +15,9 @@ export interface ReplayRow {
   readonly invalid: number;
   readonly peak: number;
   readonly compactions: number;
+  /** Requests the API's clear_tool_uses edited (server strategies; 0 for ours), and the tokens it cleared. */
+  readonly server_clears: number;
+  readonly server_cleared_tokens: number;
   /** Tokens of file content re-attached after compactions. */
   readonly reattached: number;
   /** Model + summariser; `null` when a model has no price. */
@@ -48,6 +51,8 @@ export function rowOf(r: ReplayResult, baseline: number | null | undefined): Rep
     invalid: r.invalidCount,
     peak: round(r.peak),
     compactions: r.compactions,
+    server_clears: r.serverClears,
+    server_cleared_tokens: Math.round(r.serverClearedTokens),
     reattached: Math.round(r.reattached),
     cost_usd: cost === null ? null : round(cost),
     cost_ratio: cost === null || baseline === null || baseline === undefined || baseline === 0 ? null : round(cost / baseline),
@@ -62,6 +67,7 @@ export function printReplay(r: ReplayResult, description: string, baseline?: num
   out(`Replay of ${r.transcript} with a ${fmt(r.window)}-token window — ${r.policy}: ${description}`);
   out(`Compactions (${r.compactions}, of which ${r.summaries} summaries):`);
   for (const l of r.log) out(l);
+  if (r.serverClears > 0) out(`the API's clear_tool_uses edited ${r.serverClears} requests, clearing ${fmt(r.serverClearedTokens)} tokens in all`);
   out(`requests ${r.requests} · peak utilisation ${pct(r.peak)} · overflows ${r.overflows} · invalid requests ${r.invalidCount} · tool results guarded on arrival ${r.guarded} · real full cache misses replayed ${r.flushes}`);
   for (const [reason, n] of r.invalid) out(`  invalid ×${n}: ${reason}`);
   const t = r.tokens;
@@ -76,7 +82,7 @@ export function printReplay(r: ReplayResult, description: string, baseline?: num
   return row;
 }
 
-const COLUMNS = ['transcript', 'window', 'policy', 'requests', 'overflows', 'invalid', 'peak %', 'compactions', 're-attached', 'cost $', '÷ baseline', 'FRR', 'FRR w/o sum.', 'summariser $', 'wall s'] as const;
+const COLUMNS = ['transcript', 'window', 'policy', 'requests', 'overflows', 'invalid', 'peak %', 'compactions', 'server clears', 're-attached', 'cost $', '÷ baseline', 'FRR', 'FRR w/o sum.', 'summariser $', 'wall s'] as const;
 
 /** Prints the replay-all table, the notes (invalid reasons, unknown models, FRR by kind), then the JSON rows as the last line. */
 export function printTable(results: readonly TimedResult[]): ReplayRow[] {
@@ -94,6 +100,7 @@ export function printTable(results: readonly TimedResult[]): ReplayRow[] {
       String(r.invalidCount),
       (r.peak * 100).toFixed(1),
       `${r.compactions} (${r.summaries})`,
+      String(r.serverClears),
       String(Math.round(r.reattached)),
       row.cost_usd === null ? 'unknown' : row.cost_usd.toFixed(2),
       row.cost_ratio === null ? '–' : row.cost_ratio.toFixed(2),
@@ -107,7 +114,7 @@ export function printTable(results: readonly TimedResult[]): ReplayRow[] {
   const line = (xs: readonly string[]) => xs.map((x, i) => (i < 3 ? x.padEnd(widths[i] as number) : x.padStart(widths[i] as number))).join('  ');
   console.log(line(COLUMNS));
   for (const c of cells) console.log(line(c));
-  console.log('compactions: records of every layer (of which summaries); re-attached: tokens of file content re-attached after compactions; cost $: model + summariser; FRR: forward-reference recall, with / without summary text.');
+  console.log('compactions: records of every layer (of which summaries); server clears: requests the API\'s clear_tool_uses edited; re-attached: tokens of file content re-attached after compactions; cost $: model + summariser; FRR: forward-reference recall, with / without summary text.');
   for (const { result: r } of results) {
     const where = `${shortName(r.transcript)} ${Math.round(r.window / 1000)}k ${r.policy}`;
     for (const [reason, n] of r.invalid) console.log(`invalid ×${n} in ${where}: ${reason}`);

@@ -5,6 +5,36 @@
  */
 import type { CompactionEntryState } from '../core/agent/agentSession';
 import { recalledLabel } from '../core/recall/recallTool';
+import type { CompactionRecord } from '../core/compaction/types';
+
+/** How each trigger is named in a row's label. */
+export const TRIGGER_LABEL: Record<CompactionRecord['trigger'], string> = {
+  'auto-soft': 'Auto (soft)',
+  'auto-hard': 'Auto (hard)',
+  manual: 'Manual',
+  overflow: 'Overflow',
+  'tool-result': 'Tool result',
+  budget: 'Budget',
+  idle: 'Idle',
+};
+
+/** `Auto (soft) · 10:42:07`, or `Server compaction · 10:42:07` for the API's compaction; `time`: the record's time as shown. */
+export function compactionLabel(entry: CompactionEntryState, time: string): string {
+  const r = entry.record;
+  return `${r.layer === 'server-compact' ? 'Server compaction' : TRIGGER_LABEL[r.trigger]} · ${time}`;
+}
+
+/**
+ * The row's `contextValue` (package.json menus): `compaction-active` offers Restore;
+ * `compaction-server` (the API's compaction, which cannot be undone: the API ignores what
+ * stands before its summary), `compaction-restored` and `compaction-orphaned` do not. All
+ * start with `compaction`, so Copy Summary and Show in Budget stay offered.
+ */
+export function compactionContextValue(entry: CompactionEntryState): 'compaction-orphaned' | 'compaction-server' | 'compaction-active' | 'compaction-restored' {
+  if (entry.orphaned) return 'compaction-orphaned';
+  if (entry.record.layer === 'server-compact') return 'compaction-server';
+  return entry.active ? 'compaction-active' : 'compaction-restored';
+}
 
 /** Description suffix of a compaction kept only for its originals (its messages were lost). */
 export const ORPHANED_DESCRIPTION = 'orphaned — originals only';

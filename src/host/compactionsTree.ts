@@ -3,7 +3,7 @@ import type { CompactionEntryState } from '../core/agent/agentSession';
 import { describeReattached } from '../core/compaction/reattach';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Message } from '../core/model';
-import { compactionDescription, ORPHANED_DESCRIPTION, recalledTooltip } from './compactionRowText';
+import { compactionContextValue, compactionDescription, compactionLabel, ORPHANED_DESCRIPTION, recalledTooltip, TRIGGER_LABEL } from './compactionRowText';
 
 export { ORPHANED_DESCRIPTION };
 
@@ -25,16 +25,6 @@ export interface CompactionsSource {
 
 /** URI scheme of the read-only documents showing summaries and original messages. */
 export const RECORD_SCHEME = 'context-pipeline-record';
-
-const TRIGGER_LABEL: Record<CompactionRecord['trigger'], string> = {
-  'auto-soft': 'Auto (soft)',
-  'auto-hard': 'Auto (hard)',
-  manual: 'Manual',
-  overflow: 'Overflow',
-  'tool-result': 'Tool result',
-  budget: 'Budget',
-  idle: 'Idle',
-};
 
 /**
  * The Compactions tree. Newest compaction first; each shows its trigger, time and tokens
@@ -65,15 +55,16 @@ export class CompactionsTreeProvider implements vscode.TreeDataProvider<Compacti
       case 'compaction': {
         const r = node.entry.record;
         const lost = r.retention?.lost ?? [];
-        const item = new vscode.TreeItem(`${TRIGGER_LABEL[r.trigger]} · ${new Date(r.at).toLocaleTimeString()}`, vscode.TreeItemCollapsibleState.Collapsed);
+        const item = new vscode.TreeItem(compactionLabel(node.entry, new Date(r.at).toLocaleTimeString()), vscode.TreeItemCollapsibleState.Collapsed);
         item.id = r.id;
         item.description = compactionDescription(node.entry);
         const recalled = recalledTooltip(node.entry);
-        item.contextValue = node.entry.orphaned ? 'compaction-orphaned' : node.entry.active ? 'compaction-active' : 'compaction-restored';
+        item.contextValue = compactionContextValue(node.entry);
         item.iconPath = lost.length > 0 ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(node.entry.active ? 'fold' : 'unfold');
         item.tooltip = new vscode.MarkdownString(
           [
             `**${r.layer}** (${r.strategy}) · ${TRIGGER_LABEL[r.trigger]}`,
+            ...(r.layer === 'server-compact' ? ['Compacted by the API (`compact_20260112`): it cannot be restored — the API ignores what stands before its summary.'] : []),
             ...(node.entry.orphaned ? ['Orphaned: the messages it replaced were lost from the session file. Its originals are kept here (their only copy); it cannot be restored.'] : []),
             `Tokens ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}${r.model ? ` · ${r.model}` : ''} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`,
             ...(r.fallbacks.length ? [`Fallbacks: ${r.fallbacks.join('; ')}`] : []),

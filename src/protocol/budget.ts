@@ -50,6 +50,12 @@ const RequestRow = v.strictObject({
       detail: v.string(),
     }),
   ),
+  /** Input tokens the API's context editing cleared from this request (its `applied_edits`). */
+  serverCleared: v.optional(N),
+  /** Tool results the API's `clear_tool_uses` cleared from this request. */
+  serverClearedToolUses: v.optional(N),
+  /** Tokens of the API's server-compaction iterations in this request (input + output). */
+  serverCompactionTokens: v.optional(N),
 });
 /** A pinned region: a whole message, or one pinned block (e.g. a selection) of a message. */
 const PinnedRow = v.strictObject({

@@ -93,9 +93,23 @@ export function afterLastCompaction(req: ApiRequest): ApiRequest {
   return req;
 }
 
-/** Applies `clear_tool_uses` to `req` when its prompt reaches the trigger; the edited request and what was applied. */
-export function applyClear(req: ApiRequest, edit: Extract<Edit, { type: 'clear_tool_uses_20250919' }>, promptTokens: number): { readonly req: ApiRequest; readonly applied?: AppliedEdit } {
-  if (promptTokens < edit.trigger) return { req };
+/** What `clear_tool_uses` would replace, before `clear_at_least` is checked. */
+export interface ClearCandidates {
+  /** The request with the cleared results replaced by the placeholder. */
+  readonly req: ApiRequest;
+  /** Where each cleared result is: `messages.I.content.J` (promptLayout's `loc`). */
+  readonly locs: readonly string[];
+  /** The `tool_use_id` of each cleared result. */
+  readonly toolUseIds: readonly string[];
+}
+
+/**
+ * The rule of `clear_tool_uses` without the trigger and `clear_at_least`: every tool result
+ * but the last `keep` (and those of `exclude_tools`) replaced by the placeholder; results
+ * already cleared are not counted again. Shared with the replay bench (bench/replayApi.ts),
+ * which counts tokens its own way.
+ */
+export function clearCandidates(req: ApiRequest, edit: Extract<Edit, { type: 'clear_tool_uses_20250919' }>): ClearCandidates {
   const names = new Map<string, string>();
   const results: { i: number; j: number; id: string }[] = [];
   req.messages.forEach((m, i) =>
@@ -106,16 +120,24 @@ export function applyClear(req: ApiRequest, edit: Extract<Edit, { type: 'clear_t
   );
   const candidates = results.slice(0, Math.max(0, results.length - edit.keep)).filter((r) => !edit.exclude.includes(names.get(r.id) ?? ''));
   const messages = req.messages.map((m) => ({ ...m, content: [...blocksOf(m)] }));
-  let cleared = 0;
+  const locs: string[] = [];
+  const toolUseIds: string[] = [];
   for (const r of candidates) {
     const block = messages[r.i]?.content[r.j];
     if (block?.type !== 'tool_result' || (typeof block.content === 'string' && block.content === CLEARED_PLACEHOLDER)) continue;
     (messages[r.i] as { content: ContentBlockParam[] }).content[r.j] = { type: 'tool_result', tool_use_id: block.tool_use_id, content: CLEARED_PLACEHOLDER, ...(block.cache_control ? { cache_control: block.cache_control } : {}) };
-    cleared++;
+    locs.push(`messages.${r.i}.content.${r.j}`);
+    toolUseIds.push(block.tool_use_id);
   }
-  if (cleared === 0) return { req };
-  const edited: ApiRequest = { ...req, messages: messages as unknown as readonly MessageParam[] };
-  const freed = promptTokens - layoutPrompt(edited).totalTokens;
+  return { req: locs.length === 0 ? req : { ...req, messages: messages as unknown as readonly MessageParam[] }, locs, toolUseIds };
+}
+
+/** Applies `clear_tool_uses` to `req` when its prompt reaches the trigger; the edited request and what was applied. */
+export function applyClear(req: ApiRequest, edit: Extract<Edit, { type: 'clear_tool_uses_20250919' }>, promptTokens: number): { readonly req: ApiRequest; readonly applied?: AppliedEdit } {
+  if (promptTokens < edit.trigger) return { req };
+  const c = clearCandidates(req, edit);
+  if (c.locs.length === 0) return { req };
+  const freed = promptTokens - layoutPrompt(c.req).totalTokens;
   if (freed < edit.clearAtLeast) return { req };
-  return { req: edited, applied: { type: 'clear_tool_uses_20250919', cleared_input_tokens: freed, cleared_tool_uses: cleared } };
+  return { req: c.req, applied: { type: 'clear_tool_uses_20250919', cleared_input_tokens: freed, cleared_tool_uses: c.locs.length } };
 }

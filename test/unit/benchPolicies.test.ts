@@ -33,7 +33,7 @@ describe('bench policies', () => {
     assert.deepEqual(policy('default').settings, DEFAULT_COMPACTION_SETTINGS);
     assert.equal((policy('rolling').settings as unknown as Record<string, unknown>).summaryPolicy, 'rolling');
     assert.equal((policy('stacked').settings as unknown as Record<string, unknown>).summaryPolicy, 'stacked');
-    assert.deepEqual(POLICY_NAMES, ['default', 'rolling', 'stacked', 'baseline', 'claude-code']);
+    assert.deepEqual(POLICY_NAMES, ['default', 'rolling', 'stacked', 'baseline', 'claude-code', 'server-clear']);
   });
 
   it('baseline summarises everything at 85 % of the effective window, and does nothing below', async () => {

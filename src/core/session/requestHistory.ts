@@ -11,11 +11,12 @@ import type { CacheMiss } from '../cacheMiss';
 import type { SessionEntry } from './entries';
 import { clearedInputTokens, type ServerReport } from '../serverReport';
 
-/** The request row's server figures (none when the server did nothing). */
-function serverFigures(report: ServerReport | undefined): { serverCleared?: number; serverCompactionTokens?: number } {
+/** A request row's server figures (none when the server did nothing); shared with the live budget history. */
+export function serverFigures(report: ServerReport | undefined): { serverCleared?: number; serverClearedToolUses?: number; serverCompactionTokens?: number } {
   const cleared = clearedInputTokens(report);
+  const toolUses = (report?.appliedEdits ?? []).reduce((n, e) => n + (e.type === 'clear_tool_uses_20250919' ? e.clearedToolUses : 0), 0);
   const compaction = (report?.iterations ?? []).filter((i) => i.type === 'compaction').reduce((n, i) => n + i.input_tokens + i.cache_read_input_tokens + i.cache_creation_input_tokens + i.output_tokens, 0);
-  return { ...(cleared > 0 ? { serverCleared: cleared } : {}), ...(compaction > 0 ? { serverCompactionTokens: compaction } : {}) };
+  return { ...(cleared > 0 ? { serverCleared: cleared } : {}), ...(toolUses > 0 ? { serverClearedToolUses: toolUses } : {}), ...(compaction > 0 ? { serverCompactionTokens: compaction } : {}) };
 }
 
 /** One request to Claude, as the budget panel charts and lists it. */
@@ -40,6 +41,8 @@ export interface RequestRecord {
   readonly cacheMiss?: CacheMiss;
   /** Input tokens the server's context editing cleared from this request (absent: none). */
   readonly serverCleared?: number;
+  /** Tool results the server's `clear_tool_uses` cleared from this request (absent: none). */
+  readonly serverClearedToolUses?: number;
   /** Tokens of the server's compaction iterations in this request, input + output (absent: none). */
   readonly serverCompactionTokens?: number;
 }

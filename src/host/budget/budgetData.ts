@@ -9,7 +9,7 @@ import { pinnedRegions } from '../../core/pins';
 import { prepareRequest } from '../../core/pipeline';
 import type { Tokenizer } from '../../core/ports';
 import { makeRequestCounter } from '../../core/requestTokens';
-import { EMPTY_REQUEST_HISTORY, type RequestHistory } from '../../core/session/requestHistory';
+import { EMPTY_REQUEST_HISTORY, serverFigures, type RequestHistory } from '../../core/session/requestHistory';
 import type { TokenEstimator } from '../../core/tokens/estimator';
 import type { BudgetSnapshot } from '../../protocol/budget';
 
@@ -70,6 +70,7 @@ export class BudgetHistory {
           costUsd: e.costUsd ?? null,
           compactedBefore: this.compactedSinceRequest,
           ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
+          ...serverFigures(e.server),
         });
         if (this.requests.length > MAX_REQUESTS) this.requests.shift();
         this.awaitingUsage = false;

@@ -1,5 +1,6 @@
 import { parseBudgetToWebview, type BudgetSnapshot, type BudgetToHost } from '../../protocol/budget';
 import { el, formatTokens } from '../shared/dom';
+import { ledgerServerNote, serverCell } from './serverText';
 import { vscodeApi } from '../shared/vscodeApi';
 import { HistoryChart } from './chart';
 import { pinnedSection } from './pinned';
@@ -83,7 +84,7 @@ function history(s: BudgetSnapshot): HTMLElement {
   const key = el('div', { class: 'chart-key' }, el('span', {}, el('span', { class: 'swatch marker' }), 'Compaction before the request'));
   const rows = s.requests.slice(-20).reverse().map((r) => {
     const prompt = r.input + r.cacheRead + r.cacheWrite;
-    return [`#${r.index}${r.compactedBefore ? ' ⟲' : ''}`, formatTokens(r.promptTokens), formatTokens(r.cacheRead), formatTokens(r.cacheWrite), formatTokens(r.output), pct(r.cacheRead, prompt), usd(r.costUsd), cacheMissText(r.cacheMiss)];
+    return [`#${r.index}${r.compactedBefore ? ' ⟲' : ''}`, formatTokens(r.promptTokens), formatTokens(r.cacheRead), formatTokens(r.cacheWrite), formatTokens(r.output), pct(r.cacheRead, prompt), usd(r.costUsd), cacheMissText(r.cacheMiss), serverCell(r)];
   });
   const total = s.requests.reduce<number | null>((a, r) => (a === null || r.costUsd === null ? null : a + r.costUsd), 0);
   return section(
@@ -91,7 +92,7 @@ function history(s: BudgetSnapshot): HTMLElement {
     'budget-history',
     chart.element,
     key,
-    table(['Request', 'Prompt', 'Cache read', 'Cache write', 'Output', 'Hit rate', 'Cost', 'Cache miss'], rows, { class: 'requests', 'data-testid': 'requests-table' }),
+    table(['Request', 'Prompt', 'Cache read', 'Cache write', 'Output', 'Hit rate', 'Cost', 'Cache miss', 'Server'], rows, { class: 'requests', 'data-testid': 'requests-table' }),
     el('p', { class: 'muted' }, `${s.requests.length} ${s.requests.length === 1 ? 'request' : 'requests'}, ${usd(total)} in this session (newest first, at most 20 listed).`),
   );
 }
@@ -103,6 +104,8 @@ function ledger(s: BudgetSnapshot): HTMLElement {
   const parts: Node[] = [];
   if (s.repairs) parts.push(el('p', { class: 'repairs', 'data-testid': 'ledger-repairs', title: s.repairs.details.join('\n') }, s.repairs.summary));
   parts.push(table(['#', 'Block', 'Source', 'Tokens', 'Cache', 'Content'], rows, { class: 'ledger', 'data-testid': 'ledger-table' }));
+  const cleared = ledgerServerNote(s.requests.at(-1));
+  if (cleared) parts.push(el('p', { class: 'muted', 'data-testid': 'ledger-server-cleared' }, cleared));
   const d = s.diff;
   if (d) {
     const diffRows = [
