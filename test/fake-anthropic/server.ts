@@ -32,9 +32,14 @@ export interface FakeAnthropic {
   script(...steps: ScriptStep[]): void;
   /** Steps still queued. */
   readonly pendingSteps: number;
-  /** Every API request received, oldest first (with body, validity, token count, usage). */
+  /**
+   * The `POST /v1/messages` requests received, oldest first (with body, validity, token
+   * count, usage): the conversation as the model saw it.
+   */
   readonly requests: readonly RecordedRequest[];
-  /** The requests the server refused for their own fault (`valid: false`). */
+  /** Every API request received (also `count_tokens` and the Models API), oldest first. */
+  readonly allRequests: readonly RecordedRequest[];
+  /** Any API request the server refused for its own fault (`valid: false`). */
   readonly invalidRequests: readonly RecordedRequest[];
   /** The context window enforced now. */
   readonly window: number;
@@ -159,6 +164,9 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
       return state.script.pending;
     },
     get requests() {
+      return state.requests.filter((r) => r.method === 'POST' && r.path === '/v1/messages');
+    },
+    get allRequests() {
       return state.requests;
     },
     get invalidRequests() {

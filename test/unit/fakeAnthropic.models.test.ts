@@ -38,7 +38,7 @@ describe('fake Anthropic: Models API and count_tokens', () => {
 
   it('POST /v1/messages/count_tokens counts with the fake tokenizer and validates like /v1/messages', async () => {
     const r = await client.messages.countTokens({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: filler(100) }] });
-    const sent = server.requests.at(-1);
+    const sent = server.allRequests.at(-1);
     assert.equal(sent?.outcome, 'counted');
     assert.equal(r.input_tokens, sent?.inputTokens);
     assert.ok(r.input_tokens >= 100);
@@ -56,7 +56,7 @@ describe('fake Anthropic: Models API and count_tokens', () => {
     assert.ok(!missing.ok && missing.error.kind === 'not_found');
     const counted = await llm.countTokens(minimalRequest({ messages: [{ role: 'user', content: filler(50) }] }));
     assert.ok(counted.ok);
-    assert.equal(counted.inputTokens, server.requests.at(-1)?.inputTokens);
+    assert.equal(counted.inputTokens, server.allRequests.at(-1)?.inputTokens);
     const noKey = new AnthropicLlmClient({ apiKey: async () => undefined, baseUrl: server.url });
     assert.equal((await noKey.countTokens(minimalRequest())).ok, false);
   });

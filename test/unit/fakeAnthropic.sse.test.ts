@@ -117,8 +117,8 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
     const msg = await client.messages.create(body);
     assert.ok(counted.input_tokens > 10);
     assert.equal(counted.input_tokens, msg.usage.input_tokens);
-    assert.equal(server.requests[0]?.path, '/v1/messages/count_tokens');
-    assert.equal(server.requests[0]?.outcome, 'counted');
+    assert.equal(server.allRequests[0]?.path, '/v1/messages/count_tokens');
+    assert.equal(server.allRequests[0]?.outcome, 'counted');
   });
 
   it('without a script answers a labelled, deterministic echo of the last user text (fake-claude accepted)', async () => {
