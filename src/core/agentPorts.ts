@@ -111,3 +111,12 @@ export interface ToolOutcome {
 export interface ToolRunner {
   run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome>;
 }
+
+/** What `count_tokens` said about a prompt: its exact size, or nothing (failed, timed out, stopped). */
+export type ExactCountResult = { readonly ok: true; readonly inputTokens: number } | { readonly ok: false };
+
+/**
+ * Asks the API for the exact prompt size of `params` (`count_tokens`, free). Never throws and
+ * ends on its own (the host gives it a short timeout); `signal` stops it with the turn.
+ */
+export type CountTokensPort = (params: MessageCreateParamsNonStreaming, signal: AbortSignal) => Promise<ExactCountResult>;

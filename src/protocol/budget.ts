@@ -41,6 +41,8 @@ const RequestRow = v.strictObject({
   costUsd: v.nullable(N),
   /** A compaction ran before this request. */
   compactedBefore: v.boolean(),
+  /** The exact prompt size `count_tokens` gave for this request (first request per model), when it answered. */
+  counted: v.optional(N),
   /** Why the prompt cache missed on this request (the API's diagnosis or our attribution). */
   cacheMiss: v.optional(
     v.strictObject({
@@ -85,6 +87,11 @@ const SnapshotSchema = v.strictObject({
   nextTotal: N,
   /** The estimator's (anchored) estimate of the next request. */
   nextEstimate: N,
+  /**
+   * What `nextEstimate` is anchored on (absent: not anchored, a calibrated count): the last
+   * reported usage, or an exact `count_tokens` figure; `tokens` is that figure.
+   */
+  nextAnchor: v.optional(v.strictObject({ source: v.picklist(['usage', 'count_tokens']), tokens: N })),
   calibration: N,
   tokenizer: v.string(),
   last: v.optional(v.strictObject({ estimated: N, reported: N })),

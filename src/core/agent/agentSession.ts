@@ -1,4 +1,4 @@
-import type { LlmClient, LlmResult, ToolCall, ToolRunner } from '../agentPorts';
+import type { CountTokensPort, LlmClient, LlmResult, ToolCall, ToolRunner } from '../agentPorts';
 import { applyUserMessage, assembleUserMessage } from '../assemble';
 import { appendAssistantMessage, type AssistantContent } from '../assistant';
 import { ttlMs, type PreviousBreakpoint } from '../cacheAnchors';
@@ -25,6 +25,7 @@ import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound } from './toolRound';
 import { addContextAfterTools, type ContextAfterTools } from './contextAfterTools';
 import { CacheWatch } from './cacheWatch';
+import { ExactFirstCount } from './exactCount';
 
 /** Ports and settings of an agent session. */
 export interface AgentDeps {
@@ -47,6 +48,8 @@ export interface AgentDeps {
   readonly contextAfterTools?: ContextAfterTools;
   /** The session's saved outputs, for the recall tool; without it they are not searched. */
   readonly spills?: SpillReader;
+  /** Exact prompt size (`count_tokens`), asked beside the first request per model; without it nothing is counted. */
+  readonly countTokens?: CountTokensPort;
 }
 
 /** A compaction of this session and whether it is in effect (restore undoes it). */
@@ -81,10 +84,12 @@ export class AgentSession {
   private compactionList: CompactionEntryState[];
   /** The workspace tools, with `recall` answered here on this session's compactions. */
   private readonly tools: ToolRunner;
+  private readonly exactCount: ExactFirstCount;
 
   constructor(initial: ConversationState, private readonly deps: AgentDeps, private readonly emit: (event: AgentEvent) => void, compactions: readonly CompactionEntryState[] = []) {
     this.stateValue = initial;
     this.compactionList = [...compactions];
+    this.exactCount = new ExactFirstCount(deps.countTokens, deps.estimator, emit);
     this.tools = withRecall(deps.tools, { compactions: () => this.compactionList, ...(deps.spills ? { spills: deps.spills } : {}), onRecalled: (call, ids) => this.noteRecall(call.id, ids) });
   }
 
@@ -327,7 +332,10 @@ export class AgentSession {
           reason = 'error';
           break;
         }
-        const answer = await this.deps.llm.stream(this.cacheWatch.withDiagnostics(prepared.params), {
+        const params = this.cacheWatch.withDiagnostics(prepared.params);
+        // Beside the stream, never before it: the first request per model gets an exact count.
+        void this.exactCount.beforeSend({ model: sent.config.model, params: prepared.params, sent: prepared.sent, estimated: prepared.tokens.total }, controller.signal);
+        const answer = await this.deps.llm.stream(params, {
           signal: controller.signal,
           ...(server.value ? { server: server.value } : {}),
           onEvent: (e) => {
@@ -367,6 +375,7 @@ export class AgentSession {
         this.previous = prepared.lastBreakpoint;
         this.lastRequestAt = this.deps.clock.now();
         // The estimator anchors on what was sent: the normalized messages the counts refer to.
+        this.exactCount.usageArrived();
         this.deps.estimator.observe(prepared.sent, result.usage);
         const cacheMiss = this.cacheWatch.observe(prepared, result, this.lastRequestAt, hitExpected);
         this.healthValue = withRequest(this.healthValue, result.usage, hitExpected);

@@ -51,7 +51,13 @@ export type AgentEvent =
   | { readonly type: 'recalled'; readonly toolUseId: string; readonly compactionIds: readonly string[] }
   /** The conversation was replaced (compaction or restore): views re-render it. */
   | { readonly type: 'history_replaced'; readonly messages: readonly Message[] }
-  | { readonly type: 'health'; readonly health: ContextHealth };
+  | { readonly type: 'health'; readonly health: ContextHealth }
+  /**
+   * `count_tokens` gave the exact size of the first request of the session (or the first after a
+   * model switch): `tokens`, sent with the estimate `estimated`. `anchored`: it answered before
+   * the request's usage and the estimator now builds on it; false when the usage came first.
+   */
+  | { readonly type: 'exact_count'; readonly tokens: number; readonly estimated: number; readonly anchored: boolean };
 
 /** Where completed messages and usage go as soon as they exist (the session file). */
 export interface SessionSink {

@@ -118,7 +118,11 @@ interface Anchor {
   /** Raw total of system + tools + messages. */
   readonly raw: RawTokens;
   readonly reported: number;
+  readonly source: AnchorSource;
 }
+
+/** What an anchor's figure came from: a request's reported usage, or an exact `count_tokens` before the answer. */
+export type AnchorSource = 'usage' | 'count_tokens';
 
 interface Diff {
   /** Whether anything the anchor covered is gone (messages, system or tools replaced). */
@@ -180,6 +184,11 @@ export class TokenEstimator {
     return this.anchor?.reported;
   }
 
+  /** Where the anchor's figure came from (undefined without an anchor). */
+  get anchorSource(): AnchorSource | undefined {
+    return this.anchor?.source;
+  }
+
   /** Estimates the prompt size of `request` before it is sent (normalized, as it will be). Never tokenises a block twice. */
   estimate(input: PromptRequest): Estimate {
     const request = asSent(input);
@@ -211,8 +220,21 @@ export class TokenEstimator {
    * updates the overhead (reported − calibrated count of the request).
    */
   observe(input: PromptRequest, usage: ReportedUsage): Observation {
+    return this.anchorOn(input, reportedPromptTokens(usage), 'usage');
+  }
+
+  /**
+   * Anchors on the exact prompt size `count_tokens` gave for `request` (the exact request that
+   * is being sent), as `observe` does for a report: the next estimates build on it, and the
+   * report of the same request that may follow re-anchors on the usage (an unchanged prompt
+   * teaches the calibration nothing, so a count never skews it).
+   */
+  anchorExact(input: PromptRequest, inputTokens: number): Observation {
+    return this.anchorOn(input, inputTokens, 'count_tokens');
+  }
+
+  private anchorOn(input: PromptRequest, reported: number, source: AnchorSource): Observation {
     const request = asSent(input);
-    const reported = reportedPromptTokens(usage);
     const a = this.anchor;
     let raw: RawTokens;
     let calibrated = false;
@@ -234,6 +256,7 @@ export class TokenEstimator {
       toolsRaw: toolsRawTokens(request.tools, this.tokenizer),
       raw,
       reported,
+      source,
     };
     this.overhead = reported - applyCalibration(this.cal, raw);
     return { reported, calibrated, factor: this.cal.factor, overhead: this.overhead };

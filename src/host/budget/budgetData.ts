@@ -35,6 +35,10 @@ export class BudgetHistory {
   private compactedSinceRequest: boolean;
   private estimated = 0;
   private count: number;
+  /** An exact count of the request awaiting its usage (goes on its row). */
+  private counted: number | undefined;
+  /** The last row is the latest request's (no request started since): a late count goes on it. */
+  private lastRowCurrent = false;
 
   /** Starts from the history the session file holds (empty for a new session). */
   constructor(saved: RequestHistory = EMPTY_REQUEST_HISTORY) {
@@ -56,6 +60,7 @@ export class BudgetHistory {
           else this.sent = [...this.sent, state].slice(-2);
         }
         this.awaitingUsage = true;
+        this.lastRowCurrent = false;
         return;
       case 'usage': {
         const u = e.usage;
@@ -69,13 +74,24 @@ export class BudgetHistory {
           estimated: e.estimatedTokens || this.estimated,
           costUsd: e.costUsd ?? null,
           compactedBefore: this.compactedSinceRequest,
+          ...(this.counted !== undefined ? { counted: this.counted } : {}),
           ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
           ...serverFigures(e.server),
         });
         if (this.requests.length > MAX_REQUESTS) this.requests.shift();
         this.awaitingUsage = false;
+        this.counted = undefined;
+        this.lastRowCurrent = true;
         this.compactedSinceRequest = false;
         this.usageThisTurn = true;
+        return;
+      }
+      case 'exact_count': {
+        // Anchored: it answered before its request's usage, kept for that row. Not anchored: the
+        // usage won; it goes on the last row unless another request started since.
+        const last = this.requests.at(-1);
+        if (e.anchored) this.counted = this.awaitingUsage ? e.tokens : undefined;
+        else if (last && this.lastRowCurrent) this.requests[this.requests.length - 1] = { ...last, counted: e.tokens };
         return;
       }
       case 'compaction_finished':
@@ -83,6 +99,7 @@ export class BudgetHistory {
         return;
       case 'error':
         this.awaitingUsage = false;
+        this.counted = undefined;
         return;
       case 'turn_finished': {
         const last = this.requests.at(-1);
@@ -149,6 +166,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     categories: [...BUDGET_CATEGORIES.map((c) => ({ id: c, label: CATEGORY_LABELS[c], tokens: totals.tokens[c] })), { id: 'overhead', label: 'Request overhead', tokens: Math.max(0, prepared.tokens.total - totals.total) }],
     nextTotal: totals.total,
     nextEstimate: prepared.tokens.total,
+    ...nextAnchorOf(prepared.tokens.anchored, estimator),
     calibration: calibration.factor,
     tokenizer: tokenizer.name,
     ...(lastRequest ? { last: { estimated: lastRequest.estimated, reported: lastRequest.promptTokens } } : {}),
@@ -173,6 +191,13 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     ...(inp.plan ? { nextCompaction: nextCompactionOf(inp.plan, state) } : {}),
     busy: inp.busy,
   };
+}
+
+/** What the next estimate is anchored on, when it is. */
+function nextAnchorOf(anchored: boolean, estimator: TokenEstimator): Pick<BudgetSnapshot, 'nextAnchor'> {
+  const source = estimator.anchorSource;
+  const tokens = estimator.anchorTokens;
+  return anchored && source && tokens !== undefined ? { nextAnchor: { source, tokens } } : {};
 }
 
 /** The plan as the panel shows it: what the next request would do, where, and why. */

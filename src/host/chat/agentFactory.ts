@@ -22,6 +22,9 @@ import { readAgentSettings, readCompactionSettings } from '../settings';
 import type { OpenSession } from './sessionPort';
 import { folderSpillReader } from './spillReader';
 
+/** How long the exact first count (`count_tokens`) may take before the estimate stays as it is. */
+export const COUNT_TOKENS_TIMEOUT_MS = 3_000;
+
 /** What building an agent needs from the extension. */
 export interface AgentFactoryDeps {
   readonly apiKeys: ApiKeyStore;
@@ -89,6 +92,8 @@ export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer:
       // The recall tool searches what the session saved to its folder, read-only.
       spills: folderSpillReader(deps.pasteDirectory(open.id)),
       maxToolRounds: agentSettings.maxToolRounds,
+      // The exact first anchor: count_tokens beside the first request per model, short timeout, never on the send path.
+      countTokens: (params, signal) => llm.countTokens(params, { signal, timeoutMs: COUNT_TOKENS_TIMEOUT_MS }).then((r) => (r.ok ? r : { ok: false as const })),
       ...(contextAfterTools ? { contextAfterTools } : {}),
     },
     onEvent,

@@ -17,6 +17,21 @@ const WINDOW_SOURCE = { setting: 'from your setting', 'models-api': 'from the Mo
 /** A cost, or `—` when the model's price is unknown. */
 const usd = (n: number | null) => (n === null ? '—' : `$${n.toFixed(4)}`);
 
+/** What the next-request figure builds on, in words. */
+function anchorPhrase(anchor: BudgetSnapshot['nextAnchor']): string {
+  if (!anchor) return 'not anchored yet (a calibrated count until the API measures a request)';
+  return anchor.source === 'count_tokens' ? 'anchored on an exact count_tokens figure' : 'anchored on the last reported usage';
+}
+
+/** A small badge after the next-request figure when it comes from count_tokens: exact when nothing was added since. */
+function exactBadge(s: BudgetSnapshot): HTMLElement[] {
+  const a = s.nextAnchor;
+  if (a?.source !== 'count_tokens') return [];
+  const exact = a.tokens === s.nextEstimate;
+  const title = exact ? `count_tokens measured this prompt: ${formatTokens(a.tokens)} tokens` : `Built on the ${formatTokens(a.tokens)} tokens count_tokens measured, plus an estimate of what was added since`;
+  return [el('span', { class: 'badge exact', 'data-testid': 'exact-badge', title }, exact ? 'exact (count_tokens)' : 'on count_tokens')];
+}
+
 /** 1. The window as a stacked bar (next request by category, free space, output reserve) with the thresholds. */
 function windowBar(s: BudgetSnapshot): HTMLElement {
   const window = Math.max(1, s.contextWindow);
@@ -48,7 +63,7 @@ function windowBar(s: BudgetSnapshot): HTMLElement {
     { class: 'legend', 'data-testid': 'budget-legend' },
   );
   legend.querySelectorAll('tbody tr').forEach((tr, i) => tr.setAttribute('data-category', parts[i]?.id ?? ''));
-  const summary = el('p', { class: 'muted' }, `Next request (the conversation so far): ${formatTokens(used)} tokens — ${formatTokens(s.nextTotal)} in its blocks, the rest framing and the API's tool prompt, anchored on the last reported usage — ${pct(used, effective)} of window − reserve (${formatTokens(effective)}). Soft ${Math.round(s.softThreshold * 100)} %, hard ${Math.round(s.hardThreshold * 100)} %.`);
+  const summary = el('p', { class: 'muted' }, `Next request (the conversation so far): ${formatTokens(used)} tokens`, ...exactBadge(s), ` — ${formatTokens(s.nextTotal)} in its blocks, the rest framing and the API's tool prompt, ${anchorPhrase(s.nextAnchor)} — ${pct(used, effective)} of window − reserve (${formatTokens(effective)}). Soft ${Math.round(s.softThreshold * 100)} %, hard ${Math.round(s.hardThreshold * 100)} %.`);
   summary.setAttribute('data-testid', 'next-estimate');
   summary.setAttribute('data-tokens', String(used));
   return section('Context window', 'budget-window', bar, summary, legend);
@@ -84,7 +99,8 @@ function history(s: BudgetSnapshot): HTMLElement {
   const key = el('div', { class: 'chart-key' }, el('span', {}, el('span', { class: 'swatch marker' }), 'Compaction before the request'));
   const rows = s.requests.slice(-20).reverse().map((r) => {
     const prompt = r.input + r.cacheRead + r.cacheWrite;
-    return [`#${r.index}${r.compactedBefore ? ' ⟲' : ''}`, formatTokens(r.promptTokens), formatTokens(r.cacheRead), formatTokens(r.cacheWrite), formatTokens(r.output), pct(r.cacheRead, prompt), usd(r.costUsd), cacheMissText(r.cacheMiss), serverCell(r)];
+    const promptCell: string | Node = r.counted === undefined ? formatTokens(r.promptTokens) : el('span', {}, formatTokens(r.promptTokens), el('span', { class: 'badge exact', title: `count_tokens measured ${formatTokens(r.counted)} tokens for this request before it was answered` }, `count_tokens ${formatTokens(r.counted)}`));
+    return [`#${r.index}${r.compactedBefore ? ' ⟲' : ''}`, promptCell, formatTokens(r.cacheRead), formatTokens(r.cacheWrite), formatTokens(r.output), pct(r.cacheRead, prompt), usd(r.costUsd), cacheMissText(r.cacheMiss), serverCell(r)];
   });
   const total = s.requests.reduce<number | null>((a, r) => (a === null || r.costUsd === null ? null : a + r.costUsd), 0);
   return section(
