@@ -6,6 +6,8 @@ export type AssistantContent =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
   | { readonly type: 'thinking'; readonly thinking: string; readonly signature?: string }
+  /** Safety-redacted thinking: opaque `data` to send back unchanged (SDK `RedactedThinkingBlock`). */
+  | { readonly type: 'redacted_thinking'; readonly data: string }
   /** A server compaction block (`compact_20260112`): the summary and the opaque field to send back verbatim. */
   | { readonly type: 'compaction'; readonly content: string; readonly encryptedContent?: string | null };
 
@@ -30,6 +32,8 @@ export function appendAssistantMessage(state: ConversationState, content: readon
       if (c.text.trim()) blocks.push({ type: 'text', text: c.text, meta });
     } else if (c.type === 'thinking') {
       if (c.thinking.trim()) blocks.push({ type: 'thinking', thinking: c.thinking, ...(c.signature ? { signature: c.signature } : {}), meta });
+    } else if (c.type === 'redacted_thinking') {
+      if (c.data) blocks.push({ type: 'thinking', thinking: '', redactedData: c.data, meta });
     } else if (c.type === 'compaction') {
       // The summary stands for every earlier turn; its id names the record the session makes of it (serverCompaction.ts).
       if (c.content.trim()) blocks.push({ type: 'summary', text: c.content, compactionId: deps.ids.next('cmp'), turnRange: [1, last.turn], server: c.encryptedContent !== undefined ? { encryptedContent: c.encryptedContent } : {}, meta: { ...meta, source: 'compactor', compactable: false } });

@@ -3,6 +3,7 @@ import type { Block, ConversationState } from './model';
 import { NO_REPAIRS, type Repair } from './normalize';
 import type { Tokenizer } from './ports';
 import { headChars } from './text';
+import { isSendableThinking } from './thinking';
 import { blockFixedTokens, blockRawTokens, toolSchemaRawTokens } from './tokens/blockTokens';
 import { applyCalibration, type Calibration } from './tokens/calibration';
 
@@ -56,7 +57,7 @@ export function buildLedger(state: ConversationState, anchors: readonly CacheAnc
     rows.push({ position: rows.length + 1, role: 'system', kind: 'text', source: b.meta.source, tokens: cal(blockRawTokens(b, tokenizer)), preview: oneLine(b.text), breakpoint: i === state.system.length - 1 && has('system'), blockId: b.meta.id, ...originOf(b), ...(repairOf.has(b.meta.id) ? { repair: repairOf.get(b.meta.id) } : {}) });
   });
   state.messages.forEach((m, mi) => {
-    const sent = m.blocks.filter((b) => !(b.type === 'thinking' && !b.signature));
+    const sent = m.blocks.filter((b) => !(b.type === 'thinking' && !isSendableThinking(b)));
     const lastCacheable = findLastIndex(sent, (b) => b.type !== 'thinking');
     sent.forEach((b, bi) => {
       rows.push({
@@ -83,7 +84,7 @@ export function blockPreviewText(b: Block): string {
     case 'summary':
       return b.text;
     case 'thinking':
-      return b.thinking;
+      return b.redactedData !== undefined ? '[redacted thinking]' : b.thinking;
     case 'tool_use':
       return `${b.name}(${JSON.stringify(b.input) ?? ''})`;
     case 'tool_result':

@@ -91,11 +91,17 @@ export interface ToolResultBlock {
   readonly meta: BlockMeta;
 }
 
-/** Extended thinking from the assistant. Only signed thinking can be sent back to the API. */
+/**
+ * Extended thinking from the assistant. Only signed thinking can be sent back to the API.
+ * A `redacted_thinking` block of the API is a ThinkingBlock with `redactedData` (its opaque,
+ * encrypted `data`, sent back verbatim), an empty `thinking` and no signature.
+ */
 export interface ThinkingBlock {
   readonly type: 'thinking';
   readonly thinking: string;
   readonly signature?: string;
+  /** Set on a redacted thinking block: the API's `data`, to be passed back unchanged. */
+  readonly redactedData?: string;
   readonly meta: BlockMeta;
 }
 

@@ -16,7 +16,10 @@ const memo = new WeakMap<Message, ChatMessageParam>();
 /** Where a prompt-cache breakpoint goes. */
 export type BreakpointTarget = { readonly at: 'tools' } | { readonly at: 'system' } | { readonly at: 'message'; readonly messageIndex: number };
 
-/** The content blocks a Message becomes (unsigned thinking cannot be sent and is left out). */
+/**
+ * The content blocks a Message becomes (unsigned thinking cannot be sent and is left out; a
+ * redacted thinking block goes back as `{type: 'redacted_thinking', data}`, unchanged).
+ */
 export function serializeMessage(message: Message): ChatMessageParam {
   const hit = memo.get(message);
   if (hit) return hit;
@@ -48,6 +51,8 @@ function serializeBlock(b: Block): ContentBlockParam | undefined {
       return { type: 'tool_result', tool_use_id: b.toolUseId, content, ...(b.isError ? { is_error: true } : {}) };
     }
     case 'thinking':
+      // SDK RedactedThinkingBlockParam: "The `data` value … exactly as returned by the API".
+      if (b.redactedData !== undefined) return { type: 'redacted_thinking', data: b.redactedData };
       return b.signature ? { type: 'thinking', thinking: b.thinking, signature: b.signature } : undefined;
     case 'image':
       return { type: 'image', source: { type: 'base64', media_type: b.mediaType, data: b.data } };

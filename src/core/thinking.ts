@@ -15,7 +15,7 @@
  * only `enabled` with a budget. Claude 3.5 Haiku has no extended thinking.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { Message } from './model';
+import type { Message, ThinkingBlock } from './model';
 
 /** The setting: off, or how hard to think. */
 export type ThinkingSetting = 'off' | 'low' | 'medium' | 'high';
@@ -57,7 +57,42 @@ export function midTurnWithoutThinking(messages: readonly Message[]): boolean {
   const assistant = messages.at(-2);
   if (assistant?.role !== 'assistant') return false;
   const first = assistant.blocks[0];
-  return !(first?.type === 'thinking' && first.signature);
+  return !(first?.type === 'thinking' && isSendableThinking(first));
+}
+
+/**
+ * Whether a thinking block can be sent back to the API: signed thinking, or a redacted block
+ * (its `data` is sent back as `redacted_thinking`; SDK `RedactedThinkingBlockParam`).
+ */
+export function isSendableThinking(b: ThinkingBlock): boolean {
+  return Boolean(b.signature) || b.redactedData !== undefined;
+}
+
+/** Whether `b` is a redacted thinking block (`redacted_thinking` in the API). */
+export function isRedactedThinking(b: ThinkingBlock): boolean {
+  return b.redactedData !== undefined;
+}
+
+/** Models that keep the thinking of every earlier assistant turn in context (see {@link stripsEarlierThinking}). */
+const KEEPS_ALL_THINKING = [/^claude-opus-4-[5-9]/, /^claude-sonnet-4-[6-9]/, /^claude-(opus|sonnet|haiku|fable|mythos)-[5-9]/, /^claude-mythos/];
+
+/**
+ * Whether the API strips the thinking of earlier turns from `model`'s context (and so does
+ * not count it as input). The context-windows guide: "previous thinking blocks are
+ * automatically stripped from the context window calculation by the Anthropic API",
+ * `context_window = (input_tokens - previous_thinking_tokens) + current_turn_tokens`
+ * (https://platform.claude.com/docs/en/build-with-claude/context-windows, "Context window
+ * with extended thinking"); the extended-thinking guide
+ * (https://platform.claude.com/docs/en/build-with-claude/extended-thinking, thinking block
+ * preservation) narrows this per model: Opus 4.5 and later, Sonnet 4.6 and later and Mythos
+ * keep all prior thinking blocks; Opus 4.1 and earlier, Sonnet 4.5 and earlier and the Haiku
+ * models through 4.5 keep only the last assistant turn's. Unknown models: not stripped (the
+ * estimate stays on the high side).
+ */
+export function stripsEarlierThinking(model: string): boolean {
+  const id = model.trim().toLowerCase();
+  if (KEEPS_ALL_THINKING.some((r) => r.test(id))) return false;
+  return /^claude-(3-7-sonnet|sonnet-4|opus-4|haiku-4|3-5-haiku|3-haiku)/.test(id);
 }
 
 /**

@@ -182,6 +182,8 @@ const ToWebviewSchema = v.variant('type', [
   v.strictObject({ type: v.literal('upsert'), item: ChatItemSchema }),
   /** Streamed text appended to an assistant item. */
   v.strictObject({ type: v.literal('delta'), id: v.string(), text: v.string() }),
+  /** Streamed thinking appended to an assistant item's (collapsed) thinking. */
+  v.strictObject({ type: v.literal('thinkingDelta'), id: v.string(), text: v.string() }),
   /**
    * The editor context that will go with the next message (chips above the input), with
    * its calibrated tokens; `key` identifies a chip for `dismissContext`.

@@ -14,11 +14,24 @@ const InjectedSchema = v.strictObject({
   text: v.string(),
 });
 
+/**
+ * An answer's extended thinking: its text (plain text, shown escaped), calibrated `tokens`
+ * once known, and `redacted` when some of it came as encrypted `redacted_thinking` blocks
+ * (nothing to show for those: "Thinking (redacted)").
+ */
+const ThinkingSchema = v.strictObject({ text: v.string(), tokens: v.optional(v.number()), redacted: v.optional(v.boolean()) });
+
+/** An answer's thinking as the chat shows it. */
+export type ChatThinking = v.InferOutput<typeof ThinkingSchema>;
+
 /** Items of the transcript, keyed by `id` (an update replaces the item with the same id). */
 export const ChatItemSchema = v.variant('kind', [
   v.strictObject({ kind: v.literal('user'), id: v.string(), text: v.string(), injected: v.array(InjectedSchema), turn: v.number(), pinned: v.optional(v.boolean()), tokens: v.optional(v.number()) }),
-  /** `messageId`: the conversation message once the answer is complete (pinning needs it). */
-  v.strictObject({ kind: v.literal('assistant'), id: v.string(), text: v.string(), streaming: v.boolean(), messageId: v.optional(v.string()), pinned: v.optional(v.boolean()), tokens: v.optional(v.number()) }),
+  /**
+   * `messageId`: the conversation message once the answer is complete (pinning needs it).
+   * `thinking`: the answer's extended thinking, shown collapsed above it (see ThinkingSchema).
+   */
+  v.strictObject({ kind: v.literal('assistant'), id: v.string(), text: v.string(), streaming: v.boolean(), messageId: v.optional(v.string()), pinned: v.optional(v.boolean()), tokens: v.optional(v.number()), thinking: v.optional(ThinkingSchema) }),
   v.strictObject({
     kind: v.literal('tool'),
     id: v.string(),

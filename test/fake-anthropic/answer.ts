@@ -1,6 +1,6 @@
 /**
  * Turns a scripted step (or the default echo) into the assistant message the server returns:
- * thinking, text and tool_use blocks, the stop reason, output tokens, and — when the answer
+ * thinking (also redacted), text and tool_use blocks, the stop reason, output tokens, and — when the answer
  * is longer than `max_tokens` and no stop reason was scripted — the cut the API would make.
  */
 import { thinkingSignature, type IdSource } from './ids';
@@ -13,6 +13,8 @@ import type { AnswerStep, FakeUsage, StopReason } from './types';
 /** A content block of an answer, as the API returns it. */
 export type OutBlock =
   | { readonly type: 'thinking'; readonly thinking: string; readonly signature: string }
+  /** Encrypted reasoning (SDK `RedactedThinkingBlock`): opaque `data`, streamed whole in content_block_start. */
+  | { readonly type: 'redacted_thinking'; readonly data: string }
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
   /** A server compaction's summary (first in the content; its tokens are the compaction iteration's). */
@@ -29,6 +31,7 @@ export interface Answer {
 export function buildAnswer(step: AnswerStep | undefined, req: ApiRequest, ids: IdSource): Answer {
   const content: OutBlock[] = [];
   if (step?.thinking) content.push({ type: 'thinking', thinking: step.thinking, signature: thinkingSignature(step.thinking) });
+  if (step?.redactedThinking) content.push({ type: 'redacted_thinking', data: step.redactedThinking });
   const uses = step?.toolUses ?? [];
   const text = step?.text ?? (uses.length === 0 ? defaultAnswerText(req) : undefined);
   if (text) content.push({ type: 'text', text });
@@ -46,6 +49,7 @@ export function buildAnswer(step: AnswerStep | undefined, req: ApiRequest, ids: 
 export function outputTokens(b: OutBlock): number {
   if (b.type === 'compaction') return 0;
   if (b.type === 'thinking') return countTokens(b.thinking);
+  if (b.type === 'redacted_thinking') return Math.ceil(b.data.length / 4);
   if (b.type === 'text') return countTokens(b.text);
   return PER_TOOL_BLOCK + countTokens(b.name) + countTokens(JSON.stringify(b.input));
 }

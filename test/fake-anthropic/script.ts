@@ -32,6 +32,7 @@ const FIELDS: Record<string, Check> = {
   shouldRetry: (v) => typeof v === 'boolean',
   text: str,
   thinking: str,
+  redactedThinking: (v) => typeof v === 'string' && v !== '',
   toolUses,
   stopReason: (v) => typeof v === 'string' && STOP_REASONS.includes(v),
   outputTokens: num,

@@ -37,6 +37,9 @@ function blockEvents(b: OutBlock, index: number, size: number): SseEvent[] {
     out.push(start({ type: 'thinking', thinking: '', signature: '' }));
     for (const c of chunks(b.thinking, size)) out.push(delta({ type: 'thinking_delta', thinking: c }));
     out.push(delta({ type: 'signature_delta', signature: b.signature }));
+  } else if (b.type === 'redacted_thinking') {
+    // No deltas: the block arrives whole in content_block_start (SDK RawContentBlockStartEvent.content_block).
+    out.push(start({ type: 'redacted_thinking', data: b.data }));
   } else if (b.type === 'text') {
     out.push(start({ type: 'text', text: '' }));
     for (const c of chunks(b.text, size)) out.push(delta({ type: 'text_delta', text: c }));

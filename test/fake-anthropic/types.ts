@@ -53,6 +53,11 @@ export interface AnswerStep extends StepCommon {
   readonly text?: string;
   /** A thinking block before the answer (a signature is generated). */
   readonly thinking?: string;
+  /**
+   * A `redacted_thinking` block (after `thinking`, before the text) with this opaque `data`,
+   * as the API returns when a safety system encrypted the reasoning.
+   */
+  readonly redactedThinking?: string;
   readonly toolUses?: readonly ScriptedToolUse[];
   /** Default: `tool_use` when there are tool calls, else `end_turn` (or `max_tokens` when the answer is cut). */
   readonly stopReason?: StopReason;

@@ -345,7 +345,8 @@ export class AgentSession {
             } else if (e.type === 'text_delta') {
               streamedText += e.text;
               this.emit({ type: 'text_delta', text: e.text });
-            } else if (e.type === 'tool_use_started') this.emit({ type: 'tool_use_started', id: e.id, name: e.name });
+            } else if (e.type === 'thinking_delta') this.emit({ type: 'thinking_delta', text: e.thinking });
+            else if (e.type === 'tool_use_started') this.emit({ type: 'tool_use_started', id: e.id, name: e.name });
             else if (e.type === 'retrying') this.emit({ type: 'retrying', attempt: e.attempt, waitMs: e.waitMs, error: e.error });
           },
         });

@@ -33,6 +33,8 @@ export type AgentEvent =
   /** `repairs`: what normalize changed so the request is valid (absent when nothing). */
   | { readonly type: 'request_started'; readonly round: number; readonly attempt: number; readonly estimatedTokens: number; readonly anchored: boolean; readonly repairs?: readonly Repair[] }
   | { readonly type: 'text_delta'; readonly text: string }
+  /** Streamed extended thinking of the answer (shown collapsed in the chat). */
+  | { readonly type: 'thinking_delta'; readonly text: string }
   | { readonly type: 'tool_use_started'; readonly id: string; readonly name: string }
   | { readonly type: 'retrying'; readonly attempt: number; readonly waitMs: number; readonly error: LlmError }
   | { readonly type: 'usage'; readonly usage: Usage; readonly model: string; /** Undefined when the model's price is unknown. */ readonly costUsd: number | undefined; readonly estimatedTokens: number; readonly reportedTokens: number; readonly requestId?: string; readonly cacheMiss?: CacheMiss; readonly server?: ServerReport }

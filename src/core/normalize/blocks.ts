@@ -1,7 +1,7 @@
 /**
  * Block-level repairs of one message, memoised per Message object: lone surrogates replaced
  * everywhere (text, summaries, tool names, tool inputs at any depth, tool results, image
- * data); empty text left out; unsigned thinking left out; images of a media type the API does
+ * data); empty text left out; unsigned thinking left out (a redacted block, with its data, is kept); images of a media type the API does
  * not take, and blocks in a role that cannot send them, turned into text; invalid tool call
  * ids rewritten; a tool input that is not an object wrapped in one. Also records what the
  * structural pass needs (tool_use and tool_result ids, whether results come first), so a
@@ -88,6 +88,7 @@ function needsRepair(b: Block, role: Message['role']): boolean {
     case 'summary':
       return hasLoneSurrogate(b.text);
     case 'thinking':
+      if (b.redactedData !== undefined) return role !== 'assistant' || b.redactedData === '' || hasLoneSurrogate(b.redactedData);
       return role !== 'assistant' || !b.signature || hasLoneSurrogate(b.thinking) || hasLoneSurrogate(b.signature);
     case 'tool_use':
       return role !== 'assistant' || !TOOL_ID_PATTERN.test(b.id) || hasLoneSurrogate(b.name) || !isPlainObject(b.input) || replaceLoneSurrogatesDeep(b.input) !== b.input;
@@ -122,6 +123,7 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
       return [{ ...b, text: replaceLoneSurrogates(b.text), meta: derivedMeta(b.meta) }];
     case 'thinking':
       if (m.role !== 'assistant') note('block_wrong_role', `A thinking block in user message ${m.id} was left out.`);
+      else if (b.redactedData !== undefined) note('thinking_dropped', `A redacted thinking block of message ${m.id} with empty or invalid data was left out.`);
       else note('thinking_dropped', `A thinking block of message ${m.id} ${b.signature ? 'with lone surrogates (its signature cannot match)' : 'without a signature'} was left out.`);
       return [];
     case 'tool_use':

@@ -154,7 +154,7 @@ const block = v.variant('type', [
   // JSON drops an undefined input; read it back as the empty object the API expects.
   v.strictObject({ type: v.literal('tool_use'), id: v.string(), name: v.string(), input: v.optional(v.unknown(), () => ({})), meta }),
   v.strictObject({ type: v.literal('tool_result'), toolUseId: v.string(), content: resultContent, isError: v.optional(v.boolean()), meta }),
-  v.strictObject({ type: v.literal('thinking'), thinking: v.string(), signature: v.optional(v.string()), meta }),
+  v.strictObject({ type: v.literal('thinking'), thinking: v.string(), signature: v.optional(v.string()), redactedData: v.optional(v.string()), meta }),
   v.strictObject({ type: v.literal('image'), mediaType, data: v.string(), meta }),
   v.strictObject({ type: v.literal('summary'), text: v.string(), compactionId: v.string(), turnRange: v.strictTuple([int, int]), server: v.optional(v.strictObject({ encryptedContent: v.optional(v.nullable(v.string())) })), meta }),
 ]);

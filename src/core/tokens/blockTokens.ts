@@ -92,6 +92,8 @@ function countBlock(block: Block, tokenizer: Tokenizer): number {
     case 'text':
       return TEXT_FRAMING + tokenizer.count(block.text);
     case 'thinking':
+      // A redacted block's size is unknown (its data is encrypted): ~4 characters a token, as the fake server counts it.
+      if (block.redactedData !== undefined) return TEXT_FRAMING + Math.ceil(block.redactedData.length / 4);
       // Only the thinking text; the signature is opaque and not charged as input text.
       return TEXT_FRAMING + tokenizer.count(block.thinking);
     case 'summary':
@@ -152,6 +154,16 @@ export function messageRawTokens(message: Message, tokenizer: Tokenizer): RawTok
   const result: RawTokens = Object.freeze({ text: total - fixed, fixed });
   messageMemo.set(message, result);
   return result;
+}
+
+/**
+ * Raw tokens of a message's thinking blocks (signed, unsigned and redacted alike; each
+ * memoised on its block): what the estimator leaves out for thinking the API strips.
+ */
+export function messageThinkingRawTokens(message: Message, tokenizer: Tokenizer): number {
+  let n = 0;
+  for (const block of message.blocks) if (block.type === 'thinking') n += blockRawTokens(block, tokenizer);
+  return n;
 }
 
 /** Raw tokens of the system prompt blocks (each memoised on its block). */

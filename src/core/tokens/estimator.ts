@@ -11,6 +11,11 @@
  * than a recount, a full calibrated count plus the learned overhead (what the API adds that
  * the messages do not show: its tool-use preamble, or in the bench the unseen system prompt).
  *
+ * Thinking of earlier turns is not counted for models whose earlier-turn thinking the API
+ * strips (`stripsEarlierThinking`, with the docs it cites): only the current turn's thinking
+ * (a tool-use continuation) is; when a new turn starts, the previous turn's thinking that the
+ * anchor's report included is taken off the estimate.
+ *
  * Biased to over-estimate: every calibrated part that is not the reported anchor gets a
  * safety margin, and the result is rounded up.
  *
@@ -21,7 +26,8 @@
 import type { Message, TextBlock, ToolSchema } from '../model';
 import { sentMessages } from '../normalize';
 import type { Tokenizer } from '../ports';
-import { addTokens, messageRawTokens, NO_TOKENS, type RawTokens, subTokens, systemRawTokens, toolsRawTokens } from './blockTokens';
+import { stripsEarlierThinking } from '../thinking';
+import { addTokens, messageRawTokens, messageThinkingRawTokens, NO_TOKENS, type RawTokens, subTokens, systemRawTokens, toolsRawTokens } from './blockTokens';
 import { applyCalibration, calibrate, type Calibration, type CalibrationOptions, DEFAULT_CALIBRATION_OPTIONS, initialCalibration } from './calibration';
 
 /** What a request will contain: the prompt whose size is estimated or was reported. */
@@ -130,6 +136,11 @@ interface Diff {
   readonly removed: RawTokens;
   readonly added: RawTokens;
   readonly total: RawTokens;
+}
+
+/** The turn of the last message (0 when none). */
+function lastTurn(messages: readonly Message[]): number {
+  return messages.at(-1)?.turn ?? 0;
 }
 
 function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
@@ -298,8 +309,22 @@ export class TokenEstimator {
 
   private rawOf(request: PromptRequest): RawTokens {
     let raw = addTokens(systemRawTokens(request.system, this.tokenizer), toolsRawTokens(request.tools, this.tokenizer));
-    for (const m of request.messages) raw = addTokens(raw, messageRawTokens(m, this.tokenizer));
+    const last = lastTurn(request.messages);
+    for (const m of request.messages) raw = addTokens(raw, this.messageRaw(m, last));
     return raw;
+  }
+
+  /** Whether the current model's earlier-turn thinking is stripped by the API. */
+  private strips(): boolean {
+    return this.model !== undefined && stripsEarlierThinking(this.model);
+  }
+
+  /** A message's raw tokens as the API counts them in a request whose last turn is `last`. */
+  private messageRaw(m: Message, last: number): RawTokens {
+    const raw = messageRawTokens(m, this.tokenizer);
+    if (m.role !== 'assistant' || m.turn >= last || !this.strips()) return raw;
+    const thinking = messageThinkingRawTokens(m, this.tokenizer);
+    return thinking === 0 ? raw : subTokens(raw, { text: thinking, fixed: 0 });
   }
 
   /** What changed between the anchor's request and `request`, in raw tokens. */
@@ -321,8 +346,17 @@ export class TokenEstimator {
     let common = 0;
     if (old === cur) common = old.length;
     else while (common < old.length && common < cur.length && old[common] === cur[common]) common++;
-    for (let i = common; i < old.length; i++) removed = addTokens(removed, messageRawTokens(old[i] as Message, this.tokenizer));
-    for (let i = common; i < cur.length; i++) added = addTokens(added, messageRawTokens(cur[i] as Message, this.tokenizer));
+    const oldLast = lastTurn(old);
+    const curLast = lastTurn(cur);
+    for (let i = common; i < old.length; i++) removed = addTokens(removed, this.messageRaw(old[i] as Message, oldLast));
+    for (let i = common; i < cur.length; i++) added = addTokens(added, this.messageRaw(cur[i] as Message, curLast));
+    if (curLast > oldLast && this.strips()) {
+      // A new turn: the anchor counted its last turn's thinking, which the API now strips.
+      for (let i = common - 1; i >= 0 && (old[i] as Message).turn >= oldLast; i--) {
+        const m = old[i] as Message;
+        if (m.role === 'assistant') added = subTokens(added, { text: messageThinkingRawTokens(m, this.tokenizer), fixed: 0 });
+      }
+    }
     const prefixChanged = systemChanged || toolsChanged || common < old.length;
     return { prefixChanged, removed, added, total: addTokens(subTokens(a.raw, removed), added) };
   }

@@ -140,6 +140,8 @@ export class AnthropicLlmClient implements LlmClient {
         if (b.type === 'text') content.push({ type: 'text', text: b.text });
         else if (b.type === 'tool_use') content.push({ type: 'tool_use', id: b.id, name: b.name, input: b.input });
         else if (b.type === 'thinking') content.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
+        // Kept and sent back unchanged: https://platform.claude.com/docs/en/build-with-claude/extended-thinking#redacted-thinking-blocks
+        else if (b.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: b.data });
       }
       const u = final.usage;
       return {
@@ -185,6 +187,7 @@ async function betaAttempt(
     else if (b.type === 'text') content.push({ type: 'text', text: b.text });
     else if (b.type === 'tool_use') content.push({ type: 'tool_use', id: b.id, name: b.name, input: b.input });
     else if (b.type === 'thinking') content.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
+    else if (b.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: b.data });
   }
   const u = final.usage;
   const report = parseServerReport(final.context_management, u.iterations);

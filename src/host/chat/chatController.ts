@@ -361,7 +361,7 @@ export class ChatController implements vscode.Disposable {
   /** Turns agent events into chat items. */
   private render(e: AgentEvent): void {
     this.budgetHistory.observe(e, this.agent?.state);
-    if (e.type !== 'text_delta') this.budgetChanged.fire();
+    if (e.type !== 'text_delta' && e.type !== 'thinking_delta') this.budgetChanged.fire();
     this.renderer.render(e);
     switch (e.type) {
       case 'request_started':

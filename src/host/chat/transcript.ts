@@ -2,7 +2,7 @@ import type { ToolOutcome } from '../../core/agentPorts';
 import { isPlaceholder } from '../../core/compaction/layerContext';
 import { IN_TURN_NOTE } from '../../core/compaction/summaryReplacement';
 import type { Block, Message, ToolResultContent } from '../../core/model';
-import type { ChatItem } from '../../protocol/chatItems';
+import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
 
 /** Longest tool input / result preview the chat shows (the full text stays in the session). */
 export const PREVIEW_CHARS = 4_000;
@@ -65,6 +65,26 @@ function fullText(content: ToolResultContent): string {
   return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
 }
 
+/**
+ * An assistant message's thinking for the chat: the text of its thinking blocks, their
+ * calibrated tokens when they can be counted, `redacted` when some were redacted; undefined
+ * when the message has none.
+ */
+export function thinkingOf(message: Message, tokensOf?: TokensOf): ChatThinking | undefined {
+  const blocks = message.blocks.flatMap((b) => (b.type === 'thinking' ? [b] : []));
+  if (blocks.length === 0) return undefined;
+  const text = blocks.flatMap((b) => (b.redactedData === undefined && b.thinking ? [b.thinking] : [])).join('\n\n');
+  const redacted = blocks.some((b) => b.redactedData !== undefined);
+  return { text, ...(tokensOf && text ? { tokens: Math.round(tokensOf.text(text)) } : {}), ...(redacted ? { redacted: true } : {}) };
+}
+
+/** The chat item of a finished answer (`id`: the streamed item it replaces, else the message's id). */
+export function assistantItem(message: Message, tokensOf?: TokensOf, id = message.id): ChatItem {
+  const text = message.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
+  const thinking = thinkingOf(message, tokensOf);
+  return { kind: 'assistant', id, text, streaming: false, messageId: message.id, pinned: isPinned(message), ...(tokensOf ? { tokens: Math.round(tokensOf(message)) } : {}), ...(thinking ? { thinking } : {}) };
+}
+
 /** Whether every block of a message is pinned (the chat's per-message pin). */
 export function isPinned(m: Message): boolean {
   return m.blocks.length > 0 && m.blocks.every((b) => b.meta.pinned);
@@ -83,7 +103,7 @@ export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | unde
 
 /**
  * Rebuilds the whole transcript from the conversation (on resume or when the view reloads):
- * user words with their injected context, assistant text, tool calls with their results,
+ * user words with their injected context, assistant text (with its thinking), tool calls with their results,
  * and compaction summaries as notices (`inTurn` when the summary ends inside a turn: the
  * core writes IN_TURN_NOTE into exactly those).
  */
@@ -98,8 +118,8 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf):
       for (const b of m.blocks) if (b.type === 'summary') items.push({ kind: 'summary', id: b.meta.id, firstTurn: b.turnRange[0], lastTurn: b.turnRange[1], text: b.text, compactionId: b.compactionId, ...(b.text.includes(IN_TURN_NOTE) ? { inTurn: true } : {}) });
       continue;
     }
-    const text = m.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
-    if (text) items.push({ kind: 'assistant', id: m.id, text, streaming: false, messageId: m.id, pinned: isPinned(m), ...(tokensOf ? { tokens: Math.round(tokensOf(m)) } : {}) });
+    const item = assistantItem(m, tokensOf);
+    if (item.kind === 'assistant' && (item.text || item.thinking)) items.push(item);
     for (const b of m.blocks) if (b.type === 'tool_use') items.push(toolItem(b.id, b.name, b.input, results.get(b.id), tokensOf));
   }
   return items;

@@ -1,9 +1,9 @@
 import type { AgentEvent } from '../../core/agent/events';
 import type { ChatView } from '../chatViewProvider';
-import { isPinned, toolItem, transcriptOf, userItem, type TokensOf } from './transcript';
+import { assistantItem, toolItem, transcriptOf, userItem, type TokensOf } from './transcript';
 
 /**
- * Turns a session's events into chat-view updates: user messages, the streamed answer (one
+ * Turns a session's events into chat-view updates: user messages, the streamed answer and its thinking (one
  * item per answer, reused across retries so no partial text is left behind), tool cards,
  * notices, errors with Retry, the retry countdown, and full re-renders when compaction or a
  * restore replaced the history.
@@ -24,9 +24,8 @@ export class TranscriptRenderer {
           if (item) post({ type: 'upsert', item });
           return;
         }
-        const text = e.message.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
-        const t = this.tokensOf();
-        if (text || this.streamId) post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId || e.message.id, text, streaming: false, messageId: e.message.id, pinned: isPinned(e.message), ...(t ? { tokens: Math.round(t(e.message)) } : {}) } });
+        const item = assistantItem(e.message, this.tokensOf(), this.streamId || e.message.id);
+        if (this.streamId || (item.kind === 'assistant' && (item.text || item.thinking))) post({ type: 'upsert', item });
         this.streamId = '';
         for (const b of e.message.blocks) if (b.type === 'tool_use') post({ type: 'upsert', item: toolItem(b.id, b.name, b.input) });
         return;
@@ -40,6 +39,9 @@ export class TranscriptRenderer {
         return;
       case 'text_delta':
         if (this.streamId) post({ type: 'delta', id: this.streamId, text: e.text });
+        return;
+      case 'thinking_delta':
+        if (this.streamId) post({ type: 'thinkingDelta', id: this.streamId, text: e.text });
         return;
       case 'retrying':
         post({ type: 'retrying', waitMs: e.waitMs, attempt: e.attempt, reason: e.error.message });

@@ -3,6 +3,7 @@ import { el } from '../shared/dom';
 import { renderApproval, type ApprovalHandlers } from './approvalCard';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { summaryTitle } from './summaryTitle';
+import { renderThinking } from './thinkingView';
 
 /** What a rendered item can ask of the page. */
 export interface ItemHandlers {
@@ -20,7 +21,7 @@ export interface ItemHandlers {
 
 /**
  * Renders one transcript item to a fresh DOM node. User text, tool output and streaming
- * answers are text, never HTML; a finished answer is rendered as sanitised Markdown.
+ * answers and thinking are text, never HTML; a finished answer is rendered as sanitised Markdown.
  * The node carries `data-id` = item.id; a streaming answer's text lives in its `.text` child.
  */
 export function renderItem(item: ChatItem, handlers: ItemHandlers): HTMLElement {
@@ -63,7 +64,13 @@ class ItemRenderer {
         return el('div', { class: `item user${item.pinned ? ' pinned' : ''}`, 'data-id': item.id }, this.who('You', item.id, item.pinned, item.tokens), ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []), el('div', { class: 'text' }, item.text));
       }
       case 'assistant':
-        return el('div', { class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}`, 'data-id': item.id }, this.who('Claude', item.messageId, item.pinned, item.tokens), this.answerBody(item.text, item.streaming));
+        return el(
+          'div',
+          { class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}`, 'data-id': item.id },
+          this.who('Claude', item.messageId, item.pinned, item.tokens),
+          ...(item.thinking ? [renderThinking(item.thinking, item.streaming)] : []),
+          this.answerBody(item.text, item.streaming || (!item.text && item.thinking !== undefined)),
+        );
       case 'tool': {
         const status = { running: 'running…', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
         const cleared = item.cleared ? el('span', { class: 'muted cleared', title: 'Compaction cleared this result to save context; the original is in the Compactions view (Restore brings it back).' }, ' · result cleared') : '';

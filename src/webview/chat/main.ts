@@ -119,6 +119,9 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'delta':
       transcript.append(m.id, m.text);
       return;
+    case 'thinkingDelta':
+      transcript.append(m.id, m.text, 'thinking');
+      return;
     case 'retrying':
       showCountdown(m.waitMs, m.attempt, m.reason);
       return;

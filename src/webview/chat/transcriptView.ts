@@ -1,6 +1,7 @@
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
 import { renderItem, type ItemHandlers } from './itemView';
+import { keepThinkingOpen } from './thinkingView';
 import { routeLinks } from './markdown';
 import { SlotEstimates } from './slotEstimates';
 import { computeWindow, HeightIndex, LruCache } from './virtualWindow';
@@ -112,21 +113,27 @@ export class TranscriptView {
     }
     slot.item = item;
     const old = this.rendered.get(item.id);
-    if (old) old.replaceWith(this.renderNode(slot));
+    if (old) old.replaceWith(keepThinkingOpen(old, this.renderNode(slot)));
     else {
       this.stale.add(slot.index);
       this.schedule();
     }
   }
 
-  /** Appends streamed text to an assistant item: O(delta), one text node, no re-render. */
-  append(id: string, text: string): void {
+  /**
+   * Appends streamed text (or thinking) to an assistant item: O(delta), one text node, no
+   * re-render — except the first thinking of an answer, which adds its disclosure.
+   */
+  append(id: string, text: string, part: 'text' | 'thinking' = 'text'): void {
     const slot = this.slots.get(id);
     if (!slot || slot.item.kind !== 'assistant') return;
-    slot.item = { ...slot.item, text: slot.item.text + text };
+    const had = slot.item.thinking !== undefined;
+    slot.item = part === 'text' ? { ...slot.item, text: slot.item.text + text } : { ...slot.item, thinking: { ...slot.item.thinking, text: (slot.item.thinking?.text ?? '') + text } };
     this.cache.delete(id);
-    const body = this.rendered.get(id)?.querySelector('.text');
+    const node = this.rendered.get(id);
+    const body = part === 'text' || had ? node?.querySelector(part === 'text' ? '.text' : '.thinking-text') : undefined;
     if (body) body.append(text); // the ResizeObserver sees the growth and keeps the end in view
+    else if (node) node.replaceWith(keepThinkingOpen(node, this.renderNode(slot)));
     else {
       this.stale.add(slot.index);
       this.schedule();
