@@ -10,7 +10,8 @@ import { DEFAULT_SERVER_CONTEXT_SETTINGS, serverRequestParts, type ServerRequest
 /**
  * `context_management` and betas for a request of `state` under `settings` (none without
  * settings, unless the history holds a server compaction block), or why the request cannot
- * be sent. Extended thinking is never enabled by this pipeline, so `clear_thinking` is not sent.
+ * be sent. `clear_thinking` is never sent: it is valid only with thinking enabled on the
+ * request, and without it the API keeps its own default for earlier thinking.
  */
 export function serverRequestFor(state: ConversationState, settings: CompactionSettings | undefined): { readonly ok: true; readonly value?: ServerRequestParts } | { readonly ok: false; readonly reason: string } {
   const hasCompactionBlock = hasServerCompaction(state);
