@@ -52,6 +52,11 @@ export interface ApiModelLimits {
   readonly maxInputTokens?: number;
   /** `max_tokens`: the largest `max_tokens` the model accepts. */
   readonly maxTokens?: number;
+  /**
+   * `capabilities.context_management.compact_20260112.supported` (SDK ModelInfo, models.d.ts
+   * ContextManagementCapability), when the Models API said; absent: unknown (the table decides).
+   */
+  readonly serverCompaction?: boolean;
 }
 
 /** Result of resolving settings: a config, plus problems a person should read. */
@@ -114,6 +119,7 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
       minCacheableTokens: info.minCacheableTokens,
       pasteThresholdChars: Math.max(1000, Math.floor(settings.pasteThresholdChars ?? 100_000)),
       ...(settings.thinking && settings.thinking !== 'off' && THINKING_SETTINGS.includes(settings.thinking) ? { thinking: settings.thinking } : {}),
+      ...(fromApi?.serverCompaction !== undefined ? { serverCompaction: fromApi.serverCompaction } : {}),
     },
   };
 }

@@ -195,6 +195,8 @@ export interface PipelineConfig {
   readonly minCacheableTokens: number;
   /** A pasted input longer than this (characters) is spilled to a file. */
   readonly pasteThresholdChars: number;
+  /** Whether the Models API says the model supports server compaction (absent: not known; the model table decides). */
+  readonly serverCompaction?: boolean;
 }
 
 /** Everything the pipeline needs to build the next request. */

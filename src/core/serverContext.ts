@@ -88,6 +88,8 @@ export interface ServerRequestInput {
   readonly strategy: string;
   readonly settings: ServerContextSettings;
   readonly model: string;
+  /** What the Models API's capabilities say about server compaction for the model, when it said (else the table decides). */
+  readonly compactionCapability?: boolean;
   /** The soft threshold in tokens (soft threshold × effective window), the trigger when none is set. */
   readonly softTokens: number;
   /** Whether extended thinking is on in this request (`clear_thinking` is only valid then). */
@@ -112,7 +114,8 @@ export function serverRequestParts(input: ServerRequestInput): { readonly ok: tr
   // Docs (context-editing): clear_thinking must come first when combined with other edits.
   if (input.thinking) edits.push({ type: 'clear_thinking_20251015', keep: { type: 'thinking_turns', value: 1 } });
   if (input.strategy === 'server-compact') {
-    if (!supportsServerCompaction(input.model)) return { ok: false, reason: `Server compaction is not available for ${input.model} (supported: ${COMPACTION_MODELS.join(', ')}).` };
+    const supported = input.compactionCapability ?? supportsServerCompaction(input.model);
+    if (!supported) return { ok: false, reason: input.compactionCapability === false ? `Server compaction is not available for ${input.model} (the Models API says it does not support compact_20260112).` : `Server compaction is not available for ${input.model} (supported: ${COMPACTION_MODELS.join(', ')}).` };
     edits.push({ type: 'compact_20260112', trigger: { type: 'input_tokens', value: Math.max(COMPACT_TRIGGER_MIN, trigger) } });
     betas.add(COMPACT_BETA);
   } else {

@@ -12,6 +12,9 @@ import { normalizeState } from '../../src/core/normalize';
 import { decodeLine, encodeEntry } from '../../src/core/session/entries';
 import type { ConversationState, Message } from '../../src/core/model';
 import type { LlmEvent } from '../../src/core/agentPorts';
+import { resolveConfig } from '../../src/core/config';
+import { serverRequestFor } from '../../src/core/agent/serverRequest';
+import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 
 const base = { strategy: 'server-clear-tool-uses', settings: DEFAULT_SERVER_CONTEXT_SETTINGS, model: 'claude-sonnet-4-6', softTokens: 100_000.4, thinking: false, hasCompactionBlock: false };
 const meta = (id: string) => ({ id, tier: 1 as const, source: 'user' as const, createdAt: 0, pinned: false, compactable: true });
@@ -22,6 +25,21 @@ function state(messages: readonly Message[]): ConversationState {
 }
 
 describe('server context management (strategies, report, cost, record, fake server)', () => {
+  it('server compaction follows the Models API capability when it said, else the model table', () => {
+    const compact = { ...base, strategy: 'server-compact' };
+    assert.ok(serverRequestParts(compact).ok, 'Sonnet 4.6 is in the table');
+    const refused = serverRequestParts({ ...compact, compactionCapability: false });
+    assert.ok(!refused.ok && /Models API says/.test(refused.reason), 'the API said no');
+    assert.ok(!serverRequestParts({ ...compact, model: 'claude-haiku-4-5' }).ok, 'not in the table');
+    assert.ok(serverRequestParts({ ...compact, model: 'claude-haiku-4-5', compactionCapability: true }).ok, 'the API said yes');
+    const cfg = resolveConfig({ model: 'claude-haiku-4-5' }, { id: 'claude-haiku-4-5', maxInputTokens: 200_000, serverCompaction: true });
+    assert.ok(cfg.ok && cfg.config.serverCompaction === true, 'resolveConfig carries the capability');
+    const other = resolveConfig({ model: 'claude-haiku-4-5' }, { id: 'claude-sonnet-4-6', serverCompaction: true });
+    assert.ok(other.ok && other.config.serverCompaction === undefined, 'only for the model it was asked about');
+    const st = { ...state([user('u1', 'hi', 1)]), config: { ...state([]).config, model: 'claude-haiku-4-5', serverCompaction: true } };
+    assert.ok(serverRequestFor(st, { ...DEFAULT_COMPACTION_SETTINGS, strategy: 'server-compact' }).ok, 'the request of a state whose config says so');
+  });
+
   it('builds clear_tool_uses with the API defaults and the context-management beta', () => {
     const r = serverRequestParts(base);
     assert.ok(r.ok);

@@ -20,6 +20,7 @@ export function serverRequestFor(state: ConversationState, settings: CompactionS
     strategy: settings?.strategy ?? 'summarise',
     settings: settings?.server ?? DEFAULT_SERVER_CONTEXT_SETTINGS,
     model: state.config.model,
+    ...(state.config.serverCompaction !== undefined ? { compactionCapability: state.config.serverCompaction } : {}),
     softTokens: state.config.softThreshold * effectiveWindow(state.config),
     thinking: false,
     hasCompactionBlock,

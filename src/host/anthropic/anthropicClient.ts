@@ -95,7 +95,8 @@ export class AnthropicLlmClient implements LlmClient {
   async retrieveModel(id: string, opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<{ readonly ok: true; readonly limits: ApiModelLimits } | { readonly ok: false; readonly error: LlmError }> {
     return this.once(opts, async (client, signal) => {
       const m = await client.models.retrieve(id, {}, { signal });
-      return { id: m.id === id ? id : m.id, ...(typeof m.max_input_tokens === 'number' ? { maxInputTokens: m.max_input_tokens } : {}), ...(typeof m.max_tokens === 'number' ? { maxTokens: m.max_tokens } : {}) };
+      const compact = m.capabilities?.context_management?.compact_20260112?.supported;
+      return { id: m.id === id ? id : m.id, ...(typeof m.max_input_tokens === 'number' ? { maxInputTokens: m.max_input_tokens } : {}), ...(typeof m.max_tokens === 'number' ? { maxTokens: m.max_tokens } : {}), ...(typeof compact === 'boolean' ? { serverCompaction: compact } : {}) };
     }).then((r) => (r.ok ? { ok: true, limits: { ...r.value, id } } : r));
   }
 
