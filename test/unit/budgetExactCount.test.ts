@@ -8,7 +8,7 @@ import { Build, emptyState } from './support/builders';
 
 const b = new Build('bx');
 const state = emptyState({ messages: [b.message('user', [b.text('Why does validateToken in src/auth.ts fail?')], 1)] });
-const usage = (reported: number): AgentEvent => ({ type: 'usage', usage: { input_tokens: reported, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, model: 'm', costUsd: 0, estimatedTokens: 10, reportedTokens: reported });
+const usage = (reported: number, counted?: number): AgentEvent => ({ type: 'usage', usage: { input_tokens: reported, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, model: 'm', costUsd: 0, estimatedTokens: 10, reportedTokens: reported, ...(counted !== undefined ? { counted } : {}) });
 const started: AgentEvent = { type: 'request_started', round: 1, attempt: 1, estimatedTokens: 10, anchored: false };
 const exact = (tokens: number, anchored: boolean): AgentEvent => ({ type: 'exact_count', tokens, estimated: 10, anchored });
 
@@ -29,23 +29,20 @@ describe('budget: the exact count_tokens anchor', () => {
     assert.deepEqual(snapshot(estimator).nextAnchor, { source: 'usage', tokens: 330 });
   });
 
-  it('puts the count on the row of its request, whether it answered before or after the usage', () => {
+  it('a row shows the count its usage carries (the count that anchored before it), as the saved session does', () => {
     const before = new BudgetHistory();
-    for (const e of [started, exact(400, true), usage(402)]) before.observe(e, state);
+    for (const e of [started, exact(400, true), usage(402, 400)]) before.observe(e, state);
     assert.equal(before.requests[0]?.counted, 400);
     const after = new BudgetHistory();
     for (const e of [started, usage(402), exact(400, false)]) after.observe(e, state);
-    assert.equal(after.requests[0]?.counted, 400);
-    const late = new BudgetHistory();
-    for (const e of [started, usage(402), started, exact(400, false), usage(500)]) late.observe(e, state);
-    assert.deepEqual(late.requests.map((r) => r.counted), [undefined, undefined], 'a count later than the next request goes nowhere');
+    assert.equal(after.requests[0]?.counted, undefined, 'a count later than its usage is only reported, on no row (it was not saved either)');
   });
 
   it('the protocol takes the new fields and rejects bad ones', () => {
     const estimator = new TokenEstimator(chars4Tokenizer);
     estimator.anchorExact(state, 321);
     const history = new BudgetHistory();
-    for (const e of [started, exact(321, true), usage(325)]) history.observe(e, state);
+    for (const e of [started, exact(321, true), usage(325, 321)]) history.observe(e, state);
     const snap = snapshot(estimator, history);
     const parsed = parseBudgetToWebview(snap);
     assert.ok(parsed.ok);

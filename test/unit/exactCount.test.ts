@@ -136,6 +136,8 @@ describe('exact first anchor (count_tokens beside the first request)', () => {
     await sent;
     assert.equal(t.estimator.anchorSource, 'usage');
     assert.equal(t.estimator.anchorTokens, 5001);
+    const used = t.events.filter((e) => e.type === 'usage');
+    assert.deepEqual(used.map((e) => e.type === 'usage' && e.counted), [1234], 'the usage (and what is saved with it) carries the count that anchored its request');
   });
 
   it('a count that answers after the usage is only reported', async () => {
@@ -150,6 +152,7 @@ describe('exact first anchor (count_tokens beside the first request)', () => {
     assert.equal(t.estimator.anchorSource, 'usage');
     assert.equal(t.estimator.anchorTokens, 5001);
     assert.equal(t.estimator.calibration, calibration);
+    assert.ok(t.events.every((e) => e.type !== 'usage' || e.counted === undefined), 'the usage carries no count');
   });
 
   it('a failed or rejected count changes nothing', async () => {

@@ -376,14 +376,14 @@ export class AgentSession {
         this.previous = prepared.lastBreakpoint;
         this.lastRequestAt = this.deps.clock.now();
         // The estimator anchors on what was sent: the normalized messages the counts refer to.
-        this.exactCount.usageArrived();
+        const counted = this.exactCount.usageArrived();
         this.deps.estimator.observe(prepared.sent, result.usage);
         const cacheMiss = this.cacheWatch.observe(prepared, result, this.lastRequestAt, hitExpected);
         this.healthValue = withRequest(this.healthValue, result.usage, hitExpected);
         this.emit({ type: 'health', health: this.healthValue });
         if (this.healthValue.missStreak === CACHE_MISS_WARNING_STREAK) this.emit({ type: 'notice', level: 'warning', text: this.cacheWatch.warning(CACHE_MISS_WARNING_STREAK) });
         const costUsd = requestCostWithServerUsd(result.model || sent.config.model, result.usage, result.server, sent.config.cacheTtl);
-        const usageRecord = { usage: result.usage, model: result.model, costUsd, estimatedTokens: prepared.tokens.total, at: this.deps.clock.now(), ...(result.requestId ? { requestId: result.requestId } : {}), ...(cacheMiss ? { cacheMiss } : {}), ...(result.server ? { server: result.server } : {}) };
+        const usageRecord = { usage: result.usage, model: result.model, costUsd, estimatedTokens: prepared.tokens.total, at: this.deps.clock.now(), ...(result.requestId ? { requestId: result.requestId } : {}), ...(cacheMiss ? { cacheMiss } : {}), ...(result.server ? { server: result.server } : {}), ...(counted !== undefined ? { counted } : {}) };
         await this.deps.sink.usage(usageRecord);
         this.emit({ type: 'usage', ...usageRecord, reportedTokens: promptTokensOf(result.usage) });
         stopReason = result.stopReason;

@@ -37,7 +37,7 @@ export type AgentEvent =
   | { readonly type: 'thinking_delta'; readonly text: string }
   | { readonly type: 'tool_use_started'; readonly id: string; readonly name: string }
   | { readonly type: 'retrying'; readonly attempt: number; readonly waitMs: number; readonly error: LlmError }
-  | { readonly type: 'usage'; readonly usage: Usage; readonly model: string; /** Undefined when the model's price is unknown. */ readonly costUsd: number | undefined; readonly estimatedTokens: number; readonly reportedTokens: number; readonly requestId?: string; readonly cacheMiss?: CacheMiss; readonly server?: ServerReport }
+  | { readonly type: 'usage'; readonly usage: Usage; readonly model: string; /** Undefined when the model's price is unknown. */ readonly costUsd: number | undefined; readonly estimatedTokens: number; readonly reportedTokens: number; readonly requestId?: string; readonly cacheMiss?: CacheMiss; readonly server?: ServerReport; /** The exact count_tokens figure that anchored this request before its usage. */ readonly counted?: number }
   | { readonly type: 'tool_started'; readonly call: ToolCall }
   | { readonly type: 'tool_finished'; readonly call: ToolCall; readonly outcome: ToolOutcome }
   | { readonly type: 'notice'; readonly level: 'info' | 'warning'; readonly text: string }
@@ -72,5 +72,5 @@ export interface SessionSink {
   recall?(record: { readonly at: number; readonly toolUseId: string; readonly compactionIds: readonly string[] }): Promise<void>;
   /** Blocks were pinned (never compacted) or unpinned. */
   pins(blockIds: readonly string[], pinned: boolean): Promise<void>;
-  usage(record: { readonly usage: Usage; readonly model: string; /** Undefined when the model's price is unknown. */ readonly costUsd: number | undefined; readonly estimatedTokens: number; readonly at: number; readonly requestId?: string; readonly cacheMiss?: CacheMiss; readonly server?: ServerReport }): Promise<void>;
+  usage(record: { readonly usage: Usage; readonly model: string; /** Undefined when the model's price is unknown. */ readonly costUsd: number | undefined; readonly estimatedTokens: number; readonly at: number; readonly requestId?: string; readonly cacheMiss?: CacheMiss; readonly server?: ServerReport; /** The exact count_tokens figure that anchored this request before its usage. */ readonly counted?: number }): Promise<void>;
 }

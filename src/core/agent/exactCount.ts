@@ -27,6 +27,8 @@ export class ExactFirstCount {
   private countedModel: string | undefined;
   /** Identity of the request whose count may still anchor; any other request's count is only reported. */
   private open: object | undefined;
+  /** The count that anchored the open request, until its usage arrives. */
+  private anchoredTokens: number | undefined;
 
   constructor(
     private readonly count: CountTokensPort | undefined,
@@ -42,6 +44,7 @@ export class ExactFirstCount {
    */
   beforeSend(request: CountedRequest, signal: AbortSignal): Promise<void> | undefined {
     this.open = undefined;
+    this.anchoredTokens = undefined;
     if (!this.count || request.model === this.countedModel) return undefined;
     this.countedModel = request.model;
     const token = {};
@@ -58,6 +61,7 @@ export class ExactFirstCount {
         const anchored = this.open === token;
         if (anchored) {
           this.open = undefined;
+          this.anchoredTokens = r.inputTokens;
           this.estimator.anchorExact(request.sent, r.inputTokens);
         }
         this.emit({ type: 'exact_count', tokens: r.inputTokens, estimated: request.estimated, anchored });
@@ -66,8 +70,15 @@ export class ExactFirstCount {
     );
   }
 
-  /** The usage of the request arrived: it wins, a count still pending is only reported. */
-  usageArrived(): void {
+  /**
+   * The usage of the request arrived: it wins, a count still pending is only reported.
+   * Returns the exact count that anchored this request before its usage, if one did (it is
+   * saved with the usage, so the request's row shows it live and after a reload alike).
+   */
+  usageArrived(): number | undefined {
     this.open = undefined;
+    const counted = this.anchoredTokens;
+    this.anchoredTokens = undefined;
+    return counted;
   }
 }

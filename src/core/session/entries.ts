@@ -54,6 +54,8 @@ export interface UsageEntry {
   readonly costUsd?: number;
   /** Why the prompt cache missed on this request, when it did (absent in older files). */
   readonly cacheMiss?: CacheMiss;
+  /** The exact count_tokens figure taken before this request's usage arrived (absent: none). */
+  readonly counted?: number;
   /** What the API reported about server-side context management (absent when nothing). */
   readonly server?: ServerReport;
 }
@@ -189,7 +191,7 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     workspace: v.string(),
   }),
   v.strictObject({ type: v.literal('message'), at: num, message }),
-  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: v.optional(num), cacheMiss: v.optional(cacheMiss), server: v.optional(serverReport) }),
+  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: v.optional(num), cacheMiss: v.optional(cacheMiss), server: v.optional(serverReport), counted: v.optional(int) }),
   v.strictObject({
     type: v.literal('compaction'),
     at: num,

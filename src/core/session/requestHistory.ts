@@ -45,6 +45,8 @@ export interface RequestRecord {
   readonly serverClearedToolUses?: number;
   /** Tokens of the server's compaction iterations in this request, input + output (absent: none). */
   readonly serverCompactionTokens?: number;
+  /** The exact count_tokens figure that anchored this request before its usage (absent: none). */
+  readonly counted?: number;
 }
 
 /** The rebuilt history. */
@@ -86,6 +88,7 @@ export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHisto
       costUsd: e.costUsd,
       compactedBefore: compacted,
       ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
+      ...(e.counted !== undefined ? { counted: e.counted } : {}),
       ...serverFigures(e.server),
     });
     // Map insertion order keeps the turns in the order they first made a request.

@@ -35,10 +35,6 @@ export class BudgetHistory {
   private compactedSinceRequest: boolean;
   private estimated = 0;
   private count: number;
-  /** An exact count of the request awaiting its usage (goes on its row). */
-  private counted: number | undefined;
-  /** The last row is the latest request's (no request started since): a late count goes on it. */
-  private lastRowCurrent = false;
 
   /** Starts from the history the session file holds (empty for a new session). */
   constructor(saved: RequestHistory = EMPTY_REQUEST_HISTORY) {
@@ -60,7 +56,6 @@ export class BudgetHistory {
           else this.sent = [...this.sent, state].slice(-2);
         }
         this.awaitingUsage = true;
-        this.lastRowCurrent = false;
         return;
       case 'usage': {
         const u = e.usage;
@@ -74,32 +69,26 @@ export class BudgetHistory {
           estimated: e.estimatedTokens || this.estimated,
           costUsd: e.costUsd ?? null,
           compactedBefore: this.compactedSinceRequest,
-          ...(this.counted !== undefined ? { counted: this.counted } : {}),
+          ...(e.counted !== undefined ? { counted: e.counted } : {}),
           ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
           ...serverFigures(e.server),
         });
         if (this.requests.length > MAX_REQUESTS) this.requests.shift();
         this.awaitingUsage = false;
-        this.counted = undefined;
-        this.lastRowCurrent = true;
         this.compactedSinceRequest = false;
         this.usageThisTurn = true;
         return;
       }
-      case 'exact_count': {
-        // Anchored: it answered before its request's usage, kept for that row. Not anchored: the
-        // usage won; it goes on the last row unless another request started since.
-        const last = this.requests.at(-1);
-        if (e.anchored) this.counted = this.awaitingUsage ? e.tokens : undefined;
-        else if (last && this.lastRowCurrent) this.requests[this.requests.length - 1] = { ...last, counted: e.tokens };
+      case 'exact_count':
+        // A count that anchored comes back with its request's usage (saved with it, so the row is
+        // the same after a reload); one that came after the usage only shows in the next-request
+        // figure until then.
         return;
-      }
       case 'compaction_finished':
         if (e.records.length > 0) this.compactedSinceRequest = true;
         return;
       case 'error':
         this.awaitingUsage = false;
-        this.counted = undefined;
         return;
       case 'turn_finished': {
         const last = this.requests.at(-1);

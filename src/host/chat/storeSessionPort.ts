@@ -56,7 +56,7 @@ export class StoreSessionPort implements SessionPort {
       },
       usage: async (u) => {
         requestIndex++;
-        await writer.append({ type: 'usage', at: u.at, requestIndex, turn, model: u.model, usage: u.usage, estimatedInputTokens: u.estimatedTokens, ...(u.costUsd !== undefined ? { costUsd: u.costUsd } : {}), ...(u.cacheMiss ? { cacheMiss: u.cacheMiss } : {}), ...(u.server ? { server: u.server } : {}) });
+        await writer.append({ type: 'usage', at: u.at, requestIndex, turn, model: u.model, usage: u.usage, estimatedInputTokens: u.estimatedTokens, ...(u.costUsd !== undefined ? { costUsd: u.costUsd } : {}), ...(u.cacheMiss ? { cacheMiss: u.cacheMiss } : {}), ...(u.server ? { server: u.server } : {}), ...(u.counted !== undefined ? { counted: u.counted } : {}) });
       },
     };
     return {
