@@ -33,6 +33,8 @@ export interface AgentFactoryDeps {
   readonly pasteDirectory: (sessionId: string) => string;
   readonly writeFile: (path: string, content: string) => Promise<void>;
   readonly clock: Clock;
+  /** Called when the Models API's limits for the model arrived (the resolved config changed). */
+  readonly onModelLimits?: () => void;
   /** Reads a file fresh (read_file's rules) for the re-attach after a compaction; without it nothing is re-attached. */
   readonly readFresh?: ReadFresh;
 }
@@ -58,7 +60,7 @@ export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer:
   const state: ConversationState = { system: [system], tools: deps.toolSchemas(), messages: open.messages, pending: [], config };
   const llm = new AnthropicLlmClient({ apiKey: () => deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
   // The Models API's window and output limit, once, in the background (never on the send path).
-  modelLimits.ensure(config.model, (id) => llm.retrieveModel(id));
+  modelLimits.ensure(config.model, (id) => llm.retrieveModel(id), deps.onModelLimits);
   const estimator = new TokenEstimator(tokenizer);
   // The first estimate of the session already uses the model's tokenizer prior.
   estimator.useModel(config.model, priorFactorFor(modelInfo(config.model).tokenizer));

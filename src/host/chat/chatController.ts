@@ -236,6 +236,10 @@ export class ChatController implements vscode.Disposable {
 
   /** Posts the header status (and the status bar's figures). */
   async postStatus(): Promise<void> {
+    // One resolved config for the header, the status bar and the budget panel: between turns the
+    // agent takes the settings as they resolve now (e.g. once the Models API's window arrived).
+    const resolved = readPipelineConfig();
+    if (resolved.ok && this.agent && !this.agent.busy) this.agent.update({ config: resolved.config });
     const r = await statusReport({ version: this.deps.version, apiKeys: this.deps.apiKeys, ...(this.agent ? { agent: this.agent } : {}), ...(this.estimatorValue ? { estimator: this.estimatorValue } : {}), ...(this.tokenizerValue ? { tokenizer: this.tokenizerValue } : {}), ...(this.open?.title !== undefined ? { title: this.open.title } : {}), promptTokens: this.promptTokens, costUsd: this.costUsd });
     this.view.post(r.status);
     if (r.figures) this.deps.onStatus?.(r.figures);
@@ -332,7 +336,7 @@ export class ChatController implements vscode.Disposable {
     this.budgetHistory = new BudgetHistory(open.requestHistory);
     const project = createProjectContext({ clock, ids: counterIds(`${open.id.slice(-6)}p${Date.now().toString(36)}`), tokenizer: loaded.tokenizer, log: (t) => this.deps.log.info(t) });
     project.seed(open.messages);
-    const built = buildAgent(open, config, loaded.tokenizer, { ...this.deps, clock }, (e) => this.render(e), (calls) => project.afterTools(calls));
+    const built = buildAgent(open, config, loaded.tokenizer, { ...this.deps, clock, onModelLimits: () => void this.postStatus() }, (e) => this.render(e), (calls) => project.afterTools(calls));
     this.project = project;
     // Read once per session, in the background; the first send awaits it (see run).
     void project.load().then(() => project.apply(built.agent) && this.budgetChanged.fire());
