@@ -1,5 +1,5 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import type { CacheMissReason, MessageCreateParamsNonStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import type { CacheMissReason, Message, MessageCreateParamsNonStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { BetaMessage, BetaMessageStreamParams, BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agentPorts';
 import type { ServerRequestParts } from '../../core/serverContext';
@@ -135,29 +135,7 @@ export class AnthropicLlmClient implements LlmClient {
       if (opts.server) return await this.attemptBeta(client, params, opts.server, opts);
       const stream = client.messages.stream(params, { signal: opts.signal });
       for await (const event of stream) forward(event, opts.onEvent);
-      const final = await stream.finalMessage();
-      const content: AssistantContent[] = [];
-      for (const b of final.content) {
-        if (b.type === 'text') content.push({ type: 'text', text: b.text });
-        else if (b.type === 'tool_use') content.push({ type: 'tool_use', id: b.id, name: b.name, input: b.input });
-        else if (b.type === 'thinking') content.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
-        // Kept and sent back unchanged: https://platform.claude.com/docs/en/build-with-claude/extended-thinking#redacted-thinking-blocks
-        else if (b.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: b.data });
-      }
-      const u = final.usage;
-      return {
-        ok: true,
-        result: {
-          content,
-          stopReason: final.stop_reason ?? null,
-          model: final.model,
-          ...(stream.request_id ? { requestId: stream.request_id } : {}),
-          ...(typeof final.id === 'string' && final.id ? { messageId: final.id } : {}),
-          // `diagnostics` arrives on message_start's message (the SDK keeps it in the snapshot); older servers omit it.
-          ...(final.diagnostics ? { cacheMissReason: cacheMissReasonOf(final.diagnostics.cache_miss_reason) } : {}),
-          usage: { input_tokens: u.input_tokens, output_tokens: u.output_tokens, cache_read_input_tokens: u.cache_read_input_tokens ?? 0, cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0 },
-        },
-      };
+      return { ok: true, result: resultOf(await stream.finalMessage(), stream.request_id) };
     } catch (err) {
       return { ok: false, error: classifyFailure(factsOf(err, opts.signal)), retryAfter: err instanceof APIError ? (err.headers?.get('retry-after') ?? null) : null };
     }
@@ -181,7 +159,19 @@ async function betaAttempt(
   const body = { ...params, ...(server.contextManagement ? { context_management: server.contextManagement } : {}), betas: [...server.betas] } as unknown as BetaMessageStreamParams;
   const stream = client.beta.messages.stream(body, { signal: opts.signal });
   for await (const event of stream) forward(event, opts.onEvent);
-  const final: BetaMessage = await stream.finalMessage();
+  return { ok: true, result: resultOf(await stream.finalMessage(), stream.request_id) };
+}
+
+/**
+ * The answer as the core sees it, from the SDK's final message of either path: its content
+ * (a compaction block — beta only, SDK `BetaCompactionBlock`; null content means a failed
+ * compaction the server treats as a no-op, so it is left out — text, tool calls, signed and
+ * redacted thinking kept unchanged per
+ * https://platform.claude.com/docs/en/build-with-claude/extended-thinking#redacted-thinking-blocks),
+ * its usage, its id and `diagnostics` (on message_start's message, which the SDK keeps; older
+ * servers omit it), and the `context_management` / `usage.iterations` report (beta only).
+ */
+function resultOf(final: Message | BetaMessage, requestId: string | null | undefined): LlmResult {
   const content: AssistantContent[] = [];
   for (const b of final.content) {
     if (b.type === 'compaction' && b.content) content.push({ type: 'compaction', content: b.content, ...(b.encrypted_content !== undefined ? { encryptedContent: b.encrypted_content } : {}) });
@@ -191,20 +181,16 @@ async function betaAttempt(
     else if (b.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: b.data });
   }
   const u = final.usage;
-  const report = parseServerReport(final.context_management, u.iterations);
+  const report = 'context_management' in final ? parseServerReport(final.context_management, 'iterations' in u ? u.iterations : undefined) : undefined;
   return {
-    ok: true,
-    result: {
-      content,
-      stopReason: final.stop_reason ?? null,
-      model: final.model,
-      ...(stream.request_id ? { requestId: stream.request_id } : {}),
-      ...(typeof final.id === 'string' && final.id ? { messageId: final.id } : {}),
-      // Beta messages carry the same `diagnostics` (SDK BetaMessage.diagnostics).
-      ...(final.diagnostics ? { cacheMissReason: cacheMissReasonOf(final.diagnostics.cache_miss_reason as CacheMissReason | null) } : {}),
-      usage: { input_tokens: u.input_tokens, output_tokens: u.output_tokens, cache_read_input_tokens: u.cache_read_input_tokens ?? 0, cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0 },
-      ...(report ? { server: report } : {}),
-    },
+    content,
+    stopReason: final.stop_reason ?? null,
+    model: final.model,
+    ...(requestId ? { requestId } : {}),
+    ...(typeof final.id === 'string' && final.id ? { messageId: final.id } : {}),
+    ...(final.diagnostics ? { cacheMissReason: cacheMissReasonOf(final.diagnostics.cache_miss_reason as CacheMissReason | null) } : {}),
+    usage: { input_tokens: u.input_tokens, output_tokens: u.output_tokens, cache_read_input_tokens: u.cache_read_input_tokens ?? 0, cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0 },
+    ...(report ? { server: report } : {}),
   };
 }
 
