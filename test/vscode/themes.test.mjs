@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
+import { budgetFrame } from './budgetFrame.mjs';
 import { REPO_ROOT } from './setup.mjs';
 import { eventually as poll, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 const OUT = process.env.CP_UPDATE_DOCS_SCREENSHOTS === '1' ? join(REPO_ROOT, 'docs', 'screenshots') : join(REPO_ROOT, 'test-results', 'screenshots');
@@ -24,17 +25,6 @@ const LONG = (n) => Array.from({ length: 6 }, (_, i) => `Point ${n}.${i + 1}: va
 
 /** Polls `check` until it returns a truthy value. */
 const eventually = (check, what) => poll(what, () => check().catch(() => undefined), { interval: 150 });
-
-/** The frame whose document holds `selector` (webviews are nested iframes). */
-async function frameWith(page, selector) {
-  return eventually(async () => {
-    for (const f of page.frames()) {
-      if (f === page.mainFrame() || f.isDetached()) continue;
-      if ((await f.locator(selector).count().catch(() => 0)) > 0) return f;
-    }
-    return undefined;
-  }, `a frame with ${selector}`);
-}
 
 const RESULTS = join(REPO_ROOT, 'test-results', 'screenshots');
 
@@ -136,7 +126,7 @@ for (const theme of [
     test('the Context Budget panel', async () => {
       await w.command('Notifications: Clear All Notifications');
       await w.command('Context Pipeline: Show Context Budget');
-      const frame = await frameWith(w.page, '[data-testid="budget-root"]');
+      const frame = await budgetFrame(w.page);
       await frame.locator('[data-testid="budget-bar"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       saved.push(await shot(w.page, '.part.editor', `${theme.id}-budget`));
     });
@@ -144,7 +134,7 @@ for (const theme of [
     if (theme.id === 'dark') {
       test('reloading the window keeps the session: the same messages and request history', async () => {
         const before = await w.frame.locator('.item.user .text').allInnerTexts();
-        const budget = await frameWith(w.page, '[data-testid="budget-root"]');
+        const budget = await budgetFrame(w.page);
         const rowsBefore = await budget.locator('[data-testid="requests-table"] tbody tr').count();
         await w.reloadWindow();
         await w.frame.locator('.item.user').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
@@ -153,7 +143,7 @@ for (const theme of [
         await w.waitForAnswer('now accepts tokens up to');
         // The budget panel shows the same history, rebuilt from the session file.
         await w.command('Context Pipeline: Show Context Budget');
-        const again = await frameWith(w.page, '[data-testid="budget-root"]');
+        const again = await budgetFrame(w.page);
         if (rowsBefore > 0) await eventually(async () => (await again.locator('[data-testid="requests-table"] tbody tr').count()) === rowsBefore, `${rowsBefore} history rows after the reload`);
         // And the conversation goes on.
         w.fake.script({ text: 'Still here after the reload.' });

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { harnessPaths, REPO_ROOT } from './setup.mjs';
-import { GESTURE_TRY, UI_TIMEOUT, WORKBENCH_TIMEOUT } from './timeouts.mjs';
+import { eventually, GESTURE_TRY, UI_TIMEOUT, WORKBENCH_TIMEOUT } from './timeouts.mjs';
 
 /** Where screenshot() saves (git-ignored). */
 export const SCREENSHOT_DIR = join(REPO_ROOT, 'test-results', 'screenshots');
@@ -82,30 +82,40 @@ export function viewHeader(page, name) {
 }
 
 /**
- * The frame of the chat webview: VS Code nests each webview's document in two iframes;
- * this waits for the inner frame whose document contains `[data-testid="chat-root"]`.
+ * The frame of a webview whose document contains `[data-testid="<testid>"]` (VS Code nests
+ * each webview's document in two iframes), waited for until it exists.
  * @param {import('playwright-core').Page} page
- * @param {{ timeoutMs?: number }} [options]
+ * @param {string} testid
+ * @param {number} [timeoutMs]
  * @returns {Promise<import('playwright-core').Frame>}
  */
-export async function chatFrame(page, { timeoutMs = VIEW_TIMEOUT_MS } = {}) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+export function webviewFrame(page, testid, timeoutMs = UI_TIMEOUT) {
+  const probe = async () => {
     for (const frame of page.frames()) {
       if (frame === page.mainFrame() || frame.isDetached()) continue;
       try {
-        if ((await frame.locator('[data-testid="chat-root"]').count()) > 0) return frame;
+        if ((await frame.locator(`[data-testid="${testid}"]`).count()) > 0) return frame;
       } catch (err) {
         // A webview frame navigating or detaching between frames() and count() is expected; anything else is not.
         if (!/detached|navigat|Execution context was destroyed/i.test(err.message)) throw err;
       }
     }
-    if (Date.now() > deadline) {
-      const urls = page.frames().map((f) => `  ${f.url()}`).join('\n');
-      throw new Error(`No frame with [data-testid="chat-root"] within ${timeoutMs / 1000} s. Frames:\n${urls}`);
-    }
-    await page.waitForTimeout(250); // poll interval while the webview loads
-  }
+    return undefined;
+  };
+  const frames = () => page.frames().map((f) => `  ${f.url()}`).join('\n');
+  return eventually(`a frame with [data-testid="${testid}"]`, probe, { timeout: timeoutMs, interval: 250 }).catch((err) => {
+    throw new Error(`No frame with [data-testid="${testid}"] within ${timeoutMs / 1000} s (${err.message}). Frames:\n${frames()}`);
+  });
+}
+
+/**
+ * The frame of the chat webview (the one whose document contains `[data-testid="chat-root"]`).
+ * @param {import('playwright-core').Page} page
+ * @param {{ timeoutMs?: number }} [options]
+ * @returns {Promise<import('playwright-core').Frame>}
+ */
+export function chatFrame(page, { timeoutMs = VIEW_TIMEOUT_MS } = {}) {
+  return webviewFrame(page, 'chat-root', timeoutMs);
 }
 
 /**
@@ -144,9 +154,5 @@ export async function widenSidebar(page, by = 240) {
   await page.mouse.move(x + by / 2, y, { steps: 5 });
   await page.mouse.move(x + by, y, { steps: 5 });
   await page.mouse.up();
-  const deadline = Date.now() + UI_TIMEOUT;
-  while ((await sidebar.boundingBox()).width < start.width + by - 90) {
-    if (Date.now() > deadline) throw new Error('the side bar did not widen');
-    await page.waitForTimeout(100); // poll interval
-  }
+  await eventually('the side bar to widen', async () => (await sidebar.boundingBox()).width >= start.width + by - 90);
 }
