@@ -1,7 +1,6 @@
 import type { CountTokensPort, LlmClient, LlmResult, ToolCall, ToolRunner } from '../agentPorts';
 import { applyUserMessage, assembleUserMessage } from '../assemble';
 import { appendAssistantMessage, type AssistantContent } from '../assistant';
-import { ttlMs, type PreviousBreakpoint } from '../cacheAnchors';
 import type { ConversationState, Injection, Message } from '../model';
 import { pinBlock, pinMessage, type PinChange } from '../pins';
 import { prepareRequest } from '../pipeline';
@@ -12,20 +11,19 @@ import { priorFactorFor } from '../tokens/calibration';
 import { modelInfo } from '../models';
 import { restoreRecord } from '../compaction/apply';
 import type { Compactor } from '../compaction/compactor';
-import { CACHE_MISS_WARNING_STREAK, EMPTY_HEALTH, withCompaction, withRequest, type ContextHealth } from '../compaction/health';
+import type { ContextHealth } from '../compaction/health';
 import { effectiveWindow } from '../compaction/policy';
 import type { CompactionRecord } from '../compaction/types';
 import type { SpillReader } from '../recall/corpus';
 import { withRecall } from '../recall/recallTool';
-import { promptTokensOf, requestCostUsd, requestCostWithServerUsd } from './cost';
+import { requestCostUsd } from './cost';
 import { serverRequestFor } from './serverRequest';
 import { SERVER_RESTORE_REFUSAL, serverCompactionRecord } from '../compaction/serverCompaction';
 import { turnEndReason, type AgentEvent, type SessionSink, type TurnEndReason } from './events';
 import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound } from './toolRound';
 import { addContextAfterTools, type ContextAfterTools } from './contextAfterTools';
-import { CacheWatch } from './cacheWatch';
-import { ExactFirstCount } from './exactCount';
+import { RequestAccounting } from './requestAccounting';
 
 /** Ports and settings of an agent session. */
 export interface AgentDeps {
@@ -74,22 +72,18 @@ export type SendResult = { readonly ok: true } | { readonly ok: false; readonly 
  */
 export class AgentSession {
   private stateValue: ConversationState;
-  private previous: PreviousBreakpoint | undefined;
   private running: AbortController | undefined;
   private compacting = false;
   private queued: { instructions?: string; done: (r: SendResult) => void } | undefined;
-  private lastRequestAt: number | undefined;
-  private healthValue: ContextHealth = EMPTY_HEALTH;
-  private readonly cacheWatch = new CacheWatch();
   private compactionList: CompactionEntryState[];
   /** The workspace tools, with `recall` answered here on this session's compactions. */
   private readonly tools: ToolRunner;
-  private readonly exactCount: ExactFirstCount;
+  private readonly accounting: RequestAccounting;
 
   constructor(initial: ConversationState, private readonly deps: AgentDeps, private readonly emit: (event: AgentEvent) => void, compactions: readonly CompactionEntryState[] = []) {
     this.stateValue = initial;
     this.compactionList = [...compactions];
-    this.exactCount = new ExactFirstCount(deps.countTokens, deps.estimator, emit);
+    this.accounting = new RequestAccounting(deps, emit);
     this.tools = withRecall(deps.tools, { compactions: () => this.compactionList, ...(deps.spills ? { spills: deps.spills } : {}), onRecalled: (call, ids) => this.noteRecall(call.id, ids) });
   }
 
@@ -107,7 +101,7 @@ export class AgentSession {
 
   /** Context health figures of this session. */
   get health(): ContextHealth {
-    return this.healthValue;
+    return this.accounting.health;
   }
 
   /** Whether a manual compaction waits for the running turn. */
@@ -158,7 +152,7 @@ export class AgentSession {
     }
     const applied = change(this.stateValue);
     if (applied.ok) this.stateValue = applied.state;
-    this.cacheWatch.note(pinned ? 'a pin' : 'an unpin');
+    this.accounting.noteEdit(pinned ? 'a pin' : 'an unpin');
     this.emit({ type: 'history_replaced', messages: this.stateValue.messages });
     return { ok: true };
   }
@@ -195,7 +189,7 @@ export class AgentSession {
     }
     this.stateValue = restored.state;
     this.compactionList[index] = { ...entry, active: false };
-    this.cacheWatch.note(`the restore of compaction ${recordId}`);
+    this.accounting.noteEdit(`the restore of compaction ${recordId}`);
     await this.deps.sink.restore(recordId);
     this.emit({ type: 'restored', recordId });
     this.emit({ type: 'history_replaced', messages: this.stateValue.messages });
@@ -225,15 +219,14 @@ export class AgentSession {
     this.stateValue = state;
     for (const record of records) {
       this.compactionList.push({ record, active: true });
-      this.cacheWatch.note(`compaction ${record.id} (${record.layer})`);
-      this.healthValue = withCompaction(this.healthValue, record);
+      this.accounting.compacted(record);
       await this.deps.sink.compaction(record);
     }
     // The views re-render the replaced history first, so the notices that explain it stay visible.
     if (records.length > 0) this.emit({ type: 'history_replaced', messages: state.messages });
     for (const text of notices) this.emit({ type: 'notice', level: 'warning', text });
     this.emit({ type: 'compaction_finished', records, notices });
-    if (records.length > 0) this.emit({ type: 'health', health: this.healthValue });
+    if (records.length > 0) this.emit({ type: 'health', health: this.accounting.health });
   }
 
   /** The conversation as it stands. */
@@ -313,7 +306,7 @@ export class AgentSession {
         }
         const compactor = this.deps.compactor;
         if (compactor) {
-          const run = await compactor.beforeRequest(this.stateValue, { ...(this.lastRequestAt !== undefined ? { lastRequestAt: this.lastRequestAt } : {}), signal: controller.signal });
+          const run = await compactor.beforeRequest(this.stateValue, { ...(this.accounting.lastRequestAt !== undefined ? { lastRequestAt: this.accounting.lastRequestAt } : {}), signal: controller.signal });
           if (run.records.length > 0 || run.notices.length > 0) await this.adopt(run.state, run.records, run.notices);
           if (controller.signal.aborted) {
             reason = 'stopped';
@@ -324,7 +317,7 @@ export class AgentSession {
         const sent = this.stateValue;
         // A model switch restarts the estimator's calibration from that model's tokenizer prior.
         this.deps.estimator.useModel(sent.config.model, priorFactorFor(modelInfo(sent.config.model).tokenizer));
-        const prepared = prepareRequest(sent, { count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer), clock: this.deps.clock, ...(this.previous ? { previous: this.previous } : {}) });
+        const prepared = prepareRequest(sent, { count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer), clock: this.deps.clock, ...(this.accounting.previousBreakpoint ? { previous: this.accounting.previousBreakpoint } : {}) });
         let streamedText = '';
         const server = serverRequestFor(sent, this.deps.compactor?.settings());
         if (!server.ok) {
@@ -332,9 +325,8 @@ export class AgentSession {
           reason = 'error';
           break;
         }
-        const params = this.cacheWatch.withDiagnostics(prepared.params);
         // Beside the stream, never before it: the first request per model gets an exact count.
-        void this.exactCount.beforeSend({ model: sent.config.model, params: prepared.params, sent: prepared.sent, estimated: prepared.tokens.total }, controller.signal);
+        const params = this.accounting.beforeSend(sent, prepared, controller.signal);
         const answer = await this.deps.llm.stream(params, {
           signal: controller.signal,
           ...(server.value ? { server: server.value } : {}),
@@ -372,20 +364,7 @@ export class AgentSession {
           break;
         }
         const result = answer.result;
-        const hitExpected = this.lastRequestAt !== undefined && this.deps.clock.now() - this.lastRequestAt < ttlMs(sent.config.cacheTtl) && prepared.anchors.length > 0;
-        this.previous = prepared.lastBreakpoint;
-        this.lastRequestAt = this.deps.clock.now();
-        // The estimator anchors on what was sent: the normalized messages the counts refer to.
-        const counted = this.exactCount.usageArrived();
-        this.deps.estimator.observe(prepared.sent, result.usage);
-        const cacheMiss = this.cacheWatch.observe(prepared, result, this.lastRequestAt, hitExpected);
-        this.healthValue = withRequest(this.healthValue, result.usage, hitExpected);
-        this.emit({ type: 'health', health: this.healthValue });
-        if (this.healthValue.missStreak === CACHE_MISS_WARNING_STREAK) this.emit({ type: 'notice', level: 'warning', text: this.cacheWatch.warning(CACHE_MISS_WARNING_STREAK) });
-        const costUsd = requestCostWithServerUsd(result.model || sent.config.model, result.usage, result.server, sent.config.cacheTtl);
-        const usageRecord = { usage: result.usage, model: result.model, costUsd, estimatedTokens: prepared.tokens.total, at: this.deps.clock.now(), ...(result.requestId ? { requestId: result.requestId } : {}), ...(cacheMiss ? { cacheMiss } : {}), ...(result.server ? { server: result.server } : {}), ...(counted !== undefined ? { counted } : {}) };
-        await this.deps.sink.usage(usageRecord);
-        this.emit({ type: 'usage', ...usageRecord, reportedTokens: promptTokensOf(result.usage) });
+        await this.accounting.answered(sent, prepared, result);
         stopReason = result.stopReason;
         const content = result.content.length > 0 ? result.content : [{ type: 'text' as const, text: '[Claude returned an empty answer.]' }];
         const message = await this.appendAssistant(content);

@@ -1,0 +1,102 @@
+/**
+ * What the turn loop keeps about its requests, beside the conversation: where the previous
+ * request put its cache breakpoint and when it was sent, the context-health figures, why the
+ * prompt cache missed (cacheWatch.ts), the exact first count (exactCount.ts) — and, when an
+ * answer arrives, everything it tells us: the estimator's anchor, the cache verdict, the cost,
+ * the usage record saved and shown. One job: account for each request. Pure (ports only).
+ */
+import type { CountTokensPort, LlmResult } from '../agentPorts';
+import { ttlMs, type PreviousBreakpoint } from '../cacheAnchors';
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import { CACHE_MISS_WARNING_STREAK, EMPTY_HEALTH, withCompaction, withRequest, type ContextHealth } from '../compaction/health';
+import type { CompactionRecord } from '../compaction/types';
+import type { ConversationState } from '../model';
+import type { PreparedRequest } from '../pipeline';
+import type { Clock } from '../ports';
+import type { TokenEstimator } from '../tokens/estimator';
+import { CacheWatch } from './cacheWatch';
+import { promptTokensOf, requestCostWithServerUsd } from './cost';
+import type { AgentEvent, SessionSink } from './events';
+import { ExactFirstCount } from './exactCount';
+
+/** Ports the accounting needs. */
+export interface AccountingDeps {
+  readonly estimator: TokenEstimator;
+  readonly clock: Clock;
+  readonly sink: SessionSink;
+  readonly countTokens?: CountTokensPort;
+}
+
+/** The request accounting of one agent session (see the module comment). */
+export class RequestAccounting {
+  private previous: PreviousBreakpoint | undefined;
+  private lastAt: number | undefined;
+  private healthValue: ContextHealth = EMPTY_HEALTH;
+  private readonly cacheWatch = new CacheWatch();
+  private readonly exactCount: ExactFirstCount;
+
+  constructor(
+    private readonly deps: AccountingDeps,
+    private readonly emit: (event: AgentEvent) => void,
+  ) {
+    this.exactCount = new ExactFirstCount(deps.countTokens, deps.estimator, emit);
+  }
+
+  /** Context health figures so far. */
+  get health(): ContextHealth {
+    return this.healthValue;
+  }
+
+  /** When the last answered request was sent (for the compactor's idle check). */
+  get lastRequestAt(): number | undefined {
+    return this.lastAt;
+  }
+
+  /** Where the last answered request put its last message breakpoint (for the cache anchors). */
+  get previousBreakpoint(): PreviousBreakpoint | undefined {
+    return this.previous;
+  }
+
+  /** A change to the history that the next request's cache verdict should name (a pin, a restore). */
+  noteEdit(what: string): void {
+    this.cacheWatch.note(what);
+  }
+
+  /** A compaction was adopted: the cache verdict can name it and the health figures count it. */
+  compacted(record: CompactionRecord): void {
+    this.cacheWatch.note(`compaction ${record.id} (${record.layer})`);
+    this.healthValue = withCompaction(this.healthValue, record);
+  }
+
+  /**
+   * The params to stream for `prepared` (with the cache-diagnostics field), after starting the
+   * exact count beside it when this is the first request of its model (never awaited).
+   */
+  beforeSend(sent: ConversationState, prepared: PreparedRequest, signal: AbortSignal): MessageCreateParamsNonStreaming {
+    void this.exactCount.beforeSend({ model: sent.config.model, params: prepared.params, sent: prepared.sent, estimated: prepared.tokens.total }, signal);
+    return this.cacheWatch.withDiagnostics(prepared.params);
+  }
+
+  /**
+   * An answer arrived for `prepared` (built from `sent`): anchors the estimator on it, judges
+   * the cache, updates the health figures (warning after a streak of misses), prices it with
+   * what the server reported, then saves and emits the usage record.
+   */
+  async answered(sent: ConversationState, prepared: PreparedRequest, result: LlmResult): Promise<void> {
+    const hitExpected = this.lastAt !== undefined && this.deps.clock.now() - this.lastAt < ttlMs(sent.config.cacheTtl) && prepared.anchors.length > 0;
+    this.previous = prepared.lastBreakpoint;
+    const now = this.deps.clock.now();
+    this.lastAt = now;
+    // The estimator anchors on what was sent: the normalized messages the counts refer to.
+    const counted = this.exactCount.usageArrived();
+    this.deps.estimator.observe(prepared.sent, result.usage);
+    const cacheMiss = this.cacheWatch.observe(prepared, result, now, hitExpected);
+    this.healthValue = withRequest(this.healthValue, result.usage, hitExpected);
+    this.emit({ type: 'health', health: this.healthValue });
+    if (this.healthValue.missStreak === CACHE_MISS_WARNING_STREAK) this.emit({ type: 'notice', level: 'warning', text: this.cacheWatch.warning(CACHE_MISS_WARNING_STREAK) });
+    const costUsd = requestCostWithServerUsd(result.model || sent.config.model, result.usage, result.server, sent.config.cacheTtl);
+    const record = { usage: result.usage, model: result.model, costUsd, estimatedTokens: prepared.tokens.total, at: this.deps.clock.now(), ...(result.requestId ? { requestId: result.requestId } : {}), ...(cacheMiss ? { cacheMiss } : {}), ...(result.server ? { server: result.server } : {}), ...(counted !== undefined ? { counted } : {}) };
+    await this.deps.sink.usage(record);
+    this.emit({ type: 'usage', ...record, reportedTokens: promptTokensOf(result.usage) });
+  }
+}
