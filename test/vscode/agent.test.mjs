@@ -185,6 +185,8 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
       w.fake.script({ toolUses: [{ name: 'read_file', input: { path: 'mid.txt' } }] }, { text: `Read mid.txt, round ${i}.` });
       await w.send(`Read mid.txt, round ${i}`);
       await w.waitForAnswer(`Read mid.txt, round ${i}.`);
+      // The turn is over before the next message (a message sent while it runs is refused).
+      await w.waitIdle();
     }
     const size = w.fake.requests.at(-1).inputTokens;
     w.fake.setWindow(Math.round(size * 0.8));
