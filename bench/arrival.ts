@@ -5,7 +5,7 @@
  */
 import type { Compactor } from '../src/core/compaction/compactor';
 import { guardToolResultContent } from '../src/core/compaction/toolResultGuard';
-import type { Block, BlockMeta, Message } from '../src/core/model';
+import type { Block, BlockMeta, Message } from '../src/core/conversation/conversationModel';
 
 /**
  * Where spills would go. Nothing is written: the replay keeps what the model sees (the preview

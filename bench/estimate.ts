@@ -15,10 +15,10 @@
  * prompt and tools, and count_tokens gives the first request's exact size (issue 12 §2).
  * The estimator is told each request's model, so it starts from that model's tokenizer prior.
  */
-import type { Message } from '../src/core/model';
-import type { Tokenizer } from '../src/core/ports';
+import type { Message } from '../src/core/conversation/conversationModel';
+import type { Tokenizer } from '../src/core/platform/platformPorts';
 import { messageRawTokens } from '../src/core/tokens/blockTokens';
-import { modelInfo } from '../src/core/models';
+import { modelInfo } from '../src/core/models/modelFacts';
 import { applyCalibration, priorFactorFor } from '../src/core/tokens/calibration';
 import { chars4Tokenizer } from '../src/core/tokens/chars4';
 import { type EstimatorOptions, type PromptRequest, reportedPromptTokens, TokenEstimator } from '../src/core/tokens/estimator';

@@ -9,7 +9,7 @@
  * Requests are weighted by their identifier count (a pooled share).
  */
 import { containsWord, extractIdentifiers, messagesText } from '../src/core/compaction/retention';
-import type { Message } from '../src/core/model';
+import type { Message } from '../src/core/conversation/conversationModel';
 import type { TranscriptEvent } from './transcript';
 
 /** Kinds of identifiers FRR counts. */

@@ -5,14 +5,14 @@
  * with history; the whole turn must stay within 3× of the floor at 1M tokens.
  */
 import { performance } from 'node:perf_hooks';
-import { applyUserMessage, assembleUserMessage } from '../src/core/assemble';
-import { appendAssistantMessage } from '../src/core/assistant';
-import { resolveConfig } from '../src/core/config';
-import type { ConversationState } from '../src/core/model';
-import { prepareRequest } from '../src/core/pipeline';
-import { counterIds } from '../src/core/ports';
-import { makeRequestCounter } from '../src/core/requestTokens';
-import { agentSystemPrompt } from '../src/core/systemPrompt';
+import { applyUserMessage, assembleUserMessage } from '../src/core/conversation/assemble';
+import { appendAssistantMessage } from '../src/core/conversation/assistant';
+import { resolveConfig } from '../src/core/pipeline/config';
+import type { ConversationState } from '../src/core/conversation/conversationModel';
+import { prepareRequest } from '../src/core/pipeline/pipeline';
+import { counterIds } from '../src/core/platform/platformPorts';
+import { makeRequestCounter } from '../src/core/pipeline/requestTokens';
+import { agentSystemPrompt } from '../src/core/projectContext/staticPrompt';
 import { TokenEstimator } from '../src/core/tokens/estimator';
 import { createTiktokenTokenizer } from '../src/core/tokens/tiktoken';
 import { codeText, growTo, prng } from './syntheticHistory';

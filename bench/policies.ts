@@ -19,8 +19,8 @@
  */
 import type { CompactionRun, Compactor } from '../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS, effectiveWindow, type CompactionSettings } from '../src/core/compaction/policy';
-import type { PipelineSettings } from '../src/core/config';
-import type { ConversationState } from '../src/core/model';
+import type { PipelineSettings } from '../src/core/pipeline/config';
+import type { ConversationState } from '../src/core/conversation/conversationModel';
 
 /** What a policy gets before each request. */
 export interface PolicyContext {

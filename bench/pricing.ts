@@ -3,9 +3,9 @@
  * A model the table does not know is never priced as another: its requests are counted as
  * unpriced, by model, so the bench can say the cost is unknown instead of guessing.
  */
-import type { Usage } from '../src/core/agentPorts';
+import type { Usage } from '../src/core/agent/agentPorts';
 import { requestCostUsd } from '../src/core/agent/cost';
-import type { CacheTtl } from '../src/core/model';
+import type { CacheTtl } from '../src/core/conversation/conversationModel';
 
 /** The price of one request, or why there is none. */
 export type RequestPrice = { readonly known: true; readonly usd: number } | { readonly known: false; readonly model: string };

@@ -8,8 +8,8 @@ import type { FreshRead } from '../src/core/compaction/reattach';
 import { resultText } from '../src/core/compaction/layerContext';
 import { normalisePath } from '../src/core/compaction/snip';
 import { classifyToolCall } from '../src/core/compaction/toolKinds';
-import type { Message } from '../src/core/model';
-import { utf8Length } from '../src/core/text';
+import type { Message } from '../src/core/conversation/conversationModel';
+import { utf8Length } from '../src/core/platform/text';
 
 /** Last-known file contents, fed with the transcript's messages as they arrive. */
 export class LastKnownFiles {

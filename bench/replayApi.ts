@@ -13,7 +13,7 @@ import { RejectionError } from '../test/fake-anthropic/reject';
 import { blocksOf, type ApiRequest } from '../test/fake-anthropic/request';
 import { validateRequest } from '../test/fake-anthropic/validateRequest';
 import { checkContextManagement, clearCandidates, CLEARED_PLACEHOLDER, type Edit } from '../test/fake-anthropic/contextManagement';
-import type { ServerRequestParts } from '../src/core/serverContext';
+import type { ServerRequestParts } from '../src/core/server/serverContext';
 
 /** How the cache split a request's prompt tokens. */
 export interface CacheSplit {

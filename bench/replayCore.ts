@@ -10,17 +10,17 @@
  * count in cost and recall like everything else the prompt holds.
  * Token counts are the calibrated estimate learned from the transcript's real usage.
  */
-import type { Usage } from '../src/core/agentPorts';
+import type { Usage } from '../src/core/agent/agentPorts';
 import { Compactor } from '../src/core/compaction/compactor';
 import { effectiveWindow } from '../src/core/compaction/policy';
-import { resolveConfig } from '../src/core/config';
-import { buildLedger } from '../src/core/ledger';
-import type { ConversationState, Message, PipelineConfig } from '../src/core/model';
-import { prepareRequest } from '../src/core/pipeline';
-import { counterIds, type Tokenizer } from '../src/core/ports';
+import { resolveConfig } from '../src/core/pipeline/config';
+import { buildLedger } from '../src/core/pipeline/ledger';
+import type { ConversationState, Message, PipelineConfig } from '../src/core/conversation/conversationModel';
+import { prepareRequest } from '../src/core/pipeline/pipeline';
+import { counterIds, type Tokenizer } from '../src/core/platform/platformPorts';
 import { messageRawTokens } from '../src/core/tokens/blockTokens';
 import { serverRequestFor } from '../src/core/agent/serverRequest';
-import { isServerStrategy } from '../src/core/serverContext';
+import { isServerStrategy } from '../src/core/server/serverContext';
 import { applyCalibration, type Calibration } from '../src/core/tokens/calibration';
 import { TokenEstimator } from '../src/core/tokens/estimator';
 import { appendMerged, guardArrival, type ToolNames } from './arrival';

@@ -8,8 +8,8 @@
  * main prompt's prefix reads it from cache; a refused request fails as the API would fail it.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmClient, LlmError, LlmEvent, LlmResult, Usage } from '../src/core/agentPorts';
-import { safeCutIndex } from '../src/core/text';
+import type { LlmClient, LlmError, LlmEvent, LlmResult, Usage } from '../src/core/agent/agentPorts';
+import { safeCutIndex } from '../src/core/platform/text';
 import type { ApiOutcome } from './replayApi';
 import { SUMMARY_LENGTH, summaryLengthTokens, type SummaryLengthModel } from './summaryLength';
 

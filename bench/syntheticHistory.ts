@@ -3,10 +3,10 @@
  * session: a user request, an assistant reply with a tool call, a tool result holding
  * code, and an assistant conclusion. Used by the pipeline-cost bench.
  */
-import { appendAssistantMessage } from '../src/core/assistant';
-import { applyUserMessage, assembleUserMessage } from '../src/core/assemble';
-import type { ConversationState } from '../src/core/model';
-import type { Clock, IdSource, Tokenizer } from '../src/core/ports';
+import { appendAssistantMessage } from '../src/core/conversation/assistant';
+import { applyUserMessage, assembleUserMessage } from '../src/core/conversation/assemble';
+import type { ConversationState } from '../src/core/conversation/conversationModel';
+import type { Clock, IdSource, Tokenizer } from '../src/core/platform/platformPorts';
 import { messageRawTokens } from '../src/core/tokens/blockTokens';
 
 const WORDS = ['const', 'function', 'return', 'await', 'import', 'export', 'interface', 'string', 'number', 'session', 'token', 'budget', 'compact', 'summary', 'message', 'block', 'cache', 'anchor', 'estimate', 'window', 'result', 'error', 'config', 'path', 'file', 'line', 'value', 'index', 'state', 'event'];

@@ -5,8 +5,8 @@
  * with an error naming the line.
  */
 import { readFileSync } from 'node:fs';
-import type { Block, BlockMeta, ImageMediaType, Message, Role, SummaryBlock, Tier, ToolResultContent } from '../src/core/model';
-import { counterIds } from '../src/core/ports';
+import type { Block, BlockMeta, ImageMediaType, Message, Role, SummaryBlock, Tier, ToolResultContent } from '../src/core/conversation/conversationModel';
+import { counterIds } from '../src/core/platform/platformPorts';
 
 /** Usage as the transcript records it; absent cache fields read as 0. */
 export interface TranscriptUsage {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { apiKeyCharProblem, apiKeyProblem } from '../core/apiKeyCheck';
+import { apiKeyCharProblem, apiKeyProblem } from '../core/security/apiKeyCheck';
 
 /** The SecretStorage key the Anthropic API key is stored under. */
 const SECRET_KEY = 'contextPipeline.anthropicApiKey';

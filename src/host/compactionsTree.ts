@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { CompactionEntryState } from '../core/agent/agentSession';
 import { describeReattached } from '../core/compaction/reattach';
 import type { CompactionRecord } from '../core/compaction/types';
-import type { Message } from '../core/model';
+import type { Message } from '../core/conversation/conversationModel';
 import { compactionContextValue, compactionDescription, compactionLabel, ORPHANED_DESCRIPTION, recalledTooltip, TRIGGER_LABEL } from './compactionRowText';
 
 export { ORPHANED_DESCRIPTION };

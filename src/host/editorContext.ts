@@ -5,9 +5,9 @@
  * The live tracking of the editor is EditorContextTracker's (editorContextTracker.ts).
  */
 import { Minimatch } from 'minimatch';
-import type { Injection } from '../core/model';
-import { looksLikeSecret } from '../core/secretFiles';
-import { headChars } from '../core/text';
+import type { Injection } from '../core/conversation/conversationModel';
+import { looksLikeSecret } from '../core/security/secretFiles';
+import { headChars } from '../core/platform/text';
 
 /** Selections longer than this are cut, with a notice saying how much is missing. */
 export const MAX_SELECTION_CHARS = 20_000;

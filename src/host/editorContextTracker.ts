@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { Injection } from '../core/model';
-import { toWellFormed } from '../core/text';
+import type { Injection } from '../core/conversation/conversationModel';
+import { toWellFormed } from '../core/platform/text';
 import { isPanelScheme, nameDocument, selectionInjection, type EditorName, type FilesExclude } from './editorContext';
 import { readEditorContextSettings } from './settings';
 

@@ -4,7 +4,7 @@
  * reaches the Output channel. No `vscode` at run time (types only), so it is unit-tested.
  */
 import type * as vscode from 'vscode';
-import { redactSecrets } from '../core/redact';
+import { redactSecrets } from '../core/security/redact';
 
 /** The writing methods of a LogOutputChannel; everything else is passed through untouched. */
 const WRITERS = new Set<PropertyKey>(['trace', 'debug', 'info', 'warn', 'error', 'append', 'appendLine', 'replace']);

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
-import { applyUserMessage, assembleUserMessage } from '../core/assemble';
-import { buildLedger, describeRepairs } from '../core/ledger';
-import type { ConversationState, Injection, ToolSchema } from '../core/model';
-import { prepareRequest } from '../core/pipeline';
-import { counterIds, type Clock, type Tokenizer } from '../core/ports';
-import { makeRequestCounter } from '../core/requestTokens';
-import { agentSystemPrompt } from '../core/systemPrompt';
+import { applyUserMessage, assembleUserMessage } from '../core/conversation/assemble';
+import { buildLedger, describeRepairs } from '../core/pipeline/ledger';
+import type { ConversationState, Injection, ToolSchema } from '../core/conversation/conversationModel';
+import { prepareRequest } from '../core/pipeline/pipeline';
+import { counterIds, type Clock, type Tokenizer } from '../core/platform/platformPorts';
+import { makeRequestCounter } from '../core/pipeline/requestTokens';
+import { agentSystemPrompt } from '../core/projectContext/staticPrompt';
 import { TokenEstimator } from '../core/tokens/estimator';
 import type { ChatToWebview } from '../protocol/chat';
 import { currentEditorInjections } from './editorContextTracker';

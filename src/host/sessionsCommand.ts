@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { formatBytes } from '../core/text';
+import { formatBytes } from '../core/platform/text';
 import type { ChatController } from './chat/chatController';
 import type { SessionStore } from './sessions/sessionStore';
 

@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import { DEFAULT_MODEL, resolveConfig, type ConfigResult, type PipelineSettings } from '../core/config';
+import { DEFAULT_MODEL, resolveConfig, type ConfigResult, type PipelineSettings } from '../core/pipeline/config';
 import { modelLimits } from './anthropic/modelLimitsCache';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../core/compaction/policy';
-import { isServerStrategy } from '../core/serverContext';
-import type { CacheTtl } from '../core/model';
-import type { ThinkingSetting } from '../core/thinking';
+import { isServerStrategy } from '../core/server/serverContext';
+import type { CacheTtl } from '../core/conversation/conversationModel';
+import type { ThinkingSetting } from '../core/models/thinking';
 import { DEFAULT_INSTRUCTION_SETTINGS } from '../core/projectContext/instructions';
 import type { ProjectContextSettings } from './projectContext/projectContextSession';
 import { ignoredSettingWarning, isBoolean, isString, userLevelValue } from './trustedSetting';

@@ -6,7 +6,7 @@
  * Free of 'vscode'.
  */
 import { join } from 'node:path';
-import type { Tokenizer } from '../core/ports';
+import type { Tokenizer } from '../core/platform/platformPorts';
 import { chars4Tokenizer } from '../core/tokens/chars4';
 import type * as TokenizerBundle from './tokenizerBundle';
 

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
-import type { LlmClient, LlmError, LlmResult } from '../../src/core/agentPorts';
+import type { LlmClient, LlmError, LlmResult } from '../../src/core/agent/agentPorts';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { Compactor } from '../../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
-import { checkInvariants } from '../../src/core/invariants';
-import { counterIds } from '../../src/core/ports';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import { counterIds } from '../../src/core/platform/platformPorts';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { emptyState, fakeClock, testConfig } from './support/builders';
 import { Counter } from './support/gate';

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { AgentSession, type AgentDeps } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
-import { checkInvariants } from '../../src/core/invariants';
-import type { Message } from '../../src/core/model';
-import { counterIds } from '../../src/core/ports';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { Message } from '../../src/core/conversation/conversationModel';
+import { counterIds } from '../../src/core/platform/platformPorts';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { emptyState, fakeClock, testConfig } from './support/builders';
 import { FakeTools, ScriptedLlm, type Step } from './support/scriptedLlm';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { applyUserMessage, assembleUserMessage } from '../../src/core/assemble';
-import { checkInvariants } from '../../src/core/invariants';
-import type { ConversationState, TextBlock } from '../../src/core/model';
+import { applyUserMessage, assembleUserMessage } from '../../src/core/conversation/assemble';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { ConversationState, TextBlock } from '../../src/core/conversation/conversationModel';
 import { Build, emptyState, fakeClock } from './support/builders';
 
 const dir = '/session/s1';

@@ -3,7 +3,7 @@ import { forwardReferences, FrrTally, frrShare } from '../../bench/frr';
 import { policy } from '../../bench/policies';
 import { replay } from '../../bench/replayCore';
 import { parseTranscript } from '../../bench/transcript';
-import type { Message } from '../../src/core/model';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { assistant, at, prepare, usage, user } from './support/benchTranscripts';
 import { mk } from './support/tokenFakes';
 

@@ -2,8 +2,8 @@ import { strict as assert } from 'node:assert';
 import { CLAUDE_CODE_BUFFER, policy, POLICY_NAMES, type PolicyContext } from '../../bench/policies';
 import type { CompactionRun } from '../../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS, effectiveWindow } from '../../src/core/compaction/policy';
-import { resolveConfig } from '../../src/core/config';
-import type { ConversationState } from '../../src/core/model';
+import { resolveConfig } from '../../src/core/pipeline/config';
+import type { ConversationState } from '../../src/core/conversation/conversationModel';
 
 /** A state of a 100k window whose prompt the context measures as `tokens`, and a compactor recording calls. */
 function setup(tokens: number, pipeline = {}) {

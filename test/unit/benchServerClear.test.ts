@@ -4,8 +4,8 @@ import { replay, withClearedResults, type ReplayResult } from '../../bench/repla
 import { rowOf } from '../../bench/replayReport';
 import { requestCostUsd } from '../../src/core/agent/cost';
 import { DEFAULT_COMPACTION_SETTINGS, effectiveWindow } from '../../src/core/compaction/policy';
-import { resolveConfig } from '../../src/core/config';
-import type { Message } from '../../src/core/model';
+import { resolveConfig } from '../../src/core/pipeline/config';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { CLEARED_PLACEHOLDER } from '../../test/fake-anthropic/contextManagement';
 import { assistant, at, prepare, usage, user, words } from './support/benchTranscripts';
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { BUDGET_CATEGORIES, categoriesOf, diffLedgers, forecastTurns } from '../../src/core/budget';
-import { buildLedger } from '../../src/core/ledger';
-import type { ConversationState, TextBlock } from '../../src/core/model';
+import { BUDGET_CATEGORIES, categoriesOf, diffLedgers, forecastTurns } from '../../src/core/pipeline/budget';
+import { buildLedger } from '../../src/core/pipeline/ledger';
+import type { ConversationState, TextBlock } from '../../src/core/conversation/conversationModel';
 import { initialCalibration } from '../../src/core/tokens/calibration';
 import { parseBudgetToHost, parseBudgetToWebview } from '../../src/protocol/budget';
 import { Build, emptyState } from './support/builders';

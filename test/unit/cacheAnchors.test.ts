@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { CACHE_LOOKBACK_BLOCKS, MAX_BREAKPOINTS, planCacheAnchors, type AnchorPlanInput } from '../../src/core/cacheAnchors';
+import { CACHE_LOOKBACK_BLOCKS, MAX_BREAKPOINTS, planCacheAnchors, type AnchorPlanInput } from '../../src/core/cache/cacheAnchors';
 
 function input(overrides: Partial<AnchorPlanInput> = {}): AnchorPlanInput {
   return {

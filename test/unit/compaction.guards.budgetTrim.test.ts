@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { restoreRecord } from '../../src/core/compaction/apply';
 import { budgetTarget, budgetTrim, trimText } from '../../src/core/compaction/budgetTrim';
-import type { Message, SummaryBlock } from '../../src/core/model';
+import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
 import { assertReversible, Convo, layerCtx, lines, results, text } from './support/compactionBuilders';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

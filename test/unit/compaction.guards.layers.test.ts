@@ -7,8 +7,8 @@ import { microcompact } from '../../src/core/compaction/microcompact';
 import { snip } from '../../src/core/compaction/snip';
 import { guardToolResult } from '../../src/core/compaction/toolResultGuard';
 import type { CompactionRecord } from '../../src/core/compaction/types';
-import { checkInvariants } from '../../src/core/invariants';
-import type { ConversationState } from '../../src/core/model';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { ConversationState } from '../../src/core/conversation/conversationModel';
 import { Convo, layerCtx, lines } from './support/compactionBuilders';
 
 type Call = { kind: 'read'; path: string; offset?: number; size: number; error: boolean; pinned: boolean } | { kind: 'cmd'; size: number; error: boolean; pinned: boolean } | { kind: 'edit'; path: string; error: boolean };

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { ttlMs as cacheTtlMs } from '../../src/core/cacheAnchors';
+import { ttlMs as cacheTtlMs } from '../../src/core/cache/cacheAnchors';
 import { clearedPlaceholder, microcompact } from '../../src/core/compaction/microcompact';
 import { assertReversible, Convo, layerCtx, lines, results, text } from './support/compactionBuilders';
 

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { GUARD_DEFAULTS } from '../../src/core/compaction/guardDefaults';
 import { guardToolResult, guardToolResultContent, resultCharLimit, type ToolResultGuardOptions } from '../../src/core/compaction/toolResultGuard';
-import { utf8Length } from '../../src/core/text';
+import { utf8Length } from '../../src/core/platform/text';
 import { lines } from './support/compactionBuilders';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -7,10 +7,10 @@ import { reattachCandidates } from '../../src/core/compaction/reattachCandidates
 import { leadMessageIndex, withReattachment } from '../../src/core/compaction/reattachRecord';
 import { reattachBudget } from '../../src/core/compaction/reattachRun';
 import type { CompactionRecord } from '../../src/core/compaction/types';
-import { checkInvariants } from '../../src/core/invariants';
-import type { ConversationState, Message, TextBlock } from '../../src/core/model';
-import { counterIds } from '../../src/core/ports';
-import { isWellFormed } from '../../src/core/text';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { ConversationState, Message, TextBlock } from '../../src/core/conversation/conversationModel';
+import { counterIds } from '../../src/core/platform/platformPorts';
+import { isWellFormed } from '../../src/core/platform/text';
 import { fakeClock } from './support/builders';
 import { Convo, lines, tokensOf } from './support/compactionBuilders';
 import { ScriptedLlm } from './support/scriptedLlm';

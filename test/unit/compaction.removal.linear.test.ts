@@ -13,8 +13,8 @@ import { OLDEST_KEEP_FIRST_DEFAULT, oldestOrder, oldestRemoval } from '../../src
 import { protectionOf, turnsOf, type Turn } from '../../src/core/compaction/priority';
 import { removalRecord, removalReplacement, type RemovalKind, type RemovalOptions, type RemovalOrder, type RemovalResult } from '../../src/core/compaction/removeTurns';
 import type { CompactionRecord } from '../../src/core/compaction/types';
-import type { ConversationState, Message } from '../../src/core/model';
-import { counterIds } from '../../src/core/ports';
+import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
+import { counterIds } from '../../src/core/platform/platformPorts';
 import { fakeClock } from './support/builders';
 import { conversation, filler, tokensOf, type TurnSpec } from './support/removalConversations';
 

@@ -7,8 +7,8 @@ import { OLDEST_KEEP_FIRST_DEFAULT, oldestRemoval } from '../../src/core/compact
 import { protectionOf, turnsOf } from '../../src/core/compaction/priority';
 import { removalReplacement, type RemovalOptions, type RemovalResult } from '../../src/core/compaction/removeTurns';
 import type { CompactionRecord } from '../../src/core/compaction/types';
-import type { ConversationState, Message } from '../../src/core/model';
-import { counterIds } from '../../src/core/ports';
+import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
+import { counterIds } from '../../src/core/platform/platformPorts';
 import { fakeClock } from './support/builders';
 import { assertSoundRemoval, buildConversation, filler, restoreAll, tokensOf, type TurnSpec } from './support/removalConversations';
 

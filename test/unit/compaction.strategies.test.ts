@@ -4,8 +4,8 @@ import { middleRemoval } from '../../src/core/compaction/middleRemoval';
 import { oldestRemoval } from '../../src/core/compaction/oldestRemoval';
 import { LONG_MESSAGE_TOKENS, messagePriority, turnsOf } from '../../src/core/compaction/priority';
 import { removalMarker, removalReplacement, type RemovalOptions } from '../../src/core/compaction/removeTurns';
-import type { ConversationState, Message } from '../../src/core/model';
-import { counterIds } from '../../src/core/ports';
+import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
+import { counterIds } from '../../src/core/platform/platformPorts';
 import { Build, fakeClock } from './support/builders';
 import { assertSoundRemoval, buildConversation, conversation, filler, tokensOf, type TurnSpec } from './support/removalConversations';
 

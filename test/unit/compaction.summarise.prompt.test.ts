@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { chunkBudget, chunkFraction, maxSingleMessageTokens, planChunks } from '../../src/core/compaction/chunking';
 import { buildSummaryRequest, headTail, renderTranscript, SUMMARY_SYSTEM_PROMPT, summaryMaxTokens, summaryOutputLimit, summaryTargetTokens } from '../../src/core/compaction/summaryPrompt';
-import type { Message } from '../../src/core/model';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { stripHeading, summaryText } from '../../src/core/compaction/summaryReplacement';
 import { validateRequest } from '../fake-anthropic/validateRequest';
 import { Convo, tokensOf } from './support/compactionFixtures';

@@ -3,8 +3,8 @@ import { expectedSaving, markRegions, pickRegions, type CandidateRegion } from '
 import { DEFAULT_COMPACTION_SETTINGS, pressureOf } from '../../src/core/compaction/policy';
 import { previewCompaction } from '../../src/core/compaction/preview';
 import { summariseRegions } from '../../src/core/compaction/summarise';
-import { checkInvariants } from '../../src/core/invariants';
-import type { Message } from '../../src/core/model';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { Build, emptyState, testConfig } from './support/builders';
 import { answer, Convo, plainTurns, summariseOpts, tokensOf } from './support/compactionFixtures';
 import { ScriptedLlm } from './support/scriptedLlm';

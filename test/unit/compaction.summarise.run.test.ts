@@ -1,13 +1,13 @@
 import { strict as assert } from 'node:assert';
-import type { LlmClient } from '../../src/core/agentPorts';
+import type { LlmClient } from '../../src/core/agent/agentPorts';
 import { requestCostUsd } from '../../src/core/agent/cost';
 import { restoreRecord } from '../../src/core/compaction/apply';
 import { CircuitBreaker } from '../../src/core/compaction/circuitBreaker';
 import { markRegions } from '../../src/core/compaction/regions';
 import { summariseRegions, type SummariseProgress } from '../../src/core/compaction/summarise';
 import { DROP_ACK, SUMMARY_ACK } from '../../src/core/compaction/summaryReplacement';
-import { checkInvariants } from '../../src/core/invariants';
-import type { ConversationState, Message } from '../../src/core/model';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { fakeClock } from './support/builders';
 import { answer, Convo, plainTurns, requestText, summariseOpts, tokensOf } from './support/compactionFixtures';
 import { ScriptedLlm } from './support/scriptedLlm';

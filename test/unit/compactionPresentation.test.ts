@@ -3,7 +3,7 @@ import { applyMask, maskCandidates } from '../../src/core/compaction/mask';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { Compactor } from '../../src/core/compaction/compactor';
 import { summaryText } from '../../src/core/compaction/summaryReplacement';
-import { counterIds } from '../../src/core/ports';
+import { counterIds } from '../../src/core/platform/platformPorts';
 import { previewSentence } from '../../src/host/compactionPreviewText';
 import { transcriptOf } from '../../src/host/chat/transcript';
 import { parseChatToWebview } from '../../src/protocol/chat';

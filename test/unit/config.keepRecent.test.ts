@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { planCompaction } from '../../src/core/compaction/plan';
-import { KEEP_RECENT_MAX_SHARE, resolveConfig } from '../../src/core/config';
-import type { PipelineConfig } from '../../src/core/model';
+import { KEEP_RECENT_MAX_SHARE, resolveConfig } from '../../src/core/pipeline/config';
+import type { PipelineConfig } from '../../src/core/conversation/conversationModel';
 import { Convo, lines, tokensOf } from './support/compactionBuilders';
 
 /** A resolved config, or the test fails. */

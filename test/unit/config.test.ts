@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { resolveConfig } from '../../src/core/config';
-import { modelInfo } from '../../src/core/models';
+import { resolveConfig } from '../../src/core/pipeline/config';
+import { modelInfo } from '../../src/core/models/modelFacts';
 
 describe('resolveConfig', () => {
   it('resolves defaults from the model', () => {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { renderInjection } from '../../src/core/injections';
+import { renderInjection } from '../../src/core/conversation/injections';
 import { isExcluded, isPanelScheme, looksLikeSecret, MAX_SELECTION_CHARS, nameDocument, sameSelection, selectionInjection } from '../../src/host/editorContext';
 
 const file = (rel: string | undefined, fsPath = `/w/${rel ?? 'outside.ts'}`) => ({ scheme: 'file', uriPath: fsPath, fsPath, ...(rel === undefined ? {} : { workspaceRelative: rel }) });

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { ANTHROPIC_ORIGIN, classifyBaseUrl, endpointNotice, isLoopbackHost, withEndpointBanner } from '../../src/core/endpoint';
+import { ANTHROPIC_ORIGIN, classifyBaseUrl, endpointNotice, isLoopbackHost, withEndpointBanner } from '../../src/core/security/endpoint';
 
 const kind = (url: string) => classifyBaseUrl(url).kind;
 

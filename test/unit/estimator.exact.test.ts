@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { Message } from '../../src/core/model';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { type PromptRequest, TokenEstimator } from '../../src/core/tokens/estimator';
 import { countingTokenizer, mk, words } from './support/tokenFakes';
 

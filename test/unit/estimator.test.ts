@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Message } from '../../src/core/model';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { calibrate, initialCalibration } from '../../src/core/tokens/calibration';
 import { type PromptRequest, TokenEstimator, TOOL_USE_PREAMBLE_TOKENS } from '../../src/core/tokens/estimator';
 import { estimateBench } from '../../bench/estimate';

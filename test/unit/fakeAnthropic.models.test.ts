@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import Anthropic from '@anthropic-ai/sdk';
-import { resolveConfig } from '../../src/core/config';
+import { resolveConfig } from '../../src/core/pipeline/config';
 import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
 import { clientFor, filler, minimalRequest } from '../fake-anthropic/testkit';

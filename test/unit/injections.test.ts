@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { injectionProblem, isValidHookTag, neutralizeTags, renderInjection } from '../../src/core/injections';
+import { injectionProblem, isValidHookTag, neutralizeTags, renderInjection } from '../../src/core/conversation/injections';
 
 describe('injections', () => {
   it('uses the wording Claude models know for an opened file', () => {

@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { appendAssistantMessage } from '../../src/core/assistant';
-import { applyUserMessage, assembleUserMessage } from '../../src/core/assemble';
-import { checkInvariants } from '../../src/core/invariants';
-import type { ConversationState, Injection } from '../../src/core/model';
-import { counterIds } from '../../src/core/ports';
+import { appendAssistantMessage } from '../../src/core/conversation/assistant';
+import { applyUserMessage, assembleUserMessage } from '../../src/core/conversation/assemble';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { ConversationState, Injection } from '../../src/core/conversation/conversationModel';
+import { counterIds } from '../../src/core/platform/platformPorts';
 import { emptyState, fakeClock } from './support/builders';
 
 /** One random thing a user, the model or a tool can do to a conversation. */

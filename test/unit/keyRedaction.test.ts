@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { apiKeyCharProblem, apiKeyProblem } from '../../src/core/apiKeyCheck';
-import type { LlmEvent } from '../../src/core/agentPorts';
-import { REDACTED, redactSecrets } from '../../src/core/redact';
+import { apiKeyCharProblem, apiKeyProblem } from '../../src/core/security/apiKeyCheck';
+import type { LlmEvent } from '../../src/core/agent/agentPorts';
+import { REDACTED, redactSecrets } from '../../src/core/security/redact';
 import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
 import { redactingLog } from '../../src/host/redactingLog';
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs } from '../../src/core/llmErrors';
+import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs } from '../../src/core/agent/llmErrors';
 
 describe('classifyFailure', () => {
   it('recognises exactly the two overflow messages, with their figures', () => {

@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { addCosts, formatUsd, requestCostUsd } from '../../src/core/agent/cost';
-import { resolveConfig } from '../../src/core/config';
-import { modelInfo, planningPrices } from '../../src/core/models';
-import { MODEL_TABLE } from '../../src/core/modelTable';
+import { resolveConfig } from '../../src/core/pipeline/config';
+import { modelInfo, planningPrices } from '../../src/core/models/modelFacts';
+import { MODEL_TABLE } from '../../src/core/models/modelTable';
 
 const usage = (input: number, read = 0, write = 0, output = 0) => ({ input_tokens: input, cache_read_input_tokens: read, cache_creation_input_tokens: write, output_tokens: output });
 

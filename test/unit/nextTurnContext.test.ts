@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { Injection } from '../../src/core/model';
+import type { Injection } from '../../src/core/conversation/conversationModel';
 import { injectionKey, NextTurnContext, type EditorContextSource } from '../../src/host/chat/nextTurnContext';
 
 /** An editor that offers the opened file until it was told once, like the tracker. */

@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
-import { buildLedger } from '../../src/core/ledger';
-import type { ConversationState, Message } from '../../src/core/model';
-import { normalizeState, NO_REPAIRS } from '../../src/core/normalize';
-import { counterIds } from '../../src/core/ports';
+import { buildLedger } from '../../src/core/pipeline/ledger';
+import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
+import { normalizeState, NO_REPAIRS } from '../../src/core/normalize/normalize';
+import { counterIds } from '../../src/core/platform/platformPorts';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { validateRequest } from '../fake-anthropic/validateRequest';
 import { testConfig } from './support/builders';

@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import type { Block, BlockMeta, ConversationState, Message, TextBlock, ToolResultContent } from '../../src/core/model';
-import { normalizeState, NO_REPAIRS } from '../../src/core/normalize';
-import { serializeMessage } from '../../src/core/serialize';
+import type { Block, BlockMeta, ConversationState, Message, TextBlock, ToolResultContent } from '../../src/core/conversation/conversationModel';
+import { normalizeState, NO_REPAIRS } from '../../src/core/normalize/normalize';
+import { serializeMessage } from '../../src/core/pipeline/serialize';
 import { validateRequest } from '../fake-anthropic/validateRequest';
 import { pipeline, stateOf } from './support/normalizeFixtures';
 

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import type { TextBlockParam, ToolResultBlockParam, ToolUseBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { Block, Message, ToolResultBlock } from '../../src/core/model';
-import { describeRepairs, isValidSequence, normalizeState, NO_REPAIRS, type RepairKind } from '../../src/core/normalize';
+import type { Block, Message, ToolResultBlock } from '../../src/core/conversation/conversationModel';
+import { describeRepairs, isValidSequence, normalizeState, NO_REPAIRS, type RepairKind } from '../../src/core/normalize/normalize';
 import { CONTINUE_PLACEHOLDER, EMPTY_PLACEHOLDER, INTERRUPTED_RESULT, START_PLACEHOLDER } from '../../src/core/normalize/structure';
-import { serializeMessage } from '../../src/core/serialize';
+import { serializeMessage } from '../../src/core/pipeline/serialize';
 import { assertAccepted, NBuild, pipeline, refusal, stateOf } from './support/normalizeFixtures';
 
 type Content = ReadonlyArray<{ type: string } & Record<string, unknown>>;

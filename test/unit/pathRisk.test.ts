@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { editApprovalItem } from '../../src/host/approvals/approvalCard';
 import { PendingApprovals } from '../../src/host/approvals/pendingApprovals';
 import { classifyEditRisk, classifyPathRisk } from '../../src/core/tools/pathRisk';
-import { looksLikeSecret, secretFileReason } from '../../src/core/secretFiles';
+import { looksLikeSecret, secretFileReason } from '../../src/core/security/secretFiles';
 import { parseChatToWebview } from '../../src/protocol/chat';
 
 const risk = (p: string) => classifyPathRisk(p)?.risk;

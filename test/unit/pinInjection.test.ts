@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { applyUserMessage, assembleUserMessage } from '../../src/core/assemble';
+import { applyUserMessage, assembleUserMessage } from '../../src/core/conversation/assemble';
 import { markRegions } from '../../src/core/compaction/regions';
-import { checkInvariants } from '../../src/core/invariants';
-import type { ConversationState, Injection, Message } from '../../src/core/model';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { ConversationState, Injection, Message } from '../../src/core/conversation/conversationModel';
 import { Build, emptyState, fakeClock } from './support/builders';
 import { tokensOf } from './support/compactionFixtures';
 

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
-import { renderInjection } from '../../src/core/injections';
-import { checkInvariants } from '../../src/core/invariants';
-import type { ConversationState, TextBlock } from '../../src/core/model';
-import { isMessagePinned, pinBlock, pinMessage, pinnedRegions, PREVIEW_CHARS, selectionOf } from '../../src/core/pins';
-import { counterIds } from '../../src/core/ports';
+import { renderInjection } from '../../src/core/conversation/injections';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { ConversationState, TextBlock } from '../../src/core/conversation/conversationModel';
+import { isMessagePinned, pinBlock, pinMessage, pinnedRegions, PREVIEW_CHARS, selectionOf } from '../../src/core/conversation/pins';
+import { counterIds } from '../../src/core/platform/platformPorts';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { replaySession } from '../../src/core/session/replay';
 import { initialCalibration } from '../../src/core/tokens/calibration';

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
-import type { TextBlock } from '../../src/core/model';
-import { counterIds } from '../../src/core/ports';
+import type { TextBlock } from '../../src/core/conversation/conversationModel';
+import { counterIds } from '../../src/core/platform/platformPorts';
 import { DEFAULT_INSTRUCTION_SETTINGS } from '../../src/core/projectContext/instructions';
 import type { RootFolder, WorkspaceLocation } from '../../src/core/projectContext/paths';
-import { agentSystemPrompt } from '../../src/core/systemPrompt';
+import { agentSystemPrompt } from '../../src/core/projectContext/staticPrompt';
 import { gatherGitFacts, type GitApi, type GitRepository, type WaitForEvent } from '../../src/host/projectContext/gitFacts';
 import { readRootInstructions, type FileProbe, type ProjectFiles } from '../../src/host/projectContext/instructionReader';
 import { ProjectContextSession, type ProjectContextSettings, type SystemTarget } from '../../src/host/projectContext/projectContextSession';

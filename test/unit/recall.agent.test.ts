@@ -6,9 +6,9 @@ import { AgentSession, type CompactionEntryState } from '../../src/core/agent/ag
 import type { AgentEvent, SessionSink } from '../../src/core/agent/events';
 import { Compactor } from '../../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
-import { checkInvariants } from '../../src/core/invariants';
-import type { Message } from '../../src/core/model';
-import { counterIds } from '../../src/core/ports';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { Message } from '../../src/core/conversation/conversationModel';
+import { counterIds } from '../../src/core/platform/platformPorts';
 import { replaySession } from '../../src/core/session/replay';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { StoreSessionPort } from '../../src/host/chat/storeSessionPort';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { CompactionRecord } from '../../src/core/compaction/types';
-import type { Message, SummaryBlock } from '../../src/core/model';
+import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
 import { buildCorpus, type SpilledOutput } from '../../src/core/recall/corpus';
 import { runRecall, withRecall, type RecallContext } from '../../src/core/recall/recallTool';
 import { findHits } from '../../src/core/recall/search';

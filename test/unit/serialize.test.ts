@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { serializeMessage, serializeRequest } from '../../src/core/serialize';
-import type { ConversationState, ThinkingBlock } from '../../src/core/model';
+import { serializeMessage, serializeRequest } from '../../src/core/pipeline/serialize';
+import type { ConversationState, ThinkingBlock } from '../../src/core/conversation/conversationModel';
 import { Build, emptyState, testConfig } from './support/builders';
 
 function conversation(): { state: ConversationState; b: Build } {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { decodeLine, encodeEntry, newerFormatVersion, SESSION_FORMAT, SESSION_VERSION, type HeaderEntry, type MessageEntry, type SessionEntry } from '../../src/core/session/entries';
-import type { Message } from '../../src/core/model';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { Build } from './support/builders';
 
 /** A small sound conversation: words, a tool call and its result, an answer. Shared by the session tests. */

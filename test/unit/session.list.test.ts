@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Message } from '../../src/core/model';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { encodeEntry, type SessionEntry } from '../../src/core/session/entries';
 import { SUMMARY_CHUNK, SUMMARY_MAX_WINDOW } from '../../src/host/sessions/sessionSummary';
 import { SessionStore } from '../../src/host/sessions/sessionStore';

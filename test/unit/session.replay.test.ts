@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { checkInvariants } from '../../src/core/invariants';
-import type { Message, SummaryBlock } from '../../src/core/model';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { sessionToMarkdown, sessionDisplayTitle } from '../../src/core/session/markdown';
 import { INTERRUPTED_TOOL_RESULT, repairMessages, replaySession, type RepairMeter } from '../../src/core/session/replay';

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { promises as fsp, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkInvariants } from '../../src/core/invariants';
+import { checkInvariants } from '../../src/core/conversation/invariants';
 import { decodeLine, encodeEntry } from '../../src/core/session/entries';
 import { newSessionId, SessionStore } from '../../src/host/sessions/sessionStore';
 import { Build, fakeClock } from './support/builders';

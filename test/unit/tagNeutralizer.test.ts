@@ -4,10 +4,10 @@
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import type { ToolCall, ToolOutcome, ToolRunner } from '../../src/core/agentPorts';
+import type { ToolCall, ToolOutcome, ToolRunner } from '../../src/core/agent/agentPorts';
 import { runToolRound } from '../../src/core/agent/toolRound';
-import { neutralizeTags, neutralizeUntrusted, UNTRUSTED_CONTENT_TAGS } from '../../src/core/injections';
-import { isOpener, viewOfChar } from '../../src/core/tagNeutralizer';
+import { neutralizeTags, neutralizeUntrusted, UNTRUSTED_CONTENT_TAGS } from '../../src/core/conversation/injections';
+import { isOpener, viewOfChar } from '../../src/core/security/tagNeutralizer';
 
 // An LLM-like reader, written independently of the implementation: it skips invisible
 // characters, takes lookalikes (and compatibility forms) for the ASCII they resemble and ignores case.

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { isWellFormed, REPLACEMENT_CHARACTER, toWellFormed, toWellFormedDeep } from '../../src/core/text';
+import { isWellFormed, REPLACEMENT_CHARACTER, toWellFormed, toWellFormedDeep } from '../../src/core/platform/text';
 
 /** The engine's own check when it has one (Node 20+), else a plain scan. */
 function nativeWellFormed(s: string): boolean {

@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { resolveConfig } from '../../src/core/config';
-import type { Message, ThinkingBlock } from '../../src/core/model';
-import { serializeRequest } from '../../src/core/serialize';
-import { midTurnWithoutThinking, thinkingMode, thinkingParams } from '../../src/core/thinking';
+import { resolveConfig } from '../../src/core/pipeline/config';
+import type { Message, ThinkingBlock } from '../../src/core/conversation/conversationModel';
+import { serializeRequest } from '../../src/core/pipeline/serialize';
+import { midTurnWithoutThinking, thinkingMode, thinkingParams } from '../../src/core/models/thinking';
 import { thinkingSignature } from '../fake-anthropic/ids';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
 import { rawPost } from '../fake-anthropic/testkit';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { Message, ToolSchema } from '../../src/core/model';
+import type { Message, ToolSchema } from '../../src/core/conversation/conversationModel';
 import {
   blockFixedTokens,
   blockRawTokens,

@@ -51,10 +51,10 @@ function longAnswer(i) {
  * loads without repairs. Returns the file name, its content and the first/last item ids.
  */
 async function buildSessionFile() {
-  const { assembleUserMessage, applyUserMessage } = await import('../../src/core/assemble.ts');
-  const { appendAssistantMessage } = await import('../../src/core/assistant.ts');
-  const { resolveConfig } = await import('../../src/core/config.ts');
-  const { counterIds } = await import('../../src/core/ports.ts');
+  const { assembleUserMessage, applyUserMessage } = await import('../../src/core/conversation/assemble.ts');
+  const { appendAssistantMessage } = await import('../../src/core/conversation/assistant.ts');
+  const { resolveConfig } = await import('../../src/core/pipeline/config.ts');
+  const { counterIds } = await import('../../src/core/platform/platformPorts.ts');
   const { encodeEntry, decodeLine, SESSION_FORMAT, SESSION_VERSION } = await import('../../src/core/session/entries.ts');
   const { replaySession } = await import('../../src/core/session/replay.ts');
   const { newSessionId } = await import('../../src/host/sessions/sessionStore.ts');

@@ -4,9 +4,9 @@
  * explains each miss (see `cacheMiss.ts`). Pure state, no I/O.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmResult } from '../agentPorts';
-import { cacheMissWarning, explainCacheMiss, fingerprintOf, type CacheMiss, type RequestFingerprint } from '../cacheMiss';
-import type { PreparedRequest } from '../pipeline';
+import type { LlmResult } from './agentPorts';
+import { cacheMissWarning, explainCacheMiss, fingerprintOf, type CacheMiss, type RequestFingerprint } from '../cache/cacheMiss';
+import type { PreparedRequest } from '../pipeline/pipeline';
 
 /** How many recent explanations are kept for the streak warning. */
 const KEPT = 8;

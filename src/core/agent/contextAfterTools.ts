@@ -3,9 +3,9 @@
  * the folders the agent just read or edited in): its port, and how its answer joins the
  * pending injections of the tool-results message. Pure.
  */
-import type { ToolCall } from '../agentPorts';
-import type { ToolResultInput } from '../assemble';
-import type { ConversationState, Injection } from '../model';
+import type { ToolCall } from './agentPorts';
+import type { ToolResultInput } from '../conversation/assemble';
+import type { ConversationState, Injection } from '../conversation/conversationModel';
 
 /** A tool call of the round that just ran, with whether its result is an error. */
 export interface CompletedToolCall extends ToolCall {

@@ -1,7 +1,7 @@
-import type { Usage } from '../agentPorts';
-import type { CacheTtl } from '../model';
-import { modelInfo, rateCardFor } from '../models';
-import { billedUsages, type ServerReport } from '../serverReport';
+import type { Usage } from './agentPorts';
+import type { CacheTtl } from '../conversation/conversationModel';
+import { modelInfo, rateCardFor } from '../models/modelFacts';
+import { billedUsages, type ServerReport } from '../server/serverReport';
 
 /**
  * Price of one request in US dollars — input, cache writes (at the model's 5m or 1h write

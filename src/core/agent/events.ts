@@ -1,10 +1,10 @@
-import type { LlmError, ToolCall, ToolOutcome, Usage } from '../agentPorts';
-import type { CacheMiss } from '../cacheMiss';
+import type { LlmError, ToolCall, ToolOutcome, Usage } from './agentPorts';
+import type { CacheMiss } from '../cache/cacheMiss';
 import type { ContextHealth } from '../compaction/health';
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types';
-import type { Injection, Message } from '../model';
-import type { Repair } from '../normalize';
-import type { ServerReport } from '../serverReport';
+import type { Injection, Message } from '../conversation/conversationModel';
+import type { Repair } from '../normalize/normalize';
+import type { ServerReport } from '../server/serverReport';
 
 /** Why a turn ended. */
 export type TurnEndReason = 'end_turn' | 'max_tokens' | 'refusal' | 'stop_sequence' | 'stopped' | 'error' | 'tool_limit' | 'other';

@@ -1,5 +1,5 @@
-import type { ConversationState, Message, ToolResultBlock } from '../model';
-import { headChars, safeCutIndex } from '../text';
+import type { ConversationState, Message, ToolResultBlock } from '../conversation/conversationModel';
+import { headChars, safeCutIndex } from '../platform/text';
 
 /** What an emergency cut did, for the user and the log. */
 export interface CutReport {

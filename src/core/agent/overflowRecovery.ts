@@ -1,8 +1,8 @@
-import type { LlmError } from '../agentPorts';
+import type { LlmError } from './agentPorts';
 import type { Compactor } from '../compaction/compactor';
 import { effectiveWindow } from '../compaction/policy';
 import type { CompactionRecord } from '../compaction/types';
-import type { ConversationState } from '../model';
+import type { ConversationState } from '../conversation/conversationModel';
 import { cutOversizedToolResults } from './overflow';
 
 /** What has been tried in this turn; every step is bounded, so recovery never loops. */

@@ -5,14 +5,14 @@
  * answer arrives, everything it tells us: the estimator's anchor, the cache verdict, the cost,
  * the usage record saved and shown. One job: account for each request. Pure (ports only).
  */
-import type { CountTokensPort, LlmResult } from '../agentPorts';
-import { ttlMs, type PreviousBreakpoint } from '../cacheAnchors';
+import type { CountTokensPort, LlmResult } from './agentPorts';
+import { ttlMs, type PreviousBreakpoint } from '../cache/cacheAnchors';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { CACHE_MISS_WARNING_STREAK, EMPTY_HEALTH, withCompaction, withRequest, type ContextHealth } from '../compaction/health';
 import type { CompactionRecord } from '../compaction/types';
-import type { ConversationState } from '../model';
-import type { PreparedRequest } from '../pipeline';
-import type { Clock } from '../ports';
+import type { ConversationState } from '../conversation/conversationModel';
+import type { PreparedRequest } from '../pipeline/pipeline';
+import type { Clock } from '../platform/platformPorts';
 import type { TokenEstimator } from '../tokens/estimator';
 import { CacheWatch } from './cacheWatch';
 import { promptTokensOf, requestCostWithServerUsd } from './cost';

@@ -3,9 +3,9 @@
  * compaction settings and the state. Pure.
  */
 import { effectiveWindow, type CompactionSettings } from '../compaction/policy';
-import type { ConversationState } from '../model';
-import { hasServerCompaction } from '../serialize';
-import { DEFAULT_SERVER_CONTEXT_SETTINGS, serverRequestParts, type ServerRequestParts } from '../serverContext';
+import type { ConversationState } from '../conversation/conversationModel';
+import { hasServerCompaction } from '../pipeline/serialize';
+import { DEFAULT_SERVER_CONTEXT_SETTINGS, serverRequestParts, type ServerRequestParts } from '../server/serverContext';
 
 /**
  * `context_management` and betas for a request of `state` under `settings` (none without

@@ -1,7 +1,7 @@
-import type { ToolCall, ToolRunner } from '../agentPorts';
-import type { ToolResultInput } from '../assemble';
+import type { ToolCall, ToolRunner } from './agentPorts';
+import type { ToolResultInput } from '../conversation/assemble';
 import type { Compactor } from '../compaction/compactor';
-import { neutralizeToolResult } from '../injections';
+import { neutralizeToolResult } from '../conversation/injections';
 import type { AgentEvent } from './events';
 
 /** What a tool round needs. */

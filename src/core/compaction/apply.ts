@@ -1,4 +1,4 @@
-import type { ConversationState, Message } from '../model';
+import type { ConversationState, Message } from '../conversation/conversationModel';
 import type { CompactionRecord } from './types';
 
 /** Result of applying or restoring a record: the new state, or why not (state unchanged). */

@@ -3,7 +3,7 @@
  * tool results — all but the newest three — are cut head + tail at line breaks to 30 000,
  * then 15 000 characters, with a notice. Cheap, no LLM, one reversible record. Pure.
  */
-import type { ConversationState, ToolResultContent } from '../model';
+import type { ConversationState, ToolResultContent } from '../conversation/conversationModel';
 import { formatCount } from '../tools/result';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { commitResultEdits, isPlaceholder, olderEditableResults, type LayerContext, type LayerResult } from './layerContext';

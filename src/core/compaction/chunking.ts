@@ -5,7 +5,7 @@
  * divided by a 1.2 safety margin, and never more than the window minus room for the output
  * and the rolling summary. A single message too big to go in any chunk is left out.
  */
-import type { Message } from '../model';
+import type { Message } from '../conversation/conversationModel';
 import type { LeftOutMessage } from './summaryPrompt';
 
 /** Largest chunk size, as a fraction of the window (small messages). */

@@ -1,8 +1,8 @@
-import type { LlmClient } from '../agentPorts';
-import type { ConversationState, Message } from '../model';
-import type { Spill } from '../paste';
-import { counterIds, type Clock, type IdSource } from '../ports';
-import { ttlMs } from '../cacheAnchors';
+import type { LlmClient } from '../agent/agentPorts';
+import type { ConversationState, Message } from '../conversation/conversationModel';
+import type { Spill } from '../conversation/paste';
+import { counterIds, type Clock, type IdSource } from '../platform/platformPorts';
+import { ttlMs } from '../cache/cacheAnchors';
 import { budgetTrim } from './budgetTrim';
 import { CircuitBreaker } from './circuitBreaker';
 import { hybrid } from './hybrid';
@@ -14,14 +14,14 @@ import { effectiveWindow, type CompactionSettings } from './policy';
 import { applyMask, maskCandidates } from './mask';
 import { planCompaction, type CompactionPlan, type PlannedRegion } from './plan';
 import { pickRegions, protectedFrom } from './regions';
-import { modelInfo } from '../models';
+import { modelInfo } from '../models/modelFacts';
 import { snip } from './snip';
 import { summariseRegions } from './summarise';
 import { guardToolResult } from './toolResultGuard';
 import { reattachCandidates } from './reattachCandidates';
 import { reattach, type ReadFresh } from './reattachRun';
 import type { CompactionRecord, CompactionTrigger } from './types';
-import { isServerStrategy } from '../serverContext';
+import { isServerStrategy } from '../server/serverContext';
 
 /**
  * The settings our own compaction runs with: under a server strategy, Compact Now, the hard

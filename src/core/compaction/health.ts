@@ -1,4 +1,4 @@
-import type { Usage } from '../agentPorts';
+import type { Usage } from '../agent/agentPorts';
 import type { CompactionRecord } from './types';
 
 /** Health figures of one session's context handling. */

@@ -12,8 +12,8 @@
  *   0.6 × token reduction + 0.4 × message preservation (ties go to middle removal).
  * Both scores are always computed (the runs are pure and cheap) and reported.
  */
-import type { ConversationState, Message } from '../model';
-import { counterIds } from '../ports';
+import type { ConversationState, Message } from '../conversation/conversationModel';
+import { counterIds } from '../platform/platformPorts';
 import { middleRemoval } from './middleRemoval';
 import { oldestRemoval } from './oldestRemoval';
 import type { RemovalOptions, RemovalResult } from './removeTurns';

@@ -4,8 +4,8 @@
  * history — new contents for some tool_result blocks, committed as ONE CompactionRecord that
  * keeps the original messages verbatim. Pure: no I/O, no timers.
  */
-import type { BlockMeta, ConversationState, Message, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../model';
-import type { Clock, IdSource } from '../ports';
+import type { BlockMeta, ConversationState, Message, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../conversation/conversationModel';
+import type { Clock, IdSource } from '../platform/platformPorts';
 import type { CompactionLayer, CompactionRecord, CompactionRegion, CompactionTrigger } from './types';
 
 /** Everything a cheap layer needs besides the state. */

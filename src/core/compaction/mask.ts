@@ -5,7 +5,7 @@
  * (Lindenbauer et al., "The Complexity Trap", arXiv 2508.21433) find masking halves the cost
  * of agent runs and matches LLM summaries on SWE-bench. No LLM; one reversible record. Pure.
  */
-import type { ConversationState, Message, ToolResultBlock, ToolResultContent } from '../model';
+import type { ConversationState, Message, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
 import { commitResultEdits, hasImages, isPlaceholder, MASKED_PREFIX, olderEditableResults, resultText, type LayerContext, type LayerResult, type ResultSite } from './layerContext';
 import { describeToolCall } from './toolKinds';
 

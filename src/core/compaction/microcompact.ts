@@ -4,8 +4,8 @@
  * Results but the newest three are replaced by a short placeholder. No LLM, one reversible
  * record. Pure: the caller measures the idle time.
  */
-import { ttlMs } from '../cacheAnchors';
-import type { ConversationState, ToolResultContent } from '../model';
+import { ttlMs } from '../cache/cacheAnchors';
+import type { ConversationState, ToolResultContent } from '../conversation/conversationModel';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { CLEARED_PREFIX, commitResultEdits, hasImages, isPlaceholder, olderEditableResults, resultText, type LayerContext, type LayerResult } from './layerContext';
 

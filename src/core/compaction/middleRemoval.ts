@@ -5,7 +5,7 @@
  * priority first, then normal, then high; within one priority, the turn nearest the centre
  * of the removable span first — until enough tokens are freed. No LLM, no cost.
  */
-import type { ConversationState } from '../model';
+import type { ConversationState } from '../conversation/conversationModel';
 import { PRIORITY_RANK, type Turn } from './priority';
 import { removeTurns, type RemovalKind, type RemovalOptions, type RemovalResult } from './removeTurns';
 

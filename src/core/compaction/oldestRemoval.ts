@@ -3,7 +3,7 @@
  * within one priority, oldest first, until enough tokens are freed. Protected turns (pinned,
  * summaries, critical, recent, the first `keepFirst` messages if asked) stay. No LLM, no cost.
  */
-import type { ConversationState } from '../model';
+import type { ConversationState } from '../conversation/conversationModel';
 import { PRIORITY_RANK, type Turn } from './priority';
 import { removeTurns, type RemovalKind, type RemovalOptions, type RemovalResult } from './removeTurns';
 

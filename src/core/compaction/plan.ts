@@ -10,8 +10,8 @@
  * cache read costs 0.1× the input price, a 5-minute cache write 1.25×, so a rewritten token
  * costs 1.15× input more than a read one.
  */
-import { planningPrices } from '../models';
-import type { ConversationState, Message } from '../model';
+import { planningPrices } from '../models/modelFacts';
+import type { ConversationState, Message } from '../conversation/conversationModel';
 import { maskCandidates, type MaskCandidate } from './mask';
 import { effectiveWindow, pressureOf, type CompactionSettings, type Pressure } from './policy';
 import { expectedReplacementTokens, expectedSaving, markRegions, pickRegions, protectedFrom, type CandidateRegion } from './regions';

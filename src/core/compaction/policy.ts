@@ -1,6 +1,6 @@
-import type { PipelineConfig } from '../model';
+import type { PipelineConfig } from '../conversation/conversationModel';
 import type { SummaryPolicy } from './regions';
-import { DEFAULT_SERVER_CONTEXT_SETTINGS, type ServerContextSettings, type ServerStrategy } from '../serverContext';
+import { DEFAULT_SERVER_CONTEXT_SETTINGS, type ServerContextSettings, type ServerStrategy } from '../server/serverContext';
 
 /** How the pipeline reacts when the soft threshold is crossed. */
 export type SoftAction = 'auto' | 'propose' | 'off';

@@ -3,7 +3,7 @@
  * expected saving (a summary of about 1/5 of each region plus the user's words, verbatim).
  * Pure; no LLM call (what the thresholds ask to free is policy.ts's pressureOf).
  */
-import type { ConversationState, Message } from '../model';
+import type { ConversationState, Message } from '../conversation/conversationModel';
 import { DEFAULT_SUMMARY_OUTPUT_LIMIT, expectedReplacementTokens, markRegions, pickRegions, type CandidateRegion } from './regions';
 
 /** What to preview. */

@@ -12,7 +12,7 @@
  * typed while tools were answering) does not start a turn: it stays with the tool calls it
  * answers, so removing whole turns never splits a tool_use from its tool_result.
  */
-import type { Message } from '../model';
+import type { Message } from '../conversation/conversationModel';
 
 /** How much a message (or turn) matters when history must shrink. */
 export type Priority = 'critical' | 'high' | 'normal' | 'low';

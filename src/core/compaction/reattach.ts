@@ -8,10 +8,10 @@
  * leave them standing), so they are always verbatim in the kept history and never need
  * re-attaching; and there is no plan/todo tool in this codebase, so there is no open plan.
  */
-import { neutralizeUntrusted } from '../injections';
-import type { Block, TextBlock } from '../model';
-import type { Clock, IdSource } from '../ports';
-import { formatBytes, headChars, toWellFormed } from '../text';
+import { neutralizeUntrusted } from '../conversation/injections';
+import type { Block, TextBlock } from '../conversation/conversationModel';
+import type { Clock, IdSource } from '../platform/platformPorts';
+import { formatBytes, headChars, toWellFormed } from '../platform/text';
 import type { ReattachCandidate } from './reattachCandidates';
 import type { ReattachedFile } from './types';
 

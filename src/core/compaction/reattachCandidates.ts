@@ -3,7 +3,7 @@
  * unless the kept history still shows them verbatim. Tool calls are recognised by what they
  * do (toolKinds.ts), not by our own tool names. Pure.
  */
-import type { Message, ToolResultBlock } from '../model';
+import type { Message, ToolResultBlock } from '../conversation/conversationModel';
 import { isPlaceholder, toolResultSites } from './layerContext';
 import { normalisePath } from './snip';
 import { classifyToolCall } from './toolKinds';

@@ -3,7 +3,7 @@
  * last block of the user message that holds the record's summary (or removal marker), so it
  * is persisted, shown and restored with the record. Pure.
  */
-import type { Block, ConversationState, Message } from '../model';
+import type { Block, ConversationState, Message } from '../conversation/conversationModel';
 import { applyRecord, restoreRecord } from './apply';
 import type { CompactionLayer, CompactionRecord, ReattachedFile } from './types';
 

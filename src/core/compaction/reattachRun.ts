@@ -4,8 +4,8 @@
  * it into the run's last record that summarised or dropped turns (reattachRecord.ts). Pure
  * apart from the injected reader; never fails — at worst the run is returned unchanged.
  */
-import type { ConversationState, Message } from '../model';
-import type { Clock, IdSource } from '../ports';
+import type { ConversationState, Message } from '../conversation/conversationModel';
+import type { Clock, IdSource } from '../platform/platformPorts';
 import { effectiveWindow, type CompactionSettings } from './policy';
 import { isReattachReminder, readReattachments, reattachBlock, renderReattachment, type ReadFresh } from './reattach';
 import { reattachCandidates } from './reattachCandidates';

@@ -7,7 +7,7 @@
  * carries no tool results, and start only at an assistant message or at such a user message,
  * so a tool_use and its tool_result always fall on the same side of every cut.
  */
-import type { ConversationState, Message } from '../model';
+import type { ConversationState, Message } from '../conversation/conversationModel';
 import { summaryTargetTokens } from './summaryPrompt';
 import type { CompactionRegion } from './types';
 

@@ -7,8 +7,8 @@
  * "Understood.". Each run is one CompactionRecord keeping the originals verbatim, so
  * restoring the records (newest first) gives back the conversation exactly.
  */
-import type { ConversationState, Message, TextBlock } from '../model';
-import { counterIds, type Clock, type IdSource } from '../ports';
+import type { ConversationState, Message, TextBlock } from '../conversation/conversationModel';
+import { counterIds, type Clock, type IdSource } from '../platform/platformPorts';
 import { protectionOf, turnsOf, type Turn } from './priority';
 import type { CompactionLayer, CompactionRecord, CompactionTrigger } from './types';
 

@@ -3,7 +3,7 @@
  * symbols, error messages, URLs, numbers the user gave) and which of them the replacement
  * lost. Heuristic, by regular expressions; a hint for the user, not a proof.
  */
-import type { Message, ToolResultContent } from '../model';
+import type { Message, ToolResultContent } from '../conversation/conversationModel';
 import type { RetentionCheck, RetentionKind } from './types';
 
 /** Kinds in order of importance (a lost number the user gave matters most). */

@@ -14,8 +14,8 @@
  * compaction block, so putting the originals back would change nothing Claude sees and only
  * make our own estimate wrong. The originals stay readable in the Compactions view.
  */
-import type { ConversationState, Message } from '../model';
-import type { Clock, IdSource } from '../ports';
+import type { ConversationState, Message } from '../conversation/conversationModel';
+import type { Clock, IdSource } from '../platform/platformPorts';
 import type { CompactionRecord } from './types';
 
 /** Why a server compaction cannot be restored (shown to the user). */

@@ -3,7 +3,7 @@
  * successfully later) is stale; its result becomes a short placeholder. The tool_use stays,
  * so the model knows the file can be read again. Cheap, no LLM, one reversible record. Pure.
  */
-import type { ConversationState, ToolResultContent } from '../model';
+import type { ConversationState, ToolResultContent } from '../conversation/conversationModel';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { classifyToolCall } from './toolKinds';
 import { commitResultEdits, hasImages, isPlaceholder, olderEditableResults, resultText, STALE_PREFIX, toolResultSites, type LayerContext, type LayerResult, type ResultSite } from './layerContext';

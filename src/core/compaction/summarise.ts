@@ -5,9 +5,9 @@
  * dropped instead, behind a visible marker; a record that would not shrink the context is
  * never applied. The LlmClient never throws; time comes from the injected clock and timeout.
  */
-import type { LlmClient, LlmError } from '../agentPorts';
-import type { ConversationState, Message } from '../model';
-import type { Clock, IdSource } from '../ports';
+import type { LlmClient, LlmError } from '../agent/agentPorts';
+import type { ConversationState, Message } from '../conversation/conversationModel';
+import type { Clock, IdSource } from '../platform/platformPorts';
 import { applyRecord } from './apply';
 import { messagesText, checkRetention } from './retention';
 import { isUserWords } from './regions';

@@ -3,9 +3,9 @@
  * summariser (see chunking.ts) and summarised in order, each request carrying the summary of
  * the chunks before it, so the last answer covers the whole region.
  */
-import type { LlmClient, LlmError, LlmResult } from '../agentPorts';
+import type { LlmClient, LlmError, LlmResult } from '../agent/agentPorts';
 import { requestCostUsd } from '../agent/cost';
-import type { Message } from '../model';
+import type { Message } from '../conversation/conversationModel';
 import { planChunks } from './chunking';
 import { buildSummaryRequest, describeLeftOut, summaryMaxTokens, summaryOutputLimit, summaryTargetTokens } from './summaryPrompt';
 import type { CompactionRegion } from './types';

@@ -4,10 +4,10 @@
  * summary, the user's instructions and the target length). Pure.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { neutralizeTags } from '../injections';
-import type { Block, Message, ToolResultContent } from '../model';
-import { modelInfo } from '../models';
-import { headChars, safeCutIndex } from '../text';
+import { neutralizeTags } from '../conversation/injections';
+import type { Block, Message, ToolResultContent } from '../conversation/conversationModel';
+import { modelInfo } from '../models/modelFacts';
+import { headChars, safeCutIndex } from '../platform/text';
 
 /** What the summariser is told, once per request. */
 export const SUMMARY_SYSTEM_PROMPT = `You condense an old stretch of a conversation between a user and an AI coding assistant (including the assistant's tool calls and their results). Your summary replaces those messages in the assistant's context: whatever you leave out is gone for the assistant, so it must be able to continue the work from your summary alone.

@@ -7,9 +7,9 @@
  * A region that starts with an assistant message gets a short assistant note before it; one
  * that ends with an assistant message gets a short acknowledgement after it. Pure.
  */
-import { neutralizeUntrusted } from '../injections';
-import type { Block, ConversationState, Message, TextBlock } from '../model';
-import type { Clock, IdSource } from '../ports';
+import { neutralizeUntrusted } from '../conversation/injections';
+import type { Block, ConversationState, Message, TextBlock } from '../conversation/conversationModel';
+import type { Clock, IdSource } from '../platform/platformPorts';
 import { isUserWords } from './regions';
 import type { CompactionRegion } from './types';
 

@@ -4,7 +4,7 @@
  * The cheap layers (snip, masking) use it to find stale reads and to describe a cleared
  * result. Pure.
  */
-import type { ToolUseBlock } from '../model';
+import type { ToolUseBlock } from '../conversation/conversationModel';
 
 /** The kind of work a tool call does. */
 export type ToolKind = 'read' | 'edit' | 'list' | 'search' | 'run' | 'other';

@@ -5,9 +5,9 @@
  * of the window is cut head + tail at line breaks with a notice. Also home of the head + tail
  * cut the budget trim reuses. Pure: no I/O.
  */
-import type { ToolResultContent } from '../model';
-import type { Spill } from '../paste';
-import { formatBytes, lineCount, safeCutIndex, utf8Length } from '../text';
+import type { ToolResultContent } from '../conversation/conversationModel';
+import type { Spill } from '../conversation/paste';
+import { formatBytes, lineCount, safeCutIndex, utf8Length } from '../platform/text';
 import { countNewlines } from '../tools/limits';
 import { formatCount, plural } from '../tools/result';
 import { GUARD_DEFAULTS } from './guardDefaults';

@@ -3,7 +3,7 @@
  * result to summarising whole turns — is one record that keeps the original messages
  * verbatim, so the user can see what was dropped and undo it.
  */
-import type { Message } from '../model';
+import type { Message } from '../conversation/conversationModel';
 
 /** What started a compaction. */
 export type CompactionTrigger = 'auto-soft' | 'auto-hard' | 'manual' | 'overflow' | 'tool-result' | 'budget' | 'idle';

@@ -7,7 +7,7 @@
  * structural pass needs (tool_use and tool_result ids, whether results come first), so a
  * valid conversation is checked with no allocation once each message has been seen.
  */
-import type { Block, BlockMeta, ImageMediaType, Message, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../model';
+import type { Block, BlockMeta, ImageMediaType, Message, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../conversation/conversationModel';
 import { NO_REPAIRS, type Repair } from './repairs';
 import { hasLoneSurrogate, isPlainObject, replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
 

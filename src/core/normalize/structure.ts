@@ -12,7 +12,7 @@
  * estimator's anchored prefix (a pointer comparison per message) keep working on a repaired
  * conversation. Cost O(blocks).
  */
-import type { Block, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock } from '../model';
+import type { Block, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock } from '../conversation/conversationModel';
 import { derivedMeta, resultText, scanMessage, textFor } from './blocks';
 import type { Repair } from './repairs';
 

@@ -4,10 +4,10 @@
  * file, neutralised so a file can never open or close one of our tags, and capped in tokens
  * with a visible notice. Pure: the host reads the files, this decides and renders.
  */
-import type { TextBlock } from '../model';
-import { neutralizeTags, neutralizeUntrusted } from '../injections';
-import type { Clock, IdSource, Tokenizer } from '../ports';
-import { safeCutIndex, toWellFormed } from '../text';
+import type { TextBlock } from '../conversation/conversationModel';
+import { neutralizeTags, neutralizeUntrusted } from '../conversation/injections';
+import type { Clock, IdSource, Tokenizer } from '../platform/platformPorts';
+import { safeCutIndex, toWellFormed } from '../platform/text';
 
 /** Which instruction sources are read, and the token cap (the `contextPipeline.instructions.*` settings). */
 export interface InstructionSettings {

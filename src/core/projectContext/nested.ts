@@ -5,8 +5,8 @@
  * injection; the host reads the files and remembers what this session already injected.
  */
 import { classifyToolCall } from '../compaction/toolKinds';
-import type { Injection } from '../model';
-import type { Tokenizer } from '../ports';
+import type { Injection } from '../conversation/conversationModel';
+import type { Tokenizer } from '../platform/platformPorts';
 import { capTokens, instructionText, type InstructionFile } from './instructions';
 import { displayWorkspacePath, foldersBetween, locateInWorkspace, type RootFolder, type WorkspaceLocation } from './paths';
 

@@ -2,8 +2,8 @@
  * The system prompt in cache order — static prompt, instruction blocks, workspace facts — and
  * what changed between two project contexts (for the reload notice). Pure.
  */
-import type { TextBlock } from '../model';
-import type { Tokenizer } from '../ports';
+import type { TextBlock } from '../conversation/conversationModel';
+import type { Tokenizer } from '../platform/platformPorts';
 
 /** Whether a system block belongs to the project context (instructions or workspace facts). */
 export function isProjectContextBlock(b: TextBlock): boolean {

@@ -4,9 +4,9 @@
  * of branches, files and commit subjects are workspace content: untrusted, so each is made one
  * line, clipped and neutralised. Pure: the host gathers the facts.
  */
-import type { TextBlock } from '../model';
-import type { Clock, IdSource } from '../ports';
-import { headChars } from '../text';
+import type { TextBlock } from '../conversation/conversationModel';
+import type { Clock, IdSource } from '../platform/platformPorts';
+import { headChars } from '../platform/text';
 import { neutralizeProjectText } from './instructions';
 
 /** At most this many changed files are named per repository. */

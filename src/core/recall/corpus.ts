@@ -5,7 +5,7 @@
  * block, in conversation order. Pure: the spilled files are read by the host (a port).
  */
 import type { CompactionRecord } from '../compaction/types';
-import type { Block, Message, ToolResultContent } from '../model';
+import type { Block, Message, ToolResultContent } from '../conversation/conversationModel';
 import { RECALL_TOOL_NAME } from '../tools/schemas';
 
 /** A file the session saved to its folder (a large paste or tool result), with its text. */

@@ -5,8 +5,8 @@
  * paging and caps. Pure.
  */
 import type { CompactionRecord } from '../compaction/types';
-import type { Block, Message } from '../model';
-import { headChars } from '../text';
+import type { Block, Message } from '../conversation/conversationModel';
+import { headChars } from '../platform/text';
 import type { ToolLimits } from '../tools/limits';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../tools/result';
 import { resultText, type SpilledOutput } from './corpus';

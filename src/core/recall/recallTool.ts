@@ -4,9 +4,9 @@
  * agent runs it itself — it needs the session's compactions — through {@link withRecall},
  * which routes `recall` calls away from the workspace ToolRunner. Pure but for the ports.
  */
-import type { ToolCall, ToolOutcome, ToolRunner } from '../agentPorts';
+import type { ToolCall, ToolOutcome, ToolRunner } from '../agent/agentPorts';
 import type { CompactionRecord } from '../compaction/types';
-import { toWellFormed } from '../text';
+import { toWellFormed } from '../platform/text';
 import { capOutput, DEFAULT_TOOL_LIMITS, type ToolLimits } from '../tools/limits';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../tools/result';
 import { RECALL_MAX_CHARS, RECALL_MAX_HITS, RECALL_TOOL_NAME } from '../tools/schemas';

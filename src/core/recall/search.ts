@@ -4,7 +4,7 @@
  * compaction, ids) and a short snippet with a line of context either side. Pure.
  */
 import { containsWord } from '../compaction/retention';
-import { safeCutIndex } from '../text';
+import { safeCutIndex } from '../platform/text';
 import { formatCount, plural } from '../tools/result';
 import type { RecallCorpus, RecallItem } from './corpus';
 

@@ -8,10 +8,10 @@
  * as damage.
  */
 import * as v from 'valibot';
-import type { Usage } from '../agentPorts';
-import type { Message } from '../model';
-import type { CacheMiss } from '../cacheMiss';
-import type { ServerReport } from '../serverReport';
+import type { Usage } from '../agent/agentPorts';
+import type { Message } from '../conversation/conversationModel';
+import type { CacheMiss } from '../cache/cacheMiss';
+import type { ServerReport } from '../server/serverReport';
 
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';

@@ -3,8 +3,8 @@
  * request cost. For people, not for reloading (the JSONL export is the lossless one). Pure.
  */
 import { addCosts } from '../agent/cost';
-import type { Block, Message, ToolResultBlock, ToolResultContent } from '../model';
-import { formatBytes, headChars } from '../text';
+import type { Block, Message, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
+import { formatBytes, headChars } from '../platform/text';
 import type { UsageEntry } from './entries';
 import type { ReplayedSession } from './replay';
 

@@ -2,8 +2,8 @@
  * Rebuilds a conversation from the entries of a session file, and repairs a conversation
  * so it satisfies `checkInvariants` without losing a word the user typed. Pure.
  */
-import type { Block, Message, TextBlock, ToolResultBlock, ToolResultContent } from '../model';
-import { headChars } from '../text';
+import type { Block, Message, TextBlock, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
+import { headChars } from '../platform/text';
 import { SESSION_FORMAT, SESSION_VERSION, type CompactionEntry, type HeaderEntry, type SessionEntry, type TurnAbortedEntry, type UsageEntry } from './entries';
 import { requestHistoryOf, type RequestHistory } from './requestHistory';
 

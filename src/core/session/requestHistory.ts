@@ -7,9 +7,9 @@
  * estimate, cost, turn) and every compaction a `compaction` entry, in the order they
  * happened, so older session files rebuild the same way.
  */
-import type { CacheMiss } from '../cacheMiss';
+import type { CacheMiss } from '../cache/cacheMiss';
 import type { SessionEntry } from './entries';
-import { clearedInputTokens, type ServerReport } from '../serverReport';
+import { clearedInputTokens, type ServerReport } from '../server/serverReport';
 
 /** A request row's server figures (none when the server did nothing); shared with the live budget history. */
 export function serverFigures(report: ServerReport | undefined): { serverCleared?: number; serverClearedToolUses?: number; serverCompactionTokens?: number } {

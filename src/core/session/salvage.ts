@@ -2,7 +2,7 @@
  * Line-level salvage for the session loader: entries run together on one line (a crash
  * mid-write), and lone UTF-16 surrogates inside entries (which the API rejects). Pure.
  */
-import { toWellFormedDeep } from '../text';
+import { toWellFormedDeep } from '../platform/text';
 import { decodeLine, type SessionEntry } from './entries';
 
 /** What could be read out of a line holding several entries run together. */

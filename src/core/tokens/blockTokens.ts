@@ -19,8 +19,8 @@
  * pair costs ~45 API tokens of wrapping, ~7 more per parameter, a message ~3. The
  * calibration factor absorbs what is left.
  */
-import type { Block, Message, TextBlock, ToolResultContent, ToolSchema } from '../model';
-import type { Tokenizer } from '../ports';
+import type { Block, Message, TextBlock, ToolResultContent, ToolSchema } from '../conversation/conversationModel';
+import type { Tokenizer } from '../platform/platformPorts';
 import { imageTokens } from './imageSize';
 
 /** Raw framing tokens the API adds around each message (role markers). */

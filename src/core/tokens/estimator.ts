@@ -23,10 +23,10 @@
  * comparison per message, no counting) and counts only messages after it. A small class,
  * no I/O; one instance per session and tokenizer.
  */
-import type { Message, TextBlock, ToolSchema } from '../model';
-import { sentMessages } from '../normalize';
-import type { Tokenizer } from '../ports';
-import { stripsEarlierThinking } from '../thinking';
+import type { Message, TextBlock, ToolSchema } from '../conversation/conversationModel';
+import { sentMessages } from '../normalize/normalize';
+import type { Tokenizer } from '../platform/platformPorts';
+import { stripsEarlierThinking } from '../models/thinking';
 import { addTokens, messageRawTokens, messageThinkingRawTokens, NO_TOKENS, type RawTokens, subTokens, systemRawTokens, toolsRawTokens } from './blockTokens';
 import { applyCalibration, calibrate, type Calibration, type CalibrationOptions, DEFAULT_CALIBRATION_OPTIONS, initialCalibration } from './calibration';
 

@@ -17,7 +17,7 @@
  */
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
-import type { Tokenizer } from '../ports';
+import type { Tokenizer } from '../platform/platformPorts';
 
 /** The encodings this module bundles. Others can be passed as `TiktokenRanks`. */
 export type BundledEncoding = 'cl100k_base';

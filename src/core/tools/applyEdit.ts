@@ -3,7 +3,7 @@
  * text and replace it, keeping the file's line endings; explain a miss or an ambiguity in
  * a way the model can act on. No I/O.
  */
-import { headChars } from '../text';
+import { headChars } from '../platform/text';
 import { formatCount } from './result';
 
 /** The edited text and where the first replacement landed, or why nothing was replaced. */

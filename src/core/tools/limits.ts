@@ -2,7 +2,7 @@
  * Caps of the workspace tools, and the head+tail cut that keeps any output under a cap
  * without splitting a surrogate pair. Pure: no I/O.
  */
-import { safeCutIndex } from '../text';
+import { safeCutIndex } from '../platform/text';
 import { formatCount } from './result';
 
 /** Every bound the workspace tools enforce. Each tool caps its output at the source. */

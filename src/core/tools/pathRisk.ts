@@ -3,7 +3,7 @@
  * how the editor behaves, or hold secrets. The edit approval card shows the flag and its
  * reason prominently. Pure: paths only, no I/O.
  */
-import { secretFileReason } from '../secretFiles';
+import { secretFileReason } from '../security/secretFiles';
 
 /** What an edit to a file can do beyond changing its text. */
 export type PathRiskKind = 'runs-code' | 'changes-settings' | 'holds-secrets';

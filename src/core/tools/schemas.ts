@@ -2,7 +2,7 @@
  * The agent's tools as the model sees them (the workspace tools and recall): names,
  * descriptions (with their limits) and JSON input schemas. The runtime checks of the same shapes live in validateInput.ts.
  */
-import type { ToolSchema } from '../model';
+import type { ToolSchema } from '../conversation/conversationModel';
 import { DEFAULT_TOOL_LIMITS as L } from './limits';
 import { formatCount as n } from './result';
 

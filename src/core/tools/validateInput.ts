@@ -4,7 +4,7 @@
  * sentence the model can act on, e.g. `read_file: "path" is required (a non-empty string)`.
  */
 import * as v from 'valibot';
-import { headChars } from '../text';
+import { headChars } from '../platform/text';
 import { DEFAULT_TOOL_LIMITS as L } from './limits';
 import { formatCount } from './result';
 import { RECALL_TOOL_NAME, TOOL_NAMES } from './schemas';

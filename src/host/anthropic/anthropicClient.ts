@@ -1,16 +1,16 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { CacheMissReason, Message, MessageCreateParamsNonStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { BetaMessage, BetaMessageStreamParams, BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/resources/beta/messages/messages';
-import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agentPorts';
-import type { ServerRequestParts } from '../../core/serverContext';
-import { parseServerReport } from '../../core/serverReport';
-import type { ApiModelLimits } from '../../core/config';
-import type { AssistantContent } from '../../core/assistant';
-import type { ApiCacheMissReason } from '../../core/cacheMiss';
-import { apiKeyCharProblem } from '../../core/apiKeyCheck';
-import { classifyBaseUrl } from '../../core/endpoint';
-import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs, type FailureFacts, type RetryPolicy } from '../../core/llmErrors';
-import { redactSecrets } from '../../core/redact';
+import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agent/agentPorts';
+import type { ServerRequestParts } from '../../core/server/serverContext';
+import { parseServerReport } from '../../core/server/serverReport';
+import type { ApiModelLimits } from '../../core/pipeline/config';
+import type { AssistantContent } from '../../core/conversation/assistant';
+import type { ApiCacheMissReason } from '../../core/cache/cacheMiss';
+import { apiKeyCharProblem } from '../../core/security/apiKeyCheck';
+import { classifyBaseUrl } from '../../core/security/endpoint';
+import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs, type FailureFacts, type RetryPolicy } from '../../core/agent/llmErrors';
+import { redactSecrets } from '../../core/security/redact';
 
 /** How the client reaches the API. The key is read per request and never stored or logged here. */
 export interface AnthropicClientOptions {

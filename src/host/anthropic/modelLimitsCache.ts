@@ -1,4 +1,4 @@
-import type { ApiModelLimits } from '../../core/config';
+import type { ApiModelLimits } from '../../core/pipeline/config';
 
 /** What one lookup gave: limits, or nothing (the table applies). */
 type Entry = { readonly state: 'pending' } | { readonly state: 'done'; readonly limits?: ApiModelLimits };

@@ -2,18 +2,18 @@
  * Builds the agent of an opened session: the system prompt, the SDK client, the estimator
  * (anchored on the session's reported usage), the compactor and the AgentSession itself.
  */
-import type { ToolRunner } from '../../core/agentPorts';
+import type { ToolRunner } from '../../core/agent/agentPorts';
 import { AgentSession } from '../../core/agent/agentSession';
 import type { ContextAfterTools } from '../../core/agent/contextAfterTools';
 import type { AgentEvent } from '../../core/agent/events';
 import { Compactor } from '../../core/compaction/compactor';
 import type { ReadFresh } from '../../core/compaction/reattach';
-import type { ConversationState, PipelineConfig, ToolSchema } from '../../core/model';
-import { counterIds, type Clock, type Tokenizer } from '../../core/ports';
-import { agentSystemPrompt } from '../../core/systemPrompt';
+import type { ConversationState, PipelineConfig, ToolSchema } from '../../core/conversation/conversationModel';
+import { counterIds, type Clock, type Tokenizer } from '../../core/platform/platformPorts';
+import { agentSystemPrompt } from '../../core/projectContext/staticPrompt';
 import { messageRawTokens } from '../../core/tokens/blockTokens';
 import { applyCalibration, priorFactorFor } from '../../core/tokens/calibration';
-import { modelInfo } from '../../core/models';
+import { modelInfo } from '../../core/models/modelFacts';
 import { TokenEstimator } from '../../core/tokens/estimator';
 import { AnthropicLlmClient } from '../anthropic/anthropicClient';
 import { modelLimits } from '../anthropic/modelLimitsCache';

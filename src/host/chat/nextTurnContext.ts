@@ -3,8 +3,8 @@
  * file, selection) and the selections pinned with Pin Selection. The chat shows it as chips
  * above the input; a chip clicked away is left out of this turn only. Pure: no VS Code.
  */
-import { renderInjection } from '../../core/injections';
-import type { Injection } from '../../core/model';
+import { renderInjection } from '../../core/conversation/injections';
+import type { Injection } from '../../core/conversation/conversationModel';
 import { sameSelection } from '../editorContext';
 
 type Selection = Extract<Injection, { kind: 'ide_selection' }>;

@@ -1,6 +1,6 @@
 import type { SessionSink } from '../../core/agent/events';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
-import type { Message } from '../../core/model';
+import type { Message } from '../../core/conversation/conversationModel';
 import type { RequestHistory } from '../../core/session/requestHistory';
 
 /** A session opened for chatting: its history so far and where new entries go. */

@@ -5,7 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { redactSecrets } from '../../core/redact';
+import { redactSecrets } from '../../core/security/redact';
 
 /** Writes one file: its folder created private (0700), the file private (0600). */
 async function writePrivate(path: string, content: string): Promise<void> {

@@ -4,9 +4,9 @@
  * cache hit rate, and the next request by budget category.
  */
 import type { AgentSession } from '../../core/agent/agentSession';
-import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../../core/budget';
-import { withEndpointBanner } from '../../core/endpoint';
-import type { Tokenizer } from '../../core/ports';
+import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../../core/pipeline/budget';
+import { withEndpointBanner } from '../../core/security/endpoint';
+import type { Tokenizer } from '../../core/platform/platformPorts';
 import { sessionDisplayTitle } from '../../core/session/markdown';
 import type { TokenEstimator } from '../../core/tokens/estimator';
 import type { ChatToWebview } from '../../protocol/chat';

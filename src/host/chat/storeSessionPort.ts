@@ -1,5 +1,5 @@
 import type { SessionSink } from '../../core/agent/events';
-import type { Message } from '../../core/model';
+import type { Message } from '../../core/conversation/conversationModel';
 import type { ReplayedSession } from '../../core/session/replay';
 import { EMPTY_REQUEST_HISTORY } from '../../core/session/requestHistory';
 import { addCosts } from '../../core/agent/cost';

@@ -1,7 +1,7 @@
-import type { ToolOutcome } from '../../core/agentPorts';
+import type { ToolOutcome } from '../../core/agent/agentPorts';
 import { isPlaceholder } from '../../core/compaction/layerContext';
 import { IN_TURN_NOTE } from '../../core/compaction/summaryReplacement';
-import type { Block, Message, ToolResultContent } from '../../core/model';
+import type { Block, Message, ToolResultContent } from '../../core/conversation/conversationModel';
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
 
 /** Longest tool input / result preview the chat shows (the full text stays in the session). */

@@ -8,7 +8,7 @@
  */
 import { childOf, displayWorkspacePath, type RootFolder, type WorkspaceLocation } from '../../core/projectContext/paths';
 import { rootInstructionPaths, type InstructionFile, type InstructionSettings } from '../../core/projectContext/instructions';
-import { toWellFormed } from '../../core/text';
+import { toWellFormed } from '../../core/platform/text';
 import { looksBinary } from '../tools/binary';
 
 /** Largest instruction file read (bytes). */

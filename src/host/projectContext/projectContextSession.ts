@@ -6,8 +6,8 @@
  * `vscode` import: the extension passes VS Code ports, tests pass fakes.
  */
 import type { CompletedToolCall } from '../../core/agent/contextAfterTools';
-import type { Injection, Message, TextBlock } from '../../core/model';
-import type { Clock, IdSource, Tokenizer } from '../../core/ports';
+import type { Injection, Message, TextBlock } from '../../core/conversation/conversationModel';
+import type { Clock, IdSource, Tokenizer } from '../../core/platform/platformPorts';
 import { nestedInstructionNames, renderInstructionBlocks, truncationNotice, type InstructionSettings } from '../../core/projectContext/instructions';
 import { nestedFoldersToCheck, nestedInstructionReminder } from '../../core/projectContext/nested';
 import { describeProjectContextChange, diffProjectContext, isProjectContextBlock, withProjectContext } from '../../core/projectContext/system';

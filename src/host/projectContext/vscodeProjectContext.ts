@@ -5,7 +5,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import type { Clock, IdSource, Tokenizer } from '../../core/ports';
+import type { Clock, IdSource, Tokenizer } from '../../core/platform/platformPorts';
 import { locateInWorkspace, type RootFolder, type WorkspaceLocation } from '../../core/projectContext/paths';
 import { readProjectContextSettings } from '../settings';
 import { GIT_INIT_WAIT_MS, type GitApi, type WaitForEvent } from './gitFacts';

@@ -6,7 +6,7 @@
  */
 import { decodeLine, type SessionEntry } from '../../core/session/entries';
 import { sessionDisplayTitle } from '../../core/session/markdown';
-import type { Message } from '../../core/model';
+import type { Message } from '../../core/conversation/conversationModel';
 
 /** One line of the sessions list. */
 export interface SessionSummary {

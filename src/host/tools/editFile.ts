@@ -4,7 +4,7 @@
  * line endings kept.
  */
 import { computeEdit, lineOf, snippetAround } from '../../core/tools/applyEdit';
-import { formatBytes, lineCount } from '../../core/text';
+import { formatBytes, lineCount } from '../../core/platform/text';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { EditFileInput } from '../../core/tools/validateInput';
 import { declinedMessage, type Approver } from '../approvals/approval';

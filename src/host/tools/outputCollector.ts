@@ -3,7 +3,7 @@
  * last `maxChars`, plus counts of what fell between, then renders it under the cap with a
  * notice (see joinHeadTail). Chunks must be whole characters (decode with a StringDecoder).
  */
-import { safeCutIndex } from '../../core/text';
+import { safeCutIndex } from '../../core/platform/text';
 import { countNewlines, joinHeadTail } from '../../core/tools/limits';
 
 /** Head+tail collector of streamed text. Memory stays under about 3 × `maxChars`. */

@@ -5,7 +5,7 @@
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { formatBytes, headChars } from '../../core/text';
+import { formatBytes, headChars } from '../../core/platform/text';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { ReadFileInput } from '../../core/tools/validateInput';
 import { guessBinaryType, looksBinary } from './binary';

@@ -6,8 +6,8 @@
  */
 import { TextDecoder } from 'node:util';
 import type { FreshRead } from '../../core/compaction/reattach';
-import { secretFileReason } from '../../core/secretFiles';
-import { formatBytes } from '../../core/text';
+import { secretFileReason } from '../../core/security/secretFiles';
+import { formatBytes } from '../../core/platform/text';
 import { guessBinaryType, looksBinary } from './binary';
 import { openConfined } from './confinedFs';
 import { errorCode, resolveToolPath, type PathSpace } from './paths';

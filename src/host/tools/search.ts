@@ -6,10 +6,10 @@
 import { realpath, stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { Minimatch } from 'minimatch';
-import { formatBytes, safeCutIndex } from '../../core/text';
+import { formatBytes, safeCutIndex } from '../../core/platform/text';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { SearchInput } from '../../core/tools/validateInput';
-import { looksLikeSecret } from '../../core/secretFiles';
+import { looksLikeSecret } from '../../core/security/secretFiles';
 import { looksBinary } from './binary';
 import { openConfined } from './confinedFs';
 import { displayPath, isInside, realRoots, resolveToolPath, type WorkspaceRoot } from './paths';

@@ -3,7 +3,7 @@
  * `.git/config`, keys, registry tokens …): the rule editor context already follows
  * (core/secretFiles.ts), checked on the path as asked and on the real file it leads to.
  */
-import { secretFileReason } from '../../core/secretFiles';
+import { secretFileReason } from '../../core/security/secretFiles';
 import { toolError, type ToolResult } from '../../core/tools/result';
 import { resolveToolPath, type PathSpace } from './paths';
 

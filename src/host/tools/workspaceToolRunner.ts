@@ -3,9 +3,9 @@
  * workspace tool of that name, caps what comes back and times it. It never throws: an
  * exception inside a tool becomes an error outcome naming the tool.
  */
-import type { ToolCall, ToolOutcome, ToolRunner } from '../../core/agentPorts';
+import type { ToolCall, ToolOutcome, ToolRunner } from '../../core/agent/agentPorts';
 import type { FreshRead } from '../../core/compaction/reattach';
-import { toWellFormed } from '../../core/text';
+import { toWellFormed } from '../../core/platform/text';
 import { capOutput, DEFAULT_TOOL_LIMITS, type ToolLimits } from '../../core/tools/limits';
 import { toolError, type ToolResult } from '../../core/tools/result';
 import { validateToolInput, type ValidatedToolCall } from '../../core/tools/validateInput';

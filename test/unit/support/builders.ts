@@ -1,6 +1,6 @@
-import { resolveConfig } from '../../../src/core/config';
-import type { Block, ConversationState, Message, PipelineConfig, TextBlock, ToolResultBlock, ToolUseBlock } from '../../../src/core/model';
-import { counterIds, type Clock, type IdSource } from '../../../src/core/ports';
+import { resolveConfig } from '../../../src/core/pipeline/config';
+import type { Block, ConversationState, Message, PipelineConfig, TextBlock, ToolResultBlock, ToolUseBlock } from '../../../src/core/conversation/conversationModel';
+import { counterIds, type Clock, type IdSource } from '../../../src/core/platform/platformPorts';
 
 /** A fixed clock that advances only when told. */
 export function fakeClock(start = 1_700_000_000_000): Clock & { advance(ms: number): void } {

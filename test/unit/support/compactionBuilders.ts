@@ -2,9 +2,9 @@
 import { strict as assert } from 'node:assert';
 import type { LayerContext, LayerResult } from '../../../src/core/compaction/layerContext';
 import { restoreRecord } from '../../../src/core/compaction/apply';
-import { checkInvariants } from '../../../src/core/invariants';
-import type { ConversationState, Message, PipelineConfig, ToolResultBlock, ToolResultContent } from '../../../src/core/model';
-import { counterIds } from '../../../src/core/ports';
+import { checkInvariants } from '../../../src/core/conversation/invariants';
+import type { ConversationState, Message, PipelineConfig, ToolResultBlock, ToolResultContent } from '../../../src/core/conversation/conversationModel';
+import { counterIds } from '../../../src/core/platform/platformPorts';
 import { chars4Tokenizer } from '../../../src/core/tokens/chars4';
 import { blockRawTokens, messageRawTokens } from '../../../src/core/tokens/blockTokens';
 import { Build, emptyState, fakeClock, testConfig } from './builders';

@@ -1,6 +1,6 @@
 /** Fixtures of the summarisation tests: a conversation builder, a token counter, timeouts, options. */
-import type { Block, BlockMeta, ConversationState, Message, TextBlock } from '../../../src/core/model';
-import { counterIds, type IdSource } from '../../../src/core/ports';
+import type { Block, BlockMeta, ConversationState, Message, TextBlock } from '../../../src/core/conversation/conversationModel';
+import { counterIds, type IdSource } from '../../../src/core/platform/platformPorts';
 import type { SummariseOptions } from '../../../src/core/compaction/summarise';
 import type { CompactionRegion } from '../../../src/core/compaction/types';
 import { emptyState, fakeClock } from './builders';

@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { promises as fsp, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkInvariants } from '../../../src/core/invariants';
+import { checkInvariants } from '../../../src/core/conversation/invariants';
 import { encodeEntry, type SessionEntry } from '../../../src/core/session/entries';
 import { loadSession, type LoadResult } from '../../../src/host/sessions/sessionLoader';
 

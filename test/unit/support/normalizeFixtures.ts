@@ -1,8 +1,8 @@
 /** Builders for the normalize tests: blocks of every kind, and a request checked by the fake API's validator. */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { Block, BlockMeta, ConversationState, ImageBlock, Message, SummaryBlock, ThinkingBlock } from '../../../src/core/model';
-import { prepareRequest, type PreparedRequest } from '../../../src/core/pipeline';
-import { makeRequestCounter } from '../../../src/core/requestTokens';
+import type { Block, BlockMeta, ConversationState, ImageBlock, Message, SummaryBlock, ThinkingBlock } from '../../../src/core/conversation/conversationModel';
+import { prepareRequest, type PreparedRequest } from '../../../src/core/pipeline/pipeline';
+import { makeRequestCounter } from '../../../src/core/pipeline/requestTokens';
 import { TokenEstimator } from '../../../src/core/tokens/estimator';
 import { validateRequest } from '../../fake-anthropic/validateRequest';
 import { Build, emptyState, fakeClock } from './builders';

@@ -2,8 +2,8 @@
 import { strict as assert } from 'node:assert';
 import { restoreRecord } from '../../../src/core/compaction/apply';
 import type { CompactionRecord } from '../../../src/core/compaction/types';
-import { checkInvariants } from '../../../src/core/invariants';
-import type { Block, ConversationState, Message, SummaryBlock, TextBlock } from '../../../src/core/model';
+import { checkInvariants } from '../../../src/core/conversation/invariants';
+import type { Block, ConversationState, Message, SummaryBlock, TextBlock } from '../../../src/core/conversation/conversationModel';
 import { Build, emptyState } from './builders';
 
 /** One tool round: an assistant message calling `tools`, answered by results of `result` characters. */

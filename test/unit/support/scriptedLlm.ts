@@ -1,6 +1,6 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmClient, LlmError, LlmEvent, LlmResult, ToolCall, ToolOutcome, ToolRunner, Usage } from '../../../src/core/agentPorts';
-import type { AssistantContent } from '../../../src/core/assistant';
+import type { LlmClient, LlmError, LlmEvent, LlmResult, ToolCall, ToolOutcome, ToolRunner, Usage } from '../../../src/core/agent/agentPorts';
+import type { AssistantContent } from '../../../src/core/conversation/assistant';
 import { Counter } from './gate';
 
 /** One scripted answer: content, a failure, or a wait for the abort signal. */

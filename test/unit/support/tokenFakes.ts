@@ -1,6 +1,6 @@
 /** Fakes for the token-estimation tests: counting tokenizers, block builders, a fake API. */
-import type { Block, BlockMeta, ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock } from '../../../src/core/model';
-import type { Tokenizer } from '../../../src/core/ports';
+import type { Block, BlockMeta, ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock } from '../../../src/core/conversation/conversationModel';
+import type { Tokenizer } from '../../../src/core/platform/platformPorts';
 import { messageRawTokens } from '../../../src/core/tokens/blockTokens';
 
 /** A tokenizer counting whitespace-separated words, recording every call. */

@@ -3,11 +3,11 @@
  * session. The host implements them (SDK, workspace, files); tests implement them with fakes.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { AssistantContent } from './assistant';
-import type { ApiCacheMissReason } from './cacheMiss';
-import type { ToolResultContent } from './model';
-import type { ServerRequestParts } from './serverContext';
-import type { ServerReport } from './serverReport';
+import type { AssistantContent } from '../conversation/assistant';
+import type { ApiCacheMissReason } from '../cache/cacheMiss';
+import type { ToolResultContent } from '../conversation/conversationModel';
+import type { ServerRequestParts } from '../server/serverContext';
+import type { ServerReport } from '../server/serverReport';
 
 /** Token usage as the Messages API reports it. */
 export interface Usage {

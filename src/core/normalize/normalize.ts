@@ -21,14 +21,14 @@
  * once, memoised), and comes back as the very same state; repaired messages are memoised too,
  * so the serializer's per-Message memo and the estimator's anchoring keep working.
  */
-import type { ConversationState, Message, TextBlock, ToolSchema } from './model';
-import { scanMessage } from './normalize/blocks';
-import { NO_REPAIRS, type Repair } from './normalize/repairs';
-import { repairStructure } from './normalize/structure';
-import { replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './normalize/surrogates';
+import type { ConversationState, Message, TextBlock, ToolSchema } from '../conversation/conversationModel';
+import { scanMessage } from './blocks';
+import { NO_REPAIRS, type Repair } from './repairs';
+import { repairStructure } from './structure';
+import { replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
 
-export { describeRepairs, NO_REPAIRS, type Repair, type RepairKind } from './normalize/repairs';
-export { hasLoneSurrogate, replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './normalize/surrogates';
+export { describeRepairs, NO_REPAIRS, type Repair, type RepairKind } from './repairs';
+export { hasLoneSurrogate, replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
 
 /** A state ready to serialize, and what was repaired to get there (empty when nothing was). */
 export interface Normalized {

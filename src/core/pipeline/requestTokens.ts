@@ -1,8 +1,8 @@
 import type { RequestCounter } from './pipeline';
-import type { Tokenizer } from './ports';
-import { messageRawTokens, systemRawTokens, toolsRawTokens } from './tokens/blockTokens';
-import { applyCalibration } from './tokens/calibration';
-import type { TokenEstimator } from './tokens/estimator';
+import type { Tokenizer } from '../platform/platformPorts';
+import { messageRawTokens, systemRawTokens, toolsRawTokens } from '../tokens/blockTokens';
+import { applyCalibration } from '../tokens/calibration';
+import type { TokenEstimator } from '../tokens/estimator';
 
 /**
  * A RequestCounter over the session's estimator: the prompt total is the estimator's

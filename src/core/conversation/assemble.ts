@@ -1,7 +1,7 @@
 import { injectionProblem, renderInjection, sourceOf } from './injections';
-import type { Block, ConversationState, Injection, Message, TextBlock, ToolResultBlock, ToolResultContent } from './model';
+import type { Block, ConversationState, Injection, Message, TextBlock, ToolResultBlock, ToolResultContent } from './conversationModel';
 import { planPaste, type Spill } from './paste';
-import type { Clock, IdSource } from './ports';
+import type { Clock, IdSource } from '../platform/platformPorts';
 
 /** A tool's answer to one tool_use of the last assistant message. */
 export interface ToolResultInput {

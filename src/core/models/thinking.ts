@@ -15,7 +15,7 @@
  * only `enabled` with a budget. Claude 3.5 Haiku has no extended thinking.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { Message, ThinkingBlock } from './model';
+import type { Message, ThinkingBlock } from '../conversation/conversationModel';
 
 /** The setting: off, or how hard to think. */
 export type ThinkingSetting = 'off' | 'low' | 'medium' | 'high';

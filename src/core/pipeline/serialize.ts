@@ -1,6 +1,6 @@
 import type { AssistantMessageParam, CacheControlEphemeral, ContentBlockParam, MessageCreateParamsNonStreaming, TextBlockParam, Tool, ToolResultBlockParam, UserMessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { Block, CacheTtl, ConversationState, Message, TextBlock, ToolSchema } from './model';
-import { thinkingParams } from './thinking';
+import type { Block, CacheTtl, ConversationState, Message, TextBlock, ToolSchema } from '../conversation/conversationModel';
+import { thinkingParams } from '../models/thinking';
 
 /**
  * Turns core state into the SDK's request types. Message params are memoised per Message

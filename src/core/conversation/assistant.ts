@@ -1,5 +1,5 @@
-import type { Block, ConversationState, Message } from './model';
-import type { Clock, IdSource } from './ports';
+import type { Block, ConversationState, Message } from './conversationModel';
+import type { Clock, IdSource } from '../platform/platformPorts';
 
 /** Content of an assistant answer as the API returned it (already parsed from the stream). */
 export type AssistantContent =

@@ -1,6 +1,6 @@
 /**
  * The maintained table of Claude models: window, output limit, minimum cacheable prompt,
- * prices and tokenizer family. Data only; `models.ts` looks it up. The Models API
+ * prices and tokenizer family. Data only; `modelFacts.ts` looks it up. The Models API
  * (`GET /v1/models/{id}`: `max_input_tokens`, `max_tokens`, `capabilities`) overrides the
  * window and output limit when the host can reach it (see `modelLimits.ts`).
  *

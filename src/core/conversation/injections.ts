@@ -1,5 +1,5 @@
-import type { BlockSource, Injection, ToolResultContent } from './model';
-import { namesPattern, neutralizeTagPattern } from './tagNeutralizer';
+import type { BlockSource, Injection, ToolResultContent } from './conversationModel';
+import { namesPattern, neutralizeTagPattern } from '../security/tagNeutralizer';
 
 /**
  * Wraps pending injections in the XML tags Claude models know from Claude Code, so the

@@ -1,8 +1,8 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { planCacheAnchors, type CacheAnchor, type PreviousBreakpoint } from './cacheAnchors';
-import type { ConversationState } from './model';
-import { normalizeState, type Repair } from './normalize';
-import type { Clock } from './ports';
+import { planCacheAnchors, type CacheAnchor, type PreviousBreakpoint } from '../cache/cacheAnchors';
+import type { ConversationState } from '../conversation/conversationModel';
+import { normalizeState, type Repair } from '../normalize/normalize';
+import type { Clock } from '../platform/platformPorts';
 import { sentBlockCount, serializeRequest } from './serialize';
 
 /** Token counts of one request, calibrated to the model's tokenizer as well as known. */

@@ -1,5 +1,5 @@
-import type { CacheTtl } from './model';
-import type { BreakpointTarget } from './serialize';
+import type { CacheTtl } from '../conversation/conversationModel';
+import type { BreakpointTarget } from '../pipeline/serialize';
 
 /** The API accepts at most this many cache_control breakpoints per request. */
 export const MAX_BREAKPOINTS = 4;

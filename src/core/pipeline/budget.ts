@@ -1,7 +1,7 @@
 import { buildLedger, type LedgerEntry } from './ledger';
-import type { Block, ConversationState } from './model';
-import type { Tokenizer } from './ports';
-import type { Calibration } from './tokens/calibration';
+import type { Block, ConversationState } from '../conversation/conversationModel';
+import type { Tokenizer } from '../platform/platformPorts';
+import type { Calibration } from '../tokens/calibration';
 
 /** What the window is spent on, in the order the budget bar stacks it. */
 export const BUDGET_CATEGORIES = ['system', 'instructions', 'workspace', 'tools', 'pinned', 'summaries', 'user', 'assistant', 'toolResults', 'editor'] as const;

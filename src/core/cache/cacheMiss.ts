@@ -17,9 +17,9 @@
  * we send (no header).
  */
 import { ttlMs } from './cacheAnchors';
-import type { CacheTtl, ConversationState, Message } from './model';
-import type { PreparedRequest } from './pipeline';
-import { serializeMessage, serializeSystem, serializeTools } from './serialize';
+import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
+import type { PreparedRequest } from '../pipeline/pipeline';
+import { serializeMessage, serializeSystem, serializeTools } from '../pipeline/serialize';
 
 /** Why a request read less from the cache than the previous one had cached. */
 export type CacheMissCause = 'ttl_expired' | 'model_changed' | 'tools_changed' | 'system_changed' | 'params_changed' | 'message_edited' | 'below_minimum' | 'unknown';

@@ -1,4 +1,4 @@
-import { formatBytes, headChars, lineCount, safeCutIndex, utf8Length } from './text';
+import { formatBytes, headChars, lineCount, safeCutIndex, utf8Length } from '../platform/text';
 
 /** A file the caller must write before the message that references it is sent. */
 export interface Spill {

@@ -1,11 +1,11 @@
-import type { CacheAnchor } from './cacheAnchors';
-import type { Block, ConversationState } from './model';
-import { NO_REPAIRS, type Repair } from './normalize';
-import type { Tokenizer } from './ports';
-import { headChars } from './text';
-import { isSendableThinking } from './thinking';
-import { blockFixedTokens, blockRawTokens, toolSchemaRawTokens } from './tokens/blockTokens';
-import { applyCalibration, type Calibration } from './tokens/calibration';
+import type { CacheAnchor } from '../cache/cacheAnchors';
+import type { Block, ConversationState } from '../conversation/conversationModel';
+import { NO_REPAIRS, type Repair } from '../normalize/normalize';
+import type { Tokenizer } from '../platform/platformPorts';
+import { headChars } from '../platform/text';
+import { isSendableThinking } from '../models/thinking';
+import { blockFixedTokens, blockRawTokens, toolSchemaRawTokens } from '../tokens/blockTokens';
+import { applyCalibration, type Calibration } from '../tokens/calibration';
 
 /** One line of the request ledger: a block that is sent, in order. */
 export interface LedgerEntry {
@@ -29,7 +29,7 @@ export interface LedgerEntry {
 }
 
 /** The one line saying what normalize repaired in a request (undefined when nothing). */
-export { describeRepairs } from './normalize';
+export { describeRepairs } from '../normalize/normalize';
 
 const PREVIEW_CHARS = 160;
 

@@ -4,12 +4,12 @@
  * agent session persists them as `pin` / `unpin` entries of the block ids), and the list of
  * pinned regions the Context Budget panel shows.
  */
-import type { Block, ConversationState, Message, Role } from './model';
-import { blockPreviewText } from './ledger';
-import type { Tokenizer } from './ports';
-import { headChars } from './text';
-import { blockFixedTokens, blockRawTokens, messageRawTokens } from './tokens/blockTokens';
-import { applyCalibration, type Calibration } from './tokens/calibration';
+import type { Block, ConversationState, Message, Role } from './conversationModel';
+import { blockPreviewText } from '../pipeline/ledger';
+import type { Tokenizer } from '../platform/platformPorts';
+import { headChars } from '../platform/text';
+import { blockFixedTokens, blockRawTokens, messageRawTokens } from '../tokens/blockTokens';
+import { applyCalibration, type Calibration } from '../tokens/calibration';
 
 /** The conversation after a pin change and the ids of the blocks to persist, or why it cannot be made. */
 export type PinChange =

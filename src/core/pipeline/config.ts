@@ -1,6 +1,6 @@
-import type { CacheTtl, PipelineConfig } from './model';
-import { DEFAULT_OUTPUT_RESERVE, modelInfo } from './models';
-import { THINKING_SETTINGS, type ThinkingSetting } from './thinking';
+import type { CacheTtl, PipelineConfig } from '../conversation/conversationModel';
+import { DEFAULT_OUTPUT_RESERVE, modelInfo } from '../models/modelFacts';
+import { THINKING_SETTINGS, type ThinkingSetting } from '../models/thinking';
 
 /** What a user may set; everything optional, resolved against the model's facts. */
 export interface PipelineSettings {

@@ -1,4 +1,4 @@
-import type { Block, ConversationState, Message } from './model';
+import type { Block, ConversationState, Message } from './conversationModel';
 
 /** One broken rule, with where it was found. */
 export interface Violation {

@@ -1,5 +1,5 @@
-import type { TextBlock } from './model';
-import type { Clock, IdSource } from './ports';
+import type { TextBlock } from '../conversation/conversationModel';
+import type { Clock, IdSource } from '../platform/platformPorts';
 
 /**
  * The agent's static system prompt text: who it is, how the user's editor context and the
