@@ -22,7 +22,12 @@ export type ToolNames = Map<string, string>;
  * (text parts guarded, images kept). A changed block is a new block (fresh meta, so its token
  * count is recounted); `guarded` counts the results that changed.
  */
-export function guardArrival(m: Message, compactor: Compactor, contextWindow: number, names: ToolNames): { message: Message; guarded: number } {
+export function guardArrival(
+  m: Message,
+  compactor: Compactor,
+  contextWindow: number,
+  names: ToolNames,
+): { message: Message; guarded: number } {
   if (m.role === 'assistant') {
     for (const b of m.blocks) if (b.type === 'tool_use') names.set(b.id, b.name);
     return { message: m, guarded: 0 };
@@ -30,8 +35,16 @@ export function guardArrival(m: Message, compactor: Compactor, contextWindow: nu
   let guarded = 0;
   const blocks = m.blocks.map((b): Block => {
     if (b.type !== 'tool_result') return b;
-    const opts = { contextWindow, spillDirectory: SPILL_DIRECTORY, fileName: `tool-${b.toolUseId}.txt`, toolName: names.get(b.toolUseId) ?? 'tool' };
-    const content = typeof b.content === 'string' ? compactor.guardResult(b.content, opts).content : guardToolResultContent(b.content, opts).content;
+    const opts = {
+      contextWindow,
+      spillDirectory: SPILL_DIRECTORY,
+      fileName: `tool-${b.toolUseId}.txt`,
+      toolName: names.get(b.toolUseId) ?? 'tool',
+    };
+    const content =
+      typeof b.content === 'string'
+        ? compactor.guardResult(b.content, opts).content
+        : guardToolResultContent(b.content, opts).content;
     if (content === b.content) return b;
     guarded++;
     return { ...b, content, meta: freshMeta(b.meta) };
@@ -42,7 +55,8 @@ export function guardArrival(m: Message, compactor: Compactor, contextWindow: nu
 /** Appends a message, merging it into the last one when both have the same role. */
 export function appendMerged(messages: readonly Message[], m: Message): Message[] {
   const last = messages.at(-1);
-  if (last && last.role === m.role) return [...messages.slice(0, -1), { ...last, blocks: [...last.blocks, ...m.blocks] }];
+  if (last && last.role === m.role)
+    return [...messages.slice(0, -1), { ...last, blocks: [...last.blocks, ...m.blocks] }];
   return [...messages, m];
 }
 

@@ -21,7 +21,12 @@ import { messageRawTokens } from '../src/core/tokens/blockTokens';
 import { modelInfo } from '../src/core/models/modelFacts';
 import { applyCalibration, priorFactorFor } from '../src/core/tokens/calibration';
 import { chars4Tokenizer } from '../src/core/tokens/chars4';
-import { type EstimatorOptions, type PromptRequest, reportedPromptTokens, TokenEstimator } from '../src/core/tokens/estimator';
+import {
+  type EstimatorOptions,
+  type PromptRequest,
+  reportedPromptTokens,
+  TokenEstimator,
+} from '../src/core/tokens/estimator';
 import { createTiktokenTokenizer } from '../src/core/tokens/tiktoken';
 import { parseTranscript } from './transcript';
 import { readFileSync } from 'node:fs';
@@ -60,10 +65,11 @@ interface Predictor {
 /** Sum of raw counts of every message, plus an overhead learned once from the first report. */
 function unanchored(tokenizer: Tokenizer): Predictor {
   let overhead: number | undefined;
-  const count = (r: PromptRequest): number => r.messages.reduce((s, m) => {
-    const t = messageRawTokens(m, tokenizer);
-    return s + t.text + t.fixed;
-  }, 0);
+  const count = (r: PromptRequest): number =>
+    r.messages.reduce((s, m) => {
+      const t = messageRawTokens(m, tokenizer);
+      return s + t.text + t.fixed;
+    }, 0);
   return {
     predict: (r) => (overhead ?? 0) + count(r),
     observe: (r, reported) => {
@@ -78,7 +84,11 @@ function unanchored(tokenizer: Tokenizer): Predictor {
  */
 function anchoredPredictor(tokenizer: Tokenizer, mode: 'anchored' | 'noMargin' | 'uncalibrated'): Predictor {
   const options: EstimatorOptions =
-    mode === 'anchored' ? {} : mode === 'noMargin' ? { safetyMargin: 0 } : { safetyMargin: 0, calibration: { priorFactor: 1, minSampleTokens: Infinity } };
+    mode === 'anchored'
+      ? {}
+      : mode === 'noMargin'
+        ? { safetyMargin: 0 }
+        : { safetyMargin: 0, calibration: { priorFactor: 1, minSampleTokens: Infinity } };
   const est = new TokenEstimator(tokenizer, options);
   return {
     useModel: (model) => {
@@ -99,7 +109,8 @@ function anchoredPredictor(tokenizer: Tokenizer, mode: 'anchored' | 'noMargin' |
 function calibratedUnanchored(tokenizer: Tokenizer): Predictor {
   const est = new TokenEstimator(tokenizer);
   let overhead: number | undefined;
-  const count = (r: PromptRequest): number => r.messages.reduce((s, m) => s + applyCalibration(est.calibration, messageRawTokens(m, tokenizer)), 0);
+  const count = (r: PromptRequest): number =>
+    r.messages.reduce((s, m) => s + applyCalibration(est.calibration, messageRawTokens(m, tokenizer)), 0);
   return {
     predict: (r) => Math.ceil((overhead ?? 0) + count(r)),
     observe: (r, reported) => {
@@ -118,7 +129,13 @@ function percentile(sorted: readonly number[], p: number): number {
 function stats(signedErrors: readonly number[]): ErrorStats {
   const abs = signedErrors.map(Math.abs).sort((a, b) => a - b);
   const r = (x: number): number => Math.round(x * 1000) / 1000;
-  return { median: r(percentile(abs, 0.5)), p95: r(percentile(abs, 0.95)), max: r(percentile(abs, 1)), n: abs.length, under: signedErrors.filter((e) => e < 0).length };
+  return {
+    median: r(percentile(abs, 0.5)),
+    p95: r(percentile(abs, 0.95)),
+    max: r(percentile(abs, 1)),
+    n: abs.length,
+    under: signedErrors.filter((e) => e < 0).length,
+  };
 }
 
 /** Replays `text` (a transcript) with each predictor over a fresh parse; returns signed % errors. */
@@ -155,7 +172,11 @@ export interface EstimateBenchResult {
  * makes (default cl100k_base; its construction is timed). Each tokenizer gets its own parse,
  * since counts are memoised on the blocks.
  */
-export function estimateBench(text: string, source = 'transcript', makeTokenizer: () => Tokenizer = () => createTiktokenTokenizer()): EstimateBenchResult {
+export function estimateBench(
+  text: string,
+  source = 'transcript',
+  makeTokenizer: () => Tokenizer = () => createTiktokenTokenizer(),
+): EstimateBenchResult {
   const t0 = performance.now();
   const tk = makeTokenizer();
   const t1 = performance.now();
@@ -168,14 +189,51 @@ export function estimateBench(text: string, source = 'transcript', makeTokenizer
     anchoredPredictor(tk, 'uncalibrated'),
   ]);
   const t2 = performance.now();
-  const method = (key: string, label: string, description: string, errors: readonly number[]): MethodResult => ({ key, label, description, stats: stats(errors), first: Math.round((errors[0] ?? 0) * 1000) / 1000, afterFirst: stats(errors.slice(1)) });
+  const method = (key: string, label: string, description: string, errors: readonly number[]): MethodResult => ({
+    key,
+    label,
+    description,
+    stats: stats(errors),
+    first: Math.round((errors[0] ?? 0) * 1000) / 1000,
+    afterFirst: stats(errors.slice(1)),
+  });
   const methods: MethodResult[] = [
-    method('chars4', 'chars/4', 'ceil(chars/4) of every block + framing, all messages, + overhead from 1st report', chars4),
-    method('tiktoken', `tiktoken ${tk.name}`, 'tiktoken of every block + framing, all messages, + overhead from 1st report', plain),
-    method('anchored', 'anchored+calibrated', 'last reported prompt + tiktoken of what was added since × learned factor, + margin (2× learned spread) on that part', anchored),
-    method('anchoredNoMargin', 'anchored+calibrated, no margin', 'the same without the safety margin (unbiased)', noMargin),
-    method('calibratedFull', 'calibrated, unanchored', 'tiktoken of all messages × learned factor + overhead from 1st report (no anchor, no margin)', full),
-    method('anchoredUncalibrated', 'anchored, factor 1', 'last reported prompt + raw tiktoken of what was added (no calibration, no margin)', uncal),
+    method(
+      'chars4',
+      'chars/4',
+      'ceil(chars/4) of every block + framing, all messages, + overhead from 1st report',
+      chars4,
+    ),
+    method(
+      'tiktoken',
+      `tiktoken ${tk.name}`,
+      'tiktoken of every block + framing, all messages, + overhead from 1st report',
+      plain,
+    ),
+    method(
+      'anchored',
+      'anchored+calibrated',
+      'last reported prompt + tiktoken of what was added since × learned factor, + margin (2× learned spread) on that part',
+      anchored,
+    ),
+    method(
+      'anchoredNoMargin',
+      'anchored+calibrated, no margin',
+      'the same without the safety margin (unbiased)',
+      noMargin,
+    ),
+    method(
+      'calibratedFull',
+      'calibrated, unanchored',
+      'tiktoken of all messages × learned factor + overhead from 1st report (no anchor, no margin)',
+      full,
+    ),
+    method(
+      'anchoredUncalibrated',
+      'anchored, factor 1',
+      'last reported prompt + raw tiktoken of what was added (no calibration, no margin)',
+      uncal,
+    ),
   ];
   return { encoding: tk.name, methods, tokenizerLoadMs: t1 - t0, replayMs: t2 - t1 };
 }
@@ -186,8 +244,32 @@ function pad(s: string, n: number, right = false): string {
 
 /** Formats the table and the final JSON line. */
 export function formatEstimateBench(r: EstimateBenchResult): string {
-  const rows = r.methods.map((m) => [m.label, m.description, m.stats.median.toFixed(3), m.stats.p95.toFixed(3), m.stats.max.toFixed(2), String(m.stats.under), String(m.stats.n), m.first.toFixed(2), m.afterFirst.median.toFixed(3), m.afterFirst.p95.toFixed(3), m.afterFirst.max.toFixed(2)]);
-  const head = ['method', 'what it does', 'median %', 'p95 %', 'max %', 'under', 'n', '1st req %', 'rest median %', 'rest p95 %', 'rest max %'];
+  const rows = r.methods.map((m) => [
+    m.label,
+    m.description,
+    m.stats.median.toFixed(3),
+    m.stats.p95.toFixed(3),
+    m.stats.max.toFixed(2),
+    String(m.stats.under),
+    String(m.stats.n),
+    m.first.toFixed(2),
+    m.afterFirst.median.toFixed(3),
+    m.afterFirst.p95.toFixed(3),
+    m.afterFirst.max.toFixed(2),
+  ]);
+  const head = [
+    'method',
+    'what it does',
+    'median %',
+    'p95 %',
+    'max %',
+    'under',
+    'n',
+    '1st req %',
+    'rest median %',
+    'rest p95 %',
+    'rest max %',
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]): string => cells.map((c, i) => pad(c, widths[i] ?? 0, i >= 2)).join('  ');
   const json: Record<string, ErrorStats> = {};

@@ -30,7 +30,12 @@ export interface Reference {
  * the transcript, so a bench computes it once for every replay of it.
  */
 export function forwardReferences(events: readonly TranscriptEvent[]): Map<number, Reference[]> {
-  const earlier: Record<FrrKind, Set<string>> = { path: new Set(), symbol: new Set(), url: new Set(), error: new Set() };
+  const earlier: Record<FrrKind, Set<string>> = {
+    path: new Set(),
+    symbol: new Set(),
+    url: new Set(),
+    error: new Set(),
+  };
   const out = new Map<number, Reference[]>();
   events.forEach((e, i) => {
     if (e.kind === 'usage') {
@@ -39,7 +44,9 @@ export function forwardReferences(events: readonly TranscriptEvent[]): Map<numbe
       const ids = extractIdentifiers([next.message]);
       out.set(
         i,
-        FRR_KINDS.flatMap((kind) => [...ids[kind].keys()].filter((id) => earlier[kind].has(id)).map((id) => ({ kind, id }))),
+        FRR_KINDS.flatMap((kind) =>
+          [...ids[kind].keys()].filter((id) => earlier[kind].has(id)).map((id) => ({ kind, id })),
+        ),
       );
     } else if (e.kind === 'message') {
       const ids = extractIdentifiers([e.message]);
@@ -90,8 +97,19 @@ export class FrrTally {
   add(sent: readonly Message[], refs: readonly Reference[]): void {
     if (refs.length === 0) return;
     const texts = sent.map((m) => this.textOf(m)).reverse();
-    const joined = lazy(() => texts.map((t) => t.plain).reverse().join('\n'));
-    const summaries = lazy(() => texts.map((t) => t.summaries).filter((x) => x !== '').reverse().join('\n'));
+    const joined = lazy(() =>
+      texts
+        .map((t) => t.plain)
+        .reverse()
+        .join('\n'),
+    );
+    const summaries = lazy(() =>
+      texts
+        .map((t) => t.summaries)
+        .filter((x) => x !== '')
+        .reverse()
+        .join('\n'),
+    );
     const norm = lazy(() => normalise(joined()));
     const normWith = lazy(() => `${norm()} ${normalise(summaries())}`);
     for (const r of refs) {
@@ -114,7 +132,14 @@ export class FrrTally {
   /** The totals so far. */
   totals(): FrrTotals {
     const byKind = Object.fromEntries(FRR_KINDS.map((k) => [k, { ...this.counts[k] }])) as Record<FrrKind, FrrCount>;
-    const overall = FRR_KINDS.reduce<FrrCount>((a, k) => ({ referenced: a.referenced + byKind[k].referenced, kept: a.kept + byKind[k].kept, keptWithoutSummaries: a.keptWithoutSummaries + byKind[k].keptWithoutSummaries }), { referenced: 0, kept: 0, keptWithoutSummaries: 0 });
+    const overall = FRR_KINDS.reduce<FrrCount>(
+      (a, k) => ({
+        referenced: a.referenced + byKind[k].referenced,
+        kept: a.kept + byKind[k].kept,
+        keptWithoutSummaries: a.keptWithoutSummaries + byKind[k].keptWithoutSummaries,
+      }),
+      { referenced: 0, kept: 0, keptWithoutSummaries: 0 },
+    );
     return { overall, byKind };
   }
 
@@ -122,7 +147,10 @@ export class FrrTally {
     let t = this.texts.get(m);
     if (!t) {
       const summaries = m.blocks.flatMap((b) => (b.type === 'summary' ? [b.text] : []));
-      t = { plain: messagesText([{ ...m, blocks: m.blocks.filter((b) => b.type !== 'summary') }]), summaries: summaries.join('\n') };
+      t = {
+        plain: messagesText([{ ...m, blocks: m.blocks.filter((b) => b.type !== 'summary') }]),
+        summaries: summaries.join('\n'),
+      };
       this.texts.set(m, t);
     }
     return t;

@@ -21,29 +21,34 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     run: runEstimate,
   },
   replay: {
-    usage: 'replay <transcript.jsonl> [--window N] [--policy P] [--baseline]    the whole pipeline over a transcript under one policy: compactions, peak, cache, cost, retention',
+    usage:
+      'replay <transcript.jsonl> [--window N] [--policy P] [--baseline]    the whole pipeline over a transcript under one policy: compactions, peak, cache, cost, retention',
     run: runReplay,
   },
   'replay-all': {
-    usage: 'replay-all [dir]                                                      every transcript of dir (test/fixtures) at 100k and 200k under every policy: one table',
+    usage:
+      'replay-all [dir]                                                      every transcript of dir (test/fixtures) at 100k and 200k under every policy: one table',
     run: runReplayAll,
   },
   window: {
-    usage: 'window                                                                the virtualised transcript: height index build, window per scroll, height update at 2k/20k/200k items',
+    usage:
+      'window                                                                the virtualised transcript: height index build, window per scroll, height update at 2k/20k/200k items',
     run: async () => {
       runTranscriptWindow();
       return 0;
     },
   },
   removal: {
-    usage: 'removal                                                               middle / oldest removal and hybrid at 1k, 4k and 16k messages: time and tokensOf calls',
+    usage:
+      'removal                                                               middle / oldest removal and hybrid at 1k, 4k and 16k messages: time and tokensOf calls',
     run: async () => {
       runRemoval();
       return 0;
     },
   },
   pipeline: {
-    usage: 'pipeline                                                              per-turn pipeline cost at 10k, 100k and 1M tokens vs JSON.stringify',
+    usage:
+      'pipeline                                                              per-turn pipeline cost at 10k, 100k and 1M tokens vs JSON.stringify',
     run: async () => {
       runPipelineCost();
       return 0;
@@ -52,7 +57,14 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 };
 
 function usage(): string {
-  return ['usage: npm run bench -- <subcommand> [args…]', '', 'subcommands:', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n') + '\n';
+  return (
+    [
+      'usage: npm run bench -- <subcommand> [args…]',
+      '',
+      'subcommands:',
+      ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
+    ].join('\n') + '\n'
+  );
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -73,7 +85,9 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     // The message names the problem (e.g. "file.jsonl:12: …"); BENCH_DEBUG=1 adds the stack.
     const debug = process.env.BENCH_DEBUG === '1';
-    process.stderr.write(`error: ${err instanceof Error ? (debug ? (err.stack ?? err.message) : err.message) : String(err)}\n`);
+    process.stderr.write(
+      `error: ${err instanceof Error ? (debug ? (err.stack ?? err.message) : err.message) : String(err)}\n`,
+    );
     process.exitCode = 1;
   },
 );

@@ -52,7 +52,13 @@ export function runPipelineCost(): CostRow[] {
     const ids = counterIds(`b${size}`);
     const rand = prng(size);
     const system = agentSystemPrompt({ clock, ids });
-    let state: ConversationState = { system: [system], tools: [], messages: [], pending: [], config: { ...config.config, contextWindow: 4_000_000 } };
+    let state: ConversationState = {
+      system: [system],
+      tools: [],
+      messages: [],
+      pending: [],
+      config: { ...config.config, contextWindow: 4_000_000 },
+    };
     state = growTo(state, size, tokenizer, rand, { clock, ids });
     const estimator = new TokenEstimator(tokenizer);
     const count = makeRequestCounter(estimator, tokenizer);
@@ -105,18 +111,45 @@ export function runPipelineCost(): CostRow[] {
   }
   const f = (x: number) => x.toFixed(3).padStart(9);
   console.log('Per-turn pipeline cost (median of 101 turns; the new turn is tokenised, history is memoised)');
-  console.log('history tokens | messages | chars tokenised | assemble ms | estimate ms | whole turn ms | JSON.stringify ms | turn / stringify');
+  console.log(
+    'history tokens | messages | chars tokenised | assemble ms | estimate ms | whole turn ms | JSON.stringify ms | turn / stringify',
+  );
   for (const r of rows) {
-    console.log(`${r.historyTokens.toLocaleString('en-US').padStart(14)} | ${String(r.messages).padStart(8)} | ${String(r.charsTokenised).padStart(15)} | ${f(r.assembleMs)}   | ${f(r.estimateMs)}   | ${f(r.pipelineMs)}     | ${f(r.stringifyMs)}         | ${r.ratio.toFixed(2)}×`);
+    console.log(
+      `${r.historyTokens.toLocaleString('en-US').padStart(14)} | ${String(r.messages).padStart(8)} | ${String(r.charsTokenised).padStart(15)} | ${f(r.assembleMs)}   | ${f(r.estimateMs)}   | ${f(r.pipelineMs)}     | ${f(r.stringifyMs)}         | ${r.ratio.toFixed(2)}×`,
+    );
   }
   const small = rows[0];
   const large = rows.at(-1);
   if (small && large) {
-    console.log(`Tokenised per turn: ${small.charsTokenised} characters at ${small.historyTokens.toLocaleString('en-US')} tokens of history, ${large.charsTokenised} at ${large.historyTokens.toLocaleString('en-US')}: only the new turn is counted.`);
-    console.log(`Estimate at ${large.historyTokens.toLocaleString('en-US')} vs ${small.historyTokens.toLocaleString('en-US')} tokens: ${(large.estimateMs / small.estimateMs).toFixed(2)}× the time; what grows is one pointer comparison per message (≈10 ns each) to confirm the anchored prefix is unchanged.`);
-    console.log(`Whole turn at ${large.historyTokens.toLocaleString('en-US')} tokens: ${large.ratio.toFixed(2)}× the JSON.stringify floor (target ≤ 3×).`);
+    console.log(
+      `Tokenised per turn: ${small.charsTokenised} characters at ${small.historyTokens.toLocaleString('en-US')} tokens of history, ${large.charsTokenised} at ${large.historyTokens.toLocaleString('en-US')}: only the new turn is counted.`,
+    );
+    console.log(
+      `Estimate at ${large.historyTokens.toLocaleString('en-US')} vs ${small.historyTokens.toLocaleString('en-US')} tokens: ${(large.estimateMs / small.estimateMs).toFixed(2)}× the time; what grows is one pointer comparison per message (≈10 ns each) to confirm the anchored prefix is unchanged.`,
+    );
+    console.log(
+      `Whole turn at ${large.historyTokens.toLocaleString('en-US')} tokens: ${large.ratio.toFixed(2)}× the JSON.stringify floor (target ≤ 3×).`,
+    );
   }
-  console.log(JSON.stringify(Object.fromEntries(rows.map((r) => [String(r.historyTokens), { messages: r.messages, assemble_ms: round(r.assembleMs), estimate_ms: round(r.estimateMs), turn_ms: round(r.pipelineMs), stringify_ms: round(r.stringifyMs), ratio: round(r.ratio), chars_tokenised: r.charsTokenised }]))));
+  console.log(
+    JSON.stringify(
+      Object.fromEntries(
+        rows.map((r) => [
+          String(r.historyTokens),
+          {
+            messages: r.messages,
+            assemble_ms: round(r.assembleMs),
+            estimate_ms: round(r.estimateMs),
+            turn_ms: round(r.pipelineMs),
+            stringify_ms: round(r.stringifyMs),
+            ratio: round(r.ratio),
+            chars_tokenised: r.charsTokenised,
+          },
+        ]),
+      ),
+    ),
+  );
   return rows;
 }
 

@@ -73,18 +73,31 @@ function layered(name: PolicyName, description: string, extra: FutureSettings): 
     description,
     settings: withSettings(extra),
     pipeline: {},
-    beforeRequest: (state, ctx) => ctx.compactor.beforeRequest(state, { ...(ctx.lastRequestAt !== undefined ? { lastRequestAt: ctx.lastRequestAt } : {}), signal: ctx.signal }),
+    beforeRequest: (state, ctx) =>
+      ctx.compactor.beforeRequest(state, {
+        ...(ctx.lastRequestAt !== undefined ? { lastRequestAt: ctx.lastRequestAt } : {}),
+        signal: ctx.signal,
+      }),
   };
 }
 
 /** Summarise everything compactable once the prompt reaches `at(state)` tokens; no cheap layers. */
-function summariseAll(name: PolicyName, description: string, extra: FutureSettings, pipeline: Partial<PipelineSettings>, at: (s: ConversationState) => number): ReplayPolicy {
+function summariseAll(
+  name: PolicyName,
+  description: string,
+  extra: FutureSettings,
+  pipeline: Partial<PipelineSettings>,
+  at: (s: ConversationState) => number,
+): ReplayPolicy {
   return {
     name,
     description,
     settings: withSettings(extra),
     pipeline,
-    beforeRequest: async (state, ctx) => (ctx.measure(state) >= at(state) ? ctx.compactor.compact(state, { trigger: 'auto-hard', tokensToFree: 'all', signal: ctx.signal }) : NO_RUN(state)),
+    beforeRequest: async (state, ctx) =>
+      ctx.measure(state) >= at(state)
+        ? ctx.compactor.compact(state, { trigger: 'auto-hard', tokensToFree: 'all', signal: ctx.signal })
+        : NO_RUN(state),
   };
 }
 
@@ -97,11 +110,21 @@ export function policy(name: PolicyName): ReplayPolicy {
     case 'default':
       return layered('default', 'the layered pipeline (cheap layers, then a summary at the thresholds)', {});
     case 'rolling':
-      return layered('rolling', 'the layered pipeline, summaryPolicy rolling (the previous summary folded in)', { summaryPolicy: 'rolling' });
+      return layered('rolling', 'the layered pipeline, summaryPolicy rolling (the previous summary folded in)', {
+        summaryPolicy: 'rolling',
+      });
     case 'stacked':
-      return layered('stacked', 'the layered pipeline, summaryPolicy stacked (summaries side by side)', { summaryPolicy: 'stacked' });
+      return layered('stacked', 'the layered pipeline, summaryPolicy stacked (summaries side by side)', {
+        summaryPolicy: 'stacked',
+      });
     case 'baseline':
-      return summariseAll('baseline', 'BASELINE: no cheap layers; summarise everything at 85 %', {}, {}, (s) => 0.85 * effectiveWindow(s.config));
+      return summariseAll(
+        'baseline',
+        'BASELINE: no cheap layers; summarise everything at 85 %',
+        {},
+        {},
+        (s) => 0.85 * effectiveWindow(s.config),
+      );
     case 'claude-code':
       return summariseAll(
         'claude-code',
@@ -111,6 +134,10 @@ export function policy(name: PolicyName): ReplayPolicy {
         (s) => s.config.contextWindow - CLAUDE_CODE_BUFFER,
       );
     case 'server-clear':
-      return layered('server-clear', "the API's clear_tool_uses (trigger at the soft threshold, keep 3); our summary only at the hard threshold", { strategy: 'server-clear-tool-uses' });
+      return layered(
+        'server-clear',
+        "the API's clear_tool_uses (trigger at the soft threshold, keep 3); our summary only at the hard threshold",
+        { strategy: 'server-clear-tool-uses' },
+      );
   }
 }

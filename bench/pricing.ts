@@ -8,7 +8,8 @@ import { requestCostUsd } from '../src/core/agent/cost';
 import type { CacheTtl } from '../src/core/conversation/conversationModel';
 
 /** The price of one request, or why there is none. */
-export type RequestPrice = { readonly known: true; readonly usd: number } | { readonly known: false; readonly model: string };
+export type RequestPrice =
+  { readonly known: true; readonly usd: number } | { readonly known: false; readonly model: string };
 
 /** Prices one request by `model`; an unknown model (or none) gives `known: false`. */
 export function priceRequest(model: string, usage: Usage, ttl: CacheTtl): RequestPrice {

@@ -38,7 +38,9 @@ export class LastKnownFiles {
   /** The port the compactor reads through. */
   readonly readFresh = async (path: string): Promise<FreshRead> => {
     const text = this.content.get(keyOf(path));
-    return text === undefined ? { ok: false, reason: 'not read in this transcript (the replay has no disk)' } : { ok: true, text, bytes: utf8Length(text) };
+    return text === undefined
+      ? { ok: false, reason: 'not read in this transcript (the replay has no disk)' }
+      : { ok: true, text, bytes: utf8Length(text) };
   };
 }
 

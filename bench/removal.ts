@@ -50,9 +50,18 @@ export function runRemoval(): void {
       let calls = 0;
       const counted = (m: Message): number => (calls++, tokensOf(m));
       const t0 = performance.now();
-      const result = strategy(state, { tokensToFree: Math.floor(total / 2), tokensOf: counted, clock: { now: () => 0 }, ids: counterIds('bench'), keepRecentTurns: 2, keepRecentTokens: 0 });
+      const result = strategy(state, {
+        tokensToFree: Math.floor(total / 2),
+        tokensOf: counted,
+        clock: { now: () => 0 },
+        ids: counterIds('bench'),
+        keepRecentTurns: 2,
+        keepRecentTokens: 0,
+      });
       const ms = performance.now() - t0;
-      console.log(`${String(state.messages.length).padStart(8)}  ${name.padEnd(15)} ${ms.toFixed(0).padStart(5)}   ${String(calls).padStart(14)}   ${String(result.records.length).padStart(7)}   ${String(Math.round(result.tokensFreed)).padStart(12)}`);
+      console.log(
+        `${String(state.messages.length).padStart(8)}  ${name.padEnd(15)} ${ms.toFixed(0).padStart(5)}   ${String(calls).padStart(14)}   ${String(result.records.length).padStart(7)}   ${String(Math.round(result.tokensFreed)).padStart(12)}`,
+      );
     }
   }
 }

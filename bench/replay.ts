@@ -16,7 +16,9 @@ import { readTranscript } from './transcript';
 const USAGE = `usage: npm run bench -- replay <transcript.jsonl> [--window N] [--policy ${POLICY_NAMES.join('|')}] [--baseline]\n`;
 
 /** Parsed arguments of `replay`, or the problem with them. */
-export type ReplayArgs = { readonly ok: true; readonly file: string; readonly window: number; readonly policy: PolicyName } | { readonly ok: false; readonly error: string };
+export type ReplayArgs =
+  | { readonly ok: true; readonly file: string; readonly window: number; readonly policy: PolicyName }
+  | { readonly ok: false; readonly error: string };
 
 /** Parses `replay`'s arguments: one file, `--window N` (default 200000), `--policy P` or `--baseline`. */
 export function parseReplayArgs(args: readonly string[]): ReplayArgs {
@@ -33,7 +35,8 @@ export function parseReplayArgs(args: readonly string[]): ReplayArgs {
     else return { ok: false, error: `one transcript at a time (got ${file} and ${a}); replay-all replays a folder` };
   }
   if (!file) return { ok: false, error: 'no transcript given' };
-  if (!Number.isInteger(window) || window <= 0) return { ok: false, error: '--window needs a positive whole number of tokens' };
+  if (!Number.isInteger(window) || window <= 0)
+    return { ok: false, error: '--window needs a positive whole number of tokens' };
   if (!isPolicyName(name)) return { ok: false, error: `unknown policy "${name}" (one of ${POLICY_NAMES.join(', ')})` };
   return { ok: true, file, window, policy: name };
 }

@@ -37,7 +37,9 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
   const tokenizer = createTiktokenTokenizer();
   const transcripts = files.map((f) => ({ file: f, events: readTranscript(f) }));
   const length = deriveSummaryLength(transcripts.flatMap((t) => summarySamples(t.events, (s) => tokenizer.count(s))));
-  console.log(`Summary length of the scripted summariser, from the folder's compaction records: max(${length.floor}, ${(length.ratio * 100).toFixed(1)} % of the region) tokens, at most max_tokens`);
+  console.log(
+    `Summary length of the scripted summariser, from the folder's compaction records: max(${length.floor}, ${(length.ratio * 100).toFixed(1)} % of the region) tokens, at most max_tokens`,
+  );
   const results: TimedResult[] = [];
   for (const t of transcripts) {
     const prepared = prepareTranscript(t.file, t.events, tokenizer);
@@ -46,7 +48,9 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
         const t0 = performance.now();
         const result = await replay(prepared, { window, policy: policy(name), summaryLength: length });
         results.push({ result, wallMs: performance.now() - t0 });
-        process.stderr.write(`replayed ${t.file} at ${window} with ${name} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+        process.stderr.write(
+          `replayed ${t.file} at ${window} with ${name} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+        );
       }
     }
   }

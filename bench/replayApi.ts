@@ -12,7 +12,12 @@ import { layoutPrompt } from '../test/fake-anthropic/promptLayout';
 import { RejectionError } from '../test/fake-anthropic/reject';
 import { blocksOf, type ApiRequest } from '../test/fake-anthropic/request';
 import { validateRequest } from '../test/fake-anthropic/validateRequest';
-import { checkContextManagement, clearCandidates, CLEARED_PLACEHOLDER, type Edit } from '../test/fake-anthropic/contextManagement';
+import {
+  checkContextManagement,
+  clearCandidates,
+  CLEARED_PLACEHOLDER,
+  type Edit,
+} from '../test/fake-anthropic/contextManagement';
 import type { ServerRequestParts } from '../src/core/server/serverContext';
 
 /** How the cache split a request's prompt tokens. */
@@ -53,7 +58,10 @@ export class ReplayApi {
   private lastMain = new Map<string, number>();
 
   /** `now`: the replay's clock; `textTokens`: calibrated tokens of a text (for blocks no main request had). */
-  constructor(now: () => number, private readonly textTokens: (text: string) => number) {
+  constructor(
+    now: () => number,
+    private readonly textTokens: (text: string) => number,
+  ) {
     this.cache = new PromptCache(now);
   }
 
@@ -86,7 +94,12 @@ export class ReplayApi {
    * prompt — its prefix changes at the first cleared result, so everything after it is written
    * again.
    */
-  sendMain(params: MessageCreateParamsNonStreaming, blockTokens: readonly number[], overhead: number, server?: ServerRequestParts): ApiOutcome {
+  sendMain(
+    params: MessageCreateParamsNonStreaming,
+    blockTokens: readonly number[],
+    overhead: number,
+    server?: ServerRequestParts,
+  ): ApiOutcome {
     const v = this.validate(params);
     if (!v.ok) return v;
     const req = v.req;
@@ -94,7 +107,9 @@ export class ReplayApi {
     const texts = layout.blocks.length === blockTokens.length ? undefined : requestBlockTexts(req);
     const memo = new Map<string, number>();
     const blocks = layout.blocks.map((b, i) => {
-      const tokens = (blockTokens.length === layout.blocks.length ? (blockTokens[i] as number) : this.textTokens(texts?.[i] ?? '')) + (i === 0 ? overhead : 0);
+      const tokens =
+        (blockTokens.length === layout.blocks.length ? (blockTokens[i] as number) : this.textTokens(texts?.[i] ?? '')) +
+        (i === 0 ? overhead : 0);
       memo.set(b.key, tokens);
       return { ...b, tokens };
     });
@@ -102,17 +117,27 @@ export class ReplayApi {
     const promptTokens = blocks.reduce((n, b) => n + b.tokens, 0);
     const edits = server?.contextManagement ? this.serverEdits(params, server) : { ok: true as const, edits: [] };
     if (!edits.ok) return edits;
-    const clear = edits.edits.find((e): e is Extract<Edit, { type: 'clear_tool_uses_20250919' }> => e.type === 'clear_tool_uses_20250919');
+    const clear = edits.edits.find(
+      (e): e is Extract<Edit, { type: 'clear_tool_uses_20250919' }> => e.type === 'clear_tool_uses_20250919',
+    );
     if (clear && promptTokens >= clear.trigger) {
       const c = clearCandidates(req, clear);
       if (c.locs.length > 0) {
         const cleared = new Set(c.locs);
         const placeholder = this.textTokens(CLEARED_PLACEHOLDER);
-        const edited = layoutPrompt(c.req, { count: false }).blocks.map((b, i) => ({ ...b, tokens: cleared.has(b.loc) ? placeholder : (blocks[i]?.tokens ?? 0) }));
+        const edited = layoutPrompt(c.req, { count: false }).blocks.map((b, i) => ({
+          ...b,
+          tokens: cleared.has(b.loc) ? placeholder : (blocks[i]?.tokens ?? 0),
+        }));
         const freed = promptTokens - edited.reduce((n, b) => n + b.tokens, 0);
         if (freed >= clear.clearAtLeast) {
           for (const b of edited) memo.set(b.key, b.tokens);
-          return { ok: true, split: this.process(req.model, edited), cleared: { tokens: freed, toolUses: c.locs.length, toolUseIds: c.toolUseIds }, promptTokens: promptTokens - freed };
+          return {
+            ok: true,
+            split: this.process(req.model, edited),
+            cleared: { tokens: freed, toolUses: c.locs.length, toolUseIds: c.toolUseIds },
+            promptTokens: promptTokens - freed,
+          };
         }
       }
     }
@@ -120,9 +145,18 @@ export class ReplayApi {
   }
 
   /** The server edits of a request, validated with its beta headers; a refusal is counted like any other. */
-  private serverEdits(params: MessageCreateParamsNonStreaming, server: ServerRequestParts): { readonly ok: true; readonly edits: readonly Edit[] } | { readonly ok: false; readonly reason: string } {
+  private serverEdits(
+    params: MessageCreateParamsNonStreaming,
+    server: ServerRequestParts,
+  ): { readonly ok: true; readonly edits: readonly Edit[] } | { readonly ok: false; readonly reason: string } {
     try {
-      return { ok: true, edits: checkContextManagement({ ...params, context_management: server.contextManagement } as unknown as Record<string, unknown>, server.betas.join(',')) };
+      return {
+        ok: true,
+        edits: checkContextManagement(
+          { ...params, context_management: server.contextManagement } as unknown as Record<string, unknown>,
+          server.betas.join(','),
+        ),
+      };
     } catch (err) {
       const reason = rejectionReason(err);
       this.invalid.set(reason, (this.invalid.get(reason) ?? 0) + 1);
@@ -141,7 +175,10 @@ export class ReplayApi {
     const req = v.req;
     const layout = layoutPrompt(req, { count: false });
     const texts = requestBlockTexts(req);
-    const blocks = layout.blocks.map((b, i) => ({ ...b, tokens: this.lastMain.get(b.key) ?? this.textTokens(texts[i] ?? '') }));
+    const blocks = layout.blocks.map((b, i) => ({
+      ...b,
+      tokens: this.lastMain.get(b.key) ?? this.textTokens(texts[i] ?? ''),
+    }));
     return { ok: true, split: this.process(req.model, blocks), promptTokens: blocks.reduce((n, b) => n + b.tokens, 0) };
   }
 
@@ -152,7 +189,9 @@ export class ReplayApi {
    * refuse non-JSON values, so an object that passes has a wire form that passes; an object
    * that fails is judged again on its wire form, and that verdict (and reason) counts.
    */
-  private validate(params: MessageCreateParamsNonStreaming): { readonly ok: true; readonly req: ApiRequest } | { readonly ok: false; readonly reason: string } {
+  private validate(
+    params: MessageCreateParamsNonStreaming,
+  ): { readonly ok: true; readonly req: ApiRequest } | { readonly ok: false; readonly reason: string } {
     try {
       return { ok: true, req: validateRequest(params, 'messages') };
     } catch (direct) {
@@ -168,8 +207,16 @@ export class ReplayApi {
   }
 
   private process(model: string, blocks: ReturnType<typeof layoutPrompt>['blocks']): CacheSplit {
-    const u = this.cache.process(model, { blocks, totalTokens: blocks.reduce((n, b) => n + b.tokens, 0) }, minCacheableTokens(model));
-    return { input_tokens: u.input_tokens, cache_read_input_tokens: u.cache_read_input_tokens, cache_creation_input_tokens: u.cache_creation_input_tokens };
+    const u = this.cache.process(
+      model,
+      { blocks, totalTokens: blocks.reduce((n, b) => n + b.tokens, 0) },
+      minCacheableTokens(model),
+    );
+    return {
+      input_tokens: u.input_tokens,
+      cache_read_input_tokens: u.cache_read_input_tokens,
+      cache_creation_input_tokens: u.cache_creation_input_tokens,
+    };
   }
 }
 
@@ -193,7 +240,9 @@ function blockText(b: ContentBlockParam): string {
     case 'tool_use':
       return `${b.name}\n${JSON.stringify(b.input)}`;
     case 'tool_result':
-      return typeof b.content === 'string' ? b.content : (b.content ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+      return typeof b.content === 'string'
+        ? b.content
+        : (b.content ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('\n');
     default:
       return '';
   }

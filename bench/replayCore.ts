@@ -58,7 +58,11 @@ export interface PreparedTranscript {
  * median of reported − calibrated count over the requests before its first compaction (after
  * one, Claude Code re-attaches files its log does not keep), and the forward references.
  */
-export function prepareTranscript(name: string, events: readonly TranscriptEvent[], tokenizer: Tokenizer): PreparedTranscript {
+export function prepareTranscript(
+  name: string,
+  events: readonly TranscriptEvent[],
+  tokenizer: Tokenizer,
+): PreparedTranscript {
   const learner = new TokenEstimator(tokenizer);
   let history: Message[] = [];
   let compacted = false;
@@ -70,13 +74,26 @@ export function prepareTranscript(name: string, events: readonly TranscriptEvent
       compacted = true;
     } else if (e.usage) {
       learner.observe({ system: [], tools: [], messages: history }, e.usage);
-      if (!compacted) samples.push({ reported: e.usage.input_tokens + e.usage.cache_read_input_tokens + e.usage.cache_creation_input_tokens, messages: history });
+      if (!compacted)
+        samples.push({
+          reported: e.usage.input_tokens + e.usage.cache_read_input_tokens + e.usage.cache_creation_input_tokens,
+          messages: history,
+        });
     }
   }
   const cal = learner.calibration;
-  const overheads = samples.map((x) => x.reported - x.messages.reduce((n, m) => n + applyCalibration(cal, messageRawTokens(m, tokenizer)), 0)).sort((a, b) => a - b);
+  const overheads = samples
+    .map((x) => x.reported - x.messages.reduce((n, m) => n + applyCalibration(cal, messageRawTokens(m, tokenizer)), 0))
+    .sort((a, b) => a - b);
   const overhead = overheads.length === 0 ? 0 : (overheads[Math.floor(overheads.length / 2)] as number);
-  return { name, events, tokenizer, calibration: cal, overhead: Math.max(0, Math.round(overhead)), references: forwardReferences(events) };
+  return {
+    name,
+    events,
+    tokenizer,
+    calibration: cal,
+    overhead: Math.max(0, Math.round(overhead)),
+    references: forwardReferences(events),
+  };
 }
 
 /** One request of a replay, for tests and the detailed report. */
@@ -160,15 +177,45 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   const api = new ReplayApi(clock.now, textTokens);
   const summariser = new ScriptedSummariser({ tokens: textTokens, length: opts.summaryLength ?? SUMMARY_LENGTH, api });
   const files = new LastKnownFiles();
-  const compactor = new Compactor({ summariser, clock, ids: counterIds('r'), tokensOf, measure, settings: () => opts.policy.settings, timeout: () => new Promise(() => undefined), readFresh: files.readFresh });
+  const compactor = new Compactor({
+    summariser,
+    clock,
+    ids: counterIds('r'),
+    tokensOf,
+    measure,
+    settings: () => opts.policy.settings,
+    timeout: () => new Promise(() => undefined),
+    readFresh: files.readFresh,
+  });
   const firstModel = t.events.find((e) => e.kind === 'usage' && e.usage !== null);
-  let state: ConversationState = { system: [], tools: [], messages: [], pending: [], config: configFor(firstModel?.kind === 'usage' ? firstModel.model : '') };
+  let state: ConversationState = {
+    system: [],
+    tools: [],
+    messages: [],
+    pending: [],
+    config: configFor(firstModel?.kind === 'usage' ? firstModel.model : ''),
+  };
   const names: ToolNames = new Map();
   const cost = new CostTally();
   const frr = new FrrTally();
   const log: string[] = [];
   const trace: RequestTrace[] = [];
-  const totals = { requests: 0, overflows: 0, peak: 0, compactions: 0, summaries: 0, guarded: 0, reattached: 0, flushes: 0, serverClears: 0, serverClearedTokens: 0, input: 0, read: 0, write: 0, output: 0 };
+  const totals = {
+    requests: 0,
+    overflows: 0,
+    peak: 0,
+    compactions: 0,
+    summaries: 0,
+    guarded: 0,
+    reattached: 0,
+    flushes: 0,
+    serverClears: 0,
+    serverClearedTokens: 0,
+    input: 0,
+    read: 0,
+    write: 0,
+    output: 0,
+  };
   const serverSide = isServerStrategy(opts.policy.settings.strategy);
   const signal = new AbortController().signal;
   let previous: ReturnType<typeof prepareRequest>['lastBreakpoint'];
@@ -202,7 +249,12 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     totals.requests++;
     state = { ...state, config: configFor(e.model) };
 
-    const run = await opts.policy.beforeRequest(state, { compactor, measure, signal, ...(lastRequestAt !== undefined ? { lastRequestAt } : {}) });
+    const run = await opts.policy.beforeRequest(state, {
+      compactor,
+      measure,
+      signal,
+      ...(lastRequestAt !== undefined ? { lastRequestAt } : {}),
+    });
     state = run.state;
     for (const r of run.records) {
       totals.compactions++;
@@ -210,8 +262,12 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       const attached = (r.reattached ?? []).filter((f) => f.attached === 'content');
       const tokensAttached = attached.reduce((n, f) => n + f.tokens, 0);
       totals.reattached += tokensAttached;
-      const note = r.reattached?.length ? ` [re-attached ${attached.length}/${r.reattached.length} files, ${fmt(tokensAttached)} tokens]` : '';
-      log.push(`  request ${String(totals.requests).padStart(3)}: ${r.layer.padEnd(14)} ${r.trigger.padEnd(9)} ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)} tokens${r.fallbacks.length ? ` (${r.fallbacks.join('; ')})` : ''}${note}`);
+      const note = r.reattached?.length
+        ? ` [re-attached ${attached.length}/${r.reattached.length} files, ${fmt(tokensAttached)} tokens]`
+        : '';
+      log.push(
+        `  request ${String(totals.requests).padStart(3)}: ${r.layer.padEnd(14)} ${r.trigger.padEnd(9)} ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)} tokens${r.fallbacks.length ? ` (${r.fallbacks.join('; ')})` : ''}${note}`,
+      );
     }
 
     // Overflows and peak on the history we send: the server's edits are not counted in our favour.
@@ -219,18 +275,40 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     totals.peak = Math.max(totals.peak, tokens / effectiveWindow(state.config));
     if (tokens + state.config.outputReserve > state.config.contextWindow) totals.overflows++;
     // count gets the normalized state: per-message tokens must index its messages, as the anchors do.
-    const prepared = prepareRequest(state, { count: (sending) => ({ tools: 0, system: 0, messages: sending.messages.map(tokensOf), total: tokens, anchored: false }), clock, ...(previous ? { previous } : {}) });
+    const prepared = prepareRequest(state, {
+      count: (sending) => ({
+        tools: 0,
+        system: 0,
+        messages: sending.messages.map(tokensOf),
+        total: tokens,
+        anchored: false,
+      }),
+      clock,
+      ...(previous ? { previous } : {}),
+    });
     previous = prepared.lastBreakpoint;
     const ledger = buildLedger(prepared.sent, prepared.anchors, tokenizer, cal);
     // Under a server strategy the request carries the app's own context_management (serverRequest.ts).
     const server = serverSide ? serverRequestFor(state, opts.policy.settings) : undefined;
-    const sent = server && !server.ok ? api.refuse(`server strategy: ${server.reason}`) : api.sendMain(prepared.params, ledger.map((r) => r.tokens), overhead, server?.value);
-    const split = sent.ok ? sent.split : { input_tokens: Math.round(tokens), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    const sent =
+      server && !server.ok
+        ? api.refuse(`server strategy: ${server.reason}`)
+        : api.sendMain(
+            prepared.params,
+            ledger.map((r) => r.tokens),
+            overhead,
+            server?.value,
+          );
+    const split = sent.ok
+      ? sent.split
+      : { input_tokens: Math.round(tokens), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
     const cleared = sent.ok ? sent.cleared : undefined;
     if (cleared) {
       totals.serverClears++;
       totals.serverClearedTokens += cleared.tokens;
-      log.push(`  request ${String(totals.requests).padStart(3)}: ${'server-clear'.padEnd(14)} ${'server'.padEnd(9)} ${fmt(tokens)} → ${fmt(tokens - cleared.tokens)} tokens (${cleared.toolUses} tool results)`);
+      log.push(
+        `  request ${String(totals.requests).padStart(3)}: ${'server-clear'.padEnd(14)} ${'server'.padEnd(9)} ${fmt(tokens)} → ${fmt(tokens - cleared.tokens)} tokens (${cleared.toolUses} tool results)`,
+      );
     }
     const usage: Usage = { ...split, output_tokens: e.usage.output_tokens };
     cost.add(e.model, usage, state.config.cacheTtl);
@@ -238,9 +316,20 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     totals.read += usage.cache_read_input_tokens;
     totals.write += usage.cache_creation_input_tokens;
     totals.output += usage.output_tokens;
-    trace.push({ at: now, model: e.model, tokens, usage, flushed, ...(sent.ok ? {} : { invalid: sent.reason }), ...(cleared ? { serverCleared: { tokens: cleared.tokens, toolUses: cleared.toolUses } } : {}) });
+    trace.push({
+      at: now,
+      model: e.model,
+      tokens,
+      usage,
+      flushed,
+      ...(sent.ok ? {} : { invalid: sent.reason }),
+      ...(cleared ? { serverCleared: { tokens: cleared.tokens, toolUses: cleared.toolUses } } : {}),
+    });
     // Retention of what the model saw: results the server cleared are gone from it.
-    frr.add(cleared ? withClearedResults(state.messages, cleared.toolUseIds) : state.messages, t.references.get(index) ?? []);
+    frr.add(
+      cleared ? withClearedResults(state.messages, cleared.toolUseIds) : state.messages,
+      t.references.get(index) ?? [],
+    );
     lastRequestAt = now;
   }
 
@@ -276,7 +365,14 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
 export function withClearedResults(messages: readonly Message[], ids: readonly string[]): Message[] {
   const gone = new Set(ids);
   return messages.map((m) =>
-    m.blocks.some((b) => b.type === 'tool_result' && gone.has(b.toolUseId)) ? { ...m, blocks: m.blocks.map((b) => (b.type === 'tool_result' && gone.has(b.toolUseId) ? { ...b, content: CLEARED_PLACEHOLDER } : b)) } : m,
+    m.blocks.some((b) => b.type === 'tool_result' && gone.has(b.toolUseId))
+      ? {
+          ...m,
+          blocks: m.blocks.map((b) =>
+            b.type === 'tool_result' && gone.has(b.toolUseId) ? { ...b, content: CLEARED_PLACEHOLDER } : b,
+          ),
+        }
+      : m,
   );
 }
 

@@ -55,7 +55,8 @@ export function rowOf(r: ReplayResult, baseline: number | null | undefined): Rep
     server_cleared_tokens: Math.round(r.serverClearedTokens),
     reattached: Math.round(r.reattached),
     cost_usd: cost === null ? null : round(cost),
-    cost_ratio: cost === null || baseline === null || baseline === undefined || baseline === 0 ? null : round(cost / baseline),
+    cost_ratio:
+      cost === null || baseline === null || baseline === undefined || baseline === 0 ? null : round(cost / baseline),
     frr: nullableRound(frrShare(r.frr.overall)),
     frr_no_summary: nullableRound(frrShare(r.frr.overall, false)),
   };
@@ -67,13 +68,22 @@ export function printReplay(r: ReplayResult, description: string, baseline?: num
   out(`Replay of ${r.transcript} with a ${fmt(r.window)}-token window — ${r.policy}: ${description}`);
   out(`Compactions (${r.compactions}, of which ${r.summaries} summaries):`);
   for (const l of r.log) out(l);
-  if (r.serverClears > 0) out(`the API's clear_tool_uses edited ${r.serverClears} requests, clearing ${fmt(r.serverClearedTokens)} tokens in all`);
-  out(`requests ${r.requests} · peak utilisation ${pct(r.peak)} · overflows ${r.overflows} · invalid requests ${r.invalidCount} · tool results guarded on arrival ${r.guarded} · real full cache misses replayed ${r.flushes}`);
+  if (r.serverClears > 0)
+    out(
+      `the API's clear_tool_uses edited ${r.serverClears} requests, clearing ${fmt(r.serverClearedTokens)} tokens in all`,
+    );
+  out(
+    `requests ${r.requests} · peak utilisation ${pct(r.peak)} · overflows ${r.overflows} · invalid requests ${r.invalidCount} · tool results guarded on arrival ${r.guarded} · real full cache misses replayed ${r.flushes}`,
+  );
   for (const [reason, n] of r.invalid) out(`  invalid ×${n}: ${reason}`);
   const t = r.tokens;
   const sent = t.input + t.read + t.write;
-  out(`prompt tokens sent ${fmt(sent)} (uncached input ${fmt(t.input)}, cache reads ${fmt(t.read)}, cache writes ${fmt(t.write)}; hit rate ${sent ? ((100 * t.read) / sent).toFixed(1) : 0} %) · output ${fmt(t.output)}`);
-  out(`cost ${money(r.cost.total())} for the model + ${money(r.summariserCost.total(), 4)} for the summariser (${r.summariserCalls} calls) = ${money(totalCost(r))}`);
+  out(
+    `prompt tokens sent ${fmt(sent)} (uncached input ${fmt(t.input)}, cache reads ${fmt(t.read)}, cache writes ${fmt(t.write)}; hit rate ${sent ? ((100 * t.read) / sent).toFixed(1) : 0} %) · output ${fmt(t.output)}`,
+  );
+  out(
+    `cost ${money(r.cost.total())} for the model + ${money(r.summariserCost.total(), 4)} for the summariser (${r.summariserCalls} calls) = ${money(totalCost(r))}`,
+  );
   for (const u of unknownModels(r.cost, r.summariserCost)) out(`  UNKNOWN MODEL, not priced: ${u}`);
   out(`forward-reference recall: ${frrText(r.frr.overall)} (with summaries / without)`);
   for (const k of FRR_KINDS) out(`  ${k.padEnd(7)} ${frrText(r.frr.byKind[k])}`);
@@ -82,12 +92,30 @@ export function printReplay(r: ReplayResult, description: string, baseline?: num
   return row;
 }
 
-const COLUMNS = ['transcript', 'window', 'policy', 'requests', 'overflows', 'invalid', 'peak %', 'compactions', 'server clears', 're-attached', 'cost $', '÷ baseline', 'FRR', 'FRR w/o sum.', 'summariser $', 'wall s'] as const;
+const COLUMNS = [
+  'transcript',
+  'window',
+  'policy',
+  'requests',
+  'overflows',
+  'invalid',
+  'peak %',
+  'compactions',
+  'server clears',
+  're-attached',
+  'cost $',
+  '÷ baseline',
+  'FRR',
+  'FRR w/o sum.',
+  'summariser $',
+  'wall s',
+] as const;
 
 /** Prints the replay-all table, the notes (invalid reasons, unknown models, FRR by kind), then the JSON rows as the last line. */
 export function printTable(results: readonly TimedResult[]): ReplayRow[] {
   const baselines = new Map<string, number | null>();
-  for (const { result: r } of results) if (r.policy === 'baseline') baselines.set(`${r.transcript}\u0000${r.window}`, totalCost(r));
+  for (const { result: r } of results)
+    if (r.policy === 'baseline') baselines.set(`${r.transcript}\u0000${r.window}`, totalCost(r));
   const rows = results.map(({ result: r }) => rowOf(r, baselines.get(`${r.transcript}\u0000${r.window}`)));
   const cells = results.map(({ result: r, wallMs }, i) => {
     const row = rows[i] as ReplayRow;
@@ -111,10 +139,13 @@ export function printTable(results: readonly TimedResult[]): ReplayRow[] {
     ];
   });
   const widths = COLUMNS.map((c, i) => Math.max(c.length, ...cells.map((row) => (row[i] as string).length)));
-  const line = (xs: readonly string[]) => xs.map((x, i) => (i < 3 ? x.padEnd(widths[i] as number) : x.padStart(widths[i] as number))).join('  ');
+  const line = (xs: readonly string[]) =>
+    xs.map((x, i) => (i < 3 ? x.padEnd(widths[i] as number) : x.padStart(widths[i] as number))).join('  ');
   console.log(line(COLUMNS));
   for (const c of cells) console.log(line(c));
-  console.log('compactions: records of every layer (of which summaries); server clears: requests the API\'s clear_tool_uses edited; re-attached: tokens of file content re-attached after compactions; cost $: model + summariser; FRR: forward-reference recall, with / without summary text.');
+  console.log(
+    "compactions: records of every layer (of which summaries); server clears: requests the API's clear_tool_uses edited; re-attached: tokens of file content re-attached after compactions; cost $: model + summariser; FRR: forward-reference recall, with / without summary text.",
+  );
   for (const { result: r } of results) {
     const where = `${shortName(r.transcript)} ${Math.round(r.window / 1000)}k ${r.policy}`;
     for (const [reason, n] of r.invalid) console.log(`invalid ×${n} in ${where}: ${reason}`);
@@ -131,7 +162,9 @@ export function printTable(results: readonly TimedResult[]): ReplayRow[] {
 
 /** `real-session-sonnet45.transcript.jsonl` → `sonnet45`. */
 export function shortName(file: string): string {
-  return (file.split(/[\\/]/).at(-1) ?? file).replace(/\.transcript\.jsonl$|\.jsonl$/, '').replace(/^real-session-/, '');
+  return (file.split(/[\\/]/).at(-1) ?? file)
+    .replace(/\.transcript\.jsonl$|\.jsonl$/, '')
+    .replace(/^real-session-/, '');
 }
 
 function frrText(c: FrrCount): string {

@@ -51,27 +51,60 @@ export class ScriptedSummariser implements LlmClient {
     this.tokens = opts.tokens ?? ((t) => Math.ceil(t.length / 3.6));
   }
 
-  async stream(params: MessageCreateParamsNonStreaming, _opts: { signal: AbortSignal; onEvent: (e: LlmEvent) => void }): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> {
+  async stream(
+    params: MessageCreateParamsNonStreaming,
+    _opts: { signal: AbortSignal; onEvent: (e: LlmEvent) => void },
+  ): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> {
     this.calls++;
     if (this.fail > 0) {
       this.fail--;
       return { ok: false, error: { kind: 'overloaded', message: 'scripted summariser failure', retryable: false } };
     }
-    const text = params.messages.map((m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n'))).join('\n');
-    const system = typeof params.system === 'string' ? params.system : (params.system ?? []).map((b) => b.text).join('\n');
+    const text = params.messages
+      .map((m) =>
+        typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n'),
+      )
+      .join('\n');
+    const system =
+      typeof params.system === 'string' ? params.system : (params.system ?? []).map((b) => b.text).join('\n');
     const regionTokens = this.tokens(text);
     const sent = this.opts.api?.sendSide(params);
     if (sent && !sent.ok) {
       const input = regionTokens + this.tokens(system);
-      this.requests.push({ model: params.model, usage: { input_tokens: input, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, invalid: sent.reason });
-      return { ok: false, error: { kind: 'invalid_request', message: `The API refused the summary request: ${sent.reason}`, retryable: false } };
+      this.requests.push({
+        model: params.model,
+        usage: { input_tokens: input, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        invalid: sent.reason,
+      });
+      return {
+        ok: false,
+        error: {
+          kind: 'invalid_request',
+          message: `The API refused the summary request: ${sent.reason}`,
+          retryable: false,
+        },
+      };
     }
     const target = summaryLengthTokens(regionTokens, params.max_tokens, this.opts.length ?? SUMMARY_LENGTH);
     const { summary, tokens: output } = this.extract(text, target);
-    const split = sent?.ok ? sent.split : { input_tokens: regionTokens + this.tokens(system), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    const split = sent?.ok
+      ? sent.split
+      : {
+          input_tokens: regionTokens + this.tokens(system),
+          cache_read_input_tokens: 0,
+          cache_creation_input_tokens: 0,
+        };
     const usage: Usage = { ...split, output_tokens: output };
     this.requests.push({ model: params.model, usage });
-    return { ok: true, result: { content: [{ type: 'text', text: summary }], stopReason: output >= params.max_tokens ? 'max_tokens' : 'end_turn', model: params.model, usage } };
+    return {
+      ok: true,
+      result: {
+        content: [{ type: 'text', text: summary }],
+        stopReason: output >= params.max_tokens ? 'max_tokens' : 'end_turn',
+        model: params.model,
+        usage,
+      },
+    };
   }
 
   /**
@@ -80,7 +113,10 @@ export class ScriptedSummariser implements LlmClient {
    * text is cut to the target (a model stopping at its length), counted on the whole summary.
    */
   private extract(text: string, target: number): { summary: string; tokens: number } {
-    const lines = text.split('\n').map((l) => l.trim().slice(0, LINE_CHARS)).filter((l) => l !== '');
+    const lines = text
+      .split('\n')
+      .map((l) => l.trim().slice(0, LINE_CHARS))
+      .filter((l) => l !== '');
     const ordered = [...lines.filter((l) => SIGNAL.test(l)), ...lines.filter((l) => !SIGNAL.test(l))];
     const picked: string[] = [];
     let estimate = 0;

@@ -32,7 +32,11 @@ export interface SummarySample {
 
 /** The samples of a transcript's `compaction` records (those with a `tokensBefore`). */
 export function summarySamples(events: readonly TranscriptEvent[], tokens: (text: string) => number): SummarySample[] {
-  return events.flatMap((e) => (e.kind === 'compaction' && e.tokensBefore > 0 ? [{ summaryTokens: tokens(e.summary), regionTokens: e.tokensBefore }] : []));
+  return events.flatMap((e) =>
+    e.kind === 'compaction' && e.tokensBefore > 0
+      ? [{ summaryTokens: tokens(e.summary), regionTokens: e.tokensBefore }]
+      : [],
+  );
 }
 
 /**
@@ -44,10 +48,17 @@ export function deriveSummaryLength(samples: readonly SummarySample[]): SummaryL
   const summary = samples.reduce((n, s) => n + s.summaryTokens, 0);
   const region = samples.reduce((n, s) => n + s.regionTokens, 0);
   const shortest = Math.min(...samples.map((s) => s.summaryTokens));
-  return { ratio: Math.round((1000 * summary) / region) / 1000, floor: Math.max(100, Math.round(shortest / 2 / 100) * 100) };
+  return {
+    ratio: Math.round((1000 * summary) / region) / 1000,
+    floor: Math.max(100, Math.round(shortest / 2 / 100) * 100),
+  };
 }
 
 /** Tokens a real summariser would write for `regionTokens`, capped by the request's `max_tokens`. */
-export function summaryLengthTokens(regionTokens: number, cap: number, model: SummaryLengthModel = SUMMARY_LENGTH): number {
+export function summaryLengthTokens(
+  regionTokens: number,
+  cap: number,
+  model: SummaryLengthModel = SUMMARY_LENGTH,
+): number {
   return Math.max(1, Math.min(cap, Math.max(model.floor, Math.round(model.ratio * Math.max(0, regionTokens)))));
 }

@@ -9,7 +9,38 @@ import type { ConversationState } from '../src/core/conversation/conversationMod
 import type { Clock, IdSource, Tokenizer } from '../src/core/platform/platformPorts';
 import { messageRawTokens } from '../src/core/tokens/blockTokens';
 
-const WORDS = ['const', 'function', 'return', 'await', 'import', 'export', 'interface', 'string', 'number', 'session', 'token', 'budget', 'compact', 'summary', 'message', 'block', 'cache', 'anchor', 'estimate', 'window', 'result', 'error', 'config', 'path', 'file', 'line', 'value', 'index', 'state', 'event'];
+const WORDS = [
+  'const',
+  'function',
+  'return',
+  'await',
+  'import',
+  'export',
+  'interface',
+  'string',
+  'number',
+  'session',
+  'token',
+  'budget',
+  'compact',
+  'summary',
+  'message',
+  'block',
+  'cache',
+  'anchor',
+  'estimate',
+  'window',
+  'result',
+  'error',
+  'config',
+  'path',
+  'file',
+  'line',
+  'value',
+  'index',
+  'state',
+  'event',
+];
 
 /** A tiny deterministic PRNG (mulberry32). */
 export function prng(seed: number): () => number {
@@ -35,15 +66,41 @@ export function codeText(rand: () => number, lines: number): string {
 }
 
 /** Appends one synthetic turn (4 messages); returns the new state. Throws if the core refuses (a bug). */
-export function addTurn(state: ConversationState, rand: () => number, deps: { clock: Clock; ids: IdSource }, turnNo: number): ConversationState {
-  const ask = assembleUserMessage(state, { userText: `Turn ${turnNo}: please look at src/module${turnNo}.ts and ${codeText(rand, 2)}`, pasteDirectory: '/bench' }, deps);
+export function addTurn(
+  state: ConversationState,
+  rand: () => number,
+  deps: { clock: Clock; ids: IdSource },
+  turnNo: number,
+): ConversationState {
+  const ask = assembleUserMessage(
+    state,
+    {
+      userText: `Turn ${turnNo}: please look at src/module${turnNo}.ts and ${codeText(rand, 2)}`,
+      pasteDirectory: '/bench',
+    },
+    deps,
+  );
   if (!ask.ok) throw new Error(ask.error.message);
   let s = applyUserMessage(state, ask.value);
   const toolId = `toolu_bench_${turnNo}`;
-  const call = appendAssistantMessage(s, [{ type: 'text', text: `I'll read the file. ${codeText(rand, 2)}` }, { type: 'tool_use', id: toolId, name: 'read_file', input: { path: `src/module${turnNo}.ts` } }], deps);
+  const call = appendAssistantMessage(
+    s,
+    [
+      { type: 'text', text: `I'll read the file. ${codeText(rand, 2)}` },
+      { type: 'tool_use', id: toolId, name: 'read_file', input: { path: `src/module${turnNo}.ts` } },
+    ],
+    deps,
+  );
   if (!call.ok) throw new Error(call.error);
   s = call.state;
-  const result = assembleUserMessage(s, { toolResults: [{ toolUseId: toolId, content: codeText(rand, 120 + Math.floor(rand() * 120)) }], pasteDirectory: '/bench' }, deps);
+  const result = assembleUserMessage(
+    s,
+    {
+      toolResults: [{ toolUseId: toolId, content: codeText(rand, 120 + Math.floor(rand() * 120)) }],
+      pasteDirectory: '/bench',
+    },
+    deps,
+  );
   if (!result.ok) throw new Error(result.error.message);
   s = applyUserMessage(s, result.value);
   const done = appendAssistantMessage(s, [{ type: 'text', text: `Done. ${codeText(rand, 8)}` }], deps);
@@ -52,7 +109,13 @@ export function addTurn(state: ConversationState, rand: () => number, deps: { cl
 }
 
 /** Grows `state` by whole turns until its raw message tokens reach `targetTokens`. */
-export function growTo(state: ConversationState, targetTokens: number, tokenizer: Tokenizer, rand: () => number, deps: { clock: Clock; ids: IdSource }): ConversationState {
+export function growTo(
+  state: ConversationState,
+  targetTokens: number,
+  tokenizer: Tokenizer,
+  rand: () => number,
+  deps: { clock: Clock; ids: IdSource },
+): ConversationState {
   let s = state;
   let total = s.messages.reduce((n, m) => n + messageRawTokens(m, tokenizer).text, 0);
   let turn = (s.messages.at(-1)?.turn ?? 0) + 1;

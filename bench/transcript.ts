@@ -5,7 +5,16 @@
  * with an error naming the line.
  */
 import { readFileSync } from 'node:fs';
-import type { Block, BlockMeta, ImageMediaType, Message, Role, SummaryBlock, Tier, ToolResultContent } from '../src/core/conversation/conversationModel';
+import type {
+  Block,
+  BlockMeta,
+  ImageMediaType,
+  Message,
+  Role,
+  SummaryBlock,
+  Tier,
+  ToolResultContent,
+} from '../src/core/conversation/conversationModel';
 import { counterIds } from '../src/core/platform/platformPorts';
 
 /** Usage as the transcript records it; absent cache fields read as 0. */
@@ -23,9 +32,21 @@ export type TranscriptEvent =
    * Usage of the request that produced the next assistant message; `null`: not an Anthropic
    * model. `at`: when the response came (ms since the epoch), absent in older files.
    */
-  | { readonly kind: 'usage'; readonly line: number; readonly model: string; readonly usage: TranscriptUsage | null; readonly at?: number }
+  | {
+      readonly kind: 'usage';
+      readonly line: number;
+      readonly model: string;
+      readonly usage: TranscriptUsage | null;
+      readonly at?: number;
+    }
   /** The original agent compacted here; `message` is its summary as a user message. */
-  | { readonly kind: 'compaction'; readonly line: number; readonly summary: string; readonly tokensBefore: number; readonly message: Message };
+  | {
+      readonly kind: 'compaction';
+      readonly line: number;
+      readonly summary: string;
+      readonly tokensBefore: number;
+      readonly message: Message;
+    };
 
 type Json = Record<string, unknown>;
 
@@ -42,7 +63,8 @@ function str(o: Json, key: string, where: string): string {
 function num(o: Json, key: string, where: string, optional = false): number {
   const v = o[key];
   if (optional && (v === undefined || v === null)) return 0;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new LineError(`${where}: "${key}" must be a non-negative number`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+    throw new LineError(`${where}: "${key}" must be a non-negative number`);
   return v;
 }
 
@@ -51,7 +73,8 @@ function at(o: Json): number | undefined {
   const v = o.at;
   if (v === undefined || v === null) return undefined;
   const ms = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(v) ? Date.parse(v) : Number.NaN;
-  if (!Number.isFinite(ms)) throw new LineError(`"at" must be an ISO-8601 time such as "2026-01-31T12:00:00Z", got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(ms))
+    throw new LineError(`"at" must be an ISO-8601 time such as "2026-01-31T12:00:00Z", got ${JSON.stringify(v)}`);
   return ms;
 }
 
@@ -92,12 +115,24 @@ export function parseTranscript(text: string, source = 'transcript'): Transcript
         return { type: 'image', ...image(b, where), meta: meta(tier, src, !user) };
       case 'thinking': {
         const signature = b.signature;
-        if (signature !== undefined && typeof signature !== 'string') throw new LineError(`${where}: "signature" must be a string`);
-        return { type: 'thinking', thinking: str(b, 'thinking', where), ...(signature ? { signature } : {}), meta: meta(2, 'assistant', true) };
+        if (signature !== undefined && typeof signature !== 'string')
+          throw new LineError(`${where}: "signature" must be a string`);
+        return {
+          type: 'thinking',
+          thinking: str(b, 'thinking', where),
+          ...(signature ? { signature } : {}),
+          meta: meta(2, 'assistant', true),
+        };
       }
       case 'tool_use': {
         const id = str(b, 'id', where);
-        return { type: 'tool_use', id, name: str(b, 'name', where), input: b.input ?? {}, meta: meta(2, 'assistant', true, id) };
+        return {
+          type: 'tool_use',
+          id,
+          name: str(b, 'name', where),
+          input: b.input ?? {},
+          meta: meta(2, 'assistant', true, id),
+        };
       }
       case 'tool_result': {
         const toolUseId = str(b, 'tool_use_id', where);
@@ -113,7 +148,13 @@ export function parseTranscript(text: string, source = 'transcript'): Transcript
             throw new LineError(`${at}: unsupported tool_result part type ${JSON.stringify(p.type)}`);
           });
         } else throw new LineError(`${where}: tool_result "content" must be a string or an array`);
-        return { type: 'tool_result', toolUseId, content, ...(b.is_error === true ? { isError: true } : {}), meta: meta(3, 'tool', true, toolUseId) };
+        return {
+          type: 'tool_result',
+          toolUseId,
+          content,
+          ...(b.is_error === true ? { isError: true } : {}),
+          meta: meta(3, 'tool', true, toolUseId),
+        };
       }
       default:
         throw new LineError(`${where}: unsupported block type ${JSON.stringify(b.type)}`);
@@ -123,7 +164,8 @@ export function parseTranscript(text: string, source = 'transcript'): Transcript
   function message(m: unknown): Message {
     if (!isObj(m)) throw new LineError('"message" must be an object');
     const role = m.role;
-    if (role !== 'user' && role !== 'assistant') throw new LineError(`"role" must be "user" or "assistant", got ${JSON.stringify(role)}`);
+    if (role !== 'user' && role !== 'assistant')
+      throw new LineError(`"role" must be "user" or "assistant", got ${JSON.stringify(role)}`);
     const raw = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
     if (!Array.isArray(raw)) throw new LineError('"content" must be a string or an array of blocks');
     const blocks = raw.map((b: unknown, i) => block(role, b, `block ${i + 1}`));
@@ -132,7 +174,13 @@ export function parseTranscript(text: string, source = 'transcript'): Transcript
   }
 
   function summary(text: string): Message {
-    const b: SummaryBlock = { type: 'summary', text, compactionId: ids.next('cmp'), turnRange: [1, Math.max(1, turn)], meta: meta(0, 'compactor', false) };
+    const b: SummaryBlock = {
+      type: 'summary',
+      text,
+      compactionId: ids.next('cmp'),
+      turnRange: [1, Math.max(1, turn)],
+      meta: meta(0, 'compactor', false),
+    };
     return { id: ids.next('msg'), role: 'user', blocks: [b], turn };
   }
 

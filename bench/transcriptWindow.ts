@@ -16,8 +16,14 @@ function syntheticItems(n: number): ChatItem[] {
   const items: ChatItem[] = [];
   for (let i = 0; i < n; i++) {
     const long = i % 7 === 0;
-    const text = long ? `## Answer ${i}\n\n${'The stage validates its input and passes it on. '.repeat(12)}\n\n\`\`\`ts\n${'const x = await step(input);\n'.repeat(8)}\`\`\`` : `Message ${i}: ${'short text '.repeat(1 + (i % 5))}`;
-    items.push(i % 2 === 0 ? { kind: 'user', id: `u${i}`, text, injected: [], turn: i / 2 } : { kind: 'assistant', id: `a${i}`, text, streaming: false });
+    const text = long
+      ? `## Answer ${i}\n\n${'The stage validates its input and passes it on. '.repeat(12)}\n\n\`\`\`ts\n${'const x = await step(input);\n'.repeat(8)}\`\`\``
+      : `Message ${i}: ${'short text '.repeat(1 + (i % 5))}`;
+    items.push(
+      i % 2 === 0
+        ? { kind: 'user', id: `u${i}`, text, injected: [], turn: i / 2 }
+        : { kind: 'assistant', id: `a${i}`, text, streaming: false },
+    );
   }
   return items;
 }
@@ -42,7 +48,9 @@ function perCall(rounds: number, fn: (k: number) => void): { median: number; p95
 export function runTranscriptWindow(): void {
   const fmt = (n: number) => n.toFixed(2).padStart(9);
   const rows: Array<Record<string, number>> = [];
-  console.log('items     build (estimate + index)   window per scroll µs (median/p95)   height update µs (median/p95)   rendered items');
+  console.log(
+    'items     build (estimate + index)   window per scroll µs (median/p95)   height update µs (median/p95)   rendered items',
+  );
   for (const n of [2_000, 20_000, 200_000]) {
     const items = syntheticItems(n);
     const t0 = performance.now();
@@ -52,14 +60,24 @@ export function runTranscriptWindow(): void {
     const viewport = 700;
     let rendered = 0;
     let seed = 12345;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const win = perCall(10_000, () => {
       const w = computeWindow(index, { scrollTop: rand() * total, height: viewport, overscan: viewport });
       rendered = Math.max(rendered, w.end - w.start);
     });
     const upd = perCall(10_000, (k) => void index.set(Math.floor(rand() * n), 40 + (k % 300)));
-    rows.push({ items: n, buildMs: buildMs, windowUsMedian: win.median, windowUsP95: win.p95, updateUsMedian: upd.median, updateUsP95: upd.p95, maxRendered: rendered });
-    console.log(`${String(n).padStart(7)}   ${fmt(buildMs)} ms              ${fmt(win.median)} / ${fmt(win.p95)}            ${fmt(upd.median)} / ${fmt(upd.p95)}          ≤ ${rendered}`);
+    rows.push({
+      items: n,
+      buildMs: buildMs,
+      windowUsMedian: win.median,
+      windowUsP95: win.p95,
+      updateUsMedian: upd.median,
+      updateUsP95: upd.p95,
+      maxRendered: rendered,
+    });
+    console.log(
+      `${String(n).padStart(7)}   ${fmt(buildMs)} ms              ${fmt(win.median)} / ${fmt(win.p95)}            ${fmt(upd.median)} / ${fmt(upd.p95)}          ≤ ${rendered}`,
+    );
   }
   console.log(JSON.stringify({ bench: 'window', rows }));
 }

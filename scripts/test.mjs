@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const vscodeTests = readdirSync(join(root, 'test', 'vscode')).filter((f) => f.endsWith('.test.mjs')).map((f) => `test/vscode/${f}`);
+const vscodeTests = readdirSync(join(root, 'test', 'vscode'))
+  .filter((f) => f.endsWith('.test.mjs'))
+  .map((f) => `test/vscode/${f}`);
 const steps = [
   ['type-check', 'npx', ['tsc', '-p', '.', '--noEmit']],
   ['unit tests', 'npx', ['mocha']],
@@ -15,7 +17,11 @@ const steps = [
     ? []
     : [
         ['package the .vsix the VS Code tests install', 'npm', ['run', 'package']],
-        ['real VS Code (code-server) tests', process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...vscodeTests]],
+        [
+          'real VS Code (code-server) tests',
+          process.execPath,
+          ['--import', 'tsx', '--test', '--test-concurrency=1', ...vscodeTests],
+        ],
       ]),
 ];
 

@@ -13,7 +13,10 @@ export type ApiKeyStatus = 'secret-storage' | 'environment' | 'missing';
  * or sent to a webview; only its status is.
  */
 export class ApiKeyStore {
-  constructor(private readonly secrets: vscode.SecretStorage, private readonly env: NodeJS.ProcessEnv = process.env) {}
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
 
   /** The key, or undefined when none is configured. */
   async get(): Promise<string | undefined> {

@@ -62,7 +62,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
       if (!this.view.visible) this.view.show(true);
       return;
     }
-    void vscode.commands.executeCommand(`${ChatViewProvider.viewId}.focus`).then(undefined, (err: unknown) => this.log.warn(`Could not reveal the chat view: ${String(err)}`));
+    void vscode.commands
+      .executeCommand(`${ChatViewProvider.viewId}.focus`)
+      .then(undefined, (err: unknown) => this.log.warn(`Could not reveal the chat view: ${String(err)}`));
   }
 
   post(message: ChatToWebview): void {
@@ -72,7 +74,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
       if (survivesResync(message)) this.queue = [...this.queue, message].slice(-MAX_QUEUED);
       return;
     }
-    void this.view.webview.postMessage(message).then(undefined, (err: unknown) => this.log.error(`Could not post ${message.type} to the chat view: ${String(err)}`));
+    void this.view.webview
+      .postMessage(message)
+      .then(undefined, (err: unknown) =>
+        this.log.error(`Could not post ${message.type} to the chat view: ${String(err)}`),
+      );
   }
 
   private async receive(raw: unknown): Promise<void> {
@@ -93,8 +99,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
       }
       await this.handlers.onMessage(message, this);
     } catch (err) {
-      this.log.error(`Handling ${message.type} from the chat view failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      void vscode.window.showErrorMessage(`Context Pipeline: ${message.type} failed — ${err instanceof Error ? err.message : String(err)}`);
+      this.log.error(
+        `Handling ${message.type} from the chat view failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      );
+      void vscode.window.showErrorMessage(
+        `Context Pipeline: ${message.type} failed — ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 

@@ -27,7 +27,7 @@ export function registerCommands(deps: { apiKeys: ApiKeyStore; log: vscode.LogOu
 async function setApiKey(apiKeys: ApiKeyStore, log: vscode.LogOutputChannel): Promise<void> {
   const value = await vscode.window.showInputBox({
     title: 'Anthropic API key',
-    prompt: 'Stored in VS Code\'s secret storage, never in settings or logs. Leave empty to remove the stored key.',
+    prompt: "Stored in VS Code's secret storage, never in settings or logs. Leave empty to remove the stored key.",
     password: true,
     ignoreFocusOut: true,
     placeHolder: 'sk-ant-…',
@@ -41,7 +41,11 @@ async function setApiKey(apiKeys: ApiKeyStore, log: vscode.LogOutputChannel): Pr
   }
   const cleared = value.trim() === '';
   log.info(cleared ? 'API key removed from secret storage.' : 'API key stored in secret storage.');
-  void vscode.window.showInformationMessage(cleared ? 'Context Pipeline: the stored API key was removed.' : 'Context Pipeline: API key saved in secret storage.');
+  void vscode.window.showInformationMessage(
+    cleared
+      ? 'Context Pipeline: the stored API key was removed.'
+      : 'Context Pipeline: API key saved in secret storage.',
+  );
 }
 
 async function toggleEditorContext(): Promise<void> {
@@ -49,5 +53,9 @@ async function toggleEditorContext(): Promise<void> {
   const on = c.get<boolean>('injectSelection', true) || c.get<boolean>('injectOpenedFile', true);
   await c.update('injectSelection', !on, vscode.ConfigurationTarget.Global);
   await c.update('injectOpenedFile', !on, vscode.ConfigurationTarget.Global);
-  void vscode.window.showInformationMessage(on ? 'Context Pipeline: editor context is off — your selection and opened file are no longer sent.' : 'Context Pipeline: editor context is on — your selection and opened file are sent with your messages.');
+  void vscode.window.showInformationMessage(
+    on
+      ? 'Context Pipeline: editor context is off — your selection and opened file are no longer sent.'
+      : 'Context Pipeline: editor context is on — your selection and opened file are sent with your messages.',
+  );
 }

@@ -7,22 +7,38 @@ import { previewSentence } from './compactionPreviewText';
  * Compact Now (a preview of what would be compacted and the expected saving, optional
  * instructions, then the run with progress), Restore and Copy Summary on tree nodes.
  */
-export function registerCompactionCommands(controller: ChatController, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerCompactionCommands(
+  controller: ChatController,
+  log: vscode.LogOutputChannel,
+): vscode.Disposable[] {
   return [
     // From the palette: a preview and an input box for instructions. From `/compact …` in the chat: the instructions come with it.
-    vscode.commands.registerCommand('contextPipeline.compactNow', (instructions?: unknown) => compactNow(controller, log, typeof instructions === 'string' ? instructions : undefined)),
+    vscode.commands.registerCommand('contextPipeline.compactNow', (instructions?: unknown) =>
+      compactNow(controller, log, typeof instructions === 'string' ? instructions : undefined),
+    ),
     vscode.commands.registerCommand('contextPipeline.restoreCompaction', async (node?: CompactionNode) => {
       if (node?.kind !== 'compaction') return;
       const r = await controller.restore(node.entry.record.id);
-      if (r.ok) void vscode.window.showInformationMessage('Context Pipeline: the original messages are back in the conversation.');
+      if (r.ok)
+        void vscode.window.showInformationMessage(
+          'Context Pipeline: the original messages are back in the conversation.',
+        );
       else void vscode.window.showWarningMessage(`Context Pipeline: could not restore — ${r.reason}`);
     }),
-    vscode.commands.registerCommand('contextPipeline.showCompactions', () => vscode.commands.executeCommand('contextPipeline.compactions.focus')),
-    vscode.commands.registerCommand('contextPipeline.showInBudget', () => vscode.commands.executeCommand('contextPipeline.showBudget')),
+    vscode.commands.registerCommand('contextPipeline.showCompactions', () =>
+      vscode.commands.executeCommand('contextPipeline.compactions.focus'),
+    ),
+    vscode.commands.registerCommand('contextPipeline.showInBudget', () =>
+      vscode.commands.executeCommand('contextPipeline.showBudget'),
+    ),
     vscode.commands.registerCommand('contextPipeline.copySummary', async (node?: CompactionNode) => {
       if (node?.kind !== 'compaction') return;
       const r = node.entry.record;
-      const text = r.summary ?? r.replacement.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'text' || b.type === 'summary' ? [b.text] : []))).join('\n\n');
+      const text =
+        r.summary ??
+        r.replacement
+          .flatMap((m) => m.blocks.flatMap((b) => (b.type === 'text' || b.type === 'summary' ? [b.text] : [])))
+          .join('\n\n');
       await vscode.env.clipboard.writeText(text);
       void vscode.window.setStatusBarMessage('Context Pipeline: summary copied', 3000);
     }),
@@ -36,22 +52,36 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
     return;
   }
   if (preview.regions.length === 0) {
-    void vscode.window.showInformationMessage('Context Pipeline: nothing to compact — everything is recent, pinned or already a summary.');
+    void vscode.window.showInformationMessage(
+      'Context Pipeline: nothing to compact — everything is recent, pinned or already a summary.',
+    );
     return;
   }
-  const instructions = given ?? await vscode.window.showInputBox({
-    title: 'Compact Now',
-    prompt: `${previewSentence(preview)} Optional: tell the summariser what to focus on, then press Enter.`,
-    placeHolder: 'e.g. focus on the auth bug and the files we changed',
-    ignoreFocusOut: true,
-  });
+  const instructions =
+    given ??
+    (await vscode.window.showInputBox({
+      title: 'Compact Now',
+      prompt: `${previewSentence(preview)} Optional: tell the summariser what to focus on, then press Enter.`,
+      placeHolder: 'e.g. focus on the auth bug and the files we changed',
+      ignoreFocusOut: true,
+    }));
   if (instructions === undefined) return;
-  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Context Pipeline: compacting (waits for the running turn, if any)…', cancellable: true }, (_progress, token) => {
-    // Cancelling drops a compaction that is still queued behind the running turn.
-    token.onCancellationRequested(() => controller.cancelQueuedCompaction());
-    return controller.compactNow(instructions.trim() || undefined);
-  });
-  if (result.ok) void vscode.window.showInformationMessage('Context Pipeline: compaction done. See it, its originals and Restore in the Compactions view.');
+  const result = await vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: 'Context Pipeline: compacting (waits for the running turn, if any)…',
+      cancellable: true,
+    },
+    (_progress, token) => {
+      // Cancelling drops a compaction that is still queued behind the running turn.
+      token.onCancellationRequested(() => controller.cancelQueuedCompaction());
+      return controller.compactNow(instructions.trim() || undefined);
+    },
+  );
+  if (result.ok)
+    void vscode.window.showInformationMessage(
+      'Context Pipeline: compaction done. See it, its originals and Restore in the Compactions view.',
+    );
   else {
     log.warn(`Compact Now: ${result.reason}`);
     void vscode.window.showWarningMessage(`Context Pipeline: ${result.reason}`);

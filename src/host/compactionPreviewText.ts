@@ -8,7 +8,9 @@ import { REATTACH_FILE_TOKENS } from '../core/compaction/reattach';
  * (their size is known only when the run reads them).
  */
 export function previewSentence(preview: CompactionPreview): string {
-  const turns = preview.regions.map((r) => (r.firstTurn === r.lastTurn ? `turn ${r.firstTurn}` : `turns ${r.firstTurn}–${r.lastTurn}`)).join(', ');
+  const turns = preview.regions
+    .map((r) => (r.firstTurn === r.lastTurn ? `turn ${r.firstTurn}` : `turns ${r.firstTurn}–${r.lastTurn}`))
+    .join(', ');
   const before = preview.regions.reduce((n, r) => n + r.tokens, 0);
   const after = preview.regions.reduce((n, r) => n + r.expectedTokensAfter, 0);
   const sentence = `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}). The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;

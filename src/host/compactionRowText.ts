@@ -30,7 +30,9 @@ export function compactionLabel(entry: CompactionEntryState, time: string): stri
  * stands before its summary), `compaction-restored` and `compaction-orphaned` do not. All
  * start with `compaction`, so Copy Summary and Show in Budget stay offered.
  */
-export function compactionContextValue(entry: CompactionEntryState): 'compaction-orphaned' | 'compaction-server' | 'compaction-active' | 'compaction-restored' {
+export function compactionContextValue(
+  entry: CompactionEntryState,
+): 'compaction-orphaned' | 'compaction-server' | 'compaction-active' | 'compaction-restored' {
   if (entry.orphaned) return 'compaction-orphaned';
   if (entry.record.layer === 'server-compact') return 'compaction-server';
   return entry.active ? 'compaction-active' : 'compaction-restored';
@@ -44,7 +46,11 @@ export function compactionDescription(entry: CompactionEntryState): string {
   const r = entry.record;
   const recalled = recalledLabel(entry.recalled);
   const state = entry.orphaned ? ORPHANED_DESCRIPTION : entry.active ? '' : 'restored';
-  return [`${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}`, ...(recalled ? [recalled] : []), ...(state ? [state] : [])].join(' · ');
+  return [
+    `${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}`,
+    ...(recalled ? [recalled] : []),
+    ...(state ? [state] : []),
+  ].join(' · ');
 }
 
 /** The tooltip's sentence on recalls, or undefined when the agent never recalled from it. */

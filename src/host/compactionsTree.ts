@@ -3,7 +3,14 @@ import type { CompactionEntryState } from '../core/agent/agentSession';
 import { describeReattached } from '../core/compaction/reattach';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Message } from '../core/conversation/conversationModel';
-import { compactionContextValue, compactionDescription, compactionLabel, ORPHANED_DESCRIPTION, recalledTooltip, TRIGGER_LABEL } from './compactionRowText';
+import {
+  compactionContextValue,
+  compactionDescription,
+  compactionLabel,
+  ORPHANED_DESCRIPTION,
+  recalledTooltip,
+  TRIGGER_LABEL,
+} from './compactionRowText';
 
 export { ORPHANED_DESCRIPTION };
 
@@ -33,7 +40,9 @@ export const RECORD_SCHEME = 'context-pipeline-record';
  * "· restored" and without the Restore action; orphaned ones (their messages were lost from
  * the file) are marked "· orphaned — originals only", also without Restore.
  */
-export class CompactionsTreeProvider implements vscode.TreeDataProvider<CompactionNode>, vscode.TextDocumentContentProvider, vscode.Disposable {
+export class CompactionsTreeProvider
+  implements vscode.TreeDataProvider<CompactionNode>, vscode.TextDocumentContentProvider, vscode.Disposable
+{
   private readonly changed = new vscode.EventEmitter<CompactionNode | undefined>();
   private readonly docChanged = new vscode.EventEmitter<vscode.Uri>();
   private readonly subscription: vscode.Disposable;
@@ -55,27 +64,53 @@ export class CompactionsTreeProvider implements vscode.TreeDataProvider<Compacti
       case 'compaction': {
         const r = node.entry.record;
         const lost = r.retention?.lost ?? [];
-        const item = new vscode.TreeItem(compactionLabel(node.entry, new Date(r.at).toLocaleTimeString()), vscode.TreeItemCollapsibleState.Collapsed);
+        const item = new vscode.TreeItem(
+          compactionLabel(node.entry, new Date(r.at).toLocaleTimeString()),
+          vscode.TreeItemCollapsibleState.Collapsed,
+        );
         item.id = r.id;
         item.description = compactionDescription(node.entry);
         const recalled = recalledTooltip(node.entry);
         item.contextValue = compactionContextValue(node.entry);
-        item.iconPath = lost.length > 0 ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')) : new vscode.ThemeIcon(node.entry.active ? 'fold' : 'unfold');
+        item.iconPath =
+          lost.length > 0
+            ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
+            : new vscode.ThemeIcon(node.entry.active ? 'fold' : 'unfold');
         item.tooltip = new vscode.MarkdownString(
           [
             `**${r.layer}** (${r.strategy}) · ${TRIGGER_LABEL[r.trigger]}`,
-            ...(r.layer === 'server-compact' ? ['Compacted by the API (`compact_20260112`): it cannot be restored — the API ignores what stands before its summary.'] : []),
-            ...(node.entry.orphaned ? ['Orphaned: the messages it replaced were lost from the session file. Its originals are kept here (their only copy); it cannot be restored.'] : []),
+            ...(r.layer === 'server-compact'
+              ? [
+                  'Compacted by the API (`compact_20260112`): it cannot be restored — the API ignores what stands before its summary.',
+                ]
+              : []),
+            ...(node.entry.orphaned
+              ? [
+                  'Orphaned: the messages it replaced were lost from the session file. Its originals are kept here (their only copy); it cannot be restored.',
+                ]
+              : []),
             `Tokens ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}${r.model ? ` · ${r.model}` : ''} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`,
             ...(r.fallbacks.length ? [`Fallbacks: ${r.fallbacks.join('; ')}`] : []),
-            ...(lost.length ? [`Retention check: the replacement lost ${lost.length} identifier(s): ${lost.slice(0, 8).map((x) => `\`${x}\``).join(', ')}`] : r.retention ? ['Retention check: nothing lost.'] : []),
+            ...(lost.length
+              ? [
+                  `Retention check: the replacement lost ${lost.length} identifier(s): ${lost
+                    .slice(0, 8)
+                    .map((x) => `\`${x}\``)
+                    .join(', ')}`,
+                ]
+              : r.retention
+                ? ['Retention check: nothing lost.']
+                : []),
             ...(recalled ? [recalled] : []),
           ].join('\n\n'),
         );
         return item;
       }
       case 'summary': {
-        const item = new vscode.TreeItem(node.record.summary ? 'Summary' : 'Replacement', vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(
+          node.record.summary ? 'Summary' : 'Replacement',
+          vscode.TreeItemCollapsibleState.None,
+        );
         item.iconPath = new vscode.ThemeIcon('note');
         item.description = node.record.layer;
         item.command = { command: 'vscode.open', title: 'Open', arguments: [recordUri(node.record.id, 'summary')] };
@@ -83,29 +118,52 @@ export class CompactionsTreeProvider implements vscode.TreeDataProvider<Compacti
       }
       case 'reattached': {
         const files = node.record.reattached ?? [];
-        const item = new vscode.TreeItem(`Re-attached: ${describeReattached(files)}`, vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(
+          `Re-attached: ${describeReattached(files)}`,
+          vscode.TreeItemCollapsibleState.None,
+        );
         item.iconPath = new vscode.ThemeIcon('file-symlink-file');
         item.tooltip = new vscode.MarkdownString(
-          ['Files re-attached to the next request after this compaction (read fresh from disk); Restore removes them with it.', ...files.map((f) => `- \`${f.path}\` — ${f.attached === 'content' ? `content, ${fmt(f.tokens)} tokens` : `path only: ${f.reason ?? ''}`}`)].join('\n\n'),
+          [
+            'Files re-attached to the next request after this compaction (read fresh from disk); Restore removes them with it.',
+            ...files.map(
+              (f) =>
+                `- \`${f.path}\` — ${f.attached === 'content' ? `content, ${fmt(f.tokens)} tokens` : `path only: ${f.reason ?? ''}`}`,
+            ),
+          ].join('\n\n'),
         );
         item.command = { command: 'vscode.open', title: 'Open', arguments: [recordUri(node.record.id, 'summary')] };
         return item;
       }
       case 'region': {
         const reg = node.record.regions[node.index];
-        const item = new vscode.TreeItem(reg ? `Turns ${reg.firstTurn}–${reg.lastTurn}` : 'Replaced messages', vscode.TreeItemCollapsibleState.Collapsed);
+        const item = new vscode.TreeItem(
+          reg ? `Turns ${reg.firstTurn}–${reg.lastTurn}` : 'Replaced messages',
+          vscode.TreeItemCollapsibleState.Collapsed,
+        );
         item.iconPath = new vscode.ThemeIcon('history');
-        item.description = reg ? `${reg.messageIds.length} messages · ${fmt(reg.tokens)} tokens` : `${node.record.originals.length} messages`;
+        item.description = reg
+          ? `${reg.messageIds.length} messages · ${fmt(reg.tokens)} tokens`
+          : `${node.record.originals.length} messages`;
         return item;
       }
       case 'original': {
         const m = node.message;
         // The user's own words (or the answer's text) rather than an injected <ide_…> block.
-        const first = m.blocks.find((b) => b.type === 'text' && (b.meta.source === 'user' || m.role === 'assistant')) ?? m.blocks.find((b) => b.type === 'text');
+        const first =
+          m.blocks.find((b) => b.type === 'text' && (b.meta.source === 'user' || m.role === 'assistant')) ??
+          m.blocks.find((b) => b.type === 'text');
         const item = new vscode.TreeItem(`${m.role} · turn ${m.turn}`, vscode.TreeItemCollapsibleState.None);
-        item.description = first && first.type === 'text' ? first.text.slice(0, 60).replace(/\s+/g, ' ') : m.blocks.map((b) => b.type).join(', ');
+        item.description =
+          first && first.type === 'text'
+            ? first.text.slice(0, 60).replace(/\s+/g, ' ')
+            : m.blocks.map((b) => b.type).join(', ');
         item.iconPath = new vscode.ThemeIcon(m.role === 'user' ? 'account' : 'hubot');
-        item.command = { command: 'vscode.open', title: 'Open', arguments: [recordUri(node.record.id, `message/${m.id}`)] };
+        item.command = {
+          command: 'vscode.open',
+          title: 'Open',
+          arguments: [recordUri(node.record.id, `message/${m.id}`)],
+        };
         return item;
       }
     }
@@ -121,14 +179,20 @@ export class CompactionsTreeProvider implements vscode.TreeDataProvider<Compacti
         return [...this.source.compactions].reverse().map((entry) => ({ kind: 'compaction', entry }));
       case 'compaction': {
         const r = node.entry.record;
-        const regions: CompactionNode[] = r.regions.length > 0 ? r.regions.map((_, index) => ({ kind: 'region', record: r, index })) : [{ kind: 'region', record: r, index: -1 }];
-        const reattached: CompactionNode[] = r.reattached && r.reattached.length > 0 ? [{ kind: 'reattached', record: r }] : [];
+        const regions: CompactionNode[] =
+          r.regions.length > 0
+            ? r.regions.map((_, index) => ({ kind: 'region', record: r, index }))
+            : [{ kind: 'region', record: r, index: -1 }];
+        const reattached: CompactionNode[] =
+          r.reattached && r.reattached.length > 0 ? [{ kind: 'reattached', record: r }] : [];
         return [{ kind: 'summary', record: r }, ...reattached, ...regions];
       }
       case 'region': {
         const reg = node.record.regions[node.index];
         const ids = reg ? new Set(reg.messageIds) : undefined;
-        return node.record.originals.filter((m) => !ids || ids.has(m.id)).map((message) => ({ kind: 'original', record: node.record, message }));
+        return node.record.originals
+          .filter((m) => !ids || ids.has(m.id))
+          .map((message) => ({ kind: 'original', record: node.record, message }));
       }
       default:
         return [];
@@ -158,12 +222,21 @@ export function recordUri(recordId: string, what: string): vscode.Uri {
 }
 
 function summaryDocument(r: CompactionRecord): string {
-  const lines = [`# Compaction ${r.id}`, '', `- Trigger: ${r.trigger} · layer: ${r.layer} · strategy: ${r.strategy}`, `- Tokens: ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}`, `- When: ${new Date(r.at).toISOString()}`];
+  const lines = [
+    `# Compaction ${r.id}`,
+    '',
+    `- Trigger: ${r.trigger} · layer: ${r.layer} · strategy: ${r.strategy}`,
+    `- Tokens: ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}`,
+    `- When: ${new Date(r.at).toISOString()}`,
+  ];
   if (r.model) lines.push(`- Summariser: ${r.model} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`);
   if (r.instructions) lines.push(`- Instructions: ${r.instructions}`);
   if (r.fallbacks.length) lines.push(`- Fallbacks: ${r.fallbacks.join('; ')}`);
   if (r.reattached?.length) lines.push(`- Re-attached: ${describeReattached(r.reattached)}`);
-  if (r.retention) lines.push(`- Retention check: ${Math.round(r.retention.retained * 100)}% of identifiers kept${r.retention.lost.length ? `; lost: ${r.retention.lost.join(', ')}` : ''}`);
+  if (r.retention)
+    lines.push(
+      `- Retention check: ${Math.round(r.retention.retained * 100)}% of identifiers kept${r.retention.lost.length ? `; lost: ${r.retention.lost.join(', ')}` : ''}`,
+    );
   lines.push('', '## What stands in place of the originals', '');
   for (const m of r.replacement) lines.push(messageDocument(m), '');
   return lines.join('\n');
@@ -184,7 +257,15 @@ function messageDocument(m: Message): string {
         out.push(`**Tool call** \`${b.name}\` (${b.id})`, '```json', JSON.stringify(b.input, null, 2), '```', '');
         break;
       case 'tool_result':
-        out.push(`**Tool result** for ${b.toolUseId}${b.isError ? ' (error)' : ''}`, '```', typeof b.content === 'string' ? b.content : b.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n'), '```', '');
+        out.push(
+          `**Tool result** for ${b.toolUseId}${b.isError ? ' (error)' : ''}`,
+          '```',
+          typeof b.content === 'string'
+            ? b.content
+            : b.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n'),
+          '```',
+          '',
+        );
         break;
       case 'image':
         out.push(`[image ${b.mediaType}]`, '');

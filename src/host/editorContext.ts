@@ -26,7 +26,13 @@ const NAMED_SCHEMES = new Set(['file', 'vscode-remote', 'untitled']);
  * area (the Output panel) and the extension's own read-only documents (a proposed edit's diff,
  * a compaction's originals), which open beside the user's file and must not replace it.
  */
-const PANEL_SCHEMES = new Set(['output', 'debug', 'vscode-terminal', 'context-pipeline-proposed', 'context-pipeline-record']);
+const PANEL_SCHEMES = new Set([
+  'output',
+  'debug',
+  'vscode-terminal',
+  'context-pipeline-proposed',
+  'context-pipeline-record',
+]);
 
 /** Whether an editor of this scheme is not one of the user's (a panel, or the extension's own documents). */
 export function isPanelScheme(scheme: string): boolean {
@@ -48,7 +54,8 @@ export interface DocumentFacts {
 export type SkipReason = 'non-file editor' | 'secret-looking file' | 'excluded by files.exclude';
 
 /** How an editor is named to the model, or why it is not. */
-export type EditorName = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: SkipReason };
+export type EditorName =
+  { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: SkipReason };
 
 /**
  * Names a document for the model: workspace-relative for files in the workspace, the full
@@ -64,7 +71,8 @@ export function nameDocument(doc: DocumentFacts, filesExclude: FilesExclude = {}
   }
   const path = doc.workspaceRelative ?? doc.fsPath;
   if (looksLikeSecret(path)) return { ok: false, reason: 'secret-looking file' };
-  if (doc.workspaceRelative !== undefined && isExcluded(doc.workspaceRelative, filesExclude)) return { ok: false, reason: 'excluded by files.exclude' };
+  if (doc.workspaceRelative !== undefined && isExcluded(doc.workspaceRelative, filesExclude))
+    return { ok: false, reason: 'excluded by files.exclude' };
   return { ok: true, path };
 }
 
@@ -75,7 +83,11 @@ export type FilesExclude = Readonly<Record<string, unknown>>;
  * Whether `files.exclude` hides a workspace-relative path: a glob matching the path itself
  * or one of its parent folders (VS Code hides everything below an excluded folder).
  */
-export function isExcluded(relativePath: string, filesExclude: FilesExclude, caseInsensitive = process.platform === 'win32' || process.platform === 'darwin'): boolean {
+export function isExcluded(
+  relativePath: string,
+  filesExclude: FilesExclude,
+  caseInsensitive = process.platform === 'win32' || process.platform === 'darwin',
+): boolean {
   const globs = Object.entries(filesExclude)
     .filter(([glob, on]) => on === true && glob.trim() !== '')
     .map(([glob]) => new Minimatch(glob.replace(/^\.\//, ''), { dot: true, nocase: caseInsensitive }));
@@ -101,7 +113,11 @@ export interface SelectionFacts {
  * whitespace. Lines are 1-based and inclusive; a selection ending at the start of a line
  * does not count that line. Text beyond `maxChars` is cut and the cut is stated.
  */
-export function selectionInjection(path: string, sel: SelectionFacts, opts: { maxChars?: number; pinned?: boolean } = {}): Extract<Injection, { kind: 'ide_selection' }> | undefined {
+export function selectionInjection(
+  path: string,
+  sel: SelectionFacts,
+  opts: { maxChars?: number; pinned?: boolean } = {},
+): Extract<Injection, { kind: 'ide_selection' }> | undefined {
   if (!sel.text.trim()) return undefined;
   const kept = headChars(sel.text, opts.maxChars ?? MAX_SELECTION_CHARS);
   return {
@@ -117,5 +133,12 @@ export function selectionInjection(path: string, sel: SelectionFacts, opts: { ma
 
 /** Whether two selection injections carry the same lines of the same file. */
 export function sameSelection(a: Injection, b: Injection): boolean {
-  return a.kind === 'ide_selection' && b.kind === 'ide_selection' && a.path === b.path && a.startLine === b.startLine && a.endLine === b.endLine && a.text === b.text;
+  return (
+    a.kind === 'ide_selection' &&
+    b.kind === 'ide_selection' &&
+    a.path === b.path &&
+    a.startLine === b.startLine &&
+    a.endLine === b.endLine &&
+    a.text === b.text
+  );
 }

@@ -23,13 +23,25 @@ export function nameOf(doc: vscode.TextDocument): EditorName {
 }
 
 /** The `ide_selection` injection for an editor's primary selection (lone surrogates replaced), if it is non-empty and may be named. */
-export function selectionOf(editor: vscode.TextEditor, opts: { pinned?: boolean } = {}): { ok: true; injection: Extract<Injection, { kind: 'ide_selection' }> } | { ok: false; reason: string } {
+export function selectionOf(
+  editor: vscode.TextEditor,
+  opts: { pinned?: boolean } = {},
+): { ok: true; injection: Extract<Injection, { kind: 'ide_selection' }> } | { ok: false; reason: string } {
   const name = nameOf(editor.document);
   if (!name.ok) return { ok: false, reason: name.reason };
   const sel = editor.selection;
   const injection = sel.isEmpty
     ? undefined
-    : selectionInjection(name.path, { startLine: sel.start.line, endLine: sel.end.line, endCharacter: sel.end.character, text: toWellFormed(editor.document.getText(sel)) }, opts);
+    : selectionInjection(
+        name.path,
+        {
+          startLine: sel.start.line,
+          endLine: sel.end.line,
+          endCharacter: sel.end.character,
+          text: toWellFormed(editor.document.getText(sel)),
+        },
+        opts,
+      );
   return injection ? { ok: true, injection } : { ok: false, reason: 'empty selection' };
 }
 
@@ -37,7 +49,9 @@ export function selectionOf(editor: vscode.TextEditor, opts: { pinned?: boolean 
  * The editor context of the active editor right now (opened file and selection, as the
  * settings allow), with no memory of earlier turns. The fallback when no tracker is wired.
  */
-export function currentEditorInjections(editor: vscode.TextEditor | undefined = vscode.window.activeTextEditor): Injection[] {
+export function currentEditorInjections(
+  editor: vscode.TextEditor | undefined = vscode.window.activeTextEditor,
+): Injection[] {
   if (!editor) return [];
   const settings = readEditorContextSettings();
   const name = nameOf(editor.document);
@@ -153,7 +167,8 @@ function hasTab(uri: vscode.Uri): boolean {
     g.tabs.some((t) => {
       const input = t.input;
       if (input instanceof vscode.TabInputText) return input.uri.toString() === key;
-      if (input instanceof vscode.TabInputTextDiff) return input.modified.toString() === key || input.original.toString() === key;
+      if (input instanceof vscode.TabInputTextDiff)
+        return input.modified.toString() === key || input.original.toString() === key;
       return false;
     }),
   );

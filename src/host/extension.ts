@@ -31,14 +31,24 @@ import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
 export function activate(context: vscode.ExtensionContext): void {
   let knownKey: string | undefined;
   // Secrets that must never be written or shown: the key in use and the environment's.
-  const secrets = (): string[] => [knownKey, process.env.ANTHROPIC_API_KEY?.trim(), process.env.ANTHROPIC_AUTH_TOKEN?.trim()].filter((k): k is string => !!k);
+  const secrets = (): string[] =>
+    [knownKey, process.env.ANTHROPIC_API_KEY?.trim(), process.env.ANTHROPIC_AUTH_TOKEN?.trim()].filter(
+      (k): k is string => !!k,
+    );
   const log = redactingLog(vscode.window.createOutputChannel('Context Pipeline', { log: true }), secrets);
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
   const apiKeys = new ApiKeyStore(context.secrets);
   // The chat shows approval cards; `chat` is created below and only used once a tool asks.
-  const approver = new ChatApprover({ show: (item) => chat.post({ type: 'upsert', item }), reveal: () => chat.reveal() }, log);
+  const approver = new ChatApprover(
+    { show: (item) => chat.post({ type: 'upsert', item }), reveal: () => chat.reveal() },
+    log,
+  );
   void apiKeys.get().then((k) => (knownKey = k));
-  const store = SessionStore.inGlobalStorage(context.globalStorageUri.fsPath, { now: Date.now, random: Math.random, secrets });
+  const store = SessionStore.inGlobalStorage(context.globalStorageUri.fsPath, {
+    now: Date.now,
+    random: Math.random,
+    secrets,
+  });
   const sessions = new StoreSessionPort(store, () => vscode.workspace.workspaceFolders?.[0]?.name ?? '');
   const tools = new WorkspaceToolRunner({
     roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
@@ -57,7 +67,13 @@ export function activate(context: vscode.ExtensionContext): void {
   const nextTurn = new NextTurnContext(editorContext);
   const statusBar = new ContextStatusBar();
   const toolSchemas = () => selectEnabledTools({ runCommandEnabled: readAgentSettings().enableRunCommand });
-  const previewer = new RequestPreviewer(log, async () => controller?.conversation(), toolSchemas, () => controller?.estimator, () => nextTurn.preview(controller?.sessionLabel?.id));
+  const previewer = new RequestPreviewer(
+    log,
+    async () => controller?.conversation(),
+    toolSchemas,
+    () => controller?.estimator,
+    () => nextTurn.preview(controller?.sessionLabel?.id),
+  );
   const chat = new ChatViewProvider(
     context.extensionUri,
     {
@@ -76,7 +92,8 @@ export function activate(context: vscode.ExtensionContext): void {
             return;
           case 'slash':
             // The same commands as the palette, so they go through the same checks and approvals.
-            if (message.name === 'compact') await vscode.commands.executeCommand('contextPipeline.compactNow', message.arg.trim());
+            if (message.name === 'compact')
+              await vscode.commands.executeCommand('contextPipeline.compactNow', message.arg.trim());
             else if (message.name === 'new') await vscode.commands.executeCommand('contextPipeline.newSession');
             else await vscode.commands.executeCommand('contextPipeline.pinSelection');
             return;
@@ -125,7 +142,9 @@ export function activate(context: vscode.ExtensionContext): void {
     approver,
     statusBar,
     compactions,
-    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, { webviewOptions: { retainContextWhenHidden: false } }),
+    vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, {
+      webviewOptions: { retainContextWhenHidden: false },
+    }),
     vscode.window.registerTreeDataProvider('contextPipeline.compactions', compactions),
     vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, compactions),
     ...registerCompactionCommands(controller, log),
@@ -134,7 +153,9 @@ export function activate(context: vscode.ExtensionContext): void {
     // Chips above the input follow the editor (debounced: selection events come in bursts).
     editorContext.onDidChange(debounce(() => controller?.postPendingContext(), 150)),
     registerPinCommand({ lastEditor: () => editorContext.editor, pin: (p) => controller?.pinText(p), log }),
-    vscode.commands.registerCommand('contextPipeline.showBudget', () => BudgetPanel.show(context.extensionUri, budgetController, log)),
+    vscode.commands.registerCommand('contextPipeline.showBudget', () =>
+      BudgetPanel.show(context.extensionUri, budgetController, log),
+    ),
     vscode.window.registerWebviewPanelSerializer(BudgetPanel.viewType, {
       deserializeWebviewPanel: async (panel) => BudgetPanel.revive(panel, context.extensionUri, budgetController, log),
     }),

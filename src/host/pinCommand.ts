@@ -6,7 +6,13 @@ import { selectionOf } from './editorContextTracker';
 export interface PinCommandDeps {
   /** The editor to pin from when none is active (the last focused one). */
   readonly lastEditor: () => vscode.TextEditor | undefined;
-  readonly pin: (pin: { path: string; startLine: number; endLine: number; text: string; truncatedChars?: number }) => void;
+  readonly pin: (pin: {
+    path: string;
+    startLine: number;
+    endLine: number;
+    text: string;
+    truncatedChars?: number;
+  }) => void;
   readonly log: vscode.LogOutputChannel;
 }
 
@@ -19,16 +25,21 @@ export function registerPinCommand(deps: PinCommandDeps): vscode.Disposable {
   return vscode.commands.registerCommand(COMMANDS.pinSelection, () => {
     const editor = vscode.window.activeTextEditor ?? deps.lastEditor();
     if (!editor) {
-      void vscode.window.showWarningMessage('Context Pipeline: open a file and select the lines to pin first. Nothing was pinned.');
+      void vscode.window.showWarningMessage(
+        'Context Pipeline: open a file and select the lines to pin first. Nothing was pinned.',
+      );
       return;
     }
     const sel = selectionOf(editor, { pinned: true });
     if (!sel.ok) {
       const why =
-        sel.reason === 'empty selection' ? 'the selection is empty — select the lines to pin first'
-        : sel.reason === 'non-file editor' ? 'only text from files or untitled documents can be pinned'
-        : sel.reason === 'secret-looking file' ? 'this file looks like it holds secrets, so it is never sent'
-        : 'this file is excluded by the workspace\'s files.exclude setting';
+        sel.reason === 'empty selection'
+          ? 'the selection is empty — select the lines to pin first'
+          : sel.reason === 'non-file editor'
+            ? 'only text from files or untitled documents can be pinned'
+            : sel.reason === 'secret-looking file'
+              ? 'this file looks like it holds secrets, so it is never sent'
+              : "this file is excluded by the workspace's files.exclude setting";
       deps.log.info(`Pin Selection refused: ${sel.reason}.`);
       void vscode.window.showWarningMessage(`Context Pipeline: nothing was pinned — ${why}.`);
       return;

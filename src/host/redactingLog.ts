@@ -27,7 +27,10 @@ function redactArg(arg: unknown, secrets: readonly (string | undefined)[]): unkn
  * `inner` with every argument of trace/debug/info/warn/error/append/appendLine/replace
  * redacted of the secrets `secrets()` returns at the time of the call.
  */
-export function redactingLog<T extends Pick<vscode.LogOutputChannel, 'info'>>(inner: T, secrets: () => readonly (string | undefined)[]): T {
+export function redactingLog<T extends Pick<vscode.LogOutputChannel, 'info'>>(
+  inner: T,
+  secrets: () => readonly (string | undefined)[],
+): T {
   return new Proxy(inner, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop, target);
@@ -36,7 +39,10 @@ export function redactingLog<T extends Pick<vscode.LogOutputChannel, 'info'>>(in
       if (!WRITERS.has(prop)) return fn.bind(target);
       return (...args: unknown[]) => {
         const current = secrets();
-        return fn.apply(target, args.map((a) => redactArg(a, current)));
+        return fn.apply(
+          target,
+          args.map((a) => redactArg(a, current)),
+        );
       };
     },
   });

@@ -50,8 +50,18 @@ export class RequestPreviewer {
     const base = await this.current();
     const state: ConversationState = base
       ? { ...base, tools: this.toolSchemas(), pending: this.editorInjections(), config: resolved.config }
-      : { system: [system], tools: this.toolSchemas(), messages: [], pending: this.editorInjections(), config: resolved.config };
-    const assembled = assembleUserMessage(state, { userText: text, pasteDirectory: '<session folder>' }, { clock, ids });
+      : {
+          system: [system],
+          tools: this.toolSchemas(),
+          messages: [],
+          pending: this.editorInjections(),
+          config: resolved.config,
+        };
+    const assembled = assembleUserMessage(
+      state,
+      { userText: text, pasteDirectory: '<session folder>' },
+      { clock, ids },
+    );
     if (!assembled.ok) return { type: 'previewResult', requestId, ok: false, error: assembled.error.message };
     const next = applyUserMessage(state, assembled.value);
     const estimator = (base ? this.sessionEstimator() : undefined) ?? new TokenEstimator(tokenizer);
@@ -61,9 +71,11 @@ export class RequestPreviewer {
     const repaired = describeRepairs(prepared.repairs);
     const notes = [
       ...(repaired ? [repaired, ...prepared.repairs.slice(0, 5).map((r) => `Repair: ${r.detail}`)] : []),
-      `Estimated with ${tokenizer.name} × ${estimator.calibration.factor.toFixed(2)}${prepared.tokens.anchored ? ', anchored on the last usage the API reported' : ''}${base && base.messages.length > 0 ? ', on top of this session\'s history' : ''}.`,
+      `Estimated with ${tokenizer.name} × ${estimator.calibration.factor.toFixed(2)}${prepared.tokens.anchored ? ', anchored on the last usage the API reported' : ''}${base && base.messages.length > 0 ? ", on top of this session's history" : ''}.`,
       ...assembled.value.dropped.map((d) => `Left out: ${d.reason}.`),
-      ...(assembled.value.injected.length === 0 ? ['No editor context: no file is active, or editor context is off.'] : []),
+      ...(assembled.value.injected.length === 0
+        ? ['No editor context: no file is active, or editor context is off.']
+        : []),
     ];
     const spill = assembled.value.spills[0];
     return {
@@ -72,10 +84,28 @@ export class RequestPreviewer {
       ok: true,
       estimatedTokens: prepared.tokens.total,
       contextWindow: resolved.config.contextWindow,
-      rows: ledger.map((r) => ({ position: r.position, role: r.role, kind: r.kind, source: r.source, tokens: r.tokens, preview: r.preview, breakpoint: r.breakpoint })),
-      breakpoints: prepared.anchors.map((a) => ({ label: a.target.at === 'message' ? `message ${a.target.messageIndex + 1}` : a.target.at, prefixTokens: Math.round(a.prefixTokens), hitProbability: a.hitProbability, reason: a.reason })),
+      rows: ledger.map((r) => ({
+        position: r.position,
+        role: r.role,
+        kind: r.kind,
+        source: r.source,
+        tokens: r.tokens,
+        preview: r.preview,
+        breakpoint: r.breakpoint,
+      })),
+      breakpoints: prepared.anchors.map((a) => ({
+        label: a.target.at === 'message' ? `message ${a.target.messageIndex + 1}` : a.target.at,
+        prefixTokens: Math.round(a.prefixTokens),
+        hitProbability: a.hitProbability,
+        reason: a.reason,
+      })),
       ...(spill ? { spilledTo: spill.path } : {}),
-      notes: spill ? [...notes, `This paste (${text.length.toLocaleString('en-US')} characters) would be saved to a file in the session folder and referenced; the preview does not write it.`] : notes,
+      notes: spill
+        ? [
+            ...notes,
+            `This paste (${text.length.toLocaleString('en-US')} characters) would be saved to a file in the session folder and referenced; the preview does not write it.`,
+          ]
+        : notes,
     };
   }
 }

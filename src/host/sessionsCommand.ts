@@ -7,7 +7,11 @@ import type { SessionStore } from './sessions/sessionStore';
  * "Context Pipeline: Sessions…": pick a session, then resume it, export it (Markdown or
  * JSONL) or delete it (after confirmation). Failures are shown, never swallowed.
  */
-export async function showSessions(store: SessionStore, controller: ChatController | undefined, log: vscode.LogOutputChannel): Promise<void> {
+export async function showSessions(
+  store: SessionStore,
+  controller: ChatController | undefined,
+  log: vscode.LogOutputChannel,
+): Promise<void> {
   const list = await store.list();
   if (list.length === 0) {
     void vscode.window.showInformationMessage('Context Pipeline: no sessions yet.');
@@ -17,13 +21,21 @@ export async function showSessions(store: SessionStore, controller: ChatControll
     list.map((s) => ({
       label: `${s.damaged ? '$(warning) ' : ''}${s.title || '(empty session)'}`,
       description: `${new Date(s.updatedAt).toLocaleString()} · ${s.turns} ${s.turns === 1 ? 'turn' : 'turns'} · ${formatBytes(s.sizeBytes)} · ${s.model}`,
-      ...(s.damaged ? { detail: s.error ? `This file could not be read (${s.error}); opening it explains why, and it can be deleted.` : 'This file looks damaged; opening it repairs it (the original is backed up first).' } : {}),
+      ...(s.damaged
+        ? {
+            detail: s.error
+              ? `This file could not be read (${s.error}); opening it explains why, and it can be deleted.`
+              : 'This file looks damaged; opening it repairs it (the original is backed up first).',
+          }
+        : {}),
       id: s.id,
     })),
     { title: 'Context Pipeline sessions', placeHolder: 'Pick a session to resume, export or delete' },
   );
   if (!picked) return;
-  const action = await vscode.window.showQuickPick(['Resume', 'Export as Markdown', 'Export as JSONL', 'Delete'], { title: picked.label });
+  const action = await vscode.window.showQuickPick(['Resume', 'Export as Markdown', 'Export as JSONL', 'Delete'], {
+    title: picked.label,
+  });
   if (!action) return;
   const report = (r: { ok: true } | { ok: false; error: string }, done: string) => {
     if (r.ok) void vscode.window.showInformationMessage(done);
@@ -39,16 +51,31 @@ export async function showSessions(store: SessionStore, controller: ChatControll
     case 'Export as Markdown':
     case 'Export as JSONL': {
       const md = action === 'Export as Markdown';
-      const dest = await vscode.window.showSaveDialog({ filters: md ? { Markdown: ['md'] } : { 'JSON Lines': ['jsonl'] }, defaultUri: vscode.Uri.file(`${picked.id}.${md ? 'md' : 'jsonl'}`) });
+      const dest = await vscode.window.showSaveDialog({
+        filters: md ? { Markdown: ['md'] } : { 'JSON Lines': ['jsonl'] },
+        defaultUri: vscode.Uri.file(`${picked.id}.${md ? 'md' : 'jsonl'}`),
+      });
       if (!dest) return;
-      report(md ? await store.exportMarkdown(picked.id, dest.fsPath) : await store.exportJsonl(picked.id, dest.fsPath), `Exported to ${dest.fsPath}.`);
+      report(
+        md ? await store.exportMarkdown(picked.id, dest.fsPath) : await store.exportJsonl(picked.id, dest.fsPath),
+        `Exported to ${dest.fsPath}.`,
+      );
       return;
     }
     case 'Delete': {
-      const sure = await vscode.window.showWarningMessage(`Delete the session "${picked.label}"? Its file is removed; backups of repaired files are kept.`, { modal: true }, 'Delete');
+      const sure = await vscode.window.showWarningMessage(
+        `Delete the session "${picked.label}"? Its file is removed; backups of repaired files are kept.`,
+        { modal: true },
+        'Delete',
+      );
       if (sure !== 'Delete') return;
       const r = await store.delete(picked.id);
-      report(r, r.ok && r.keptBackups.length ? `Session deleted; ${r.keptBackups.length} backup file(s) kept.` : 'Session deleted.');
+      report(
+        r,
+        r.ok && r.keptBackups.length
+          ? `Session deleted; ${r.keptBackups.length} backup file(s) kept.`
+          : 'Session deleted.',
+      );
       return;
     }
   }

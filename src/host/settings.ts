@@ -68,7 +68,13 @@ export function readCompactionSettings(): CompactionSettings {
   const soft = c.get<string>('autoCompact', 'auto');
   return {
     ...DEFAULT_COMPACTION_SETTINGS,
-    strategy: strategy === 'middle-removal' || strategy === 'oldest-removal' || strategy === 'hybrid' || isServerStrategy(strategy) ? strategy : 'summarise',
+    strategy:
+      strategy === 'middle-removal' ||
+      strategy === 'oldest-removal' ||
+      strategy === 'hybrid' ||
+      isServerStrategy(strategy)
+        ? strategy
+        : 'summarise',
     softAction: soft === 'propose' || soft === 'off' ? soft : 'auto',
     summaryPolicy: c.get<string>('summaryPolicy', 'rolling') === 'stacked' ? 'stacked' : 'rolling',
     maskToolResults: c.get<boolean>('maskToolResults', true) !== false,
@@ -79,7 +85,9 @@ export function readCompactionSettings(): CompactionSettings {
       keepToolUses: Math.max(0, Math.floor(c.get<number>('serverKeepToolUses', 0) || 0)),
       // The server's clear_at_least reuses the minimum our own cheap edits free (one setting for one idea).
       clearAtLeastTokens: Math.max(0, Math.floor(c.get<number>('clearAtLeastTokens', 0) || 0)),
-      excludeTools: (c.get<unknown[]>('serverExcludeTools', []) ?? []).filter((t): t is string => typeof t === 'string' && t.trim() !== ''),
+      excludeTools: (c.get<unknown[]>('serverExcludeTools', []) ?? []).filter(
+        (t): t is string => typeof t === 'string' && t.trim() !== '',
+      ),
     },
   };
 }
@@ -110,7 +118,9 @@ export function readAgentSettings(): AgentSettings {
 const warned = new Set<string>();
 
 function userOnly<T>(c: vscode.WorkspaceConfiguration, key: string, isValue: (v: unknown) => v is T, fallback: T): T {
-  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => vscode.workspace.getConfiguration(SETTINGS_SECTION, f.uri).inspect(key));
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) =>
+    vscode.workspace.getConfiguration(SETTINGS_SECTION, f.uri).inspect(key),
+  );
   const r = userLevelValue(c.inspect(key), isValue, fallback, folders);
   const tag = `${key}:${r.ignored.join(',')}`;
   if (r.ignored.length > 0 && !warned.has(tag)) {

@@ -18,7 +18,11 @@ export interface LoadedTokenizer {
 }
 
 function isBundle(mod: unknown): mod is typeof TokenizerBundle {
-  return typeof mod === 'object' && mod !== null && typeof (mod as { createTiktokenTokenizer?: unknown }).createTiktokenTokenizer === 'function';
+  return (
+    typeof mod === 'object' &&
+    mod !== null &&
+    typeof (mod as { createTiktokenTokenizer?: unknown }).createTiktokenTokenizer === 'function'
+  );
 }
 
 /**
@@ -33,10 +37,15 @@ export function createTokenizerLoader(load: () => unknown): () => Promise<Loaded
     (loading ??= new Promise<void>((resolve) => setImmediate(resolve)).then((): LoadedTokenizer => {
       try {
         const mod = load();
-        if (!isBundle(mod)) return { tokenizer: chars4Tokenizer, fallbackReason: 'the tokenizer bundle does not export createTiktokenTokenizer' };
+        if (!isBundle(mod))
+          return {
+            tokenizer: chars4Tokenizer,
+            fallbackReason: 'the tokenizer bundle does not export createTiktokenTokenizer',
+          };
         const tokenizer = mod.createTiktokenTokenizer();
         const n = tokenizer.count('hello world');
-        if (!(n > 0)) return { tokenizer: chars4Tokenizer, fallbackReason: `the tokenizer counted ${n} tokens in "hello world"` };
+        if (!(n > 0))
+          return { tokenizer: chars4Tokenizer, fallbackReason: `the tokenizer counted ${n} tokens in "hello world"` };
         return { tokenizer };
       } catch (err) {
         return { tokenizer: chars4Tokenizer, fallbackReason: err instanceof Error ? err.message : String(err) };
@@ -49,4 +58,6 @@ export function createTokenizerLoader(load: () => unknown): () => Promise<Loaded
  * (esbuild emits CommonJS, so `__dirname` is dist/), loaded on first call and memoised;
  * chars/4 with a `fallbackReason` if that fails.
  */
-export const loadTokenizer: () => Promise<LoadedTokenizer> = createTokenizerLoader(() => require(join(__dirname, 'tokenizer.js')) as unknown);
+export const loadTokenizer: () => Promise<LoadedTokenizer> = createTokenizerLoader(
+  () => require(join(__dirname, 'tokenizer.js')) as unknown,
+);

@@ -32,10 +32,21 @@ export interface TrustedValue<T> {
  * holds what `inspect()` reported with each folder as the scope) or language-specific
  * workspace values are never used; they are listed in `ignored` so the caller can say so.
  */
-export function userLevelValue<T>(inspected: InspectedSetting | undefined, isValue: (v: unknown) => v is T, fallback: T, folders: readonly (InspectedSetting | undefined)[] = []): TrustedValue<T> {
+export function userLevelValue<T>(
+  inspected: InspectedSetting | undefined,
+  isValue: (v: unknown) => v is T,
+  fallback: T,
+  folders: readonly (InspectedSetting | undefined)[] = [],
+): TrustedValue<T> {
   const ignored: IgnoredScope[] = [];
-  if (inspected?.workspaceValue !== undefined || inspected?.workspaceLanguageValue !== undefined) ignored.push('workspace');
-  if ([inspected, ...folders].some((f) => f?.workspaceFolderValue !== undefined || f?.workspaceFolderLanguageValue !== undefined)) ignored.push('workspace folder');
+  if (inspected?.workspaceValue !== undefined || inspected?.workspaceLanguageValue !== undefined)
+    ignored.push('workspace');
+  if (
+    [inspected, ...folders].some(
+      (f) => f?.workspaceFolderValue !== undefined || f?.workspaceFolderLanguageValue !== undefined,
+    )
+  )
+    ignored.push('workspace folder');
   const user = inspected?.globalValue;
   const byDefault = inspected?.defaultValue;
   const value = isValue(user) ? user : isValue(byDefault) ? byDefault : fallback;
@@ -53,7 +64,12 @@ const WHY: Readonly<Record<string, string>> = {
  * it was ignored and why, and where to set it instead.
  */
 export function ignoredSettingWarning(section: string, key: string, ignored: readonly IgnoredScope[]): string {
-  const where = ignored.includes('workspace') && ignored.includes('workspace folder') ? 'workspace and folder settings' : ignored.includes('workspace') ? 'workspace settings' : 'folder settings';
+  const where =
+    ignored.includes('workspace') && ignored.includes('workspace folder')
+      ? 'workspace and folder settings'
+      : ignored.includes('workspace')
+        ? 'workspace settings'
+        : 'folder settings';
   const what = WHY[key] ?? 'this setting';
   return `Context Pipeline ignored \`${section}.${key}\` in this ${where}: ${what} is taken only from your user settings, so a repository you open cannot change it. If you meant it, set it in your user settings.`;
 }

@@ -6,7 +6,8 @@ import { parseWith, type Parsed } from './validate';
 // ---------- webview → host ----------
 
 /** Ids of compactions, messages and blocks: word characters, dots, colons and dashes. */
-const Id = (what: string) => v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, `Invalid ${what} id`));
+const Id = (what: string) =>
+  v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, `Invalid ${what} id`));
 
 const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('ready') }),
@@ -27,7 +28,18 @@ export function parseBudgetToHost(input: unknown): Parsed<BudgetToHost> {
 
 const N = v.number();
 const Category = v.strictObject({ id: v.string(), label: v.string(), tokens: N });
-const LedgerRow = v.strictObject({ position: N, role: v.string(), kind: v.string(), source: v.string(), tokens: N, breakpoint: v.boolean(), preview: v.string(), blockId: v.optional(v.string()), /** The workspace file the block came from (project instructions). */ origin: v.optional(v.string()), /** What normalize did to this block before sending. */ repair: v.optional(v.string()) });
+const LedgerRow = v.strictObject({
+  position: N,
+  role: v.string(),
+  kind: v.string(),
+  source: v.string(),
+  tokens: N,
+  breakpoint: v.boolean(),
+  preview: v.string(),
+  blockId: v.optional(v.string()),
+  /** The workspace file the block came from (project instructions). */ origin: v.optional(v.string()),
+  /** What normalize did to this block before sending. */ repair: v.optional(v.string()),
+});
 const DiffRow = v.strictObject({ key: v.string(), label: v.string(), before: N, after: N });
 const RequestRow = v.strictObject({
   index: N,
@@ -46,7 +58,16 @@ const RequestRow = v.strictObject({
   /** Why the prompt cache missed on this request (the API's diagnosis or our attribution). */
   cacheMiss: v.optional(
     v.strictObject({
-      cause: v.picklist(['ttl_expired', 'model_changed', 'tools_changed', 'system_changed', 'params_changed', 'message_edited', 'below_minimum', 'unknown']),
+      cause: v.picklist([
+        'ttl_expired',
+        'model_changed',
+        'tools_changed',
+        'system_changed',
+        'params_changed',
+        'message_edited',
+        'below_minimum',
+        'unknown',
+      ]),
       missedTokens: N,
       source: v.picklist(['api', 'ledger']),
       detail: v.string(),
@@ -70,7 +91,18 @@ const PinnedRow = v.strictObject({
   preview: v.string(),
   tokens: N,
 });
-const CompactionRow = v.strictObject({ id: v.string(), at: N, trigger: v.string(), layer: v.string(), tokensBefore: N, tokensAfter: N, costUsd: N, lost: N, /** The identifiers the retention check found missing from the summary (at most 10). */ lostIds: v.array(v.string()), active: v.boolean() });
+const CompactionRow = v.strictObject({
+  id: v.string(),
+  at: N,
+  trigger: v.string(),
+  layer: v.string(),
+  tokensBefore: N,
+  tokensAfter: N,
+  costUsd: N,
+  lost: N,
+  /** The identifiers the retention check found missing from the summary (at most 10). */ lostIds: v.array(v.string()),
+  active: v.boolean(),
+});
 
 const SnapshotSchema = v.strictObject({
   type: v.literal('snapshot'),

@@ -31,7 +31,12 @@ export function isAllowedLinkHref(href: string): boolean {
     } catch {
       return false;
     }
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0 && url.username === '' && url.password === '';
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.hostname.length > 0 &&
+      url.username === '' &&
+      url.password === ''
+    );
   }
   return parseWorkspaceLink(href) !== undefined;
 }
@@ -85,11 +90,18 @@ const ToHostSchema = v.variant('type', [
    * a view or a prompt (Set API Key, Compact Now asks first), or starts a new session (the
    * current one stays in Sessions…).
    */
-  v.strictObject({ type: v.literal('command'), command: v.picklist(['setApiKey', 'compactNow', 'newSession', 'showBudget', 'showSessions', 'showCompactions']) }),
+  v.strictObject({
+    type: v.literal('command'),
+    command: v.picklist(['setApiKey', 'compactNow', 'newSession', 'showBudget', 'showSessions', 'showCompactions']),
+  }),
   /** Pin (never compact) or unpin a whole message. */
   v.strictObject({ type: v.literal('pin'), messageId: v.pipe(v.string(), v.maxLength(200)), pinned: v.boolean() }),
   /** A slash command typed in the chat: `/compact [instructions]`, `/new`, `/pin`. */
-  v.strictObject({ type: v.literal('slash'), name: v.picklist(['compact', 'new', 'pin']), arg: v.pipe(v.string(), v.maxLength(4000, 'Slash command arguments are limited to 4 000 characters')) }),
+  v.strictObject({
+    type: v.literal('slash'),
+    name: v.picklist(['compact', 'new', 'pin']),
+    arg: v.pipe(v.string(), v.maxLength(4000, 'Slash command arguments are limited to 4 000 characters')),
+  }),
   /** Open a link from a rendered answer: http(s) in the browser, a relative path as a workspace file. */
   v.strictObject({ type: v.literal('openLink'), href: LinkHref }),
   /** The user's answer to a pending approval card (ignored unless that approval is still pending). */
@@ -166,7 +178,9 @@ const PreviewResultSchema = v.variant('ok', [
     estimatedTokens: v.number(),
     contextWindow: v.number(),
     rows: v.array(LedgerRowSchema),
-    breakpoints: v.array(v.strictObject({ label: v.string(), prefixTokens: v.number(), hitProbability: v.number(), reason: v.string() })),
+    breakpoints: v.array(
+      v.strictObject({ label: v.string(), prefixTokens: v.number(), hitProbability: v.number(), reason: v.string() }),
+    ),
     spilledTo: v.optional(v.string()),
     notes: v.array(v.string()),
   }),
@@ -190,7 +204,16 @@ const ToWebviewSchema = v.variant('type', [
    */
   v.strictObject({
     type: v.literal('pendingContext'),
-    chips: v.array(v.strictObject({ key: v.string(), tag: v.string(), label: v.string(), tokens: v.number(), text: v.string(), pinned: v.boolean() })),
+    chips: v.array(
+      v.strictObject({
+        key: v.string(),
+        tag: v.string(),
+        label: v.string(),
+        tokens: v.number(),
+        text: v.string(),
+        pinned: v.boolean(),
+      }),
+    ),
     /** Kinds turned off in the settings, so the user knows why nothing shows. */
     disabled: v.array(v.picklist(['ide_selection', 'ide_opened_file'])),
   }),

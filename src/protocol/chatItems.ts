@@ -19,19 +19,40 @@ const InjectedSchema = v.strictObject({
  * once known, and `redacted` when some of it came as encrypted `redacted_thinking` blocks
  * (nothing to show for those: "Thinking (redacted)").
  */
-const ThinkingSchema = v.strictObject({ text: v.string(), tokens: v.optional(v.number()), redacted: v.optional(v.boolean()) });
+const ThinkingSchema = v.strictObject({
+  text: v.string(),
+  tokens: v.optional(v.number()),
+  redacted: v.optional(v.boolean()),
+});
 
 /** An answer's thinking as the chat shows it. */
 export type ChatThinking = v.InferOutput<typeof ThinkingSchema>;
 
 /** Items of the transcript, keyed by `id` (an update replaces the item with the same id). */
 export const ChatItemSchema = v.variant('kind', [
-  v.strictObject({ kind: v.literal('user'), id: v.string(), text: v.string(), injected: v.array(InjectedSchema), turn: v.number(), pinned: v.optional(v.boolean()), tokens: v.optional(v.number()) }),
+  v.strictObject({
+    kind: v.literal('user'),
+    id: v.string(),
+    text: v.string(),
+    injected: v.array(InjectedSchema),
+    turn: v.number(),
+    pinned: v.optional(v.boolean()),
+    tokens: v.optional(v.number()),
+  }),
   /**
    * `messageId`: the conversation message once the answer is complete (pinning needs it).
    * `thinking`: the answer's extended thinking, shown collapsed above it (see ThinkingSchema).
    */
-  v.strictObject({ kind: v.literal('assistant'), id: v.string(), text: v.string(), streaming: v.boolean(), messageId: v.optional(v.string()), pinned: v.optional(v.boolean()), tokens: v.optional(v.number()), thinking: v.optional(ThinkingSchema) }),
+  v.strictObject({
+    kind: v.literal('assistant'),
+    id: v.string(),
+    text: v.string(),
+    streaming: v.boolean(),
+    messageId: v.optional(v.string()),
+    pinned: v.optional(v.boolean()),
+    tokens: v.optional(v.number()),
+    thinking: v.optional(ThinkingSchema),
+  }),
   v.strictObject({
     kind: v.literal('tool'),
     id: v.string(),
@@ -71,14 +92,29 @@ export const ChatItemSchema = v.variant('kind', [
      * configuration …), change the editor's settings or hold secrets: the card shows the flag
      * and `reason` prominently. Such an edit is never approved without the user's answer.
      */
-    risk: v.optional(v.strictObject({ kind: v.picklist(['runs-code', 'changes-settings', 'holds-secrets']), reason: v.string() })),
+    risk: v.optional(
+      v.strictObject({ kind: v.picklist(['runs-code', 'changes-settings', 'holds-secrets']), reason: v.string() }),
+    ),
   }),
-  v.strictObject({ kind: v.literal('notice'), id: v.string(), level: v.picklist(['info', 'warning']), text: v.string() }),
+  v.strictObject({
+    kind: v.literal('notice'),
+    id: v.string(),
+    level: v.picklist(['info', 'warning']),
+    text: v.string(),
+  }),
   /**
    * A compaction summary standing in for older turns: expands to the summary; links to the
    * originals. `inTurn`: it ends inside a turn (the earlier tool rounds of that turn).
    */
-  v.strictObject({ kind: v.literal('summary'), id: v.string(), firstTurn: v.number(), lastTurn: v.number(), text: v.string(), compactionId: v.string(), inTurn: v.optional(v.boolean()) }),
+  v.strictObject({
+    kind: v.literal('summary'),
+    id: v.string(),
+    firstTurn: v.number(),
+    lastTurn: v.number(),
+    text: v.string(),
+    compactionId: v.string(),
+    inTurn: v.optional(v.boolean()),
+  }),
   v.strictObject({ kind: v.literal('error'), id: v.string(), text: v.string(), retryable: v.boolean() }),
 ]);
 

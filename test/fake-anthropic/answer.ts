@@ -30,17 +30,23 @@ export interface Answer {
 /** The answer to `req` for `step` (undefined: the default echo). */
 export function buildAnswer(step: AnswerStep | undefined, req: ApiRequest, ids: IdSource): Answer {
   const content: OutBlock[] = [];
-  if (step?.thinking) content.push({ type: 'thinking', thinking: step.thinking, signature: thinkingSignature(step.thinking) });
+  if (step?.thinking)
+    content.push({ type: 'thinking', thinking: step.thinking, signature: thinkingSignature(step.thinking) });
   if (step?.redactedThinking) content.push({ type: 'redacted_thinking', data: step.redactedThinking });
   const uses = step?.toolUses ?? [];
   const text = step?.text ?? (uses.length === 0 ? defaultAnswerText(req) : undefined);
   if (text) content.push({ type: 'text', text });
-  for (const u of uses) content.push({ type: 'tool_use', id: u.id ?? ids.next('toolu_01'), name: u.name, input: u.input });
+  for (const u of uses)
+    content.push({ type: 'tool_use', id: u.id ?? ids.next('toolu_01'), name: u.name, input: u.input });
   const natural: StopReason = uses.length > 0 ? 'tool_use' : 'end_turn';
   const cost = content.reduce((n, b) => n + outputTokens(b), 0);
   const maxTokens = req.max_tokens ?? Number.POSITIVE_INFINITY;
   if (step?.stopReason === undefined && cost > maxTokens) {
-    return { content: truncate(content, maxTokens), stopReason: 'max_tokens', outputTokens: step?.outputTokens ?? maxTokens };
+    return {
+      content: truncate(content, maxTokens),
+      stopReason: 'max_tokens',
+      outputTokens: step?.outputTokens ?? maxTokens,
+    };
   }
   return { content, stopReason: step?.stopReason ?? natural, outputTokens: step?.outputTokens ?? Math.max(1, cost) };
 }
@@ -95,7 +101,14 @@ export interface ServerExtras {
 }
 
 /** The full `Message` object of a non-streaming response. */
-export function messageBody(id: string, model: string, answer: Answer, usage: FakeUsage, diagnostics?: unknown, server?: ServerExtras): Record<string, unknown> {
+export function messageBody(
+  id: string,
+  model: string,
+  answer: Answer,
+  usage: FakeUsage,
+  diagnostics?: unknown,
+  server?: ServerExtras,
+): Record<string, unknown> {
   return {
     ...(diagnostics !== undefined ? { diagnostics } : {}),
     id,

@@ -18,13 +18,18 @@ export function checkCacheControl(value: unknown, loc: string): CacheTtl | undef
   const where = `${loc ? `${loc}.` : ''}cache_control`;
   if (!isObject(value)) invalid('cache_control_type', `${where}: Input should be a valid dictionary`);
   if (value.type !== 'ephemeral') {
-    invalid('cache_control_type', `${where}: Input tag '${String(value.type)}' found using 'type' does not match any of the expected tags: 'ephemeral'`);
+    invalid(
+      'cache_control_type',
+      `${where}: Input tag '${String(value.type)}' found using 'type' does not match any of the expected tags: 'ephemeral'`,
+    );
   }
   for (const key of Object.keys(value)) {
-    if (key !== 'type' && key !== 'ttl') invalid('cache_control_type', `${where}.ephemeral.${key}: Extra inputs are not permitted`);
+    if (key !== 'type' && key !== 'ttl')
+      invalid('cache_control_type', `${where}.ephemeral.${key}: Extra inputs are not permitted`);
   }
   if (value.ttl === undefined) return '5m';
-  if (value.ttl !== '5m' && value.ttl !== '1h') invalid('cache_control_type', `${where}.ephemeral.ttl: Input should be '5m' or '1h'`);
+  if (value.ttl !== '5m' && value.ttl !== '1h')
+    invalid('cache_control_type', `${where}.ephemeral.ttl: Input should be '5m' or '1h'`);
   return value.ttl;
 }
 
@@ -58,7 +63,10 @@ export function breakpointTtls(req: ApiRequest): CacheTtl[] {
 export function checkBreakpoints(req: ApiRequest): void {
   const ttls = breakpointTtls(req);
   if (ttls.length > MAX_BREAKPOINTS) {
-    invalid('cache_control_limit', `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${ttls.length}.`);
+    invalid(
+      'cache_control_limit',
+      `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${ttls.length}.`,
+    );
   }
   const first5m = ttls.indexOf('5m');
   if (first5m >= 0 && ttls.indexOf('1h', first5m) >= 0) {

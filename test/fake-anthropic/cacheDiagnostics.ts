@@ -29,7 +29,10 @@ interface Fingerprint {
 
 /** The `cache_miss_reason` values the fake returns. */
 export type FakeCacheMissReason =
-  | { readonly type: 'model_changed' | 'system_changed' | 'tools_changed' | 'messages_changed'; readonly cache_missed_input_tokens: number }
+  | {
+      readonly type: 'model_changed' | 'system_changed' | 'tools_changed' | 'messages_changed';
+      readonly cache_missed_input_tokens: number;
+    }
   | { readonly type: 'previous_message_not_found' | 'unavailable' };
 
 const DIAGNOSTICS_FIELDS = new Set(['previous_message_id']);
@@ -40,13 +43,16 @@ export function checkDiagnostics(d: unknown): void {
   if (!isObject(d)) invalid('diagnostics', 'diagnostics: Input should be a valid dictionary');
   noExtraKeys(d, DIAGNOSTICS_FIELDS, 'diagnostics');
   const id = d.previous_message_id;
-  if (id !== undefined && id !== null && typeof id !== 'string') invalid('diagnostics', 'diagnostics.previous_message_id: Input should be a valid string');
+  if (id !== undefined && id !== null && typeof id !== 'string')
+    invalid('diagnostics', 'diagnostics.previous_message_id: Input should be a valid string');
 }
 
-const noCacheControl = (x: unknown) => JSON.stringify(x ?? null, (k, v: unknown) => (k === 'cache_control' ? undefined : v));
+const noCacheControl = (x: unknown) =>
+  JSON.stringify(x ?? null, (k, v: unknown) => (k === 'cache_control' ? undefined : v));
 
 function fingerprint(req: ApiRequest & { readonly diagnostics?: unknown }, layout: PromptLayout): Fingerprint {
-  const tokens = (prefix: string) => layout.blocks.filter((b) => b.loc.startsWith(prefix)).reduce((n, b) => n + b.tokens, 0);
+  const tokens = (prefix: string) =>
+    layout.blocks.filter((b) => b.loc.startsWith(prefix)).reduce((n, b) => n + b.tokens, 0);
   const system = typeof req.system === 'string' ? [{ type: 'text', text: req.system }] : (req.system ?? []);
   return {
     model: req.model,
@@ -66,9 +72,15 @@ function compare(prev: Fingerprint, cur: Fingerprint): FakeCacheMissReason | nul
   const total = prev.toolsTokens + prev.systemTokens + sum(prev.messageTokens);
   if (prev.model !== cur.model) return { type: 'model_changed', cache_missed_input_tokens: total };
   if (prev.tools !== cur.tools) return { type: 'tools_changed', cache_missed_input_tokens: total };
-  if (prev.system !== cur.system) return { type: 'system_changed', cache_missed_input_tokens: total - prev.toolsTokens };
+  if (prev.system !== cur.system)
+    return { type: 'system_changed', cache_missed_input_tokens: total - prev.toolsTokens };
   const edited = prev.messages.findIndex((m, i) => cur.messages[i] !== m);
-  if (edited >= 0) return { type: 'messages_changed', cache_missed_input_tokens: total - prev.toolsTokens - prev.systemTokens - sum(prev.messageTokens.slice(0, edited)) };
+  if (edited >= 0)
+    return {
+      type: 'messages_changed',
+      cache_missed_input_tokens:
+        total - prev.toolsTokens - prev.systemTokens - sum(prev.messageTokens.slice(0, edited)),
+    };
   if (prev.params !== cur.params) return { type: 'unavailable' };
   return null;
 }
@@ -81,7 +93,11 @@ export class CacheDiagnoser {
    * The `diagnostics` value of the response `id` to `req` (undefined: the request had no
    * `diagnostics`, so the response has no such field), storing the request's fingerprint.
    */
-  diagnose(req: ApiRequest & { readonly diagnostics?: unknown }, layout: PromptLayout, id: string): { cache_miss_reason: FakeCacheMissReason } | null | undefined {
+  diagnose(
+    req: ApiRequest & { readonly diagnostics?: unknown },
+    layout: PromptLayout,
+    id: string,
+  ): { cache_miss_reason: FakeCacheMissReason } | null | undefined {
     const d = req.diagnostics;
     if (!isObject(d)) return undefined;
     const cur = fingerprint(req, layout);

@@ -35,7 +35,9 @@ async function main(): Promise<void> {
     ...(values.log ? { logFile: values.log } : {}),
   });
   process.stdout.write(`Fake Anthropic API (scripted test model) listening on ${server.url}\n`);
-  process.stdout.write(`  window ${server.window} tokens; control routes under ${server.url}/_fake/ (script, requests, reset, window, clock, cache, health)\n`);
+  process.stdout.write(
+    `  window ${server.window} tokens; control routes under ${server.url}/_fake/ (script, requests, reset, window, clock, cache, health)\n`,
+  );
   const stop = (): void => {
     void server.close().then(() => process.exit(0));
   };

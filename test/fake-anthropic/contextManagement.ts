@@ -24,24 +24,48 @@ export const CLEARED_PLACEHOLDER = '[Tool result cleared to save context]';
 
 /** A parsed edit. */
 export type Edit =
-  | { readonly type: 'clear_tool_uses_20250919'; readonly trigger: number; readonly keep: number; readonly clearAtLeast: number; readonly exclude: readonly string[] }
+  | {
+      readonly type: 'clear_tool_uses_20250919';
+      readonly trigger: number;
+      readonly keep: number;
+      readonly clearAtLeast: number;
+      readonly exclude: readonly string[];
+    }
   | { readonly type: 'clear_thinking_20251015' }
   | { readonly type: 'compact_20260112'; readonly trigger: number };
 
 /** An applied edit as the API reports it in `context_management.applied_edits`. */
-export type AppliedEdit = { readonly type: 'clear_tool_uses_20250919'; readonly cleared_input_tokens: number; readonly cleared_tool_uses: number };
+export type AppliedEdit = {
+  readonly type: 'clear_tool_uses_20250919';
+  readonly cleared_input_tokens: number;
+  readonly cleared_tool_uses: number;
+};
 
 function tokensParam(v: unknown, kind: string, loc: string, fallback: number): number {
   if (v === undefined || v === null) return fallback;
-  if (!isObject(v) || v.type !== kind || typeof v.value !== 'number' || !Number.isInteger(v.value) || v.value < 0) invalid('context_management', `${loc}: expected {"type": "${kind}", "value": <integer>}`);
+  if (!isObject(v) || v.type !== kind || typeof v.value !== 'number' || !Number.isInteger(v.value) || v.value < 0)
+    invalid('context_management', `${loc}: expected {"type": "${kind}", "value": <integer>}`);
   return v.value;
 }
 
 /** Validates `context_management` against the beta header; returns its edits (none when absent). */
 export function checkContextManagement(body: Record<string, unknown>, betaHeader: string | undefined): readonly Edit[] {
-  const betas = new Set((betaHeader ?? '').split(',').map((b) => b.trim()).filter(Boolean));
-  const hasCompactionBlock = Array.isArray(body.messages) && (body.messages as unknown[]).some((m) => isObject(m) && Array.isArray(m.content) && (m.content as unknown[]).some((b) => isObject(b) && b.type === 'compaction'));
-  if (hasCompactionBlock && !betas.has(COMPACT_BETA)) invalid('beta_required', `messages: compaction blocks require the \`${COMPACT_BETA}\` beta header`);
+  const betas = new Set(
+    (betaHeader ?? '')
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
+  );
+  const hasCompactionBlock =
+    Array.isArray(body.messages) &&
+    (body.messages as unknown[]).some(
+      (m) =>
+        isObject(m) &&
+        Array.isArray(m.content) &&
+        (m.content as unknown[]).some((b) => isObject(b) && b.type === 'compaction'),
+    );
+  if (hasCompactionBlock && !betas.has(COMPACT_BETA))
+    invalid('beta_required', `messages: compaction blocks require the \`${COMPACT_BETA}\` beta header`);
   const cm = body.context_management;
   if (cm === undefined || cm === null) return [];
   if (!isObject(cm)) invalid('context_management', 'context_management: Input should be a valid dictionary');
@@ -52,27 +76,41 @@ export function checkContextManagement(body: Record<string, unknown>, betaHeader
     const loc = `context_management.edits.${i}`;
     if (!isObject(e)) invalid('context_management', `${loc}: Input should be a valid dictionary`);
     if (e.type === 'clear_tool_uses_20250919' || e.type === 'clear_thinking_20251015') {
-      if (!betas.has(CONTEXT_MANAGEMENT_BETA)) invalid('beta_required', `${loc}: \`${e.type}\` requires the \`${CONTEXT_MANAGEMENT_BETA}\` beta header`);
+      if (!betas.has(CONTEXT_MANAGEMENT_BETA))
+        invalid('beta_required', `${loc}: \`${e.type}\` requires the \`${CONTEXT_MANAGEMENT_BETA}\` beta header`);
       if (e.type === 'clear_thinking_20251015') {
         if (i !== 0) invalid('context_management', `${loc}: clear_thinking_20251015 must be the first edit`);
         const t = body.thinking;
-        if (!isObject(t) || (t.type !== 'enabled' && t.type !== 'adaptive')) invalid('context_management', `${loc}: clear_thinking_20251015 requires thinking to be enabled`);
+        if (!isObject(t) || (t.type !== 'enabled' && t.type !== 'adaptive'))
+          invalid('context_management', `${loc}: clear_thinking_20251015 requires thinking to be enabled`);
         edits.push({ type: e.type });
         return;
       }
       const exclude = e.exclude_tools ?? [];
-      if (!Array.isArray(exclude) || exclude.some((x) => typeof x !== 'string')) invalid('context_management', `${loc}.exclude_tools: Input should be a valid list of strings`);
-      edits.push({ type: e.type, trigger: tokensParam(e.trigger, 'input_tokens', `${loc}.trigger`, 100_000), keep: tokensParam(e.keep, 'tool_uses', `${loc}.keep`, 3), clearAtLeast: tokensParam(e.clear_at_least, 'input_tokens', `${loc}.clear_at_least`, 0), exclude: exclude as string[] });
+      if (!Array.isArray(exclude) || exclude.some((x) => typeof x !== 'string'))
+        invalid('context_management', `${loc}.exclude_tools: Input should be a valid list of strings`);
+      edits.push({
+        type: e.type,
+        trigger: tokensParam(e.trigger, 'input_tokens', `${loc}.trigger`, 100_000),
+        keep: tokensParam(e.keep, 'tool_uses', `${loc}.keep`, 3),
+        clearAtLeast: tokensParam(e.clear_at_least, 'input_tokens', `${loc}.clear_at_least`, 0),
+        exclude: exclude as string[],
+      });
       return;
     }
     if (e.type === 'compact_20260112') {
-      if (!betas.has(COMPACT_BETA)) invalid('beta_required', `${loc}: \`compact_20260112\` requires the \`${COMPACT_BETA}\` beta header`);
+      if (!betas.has(COMPACT_BETA))
+        invalid('beta_required', `${loc}: \`compact_20260112\` requires the \`${COMPACT_BETA}\` beta header`);
       const trigger = tokensParam(e.trigger, 'input_tokens', `${loc}.trigger`, 150_000);
-      if (trigger < 50_000) invalid('context_management', `${loc}.trigger.value: Input should be greater than or equal to 50000`);
+      if (trigger < 50_000)
+        invalid('context_management', `${loc}.trigger.value: Input should be greater than or equal to 50000`);
       edits.push({ type: e.type, trigger });
       return;
     }
-    invalid('context_management', `${loc}: Input tag '${String(e.type)}' found using 'type' does not match any of the expected tags: 'clear_tool_uses_20250919', 'clear_thinking_20251015', 'compact_20260112'`);
+    invalid(
+      'context_management',
+      `${loc}: Input tag '${String(e.type)}' found using 'type' does not match any of the expected tags: 'clear_tool_uses_20250919', 'clear_thinking_20251015', 'compact_20260112'`,
+    );
   });
   return edits;
 }
@@ -109,7 +147,10 @@ export interface ClearCandidates {
  * already cleared are not counted again. Shared with the replay bench (bench/replayApi.ts),
  * which counts tokens its own way.
  */
-export function clearCandidates(req: ApiRequest, edit: Extract<Edit, { type: 'clear_tool_uses_20250919' }>): ClearCandidates {
+export function clearCandidates(
+  req: ApiRequest,
+  edit: Extract<Edit, { type: 'clear_tool_uses_20250919' }>,
+): ClearCandidates {
   const names = new Map<string, string>();
   const results: { i: number; j: number; id: string }[] = [];
   req.messages.forEach((m, i) =>
@@ -118,26 +159,45 @@ export function clearCandidates(req: ApiRequest, edit: Extract<Edit, { type: 'cl
       if (b.type === 'tool_result') results.push({ i, j, id: b.tool_use_id });
     }),
   );
-  const candidates = results.slice(0, Math.max(0, results.length - edit.keep)).filter((r) => !edit.exclude.includes(names.get(r.id) ?? ''));
+  const candidates = results
+    .slice(0, Math.max(0, results.length - edit.keep))
+    .filter((r) => !edit.exclude.includes(names.get(r.id) ?? ''));
   const messages = req.messages.map((m) => ({ ...m, content: [...blocksOf(m)] }));
   const locs: string[] = [];
   const toolUseIds: string[] = [];
   for (const r of candidates) {
     const block = messages[r.i]?.content[r.j];
-    if (block?.type !== 'tool_result' || (typeof block.content === 'string' && block.content === CLEARED_PLACEHOLDER)) continue;
-    (messages[r.i] as { content: ContentBlockParam[] }).content[r.j] = { type: 'tool_result', tool_use_id: block.tool_use_id, content: CLEARED_PLACEHOLDER, ...(block.cache_control ? { cache_control: block.cache_control } : {}) };
+    if (block?.type !== 'tool_result' || (typeof block.content === 'string' && block.content === CLEARED_PLACEHOLDER))
+      continue;
+    (messages[r.i] as { content: ContentBlockParam[] }).content[r.j] = {
+      type: 'tool_result',
+      tool_use_id: block.tool_use_id,
+      content: CLEARED_PLACEHOLDER,
+      ...(block.cache_control ? { cache_control: block.cache_control } : {}),
+    };
     locs.push(`messages.${r.i}.content.${r.j}`);
     toolUseIds.push(block.tool_use_id);
   }
-  return { req: locs.length === 0 ? req : { ...req, messages: messages as unknown as readonly MessageParam[] }, locs, toolUseIds };
+  return {
+    req: locs.length === 0 ? req : { ...req, messages: messages as unknown as readonly MessageParam[] },
+    locs,
+    toolUseIds,
+  };
 }
 
 /** Applies `clear_tool_uses` to `req` when its prompt reaches the trigger; the edited request and what was applied. */
-export function applyClear(req: ApiRequest, edit: Extract<Edit, { type: 'clear_tool_uses_20250919' }>, promptTokens: number): { readonly req: ApiRequest; readonly applied?: AppliedEdit } {
+export function applyClear(
+  req: ApiRequest,
+  edit: Extract<Edit, { type: 'clear_tool_uses_20250919' }>,
+  promptTokens: number,
+): { readonly req: ApiRequest; readonly applied?: AppliedEdit } {
   if (promptTokens < edit.trigger) return { req };
   const c = clearCandidates(req, edit);
   if (c.locs.length === 0) return { req };
   const freed = promptTokens - layoutPrompt(c.req).totalTokens;
   if (freed < edit.clearAtLeast) return { req };
-  return { req: c.req, applied: { type: 'clear_tool_uses_20250919', cleared_input_tokens: freed, cleared_tool_uses: c.locs.length } };
+  return {
+    req: c.req,
+    applied: { type: 'clear_tool_uses_20250919', cleared_input_tokens: freed, cleared_tool_uses: c.locs.length },
+  };
 }

@@ -43,20 +43,28 @@ export function handleControl(state: FakeState, res: ServerResponse, method: str
         return sendJson(res, 200, { ok: true });
       case 'POST /_fake/window': {
         const body = parse(raw);
-        if (!isObject(body) || typeof body.window !== 'number') throw new Error('expected {"window": <positive integer>}');
+        if (!isObject(body) || typeof body.window !== 'number')
+          throw new Error('expected {"window": <positive integer>}');
         state.setWindow(body.window);
         return sendJson(res, 200, { window: state.window });
       }
       case 'POST /_fake/clock': {
         const body = parse(raw);
-        if (!isObject(body) || typeof body.advanceMs !== 'number' || body.advanceMs < 0) throw new Error('expected {"advanceMs": <non-negative number>}');
+        if (!isObject(body) || typeof body.advanceMs !== 'number' || body.advanceMs < 0)
+          throw new Error('expected {"advanceMs": <non-negative number>}');
         state.advanceClock(body.advanceMs);
         return sendJson(res, 200, { now: state.now() });
       }
       case 'GET /_fake/cache':
         return sendJson(res, 200, state.cacheStats());
       case 'GET /_fake/health':
-        return sendJson(res, 200, { ok: true, model: FAKE_MODEL, window: state.window, pendingSteps: state.script.pending, requests: state.requests.length });
+        return sendJson(res, 200, {
+          ok: true,
+          model: FAKE_MODEL,
+          window: state.window,
+          pendingSteps: state.script.pending,
+          requests: state.requests.length,
+        });
       default:
         return sendJson(res, 404, { error: `no control route ${route}` });
     }

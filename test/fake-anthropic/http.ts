@@ -21,7 +21,11 @@ export function readBody(req: IncomingMessage): Promise<string> {
  * gone, whichever is first: a response held back is never held for a client that left, and
  * the sleep's signal tells it to drop its timer (a long delay then keeps no process alive).
  */
-export function pause(res: ServerResponse, ms: number, sleep: (ms: number, signal: AbortSignal) => Promise<void>): Promise<void> {
+export function pause(
+  res: ServerResponse,
+  ms: number,
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
   if (ms <= 0 || res.destroyed) return Promise.resolve();
   const gone = new AbortController();
   return new Promise<void>((resolve) => {
@@ -39,7 +43,12 @@ export function pause(res: ServerResponse, ms: number, sleep: (ms: number, signa
 }
 
 /** Answers `status` with a JSON body and extra headers. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
@@ -70,7 +79,8 @@ export function defaultErrorMessage(type: ApiErrorType): string {
     permission_error: 'Your API key does not have permission to use the specified resource.',
     not_found_error: 'Not found',
     request_too_large: 'Request exceeds the maximum allowed number of bytes.',
-    rate_limit_error: 'Number of request tokens has exceeded your per-minute rate limit (fake-claude scripted test model)',
+    rate_limit_error:
+      'Number of request tokens has exceeded your per-minute rate limit (fake-claude scripted test model)',
     timeout_error: 'Request timeout',
     api_error: 'Internal server error',
     overloaded_error: 'Overloaded',

@@ -5,7 +5,19 @@
  */
 export { startFakeAnthropic, SUPPORTED_VERSIONS, type FakeAnthropic } from './server';
 export type { FakeAnthropicOptions } from './state';
-export type { AnswerStep, ApiErrorType, CacheStats, ErrorStep, FakeUsage, RecordedRequest, Rejection, ScriptStep, ScriptedToolUse, StepMatch, StopReason } from './types';
+export type {
+  AnswerStep,
+  ApiErrorType,
+  CacheStats,
+  ErrorStep,
+  FakeUsage,
+  RecordedRequest,
+  Rejection,
+  ScriptStep,
+  ScriptedToolUse,
+  StepMatch,
+  StopReason,
+} from './types';
 export { FAKE_MODEL, DEFAULT_WINDOW, minCacheableTokens, maxOutputTokens } from './models';
 export { countTokens } from './tokenizer';
 export { LOOKBACK_BLOCKS } from './promptCache';

@@ -25,10 +25,21 @@ export function refuse(res: ServerResponse, rec: RecordedRequest, e: RejectionEr
   sendApiError(res, e.rejection.status, rec.requestId, { type: e.rejection.type, message: e.rejection.message });
 }
 
-const STATUS_OF: Partial<Record<ApiErrorType, number>> = { overloaded_error: 529, api_error: 500, rate_limit_error: 429, timeout_error: 504 };
+const STATUS_OF: Partial<Record<ApiErrorType, number>> = {
+  overloaded_error: 529,
+  api_error: 500,
+  rate_limit_error: 429,
+  timeout_error: 504,
+};
 
 /** Handles a parsed body sent to `endpoint`; fills in `rec`. */
-export async function handleMessages(state: FakeState, res: ServerResponse, rec: RecordedRequest, body: unknown, endpoint: Endpoint): Promise<void> {
+export async function handleMessages(
+  state: FakeState,
+  res: ServerResponse,
+  rec: RecordedRequest,
+  body: unknown,
+  endpoint: Endpoint,
+): Promise<void> {
   try {
     const req = validateRequest(body, endpoint);
     const edits = checkContextManagement(body as Record<string, unknown>, rec.headers['anthropic-beta']);
@@ -63,26 +74,67 @@ export async function handleMessages(state: FakeState, res: ServerResponse, rec:
     if (step?.status !== undefined) {
       rec.outcome = 'scripted_error';
       const { status, errorType, message, retryAfter, shouldRetry } = step;
-      sendApiError(res, status, rec.requestId, { ...(errorType ? { type: errorType } : {}), ...(message ? { message } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}), ...(shouldRetry !== undefined ? { shouldRetry } : {}) });
+      sendApiError(res, status, rec.requestId, {
+        ...(errorType ? { type: errorType } : {}),
+        ...(message ? { message } : {}),
+        ...(retryAfter !== undefined ? { retryAfter } : {}),
+        ...(shouldRetry !== undefined ? { shouldRetry } : {}),
+      });
       return;
     }
 
     const compact = edits.find((e) => e.type === 'compact_20260112');
-    const compaction = compact && (layout.totalTokens >= compact.trigger || (step && step.status === undefined && step.compaction)) ? compactionOf(layout.totalTokens, step?.status === undefined ? step?.compaction?.summary : undefined, `enc_${rec.requestId}`) : undefined;
-    if (compaction) layout = layoutPrompt({ ...seen, messages: [{ role: 'user', content: [{ type: 'text', text: compaction.block.content }] }] });
+    const compaction =
+      compact && (layout.totalTokens >= compact.trigger || (step && step.status === undefined && step.compaction))
+        ? compactionOf(
+            layout.totalTokens,
+            step?.status === undefined ? step?.compaction?.summary : undefined,
+            `enc_${rec.requestId}`,
+          )
+        : undefined;
+    if (compaction)
+      layout = layoutPrompt({
+        ...seen,
+        messages: [{ role: 'user', content: [{ type: 'text', text: compaction.block.content }] }],
+      });
     const cacheUsage = state.cache.process(req.model, layout, minCacheableTokens(req.model));
     const built = buildAnswer(step, req, state.ids);
     const answer = compaction ? { ...built, content: [compaction.block, ...built.content] } : built;
     const usage: FakeUsage = { ...cacheUsage, output_tokens: answer.outputTokens, service_tier: 'standard' };
     rec.usage = usage;
-    const server: ServerExtras | undefined = body !== null && typeof body === 'object' && 'context_management' in body ? { contextManagement: { applied_edits: appliedEdits }, ...(compaction ? { iterations: [compaction.usage, { type: 'message', input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens }] } : {}) } : undefined;
+    const server: ServerExtras | undefined =
+      body !== null && typeof body === 'object' && 'context_management' in body
+        ? {
+            contextManagement: { applied_edits: appliedEdits },
+            ...(compaction
+              ? {
+                  iterations: [
+                    compaction.usage,
+                    {
+                      type: 'message',
+                      input_tokens: usage.input_tokens,
+                      output_tokens: usage.output_tokens,
+                      cache_read_input_tokens: usage.cache_read_input_tokens,
+                      cache_creation_input_tokens: usage.cache_creation_input_tokens,
+                    },
+                  ],
+                }
+              : {}),
+          }
+        : undefined;
     if (server) rec.contextManagement = { appliedEdits, compacted: compaction !== undefined, tokensBeforeEdits };
     const id = state.ids.next('msg_01');
     const diagnostics = state.diagnoser.diagnose(req, layout, id);
     const plan = streamPlan(step);
 
     if (req.stream) {
-      rec.outcome = await writeSse(res, rec.requestId, streamEvents(id, req.model, answer, usage, step?.chunkChars, diagnostics, server), plan, state.sleep);
+      rec.outcome = await writeSse(
+        res,
+        rec.requestId,
+        streamEvents(id, req.model, answer, usage, step?.chunkChars, diagnostics, server),
+        plan,
+        state.sleep,
+      );
       return;
     }
     if (plan.disconnectAfterEvents !== undefined) {
@@ -105,17 +157,41 @@ export async function handleMessages(state: FakeState, res: ServerResponse, rec:
 }
 
 /** The compaction block and its iteration usage: the whole prompt read, the summary written. */
-function compactionOf(promptTokens: number, summary: string | undefined, enc: string): { block: Extract<OutBlock, { type: 'compaction' }>; usage: Record<string, unknown> } {
-  const content = summary ?? `Summary of the conversation so far (${promptTokens} tokens compacted by the fake server).`;
-  return { block: { type: 'compaction', content, encrypted_content: enc }, usage: { type: 'compaction', input_tokens: promptTokens, output_tokens: countTokens(content), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
+function compactionOf(
+  promptTokens: number,
+  summary: string | undefined,
+  enc: string,
+): { block: Extract<OutBlock, { type: 'compaction' }>; usage: Record<string, unknown> } {
+  const content =
+    summary ?? `Summary of the conversation so far (${promptTokens} tokens compacted by the fake server).`;
+  return {
+    block: { type: 'compaction', content, encrypted_content: enc },
+    usage: {
+      type: 'compaction',
+      input_tokens: promptTokens,
+      output_tokens: countTokens(content),
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+    },
+  };
 }
 
 function streamPlan(step: AnswerStep | undefined): StreamPlan {
   if (!step) return {};
-  const mid = step.errorMidStream ?? (step.overloadedMidStream ? { afterEvents: step.overloadedMidStream.afterEvents } : undefined);
+  const mid =
+    step.errorMidStream ??
+    (step.overloadedMidStream ? { afterEvents: step.overloadedMidStream.afterEvents } : undefined);
   return {
     ...(step.deltaDelayMs !== undefined ? { deltaDelayMs: step.deltaDelayMs } : {}),
     ...(step.disconnectAfterEvents !== undefined ? { disconnectAfterEvents: step.disconnectAfterEvents } : {}),
-    ...(mid ? { errorAfter: { afterEvents: mid.afterEvents, type: mid.type ?? 'overloaded_error', ...(mid.message ? { message: mid.message } : {}) } } : {}),
+    ...(mid
+      ? {
+          errorAfter: {
+            afterEvents: mid.afterEvents,
+            type: mid.type ?? 'overloaded_error',
+            ...(mid.message ? { message: mid.message } : {}),
+          },
+        }
+      : {}),
   };
 }

@@ -44,5 +44,8 @@ export function maxOutputTokens(model: string): number {
  */
 export function refusesPrefill(model: string): boolean {
   const m = model.toLowerCase();
-  return /^claude-(opus|sonnet|haiku)-4-([6-9]|[1-9]\d)(?!\d)/.test(m) || /^claude-(opus|sonnet|haiku)-([5-9]|[1-9]\d)(?!\d)/.test(m);
+  return (
+    /^claude-(opus|sonnet|haiku)-4-([6-9]|[1-9]\d)(?!\d)/.test(m) ||
+    /^claude-(opus|sonnet|haiku)-([5-9]|[1-9]\d)(?!\d)/.test(m)
+  );
 }

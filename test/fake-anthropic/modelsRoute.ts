@@ -12,27 +12,66 @@ import { FAKE_MODEL, isKnownModel, maxOutputTokens } from './models';
 import { invalid, reject } from './reject';
 
 /** The models `GET /v1/models` lists, newest first. */
-export const LISTED_MODELS = [FAKE_MODEL, 'claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-opus-4-6', 'claude-sonnet-4-6', 'claude-opus-4-5', 'claude-sonnet-4-5', 'claude-haiku-4-5'];
+export const LISTED_MODELS = [
+  FAKE_MODEL,
+  'claude-opus-5-5',
+  'claude-sonnet-5-5',
+  'claude-haiku-5-5',
+  'claude-opus-4-6',
+  'claude-sonnet-4-6',
+  'claude-opus-4-5',
+  'claude-sonnet-4-5',
+  'claude-haiku-4-5',
+];
 
 /** One ModelInfo object as the API answers it. */
 export function modelObject(id: string, window: number): Record<string, unknown> {
   const line = /^claude-(opus|sonnet|haiku|fable|mythos)/.exec(id)?.[1] ?? null;
-  return { type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z', capabilities: null, deprecated_at: null, retires_at: null, lifecycle: 'active', line, max_input_tokens: window, max_tokens: maxOutputTokens(id) };
+  return {
+    type: 'model',
+    id,
+    display_name: id,
+    created_at: '2026-01-01T00:00:00Z',
+    capabilities: null,
+    deprecated_at: null,
+    retires_at: null,
+    lifecycle: 'active',
+    line,
+    max_input_tokens: window,
+    max_tokens: maxOutputTokens(id),
+  };
 }
 
 /** Answers `GET /v1/models…` (`path` without the query); returns false when the path is not a models route. */
-export function handleModels(res: ServerResponse, path: string, query: URLSearchParams, window: number, requestId: string): boolean {
+export function handleModels(
+  res: ServerResponse,
+  path: string,
+  query: URLSearchParams,
+  window: number,
+  requestId: string,
+): boolean {
   if (path === '/v1/models') {
     const limitText = query.get('limit');
     const limit = limitText === null ? 20 : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) invalid('limit', 'limit: Input should be between 1 and 1000');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      invalid('limit', 'limit: Input should be between 1 and 1000');
     let ids = LISTED_MODELS;
     const after = query.get('after_id');
     const before = query.get('before_id');
     if (after !== null) ids = ids.slice(ids.indexOf(after) + 1);
     if (before !== null) ids = ids.slice(0, Math.max(0, ids.indexOf(before)));
     const page = ids.slice(0, limit);
-    sendJson(res, 200, { data: page.map((id) => modelObject(id, window)), has_more: ids.length > page.length, first_id: page[0] ?? null, last_id: page.at(-1) ?? null }, { 'request-id': requestId });
+    sendJson(
+      res,
+      200,
+      {
+        data: page.map((id) => modelObject(id, window)),
+        has_more: ids.length > page.length,
+        first_id: page[0] ?? null,
+        last_id: page.at(-1) ?? null,
+      },
+      { 'request-id': requestId },
+    );
     return true;
   }
   const m = /^\/v1\/models\/([^/]+)$/.exec(path);

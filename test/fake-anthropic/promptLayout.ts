@@ -57,18 +57,27 @@ export function layoutPrompt(req: ApiRequest, opts: { readonly count?: boolean }
   const count = opts.count !== false;
   const blocks: PromptBlock[] = [];
   const push = (loc: string, key: string, tokens: () => number, source: object, cacheable = true): void => {
-    const breakpoint = cacheable ? ttlOf(source) ?? innerBreakpoint(source) : undefined;
+    const breakpoint = cacheable ? (ttlOf(source) ?? innerBreakpoint(source)) : undefined;
     blocks.push({ loc, key, tokens: count ? tokens() : 0, cacheable, ...(breakpoint ? { breakpoint } : {}) });
   };
-  (req.tools ?? []).forEach((t, i) => push(`tools.${i}`, `tool:${withoutCacheControl(t)}`, () => toolTokens(t) + (i === 0 ? TOOLS_PREAMBLE : 0), t));
-  const system: readonly TextBlockParam[] = typeof req.system === 'string' ? (req.system ? [{ type: 'text', text: req.system }] : []) : req.system ?? [];
+  (req.tools ?? []).forEach((t, i) =>
+    push(`tools.${i}`, `tool:${withoutCacheControl(t)}`, () => toolTokens(t) + (i === 0 ? TOOLS_PREAMBLE : 0), t),
+  );
+  const system: readonly TextBlockParam[] =
+    typeof req.system === 'string' ? (req.system ? [{ type: 'text', text: req.system }] : []) : (req.system ?? []);
   system.forEach((b, i) => push(`system.${i}`, `system:${withoutCacheControl(b)}`, () => countTokens(b.text), b));
   const salt = JSON.stringify({ tool_choice: req.tool_choice ?? null, thinking: req.thinking ?? null });
   req.messages.forEach((m, i) => {
     blocksOf(m).forEach((b, j) => {
       const head = j === 0 ? PER_MESSAGE : 0;
       const key = `${i === 0 && j === 0 ? salt : ''}${m.role}:${j}:${withoutCacheControl(b)}`;
-      push(`messages.${i}.content.${j}`, key, () => blockTokens(b) + head, b, b.type !== 'thinking' && b.type !== 'redacted_thinking');
+      push(
+        `messages.${i}.content.${j}`,
+        key,
+        () => blockTokens(b) + head,
+        b,
+        b.type !== 'thinking' && b.type !== 'redacted_thinking',
+      );
     });
   });
   const first = blocks[0];
@@ -113,12 +122,15 @@ export function blockTokens(b: ContentBlockParam | Inner): number {
     case 'text':
       return countTokens(b.text);
     case 'image':
-      return PER_MEDIA_BLOCK + (b.source.type === 'base64' ? imageTokensForBase64(b.source.data) : UNKNOWN_IMAGE_TOKENS);
+      return (
+        PER_MEDIA_BLOCK + (b.source.type === 'base64' ? imageTokensForBase64(b.source.data) : UNKNOWN_IMAGE_TOKENS)
+      );
     case 'tool_use':
       return PER_TOOL_BLOCK + countTokens(b.name) + countTokens(JSON.stringify(b.input));
     case 'tool_result': {
       const c = b.content;
-      const inner = c === undefined ? 0 : typeof c === 'string' ? countTokens(c) : c.reduce((n, x) => n + blockTokens(x), 0);
+      const inner =
+        c === undefined ? 0 : typeof c === 'string' ? countTokens(c) : c.reduce((n, x) => n + blockTokens(x), 0);
       return PER_TOOL_BLOCK + inner;
     }
     case 'thinking':
@@ -139,7 +151,9 @@ function documentTokens(source: Extract<ContentBlockParam, { type: 'document' }>
     case 'base64':
       return Math.ceil((source.data.length * 3) / 4 / 4);
     case 'content':
-      return typeof source.content === 'string' ? countTokens(source.content) : source.content.reduce((n, x) => n + blockTokens(x), 0);
+      return typeof source.content === 'string'
+        ? countTokens(source.content)
+        : source.content.reduce((n, x) => n + blockTokens(x), 0);
     default:
       return UNKNOWN_IMAGE_TOKENS;
   }

@@ -2,7 +2,13 @@
  * The request shape the server works on once validation passed, in the SDK's own types, and
  * helpers to read it (content as blocks, the last user text).
  */
-import type { CacheControlEphemeral, ContentBlockParam, MessageParam, TextBlockParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  CacheControlEphemeral,
+  ContentBlockParam,
+  MessageParam,
+  TextBlockParam,
+  ToolUnion,
+} from '@anthropic-ai/sdk/resources/messages';
 
 /** A validated `/v1/messages` or `/v1/messages/count_tokens` body (only user/assistant messages). */
 export interface ApiRequest {

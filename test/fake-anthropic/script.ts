@@ -9,8 +9,27 @@ import { isObject } from './reject';
 import { lastToolResultCount, lastUserText, type ApiRequest } from './request';
 import type { ApiErrorType, ScriptStep } from './types';
 
-const STOP_REASONS = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal', 'model_context_window_exceeded'];
-const ERROR_TYPES: readonly ApiErrorType[] = ['invalid_request_error', 'authentication_error', 'billing_error', 'permission_error', 'not_found_error', 'request_too_large', 'rate_limit_error', 'timeout_error', 'api_error', 'overloaded_error'];
+const STOP_REASONS = [
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'pause_turn',
+  'refusal',
+  'model_context_window_exceeded',
+];
+const ERROR_TYPES: readonly ApiErrorType[] = [
+  'invalid_request_error',
+  'authentication_error',
+  'billing_error',
+  'permission_error',
+  'not_found_error',
+  'request_too_large',
+  'rate_limit_error',
+  'timeout_error',
+  'api_error',
+  'overloaded_error',
+];
 
 type Check = (v: unknown) => boolean;
 const num: Check = (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0;
@@ -18,9 +37,18 @@ const str: Check = (v) => typeof v === 'string';
 const errorType: Check = (v) => typeof v === 'string' && (ERROR_TYPES as readonly string[]).includes(v);
 const afterEvents: Check = (v) => isObject(v) && num(v.afterEvents) && Object.keys(v).every((k) => k === 'afterEvents');
 const midError: Check = (v) =>
-  isObject(v) && num(v.afterEvents) && (v.type === undefined || errorType(v.type)) && (v.message === undefined || str(v.message)) && Object.keys(v).every((k) => ['afterEvents', 'type', 'message'].includes(k));
-const toolUses: Check = (v) => Array.isArray(v) && v.every((t: unknown) => isObject(t) && str(t.name) && isObject(t.input) && (t.id === undefined || str(t.id)));
-const match: Check = (v) => isObject(v) && (v.model === undefined || str(v.model)) && (v.lastUserTextIncludes === undefined || str(v.lastUserTextIncludes));
+  isObject(v) &&
+  num(v.afterEvents) &&
+  (v.type === undefined || errorType(v.type)) &&
+  (v.message === undefined || str(v.message)) &&
+  Object.keys(v).every((k) => ['afterEvents', 'type', 'message'].includes(k));
+const toolUses: Check = (v) =>
+  Array.isArray(v) &&
+  v.every((t: unknown) => isObject(t) && str(t.name) && isObject(t.input) && (t.id === undefined || str(t.id)));
+const match: Check = (v) =>
+  isObject(v) &&
+  (v.model === undefined || str(v.model)) &&
+  (v.lastUserTextIncludes === undefined || str(v.lastUserTextIncludes));
 
 const FIELDS: Record<string, Check> = {
   delayMs: num,
@@ -38,7 +66,10 @@ const FIELDS: Record<string, Check> = {
   outputTokens: num,
   deltaDelayMs: num,
   chunkChars: (v) => Number.isInteger(v) && (v as number) >= 1,
-  compaction: (v) => isObject(v) && Object.keys(v).every((k) => k === 'summary') && (v.summary === undefined || (typeof v.summary === 'string' && v.summary !== '')),
+  compaction: (v) =>
+    isObject(v) &&
+    Object.keys(v).every((k) => k === 'summary') &&
+    (v.summary === undefined || (typeof v.summary === 'string' && v.summary !== '')),
   disconnectAfterEvents: num,
   overloadedMidStream: afterEvents,
   errorMidStream: midError,
@@ -59,7 +90,8 @@ export function parseSteps(value: unknown): ScriptStep[] {
     const isError = step.status !== undefined;
     for (const key of Object.keys(step)) {
       if (!isError && ERROR_ONLY.includes(key)) throw new Error(`step ${i}: "${key}" needs "status"`);
-      if (isError && !ERROR_ONLY.includes(key) && !['status', 'delayMs', 'match'].includes(key)) throw new Error(`step ${i}: "${key}" cannot be combined with "status"`);
+      if (isError && !ERROR_ONLY.includes(key) && !['status', 'delayMs', 'match'].includes(key))
+        throw new Error(`step ${i}: "${key}" cannot be combined with "status"`);
     }
     return step as unknown as ScriptStep;
   });

@@ -18,10 +18,18 @@ import type { CacheStats, RecordedRequest, ScriptStep } from './types';
 export const SUPPORTED_VERSIONS = ['2023-01-01', '2023-06-01', '2026-10-21'];
 
 function isSupportedVersion(v: string): boolean {
-  return SUPPORTED_VERSIONS.includes(v) || (/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) && v > '2023-06-01');
+  return (
+    SUPPORTED_VERSIONS.includes(v) ||
+    (/^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)) && v > '2023-06-01')
+  );
 }
 
-const RECORDED_HEADERS = ['anthropic-version', 'anthropic-beta', 'x-stainless-retry-count', 'x-stainless-helper-method'];
+const RECORDED_HEADERS = [
+  'anthropic-version',
+  'anthropic-beta',
+  'x-stainless-retry-count',
+  'x-stainless-helper-method',
+];
 
 /** A running fake server. */
 export interface FakeAnthropic {
@@ -75,7 +83,8 @@ function checkAuth(state: FakeState, req: IncomingMessage): void {
   const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
   const key = (typeof header === 'string' ? header : undefined) || bearer;
   if (!key) reject(401, 'authentication_error', 'authentication', 'x-api-key header is required');
-  if (state.apiKey !== undefined && key !== state.apiKey) reject(401, 'authentication_error', 'authentication', 'invalid x-api-key');
+  if (state.apiKey !== undefined && key !== state.apiKey)
+    reject(401, 'authentication_error', 'authentication', 'invalid x-api-key');
 }
 
 function checkVersion(req: IncomingMessage): void {
@@ -92,7 +101,14 @@ function parseJson(raw: string): { ok: true; value: unknown } | { ok: false; err
   }
 }
 
-async function handleApi(state: FakeState, req: IncomingMessage, res: ServerResponse, path: string, raw: string, query: URLSearchParams): Promise<void> {
+async function handleApi(
+  state: FakeState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  raw: string,
+  query: URLSearchParams,
+): Promise<void> {
   state.started();
   try {
     await answerApi(state, req, res, path, raw, query);
@@ -101,7 +117,14 @@ async function handleApi(state: FakeState, req: IncomingMessage, res: ServerResp
   }
 }
 
-async function answerApi(state: FakeState, req: IncomingMessage, res: ServerResponse, path: string, raw: string, query: URLSearchParams): Promise<void> {
+async function answerApi(
+  state: FakeState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  raw: string,
+  query: URLSearchParams,
+): Promise<void> {
   const parsed = parseJson(raw);
   const body = parsed.ok ? parsed.value : raw;
   const rec = state.record({
@@ -121,7 +144,12 @@ async function answerApi(state: FakeState, req: IncomingMessage, res: ServerResp
       rec.outcome = 'answered';
       return;
     }
-    const endpoint = route === 'POST /v1/messages' ? 'messages' : route === 'POST /v1/messages/count_tokens' ? 'count_tokens' : undefined;
+    const endpoint =
+      route === 'POST /v1/messages'
+        ? 'messages'
+        : route === 'POST /v1/messages/count_tokens'
+          ? 'count_tokens'
+          : undefined;
     if (!endpoint) reject(404, 'not_found_error', 'route', 'Not Found');
     if (!parsed.ok) invalid('body_json', `There was an error parsing the body of your request: ${parsed.error}`);
     await handleMessages(state, res, rec, body, endpoint);
@@ -137,7 +165,8 @@ async function handle(state: FakeState, req: IncomingMessage, res: ServerRespons
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const raw = await readBody(req);
   if (url.pathname.startsWith(CONTROL_PREFIX)) return handleControl(state, res, req.method ?? 'GET', url, raw);
-  if (!url.pathname.startsWith('/v1/')) return sendApiError(res, 404, state.ids.next('req_011'), { type: 'not_found_error', message: 'Not Found' });
+  if (!url.pathname.startsWith('/v1/'))
+    return sendApiError(res, 404, state.ids.next('req_011'), { type: 'not_found_error', message: 'Not Found' });
   return handleApi(state, req, res, url.pathname, raw, url.searchParams);
 }
 

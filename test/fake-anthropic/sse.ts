@@ -26,8 +26,18 @@ function write(res: ServerResponse, text: string): Promise<void> {
 }
 
 /** Streams `events` (and the plan's faults), pacing them with `sleep`; resolves with what happened. */
-export async function writeSse(res: ServerResponse, requestId: string, events: readonly SseEvent[], plan: StreamPlan, sleep: (ms: number, signal: AbortSignal) => Promise<void>): Promise<Outcome> {
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId });
+export async function writeSse(
+  res: ServerResponse,
+  requestId: string,
+  events: readonly SseEvent[],
+  plan: StreamPlan,
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>,
+): Promise<Outcome> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': requestId,
+  });
   res.flushHeaders();
   for (let i = 0; i <= events.length; i++) {
     if (res.destroyed) return 'client_closed';

@@ -121,7 +121,13 @@ export class FakeState {
   /** Appends a finished request to the log file, when there is one. */
   log(rec: RecordedRequest): void {
     if (!this.logFile) return;
-    const line = { at: new Date(rec.at).toISOString(), path: rec.path, valid: rec.valid, ...(rec.error ? { error: rec.error } : {}), body: rec.body };
+    const line = {
+      at: new Date(rec.at).toISOString(),
+      path: rec.path,
+      valid: rec.valid,
+      ...(rec.error ? { error: rec.error } : {}),
+      body: rec.body,
+    };
     appendFileSync(this.logFile, `${JSON.stringify(line)}\n`);
   }
 

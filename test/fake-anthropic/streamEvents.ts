@@ -26,8 +26,14 @@ export function chunks(text: string, size: number): string[] {
 }
 
 function blockEvents(b: OutBlock, index: number, size: number): SseEvent[] {
-  const delta = (d: Record<string, unknown>): SseEvent => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: d } });
-  const start = (content_block: Record<string, unknown>): SseEvent => ({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block } });
+  const delta = (d: Record<string, unknown>): SseEvent => ({
+    event: 'content_block_delta',
+    data: { type: 'content_block_delta', index, delta: d },
+  });
+  const start = (content_block: Record<string, unknown>): SseEvent => ({
+    event: 'content_block_start',
+    data: { type: 'content_block_start', index, content_block },
+  });
   const out: SseEvent[] = [];
   if (b.type === 'compaction') {
     // SDK BetaMessageStream: the block starts empty and one compaction_delta carries its final value.
@@ -46,27 +52,47 @@ function blockEvents(b: OutBlock, index: number, size: number): SseEvent[] {
   } else {
     out.push(start({ type: 'tool_use', id: b.id, name: b.name, input: {} }));
     out.push(delta({ type: 'input_json_delta', partial_json: '' }));
-    for (const c of chunks(JSON.stringify(b.input), size)) out.push(delta({ type: 'input_json_delta', partial_json: c }));
+    for (const c of chunks(JSON.stringify(b.input), size))
+      out.push(delta({ type: 'input_json_delta', partial_json: c }));
   }
   out.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
   return out;
 }
 
 /** Every event of the stream of `answer`. */
-export function streamEvents(id: string, model: string, answer: Answer, usage: FakeUsage, chunkChars = DEFAULT_CHUNK_CHARS, diagnostics?: unknown, server?: ServerExtras): SseEvent[] {
+export function streamEvents(
+  id: string,
+  model: string,
+  answer: Answer,
+  usage: FakeUsage,
+  chunkChars = DEFAULT_CHUNK_CHARS,
+  diagnostics?: unknown,
+  server?: ServerExtras,
+): SseEvent[] {
   // `diagnostics` travels on message_start's message (the SDK's stream keeps that snapshot).
   const start = messageBody(id, model, { ...answer, content: [] }, { ...usage, output_tokens: 1 }, diagnostics);
-  const events: SseEvent[] = [{ event: 'message_start', data: { type: 'message_start', message: { ...start, stop_reason: null, stop_details: null } } }];
+  const events: SseEvent[] = [
+    {
+      event: 'message_start',
+      data: { type: 'message_start', message: { ...start, stop_reason: null, stop_details: null } },
+    },
+  ];
   answer.content.forEach((b, i) => {
     const list = blockEvents(b, i, chunkChars);
-    events.push(...(i === 0 ? [list[0] as SseEvent, { event: 'ping', data: { type: 'ping' } }, ...list.slice(1)] : list));
+    events.push(
+      ...(i === 0 ? [list[0] as SseEvent, { event: 'ping', data: { type: 'ping' } }, ...list.slice(1)] : list),
+    );
   });
   if (answer.content.length === 0) events.push({ event: 'ping', data: { type: 'ping' } });
   events.push({
     event: 'message_delta',
     data: {
       type: 'message_delta',
-      delta: { stop_reason: answer.stopReason, stop_sequence: null, stop_details: answer.stopReason === 'refusal' ? { type: 'refusal', category: null, explanation: null } : null },
+      delta: {
+        stop_reason: answer.stopReason,
+        stop_sequence: null,
+        stop_details: answer.stopReason === 'refusal' ? { type: 'refusal', category: null, explanation: null } : null,
+      },
       usage: {
         input_tokens: usage.input_tokens,
         cache_creation_input_tokens: usage.cache_creation_input_tokens,

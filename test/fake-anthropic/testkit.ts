@@ -8,8 +8,16 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import type { FakeAnthropic } from './server';
 
 /** An SDK client pointed at the fake server (never a real key, never a real host). */
-export function clientFor(server: Pick<FakeAnthropic, 'url'>, opts: { maxRetries?: number; apiKey?: string } = {}): Anthropic {
-  return new Anthropic({ apiKey: opts.apiKey ?? 'test', baseURL: server.url, maxRetries: opts.maxRetries ?? 0, timeout: 10_000 });
+export function clientFor(
+  server: Pick<FakeAnthropic, 'url'>,
+  opts: { maxRetries?: number; apiKey?: string } = {},
+): Anthropic {
+  return new Anthropic({
+    apiKey: opts.apiKey ?? 'test',
+    baseURL: server.url,
+    maxRetries: opts.maxRetries ?? 0,
+    timeout: 10_000,
+  });
 }
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'sigma', 'kappa', 'lambda', 'theta', 'zeta', 'iota', 'rho'];
@@ -25,10 +33,24 @@ export function minimalRequest(over: Partial<MessageCreateParamsNonStreaming> = 
 }
 
 /** POSTs JSON to the server with the SDK's usual headers (overridable; `null` removes one). */
-export async function rawPost(server: Pick<FakeAnthropic, 'url'>, path: string, body: unknown, headers: Record<string, string | null> = {}): Promise<{ status: number; headers: Headers; json: unknown }> {
-  const base: Record<string, string | null> = { 'content-type': 'application/json', 'x-api-key': 'test', 'anthropic-version': '2023-06-01', ...headers };
+export async function rawPost(
+  server: Pick<FakeAnthropic, 'url'>,
+  path: string,
+  body: unknown,
+  headers: Record<string, string | null> = {},
+): Promise<{ status: number; headers: Headers; json: unknown }> {
+  const base: Record<string, string | null> = {
+    'content-type': 'application/json',
+    'x-api-key': 'test',
+    'anthropic-version': '2023-06-01',
+    ...headers,
+  };
   const sent = Object.fromEntries(Object.entries(base).filter((e): e is [string, string] => e[1] !== null));
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: sent, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: sent,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let json: unknown = text;
   try {

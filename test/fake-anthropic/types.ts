@@ -4,7 +4,8 @@
  */
 
 /** Why the scripted model stopped, as the Messages API reports it. */
-export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
+export type StopReason =
+  'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
 
 /** The `error.type` values of the API's error bodies. */
 export type ApiErrorType =
@@ -115,7 +116,8 @@ export interface Rejection {
 }
 
 /** What the server did with a request. */
-export type Outcome = 'answered' | 'counted' | 'rejected' | 'scripted_error' | 'stream_error' | 'disconnected' | 'client_closed';
+export type Outcome =
+  'answered' | 'counted' | 'rejected' | 'scripted_error' | 'stream_error' | 'disconnected' | 'client_closed';
 
 /** One request the server received on an API route. */
 export interface RecordedRequest {

@@ -7,7 +7,16 @@ import { checkCacheControl } from './cacheControl';
 import { invalid, isObject, noExtraKeys, requireString } from './reject';
 
 /** Block types a message may contain. */
-export const BLOCK_TYPES = ['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'compaction'] as const;
+export const BLOCK_TYPES = [
+  'text',
+  'image',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'document',
+  'compaction',
+] as const;
 
 /** Pattern of tool_use ids (and of tool names, with a length limit). */
 export const TOOL_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
@@ -27,7 +36,10 @@ const FIELDS: Record<(typeof BLOCK_TYPES)[number], ReadonlySet<string>> = {
 const IMAGE_MEDIA = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
 
 function tagError(loc: string, tag: unknown, expected: readonly string[]): never {
-  invalid('block_type', `${loc}: Input tag '${String(tag)}' found using 'type' does not match any of the expected tags: ${expected.map((t) => `'${t}'`).join(', ')}`);
+  invalid(
+    'block_type',
+    `${loc}: Input tag '${String(tag)}' found using 'type' does not match any of the expected tags: ${expected.map((t) => `'${t}'`).join(', ')}`,
+  );
 }
 
 function isBlockType(t: unknown): t is (typeof BLOCK_TYPES)[number] {
@@ -57,7 +69,8 @@ export function checkBlock(b: unknown, loc: string, role: 'user' | 'assistant'):
     case 'compaction':
       onlyIn('assistant');
       // SDK: "Empty string content is not allowed"; null is a failed compaction (a no-op).
-      if (b.content !== null && b.content !== undefined && (typeof b.content !== 'string' || b.content === '')) invalid('compaction_content', `${loc}.compaction.content: must be a non-empty string or null`);
+      if (b.content !== null && b.content !== undefined && (typeof b.content !== 'string' || b.content === ''))
+        invalid('compaction_content', `${loc}.compaction.content: must be a non-empty string or null`);
       break;
     case 'image':
       checkImage(b.source, `${loc}.image.source`);
@@ -69,7 +82,8 @@ export function checkBlock(b: unknown, loc: string, role: 'user' | 'assistant'):
     case 'tool_use': {
       onlyIn('assistant');
       const id = requireString(b.id, `${loc}.tool_use.id`, 'tool_use_id');
-      if (!TOOL_ID_PATTERN.test(id)) invalid('tool_use_id', `${loc}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
+      if (!TOOL_ID_PATTERN.test(id))
+        invalid('tool_use_id', `${loc}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
       requireString(b.name, `${loc}.tool_use.name`, 'tool_use_name');
       if (!isObject(b.input)) invalid('tool_use_input', `${loc}.tool_use.input: Input should be a valid dictionary`);
       break;
@@ -94,11 +108,14 @@ export function checkBlock(b: unknown, loc: string, role: 'user' | 'assistant'):
 
 function checkToolResult(b: Record<string, unknown>, loc: string): void {
   const id = requireString(b.tool_use_id, `${loc}.tool_result.tool_use_id`, 'tool_use_id');
-  if (!TOOL_ID_PATTERN.test(id)) invalid('tool_use_id', `${loc}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
-  if (b.is_error !== undefined && typeof b.is_error !== 'boolean') invalid('tool_result', `${loc}.tool_result.is_error: Input should be a valid boolean`);
+  if (!TOOL_ID_PATTERN.test(id))
+    invalid('tool_use_id', `${loc}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
+  if (b.is_error !== undefined && typeof b.is_error !== 'boolean')
+    invalid('tool_result', `${loc}.tool_result.is_error: Input should be a valid boolean`);
   const content = b.content;
   if (content === undefined || typeof content === 'string') return;
-  if (!Array.isArray(content)) invalid('tool_result', `${loc}.tool_result.content: Input should be a valid string or a valid list`);
+  if (!Array.isArray(content))
+    invalid('tool_result', `${loc}.tool_result.content: Input should be a valid string or a valid list`);
   content.forEach((inner: unknown, i) => {
     const at = `${loc}.tool_result.content.${i}`;
     if (!isObject(inner)) invalid('block_type', `${at}: Input should be a valid dictionary`);
@@ -117,7 +134,10 @@ function checkImage(source: unknown, loc: string): void {
   if (!isObject(source)) invalid('image', `${loc}: Field required`);
   if (source.type === 'base64') {
     if (typeof source.media_type !== 'string' || !IMAGE_MEDIA.includes(source.media_type)) {
-      invalid('image', `${loc}.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`);
+      invalid(
+        'image',
+        `${loc}.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`,
+      );
     }
     requireString(source.data, `${loc}.base64.data`, 'image');
   } else if (source.type === 'url') requireString(source.url, `${loc}.url.url`, 'image');
@@ -129,15 +149,18 @@ function checkDocument(source: unknown, loc: string): void {
   if (!isObject(source)) invalid('document', `${loc}: Field required`);
   switch (source.type) {
     case 'base64':
-      if (source.media_type !== 'application/pdf') invalid('document', `${loc}.base64.media_type: Input should be 'application/pdf'`);
+      if (source.media_type !== 'application/pdf')
+        invalid('document', `${loc}.base64.media_type: Input should be 'application/pdf'`);
       requireString(source.data, `${loc}.base64.data`, 'document');
       return;
     case 'text':
-      if (source.media_type !== 'text/plain') invalid('document', `${loc}.text.media_type: Input should be 'text/plain'`);
+      if (source.media_type !== 'text/plain')
+        invalid('document', `${loc}.text.media_type: Input should be 'text/plain'`);
       requireString(source.data, `${loc}.text.data`, 'document');
       return;
     case 'content':
-      if (typeof source.content !== 'string' && !Array.isArray(source.content)) invalid('document', `${loc}.content.content: Input should be a valid string or a valid list`);
+      if (typeof source.content !== 'string' && !Array.isArray(source.content))
+        invalid('document', `${loc}.content.content: Input should be a valid string or a valid list`);
       return;
     case 'url':
       requireString(source.url, `${loc}.url.url`, 'document');

@@ -29,7 +29,10 @@ export function checkMessages(messages: readonly unknown[], model?: string): voi
   // messages returns a 400 error on Claude 4.6 models" (platform.claude.com, migration guide,
   // "Prefill removal"); the API's message is the one below.
   if (checked.at(-1)?.role === 'assistant' && model !== undefined && refusesPrefill(model)) {
-    invalid('prefill_unsupported', 'This model does not support assistant message prefill. The conversation must end with a user message.');
+    invalid(
+      'prefill_unsupported',
+      'This model does not support assistant message prefill. The conversation must end with a user message.',
+    );
   }
 }
 
@@ -49,7 +52,10 @@ function checkMessage(m: unknown, i: number, isLast: boolean): Checked {
     blocks = content === '' ? [] : [{ type: 'text', text: content }];
   } else if (Array.isArray(content)) {
     if (content.length === 0 && !(isLast && role === 'assistant')) {
-      invalid('empty_content', `${loc}: all messages must have non-empty content except for the optional final assistant message`);
+      invalid(
+        'empty_content',
+        `${loc}: all messages must have non-empty content except for the optional final assistant message`,
+      );
     }
     content.forEach((b: unknown, j) => checkBlock(b, `${loc}.content.${j}`, role));
     blocks = content as Record<string, unknown>[];
@@ -72,7 +78,10 @@ function checkRoles(messages: readonly Checked[]): void {
   for (let i = 1; i < messages.length; i++) {
     const role = messages[i]?.role;
     if (role === messages[i - 1]?.role) {
-      invalid('roles_alternate', `messages.${i}: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`);
+      invalid(
+        'roles_alternate',
+        `messages.${i}: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`,
+      );
     }
   }
 }
@@ -96,7 +105,11 @@ function checkToolPairs(messages: readonly Checked[]): void {
   messages.forEach((m, i) => {
     const uses = m.role === 'assistant' ? toolUseIds(m) : [];
     if (uses.length === 0) return;
-    const answered = new Set((messages[i + 1]?.blocks ?? []).flatMap((b) => (b.type === 'tool_result' && typeof b.tool_use_id === 'string' ? [b.tool_use_id] : [])));
+    const answered = new Set(
+      (messages[i + 1]?.blocks ?? []).flatMap((b) =>
+        b.type === 'tool_result' && typeof b.tool_use_id === 'string' ? [b.tool_use_id] : [],
+      ),
+    );
     const missing = uses.filter((id) => !answered.has(id));
     if (missing.length > 0) {
       invalid(
@@ -120,15 +133,27 @@ function checkResultsOf(messages: readonly Checked[], i: number): void {
     }
     const loc = `messages.${i}.content.${j}`;
     const id = String(b.tool_use_id);
-    if (uses.size === 0) invalid('tool_result_orphan', `${loc}: tool_result block(s) provided when previous message does not contain any tool_use blocks`);
+    if (uses.size === 0)
+      invalid(
+        'tool_result_orphan',
+        `${loc}: tool_result block(s) provided when previous message does not contain any tool_use blocks`,
+      );
     if (!uses.has(id)) {
       invalid(
         'tool_result_orphan',
         `${loc}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
       );
     }
-    if (otherSeen) invalid('tool_result_first', `${loc}: tool_result blocks must come first in the user message, before any other content`);
-    if (answered.has(id)) invalid('tool_result_duplicate', `${loc}: each tool_use must have a single result. Found multiple \`tool_result\` blocks with id: ${id}`);
+    if (otherSeen)
+      invalid(
+        'tool_result_first',
+        `${loc}: tool_result blocks must come first in the user message, before any other content`,
+      );
+    if (answered.has(id))
+      invalid(
+        'tool_result_duplicate',
+        `${loc}: each tool_use must have a single result. Found multiple \`tool_result\` blocks with id: ${id}`,
+      );
     answered.add(id);
   });
 }

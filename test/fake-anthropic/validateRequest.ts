@@ -18,11 +18,36 @@ import { checkSystem, checkToolChoice, checkTools } from './validateTools';
 /** The API route a body was sent to. */
 export type Endpoint = 'messages' | 'count_tokens';
 
-const COMMON_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'cache_control', 'output_config', 'speed', 'mcp_servers', 'context_management', 'user_profile_id'];
+const COMMON_FIELDS = [
+  'model',
+  'messages',
+  'system',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'cache_control',
+  'output_config',
+  'speed',
+  'mcp_servers',
+  'context_management',
+  'user_profile_id',
+];
 const FIELDS: Record<Endpoint, ReadonlySet<string>> = {
   messages: new Set([
     ...COMMON_FIELDS,
-    ...['max_tokens', 'stream', 'metadata', 'stop_sequences', 'temperature', 'top_p', 'top_k', 'service_tier', 'container', 'diagnostics', 'inference_geo'],
+    ...[
+      'max_tokens',
+      'stream',
+      'metadata',
+      'stop_sequences',
+      'temperature',
+      'top_p',
+      'top_k',
+      'service_tier',
+      'container',
+      'diagnostics',
+      'inference_geo',
+    ],
   ]),
   count_tokens: new Set([...COMMON_FIELDS, 'workspace_id']),
 };
@@ -33,11 +58,13 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
   if (!isObject(body)) invalid('body', 'body: Input should be a valid dictionary');
   noExtraKeys(body, FIELDS[endpoint], '');
   if (body.model === undefined) invalid('model_required', 'model: Field required');
-  if (typeof body.model !== 'string' || body.model.trim() === '') invalid('model_required', 'model: Input should be a valid string');
+  if (typeof body.model !== 'string' || body.model.trim() === '')
+    invalid('model_required', 'model: Input should be a valid string');
   if (endpoint === 'messages') checkMaxTokens(body.max_tokens);
   if (body.messages === undefined) invalid('messages_required', 'messages: Field required');
   if (!Array.isArray(body.messages)) invalid('messages_required', 'messages: Input should be a valid list');
-  if (body.stream !== undefined && typeof body.stream !== 'boolean') invalid('stream', 'stream: Input should be a valid boolean');
+  if (body.stream !== undefined && typeof body.stream !== 'boolean')
+    invalid('stream', 'stream: Input should be a valid boolean');
   checkSystem(body.system);
   checkTools(body.tools);
   checkToolChoice(body.tool_choice, body.tools);
@@ -52,7 +79,10 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
   if (endpoint === 'messages' && typeof body.max_tokens === 'number') {
     const limit = maxOutputTokens(body.model);
     if (body.max_tokens > limit) {
-      invalid('max_tokens_limit', `max_tokens: ${body.max_tokens} > ${limit}, which is the maximum allowed number of output tokens for ${body.model}`);
+      invalid(
+        'max_tokens_limit',
+        `max_tokens: ${body.max_tokens} > ${limit}, which is the maximum allowed number of output tokens for ${body.model}`,
+      );
     }
   }
   return request;
@@ -60,7 +90,8 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
 
 function checkMaxTokens(v: unknown): void {
   if (v === undefined) invalid('max_tokens', 'max_tokens: Field required');
-  if (typeof v !== 'number' || !Number.isInteger(v)) invalid('max_tokens', 'max_tokens: Input should be a valid integer');
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    invalid('max_tokens', 'max_tokens: Input should be a valid integer');
   if (v < 1) invalid('max_tokens', 'max_tokens: Input should be greater than or equal to 1');
 }
 
@@ -70,16 +101,23 @@ function checkThinking(thinking: unknown, maxTokens: unknown): void {
   if (thinking.type === 'disabled') return;
   if (thinking.type === 'adaptive') {
     // Adaptive thinking has no budget: https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking
-    if (thinking.budget_tokens !== undefined) invalid('thinking', 'thinking.adaptive.budget_tokens: Extra inputs are not permitted');
+    if (thinking.budget_tokens !== undefined)
+      invalid('thinking', 'thinking.adaptive.budget_tokens: Extra inputs are not permitted');
     return;
   }
   if (thinking.type !== 'enabled') {
-    invalid('thinking', `thinking: Input tag '${String(thinking.type)}' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'`);
+    invalid(
+      'thinking',
+      `thinking: Input tag '${String(thinking.type)}' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'`,
+    );
   }
   const budget = thinking.budget_tokens;
-  if (typeof budget !== 'number' || !Number.isInteger(budget)) invalid('thinking', 'thinking.enabled.budget_tokens: Field required');
-  if (budget < 1024) invalid('thinking', 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
-  if (typeof maxTokens === 'number' && maxTokens <= budget) invalid('thinking', '`max_tokens` must be greater than `thinking.budget_tokens`');
+  if (typeof budget !== 'number' || !Number.isInteger(budget))
+    invalid('thinking', 'thinking.enabled.budget_tokens: Field required');
+  if (budget < 1024)
+    invalid('thinking', 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+  if (typeof maxTokens === 'number' && maxTokens <= budget)
+    invalid('thinking', '`max_tokens` must be greater than `thinking.budget_tokens`');
 }
 
 /**

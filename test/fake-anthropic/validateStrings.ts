@@ -22,13 +22,17 @@ export function checkWellFormedStrings(body: unknown): void {
   const text = JSON.stringify(body);
   const at = firstLoneEscape(text);
   const kind = at.high ? 'no low surrogate in string' : 'invalid high surrogate in string';
-  invalid('lone_surrogate', `The request body is not valid JSON: ${kind}: line 1 column ${at.index + 1} (char ${at.index})`);
+  invalid(
+    'lone_surrogate',
+    `The request body is not valid JSON: ${kind}: line 1 column ${at.index + 1} (char ${at.index})`,
+  );
 }
 
 function hasLoneSurrogate(v: unknown): boolean {
   if (typeof v === 'string') return LONE.test(v);
   if (Array.isArray(v)) return v.some(hasLoneSurrogate);
-  if (typeof v === 'object' && v !== null) return Object.entries(v).some(([k, x]) => LONE.test(k) || hasLoneSurrogate(x));
+  if (typeof v === 'object' && v !== null)
+    return Object.entries(v).some(([k, x]) => LONE.test(k) || hasLoneSurrogate(x));
   return false;
 }
 

@@ -23,12 +23,16 @@ export function checkThinkingHistory(req: ApiRequest): void {
   const blocks = blocksOf(msgs[lastAssistant] as (typeof msgs)[number]);
   blocks.forEach((b, j) => {
     if (b.type === 'thinking' && MINTED.test(b.signature) && b.signature !== thinkingSignature(b.thinking)) {
-      invalid('thinking_modified', `messages.${lastAssistant}.content.${j}: \`thinking\` or \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`);
+      invalid(
+        'thinking_modified',
+        `messages.${lastAssistant}.content.${j}: \`thinking\` or \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`,
+      );
     }
   });
   const enabled = isObject(req.thinking) && req.thinking.type === 'enabled';
   const last = msgs.at(-1);
-  const continuesTools = last?.role === 'user' && blocksOf(last).some((b) => b.type === 'tool_result') && lastAssistant === msgs.length - 2;
+  const continuesTools =
+    last?.role === 'user' && blocksOf(last).some((b) => b.type === 'tool_result') && lastAssistant === msgs.length - 2;
   const first = blocks[0];
   if (enabled && continuesTools && first && first.type !== 'thinking' && first.type !== 'redacted_thinking') {
     invalid(

@@ -8,7 +8,18 @@ import { invalid, isObject, noExtraKeys, requireString } from './reject';
 import { checkText } from './validateBlocks';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
-const CUSTOM_TOOL_FIELDS = new Set(['type', 'name', 'description', 'input_schema', 'cache_control', 'allowed_callers', 'defer_loading', 'eager_input_streaming', 'input_examples', 'strict']);
+const CUSTOM_TOOL_FIELDS = new Set([
+  'type',
+  'name',
+  'description',
+  'input_schema',
+  'cache_control',
+  'allowed_callers',
+  'defer_loading',
+  'eager_input_streaming',
+  'input_examples',
+  'strict',
+]);
 const SYSTEM_BLOCK_FIELDS = new Set(['type', 'text', 'cache_control', 'citations']);
 
 /** Checks the `system` field when present. */
@@ -46,7 +57,8 @@ export function checkTools(tools: unknown): void {
 function checkCustomTool(t: Record<string, unknown>, at: string, name: string): void {
   noExtraKeys(t, CUSTOM_TOOL_FIELDS, at);
   if (!TOOL_NAME.test(name)) invalid('tools', `${at}.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
-  if (t.description !== undefined && typeof t.description !== 'string') invalid('tools', `${at}.description: Input should be a valid string`);
+  if (t.description !== undefined && typeof t.description !== 'string')
+    invalid('tools', `${at}.description: Input should be a valid string`);
   const schema = t.input_schema;
   if (schema === undefined) invalid('tools', `${at}.input_schema: Field required`);
   if (!isObject(schema)) invalid('tools', `${at}.input_schema: Input should be a valid dictionary`);
@@ -59,7 +71,10 @@ export function checkToolChoice(choice: unknown, tools: unknown): void {
   if (!isObject(choice)) invalid('tool_choice', 'tool_choice: Input should be a valid dictionary');
   const type = choice.type;
   if (type !== 'auto' && type !== 'any' && type !== 'tool' && type !== 'none') {
-    invalid('tool_choice', `tool_choice: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: 'auto', 'any', 'tool', 'none'`);
+    invalid(
+      'tool_choice',
+      `tool_choice: Input tag '${String(type)}' found using 'type' does not match any of the expected tags: 'auto', 'any', 'tool', 'none'`,
+    );
   }
   if (type === 'tool') {
     const name = requireString(choice.name, 'tool_choice.tool.name', 'tool_choice');

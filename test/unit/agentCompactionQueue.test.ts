@@ -26,11 +26,30 @@ class GatedLlm implements LlmClient {
     else this.permits++;
   }
   async stream(params: { model: string }): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> {
-    if (params.model === 'claude-haiku-4-5') return { ok: true, result: { content: [{ type: 'text', text: 'Summary of the earlier turns.' }], stopReason: 'end_turn', model: params.model, usage: { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } };
+    if (params.model === 'claude-haiku-4-5')
+      return {
+        ok: true,
+        result: {
+          content: [{ type: 'text', text: 'Summary of the earlier turns.' }],
+          stopReason: 'end_turn',
+          model: params.model,
+          usage: { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        },
+      };
     this.waiting.bump();
     if (this.permits > 0) this.permits--;
     else await new Promise<void>((r) => this.releases.push(r));
-    return { ok: true, result: { content: [{ type: 'text', text: 'An answer that is long enough to be worth summarising later on. '.repeat(20) }], stopReason: 'end_turn', model: params.model, usage: { input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } };
+    return {
+      ok: true,
+      result: {
+        content: [
+          { type: 'text', text: 'An answer that is long enough to be worth summarising later on. '.repeat(20) },
+        ],
+        stopReason: 'end_turn',
+        model: params.model,
+        usage: { input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      },
+    };
   }
 }
 
@@ -40,11 +59,37 @@ function setup() {
   const estimator = new TokenEstimator(tokenizer);
   const clock = fakeClock();
   const ids = counterIds('q');
-  const compactor = new Compactor({ summariser: llm, clock, ids, tokensOf: (m) => JSON.stringify(m.blocks).length / 4, measure: (s) => estimator.estimate(s).tokens, settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' }), timeout: () => new Promise(() => undefined) });
+  const compactor = new Compactor({
+    summariser: llm,
+    clock,
+    ids,
+    tokensOf: (m) => JSON.stringify(m.blocks).length / 4,
+    measure: (s) => estimator.estimate(s).tokens,
+    settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' }),
+    timeout: () => new Promise(() => undefined),
+  });
   const events: AgentEvent[] = [];
   const session = new AgentSession(
     emptyState({ config: testConfig({ keepRecentTurns: 1, keepRecentTokens: 0 }) }),
-    { llm, tools: { run: async () => ({ content: 'x', isError: false }) }, sink: { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined, pins: async () => undefined }, clock, ids, tokenizer, estimator, pasteDirectory: '/s', writeFile: async () => undefined, maxToolRounds: 3, compactor },
+    {
+      llm,
+      tools: { run: async () => ({ content: 'x', isError: false }) },
+      sink: {
+        message: async () => undefined,
+        usage: async () => undefined,
+        compaction: async () => undefined,
+        restore: async () => undefined,
+        pins: async () => undefined,
+      },
+      clock,
+      ids,
+      tokenizer,
+      estimator,
+      pasteDirectory: '/s',
+      writeFile: async () => undefined,
+      maxToolRounds: 3,
+      compactor,
+    },
     (e) => events.push(e),
   );
   const turn = async (text: string) => {
@@ -69,7 +114,10 @@ describe('Compact Now while a turn runs (one queue per session)', () => {
     const { running } = await t.startTurn('question 4');
     assert.ok(t.session.busy);
     const compaction = t.session.compactNow('focus on question 2');
-    assert.ok(t.events.some((e) => e.type === 'compaction_queued'), 'shown as queued');
+    assert.ok(
+      t.events.some((e) => e.type === 'compaction_queued'),
+      'shown as queued',
+    );
     assert.ok(t.session.compactionQueued);
     assert.equal(t.session.compactions.length, 0, 'nothing compacted while the turn runs');
     t.llm.gate();
@@ -80,7 +128,9 @@ describe('Compact Now while a turn runs (one queue per session)', () => {
     assert.equal(t.session.compactions[0]?.record.instructions, 'focus on question 2');
     assert.deepEqual(checkInvariants(t.session.state), []);
     const started = t.events.findIndex((e) => e.type === 'compaction_started');
-    const finished = t.events.findIndex((e) => e.type === 'turn_finished' && e === t.events.filter((x) => x.type === 'turn_finished').at(-1));
+    const finished = t.events.findIndex(
+      (e) => e.type === 'turn_finished' && e === t.events.filter((x) => x.type === 'turn_finished').at(-1),
+    );
     assert.ok(started > finished, 'the compaction started after the turn finished');
   });
 

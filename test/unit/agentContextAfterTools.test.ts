@@ -17,7 +17,13 @@ function setup(steps: Step[], hook: ContextAfterTools | undefined) {
   const deps: AgentDeps = {
     llm,
     tools: new FakeTools({ read_file: 'export const a = 1;' }),
-    sink: { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined, pins: async () => undefined },
+    sink: {
+      message: async () => undefined,
+      usage: async () => undefined,
+      compaction: async () => undefined,
+      restore: async () => undefined,
+      pins: async () => undefined,
+    },
     clock: fakeClock(),
     ids: counterIds('h'),
     tokenizer,
@@ -32,7 +38,10 @@ function setup(steps: Step[], hook: ContextAfterTools | undefined) {
 }
 
 const use = (id: string, name: string, input: unknown) => ({ type: 'tool_use' as const, id, name, input });
-const steps = (): Step[] => [{ content: [use('toolu_1', 'read_file', { path: 'src/ui/a.ts' }), use('toolu_2', 'nope', {})] }, { content: [{ type: 'text', text: 'done' }] }];
+const steps = (): Step[] => [
+  { content: [use('toolu_1', 'read_file', { path: 'src/ui/a.ts' }), use('toolu_2', 'nope', {})] },
+  { content: [{ type: 'text', text: 'done' }] },
+];
 
 describe('AgentSession: context after tool rounds (nested instructions hook)', () => {
   it('calls the hook with the round’s calls and puts its injections into the tool-results message', async () => {
@@ -43,15 +52,27 @@ describe('AgentSession: context after tool rounds (nested instructions hook)', (
       return [reminder];
     });
     await t.session.send('read it');
-    assert.deepEqual(seen, [[{ id: 'toolu_1', name: 'read_file', input: { path: 'src/ui/a.ts' }, isError: false }, { id: 'toolu_2', name: 'nope', input: {}, isError: true }]]);
+    assert.deepEqual(seen, [
+      [
+        { id: 'toolu_1', name: 'read_file', input: { path: 'src/ui/a.ts' }, isError: false },
+        { id: 'toolu_2', name: 'nope', input: {}, isError: true },
+      ],
+    ]);
     const results = t.session.state.messages[2]!;
-    assert.deepEqual(results.blocks.map((b) => b.type), ['tool_result', 'tool_result', 'text']);
+    assert.deepEqual(
+      results.blocks.map((b) => b.type),
+      ['tool_result', 'tool_result', 'text'],
+    );
     const injected = results.blocks[2]!;
     assert.equal(injected.meta.source, 'reminder');
     assert.equal(injected.meta.origin, 'src/AGENTS.md');
     assert.ok(injected.type === 'text' && injected.text === '<system-reminder>\nUse tabs in src.\n</system-reminder>');
     const sent = t.llm.requests[1]!.messages[2]!.content as Array<{ type: string; text?: string }>;
-    assert.equal(sent.at(-1)?.text, '<system-reminder>\nUse tabs in src.\n</system-reminder>', 'the model sees it with the results');
+    assert.equal(
+      sent.at(-1)?.text,
+      '<system-reminder>\nUse tabs in src.\n</system-reminder>',
+      'the model sees it with the results',
+    );
     assert.deepEqual(t.session.state.pending, []);
     assert.deepEqual(checkInvariants(t.session.state), []);
   });
@@ -59,12 +80,18 @@ describe('AgentSession: context after tool rounds (nested instructions hook)', (
   it('adds nothing when the hook answers nothing, and goes on with a warning when it fails', async () => {
     const none = setup(steps(), async () => []);
     await none.session.send('read it');
-    assert.deepEqual(none.session.state.messages[2]!.blocks.map((b) => b.type), ['tool_result', 'tool_result']);
+    assert.deepEqual(
+      none.session.state.messages[2]!.blocks.map((b) => b.type),
+      ['tool_result', 'tool_result'],
+    );
     const failing = setup(steps(), async () => {
       throw new Error('disk gone');
     });
     await failing.session.send('read it');
-    assert.deepEqual(failing.session.state.messages[2]!.blocks.map((b) => b.type), ['tool_result', 'tool_result']);
+    assert.deepEqual(
+      failing.session.state.messages[2]!.blocks.map((b) => b.type),
+      ['tool_result', 'tool_result'],
+    );
     assert.ok(failing.events.some((e) => e.type === 'notice' && e.level === 'warning' && /disk gone/.test(e.text)));
     assert.ok(failing.events.some((e) => e.type === 'turn_finished' && e.reason === 'end_turn'));
   });

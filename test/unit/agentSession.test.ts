@@ -9,7 +9,11 @@ import { emptyState, fakeClock, testConfig } from './support/builders';
 import { FakeTools, ScriptedLlm, type Step } from './support/scriptedLlm';
 import { countingTokenizer, words } from './support/tokenFakes';
 
-function setup(steps: Step[], tools = new FakeTools({ read_file: '1\tconst a = 1;', list_files: 'a.ts\nb.ts' }), config = testConfig()) {
+function setup(
+  steps: Step[],
+  tools = new FakeTools({ read_file: '1\tconst a = 1;', list_files: 'a.ts\nb.ts' }),
+  config = testConfig(),
+) {
   const llm = new ScriptedLlm(steps);
   const persisted: Message[] = [];
   const usages: number[] = [];
@@ -19,7 +23,13 @@ function setup(steps: Step[], tools = new FakeTools({ read_file: '1\tconst a = 1
   const deps: AgentDeps = {
     llm,
     tools,
-    sink: { message: async (m) => void persisted.push(m), usage: async (u) => void usages.push(u.costUsd ?? NaN), compaction: async () => undefined, restore: async () => undefined, pins: async () => undefined },
+    sink: {
+      message: async (m) => void persisted.push(m),
+      usage: async (u) => void usages.push(u.costUsd ?? NaN),
+      compaction: async () => undefined,
+      restore: async () => undefined,
+      pins: async () => undefined,
+    },
     clock: fakeClock(),
     ids: counterIds('a'),
     tokenizer,
@@ -38,36 +48,68 @@ describe('AgentSession (turn loop with a scripted LlmClient)', () => {
   it('answers a plain message and persists both messages', async () => {
     const t = setup([{ content: [{ type: 'text', text: 'Hello!' }] }]);
     assert.deepEqual(await t.session.send('hi'), { ok: true });
-    assert.deepEqual(t.session.state.messages.map((m) => m.role), ['user', 'assistant']);
+    assert.deepEqual(
+      t.session.state.messages.map((m) => m.role),
+      ['user', 'assistant'],
+    );
     assert.equal(t.persisted.length, 2);
     assert.equal(t.usages.length, 1);
-    assert.deepEqual(t.events.filter((e) => e.type === 'turn_finished'), [{ type: 'turn_finished', reason: 'end_turn', stopReason: 'end_turn' }]);
+    assert.deepEqual(
+      t.events.filter((e) => e.type === 'turn_finished'),
+      [{ type: 'turn_finished', reason: 'end_turn', stopReason: 'end_turn' }],
+    );
     assert.deepEqual(checkInvariants(t.session.state), []);
   });
 
   it('runs a multi-tool round and continues without user input until end_turn', async () => {
-    const t = setup([{ content: [{ type: 'text', text: 'Looking.' }, toolUse('toolu_1', 'list_files'), toolUse('toolu_2', 'read_file', { path: 'a.ts' })] }, { content: [{ type: 'text', text: 'a.ts sets a to 1.' }] }]);
+    const t = setup([
+      {
+        content: [
+          { type: 'text', text: 'Looking.' },
+          toolUse('toolu_1', 'list_files'),
+          toolUse('toolu_2', 'read_file', { path: 'a.ts' }),
+        ],
+      },
+      { content: [{ type: 'text', text: 'a.ts sets a to 1.' }] },
+    ]);
     await t.session.send('what is in a.ts?');
-    assert.deepEqual(t.tools.calls.map((c) => c.name), ['list_files', 'read_file']);
+    assert.deepEqual(
+      t.tools.calls.map((c) => c.name),
+      ['list_files', 'read_file'],
+    );
     assert.equal(t.llm.requests.length, 2);
     const second = t.llm.requests[1]!.messages;
-    assert.deepEqual(second.map((m) => m.role), ['user', 'assistant', 'user']);
+    assert.deepEqual(
+      second.map((m) => m.role),
+      ['user', 'assistant', 'user'],
+    );
     const results = second[2]!.content as Array<{ type: string; tool_use_id: string }>;
-    assert.deepEqual(results.map((r) => r.tool_use_id), ['toolu_1', 'toolu_2']);
+    assert.deepEqual(
+      results.map((r) => r.tool_use_id),
+      ['toolu_1', 'toolu_2'],
+    );
     assert.deepEqual(checkInvariants(t.session.state), []);
     assert.equal(t.persisted.length, 4, 'every completed message was persisted');
   });
 
   it('stops within the tool round: unanswered calls get cancelled results, history stays valid', async () => {
     const tools = new FakeTools({ read_file: 'x' }, new Set(['run_command']));
-    const t = setup([{ content: [toolUse('toolu_1', 'run_command', { command: 'sleep 100' }), toolUse('toolu_2', 'read_file')] }], tools);
+    const t = setup(
+      [{ content: [toolUse('toolu_1', 'run_command', { command: 'sleep 100' }), toolUse('toolu_2', 'read_file')] }],
+      tools,
+    );
     const turn = t.session.send('run it');
     await t.tools.waiting.reached(1); // run_command has started and waits (no sleep: a busy machine cannot make Stop come first)
     assert.ok(t.session.busy);
     t.session.stop();
     await turn;
-    const results = t.session.state.messages[2]!.blocks.map((b) => (b.type === 'tool_result' ? [b.toolUseId, b.isError, String(b.content).slice(0, 10)] : []));
-    assert.deepEqual(results, [['toolu_1', true, 'Cancelled:'], ['toolu_2', true, 'Cancelled:']]);
+    const results = t.session.state.messages[2]!.blocks.map((b) =>
+      b.type === 'tool_result' ? [b.toolUseId, b.isError, String(b.content).slice(0, 10)] : [],
+    );
+    assert.deepEqual(results, [
+      ['toolu_1', true, 'Cancelled:'],
+      ['toolu_2', true, 'Cancelled:'],
+    ]);
     assert.equal(t.session.state.messages.at(-1)!.role, 'assistant', 'a stop note keeps roles alternating');
     assert.deepEqual(checkInvariants(t.session.state, { allowPendingToolUse: false }), []);
     assert.equal(t.tools.calls.length, 1, 'the second tool never ran');
@@ -75,38 +117,75 @@ describe('AgentSession (turn loop with a scripted LlmClient)', () => {
   });
 
   it('stops while streaming and keeps what was said', async () => {
-    const t = setup([{ hangUntilAbort: true, partialText: 'Partial answ' }, { content: [{ type: 'text', text: 'ok' }] }]);
+    const t = setup([
+      { hangUntilAbort: true, partialText: 'Partial answ' },
+      { content: [{ type: 'text', text: 'ok' }] },
+    ]);
     const turn = t.session.send('tell me');
     await t.llm.hanging.reached(1); // the answer is streaming: 'Partial answ' has arrived
     t.session.stop();
     await turn;
     const last = t.session.state.messages.at(-1)!;
-    assert.ok(last.blocks[0]?.type === 'text' && last.blocks[0].text.startsWith('Partial answ') && last.blocks[0].text.includes('[Stopped by the user.]'));
+    assert.ok(
+      last.blocks[0]?.type === 'text' &&
+        last.blocks[0].text.startsWith('Partial answ') &&
+        last.blocks[0].text.includes('[Stopped by the user.]'),
+    );
     assert.deepEqual(await t.session.send('go on'), { ok: true });
     assert.deepEqual(checkInvariants(t.session.state), []);
   });
 
   it('keeps the message after a failure, retries on request, and records a failed request before a new message', async () => {
     const down = { kind: 'network' as const, message: 'Could not reach the API', retryable: true };
-    const t = setup([{ error: down, retries: 2 }, { content: [{ type: 'text', text: 'back' }] }, { error: down }, { content: [{ type: 'text', text: 'fine' }] }]);
+    const t = setup([
+      { error: down, retries: 2 },
+      { content: [{ type: 'text', text: 'back' }] },
+      { error: down },
+      { content: [{ type: 'text', text: 'fine' }] },
+    ]);
     await t.session.send('first');
     assert.ok(t.events.some((e) => e.type === 'error' && e.error.kind === 'network'));
     assert.equal(t.events.filter((e) => e.type === 'retrying').length, 2, 'retries are visible');
-    assert.deepEqual(t.session.state.messages.map((m) => m.role), ['user'], 'the message is kept');
+    assert.deepEqual(
+      t.session.state.messages.map((m) => m.role),
+      ['user'],
+      'the message is kept',
+    );
     await t.session.retry();
-    assert.deepEqual(t.session.state.messages.map((m) => m.role), ['user', 'assistant']);
+    assert.deepEqual(
+      t.session.state.messages.map((m) => m.role),
+      ['user', 'assistant'],
+    );
     await t.session.send('second');
     await t.session.send('third');
     const texts = t.session.state.messages.map((m) => (m.blocks[0]?.type === 'text' ? m.blocks[0].text : ''));
-    assert.deepEqual(texts.slice(2), ['second', '[No answer: the previous request failed or was stopped before Claude replied.]', 'third', 'fine']);
+    assert.deepEqual(texts.slice(2), [
+      'second',
+      '[No answer: the previous request failed or was stopped before Claude replied.]',
+      'third',
+      'fine',
+    ]);
     assert.deepEqual(checkInvariants(t.session.state), []);
   });
 
   it('recovers from "prompt is too long" by cutting oversized tool results once, then reports clearly', async () => {
     const big = 'x'.repeat(200_000);
     const tools = new FakeTools({ read_file: big });
-    const tooLong = { kind: 'prompt_too_long' as const, message: 'too long', retryable: false, promptTokens: 210_000, limitTokens: 200_000 };
-    const t = setup([{ content: [toolUse('toolu_1', 'read_file')] }, { error: tooLong }, { content: [{ type: 'text', text: 'done' }] }], tools);
+    const tooLong = {
+      kind: 'prompt_too_long' as const,
+      message: 'too long',
+      retryable: false,
+      promptTokens: 210_000,
+      limitTokens: 200_000,
+    };
+    const t = setup(
+      [
+        { content: [toolUse('toolu_1', 'read_file')] },
+        { error: tooLong },
+        { content: [{ type: 'text', text: 'done' }] },
+      ],
+      tools,
+    );
     await t.session.send('read the big file');
     assert.equal(t.llm.requests.length, 3);
     const retried = JSON.stringify(t.llm.requests[2]);
@@ -122,7 +201,13 @@ describe('AgentSession (turn loop with a scripted LlmClient)', () => {
   });
 
   it('shrinks max_tokens for "input length and max_tokens exceed context limit"', async () => {
-    const exceeded = { kind: 'context_exceeded' as const, message: 'exceeded', retryable: false, promptTokens: 180_000, limitTokens: 200_000 };
+    const exceeded = {
+      kind: 'context_exceeded' as const,
+      message: 'exceeded',
+      retryable: false,
+      promptTokens: 180_000,
+      limitTokens: 200_000,
+    };
     const t = setup([{ error: exceeded }, { content: [{ type: 'text', text: 'ok' }] }]);
     await t.session.send('hi');
     assert.equal(t.llm.requests[1]!.max_tokens, 200_000 - 180_000 - 256);
@@ -130,9 +215,29 @@ describe('AgentSession (turn loop with a scripted LlmClient)', () => {
 
   it('recovers from both overflow kinds in one turn, a bounded number of times, then gives up clearly', async () => {
     const tools = new FakeTools({ read_file: 'z'.repeat(150_000) });
-    const exceeded = { kind: 'context_exceeded' as const, message: 'exceeded', retryable: false, promptTokens: 2_500, limitTokens: 24_000 };
-    const tooLong = { kind: 'prompt_too_long' as const, message: 'too long', retryable: false, promptTokens: 40_000, limitTokens: 24_000 };
-    const t = setup([{ error: exceeded }, { content: [toolUse('toolu_1', 'read_file')] }, { error: tooLong }, { content: [{ type: 'text', text: 'read it' }] }], tools);
+    const exceeded = {
+      kind: 'context_exceeded' as const,
+      message: 'exceeded',
+      retryable: false,
+      promptTokens: 2_500,
+      limitTokens: 24_000,
+    };
+    const tooLong = {
+      kind: 'prompt_too_long' as const,
+      message: 'too long',
+      retryable: false,
+      promptTokens: 40_000,
+      limitTokens: 24_000,
+    };
+    const t = setup(
+      [
+        { error: exceeded },
+        { content: [toolUse('toolu_1', 'read_file')] },
+        { error: tooLong },
+        { content: [{ type: 'text', text: 'read it' }] },
+      ],
+      tools,
+    );
     await t.session.send('read');
     assert.ok(t.events.some((e) => e.type === 'turn_finished' && e.reason === 'end_turn'));
     const again = setup([{ error: tooLong }], tools);
@@ -152,15 +257,26 @@ describe('AgentSession (turn loop with a scripted LlmClient)', () => {
   });
 
   it('reports max_tokens, refusal and unknown stop reasons without crashing', async () => {
-    for (const [stop, reason] of [['max_tokens', 'max_tokens'], ['refusal', 'refusal'], ['pause_turn', 'other'], ['brand_new_reason', 'other']] as const) {
+    for (const [stop, reason] of [
+      ['max_tokens', 'max_tokens'],
+      ['refusal', 'refusal'],
+      ['pause_turn', 'other'],
+      ['brand_new_reason', 'other'],
+    ] as const) {
       const t = setup([{ content: [{ type: 'text', text: 'partial' }], stopReason: stop }]);
       await t.session.send('x');
-      assert.ok(t.events.some((e) => e.type === 'turn_finished' && e.reason === reason), stop);
+      assert.ok(
+        t.events.some((e) => e.type === 'turn_finished' && e.reason === reason),
+        stop,
+      );
     }
   });
 
   it('anchors the estimate on reported usage and places cache breakpoints', async () => {
-    const t = setup([{ content: [{ type: 'text', text: 'one' }], usage: { input_tokens: 50_000 } }, { content: [{ type: 'text', text: 'two' }] }]);
+    const t = setup([
+      { content: [{ type: 'text', text: 'one' }], usage: { input_tokens: 50_000 } },
+      { content: [{ type: 'text', text: 'two' }] },
+    ]);
     await t.session.send(words(3_000));
     await t.session.send('again');
     const started = t.events.flatMap((e) => (e.type === 'request_started' ? [e] : []));
@@ -170,7 +286,11 @@ describe('AgentSession (turn loop with a scripted LlmClient)', () => {
   });
 
   it('spills an oversized paste to a file before sending', async () => {
-    const t = setup([{ content: [{ type: 'text', text: 'got it' }] }], undefined, testConfig({ pasteThresholdChars: 1000 }));
+    const t = setup(
+      [{ content: [{ type: 'text', text: 'got it' }] }],
+      undefined,
+      testConfig({ pasteThresholdChars: 1000 }),
+    );
     await t.session.send('y'.repeat(5000));
     assert.equal(t.files.size, 1);
     assert.equal([...t.files.values()][0], 'y'.repeat(5000));

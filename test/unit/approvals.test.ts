@@ -1,15 +1,30 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { commandApprovalItem, DEFAULT_DIFF_BUDGET, editApprovalItem as cardWithBudget, MAX_CARD_DIFF_LINES, MAX_CARD_LINE_CHARS, type ApprovalItem, type DiffBudget } from '../../src/host/approvals/approvalCard';
+import {
+  commandApprovalItem,
+  DEFAULT_DIFF_BUDGET,
+  editApprovalItem as cardWithBudget,
+  MAX_CARD_DIFF_LINES,
+  MAX_CARD_LINE_CHARS,
+  type ApprovalItem,
+  type DiffBudget,
+} from '../../src/host/approvals/approvalCard';
 import { PendingApprovals } from '../../src/host/approvals/pendingApprovals';
 import { parseChatToHost, parseChatToWebview } from '../../src/protocol/chat';
 
-const edit = (before: string, after: string, isNewFile = false) => ({ path: '/ws/src/a.ts', displayPath: 'src/a.ts', before, after, isNewFile });
+const edit = (before: string, after: string, isNewFile = false) => ({
+  path: '/ws/src/a.ts',
+  displayPath: 'src/a.ts',
+  before,
+  after,
+  isNewFile,
+});
 
 /** No wall-clock limit: what the card shows must not depend on how busy the machine is. */
 const UNTIMED: DiffBudget = {};
 /** The card as the extension builds it, but with an untimed diff budget. */
-const editApprovalItem = (id: string, p: ReturnType<typeof edit>, maxLines = MAX_CARD_DIFF_LINES) => cardWithBudget(id, p, maxLines, UNTIMED);
+const editApprovalItem = (id: string, p: ReturnType<typeof edit>, maxLines = MAX_CARD_DIFF_LINES) =>
+  cardWithBudget(id, p, maxLines, UNTIMED);
 
 /** Runs `fn` with a Date.now that jumps a second at every call: any wall-clock budget runs out at once. */
 function withRacingClock<T>(fn: () => T): T {
@@ -52,7 +67,10 @@ describe('approval cards', () => {
 
   it('caps the diff lines and each line, and says how many lines were left out', () => {
     const before = Array.from({ length: 300 }, (_, i) => `line ${i}`).join('\n');
-    const after = Array.from({ length: 300 }, (_, i) => `LINE ${i} ${'x'.repeat(i === 5 ? 2 * MAX_CARD_LINE_CHARS : 0)}`).join('\n');
+    const after = Array.from(
+      { length: 300 },
+      (_, i) => `LINE ${i} ${'x'.repeat(i === 5 ? 2 * MAX_CARD_LINE_CHARS : 0)}`,
+    ).join('\n');
     const item = editApprovalItem('a3', edit(before, after), 50);
     assert.equal(item.diff?.length, 50);
     assert.equal(item.omittedLines, 601 - 50);
@@ -60,7 +78,7 @@ describe('approval cards', () => {
     assert.equal(item.added, 300);
   });
 
-  it('applying the card\'s diff lines to the old text gives the new text (property)', () => {
+  it("applying the card's diff lines to the old text gives the new text (property)", () => {
     /** Applies the card's hunks (header + lines) to `before`, line by line. */
     const apply = (before: string, diff: NonNullable<ApprovalItem['diff']>): string => {
       const old = before === '' ? [] : before.replace(/\n$/, '').split('\n');
@@ -83,7 +101,9 @@ describe('approval cards', () => {
       while (at < old.length) out.push(old[at++]!);
       return out.length === 0 ? '' : `${out.join('\n')}\n`;
     };
-    const text = fc.array(fc.constantFrom('a', 'b', 'c', 'd', ''), { maxLength: 25 }).map((ls) => (ls.length === 0 ? '' : `${ls.join('\n')}\n`));
+    const text = fc
+      .array(fc.constantFrom('a', 'b', 'c', 'd', ''), { maxLength: 25 })
+      .map((ls) => (ls.length === 0 ? '' : `${ls.join('\n')}\n`));
     fc.assert(
       fc.property(text, text, (before, after) => {
         const item = editApprovalItem('p', edit(before, after), 10_000);
@@ -100,21 +120,38 @@ describe('approval cards', () => {
     const after = 'A\nB\nC\nD';
     const item = cardWithBudget('b1', edit(before, after), MAX_CARD_DIFF_LINES, { maxEdits: 2 });
     assert.deepEqual([item.diff, item.omittedLines, item.added, item.removed], [[], 8, undefined, undefined]);
-    assert.equal(cardWithBudget('b2', edit(before, after), MAX_CARD_DIFF_LINES, { maxEdits: 8 }).diff?.length, 9, 'within the budget: the whole diff');
+    assert.equal(
+      cardWithBudget('b2', edit(before, after), MAX_CARD_DIFF_LINES, { maxEdits: 8 }).diff?.length,
+      9,
+      'within the budget: the whole diff',
+    );
   });
 
-  it('the extension\'s budget is half a second of wall clock; an untimed budget never depends on the clock', () => {
+  it("the extension's budget is half a second of wall clock; an untimed budget never depends on the clock", () => {
     assert.deepEqual(DEFAULT_DIFF_BUDGET, { timeoutMs: 500 });
     const p = edit('one\ntwo\nthree\n', 'one\nTWO\nthree\n');
     // A clock racing ahead (what a busy machine looks like to a timeout) omits the timed diff…
-    assert.deepEqual(withRacingClock(() => cardWithBudget('t1', p).diff), []);
+    assert.deepEqual(
+      withRacingClock(() => cardWithBudget('t1', p).diff),
+      [],
+    );
     // …and cannot touch the untimed one the tests use.
-    assert.deepEqual(withRacingClock(() => editApprovalItem('t2', p).diff?.map((l) => `${l.op}${l.text}`)), ['@@@ -1,3 +1,3 @@', ' one', '-two', '+TWO', ' three']);
+    assert.deepEqual(
+      withRacingClock(() => editApprovalItem('t2', p).diff?.map((l) => `${l.op}${l.text}`)),
+      ['@@@ -1,3 +1,3 @@', ' one', '-two', '+TWO', ' three'],
+    );
   });
 
   it('shows a command with its folder', () => {
     const item = commandApprovalItem('c1', { command: 'npm test', cwd: '/ws', displayCwd: '.' });
-    assert.deepEqual(item, { kind: 'approval', id: 'c1', tool: 'run_command', subject: 'npm test', detail: 'in .', state: 'pending' });
+    assert.deepEqual(item, {
+      kind: 'approval',
+      id: 'c1',
+      tool: 'run_command',
+      subject: 'npm test',
+      detail: 'in .',
+      state: 'pending',
+    });
   });
 });
 
@@ -125,10 +162,19 @@ describe('pending approvals', () => {
     const shown: ApprovalItem[] = [];
     const p = new PendingApprovals((i) => shown.push(i));
     const decision = p.ask(card('x'), new AbortController().signal);
-    assert.deepEqual(p.pending().map((i) => i.id), ['x']);
-    assert.deepEqual(p.answer('x', false, '  not now  '), { ok: true, item: { ...card('x'), state: 'rejected', reason: 'not now' } });
+    assert.deepEqual(
+      p.pending().map((i) => i.id),
+      ['x'],
+    );
+    assert.deepEqual(p.answer('x', false, '  not now  '), {
+      ok: true,
+      item: { ...card('x'), state: 'rejected', reason: 'not now' },
+    });
     assert.deepEqual(await decision, { approved: false, reason: 'not now' });
-    assert.deepEqual(shown.map((i) => i.state), ['pending', 'rejected']);
+    assert.deepEqual(
+      shown.map((i) => i.state),
+      ['pending', 'rejected'],
+    );
     assert.deepEqual(p.pending(), []);
   });
 
@@ -148,8 +194,14 @@ describe('pending approvals', () => {
     const d = p.ask(card('z'), ac.signal);
     ac.abort();
     assert.equal((await d).approved, false);
-    assert.deepEqual(shown.map((i) => i.state), ['pending', 'cancelled']);
-    assert.deepEqual(await p.ask(card('w'), ac.signal), { approved: false, reason: 'stopped before the prompt was shown' });
+    assert.deepEqual(
+      shown.map((i) => i.state),
+      ['pending', 'cancelled'],
+    );
+    assert.deepEqual(await p.ask(card('w'), ac.signal), {
+      approved: false,
+      reason: 'stopped before the prompt was shown',
+    });
     assert.equal(shown.length, 2);
   });
 
@@ -175,11 +227,27 @@ describe('chat protocol: approvals and context chips', () => {
       { type: 'approval', id: '', approved: true },
       { type: 'openDiff' },
       { type: 'dismissContext', key: 'k'.repeat(401) },
-    ]) assert.ok(!parseChatToHost(bad).ok, JSON.stringify(bad).slice(0, 80));
+    ])
+      assert.ok(!parseChatToHost(bad).ok, JSON.stringify(bad).slice(0, 80));
   });
 
   it('validates pendingContext from the host', () => {
-    assert.ok(parseChatToWebview({ type: 'pendingContext', chips: [{ key: 'file:a', tag: 'ide_opened_file', label: 'a', tokens: 20, text: '<ide_opened_file>…</ide_opened_file>', pinned: false }], disabled: ['ide_selection'] }).ok);
+    assert.ok(
+      parseChatToWebview({
+        type: 'pendingContext',
+        chips: [
+          {
+            key: 'file:a',
+            tag: 'ide_opened_file',
+            label: 'a',
+            tokens: 20,
+            text: '<ide_opened_file>…</ide_opened_file>',
+            pinned: false,
+          },
+        ],
+        disabled: ['ide_selection'],
+      }).ok,
+    );
     assert.ok(!parseChatToWebview({ type: 'pendingContext', chips: [], disabled: ['everything'] }).ok);
   });
 });

@@ -43,8 +43,29 @@ describe('bench FRR: forward-reference recall', () => {
       { kind: 'symbol', id: 'loadTheme' },
       { kind: 'error', id: 'TypeError: cannot read properties of undefined' },
     ] as const;
-    const summary: Message = { id: 's', role: 'user', turn: 1, blocks: [{ type: 'summary', text: '- parseConfig was rewritten', compactionId: 'c1', turnRange: [1, 1], meta: mk.text('x').meta }] };
-    const sent: Message[] = [summary, { id: 'm', role: 'user', turn: 2, blocks: [mk.text('Now src/app/main.ts throws typeerror:   Cannot read properties of undefined')] }];
+    const summary: Message = {
+      id: 's',
+      role: 'user',
+      turn: 1,
+      blocks: [
+        {
+          type: 'summary',
+          text: '- parseConfig was rewritten',
+          compactionId: 'c1',
+          turnRange: [1, 1],
+          meta: mk.text('x').meta,
+        },
+      ],
+    };
+    const sent: Message[] = [
+      summary,
+      {
+        id: 'm',
+        role: 'user',
+        turn: 2,
+        blocks: [mk.text('Now src/app/main.ts throws typeerror:   Cannot read properties of undefined')],
+      },
+    ];
     const tally = new FrrTally();
     tally.add(sent, refs);
     const t = tally.totals();
@@ -52,11 +73,23 @@ describe('bench FRR: forward-reference recall', () => {
     assert.equal(frrShare(t.overall), 0.75);
     assert.equal(frrShare(t.overall, false), 0.5);
     assert.deepEqual(t.byKind.path, { referenced: 1, kept: 1, keptWithoutSummaries: 1 });
-    assert.deepEqual(t.byKind.symbol, { referenced: 2, kept: 1, keptWithoutSummaries: 0 }, 'parseConfig only survives in the summary; loadTheme is gone');
-    assert.deepEqual(t.byKind.error, { referenced: 1, kept: 1, keptWithoutSummaries: 1 }, 'an error line matches normalised, as the retention check does');
+    assert.deepEqual(
+      t.byKind.symbol,
+      { referenced: 2, kept: 1, keptWithoutSummaries: 0 },
+      'parseConfig only survives in the summary; loadTheme is gone',
+    );
+    assert.deepEqual(
+      t.byKind.error,
+      { referenced: 1, kept: 1, keptWithoutSummaries: 1 },
+      'an error line matches normalised, as the retention check does',
+    );
     assert.equal(frrShare(t.byKind.url), null, 'nothing referenced: no share');
     tally.add(sent, [{ kind: 'symbol', id: 'loadTheme' }]);
-    assert.deepEqual(tally.totals().overall, { referenced: 5, kept: 3, keptWithoutSummaries: 2 }, 'requests weigh by their identifier count');
+    assert.deepEqual(
+      tally.totals().overall,
+      { referenced: 5, kept: 3, keptWithoutSummaries: 2 },
+      'requests weigh by their identifier count',
+    );
   });
 
   it('is 1 over a replay that compacts nothing, on exactly the forward references', async () => {

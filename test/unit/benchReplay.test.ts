@@ -24,14 +24,21 @@ function twoRequests(opts: { gapMinutes: number; secondRead?: number; model?: st
   ];
 }
 
-const run = (lines: readonly string[], window = 200_000, name: Parameters<typeof policy>[0] = 'default'): Promise<ReplayResult> => replay(prepare(lines), { window, policy: policy(name) });
+const run = (
+  lines: readonly string[],
+  window = 200_000,
+  name: Parameters<typeof policy>[0] = 'default',
+): Promise<ReplayResult> => replay(prepare(lines), { window, policy: policy(name) });
 
 describe('bench replay: the real clock and the real cache misses', () => {
   it('reads the prefix from cache within the TTL, and writes it again after a longer gap', async () => {
     const warm = await run(twoRequests({ gapMinutes: 1 }));
     const cold = await run(twoRequests({ gapMinutes: 6 }));
     assert.equal(warm.trace.length, 2);
-    assert.ok((warm.trace[1]?.usage.cache_read_input_tokens ?? 0) > 3000, 'a gap of 1 minute reads the first prompt from cache');
+    assert.ok(
+      (warm.trace[1]?.usage.cache_read_input_tokens ?? 0) > 3000,
+      'a gap of 1 minute reads the first prompt from cache',
+    );
     assert.equal(cold.trace[1]?.usage.cache_read_input_tokens, 0, 'a gap over 5 minutes finds the cache expired');
     assert.ok((cold.trace[1]?.usage.cache_creation_input_tokens ?? 0) > 3000, '…and writes the prefix again');
     assert.equal(cold.trace[1]?.at! - cold.trace[0]?.at!, 6 * 60_000, 'the clock follows the usage records');
@@ -47,13 +54,26 @@ describe('bench replay: the real clock and the real cache misses', () => {
 
   it('flushes the cache where the real session had a full miss (not the first request, not after a compaction)', async () => {
     const miss = await run(twoRequests({ gapMinutes: 1, secondRead: 0 }));
-    assert.deepEqual(miss.trace.map((t) => t.flushed), [false, true]);
+    assert.deepEqual(
+      miss.trace.map((t) => t.flushed),
+      [false, true],
+    );
     assert.equal(miss.flushes, 1);
     assert.equal(miss.trace[1]?.usage.cache_read_input_tokens, 0, 'the flushed prefix is written again');
     assert.ok(miss.trace[1]!.usage.cache_creation_input_tokens > 3000);
 
-    const compacted = await run(twoRequests({ gapMinutes: 1, secondRead: 0, between: [line({ kind: 'compaction', summary: 'the story so far', tokensBefore: 3600 })] }));
-    assert.deepEqual(compacted.trace.map((t) => t.flushed), [false, false], 'a cold request after the original agent compacted is no miss of ours');
+    const compacted = await run(
+      twoRequests({
+        gapMinutes: 1,
+        secondRead: 0,
+        between: [line({ kind: 'compaction', summary: 'the story so far', tokensBefore: 3600 })],
+      }),
+    );
+    assert.deepEqual(
+      compacted.trace.map((t) => t.flushed),
+      [false, false],
+      'a cold request after the original agent compacted is no miss of ours',
+    );
     assert.ok(compacted.trace[1]!.usage.cache_read_input_tokens > 3000);
   });
 });
@@ -62,12 +82,20 @@ describe('bench replay: prices, unknown models and refused requests', () => {
   it('prices each request by the model of its usage record (Opus 4.6 at $5/$25, Sonnet at $3/$15)', async () => {
     const sonnet = await run(twoRequests({ gapMinutes: 1 }));
     const opus = await run(twoRequests({ gapMinutes: 1, model: 'claude-opus-4-6' }));
-    for (const [r, model] of [[sonnet, 'claude-sonnet-4-5'], [opus, 'claude-opus-4-6']] as const) {
+    for (const [r, model] of [
+      [sonnet, 'claude-sonnet-4-5'],
+      [opus, 'claude-opus-4-6'],
+    ] as const) {
       const expected = r.trace.reduce((n, t) => n + (requestCostUsd(model, t.usage) ?? NaN), 0);
       assert.ok(Math.abs((r.cost.total() ?? -1) - expected) < 1e-12, `${model} priced at its own rates`);
       assert.ok(r.trace.every((t) => t.model === model));
     }
-    const u = { input_tokens: 1_000_000, output_tokens: 1_000_000, cache_read_input_tokens: 1_000_000, cache_creation_input_tokens: 1_000_000 };
+    const u = {
+      input_tokens: 1_000_000,
+      output_tokens: 1_000_000,
+      cache_read_input_tokens: 1_000_000,
+      cache_creation_input_tokens: 1_000_000,
+    };
     assert.deepEqual(priceRequest('claude-opus-4-6', u, '5m'), { known: true, usd: 5 + 25 + 0.5 + 6.25 });
     assert.deepEqual(priceRequest('claude-sonnet-4-5-20250929', u, '5m'), { known: true, usd: 3 + 15 + 0.3 + 3.75 });
   });
@@ -105,7 +133,11 @@ describe('bench replay: pass 1 learns from every real report', () => {
     let messages = parseTranscript(lines.join('\n')).flatMap((e) => (e.kind === 'message' ? [e.message] : []));
     const reported = () => 500 + messages.reduce((n, m) => n + messageRawTokens(m, tokenizer).text, 0);
     for (let i = 0; i < 12; i++) {
-      lines.push(usage({ prompt: reported(), read: 0, at: at(i) }), assistant(words(300, `a${i}_`)), user(words(300, `u${i}_`)));
+      lines.push(
+        usage({ prompt: reported(), read: 0, at: at(i) }),
+        assistant(words(300, `a${i}_`)),
+        user(words(300, `u${i}_`)),
+      );
       messages = parseTranscript(lines.join('\n')).flatMap((e) => (e.kind === 'message' ? [e.message] : []));
     }
     const p = prepareTranscript('t', parseTranscript(lines.join('\n')), countingTokenizer());
@@ -127,13 +159,29 @@ describe('bench replay: arrival guard and arguments', () => {
     ];
     const r = await run(lines);
     assert.equal(r.guarded, 1);
-    assert.ok(r.trace[1]!.tokens < 2000, `the preview is sent, not the ${huge.length}-character result (${r.trace[1]!.tokens} tokens)`);
+    assert.ok(
+      r.trace[1]!.tokens < 2000,
+      `the preview is sent, not the ${huge.length}-character result (${r.trace[1]!.tokens} tokens)`,
+    );
   });
 
   it('parses replay arguments: --policy, --baseline as its alias, and refuses the rest', () => {
-    assert.deepEqual(parseReplayArgs(['f.jsonl', '--window', '100000', '--policy', 'claude-code']), { ok: true, file: 'f.jsonl', window: 100_000, policy: 'claude-code' });
-    assert.deepEqual(parseReplayArgs(['--baseline', 'f.jsonl']), { ok: true, file: 'f.jsonl', window: 200_000, policy: 'baseline' });
-    assert.match((parseReplayArgs(['f.jsonl', '--policy', 'greedy']) as { error: string }).error, /unknown policy "greedy"/);
+    assert.deepEqual(parseReplayArgs(['f.jsonl', '--window', '100000', '--policy', 'claude-code']), {
+      ok: true,
+      file: 'f.jsonl',
+      window: 100_000,
+      policy: 'claude-code',
+    });
+    assert.deepEqual(parseReplayArgs(['--baseline', 'f.jsonl']), {
+      ok: true,
+      file: 'f.jsonl',
+      window: 200_000,
+      policy: 'baseline',
+    });
+    assert.match(
+      (parseReplayArgs(['f.jsonl', '--policy', 'greedy']) as { error: string }).error,
+      /unknown policy "greedy"/,
+    );
     assert.match((parseReplayArgs(['f.jsonl', '--window', 'x']) as { error: string }).error, /--window/);
     assert.match((parseReplayArgs([]) as { error: string }).error, /no transcript/);
   });

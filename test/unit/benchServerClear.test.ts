@@ -13,7 +13,11 @@ const RESULT_WORDS = 2_500;
 
 /** A task, then `n` tool calls whose results are `RESULT_WORDS` words each, one request per result, a minute apart. */
 function toolSession(n: number): string[] {
-  const lines = [user(`fix the bug ${words(200, 'task')}`), usage({ prompt: 260, read: 0, at: at(0) }), assistant([{ type: 'tool_use', id: 'tu0', name: 'read_file', input: { path: 'a0.ts' } }])];
+  const lines = [
+    user(`fix the bug ${words(200, 'task')}`),
+    usage({ prompt: 260, read: 0, at: at(0) }),
+    assistant([{ type: 'tool_use', id: 'tu0', name: 'read_file', input: { path: 'a0.ts' } }]),
+  ];
   let prompt = 280;
   for (let i = 0; i < n; i++) {
     lines.push(user([{ type: 'tool_result', tool_use_id: `tu${i}`, content: words(RESULT_WORDS, `r${i}x`) }]));
@@ -25,13 +29,18 @@ function toolSession(n: number): string[] {
 }
 
 const WINDOW = 100_000;
-const run = (n: number, name: 'server-clear' | 'default'): Promise<ReplayResult> => replay(prepare(toolSession(n)), { window: WINDOW, policy: policy(name) });
+const run = (n: number, name: 'server-clear' | 'default'): Promise<ReplayResult> =>
+  replay(prepare(toolSession(n)), { window: WINDOW, policy: policy(name) });
 
 describe('bench replay: server-clear (the API’s clear_tool_uses)', () => {
   it('runs the app’s server strategy: our compactor keeps only its hard-threshold safety net', () => {
     const p = policy('server-clear');
     assert.equal(p.settings.strategy, 'server-clear-tool-uses');
-    assert.deepEqual(p.settings.server, DEFAULT_COMPACTION_SETTINGS.server, 'the default server settings: trigger at the soft threshold, the API’s keep');
+    assert.deepEqual(
+      p.settings.server,
+      DEFAULT_COMPACTION_SETTINGS.server,
+      'the default server settings: trigger at the soft threshold, the API’s keep',
+    );
   });
 
   it('clears at the trigger (the soft threshold), keeping the 3 most recent tool uses', async () => {
@@ -53,8 +62,15 @@ describe('bench replay: server-clear (the API’s clear_tool_uses)', () => {
         continue;
       }
       assert.ok(t.tokens >= trigger - 50, `request ${k} at or over the trigger`);
-      assert.equal(t.serverCleared?.toolUses, k - 3, `request ${k}: all but the 3 most recent of its ${k} tool results`);
-      assert.ok(Math.abs(sentTokens + t.serverCleared!.tokens - t.tokens) < 50 + 10 * k, 'the API processed the edited prompt: ours minus what it cleared');
+      assert.equal(
+        t.serverCleared?.toolUses,
+        k - 3,
+        `request ${k}: all but the 3 most recent of its ${k} tool results`,
+      );
+      assert.ok(
+        Math.abs(sentTokens + t.serverCleared!.tokens - t.tokens) < 50 + 10 * k,
+        'the API processed the edited prompt: ours minus what it cleared',
+      );
     }
     assert.equal(r.serverClears, r.trace.length - first);
     assert.equal(r.compactions, 0, 'under the hard threshold our own compaction stays off');
@@ -73,16 +89,37 @@ describe('bench replay: server-clear (the API’s clear_tool_uses)', () => {
     // The next request clears one more result (the 4th most recent): the prefix up to it is read, the rest written again.
     const next = server.trace[first + 1]!;
     assert.equal(next.serverCleared?.toolUses, (t.serverCleared?.toolUses ?? 0) + 1);
-    assert.ok(next.usage.cache_creation_input_tokens > 2 * RESULT_WORDS, 'the kept results after the newly cleared one are written again');
+    assert.ok(
+      next.usage.cache_creation_input_tokens > 2 * RESULT_WORDS,
+      'the kept results after the newly cleared one are written again',
+    );
     // The cost is the sum of what each request was billed, writes included.
     const expected = server.trace.reduce((n, x) => n + (requestCostUsd(x.model, x.usage) ?? NaN), 0);
     assert.ok(Math.abs((server.cost.total() ?? -1) - expected) < 1e-12);
-    assert.equal(server.tokens.write, server.trace.reduce((n, x) => n + x.usage.cache_creation_input_tokens, 0));
+    assert.equal(
+      server.tokens.write,
+      server.trace.reduce((n, x) => n + x.usage.cache_creation_input_tokens, 0),
+    );
   });
 
   it('measures retention on what the model saw: cleared results are placeholders', () => {
-    const meta = { id: 'b', tier: 0, source: 'tool', createdAt: 0, pinned: false, compactable: true } as unknown as Message['blocks'][number]['meta'];
-    const m: Message = { id: 'm', role: 'user', turn: 1, blocks: [{ type: 'tool_result', toolUseId: 'a', content: 'secret.ts', meta }, { type: 'tool_result', toolUseId: 'b', content: 'kept.ts', meta }] };
+    const meta = {
+      id: 'b',
+      tier: 0,
+      source: 'tool',
+      createdAt: 0,
+      pinned: false,
+      compactable: true,
+    } as unknown as Message['blocks'][number]['meta'];
+    const m: Message = {
+      id: 'm',
+      role: 'user',
+      turn: 1,
+      blocks: [
+        { type: 'tool_result', toolUseId: 'a', content: 'secret.ts', meta },
+        { type: 'tool_result', toolUseId: 'b', content: 'kept.ts', meta },
+      ],
+    };
     const [out] = withClearedResults([m], ['a']);
     assert.deepEqual(
       out?.blocks.map((b) => (b.type === 'tool_result' ? b.content : '')),

@@ -19,7 +19,12 @@ function transcriptText(lines: number): string {
 }
 
 function request(text: string, maxTokens: number): MessageCreateParamsNonStreaming {
-  return { model: 'claude-haiku-4-5', max_tokens: maxTokens, system: 'Summarise.', messages: [{ role: 'user', content: [{ type: 'text', text }] }] };
+  return {
+    model: 'claude-haiku-4-5',
+    max_tokens: maxTokens,
+    system: 'Summarise.',
+    messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+  };
 }
 
 async function summarise(s: ScriptedSummariser, params: MessageCreateParamsNonStreaming) {
@@ -43,14 +48,21 @@ describe('bench summariser: length calibrated on the real summaries', () => {
 
   it('writes about max(floor, ratio × region) tokens, never over max_tokens', async () => {
     const s = new ScriptedSummariser({ tokens: quarter });
-    for (const [lines, maxTokens] of [[12_000, 8_000], [500, 8_000], [12_000, 300]] as const) {
+    for (const [lines, maxTokens] of [
+      [12_000, 8_000],
+      [500, 8_000],
+      [12_000, 300],
+    ] as const) {
       const text = transcriptText(lines);
       const params = request(text, maxTokens);
       const region = quarter(text);
       const want = summaryLengthTokens(region, maxTokens);
       const { text: summary, result } = await summarise(s, params);
       const got = quarter(summary);
-      assert.ok(Math.abs(got - want) <= 0.05 * want + 5, `${lines} lines (${region} tokens), max_tokens ${maxTokens}: ${got} tokens, want ~${want}`);
+      assert.ok(
+        Math.abs(got - want) <= 0.05 * want + 5,
+        `${lines} lines (${region} tokens), max_tokens ${maxTokens}: ${got} tokens, want ~${want}`,
+      );
       assert.ok(result.usage.output_tokens <= maxTokens);
       assert.equal(result.stopReason, want === maxTokens ? 'max_tokens' : 'end_turn');
     }
@@ -70,7 +82,13 @@ describe('bench summariser: one prompt cache with the main requests', () => {
   const summaryRequest = (model: string): MessageCreateParamsNonStreaming => ({
     model,
     max_tokens: 2000,
-    messages: [...prefix, { role: 'user', content: [{ type: 'text', text: 'Summarise the conversation so far.', cache_control: { type: 'ephemeral' } }] }],
+    messages: [
+      ...prefix,
+      {
+        role: 'user',
+        content: [{ type: 'text', text: 'Summarise the conversation so far.', cache_control: { type: 'ephemeral' } }],
+      },
+    ],
   });
 
   it('a summary request of the main model reads the main prompt’s prefix from cache, and is priced so', async () => {
@@ -80,7 +98,11 @@ describe('bench summariser: one prompt cache with the main requests', () => {
     const s = new ScriptedSummariser({ tokens: quarter, api });
     await summarise(s, summaryRequest('claude-opus-4-5'));
     const call = s.requests[0]!;
-    assert.equal(call.usage.cache_read_input_tokens, 7005, 'the identical prefix, counted as the main request counted it');
+    assert.equal(
+      call.usage.cache_read_input_tokens,
+      7005,
+      'the identical prefix, counted as the main request counted it',
+    );
     assert.ok(call.usage.input_tokens + call.usage.cache_creation_input_tokens < 50, 'only the instruction is new');
     const uncached = { ...call.usage, input_tokens: call.usage.input_tokens + 7005, cache_read_input_tokens: 0 };
     assert.ok((requestCostUsd(call.model, call.usage) ?? NaN) < (requestCostUsd(call.model, uncached) ?? NaN) / 3);

@@ -9,13 +9,33 @@ import { countingTokenizer } from './support/tokenFakes';
 
 function conversation(): { state: ConversationState; b: Build } {
   const b = new Build('bud');
-  const pinned: TextBlock = { ...b.text('<ide_selection>pinned code here please keep</ide_selection>', 'ide_selection'), meta: { ...b.text('x').meta, source: 'ide_selection', pinned: true } };
+  const pinned: TextBlock = {
+    ...b.text('<ide_selection>pinned code here please keep</ide_selection>', 'ide_selection'),
+    meta: { ...b.text('x').meta, source: 'ide_selection', pinned: true },
+  };
   const editor = b.text('<ide_opened_file>the user opened src/a.ts</ide_opened_file>', 'ide_opened_file');
   const use = b.toolUse('read_file', { path: 'src/a.ts' });
-  const summary = { type: 'summary' as const, text: 'Earlier: we discussed the auth bug.', meta: { ...b.text('s', 'compactor').meta, compactable: false } };
+  const summary = {
+    type: 'summary' as const,
+    text: 'Earlier: we discussed the auth bug.',
+    meta: { ...b.text('s', 'compactor').meta, compactable: false },
+  };
   const state = emptyState({
-    system: [b.text('You are a coding agent with many rules.', 'system'), { ...b.text('<project_instructions path="AGENTS.md">Use tabs.</project_instructions>', 'instructions'), meta: { ...b.text('i', 'instructions').meta, origin: 'AGENTS.md' } }, b.text('<workspace_facts>Platform: linux</workspace_facts>', 'workspace')],
-    tools: [{ name: 'read_file', description: 'Reads a file of the workspace.', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }],
+    system: [
+      b.text('You are a coding agent with many rules.', 'system'),
+      {
+        ...b.text('<project_instructions path="AGENTS.md">Use tabs.</project_instructions>', 'instructions'),
+        meta: { ...b.text('i', 'instructions').meta, origin: 'AGENTS.md' },
+      },
+      b.text('<workspace_facts>Platform: linux</workspace_facts>', 'workspace'),
+    ],
+    tools: [
+      {
+        name: 'read_file',
+        description: 'Reads a file of the workspace.',
+        inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+    ],
     messages: [
       b.message('user', [summary as never], 1),
       b.message('user', [pinned, editor, b.text('What does a.ts do?')], 2),
@@ -35,7 +55,10 @@ describe('budget categories', () => {
     const c = categoriesOf(state, tok, cal);
     const ledgerTotal = buildLedger(state, [], tok, cal).reduce((a, r) => a + r.tokens, 0);
     assert.equal(c.total, ledgerTotal);
-    assert.equal(BUDGET_CATEGORIES.reduce((a, k) => a + c.tokens[k], 0), ledgerTotal);
+    assert.equal(
+      BUDGET_CATEGORIES.reduce((a, k) => a + c.tokens[k], 0),
+      ledgerTotal,
+    );
     for (const k of BUDGET_CATEGORIES) assert.ok(c.tokens[k] > 0, `${k} has tokens`);
   });
 
@@ -79,7 +102,19 @@ describe('budget protocol', () => {
   });
 
   it('rejects malformed messages', () => {
-    for (const bad of [null, 42, 'ready', {}, { type: 'nope' }, { type: 'restore' }, { type: 'restore', id: 7 }, { type: 'restore', id: '' }, { type: 'restore', id: 'a b<script>' }, { type: 'restore', id: 'x'.repeat(500) }, { type: 'ready', extra: 1 }]) {
+    for (const bad of [
+      null,
+      42,
+      'ready',
+      {},
+      { type: 'nope' },
+      { type: 'restore' },
+      { type: 'restore', id: 7 },
+      { type: 'restore', id: '' },
+      { type: 'restore', id: 'a b<script>' },
+      { type: 'restore', id: 'x'.repeat(500) },
+      { type: 'ready', extra: 1 },
+    ]) {
       assert.equal(parseBudgetToHost(bad).ok, false, JSON.stringify(bad));
     }
   });
@@ -90,7 +125,10 @@ describe('budget protocol', () => {
   });
 
   it('accepts unpin of a message or a block', () => {
-    assert.deepEqual(parseBudgetToHost({ type: 'unpin', kind: 'message', id: 'msg_3' }), { ok: true, value: { type: 'unpin', kind: 'message', id: 'msg_3' } });
+    assert.deepEqual(parseBudgetToHost({ type: 'unpin', kind: 'message', id: 'msg_3' }), {
+      ok: true,
+      value: { type: 'unpin', kind: 'message', id: 'msg_3' },
+    });
     assert.ok(parseBudgetToHost({ type: 'unpin', kind: 'block', id: '2026-11-21T23-59x1.blk_12' }).ok);
   });
 
@@ -113,19 +151,59 @@ describe('budget protocol', () => {
 
   it('validates the pinned regions of a snapshot', () => {
     const snapshot = {
-      type: 'snapshot', session: 's', model: 'm', contextWindow: 200_000, outputReserve: 32_000, softThreshold: 0.7, hardThreshold: 0.9,
-      categories: [], nextTotal: 0, nextEstimate: 0, calibration: 1, tokenizer: 'o200k', requests: [], ledger: [], compactions: [],
+      type: 'snapshot',
+      session: 's',
+      model: 'm',
+      contextWindow: 200_000,
+      outputReserve: 32_000,
+      softThreshold: 0.7,
+      hardThreshold: 0.9,
+      categories: [],
+      nextTotal: 0,
+      nextEstimate: 0,
+      calibration: 1,
+      tokenizer: 'o200k',
+      requests: [],
+      ledger: [],
+      compactions: [],
       pinned: [
         { kind: 'message', id: 'msg_1', role: 'user', turn: 1, label: '', preview: 'What does greet do?', tokens: 12 },
-        { kind: 'block', id: 'blk_4', role: 'user', turn: 2, label: 'src/greet.js:1-3', preview: 'export function greet(name) {', tokens: 30 },
+        {
+          kind: 'block',
+          id: 'blk_4',
+          role: 'user',
+          turn: 2,
+          label: 'src/greet.js:1-3',
+          preview: 'export function greet(name) {',
+          tokens: 30,
+        },
       ],
-      forecast: { growthPerTurn: 0, past: false, limit: 1000 }, busy: false,
+      forecast: { growthPerTurn: 0, past: false, limit: 1000 },
+      busy: false,
     };
     assert.ok(parseBudgetToWebview(snapshot).ok);
     const { pinned: _dropped, ...withoutPinned } = snapshot;
     assert.equal(parseBudgetToWebview(withoutPinned).ok, false, 'pinned is required');
-    assert.equal(parseBudgetToWebview({ ...snapshot, pinned: [{ kind: 'region', id: 'x', role: 'user', turn: 1, label: '', preview: '', tokens: 1 }] }).ok, false);
-    assert.equal(parseBudgetToWebview({ ...snapshot, pinned: [{ kind: 'block', id: 'x', role: 'system', turn: 1, label: '', preview: '', tokens: 1 }] }).ok, false);
-    assert.equal(parseBudgetToWebview({ ...snapshot, pinned: [{ kind: 'block', id: 'x', role: 'user', turn: 1, label: '', preview: '', tokens: '1' }] }).ok, false);
+    assert.equal(
+      parseBudgetToWebview({
+        ...snapshot,
+        pinned: [{ kind: 'region', id: 'x', role: 'user', turn: 1, label: '', preview: '', tokens: 1 }],
+      }).ok,
+      false,
+    );
+    assert.equal(
+      parseBudgetToWebview({
+        ...snapshot,
+        pinned: [{ kind: 'block', id: 'x', role: 'system', turn: 1, label: '', preview: '', tokens: 1 }],
+      }).ok,
+      false,
+    );
+    assert.equal(
+      parseBudgetToWebview({
+        ...snapshot,
+        pinned: [{ kind: 'block', id: 'x', role: 'user', turn: 1, label: '', preview: '', tokens: '1' }],
+      }).ok,
+      false,
+    );
   });
 });

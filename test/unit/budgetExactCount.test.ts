@@ -8,12 +8,33 @@ import { Build, emptyState } from './support/builders';
 
 const b = new Build('bx');
 const state = emptyState({ messages: [b.message('user', [b.text('Why does validateToken in src/auth.ts fail?')], 1)] });
-const usage = (reported: number, counted?: number): AgentEvent => ({ type: 'usage', usage: { input_tokens: reported, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, model: 'm', costUsd: 0, estimatedTokens: 10, reportedTokens: reported, ...(counted !== undefined ? { counted } : {}) });
+const usage = (reported: number, counted?: number): AgentEvent => ({
+  type: 'usage',
+  usage: { input_tokens: reported, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+  model: 'm',
+  costUsd: 0,
+  estimatedTokens: 10,
+  reportedTokens: reported,
+  ...(counted !== undefined ? { counted } : {}),
+});
 const started: AgentEvent = { type: 'request_started', round: 1, attempt: 1, estimatedTokens: 10, anchored: false };
-const exact = (tokens: number, anchored: boolean): AgentEvent => ({ type: 'exact_count', tokens, estimated: 10, anchored });
+const exact = (tokens: number, anchored: boolean): AgentEvent => ({
+  type: 'exact_count',
+  tokens,
+  estimated: 10,
+  anchored,
+});
 
 function snapshot(estimator: TokenEstimator, history = new BudgetHistory()) {
-  return buildBudgetSnapshot({ session: 's', state, tokenizer: chars4Tokenizer, estimator, history, compactions: [], busy: false });
+  return buildBudgetSnapshot({
+    session: 's',
+    state,
+    tokenizer: chars4Tokenizer,
+    estimator,
+    history,
+    compactions: [],
+    busy: false,
+  });
 }
 
 describe('budget: the exact count_tokens anchor', () => {
@@ -35,7 +56,11 @@ describe('budget: the exact count_tokens anchor', () => {
     assert.equal(before.requests[0]?.counted, 400);
     const after = new BudgetHistory();
     for (const e of [started, usage(402), exact(400, false)]) after.observe(e, state);
-    assert.equal(after.requests[0]?.counted, undefined, 'a count later than its usage is only reported, on no row (it was not saved either)');
+    assert.equal(
+      after.requests[0]?.counted,
+      undefined,
+      'a count later than its usage is only reported, on no row (it was not saved either)',
+    );
   });
 
   it('the protocol takes the new fields and rejects bad ones', () => {

@@ -8,7 +8,10 @@ import { Build, emptyState } from './support/builders';
 
 describe('budget snapshot: compactions', () => {
   const b = new Build('bs');
-  const messages = [b.message('user', [b.text('Why does validateToken in src/auth.ts fail?')], 1), b.message('assistant', [b.text('Line 42 compares exp without skew.', 'assistant')], 1)];
+  const messages = [
+    b.message('user', [b.text('Why does validateToken in src/auth.ts fail?')], 1),
+    b.message('assistant', [b.text('Line 42 compares exp without skew.', 'assistant')], 1),
+  ];
   const record = (lost: string[], id: string): CompactionRecord => ({
     id,
     at: 1_700_000_000_000,
@@ -35,7 +38,10 @@ describe('budget snapshot: compactions', () => {
       tokenizer: chars4Tokenizer,
       estimator: new TokenEstimator(chars4Tokenizer),
       history: new BudgetHistory(),
-      compactions: [{ record: record(lost, 'c1'), active: true }, { record: record([], 'c2'), active: false }],
+      compactions: [
+        { record: record(lost, 'c1'), active: true },
+        { record: record([], 'c2'), active: false },
+      ],
       busy: false,
     });
     const rows = snap.compactions;

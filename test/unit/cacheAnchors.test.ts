@@ -1,5 +1,10 @@
 import { strict as assert } from 'node:assert';
-import { CACHE_LOOKBACK_BLOCKS, MAX_BREAKPOINTS, planCacheAnchors, type AnchorPlanInput } from '../../src/core/cache/cacheAnchors';
+import {
+  CACHE_LOOKBACK_BLOCKS,
+  MAX_BREAKPOINTS,
+  planCacheAnchors,
+  type AnchorPlanInput,
+} from '../../src/core/cache/cacheAnchors';
 
 function input(overrides: Partial<AnchorPlanInput> = {}): AnchorPlanInput {
   return {
@@ -16,16 +21,30 @@ function input(overrides: Partial<AnchorPlanInput> = {}): AnchorPlanInput {
 describe('planCacheAnchors', () => {
   it('places tools, system and last-message breakpoints in prefix order', () => {
     const a = planCacheAnchors(input());
-    assert.deepEqual(a.map((x) => x.target), [{ at: 'tools' }, { at: 'system' }, { at: 'message', messageIndex: 9 }]);
-    assert.deepEqual(a.map((x) => x.prefixTokens), [3_000, 5_000, 15_000]);
+    assert.deepEqual(
+      a.map((x) => x.target),
+      [{ at: 'tools' }, { at: 'system' }, { at: 'message', messageIndex: 9 }],
+    );
+    assert.deepEqual(
+      a.map((x) => x.prefixTokens),
+      [3_000, 5_000, 15_000],
+    );
     for (const x of a) assert.equal(x.score, x.prefixTokens * x.hitProbability);
   });
 
   it('never places a breakpoint on a prefix shorter than the minimum cacheable length', () => {
-    const a = planCacheAnchors(input({ toolsTokens: 500, systemTokens: 300, messages: [{ id: 'm0', tokens: 100, blocks: 1 }] }));
+    const a = planCacheAnchors(
+      input({ toolsTokens: 500, systemTokens: 300, messages: [{ id: 'm0', tokens: 100, blocks: 1 }] }),
+    );
     assert.deepEqual(a, []);
-    const b = planCacheAnchors(input({ toolsTokens: 500, systemTokens: 600, messages: [{ id: 'm0', tokens: 100, blocks: 1 }] }));
-    assert.deepEqual(b.map((x) => x.target.at), ['system', 'message'], 'tools alone (500) are too short; tools+system (1100) are not');
+    const b = planCacheAnchors(
+      input({ toolsTokens: 500, systemTokens: 600, messages: [{ id: 'm0', tokens: 100, blocks: 1 }] }),
+    );
+    assert.deepEqual(
+      b.map((x) => x.target.at),
+      ['system', 'message'],
+      'tools alone (500) are too short; tools+system (1100) are not',
+    );
   });
 
   it('adds a read breakpoint at the previous position when more than 20 blocks were added', () => {
@@ -33,10 +52,15 @@ describe('planCacheAnchors', () => {
     const previous = { messageId: 'm5', sentAt: 1_000_000 - 60_000 };
     const a = planCacheAnchors(input({ messages, previous }));
     assert.equal(a.length, MAX_BREAKPOINTS);
-    assert.deepEqual(a.map((x) => x.target), [{ at: 'tools' }, { at: 'system' }, { at: 'message', messageIndex: 5 }, { at: 'message', messageIndex: 29 }]);
+    assert.deepEqual(
+      a.map((x) => x.target),
+      [{ at: 'tools' }, { at: 'system' }, { at: 'message', messageIndex: 5 }, { at: 'message', messageIndex: 29 }],
+    );
     assert.match(a[2]!.reason, new RegExp(`${24} blocks`));
     // Within the lookback the final breakpoint finds the old entry by itself: no extra one.
-    const near = planCacheAnchors(input({ messages, previous: { messageId: `m${29 - CACHE_LOOKBACK_BLOCKS + 1}`, sentAt: 999_000 } }));
+    const near = planCacheAnchors(
+      input({ messages, previous: { messageId: `m${29 - CACHE_LOOKBACK_BLOCKS + 1}`, sentAt: 999_000 } }),
+    );
     assert.equal(near.filter((x) => x.target.at === 'message').length, 1);
   });
 
@@ -52,6 +76,9 @@ describe('planCacheAnchors', () => {
   });
 
   it('handles an empty conversation and no tools', () => {
-    assert.deepEqual(planCacheAnchors(input({ toolsTokens: 0, systemTokens: 2_000, messages: [] })).map((x) => x.target), [{ at: 'system' }]);
+    assert.deepEqual(
+      planCacheAnchors(input({ toolsTokens: 0, systemTokens: 2_000, messages: [] })).map((x) => x.target),
+      [{ at: 'system' }],
+    );
   });
 });

@@ -6,7 +6,15 @@ import { isAllowedLinkHref, MAX_LINK_HREF, parseChatToHost, parseWorkspaceLink }
 
 describe('chat links (openLink / copy protocol)', () => {
   it('allows http(s) URLs and workspace-relative paths', () => {
-    for (const href of ['https://www.anthropic.com', 'http://127.0.0.1:8080/x?y=1#z', 'HTTPS://example.com/a%20b', 'src/greet.js', './README.md', 'docs/a%20b.md', 'src/a.ts#L12']) {
+    for (const href of [
+      'https://www.anthropic.com',
+      'http://127.0.0.1:8080/x?y=1#z',
+      'HTTPS://example.com/a%20b',
+      'src/greet.js',
+      './README.md',
+      'docs/a%20b.md',
+      'src/a.ts#L12',
+    ]) {
       assert.ok(isAllowedLinkHref(href), href);
       assert.ok(parseChatToHost({ type: 'openLink', href }).ok, href);
     }
@@ -69,7 +77,9 @@ describe('resolveWorkspaceLink (host side)', () => {
   // linkHandler imports `vscode`, which only exists in the extension host; load it with a stub.
   let resolveWorkspaceLink: (segments: readonly string[], roots: readonly string[]) => Promise<string | undefined>;
   before(async () => {
-    const Module = (await import('node:module')).default as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+    const Module = (await import('node:module')).default as unknown as {
+      _load: (request: string, ...rest: unknown[]) => unknown;
+    };
     const original = Module._load;
     Module._load = (request: string, ...rest: unknown[]) => (request === 'vscode' ? {} : original(request, ...rest));
     try {
@@ -88,7 +98,11 @@ describe('resolveWorkspaceLink (host side)', () => {
     symlinkSync(join(base, 'secret.txt'), join(ws, 'link.txt'));
     assert.ok((await resolveWorkspaceLink(['src', 'a.ts'], [ws]))?.endsWith(join('src', 'a.ts')));
     assert.equal(await resolveWorkspaceLink(['..', 'secret.txt'], [ws]), undefined);
-    assert.equal(await resolveWorkspaceLink(['link.txt'], [ws]), undefined, 'a symlink out of the workspace is refused');
+    assert.equal(
+      await resolveWorkspaceLink(['link.txt'], [ws]),
+      undefined,
+      'a symlink out of the workspace is refused',
+    );
     assert.equal(await resolveWorkspaceLink(['missing.ts'], [ws]), undefined);
   });
 });

@@ -11,7 +11,8 @@ const NOTICE = /\n?\[… ([\d,]+) characters trimmed to save context; run the to
 /** A user turn with `n` tool rounds of `size`-character outputs (100-character lines), then an answer. */
 function convo(n: number, size = 40_000): Convo {
   const c = new Convo().user();
-  for (let i = 0; i < n; i++) c.call('run_command', { command: `cmd ${i}` }, lines(Math.ceil(size / 100), 99, `out${i}`).slice(0, size));
+  for (let i = 0; i < n; i++)
+    c.call('run_command', { command: `cmd ${i}` }, lines(Math.ceil(size / 100), 99, `out${i}`).slice(0, size));
   return c.say();
 }
 
@@ -19,7 +20,11 @@ function convo(n: number, size = 40_000): Convo {
 function parts(out: string): { head: string; tail: string; trimmed: number } {
   const m = NOTICE.exec(out);
   assert.ok(m, 'a trim notice');
-  return { head: out.slice(0, m.index), tail: out.slice(m.index + m[0].length), trimmed: Number(m[1]?.replace(/,/g, '')) };
+  return {
+    head: out.slice(0, m.index),
+    tail: out.slice(m.index + m[0].length),
+    trimmed: Number(m[1]?.replace(/,/g, '')),
+  };
 }
 
 describe('compaction guards: budget trim', () => {
@@ -33,11 +38,16 @@ describe('compaction guards: budget trim', () => {
     const low = budgetTrim(state, layerCtx(0.45));
     assert.equal(low.state, state);
     assert.equal(low.record, undefined);
-    for (const [u, max] of [[0.55, 30_000], [0.75, 15_000]] as const) {
+    for (const [u, max] of [
+      [0.55, 30_000],
+      [0.75, 15_000],
+    ] as const) {
       const r = budgetTrim(state, layerCtx(u));
       assertReversible(state, r, 'budget-trim', 'budget');
       const after = results(r.state);
-      after.slice(0, 3).forEach((b) => assert.ok(text(b).length <= max && text(b).length > max - 500, `${text(b).length} for ${max}`));
+      after
+        .slice(0, 3)
+        .forEach((b) => assert.ok(text(b).length <= max && text(b).length > max - 500, `${text(b).length} for ${max}`));
       after.slice(3).forEach((b, i) => assert.equal(b, results(state)[3 + i], 'the 3 most recent results are kept'));
     }
   });
@@ -49,9 +59,17 @@ describe('compaction guards: budget trim', () => {
     const out = text(results(r.state)[0]);
     const { head, tail, trimmed } = parts(out);
     assert.ok(original.startsWith(head) && original.endsWith(tail));
-    assert.ok(original[head.length] === 'o' && original[head.length - 1] === '\n' && original[original.length - tail.length - 1] === '\n', 'cut at line breaks');
+    assert.ok(
+      original[head.length] === 'o' &&
+        original[head.length - 1] === '\n' &&
+        original[original.length - tail.length - 1] === '\n',
+      'cut at line breaks',
+    );
     assert.equal(trimmed, original.length - head.length - tail.length);
-    assert.match(out, /\n\[… [\d,]+ characters trimmed to save context; run the tool again for the full output …\]\nout0 /);
+    assert.match(
+      out,
+      /\n\[… [\d,]+ characters trimmed to save context; run the tool again for the full output …\]\nout0 /,
+    );
   });
 
   it('is idempotent: a second run at the same utilisation changes nothing and makes no record', () => {
@@ -88,9 +106,17 @@ describe('compaction guards: budget trim', () => {
   it('never touches pinned results, results of pinned calls, user words or summaries; keeps isError', () => {
     const big = lines(500, 99);
     const c = new Convo().user('x'.repeat(50_000));
-    c.call('run_command', {}, big, { pinned: true }).call('run_command', {}, big, { pinUse: true }).call('run_command', {}, big, { isError: true });
+    c.call('run_command', {}, big, { pinned: true })
+      .call('run_command', {}, big, { pinUse: true })
+      .call('run_command', {}, big, { isError: true });
     c.call('run_command', {}, 'a').call('run_command', {}, 'b').call('run_command', {}, 'c').say();
-    const summary: SummaryBlock = { type: 'summary', text: 's'.repeat(40_000), compactionId: 'cmp_0', turnRange: [0, 0], meta: { id: 'sum', tier: 0, source: 'compactor', createdAt: 0, pinned: false, compactable: false } };
+    const summary: SummaryBlock = {
+      type: 'summary',
+      text: 's'.repeat(40_000),
+      compactionId: 'cmp_0',
+      turnRange: [0, 0],
+      meta: { id: 'sum', tier: 0, source: 'compactor', createdAt: 0, pinned: false, compactable: false },
+    };
     const first = c.messages[0] as Message;
     c.messages[0] = { ...first, blocks: [summary, ...first.blocks] };
     const state = c.state();
@@ -107,7 +133,14 @@ describe('compaction guards: budget trim', () => {
 
   it('trims only the text parts of array results', () => {
     const image = { type: 'image' as const, mediaType: 'image/png' as const, data: 'iVBORw0KGgo=' };
-    const state = new Convo().user().call('screenshot', {}, [{ type: 'text', text: lines(500, 99) }, image]).call('a', {}, 'a').call('b', {}, 'b').call('c', {}, 'c').say().state();
+    const state = new Convo()
+      .user()
+      .call('screenshot', {}, [{ type: 'text', text: lines(500, 99) }, image])
+      .call('a', {}, 'a')
+      .call('b', {}, 'b')
+      .call('c', {}, 'c')
+      .say()
+      .state();
     const r = budgetTrim(state, layerCtx(0.9));
     assertReversible(state, r, 'budget-trim', 'budget');
     const content = results(r.state)[0]?.content;
@@ -118,7 +151,13 @@ describe('compaction guards: budget trim', () => {
 
   it('never splits a surrogate pair, stays within the size, and re-trims consistently (property)', () => {
     const text = fc
-      .array(fc.oneof(fc.constantFrom('😀', '👩‍💻', '𝒳', '\n', 'a', '\r\n', '😀😀😀😀😀😀'), fc.string({ unit: 'grapheme', maxLength: 8 })), { minLength: 100, maxLength: 1500 })
+      .array(
+        fc.oneof(
+          fc.constantFrom('😀', '👩‍💻', '𝒳', '\n', 'a', '\r\n', '😀😀😀😀😀😀'),
+          fc.string({ unit: 'grapheme', maxLength: 8 }),
+        ),
+        { minLength: 100, maxLength: 1500 },
+      )
       .map((p) => p.join(''));
     fc.assert(
       fc.property(text, fc.integer({ min: 400, max: 4_000 }), fc.integer({ min: 300, max: 3_000 }), (s, a, b) => {

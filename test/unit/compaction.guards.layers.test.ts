@@ -11,12 +11,25 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { ConversationState } from '../../src/core/conversation/conversationModel';
 import { Convo, layerCtx, lines } from './support/compactionBuilders';
 
-type Call = { kind: 'read'; path: string; offset?: number; size: number; error: boolean; pinned: boolean } | { kind: 'cmd'; size: number; error: boolean; pinned: boolean } | { kind: 'edit'; path: string; error: boolean };
+type Call =
+  | { kind: 'read'; path: string; offset?: number; size: number; error: boolean; pinned: boolean }
+  | { kind: 'cmd'; size: number; error: boolean; pinned: boolean }
+  | { kind: 'edit'; path: string; error: boolean };
 
 const size = fc.oneof(fc.integer({ min: 1, max: 400 }), fc.integer({ min: 10_000, max: 60_000 }));
 const path = fc.constantFrom('a.ts', './a.ts', 'src//b.ts', 'src/b.ts');
 const call: fc.Arbitrary<Call> = fc.oneof(
-  fc.record({ kind: fc.constant('read' as const), path, offset: fc.option(fc.constantFrom(1, 100), { nil: undefined }), size, error: fc.boolean(), pinned: fc.boolean() }, { requiredKeys: ['kind', 'path', 'size', 'error', 'pinned'] }),
+  fc.record(
+    {
+      kind: fc.constant('read' as const),
+      path,
+      offset: fc.option(fc.constantFrom(1, 100), { nil: undefined }),
+      size,
+      error: fc.boolean(),
+      pinned: fc.boolean(),
+    },
+    { requiredKeys: ['kind', 'path', 'size', 'error', 'pinned'] },
+  ),
   fc.record({ kind: fc.constant('cmd' as const), size, error: fc.boolean(), pinned: fc.boolean() }),
   fc.record({ kind: fc.constant('edit' as const), path, error: fc.boolean() }),
 );
@@ -29,10 +42,16 @@ function build(turns: Call[][], spill: boolean): ConversationState {
     for (const k of calls) {
       n++;
       const raw = k.kind === 'edit' ? 'ok' : lines(Math.ceil(k.size / 80), 79, `r${n}`).slice(0, k.size);
-      const content = guardToolResult(raw, { contextWindow: 200_000, spillDirectory: spill ? '/s' : '', fileName: `t${n}.txt`, toolName: k.kind }).content;
+      const content = guardToolResult(raw, {
+        contextWindow: 200_000,
+        spillDirectory: spill ? '/s' : '',
+        fileName: `t${n}.txt`,
+        toolName: k.kind,
+      }).content;
       const opts = { isError: k.error, pinned: k.kind !== 'edit' && k.pinned };
       if (k.kind === 'read') c.read(k.path, content, k.offset === undefined ? {} : { offset: k.offset }, opts);
-      else if (k.kind === 'edit') c.call('edit_file', { path: k.path, old_string: 'a', new_string: 'b' }, content, opts);
+      else if (k.kind === 'edit')
+        c.call('edit_file', { path: k.path, old_string: 'a', new_string: 'b' }, content, opts);
       else c.call('run_command', { command: `c${n}` }, content, opts);
     }
     c.say();
@@ -41,7 +60,10 @@ function build(turns: Call[][], spill: boolean): ConversationState {
 }
 
 /** Budget trim, snip and microcompact in the order the pipeline runs them. */
-function runLayers(state: ConversationState, ctx: LayerContext): { state: ConversationState; records: CompactionRecord[] } {
+function runLayers(
+  state: ConversationState,
+  ctx: LayerContext,
+): { state: ConversationState; records: CompactionRecord[] } {
   const records: CompactionRecord[] = [];
   let s = state;
   for (const layer of [budgetTrim, snip, microcompact]) {
@@ -86,7 +108,19 @@ describe('compaction guards: all cheap layers together', () => {
         // One conversation every layer acts on, so the coverage check below never depends on luck.
         examples: [
           // A read barely longer than its stale placeholder: snipping it would save nothing (it once cost tokens).
-          [[[{ kind: 'read', path: 'a.ts', size: 86, error: false, pinned: false }], [{ kind: 'cmd', size: 10000, error: false, pinned: false }, { kind: 'read', path: 'a.ts', size: 1, error: false, pinned: false }, { kind: 'edit', path: 'a.ts', error: false }]], 0.6, undefined, false],
+          [
+            [
+              [{ kind: 'read', path: 'a.ts', size: 86, error: false, pinned: false }],
+              [
+                { kind: 'cmd', size: 10000, error: false, pinned: false },
+                { kind: 'read', path: 'a.ts', size: 1, error: false, pinned: false },
+                { kind: 'edit', path: 'a.ts', error: false },
+              ],
+            ],
+            0.6,
+            undefined,
+            false,
+          ],
           [
             [
               [

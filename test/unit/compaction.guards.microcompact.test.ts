@@ -30,7 +30,11 @@ describe('compaction guards: microcompact', () => {
       assert.equal(r.record, undefined);
     }
     const hour = session().state({ cacheTtl: '1h' });
-    assert.equal(microcompact(hour, layerCtx(0.1, { idleMs: 30 * MIN })).record, undefined, '30 min is inside a 1 h TTL');
+    assert.equal(
+      microcompact(hour, layerCtx(0.1, { idleMs: 30 * MIN })).record,
+      undefined,
+      '30 min is inside a 1 h TTL',
+    );
     assert.ok(microcompact(hour, layerCtx(0.1, { idleMs: 61 * MIN })).record, '61 min is past it');
   });
 
@@ -40,7 +44,14 @@ describe('compaction guards: microcompact', () => {
     assertReversible(state, r, 'microcompact', 'idle');
     const before = results(state);
     const after = results(r.state);
-    after.slice(0, 5).forEach((b) => assert.equal(text(b), '[Old tool result cleared after the prompt cache expired (idle 7 min); run the tool again if needed.]'));
+    after
+      .slice(0, 5)
+      .forEach((b) =>
+        assert.equal(
+          text(b),
+          '[Old tool result cleared after the prompt cache expired (idle 7 min); run the tool again if needed.]',
+        ),
+      );
     assert.equal(text(after[0]), clearedPlaceholder(7.5 * MIN));
     assert.equal(after[5], before[5], 'a 200-character result is not worth clearing');
     after.slice(6).forEach((b, i) => assert.equal(b, before[6 + i], 'the 3 most recent results are kept'));
@@ -58,8 +69,16 @@ describe('compaction guards: microcompact', () => {
 
   it('never touches pinned results or results of pinned calls; clears errors keeping isError; clears images', () => {
     const image = { type: 'image' as const, mediaType: 'image/png' as const, data: 'iVBORw0KGgo=' };
-    const c = new Convo().user().call('a', {}, big('p'), { pinned: true }).call('a', {}, big('u'), { pinUse: true }).call('a', {}, big('e'), { isError: true });
-    c.call('shot', {}, [{ type: 'text', text: 'ok' }, image]).call('a', {}, '1').call('a', {}, '2').call('a', {}, '3').say();
+    const c = new Convo()
+      .user()
+      .call('a', {}, big('p'), { pinned: true })
+      .call('a', {}, big('u'), { pinUse: true })
+      .call('a', {}, big('e'), { isError: true });
+    c.call('shot', {}, [{ type: 'text', text: 'ok' }, image])
+      .call('a', {}, '1')
+      .call('a', {}, '2')
+      .call('a', {}, '3')
+      .say();
     const state = c.state();
     const r = microcompact(state, layerCtx(0.5, { idleMs: 10 * MIN, trigger: 'manual' }));
     assertReversible(state, r, 'microcompact', 'manual');
@@ -72,18 +91,24 @@ describe('compaction guards: microcompact', () => {
   });
 
   it('leaves surrogate pairs of kept results intact and restores exactly (property)', () => {
-    const content = fc.array(fc.constantFrom('😀', '𝒳', '\n', 'a', 'é'), { minLength: 0, maxLength: 400 }).map((p) => p.join(''));
+    const content = fc
+      .array(fc.constantFrom('😀', '𝒳', '\n', 'a', 'é'), { minLength: 0, maxLength: 400 })
+      .map((p) => p.join(''));
     fc.assert(
-      fc.property(fc.array(content, { minLength: 1, maxLength: 8 }), fc.integer({ min: 5, max: 200 }), (outs, idleMin) => {
-        const c = new Convo().user();
-        outs.forEach((o, i) => c.call('t', { i }, o === '' ? '-' : o));
-        const state = c.say().state();
-        const r = microcompact(state, layerCtx(0.5, { idleMs: idleMin * MIN }));
-        for (const b of results(r.state)) assert.ok(!LONE_SURROGATE.test(text(b)));
-        const expected = outs.slice(0, Math.max(0, outs.length - 3)).some((o) => o.length > 200);
-        assert.equal(r.record !== undefined, expected && idleMin > 5);
-        if (r.record) assertReversible(state, r, 'microcompact', 'idle');
-      }),
+      fc.property(
+        fc.array(content, { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 5, max: 200 }),
+        (outs, idleMin) => {
+          const c = new Convo().user();
+          outs.forEach((o, i) => c.call('t', { i }, o === '' ? '-' : o));
+          const state = c.say().state();
+          const r = microcompact(state, layerCtx(0.5, { idleMs: idleMin * MIN }));
+          for (const b of results(r.state)) assert.ok(!LONE_SURROGATE.test(text(b)));
+          const expected = outs.slice(0, Math.max(0, outs.length - 3)).some((o) => o.length > 200);
+          assert.equal(r.record !== undefined, expected && idleMin > 5);
+          if (r.record) assertReversible(state, r, 'microcompact', 'idle');
+        },
+      ),
       { numRuns: 100 },
     );
   });

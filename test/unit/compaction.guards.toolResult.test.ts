@@ -1,19 +1,37 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { GUARD_DEFAULTS } from '../../src/core/compaction/guardDefaults';
-import { guardToolResult, guardToolResultContent, resultCharLimit, type ToolResultGuardOptions } from '../../src/core/compaction/toolResultGuard';
+import {
+  guardToolResult,
+  guardToolResultContent,
+  resultCharLimit,
+  type ToolResultGuardOptions,
+} from '../../src/core/compaction/toolResultGuard';
 import { utf8Length } from '../../src/core/platform/text';
 import { lines } from './support/compactionBuilders';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const opts = (o: Partial<ToolResultGuardOptions> = {}): ToolResultGuardOptions => ({ contextWindow: 200_000, spillDirectory: '/s/tool-results/', fileName: 'toolu_1.txt', toolName: 'run_command', ...o });
+const opts = (o: Partial<ToolResultGuardOptions> = {}): ToolResultGuardOptions => ({
+  contextWindow: 200_000,
+  spillDirectory: '/s/tool-results/',
+  fileName: 'toolu_1.txt',
+  toolName: 'run_command',
+  ...o,
+});
 /** ASCII text of exactly `bytes` bytes, in 100-character lines. */
 const ascii = (bytes: number): string => lines(Math.ceil(bytes / 100) + 1, 99).slice(0, bytes);
-const CUT_NOTICE = /\n?\[… ([\d,]+) characters \(([\d,]+) line breaks?\) cut from the middle of this result, from line ([\d,]+): a tool result may hold at most ([\d,]+) characters in this context window; run (\w+) again with narrower arguments .* to see the rest …\]\n/;
+const CUT_NOTICE =
+  /\n?\[… ([\d,]+) characters \(([\d,]+) line breaks?\) cut from the middle of this result, from line ([\d,]+): a tool result may hold at most ([\d,]+) characters in this context window; run (\w+) again with narrower arguments .* to see the rest …\]\n/;
 
 /** Text rich in surrogate pairs and line breaks, always well-formed. */
 const emojiText = fc
-  .array(fc.oneof(fc.constantFrom('😀', '👩‍💻', '𝒳', '\n', 'a', 'é', ' ', '\r\n', '😀😀😀😀😀😀😀😀'), fc.string({ unit: 'grapheme', maxLength: 8 })), { minLength: 200, maxLength: 2500 })
+  .array(
+    fc.oneof(
+      fc.constantFrom('😀', '👩‍💻', '𝒳', '\n', 'a', 'é', ' ', '\r\n', '😀😀😀😀😀😀😀😀'),
+      fc.string({ unit: 'grapheme', maxLength: 8 }),
+    ),
+    { minLength: 200, maxLength: 2500 },
+  )
   .map((parts) => parts.join(''));
 
 describe('compaction guards: tool-result guard', () => {
@@ -40,13 +58,26 @@ describe('compaction guards: tool-result guard', () => {
     assert.deepEqual(g.spill, { path: '/s/tool-results/toolu_1.txt', content });
     const [header, ...rest] = g.content.split('\n');
     assert.equal(header, g.notice);
-    assert.match(g.notice ?? '', /^\[The run_command result is too large to show inline \(31,000 characters, 31\.0 KB, 310 lines\); it was saved in full to \/s\/tool-results\/toolu_1\.txt\. .*read it with read_file path=\/s\/tool-results\/toolu_1\.txt offset=(\d+)/);
+    assert.match(
+      g.notice ?? '',
+      /^\[The run_command result is too large to show inline \(31,000 characters, 31\.0 KB, 310 lines\); it was saved in full to \/s\/tool-results\/toolu_1\.txt\. .*read it with read_file path=\/s\/tool-results\/toolu_1\.txt offset=(\d+)/,
+    );
     const offset = Number(/offset=(\d+)/.exec(header ?? '')?.[1]);
     const preview = rest.slice(0, -1).join('\n') + '\n';
     assert.ok(content.startsWith(preview), 'the preview is the start of the result');
-    assert.ok(preview.length <= GUARD_DEFAULTS.previewChars && preview.length > 1_500, `preview of ${preview.length} characters`);
-    assert.equal(content.split('\n')[offset - 1], content.slice(preview.length).split('\n')[0], 'offset names the first line not shown');
-    assert.equal(rest.at(-1), `[… ${(31_000 - preview.length).toLocaleString('en-US')} more characters not shown; read them with read_file path=/s/tool-results/toolu_1.txt offset=${offset} …]`);
+    assert.ok(
+      preview.length <= GUARD_DEFAULTS.previewChars && preview.length > 1_500,
+      `preview of ${preview.length} characters`,
+    );
+    assert.equal(
+      content.split('\n')[offset - 1],
+      content.slice(preview.length).split('\n')[0],
+      'offset names the first line not shown',
+    );
+    assert.equal(
+      rest.at(-1),
+      `[… ${(31_000 - preview.length).toLocaleString('en-US')} more characters not shown; read them with read_file path=/s/tool-results/toolu_1.txt offset=${offset} …]`,
+    );
     assert.equal(g.cutChars, 31_000 - preview.length);
   });
 
@@ -72,7 +103,10 @@ describe('compaction guards: tool-result guard', () => {
     const head = g.content.slice(0, m.index);
     const tail = g.content.slice(m.index + m[0].length);
     assert.ok(content.startsWith(head) && head.endsWith('\n'), 'the head ends at a line break');
-    assert.ok(content.endsWith(tail) && content[content.length - tail.length - 1] === '\n', 'the tail starts at a line');
+    assert.ok(
+      content.endsWith(tail) && content[content.length - tail.length - 1] === '\n',
+      'the tail starts at a line',
+    );
     assert.equal(Number(m[1]?.replace(/,/g, '')), content.length - head.length - tail.length);
     assert.equal(g.cutChars, content.length - head.length - tail.length);
     assert.equal(m[4], '24,000');
@@ -125,7 +159,10 @@ describe('compaction guards: tool-result guard', () => {
     assert.equal(one.notices.length, 1);
 
     const two = guardToolResultContent([{ type: 'text', text: big }, image, { type: 'text', text: big }], opts());
-    assert.deepEqual(two.spills.map((s) => s.path), ['/s/tool-results/toolu_1-1.txt', '/s/tool-results/toolu_1-2.txt']);
+    assert.deepEqual(
+      two.spills.map((s) => s.path),
+      ['/s/tool-results/toolu_1-1.txt', '/s/tool-results/toolu_1-2.txt'],
+    );
 
     const str = guardToolResultContent(big, opts());
     assert.equal(str.spills.length, 1);

@@ -14,13 +14,27 @@ import { answer, Convo, summariseOpts, tokensOf } from './support/compactionFixt
 import { ScriptedLlm } from './support/scriptedLlm';
 
 /** One request in progress: the user's words, then `rounds` tool rounds, the last result not yet answered. */
-function longTurn(rounds: number, resultChars = 2_000, config = testConfig({ keepRecentTurns: 0, keepRecentTokens: 2_000 })): ConversationState {
+function longTurn(
+  rounds: number,
+  resultChars = 2_000,
+  config = testConfig({ keepRecentTurns: 0, keepRecentTokens: 2_000 }),
+): ConversationState {
   const c = new Convo('lt');
-  c.add({ user: 'Please refactor every handler in src/handlers', tools: Array.from({ length: rounds }, (_, i) => ({ name: i % 2 ? 'Read' : 'bash', input: i % 2 ? { file_path: `src/handlers/h${i}.ts` } : { command: `grep -n handler src/handlers/h${i}.ts` }, result: `${i}: ${'x'.repeat(resultChars)}` })) });
+  c.add({
+    user: 'Please refactor every handler in src/handlers',
+    tools: Array.from({ length: rounds }, (_, i) => ({
+      name: i % 2 ? 'Read' : 'bash',
+      input: i % 2 ? { file_path: `src/handlers/h${i}.ts` } : { command: `grep -n handler src/handlers/h${i}.ts` },
+      result: `${i}: ${'x'.repeat(resultChars)}`,
+    })),
+  });
   return c.state({ messages: c.messages.slice(0, -1), config });
 }
 
-const settings = (over: Partial<CompactionSettings> = {}): CompactionSettings => ({ ...DEFAULT_COMPACTION_SETTINGS, ...over });
+const settings = (over: Partial<CompactionSettings> = {}): CompactionSettings => ({
+  ...DEFAULT_COMPACTION_SETTINGS,
+  ...over,
+});
 const opts = { keepRecentTurns: 0, keepRecentTokens: 2_000, tokensOf };
 
 describe('compaction inside the turn in progress', () => {
@@ -43,11 +57,17 @@ describe('compaction inside the turn in progress', () => {
   it('summarises inside the turn: the request stays verbatim first, the summary after it, valid history', async () => {
     const state = longTurn(20);
     const regions = pickRegions(markRegions(state, opts), Infinity);
-    const out = await summariseRegions(state, summariseOpts(regions, new ScriptedLlm([answer('Read h1–h17; handlers share `parseReq`.')])));
+    const out = await summariseRegions(
+      state,
+      summariseOpts(regions, new ScriptedLlm([answer('Read h1–h17; handlers share `parseReq`.')])),
+    );
     assert.equal(out.records.length, 1);
     const first = out.state.messages[0] as Message;
     assert.equal(first.role, 'user');
-    assert.equal(first.blocks[0]?.type === 'text' && first.blocks[0].text, 'Please refactor every handler in src/handlers');
+    assert.equal(
+      first.blocks[0]?.type === 'text' && first.blocks[0].text,
+      'Please refactor every handler in src/handlers',
+    );
     assert.equal(first.blocks[1]?.type, 'summary');
     assert.ok(first.blocks[1]?.type === 'summary' && first.blocks[1].text.includes(IN_TURN_NOTE));
     assert.equal(out.state.messages[1]?.role, 'assistant', 'the turn goes on with the next tool round');
@@ -59,14 +79,27 @@ describe('compaction inside the turn in progress', () => {
     let state = longTurn(20);
     const llm = new ScriptedLlm([answer('First part.'), answer('Second part.')]);
     const ids = counterIds('s');
-    const one = await summariseRegions(state, summariseOpts(pickRegions(markRegions(state, opts), Infinity), llm, { ids }));
+    const one = await summariseRegions(
+      state,
+      summariseOpts(pickRegions(markRegions(state, opts), Infinity), llm, { ids }),
+    );
     state = one.state;
     const more = new Convo('m2');
-    more.add({ user: 'x', tools: Array.from({ length: 12 }, (_, i) => ({ name: 'read_file', input: { path: `b${i}.ts` }, result: 'y'.repeat(2_000) })) });
+    more.add({
+      user: 'x',
+      tools: Array.from({ length: 12 }, (_, i) => ({
+        name: 'read_file',
+        input: { path: `b${i}.ts` },
+        result: 'y'.repeat(2_000),
+      })),
+    });
     state = { ...state, messages: [...state.messages, ...more.messages.slice(1, -1).map((m) => ({ ...m, turn: 1 }))] };
     const regions = markRegions(state, { ...opts, summaryPolicy: 'stacked' });
     assert.equal(regions.length, 1);
-    assert.ok(!regions[0]?.messageIds.includes(state.messages[0]?.id as string), 'the first summary is not re-summarised');
+    assert.ok(
+      !regions[0]?.messageIds.includes(state.messages[0]?.id as string),
+      'the first summary is not re-summarised',
+    );
     const two = await summariseRegions(state, summariseOpts(regions, llm, { ids }));
     assert.equal(two.records.length, 1);
     const rep = two.records[0]?.replacement ?? [];
@@ -82,17 +115,34 @@ describe('compaction inside the turn in progress', () => {
     let state = longTurn(20);
     const llm = new ScriptedLlm([answer('First part.'), answer('Both parts.')]);
     const ids = counterIds('r');
-    const one = await summariseRegions(state, summariseOpts(pickRegions(markRegions(state, opts), Infinity), llm, { ids }));
+    const one = await summariseRegions(
+      state,
+      summariseOpts(pickRegions(markRegions(state, opts), Infinity), llm, { ids }),
+    );
     state = one.state;
     const more = new Convo('m3');
-    more.add({ user: 'x', tools: Array.from({ length: 12 }, (_, i) => ({ name: 'read_file', input: { path: `c${i}.ts` }, result: 'z'.repeat(2_000) })) });
+    more.add({
+      user: 'x',
+      tools: Array.from({ length: 12 }, (_, i) => ({
+        name: 'read_file',
+        input: { path: `c${i}.ts` },
+        result: 'z'.repeat(2_000),
+      })),
+    });
     state = { ...state, messages: [...state.messages, ...more.messages.slice(1, -1).map((m) => ({ ...m, turn: 1 }))] };
     const regions = markRegions(state, { ...opts, summaryPolicy: 'rolling' });
     assert.equal(regions[0]?.messageIds[0], state.messages[0]?.id, 'the head summary joins the region');
     const two = await summariseRegions(state, summariseOpts(regions, llm, { ids }));
-    assert.equal(two.state.messages.filter((m) => m.blocks.some((b) => b.type === 'summary')).length, 1, 'one summary at the head');
+    assert.equal(
+      two.state.messages.filter((m) => m.blocks.some((b) => b.type === 'summary')).length,
+      1,
+      'one summary at the head',
+    );
     assert.ok(JSON.stringify(llm.requests[1]).includes('First part.'), 'the summariser saw the previous summary');
-    assert.ok(JSON.stringify(two.state.messages[0]).includes('Please refactor every handler'), 'the words survive both');
+    assert.ok(
+      JSON.stringify(two.state.messages[0]).includes('Please refactor every handler'),
+      'the words survive both',
+    );
     const refused = restoreRecord(two.state, one.records[0] as never);
     assert.ok(!refused.ok && /later compaction/.test(refused.reason));
     const back = restoreRecord(two.state, two.records[0] as never);
@@ -103,9 +153,20 @@ describe('compaction inside the turn in progress', () => {
 });
 
 describe('compaction plan (cache-aware)', () => {
-  const config = testConfig({ contextWindow: 100_000, outputReserve: 10_000, keepRecentTurns: 0, keepRecentTokens: 3_000 });
+  const config = testConfig({
+    contextWindow: 100_000,
+    outputReserve: 10_000,
+    keepRecentTurns: 0,
+    keepRecentTokens: 3_000,
+  });
   const plan = (state: ConversationState, over: { cacheWarm?: boolean; settings?: Partial<CompactionSettings> } = {}) =>
-    planCompaction(state, { tokensOf, fixedTokens: 2_000, settings: settings(over.settings), cacheWarm: over.cacheWarm ?? true, mode: 'auto' });
+    planCompaction(state, {
+      tokensOf,
+      fixedTokens: 2_000,
+      settings: settings(over.settings),
+      cacheWarm: over.cacheWarm ?? true,
+      mode: 'auto',
+    });
 
   it('does nothing while the saving is smaller than the chunk size', () => {
     const p = plan(longTurn(6, 1_000, config));
@@ -120,7 +181,10 @@ describe('compaction plan (cache-aware)', () => {
     assert.equal(p.action, 'mask');
     assert.ok(p.paybackRequests <= DEFAULT_COMPACTION_SETTINGS.paybackRequests);
     assert.ok(p.rewriteTokens > 0 && p.expectedCostUsd > 0 && p.expectedSaving >= 9_000);
-    assert.ok(p.mask.every((c) => c.site.messageIndex < p.protectedFrom), 'never inside the protected tail');
+    assert.ok(
+      p.mask.every((c) => c.site.messageIndex < p.protectedFrom),
+      'never inside the protected tail',
+    );
     const never = plan(longTurn(30, 4_000, config), { settings: { paybackRequests: 0.5 } });
     assert.equal(never.action, 'none', 'not when it would not pay back in time');
   });
@@ -141,7 +205,8 @@ describe('compaction plan (cache-aware)', () => {
 
   it('at the hard threshold masks first when that alone leaves the threshold with its buffer, else summarises', () => {
     const state = longTurn(16, 8_000, config);
-    const at = (fixedTokens: number) => planCompaction(state, { tokensOf, fixedTokens, settings: settings(), cacheWarm: true, mode: 'auto' });
+    const at = (fixedTokens: number) =>
+      planCompaction(state, { tokensOf, fixedTokens, settings: settings(), cacheWarm: true, mode: 'auto' });
     const p = at(50_000);
     assert.equal(p.pressure.level, 'hard');
     assert.ok(p.expectedSaving < p.pressure.tokensToFree, 'masking does not reach the soft target');
@@ -154,7 +219,15 @@ describe('compaction plan (cache-aware)', () => {
 
   it('over the soft threshold, waits while a summary would not pay back within half its cycle; at the hard threshold never', () => {
     const soft = longTurn(33, 8_000, config);
-    const at = (g: number | undefined) => planCompaction(soft, { tokensOf, fixedTokens: 2_000, settings: settings({ maskToolResults: false }), cacheWarm: true, mode: 'auto', ...(g !== undefined ? { growthPerRequest: g } : {}) });
+    const at = (g: number | undefined) =>
+      planCompaction(soft, {
+        tokensOf,
+        fixedTokens: 2_000,
+        settings: settings({ maskToolResults: false }),
+        cacheWarm: true,
+        mode: 'auto',
+        ...(g !== undefined ? { growthPerRequest: g } : {}),
+      });
     assert.equal(at(undefined).pressure.level, 'soft');
     assert.equal(at(200).action, 'summarise', 'slow growth: the saving lasts many requests');
     const fast = at(40_000);
@@ -166,7 +239,12 @@ describe('compaction plan (cache-aware)', () => {
   it('the Compact Now preview is the plan the run executes (summarise and removal strategies)', async () => {
     for (const strategy of ['summarise', 'oldest-removal', 'middle-removal', 'hybrid'] as const) {
       const c = new Convo(`pv${strategy}`);
-      for (let i = 1; i <= 8; i++) c.add({ user: `Request ${i}`, tools: [{ name: 'read_file', input: { path: `f${i}.ts` }, result: 'r'.repeat(3_000) }], answer: `Answer ${i} ${'a'.repeat(500)}` });
+      for (let i = 1; i <= 8; i++)
+        c.add({
+          user: `Request ${i}`,
+          tools: [{ name: 'read_file', input: { path: `f${i}.ts` }, result: 'r'.repeat(3_000) }],
+          answer: `Answer ${i} ${'a'.repeat(500)}`,
+        });
       const state = c.state({ config });
       const compactor = new Compactor({
         summariser: new ScriptedLlm(Array.from({ length: 4 }, () => answer('Summary.'))),
@@ -178,9 +256,17 @@ describe('compaction plan (cache-aware)', () => {
         timeout: () => new Promise(() => undefined),
       });
       const preview = compactor.preview(state);
-      const run = await compactor.compact(state, { trigger: 'manual', tokensToFree: 'all', signal: new AbortController().signal });
+      const run = await compactor.compact(state, {
+        trigger: 'manual',
+        tokensToFree: 'all',
+        signal: new AbortController().signal,
+      });
       const ran = run.records.flatMap((r) => r.regions.map((g) => g.messageIds.join(',')));
-      assert.deepEqual(preview.regions.map((r) => r.messageIds.join(',')), ran, `${strategy}: the preview shows what runs`);
+      assert.deepEqual(
+        preview.regions.map((r) => r.messageIds.join(',')),
+        ran,
+        `${strategy}: the preview shows what runs`,
+      );
       assert.ok(preview.regions.length > 0, strategy);
     }
   });

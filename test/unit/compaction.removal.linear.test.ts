@@ -11,7 +11,14 @@ import { hybrid } from '../../src/core/compaction/hybrid';
 import { MIDDLE_KEEP_FIRST_DEFAULT, middleOrder, middleRemoval } from '../../src/core/compaction/middleRemoval';
 import { OLDEST_KEEP_FIRST_DEFAULT, oldestOrder, oldestRemoval } from '../../src/core/compaction/oldestRemoval';
 import { protectionOf, turnsOf, type Turn } from '../../src/core/compaction/priority';
-import { removalRecord, removalReplacement, type RemovalKind, type RemovalOptions, type RemovalOrder, type RemovalResult } from '../../src/core/compaction/removeTurns';
+import {
+  removalRecord,
+  removalReplacement,
+  type RemovalKind,
+  type RemovalOptions,
+  type RemovalOrder,
+  type RemovalResult,
+} from '../../src/core/compaction/removeTurns';
 import type { CompactionRecord } from '../../src/core/compaction/types';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
@@ -32,19 +39,41 @@ function countingTokens(): { tokensOf: (m: Message) => number; calls: number; bl
   return counter;
 }
 
-const options = (over: Partial<RemovalOptions>): RemovalOptions => ({ tokensToFree: 0, tokensOf, clock: fakeClock(), ids: counterIds('lin'), keepRecentTurns: 2, keepRecentTokens: 0, ...over });
+const options = (over: Partial<RemovalOptions>): RemovalOptions => ({
+  tokensToFree: 0,
+  tokensOf,
+  clock: fakeClock(),
+  ids: counterIds('lin'),
+  keepRecentTurns: 2,
+  keepRecentTokens: 0,
+  ...over,
+});
 const totalOf = (ms: readonly Message[]) => ms.reduce((n, m) => n + tokensOf(m), 0);
 
 /** The plain greedy the strategies used before, kept here as the reference for their choices. */
-function referenceRemoveTurns(state: ConversationState, opts: RemovalOptions, kind: RemovalKind, order: RemovalOrder, keepFirstDefault: number): RemovalResult {
+function referenceRemoveTurns(
+  state: ConversationState,
+  opts: RemovalOptions,
+  kind: RemovalKind,
+  order: RemovalOrder,
+  keepFirstDefault: number,
+): RemovalResult {
   const turns = turnsOf(state.messages, opts.tokensOf);
-  const protection = protectionOf(turns, { keepFirst: opts.keepFirst ?? keepFirstDefault, keepLast: opts.keepLast ?? 0, keepRecentTurns: opts.keepRecentTurns, keepRecentTokens: opts.keepRecentTokens });
+  const protection = protectionOf(turns, {
+    keepFirst: opts.keepFirst ?? keepFirstDefault,
+    keepLast: opts.keepLast ?? 0,
+    keepRecentTurns: opts.keepRecentTurns,
+    keepRecentTokens: opts.keepRecentTokens,
+  });
   const candidates = order(turns.filter((t) => protection[t.ordinal] === undefined));
   const selected = turns.map(() => false);
   const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
   const gain = (a: number, b: number): number => {
     const run = turns.slice(a, b + 1).flatMap((t: Turn) => t.messages);
-    return sum(turns.slice(a, b + 1).map((t) => t.tokens)) - sum(removalReplacement(run, kind.label, opts.clock, counterIds('ref')).map(opts.tokensOf));
+    return (
+      sum(turns.slice(a, b + 1).map((t) => t.tokens)) -
+      sum(removalReplacement(run, kind.label, opts.clock, counterIds('ref')).map(opts.tokensOf))
+    );
   };
   let freed = 0;
   let changed = true;
@@ -85,8 +114,14 @@ function longConversation(messages: number): ConversationState {
   const specs: TurnSpec[] = [];
   for (let k = 0, count = 0; count < messages; k++) {
     const low = k % 3 === 1;
-    if (low) specs.push({ words: 'ok', answerText: 'fine' }); // 2 messages, low priority
-    else specs.push({ words: `step ${k}: why does the parser fail?`, rounds: [{ tools: ['read_file'], result: 200 }], answer: 120 }); // 4 messages
+    if (low)
+      specs.push({ words: 'ok', answerText: 'fine' }); // 2 messages, low priority
+    else
+      specs.push({
+        words: `step ${k}: why does the parser fail?`,
+        rounds: [{ tools: ['read_file'], result: 200 }],
+        answer: 120,
+      }); // 4 messages
     count += low ? 2 : 4;
   }
   return conversation(specs, 'long');
@@ -106,11 +141,17 @@ describe('removal strategies: linear work', () => {
         ['hybrid', hybrid, 3],
       ] as const) {
         const counter = countingTokens();
-        const result = strategy(state, options({ tokensToFree: Math.floor(share * total), tokensOf: counter.tokensOf }));
+        const result = strategy(
+          state,
+          options({ tokensToFree: Math.floor(share * total), tokensOf: counter.tokensOf }),
+        );
         assert.ok(result.records.length > 0, `${name} removed something`);
         // turnsOf once per message, the records once per original, a few probes per turn.
         assert.ok(counter.calls <= runs * 4 * n, `${name}: ${counter.calls} tokensOf calls for ${n} messages`);
-        assert.ok(counter.blocks <= runs * 4 * blocks, `${name}: tokensOf saw ${counter.blocks} blocks for ${blocks} in the conversation`);
+        assert.ok(
+          counter.blocks <= runs * 4 * blocks,
+          `${name}: tokensOf saw ${counter.blocks} blocks for ${blocks} in the conversation`,
+        );
       }
     });
   }
@@ -119,15 +160,33 @@ describe('removal strategies: linear work', () => {
     const counter = countingTokens();
     const result = middleRemoval(state, options({ tokensToFree: Math.floor(0.2 * total), tokensOf: counter.tokensOf }));
     assert.ok(result.records.length > 200, `${result.records.length} runs`);
-    assert.deepEqual(result, referenceRemoveTurns(state, options({ tokensToFree: Math.floor(0.2 * total) }), { layer: 'middle-removal', label: 'middle removal' }, middleOrder, MIDDLE_KEEP_FIRST_DEFAULT));
+    assert.deepEqual(
+      result,
+      referenceRemoveTurns(
+        state,
+        options({ tokensToFree: Math.floor(0.2 * total) }),
+        { layer: 'middle-removal', label: 'middle removal' },
+        middleOrder,
+        MIDDLE_KEEP_FIRST_DEFAULT,
+      ),
+    );
   });
 });
 
 describe('removal strategies: the same choices as the plain greedy', () => {
-  const words = fc.oneof(fc.constantFrom('ok', 'go on', 'why does this fail?', 'fix the parser in src/parse.ts'), fc.integer({ min: 1, max: 600 }).map(filler));
+  const words = fc.oneof(
+    fc.constantFrom('ok', 'go on', 'why does this fail?', 'fix the parser in src/parse.ts'),
+    fc.integer({ min: 1, max: 600 }).map(filler),
+  );
   const turnSpec: fc.Arbitrary<TurnSpec> = fc.record({
     words,
-    rounds: fc.array(fc.record({ tools: fc.constantFrom(['read_file'], ['edit_file', 'search']), result: fc.integer({ min: 0, max: 1500 }) }), { maxLength: 2 }),
+    rounds: fc.array(
+      fc.record({
+        tools: fc.constantFrom(['read_file'], ['edit_file', 'search']),
+        result: fc.integer({ min: 0, max: 1500 }),
+      }),
+      { maxLength: 2 },
+    ),
     answer: fc.integer({ min: 1, max: 1500 }),
     pinned: fc.integer({ min: 1, max: 10 }).map((x) => x === 5),
   });
@@ -142,9 +201,33 @@ describe('removal strategies: the same choices as the plain greedy', () => {
     fc.assert(
       fc.property(fc.array(turnSpec, { minLength: 1, maxLength: 14 }), knobs, (specs, k) => {
         const state = conversation(specs, 'eq');
-        const opts = () => options({ tokensToFree: Math.floor(k.share * totalOf(state.messages)), keepRecentTurns: k.keepRecentTurns, keepFirst: k.keepFirst, keepLast: k.keepLast });
-        assert.deepEqual(middleRemoval(state, opts()), referenceRemoveTurns(state, opts(), { layer: 'middle-removal', label: 'middle removal' }, middleOrder, MIDDLE_KEEP_FIRST_DEFAULT));
-        assert.deepEqual(oldestRemoval(state, opts()), referenceRemoveTurns(state, opts(), { layer: 'oldest-removal', label: 'oldest removal' }, oldestOrder, OLDEST_KEEP_FIRST_DEFAULT));
+        const opts = () =>
+          options({
+            tokensToFree: Math.floor(k.share * totalOf(state.messages)),
+            keepRecentTurns: k.keepRecentTurns,
+            keepFirst: k.keepFirst,
+            keepLast: k.keepLast,
+          });
+        assert.deepEqual(
+          middleRemoval(state, opts()),
+          referenceRemoveTurns(
+            state,
+            opts(),
+            { layer: 'middle-removal', label: 'middle removal' },
+            middleOrder,
+            MIDDLE_KEEP_FIRST_DEFAULT,
+          ),
+        );
+        assert.deepEqual(
+          oldestRemoval(state, opts()),
+          referenceRemoveTurns(
+            state,
+            opts(),
+            { layer: 'oldest-removal', label: 'oldest removal' },
+            oldestOrder,
+            OLDEST_KEEP_FIRST_DEFAULT,
+          ),
+        );
       }),
       { numRuns: 200 },
     );

@@ -10,7 +10,14 @@ import type { CompactionRecord } from '../../src/core/compaction/types';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { fakeClock } from './support/builders';
-import { assertSoundRemoval, buildConversation, filler, restoreAll, tokensOf, type TurnSpec } from './support/removalConversations';
+import {
+  assertSoundRemoval,
+  buildConversation,
+  filler,
+  restoreAll,
+  tokensOf,
+  type TurnSpec,
+} from './support/removalConversations';
 
 type Strategy = 'middle' | 'oldest' | 'hybrid';
 
@@ -21,7 +28,10 @@ const words = fc.oneof(
   fc.string({ minLength: 1, maxLength: 30 }).filter((s) => s.trim().length > 0),
   fc.integer({ min: 1, max: 2000 }).map(filler),
 );
-const round = fc.record({ tools: fc.array(fc.constantFrom('read_file', 'edit_file', 'run_command', 'search'), { minLength: 1, maxLength: 2 }), result: fc.integer({ min: 0, max: 3000 }) });
+const round = fc.record({
+  tools: fc.array(fc.constantFrom('read_file', 'edit_file', 'run_command', 'search'), { minLength: 1, maxLength: 2 }),
+  result: fc.integer({ min: 0, max: 3000 }),
+});
 const turnSpec: fc.Arbitrary<TurnSpec> = fc.record({
   words,
   rounds: fc.array(round, { maxLength: 3 }),
@@ -45,7 +55,11 @@ type Knobs = typeof knobs extends fc.Arbitrary<infer K> ? K : never;
 
 const total = (ms: readonly Message[]) => ms.reduce((n, m) => n + tokensOf(m), 0);
 
-function run(state: ConversationState, k: Knobs, tag: string): { result: RemovalResult; opts: RemovalOptions; label: string; keepFirst: number } {
+function run(
+  state: ConversationState,
+  k: Knobs,
+  tag: string,
+): { result: RemovalResult; opts: RemovalOptions; label: string; keepFirst: number } {
   const opts: RemovalOptions = {
     tokensToFree: Math.floor(k.share * total(state.messages)),
     tokensOf,
@@ -56,18 +70,36 @@ function run(state: ConversationState, k: Knobs, tag: string): { result: Removal
     keepFirst: k.keepFirst,
     keepLast: k.keepLast,
   };
-  if (k.strategy === 'middle') return { result: middleRemoval(state, opts), opts, label: 'middle removal', keepFirst: k.keepFirst ?? MIDDLE_KEEP_FIRST_DEFAULT };
-  if (k.strategy === 'oldest') return { result: oldestRemoval(state, opts), opts, label: 'oldest removal', keepFirst: k.keepFirst ?? OLDEST_KEEP_FIRST_DEFAULT };
+  if (k.strategy === 'middle')
+    return {
+      result: middleRemoval(state, opts),
+      opts,
+      label: 'middle removal',
+      keepFirst: k.keepFirst ?? MIDDLE_KEEP_FIRST_DEFAULT,
+    };
+  if (k.strategy === 'oldest')
+    return {
+      result: oldestRemoval(state, opts),
+      opts,
+      label: 'oldest removal',
+      keepFirst: k.keepFirst ?? OLDEST_KEEP_FIRST_DEFAULT,
+    };
   const h = hybrid(state, opts);
   const n = state.messages.length;
   for (const s of Object.values(h.scores)) assert.ok(s >= 0 && s <= 1);
   assert.equal(h.scores[h.chosen], removalScore(h, opts.tokensToFree, n));
   if (h.byScore) assert.ok(h.scores[h.chosen] >= Math.max(...Object.values(h.scores)));
   const middle = h.chosen === 'middle-removal';
-  return { result: h, opts, label: `hybrid: ${middle ? 'middle' : 'oldest'} removal`, keepFirst: k.keepFirst ?? (middle ? MIDDLE_KEEP_FIRST_DEFAULT : OLDEST_KEEP_FIRST_DEFAULT) };
+  return {
+    result: h,
+    opts,
+    label: `hybrid: ${middle ? 'middle' : 'oldest'} removal`,
+    keepFirst: k.keepFirst ?? (middle ? MIDDLE_KEEP_FIRST_DEFAULT : OLDEST_KEEP_FIRST_DEFAULT),
+  };
 }
 
-const layerOf = (s: Strategy): CompactionRecord['layer'] => (s === 'middle' ? 'middle-removal' : s === 'oldest' ? 'oldest-removal' : 'hybrid');
+const layerOf = (s: Strategy): CompactionRecord['layer'] =>
+  s === 'middle' ? 'middle-removal' : s === 'oldest' ? 'oldest-removal' : 'hybrid';
 
 /** Spec turns that must survive, computed from the specs, independently of the strategies. */
 function mustKeep(specs: readonly TurnSpec[], turns: readonly Message[][], k: Knobs, keepFirst: number): Set<number> {
@@ -82,7 +114,8 @@ function mustKeep(specs: readonly TurnSpec[], turns: readonly Message[][], k: Kn
     const at = starts[i] ?? 0;
     const fromEnd = turns.length - 1 - i;
     if (fromEnd === 0 || fromEnd < k.keepRecentTurns || recent < k.keepRecentTokens) keep.add(i);
-    if (spec?.pinned || spec?.summary || spec?.system || at < keepFirst || at + t.length > count - (k.keepLast ?? 0)) keep.add(i);
+    if (spec?.pinned || spec?.summary || spec?.system || at < keepFirst || at + t.length > count - (k.keepLast ?? 0))
+      keep.add(i);
     recent += total(t);
   }
   return keep;
@@ -93,47 +126,57 @@ describe('removal strategies (property)', () => {
     this.timeout(120_000);
     const seen = { runs: 0, removed: 0, severalRuns: 0, short: 0, byScore: 0 };
     fc.assert(
-      fc.property(fc.array(turnSpec, { minLength: 1, maxLength: 16, size: 'medium' }), knobs, knobs, (specs, k1, k2) => {
-        const { state, turns } = buildConversation(specs, 'pp');
-        const first = run(state, k1, 'a');
-        const { result } = first;
-        assertSoundRemoval(state, result.state, result.records, layerOf(k1.strategy));
-        seen.runs++;
-        if (result.records.length > 0) seen.removed++;
-        if (result.records.length > 1) seen.severalRuns++;
-        if (result.tokensFreed < first.opts.tokensToFree) seen.short++;
-        if ('byScore' in result && result.byScore === true) seen.byScore++;
+      fc.property(
+        fc.array(turnSpec, { minLength: 1, maxLength: 16, size: 'medium' }),
+        knobs,
+        knobs,
+        (specs, k1, k2) => {
+          const { state, turns } = buildConversation(specs, 'pp');
+          const first = run(state, k1, 'a');
+          const { result } = first;
+          assertSoundRemoval(state, result.state, result.records, layerOf(k1.strategy));
+          seen.runs++;
+          if (result.records.length > 0) seen.removed++;
+          if (result.records.length > 1) seen.severalRuns++;
+          if (result.tokensFreed < first.opts.tokensToFree) seen.short++;
+          if ('byScore' in result && result.byScore === true) seen.byScore++;
 
-        let replayed = state;
-        for (const r of result.records) {
-          const a = applyRecord(replayed, r);
-          assert.ok(a.ok);
-          replayed = a.state;
-        }
-        assert.deepEqual(replayed.messages, result.state.messages, 'the records replay to the same state');
-        assert.equal(result.tokensFreed, total(state.messages) - total(result.state.messages));
-
-        const present = new Set(result.state.messages);
-        for (const i of mustKeep(specs, turns, k1, first.keepFirst)) {
-          for (const m of turns[i] ?? []) assert.ok(present.has(m), `protected turn ${i} kept`);
-        }
-        if (first.opts.tokensToFree <= 0) assert.equal(result.records.length, 0);
-        if (result.tokensFreed < first.opts.tokensToFree) {
-          // Stopped short: no removable turn left would free anything on its own.
-          const all = turnsOf(state.messages, tokensOf);
-          const prot = protectionOf(all, { keepFirst: first.keepFirst, keepLast: k1.keepLast ?? 0, keepRecentTurns: k1.keepRecentTurns, keepRecentTokens: k1.keepRecentTokens });
-          for (const t of all) {
-            if (prot[t.ordinal] !== undefined || !t.messages.every((m) => present.has(m))) continue;
-            const gain = t.tokens - total(removalReplacement(t.messages, first.label, fakeClock(), counterIds('g')));
-            assert.ok(gain <= 0, `turn ${t.ordinal} could still free ${gain} tokens`);
+          let replayed = state;
+          for (const r of result.records) {
+            const a = applyRecord(replayed, r);
+            assert.ok(a.ok);
+            replayed = a.state;
           }
-        }
+          assert.deepEqual(replayed.messages, result.state.messages, 'the records replay to the same state');
+          assert.equal(result.tokensFreed, total(state.messages) - total(result.state.messages));
 
-        const second = run(result.state, k2, 'b');
-        assertSoundRemoval(result.state, second.result.state, second.result.records, layerOf(k2.strategy));
-        const back = restoreAll(second.result.state, [...result.records, ...second.result.records]);
-        assert.deepEqual(back.messages, state.messages, 'both rounds undo to the original');
-      }),
+          const present = new Set(result.state.messages);
+          for (const i of mustKeep(specs, turns, k1, first.keepFirst)) {
+            for (const m of turns[i] ?? []) assert.ok(present.has(m), `protected turn ${i} kept`);
+          }
+          if (first.opts.tokensToFree <= 0) assert.equal(result.records.length, 0);
+          if (result.tokensFreed < first.opts.tokensToFree) {
+            // Stopped short: no removable turn left would free anything on its own.
+            const all = turnsOf(state.messages, tokensOf);
+            const prot = protectionOf(all, {
+              keepFirst: first.keepFirst,
+              keepLast: k1.keepLast ?? 0,
+              keepRecentTurns: k1.keepRecentTurns,
+              keepRecentTokens: k1.keepRecentTokens,
+            });
+            for (const t of all) {
+              if (prot[t.ordinal] !== undefined || !t.messages.every((m) => present.has(m))) continue;
+              const gain = t.tokens - total(removalReplacement(t.messages, first.label, fakeClock(), counterIds('g')));
+              assert.ok(gain <= 0, `turn ${t.ordinal} could still free ${gain} tokens`);
+            }
+          }
+
+          const second = run(result.state, k2, 'b');
+          assertSoundRemoval(result.state, second.result.state, second.result.records, layerOf(k2.strategy));
+          const back = restoreAll(second.result.state, [...result.records, ...second.result.records]);
+          assert.deepEqual(back.messages, state.messages, 'both rounds undo to the original');
+        },
+      ),
       { numRuns: 500 },
     );
     // The generator must exercise the interesting cases, not only tiny conversations.

@@ -7,10 +7,25 @@ import { removalMarker, removalReplacement, type RemovalOptions } from '../../sr
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { Build, fakeClock } from './support/builders';
-import { assertSoundRemoval, buildConversation, conversation, filler, tokensOf, type TurnSpec } from './support/removalConversations';
+import {
+  assertSoundRemoval,
+  buildConversation,
+  conversation,
+  filler,
+  tokensOf,
+  type TurnSpec,
+} from './support/removalConversations';
 
 function options(overrides: Partial<RemovalOptions> = {}): RemovalOptions {
-  return { tokensToFree: 1e9, tokensOf, clock: fakeClock(), ids: counterIds('x'), keepRecentTurns: 1, keepRecentTokens: 0, ...overrides };
+  return {
+    tokensToFree: 1e9,
+    tokensOf,
+    clock: fakeClock(),
+    ids: counterIds('x'),
+    keepRecentTurns: 1,
+    keepRecentTokens: 0,
+    ...overrides,
+  };
 }
 
 /** Which spec turns (by index) lost their messages. */
@@ -25,11 +40,13 @@ function isolatedGain(messages: readonly Message[], label: string): number {
   return sum(messages) - sum(removalReplacement(messages, label, fakeClock(), counterIds('g')));
 }
 
-const plain = (n: number): TurnSpec[] => Array.from({ length: n }, (_, k) => ({ words: `please do step ${k + 1}`, answer: 400 }));
+const plain = (n: number): TurnSpec[] =>
+  Array.from({ length: n }, (_, k) => ({ words: `please do step ${k + 1}`, answer: 400 }));
 
 describe('message priority', () => {
   const b = new Build('pr');
-  const at = (m: Message, tokens: number, isFirst = false, isLast = false) => messagePriority(m, { isFirst, isLast, tokens });
+  const at = (m: Message, tokens: number, isFirst = false, isLast = false) =>
+    messagePriority(m, { isFirst, isLast, tokens });
 
   it('system is critical; tool calls, tool results, start, end and long messages are high', () => {
     const sys = b.text('rules', 'system');
@@ -57,10 +74,27 @@ describe('message priority', () => {
       { words: 'go', answer: 100 },
     ]);
     const t = turnsOf(state.messages, tokensOf);
-    assert.deepEqual(t.map((x) => x.messages), turns);
-    assert.deepEqual(t.map((x) => [x.start, x.end]), [[0, 4], [4, 6], [6, 8], [8, 10]]);
-    assert.deepEqual(t.map((x) => x.priority), ['high', 'low', 'normal', 'high']);
-    assert.equal(t[0]?.tokens, turns[0]?.reduce((n, m) => n + tokensOf(m), 0));
+    assert.deepEqual(
+      t.map((x) => x.messages),
+      turns,
+    );
+    assert.deepEqual(
+      t.map((x) => [x.start, x.end]),
+      [
+        [0, 4],
+        [4, 6],
+        [6, 8],
+        [8, 10],
+      ],
+    );
+    assert.deepEqual(
+      t.map((x) => x.priority),
+      ['high', 'low', 'normal', 'high'],
+    );
+    assert.equal(
+      t[0]?.tokens,
+      turns[0]?.reduce((n, m) => n + tokensOf(m), 0),
+    );
   });
 });
 
@@ -72,7 +106,10 @@ describe('middle removal', () => {
     assert.equal(r.records.length, 1);
     const marker = r.state.messages[4]?.blocks[0];
     assert.equal(marker?.type === 'text' && marker.text, removalMarker(3, 8, 'middle removal'));
-    assert.equal(marker?.type === 'text' && marker.text, '[Turns 3–8 were removed to save context (middle removal); they can be restored from the Compactions view.]');
+    assert.equal(
+      marker?.type === 'text' && marker.text,
+      '[Turns 3–8 were removed to save context (middle removal); they can be restored from the Compactions view.]',
+    );
     assert.equal(r.records[0]?.strategy, 'middle-removal');
     assertSoundRemoval(state, r.state, r.records, 'middle-removal');
   });
@@ -124,7 +161,13 @@ describe('oldest removal', () => {
     assert.deepEqual(removedTurns(turns, oldestRemoval(state, options({ tokensToFree: low + 1 })).state), [2, 4]);
     const r = oldestRemoval(state, options({ tokensToFree: low * 2 + 5 }));
     assert.deepEqual(removedTurns(turns, r.state), [1, 2, 4]);
-    assert.deepEqual(r.records.map((x) => [x.regions[0]?.firstTurn, x.regions[0]?.lastTurn]), [[2, 3], [5, 5]]);
+    assert.deepEqual(
+      r.records.map((x) => [x.regions[0]?.firstTurn, x.regions[0]?.lastTurn]),
+      [
+        [2, 3],
+        [5, 5],
+      ],
+    );
     assertSoundRemoval(state, r.state, r.records, 'oldest-removal');
   });
 
@@ -174,7 +217,10 @@ describe('protected turns', () => {
   }
 
   it('the newest turn stays even with keepRecentTurns 0, mid tool loop', () => {
-    const specs: TurnSpec[] = [...plain(4), { words: 'run it', rounds: [{ tools: ['run_command'], result: 10 }], pending: true }];
+    const specs: TurnSpec[] = [
+      ...plain(4),
+      { words: 'run it', rounds: [{ tools: ['run_command'], result: 10 }], pending: true },
+    ];
     const { state, turns } = buildConversation(specs);
     const r = oldestRemoval(state, options({ keepRecentTurns: 0 }));
     assert.deepEqual(removedTurns(turns, r.state), [0, 1, 2, 3]);
@@ -185,7 +231,11 @@ describe('protected turns', () => {
 
 describe('hybrid', () => {
   const distinctRounds = (result: (k: number) => number): TurnSpec[] =>
-    Array.from({ length: 8 }, (_, k) => ({ words: `step ${k + 1}`, rounds: [{ tools: [`tool_${k}`], result: result(k) }], answer: 40 }));
+    Array.from({ length: 8 }, (_, k) => ({
+      words: `step ${k + 1}`,
+      rounds: [{ tools: [`tool_${k}`], result: result(k) }],
+      answer: 40,
+    }));
 
   it('a long task statement: middle removal, which keeps the start', () => {
     const specs = plain(8);
@@ -202,10 +252,17 @@ describe('hybrid', () => {
   });
 
   it('many similar tool rounds: oldest removal', () => {
-    const specs: TurnSpec[] = Array.from({ length: 8 }, (_, k) => ({ words: `again ${k}`, rounds: [{ tools: ['read_file'], result: 800 }], answer: 40 }));
+    const specs: TurnSpec[] = Array.from({ length: 8 }, (_, k) => ({
+      words: `again ${k}`,
+      rounds: [{ tools: ['read_file'], result: 800 }],
+      answer: 40,
+    }));
     const { state, turns } = buildConversation(specs);
     const r = hybrid(state, options({ tokensToFree: 300 }));
-    assert.deepEqual([r.analysis.toolRounds, r.analysis.dominantToolShare, r.analysis.suggestion], [8, 1, 'oldest-removal']);
+    assert.deepEqual(
+      [r.analysis.toolRounds, r.analysis.dominantToolShare, r.analysis.suggestion],
+      [8, 1, 'oldest-removal'],
+    );
     assert.equal(r.chosen, 'oldest-removal');
     assert.deepEqual(removedTurns(turns, r.state), [0, 1]);
     assertSoundRemoval(state, r.state, r.records, 'hybrid');
@@ -217,7 +274,10 @@ describe('hybrid', () => {
     const r = run(state, { ...opts, ids: counterIds('e') }, { layer: 'hybrid', label: `hybrid: ${which} removal` });
     const removed = r.records.reduce((n, x) => n + x.originals.length, 0);
     const n = state.messages.length;
-    assert.equal(removalScore(r, opts.tokensToFree, n), 0.6 * Math.min(1, r.tokensFreed / opts.tokensToFree) + 0.4 * ((n - removed) / n));
+    assert.equal(
+      removalScore(r, opts.tokensToFree, n),
+      0.6 * Math.min(1, r.tokensFreed / opts.tokensToFree) + 0.4 * ((n - removed) / n),
+    );
     return 0.6 * Math.min(1, r.tokensFreed / opts.tokensToFree) + 0.4 * ((n - removed) / n);
   }
 
@@ -259,7 +319,14 @@ describe('hybrid', () => {
   });
 
   it('analysis: both signals, or none, means unsure', () => {
-    const both = conversation([{ words: filler(1200), answer: 40 }, ...Array.from({ length: 7 }, (_, k) => ({ words: `again ${k}`, rounds: [{ tools: ['read_file'], result: 100 }], answer: 40 }))]);
+    const both = conversation([
+      { words: filler(1200), answer: 40 },
+      ...Array.from({ length: 7 }, (_, k) => ({
+        words: `again ${k}`,
+        rounds: [{ tools: ['read_file'], result: 100 }],
+        answer: 40,
+      })),
+    ]);
     const a = analyseConversation(both.messages, tokensOf);
     assert.ok(a.taskStatementTokens >= 200);
     assert.equal(a.suggestion, undefined);

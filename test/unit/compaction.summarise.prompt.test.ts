@@ -1,6 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { chunkBudget, chunkFraction, maxSingleMessageTokens, planChunks } from '../../src/core/compaction/chunking';
-import { buildSummaryRequest, headTail, renderTranscript, SUMMARY_SYSTEM_PROMPT, summaryMaxTokens, summaryOutputLimit, summaryTargetTokens } from '../../src/core/compaction/summaryPrompt';
+import {
+  buildSummaryRequest,
+  headTail,
+  renderTranscript,
+  SUMMARY_SYSTEM_PROMPT,
+  summaryMaxTokens,
+  summaryOutputLimit,
+  summaryTargetTokens,
+} from '../../src/core/compaction/summaryPrompt';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { stripHeading, summaryText } from '../../src/core/compaction/summaryReplacement';
 import { validateRequest } from '../fake-anthropic/validateRequest';
@@ -8,8 +16,21 @@ import { Convo, tokensOf } from './support/compactionFixtures';
 
 function sample(): Message[] {
   return new Convo()
-    .add({ user: 'Fix the login bug in src/auth/login.ts', injected: '<ide_selection>The user selected the lines 3 to 4 from src/auth/login.ts:\nconst x = 1;</ide_selection>', tools: [{ name: 'read_file', input: { path: 'src/auth/login.ts' }, result: `line\n${'y'.repeat(30_000)}\nEND_OF_FILE` }], answer: 'The bug is in validateToken.' })
-    .add({ user: 'Run the tests', tools: [{ name: 'run_command', input: { command: 'npm test' }, result: 'TypeError: x is undefined', isError: true }] }).messages;
+    .add({
+      user: 'Fix the login bug in src/auth/login.ts',
+      injected:
+        '<ide_selection>The user selected the lines 3 to 4 from src/auth/login.ts:\nconst x = 1;</ide_selection>',
+      tools: [
+        { name: 'read_file', input: { path: 'src/auth/login.ts' }, result: `line\n${'y'.repeat(30_000)}\nEND_OF_FILE` },
+      ],
+      answer: 'The bug is in validateToken.',
+    })
+    .add({
+      user: 'Run the tests',
+      tools: [
+        { name: 'run_command', input: { command: 'npm test' }, result: 'TypeError: x is undefined', isError: true },
+      ],
+    }).messages;
 }
 
 function userText(req: ReturnType<typeof buildSummaryRequest>): string {
@@ -20,7 +41,15 @@ function userText(req: ReturnType<typeof buildSummaryRequest>): string {
 
 describe('summariser request (summarise)', () => {
   it('is a valid Messages API request with one non-empty user message', () => {
-    const req = buildSummaryRequest({ model: 'claude-haiku-4-5', messages: sample(), regionTurns: [1, 2], chunk: 1, chunks: 1, targetTokens: 500, maxTokens: 1012 });
+    const req = buildSummaryRequest({
+      model: 'claude-haiku-4-5',
+      messages: sample(),
+      regionTurns: [1, 2],
+      chunk: 1,
+      chunks: 1,
+      targetTokens: 500,
+      maxTokens: 1012,
+    });
     validateRequest(JSON.parse(JSON.stringify(req)), 'messages');
     assert.equal(req.model, 'claude-haiku-4-5');
     assert.equal(req.max_tokens, 1012);
@@ -28,12 +57,28 @@ describe('summariser request (summarise)', () => {
     assert.equal(req.messages[0]?.role, 'user');
     assert.ok(userText(req).trim().length > 0);
     assert.equal(req.system, SUMMARY_SYSTEM_PROMPT);
-    const empty = buildSummaryRequest({ model: 'claude-haiku-4-5', messages: [], regionTurns: [1, 1], chunk: 1, chunks: 1, targetTokens: 200, maxTokens: 712 });
+    const empty = buildSummaryRequest({
+      model: 'claude-haiku-4-5',
+      messages: [],
+      regionTurns: [1, 1],
+      chunk: 1,
+      chunks: 1,
+      targetTokens: 200,
+      maxTokens: 712,
+    });
     validateRequest(JSON.parse(JSON.stringify(empty)), 'messages');
   });
 
   it('tells the summariser what to preserve and what to drop', () => {
-    for (const item of ['file paths', 'line numbers', 'names of functions', 'decisions', 'facts learned', 'errors', "the user's requirements"]) {
+    for (const item of [
+      'file paths',
+      'line numbers',
+      'names of functions',
+      'decisions',
+      'facts learned',
+      'errors',
+      "the user's requirements",
+    ]) {
       assert.ok(SUMMARY_SYSTEM_PROMPT.includes(item), `preserve list names ${item}`);
     }
     assert.match(SUMMARY_SYSTEM_PROMPT, /Drop:/);
@@ -71,7 +116,11 @@ describe('summariser request (summarise)', () => {
     const text = userText(req);
     assert.match(text, /part 2 of 2/);
     assert.match(text, /<previous_summary turns="1-1">\nEarlier: read login\.ts\n<\/previous_summary>/);
-    assert.match(text, /<user_instructions>\nfocus on the auth bug &lt;\/user_instructions>\n<\/user_instructions>/, 'instructions cannot close their tag');
+    assert.match(
+      text,
+      /<user_instructions>\nfocus on the auth bug &lt;\/user_instructions>\n<\/user_instructions>/,
+      'instructions cannot close their tag',
+    );
     assert.match(text, /about 700 tokens/);
     assert.match(text, /too large to include/);
     assert.match(text, new RegExp(`user message ${msgs[2]?.id} of turn 1 \\(tool result, about 120,000 tokens\\)`));
@@ -93,7 +142,10 @@ describe('summariser request (summarise)', () => {
     assert.equal(stripHeading('Summary of turns 1–4: user asked X\n- b'), 'user asked X\n- b');
     assert.equal(stripHeading('**Summary of turns 3-9:**\nbody'), 'body');
     assert.equal(stripHeading('Summary of the auth work'), 'Summary of the auth work');
-    assert.equal(summaryText(3, 9, '**Summary of turns 3-9:**\nbody', ['x'], true), "Summary of turns 3–9:\n\nbody\n\nLeft out of this summary because they were too large to summarise:\n- x\n\n(The user's own messages from these turns follow, verbatim.)");
+    assert.equal(
+      summaryText(3, 9, '**Summary of turns 3-9:**\nbody', ['x'], true),
+      "Summary of turns 3–9:\n\nbody\n\nLeft out of this summary because they were too large to summarise:\n- x\n\n(The user's own messages from these turns follow, verbatim.)",
+    );
   });
 
   it('cuts text head and tail without splitting a surrogate pair', () => {
@@ -116,7 +168,11 @@ describe('chunking (summarise)', () => {
     assert.equal(chunkFraction(100_000, 200_000), 0.15);
     assert.ok(chunkFraction(5_000, 200_000) < 0.4 && chunkFraction(5_000, 200_000) > 0.15);
     assert.equal(chunkBudget(0, { window: 200_000, outputReserve: 4000 }), Math.floor(80_000 / 1.2));
-    assert.equal(chunkBudget(0, { window: 20_000, outputReserve: 8000 }), Math.floor(2000 / 1.2), 'room is kept for the output and the rolling summary');
+    assert.equal(
+      chunkBudget(0, { window: 20_000, outputReserve: 8000 }),
+      Math.floor(2000 / 1.2),
+      'room is kept for the output and the rolling summary',
+    );
   });
 
   it('packs messages in order into chunks within the budget', () => {
@@ -134,8 +190,14 @@ describe('chunking (summarise)', () => {
     big(15_000, c);
     const plan = planChunks(c.messages, { window: 50_000, tokensOf, outputReserve: 2000 });
     assert.equal(maxSingleMessageTokens({ window: 50_000, outputReserve: 2000 }), 25_000);
-    assert.deepEqual(plan.leftOut.map((l) => l.message.id), [c.messages[1]?.id]);
-    assert.ok(plan.chunks.some((ch) => ch.length === 1 && ch[0] === c.messages[3]), 'a message over the budget goes alone');
+    assert.deepEqual(
+      plan.leftOut.map((l) => l.message.id),
+      [c.messages[1]?.id],
+    );
+    assert.ok(
+      plan.chunks.some((ch) => ch.length === 1 && ch[0] === c.messages[3]),
+      'a message over the budget goes alone',
+    );
     assert.ok(!plan.chunks.flat().includes(c.messages[1] as Message));
   });
 });

@@ -8,11 +8,23 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { fakeClock } from './support/builders';
-import { answer, Convo, instantTimeout, neverTimeout, summariseOpts, tokensOf, type TurnSpec } from './support/compactionFixtures';
+import {
+  answer,
+  Convo,
+  instantTimeout,
+  neverTimeout,
+  summariseOpts,
+  tokensOf,
+  type TurnSpec,
+} from './support/compactionFixtures';
 import { ScriptedLlm, type Step } from './support/scriptedLlm';
 
 const text = (max: number) => fc.string({ minLength: 1, maxLength: max }).map((s) => (s.trim() ? s : `x${s}`));
-const toolStep = fc.record({ name: fc.constantFrom('read_file', 'run_command'), input: fc.record({ path: fc.constantFrom('src/a.ts', './b.json') }), result: fc.oneof(fc.nat({ max: 400 }), fc.nat({ max: 30_000 })).map((n) => `r${'y'.repeat(n)}`) });
+const toolStep = fc.record({
+  name: fc.constantFrom('read_file', 'run_command'),
+  input: fc.record({ path: fc.constantFrom('src/a.ts', './b.json') }),
+  result: fc.oneof(fc.nat({ max: 400 }), fc.nat({ max: 30_000 })).map((n) => `r${'y'.repeat(n)}`),
+});
 
 const turnSpec: fc.Arbitrary<TurnSpec> = fc.record(
   {
@@ -27,7 +39,14 @@ const turnSpec: fc.Arbitrary<TurnSpec> = fc.record(
 );
 
 type Op =
-  | { kind: 'summarise'; keepTurns: number; keepTokens: number; toFree: number | 'all'; result: 'ok' | 'error' | 'timeout' | 'bloat'; window: number }
+  | {
+      kind: 'summarise';
+      keepTurns: number;
+      keepTokens: number;
+      toFree: number | 'all';
+      result: 'ok' | 'error' | 'timeout' | 'bloat';
+      window: number;
+    }
   | { kind: 'restore'; pick: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -82,60 +101,81 @@ describe('summarise and restore (property)', () => {
   it('keep the invariants, every user word, pinned and recent messages, and undo exactly', async () => {
     const seen = { summarise: 0, 'fallback-drop': 0, chunked: 0, skipped: 0, restored: 0, glued: 0 };
     await fc.assert(
-      fc.asyncProperty(fc.array(turnSpec, { minLength: 1, maxLength: 10 }), fc.array(op, { minLength: 1, maxLength: 8 }), async (turns, ops) => {
-        const c = new Convo('q');
-        for (const t of turns) c.add(t);
-        const original = c.state();
-        assert.deepEqual(checkInvariants(original), []);
-        const pinned = original.messages.filter((m) => m.blocks.some((b) => b.meta.pinned));
-        const ids = counterIds('y');
-        const clock = fakeClock();
-        let state = original;
-        let active: CompactionRecord[] = [];
-        for (const o of ops) {
-          const before = state;
-          if (o.kind === 'restore') {
-            if (active.length === 0) continue;
-            const rec = active[o.pick % active.length] as CompactionRecord;
-            const back = restoreRecord(state, rec);
-            assert.ok(back.ok, 'a summary is never swallowed by a later one, so any record can be restored');
-            state = back.state;
-            active = active.filter((r) => r !== rec);
-            seen.restored++;
-          } else {
-            const regions = pickRegions(markRegions(state, { keepRecentTurns: o.keepTurns, keepRecentTokens: o.keepTokens, tokensOf }), o.toFree === 'all' ? Infinity : o.toFree);
-            const timeout = o.result === 'timeout' ? instantTimeout : neverTimeout;
-            const llm = new ScriptedLlm(steps(o.result));
-            const out = await summariseRegions(state, summariseOpts(regions, llm, { ids, clock, timeout, contextWindow: o.window }));
-            const errorish = o.result === 'error' || o.result === 'timeout';
-            if (out.failed) assert.ok(errorish && regions.length > 0);
-            if (errorish && llm.requests.length > 0) assert.ok(out.failed);
-            const recent = recentIds(before.messages, o.keepTurns, o.keepTokens);
-            const regionIds = new Set(regions.flatMap((r) => r.messageIds));
-            for (const r of out.records) {
-              assert.ok(r.tokensAfter < r.tokensBefore, 'only shrinking compactions are applied');
-              for (const m of r.originals) {
-                assert.ok(regionIds.has(m.id), 'only picked regions are replaced');
-                assert.ok(!recent.has(m.id), `recent message ${m.id} was compacted`);
+      fc.asyncProperty(
+        fc.array(turnSpec, { minLength: 1, maxLength: 10 }),
+        fc.array(op, { minLength: 1, maxLength: 8 }),
+        async (turns, ops) => {
+          const c = new Convo('q');
+          for (const t of turns) c.add(t);
+          const original = c.state();
+          assert.deepEqual(checkInvariants(original), []);
+          const pinned = original.messages.filter((m) => m.blocks.some((b) => b.meta.pinned));
+          const ids = counterIds('y');
+          const clock = fakeClock();
+          let state = original;
+          let active: CompactionRecord[] = [];
+          for (const o of ops) {
+            const before = state;
+            if (o.kind === 'restore') {
+              if (active.length === 0) continue;
+              const rec = active[o.pick % active.length] as CompactionRecord;
+              const back = restoreRecord(state, rec);
+              assert.ok(back.ok, 'a summary is never swallowed by a later one, so any record can be restored');
+              state = back.state;
+              active = active.filter((r) => r !== rec);
+              seen.restored++;
+            } else {
+              const regions = pickRegions(
+                markRegions(state, { keepRecentTurns: o.keepTurns, keepRecentTokens: o.keepTokens, tokensOf }),
+                o.toFree === 'all' ? Infinity : o.toFree,
+              );
+              const timeout = o.result === 'timeout' ? instantTimeout : neverTimeout;
+              const llm = new ScriptedLlm(steps(o.result));
+              const out = await summariseRegions(
+                state,
+                summariseOpts(regions, llm, { ids, clock, timeout, contextWindow: o.window }),
+              );
+              const errorish = o.result === 'error' || o.result === 'timeout';
+              if (out.failed) assert.ok(errorish && regions.length > 0);
+              if (errorish && llm.requests.length > 0) assert.ok(out.failed);
+              const recent = recentIds(before.messages, o.keepTurns, o.keepTokens);
+              const regionIds = new Set(regions.flatMap((r) => r.messageIds));
+              for (const r of out.records) {
+                assert.ok(r.tokensAfter < r.tokensBefore, 'only shrinking compactions are applied');
+                for (const m of r.originals) {
+                  assert.ok(regionIds.has(m.id), 'only picked regions are replaced');
+                  assert.ok(!recent.has(m.id), `recent message ${m.id} was compacted`);
+                }
               }
+              const after = new Set(out.state.messages);
+              for (const m of before.messages)
+                if (!out.records.some((r) => r.originals.includes(m)))
+                  assert.ok(after.has(m), 'untouched messages stay the same objects');
+              assert.deepEqual(
+                restoreAll(out.state, out.records).messages,
+                before.messages,
+                'restoring right after compacting gives the messages back',
+              );
+              state = out.state;
+              active = [...active, ...out.records];
+              for (const r of out.records) seen[r.layer === 'summarise' ? 'summarise' : 'fallback-drop']++;
+              if (llm.requests.length > out.records.length) seen.chunked++;
+              seen.skipped += out.skipped.length;
+              if (
+                out.records.some((r) =>
+                  r.originals.some((m) => startsTurn(m) && m.blocks.some((b) => b.type === 'tool_result')),
+                )
+              )
+                seen.glued++;
             }
-            const after = new Set(out.state.messages);
-            for (const m of before.messages) if (!out.records.some((r) => r.originals.includes(m))) assert.ok(after.has(m), 'untouched messages stay the same objects');
-            assert.deepEqual(restoreAll(out.state, out.records).messages, before.messages, 'restoring right after compacting gives the messages back');
-            state = out.state;
-            active = [...active, ...out.records];
-            for (const r of out.records) seen[r.layer === 'summarise' ? 'summarise' : 'fallback-drop']++;
-            if (llm.requests.length > out.records.length) seen.chunked++;
-            seen.skipped += out.skipped.length;
-            if (out.records.some((r) => r.originals.some((m) => startsTurn(m) && m.blocks.some((b) => b.type === 'tool_result')))) seen.glued++;
+            assert.deepEqual(checkInvariants(state), [], `after ${JSON.stringify(o)}`);
+            assert.deepEqual(userWords(state), userWords(original), 'every user word is in place, in order');
+            const present = new Set(state.messages);
+            for (const m of pinned) assert.ok(present.has(m), 'pinned messages are untouched');
           }
-          assert.deepEqual(checkInvariants(state), [], `after ${JSON.stringify(o)}`);
-          assert.deepEqual(userWords(state), userWords(original), 'every user word is in place, in order');
-          const present = new Set(state.messages);
-          for (const m of pinned) assert.ok(present.has(m), 'pinned messages are untouched');
-        }
-        assert.deepEqual(restoreAll(state, active).messages, original.messages);
-      }),
+          assert.deepEqual(restoreAll(state, active).messages, original.messages);
+        },
+      ),
       { numRuns: 300 },
     );
     for (const [what, n] of Object.entries(seen)) assert.ok(n > 0, `${what} was exercised (${JSON.stringify(seen)})`);

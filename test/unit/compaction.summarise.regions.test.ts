@@ -42,14 +42,21 @@ describe('compaction regions (summarise)', () => {
     const r = regions[0] as CandidateRegion;
     assert.equal(r.messageIds.length, 12);
     assert.equal(r.messageIds[0], state.messages[0]?.id);
-    assert.equal(r.tokens, state.messages.slice(0, 12).reduce((n, m) => n + tokensOf(m), 0));
+    assert.equal(
+      r.tokens,
+      state.messages.slice(0, 12).reduce((n, m) => n + tokensOf(m), 0),
+    );
     assert.ok(r.userTokens > 0 && r.userTokens < r.tokens);
   });
 
   it('keeps the newest tokens out, by whole turns', () => {
     const state = plainTurns(8).state();
     const perTurn = tokensOf(state.messages[0] as Message) + tokensOf(state.messages[1] as Message);
-    assert.deepEqual(turnsOf(markRegions(state, keep(1, perTurn * 3 + 1))), [[1, 4]], 'a token budget reaching into turn 5 protects all of turn 5');
+    assert.deepEqual(
+      turnsOf(markRegions(state, keep(1, perTurn * 3 + 1))),
+      [[1, 4]],
+      'a token budget reaching into turn 5 protects all of turn 5',
+    );
     assert.deepEqual(turnsOf(markRegions(state, keep(1, 10_000_000))), []);
   });
 
@@ -61,7 +68,10 @@ describe('compaction regions (summarise)', () => {
     const c = new Convo();
     for (let i = 1; i <= 8; i++) c.add({ user: `u${i}`, pinned: i === 3 });
     const regions = markRegions(c.state(), keep(2));
-    assert.deepEqual(turnsOf(regions), [[1, 2], [4, 6]]);
+    assert.deepEqual(turnsOf(regions), [
+      [1, 2],
+      [4, 6],
+    ]);
     const pinnedIds = c.messages.filter((m) => m.blocks.some((b) => b.meta.pinned)).map((m) => m.id);
     for (const r of regions) for (const id of pinnedIds) assert.ok(!r.messageIds.includes(id));
   });
@@ -70,7 +80,10 @@ describe('compaction regions (summarise)', () => {
     const state = plainTurns(10).state();
     const first = markRegions(state, keep(7));
     assert.deepEqual(turnsOf(first), [[1, 3]]);
-    const out = await summariseRegions(state, summariseOpts(first, new ScriptedLlm([answer('Turns 1 to 3 happened.')])));
+    const out = await summariseRegions(
+      state,
+      summariseOpts(first, new ScriptedLlm([answer('Turns 1 to 3 happened.')])),
+    );
     assert.equal(out.records.length, 1);
     const again = markRegions(out.state, keep(2));
     assert.deepEqual(turnsOf(again), [[4, 8]], 'the summary pair is its own turn and is left alone');
@@ -81,13 +94,28 @@ describe('compaction regions (summarise)', () => {
   it('keeps a tool result that opens a turn in the same region as its tool call', () => {
     assert.deepEqual(checkInvariants({ messages: glued() }), []);
     assert.deepEqual(turnsOf(markRegions({ messages: glued() }, keep(1))), [[1, 4]]);
-    assert.deepEqual(turnsOf(markRegions({ messages: glued(2) }, keep(1))), [[1, 1], [4, 4]], 'turn 3 answers the pinned turn 2: it cannot start a region');
-    assert.deepEqual(turnsOf(markRegions({ messages: glued(3) }, keep(1))), [[1, 1], [4, 4]], 'turn 2 is answered by the pinned turn 3: it cannot end a region');
+    assert.deepEqual(
+      turnsOf(markRegions({ messages: glued(2) }, keep(1))),
+      [
+        [1, 1],
+        [4, 4],
+      ],
+      'turn 3 answers the pinned turn 2: it cannot start a region',
+    );
+    assert.deepEqual(
+      turnsOf(markRegions({ messages: glued(3) }, keep(1))),
+      [
+        [1, 1],
+        [4, 4],
+      ],
+      'turn 2 is answered by the pinned turn 3: it cannot end a region',
+    );
   });
 
   it('starts every region at a user message and ends it at an assistant message', () => {
     const c = new Convo();
-    for (let i = 1; i <= 6; i++) c.add({ user: `u${i}`, tools: [{ name: 'read_file', input: { path: `f${i}.ts` }, result: 'r'.repeat(50) }] });
+    for (let i = 1; i <= 6; i++)
+      c.add({ user: `u${i}`, tools: [{ name: 'read_file', input: { path: `f${i}.ts` }, result: 'r'.repeat(50) }] });
     const state = c.state();
     for (const r of markRegions(state, keep(1))) {
       const msgs = state.messages.filter((m) => r.messageIds.includes(m.id));
@@ -102,11 +130,29 @@ describe('compaction regions (summarise)', () => {
   });
 
   it('picks the biggest regions first until the target is met, in conversation order', () => {
-    const region = (tokens: number, i: number): CandidateRegion => ({ firstTurn: i, lastTurn: i, messageIds: [`m${i}`], tokens, userTokens: 0, startIndex: i });
+    const region = (tokens: number, i: number): CandidateRegion => ({
+      firstTurn: i,
+      lastTurn: i,
+      messageIds: [`m${i}`],
+      tokens,
+      userTokens: 0,
+      startIndex: i,
+    });
     const regions = [region(100, 1), region(5000, 2), region(3000, 3), region(800, 4)];
-    assert.deepEqual(pickRegions(regions, 3000).map((r) => r.firstTurn), [2]);
-    assert.deepEqual(pickRegions(regions, 5000).map((r) => r.firstTurn), [2, 3], 'returned in conversation order');
-    assert.deepEqual(pickRegions(regions, Infinity).map((r) => r.firstTurn), [2, 3, 4], 'a region a summary would not shrink is never picked');
+    assert.deepEqual(
+      pickRegions(regions, 3000).map((r) => r.firstTurn),
+      [2],
+    );
+    assert.deepEqual(
+      pickRegions(regions, 5000).map((r) => r.firstTurn),
+      [2, 3],
+      'returned in conversation order',
+    );
+    assert.deepEqual(
+      pickRegions(regions, Infinity).map((r) => r.firstTurn),
+      [2, 3, 4],
+      'a region a summary would not shrink is never picked',
+    );
     assert.deepEqual(pickRegions(regions, 0), []);
     assert.ok(expectedSaving(region(100, 1)) < 0);
     assert.equal(expectedSaving({ ...region(5000, 1), userTokens: 300 }), 5000 - 1000 - 300 - 40);
@@ -115,7 +161,10 @@ describe('compaction regions (summarise)', () => {
   it('previews the regions and the expected saving (summary ~1/5 plus the user words)', () => {
     const state = plainTurns(10, 2000).state();
     const p = previewCompaction(state, { tokensToFree: 'all', ...keep(2), fixedTokens: 1000 });
-    assert.deepEqual(p.regions.map((r) => [r.firstTurn, r.lastTurn]), [[1, 8]]);
+    assert.deepEqual(
+      p.regions.map((r) => [r.firstTurn, r.lastTurn]),
+      [[1, 8]],
+    );
     const r = p.regions[0];
     assert.ok(r);
     assert.equal(r.expectedTokensAfter, Math.round(r.tokens / 5) + r.userTokens + 40);
@@ -127,8 +176,16 @@ describe('compaction regions (summarise)', () => {
 
   it('computes what the thresholds ask to free: soft and hard down to 50 % of the effective window', () => {
     const config = testConfig({ contextWindow: 200_000, outputReserve: 32_000, hardThreshold: 0.9 });
-    assert.deepEqual(pressureOf(120_000, config, DEFAULT_COMPACTION_SETTINGS), { level: 'soft', utilisation: 120_000 / 168_000, tokensToFree: 120_000 - 84_000 });
-    assert.deepEqual(pressureOf(155_000, config, DEFAULT_COMPACTION_SETTINGS), { level: 'hard', utilisation: 155_000 / 168_000, tokensToFree: 155_000 - 84_000 });
+    assert.deepEqual(pressureOf(120_000, config, DEFAULT_COMPACTION_SETTINGS), {
+      level: 'soft',
+      utilisation: 120_000 / 168_000,
+      tokensToFree: 120_000 - 84_000,
+    });
+    assert.deepEqual(pressureOf(155_000, config, DEFAULT_COMPACTION_SETTINGS), {
+      level: 'hard',
+      utilisation: 155_000 / 168_000,
+      tokensToFree: 155_000 - 84_000,
+    });
     assert.equal(pressureOf(50_000, config, DEFAULT_COMPACTION_SETTINGS).tokensToFree, 0);
     assert.equal(pressureOf(50_000, config, DEFAULT_COMPACTION_SETTINGS).level, 'ok');
   });

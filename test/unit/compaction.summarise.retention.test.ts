@@ -6,10 +6,22 @@ function originals() {
   return new Convo().add({
     user: 'The login fails after 30 seconds on port 8080, see https://example.com/issues/42. Fix it in 2 steps.',
     tools: [
-      { name: 'read_file', input: { path: 'src/auth/login.ts' }, result: 'export function validateToken(token) {\n  return jwt_decode(token);\n}\n// uses AuthService.refresh and ./config.json' },
-      { name: 'run_command', input: { command: 'npm test' }, result: 'FAIL test/auth.test.ts\nTypeError: Cannot read properties of undefined (reading refresh)\n    at validateToken (src/auth/login.ts:2:10)', isError: true },
+      {
+        name: 'read_file',
+        input: { path: 'src/auth/login.ts' },
+        result:
+          'export function validateToken(token) {\n  return jwt_decode(token);\n}\n// uses AuthService.refresh and ./config.json',
+      },
+      {
+        name: 'run_command',
+        input: { command: 'npm test' },
+        result:
+          'FAIL test/auth.test.ts\nTypeError: Cannot read properties of undefined (reading refresh)\n    at validateToken (src/auth/login.ts:2:10)',
+        isError: true,
+      },
     ],
-    answer: 'The crash comes from `AuthService.refresh` being undefined in validateToken; docs at https://jwt.io/introduction.',
+    answer:
+      'The crash comes from `AuthService.refresh` being undefined in validateToken; docs at https://jwt.io/introduction.',
   }).messages;
 }
 
@@ -20,7 +32,11 @@ describe('retention check (summarise)', () => {
     for (const s of ['validateToken', 'jwt_decode', 'AuthService.refresh']) assert.ok(ids.symbol.has(s), `symbol ${s}`);
     assert.ok(!ids.symbol.has('login'), 'plain words are not symbols');
     assert.deepEqual([...ids.url.keys()].sort(), ['https://example.com/issues/42', 'https://jwt.io/introduction']);
-    assert.deepEqual([...ids.number.keys()].sort(), ['30', '8080'], 'numbers of two digits or more, from the user only, not inside URLs');
+    assert.deepEqual(
+      [...ids.number.keys()].sort(),
+      ['30', '8080'],
+      'numbers of two digits or more, from the user only, not inside URLs',
+    );
     const errors = [...ids.error.keys()];
     assert.ok(errors.includes('TypeError: Cannot read properties of undefined (reading refresh)'), errors.join(' | '));
     assert.ok(errors.includes('FAIL test/auth.test.ts'));
@@ -29,14 +45,18 @@ describe('retention check (summarise)', () => {
   });
 
   it('reports which identifiers the summary lost, most important first', () => {
-    const summary = 'Summary: `validateToken` in src/auth/login.ts crashes with a TypeError: cannot read properties of undefined (refresh). User gave port 8080.';
+    const summary =
+      'Summary: `validateToken` in src/auth/login.ts crashes with a TypeError: cannot read properties of undefined (refresh). User gave port 8080.';
     const r = checkRetention(originals(), summary);
     assert.deepEqual(r.kinds.number, { found: 2, lost: ['30'] });
     assert.deepEqual([...r.kinds.url.lost].sort(), ['https://example.com/issues/42', 'https://jwt.io/introduction']);
     assert.deepEqual([...r.kinds.path.lost].sort(), ['./config.json', 'test/auth.test.ts']);
     assert.ok(!r.kinds.symbol.lost.includes('validateToken'));
     assert.ok(r.kinds.symbol.lost.includes('AuthService.refresh'));
-    assert.ok(!r.kinds.error.lost.includes('TypeError: Cannot read properties of undefined (reading refresh)'), 'a paraphrased error with its words counts as kept');
+    assert.ok(
+      !r.kinds.error.lost.includes('TypeError: Cannot read properties of undefined (reading refresh)'),
+      'a paraphrased error with its words counts as kept',
+    );
     assert.equal(r.lost[0], '30', 'a lost user number comes first');
     const found = Object.values(r.kinds).reduce((n, k) => n + k.found, 0);
     const lost = Object.values(r.kinds).reduce((n, k) => n + k.lost.length, 0);
@@ -45,7 +65,19 @@ describe('retention check (summarise)', () => {
 
   it('retains everything when the text is kept, and reports 1 when nothing was found', () => {
     const o = originals();
-    const all = o.flatMap((m) => m.blocks.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_use' ? JSON.stringify(b.input) : b.type === 'tool_result' ? String(b.content) : ''))).join('\n');
+    const all = o
+      .flatMap((m) =>
+        m.blocks.map((b) =>
+          b.type === 'text'
+            ? b.text
+            : b.type === 'tool_use'
+              ? JSON.stringify(b.input)
+              : b.type === 'tool_result'
+                ? String(b.content)
+                : '',
+        ),
+      )
+      .join('\n');
     assert.equal(checkRetention(o, all).retained, 1);
     assert.deepEqual(checkRetention(o, all).lost, []);
     assert.equal(checkRetention(new Convo().add({ user: 'hi', answer: 'hello' }).messages, '').retained, 1);

@@ -13,17 +13,30 @@ import { answer, Convo, plainTurns, requestText, summariseOpts, tokensOf } from 
 import { ScriptedLlm } from './support/scriptedLlm';
 
 const keep = (turns: number) => ({ keepRecentTurns: turns, keepRecentTokens: 0, tokensOf });
-const overloaded = { error: { kind: 'overloaded' as const, message: 'Anthropic is overloaded right now. Try again in a minute.', retryable: true } };
+const overloaded = {
+  error: {
+    kind: 'overloaded' as const,
+    message: 'Anthropic is overloaded right now. Try again in a minute.',
+    retryable: true,
+  },
+};
 
 /** Six turns, pinned turn 3: regions 1–2 and 4–4 when keeping 2 turns. */
 function twoRegions(): ConversationState {
   const c = new Convo();
-  for (let i = 1; i <= 6; i++) c.add({ user: `Step ${i}: edit src/step${i}.ts`, pinned: i === 3, answer: `Edited src/step${i}.ts. ${'z'.repeat(2000)}` });
+  for (let i = 1; i <= 6; i++)
+    c.add({
+      user: `Step ${i}: edit src/step${i}.ts`,
+      pinned: i === 3,
+      answer: `Edited src/step${i}.ts. ${'z'.repeat(2000)}`,
+    });
   return c.state();
 }
 
 function userWords(state: ConversationState): string[] {
-  return state.messages.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'text' && b.meta.source === 'user' ? [b.text] : [])));
+  return state.messages.flatMap((m) =>
+    m.blocks.flatMap((b) => (b.type === 'text' && b.meta.source === 'user' ? [b.text] : [])),
+  );
 }
 
 describe('summariseRegions', () => {
@@ -31,9 +44,17 @@ describe('summariseRegions', () => {
     const state = plainTurns(6, 3000).state();
     const regions = markRegions(state, keep(2));
     const clock = fakeClock();
-    const llm = new ScriptedLlm([answer('## Summary of turns 1-4\n- The user asked to look at `src/mod1/file1.ts`.', { input_tokens: 1000, output_tokens: 200 })]);
+    const llm = new ScriptedLlm([
+      answer('## Summary of turns 1-4\n- The user asked to look at `src/mod1/file1.ts`.', {
+        input_tokens: 1000,
+        output_tokens: 200,
+      }),
+    ]);
     const timed: LlmClient = { stream: (p, o) => (clock.advance(1500), llm.stream(p, o)) };
-    const out = await summariseRegions(state, summariseOpts(regions, llm, { summariser: timed, clock, trigger: 'auto-soft' }));
+    const out = await summariseRegions(
+      state,
+      summariseOpts(regions, llm, { summariser: timed, clock, trigger: 'auto-soft' }),
+    );
     assert.equal(out.failed, false);
     assert.equal(out.records.length, 1);
     const rec = out.records[0];
@@ -42,12 +63,22 @@ describe('summariseRegions', () => {
     assert.equal(rec.trigger, 'auto-soft');
     assert.equal(rec.strategy, 'summarise');
     assert.equal(rec.model, 'claude-haiku-4-5');
-    assert.equal(rec.costUsd, requestCostUsd('claude-haiku-4-5', { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }));
+    assert.equal(
+      rec.costUsd,
+      requestCostUsd('claude-haiku-4-5', {
+        input_tokens: 1000,
+        output_tokens: 200,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0,
+      }),
+    );
     assert.equal(rec.durationMs, 1500);
     assert.deepEqual(rec.originals, state.messages.slice(0, 8));
     assert.ok(rec.summary?.startsWith('Summary of turns 1–4:\n\n- The user asked'), rec.summary);
     assert.ok(!rec.summary?.includes('## Summary'), "the model's own heading is replaced");
-    assert.deepEqual(rec.regions, [{ firstTurn: 1, lastTurn: 4, messageIds: state.messages.slice(0, 8).map((m) => m.id), tokens: rec.tokensBefore }]);
+    assert.deepEqual(rec.regions, [
+      { firstTurn: 1, lastTurn: 4, messageIds: state.messages.slice(0, 8).map((m) => m.id), tokens: rec.tokensBefore },
+    ]);
     assert.ok(rec.tokensAfter < rec.tokensBefore);
     assert.equal(rec.retention?.retained, 1, 'the paths the user gave are kept with their words');
 
@@ -58,9 +89,14 @@ describe('summariseRegions', () => {
     assert.ok(summary?.type === 'summary');
     assert.equal(summary.compactionId, rec.id);
     assert.deepEqual(summary.turnRange, [1, 4]);
-    assert.deepEqual({ source: summary.meta.source, tier: summary.meta.tier, compactable: summary.meta.compactable }, { source: 'compactor', tier: 0, compactable: false });
+    assert.deepEqual(
+      { source: summary.meta.source, tier: summary.meta.tier, compactable: summary.meta.compactable },
+      { source: 'compactor', tier: 0, compactable: false },
+    );
     assert.equal(summary.text, rec.summary);
-    const originalWords = state.messages.slice(0, 8).flatMap((m) => m.blocks.filter((b) => b.type === 'text' && b.meta.source === 'user'));
+    const originalWords = state.messages
+      .slice(0, 8)
+      .flatMap((m) => m.blocks.filter((b) => b.type === 'text' && b.meta.source === 'user'));
     assert.deepEqual(words, originalWords, 'user words verbatim, same ids');
     assert.equal(words[0], originalWords[0], 'the very same blocks');
     assert.equal(a?.role, 'assistant');
@@ -77,7 +113,10 @@ describe('summariseRegions', () => {
   it('sends the user instructions to the summariser and records them', async () => {
     const state = plainTurns(5).state();
     const llm = new ScriptedLlm([answer('Auth bug notes.')]);
-    const out = await summariseRegions(state, summariseOpts(markRegions(state, keep(2)), llm, { instructions: '  focus on the auth bug ' }));
+    const out = await summariseRegions(
+      state,
+      summariseOpts(markRegions(state, keep(2)), llm, { instructions: '  focus on the auth bug ' }),
+    );
     assert.match(requestText(llm, 0), /<user_instructions>\nfocus on the auth bug\n<\/user_instructions>/);
     assert.equal(out.records[0]?.instructions, 'focus on the auth bug');
     assert.equal(llm.requests[0]?.model, 'claude-haiku-4-5');
@@ -90,7 +129,10 @@ describe('summariseRegions', () => {
     const steps = Array.from({ length: 20 }, (_, i) => answer(`ROLLING-${i + 1} summary`));
     const llm = new ScriptedLlm(steps);
     const progress: SummariseProgress[] = [];
-    const out = await summariseRegions(state, summariseOpts(markRegions(state, keep(2)), llm, { contextWindow: 16_000, onProgress: (p) => progress.push(p) }));
+    const out = await summariseRegions(
+      state,
+      summariseOpts(markRegions(state, keep(2)), llm, { contextWindow: 16_000, onProgress: (p) => progress.push(p) }),
+    );
     const n = llm.requests.length;
     assert.ok(n >= 2, `${n} chunks`);
     assert.match(requestText(llm, 1), /<previous_summary turns="1-\d+">\nROLLING-1 summary\n<\/previous_summary>/);
@@ -100,7 +142,10 @@ describe('summariseRegions', () => {
     assert.ok(summary.startsWith('Summary of turns 1–8:'));
     assert.match(summary, new RegExp(`ROLLING-${n} summary`));
     assert.ok(!summary.includes('ROLLING-1 summary'), 'the last answer covers everything');
-    assert.deepEqual(progress.map((p) => p.chunk), Array.from({ length: n }, (_, i) => i + 1));
+    assert.deepEqual(
+      progress.map((p) => p.chunk),
+      Array.from({ length: n }, (_, i) => i + 1),
+    );
     assert.deepEqual(checkInvariants(out.state), []);
   });
 
@@ -111,12 +156,20 @@ describe('summariseRegions', () => {
     const state = c.state();
     const giant = state.messages[1] as Message;
     const llm = new ScriptedLlm([answer('Short summary.')]);
-    const out = await summariseRegions(state, summariseOpts(markRegions(state, keep(1)), llm, { contextWindow: 16_000 }));
+    const out = await summariseRegions(
+      state,
+      summariseOpts(markRegions(state, keep(1)), llm, { contextWindow: 16_000 }),
+    );
     assert.equal(llm.requests.length, 1);
     assert.ok(!requestText(llm, 0).includes('GGGGGGGGGG'), 'the giant is not sent');
     assert.match(requestText(llm, 0), new RegExp(`assistant message ${giant.id} of turn 1`));
     const rec = out.records[0];
-    assert.match(rec?.summary ?? '', new RegExp(`Left out of this summary[^\\n]*\\n- assistant message ${giant.id} of turn 1 \\(text, about 10,003 tokens\\)`));
+    assert.match(
+      rec?.summary ?? '',
+      new RegExp(
+        `Left out of this summary[^\\n]*\\n- assistant message ${giant.id} of turn 1 \\(text, about 10,003 tokens\\)`,
+      ),
+    );
     assert.ok(rec?.originals.includes(giant), 'still restorable');
     assert.deepEqual(rec?.fallbacks, ['left out 1 message(s) too large to summarise']);
   });
@@ -130,12 +183,18 @@ describe('summariseRegions', () => {
     assert.equal(llm.requests.length, 1, 'no more calls after a failure');
     assert.equal(out.failed, true);
     assert.equal(out.error, overloaded.error.message);
-    assert.deepEqual(out.records.map((r) => r.layer), ['fallback-drop', 'fallback-drop']);
+    assert.deepEqual(
+      out.records.map((r) => r.layer),
+      ['fallback-drop', 'fallback-drop'],
+    );
     const [first, second] = out.records;
     assert.deepEqual(first?.fallbacks, ['summariser failed: the API is overloaded → dropped turns 1–2']);
     const marker = first?.replacement[0]?.blocks[0];
     assert.ok(marker?.type === 'text');
-    assert.equal(marker.text, '[Turns 1–2 were removed to free context because the summariser failed (the API is overloaded); they can be restored from the Compactions view.]');
+    assert.equal(
+      marker.text,
+      '[Turns 1–2 were removed to free context because the summariser failed (the API is overloaded); they can be restored from the Compactions view.]',
+    );
     assert.equal(marker.meta.source, 'compactor');
     assert.equal(first?.replacement[1]?.blocks[0]?.type === 'text' && first.replacement[1].blocks[0].text, DROP_ACK);
     assert.equal(second?.model, undefined, 'the second region never reached the summariser');
@@ -157,7 +216,10 @@ describe('summariseRegions', () => {
     const timeout = (ms: number) => (asked.push(ms), new Promise<void>((r) => (fire = r)));
     let calls = 0;
     const deaf: LlmClient = { stream: () => (calls++, new Promise(() => undefined)) };
-    const run = summariseRegions(state, summariseOpts(markRegions(state, keep(2)), new ScriptedLlm([]), { summariser: deaf, timeout }));
+    const run = summariseRegions(
+      state,
+      summariseOpts(markRegions(state, keep(2)), new ScriptedLlm([]), { summariser: deaf, timeout }),
+    );
     while (calls === 0) await new Promise((r) => setImmediate(r));
     fire();
     const out = await run;
@@ -194,11 +256,17 @@ describe('summariseRegions', () => {
   it('skips a region whose messages are gone, and drops without calling the summariser when told to', async () => {
     const state = plainTurns(5).state();
     const regions = markRegions(state, keep(2));
-    const stale = await summariseRegions(plainTurns(5, 400, 'other').state(), summariseOpts(regions, new ScriptedLlm([])));
+    const stale = await summariseRegions(
+      plainTurns(5, 400, 'other').state(),
+      summariseOpts(regions, new ScriptedLlm([])),
+    );
     assert.equal(stale.records.length, 0);
     assert.match(stale.skipped[0]?.reason ?? '', /no longer/);
     const llm = new ScriptedLlm([]);
-    const dropped = await summariseRegions(state, summariseOpts(regions, llm, { dropReason: 'summarisation paused after 3 failures' }));
+    const dropped = await summariseRegions(
+      state,
+      summariseOpts(regions, llm, { dropReason: 'summarisation paused after 3 failures' }),
+    );
     assert.equal(llm.requests.length, 0);
     assert.equal(dropped.failed, false);
     assert.equal(dropped.records[0]?.layer, 'fallback-drop');
@@ -212,7 +280,10 @@ describe('circuit breaker', () => {
     const state = plainTurns(5).state();
     for (let i = 0; i < 3; i++) {
       assert.ok(b.allows('auto-soft'));
-      const out = await summariseRegions(state, summariseOpts(markRegions(state, keep(2)), new ScriptedLlm([overloaded])));
+      const out = await summariseRegions(
+        state,
+        summariseOpts(markRegions(state, keep(2)), new ScriptedLlm([overloaded])),
+      );
       if (out.failed) b.failure(out.error);
     }
     assert.equal(b.isOpen, true);

@@ -16,17 +16,38 @@ describe('how compaction reads in the chat and in Compact Now', () => {
   it('a summary card names the turns, and an in-turn summary says it holds the earlier tool rounds', () => {
     assert.equal(summaryTitle({ firstTurn: 1, lastTurn: 2 }), 'Turns 1–2 were compacted into a summary.');
     assert.equal(summaryTitle({ firstTurn: 3, lastTurn: 3 }), 'Turn 3 was compacted into a summary.');
-    assert.equal(summaryTitle({ firstTurn: 1, lastTurn: 1, inTurn: true }), 'Earlier tool rounds of turn 1 were compacted into a summary.');
-    assert.equal(summaryTitle({ firstTurn: 1, lastTurn: 4, inTurn: true }), 'Turns 1–3 and the earlier tool rounds of turn 4 were compacted into a summary.');
+    assert.equal(
+      summaryTitle({ firstTurn: 1, lastTurn: 1, inTurn: true }),
+      'Earlier tool rounds of turn 1 were compacted into a summary.',
+    );
+    assert.equal(
+      summaryTitle({ firstTurn: 1, lastTurn: 4, inTurn: true }),
+      'Turns 1–3 and the earlier tool rounds of turn 4 were compacted into a summary.',
+    );
   });
 
   it('the transcript marks summaries that end inside a turn (and only those), and the protocol carries the mark', () => {
     const b = new Build('p');
-    const summary = (text: string, turn: number) => ({ type: 'summary' as const, text, compactionId: `cmp_${turn}`, turnRange: [1, turn] as [number, number], meta: { ...b.text('').meta, source: 'compactor' as const } });
-    const inTurn = b.message('user', [b.text('Audit every module.'), summary(summaryText(1, 2, 'Read mod1 to mod9.', [], 'before', true), 2)], 2);
+    const summary = (text: string, turn: number) => ({
+      type: 'summary' as const,
+      text,
+      compactionId: `cmp_${turn}`,
+      turnRange: [1, turn] as [number, number],
+      meta: { ...b.text('').meta, source: 'compactor' as const },
+    });
+    const inTurn = b.message(
+      'user',
+      [b.text('Audit every module.'), summary(summaryText(1, 2, 'Read mod1 to mod9.', [], 'before', true), 2)],
+      2,
+    );
     const whole = b.message('user', [summary(summaryText(1, 1, 'Talked about auth.', [], 'none'), 1)], 1);
-    const items = transcriptOf([whole, b.message('assistant', [b.text('Understood.', 'compactor')], 1), inTurn]).filter((i) => i.kind === 'summary');
-    assert.deepEqual(items.map((i) => i.kind === 'summary' && i.inTurn), [undefined, true]);
+    const items = transcriptOf([whole, b.message('assistant', [b.text('Understood.', 'compactor')], 1), inTurn]).filter(
+      (i) => i.kind === 'summary',
+    );
+    assert.deepEqual(
+      items.map((i) => i.kind === 'summary' && i.inTurn),
+      [undefined, true],
+    );
     for (const item of items) assert.ok(parseChatToWebview({ type: 'upsert', item }).ok);
     assert.ok(!parseChatToWebview({ type: 'upsert', item: { ...items[1], inTurn: 'yes' } }).ok, 'inTurn is a boolean');
   });
@@ -36,42 +57,123 @@ describe('how compaction reads in the chat and in Compact Now', () => {
     const state = convo.state();
     const masked = applyMask(state, layerCtx(0.8), maskCandidates(state.messages, 3, tokensOf)).state;
     const tools = transcriptOf(masked.messages).filter((i) => i.kind === 'tool');
-    assert.deepEqual(tools.map((i) => i.kind === 'tool' && [i.input.includes('src/a.ts'), i.cleared]), [[true, true], [false, undefined]]);
-    assert.match(tools[0]?.kind === 'tool' ? (tools[0].result ?? '') : '', /^\[Tool result cleared to save context: read_file src\/a\.ts/);
+    assert.deepEqual(
+      tools.map((i) => i.kind === 'tool' && [i.input.includes('src/a.ts'), i.cleared]),
+      [
+        [true, true],
+        [false, undefined],
+      ],
+    );
+    assert.match(
+      tools[0]?.kind === 'tool' ? (tools[0].result ?? '') : '',
+      /^\[Tool result cleared to save context: read_file src\/a\.ts/,
+    );
     for (const item of tools) assert.ok(parseChatToWebview({ type: 'upsert', item }).ok);
   });
 
   it("Compact Now's sentence names the tokens the run's records then carry (tokensBefore), and the whole prompt", async () => {
     const convo = new Convo();
-    for (let t = 1; t <= 4; t++) convo.user(`question ${t}`).read(`src/f${t}.ts`, lines(120, 40, `f${t}`)).say(`answer ${t}`);
+    for (let t = 1; t <= 4; t++)
+      convo
+        .user(`question ${t}`)
+        .read(`src/f${t}.ts`, lines(120, 40, `f${t}`))
+        .say(`answer ${t}`);
     const state = convo.state({ keepRecentTurns: 1, keepRecentTokens: 0 });
-    const llm = new ScriptedLlm(Array.from({ length: 4 }, () => ({ content: [{ type: 'text' as const, text: 'The user asked about f1 to f3; the assistant read them.' }] })));
-    const compactor = new Compactor({ summariser: llm, clock: fakeClock(), ids: counterIds('s'), tokensOf, measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0), settings: () => DEFAULT_COMPACTION_SETTINGS, timeout: () => new Promise(() => undefined) });
+    const llm = new ScriptedLlm(
+      Array.from({ length: 4 }, () => ({
+        content: [{ type: 'text' as const, text: 'The user asked about f1 to f3; the assistant read them.' }],
+      })),
+    );
+    const compactor = new Compactor({
+      summariser: llm,
+      clock: fakeClock(),
+      ids: counterIds('s'),
+      tokensOf,
+      measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
+      settings: () => DEFAULT_COMPACTION_SETTINGS,
+      timeout: () => new Promise(() => undefined),
+    });
     const preview = compactor.preview(state);
     const sentence = previewSentence(preview);
-    const m = /^Would compact (turns 1–3): about ([\d,]+) → ([\d,]+) tokens \(saves ~([\d,]+)\)\. The whole prompt: about ([\d,]+) → ([\d,]+) tokens\.$/.exec(sentence);
+    const m =
+      /^Would compact (turns 1–3): about ([\d,]+) → ([\d,]+) tokens \(saves ~([\d,]+)\)\. The whole prompt: about ([\d,]+) → ([\d,]+) tokens\.$/.exec(
+        sentence,
+      );
     assert.ok(m, sentence);
-    const run = await compactor.compact(state, { trigger: 'manual', tokensToFree: 'all', signal: new AbortController().signal });
+    const run = await compactor.compact(state, {
+      trigger: 'manual',
+      tokensToFree: 'all',
+      signal: new AbortController().signal,
+    });
     assert.ok(run.records.length > 0);
     const num = (s: string | undefined) => Number((s ?? '').replace(/,/g, ''));
-    assert.equal(num(m[2]), Math.round(run.records.reduce((n, r) => n + r.tokensBefore, 0)), 'the "about A" of the preview is what the records show as tokens before');
+    assert.equal(
+      num(m[2]),
+      Math.round(run.records.reduce((n, r) => n + r.tokensBefore, 0)),
+      'the "about A" of the preview is what the records show as tokens before',
+    );
     assert.equal(num(m[5]), Math.round(preview.tokensBefore), 'and the whole prompt is named too');
-    assert.deepEqual(run.records.flatMap((r) => r.regions.map((g) => `${g.firstTurn}–${g.lastTurn}`)), ['1–3'], 'the run compacts the turns the preview named');
+    assert.deepEqual(
+      run.records.flatMap((r) => r.regions.map((g) => `${g.firstTurn}–${g.lastTurn}`)),
+      ['1–3'],
+      'the run compacts the turns the preview named',
+    );
   });
 
   it("Compact Now's sentence names the files the run then re-attaches fresh from disk", async () => {
     const convo = new Convo();
-    for (let t = 1; t <= 4; t++) convo.user(`question ${t}`).read(`src/f${t}.ts`, lines(120, 40, `f${t}`)).say(`answer ${t}`);
+    for (let t = 1; t <= 4; t++)
+      convo
+        .user(`question ${t}`)
+        .read(`src/f${t}.ts`, lines(120, 40, `f${t}`))
+        .say(`answer ${t}`);
     const state = convo.state({ keepRecentTurns: 1, keepRecentTokens: 0 });
-    const llm = new ScriptedLlm(Array.from({ length: 4 }, () => ({ content: [{ type: 'text' as const, text: 'The user asked about f1 to f3; the assistant read them.' }] })));
+    const llm = new ScriptedLlm(
+      Array.from({ length: 4 }, () => ({
+        content: [{ type: 'text' as const, text: 'The user asked about f1 to f3; the assistant read them.' }],
+      })),
+    );
     const readFresh = async (path: string) => ({ ok: true as const, text: `// fresh ${path}\n`, bytes: 20 });
-    const compactor = new Compactor({ summariser: llm, clock: fakeClock(), ids: counterIds('s'), tokensOf, measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0), settings: () => DEFAULT_COMPACTION_SETTINGS, timeout: () => new Promise(() => undefined), readFresh });
+    const compactor = new Compactor({
+      summariser: llm,
+      clock: fakeClock(),
+      ids: counterIds('s'),
+      tokensOf,
+      measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
+      settings: () => DEFAULT_COMPACTION_SETTINGS,
+      timeout: () => new Promise(() => undefined),
+      readFresh,
+    });
     const preview = compactor.preview(state);
-    assert.deepEqual(preview.reattach, ['src/f3.ts', 'src/f2.ts', 'src/f1.ts'], 'the compacted reads, most recent first; f4 stays verbatim');
-    assert.match(previewSentence(preview), / Then re-attaches src\/f3\.ts, src\/f2\.ts, src\/f1\.ts \(read fresh from disk, up to ~5,000 tokens each\)\.$/);
-    const run = await compactor.compact(state, { trigger: 'manual', tokensToFree: 'all', signal: new AbortController().signal });
-    assert.deepEqual(run.records.flatMap((r) => (r.reattached ?? []).map((f) => f.path)), preview.reattach, 'the run re-attaches the files the preview named');
-    const off = new Compactor({ summariser: llm, clock: fakeClock(), ids: counterIds('t'), tokensOf, measure: () => 0, settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, reattachAfterCompaction: false }), timeout: () => new Promise(() => undefined), readFresh });
+    assert.deepEqual(
+      preview.reattach,
+      ['src/f3.ts', 'src/f2.ts', 'src/f1.ts'],
+      'the compacted reads, most recent first; f4 stays verbatim',
+    );
+    assert.match(
+      previewSentence(preview),
+      / Then re-attaches src\/f3\.ts, src\/f2\.ts, src\/f1\.ts \(read fresh from disk, up to ~5,000 tokens each\)\.$/,
+    );
+    const run = await compactor.compact(state, {
+      trigger: 'manual',
+      tokensToFree: 'all',
+      signal: new AbortController().signal,
+    });
+    assert.deepEqual(
+      run.records.flatMap((r) => (r.reattached ?? []).map((f) => f.path)),
+      preview.reattach,
+      'the run re-attaches the files the preview named',
+    );
+    const off = new Compactor({
+      summariser: llm,
+      clock: fakeClock(),
+      ids: counterIds('t'),
+      tokensOf,
+      measure: () => 0,
+      settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, reattachAfterCompaction: false }),
+      timeout: () => new Promise(() => undefined),
+      readFresh,
+    });
     assert.deepEqual(off.preview(state).reattach, [], 'nothing is named when re-attach is off');
   });
 });

@@ -39,9 +39,18 @@ describe('keepRecentTokens in a small window', () => {
       convo.read(`src/mod${i}.ts`, lines(200, 40, `mod${i}`));
       tokens = convo.messages.reduce((n, m) => n + tokensOf(m), 0);
     }
-    const plan = planCompaction(convo.state(cfg), { tokensOf, fixedTokens: 0, settings: DEFAULT_COMPACTION_SETTINGS, cacheWarm: true, mode: 'auto' });
+    const plan = planCompaction(convo.state(cfg), {
+      tokensOf,
+      fixedTokens: 0,
+      settings: DEFAULT_COMPACTION_SETTINGS,
+      cacheWarm: true,
+      mode: 'auto',
+    });
     assert.equal(plan.pressure.level, 'hard');
     assert.notEqual(plan.action, 'none', plan.reason);
-    assert.ok(plan.expectedAfter < cfg.hardThreshold * eff, `the plan brings ${plan.tokensBefore} tokens under the hard threshold (expected ${plan.expectedAfter})`);
+    assert.ok(
+      plan.expectedAfter < cfg.hardThreshold * eff,
+      `the plan brings ${plan.tokensBefore} tokens under the hard threshold (expected ${plan.expectedAfter})`,
+    );
   });
 });

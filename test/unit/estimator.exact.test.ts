@@ -16,7 +16,10 @@ describe('TokenEstimator.anchorExact (count_tokens anchor)', () => {
     assert.equal(e.anchorTokens, 420);
     assert.equal(e.anchorSource, 'count_tokens');
     const same = e.estimate(req(first));
-    assert.deepEqual([same.tokens, same.mode, same.anchored, same.breakdown.anchorTokens], [420, 'anchored', true, 420]);
+    assert.deepEqual(
+      [same.tokens, same.mode, same.anchored, same.breakdown.anchorTokens],
+      [420, 'anchored', true, 420],
+    );
     const next = e.estimate(req([...first, mk.message('assistant', [mk.text(words(50, 2))])]));
     assert.equal(next.mode, 'anchored');
     assert.ok(next.tokens > 420);

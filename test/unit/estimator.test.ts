@@ -11,7 +11,10 @@ const req = (messages: readonly Message[]): PromptRequest => ({ system: [], tool
 
 /** One assistant + user exchange of roughly `n` words. */
 function exchange(n: number, seed: number): Message[] {
-  return [mk.message('assistant', [mk.text(words(Math.ceil(n / 4), seed)), mk.toolUse('read', { path: `f${seed}.ts` })]), mk.message('user', [mk.toolResult(words(n, seed + 1))])];
+  return [
+    mk.message('assistant', [mk.text(words(Math.ceil(n / 4), seed)), mk.toolUse('read', { path: `f${seed}.ts` })]),
+    mk.message('user', [mk.toolResult(words(n, seed + 1))]),
+  ];
 }
 
 describe('calibration', () => {
@@ -61,9 +64,17 @@ describe('TokenEstimator', () => {
     assert.equal(cold.mode, 'cold');
     assert.equal(cold.anchored, false);
     assert.ok(cold.tokens < api(h), 'honest: the unseen overhead is unknowable before the first report');
-    const withTools = est.estimate({ system: [], tools: [{ name: 't', description: 'd', inputSchema: { type: 'object' } }], messages: h });
+    const withTools = est.estimate({
+      system: [],
+      tools: [{ name: 't', description: 'd', inputSchema: { type: 'object' } }],
+      messages: h,
+    });
     assert.ok(withTools.breakdown.overheadTokens === TOOL_USE_PREAMBLE_TOKENS);
-    const o = est.observe(req(h), { input_tokens: 10, cache_read_input_tokens: api(h) - 10, cache_creation_input_tokens: 0 });
+    const o = est.observe(req(h), {
+      input_tokens: 10,
+      cache_read_input_tokens: api(h) - 10,
+      cache_creation_input_tokens: 0,
+    });
     assert.equal(o.reported, api(h));
     assert.ok(Math.abs(o.overhead - 1600) < 30, String(o.overhead));
     assert.equal(est.estimate(req(h)).tokens, api(h), 'nothing added since the report: exactly the report');
@@ -82,7 +93,10 @@ describe('TokenEstimator', () => {
       callsPerTurn.push(tk.calls - before);
       h.push(...exchange(50, k));
     }
-    assert.ok(callsPerTurn.slice(1).every((c) => c === 3), `each turn tokenises exactly its 3 new blocks: ${[...new Set(callsPerTurn)]}`);
+    assert.ok(
+      callsPerTurn.slice(1).every((c) => c === 3),
+      `each turn tokenises exactly its 3 new blocks: ${[...new Set(callsPerTurn)]}`,
+    );
     const blocks = h.reduce((s, m) => s + m.blocks.length, 0);
     est.estimate(req(h));
     assert.equal(tk.calls, blocks, 'every block tokenised exactly once over the whole session');
@@ -99,7 +113,9 @@ describe('TokenEstimator', () => {
     }
     est.observe(req(h), { input_tokens: api(h) });
     // Compaction: the oldest 60 messages become one summary; the rest are kept.
-    const summary = mk.message('user', [{ type: 'summary', text: words(400), compactionId: 'c1', turnRange: [1, 30], meta: mk.text('').meta }]);
+    const summary = mk.message('user', [
+      { type: 'summary', text: words(400), compactionId: 'c1', turnRange: [1, 30], meta: mk.text('').meta },
+    ]);
     h = [summary, ...h.slice(61)];
     const e = est.estimate(req(h));
     const truth = api(h);

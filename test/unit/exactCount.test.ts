@@ -18,8 +18,14 @@ class GatedLlm implements LlmClient {
   readonly requests: MessageCreateParamsNonStreaming[] = [];
   readonly started = new Counter();
   readonly gates: Gate[] = [];
-  constructor(private readonly answers: Answer[], private readonly gated = false) {}
-  async stream(params: MessageCreateParamsNonStreaming, opts: { signal: AbortSignal; onEvent: (e: LlmEvent) => void }): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> {
+  constructor(
+    private readonly answers: Answer[],
+    private readonly gated = false,
+  ) {}
+  async stream(
+    params: MessageCreateParamsNonStreaming,
+    opts: { signal: AbortSignal; onEvent: (e: LlmEvent) => void },
+  ): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> {
     this.requests.push(params);
     const gate = new Gate();
     if (!this.gated) gate.open();
@@ -31,7 +37,20 @@ class GatedLlm implements LlmClient {
     if (!a) throw new Error('script exhausted');
     if ('error' in a) return { ok: false, error: a.error };
     const stopReason = a.content.some((c) => c.type === 'tool_use') ? 'tool_use' : 'end_turn';
-    return { ok: true, result: { content: a.content, stopReason, model: params.model, usage: { input_tokens: 5000 + this.requests.length, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } };
+    return {
+      ok: true,
+      result: {
+        content: a.content,
+        stopReason,
+        model: params.model,
+        usage: {
+          input_tokens: 5000 + this.requests.length,
+          output_tokens: 10,
+          cache_read_input_tokens: 0,
+          cache_creation_input_tokens: 0,
+        },
+      },
+    };
   }
 }
 
@@ -59,7 +78,13 @@ function setup(llm: GatedLlm, count?: FakeCount['port']) {
   const deps: AgentDeps = {
     llm,
     tools: new FakeTools({ list_files: 'a.ts' }),
-    sink: { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined, pins: async () => undefined },
+    sink: {
+      message: async () => undefined,
+      usage: async () => undefined,
+      compaction: async () => undefined,
+      restore: async () => undefined,
+      pins: async () => undefined,
+    },
     clock: fakeClock(),
     ids: counterIds('x'),
     tokenizer,
@@ -90,11 +115,18 @@ describe('exact first anchor (count_tokens beside the first request)', () => {
     await t.session.send('one');
     await t.session.send('two');
     assert.equal(llm.requests.length, 3);
-    assert.deepEqual(count.calls.map((c) => c.model), [testConfig().model], 'one count for three requests of one model');
+    assert.deepEqual(
+      count.calls.map((c) => c.model),
+      [testConfig().model],
+      'one count for three requests of one model',
+    );
     t.session.update({ config: testConfig({ model: 'claude-opus-4-6' }) });
     await t.session.send('three');
     await t.session.send('four');
-    assert.deepEqual(count.calls.map((c) => c.model), [testConfig().model, 'claude-opus-4-6']);
+    assert.deepEqual(
+      count.calls.map((c) => c.model),
+      [testConfig().model, 'claude-opus-4-6'],
+    );
   });
 
   it('never delays the send: a count that never answers leaves the turn to finish', async () => {
@@ -131,13 +163,19 @@ describe('exact first anchor (count_tokens beside the first request)', () => {
     assert.equal(t.estimator.anchorSource, 'count_tokens');
     // The conversation being sent, estimated now, is exactly the count.
     assert.equal(t.estimator.estimate(t.session.state).tokens, 1234);
-    assert.deepEqual(exactEvents(t.events), [{ type: 'exact_count', tokens: 1234, estimated: firstEstimate(t.events), anchored: true }]);
+    assert.deepEqual(exactEvents(t.events), [
+      { type: 'exact_count', tokens: 1234, estimated: firstEstimate(t.events), anchored: true },
+    ]);
     llm.gates[0]!.open();
     await sent;
     assert.equal(t.estimator.anchorSource, 'usage');
     assert.equal(t.estimator.anchorTokens, 5001);
     const used = t.events.filter((e) => e.type === 'usage');
-    assert.deepEqual(used.map((e) => e.type === 'usage' && e.counted), [1234], 'the usage (and what is saved with it) carries the count that anchored its request');
+    assert.deepEqual(
+      used.map((e) => e.type === 'usage' && e.counted),
+      [1234],
+      'the usage (and what is saved with it) carries the count that anchored its request',
+    );
   });
 
   it('a count that answers after the usage is only reported', async () => {
@@ -148,17 +186,25 @@ describe('exact first anchor (count_tokens beside the first request)', () => {
     const calibration = t.estimator.calibration;
     count.calls[0]!.release({ ok: true, inputTokens: 999 });
     await t.exact.reached(1);
-    assert.deepEqual(exactEvents(t.events), [{ type: 'exact_count', tokens: 999, estimated: firstEstimate(t.events), anchored: false }]);
+    assert.deepEqual(exactEvents(t.events), [
+      { type: 'exact_count', tokens: 999, estimated: firstEstimate(t.events), anchored: false },
+    ]);
     assert.equal(t.estimator.anchorSource, 'usage');
     assert.equal(t.estimator.anchorTokens, 5001);
     assert.equal(t.estimator.calibration, calibration);
-    assert.ok(t.events.every((e) => e.type !== 'usage' || e.counted === undefined), 'the usage carries no count');
+    assert.ok(
+      t.events.every((e) => e.type !== 'usage' || e.counted === undefined),
+      'the usage carries no count',
+    );
   });
 
   it('a failed or rejected count changes nothing', async () => {
     for (const answer of ['failed', 'rejected'] as const) {
       const plain = setup(new GatedLlm([text('hi'), text('more')]));
-      const port = answer === 'failed' ? async (): Promise<ExactCountResult> => ({ ok: false }) : () => Promise.reject(new Error('boom'));
+      const port =
+        answer === 'failed'
+          ? async (): Promise<ExactCountResult> => ({ ok: false })
+          : () => Promise.reject(new Error('boom'));
       const llm = new GatedLlm([text('hi'), text('more')], true);
       const counted = setup(llm, port);
       const sent = counted.session.send('one');
@@ -174,7 +220,10 @@ describe('exact first anchor (count_tokens beside the first request)', () => {
   });
 
   it('a first request that fails still leaves the exact anchor for the next', async () => {
-    const llm = new GatedLlm([{ error: { kind: 'overloaded', message: 'Overloaded.', retryable: true } }, text('ok')], true);
+    const llm = new GatedLlm(
+      [{ error: { kind: 'overloaded', message: 'Overloaded.', retryable: true } }, text('ok')],
+      true,
+    );
     const count = new FakeCount();
     const t = setup(llm, count.port);
     const sent = t.session.send('one');

@@ -1,6 +1,11 @@
 import { strict as assert } from 'node:assert';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
 import { clientFor, filler } from '../fake-anthropic/testkit';
 
@@ -8,14 +13,28 @@ const BP = { type: 'ephemeral' } as const;
 const MIN = 60_000;
 
 const tools: Tool[] = [
-  { name: 'read_file', description: 'Read a file of the workspace', input_schema: { type: 'object', properties: { path: { type: 'string' } } } },
-  { name: 'run', description: 'Run a shell command', input_schema: { type: 'object', properties: { command: { type: 'string' } } } },
+  {
+    name: 'read_file',
+    description: 'Read a file of the workspace',
+    input_schema: { type: 'object', properties: { path: { type: 'string' } } },
+  },
+  {
+    name: 'run',
+    description: 'Run a shell command',
+    input_schema: { type: 'object', properties: { command: { type: 'string' } } },
+  },
 ];
 
 /** tools + a 1200-token system prompt with a breakpoint on the system block. */
 function request(userText: string, system = filler(1200), ttl?: '1h'): MessageCreateParamsNonStreaming {
   const sys: TextBlockParam[] = [{ type: 'text', text: system, cache_control: ttl ? { type: 'ephemeral', ttl } : BP }];
-  return { model: 'claude-sonnet-4-6', max_tokens: 512, tools, system: sys, messages: [{ role: 'user', content: userText }] };
+  return {
+    model: 'claude-sonnet-4-6',
+    max_tokens: 512,
+    tools,
+    system: sys,
+    messages: [{ role: 'user', content: userText }],
+  };
 }
 
 describe('fake Anthropic: prompt caching', () => {
@@ -33,7 +52,15 @@ describe('fake Anthropic: prompt caching', () => {
   });
 
   const usage = async (body: MessageCreateParamsNonStreaming) => (await client.messages.create(body)).usage;
-  const total = async (body: MessageCreateParamsNonStreaming) => (await client.messages.countTokens({ model: body.model, messages: body.messages, ...(body.system ? { system: body.system } : {}), ...(body.tools ? { tools: body.tools } : {}) })).input_tokens;
+  const total = async (body: MessageCreateParamsNonStreaming) =>
+    (
+      await client.messages.countTokens({
+        model: body.model,
+        messages: body.messages,
+        ...(body.system ? { system: body.system } : {}),
+        ...(body.tools ? { tools: body.tools } : {}),
+      })
+    ).input_tokens;
 
   it('writes a stable tools + system prefix on the first request and reads it on the second', async () => {
     const first = await usage(request('first question'));
@@ -45,8 +72,14 @@ describe('fake Anthropic: prompt caching', () => {
     const second = await usage(request('a different, longer second question'));
     assert.equal(second.cache_read_input_tokens, first.cache_creation_input_tokens);
     assert.equal(second.cache_creation_input_tokens, 0);
-    assert.equal(second.input_tokens, (await total(request('a different, longer second question'))) - second.cache_read_input_tokens!);
-    assert.deepEqual({ hits: server.cacheStats().hits, misses: server.cacheStats().misses, entries: server.cacheStats().entries }, { hits: 1, misses: 1, entries: 1 });
+    assert.equal(
+      second.input_tokens,
+      (await total(request('a different, longer second question'))) - second.cache_read_input_tokens!,
+    );
+    assert.deepEqual(
+      { hits: server.cacheStats().hits, misses: server.cacheStats().misses, entries: server.cacheStats().entries },
+      { hits: 1, misses: 1, entries: 1 },
+    );
   });
 
   it('misses when the system prompt changed', async () => {
@@ -61,7 +94,10 @@ describe('fake Anthropic: prompt caching', () => {
     now += 4 * MIN;
     assert.ok((await usage(request('q'))).cache_read_input_tokens! > 0, 'read after 4 min');
     now += 4 * MIN;
-    assert.ok((await usage(request('q'))).cache_read_input_tokens! > 0, 'read 8 min after the write: the read refreshed it');
+    assert.ok(
+      (await usage(request('q'))).cache_read_input_tokens! > 0,
+      'read 8 min after the write: the read refreshed it',
+    );
     now += 5 * MIN + 1;
     const expired = await usage(request('q'));
     assert.equal(expired.cache_read_input_tokens, 0, 'missed after 5 min without a read');
@@ -74,7 +110,10 @@ describe('fake Anthropic: prompt caching', () => {
     const written = await usage(request('q', filler(1200), '1h'));
     assert.equal(written.cache_creation?.ephemeral_1h_input_tokens, written.cache_creation_input_tokens);
     now += 50 * MIN;
-    assert.equal((await usage(request('q', filler(1200), '1h'))).cache_read_input_tokens, written.cache_creation_input_tokens);
+    assert.equal(
+      (await usage(request('q', filler(1200), '1h'))).cache_read_input_tokens,
+      written.cache_creation_input_tokens,
+    );
     now += 61 * MIN;
     assert.equal((await usage(request('q', filler(1200), '1h'))).cache_read_input_tokens, 0);
   });
@@ -93,11 +132,18 @@ describe('fake Anthropic: prompt caching', () => {
 
   describe('the 20-block lookback', () => {
     /** A 1200-token first user message (breakpoint on it unless `bpOnFirst` is false), then `extra` more blocks. */
-    function conversation(extra: number, opts: { bpOnFirst?: boolean; bpAt?: number } = {}): MessageCreateParamsNonStreaming {
+    function conversation(
+      extra: number,
+      opts: { bpOnFirst?: boolean; bpAt?: number } = {},
+    ): MessageCreateParamsNonStreaming {
       const blocks: TextBlockParam[] = Array.from({ length: extra }, (_, i) => ({ type: 'text', text: `note ${i}` }));
       if (opts.bpAt !== undefined) blocks[opts.bpAt] = { ...(blocks[opts.bpAt] as TextBlockParam), cache_control: BP };
       if (blocks.length > 0) blocks[blocks.length - 1] = { ...(blocks.at(-1) as TextBlockParam), cache_control: BP };
-      const first: TextBlockParam = { type: 'text', text: filler(1200), ...(opts.bpOnFirst === false ? {} : { cache_control: BP }) };
+      const first: TextBlockParam = {
+        type: 'text',
+        text: filler(1200),
+        ...(opts.bpOnFirst === false ? {} : { cache_control: BP }),
+      };
       const messages: MessageParam[] = [{ role: 'user', content: [first] }];
       if (extra > 0) messages.push({ role: 'assistant', content: 'ok' }, { role: 'user', content: blocks.slice(1) });
       return { model: 'claude-sonnet-4-6', max_tokens: 256, messages };
@@ -107,15 +153,26 @@ describe('fake Anthropic: prompt caching', () => {
       const written = await usage(conversation(0));
       assert.ok(written.cache_creation_input_tokens! > 1024);
       const later = await usage(conversation(20, { bpOnFirst: false }));
-      assert.equal(later.cache_read_input_tokens, written.cache_creation_input_tokens, '20 blocks later the lookback still finds it');
+      assert.equal(
+        later.cache_read_input_tokens,
+        written.cache_creation_input_tokens,
+        '20 blocks later the lookback still finds it',
+      );
     });
 
     it('a read through the lookback refreshes the entry it found', async () => {
       const written = await usage(conversation(0));
       now += 4 * MIN;
-      assert.equal((await usage(conversation(8, { bpOnFirst: false }))).cache_read_input_tokens, written.cache_creation_input_tokens);
+      assert.equal(
+        (await usage(conversation(8, { bpOnFirst: false }))).cache_read_input_tokens,
+        written.cache_creation_input_tokens,
+      );
       now += 4 * MIN;
-      assert.equal((await usage(conversation(0))).cache_read_input_tokens, written.cache_creation_input_tokens, '8 min after its write, 4 after its last read');
+      assert.equal(
+        (await usage(conversation(0))).cache_read_input_tokens,
+        written.cache_creation_input_tokens,
+        '8 min after its write, 4 after its last read',
+      );
     });
 
     it('misses more than 20 blocks after it, unless a second breakpoint is placed within reach', async () => {
@@ -125,7 +182,11 @@ describe('fake Anthropic: prompt caching', () => {
       server.reset();
       await usage(conversation(0));
       const bridged = await usage(conversation(21, { bpOnFirst: false, bpAt: 5 }));
-      assert.equal(bridged.cache_read_input_tokens, written.cache_creation_input_tokens, 'a breakpoint 6 blocks later finds it');
+      assert.equal(
+        bridged.cache_read_input_tokens,
+        written.cache_creation_input_tokens,
+        'a breakpoint 6 blocks later finds it',
+      );
       assert.ok(bridged.cache_creation_input_tokens! > 0, 'and the rest up to the last breakpoint is written');
     });
 
@@ -133,10 +194,17 @@ describe('fake Anthropic: prompt caching', () => {
       const body = conversation(6, { bpAt: 3 });
       const first = await usage(body);
       const second = await usage(body);
-      assert.equal(second.cache_read_input_tokens, first.cache_creation_input_tokens, 'the whole prefix up to the last breakpoint is read');
+      assert.equal(
+        second.cache_read_input_tokens,
+        first.cache_creation_input_tokens,
+        'the whole prefix up to the last breakpoint is read',
+      );
       assert.equal(second.input_tokens, first.input_tokens);
       assert.equal(second.cache_creation_input_tokens, 0);
-      assert.ok(second.input_tokens < 20, `only the frame after the last breakpoint is uncached (${second.input_tokens})`);
+      assert.ok(
+        second.input_tokens < 20,
+        `only the frame after the last breakpoint is uncached (${second.input_tokens})`,
+      );
     });
   });
 });

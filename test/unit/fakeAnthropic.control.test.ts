@@ -4,13 +4,27 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
-import { countTokens, parseSteps, startFakeAnthropic, type FakeAnthropic, type RecordedRequest } from '../fake-anthropic';
+import {
+  countTokens,
+  parseSteps,
+  startFakeAnthropic,
+  type FakeAnthropic,
+  type RecordedRequest,
+} from '../fake-anthropic';
 import { clientFor, filler, minimalRequest } from '../fake-anthropic/testkit';
 
 const root = join(__dirname, '..', '..');
 
-async function control(server: { url: string }, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${server.url}${path}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+async function control(
+  server: { url: string },
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
@@ -38,11 +52,20 @@ describe('fake Anthropic: HTTP control routes, log file, CLI, tokenizer', () => 
 
     const listed = await control(server, 'GET', '/_fake/requests');
     const requests = listed.json.requests as RecordedRequest[];
-    assert.deepEqual(requests.map((r) => [r.path, r.outcome, r.valid]), [['/v1/messages', 'answered', true], ['/v1/messages', 'scripted_error', true]]);
+    assert.deepEqual(
+      requests.map((r) => [r.path, r.outcome, r.valid]),
+      [
+        ['/v1/messages', 'answered', true],
+        ['/v1/messages', 'scripted_error', true],
+      ],
+    );
     assert.ok((requests[0]?.usage?.input_tokens ?? 0) > 0);
     assert.equal((requests[0]?.body as { model?: string }).model, 'claude-sonnet-4-6');
 
-    assert.deepEqual(await control(server, 'POST', '/_fake/window', { window: 50 }), { status: 200, json: { window: 50 } });
+    assert.deepEqual(await control(server, 'POST', '/_fake/window', { window: 50 }), {
+      status: 200,
+      json: { window: 50 },
+    });
     await assert.rejects(client.messages.create(minimalRequest()), /exceed context limit/);
     assert.equal(((await control(server, 'GET', '/_fake/requests?invalid=1')).json.requests as unknown[]).length, 1);
 
@@ -54,7 +77,9 @@ describe('fake Anthropic: HTTP control routes, log file, CLI, tokenizer', () => 
   });
 
   it('advances the cache clock and reports cache statistics over HTTP', async () => {
-    const body = minimalRequest({ system: [{ type: 'text', text: filler(1500), cache_control: { type: 'ephemeral' } }] });
+    const body = minimalRequest({
+      system: [{ type: 'text', text: filler(1500), cache_control: { type: 'ephemeral' } }],
+    });
     await client.messages.create(body);
     assert.ok(((await client.messages.create(body)).usage.cache_read_input_tokens ?? 0) > 1500);
     const clock = await control(server, 'POST', '/_fake/clock', { advanceMs: 5 * 60_000 + 1 });
@@ -67,10 +92,15 @@ describe('fake Anthropic: HTTP control routes, log file, CLI, tokenizer', () => 
   it('refuses a malformed script with a message naming the field, and unknown control routes with 404', async () => {
     const typo = await control(server, 'POST', '/_fake/script', [{ txt: 'oops' }]);
     assert.deepEqual(typo, { status: 400, json: { error: 'step 0: unknown field "txt"' } });
-    const mixed = await control(server, 'POST', '/_fake/script', { steps: [{ text: 'a' }, { status: 429, text: 'b' }] });
+    const mixed = await control(server, 'POST', '/_fake/script', {
+      steps: [{ text: 'a' }, { status: 429, text: 'b' }],
+    });
     assert.equal(mixed.json.error, 'step 1: "text" cannot be combined with "status"');
     assert.equal(server.pendingSteps, 0, 'nothing of a bad script is queued');
-    assert.throws(() => parseSteps([{ toolUses: [{ name: 'x', input: 'not an object' }] }]), /invalid value for "toolUses"/);
+    assert.throws(
+      () => parseSteps([{ toolUses: [{ name: 'x', input: 'not an object' }] }]),
+      /invalid value for "toolUses"/,
+    );
     assert.equal((await control(server, 'GET', '/_fake/nope')).status, 404);
   });
 
@@ -78,14 +108,30 @@ describe('fake Anthropic: HTTP control routes, log file, CLI, tokenizer', () => 
     const file = join(dir, 'requests.jsonl');
     const before = readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
     await client.messages.create(minimalRequest());
-    await client.messages.create(minimalRequest({ messages: [{ role: 'assistant', content: 'Hi' }] })).catch(() => undefined);
-    await client.messages.countTokens({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'count me' }] });
-    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
+    await client.messages
+      .create(minimalRequest({ messages: [{ role: 'assistant', content: 'Hi' }] }))
+      .catch(() => undefined);
+    await client.messages.countTokens({
+      model: 'claude-sonnet-4-6',
+      messages: [{ role: 'user', content: 'count me' }],
+    });
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .slice(before)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(lines.length, 3);
-    assert.deepEqual(lines.map((l) => [l.path, l.valid]), [['/v1/messages', true], ['/v1/messages', false], ['/v1/messages/count_tokens', true]]);
+    assert.deepEqual(
+      lines.map((l) => [l.path, l.valid]),
+      [
+        ['/v1/messages', true],
+        ['/v1/messages', false],
+        ['/v1/messages/count_tokens', true],
+      ],
+    );
     assert.match(String(lines[0]?.at), /^\d{4}-\d\d-\d\dT/);
     assert.equal((lines[1]?.error as { rule?: string }).rule, 'first_user');
-    assert.equal(((lines[0]?.body as { messages: Array<{ content: string }> }).messages[0])?.content, 'Hello');
+    assert.equal((lines[0]?.body as { messages: Array<{ content: string }> }).messages[0]?.content, 'Hello');
   });
 
   it('takes the log file from FAKE_ANTHROPIC_LOG', async () => {
@@ -104,7 +150,11 @@ describe('fake Anthropic: HTTP control routes, log file, CLI, tokenizer', () => 
   });
 
   it('starts from the CLI and prints where it listens', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fake-anthropic/cli.ts', '--port', '0', '--window', '5000'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'test/fake-anthropic/cli.ts', '--port', '0', '--window', '5000'],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     try {
       const line = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -117,7 +167,9 @@ describe('fake Anthropic: HTTP control routes, log file, CLI, tokenizer', () => 
       });
       const health = await control({ url: line }, 'GET', '/_fake/health');
       assert.equal(health.json.window, 5000);
-      const msg = await clientFor({ url: line }).messages.create(minimalRequest({ model: 'fake-claude', messages: [{ role: 'user', content: 'ping' }] }));
+      const msg = await clientFor({ url: line }).messages.create(
+        minimalRequest({ model: 'fake-claude', messages: [{ role: 'user', content: 'ping' }] }),
+      );
       assert.match(JSON.stringify(msg.content), /scripted test model/);
     } finally {
       child.kill('SIGTERM');
@@ -147,11 +199,30 @@ describe('fake Anthropic: HTTP control routes, log file, CLI, tokenizer', () => 
       (
         await client.messages.countTokens({
           model: 'claude-sonnet-4-6',
-          messages: [{ role: 'user', content: [...(data ? [{ type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data } }] : []), { type: 'text', text: 'describe' }] }],
+          messages: [
+            {
+              role: 'user',
+              content: [
+                ...(data
+                  ? [
+                      {
+                        type: 'image' as const,
+                        source: { type: 'base64' as const, media_type: 'image/png' as const, data },
+                      },
+                    ]
+                  : []),
+                { type: 'text', text: 'describe' },
+              ],
+            },
+          ],
         })
       ).input_tokens;
     const without = await count();
     assert.equal((await count(png(1000, 1000))) - without, 1334 + 3, '1000×1000 → ceil(1e6 / 750) + block frame');
-    assert.equal((await count(png(4000, 1000))) - without, Math.ceil((1568 * 392) / 750) + 3, 'long edge scaled to 1568');
+    assert.equal(
+      (await count(png(4000, 1000))) - without,
+      Math.ceil((1568 * 392) / 750) + 3,
+      'long edge scaled to 1568',
+    );
   });
 });

@@ -16,7 +16,16 @@ describe('fake Anthropic: cache diagnostics', () => {
   beforeEach(() => server.reset());
 
   const system = filler(1500);
-  const body = (messages: MessageParam[], over: Partial<MessageCreateParamsNonStreaming> = {}): MessageCreateParamsNonStreaming => ({ model: 'claude-sonnet-4-6', max_tokens: 256, system: [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }], messages, ...over });
+  const body = (
+    messages: MessageParam[],
+    over: Partial<MessageCreateParamsNonStreaming> = {},
+  ): MessageCreateParamsNonStreaming => ({
+    model: 'claude-sonnet-4-6',
+    max_tokens: 256,
+    system: [{ type: 'text', text: system, cache_control: { type: 'ephemeral' } }],
+    messages,
+    ...over,
+  });
   const first: MessageParam[] = [{ role: 'user', content: 'first question' }];
 
   it('no diagnostics field without the opt-in; null on the opt-in and when only messages were appended', async () => {
@@ -24,21 +33,38 @@ describe('fake Anthropic: cache diagnostics', () => {
     assert.equal('diagnostics' in plain, false);
     const a = await client.messages.create(body(first, { diagnostics: { previous_message_id: null } }));
     assert.equal(a.diagnostics, null);
-    const b = await client.messages.create(body([...first, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'more' }], { diagnostics: { previous_message_id: a.id } }));
+    const b = await client.messages.create(
+      body([...first, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'more' }], {
+        diagnostics: { previous_message_id: a.id },
+      }),
+    );
     assert.equal(b.diagnostics, null);
   });
 
   it('names the first divergence with the missed tokens: system, then an edited message, then an unknown id', async () => {
     const a = await client.messages.create(body(first, { diagnostics: { previous_message_id: null } }));
-    const b = await client.messages.create({ ...body(first), system: 'another prompt', diagnostics: { previous_message_id: a.id } });
+    const b = await client.messages.create({
+      ...body(first),
+      system: 'another prompt',
+      diagnostics: { previous_message_id: a.id },
+    });
     assert.equal(b.diagnostics?.cache_miss_reason?.type, 'system_changed');
-    const missed = b.diagnostics?.cache_miss_reason && 'cache_missed_input_tokens' in b.diagnostics.cache_miss_reason ? b.diagnostics.cache_miss_reason.cache_missed_input_tokens : 0;
+    const missed =
+      b.diagnostics?.cache_miss_reason && 'cache_missed_input_tokens' in b.diagnostics.cache_miss_reason
+        ? b.diagnostics.cache_miss_reason.cache_missed_input_tokens
+        : 0;
     assert.ok(missed >= 1500, `missed ${missed}`);
-    const c = await client.messages.create(body([{ role: 'user', content: 'edited question' }], { diagnostics: { previous_message_id: b.id } }));
+    const c = await client.messages.create(
+      body([{ role: 'user', content: 'edited question' }], { diagnostics: { previous_message_id: b.id } }),
+    );
     assert.equal(c.diagnostics?.cache_miss_reason?.type, 'system_changed');
-    const d = await client.messages.create(body([{ role: 'user', content: 'edited again' }], { diagnostics: { previous_message_id: c.id } }));
+    const d = await client.messages.create(
+      body([{ role: 'user', content: 'edited again' }], { diagnostics: { previous_message_id: c.id } }),
+    );
     assert.equal(d.diagnostics?.cache_miss_reason?.type, 'messages_changed');
-    const e = await client.messages.create(body(first, { model: 'claude-opus-4-6', diagnostics: { previous_message_id: d.id } }));
+    const e = await client.messages.create(
+      body(first, { model: 'claude-opus-4-6', diagnostics: { previous_message_id: d.id } }),
+    );
     assert.equal(e.diagnostics?.cache_miss_reason?.type, 'model_changed');
     const f = await client.messages.create(body(first, { diagnostics: { previous_message_id: 'msg_unknown' } }));
     assert.deepEqual(f.diagnostics, { cache_miss_reason: { type: 'previous_message_not_found' } });
@@ -46,7 +72,13 @@ describe('fake Anthropic: cache diagnostics', () => {
 
   it('reports `unavailable` when only thinking differs, and refuses a malformed diagnostics object', async () => {
     const a = await client.messages.create(body(first, { diagnostics: { previous_message_id: null } }));
-    const b = await client.messages.create(body(first, { max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 1024 }, diagnostics: { previous_message_id: a.id } }));
+    const b = await client.messages.create(
+      body(first, {
+        max_tokens: 4096,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        diagnostics: { previous_message_id: a.id },
+      }),
+    );
     assert.deepEqual(b.diagnostics, { cache_miss_reason: { type: 'unavailable' } });
     const bad = await rawPost(server, '/v1/messages', { ...body(first), diagnostics: { previous_message_id: 3 } });
     assert.equal(bad.status, 400);
@@ -61,7 +93,14 @@ describe('fake Anthropic: cache diagnostics', () => {
     assert.ok(a.ok);
     assert.match(a.result.messageId ?? '', /^msg_/);
     assert.equal(a.result.cacheMissReason, undefined); // diagnostics: null — nothing diverged
-    const b = await llm.stream({ ...body(first), tools: [{ name: 't', description: 'd', input_schema: { type: 'object' } }], diagnostics: { previous_message_id: a.result.messageId ?? null } }, opts);
+    const b = await llm.stream(
+      {
+        ...body(first),
+        tools: [{ name: 't', description: 'd', input_schema: { type: 'object' } }],
+        diagnostics: { previous_message_id: a.result.messageId ?? null },
+      },
+      opts,
+    );
     assert.ok(b.ok);
     assert.equal(b.result.cacheMissReason?.type, 'tools_changed');
   });

@@ -4,7 +4,12 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
 import { clientFor, filler, minimalRequest, rawPost } from '../fake-anthropic/testkit';
 import { Gate } from './support/gate';
 
-function apiError(e: unknown): { status: number | undefined; type?: string; message?: string; requestId?: string | null } {
+function apiError(e: unknown): {
+  status: number | undefined;
+  type?: string;
+  message?: string;
+  requestId?: string | null;
+} {
   assert.ok(e instanceof Anthropic.APIError, `expected an APIError, got ${String(e)}`);
   const body = e.error as { error?: { type?: string; message?: string } } | undefined;
   return { status: e.status, type: body?.error?.type, message: body?.error?.message, requestId: e.requestID };
@@ -29,7 +34,10 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
     // Only a lower bound: a busy machine can make the wait longer, never shorter. The SDK's own
     // first backoff (0.5 s at most) would be shorter, so this shows retry-after was honoured.
     assert.ok(waited >= 950, `waited ${waited} ms for retry-after: 1`);
-    assert.deepEqual(server.requests.map((r) => r.outcome), ['scripted_error', 'answered']);
+    assert.deepEqual(
+      server.requests.map((r) => r.outcome),
+      ['scripted_error', 'answered'],
+    );
     assert.equal(server.requests[1]?.headers['x-stainless-retry-count'], '1');
   });
 
@@ -71,7 +79,11 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
   });
 
   it('overloaded_error as an SSE error event mid-stream surfaces as an APIError after partial text', async () => {
-    server.script({ text: 'partial answer that will be cut off', chunkChars: 4, overloadedMidStream: { afterEvents: 5 } });
+    server.script({
+      text: 'partial answer that will be cut off',
+      chunkChars: 4,
+      overloadedMidStream: { afterEvents: 5 },
+    });
     const stream = client.messages.stream(minimalRequest());
     let text = '';
     stream.on('text', (d) => (text += d));
@@ -118,11 +130,16 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
     // the request is in and held, so no timing decides who comes first.
     const held = new Gate();
     let heldFor: AbortSignal | undefined;
-    const holding = await startFakeAnthropic({ sleep: (_ms, signal) => ((heldFor = signal), held.open(), new Promise<void>(() => undefined)) });
+    const holding = await startFakeAnthropic({
+      sleep: (_ms, signal) => ((heldFor = signal), held.open(), new Promise<void>(() => undefined)),
+    });
     try {
       holding.script({ text: 'too late', delayMs: 60_000 }, { text: 'next' });
       const ctrl = new AbortController();
-      const call = assert.rejects(clientFor(holding).messages.create(minimalRequest(), { signal: ctrl.signal }), Anthropic.APIUserAbortError);
+      const call = assert.rejects(
+        clientFor(holding).messages.create(minimalRequest(), { signal: ctrl.signal }),
+        Anthropic.APIUserAbortError,
+      );
       await held.wait();
       ctrl.abort();
       await call;
@@ -155,7 +172,10 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
     const body = minimalRequest({ max_tokens: 1000, messages: [{ role: 'user', content: filler(1500) }] });
     const total = (await client.messages.countTokens({ model: body.model, messages: body.messages })).input_tokens;
     await assert.rejects(client.messages.create(body), (e: unknown) => {
-      assert.equal(apiError(e).message, `input length and \`max_tokens\` exceed context limit: ${total} + 1000 > 2000, decrease input length or \`max_tokens\` and try again`);
+      assert.equal(
+        apiError(e).message,
+        `input length and \`max_tokens\` exceed context limit: ${total} + 1000 > 2000, decrease input length or \`max_tokens\` and try again`,
+      );
       return true;
     });
     const fits = await client.messages.create({ ...body, max_tokens: 2000 - total });
@@ -181,10 +201,16 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
   it('refuses requests without x-api-key, without anthropic-version, or with a body that is not JSON', async () => {
     const noKey = await rawPost(server, '/v1/messages', minimalRequest(), { 'x-api-key': null });
     assert.equal(noKey.status, 401);
-    assert.deepEqual((noKey.json as { error: unknown }).error, { type: 'authentication_error', message: 'x-api-key header is required' });
+    assert.deepEqual((noKey.json as { error: unknown }).error, {
+      type: 'authentication_error',
+      message: 'x-api-key header is required',
+    });
     const noVersion = await rawPost(server, '/v1/messages', minimalRequest(), { 'anthropic-version': null });
     assert.equal(noVersion.status, 400);
-    assert.deepEqual((noVersion.json as { error: unknown }).error, { type: 'invalid_request_error', message: 'anthropic-version: header is required' });
+    assert.deepEqual((noVersion.json as { error: unknown }).error, {
+      type: 'invalid_request_error',
+      message: 'anthropic-version: header is required',
+    });
     const badVersion = await rawPost(server, '/v1/messages', minimalRequest(), { 'anthropic-version': 'latest' });
     assert.equal(badVersion.status, 400);
     const notJson = await rawPost(server, '/v1/messages', '{"model": ');
@@ -192,7 +218,10 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
     assert.match(String((notJson.json as { error: { message: string } }).error.message), /error parsing the body/);
     const unknown = await rawPost(server, '/v1/complete_everything', {});
     assert.equal(unknown.status, 404);
-    assert.deepEqual(server.invalidRequests.map((r) => r.error?.rule), ['authentication', 'anthropic_version', 'anthropic_version', 'body_json', 'route']);
+    assert.deepEqual(
+      server.invalidRequests.map((r) => r.error?.rule),
+      ['authentication', 'anthropic_version', 'anthropic_version', 'body_json', 'route'],
+    );
     assert.match(String(noKey.headers.get('request-id')), /^req_011/);
   });
 });

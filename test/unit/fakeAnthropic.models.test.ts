@@ -28,7 +28,10 @@ describe('fake Anthropic: Models API and count_tokens', () => {
 
   it('GET /v1/models lists newest first and pages with limit / after_id', async () => {
     const first = await client.models.list({ limit: 2 });
-    assert.deepEqual(first.data.map((m) => m.id), ['fake-claude', 'claude-opus-5-5']);
+    assert.deepEqual(
+      first.data.map((m) => m.id),
+      ['fake-claude', 'claude-opus-5-5'],
+    );
     assert.equal(first.has_more, true);
     const all: string[] = [];
     for await (const m of client.models.list({ limit: 3 })) all.push(m.id);
@@ -37,12 +40,18 @@ describe('fake Anthropic: Models API and count_tokens', () => {
   });
 
   it('POST /v1/messages/count_tokens counts with the fake tokenizer and validates like /v1/messages', async () => {
-    const r = await client.messages.countTokens({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: filler(100) }] });
+    const r = await client.messages.countTokens({
+      model: 'claude-sonnet-4-6',
+      messages: [{ role: 'user', content: filler(100) }],
+    });
     const sent = server.allRequests.at(-1);
     assert.equal(sent?.outcome, 'counted');
     assert.equal(r.input_tokens, sent?.inputTokens);
     assert.ok(r.input_tokens >= 100);
-    await assert.rejects(client.messages.countTokens({ model: 'claude-sonnet-4-6', messages: [] }), (e: unknown) => e instanceof Anthropic.BadRequestError);
+    await assert.rejects(
+      client.messages.countTokens({ model: 'claude-sonnet-4-6', messages: [] }),
+      (e: unknown) => e instanceof Anthropic.BadRequestError,
+    );
   });
 
   it('the host client resolves limits and exact counts, and never throws when the server refuses', async () => {

@@ -37,7 +37,10 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
   it('streams several tool calls (input_json_delta) after a text block, stop_reason tool_use', async () => {
     const toolUses = [
       { name: 'read_file', input: { path: 'src/a.ts', range: [1, 40] }, id: 'toolu_01ReadA' },
-      { name: 'grep', input: { pattern: 'TODO', paths: ['src', 'test'], options: { caseSensitive: false, context: 2 } } },
+      {
+        name: 'grep',
+        input: { pattern: 'TODO', paths: ['src', 'test'], options: { caseSensitive: false, context: 2 } },
+      },
     ];
     server.script({ text: 'Let me look.', toolUses, chunkChars: 7 });
     const tools: Anthropic.Tool[] = [
@@ -48,7 +51,12 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
     assert.equal(msg.stop_reason, 'tool_use');
     assert.equal(msg.content.length, 3);
     assert.deepEqual(msg.content[0], { type: 'text', text: 'Let me look.' });
-    assert.deepEqual(msg.content[1], { type: 'tool_use', id: 'toolu_01ReadA', name: 'read_file', input: toolUses[0]?.input });
+    assert.deepEqual(msg.content[1], {
+      type: 'tool_use',
+      id: 'toolu_01ReadA',
+      name: 'read_file',
+      input: toolUses[0]?.input,
+    });
     const second = msg.content[2];
     assert.equal(second?.type, 'tool_use');
     if (second?.type === 'tool_use') {
@@ -60,7 +68,9 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
   it('sends the API event sequence: message_start, block start, ping, deltas, stop, message_delta, message_stop', async () => {
     server.script({ thinking: 'Consider the question.', text: 'Hi', toolUses: [{ name: 'ls', input: {} }] });
     const types: string[] = [];
-    const stream = client.messages.stream(minimalRequest({ tools: [{ name: 'ls', input_schema: { type: 'object' } }] }));
+    const stream = client.messages.stream(
+      minimalRequest({ tools: [{ name: 'ls', input_schema: { type: 'object' } }] }),
+    );
     for await (const e of stream) types.push(e.type === 'content_block_delta' ? `delta:${e.delta.type}` : e.type);
     const msg = await stream.finalMessage();
     assert.deepEqual(types, [
@@ -80,7 +90,9 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
       'message_stop',
     ]);
     const thinking = msg.content[0];
-    assert.ok(thinking?.type === 'thinking' && thinking.thinking === 'Consider the question.' && thinking.signature.length > 20);
+    assert.ok(
+      thinking?.type === 'thinking' && thinking.thinking === 'Consider the question.' && thinking.signature.length > 20,
+    );
   });
 
   it('writes raw SSE frames the API way: event names, JSON data, a ping after the first block start', async () => {
@@ -91,7 +103,15 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
     assert.match(String(res.headers.get('request-id')), /^req_011/);
     const frames = String(res.json).trim().split('\n\n');
     const names = frames.map((f) => /^event: (\S+)\ndata: \{/.exec(f)?.[1]);
-    assert.deepEqual(names, ['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    assert.deepEqual(names, [
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
     for (const f of frames) {
       const [, name, data] = /^event: (\S+)\ndata: (.*)$/s.exec(f) ?? [];
       assert.equal((JSON.parse(String(data)) as { type: string }).type, name, 'data.type repeats the event name');
@@ -112,8 +132,15 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
   });
 
   it('count_tokens returns the same input count a message request is billed for', async () => {
-    const body = minimalRequest({ system: 'You are terse.', messages: [{ role: 'user', content: 'Count these words, please: one two three.' }] });
-    const counted = await client.messages.countTokens({ model: body.model, system: body.system, messages: body.messages });
+    const body = minimalRequest({
+      system: 'You are terse.',
+      messages: [{ role: 'user', content: 'Count these words, please: one two three.' }],
+    });
+    const counted = await client.messages.countTokens({
+      model: body.model,
+      system: body.system,
+      messages: body.messages,
+    });
     const msg = await client.messages.create(body);
     assert.ok(counted.input_tokens > 10);
     assert.equal(counted.input_tokens, msg.usage.input_tokens);
@@ -122,15 +149,24 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
   });
 
   it('without a script answers a labelled, deterministic echo of the last user text (fake-claude accepted)', async () => {
-    const a = await client.messages.create(minimalRequest({ model: 'fake-claude', messages: [{ role: 'user', content: 'What is   the plan?' }] }));
-    const b = await client.messages.create(minimalRequest({ model: 'fake-claude', messages: [{ role: 'user', content: 'What is   the plan?' }] }));
-    assert.deepEqual(a.content, [{ type: 'text', text: '[fake-claude scripted test model] you said: "What is the plan?".' }]);
+    const a = await client.messages.create(
+      minimalRequest({ model: 'fake-claude', messages: [{ role: 'user', content: 'What is   the plan?' }] }),
+    );
+    const b = await client.messages.create(
+      minimalRequest({ model: 'fake-claude', messages: [{ role: 'user', content: 'What is   the plan?' }] }),
+    );
+    assert.deepEqual(a.content, [
+      { type: 'text', text: '[fake-claude scripted test model] you said: "What is the plan?".' },
+    ]);
     assert.deepEqual(b.content, a.content);
     assert.equal(a.model, 'fake-claude');
   });
 
   it('honours scripted stop reasons, and cuts an answer longer than max_tokens like the API', async () => {
-    server.script({ text: 'I cannot help with that.', stopReason: 'refusal' }, { text: 'one two three four five six seven eight nine ten' });
+    server.script(
+      { text: 'I cannot help with that.', stopReason: 'refusal' },
+      { text: 'one two three four five six seven eight nine ten' },
+    );
     const refused = await client.messages.create(minimalRequest());
     assert.equal(refused.stop_reason, 'refusal');
     const cut = await client.messages.stream(minimalRequest({ max_tokens: 4 })).finalMessage();
@@ -153,7 +189,10 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
       assert.equal(log[0], 'wait 150', 'the delay comes before any byte of the response');
       assert.ok(log.indexOf('first event') > 0, 'the first event arrives after it');
       const pauses = log.slice(1).filter((l) => l !== 'first event');
-      assert.ok(pauses.every((l) => l === 'wait 20'), JSON.stringify(log));
+      assert.ok(
+        pauses.every((l) => l === 'wait 20'),
+        JSON.stringify(log),
+      );
       // One pause between every two events the server wrote (the SDK does not surface pings).
       assert.ok(events >= 9 && pauses.length >= events - 1, `${pauses.length} pauses for ${events} events`);
     } finally {

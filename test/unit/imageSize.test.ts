@@ -1,6 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { imageDimensions, imageTokens, imageTokensForSize, MAX_IMAGE_TOKENS } from '../../src/core/tokens/imageSize';
-import { gifBase64, jpegBase64, pngBase64, progressiveJpegBase64, webpExtendedBase64, webpLosslessBase64, webpLossyBase64 } from './support/images';
+import {
+  gifBase64,
+  jpegBase64,
+  pngBase64,
+  progressiveJpegBase64,
+  webpExtendedBase64,
+  webpLosslessBase64,
+  webpLossyBase64,
+} from './support/images';
 
 describe('imageDimensions', () => {
   const cases: Array<[string, (w: number, h: number) => string]> = [
@@ -14,7 +22,13 @@ describe('imageDimensions', () => {
   ];
   for (const [name, make] of cases) {
     it(`reads ${name} sizes`, () => {
-      for (const [w, h] of [[1, 1], [640, 480], [1920, 1080], [333, 4000], [16383, 2]] as const) {
+      for (const [w, h] of [
+        [1, 1],
+        [640, 480],
+        [1920, 1080],
+        [333, 4000],
+        [16383, 2],
+      ] as const) {
         assert.deepEqual(imageDimensions(make(w, h)), { width: w, height: h }, `${w}×${h}`);
       }
     });
@@ -50,7 +64,12 @@ describe('image tokens', () => {
     assert.equal(imageTokensForSize({ width: 1092, height: 1092 }), 1590);
     // A very wide image: long edge 4000 → 1568, height 100 → 39.
     assert.equal(imageTokensForSize({ width: 4000, height: 100 }), Math.ceil((1568 * 39) / 750));
-    for (const [w, h] of [[4000, 3000], [1920, 1080], [8000, 8000], [1568, 1568]]) {
+    for (const [w, h] of [
+      [4000, 3000],
+      [1920, 1080],
+      [8000, 8000],
+      [1568, 1568],
+    ]) {
       const t = imageTokensForSize({ width: w ?? 0, height: h ?? 0 });
       assert.ok(t <= MAX_IMAGE_TOKENS && t > 1400, `${w}×${h}: ${t}`);
     }

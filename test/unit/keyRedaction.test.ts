@@ -20,7 +20,12 @@ async function echoingServer(): Promise<{ url: string; server: Server; requests:
     req.on('end', () => {
       const key = String(req.headers['x-api-key'] ?? req.headers.authorization ?? '').replace(/^Bearer /, '');
       res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: `bad key ${key} (json: ${JSON.stringify(key)})` } }));
+      res.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'invalid_request_error', message: `bad key ${key} (json: ${JSON.stringify(key)})` },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -30,7 +35,13 @@ async function echoingServer(): Promise<{ url: string; server: Server; requests:
 describe('the API key never reaches an error or a log line', () => {
   it('redactSecrets removes the key raw, JSON-escaped, \\x-escaped and in its pieces around a NUL', () => {
     assert.equal(redactSecrets(`a ${KEY} b ${JSON.stringify(KEY)}`, [KEY]), `a ${REDACTED} b "${REDACTED}"`);
-    for (const form of [NUL_KEY, JSON.stringify(NUL_KEY).slice(1, -1), 'sk-ant-api03-SECRETSECRETSECRET\\x00tailpart9', 'sk-ant-api03-SECRETSECRETSECRET', 'sk-ant-api03-SECRETSECRETSECRETtailpart9']) {
+    for (const form of [
+      NUL_KEY,
+      JSON.stringify(NUL_KEY).slice(1, -1),
+      'sk-ant-api03-SECRETSECRETSECRET\\x00tailpart9',
+      'sk-ant-api03-SECRETSECRETSECRET',
+      'sk-ant-api03-SECRETSECRETSECRETtailpart9',
+    ]) {
       const out = redactSecrets(`Headers.append: "Bearer ${form}" is an invalid header value.`, [NUL_KEY]);
       assert.ok(!out.includes('SECRETSECRET'), out);
       assert.ok(!out.includes('tailpart9'), out);
@@ -39,14 +50,21 @@ describe('the API key never reaches an error or a log line', () => {
   });
 
   it('a key with a NUL, whitespace or non-ASCII fails the check, with no part of the key in the reason', () => {
-    assert.match(apiKeyCharProblem(NUL_KEY) ?? '', /printable ASCII only; this one has a control character \(U\+0000\) at position 32/);
+    assert.match(
+      apiKeyCharProblem(NUL_KEY) ?? '',
+      /printable ASCII only; this one has a control character \(U\+0000\) at position 32/,
+    );
     assert.match(apiKeyProblem(NUL_KEY) ?? '', /control character/);
     assert.match(apiKeyProblem('sk-ant-api03-abc\u00e9defghijkl') ?? '', /not plain ASCII \(U\+00E9\)/);
     assert.match(apiKeyProblem('sk-ant-api03 abcdefghijkl') ?? '', /no spaces/);
     assert.match(apiKeyProblem('sk-ant-api03-abc\u007fdefghijkl') ?? '', /control character \(U\+007F\)/);
     assert.equal(apiKeyProblem(`  ${KEY}\n`), undefined);
     assert.equal(apiKeyProblem(''), undefined);
-    assert.equal(apiKeyCharProblem('proxy-token-without-prefix'), undefined, 'a proxy key of another shape may still be sent');
+    assert.equal(
+      apiKeyCharProblem('proxy-token-without-prefix'),
+      undefined,
+      'a proxy key of another shape may still be sent',
+    );
     for (const r of [apiKeyCharProblem(NUL_KEY), apiKeyProblem(NUL_KEY)]) assert.ok(!r?.includes('SECRET'));
   });
 
@@ -54,7 +72,11 @@ describe('the API key never reaches an error or a log line', () => {
     const echo = await echoingServer();
     try {
       const events: LlmEvent[] = [];
-      const client = new AnthropicLlmClient({ apiKey: async () => NUL_KEY, baseUrl: echo.url, retry: { maxRetries: 0, baseDelayMs: 0, maxDelayMs: 0 } });
+      const client = new AnthropicLlmClient({
+        apiKey: async () => NUL_KEY,
+        baseUrl: echo.url,
+        retry: { maxRetries: 0, baseDelayMs: 0, maxDelayMs: 0 },
+      });
       const r = await client.stream(params, { signal: new AbortController().signal, onEvent: (e) => events.push(e) });
       assert.equal(r.ok, false);
       if (r.ok) return;
@@ -71,7 +93,10 @@ describe('the API key never reaches an error or a log line', () => {
   it('an SDK error whose message holds the key reaches the chat and the log redacted', async () => {
     const echo = await echoingServer();
     const logged: string[] = [];
-    const channel = { info: (m: string) => logged.push(m), error: (m: string | Error, ...rest: unknown[]) => logged.push([String(m), ...rest.map(String)].join(' ')) };
+    const channel = {
+      info: (m: string) => logged.push(m),
+      error: (m: string | Error, ...rest: unknown[]) => logged.push([String(m), ...rest.map(String)].join(' ')),
+    };
     const log = redactingLog(channel, () => [KEY]);
     try {
       const client = new AnthropicLlmClient({ apiKey: async () => KEY, baseUrl: echo.url });
@@ -98,7 +123,11 @@ describe('the API key never reaches an error or a log line', () => {
     const client = new AnthropicLlmClient({ apiKey: async () => (asked++, KEY), baseUrl: 'ftp://127.0.0.1/' });
     const r = await client.stream(params, { signal: new AbortController().signal, onEvent: () => undefined });
     assert.equal(r.ok, false);
-    if (!r.ok) assert.match(r.error.message, /^Nothing was sent: contextPipeline\.baseUrl is not usable \(only http and https are supported, not ftp\)/);
+    if (!r.ok)
+      assert.match(
+        r.error.message,
+        /^Nothing was sent: contextPipeline\.baseUrl is not usable \(only http and https are supported, not ftp\)/,
+      );
     assert.equal(asked, 1);
   });
 });

@@ -3,16 +3,29 @@ import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs } from '../../src/c
 
 describe('classifyFailure', () => {
   it('recognises exactly the two overflow messages, with their figures', () => {
-    const a = classifyFailure({ status: 400, type: 'invalid_request_error', message: 'prompt is too long: 212345 tokens > 200000 maximum', requestId: 'req_1' });
+    const a = classifyFailure({
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'prompt is too long: 212345 tokens > 200000 maximum',
+      requestId: 'req_1',
+    });
     assert.equal(a.kind, 'prompt_too_long');
     assert.equal(a.promptTokens, 212_345);
     assert.equal(a.limitTokens, 200_000);
     assert.match(a.message, /req_1/);
-    const b = classifyFailure({ status: 400, message: 'input length and `max_tokens` exceed context limit: 190000 + 32000 > 200000, decrease input length or `max_tokens` and try again' });
+    const b = classifyFailure({
+      status: 400,
+      message:
+        'input length and `max_tokens` exceed context limit: 190000 + 32000 > 200000, decrease input length or `max_tokens` and try again',
+    });
     assert.equal(b.kind, 'context_exceeded');
     assert.equal(b.promptTokens, 190_000);
     assert.equal(b.limitTokens, 200_000);
-    for (const message of ['messages: text content blocks must be non-empty', 'the prompt is long-winded', 'max_tokens: too long']) {
+    for (const message of [
+      'messages: text content blocks must be non-empty',
+      'the prompt is long-winded',
+      'max_tokens: too long',
+    ]) {
       assert.equal(classifyFailure({ status: 400, message }).kind, 'invalid_request', message);
     }
   });
@@ -41,16 +54,31 @@ describe('classifyFailure', () => {
 
 describe('retryDelayMs', () => {
   it('honours retry-after in seconds and as a date, capped at 60 s', () => {
-    assert.equal(retryDelayMs(1, DEFAULT_RETRY_POLICY, '3', 0, () => 0.5), 3000);
-    assert.equal(retryDelayMs(1, DEFAULT_RETRY_POLICY, '600', 0, () => 0.5), 60_000);
+    assert.equal(
+      retryDelayMs(1, DEFAULT_RETRY_POLICY, '3', 0, () => 0.5),
+      3000,
+    );
+    assert.equal(
+      retryDelayMs(1, DEFAULT_RETRY_POLICY, '600', 0, () => 0.5),
+      60_000,
+    );
     const now = Date.parse('2026-11-21T00:00:00Z');
-    assert.equal(retryDelayMs(1, DEFAULT_RETRY_POLICY, 'Sat, 21 Nov 2026 00:00:05 GMT', now, () => 0.5), 5000);
+    assert.equal(
+      retryDelayMs(1, DEFAULT_RETRY_POLICY, 'Sat, 21 Nov 2026 00:00:05 GMT', now, () => 0.5),
+      5000,
+    );
   });
 
   it('backs off exponentially with jitter when the server says nothing', () => {
     const mid = (n: number) => retryDelayMs(n, DEFAULT_RETRY_POLICY, null, 0, () => 0.5);
     assert.deepEqual([1, 2, 3, 4, 10].map(mid), [1000, 2000, 4000, 8000, 30_000]);
-    assert.equal(retryDelayMs(1, DEFAULT_RETRY_POLICY, null, 0, () => 0), 750);
-    assert.equal(retryDelayMs(1, DEFAULT_RETRY_POLICY, 'garbage', 0, () => 0.999), 1250);
+    assert.equal(
+      retryDelayMs(1, DEFAULT_RETRY_POLICY, null, 0, () => 0),
+      750,
+    );
+    assert.equal(
+      retryDelayMs(1, DEFAULT_RETRY_POLICY, 'garbage', 0, () => 0.999),
+      1250,
+    );
   });
 });

@@ -4,11 +4,25 @@ import { resolveConfig } from '../../src/core/pipeline/config';
 import { modelInfo, planningPrices } from '../../src/core/models/modelFacts';
 import { MODEL_TABLE } from '../../src/core/models/modelTable';
 
-const usage = (input: number, read = 0, write = 0, output = 0) => ({ input_tokens: input, cache_read_input_tokens: read, cache_creation_input_tokens: write, output_tokens: output });
+const usage = (input: number, read = 0, write = 0, output = 0) => ({
+  input_tokens: input,
+  cache_read_input_tokens: read,
+  cache_creation_input_tokens: write,
+  output_tokens: output,
+});
 
 describe('model table', () => {
   it('knows the current and legacy models the docs list, with windows and output limits', () => {
-    for (const id of ['claude-fable-5-1', 'claude-opus-5-5', 'claude-sonnet-5-5', 'claude-haiku-5-5', 'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-sonnet-4-6']) {
+    for (const id of [
+      'claude-fable-5-1',
+      'claude-opus-5-5',
+      'claude-sonnet-5-5',
+      'claude-haiku-5-5',
+      'claude-opus-4-8',
+      'claude-opus-4-7',
+      'claude-opus-4-6',
+      'claude-sonnet-4-6',
+    ]) {
       const m = modelInfo(id);
       assert.ok(m.known, id);
       assert.equal(m.contextWindow, 1_000_000, id);
@@ -30,7 +44,7 @@ describe('model table', () => {
     assert.equal(modelInfo('claude-haiku-4-5').tokenizer, 'claude');
   });
 
-  it('prices 5m and 1h cache writes and reads from the model\'s own rate card', () => {
+  it("prices 5m and 1h cache writes and reads from the model's own rate card", () => {
     // Sonnet 4.6: $3 in, $15 out, 5m write $3.75, 1h write $6, read $0.30.
     assert.equal(requestCostUsd('claude-sonnet-4-6', usage(1_000_000)), 3);
     assert.equal(requestCostUsd('claude-sonnet-4-6', usage(0, 0, 1_000_000), '5m'), 3.75);
@@ -43,8 +57,17 @@ describe('model table', () => {
   });
 
   it('bills Haiku 5.5 prompts over 100,000 tokens at the long-prompt rates, for the whole request', () => {
-    assert.ok(Math.abs((requestCostUsd('claude-haiku-5-5', usage(100_000, 0, 0, 1000)) ?? NaN) - (100_000 * 0.1 + 1000 * 0.5) / 1e6) < 1e-12);
-    assert.ok(Math.abs((requestCostUsd('claude-haiku-5-5', usage(50_001, 50_000, 0, 1000)) ?? NaN) - (50_001 * 0.5 + 50_000 * 0.05 + 1000 * 2.5) / 1e6) < 1e-12);
+    assert.ok(
+      Math.abs(
+        (requestCostUsd('claude-haiku-5-5', usage(100_000, 0, 0, 1000)) ?? NaN) - (100_000 * 0.1 + 1000 * 0.5) / 1e6,
+      ) < 1e-12,
+    );
+    assert.ok(
+      Math.abs(
+        (requestCostUsd('claude-haiku-5-5', usage(50_001, 50_000, 0, 1000)) ?? NaN) -
+          (50_001 * 0.5 + 50_000 * 0.05 + 1000 * 2.5) / 1e6,
+      ) < 1e-12,
+    );
   });
 
   it('prices a model it does not know as unknown, never as another model', () => {
@@ -70,13 +93,28 @@ describe('window source (setting, Models API, table)', () => {
     assert.deepEqual([fromApi.config.contextWindow, fromApi.windowSource], [1_000_000, 'models-api']);
     const table = resolveConfig({ model: 'claude-sonnet-4-5' }, { ...api, id: 'claude-opus-4-6' });
     assert.ok(table.ok);
-    assert.deepEqual([table.config.contextWindow, table.windowSource], [200_000, 'table'], 'limits of another model are ignored');
+    assert.deepEqual(
+      [table.config.contextWindow, table.windowSource],
+      [200_000, 'table'],
+      'limits of another model are ignored',
+    );
     const unknown = resolveConfig({ model: 'proxy-x' });
     assert.ok(unknown.ok);
     assert.equal(unknown.windowSource, 'assumed');
-    const apiKnowsProxy = resolveConfig({ model: 'proxy-x' }, { id: 'proxy-x', maxInputTokens: 500_000, maxTokens: 8000 });
+    const apiKnowsProxy = resolveConfig(
+      { model: 'proxy-x' },
+      { id: 'proxy-x', maxInputTokens: 500_000, maxTokens: 8000 },
+    );
     assert.ok(apiKnowsProxy.ok);
-    assert.deepEqual([apiKnowsProxy.config.contextWindow, apiKnowsProxy.config.outputReserve, apiKnowsProxy.windowSource, apiKnowsProxy.warnings.length], [500_000, 8000, 'models-api', 0]);
+    assert.deepEqual(
+      [
+        apiKnowsProxy.config.contextWindow,
+        apiKnowsProxy.config.outputReserve,
+        apiKnowsProxy.windowSource,
+        apiKnowsProxy.warnings.length,
+      ],
+      [500_000, 8000, 'models-api', 0],
+    );
   });
 });
 
@@ -88,7 +126,11 @@ describe('estimator prior per tokenizer family', () => {
     const est = new TokenEstimator(words);
     assert.equal(priorFactorFor('claude'), DEFAULT_CALIBRATION_OPTIONS.priorFactor);
     assert.ok(Math.abs(priorFactorFor('claude-2026') - DEFAULT_CALIBRATION_OPTIONS.priorFactor * 1.3) < 1e-12);
-    assert.equal(est.useModel('claude-opus-5-5', priorFactorFor('claude-2026')), false, 'the first model only sets the prior');
+    assert.equal(
+      est.useModel('claude-opus-5-5', priorFactorFor('claude-2026')),
+      false,
+      'the first model only sets the prior',
+    );
     assert.ok(Math.abs(est.calibration.factor - priorFactorFor('claude-2026')) < 1e-12);
     const req = { system: [], tools: [], messages: [] };
     est.observe(req, { input_tokens: 500 });

@@ -34,7 +34,8 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-const withoutMemo = (s: ConversationState) => JSON.stringify(s, (k, v: unknown) => (k === 'tokenCount' ? undefined : v));
+const withoutMemo = (s: ConversationState) =>
+  JSON.stringify(s, (k, v: unknown) => (k === 'tokenCount' ? undefined : v));
 
 describe('normalize inside prepareRequest', () => {
   it('never changes the state passed in (the session keeps what it holds)', () => {
@@ -68,10 +69,20 @@ describe('normalize inside prepareRequest', () => {
     const next = [...history, b.assistant(b.text('Done.', 'assistant')), b.user(b.text('thanks'))];
     const second = pl.prepare(stateOf(next));
     assertAccepted(second.params);
-    first.sent.messages.forEach((m, i) => assert.equal(second.sent.messages[i], m, `normalized message ${i} is the same object`));
-    assert.equal(pl.tokenizer.chars - charsAfterFirst, 'Done.'.length + 'thanks'.length, 'only the new blocks were tokenised');
+    first.sent.messages.forEach((m, i) =>
+      assert.equal(second.sent.messages[i], m, `normalized message ${i} is the same object`),
+    );
+    assert.equal(
+      pl.tokenizer.chars - charsAfterFirst,
+      'Done.'.length + 'thanks'.length,
+      'only the new blocks were tokenised',
+    );
     assert.equal(second.tokens.anchored, true);
-    assert.equal(pl.estimator.estimate(stateOf(next)).mode, 'anchored', 'the stored (unnormalized) state estimates anchored too');
+    assert.equal(
+      pl.estimator.estimate(stateOf(next)).mode,
+      'anchored',
+      'the stored (unnormalized) state estimates anchored too',
+    );
   });
 
   it('plans breakpoints and counts tokens on the normalized messages, and the ledger matches the request', () => {
@@ -83,19 +94,37 @@ describe('normalize inside prepareRequest', () => {
     assert.ok(p.anchors.some((a) => a.target.at === 'message'));
     for (const a of p.anchors) if (a.target.at === 'message') assert.ok(a.target.messageIndex < p.sent.messages.length);
     const ledger = buildLedger(p.sent, p.anchors, pl.tokenizer, pl.estimator.calibration, p.repairs);
-    const sentBlocks = p.params.messages.flatMap((m) => (typeof m.content === 'string' ? [{ cache_control: undefined }] : (m.content as Array<{ cache_control?: unknown }>)));
+    const sentBlocks = p.params.messages.flatMap((m) =>
+      typeof m.content === 'string'
+        ? [{ cache_control: undefined }]
+        : (m.content as Array<{ cache_control?: unknown }>),
+    );
     const messageRows = ledger.filter((r) => r.role === 'user' || r.role === 'assistant');
     assert.equal(messageRows.length, sentBlocks.length, 'one ledger row per block sent');
-    assert.deepEqual(messageRows.map((r) => r.breakpoint), sentBlocks.map((c) => c.cache_control !== undefined), 'breakpoints on the same blocks');
+    assert.deepEqual(
+      messageRows.map((r) => r.breakpoint),
+      sentBlocks.map((c) => c.cache_control !== undefined),
+      'breakpoints on the same blocks',
+    );
     const marked = ledger.filter((r) => r.repair !== undefined);
-    assert.ok(marked.some((r) => r.kind === 'tool_result' && /interrupted/.test(r.repair ?? '')), 'the added result is marked in the ledger');
-    assert.ok(marked.some((r) => r.kind === 'text' && /whose call is not in the message before/.test(r.repair ?? '')), 'the orphan result turned text is marked');
+    assert.ok(
+      marked.some((r) => r.kind === 'tool_result' && /interrupted/.test(r.repair ?? '')),
+      'the added result is marked in the ledger',
+    );
+    assert.ok(
+      marked.some((r) => r.kind === 'text' && /whose call is not in the message before/.test(r.repair ?? '')),
+      'the orphan result turned text is marked',
+    );
   });
 
   it('an agent turn on a broken stored history sends a valid request, reports the repairs, and stores only new messages', async () => {
     const b = new NBuild('ag');
     // A history starting with the assistant (its first user message compacted away) and a lone surrogate from an older session file.
-    const crashed = [b.assistant(b.summary('We read a.ts.')), b.user(b.text('half an emoji: \uD83D')), b.assistant(b.text('Noted.', 'assistant'))];
+    const crashed = [
+      b.assistant(b.summary('We read a.ts.')),
+      b.user(b.text('half an emoji: \uD83D')),
+      b.assistant(b.text('Noted.', 'assistant')),
+    ];
     const llm = new ScriptedLlm([{ content: [{ type: 'text', text: 'Where were we?' }] }]);
     const persisted: Message[] = [];
     const events: AgentEvent[] = [];
@@ -105,7 +134,13 @@ describe('normalize inside prepareRequest', () => {
       {
         llm,
         tools: new FakeTools({}),
-        sink: { message: async (m) => void persisted.push(m), usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined, pins: async () => undefined },
+        sink: {
+          message: async (m) => void persisted.push(m),
+          usage: async () => undefined,
+          compaction: async () => undefined,
+          restore: async () => undefined,
+          pins: async () => undefined,
+        },
         clock: { now: () => 0 },
         ids: counterIds('ag'),
         tokenizer,
@@ -121,8 +156,15 @@ describe('normalize inside prepareRequest', () => {
     assert.ok(sent);
     validateRequest(JSON.parse(JSON.stringify(sent)), 'messages');
     const started = events.find((e) => e.type === 'request_started');
-    assert.deepEqual(started?.type === 'request_started' ? started.repairs?.map((r) => r.kind) : undefined, ['first_not_user', 'lone_surrogate']);
+    assert.deepEqual(started?.type === 'request_started' ? started.repairs?.map((r) => r.kind) : undefined, [
+      'first_not_user',
+      'lone_surrogate',
+    ]);
     assert.deepEqual(session.state.messages.slice(0, 3), crashed, 'the stored history is not rewritten');
-    assert.deepEqual(persisted.map((m) => m.role), ['user', 'assistant'], 'only the new messages are written');
+    assert.deepEqual(
+      persisted.map((m) => m.role),
+      ['user', 'assistant'],
+      'only the new messages are written',
+    );
   });
 });

@@ -1,6 +1,13 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import type { Block, BlockMeta, ConversationState, Message, TextBlock, ToolResultContent } from '../../src/core/conversation/conversationModel';
+import type {
+  Block,
+  BlockMeta,
+  ConversationState,
+  Message,
+  TextBlock,
+  ToolResultContent,
+} from '../../src/core/conversation/conversationModel';
 import { normalizeState, NO_REPAIRS } from '../../src/core/normalize/normalize';
 import { serializeMessage } from '../../src/core/pipeline/serialize';
 import { validateRequest } from '../fake-anthropic/validateRequest';
@@ -9,12 +16,34 @@ import { pipeline, stateOf } from './support/normalizeFixtures';
 /** Strings that break the API's rules alongside ordinary ones: empty, blank, lone surrogates (both halves), emoji. */
 const text = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 12 }) },
-  { weight: 3, arbitrary: fc.constantFrom('', ' ', '\n\t', '\uD83D', '\uDE00', 'a\uD800b', 'x\uDC00', '😀', 'ok 😀 \uD83D', 'done') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '\n\t',
+      '\uD83D',
+      '\uDE00',
+      'a\uD800b',
+      'x\uDC00',
+      '😀',
+      'ok 😀 \uD83D',
+      'done',
+    ),
+  },
 );
 /** A small pool, so that calls, results and repeated ids meet; two ids the API refuses. */
 const toolId = fc.constantFrom('toolu_1', 'toolu_2', 'toolu_3', 'toolu_1_2', 'call.4', '');
 const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(text, tie('value'), { maxKeys: 3 })),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    text,
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(text, tie('value'), { maxKeys: 3 }),
+  ),
 })).value;
 const media = fc.constantFrom('image/png', 'image/jpeg', 'image/bmp', 'text/plain');
 
@@ -26,28 +55,93 @@ type Spec =
   | { kind: 'image'; mediaType: string; data: string };
 
 const block: fc.Arbitrary<Spec> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('text' as const), text, source: fc.constantFrom<BlockMeta['source']>('user', 'assistant', 'reminder', 'ide_selection', 'compactor') }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('summary' as const), text, source: fc.constant<BlockMeta['source']>('compactor') }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('tool_use' as const), id: toolId, name: fc.constantFrom('read_file', 'search', 'x\uD800'), input: fc.oneof({ weight: 4, arbitrary: fc.dictionary(text, json, { maxKeys: 3 }) }, { weight: 1, arbitrary: json }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('text' as const),
+      text,
+      source: fc.constantFrom<BlockMeta['source']>('user', 'assistant', 'reminder', 'ide_selection', 'compactor'),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('summary' as const),
+      text,
+      source: fc.constant<BlockMeta['source']>('compactor'),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('tool_use' as const),
+      id: toolId,
+      name: fc.constantFrom('read_file', 'search', 'x\uD800'),
+      input: fc.oneof(
+        { weight: 4, arbitrary: fc.dictionary(text, json, { maxKeys: 3 }) },
+        { weight: 1, arbitrary: json },
+      ),
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('tool_result' as const),
       id: toolId,
-      content: fc.oneof(text, fc.array(fc.oneof(fc.record({ type: fc.constant('text' as const), text }), fc.record({ type: fc.constant('image' as const), mediaType: media as fc.Arbitrary<'image/png'>, data: fc.constantFrom('iVBORw0KGgo=', '\uD800') })), { maxLength: 3 })),
+      content: fc.oneof(
+        text,
+        fc.array(
+          fc.oneof(
+            fc.record({ type: fc.constant('text' as const), text }),
+            fc.record({
+              type: fc.constant('image' as const),
+              mediaType: media as fc.Arbitrary<'image/png'>,
+              data: fc.constantFrom('iVBORw0KGgo=', '\uD800'),
+            }),
+          ),
+          { maxLength: 3 },
+        ),
+      ),
       isError: fc.boolean(),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('thinking' as const), text, signature: fc.option(fc.constantFrom('c2ln', '', 's\uDC00'), { nil: undefined }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('image' as const), mediaType: media, data: fc.constantFrom('iVBORw0KGgo=', '\uD83D') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('thinking' as const),
+      text,
+      signature: fc.option(fc.constantFrom('c2ln', '', 's\uDC00'), { nil: undefined }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('image' as const),
+      mediaType: media,
+      data: fc.constantFrom('iVBORw0KGgo=', '\uD83D'),
+    }),
+  },
 );
-const message = fc.record({ role: fc.constantFrom<Message['role']>('user', 'assistant'), blocks: fc.array(block, { maxLength: 4 }) });
-const conversation = fc.record({ messages: fc.array(message, { maxLength: 10 }), system: fc.array(text, { maxLength: 2 }) });
+const message = fc.record({
+  role: fc.constantFrom<Message['role']>('user', 'assistant'),
+  blocks: fc.array(block, { maxLength: 4 }),
+});
+const conversation = fc.record({
+  messages: fc.array(message, { maxLength: 10 }),
+  system: fc.array(text, { maxLength: 2 }),
+});
 
 /** Builds the state a generated conversation stands for (fresh ids: every block and message distinct). */
 function build(c: { messages: { role: Message['role']; blocks: Spec[] }[]; system: string[] }): ConversationState {
   let n = 0;
-  const meta = (source: BlockMeta['source']): BlockMeta => ({ id: `blk_${++n}`, tier: 2, source, createdAt: 0, pinned: false, compactable: source !== 'compactor' });
+  const meta = (source: BlockMeta['source']): BlockMeta => ({
+    id: `blk_${++n}`,
+    tier: 2,
+    source,
+    createdAt: 0,
+    pinned: false,
+    compactable: source !== 'compactor',
+  });
   const toBlock = (s: Spec): Block => {
     switch (s.kind) {
       case 'text':
@@ -57,19 +151,36 @@ function build(c: { messages: { role: Message['role']; blocks: Spec[] }[]; syste
       case 'tool_use':
         return { type: 'tool_use', id: s.id, name: s.name, input: s.input, meta: meta('assistant') };
       case 'tool_result':
-        return { type: 'tool_result', toolUseId: s.id, content: s.content, ...(s.isError ? { isError: true } : {}), meta: meta('tool') };
+        return {
+          type: 'tool_result',
+          toolUseId: s.id,
+          content: s.content,
+          ...(s.isError ? { isError: true } : {}),
+          meta: meta('tool'),
+        };
       case 'thinking':
-        return { type: 'thinking', thinking: s.text, ...(s.signature !== undefined ? { signature: s.signature } : {}), meta: meta('assistant') };
+        return {
+          type: 'thinking',
+          thinking: s.text,
+          ...(s.signature !== undefined ? { signature: s.signature } : {}),
+          meta: meta('assistant'),
+        };
       case 'image':
         return { type: 'image', mediaType: s.mediaType as 'image/png', data: s.data, meta: meta('user') };
     }
   };
-  const messages = c.messages.map((m, i): Message => ({ id: `msg_${i}`, role: m.role, turn: i, blocks: m.blocks.map(toBlock) }));
+  const messages = c.messages.map((m, i): Message => ({
+    id: `msg_${i}`,
+    role: m.role,
+    turn: i,
+    blocks: m.blocks.map(toBlock),
+  }));
   const system = c.system.map((t): TextBlock => ({ type: 'text', text: t, meta: meta('system') }));
   return stateOf(messages, { system });
 }
 
-const withoutMemo = (s: ConversationState) => JSON.stringify(s, (k, v: unknown) => (k === 'tokenCount' ? undefined : v));
+const withoutMemo = (s: ConversationState) =>
+  JSON.stringify(s, (k, v: unknown) => (k === 'tokenCount' ? undefined : v));
 
 describe('normalize (property): any state becomes a request the API accepts', () => {
   it('for random, corrupted states: the fake API accepts the request, normalize is idempotent, the input is untouched', () => {
@@ -88,7 +199,8 @@ describe('normalize (property): any state becomes a request the API accepts', ()
         const sentIds = new Map(p.sent.messages.map((m) => [m.id, m]));
         for (const m of state.messages) {
           const out = sentIds.get(m.id);
-          if (out && out.blocks.length === m.blocks.length && out.blocks.every((b, i) => b === m.blocks[i])) assert.equal(out, m);
+          if (out && out.blocks.length === m.blocks.length && out.blocks.every((b, i) => b === m.blocks[i]))
+            assert.equal(out, m);
         }
       }),
       { numRuns: 400 },
@@ -105,9 +217,12 @@ describe('normalize (property): any state becomes a request the API accepts', ()
         assert.equal(n.repairs, NO_REPAIRS);
         const p = pipeline().prepare(copy);
         assert.equal(p.sent.messages, valid.messages);
-        const withBreakpoint = new Set(p.anchors.flatMap((a) => (a.target.at === 'message' ? [a.target.messageIndex] : [])));
+        const withBreakpoint = new Set(
+          p.anchors.flatMap((a) => (a.target.at === 'message' ? [a.target.messageIndex] : [])),
+        );
         p.params.messages.forEach((m, i) => {
-          if (!withBreakpoint.has(i)) assert.equal(m, serializeMessage(valid.messages[i] as Message), `message ${i} is the memoised param`);
+          if (!withBreakpoint.has(i))
+            assert.equal(m, serializeMessage(valid.messages[i] as Message), `message ${i} is the memoised param`);
         });
       }),
       { numRuns: 200 },

@@ -1,8 +1,19 @@
 import { strict as assert } from 'node:assert';
 import type { TextBlockParam, ToolResultBlockParam, ToolUseBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Block, Message, ToolResultBlock } from '../../src/core/conversation/conversationModel';
-import { describeRepairs, isValidSequence, normalizeState, NO_REPAIRS, type RepairKind } from '../../src/core/normalize/normalize';
-import { CONTINUE_PLACEHOLDER, EMPTY_PLACEHOLDER, INTERRUPTED_RESULT, START_PLACEHOLDER } from '../../src/core/normalize/structure';
+import {
+  describeRepairs,
+  isValidSequence,
+  normalizeState,
+  NO_REPAIRS,
+  type RepairKind,
+} from '../../src/core/normalize/normalize';
+import {
+  CONTINUE_PLACEHOLDER,
+  EMPTY_PLACEHOLDER,
+  INTERRUPTED_RESULT,
+  START_PLACEHOLDER,
+} from '../../src/core/normalize/structure';
 import { serializeMessage } from '../../src/core/pipeline/serialize';
 import { assertAccepted, NBuild, pipeline, refusal, stateOf } from './support/normalizeFixtures';
 
@@ -22,7 +33,13 @@ describe('normalize: every repair makes the request valid', () => {
   it('passes a valid conversation through untouched: the same state, no repairs, the serializer memo hit', () => {
     const b = new NBuild('v');
     const use = b.toolUse('read_file', { path: 'a.ts' });
-    const messages = [b.user(b.text('hi')), b.assistant(b.text('Reading.', 'assistant'), use), b.user(b.toolResult(use.id, 'file'), b.text('go on')), b.assistant(b.thinking('hm', 'sig'), b.text('Done.', 'assistant')), b.user(b.text('thanks'))];
+    const messages = [
+      b.user(b.text('hi')),
+      b.assistant(b.text('Reading.', 'assistant'), use),
+      b.user(b.toolResult(use.id, 'file'), b.text('go on')),
+      b.assistant(b.thinking('hm', 'sig'), b.text('Done.', 'assistant')),
+      b.user(b.text('thanks')),
+    ];
     const state = stateOf(messages);
     const n = normalizeState(state);
     assert.equal(n.state, state);
@@ -33,9 +50,16 @@ describe('normalize: every repair makes the request valid', () => {
     p.messages.forEach((m, i) => {
       const memo = serializeMessage(messages[i] as Message);
       // A breakpoint is applied on a shallow copy; every other message is the memoised param itself.
-      if (m !== memo) assert.deepEqual(contentOf(m).map(({ cache_control: _c, ...rest }) => rest), memo.content);
+      if (m !== memo)
+        assert.deepEqual(
+          contentOf(m).map(({ cache_control: _c, ...rest }) => rest),
+          memo.content,
+        );
     });
-    assert.ok(p.messages.filter((m, i) => m === serializeMessage(messages[i] as Message)).length >= messages.length - p.anchors.length);
+    assert.ok(
+      p.messages.filter((m, i) => m === serializeMessage(messages[i] as Message)).length >=
+        messages.length - p.anchors.length,
+    );
   });
 
   it('answers a tool_use left without result with an "interrupted" error result, first in the next user message', () => {
@@ -56,15 +80,26 @@ describe('normalize: every repair makes the request valid', () => {
     assert.deepEqual(p.kinds, ['tool_use_interrupted', 'tool_use_interrupted']);
     assert.equal(p.messages.length, 3);
     assert.equal(p.messages[2]?.role, 'user');
-    assert.deepEqual(contentOf(p.messages[2] as { content: unknown }).map((c) => c.tool_use_id), [u1.id, u2.id]);
+    assert.deepEqual(
+      contentOf(p.messages[2] as { content: unknown }).map((c) => c.tool_use_id),
+      [u1.id, u2.id],
+    );
   });
 
   it('puts a user message with the interrupted results between a tool call and the assistant message after it', () => {
     const b = new NBuild('b');
     const use = b.toolUse('read_file', { path: 'a' });
-    const p = prepared([b.user(b.text('hi')), b.assistant(use), b.assistant(b.text('Never mind.', 'assistant')), b.user(b.text('ok'))]);
+    const p = prepared([
+      b.user(b.text('hi')),
+      b.assistant(use),
+      b.assistant(b.text('Never mind.', 'assistant')),
+      b.user(b.text('ok')),
+    ]);
     assert.deepEqual(p.kinds, ['tool_use_interrupted']);
-    assert.deepEqual(p.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user']);
+    assert.deepEqual(
+      p.messages.map((m) => m.role),
+      ['user', 'assistant', 'user', 'assistant', 'user'],
+    );
     assert.equal(contentOf(p.messages[2] as { content: unknown })[0]?.tool_use_id, use.id);
   });
 
@@ -80,36 +115,66 @@ describe('normalize: every repair makes the request valid', () => {
 
   it('turns a tool_result whose call is not in the message before into text', () => {
     const b = new NBuild('o');
-    const p = prepared([b.user(b.text('hi')), b.assistant(b.text('Hello.', 'assistant')), b.user(b.toolResult('toolu_gone', 'old output'), b.text('and now?'))]);
+    const p = prepared([
+      b.user(b.text('hi')),
+      b.assistant(b.text('Hello.', 'assistant')),
+      b.user(b.toolResult('toolu_gone', 'old output'), b.text('and now?')),
+    ]);
     assert.deepEqual(p.kinds, ['tool_result_orphan']);
     const content = contentOf(p.messages[2] as { content: unknown });
-    assert.equal(content[0]?.text, '[Result of an earlier tool call toolu_gone, whose call is no longer in the history]\nold output');
-    assert.equal(content.some((c) => c.type === 'tool_result'), false);
+    assert.equal(
+      content[0]?.text,
+      '[Result of an earlier tool call toolu_gone, whose call is no longer in the history]\nold output',
+    );
+    assert.equal(
+      content.some((c) => c.type === 'tool_result'),
+      false,
+    );
   });
 
   it('turns a second result for one call into text, keeps the first', () => {
     const b = new NBuild('d');
     const use = b.toolUse('read_file', {});
-    const p = prepared([b.user(b.text('hi')), b.assistant(use), b.user(b.toolResult(use.id, 'one'), b.toolResult(use.id, 'two'))]);
+    const p = prepared([
+      b.user(b.text('hi')),
+      b.assistant(use),
+      b.user(b.toolResult(use.id, 'one'), b.toolResult(use.id, 'two')),
+    ]);
     assert.deepEqual(p.kinds, ['tool_result_duplicate']);
     const content = contentOf(p.messages[2] as { content: unknown });
     assert.equal(content[0]?.content, 'one');
-    assert.match(String(content[1]?.text), /^\[A second result of the tool call .*, which was already answered\]\ntwo$/);
+    assert.match(
+      String(content[1]?.text),
+      /^\[A second result of the tool call .*, which was already answered\]\ntwo$/,
+    );
   });
 
   it('moves tool results before the other content of their message', () => {
     const b = new NBuild('m');
     const use = b.toolUse('read_file', {});
-    const p = prepared([b.user(b.text('hi')), b.assistant(use), b.user(b.text('<system-reminder>x</system-reminder>', 'reminder'), b.toolResult(use.id, 'out'))]);
+    const p = prepared([
+      b.user(b.text('hi')),
+      b.assistant(use),
+      b.user(b.text('<system-reminder>x</system-reminder>', 'reminder'), b.toolResult(use.id, 'out')),
+    ]);
     assert.deepEqual(p.kinds, ['tool_result_moved']);
-    assert.deepEqual(contentOf(p.messages[2] as { content: unknown }).map((c) => c.type), ['tool_result', 'text']);
+    assert.deepEqual(
+      contentOf(p.messages[2] as { content: unknown }).map((c) => c.type),
+      ['tool_result', 'text'],
+    );
   });
 
   it('renames a repeated tool_use id, and its result with it', () => {
     const b = new NBuild('r');
     const first = b.toolUse('read_file', { path: 'a' });
     const again = { ...b.toolUse('read_file', { path: 'b' }), id: first.id };
-    const p = prepared([b.user(b.text('hi')), b.assistant(first), b.user(b.toolResult(first.id, 'A')), b.assistant(again), b.user(b.toolResult(first.id, 'B'))]);
+    const p = prepared([
+      b.user(b.text('hi')),
+      b.assistant(first),
+      b.user(b.toolResult(first.id, 'A')),
+      b.assistant(again),
+      b.user(b.toolResult(first.id, 'B')),
+    ]);
     assert.deepEqual(p.kinds, ['tool_use_id_duplicate']);
     const use = contentOf(p.messages[3] as { content: unknown })[0] as unknown as ToolUseBlockParam;
     const result = contentOf(p.messages[4] as { content: unknown })[0] as unknown as ToolResultBlockParam;
@@ -121,10 +186,18 @@ describe('normalize: every repair makes the request valid', () => {
   it('merges consecutive user messages, tool results first', () => {
     const b = new NBuild('g');
     const use = b.toolUse('read_file', {});
-    const p = prepared([b.user(b.text('hi')), b.assistant(use), b.user(b.text('also this')), b.user(b.toolResult(use.id, 'out'))]);
+    const p = prepared([
+      b.user(b.text('hi')),
+      b.assistant(use),
+      b.user(b.text('also this')),
+      b.user(b.toolResult(use.id, 'out')),
+    ]);
     assert.deepEqual(p.kinds, ['messages_merged', 'tool_result_moved']);
     assert.equal(p.messages.length, 3);
-    assert.deepEqual(contentOf(p.messages[2] as { content: unknown }).map((c) => c.type), ['tool_result', 'text']);
+    assert.deepEqual(
+      contentOf(p.messages[2] as { content: unknown }).map((c) => c.type),
+      ['tool_result', 'text'],
+    );
   });
 
   it('puts a placeholder user message before a conversation that starts with the assistant (e.g. after a compaction)', () => {
@@ -141,7 +214,10 @@ describe('normalize: every repair makes the request valid', () => {
     const messages = [
       b.user(b.text(`emoji 😀 cut ${half}`), b.summary(`sum${half}`)),
       b.assistant(b.text(`ok ${half}`, 'assistant'), use),
-      b.user({ ...b.toolResult(use.id, 'x'), content: [{ type: 'text', text: `r${half}` }] } as ToolResultBlock, b.toolResult('toolu_orphan', `o${half}`)),
+      b.user(
+        { ...b.toolResult(use.id, 'x'), content: [{ type: 'text', text: `r${half}` }] } as ToolResultBlock,
+        b.toolResult('toolu_orphan', `o${half}`),
+      ),
     ];
     const system = [{ ...b.text(`sys${half}`, 'system') }];
     assert.match(refusal(stateToRawParams(messages, system)) ?? '', /not valid JSON: no low surrogate in string/);
@@ -149,23 +225,37 @@ describe('normalize: every repair makes the request valid', () => {
     const json = JSON.stringify(p.params);
     assert.doesNotMatch(json, /\\ud[89a-f][0-9a-f]{2}/i, 'no lone surrogate escape left');
     assert.ok(json.includes('😀') && json.includes('\uFFFD'));
-    assert.deepEqual((contentOf(p.messages[1] as { content: unknown })[1] as unknown as ToolUseBlockParam).input, { path: 'a\uFFFD.ts', nested: { 'k\uFFFD': ['v\uFFFD', 1] } });
+    assert.deepEqual((contentOf(p.messages[1] as { content: unknown })[1] as unknown as ToolUseBlockParam).input, {
+      path: 'a\uFFFD.ts',
+      nested: { 'k\uFFFD': ['v\uFFFD', 1] },
+    });
     // system, user text, summary, assistant text, tool call, tool result parts, orphan result.
     assert.equal(p.kinds.filter((k) => k === 'lone_surrogate').length, 7);
   });
 
   it('leaves out empty text, and gives a message left empty a placeholder', () => {
     const b = new NBuild('t');
-    const p = prepared([b.user(b.text('hi'), b.text('  \n')), b.assistant(b.text('', 'assistant')), b.user(b.text('more'))]);
+    const p = prepared([
+      b.user(b.text('hi'), b.text('  \n')),
+      b.assistant(b.text('', 'assistant')),
+      b.user(b.text('more')),
+    ]);
     assert.deepEqual(p.kinds, ['empty_text_dropped', 'empty_text_dropped', 'empty_message']);
     assert.deepEqual(contentOf(p.messages[1] as { content: unknown }), [{ type: 'text', text: EMPTY_PLACEHOLDER }]);
   });
 
   it('leaves out thinking without a signature, keeps signed thinking', () => {
     const b = new NBuild('k');
-    const p = prepared([b.user(b.text('hi')), b.assistant(b.thinking('unsigned'), b.thinking('signed', 'c2ln'), b.text('Answer.', 'assistant')), b.user(b.text('ok'))]);
+    const p = prepared([
+      b.user(b.text('hi')),
+      b.assistant(b.thinking('unsigned'), b.thinking('signed', 'c2ln'), b.text('Answer.', 'assistant')),
+      b.user(b.text('ok')),
+    ]);
     assert.deepEqual(p.kinds, ['thinking_dropped']);
-    assert.deepEqual(contentOf(p.messages[1] as { content: unknown }).map((c) => c.type), ['thinking', 'text']);
+    assert.deepEqual(
+      contentOf(p.messages[1] as { content: unknown }).map((c) => c.type),
+      ['thinking', 'text'],
+    );
   });
 
   it('turns an image of an unsupported media type into a note', () => {
@@ -173,7 +263,10 @@ describe('normalize: every repair makes the request valid', () => {
     const p = prepared([b.user(b.text('look'), b.image('image/bmp'), b.image('image/png'))]);
     assert.deepEqual(p.kinds, ['image_invalid']);
     const content = contentOf(p.messages[0] as { content: unknown });
-    assert.deepEqual(content.map((c) => c.type), ['text', 'text', 'image']);
+    assert.deepEqual(
+      content.map((c) => c.type),
+      ['text', 'text', 'image'],
+    );
     assert.match(String((content[1] as unknown as TextBlockParam).text), /unsupported media type "image\/bmp"/);
   });
 
@@ -183,7 +276,10 @@ describe('normalize: every repair makes the request valid', () => {
     const p = prepared([b.user(b.text('hi')), b.assistant(use), b.user(b.toolResult('call.7 x', 'out'))]);
     assert.deepEqual(p.kinds, ['tool_id_invalid', 'tool_id_invalid']);
     assert.equal((contentOf(p.messages[1] as { content: unknown })[0] as unknown as ToolUseBlockParam).id, 'call_7_x');
-    assert.equal((contentOf(p.messages[2] as { content: unknown })[0] as unknown as ToolResultBlockParam).tool_use_id, 'call_7_x');
+    assert.equal(
+      (contentOf(p.messages[2] as { content: unknown })[0] as unknown as ToolResultBlockParam).tool_use_id,
+      'call_7_x',
+    );
   });
 
   it('wraps a tool input that is not an object, and turns a block in the wrong role into text', () => {
@@ -192,8 +288,13 @@ describe('normalize: every repair makes the request valid', () => {
     const stray = b.toolUse('search', { q: 'x' });
     const p = prepared([b.user(b.text('hi'), stray as Block), b.assistant(use), b.user(b.toolResult(use.id, 'out'))]);
     assert.deepEqual(p.kinds, ['block_wrong_role', 'tool_input_invalid']);
-    assert.deepEqual((contentOf(p.messages[1] as { content: unknown })[0] as unknown as ToolUseBlockParam).input, { value: '{"path": "a' });
-    assert.match(String(contentOf(p.messages[0] as { content: unknown })[1]?.text), /^\[A tool call search \(.*\) found in a user message\]\n\{"q":"x"\}$/);
+    assert.deepEqual((contentOf(p.messages[1] as { content: unknown })[0] as unknown as ToolUseBlockParam).input, {
+      value: '{"path": "a',
+    });
+    assert.match(
+      String(contentOf(p.messages[0] as { content: unknown })[1]?.text),
+      /^\[A tool call search \(.*\) found in a user message\]\n\{"q":"x"\}$/,
+    );
   });
 
   it('gives an empty conversation a placeholder user message', () => {
@@ -223,11 +324,19 @@ describe('normalize: every repair makes the request valid', () => {
     assert.equal(describeRepairs(p.repairs), 'Repaired before sending: 1 interrupted tool call answered.');
     assert.equal(describeRepairs(NO_REPAIRS), undefined);
     const twice = prepared([b.user(b.text('x'), b.text(' ')), b.user(b.text('y'), b.text(''))]);
-    assert.equal(describeRepairs(twice.repairs), 'Repaired before sending: 2 empty text blocks left out, 1 run of same-role messages merged.');
+    assert.equal(
+      describeRepairs(twice.repairs),
+      'Repaired before sending: 2 empty text blocks left out, 1 run of same-role messages merged.',
+    );
   });
 });
 
 /** The request the old pipeline sent for `messages`: serialised as they are, without normalize. */
 function stateToRawParams(messages: readonly Message[], system: readonly { text: string }[] = []) {
-  return { model: 'claude-sonnet-4-6', max_tokens: 1024, ...(system.length ? { system: system.map((s) => ({ type: 'text', text: s.text })) } : {}), messages: messages.map(serializeMessage) };
+  return {
+    model: 'claude-sonnet-4-6',
+    max_tokens: 1024,
+    ...(system.length ? { system: system.map((s) => ({ type: 'text', text: s.text })) } : {}),
+    messages: messages.map(serializeMessage),
+  };
 }

@@ -29,11 +29,14 @@ describe('fake Anthropic validator: the rules normalize guards against', () => {
     assert.equal(refusal(body()), undefined);
   });
 
-  it('refuses a lone high surrogate anywhere with the API\'s JSON error and its position in the compact body', () => {
+  it("refuses a lone high surrogate anywhere with the API's JSON error and its position in the compact body", () => {
     const b = body();
     at(b, 0).text = 'cut \uD83D';
     const message = refusal(b) ?? '';
-    const match = /^The request body is not valid JSON: no low surrogate in string: line 1 column (\d+) \(char (\d+)\)$/.exec(message);
+    const match =
+      /^The request body is not valid JSON: no low surrogate in string: line 1 column (\d+) \(char (\d+)\)$/.exec(
+        message,
+      );
     assert.ok(match, message);
     const char = Number(match[2]);
     assert.equal(Number(match[1]), char + 1);
@@ -51,7 +54,10 @@ describe('fake Anthropic validator: the rules normalize guards against', () => {
     for (const edit of edits) {
       const b = body();
       edit(b);
-      assert.match(refusal(b) ?? '', /^The request body is not valid JSON: invalid high surrogate in string: line 1 column \d+/);
+      assert.match(
+        refusal(b) ?? '',
+        /^The request body is not valid JSON: invalid high surrogate in string: line 1 column \d+/,
+      );
     }
   });
 
@@ -61,15 +67,24 @@ describe('fake Anthropic validator: the rules normalize guards against', () => {
       b.messages.push({ role: 'assistant', content: [{ type: 'text', text: 'The file' }] });
       return refusal(b);
     };
-    assert.equal(prefill('claude-sonnet-4-6'), 'This model does not support assistant message prefill. The conversation must end with a user message.');
-    assert.equal(prefill('claude-opus-4-6'), 'This model does not support assistant message prefill. The conversation must end with a user message.');
+    assert.equal(
+      prefill('claude-sonnet-4-6'),
+      'This model does not support assistant message prefill. The conversation must end with a user message.',
+    );
+    assert.equal(
+      prefill('claude-opus-4-6'),
+      'This model does not support assistant message prefill. The conversation must end with a user message.',
+    );
     assert.equal(prefill('claude-sonnet-4-5'), undefined);
     assert.equal(prefill('claude-sonnet-4-20250514'), undefined);
   });
 
   it('refuses a final assistant tool call (no result can follow), even where a prefill is allowed', () => {
     const b = body('claude-sonnet-4-5');
-    b.messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'read_file', input: {} }] });
+    b.messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_2', name: 'read_file', input: {} }],
+    });
     b.messages.splice(2, 1);
     b.messages.splice(2, 0, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'x' }] });
     assert.match(refusal(b) ?? '', /`tool_use` ids were found without `tool_result` blocks immediately after: toolu_2/);
@@ -85,12 +100,18 @@ describe('fake Anthropic validator: the rules normalize guards against', () => {
     it('answers 400 invalid_request_error for a lone surrogate and records the request as invalid', async () => {
       const b = body();
       at(b, 0).text = 'cut \uD83D';
-      await assert.rejects(clientFor(server).messages.create(b as unknown as MessageCreateParamsNonStreaming), (e: unknown) => {
-        assert.ok(e instanceof Anthropic.APIError);
-        assert.equal(e.status, 400);
-        assert.match(String((e.error as { error?: { message?: string } }).error?.message), /no low surrogate in string/);
-        return true;
-      });
+      await assert.rejects(
+        clientFor(server).messages.create(b as unknown as MessageCreateParamsNonStreaming),
+        (e: unknown) => {
+          assert.ok(e instanceof Anthropic.APIError);
+          assert.equal(e.status, 400);
+          assert.match(
+            String((e.error as { error?: { message?: string } }).error?.message),
+            /no low surrogate in string/,
+          );
+          return true;
+        },
+      );
       assert.equal(server.invalidRequests.length, 1);
     });
   });

@@ -6,17 +6,28 @@ import { parseBudgetToWebview } from '../../src/protocol/budget';
 import { NBuild, stateOf } from './support/normalizeFixtures';
 
 describe('normalize: what the budget panel shows of the last request', () => {
-  it('the last request\'s repairs in one line, and its repaired blocks marked in the ledger; a valid protocol message', () => {
+  it("the last request's repairs in one line, and its repaired blocks marked in the ledger; a valid protocol message", () => {
     const b = new NBuild('bv');
     const lost = b.toolUse('read_file', { path: 'a.ts' });
     const state = stateOf([b.user(b.text('read a.ts')), b.assistant(lost), b.user(b.text('still there?'))]);
     const history = new BudgetHistory();
     history.observe({ type: 'request_started', round: 1, attempt: 1, estimatedTokens: 10, anchored: false }, state);
-    const snap = buildBudgetSnapshot({ session: 's', state, tokenizer: chars4Tokenizer, estimator: new TokenEstimator(chars4Tokenizer), history, compactions: [], busy: false });
+    const snap = buildBudgetSnapshot({
+      session: 's',
+      state,
+      tokenizer: chars4Tokenizer,
+      estimator: new TokenEstimator(chars4Tokenizer),
+      history,
+      compactions: [],
+      busy: false,
+    });
     assert.equal(snap.repairs?.summary, 'Repaired before sending: 1 interrupted tool call answered.');
     assert.match(snap.repairs?.details[0] ?? '', new RegExp(`read_file \\(${lost.id}\\) had no result`));
     const marked = snap.ledger.filter((r) => r.repair !== undefined);
-    assert.deepEqual(marked.map((r) => [r.role, r.kind]), [['user', 'tool_result']]);
+    assert.deepEqual(
+      marked.map((r) => [r.role, r.kind]),
+      [['user', 'tool_result']],
+    );
     assert.ok(parseBudgetToWebview(snap).ok, 'the snapshot is a valid protocol message');
   });
 
@@ -25,8 +36,19 @@ describe('normalize: what the budget panel shows of the last request', () => {
     const state = stateOf([b.user(b.text('hi'))]);
     const history = new BudgetHistory();
     history.observe({ type: 'request_started', round: 1, attempt: 1, estimatedTokens: 10, anchored: false }, state);
-    const snap = buildBudgetSnapshot({ session: 's', state, tokenizer: chars4Tokenizer, estimator: new TokenEstimator(chars4Tokenizer), history, compactions: [], busy: false });
+    const snap = buildBudgetSnapshot({
+      session: 's',
+      state,
+      tokenizer: chars4Tokenizer,
+      estimator: new TokenEstimator(chars4Tokenizer),
+      history,
+      compactions: [],
+      busy: false,
+    });
     assert.equal(snap.repairs, undefined);
-    assert.equal(snap.ledger.some((r) => r.repair !== undefined), false);
+    assert.equal(
+      snap.ledger.some((r) => r.repair !== undefined),
+      false,
+    );
   });
 });

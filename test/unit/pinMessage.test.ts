@@ -11,13 +11,34 @@ import { countingTokenizer } from './support/tokenFakes';
 
 describe('pinning a whole message from the chat', () => {
   async function session() {
-    const llm = new ScriptedLlm(Array.from({ length: 4 }, (_, i) => ({ content: [{ type: 'text' as const, text: `answer ${i + 1} ${'words '.repeat(50)}` }] })));
+    const llm = new ScriptedLlm(
+      Array.from({ length: 4 }, (_, i) => ({
+        content: [{ type: 'text' as const, text: `answer ${i + 1} ${'words '.repeat(50)}` }],
+      })),
+    );
     const pins: Array<[readonly string[], boolean]> = [];
     const events: AgentEvent[] = [];
     const tokenizer = countingTokenizer();
     const s = new AgentSession(
       emptyState({ config: testConfig({ keepRecentTurns: 1, keepRecentTokens: 0 }) }),
-      { llm, tools: { run: async () => ({ content: 'x', isError: false }) }, sink: { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined, pins: async (ids, p) => void pins.push([ids, p]) }, clock: fakeClock(), ids: counterIds('pm'), tokenizer, estimator: new TokenEstimator(tokenizer), pasteDirectory: '/s', writeFile: async () => undefined, maxToolRounds: 3 },
+      {
+        llm,
+        tools: { run: async () => ({ content: 'x', isError: false }) },
+        sink: {
+          message: async () => undefined,
+          usage: async () => undefined,
+          compaction: async () => undefined,
+          restore: async () => undefined,
+          pins: async (ids, p) => void pins.push([ids, p]),
+        },
+        clock: fakeClock(),
+        ids: counterIds('pm'),
+        tokenizer,
+        estimator: new TokenEstimator(tokenizer),
+        pasteDirectory: '/s',
+        writeFile: async () => undefined,
+        maxToolRounds: 3,
+      },
       (e) => events.push(e),
     );
     for (let i = 1; i <= 4; i++) await s.send(`question ${i} ${'more '.repeat(40)}`);
@@ -34,8 +55,15 @@ describe('pinning a whole message from the chat', () => {
     assert.deepEqual(pins, [[target.blocks.map((b) => b.meta.id), true]]);
     assert.ok(events.some((e) => e.type === 'history_replaced'));
     assert.deepEqual(checkInvariants(s.state), []);
-    const regions = markRegions(s.state, { keepRecentTurns: 1, keepRecentTokens: 0, tokensOf: (m) => JSON.stringify(m).length / 4 });
-    assert.ok(regions.every((r) => !r.messageIds.includes(target.id)), 'the pinned message is in no region');
+    const regions = markRegions(s.state, {
+      keepRecentTurns: 1,
+      keepRecentTokens: 0,
+      tokensOf: (m) => JSON.stringify(m).length / 4,
+    });
+    assert.ok(
+      regions.every((r) => !r.messageIds.includes(target.id)),
+      'the pinned message is in no region',
+    );
     assert.deepEqual(await s.setPinned(target.id, false), { ok: true });
     assert.ok(s.state.messages.find((m) => m.id === target.id)!.blocks.every((b) => !b.meta.pinned));
   });

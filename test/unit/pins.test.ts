@@ -4,7 +4,14 @@ import type { AgentEvent } from '../../src/core/agent/events';
 import { renderInjection } from '../../src/core/conversation/injections';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { ConversationState, TextBlock } from '../../src/core/conversation/conversationModel';
-import { isMessagePinned, pinBlock, pinMessage, pinnedRegions, PREVIEW_CHARS, selectionOf } from '../../src/core/conversation/pins';
+import {
+  isMessagePinned,
+  pinBlock,
+  pinMessage,
+  pinnedRegions,
+  PREVIEW_CHARS,
+  selectionOf,
+} from '../../src/core/conversation/pins';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { replaySession } from '../../src/core/session/replay';
@@ -18,8 +25,18 @@ import { countingTokenizer } from './support/tokenFakes';
 /** A user message with a pinned selection (as Pin Selection sends it) and the user's words; an answer; a second turn. */
 function conversation(): { state: ConversationState; selection: TextBlock; b: Build } {
   const b = new Build('pin');
-  const text = renderInjection({ kind: 'ide_selection', path: 'src/greet.js', startLine: 1, endLine: 3, text: 'export function greet(name) {\n  return `Hello, ${name}!`;\n}', pinned: true });
-  const selection: TextBlock = { ...b.text(text, 'ide_selection'), meta: { ...b.text('x', 'ide_selection').meta, pinned: true } };
+  const text = renderInjection({
+    kind: 'ide_selection',
+    path: 'src/greet.js',
+    startLine: 1,
+    endLine: 3,
+    text: 'export function greet(name) {\n  return `Hello, ${name}!`;\n}',
+    pinned: true,
+  });
+  const selection: TextBlock = {
+    ...b.text(text, 'ide_selection'),
+    meta: { ...b.text('x', 'ide_selection').meta, pinned: true },
+  };
   const state = emptyState({
     messages: [
       b.message('user', [selection, b.text('What does greet do?')], 1),
@@ -40,7 +57,10 @@ describe('pins (pure)', () => {
     const pinned = r.state.messages[1]!;
     assert.notEqual(pinned, target);
     assert.ok(isMessagePinned(pinned));
-    assert.deepEqual(r.blockIds, target.blocks.map((b) => b.meta.id));
+    assert.deepEqual(
+      r.blockIds,
+      target.blocks.map((b) => b.meta.id),
+    );
     assert.equal(state.messages[1], target, 'the input state is not mutated');
     assert.deepEqual(checkInvariants(r.state), []);
     const back = pinMessage(r.state, target.id, false);
@@ -84,8 +104,24 @@ describe('pins (pure)', () => {
     assert.deepEqual(
       regions.map(({ tokens: _t, ...rest }) => rest),
       [
-        { kind: 'block', id: selection.meta.id, messageId: state.messages[0]!.id, role: 'user', turn: 1, label: 'src/greet.js:1-3', preview: 'export function greet(name) {' },
-        { kind: 'message', id: answer.id, messageId: answer.id, role: 'assistant', turn: 1, label: '', preview: 'It greets.' },
+        {
+          kind: 'block',
+          id: selection.meta.id,
+          messageId: state.messages[0]!.id,
+          role: 'user',
+          turn: 1,
+          label: 'src/greet.js:1-3',
+          preview: 'export function greet(name) {',
+        },
+        {
+          kind: 'message',
+          id: answer.id,
+          messageId: answer.id,
+          role: 'assistant',
+          turn: 1,
+          label: '',
+          preview: 'It greets.',
+        },
       ],
     );
     // A text block costs 1 framing + its words; a message adds 3 framing; calibration doubles both.
@@ -112,7 +148,11 @@ describe('pins (pure)', () => {
     const { state, selection } = conversation();
     const r = pinBlock(state, selection.meta.id, false);
     assert.ok(r.ok);
-    const entries: SessionEntry[] = [sampleHeader(), ...state.messages.map((message) => ({ type: 'message' as const, at: 1, message })), ...r.blockIds.map((blockId) => ({ type: 'unpin' as const, at: 2, blockId }))];
+    const entries: SessionEntry[] = [
+      sampleHeader(),
+      ...state.messages.map((message) => ({ type: 'message' as const, at: 1, message })),
+      ...r.blockIds.map((blockId) => ({ type: 'unpin' as const, at: 2, blockId })),
+    ];
     const replayed = replaySession(entries);
     assert.deepEqual(replayed.pins, []);
     assert.deepEqual(replayed.problems, []);
@@ -126,7 +166,27 @@ describe('AgentSession.setBlockPinned', () => {
     const tokenizer = countingTokenizer();
     const s = new AgentSession(
       { ...state, config: testConfig() },
-      { llm: new ScriptedLlm([]), tools: { run: async () => ({ content: 'x', isError: false }) }, sink: { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined, pins: async (ids, p) => { if (failSave) throw new Error('disk full'); pins.push([ids, p]); } }, clock: fakeClock(), ids: counterIds('sb'), tokenizer, estimator: new TokenEstimator(tokenizer), pasteDirectory: '/s', writeFile: async () => undefined, maxToolRounds: 3 },
+      {
+        llm: new ScriptedLlm([]),
+        tools: { run: async () => ({ content: 'x', isError: false }) },
+        sink: {
+          message: async () => undefined,
+          usage: async () => undefined,
+          compaction: async () => undefined,
+          restore: async () => undefined,
+          pins: async (ids, p) => {
+            if (failSave) throw new Error('disk full');
+            pins.push([ids, p]);
+          },
+        },
+        clock: fakeClock(),
+        ids: counterIds('sb'),
+        tokenizer,
+        estimator: new TokenEstimator(tokenizer),
+        pasteDirectory: '/s',
+        writeFile: async () => undefined,
+        maxToolRounds: 3,
+      },
       (e) => events.push(e),
     );
     return { s, pins, events };

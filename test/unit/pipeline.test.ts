@@ -31,7 +31,17 @@ describe('prepareRequest (estimate → anchors → serialize)', () => {
       assert.ok(r.ok);
       state = r.state;
     };
-    return { clock, tokenizer, estimator, count, say, answer, get state() { return state; } };
+    return {
+      clock,
+      tokenizer,
+      estimator,
+      count,
+      say,
+      answer,
+      get state() {
+        return state;
+      },
+    };
   }
 
   it('produces a valid request whose total is anchored once usage was reported', () => {
@@ -42,11 +52,18 @@ describe('prepareRequest (estimate → anchors → serialize)', () => {
     s.estimator.observe(s.state, { input_tokens: 1400 });
     s.answer(words(300));
     s.say(words(50));
-    const second = prepareRequest(s.state, { count: s.count, clock: s.clock, ...(first.lastBreakpoint ? { previous: first.lastBreakpoint } : {}) });
+    const second = prepareRequest(s.state, {
+      count: s.count,
+      clock: s.clock,
+      ...(first.lastBreakpoint ? { previous: first.lastBreakpoint } : {}),
+    });
     assert.equal(second.tokens.anchored, true);
     assert.ok(second.tokens.total > 1400, 'anchor plus what was added');
     assert.deepEqual(checkInvariants(s.state), []);
-    assert.deepEqual(second.params.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+    assert.deepEqual(
+      second.params.messages.map((m) => m.role),
+      ['user', 'assistant', 'user'],
+    );
     const breakpoints = JSON.stringify(second.params).match(/cache_control/g)?.length ?? 0;
     assert.equal(breakpoints, second.anchors.length);
     assert.ok(breakpoints >= 1 && breakpoints <= 4);
@@ -70,12 +87,18 @@ describe('prepareRequest (estimate → anchors → serialize)', () => {
     s.say(words(1500));
     const p = prepareRequest(s.state, { count: s.count, clock: s.clock });
     const ledger = buildLedger(s.state, p.anchors, s.tokenizer, s.estimator.calibration);
-    assert.deepEqual(ledger.map((r) => `${r.role}:${r.kind}`), ['system:text', 'user:text']);
+    assert.deepEqual(
+      ledger.map((r) => `${r.role}:${r.kind}`),
+      ['system:text', 'user:text'],
+    );
     assert.equal(ledger.filter((r) => r.breakpoint).length, p.anchors.length);
     const sum = ledger.reduce((n, r) => n + r.tokens, 0);
     const framing = s.state.messages.length * MESSAGE_FRAMING * s.estimator.calibration.factor;
     const parts = p.tokens.system + p.tokens.messages.reduce((a, b) => a + b, 0);
-    assert.ok(Math.abs(sum + framing - parts) <= ledger.length, `the ledger adds up (± rounding): ${sum} + ${framing} vs ${parts}`);
+    assert.ok(
+      Math.abs(sum + framing - parts) <= ledger.length,
+      `the ledger adds up (± rounding): ${sum} + ${framing} vs ${parts}`,
+    );
   });
 
   it('uses Build ids that never collide with the pipeline (sanity for the fixtures)', () => {

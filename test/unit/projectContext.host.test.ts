@@ -4,17 +4,34 @@ import { counterIds } from '../../src/core/platform/platformPorts';
 import { DEFAULT_INSTRUCTION_SETTINGS } from '../../src/core/projectContext/instructions';
 import type { RootFolder, WorkspaceLocation } from '../../src/core/projectContext/paths';
 import { agentSystemPrompt } from '../../src/core/projectContext/staticPrompt';
-import { gatherGitFacts, type GitApi, type GitRepository, type WaitForEvent } from '../../src/host/projectContext/gitFacts';
-import { readRootInstructions, type FileProbe, type ProjectFiles } from '../../src/host/projectContext/instructionReader';
-import { ProjectContextSession, type ProjectContextSettings, type SystemTarget } from '../../src/host/projectContext/projectContextSession';
+import {
+  gatherGitFacts,
+  type GitApi,
+  type GitRepository,
+  type WaitForEvent,
+} from '../../src/host/projectContext/gitFacts';
+import {
+  readRootInstructions,
+  type FileProbe,
+  type ProjectFiles,
+} from '../../src/host/projectContext/instructionReader';
+import {
+  ProjectContextSession,
+  type ProjectContextSettings,
+  type SystemTarget,
+} from '../../src/host/projectContext/projectContextSession';
 import { fakeClock } from './support/builders';
 import { Gate } from './support/gate';
 import { countingTokenizer, words } from './support/tokenFakes';
 
-type Entry = string | Uint8Array | { readonly symlink: 'inside' | 'outside'; readonly text: string } | { readonly size: number };
+type Entry =
+  string | Uint8Array | { readonly symlink: 'inside' | 'outside'; readonly text: string } | { readonly size: number };
 
 /** A workspace of in-memory files: keys are `<folder index>:<relative path>`. */
-function fakeFiles(entries: Record<string, Entry>, opts: { trusted?: boolean; roots?: RootFolder[] } = {}): ProjectFiles & { reads: string[]; set(key: string, e: Entry | undefined): void; trust: boolean } {
+function fakeFiles(
+  entries: Record<string, Entry>,
+  opts: { trusted?: boolean; roots?: RootFolder[] } = {},
+): ProjectFiles & { reads: string[]; set(key: string, e: Entry | undefined): void; trust: boolean } {
   const map = new Map(Object.entries(entries));
   const key = (at: WorkspaceLocation) => `${at.rootIndex}:${at.relative}`;
   const f = {
@@ -47,16 +64,46 @@ function fakeFiles(entries: Record<string, Entry>, opts: { trusted?: boolean; ro
   return f;
 }
 
-const settings = (over: Partial<ProjectContextSettings> = {}): ProjectContextSettings => ({ ...DEFAULT_INSTRUCTION_SETTINGS, workspaceFacts: false, ...over });
+const settings = (over: Partial<ProjectContextSettings> = {}): ProjectContextSettings => ({
+  ...DEFAULT_INSTRUCTION_SETTINGS,
+  workspaceFacts: false,
+  ...over,
+});
 
 describe('project context: reading instruction files', () => {
   it('finds the root files of every folder, in order, each setting switching its own source', async () => {
-    const files = fakeFiles({ '0:AGENTS.md': 'agents', '0:CLAUDE.md': 'claude', '0:.claude/CLAUDE.md': 'dot claude', '0:CLAUDE.local.md': 'local', '1:AGENTS.md': 'lib agents' }, { roots: [{ name: 'app', path: '/ws/app' }, { name: 'lib', path: '/ws/lib' }] });
+    const files = fakeFiles(
+      {
+        '0:AGENTS.md': 'agents',
+        '0:CLAUDE.md': 'claude',
+        '0:.claude/CLAUDE.md': 'dot claude',
+        '0:CLAUDE.local.md': 'local',
+        '1:AGENTS.md': 'lib agents',
+      },
+      {
+        roots: [
+          { name: 'app', path: '/ws/app' },
+          { name: 'lib', path: '/ws/lib' },
+        ],
+      },
+    );
     const all = await readRootInstructions(files, settings());
-    assert.deepEqual(all.files.map((f) => f.origin), ['app/AGENTS.md', 'app/CLAUDE.md', 'app/.claude/CLAUDE.md', 'app/CLAUDE.local.md', 'lib/AGENTS.md']);
-    assert.deepEqual((await readRootInstructions(files, settings({ agentsMd: false }))).files.map((f) => f.origin), ['app/CLAUDE.md', 'app/.claude/CLAUDE.md', 'app/CLAUDE.local.md']);
-    assert.deepEqual((await readRootInstructions(files, settings({ claudeMd: false }))).files.map((f) => f.origin), ['app/AGENTS.md', 'app/CLAUDE.local.md', 'lib/AGENTS.md']);
-    assert.deepEqual((await readRootInstructions(files, settings({ claudeLocalMd: false }))).files.map((f) => f.origin), ['app/AGENTS.md', 'app/CLAUDE.md', 'app/.claude/CLAUDE.md', 'lib/AGENTS.md']);
+    assert.deepEqual(
+      all.files.map((f) => f.origin),
+      ['app/AGENTS.md', 'app/CLAUDE.md', 'app/.claude/CLAUDE.md', 'app/CLAUDE.local.md', 'lib/AGENTS.md'],
+    );
+    assert.deepEqual(
+      (await readRootInstructions(files, settings({ agentsMd: false }))).files.map((f) => f.origin),
+      ['app/CLAUDE.md', 'app/.claude/CLAUDE.md', 'app/CLAUDE.local.md'],
+    );
+    assert.deepEqual(
+      (await readRootInstructions(files, settings({ claudeMd: false }))).files.map((f) => f.origin),
+      ['app/AGENTS.md', 'app/CLAUDE.local.md', 'lib/AGENTS.md'],
+    );
+    assert.deepEqual(
+      (await readRootInstructions(files, settings({ claudeLocalMd: false }))).files.map((f) => f.origin),
+      ['app/AGENTS.md', 'app/CLAUDE.md', 'app/.claude/CLAUDE.md', 'lib/AGENTS.md'],
+    );
   });
 
   it('reads nothing in an untrusted workspace', async () => {
@@ -76,14 +123,26 @@ describe('project context: reading instruction files', () => {
     });
     const r = await readRootInstructions(files, settings());
     assert.deepEqual(r.files, [{ origin: 'AGENTS.md', text: 'Use tabs everywhere \ufffd!' }]);
-    assert.deepEqual(r.skipped.map((s) => [s.origin, s.reason.split(' (')[0]]), [
-      ['CLAUDE.md', 'it is larger than 1 MB'],
-      ['.claude/CLAUDE.md', 'it looks like a binary file'],
-      ['CLAUDE.local.md', 'it leads outside the workspace through a symbolic link'],
-    ]);
-    assert.ok(!files.reads.includes('0:CLAUDE.md') && !files.reads.includes('0:CLAUDE.local.md'), 'skipped files are not read');
-    const dup = await readRootInstructions(fakeFiles({ '0:AGENTS.md': 'same', '0:CLAUDE.md': { symlink: 'inside', text: 'same' } }), settings());
-    assert.deepEqual(dup.files.map((f) => f.origin), ['AGENTS.md']);
+    assert.deepEqual(
+      r.skipped.map((s) => [s.origin, s.reason.split(' (')[0]]),
+      [
+        ['CLAUDE.md', 'it is larger than 1 MB'],
+        ['.claude/CLAUDE.md', 'it looks like a binary file'],
+        ['CLAUDE.local.md', 'it leads outside the workspace through a symbolic link'],
+      ],
+    );
+    assert.ok(
+      !files.reads.includes('0:CLAUDE.md') && !files.reads.includes('0:CLAUDE.local.md'),
+      'skipped files are not read',
+    );
+    const dup = await readRootInstructions(
+      fakeFiles({ '0:AGENTS.md': 'same', '0:CLAUDE.md': { symlink: 'inside', text: 'same' } }),
+      settings(),
+    );
+    assert.deepEqual(
+      dup.files.map((f) => f.origin),
+      ['AGENTS.md'],
+    );
     assert.match(dup.skipped[0]?.reason ?? '', /same content as AGENTS\.md/);
   });
 });
@@ -108,7 +167,14 @@ function fakeGit(state: GitApi['state'], repos: GitRepository[]): GitApi & { ini
 
 const repo = (root: string, over: Partial<GitRepository['state']> = {}, log: string[] = []): GitRepository => ({
   rootUri: { fsPath: root },
-  state: { HEAD: { name: 'main', upstream: { remote: 'origin', name: 'main' }, ahead: 1, behind: 2 }, indexChanges: [], workingTreeChanges: [], mergeChanges: [], onDidChange: () => ({ dispose: () => undefined }), ...over },
+  state: {
+    HEAD: { name: 'main', upstream: { remote: 'origin', name: 'main' }, ahead: 1, behind: 2 },
+    indexChanges: [],
+    workingTreeChanges: [],
+    mergeChanges: [],
+    onDidChange: () => ({ dispose: () => undefined }),
+    ...over,
+  },
   log: async (o) => log.slice(0, o?.maxEntries).map((message, i) => ({ hash: `h${i}`, message })),
 });
 
@@ -131,7 +197,20 @@ describe('project context: git facts (fake Git API)', () => {
 
   it('reads branch, upstream, ahead/behind, changed files and the last 5 commit subjects', async () => {
     const changes = Array.from({ length: 25 }, (_, i) => ({ uri: { fsPath: `/ws/app/src/f${i}.ts` } }));
-    const r = await gatherGitFacts(fakeGit('initialized', [repo('/ws/app', { workingTreeChanges: changes, indexChanges: [{ uri: { fsPath: '/ws/app/src/f0.ts' } }] }, ['one\nbody', 'two', 'three', 'four', 'five', 'six'])]), roots, gatedWait());
+    const r = await gatherGitFacts(
+      fakeGit('initialized', [
+        repo('/ws/app', { workingTreeChanges: changes, indexChanges: [{ uri: { fsPath: '/ws/app/src/f0.ts' } }] }, [
+          'one\nbody',
+          'two',
+          'three',
+          'four',
+          'five',
+          'six',
+        ]),
+      ]),
+      roots,
+      gatedWait(),
+    );
     assert.equal(r.repositories.length, 1);
     const f = r.repositories[0]!;
     assert.equal(f.root, '.');
@@ -152,15 +231,24 @@ describe('project context: git facts (fake Git API)', () => {
     git.init();
     const r = await pending;
     assert.equal(wait.waits, 1);
-    assert.deepEqual(r.repositories.map((x) => x.root), ['.']);
+    assert.deepEqual(
+      r.repositories.map((x) => x.root),
+      ['.'],
+    );
   });
 
   it('says why there are no facts: no API, never initialised, no repository', async () => {
     assert.match((await gatherGitFacts(undefined, roots, gatedWait())).note ?? '', /not available/);
     const timeout = new Gate();
     timeout.open();
-    assert.match((await gatherGitFacts(fakeGit('uninitialized', []), roots, gatedWait(timeout))).note ?? '', /did not finish starting/);
-    assert.match((await gatherGitFacts(fakeGit('initialized', []), roots, gatedWait())).note ?? '', /no git repository/);
+    assert.match(
+      (await gatherGitFacts(fakeGit('uninitialized', []), roots, gatedWait(timeout))).note ?? '',
+      /did not finish starting/,
+    );
+    assert.match(
+      (await gatherGitFacts(fakeGit('initialized', []), roots, gatedWait())).note ?? '',
+      /no git repository/,
+    );
   });
 });
 
@@ -185,7 +273,16 @@ function fakeAgent(): SystemTarget & { system: readonly TextBlock[]; updates: nu
 }
 
 function session(files: ProjectFiles, over: Partial<ProjectContextSettings> = {}, git?: GitApi) {
-  return new ProjectContextSession({ files, git: async () => git, wait: gatedWait(), settings: () => settings(over), platform: 'linux', clock: fakeClock(new Date(2026, 2, 4, 10).getTime()), ids: counterIds('pcs'), tokenizer: countingTokenizer() });
+  return new ProjectContextSession({
+    files,
+    git: async () => git,
+    wait: gatedWait(),
+    settings: () => settings(over),
+    platform: 'linux',
+    clock: fakeClock(new Date(2026, 2, 4, 10).getTime()),
+    ids: counterIds('pcs'),
+    tokenizer: countingTokenizer(),
+  });
 }
 
 describe('project context: the session', () => {
@@ -196,9 +293,18 @@ describe('project context: the session', () => {
     await Promise.all([s.load(), s.load()]);
     assert.equal(files.reads.length, 1);
     const notices = await s.ready(agent);
-    assert.deepEqual(agent.system.map((b) => b.meta.source), ['system', 'instructions', 'workspace']);
-    assert.match(agent.system[2]!.text, /Date at session start: 2026-03-04\nGit repository \.:\n- branch main, tracking origin\/main \(1 ahead, 2 behind\)/);
-    assert.deepEqual(notices.map((n) => n.text), ['Project instructions in the system prompt: AGENTS.md (5 tokens).']);
+    assert.deepEqual(
+      agent.system.map((b) => b.meta.source),
+      ['system', 'instructions', 'workspace'],
+    );
+    assert.match(
+      agent.system[2]!.text,
+      /Date at session start: 2026-03-04\nGit repository \.:\n- branch main, tracking origin\/main \(1 ahead, 2 behind\)/,
+    );
+    assert.deepEqual(
+      notices.map((n) => n.text),
+      ['Project instructions in the system prompt: AGENTS.md (5 tokens).'],
+    );
     assert.deepEqual(await s.ready(agent), [], 'notices are shown once');
     assert.equal(agent.updates, 1, 'an unchanged project context is not applied again');
     assert.equal(files.reads.length, 1);
@@ -211,7 +317,10 @@ describe('project context: the session', () => {
     assert.match(n[0]!.text, /not trusted/);
     const capped = session(fakeFiles({ '0:AGENTS.md': words(50) }), { maxTokens: 20 });
     const warnings = (await capped.ready(fakeAgent())).filter((x) => x.level === 'warning');
-    assert.match(warnings[0]?.text ?? '', /exceed contextPipeline\.instructions\.maxTokens \(20\): AGENTS\.md cut to \d+ of 5\d tokens/);
+    assert.match(
+      warnings[0]?.text ?? '',
+      /exceed contextPipeline\.instructions\.maxTokens \(20\): AGENTS\.md cut to \d+ of 5\d tokens/,
+    );
   });
 
   it('reload says what changed, and waits for the next turn when one runs', async () => {
@@ -219,30 +328,74 @@ describe('project context: the session', () => {
     const s = session(files);
     const agent = fakeAgent();
     await s.ready(agent);
-    assert.deepEqual((await s.reload(agent)).map((n) => n.text), ['Project context reloaded: nothing changed.']);
+    assert.deepEqual(
+      (await s.reload(agent)).map((n) => n.text),
+      ['Project context reloaded: nothing changed.'],
+    );
     files.set('0:AGENTS.md', 'Use spaces, four of them.');
     files.set('0:CLAUDE.md', 'Be brief.');
     agent.busyNow = true;
     const [change] = await s.reload(agent);
-    assert.match(change?.text ?? '', /^Project context reloaded: CLAUDE\.md added \(\+\d+ tokens\); AGENTS\.md changed \(\d+ → \d+ tokens, \+3\); workspace facts unchanged\. It applies from the next turn/);
+    assert.match(
+      change?.text ?? '',
+      /^Project context reloaded: CLAUDE\.md added \(\+\d+ tokens\); AGENTS\.md changed \(\d+ → \d+ tokens, \+3\); workspace facts unchanged\. It applies from the next turn/,
+    );
     assert.doesNotMatch(agent.system.map((b) => b.text).join(), /Be brief/, 'not while the turn runs');
     agent.busyNow = false;
     await s.ready(agent);
-    assert.deepEqual(agent.system.map((b) => b.meta.origin ?? b.meta.source), ['system', 'AGENTS.md', 'CLAUDE.md']);
+    assert.deepEqual(
+      agent.system.map((b) => b.meta.origin ?? b.meta.source),
+      ['system', 'AGENTS.md', 'CLAUDE.md'],
+    );
   });
 
   it('after tool rounds, injects each nested instruction file once per session, outermost first', async () => {
-    const files = fakeFiles({ '0:src/AGENTS.md': 'src rules', '0:src/ui/CLAUDE.md': 'ui rules', '0:AGENTS.md': 'root' });
+    const files = fakeFiles({
+      '0:src/AGENTS.md': 'src rules',
+      '0:src/ui/CLAUDE.md': 'ui rules',
+      '0:AGENTS.md': 'root',
+    });
     const s = session(files);
     const call = (path: string, isError = false) => ({ id: `t-${path}`, name: 'read_file', input: { path }, isError });
     const first = await s.afterTools([call('src/ui/button.ts')]);
-    assert.deepEqual(first.map((i) => (i.kind === 'system_reminder' ? i.origin : '')), ['src/AGENTS.md', 'src/ui/CLAUDE.md']);
+    assert.deepEqual(
+      first.map((i) => (i.kind === 'system_reminder' ? i.origin : '')),
+      ['src/AGENTS.md', 'src/ui/CLAUDE.md'],
+    );
     assert.deepEqual(await s.afterTools([call('src/ui/other.ts'), call('src/x.ts')]), [], 'each folder once');
     assert.deepEqual(await s.afterTools([call('lib/a.ts', true)]), [], 'a failed read adds nothing');
     assert.deepEqual(await session(files, { nested: false }).afterTools([call('src/ui/button.ts')]), []);
-    assert.deepEqual(await session(fakeFiles({ '0:src/AGENTS.md': 'x' }, { trusted: false })).afterTools([call('src/a.ts')]), []);
+    assert.deepEqual(
+      await session(fakeFiles({ '0:src/AGENTS.md': 'x' }, { trusted: false })).afterTools([call('src/a.ts')]),
+      [],
+    );
     const resumed = session(files);
-    resumed.seed([{ id: 'm', role: 'user', turn: 1, blocks: [{ type: 'text', text: '…', meta: { id: 'b', tier: 0, source: 'reminder', origin: 'src/AGENTS.md', createdAt: 0, pinned: false, compactable: true } }] }]);
-    assert.deepEqual((await resumed.afterTools([call('src/ui/button.ts')])).map((i) => (i.kind === 'system_reminder' ? i.origin : '')), ['src/ui/CLAUDE.md'], 'a resumed session remembers what its history carries');
+    resumed.seed([
+      {
+        id: 'm',
+        role: 'user',
+        turn: 1,
+        blocks: [
+          {
+            type: 'text',
+            text: '…',
+            meta: {
+              id: 'b',
+              tier: 0,
+              source: 'reminder',
+              origin: 'src/AGENTS.md',
+              createdAt: 0,
+              pinned: false,
+              compactable: true,
+            },
+          },
+        ],
+      },
+    ]);
+    assert.deepEqual(
+      (await resumed.afterTools([call('src/ui/button.ts')])).map((i) => (i.kind === 'system_reminder' ? i.origin : '')),
+      ['src/ui/CLAUDE.md'],
+      'a resumed session remembers what its history carries',
+    );
   });
 });

@@ -43,19 +43,66 @@ describe('chat protocol', () => {
   it('validates host messages, including the nested preview result variant', () => {
     assert.ok(parseChatToWebview({ type: 'previewResult', requestId: 1, ok: false, error: 'empty' }).ok);
     assert.ok(!parseChatToWebview({ type: 'previewResult', requestId: 1, ok: true, error: 'x' }).ok);
-    assert.ok(parseChatToWebview({ type: 'status', version: '0.1.0', model: 'm', contextWindow: 1, outputReserve: 1, softThreshold: 0.7, hardThreshold: 0.9, autoCompact: true, apiKey: 'missing', busy: false, sessionTitle: 't', promptTokens: 0, costUsd: 0, warnings: [] }).ok);
-    assert.ok(parseChatToWebview({ type: 'upsert', item: { kind: 'tool', id: 'toolu_1', name: 'read_file', input: '{}', status: 'done', result: 'x' } }).ok);
-    assert.ok(!parseChatToWebview({ type: 'upsert', item: { kind: 'tool', id: 'toolu_1', name: 'read_file', input: '{}', status: 'exploded' } }).ok);
+    assert.ok(
+      parseChatToWebview({
+        type: 'status',
+        version: '0.1.0',
+        model: 'm',
+        contextWindow: 1,
+        outputReserve: 1,
+        softThreshold: 0.7,
+        hardThreshold: 0.9,
+        autoCompact: true,
+        apiKey: 'missing',
+        busy: false,
+        sessionTitle: 't',
+        promptTokens: 0,
+        costUsd: 0,
+        warnings: [],
+      }).ok,
+    );
+    assert.ok(
+      parseChatToWebview({
+        type: 'upsert',
+        item: { kind: 'tool', id: 'toolu_1', name: 'read_file', input: '{}', status: 'done', result: 'x' },
+      }).ok,
+    );
+    assert.ok(
+      !parseChatToWebview({
+        type: 'upsert',
+        item: { kind: 'tool', id: 'toolu_1', name: 'read_file', input: '{}', status: 'exploded' },
+      }).ok,
+    );
     assert.ok(parseChatToWebview({ type: 'delta', id: 'stream-1', text: 'Hel' }).ok);
-    assert.ok(parseChatToWebview({ type: 'upsert', item: { kind: 'summary', id: 's1', firstTurn: 1, lastTurn: 4, text: 'We fixed auth.ts:42.', compactionId: 'c1' } }).ok);
-    assert.ok(!parseChatToWebview({ type: 'upsert', item: { kind: 'summary', id: 's1', firstTurn: 1, text: 'x' } }).ok, 'a summary item needs its turn range and compaction');
+    assert.ok(
+      parseChatToWebview({
+        type: 'upsert',
+        item: {
+          kind: 'summary',
+          id: 's1',
+          firstTurn: 1,
+          lastTurn: 4,
+          text: 'We fixed auth.ts:42.',
+          compactionId: 'c1',
+        },
+      }).ok,
+    );
+    assert.ok(
+      !parseChatToWebview({ type: 'upsert', item: { kind: 'summary', id: 's1', firstTurn: 1, text: 'x' } }).ok,
+      'a summary item needs its turn range and compaction',
+    );
     assert.ok(!parseChatToWebview({ type: 'send', text: 'host never sends this' }).ok);
   });
 });
 
 describe('chat protocol: what the webview may ask', () => {
   it('offers no command that changes a setting or runs a tool without asking', () => {
-    for (const command of ['toggleEditorContext', 'pinSelection', 'restoreCompaction', 'workbench.action.openSettings']) {
+    for (const command of [
+      'toggleEditorContext',
+      'pinSelection',
+      'restoreCompaction',
+      'workbench.action.openSettings',
+    ]) {
       assert.ok(!parseChatToHost({ type: 'command', command }).ok, command);
     }
   });

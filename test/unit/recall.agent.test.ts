@@ -25,11 +25,19 @@ const FAILURE = "TypeError: Cannot read properties of undefined (reading 'port')
 function conversation() {
   const c = new Convo();
   c.user('Fix the failing config test')
-    .call('run_command', { command: 'npm test' }, `FAIL test/config.test.ts\n${FAILURE}\n    at parseConfig (src/config.ts:2:10)\n${lines(120, 40, 'trace')}`)
+    .call(
+      'run_command',
+      { command: 'npm test' },
+      `FAIL test/config.test.ts\n${FAILURE}\n    at parseConfig (src/config.ts:2:10)\n${lines(120, 40, 'trace')}`,
+    )
     .say('The port is read from an undefined object.');
-  c.user('Also check the server').read('src/server.ts', lines(120, 40, 'srv')).say('It listens on 8080.');
+  c.user('Also check the server')
+    .read('src/server.ts', lines(120, 40, 'srv'))
+    .say('It listens on 8080.');
   c.user('Thanks').say('You are welcome.');
-  const testCall = c.messages.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'tool_use' && b.name === 'run_command' ? [b] : [])))[0];
+  const testCall = c.messages.flatMap((m) =>
+    m.blocks.flatMap((b) => (b.type === 'tool_use' && b.name === 'run_command' ? [b] : [])),
+  )[0];
   assert.ok(testCall);
   return { c, testCall };
 }
@@ -42,8 +50,18 @@ function world(sink: SessionSink, compactions: readonly CompactionEntryState[] =
   const { c, testCall } = conversation();
   const clock = fakeClock();
   const ids = counterIds('w');
-  const summariser = new ScriptedLlm([{ content: [{ type: 'text', text: 'The user asked to fix a failing config test and to check the server.' }] }]);
-  const compactor = new Compactor({ summariser, clock, ids, tokensOf, measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0), settings: () => DEFAULT_COMPACTION_SETTINGS, timeout: () => new Promise(() => undefined) });
+  const summariser = new ScriptedLlm([
+    { content: [{ type: 'text', text: 'The user asked to fix a failing config test and to check the server.' }] },
+  ]);
+  const compactor = new Compactor({
+    summariser,
+    clock,
+    ids,
+    tokensOf,
+    measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
+    settings: () => DEFAULT_COMPACTION_SETTINGS,
+    timeout: () => new Promise(() => undefined),
+  });
   const llm = new ScriptedLlm([
     { content: [{ type: 'tool_use', id: 'toolu_r1', name: 'recall', input: { query: 'TypeError' } }] },
     { content: [{ type: 'tool_use', id: 'toolu_r2', name: 'recall', input: { id: testCall.id } }] },
@@ -54,7 +72,19 @@ function world(sink: SessionSink, compactions: readonly CompactionEntryState[] =
   const tokenizer = countingTokenizer();
   const session = new AgentSession(
     { ...c.state({ keepRecentTurns: 1, keepRecentTokens: 0 }), ...(current ? { messages: current } : {}) },
-    { llm, tools, sink, clock, ids, tokenizer, estimator: new TokenEstimator(tokenizer), pasteDirectory: '/session', writeFile: async () => undefined, maxToolRounds: 5, compactor },
+    {
+      llm,
+      tools,
+      sink,
+      clock,
+      ids,
+      tokenizer,
+      estimator: new TokenEstimator(tokenizer),
+      pasteDirectory: '/session',
+      writeFile: async () => undefined,
+      maxToolRounds: 5,
+      compactor,
+    },
     (e) => events.push(e),
     compactions,
   );
@@ -65,27 +95,51 @@ function world(sink: SessionSink, compactions: readonly CompactionEntryState[] =
 function toolResultsOf(llm: ScriptedLlm, i: number): string {
   const last = llm.requests[i]?.messages.at(-1);
   const content = Array.isArray(last?.content) ? last.content : [];
-  return content.map((b) => (b.type === 'tool_result' ? (typeof b.content === 'string' ? b.content : JSON.stringify(b.content)) : '')).join('\n');
+  return content
+    .map((b) =>
+      b.type === 'tool_result' ? (typeof b.content === 'string' ? b.content : JSON.stringify(b.content)) : '',
+    )
+    .join('\n');
 }
 
 describe('recall in the agent loop', () => {
   it('after a compaction, the model searches with recall and reads the original tool result back; the calls never reach the workspace runner', async () => {
     const recalls: { toolUseId: string; compactionIds: readonly string[] }[] = [];
-    const sink: SessionSink = { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined, pins: async () => undefined, recall: async (r) => void recalls.push({ toolUseId: r.toolUseId, compactionIds: r.compactionIds }) };
+    const sink: SessionSink = {
+      message: async () => undefined,
+      usage: async () => undefined,
+      compaction: async () => undefined,
+      restore: async () => undefined,
+      pins: async () => undefined,
+      recall: async (r) => void recalls.push({ toolUseId: r.toolUseId, compactionIds: r.compactionIds }),
+    };
     const w = world(sink);
     assert.deepEqual(await w.session.compactNow(), { ok: true });
     const [entry] = w.session.compactions;
     assert.ok(entry && entry.record.layer === 'summarise');
     const summary = w.session.state.messages[0]?.blocks.find((b) => b.type === 'summary');
     assert.ok(summary?.type === 'summary');
-    assert.ok(summary.text.includes(`compaction ${entry.record.id}`) && summary.text.includes('recall tool'), summary.text);
-    assert.ok(entry.record.retention?.lost.some((x) => x.startsWith('TypeError: Cannot read')), 'the summariser left the error out');
-    assert.match(summary.text, /\nNot carried by this summary, recallable: .*`TypeError: Cannot read properties/, 'the footer names it as recallable');
+    assert.ok(
+      summary.text.includes(`compaction ${entry.record.id}`) && summary.text.includes('recall tool'),
+      summary.text,
+    );
+    assert.ok(
+      entry.record.retention?.lost.some((x) => x.startsWith('TypeError: Cannot read')),
+      'the summariser left the error out',
+    );
+    assert.match(
+      summary.text,
+      /\nNot carried by this summary, recallable: .*`TypeError: Cannot read properties/,
+      'the footer names it as recallable',
+    );
 
     assert.deepEqual(await w.session.send('What exactly failed in the test?'), { ok: true });
     assert.deepEqual(w.tools.calls, [], 'recall is answered by the agent, not the workspace tools');
     const found = toolResultsOf(w.llm, 1);
-    assert.ok(found.includes(`tool result of run_command · turn 1 · compaction ${entry.record.id} · id=${w.testCall.id}`), found);
+    assert.ok(
+      found.includes(`tool result of run_command · turn 1 · compaction ${entry.record.id} · id=${w.testCall.id}`),
+      found,
+    );
     const read = toolResultsOf(w.llm, 2);
     assert.ok(read.includes(`\t${FAILURE}`), read);
     assert.ok(read.includes(`--- tool call run_command (${w.testCall.id}) ---`), read);
@@ -94,15 +148,30 @@ describe('recall in the agent loop', () => {
       { toolUseId: 'toolu_r2', compactionIds: [entry.record.id] },
     ]);
     assert.equal(w.session.compactions[0]?.recalled, 2);
-    assert.deepEqual(w.events.flatMap((e) => (e.type === 'recalled' ? [e.toolUseId] : [])), ['toolu_r1', 'toolu_r2']);
+    assert.deepEqual(
+      w.events.flatMap((e) => (e.type === 'recalled' ? [e.toolUseId] : [])),
+      ['toolu_r1', 'toolu_r2'],
+    );
     assert.deepEqual(checkInvariants(w.session.state), []);
   });
 
   it('a recall that finds nothing or fails counts nothing', async () => {
     const recalls: string[] = [];
-    const sink: SessionSink = { message: async () => undefined, usage: async () => undefined, compaction: async () => undefined, restore: async () => undefined, pins: async () => undefined, recall: async (r) => void recalls.push(r.toolUseId) };
+    const sink: SessionSink = {
+      message: async () => undefined,
+      usage: async () => undefined,
+      compaction: async () => undefined,
+      restore: async () => undefined,
+      pins: async () => undefined,
+      recall: async (r) => void recalls.push(r.toolUseId),
+    };
     const w = world(sink);
-    (w.llm as unknown as { steps: unknown[] }).steps.splice(0, 2, { content: [{ type: 'tool_use', id: 'toolu_x1', name: 'recall', input: { query: 'kubernetes' } }] }, { content: [{ type: 'tool_use', id: 'toolu_x2', name: 'recall', input: { id: 'msg_nope' } }] });
+    (w.llm as unknown as { steps: unknown[] }).steps.splice(
+      0,
+      2,
+      { content: [{ type: 'tool_use', id: 'toolu_x1', name: 'recall', input: { query: 'kubernetes' } }] },
+      { content: [{ type: 'tool_use', id: 'toolu_x2', name: 'recall', input: { id: 'msg_nope' } }] },
+    );
     await w.session.compactNow();
     await w.session.send('Anything about kubernetes?');
     assert.match(toolResultsOf(w.llm, 1), /^No match for "kubernetes"/);
@@ -115,7 +184,11 @@ describe('recall in the agent loop', () => {
     const root = await fsp.mkdtemp(join(tmpdir(), 'cp-recall-'));
     try {
       const clock = fakeClock(Date.UTC(2026, 10, 21, 23, 59, 0));
-      const port = new StoreSessionPort(SessionStore.inGlobalStorage(root, { now: () => clock.now(), random: () => 0.42 }), () => 'demo', () => clock.now());
+      const port = new StoreSessionPort(
+        SessionStore.inGlobalStorage(root, { now: () => clock.now(), random: () => 0.42 }),
+        () => 'demo',
+        () => clock.now(),
+      );
       const open = await port.create('claude-sonnet-4-6');
       const w = world(open.sink);
       for (const m of w.messages) await open.sink.message(m);
@@ -130,14 +203,25 @@ describe('recall in the agent loop', () => {
       assert.ok(entry);
       assert.equal(entry.record.id, id);
       assert.equal(entry.recalled, 2, 'both recalls of the turn were counted after the reload');
-      assert.equal(compactionDescription(entry), `${entry.record.tokensBefore.toLocaleString('en-US')} → ${entry.record.tokensAfter.toLocaleString('en-US')} · recalled 2×`);
-      assert.equal(recalledTooltip(entry), "The agent recalled from this compaction's originals or summary 2 times (recall tool).");
+      assert.equal(
+        compactionDescription(entry),
+        `${entry.record.tokensBefore.toLocaleString('en-US')} → ${entry.record.tokensAfter.toLocaleString('en-US')} · recalled 2×`,
+      );
+      assert.equal(
+        recalledTooltip(entry),
+        "The agent recalled from this compaction's originals or summary 2 times (recall tool).",
+      );
 
       // A reopened agent keeps counting from the saved counts, and a restore keeps them.
       const reopened = world(again.session.sink, again.session.compactions, again.session.messages);
       assert.equal(reopened.session.compactions[0]?.recalled, 2);
       assert.deepEqual(await reopened.session.restore(id), { ok: true });
-      assert.equal(compactionDescription(reopened.session.compactions[0] as CompactionEntryState).endsWith(' · recalled 2× · restored'), true);
+      assert.equal(
+        compactionDescription(reopened.session.compactions[0] as CompactionEntryState).endsWith(
+          ' · recalled 2× · restored',
+        ),
+        true,
+      );
       await again.session.close();
     } finally {
       await fsp.rm(root, { recursive: true, force: true });
@@ -149,21 +233,60 @@ describe('recall in the agent loop', () => {
     const base = { at: 1, tokensBefore: 10, tokensAfter: 1, meta: {} };
     const originals = c.messages.slice(0, 2);
     const replay = replaySession([
-      { type: 'header', format: 'context-pipeline-session', version: 1, sessionId: 's', createdAt: 0, model: 'm', workspace: '' },
+      {
+        type: 'header',
+        format: 'context-pipeline-session',
+        version: 1,
+        sessionId: 's',
+        createdAt: 0,
+        model: 'm',
+        workspace: '',
+      },
       ...c.messages.map((message) => ({ type: 'message' as const, at: 1, message })),
-      { type: 'compaction', id: 'cmp_1', trigger: 'manual', replacedIds: originals.map((m) => m.id), originals, replacement: [{ ...originals[0]!, id: 'msg_r' }], ...base },
+      {
+        type: 'compaction',
+        id: 'cmp_1',
+        trigger: 'manual',
+        replacedIds: originals.map((m) => m.id),
+        originals,
+        replacement: [{ ...originals[0]!, id: 'msg_r' }],
+        ...base,
+      },
       { type: 'recall', at: 2, toolUseId: 'toolu_1', compactionIds: ['cmp_1', 'cmp_1', 'cmp_gone'] },
       { type: 'recall', at: 3, toolUseId: 'toolu_2', compactionIds: ['cmp_1'] },
     ]);
-    assert.deepEqual(replay.compactions.map((x) => [x.entry.id, x.recalled]), [['cmp_1', 2]]);
+    assert.deepEqual(
+      replay.compactions.map((x) => [x.entry.id, x.recalled]),
+      [['cmp_1', 2]],
+    );
     assert.deepEqual(replay.problems, []);
   });
 
   it('a row without recalls reads as before', () => {
     const { c } = conversation();
-    const entry: CompactionEntryState = { record: { id: 'cmp_1', at: 0, trigger: 'manual', layer: 'summarise', strategy: 'summarise', regions: [], originals: c.messages, replacement: [], tokensBefore: 12_400, tokensAfter: 1_900, costUsd: 0, durationMs: 0, fallbacks: [] }, active: true };
+    const entry: CompactionEntryState = {
+      record: {
+        id: 'cmp_1',
+        at: 0,
+        trigger: 'manual',
+        layer: 'summarise',
+        strategy: 'summarise',
+        regions: [],
+        originals: c.messages,
+        replacement: [],
+        tokensBefore: 12_400,
+        tokensAfter: 1_900,
+        costUsd: 0,
+        durationMs: 0,
+        fallbacks: [],
+      },
+      active: true,
+    };
     assert.equal(compactionDescription(entry), '12,400 → 1,900');
-    assert.equal(compactionDescription({ ...entry, active: false, orphaned: true }), '12,400 → 1,900 · orphaned — originals only');
+    assert.equal(
+      compactionDescription({ ...entry, active: false, orphaned: true }),
+      '12,400 → 1,900 · orphaned — originals only',
+    );
     assert.equal(compactionDescription({ ...entry, recalled: 1 }), '12,400 → 1,900 · recalled 1×');
     assert.equal(recalledTooltip(entry), undefined);
   });

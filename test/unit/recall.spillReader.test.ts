@@ -26,7 +26,10 @@ describe('recall: the session folder as saved outputs', () => {
       { path: join(dir, 'paste-1.txt'), text: 'first paste' },
       { path: join(dir, 'tool-toolu_2.txt'), text: 'second\noutput' },
     ]);
-    assert.equal((await folderSpillReader(dir, { maxFileBytes: 1000, maxTotalBytes: 10_000, maxFiles: 1 }).read()).length, 1);
+    assert.equal(
+      (await folderSpillReader(dir, { maxFileBytes: 1000, maxTotalBytes: 10_000, maxFiles: 1 }).read()).length,
+      1,
+    );
   });
 
   it('gives an empty list for a folder that does not exist (nothing spilled yet)', async () => {

@@ -17,7 +17,19 @@ import { ScriptedLlm } from './support/scriptedLlm';
 
 /** A session file's entries for a conversation, then the given records (and restores). */
 function fileOf(messages: SessionEntry[], extra: SessionEntry[]): SessionEntry[] {
-  return [{ type: 'header', format: 'context-pipeline-session', version: 1, sessionId: 's1', createdAt: 0, model: 'claude-sonnet-4-6', workspace: 'w' }, ...messages, ...extra];
+  return [
+    {
+      type: 'header',
+      format: 'context-pipeline-session',
+      version: 1,
+      sessionId: 's1',
+      createdAt: 0,
+      model: 'claude-sonnet-4-6',
+      workspace: 'w',
+    },
+    ...messages,
+    ...extra,
+  ];
 }
 
 /** Encodes and decodes every entry, as the file would (strict schema). */
@@ -42,7 +54,10 @@ describe('compaction records in the session file', () => {
     const entries = throughFile(fileOf(messages, [recordToEntry(record)]));
     const replayed = replaySession(entries);
     assert.deepEqual(replayed.problems, []);
-    assert.deepEqual(JSON.parse(JSON.stringify(replayed.messages)), JSON.parse(JSON.stringify(stripCounts(out.state.messages))));
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(replayed.messages)),
+      JSON.parse(JSON.stringify(stripCounts(out.state.messages))),
+    );
     assert.deepEqual(checkInvariants({ messages: replayed.messages }), []);
     const back = entryToRecord(entries.at(-1) as Extract<SessionEntry, { type: 'compaction' }>);
     assert.equal(back.summary, record.summary);
@@ -50,8 +65,13 @@ describe('compaction records in the session file', () => {
     assert.deepEqual(back.retention, record.retention);
     assert.deepEqual(back.fallbacks, record.fallbacks);
     assert.equal(back.layer, 'summarise');
-    const restored = replaySession(throughFile(fileOf(messages, [recordToEntry(record), { type: 'restore', at: 99, compactionId: record.id }])));
-    assert.deepEqual(JSON.parse(JSON.stringify(restored.messages)), JSON.parse(JSON.stringify(stripCounts(state.messages))));
+    const restored = replaySession(
+      throughFile(fileOf(messages, [recordToEntry(record), { type: 'restore', at: 99, compactionId: record.id }])),
+    );
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(restored.messages)),
+      JSON.parse(JSON.stringify(stripCounts(state.messages))),
+    );
   });
 
   it('an in-place record (budget trim keeps the message ids) replays too', () => {
@@ -64,12 +84,18 @@ describe('compaction records in the session file', () => {
     const messages: SessionEntry[] = state.messages.map((message, i) => ({ type: 'message', at: i, message }));
     const replayed = replaySession(throughFile(fileOf(messages, [recordToEntry(r.record)])));
     assert.deepEqual(replayed.problems, []);
-    assert.deepEqual(JSON.parse(JSON.stringify(replayed.messages)), JSON.parse(JSON.stringify(stripCounts(r.state.messages))));
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(replayed.messages)),
+      JSON.parse(JSON.stringify(stripCounts(r.state.messages))),
+    );
   });
 
   it("a record's re-attached files (and the reminder in its replacement) survive the file round trip; Restore takes the reminder away", async () => {
     const c = new ToolConvo();
-    for (let t = 1; t <= 4; t++) c.user(`question ${t}`).read(`src/f${t}.ts`, `${'z'.repeat(4000)} ${t}`).say(`answer ${t}`);
+    for (let t = 1; t <= 4; t++)
+      c.user(`question ${t}`)
+        .read(`src/f${t}.ts`, `${'z'.repeat(4000)} ${t}`)
+        .say(`answer ${t}`);
     const state = c.state({ keepRecentTurns: 1, keepRecentTokens: 0 });
     const llm = new ScriptedLlm([answer('The user read f1 to f3.')]);
     const compactor = new Compactor({
@@ -80,9 +106,16 @@ describe('compaction records in the session file', () => {
       measure: (s) => s.messages.reduce((n, m) => n + tokensOf(m), 0),
       settings: () => DEFAULT_COMPACTION_SETTINGS,
       timeout: () => new Promise(() => undefined),
-      readFresh: async (path) => (path === 'src/f1.ts' ? { ok: false, reason: 'it no longer exists' } : { ok: true, text: `fresh ${path}\n`, bytes: 20 }),
+      readFresh: async (path) =>
+        path === 'src/f1.ts'
+          ? { ok: false, reason: 'it no longer exists' }
+          : { ok: true, text: `fresh ${path}\n`, bytes: 20 },
     });
-    const run = await compactor.compact(state, { trigger: 'manual', tokensToFree: 'all', signal: new AbortController().signal });
+    const run = await compactor.compact(state, {
+      trigger: 'manual',
+      tokensToFree: 'all',
+      signal: new AbortController().signal,
+    });
     const record = run.records.at(-1) as CompactionRecord;
     assert.equal(record.reattached?.length, 3);
     const messages: SessionEntry[] = state.messages.map((message, i) => ({ type: 'message', at: i, message }));
@@ -92,20 +125,50 @@ describe('compaction records in the session file', () => {
     assert.ok(back.reattached?.some((f) => f.attached === 'reference' && f.reason === 'it no longer exists'));
     const replayed = replaySession(entries);
     assert.deepEqual(replayed.problems, []);
-    assert.deepEqual(JSON.parse(JSON.stringify(replayed.messages)), JSON.parse(JSON.stringify(stripCounts(run.state.messages))));
-    assert.ok(replayed.messages.some((m) => m.blocks.some((b) => b.type === 'text' && b.text.includes('fresh src/f3.ts'))));
-    const restores: SessionEntry[] = [...run.records].reverse().map((r, i) => ({ type: 'restore', at: 100 + i, compactionId: r.id }));
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(replayed.messages)),
+      JSON.parse(JSON.stringify(stripCounts(run.state.messages))),
+    );
+    assert.ok(
+      replayed.messages.some((m) => m.blocks.some((b) => b.type === 'text' && b.text.includes('fresh src/f3.ts'))),
+    );
+    const restores: SessionEntry[] = [...run.records]
+      .reverse()
+      .map((r, i) => ({ type: 'restore', at: 100 + i, compactionId: r.id }));
     const restored = replaySession(throughFile(fileOf(messages, [...run.records.map(recordToEntry), ...restores])));
-    assert.deepEqual(JSON.parse(JSON.stringify(restored.messages)), JSON.parse(JSON.stringify(stripCounts(state.messages))));
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(restored.messages)),
+      JSON.parse(JSON.stringify(stripCounts(state.messages))),
+    );
   });
 
   it('a stored record without re-attached files, or with malformed ones, decodes without them', () => {
-    const base = recordToEntry({ id: 'c9', at: 1, trigger: 'manual', layer: 'summarise', strategy: 's', regions: [], originals: [], replacement: [], tokensBefore: 2, tokensAfter: 1, costUsd: 0, durationMs: 0, fallbacks: [] });
+    const base = recordToEntry({
+      id: 'c9',
+      at: 1,
+      trigger: 'manual',
+      layer: 'summarise',
+      strategy: 's',
+      regions: [],
+      originals: [],
+      replacement: [],
+      tokensBefore: 2,
+      tokensAfter: 1,
+      costUsd: 0,
+      durationMs: 0,
+      fallbacks: [],
+    });
     assert.equal(base.meta.reattached, undefined);
     assert.equal(entryToRecord(base).reattached, undefined);
     assert.equal(entryToRecord({ ...base, meta: { ...base.meta, reattached: '{not json' } }).reattached, undefined);
-    const mixed = JSON.stringify([{ path: 'a.ts', tokens: 3, attached: 'content' }, { path: 'b.ts', attached: 'maybe' }, 7]);
-    assert.deepEqual(entryToRecord({ ...base, meta: { ...base.meta, reattached: mixed } }).reattached, [{ path: 'a.ts', tokens: 3, attached: 'content' }]);
+    const mixed = JSON.stringify([
+      { path: 'a.ts', tokens: 3, attached: 'content' },
+      { path: 'b.ts', attached: 'maybe' },
+      7,
+    ]);
+    assert.deepEqual(entryToRecord({ ...base, meta: { ...base.meta, reattached: mixed } }).reattached, [
+      { path: 'a.ts', tokens: 3, attached: 'content' },
+    ]);
   });
 });
 

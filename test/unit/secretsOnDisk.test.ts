@@ -28,7 +28,10 @@ describe('spill files and child processes never get the API key', () => {
   it('the secrets are read at each write (a key set later is redacted too)', async () => {
     let key: string | undefined;
     const seen: string[] = [];
-    const write = spillWriter(() => [key], async (_p, c) => void seen.push(c));
+    const write = spillWriter(
+      () => [key],
+      async (_p, c) => void seen.push(c),
+    );
     await write('a', `x ${KEY}`);
     key = KEY;
     await write('b', `x ${KEY}`);
@@ -36,13 +39,20 @@ describe('spill files and child processes never get the API key', () => {
   });
 
   it('childEnv drops ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and any variable holding the key', () => {
-    const env = { PATH: '/bin', ANTHROPIC_API_KEY: KEY, anthropic_auth_token: 'tok-12345678', PROXY_AUTH: `Bearer ${KEY}`, HOME: '/home/me', SHORT: 'abc' };
+    const env = {
+      PATH: '/bin',
+      ANTHROPIC_API_KEY: KEY,
+      anthropic_auth_token: 'tok-12345678',
+      PROXY_AUTH: `Bearer ${KEY}`,
+      HOME: '/home/me',
+      SHORT: 'abc',
+    };
     const out = childEnv(env, [KEY, 'abc'], { PAGER: 'cat' });
     assert.deepEqual(out, { PATH: '/bin', HOME: '/home/me', SHORT: 'abc', PAGER: 'cat' });
     assert.equal(env.ANTHROPIC_API_KEY, KEY, 'the parent environment is untouched');
   });
 
-  it('run_command\'s child sees neither the key variables nor a copy of the key', async () => {
+  it("run_command's child sees neither the key variables nor a copy of the key", async () => {
     const saved = { ...process.env };
     process.env.ANTHROPIC_API_KEY = KEY;
     process.env.ANTHROPIC_AUTH_TOKEN = 'auth-token-0123456789';
@@ -51,11 +61,22 @@ describe('spill files and child processes never get the API key', () => {
     try {
       const ws = await tempDir();
       const command = 'echo "a=[$ANTHROPIC_API_KEY] t=[$ANTHROPIC_AUTH_TOKEN] c=[$CP_TEST_COPY] p=[$CP_TEST_PLAIN]"';
-      const direct = expectOk(await runCommandTool({ command }, toolContext([ws]), true, new ScriptedApprover(), [KEY]));
+      const direct = expectOk(
+        await runCommandTool({ command }, toolContext([ws]), true, new ScriptedApprover(), [KEY]),
+      );
       assert.match(direct, /^a=\[\] t=\[\] c=\[\] p=\[visible\]/);
       // Through the runner, as the extension wires it (secrets from the options).
-      const runner = new WorkspaceToolRunner({ roots: [ws], approver: new ScriptedApprover(), runCommandEnabled: () => true, filesExclude: () => ({}), secrets: () => [KEY] });
-      const outcome = await runner.run({ id: 't1', name: 'run_command', input: { command } }, new AbortController().signal);
+      const runner = new WorkspaceToolRunner({
+        roots: [ws],
+        approver: new ScriptedApprover(),
+        runCommandEnabled: () => true,
+        filesExclude: () => ({}),
+        secrets: () => [KEY],
+      });
+      const outcome = await runner.run(
+        { id: 't1', name: 'run_command', input: { command } },
+        new AbortController().signal,
+      );
       const text = typeof outcome.content === 'string' ? outcome.content : JSON.stringify(outcome.content);
       assert.equal(outcome.isError, false, text);
       assert.match(text, /^a=\[\] t=\[\] c=\[\] p=\[visible\]/);

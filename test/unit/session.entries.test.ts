@@ -1,5 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { decodeLine, encodeEntry, newerFormatVersion, SESSION_FORMAT, SESSION_VERSION, type HeaderEntry, type MessageEntry, type SessionEntry } from '../../src/core/session/entries';
+import {
+  decodeLine,
+  encodeEntry,
+  newerFormatVersion,
+  SESSION_FORMAT,
+  SESSION_VERSION,
+  type HeaderEntry,
+  type MessageEntry,
+  type SessionEntry,
+} from '../../src/core/session/entries';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { Build } from './support/builders';
 
@@ -7,7 +16,11 @@ import { Build } from './support/builders';
 export function sampleConversation(b = new Build('s')): Message[] {
   const call = b.toolUse('read_file', { path: 'src/a.ts' });
   return [
-    b.message('user', [b.text('<ide_selection>line 1</ide_selection>', 'ide_selection'), b.text('please read a.ts\nand explain')], 1),
+    b.message(
+      'user',
+      [b.text('<ide_selection>line 1</ide_selection>', 'ide_selection'), b.text('please read a.ts\nand explain')],
+      1,
+    ),
     b.message('assistant', [b.text('Reading it.', 'assistant'), call], 1),
     b.message('user', [b.toolResult(call.id, 'export const a = 1;\n')], 1),
     b.message('assistant', [b.text('It exports a = 1.', 'assistant')], 1),
@@ -18,41 +31,150 @@ export function sampleConversation(b = new Build('s')): Message[] {
 
 /** A header as the store writes it. */
 export function sampleHeader(sessionId = '2026-11-21T23-59-00-abc123'): HeaderEntry {
-  return { type: 'header', format: SESSION_FORMAT, version: SESSION_VERSION, sessionId, createdAt: 1_700_000_000_000, model: 'claude-sonnet-4-5', workspace: 'demo' };
+  return {
+    type: 'header',
+    format: SESSION_FORMAT,
+    version: SESSION_VERSION,
+    sessionId,
+    createdAt: 1_700_000_000_000,
+    model: 'claude-sonnet-4-5',
+    workspace: 'demo',
+  };
 }
 
 /** Header + one message entry per message, with increasing times. */
 export function entriesOf(messages: readonly Message[], header = sampleHeader()): SessionEntry[] {
-  return [header, ...messages.map((message, i): MessageEntry => ({ type: 'message', at: header.createdAt + 1000 * (i + 1), message }))];
+  return [
+    header,
+    ...messages.map((message, i): MessageEntry => ({
+      type: 'message',
+      at: header.createdAt + 1000 * (i + 1),
+      message,
+    })),
+  ];
 }
 
 /** One entry of every type. */
 export function everyEntryType(): SessionEntry[] {
   const b = new Build('e');
   const [u1, a1, u2] = sampleConversation(b) as [Message, Message, Message];
-  const summary = b.message('user', [{ type: 'summary', text: 'The user asked to read a.ts.', compactionId: 'cmp_1', turnRange: [1, 1], meta: { id: 'blk_sum', tier: 0, source: 'compactor', createdAt: 5, pinned: false, compactable: false } }], 1);
+  const summary = b.message(
+    'user',
+    [
+      {
+        type: 'summary',
+        text: 'The user asked to read a.ts.',
+        compactionId: 'cmp_1',
+        turnRange: [1, 1],
+        meta: { id: 'blk_sum', tier: 0, source: 'compactor', createdAt: 5, pinned: false, compactable: false },
+      },
+    ],
+    1,
+  );
   return [
     { ...sampleHeader(), title: 'Reading a.ts' },
     { type: 'message', at: 1, message: u1 },
     { type: 'message', at: 2, message: a1 },
     { type: 'message', at: 3, message: u2 },
-    { type: 'usage', at: 4, requestIndex: 1, turn: 1, model: 'claude-sonnet-4-5', usage: { input_tokens: 1200, output_tokens: 80, cache_read_input_tokens: 1000, cache_creation_input_tokens: 0 }, estimatedInputTokens: 1180, costUsd: 0.0042 },
-    { type: 'compaction', at: 5, id: 'cmp_1', trigger: 'manual', replacedIds: [u1.id], originals: [u1], replacement: [summary], tokensBefore: 1200, tokensAfter: 40, meta: { strategy: 'summarize', model: 'claude-haiku-4-5', costUsd: 0.001, fallback: false } },
+    {
+      type: 'usage',
+      at: 4,
+      requestIndex: 1,
+      turn: 1,
+      model: 'claude-sonnet-4-5',
+      usage: { input_tokens: 1200, output_tokens: 80, cache_read_input_tokens: 1000, cache_creation_input_tokens: 0 },
+      estimatedInputTokens: 1180,
+      costUsd: 0.0042,
+    },
+    {
+      type: 'compaction',
+      at: 5,
+      id: 'cmp_1',
+      trigger: 'manual',
+      replacedIds: [u1.id],
+      originals: [u1],
+      replacement: [summary],
+      tokensBefore: 1200,
+      tokensAfter: 40,
+      meta: { strategy: 'summarize', model: 'claude-haiku-4-5', costUsd: 0.001, fallback: false },
+    },
     { type: 'restore', at: 6, compactionId: 'cmp_1' },
     { type: 'pin', at: 7, blockId: 'blk_e1' },
     { type: 'unpin', at: 8, blockId: 'blk_e1' },
     { type: 'title', at: 9, title: 'Renamed: a.ts' },
     { type: 'turn_aborted', at: 10, turn: 2, reason: 'stopped by the user' },
     { type: 'repair', at: 11, fixes: ['Line 3 was unreadable and was left out: not JSON.'], messages: [u1] },
-    { type: 'message', at: 12, message: b.message('user', [{ type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=', meta: { id: 'blk_img', tier: 1, source: 'user', createdAt: 12, pinned: true, compactable: true } }, { type: 'tool_result', toolUseId: 'toolu_x', content: [{ type: 'text', text: 'ok' }, { type: 'image', mediaType: 'image/jpeg', data: '/9j/' }], isError: true, meta: { id: 'blk_tr', tier: 3, source: 'tool', createdAt: 12, toolUseId: 'toolu_x', pinned: false, compactable: true } }], 3) },
-    { type: 'message', at: 13, message: b.message('assistant', [{ type: 'thinking', thinking: 'hmm', signature: 'sig', meta: { id: 'blk_th', tier: 2, source: 'assistant', createdAt: 13, pinned: false, compactable: true } }], 3) },
+    {
+      type: 'message',
+      at: 12,
+      message: b.message(
+        'user',
+        [
+          {
+            type: 'image',
+            mediaType: 'image/png',
+            data: 'iVBORw0KGgo=',
+            meta: { id: 'blk_img', tier: 1, source: 'user', createdAt: 12, pinned: true, compactable: true },
+          },
+          {
+            type: 'tool_result',
+            toolUseId: 'toolu_x',
+            content: [
+              { type: 'text', text: 'ok' },
+              { type: 'image', mediaType: 'image/jpeg', data: '/9j/' },
+            ],
+            isError: true,
+            meta: {
+              id: 'blk_tr',
+              tier: 3,
+              source: 'tool',
+              createdAt: 12,
+              toolUseId: 'toolu_x',
+              pinned: false,
+              compactable: true,
+            },
+          },
+        ],
+        3,
+      ),
+    },
+    {
+      type: 'message',
+      at: 13,
+      message: b.message(
+        'assistant',
+        [
+          {
+            type: 'thinking',
+            thinking: 'hmm',
+            signature: 'sig',
+            meta: { id: 'blk_th', tier: 2, source: 'assistant', createdAt: 13, pinned: false, compactable: true },
+          },
+        ],
+        3,
+      ),
+    },
   ];
 }
 
 describe('session entries', () => {
   it('round-trips every entry type through one line each', () => {
     const all = everyEntryType();
-    assert.deepEqual(new Set(all.map((e) => e.type)), new Set(['header', 'message', 'usage', 'compaction', 'restore', 'pin', 'unpin', 'title', 'turn_aborted', 'repair']));
+    assert.deepEqual(
+      new Set(all.map((e) => e.type)),
+      new Set([
+        'header',
+        'message',
+        'usage',
+        'compaction',
+        'restore',
+        'pin',
+        'unpin',
+        'title',
+        'turn_aborted',
+        'repair',
+      ]),
+    );
     for (const e of all) {
       const line = encodeEntry(e);
       assert.ok(!line.includes('\n') && !line.includes('\r'), `${e.type} is one line`);
@@ -69,7 +191,10 @@ describe('session entries', () => {
     const e: SessionEntry = { type: 'message', at: 1, message: b.message('user', [b.text(text)], 1) };
     const d = decodeLine(encodeEntry(e));
     assert.ok(d.ok);
-    assert.equal(d.entry.type === 'message' && d.entry.message.blocks[0]?.type === 'text' ? d.entry.message.blocks[0].text : '', text);
+    assert.equal(
+      d.entry.type === 'message' && d.entry.message.blocks[0]?.type === 'text' ? d.entry.message.blocks[0].text : '',
+      text,
+    );
   });
 
   it('puts type first, does not persist the token-count memo, and reads an undefined tool input back as {}', () => {

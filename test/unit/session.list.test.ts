@@ -12,7 +12,22 @@ import { sampleHeader } from './session.entries.test';
 function message(i: number, chars: number): SessionEntry {
   const role: Message['role'] = i % 2 === 0 ? 'user' : 'assistant';
   const text = i === 0 ? 'fix the flaky login test please' : `${role} ${i} ${'x'.repeat(chars)}`;
-  return { type: 'message', at: 1_700_000_000_000 + i, message: { id: `msg_${i}`, role, turn: Math.floor(i / 2) + 1, blocks: [{ type: 'text', text, meta: { id: `blk_${i}`, tier: 1, source: role, createdAt: 0, pinned: false, compactable: role !== 'user' } }] } };
+  return {
+    type: 'message',
+    at: 1_700_000_000_000 + i,
+    message: {
+      id: `msg_${i}`,
+      role,
+      turn: Math.floor(i / 2) + 1,
+      blocks: [
+        {
+          type: 'text',
+          text,
+          meta: { id: `blk_${i}`, tier: 1, source: role, createdAt: 0, pinned: false, compactable: role !== 'user' },
+        },
+      ],
+    },
+  };
 }
 
 describe('session list reads only the head and the tail of each file', () => {
@@ -22,7 +37,11 @@ describe('session list reads only the head and the tail of each file', () => {
   beforeEach(async () => {
     root = await fsp.mkdtemp(join(tmpdir(), 'cp-list-'));
     reads = new Map();
-    store = SessionStore.inGlobalStorage(root, { now: () => 0, random: () => 0.5, onListRead: (file, _position, bytes) => void reads.set(file, (reads.get(file) ?? 0) + bytes) });
+    store = SessionStore.inGlobalStorage(root, {
+      now: () => 0,
+      random: () => 0.5,
+      onListRead: (file, _position, bytes) => void reads.set(file, (reads.get(file) ?? 0) + bytes),
+    });
     await fsp.mkdir(store.dir, { recursive: true });
   });
   afterEach(async () => {
@@ -34,8 +53,11 @@ describe('session list reads only the head and the tail of each file', () => {
     const fh = await fsp.open(store.pathOf(id), 'w');
     await fh.write(`${encodeEntry(sampleHeader(id))}\n`);
     const n = 6_000;
-    for (let start = 0; start < n; start += 500) await fh.write(Array.from({ length: 500 }, (_, k) => `${encodeEntry(message(start + k, 5_000))}\n`).join(''));
-    await fh.write(`${encodeEntry({ type: 'usage', at: 1_800_000_000_000, requestIndex: 3000, turn: n / 2, model: 'claude-sonnet-4-5', usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, estimatedInputTokens: 1, costUsd: 0 })}\n`);
+    for (let start = 0; start < n; start += 500)
+      await fh.write(Array.from({ length: 500 }, (_, k) => `${encodeEntry(message(start + k, 5_000))}\n`).join(''));
+    await fh.write(
+      `${encodeEntry({ type: 'usage', at: 1_800_000_000_000, requestIndex: 3000, turn: n / 2, model: 'claude-sonnet-4-5', usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, estimatedInputTokens: 1, costUsd: 0 })}\n`,
+    );
     await fh.close();
     const size = (await fsp.stat(store.pathOf(id))).size;
     assert.ok(size > 30_000_000, `the file is large (${size} bytes)`);
@@ -43,12 +65,24 @@ describe('session list reads only the head and the tail of each file', () => {
     const read = reads.get(store.pathOf(id)) ?? 0;
     assert.ok(read > 0, 'the list reads through the counted reader');
     assert.ok(read <= 2 * SUMMARY_CHUNK + 1, `read ${read} bytes of ${size}`);
-    assert.deepEqual(s, { id, title: 'fix the flaky login test please', createdAt: sampleHeader().createdAt, updatedAt: 1_800_000_000_000, turns: n / 2, hasMessages: true, model: 'claude-sonnet-4-5', sizeBytes: size, damaged: false });
+    assert.deepEqual(s, {
+      id,
+      title: 'fix the flaky login test please',
+      createdAt: sampleHeader().createdAt,
+      updatedAt: 1_800_000_000_000,
+      turns: n / 2,
+      hasMessages: true,
+      model: 'claude-sonnet-4-5',
+      sizeBytes: size,
+      damaged: false,
+    });
   });
 
   it('stays bounded when the last line alone is larger than the window, and still flags a torn end', async () => {
     const id = '2026-11-20T10-00-00-hugeln';
-    const lines = [sampleHeader(id), message(0, 10), message(1, 3 * SUMMARY_MAX_WINDOW)].map((e) => `${encodeEntry(e)}\n`).join('');
+    const lines = [sampleHeader(id), message(0, 10), message(1, 3 * SUMMARY_MAX_WINDOW)]
+      .map((e) => `${encodeEntry(e)}\n`)
+      .join('');
     await fsp.writeFile(store.pathOf(id), lines);
     const [s] = await store.list();
     const read = reads.get(store.pathOf(id)) ?? 0;
@@ -62,7 +96,10 @@ describe('session list reads only the head and the tail of each file', () => {
 
   it('a small file is read whole, once; damage in it is flagged', async () => {
     const id = '2026-11-20T10-00-00-smalll';
-    await fsp.writeFile(store.pathOf(id), `${encodeEntry(sampleHeader(id))}\n${encodeEntry(message(0, 10))}\ngarbage\n${encodeEntry(message(1, 10))}\n`);
+    await fsp.writeFile(
+      store.pathOf(id),
+      `${encodeEntry(sampleHeader(id))}\n${encodeEntry(message(0, 10))}\ngarbage\n${encodeEntry(message(1, 10))}\n`,
+    );
     const [s] = await store.list();
     assert.equal(reads.get(store.pathOf(id)), (await fsp.stat(store.pathOf(id))).size);
     assert.equal(s?.damaged, true);
@@ -74,7 +111,10 @@ describe('session list reads only the head and the tail of each file', () => {
     await fsp.mkdir(store.pathOf(id)); // not a file: reading it fails
     await fsp.writeFile(store.pathOf('2026-11-20T09-00-00-okokok'), `${encodeEntry(sampleHeader())}\n`);
     const list = await store.list();
-    assert.deepEqual(list.map((s) => [s.id, s.damaged]).sort(), [['2026-11-20T09-00-00-okokok', false], [id, true]]);
+    assert.deepEqual(list.map((s) => [s.id, s.damaged]).sort(), [
+      ['2026-11-20T09-00-00-okokok', false],
+      [id, true],
+    ]);
     const bad = list.find((s) => s.id === id);
     assert.match(bad?.error ?? '', /EISDIR|directory/i);
     const opened = await store.open(id);

@@ -18,7 +18,6 @@ import { entriesOf, sampleConversation, sampleHeader } from './session.entries.t
 import { userWords } from './session.replay.test';
 import { countingTokenizer } from './support/tokenFakes';
 
-
 describe('session loader: spliced lines, lone surrogates, orphaned compactions, duplicate ids', () => {
   const h = loaderHarness('cp-salvage-');
   const { load } = h;
@@ -42,7 +41,10 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
     const want = [...conv.slice(0, 2), ...conv.slice(3)];
     assert.deepEqual(userWords(r.session.messages), userWords(want));
     assert.ok(JSON.stringify(r.session.messages).includes('It exports a = 1.'), 'the entry after the torn one is kept');
-    assert.match(r.report?.fixes.join(' ') ?? '', /Line 4 held 1 complete entry run together with a write cut off by a crash; it was split off and kept, and the cut-off part \(70 characters\) was left out/);
+    assert.match(
+      r.report?.fixes.join(' ') ?? '',
+      /Line 4 held 1 complete entry run together with a write cut off by a crash; it was split off and kept, and the cut-off part \(70 characters\) was left out/,
+    );
   });
 
   it('splitSplicedLine: nested blocks are never taken for entries; a plain torn line yields nothing', () => {
@@ -51,7 +53,10 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
     assert.equal(splitSplicedLine(a.slice(0, -10)), undefined, 'a torn line alone');
     assert.equal(splitSplicedLine(`${a.slice(0, 120)}garbage`), undefined);
     const three = splitSplicedLine(`${a}${b.slice(0, 50)}  ${c}`);
-    assert.deepEqual(three?.entries.map((e) => e.type === 'message' && e.message.id), [conv[0]?.id, conv[2]?.id]);
+    assert.deepEqual(
+      three?.entries.map((e) => e.type === 'message' && e.message.id),
+      [conv[0]?.id, conv[2]?.id],
+    );
     assert.equal(three?.droppedChars, 50);
     assert.ok(b.indexOf('{"type":', 1) > 0, 'the sample has nested blocks that start like entries');
   });
@@ -65,10 +70,14 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
     const r = await load(text(entries));
     const all = JSON.stringify(r.entries);
     assert.ok(!/\\ud[89a-f]/i.test(all), 'no surrogate escape is left in the entries');
-    for (const m of r.session.messages) for (const blk of m.blocks) if (blk.type === 'text') assert.ok(isWellFormed(blk.text), blk.text);
+    for (const m of r.session.messages)
+      for (const blk of m.blocks) if (blk.type === 'text') assert.ok(isWellFormed(blk.text), blk.text);
     assert.equal(userWords(r.session.messages).at(-1), 'emoji cut in half: \ufffd and a stray \ufffd — rest kept');
     assert.equal(r.session.title, 'title \ufffd');
-    assert.match(r.report?.fixes.join(' ') ?? '', /3 lines \(1, 8, 9\) held a broken character \(half of a UTF-16 surrogate pair, which the API rejects\); each was replaced with �/);
+    assert.match(
+      r.report?.fixes.join(' ') ?? '',
+      /3 lines \(1, 8, 9\) held a broken character \(half of a UTF-16 surrogate pair, which the API rejects\); each was replaced with �/,
+    );
     assert.ok(!/\\ud[89a-f]/i.test(readFileSync(h.file(), 'utf8')), 'the file itself is repaired');
     assert.deepEqual(r.session.messages.slice(0, conv.length), conv, 'clean messages are untouched');
   });
@@ -85,27 +94,72 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
   it('keeps an orphaned compaction (its messages lost) with its originals through a repair; Restore is refused with the reason', async () => {
     const b = new Build('o');
     const conv = sampleConversation(b);
-    const lost = [b.message('user', [b.text('the only copy of these words')], 1), b.message('assistant', [b.text('and this answer', 'assistant')], 1)];
-    const summary: SummaryBlock = { type: 'summary', text: 'Earlier talk.', compactionId: 'cmp_o', turnRange: [1, 1], meta: { id: 'blk_osum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false } };
-    const orphan: SessionEntry = { type: 'compaction', at: 10, id: 'cmp_o', trigger: 'manual', replacedIds: lost.map((m) => m.id), originals: lost, replacement: [b.message('user', [summary], 1)], tokensBefore: 500, tokensAfter: 20, meta: { layer: 'summarise', strategy: 'summarise' } };
+    const lost = [
+      b.message('user', [b.text('the only copy of these words')], 1),
+      b.message('assistant', [b.text('and this answer', 'assistant')], 1),
+    ];
+    const summary: SummaryBlock = {
+      type: 'summary',
+      text: 'Earlier talk.',
+      compactionId: 'cmp_o',
+      turnRange: [1, 1],
+      meta: { id: 'blk_osum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false },
+    };
+    const orphan: SessionEntry = {
+      type: 'compaction',
+      at: 10,
+      id: 'cmp_o',
+      trigger: 'manual',
+      replacedIds: lost.map((m) => m.id),
+      originals: lost,
+      replacement: [b.message('user', [summary], 1)],
+      tokensBefore: 500,
+      tokensAfter: 20,
+      meta: { layer: 'summarise', strategy: 'summarise' },
+    };
     // Some other damage makes the loader rewrite the file: the orphan must survive that rewrite.
     const r = await load(`${text([...entriesOf(conv), orphan])}garbage\n`);
     assert.ok(r.report, 'the file was repaired');
     assert.deepEqual(r.session.compactions, [{ entry: orphan, active: false, orphaned: true }]);
-    const stored = readFileSync(h.file(), 'utf8').trim().split('\n').map((l) => (decodeLine(l) as { entry: SessionEntry }).entry);
-    assert.deepEqual(stored.find((e) => e.type === 'compaction'), orphan, 'its entry, originals included, is still in the file');
+    const stored = readFileSync(h.file(), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (decodeLine(l) as { entry: SessionEntry }).entry);
+    assert.deepEqual(
+      stored.find((e) => e.type === 'compaction'),
+      orphan,
+      'its entry, originals included, is still in the file',
+    );
     const tokenizer = countingTokenizer();
     const never = async () => {
       throw new Error('not used');
     };
     const agent = new AgentSession(
       emptyState({ messages: r.session.messages }),
-      { llm: { stream: never }, tools: { run: never }, sink: { message: never, usage: never, compaction: never, restore: never, pins: never }, clock: fakeClock(), ids: counterIds('x'), tokenizer, estimator: new TokenEstimator(tokenizer), pasteDirectory: '/s', writeFile: never, maxToolRounds: 1 },
+      {
+        llm: { stream: never },
+        tools: { run: never },
+        sink: { message: never, usage: never, compaction: never, restore: never, pins: never },
+        clock: fakeClock(),
+        ids: counterIds('x'),
+        tokenizer,
+        estimator: new TokenEstimator(tokenizer),
+        pasteDirectory: '/s',
+        writeFile: never,
+        maxToolRounds: 1,
+      },
       () => undefined,
-      r.session.compactions.map((c) => ({ record: entryToRecord(c.entry), active: c.active, ...(c.orphaned ? { orphaned: c.orphaned } : {}) })),
+      r.session.compactions.map((c) => ({
+        record: entryToRecord(c.entry),
+        active: c.active,
+        ...(c.orphaned ? { orphaned: c.orphaned } : {}),
+      })),
     );
     const refused = await agent.restore('cmp_o');
-    assert.ok(!refused.ok && /cannot be restored: the messages it replaced were lost/.test(refused.reason), JSON.stringify(refused));
+    assert.ok(
+      !refused.ok && /cannot be restored: the messages it replaced were lost/.test(refused.reason),
+      JSON.stringify(refused),
+    );
   });
 
   // The linear bound itself is checked by counting steps (session.replay.test.ts); this only
@@ -113,7 +167,25 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
   it('loads 16 000 messages sharing one id (secondary guard: under 30 s, not minutes)', async function () {
     this.timeout(60_000);
     const role = (i: number): Message['role'] => (i % 2 === 0 ? 'user' : 'assistant');
-    const messages: Message[] = Array.from({ length: 16_000 }, (_, i) => ({ id: 'msg_dup', role: role(i), turn: 1, blocks: [{ type: 'text', text: `m${i}`, meta: { id: 'blk_dup', tier: 1, source: role(i), createdAt: 0, pinned: false, compactable: role(i) !== 'user' } }] }));
+    const messages: Message[] = Array.from({ length: 16_000 }, (_, i) => ({
+      id: 'msg_dup',
+      role: role(i),
+      turn: 1,
+      blocks: [
+        {
+          type: 'text',
+          text: `m${i}`,
+          meta: {
+            id: 'blk_dup',
+            tier: 1,
+            source: role(i),
+            createdAt: 0,
+            pinned: false,
+            compactable: role(i) !== 'user',
+          },
+        },
+      ],
+    }));
     await fsp.writeFile(h.file(), text(entriesOf(messages)));
     const t0 = process.hrtime.bigint();
     const r = await loadSession(h.file(), { now: () => NOW });

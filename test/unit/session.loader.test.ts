@@ -12,7 +12,6 @@ import { Build } from './support/builders';
 import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
 import { userWords } from './session.replay.test';
 
-
 describe('session loader', () => {
   const h = loaderHarness('cp-loader-');
   const { load } = h;
@@ -52,7 +51,10 @@ describe('session loader', () => {
     ls[5] = `\u0000${ls[5]}\u0000`;
     const r = await load(ls.join('\n'));
     assert.deepEqual(r.session.messages, conv);
-    assert.deepEqual(r.report?.droppedLines.map((d) => d.line), [4]);
+    assert.deepEqual(
+      r.report?.droppedLines.map((d) => d.line),
+      [4],
+    );
     assert.match(r.report?.fixes.join(' ') ?? '', /Removed 5 NUL byte/);
   });
 
@@ -64,7 +66,11 @@ describe('session loader', () => {
     assert.deepEqual(userWords(r.session.messages), userWords(conv));
     assert.match(r.report?.fixes.join(' ') ?? '', /answered no tool call/);
     const last = readFileSync(h.file(), 'utf8').trim().split('\n').at(-1) ?? '';
-    assert.equal((decodeLine(last) as { entry: SessionEntry }).entry.type, 'repair', 'the repair is recorded in the file');
+    assert.equal(
+      (decodeLine(last) as { entry: SessionEntry }).entry.type,
+      'repair',
+      'the repair is recorded in the file',
+    );
   });
 
   it('answers a tool_use left unanswered when a user message follows (its result line was lost)', async () => {
@@ -145,44 +151,69 @@ describe('session loader', () => {
     const turnArb = fc.record({ words: fc.string({ minLength: 1, maxLength: 30 }), tool: fc.boolean() });
     const damageArb = fc.oneof(
       fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
-      fc.record({ kind: fc.constant('garbage' as const), lines: fc.array(fc.tuple(fc.nat(), fc.string({ maxLength: 40 })), { minLength: 1, maxLength: 4 }) }),
-      fc.record({ kind: fc.constant('flip' as const), line: fc.nat(), flips: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 3 }) }),
+      fc.record({
+        kind: fc.constant('garbage' as const),
+        lines: fc.array(fc.tuple(fc.nat(), fc.string({ maxLength: 40 })), { minLength: 1, maxLength: 4 }),
+      }),
+      fc.record({
+        kind: fc.constant('flip' as const),
+        line: fc.nat(),
+        flips: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 3 }),
+      }),
       fc.record({ kind: fc.constant('nul' as const), at: fc.array(fc.nat(), { minLength: 1, maxLength: 5 }) }),
       fc.record({ kind: fc.constant('repeat' as const), line: fc.nat(), to: fc.nat() }),
     );
     let run = 0;
     const stats = { clean: 0, repaired: 0, refused: 0, messageRepairs: 0 };
     await fc.assert(
-      fc.asyncProperty(fc.array(turnArb, { minLength: 1, maxLength: 8 }), fc.array(damageArb, { minLength: 1, maxLength: 3 }), async (turns, damages) => {
-        const conv = conversation(turns);
-        let bytes: Buffer = Buffer.from(text(entriesOf(conv)));
-        for (const d of damages) bytes = damage(bytes, d);
-        const f = join(h.dir(), `p${run++}.jsonl`);
-        await fsp.writeFile(f, bytes);
-        const r = await loadSession(f, { now: () => NOW });
-        const intact = new Set(Buffer.from(bytes.filter((b) => b !== 0)).toString('utf8').split('\n'));
-        const survivors = entriesOf(conv).filter((e) => intact.has(encodeEntry(e)));
-        const hasMessage = survivors.some((e) => e.type === 'message');
-        if (!r.ok) stats.refused++;
-        else if (!r.report) stats.clean++;
-        else (stats.repaired++, (stats.messageRepairs += r.entries.some((e) => e.type === 'repair') ? 1 : 0));
-        if (!r.ok) {
-          assert.ok(!hasMessage, `refused although messages survived: ${r.error}`);
-          assert.ok(readFileSync(f).equals(bytes), 'a refused file is untouched');
-          return;
-        }
-        assert.deepEqual(checkInvariants(r.session), []);
-        const words = userWords(r.session.messages);
-        for (const e of survivors) if (e.type === 'message') for (const w of userWords([e.message])) assert.ok(words.includes(w), `lost ${JSON.stringify(w)}`);
-        if (r.report?.backupPath) assert.ok(readFileSync(r.report.backupPath).equals(bytes));
-        const again = await loadSession(f, { now: () => NOW });
-        assert.ok(again.ok && again.report === undefined, 'repaired file is clean');
-        assert.deepEqual(again.session.messages, r.session.messages);
-      }),
+      fc.asyncProperty(
+        fc.array(turnArb, { minLength: 1, maxLength: 8 }),
+        fc.array(damageArb, { minLength: 1, maxLength: 3 }),
+        async (turns, damages) => {
+          const conv = conversation(turns);
+          let bytes: Buffer = Buffer.from(text(entriesOf(conv)));
+          for (const d of damages) bytes = damage(bytes, d);
+          const f = join(h.dir(), `p${run++}.jsonl`);
+          await fsp.writeFile(f, bytes);
+          const r = await loadSession(f, { now: () => NOW });
+          const intact = new Set(
+            Buffer.from(bytes.filter((b) => b !== 0))
+              .toString('utf8')
+              .split('\n'),
+          );
+          const survivors = entriesOf(conv).filter((e) => intact.has(encodeEntry(e)));
+          const hasMessage = survivors.some((e) => e.type === 'message');
+          if (!r.ok) stats.refused++;
+          else if (!r.report) stats.clean++;
+          else (stats.repaired++, (stats.messageRepairs += r.entries.some((e) => e.type === 'repair') ? 1 : 0));
+          if (!r.ok) {
+            assert.ok(!hasMessage, `refused although messages survived: ${r.error}`);
+            assert.ok(readFileSync(f).equals(bytes), 'a refused file is untouched');
+            return;
+          }
+          assert.deepEqual(checkInvariants(r.session), []);
+          const words = userWords(r.session.messages);
+          for (const e of survivors)
+            if (e.type === 'message')
+              for (const w of userWords([e.message])) assert.ok(words.includes(w), `lost ${JSON.stringify(w)}`);
+          if (r.report?.backupPath) assert.ok(readFileSync(r.report.backupPath).equals(bytes));
+          const again = await loadSession(f, { now: () => NOW });
+          assert.ok(again.ok && again.report === undefined, 'repaired file is clean');
+          assert.deepEqual(again.session.messages, r.session.messages);
+        },
+      ),
       {
         numRuns: Number(process.env.SESSION_PROPERTY_RUNS ?? 120),
         // A copy of a tool call's message, damaged, ahead of the original: the second call's id is renamed (it was kept, so two calls shared it).
-        examples: [[[{ words: ' ', tool: true }], [{ kind: 'repeat', line: 2120763958, to: 0 }, { kind: 'flip', line: 11, flips: [[2145385458, 1]] }]]],
+        examples: [
+          [
+            [{ words: ' ', tool: true }],
+            [
+              { kind: 'repeat', line: 2120763958, to: 0 },
+              { kind: 'flip', line: 11, flips: [[2145385458, 1]] },
+            ],
+          ],
+        ],
       },
     );
     console.log(`      damaged files: ${JSON.stringify(stats)}`);
@@ -196,8 +227,20 @@ function conversation(turns: readonly { words: string; tool: boolean }[]): Messa
   turns.forEach((t, i) => {
     const prev = out.at(-1);
     const pending = prev?.blocks.flatMap((x) => (x.type === 'tool_use' ? [x] : [])) ?? [];
-    out.push(b.message('user', [...pending.map((u) => b.toolResult(u.id, `result of ${u.id}`)), b.text(`w${i}: ${t.words.trim() || 'x'}`)], i + 1));
-    out.push(b.message('assistant', [b.text(`answer ${i}`, 'assistant'), ...(t.tool ? [b.toolUse('read_file', { path: `f${i}` })] : [])], i + 1));
+    out.push(
+      b.message(
+        'user',
+        [...pending.map((u) => b.toolResult(u.id, `result of ${u.id}`)), b.text(`w${i}: ${t.words.trim() || 'x'}`)],
+        i + 1,
+      ),
+    );
+    out.push(
+      b.message(
+        'assistant',
+        [b.text(`answer ${i}`, 'assistant'), ...(t.tool ? [b.toolUse('read_file', { path: `f${i}` })] : [])],
+        i + 1,
+      ),
+    );
   });
   return out;
 }
@@ -232,11 +275,15 @@ function damage(bytes: Buffer, d: Damage): Buffer {
       return Buffer.from(ls.join('\n'));
     }
     case 'flip': {
-      const starts = [0, ...[...bytes.entries()].filter(([, b]) => b === 0x0a).map(([i]) => i + 1)].filter((s) => s < bytes.length);
+      const starts = [0, ...[...bytes.entries()].filter(([, b]) => b === 0x0a).map(([i]) => i + 1)].filter(
+        (s) => s < bytes.length,
+      );
       const start = starts[d.line % Math.max(1, starts.length)] ?? 0;
       const end = bytes.indexOf(0x0a, start) < 0 ? bytes.length : bytes.indexOf(0x0a, start);
       const out = Buffer.from(bytes);
-      for (const [at, x] of d.flips) if (end > start) out.writeUInt8((out.readUInt8(start + (at % (end - start))) ^ x) & 0xff, start + (at % (end - start)));
+      for (const [at, x] of d.flips)
+        if (end > start)
+          out.writeUInt8((out.readUInt8(start + (at % (end - start))) ^ x) & 0xff, start + (at % (end - start)));
       return out;
     }
   }

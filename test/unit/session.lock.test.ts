@@ -12,8 +12,19 @@ const ROOT = resolve(__dirname, '..', '..');
 const DEAD_PID = 999_999_999;
 
 /** Messages between the test and a racer process. */
-type ToRacer = { readonly type: 'open'; readonly round: number; readonly file: string } | { readonly type: 'close'; readonly round: number };
-type FromRacer = { readonly type: 'ready' } | { readonly type: 'opened'; readonly round: number; readonly won: boolean; readonly error?: string; readonly locked?: boolean } | { readonly type: 'closed'; readonly round: number };
+type ToRacer =
+  | { readonly type: 'open'; readonly round: number; readonly file: string }
+  | { readonly type: 'close'; readonly round: number };
+type FromRacer =
+  | { readonly type: 'ready' }
+  | {
+      readonly type: 'opened';
+      readonly round: number;
+      readonly won: boolean;
+      readonly error?: string;
+      readonly locked?: boolean;
+    }
+  | { readonly type: 'closed'; readonly round: number };
 
 const RACER = `
 import { SessionLockedError, SessionWriter } from ${JSON.stringify(join(ROOT, 'src/host/sessions/sessionFile'))};
@@ -84,7 +95,11 @@ describe('session lock', () => {
     // A racer judged the same stale lock, but another process took it over first and made its own.
     await fsp.writeFile(lock, `${process.pid}\nnew-owner-token\n`);
     await takeOverStale(lock, `${DEAD_PID}\n`);
-    assert.equal(readFileSync(lock, 'utf8'), `${process.pid}\nnew-owner-token\n`, 'the new lock is put back, untouched');
+    assert.equal(
+      readFileSync(lock, 'utf8'),
+      `${process.pid}\nnew-owner-token\n`,
+      'the new lock is put back, untouched',
+    );
     assert.deepEqual(await fsp.readdir(dir), ['s.jsonl.lock']);
     // Nothing there (a faster taker moved it): nothing to do.
     await fsp.rm(lock);
@@ -99,7 +114,11 @@ describe('session lock', () => {
     await fsp.writeFile(a.path, `${process.pid}\nsomeone-else\n`);
     assert.equal(await stillHeld(a), false, 'same pid, other token: not ours');
     await releaseLock(a);
-    assert.equal(readFileSync(a.path, 'utf8'), `${process.pid}\nsomeone-else\n`, 'release leaves a lock that is not ours');
+    assert.equal(
+      readFileSync(a.path, 'utf8'),
+      `${process.pid}\nsomeone-else\n`,
+      'release leaves a lock that is not ours',
+    );
     await fsp.rm(a.path);
     assert.ok(await stillHeld(a), 'a lock moved aside for a moment is re-created');
     assert.equal(readFileSync(a.path, 'utf8'), a.content);
@@ -110,18 +129,34 @@ describe('session lock', () => {
     await w.append(sampleHeader());
     const before = readFileSync(file, 'utf8');
     await fsp.writeFile(`${file}.lock`, `${DEAD_PID}\nother-window\n`);
-    await assert.rejects(w.rewrite([sampleHeader()]), (e: unknown) => e instanceof SessionLockedError && /taken over by another VS Code window/.test(e.message));
+    await assert.rejects(
+      w.rewrite([sampleHeader()]),
+      (e: unknown) => e instanceof SessionLockedError && /taken over by another VS Code window/.test(e.message),
+    );
     await assert.rejects(w.append(sampleHeader()), SessionLockedError);
     assert.equal(readFileSync(file, 'utf8'), before, 'nothing was written');
     await w.close();
-    assert.equal(readFileSync(`${file}.lock`, 'utf8'), `${DEAD_PID}\nother-window\n`, "close leaves the other window's lock");
+    assert.equal(
+      readFileSync(`${file}.lock`, 'utf8'),
+      `${DEAD_PID}\nother-window\n`,
+      "close leaves the other window's lock",
+    );
   });
 
   it('two processes racing for the same stale lock: exactly one wins, every round (30 rounds)', async function () {
     this.timeout(120_000);
     const script = join(dir, 'racer.ts');
     await fsp.writeFile(script, RACER);
-    const racers = [0, 1].map(() => new Racer(fork(script, [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })));
+    const racers = [0, 1].map(
+      () =>
+        new Racer(
+          fork(script, [], {
+            cwd: ROOT,
+            execArgv: ['--import', 'tsx'],
+            stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+          }),
+        ),
+    );
     try {
       await Promise.all(racers.map((r) => r.next('ready')));
       const rounds = 30;
@@ -133,18 +168,26 @@ describe('session lock', () => {
         const results = await Promise.all(racers.map((r) => r.next('opened')));
         const winners = results.filter((x) => x.won);
         if (winners.length !== 1) doubleWins.push(round);
-        for (const x of results) if (!x.won) assert.ok(x.locked, `a loser is told the session is open elsewhere, not something else: ${x.error}`);
+        for (const x of results)
+          if (!x.won)
+            assert.ok(x.locked, `a loser is told the session is open elsewhere, not something else: ${x.error}`);
         for (const [i, r] of racers.entries()) {
           if (!results[i]?.won) continue;
           r.send({ type: 'close', round });
           await r.next('closed');
         }
-        assert.deepEqual((await fsp.readdir(dir)).filter((n) => n.startsWith(`round-${round}.jsonl.`)), [], 'no lock or aside file is left');
+        assert.deepEqual(
+          (await fsp.readdir(dir)).filter((n) => n.startsWith(`round-${round}.jsonl.`)),
+          [],
+          'no lock or aside file is left',
+        );
       }
       assert.deepEqual(doubleWins, [], `rounds where both processes (or neither) took the lock`);
     } finally {
       for (const r of racers) r.child.disconnect();
-      await Promise.all(racers.map((r) => (r.child.exitCode !== null ? undefined : new Promise((done) => r.child.once('exit', done)))));
+      await Promise.all(
+        racers.map((r) => (r.child.exitCode !== null ? undefined : new Promise((done) => r.child.once('exit', done)))),
+      );
     }
   });
 });

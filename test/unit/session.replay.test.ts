@@ -3,13 +3,20 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { sessionToMarkdown, sessionDisplayTitle } from '../../src/core/session/markdown';
-import { INTERRUPTED_TOOL_RESULT, repairMessages, replaySession, type RepairMeter } from '../../src/core/session/replay';
+import {
+  INTERRUPTED_TOOL_RESULT,
+  repairMessages,
+  replaySession,
+  type RepairMeter,
+} from '../../src/core/session/replay';
 import { Build } from './support/builders';
 import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
 
 /** Every text of a user-source text block, in order. */
 export function userWords(messages: readonly Message[]): string[] {
-  return messages.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'text' && b.meta.source === 'user' ? [b.text] : [])));
+  return messages.flatMap((m) =>
+    m.blocks.flatMap((b) => (b.type === 'text' && b.meta.source === 'user' ? [b.text] : [])),
+  );
 }
 
 describe('session replay', () => {
@@ -18,13 +25,25 @@ describe('session replay', () => {
     const pinned = conv[0]?.blocks[1]?.meta.id as string;
     const entries: SessionEntry[] = [
       ...entriesOf(conv),
-      { type: 'usage', at: 9e12, requestIndex: 1, turn: 1, model: 'm', usage: { input_tokens: 1, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }, estimatedInputTokens: 1, costUsd: 0.5 },
+      {
+        type: 'usage',
+        at: 9e12,
+        requestIndex: 1,
+        turn: 1,
+        model: 'm',
+        usage: { input_tokens: 1, output_tokens: 2, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        estimatedInputTokens: 1,
+        costUsd: 0.5,
+      },
       { type: 'pin', at: 2, blockId: pinned },
       { type: 'title', at: 3, title: 'A title' },
       { type: 'turn_aborted', at: 4, turn: 2, reason: 'stop' },
     ];
     const s = replaySession(entries);
-    assert.deepEqual(s.messages.map((m) => m.id), conv.map((m) => m.id));
+    assert.deepEqual(
+      s.messages.map((m) => m.id),
+      conv.map((m) => m.id),
+    );
     assert.deepEqual(s.pins, [pinned]);
     assert.equal(s.messages[0]?.blocks[1]?.meta.pinned, true);
     assert.equal(s.title, 'A title');
@@ -39,17 +58,50 @@ describe('session replay', () => {
     const b = new Build('c');
     const conv = sampleConversation(b);
     const replaced = conv.slice(0, 4);
-    const summary: SummaryBlock = { type: 'summary', text: 'The user had a.ts read: it exports a = 1.', compactionId: 'cmp_1', turnRange: [1, 1], meta: { id: 'blk_sum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false } };
-    const replacement = [b.message('user', [summary], 1), b.message('assistant', [b.text('Understood.', 'assistant')], 1)];
-    const compaction: SessionEntry = { type: 'compaction', at: 10, id: 'cmp_1', trigger: 'threshold', replacedIds: replaced.map((m) => m.id), originals: replaced, replacement, tokensBefore: 900, tokensAfter: 60, meta: {} };
+    const summary: SummaryBlock = {
+      type: 'summary',
+      text: 'The user had a.ts read: it exports a = 1.',
+      compactionId: 'cmp_1',
+      turnRange: [1, 1],
+      meta: { id: 'blk_sum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false },
+    };
+    const replacement = [
+      b.message('user', [summary], 1),
+      b.message('assistant', [b.text('Understood.', 'assistant')], 1),
+    ];
+    const compaction: SessionEntry = {
+      type: 'compaction',
+      at: 10,
+      id: 'cmp_1',
+      trigger: 'threshold',
+      replacedIds: replaced.map((m) => m.id),
+      originals: replaced,
+      replacement,
+      tokensBefore: 900,
+      tokensAfter: 60,
+      meta: {},
+    };
     const compacted = replaySession([...entriesOf(conv), compaction]);
-    assert.deepEqual(compacted.messages.map((m) => m.id), [...replacement, ...conv.slice(4)].map((m) => m.id));
+    assert.deepEqual(
+      compacted.messages.map((m) => m.id),
+      [...replacement, ...conv.slice(4)].map((m) => m.id),
+    );
     assert.deepEqual(checkInvariants(compacted), []);
     assert.equal(compacted.compactions[0]?.active, true);
-    const restored = replaySession([...entriesOf(conv), compaction, { type: 'restore', at: 11, compactionId: 'cmp_1' }]);
+    const restored = replaySession([
+      ...entriesOf(conv),
+      compaction,
+      { type: 'restore', at: 11, compactionId: 'cmp_1' },
+    ]);
     assert.deepEqual(restored.messages, conv);
     assert.equal(restored.compactions[0]?.active, false);
-    const twice = replaySession([...entriesOf(conv), compaction, { type: 'restore', at: 11, compactionId: 'cmp_1' }, { type: 'restore', at: 12, compactionId: 'cmp_1' }, { type: 'restore', at: 13, compactionId: 'nope' }]);
+    const twice = replaySession([
+      ...entriesOf(conv),
+      compaction,
+      { type: 'restore', at: 11, compactionId: 'cmp_1' },
+      { type: 'restore', at: 12, compactionId: 'cmp_1' },
+      { type: 'restore', at: 13, compactionId: 'nope' },
+    ]);
     assert.deepEqual(twice.messages, conv);
     assert.equal(twice.problems.length, 2);
     assert.deepEqual(twice.ignored, [9, 10]);
@@ -58,25 +110,73 @@ describe('session replay', () => {
   it('keeps a compaction whose messages are gone, marked orphaned, with its originals (their only copy)', () => {
     const b = new Build('o');
     const conv = sampleConversation(b);
-    const lost = [b.message('user', [b.text('words only the compaction still has')], 1), b.message('assistant', [b.text('and its answer', 'assistant')], 1)];
-    const summary: SummaryBlock = { type: 'summary', text: 'Earlier talk.', compactionId: 'cmp_o', turnRange: [1, 1], meta: { id: 'blk_osum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false } };
-    const orphan: SessionEntry = { type: 'compaction', at: 10, id: 'cmp_o', trigger: 'manual', replacedIds: lost.map((m) => m.id), originals: lost, replacement: [b.message('user', [summary], 1)], tokensBefore: 500, tokensAfter: 20, meta: {} };
+    const lost = [
+      b.message('user', [b.text('words only the compaction still has')], 1),
+      b.message('assistant', [b.text('and its answer', 'assistant')], 1),
+    ];
+    const summary: SummaryBlock = {
+      type: 'summary',
+      text: 'Earlier talk.',
+      compactionId: 'cmp_o',
+      turnRange: [1, 1],
+      meta: { id: 'blk_osum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false },
+    };
+    const orphan: SessionEntry = {
+      type: 'compaction',
+      at: 10,
+      id: 'cmp_o',
+      trigger: 'manual',
+      replacedIds: lost.map((m) => m.id),
+      originals: lost,
+      replacement: [b.message('user', [summary], 1)],
+      tokensBefore: 500,
+      tokensAfter: 20,
+      meta: {},
+    };
     const s = replaySession([...entriesOf(conv), orphan]);
     assert.deepEqual(s.messages, conv, 'the conversation is untouched');
     assert.deepEqual(s.compactions, [{ entry: orphan, active: false, orphaned: true }]);
     assert.deepEqual([s.problems, s.ignored], [[], []], 'nothing to drop: the loader keeps the entry');
-    assert.deepEqual(s.requestHistory, replaySession(entriesOf(conv)).requestHistory, 'it marks no request as compacted');
+    assert.deepEqual(
+      s.requestHistory,
+      replaySession(entriesOf(conv)).requestHistory,
+      'it marks no request as compacted',
+    );
     assert.deepEqual(checkInvariants(s), []);
     const undo = replaySession([...entriesOf(conv), orphan, { type: 'restore', at: 11, compactionId: 'cmp_o' }]);
     assert.deepEqual(undo.messages, conv);
-    assert.match(undo.problems.join(' '), /undo of compaction cmp_o was skipped: the messages it replaced were not in the conversation/);
+    assert.match(
+      undo.problems.join(' '),
+      /undo of compaction cmp_o was skipped: the messages it replaced were not in the conversation/,
+    );
     assert.deepEqual(undo.ignored, [8], 'only the impossible undo is dropped');
   });
 
   it('repairs 16 000 messages sharing one id in linear work (counted steps, not time)', () => {
     const dupes = (n: number, role: (i: number) => Message['role']): Message[] =>
-      Array.from({ length: n }, (_, i) => ({ id: 'msg_same', role: role(i), turn: 1, blocks: [{ type: 'text', text: `m${i}`, meta: { id: 'blk_same', tier: 1, source: role(i), createdAt: 0, pinned: false, compactable: role(i) !== 'user' } }] }));
-    for (const role of [(i: number): Message['role'] => (i % 2 === 0 ? 'user' : 'assistant'), (): Message['role'] => 'user']) {
+      Array.from({ length: n }, (_, i) => ({
+        id: 'msg_same',
+        role: role(i),
+        turn: 1,
+        blocks: [
+          {
+            type: 'text',
+            text: `m${i}`,
+            meta: {
+              id: 'blk_same',
+              tier: 1,
+              source: role(i),
+              createdAt: 0,
+              pinned: false,
+              compactable: role(i) !== 'user',
+            },
+          },
+        ],
+      }));
+    for (const role of [
+      (i: number): Message['role'] => (i % 2 === 0 ? 'user' : 'assistant'),
+      (): Message['role'] => 'user',
+    ]) {
       const steps = (n: number) => {
         const meter: RepairMeter = { steps: 0 };
         const r = repairMessages(dupes(n, role), meter);
@@ -93,7 +193,11 @@ describe('session replay', () => {
   });
 
   it('reports a second header and a pin of an unknown block as ignored entries', () => {
-    const s = replaySession([...entriesOf(sampleConversation()), sampleHeader('other'), { type: 'pin', at: 1, blockId: 'blk_nowhere' }]);
+    const s = replaySession([
+      ...entriesOf(sampleConversation()),
+      sampleHeader('other'),
+      { type: 'pin', at: 1, blockId: 'blk_nowhere' },
+    ]);
     assert.equal(s.header.sessionId, sampleHeader().sessionId);
     assert.deepEqual(s.ignored, [7, 8]);
     assert.match(s.problems.join(' '), /second header.*blk_nowhere/);
@@ -105,7 +209,11 @@ describe('session repair', () => {
 
   it('leaves a sound conversation alone, including a trailing unanswered tool call', () => {
     const b = new Build('r');
-    const conv = [...sampleConversation(b), b.message('user', [b.text('again')], 3), b.message('assistant', [b.toolUse('read_file')], 3)];
+    const conv = [
+      ...sampleConversation(b),
+      b.message('user', [b.text('again')], 3),
+      b.message('assistant', [b.toolUse('read_file')], 3),
+    ];
     const r = repairMessages(conv);
     assert.deepEqual(r.fixes, []);
     assert.deepEqual(r.messages, conv);
@@ -114,7 +222,11 @@ describe('session repair', () => {
   it('turns an orphan tool_result into text that keeps its start', () => {
     const b = new Build('o');
     const long = `${'x'.repeat(250)}`;
-    const conv = [b.message('user', [b.text('hi')], 1), b.message('assistant', [b.text('yo', 'assistant')], 1), b.message('user', [b.toolResult('toolu_gone', long), b.text('next words')], 2)];
+    const conv = [
+      b.message('user', [b.text('hi')], 1),
+      b.message('assistant', [b.text('yo', 'assistant')], 1),
+      b.message('user', [b.toolResult('toolu_gone', long), b.text('next words')], 2),
+    ];
     const r = repairMessages(conv);
     sound(r.messages);
     const text = r.messages[2]?.blocks[0];
@@ -127,11 +239,20 @@ describe('session repair', () => {
   it('answers a tool_use left unanswered when a user message follows', () => {
     const b = new Build('u');
     const call = b.toolUse('run', { cmd: 'ls' });
-    const conv = [b.message('user', [b.text('list files')], 1), b.message('assistant', [call], 1), b.message('user', [b.text('hello?')], 2)];
+    const conv = [
+      b.message('user', [b.text('list files')], 1),
+      b.message('assistant', [call], 1),
+      b.message('user', [b.text('hello?')], 2),
+    ];
     const r = repairMessages(conv);
     sound(r.messages);
     const first = r.messages[2]?.blocks[0];
-    assert.ok(first?.type === 'tool_result' && first.isError === true && first.toolUseId === call.id && first.content === INTERRUPTED_TOOL_RESULT);
+    assert.ok(
+      first?.type === 'tool_result' &&
+        first.isError === true &&
+        first.toolUseId === call.id &&
+        first.content === INTERRUPTED_TOOL_RESULT,
+    );
     assert.deepEqual(userWords(r.messages), ['list files', 'hello?']);
   });
 
@@ -171,12 +292,34 @@ describe('session markdown export', () => {
   it('shows the user words, context as quotes, tool calls as JSON with their results, summaries and usage', () => {
     const b = new Build('k');
     const conv = sampleConversation(b);
-    const summary: SummaryBlock = { type: 'summary', text: 'Earlier: nothing.', compactionId: 'cmp_9', turnRange: [0, 0], meta: { id: 'blk_s', tier: 0, source: 'compactor', createdAt: 0, pinned: false, compactable: false } };
+    const summary: SummaryBlock = {
+      type: 'summary',
+      text: 'Earlier: nothing.',
+      compactionId: 'cmp_9',
+      turnRange: [0, 0],
+      meta: { id: 'blk_s', tier: 0, source: 'compactor', createdAt: 0, pinned: false, compactable: false },
+    };
     const first = conv[0] as Message;
     conv[0] = { ...first, blocks: [summary, ...first.blocks] };
     const call = b.toolUse('grep', { pattern: '```' });
-    conv.push(b.message('user', [b.text('search')], 3), b.message('assistant', [call], 3), b.message('user', [b.toolResult(call.id, 'r'.repeat(5000))], 3));
-    const s = replaySession([...entriesOf(conv), { type: 'usage', at: 1, requestIndex: 1, turn: 1, model: 'claude-sonnet-4-5', usage: { input_tokens: 1234, output_tokens: 56, cache_read_input_tokens: 7, cache_creation_input_tokens: 8 }, estimatedInputTokens: 1200, costUsd: 0.0123 }]);
+    conv.push(
+      b.message('user', [b.text('search')], 3),
+      b.message('assistant', [call], 3),
+      b.message('user', [b.toolResult(call.id, 'r'.repeat(5000))], 3),
+    );
+    const s = replaySession([
+      ...entriesOf(conv),
+      {
+        type: 'usage',
+        at: 1,
+        requestIndex: 1,
+        turn: 1,
+        model: 'claude-sonnet-4-5',
+        usage: { input_tokens: 1234, output_tokens: 56, cache_read_input_tokens: 7, cache_creation_input_tokens: 8 },
+        estimatedInputTokens: 1200,
+        costUsd: 0.0123,
+      },
+    ]);
     const md = sessionToMarkdown(s);
     for (const words of userWords(conv)) assert.ok(md.includes(words), words);
     assert.match(md, /^# please read a\.ts and explain$/m);

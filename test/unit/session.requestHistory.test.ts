@@ -15,21 +15,55 @@ import { SessionStore } from '../../src/host/sessions/sessionStore';
 import { Build, fakeClock } from './support/builders';
 import { entriesOf, sampleConversation } from './session.entries.test';
 
-const usage = (input: number, read: number, write: number, output: number): Usage => ({ input_tokens: input, cache_read_input_tokens: read, cache_creation_input_tokens: write, output_tokens: output });
-const usageEntry = (requestIndex: number, turn: number, u: Usage, cost = 0.01): SessionEntry => ({ type: 'usage', at: 2e12 + requestIndex, requestIndex, turn, model: 'claude-sonnet-4-6', usage: u, estimatedInputTokens: u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens + 7, costUsd: cost });
+const usage = (input: number, read: number, write: number, output: number): Usage => ({
+  input_tokens: input,
+  cache_read_input_tokens: read,
+  cache_creation_input_tokens: write,
+  output_tokens: output,
+});
+const usageEntry = (requestIndex: number, turn: number, u: Usage, cost = 0.01): SessionEntry => ({
+  type: 'usage',
+  at: 2e12 + requestIndex,
+  requestIndex,
+  turn,
+  model: 'claude-sonnet-4-6',
+  usage: u,
+  estimatedInputTokens: u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens + 7,
+  costUsd: cost,
+});
 
 /** A session's conversation, then three requests with a compaction between the second and the third. */
 function file(): { entries: SessionEntry[]; conv: Message[] } {
   const b = new Build('rh');
   const conv = sampleConversation(b);
   const replaced = conv.slice(0, 4);
-  const summary: SummaryBlock = { type: 'summary', text: 'The user had a.ts read.', compactionId: 'cmp_1', turnRange: [1, 1], meta: { id: 'blk_sum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false } };
-  const replacement = [b.message('user', [summary], 1), b.message('assistant', [b.text('Understood.', 'assistant')], 1)];
+  const summary: SummaryBlock = {
+    type: 'summary',
+    text: 'The user had a.ts read.',
+    compactionId: 'cmp_1',
+    turnRange: [1, 1],
+    meta: { id: 'blk_sum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false },
+  };
+  const replacement = [
+    b.message('user', [summary], 1),
+    b.message('assistant', [b.text('Understood.', 'assistant')], 1),
+  ];
   const entries: SessionEntry[] = [
     ...entriesOf(conv),
     usageEntry(1, 1, usage(900, 0, 800, 40), 0.02),
     usageEntry(2, 1, usage(50, 800, 120, 30)),
-    { type: 'compaction', at: 2e12 + 10, id: 'cmp_1', trigger: 'manual', replacedIds: replaced.map((m) => m.id), originals: replaced, replacement, tokensBefore: 1000, tokensAfter: 100, meta: {} },
+    {
+      type: 'compaction',
+      at: 2e12 + 10,
+      id: 'cmp_1',
+      trigger: 'manual',
+      replacedIds: replaced.map((m) => m.id),
+      originals: replaced,
+      replacement,
+      tokensBefore: 1000,
+      tokensAfter: 100,
+      meta: {},
+    },
     usageEntry(3, 2, usage(300, 0, 200, 25)),
   ];
   return { entries, conv };
@@ -39,9 +73,42 @@ describe('request history rebuilt from the session file', () => {
   it('makes one row per usage entry, in order, with the API usage, estimate and cost', () => {
     const h = requestHistoryOf(file().entries);
     assert.deepEqual(h.requests, [
-      { index: 1, turn: 1, promptTokens: 1700, input: 900, cacheRead: 0, cacheWrite: 800, output: 40, estimated: 1707, costUsd: 0.02, compactedBefore: false },
-      { index: 2, turn: 1, promptTokens: 970, input: 50, cacheRead: 800, cacheWrite: 120, output: 30, estimated: 977, costUsd: 0.01, compactedBefore: false },
-      { index: 3, turn: 2, promptTokens: 500, input: 300, cacheRead: 0, cacheWrite: 200, output: 25, estimated: 507, costUsd: 0.01, compactedBefore: true },
+      {
+        index: 1,
+        turn: 1,
+        promptTokens: 1700,
+        input: 900,
+        cacheRead: 0,
+        cacheWrite: 800,
+        output: 40,
+        estimated: 1707,
+        costUsd: 0.02,
+        compactedBefore: false,
+      },
+      {
+        index: 2,
+        turn: 1,
+        promptTokens: 970,
+        input: 50,
+        cacheRead: 800,
+        cacheWrite: 120,
+        output: 30,
+        estimated: 977,
+        costUsd: 0.01,
+        compactedBefore: false,
+      },
+      {
+        index: 3,
+        turn: 2,
+        promptTokens: 500,
+        input: 300,
+        cacheRead: 0,
+        cacheWrite: 200,
+        output: 25,
+        estimated: 507,
+        costUsd: 0.01,
+        compactedBefore: true,
+      },
     ]);
     // The forecast's series: per turn, the last prompt plus its answer.
     assert.deepEqual(h.turnPrompts, [970 + 30, 500 + 25]);
@@ -53,7 +120,10 @@ describe('request history rebuilt from the session file', () => {
     const compaction = entries.find((e) => e.type === 'compaction');
     assert.ok(compaction);
     const h = requestHistoryOf([...entries.filter((e) => e !== compaction), compaction]);
-    assert.deepEqual(h.requests.map((r) => r.compactedBefore), [false, false, false]);
+    assert.deepEqual(
+      h.requests.map((r) => r.compactedBefore),
+      [false, false, false],
+    );
     assert.equal(h.compactedSinceLast, true);
   });
 
@@ -65,16 +135,47 @@ describe('request history rebuilt from the session file', () => {
     const { entries } = file();
     assert.deepEqual(replaySession(entries).requestHistory, requestHistoryOf(entries));
     const b = new Build('sk');
-    const bogus: SessionEntry = { type: 'compaction', at: 1, id: 'cmp_ghost', trigger: 'manual', replacedIds: ['msg_nowhere'], originals: [], replacement: [b.message('user', [b.text('x')], 1)], tokensBefore: 1, tokensAfter: 1, meta: {} };
-    const withBogus = [...entries.slice(0, -1), bogus, ...entries.slice(-1)].filter((e) => e.type !== 'compaction' || e.id === 'cmp_ghost');
+    const bogus: SessionEntry = {
+      type: 'compaction',
+      at: 1,
+      id: 'cmp_ghost',
+      trigger: 'manual',
+      replacedIds: ['msg_nowhere'],
+      originals: [],
+      replacement: [b.message('user', [b.text('x')], 1)],
+      tokensBefore: 1,
+      tokensAfter: 1,
+      meta: {},
+    };
+    const withBogus = [...entries.slice(0, -1), bogus, ...entries.slice(-1)].filter(
+      (e) => e.type !== 'compaction' || e.id === 'cmp_ghost',
+    );
     const replayed = replaySession(withBogus);
     assert.equal(replayed.problems.length, 1, 'the bogus compaction is reported as skipped');
-    assert.deepEqual(replayed.requestHistory.requests.map((r) => r.compactedBefore), [false, false, false]);
+    assert.deepEqual(
+      replayed.requestHistory.requests.map((r) => r.compactedBefore),
+      [false, false, false],
+    );
   });
 
   it('loads from a session file written before the history was rebuilt (no new field, same format version)', () => {
     const msg = (id: string, role: string, turn: number, text: string, source: string) =>
-      JSON.stringify({ type: 'message', at: 1_700_000_000_100, message: { id, role, turn, blocks: [{ type: 'text', text, meta: { id: `b_${id}`, tier: 1, source, createdAt: 0, pinned: false, compactable: source !== 'user' } }] } });
+      JSON.stringify({
+        type: 'message',
+        at: 1_700_000_000_100,
+        message: {
+          id,
+          role,
+          turn,
+          blocks: [
+            {
+              type: 'text',
+              text,
+              meta: { id: `b_${id}`, tier: 1, source, createdAt: 0, pinned: false, compactable: source !== 'user' },
+            },
+          ],
+        },
+      });
     const lines = [
       '{"type":"header","format":"context-pipeline-session","version":1,"sessionId":"2026-11-21T23-59-00-old001","createdAt":1700000000000,"model":"claude-sonnet-4-5","workspace":"demo"}',
       msg('m1', 'user', 1, 'What does greet do?', 'user'),
@@ -85,27 +186,68 @@ describe('request history rebuilt from the session file', () => {
     const a = analyzeSession(new TextEncoder().encode(`${lines.join('\n')}\n`), 'old001', 1_700_000_001_000);
     assert.equal(a.error, undefined);
     assert.equal(a.changed, false, 'an old file is read as it is, not rewritten');
-    assert.deepEqual(a.session?.requestHistory.requests, [{ index: 1, turn: 1, promptTokens: 2400, input: 2400, cacheRead: 0, cacheWrite: 0, output: 12, estimated: 2390, costUsd: 0.0074, compactedBefore: false }]);
+    assert.deepEqual(a.session?.requestHistory.requests, [
+      {
+        index: 1,
+        turn: 1,
+        promptTokens: 2400,
+        input: 2400,
+        cacheRead: 0,
+        cacheWrite: 0,
+        output: 12,
+        estimated: 2390,
+        costUsd: 0.0074,
+        compactedBefore: false,
+      },
+    ]);
   });
 
   it('survives closing and reopening the session through the store (what a window reload does)', async () => {
     const root = await fsp.mkdtemp(join(tmpdir(), 'cp-rh-'));
     try {
       const clock = fakeClock(Date.UTC(2026, 10, 21, 23, 59, 0));
-      const port = new StoreSessionPort(SessionStore.inGlobalStorage(root, { now: () => clock.now(), random: () => 0.42 }), () => 'demo', () => clock.now());
+      const port = new StoreSessionPort(
+        SessionStore.inGlobalStorage(root, { now: () => clock.now(), random: () => 0.42 }),
+        () => 'demo',
+        () => clock.now(),
+      );
       const open = await port.create('claude-sonnet-4-6');
       assert.deepEqual(open.requestHistory, EMPTY_REQUEST_HISTORY);
       const b = new Build('rt');
-      for (const m of [b.message('user', [b.text('hi')], 1), b.message('assistant', [b.text('hello', 'assistant')], 1)]) await open.sink.message(m);
-      await open.sink.usage({ usage: usage(1000, 0, 900, 20), model: 'claude-sonnet-4-6', costUsd: 0.004, estimatedTokens: 1890, at: clock.now() });
-      await open.sink.usage({ usage: usage(30, 900, 50, 15), model: 'claude-sonnet-4-6', costUsd: 0.001, estimatedTokens: 985, at: clock.now() });
+      for (const m of [b.message('user', [b.text('hi')], 1), b.message('assistant', [b.text('hello', 'assistant')], 1)])
+        await open.sink.message(m);
+      await open.sink.usage({
+        usage: usage(1000, 0, 900, 20),
+        model: 'claude-sonnet-4-6',
+        costUsd: 0.004,
+        estimatedTokens: 1890,
+        at: clock.now(),
+      });
+      await open.sink.usage({
+        usage: usage(30, 900, 50, 15),
+        model: 'claude-sonnet-4-6',
+        costUsd: 0.001,
+        estimatedTokens: 985,
+        at: clock.now(),
+      });
       await open.close();
       const again = await port.open(open.id);
       assert.ok(again.ok);
-      assert.deepEqual(again.session.requestHistory.requests.map((r) => [r.index, r.promptTokens, r.cacheRead, r.cacheWrite, r.output, r.estimated, r.costUsd]), [
-        [1, 1900, 0, 900, 20, 1890, 0.004],
-        [2, 980, 900, 50, 15, 985, 0.001],
-      ]);
+      assert.deepEqual(
+        again.session.requestHistory.requests.map((r) => [
+          r.index,
+          r.promptTokens,
+          r.cacheRead,
+          r.cacheWrite,
+          r.output,
+          r.estimated,
+          r.costUsd,
+        ]),
+        [
+          [1, 1900, 0, 900, 20, 1890, 0.004],
+          [2, 980, 900, 50, 15, 985, 0.001],
+        ],
+      );
       await again.session.close();
     } finally {
       await fsp.rm(root, { recursive: true, force: true });
@@ -120,17 +262,40 @@ describe('BudgetHistory seeded from the session file', () => {
     assert.ok(compaction);
     const saved = requestHistoryOf([...entries.filter((e) => e !== compaction), compaction]);
     const h = new BudgetHistory(saved);
-    assert.deepEqual(h.requests.map((r) => r.index), [1, 2, 3]);
-    assert.ok(h.requests.every((r) => !('turn' in r)), 'rows carry exactly the protocol fields');
+    assert.deepEqual(
+      h.requests.map((r) => r.index),
+      [1, 2, 3],
+    );
+    assert.ok(
+      h.requests.every((r) => !('turn' in r)),
+      'rows carry exactly the protocol fields',
+    );
     assert.deepEqual(h.turnPrompts, [1000, 525]);
     const u = usage(200, 300, 0, 10);
     const events: AgentEvent[] = [
       { type: 'request_started', round: 1, attempt: 1, estimatedTokens: 505, anchored: true },
-      { type: 'usage', usage: u, model: 'claude-sonnet-4-6', costUsd: 0.002, estimatedTokens: 505, reportedTokens: 500 },
+      {
+        type: 'usage',
+        usage: u,
+        model: 'claude-sonnet-4-6',
+        costUsd: 0.002,
+        estimatedTokens: 505,
+        reportedTokens: 500,
+      },
       { type: 'turn_finished', reason: 'end_turn' },
     ];
     for (const e of events) h.observe(e, undefined);
-    assert.deepEqual(h.requests.at(-1), { index: 4, promptTokens: 500, input: 200, cacheRead: 300, cacheWrite: 0, output: 10, estimated: 505, costUsd: 0.002, compactedBefore: true });
+    assert.deepEqual(h.requests.at(-1), {
+      index: 4,
+      promptTokens: 500,
+      input: 200,
+      cacheRead: 300,
+      cacheWrite: 0,
+      output: 10,
+      estimated: 505,
+      costUsd: 0.002,
+      compactedBefore: true,
+    });
     assert.deepEqual(h.turnPrompts, [1000, 525, 510]);
     // A turn that ends with no reported usage (stopped, failed) adds no forecast point, as in the file.
     h.observe({ type: 'request_started', round: 1, attempt: 1, estimatedTokens: 520, anchored: true }, undefined);

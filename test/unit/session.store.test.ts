@@ -18,7 +18,11 @@ describe('session store', () => {
     root = await fsp.mkdtemp(join(tmpdir(), 'cp-store-'));
     clock = fakeClock(Date.UTC(2026, 10, 21, 23, 59, 0));
     let seed = 0;
-    store = SessionStore.inGlobalStorage(root, { now: () => clock.now(), random: () => ((seed += 0.137) % 1), secrets: () => [KEY] });
+    store = SessionStore.inGlobalStorage(root, {
+      now: () => clock.now(),
+      random: () => (seed += 0.137) % 1,
+      secrets: () => [KEY],
+    });
   });
   afterEach(async () => {
     await fsp.rm(root, { recursive: true, force: true });
@@ -27,7 +31,8 @@ describe('session store', () => {
   it('makes time-sortable ids and refuses anything else as an id', () => {
     assert.equal(newSessionId(Date.UTC(2026, 10, 21, 23, 59, 0, 500), 0.5), '2026-11-21T23-59-00-i00000');
     assert.ok(newSessionId(1000, 0.99) < newSessionId(2000, 0));
-    for (const bad of ['../x', 'a/b', '', 'x.bak-1', '.hidden']) assert.throws(() => store.pathOf(bad), /Not a session id/);
+    for (const bad of ['../x', 'a/b', '', 'x.bak-1', '.hidden'])
+      assert.throws(() => store.pathOf(bad), /Not a session id/);
   });
 
   it('creates, appends, lists, reopens: no completed message is lost and the key is never written', async () => {
@@ -36,14 +41,22 @@ describe('session store', () => {
     const conv = sampleConversation();
     for (const e of entriesOf(conv).slice(1)) await writer.append(e);
     const b = new Build('k');
-    await writer.append({ type: 'message', at: clock.now() + 1, message: b.message('user', [b.text(`my key: ${KEY}`)], 3) });
+    await writer.append({
+      type: 'message',
+      at: clock.now() + 1,
+      message: b.message('user', [b.text(`my key: ${KEY}`)], 3),
+    });
     await writer.close();
     assert.ok(!readFileSync(store.pathOf(id), 'utf8').includes(KEY));
     clock.advance(5000);
     const second = await store.create({ model: 'claude-haiku-4-5', workspace: 'demo', title: 'Second one' });
     await second.writer.close();
     const list = await store.list();
-    assert.deepEqual(list.map((s) => s.id), [second.id, id], 'newest activity first');
+    assert.deepEqual(
+      list.map((s) => s.id),
+      [second.id, id],
+      'newest activity first',
+    );
     const first = list[1];
     assert.ok(first);
     assert.equal(first.title, 'please read a.ts and explain');
@@ -66,16 +79,25 @@ describe('session store', () => {
     await fsp.mkdir(store.dir, { recursive: true });
     const id = '2026-11-20T10-00-00-aaaaaa';
     const good = entriesOf(sampleConversation()).map((e) => encodeEntry(e));
-    await fsp.writeFile(store.pathOf(id), `${good.slice(0, 3).join('\n')}\n\u0000\u0000garbage\n${good.slice(3).join('\n')}\n{"type":"mess`);
+    await fsp.writeFile(
+      store.pathOf(id),
+      `${good.slice(0, 3).join('\n')}\n\u0000\u0000garbage\n${good.slice(3).join('\n')}\n{"type":"mess`,
+    );
     await fsp.writeFile(store.pathOf('2026-11-20T09-00-00-bbbbbb'), 'only garbage\n');
     const list = await store.list();
-    assert.deepEqual(list.map((s) => [s.id, s.damaged]).sort(), [['2026-11-20T09-00-00-bbbbbb', true], [id, true]]);
+    assert.deepEqual(list.map((s) => [s.id, s.damaged]).sort(), [
+      ['2026-11-20T09-00-00-bbbbbb', true],
+      [id, true],
+    ]);
     assert.equal(list.find((s) => s.id === id)?.updatedAt, 1_700_000_006_000, 'the time of the last readable entry');
     const r = await store.open(id);
     assert.ok(r.ok);
     assert.deepEqual(checkInvariants(r.session), []);
     assert.ok(r.report?.backupPath && readFileSync(r.report.backupPath, 'utf8').endsWith('{"type":"mess'));
-    assert.deepEqual(r.report.droppedLines.map((d) => d.line), [4, 9]);
+    assert.deepEqual(
+      r.report.droppedLines.map((d) => d.line),
+      [4, 9],
+    );
     await r.writer.append({ type: 'title', at: clock.now(), title: 'Repaired' });
     await r.writer.close();
     const after = (await store.list()).find((s) => s.id === id);

@@ -13,7 +13,13 @@ const ROOT = resolve(__dirname, '..', '..');
 
 function messageEntry(i: number, text = `message number ${i}`): SessionEntry {
   const b = new Build(`w${i}x`);
-  return { type: 'message', at: i, message: { ...b.message(i % 2 === 0 ? 'user' : 'assistant', [b.text(text, i % 2 === 0 ? 'user' : 'assistant')], i) } };
+  return {
+    type: 'message',
+    at: i,
+    message: {
+      ...b.message(i % 2 === 0 ? 'user' : 'assistant', [b.text(text, i % 2 === 0 ? 'user' : 'assistant')], i),
+    },
+  };
 }
 
 function lines(file: string): string[] {
@@ -46,13 +52,24 @@ describe('session writer', () => {
 
   it('refuses a second writer in this process, and a lock of another live process; takes over a dead one', async () => {
     const w = await SessionWriter.open(file);
-    await assert.rejects(SessionWriter.open(file), (e: unknown) => e instanceof SessionLockedError && /already open in this window/.test(e.message));
+    await assert.rejects(
+      SessionWriter.open(file),
+      (e: unknown) => e instanceof SessionLockedError && /already open in this window/.test(e.message),
+    );
     await w.close();
     assert.equal(await fsp.stat(`${file}.lock`).catch(() => 'gone'), 'gone', 'close removes the lock');
     await fsp.writeFile(`${file}.lock`, '424242\n');
-    await assert.rejects(SessionWriter.open(file, { isAlive: () => true }), (e: unknown) => e instanceof SessionLockedError && e.holderPid === 424242 && /another VS Code window/.test(e.message));
+    await assert.rejects(
+      SessionWriter.open(file, { isAlive: () => true }),
+      (e: unknown) =>
+        e instanceof SessionLockedError && e.holderPid === 424242 && /another VS Code window/.test(e.message),
+    );
     const w2 = await SessionWriter.open(file, { isAlive: () => false });
-    assert.equal(readFileSync(`${file}.lock`, 'utf8').split('\n')[0], String(process.pid), 'the lock names its process (then a token of its own)');
+    assert.equal(
+      readFileSync(`${file}.lock`, 'utf8').split('\n')[0],
+      String(process.pid),
+      'the lock names its process (then a token of its own)',
+    );
     await w2.close();
   });
 
@@ -79,11 +96,18 @@ describe('session writer', () => {
     await fsp.writeFile(file, '{"type":"mess');
     const w = await SessionWriter.open(file);
     await w.append(messageEntry(0));
-    assert.deepEqual(lines(file).map((l) => decodeLine(l).ok), [false, true], 'the torn line stays separate');
+    assert.deepEqual(
+      lines(file).map((l) => decodeLine(l).ok),
+      [false, true],
+      'the torn line stays separate',
+    );
     await w.rewrite([sampleHeader(), messageEntry(1)]);
     await w.append(messageEntry(2));
     await w.close();
-    assert.deepEqual(lines(file).map((l) => (decodeLine(l) as { entry: SessionEntry }).entry.type), ['header', 'message', 'message']);
+    assert.deepEqual(
+      lines(file).map((l) => (decodeLine(l) as { entry: SessionEntry }).entry.type),
+      ['header', 'message', 'message'],
+    );
     assert.deepEqual((await fsp.readdir(dir)).sort(), ['s.jsonl'], 'no temp or lock file is left');
     await writeFileAtomic(join(dir, 'x.txt'), 'hello');
     assert.equal(readFileSync(join(dir, 'x.txt'), 'utf8'), 'hello');
@@ -103,7 +127,9 @@ describe('session writer', () => {
     const sorted = [...took].sort((a, b) => a - b);
     const median = sorted[Math.floor(n / 2)] ?? 0;
     const mean = took.reduce((a, b) => a + b, 0) / n;
-    console.log(`      sequential append + fdatasync: ${mean.toFixed(3)} ms per entry, median ${median.toFixed(3)} ms (${tmpdir()})`);
+    console.log(
+      `      sequential append + fdatasync: ${mean.toFixed(3)} ms per entry, median ${median.toFixed(3)} ms (${tmpdir()})`,
+    );
     // The median: a burst of slow fsyncs while another process floods the disk does not fail it.
     assert.ok(median < 50, `median ${median.toFixed(1)} ms per append`);
   });
@@ -125,7 +151,10 @@ describe('session writer', () => {
          }
        })();`,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', script, file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, file], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let confirmed = -1;
     await new Promise<void>((done, fail) => {
       child.stdout.setEncoding('utf8');
@@ -133,7 +162,9 @@ describe('session writer', () => {
         for (const l of chunk.split('\n')) if (l) confirmed = Math.max(confirmed, Number(l));
         if (confirmed >= 60 && !child.killed) child.kill('SIGKILL');
       });
-      child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? done() : fail(new Error(`child exited by itself (${signal})`))));
+      child.on('exit', (_code, signal) =>
+        signal === 'SIGKILL' ? done() : fail(new Error(`child exited by itself (${signal})`)),
+      );
     });
     const r = await loadSession(file);
     assert.ok(r.ok, r.ok ? '' : r.error);

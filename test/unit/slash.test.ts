@@ -6,10 +6,14 @@ describe('slash commands in the chat input', () => {
   it('recognises /compact with instructions, /new and /pin; everything else is a message', () => {
     assert.deepEqual(parseSlash('/compact focus on the auth bug'), { name: 'compact', arg: 'focus on the auth bug' });
     assert.deepEqual(parseSlash('  /compact  '), { name: 'compact', arg: '' });
-    assert.deepEqual(parseSlash('/compact\nkeep file names\nand errors'), { name: 'compact', arg: 'keep file names\nand errors' });
+    assert.deepEqual(parseSlash('/compact\nkeep file names\nand errors'), {
+      name: 'compact',
+      arg: 'keep file names\nand errors',
+    });
     assert.deepEqual(parseSlash('/new'), { name: 'new', arg: '' });
     assert.deepEqual(parseSlash('/pin'), { name: 'pin', arg: '' });
-    for (const text of ['/compacting', '/unknown', 'please /compact', 'compact', '/ new', '']) assert.equal(parseSlash(text), undefined, text);
+    for (const text of ['/compacting', '/unknown', 'please /compact', 'compact', '/ new', ''])
+      assert.equal(parseSlash(text), undefined, text);
   });
 
   it('validates the slash message at the host boundary', () => {

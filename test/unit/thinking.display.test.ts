@@ -20,23 +20,59 @@ import { rawPost } from '../fake-anthropic/testkit';
 import { Build, emptyState, fakeClock, testConfig } from './support/builders';
 import { countingTokenizer, mk, words } from './support/tokenFakes';
 
-const signed = (b: Build, text: string, signature = 'sig-1'): ThinkingBlock => ({ type: 'thinking', thinking: text, signature, meta: { ...b.text('x', 'assistant').meta } });
-const redacted = (b: Build, data = 'ENCRYPTED+data/=='): ThinkingBlock => ({ type: 'thinking', thinking: '', redactedData: data, meta: { ...b.text('x', 'assistant').meta } });
-const words2tokens: TokensOf = Object.assign((m: Message) => m.blocks.length * 10, { text: (t: string) => t.split(/\s+/).filter(Boolean).length });
+const signed = (b: Build, text: string, signature = 'sig-1'): ThinkingBlock => ({
+  type: 'thinking',
+  thinking: text,
+  signature,
+  meta: { ...b.text('x', 'assistant').meta },
+});
+const redacted = (b: Build, data = 'ENCRYPTED+data/=='): ThinkingBlock => ({
+  type: 'thinking',
+  thinking: '',
+  redactedData: data,
+  meta: { ...b.text('x', 'assistant').meta },
+});
+const words2tokens: TokensOf = Object.assign((m: Message) => m.blocks.length * 10, {
+  text: (t: string) => t.split(/\s+/).filter(Boolean).length,
+});
 
 /** A tool-use turn whose assistant message starts with `first`. */
 function toolTurn(b: Build, first: ThinkingBlock[]): Message[] {
   const use = b.toolUse('read_file', { path: 'a.ts' });
-  return [b.message('user', [b.text('Read a.ts')], 1), b.message('assistant', [...first, b.text('Reading.', 'assistant'), use], 1), b.message('user', [b.toolResult(use.id, 'const a = 1;')], 1)];
+  return [
+    b.message('user', [b.text('Read a.ts')], 1),
+    b.message('assistant', [...first, b.text('Reading.', 'assistant'), use], 1),
+    b.message('user', [b.toolResult(use.id, 'const a = 1;')], 1),
+  ];
 }
 
 describe('thinking in the chat: protocol items', () => {
   it('validates an assistant item with thinking and the thinkingDelta message', () => {
-    assert.ok(parseChatToWebview({ type: 'upsert', item: { kind: 'assistant', id: 'a', text: 'Hi', streaming: false, thinking: { text: 'Let me see', tokens: 3 } } }).ok);
-    assert.ok(parseChatToWebview({ type: 'upsert', item: { kind: 'assistant', id: 'a', text: '', streaming: false, thinking: { text: '', redacted: true } } }).ok);
+    assert.ok(
+      parseChatToWebview({
+        type: 'upsert',
+        item: { kind: 'assistant', id: 'a', text: 'Hi', streaming: false, thinking: { text: 'Let me see', tokens: 3 } },
+      }).ok,
+    );
+    assert.ok(
+      parseChatToWebview({
+        type: 'upsert',
+        item: { kind: 'assistant', id: 'a', text: '', streaming: false, thinking: { text: '', redacted: true } },
+      }).ok,
+    );
     assert.ok(parseChatToWebview({ type: 'thinkingDelta', id: 'stream-1', text: 'hmm' }).ok);
-    assert.ok(!parseChatToWebview({ type: 'upsert', item: { kind: 'assistant', id: 'a', text: 'Hi', streaming: false, thinking: { text: 1 } } }).ok);
-    assert.ok(!parseChatToWebview({ type: 'upsert', item: { kind: 'assistant', id: 'a', text: 'Hi', streaming: false, thinking: { text: 'x', html: '<b>' } } }).ok);
+    assert.ok(
+      !parseChatToWebview({
+        type: 'upsert',
+        item: { kind: 'assistant', id: 'a', text: 'Hi', streaming: false, thinking: { text: 1 } },
+      }).ok,
+    );
+    assert.ok(
+      !parseChatToWebview({
+        type: 'upsert',
+        item: { kind: 'assistant', id: 'a', text: 'Hi', streaming: false, thinking: { text: 'x', html: '<b>' } },
+      }).ok,
+    );
     assert.ok(!parseChatToWebview({ type: 'thinkingDelta', id: 'stream-1' }).ok);
   });
 
@@ -44,7 +80,10 @@ describe('thinking in the chat: protocol items', () => {
     assert.equal(thinkingLabel({ text: 'abc' }, true), 'Thinking…');
     assert.equal(thinkingLabel({ text: 'abc', tokens: 1234 }, false), 'Thinking · 1,234 tokens');
     assert.equal(thinkingLabel({ text: '', redacted: true }, false), 'Thinking (redacted)');
-    assert.equal(thinkingLabel({ text: 'abc', tokens: 2, redacted: true }, false), 'Thinking · 2 tokens (partly redacted)');
+    assert.equal(
+      thinkingLabel({ text: 'abc', tokens: 2, redacted: true }, false),
+      'Thinking · 2 tokens (partly redacted)',
+    );
   });
 });
 
@@ -63,8 +102,14 @@ describe('thinking in the chat: transcript items', () => {
   it('shows an answer that has only thinking and tool calls (no text)', () => {
     const b = new Build('o');
     const use = b.toolUse('ls');
-    const items = transcriptOf([b.message('user', [b.text('List')], 1), b.message('assistant', [signed(b, 'List the folder.'), use], 1)]);
-    assert.deepEqual(items.map((i) => i.kind), ['user', 'assistant', 'tool']);
+    const items = transcriptOf([
+      b.message('user', [b.text('List')], 1),
+      b.message('assistant', [signed(b, 'List the folder.'), use], 1),
+    ]);
+    assert.deepEqual(
+      items.map((i) => i.kind),
+      ['user', 'assistant', 'tool'],
+    );
   });
 
   it('streams thinking deltas to the streamed item, then upserts the final item with its thinking', () => {
@@ -82,7 +127,10 @@ describe('thinking in the chat: transcript items', () => {
     for (const e of events) r.render(e);
     for (const p of posts) assert.ok(parseChatToWebview(p).ok, JSON.stringify(p));
     const deltas = posts.filter((p) => p.type === 'thinkingDelta');
-    assert.deepEqual(deltas, [{ type: 'thinkingDelta', id: 'stream-1', text: 'one two ' }, { type: 'thinkingDelta', id: 'stream-1', text: 'three' }]);
+    assert.deepEqual(deltas, [
+      { type: 'thinkingDelta', id: 'stream-1', text: 'one two ' },
+      { type: 'thinkingDelta', id: 'stream-1', text: 'three' },
+    ]);
     const last = posts.at(-1);
     assert.ok(last?.type === 'upsert' && last.item.kind === 'assistant');
     assert.equal(last.item.id, 'stream-1');
@@ -94,10 +142,22 @@ describe('redacted thinking: kept, stored, sent back', () => {
   it('appends a redacted_thinking answer block as a ThinkingBlock with its data', () => {
     const b = new Build('ap');
     const state = emptyState({ messages: [b.message('user', [b.text('hi')], 1)] });
-    const r = appendAssistantMessage(state, [{ type: 'redacted_thinking', data: 'ABC==' }, { type: 'text', text: 'Hello' }], { clock: fakeClock(), ids: b.ids });
+    const r = appendAssistantMessage(
+      state,
+      [
+        { type: 'redacted_thinking', data: 'ABC==' },
+        { type: 'text', text: 'Hello' },
+      ],
+      { clock: fakeClock(), ids: b.ids },
+    );
     assert.ok(r.ok);
     const first = r.message.blocks[0];
-    assert.ok(first?.type === 'thinking' && first.redactedData === 'ABC==' && first.thinking === '' && first.signature === undefined);
+    assert.ok(
+      first?.type === 'thinking' &&
+        first.redactedData === 'ABC==' &&
+        first.thinking === '' &&
+        first.signature === undefined,
+    );
   });
 
   it('is stored in the session file and read back with its data', () => {
@@ -114,8 +174,14 @@ describe('redacted thinking: kept, stored, sent back', () => {
     const assistant = messages[1] as Message;
     const content = serializeMessage(assistant).content;
     assert.ok(Array.isArray(content));
-    assert.deepEqual(content.slice(0, 2), [{ type: 'redacted_thinking', data: 'opaque/DATA==' }, { type: 'thinking', thinking: 'More.', signature: 'sig-1' }]);
-    const state = emptyState({ messages, config: testConfig({ model: 'claude-sonnet-4-5', thinking: 'low', outputReserve: 8_000 }) });
+    assert.deepEqual(content.slice(0, 2), [
+      { type: 'redacted_thinking', data: 'opaque/DATA==' },
+      { type: 'thinking', thinking: 'More.', signature: 'sig-1' },
+    ]);
+    const state = emptyState({
+      messages,
+      config: testConfig({ model: 'claude-sonnet-4-5', thinking: 'low', outputReserve: 8_000 }),
+    });
     const n = normalizeState(state);
     assert.equal(n.repairs.length, 0);
     assert.equal(n.state, state);
@@ -128,7 +194,11 @@ describe('redacted thinking: kept, stored, sent back', () => {
 
   it('normalize drops a redacted block in a user message or with empty data', () => {
     const b = new Build('nd');
-    const messages = [b.message('user', [b.text('hi'), redacted(b)], 1), b.message('assistant', [redacted(b, ''), b.text('ok', 'assistant')], 1), b.message('user', [b.text('next')], 2)];
+    const messages = [
+      b.message('user', [b.text('hi'), redacted(b)], 1),
+      b.message('assistant', [redacted(b, ''), b.text('ok', 'assistant')], 1),
+      b.message('user', [b.text('next')], 2),
+    ];
     const n = normalizeState(emptyState({ messages }));
     assert.deepEqual(n.repairs.map((r) => r.kind).sort(), ['block_wrong_role', 'thinking_dropped']);
   });
@@ -136,13 +206,25 @@ describe('redacted thinking: kept, stored, sent back', () => {
 
 describe('estimate: thinking of earlier turns', () => {
   it('names the models whose earlier-turn thinking the API strips', () => {
-    for (const m of ['claude-sonnet-4-5', 'claude-sonnet-4-20250514', 'claude-opus-4-1', 'claude-haiku-4-5', 'claude-3-7-sonnet-latest']) assert.ok(stripsEarlierThinking(m), m);
-    for (const m of ['claude-opus-4-5', 'claude-opus-4-7', 'claude-sonnet-4-6', 'claude-opus-5', 'my-proxy']) assert.ok(!stripsEarlierThinking(m), m);
+    for (const m of [
+      'claude-sonnet-4-5',
+      'claude-sonnet-4-20250514',
+      'claude-opus-4-1',
+      'claude-haiku-4-5',
+      'claude-3-7-sonnet-latest',
+    ])
+      assert.ok(stripsEarlierThinking(m), m);
+    for (const m of ['claude-opus-4-5', 'claude-opus-4-7', 'claude-sonnet-4-6', 'claude-opus-5', 'my-proxy'])
+      assert.ok(!stripsEarlierThinking(m), m);
   });
 
   const conversation = (): Message[] => [
     mk.message('user', [mk.text(words(20))], 1),
-    mk.message('assistant', [{ type: 'thinking', thinking: words(500, 3), signature: 's', meta: mk.text('').meta }, mk.text(words(10))], 1),
+    mk.message(
+      'assistant',
+      [{ type: 'thinking', thinking: words(500, 3), signature: 's', meta: mk.text('').meta }, mk.text(words(10))],
+      1,
+    ),
     mk.message('user', [mk.text(words(20, 1))], 2),
   ];
   const req = (messages: readonly Message[]): PromptRequest => ({ system: [], tools: [], messages });
@@ -166,7 +248,10 @@ describe('estimate: thinking of earlier turns', () => {
     const messages = conversation();
     const turn1 = messages.slice(0, 2).concat(mk.message('user', [mk.text('go on')], 1));
     est.observe(req(turn1), { input_tokens: 2_000 });
-    const next = turn1.concat(mk.message('assistant', [mk.text('ok')], 1), mk.message('user', [mk.text(words(20, 2))], 2));
+    const next = turn1.concat(
+      mk.message('assistant', [mk.text('ok')], 1),
+      mk.message('user', [mk.text(words(20, 2))], 2),
+    );
     const e = est.estimate(req(next));
     assert.equal(e.mode, 'anchored');
     assert.ok(e.tokens < 2_000 - 400, String(e.tokens));
@@ -181,21 +266,49 @@ describe('fake Anthropic and the client: redacted thinking', () => {
   after(() => server.close());
 
   it('emits a scripted redacted block; the client keeps it and streams thinking; sent back, it is accepted', async () => {
-    server.script({ thinking: 'Plan it.', redactedThinking: 'RWNyeXB0ZWQ=', text: 'Reading.', toolUses: [{ name: 'read_file', input: { path: 'a.ts' } }] });
+    server.script({
+      thinking: 'Plan it.',
+      redactedThinking: 'RWNyeXB0ZWQ=',
+      text: 'Reading.',
+      toolUses: [{ name: 'read_file', input: { path: 'a.ts' } }],
+    });
     const client = new AnthropicLlmClient({ apiKey: async () => 'sk-ant-test', baseUrl: server.url });
     const events: LlmEvent[] = [];
-    const first = { model: 'claude-sonnet-4-5', max_tokens: 4096, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, messages: [{ role: 'user' as const, content: 'Read a.ts' }] };
+    const first = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 4096,
+      thinking: { type: 'enabled' as const, budget_tokens: 1024 },
+      messages: [{ role: 'user' as const, content: 'Read a.ts' }],
+    };
     const r = await client.stream(first, { signal: new AbortController().signal, onEvent: (e) => events.push(e) });
     assert.ok(r.ok, r.ok ? '' : r.error.message);
-    assert.deepEqual(r.result.content.slice(0, 2), [{ type: 'thinking', thinking: 'Plan it.', signature: (r.result.content[0] as { signature: string }).signature }, { type: 'redacted_thinking', data: 'RWNyeXB0ZWQ=' }]);
-    assert.equal(events.filter((e) => e.type === 'thinking_delta').map((e) => (e.type === 'thinking_delta' ? e.thinking : '')).join(''), 'Plan it.');
+    assert.deepEqual(r.result.content.slice(0, 2), [
+      { type: 'thinking', thinking: 'Plan it.', signature: (r.result.content[0] as { signature: string }).signature },
+      { type: 'redacted_thinking', data: 'RWNyeXB0ZWQ=' },
+    ]);
+    assert.equal(
+      events
+        .filter((e) => e.type === 'thinking_delta')
+        .map((e) => (e.type === 'thinking_delta' ? e.thinking : ''))
+        .join(''),
+      'Plan it.',
+    );
     const b = new Build('fk');
-    const appended = appendAssistantMessage(emptyState({ messages: [b.message('user', [b.text('Read a.ts')], 1)] }), r.result.content, { clock: fakeClock(), ids: b.ids });
+    const appended = appendAssistantMessage(
+      emptyState({ messages: [b.message('user', [b.text('Read a.ts')], 1)] }),
+      r.result.content,
+      { clock: fakeClock(), ids: b.ids },
+    );
     assert.ok(appended.ok);
     const use = appended.message.blocks.find((x) => x.type === 'tool_use');
     assert.ok(use?.type === 'tool_use');
     const messages = [...appended.state.messages, b.message('user', [b.toolResult(use.id, 'const a = 1;')], 1)];
-    const body = serializeRequest(emptyState({ messages, config: testConfig({ model: 'claude-sonnet-4-5', thinking: 'low', outputReserve: 8_000 }) }));
+    const body = serializeRequest(
+      emptyState({
+        messages,
+        config: testConfig({ model: 'claude-sonnet-4-5', thinking: 'low', outputReserve: 8_000 }),
+      }),
+    );
     const res = await rawPost(server, '/v1/messages', body);
     assert.equal(res.status, 200, JSON.stringify(res.json));
   });
@@ -207,7 +320,13 @@ describe('fake Anthropic and the client: redacted thinking', () => {
       thinking: { type: 'enabled', budget_tokens: 1024 },
       messages: [
         { role: 'user', content: 'Read a.ts' },
-        { role: 'assistant', content: [{ type: 'redacted_thinking', data: 'RWNyeXB0ZWQ=' }, { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a.ts' } }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'redacted_thinking', data: 'RWNyeXB0ZWQ=' },
+            { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a.ts' } },
+          ],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'const a = 1;' }] },
       ],
     });

@@ -101,11 +101,17 @@ describe('blockRawTokens', () => {
     const tk = countingTokenizer();
     assert.equal(blockRawTokens(mk.toolResult('one two'), tk), TOOL_RESULT_FRAMING + 2);
     const img = pngBase64(750, 100); // 100 tokens
-    const b = mk.toolResult([{ type: 'text', text: 'see this' }, { type: 'image', mediaType: 'image/png', data: img }]);
+    const b = mk.toolResult([
+      { type: 'text', text: 'see this' },
+      { type: 'image', mediaType: 'image/png', data: img },
+    ]);
     assert.equal(blockRawTokens(b, tk), TOOL_RESULT_FRAMING + 2 + IMAGE_FRAMING + 100);
     assert.equal(blockFixedTokens(b), 100);
     const m = mk.message('user', [b]);
-    assert.deepEqual(messageRawTokens(m, tk), { text: MESSAGE_FRAMING + TOOL_RESULT_FRAMING + 2 + IMAGE_FRAMING, fixed: 100 });
+    assert.deepEqual(messageRawTokens(m, tk), {
+      text: MESSAGE_FRAMING + TOOL_RESULT_FRAMING + 2 + IMAGE_FRAMING,
+      fixed: 100,
+    });
   });
 
   it('image blocks cost their pixel tokens (fixed) plus framing', () => {
@@ -118,15 +124,30 @@ describe('blockRawTokens', () => {
 
   it('thinking counts its text, not the signature; summaries count their text', () => {
     const tk = countingTokenizer();
-    const t: Message['blocks'][number] = { type: 'thinking', thinking: 'a b c', signature: 'sig '.repeat(100), meta: mk.text('').meta };
+    const t: Message['blocks'][number] = {
+      type: 'thinking',
+      thinking: 'a b c',
+      signature: 'sig '.repeat(100),
+      meta: mk.text('').meta,
+    };
     assert.equal(blockRawTokens(t, tk), TEXT_FRAMING + 3);
-    const s: Message['blocks'][number] = { type: 'summary', text: words(10), compactionId: 'c1', turnRange: [1, 2], meta: mk.text('').meta };
+    const s: Message['blocks'][number] = {
+      type: 'summary',
+      text: words(10),
+      compactionId: 'c1',
+      turnRange: [1, 2],
+      meta: mk.text('').meta,
+    };
     assert.equal(blockRawTokens(s, tk), TEXT_FRAMING + 10);
   });
 
   it('tool schemas are counted once per object', () => {
     const tk = countingTokenizer();
-    const tool: ToolSchema = { name: 'read', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } };
+    const tool: ToolSchema = {
+      name: 'read',
+      description: 'Read a file',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+    };
     const a = toolsRawTokens([tool], tk);
     const b = toolsRawTokens([tool, tool], tk);
     assert.equal(b.text, 2 * a.text);
@@ -167,7 +188,11 @@ describe('tiktoken stays off the activation path', () => {
     });
   /** Specifiers of value (not `import type`) imports, re-exports and requires. */
   const valueImports = (code: string): string[] =>
-    [...code.matchAll(/^\s*(?:import|export)\s+(?!type\b)[^'"]*?from\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/gm)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+    [
+      ...code.matchAll(
+        /^\s*(?:import|export)\s+(?!type\b)[^'"]*?from\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/gm,
+      ),
+    ].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
 
   it('only tokens/tiktoken.ts imports js-tiktoken, and only the tokenizer bundle imports it', () => {
     const all = files(src);
@@ -176,10 +201,15 @@ describe('tiktoken stays off the activation path', () => {
       const where = relative(src, f).split('\\').join('/');
       for (const s of valueImports(readFileSync(f, 'utf8'))) {
         if (s.startsWith('js-tiktoken')) assert.equal(where, 'core/tokens/tiktoken.ts', `${where} imports ${s}`);
-        if (/(^|\/)tiktoken$/.test(s)) assert.equal(where, 'host/tokenizerBundle.ts', `${where} imports ${s} statically`);
+        if (/(^|\/)tiktoken$/.test(s))
+          assert.equal(where, 'host/tokenizerBundle.ts', `${where} imports ${s} statically`);
         if (/(^|\/)tokenizerBundle$/.test(s)) assert.fail(`${where} imports the tokenizer bundle statically`);
       }
     }
-    assert.deepEqual(valueImports(`import type { A } from './tiktoken';\nimport { B } from "./tiktoken";`), ['./tiktoken'], 'the checker sees value imports only');
+    assert.deepEqual(
+      valueImports(`import type { A } from './tiktoken';\nimport { B } from "./tiktoken";`),
+      ['./tiktoken'],
+      'the checker sees value imports only',
+    );
   });
 });

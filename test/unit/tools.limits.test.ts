@@ -7,7 +7,13 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** Text rich in surrogate pairs and line breaks, always well-formed. */
 const text = fc
-  .array(fc.oneof(fc.constantFrom('😀', '👩‍💻', '𝒳', '\n', 'a', 'é', ' ', '\r\n'), fc.string({ unit: 'grapheme', maxLength: 8 })), { maxLength: 600 })
+  .array(
+    fc.oneof(
+      fc.constantFrom('😀', '👩‍💻', '𝒳', '\n', 'a', 'é', ' ', '\r\n'),
+      fc.string({ unit: 'grapheme', maxLength: 8 }),
+    ),
+    { maxLength: 600 },
+  )
   .map((parts) => parts.join(''));
 
 describe('tools: output caps', () => {
@@ -24,8 +30,12 @@ describe('tools: output caps', () => {
     assert.ok(out.endsWith('line 999'));
     const [head, tail] = out.split(/\n\[… .* …\]\n/);
     assert.ok(head !== undefined && tail !== undefined, out);
-    for (const l of [...head.split('\n'), ...tail.split('\n')]) assert.match(l, /^line \d+$/, 'no partial line is kept');
-    assert.match(out, /\[… [\d,]+ characters \([\d,]+ line breaks\) cut from the middle: output is capped at 1,000 characters …\]/);
+    for (const l of [...head.split('\n'), ...tail.split('\n')])
+      assert.match(l, /^line \d+$/, 'no partial line is kept');
+    assert.match(
+      out,
+      /\[… [\d,]+ characters \([\d,]+ line breaks\) cut from the middle: output is capped at 1,000 characters …\]/,
+    );
   });
 
   it('capOutput never splits a surrogate pair, stays under the cap, and keeps a true head and tail (property)', () => {
@@ -58,7 +68,10 @@ describe('tools: output caps', () => {
 
   it('joinHeadTail counts a gap the collector already dropped', () => {
     const out = joinHeadTail('head\n', 'tail\n', 1234, 56, 1000);
-    assert.equal(out, 'head\n[… 1,234 characters (56 line breaks) cut from the middle: output is capped at 1,000 characters …]\ntail\n');
+    assert.equal(
+      out,
+      'head\n[… 1,234 characters (56 line breaks) cut from the middle: output is capped at 1,000 characters …]\ntail\n',
+    );
   });
 
   it('OutputCollector keeps a true head and tail of the stream and counts what it dropped (property)', () => {
@@ -77,7 +90,11 @@ describe('tools: output caps', () => {
           const tail = out.slice(out.indexOf(' …]\n') + 4);
           assert.ok(all.startsWith(head) && all.endsWith(tail));
           const cut = /\[… ([\d,]+) characters/.exec(out)?.[1]?.replace(/,/g, '');
-          assert.equal(Number(cut) + head.length + tail.length, all.length, 'the notice counts exactly what is missing');
+          assert.equal(
+            Number(cut) + head.length + tail.length,
+            all.length,
+            'the notice counts exactly what is missing',
+          );
         }
       }),
       { numRuns: 200 },

@@ -30,7 +30,7 @@ describe('tools: list_files', () => {
   });
   afterEach(cleanTempDirs);
 
-  it('lists a folder\'s direct entries, sorted, folders with a slash, hidden ones left out', async () => {
+  it("lists a folder's direct entries, sorted, folders with a slash, hidden ones left out", async () => {
     const text = expectOk(await listFilesTool({}, toolContext([ws]), {}));
     assert.deepEqual(text.split('\n'), ['.gitignore', 'README.md', 'build/', 'secret/', 'src/']);
   });
@@ -58,23 +58,51 @@ describe('tools: list_files', () => {
   });
 
   it('respects files.exclude (only entries set to true)', async () => {
-    const text = expectOk(await listFilesTool({ glob: '**/*' }, toolContext([ws]), { '**/secret': true, build: true, '**/*.js': false, '**/.gitignore': true }));
-    assert.deepEqual(text.split('\n'), ['README.md', 'src/a.ts', 'src/b.js', 'src/gen/keep.gen.ts', 'src/gen/real.ts', 'src/sub/important.log']);
+    const text = expectOk(
+      await listFilesTool({ glob: '**/*' }, toolContext([ws]), {
+        '**/secret': true,
+        build: true,
+        '**/*.js': false,
+        '**/.gitignore': true,
+      }),
+    );
+    assert.deepEqual(text.split('\n'), [
+      'README.md',
+      'src/a.ts',
+      'src/b.js',
+      'src/gen/keep.gen.ts',
+      'src/gen/real.ts',
+      'src/sub/important.log',
+    ]);
   });
 
   it('matches the glob relative to path, and hints at **/ when a bare glob finds nothing', async () => {
-    assert.deepEqual(expectOk(await listFilesTool({ path: 'src', glob: '**/*.ts' }, toolContext([ws]), {})).split('\n'), ['src/a.ts', 'src/gen/keep.gen.ts', 'src/gen/real.ts']);
-    assert.deepEqual(expectOk(await listFilesTool({ path: 'src', glob: '*.{ts,js}' }, toolContext([ws]), {})).split('\n'), ['src/a.ts', 'src/b.js']);
-    assert.match(expectOk(await listFilesTool({ glob: '*.ts' }, toolContext([ws]), {})), /No files under \. match "\*\.ts".*use "\*\*\/\*\.ts"/);
+    assert.deepEqual(
+      expectOk(await listFilesTool({ path: 'src', glob: '**/*.ts' }, toolContext([ws]), {})).split('\n'),
+      ['src/a.ts', 'src/gen/keep.gen.ts', 'src/gen/real.ts'],
+    );
+    assert.deepEqual(
+      expectOk(await listFilesTool({ path: 'src', glob: '*.{ts,js}' }, toolContext([ws]), {})).split('\n'),
+      ['src/a.ts', 'src/b.js'],
+    );
+    assert.match(
+      expectOk(await listFilesTool({ glob: '*.ts' }, toolContext([ws]), {})),
+      /No files under \. match "\*\.ts".*use "\*\*\/\*\.ts"/,
+    );
   });
 
   it('caps the listing with a note', async () => {
     const many: Record<string, string> = {};
     for (let i = 0; i < 30; i++) many[`many/f${String(i).padStart(2, '0')}.txt`] = '';
     await writeTree(ws, many);
-    const text = expectOk(await listFilesTool({ path: 'many', glob: '**' }, toolContext([ws], { listMaxEntries: 10 }), {}));
+    const text = expectOk(
+      await listFilesTool({ path: 'many', glob: '**' }, toolContext([ws], { listMaxEntries: 10 }), {}),
+    );
     const [body, note] = text.split('\n\n');
-    assert.deepEqual(body?.split('\n'), Array.from({ length: 10 }, (_, i) => `many/f${String(i).padStart(2, '0')}.txt`));
+    assert.deepEqual(
+      body?.split('\n'),
+      Array.from({ length: 10 }, (_, i) => `many/f${String(i).padStart(2, '0')}.txt`),
+    );
     assert.match(note ?? '', /Showing the first 10 entries; more exist/);
   });
 
@@ -96,7 +124,10 @@ describe('tools: list_files', () => {
 
   it('explains a missing path or a file given as path', async () => {
     assert.match(expectError(await listFilesTool({ path: 'nope' }, toolContext([ws]), {})), /nope does not exist/);
-    assert.match(expectError(await listFilesTool({ path: 'README.md' }, toolContext([ws]), {})), /is a file, not a folder; use read_file/);
+    assert.match(
+      expectError(await listFilesTool({ path: 'README.md' }, toolContext([ws]), {})),
+      /is a file, not a folder; use read_file/,
+    );
   });
 
   it('multi-root: lists the folders, and globs across all of them with folder-name prefixes', async () => {
@@ -111,6 +142,9 @@ describe('tools: list_files', () => {
   it('honours an aborted signal', async () => {
     const abort = new AbortController();
     abort.abort();
-    assert.match(expectError(await listFilesTool({ glob: '**' }, toolContext([ws], {}, abort.signal), {})), /stopped by the user/);
+    assert.match(
+      expectError(await listFilesTool({ glob: '**' }, toolContext([ws], {}, abort.signal), {})),
+      /stopped by the user/,
+    );
   });
 });

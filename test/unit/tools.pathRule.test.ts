@@ -16,7 +16,13 @@ const live = (): AbortSignal => new AbortController().signal;
 
 /** A runner as the extension builds it: workspace folders plus the session's files folder. */
 function runnerOver(roots: readonly string[], filesDir: string, approver: ScriptedApprover): WorkspaceToolRunner {
-  return new WorkspaceToolRunner({ roots, readOnlyRoots: () => [filesDir], approver, runCommandEnabled: () => true, filesExclude: () => ({}) });
+  return new WorkspaceToolRunner({
+    roots,
+    readOnlyRoots: () => [filesDir],
+    approver,
+    runCommandEnabled: () => true,
+    filesExclude: () => ({}),
+  });
 }
 
 describe('tools: one path rule for every tool', () => {
@@ -28,7 +34,10 @@ describe('tools: one path rule for every tool', () => {
   beforeEach(async () => {
     // A workspace folder named `src` that has a `src` folder of its own.
     ws = join(await tempDir('cp-rule-'), 'src');
-    await writeTree(ws, { 'index.ts': 'export const where = "ROOT";\n', 'src/index.ts': 'export const where = "NESTED";\n' });
+    await writeTree(ws, {
+      'index.ts': 'export const where = "ROOT";\n',
+      'src/index.ts': 'export const where = "NESTED";\n',
+    });
     filesDir = join(await tempDir('cp-session-'), 'abc123.files');
     await writeTree(filesDir, { 'tool-1.txt': 'spilled output NESTED-LOOKALIKE\n' });
     approver = new ScriptedApprover();
@@ -89,7 +98,10 @@ describe('tools: one path rule for every tool', () => {
     assert.match(text(relative), /abc123\.files\/tool-1\.txt does not exist/);
     // Listing and searching it by absolute path work, showing absolute paths.
     assert.equal(text(await run('list_files', { path: filesDir })), spill);
-    assert.match(text(await run('search', { pattern: 'spilled', path: filesDir })), new RegExp(`^${spill.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1: spilled`));
+    assert.match(
+      text(await run('search', { pattern: 'spilled', path: filesDir })),
+      new RegExp(`^${spill.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1: spilled`),
+    );
     // Writing there, or running a command there, is refused before anyone is asked.
     const edit = await run('edit_file', { path: spill, old_string: 'spilled', new_string: 'changed' });
     assert.equal(edit.isError, true);
@@ -110,14 +122,20 @@ describe('tools: one path rule for every tool', () => {
     assert.match(text(await go('read_file', { path: 'src/index.ts' })), /"ROOT"/);
     assert.match(text(await go('read_file', { path: 'src/src/index.ts' })), /"NESTED"/);
     assert.equal(text(await go('list_files', { path: 'lib' })), 'lib/index.ts');
-    assert.match(text(await go('search', { pattern: 'where', path: 'lib' })), /^lib\/index\.ts:1: export const where = "LIB";/);
+    assert.match(
+      text(await go('search', { pattern: 'where', path: 'lib' })),
+      /^lib\/index\.ts:1: export const where = "LIB";/,
+    );
     assert.equal(text(await go('list_files', {})), 'src/\nlib/');
     const edit = await go('edit_file', { path: 'lib/index.ts', old_string: 'LIB', new_string: 'LIB2' });
     assert.equal(edit.isError, false, text(edit));
     assert.equal(approver.edits[0]?.path, join(other, 'index.ts'));
     assert.equal(approver.edits[0]?.displayPath, 'lib/index.ts');
     const declined = new ScriptedApprover({ approved: false });
-    await runnerOver([ws, other], filesDir, declined).run({ id: 't', name: 'run_command', input: { command: 'pwd', cwd: 'lib' } }, live());
+    await runnerOver([ws, other], filesDir, declined).run(
+      { id: 't', name: 'run_command', input: { command: 'pwd', cwd: 'lib' } },
+      live(),
+    );
     assert.equal(declined.commands[0]?.cwd, other);
     // The session's files folder still does not count as a folder of its own.
     assert.match(text(await go('read_file', { path: `${basename(filesDir)}/tool-1.txt` })), /does not exist/);

@@ -5,7 +5,8 @@ import { resolveToolPath, type PathResolution } from '../../src/host/tools/paths
 import { cleanTempDirs, tempDir, writeTree } from './support/toolsWorkspace';
 
 /** The workspace-only resolution the tests below use (reading access, no session folder). */
-const resolveInWorkspace = (roots: readonly string[], requested: string): Promise<PathResolution> => resolveToolPath({ roots }, requested, 'read');
+const resolveInWorkspace = (roots: readonly string[], requested: string): Promise<PathResolution> =>
+  resolveToolPath({ roots }, requested, 'read');
 
 function ok(r: PathResolution): Extract<PathResolution, { ok: true }> {
   if (!r.ok) throw new Error(`expected ok, got: ${r.error}`);
@@ -41,7 +42,10 @@ describe('tools: path confinement (resolveInWorkspace)', () => {
   it('refuses ../ escapes and absolute paths outside, saying why', async () => {
     assert.match(refused(await resolveInWorkspace([ws], '../x')), /outside the workspace/);
     assert.match(refused(await resolveInWorkspace([ws], 'src/../../secret.txt')), /outside the workspace/);
-    assert.match(refused(await resolveInWorkspace([ws], join(outside, 'secret.txt'))), /outside the workspace.*relative to the workspace root/);
+    assert.match(
+      refused(await resolveInWorkspace([ws], join(outside, 'secret.txt'))),
+      /outside the workspace.*relative to the workspace root/,
+    );
     assert.match(refused(await resolveInWorkspace([ws], '/etc/passwd')), /outside the workspace/);
   });
 

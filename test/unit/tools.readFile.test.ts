@@ -18,7 +18,9 @@ describe('tools: read_file', () => {
       'long.txt': `short\n${'x'.repeat(5000)}\nend`,
       'emoji.txt': `${'a'.repeat(9)}😀😀😀\n`,
       'empty.txt': '',
-      'image.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]),
+      'image.png': new Uint8Array([
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
+      ]),
       'blob.bin': new Uint8Array(Array.from({ length: 600 }, (_, i) => (i * 37 + 11) % 256)),
       'dir/inner.txt': 'inner',
     });
@@ -38,7 +40,10 @@ describe('tools: read_file', () => {
   it('pages with offset and limit, and says where to continue', async () => {
     const text = expectOk(await readFileTool({ path: 'fifty.txt', offset: 10, limit: 5 }, toolContext([ws])));
     const [body, note] = text.split('\n\n');
-    assert.deepEqual(body?.split('\n'), [10, 11, 12, 13, 14].map((n) => numbered(n, `line ${n}`)));
+    assert.deepEqual(
+      body?.split('\n'),
+      [10, 11, 12, 13, 14].map((n) => numbered(n, `line ${n}`)),
+    );
     assert.match(note ?? '', /Showing lines 10–14 of 50\. Continue with offset=15\./);
   });
 
@@ -54,7 +59,10 @@ describe('tools: read_file', () => {
   });
 
   it('refuses an offset past the end', async () => {
-    assert.match(expectError(await readFileTool({ path: 'small.txt', offset: 10 }, toolContext([ws]))), /offset 10 is past the end of small\.txt, which has 3 lines/);
+    assert.match(
+      expectError(await readFileTool({ path: 'small.txt', offset: 10 }, toolContext([ws]))),
+      /offset 10 is past the end of small\.txt, which has 3 lines/,
+    );
   });
 
   it('cuts long lines and says so', async () => {
@@ -73,17 +81,32 @@ describe('tools: read_file', () => {
   it('stops at the character cap and says where to continue', async () => {
     const text = expectOk(await readFileTool({ path: 'fifty.txt' }, toolContext([ws], { maxResultChars: 600 })));
     assert.ok(text.length <= 600, `length ${text.length}`);
-    assert.match(text, /Showing lines 1–\d+ of 50\. The result reached its 600-character limit\. Continue with offset=\d+/);
+    assert.match(
+      text,
+      /Showing lines 1–\d+ of 50\. The result reached its 600-character limit\. Continue with offset=\d+/,
+    );
   });
 
   it('refuses binary files with their type and size', async () => {
-    assert.match(expectError(await readFileTool({ path: 'image.png' }, toolContext([ws]))), /image\.png is a binary file \(PNG image, 16 B\)/);
-    assert.match(expectError(await readFileTool({ path: 'blob.bin' }, toolContext([ws]))), /blob\.bin is a binary file \(binary data, 600 B\)/);
+    assert.match(
+      expectError(await readFileTool({ path: 'image.png' }, toolContext([ws]))),
+      /image\.png is a binary file \(PNG image, 16 B\)/,
+    );
+    assert.match(
+      expectError(await readFileTool({ path: 'blob.bin' }, toolContext([ws]))),
+      /blob\.bin is a binary file \(binary data, 600 B\)/,
+    );
   });
 
   it('explains a missing file, a folder, an empty file', async () => {
-    assert.match(expectError(await readFileTool({ path: 'nope.txt' }, toolContext([ws]))), /nope\.txt does not exist\. Use list_files or search/);
-    assert.match(expectError(await readFileTool({ path: 'dir' }, toolContext([ws]))), /dir is a folder, not a file\. Use list_files/);
+    assert.match(
+      expectError(await readFileTool({ path: 'nope.txt' }, toolContext([ws]))),
+      /nope\.txt does not exist\. Use list_files or search/,
+    );
+    assert.match(
+      expectError(await readFileTool({ path: 'dir' }, toolContext([ws]))),
+      /dir is a folder, not a file\. Use list_files/,
+    );
     assert.match(expectOk(await readFileTool({ path: 'empty.txt' }, toolContext([ws]))), /empty\.txt is empty/);
   });
 
@@ -94,12 +117,18 @@ describe('tools: read_file', () => {
     const text = expectError(await readFileTool({ path: 'innocent.txt' }, toolContext([ws])));
     assert.match(text, /symbolic link/);
     assert.ok(!text.includes('top secret'));
-    assert.match(expectError(await readFileTool({ path: join(outside, 'secret.txt') }, toolContext([ws]))), /outside the workspace/);
+    assert.match(
+      expectError(await readFileTool({ path: join(outside, 'secret.txt') }, toolContext([ws]))),
+      /outside the workspace/,
+    );
   });
 
   it('honours an aborted signal', async () => {
     const abort = new AbortController();
     abort.abort();
-    assert.match(expectError(await readFileTool({ path: 'fifty.txt' }, toolContext([ws], {}, abort.signal))), /stopped by the user/);
+    assert.match(
+      expectError(await readFileTool({ path: 'fifty.txt' }, toolContext([ws], {}, abort.signal))),
+      /stopped by the user/,
+    );
   });
 });

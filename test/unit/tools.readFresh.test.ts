@@ -58,7 +58,12 @@ describe('tools: reading a file fresh for the re-attach after a compaction', () 
 
   it('the tool runner reads through the current workspace folders, and says so when none is open', async () => {
     let roots: string[] = [ws];
-    const runner = new WorkspaceToolRunner({ roots: () => roots, approver: new ScriptedApprover(), runCommandEnabled: () => false, filesExclude: () => ({}) });
+    const runner = new WorkspaceToolRunner({
+      roots: () => roots,
+      approver: new ScriptedApprover(),
+      runCommandEnabled: () => false,
+      filesExclude: () => ({}),
+    });
     assert.deepEqual(await runner.readFresh('src/a.ts'), { ok: true, text: 'export const a = 1;\n', bytes: 23 });
     roots = [];
     assert.deepEqual(await runner.readFresh('src/a.ts'), { ok: false, reason: 'no folder is open' });

@@ -18,7 +18,13 @@ describe('tools: WorkspaceToolRunner', () => {
   afterEach(cleanTempDirs);
 
   const runner = (over: Partial<ConstructorParameters<typeof WorkspaceToolRunner>[0]> = {}) =>
-    new WorkspaceToolRunner({ roots: [ws], approver: new ScriptedApprover(), runCommandEnabled: () => false, filesExclude: () => ({}), ...over });
+    new WorkspaceToolRunner({
+      roots: [ws],
+      approver: new ScriptedApprover(),
+      runCommandEnabled: () => false,
+      filesExclude: () => ({}),
+      ...over,
+    });
 
   it('dispatches by name and times the call', async () => {
     let t = 1000;
@@ -43,11 +49,18 @@ describe('tools: WorkspaceToolRunner', () => {
       },
       approveCommand: async () => ({ approved: false }),
     };
-    const out = await runner({ approver: throwing }).run({ id: 't', name: 'edit_file', input: { path: 'a.txt', old_string: 'hello', new_string: 'bye' } }, live());
+    const out = await runner({ approver: throwing }).run(
+      { id: 't', name: 'edit_file', input: { path: 'a.txt', old_string: 'hello', new_string: 'bye' } },
+      live(),
+    );
     assert.equal(out.isError, true);
     assert.match(text(out), /^edit_file failed: dialog exploded\. Check the input and try again/);
     assert.equal(typeof out.durationMs, 'number');
-    const badSetting = await runner({ filesExclude: () => { throw new TypeError('settings unreadable'); } }).run({ id: 't', name: 'list_files', input: {} }, live());
+    const badSetting = await runner({
+      filesExclude: () => {
+        throw new TypeError('settings unreadable');
+      },
+    }).run({ id: 't', name: 'list_files', input: {} }, live());
     assert.match(text(badSetting), /^list_files failed: settings unreadable/);
   });
 
@@ -55,7 +68,10 @@ describe('tools: WorkspaceToolRunner', () => {
     let enabled = false;
     let exclude: Record<string, boolean> = {};
     const r = runner({ runCommandEnabled: () => enabled, filesExclude: () => exclude });
-    assert.match(text(await r.run({ id: 't', name: 'run_command', input: { command: 'echo hi' } }, live())), /run_command is disabled/);
+    assert.match(
+      text(await r.run({ id: 't', name: 'run_command', input: { command: 'echo hi' } }, live())),
+      /run_command is disabled/,
+    );
     enabled = true;
     const ran = await r.run({ id: 't', name: 'run_command', input: { command: 'echo hi' } }, live());
     assert.equal(ran.isError, false, text(ran));
@@ -66,7 +82,10 @@ describe('tools: WorkspaceToolRunner', () => {
   });
 
   it('enforces the result cap on every tool', async () => {
-    const out = await runner({ limits: { maxResultChars: 500, readMaxLineChars: 5000 } }).run({ id: 't', name: 'read_file', input: { path: 'big.txt' } }, live());
+    const out = await runner({ limits: { maxResultChars: 500, readMaxLineChars: 5000 } }).run(
+      { id: 't', name: 'read_file', input: { path: 'big.txt' } },
+      live(),
+    );
     assert.ok(text(out).length <= 500, `length ${text(out).length}`);
     assert.match(text(out), /cut from the middle/);
   });
@@ -78,13 +97,19 @@ describe('tools: WorkspaceToolRunner', () => {
     assert.deepEqual([stopped.isError, text(stopped)], [true, 'read_file: stopped by the user before it finished.']);
     const none = await runner({ roots: () => [] }).run({ id: 't', name: 'list_files', input: {} }, live());
     assert.match(text(none), /no folder is open/);
-    const gone = await runner({ roots: [join(ws, 'missing')] }).run({ id: 't', name: 'read_file', input: { path: 'a.txt' } }, live());
+    const gone = await runner({ roots: [join(ws, 'missing')] }).run(
+      { id: 't', name: 'read_file', input: { path: 'a.txt' } },
+      live(),
+    );
     assert.equal(gone.isError, true);
   });
 
-  it('never hands back a lone surrogate: one echoed from the model\'s input becomes U+FFFD', async () => {
+  it("never hands back a lone surrogate: one echoed from the model's input becomes U+FFFD", async () => {
     const wellFormed = (s: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
-    for (const call of [{ name: 'read_file', input: { path: 'missing\ud800.txt' } }, { name: 'tool\ud83d', input: {} }]) {
+    for (const call of [
+      { name: 'read_file', input: { path: 'missing\ud800.txt' } },
+      { name: 'tool\ud83d', input: {} },
+    ]) {
       const out = await runner().run({ id: 't', ...call }, live());
       assert.ok(wellFormed(text(out)), JSON.stringify(text(out)));
       assert.match(text(out), /\ufffd/, 'the broken character is visible as U+FFFD');
@@ -95,7 +120,10 @@ describe('tools: WorkspaceToolRunner', () => {
 });
 
 describe('tools: layering', () => {
-  const importsVscode = (dir: string) => readdirSync(dir).filter((f) => /(?:from|import|require\()\s*['"]vscode['"]/.test(readFileSync(join(dir, f), 'utf8')));
+  const importsVscode = (dir: string) =>
+    readdirSync(dir).filter((f) =>
+      /(?:from|import|require\()\s*['"]vscode['"]/.test(readFileSync(join(dir, f), 'utf8')),
+    );
   it('nothing in src/host/tools imports vscode (it all runs under plain mocha)', () => {
     assert.deepEqual(importsVscode(join(__dirname, '..', '..', 'src', 'host', 'tools')), []);
   });

@@ -44,7 +44,13 @@ describe('tools: paths are checked again at the moment of the operation', () => 
   };
 
   it('edit_file: a folder swapped for a link while the edit waits for approval gets no write', async () => {
-    const text = expectError(await editFileTool({ path: 'sub/a.txt', old_string: 'same', new_string: 'changed' }, toolContext([ws]), approveAfter(() => swapForLink('sub'))));
+    const text = expectError(
+      await editFileTool(
+        { path: 'sub/a.txt', old_string: 'same', new_string: 'changed' },
+        toolContext([ws]),
+        approveAfter(() => swapForLink('sub')),
+      ),
+    );
     assert.match(text, /outside the workspace through a symbolic link/);
     assert.match(text, /The edit was not applied/);
     assert.equal(await readFile(join(outside, 'dir', 'a.txt'), 'utf8'), 'same\n');
@@ -52,7 +58,13 @@ describe('tools: paths are checked again at the moment of the operation', () => 
   });
 
   it('edit_file: a new file in a folder swapped for a link while waiting is not created outside', async () => {
-    expectError(await editFileTool({ path: 'sub/new.txt', old_string: '', new_string: 'planted\n' }, toolContext([ws]), approveAfter(() => swapForLink('sub'))));
+    expectError(
+      await editFileTool(
+        { path: 'sub/new.txt', old_string: '', new_string: 'planted\n' },
+        toolContext([ws]),
+        approveAfter(() => swapForLink('sub')),
+      ),
+    );
     assert.deepEqual((await readdir(join(outside, 'dir'))).sort(), ['a.txt', 'secret.txt']);
   });
 
@@ -64,7 +76,11 @@ describe('tools: paths are checked again at the moment of the operation', () => 
     assert.equal(written.ok, false);
     assert.match(written.ok ? '' : written.error, /now leads to .*outside the workspace/);
     assert.equal(await readFile(join(outside, 'dir', 'a.txt'), 'utf8'), 'same\n');
-    assert.deepEqual((await readdir(join(outside, 'dir'))).sort(), ['a.txt', 'secret.txt'], 'no temporary file left outside');
+    assert.deepEqual(
+      (await readdir(join(outside, 'dir'))).sort(),
+      ['a.txt', 'secret.txt'],
+      'no temporary file left outside',
+    );
   });
 
   it('the write creates missing folders one at a time and refuses when one of them is a link out', async () => {
@@ -79,7 +95,9 @@ describe('tools: paths are checked again at the moment of the operation', () => 
   it('the write succeeds and keeps the folder clean when nothing changed', async () => {
     const resolved = await resolveToolPath({ roots: [ws] }, 'fresh/deeper/file.txt', 'write');
     assert.ok(resolved.ok);
-    assert.deepEqual(await writeConfined(resolved.path, resolved.root, 'hello\n', 'fresh/deeper/file.txt'), { ok: true });
+    assert.deepEqual(await writeConfined(resolved.path, resolved.root, 'hello\n', 'fresh/deeper/file.txt'), {
+      ok: true,
+    });
     assert.equal(await readFile(join(ws, 'fresh', 'deeper', 'file.txt'), 'utf8'), 'hello\n');
     assert.deepEqual(await readdir(join(ws, 'fresh', 'deeper')), ['file.txt']);
   });
@@ -102,7 +120,9 @@ describe('tools: paths are checked again at the moment of the operation', () => 
   });
 
   it('read_file: nothing changed, the file is read as before', async () => {
-    const text = expectOk(await readFileTool({ path: 'dir/secret.txt' }, { ...toolContext([ws]), beforeOpen: async () => undefined }));
+    const text = expectOk(
+      await readFileTool({ path: 'dir/secret.txt' }, { ...toolContext([ws]), beforeOpen: async () => undefined }),
+    );
     assert.match(text, /inside/);
   });
 });

@@ -9,9 +9,18 @@ function error(r: ValidationResult): string {
 
 describe('tools: schemas and input validation', () => {
   it('offers the five workspace tools and recall, run_command only when enabled, as stable objects', () => {
-    assert.deepEqual(WORKSPACE_TOOLS.map((t) => t.name), ['read_file', 'list_files', 'search', 'edit_file', 'run_command']);
-    assert.deepEqual(selectEnabledTools({ runCommandEnabled: false }).map((t) => t.name), ['read_file', 'list_files', 'search', 'edit_file', 'recall']);
-    assert.deepEqual(selectEnabledTools({ runCommandEnabled: true }).map((t) => t.name), ['read_file', 'list_files', 'search', 'edit_file', 'run_command', 'recall']);
+    assert.deepEqual(
+      WORKSPACE_TOOLS.map((t) => t.name),
+      ['read_file', 'list_files', 'search', 'edit_file', 'run_command'],
+    );
+    assert.deepEqual(
+      selectEnabledTools({ runCommandEnabled: false }).map((t) => t.name),
+      ['read_file', 'list_files', 'search', 'edit_file', 'recall'],
+    );
+    assert.deepEqual(
+      selectEnabledTools({ runCommandEnabled: true }).map((t) => t.name),
+      ['read_file', 'list_files', 'search', 'edit_file', 'run_command', 'recall'],
+    );
     assert.equal(selectEnabledTools({ runCommandEnabled: true }), selectEnabledTools({ runCommandEnabled: true }));
     assert.equal(selectEnabledTools({ runCommandEnabled: false }), selectEnabledTools({ runCommandEnabled: false }));
     assert.equal(selectEnabledTools({ runCommandEnabled: true }).at(-1), RECALL_TOOL);
@@ -26,7 +35,10 @@ describe('tools: schemas and input validation', () => {
     assert.ok(!r.ok);
     const listed = /Accepted parameters: (.*)\.$/.exec(r.error)?.[1]?.split(', ') ?? [];
     assert.deepEqual(listed, props);
-    assert.deepEqual(validateRecallInput({ query: '  parseConfig ', limit: null }), { ok: true, input: { query: 'parseConfig' } });
+    assert.deepEqual(validateRecallInput({ query: '  parseConfig ', limit: null }), {
+      ok: true,
+      input: { query: 'parseConfig' },
+    });
     const bad = validateRecallInput({ turn: 0 });
     assert.equal(bad.ok ? '' : bad.error, 'recall: "turn" must be an integer ≥ 1 (got 0).');
   });
@@ -39,9 +51,18 @@ describe('tools: schemas and input validation', () => {
       const props = Object.keys(tool.inputSchema['properties'] as object);
       const required = (tool.inputSchema['required'] as string[] | undefined) ?? [];
       // The validator accepts exactly the advertised parameters, with the same required ones.
-      const listed = /Accepted parameters: (.*)\.$/.exec(error(validateToolInput(tool.name, { zz: 1 })))?.[1]?.split(', ') ?? [];
-      assert.deepEqual(listed.map((p) => p.replace(' (required)', '')), props, tool.name);
-      assert.deepEqual(listed.filter((p) => p.endsWith(' (required)')).map((p) => p.replace(' (required)', '')), required, tool.name);
+      const listed =
+        /Accepted parameters: (.*)\.$/.exec(error(validateToolInput(tool.name, { zz: 1 })))?.[1]?.split(', ') ?? [];
+      assert.deepEqual(
+        listed.map((p) => p.replace(' (required)', '')),
+        props,
+        tool.name,
+      );
+      assert.deepEqual(
+        listed.filter((p) => p.endsWith(' (required)')).map((p) => p.replace(' (required)', '')),
+        required,
+        tool.name,
+      );
     }
     assert.match(WORKSPACE_TOOLS[0]?.description ?? '', /2,000 lines/);
     assert.match(WORKSPACE_TOOLS[4]?.description ?? '', /30,000 characters/);
@@ -52,25 +73,58 @@ describe('tools: schemas and input validation', () => {
     assert.deepEqual(r, { ok: true, call: { name: 'read_file', input: { path: 'a.ts', offset: 3 } } });
     assert.ok(validateToolInput('edit_file', { path: 'a', old_string: '', new_string: 'x' }).ok);
     assert.ok(validateToolInput('list_files', {}).ok);
-    assert.deepEqual(validateToolInput('run_command', { command: '  ls  ' }), { ok: true, call: { name: 'run_command', input: { command: 'ls' } } });
+    assert.deepEqual(validateToolInput('run_command', { command: '  ls  ' }), {
+      ok: true,
+      call: { name: 'run_command', input: { command: 'ls' } },
+    });
   });
 
   it('explains missing, mistyped and unknown parameters', () => {
     assert.equal(error(validateToolInput('read_file', {})), 'read_file: "path" is required (a non-empty string).');
-    assert.equal(error(validateToolInput('read_file', { path: 'a', offset: 0 })), 'read_file: "offset" must be an integer ≥ 1 (got 0).');
-    assert.equal(error(validateToolInput('read_file', { path: 'a', offset: '10' })), 'read_file: "offset" must be an integer ≥ 1 (got "10").');
-    assert.equal(error(validateToolInput('read_file', { file_path: 'a' })), 'read_file: unknown parameter "file_path" (did you mean "path"?). Accepted parameters: path (required), offset, limit.');
-    assert.equal(error(validateToolInput('edit_file', { path: 'a', old_string: 'x' })), 'edit_file: "new_string" is required (a string).');
-    assert.equal(error(validateToolInput('search', { pattern: '' })), 'search: "pattern" must be a non-empty string (got "").');
-    assert.match(error(validateToolInput('search', { pattern: 'x', max_results: 500 })), /"max_results" must be an integer from 1 to 200/);
+    assert.equal(
+      error(validateToolInput('read_file', { path: 'a', offset: 0 })),
+      'read_file: "offset" must be an integer ≥ 1 (got 0).',
+    );
+    assert.equal(
+      error(validateToolInput('read_file', { path: 'a', offset: '10' })),
+      'read_file: "offset" must be an integer ≥ 1 (got "10").',
+    );
+    assert.equal(
+      error(validateToolInput('read_file', { file_path: 'a' })),
+      'read_file: unknown parameter "file_path" (did you mean "path"?). Accepted parameters: path (required), offset, limit.',
+    );
+    assert.equal(
+      error(validateToolInput('edit_file', { path: 'a', old_string: 'x' })),
+      'edit_file: "new_string" is required (a string).',
+    );
+    assert.equal(
+      error(validateToolInput('search', { pattern: '' })),
+      'search: "pattern" must be a non-empty string (got "").',
+    );
+    assert.match(
+      error(validateToolInput('search', { pattern: 'x', max_results: 500 })),
+      /"max_results" must be an integer from 1 to 200/,
+    );
     assert.match(error(validateToolInput('run_command', { command: '   ' })), /"command" must be a non-empty string/);
-    assert.match(error(validateToolInput('run_command', { command: 'ls', timeout_ms: 10 })), /"timeout_ms" must be an integer from 1,000 to 600,000/);
-    assert.match(error(validateToolInput('read_file', 'a.ts')), /^read_file: the input must be a JSON object with the parameters path \(required\), offset, limit \(got "a\.ts"\)\.$/);
+    assert.match(
+      error(validateToolInput('run_command', { command: 'ls', timeout_ms: 10 })),
+      /"timeout_ms" must be an integer from 1,000 to 600,000/,
+    );
+    assert.match(
+      error(validateToolInput('read_file', 'a.ts')),
+      /^read_file: the input must be a JSON object with the parameters path \(required\), offset, limit \(got "a\.ts"\)\.$/,
+    );
     assert.match(error(validateToolInput('read_file', [1])), /must be a JSON object/);
-    assert.match(error(validateToolInput('read_file', { path: 'x'.repeat(10), offset: 'y'.repeat(200) })), /\(got "y{50,}…\)\.$/);
+    assert.match(
+      error(validateToolInput('read_file', { path: 'x'.repeat(10), offset: 'y'.repeat(200) })),
+      /\(got "y{50,}…\)\.$/,
+    );
   });
 
   it('names the tools when the tool is unknown', () => {
-    assert.equal(error(validateToolInput('write_file', {})), `Unknown tool "write_file". The workspace tools are: ${Object.values(TOOL_NAMES).join(', ')}.`);
+    assert.equal(
+      error(validateToolInput('write_file', {})),
+      `Unknown tool "write_file". The workspace tools are: ${Object.values(TOOL_NAMES).join(', ')}.`,
+    );
   });
 });

@@ -7,23 +7,51 @@ const root = join(__dirname, '..', '..');
 
 describe('user-only settings (baseUrl, enableRunCommand)', () => {
   it('are declared with application scope, so VS Code itself never takes them from a workspace', () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { scope?: string }> } | Array<{ properties: Record<string, { scope?: string }> }> } };
-    const sections = Array.isArray(pkg.contributes.configuration) ? pkg.contributes.configuration : [pkg.contributes.configuration];
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      contributes: {
+        configuration:
+          | { properties: Record<string, { scope?: string }> }
+          | Array<{ properties: Record<string, { scope?: string }> }>;
+      };
+    };
+    const sections = Array.isArray(pkg.contributes.configuration)
+      ? pkg.contributes.configuration
+      : [pkg.contributes.configuration];
     const props = Object.assign({}, ...sections.map((s) => s.properties)) as Record<string, { scope?: string }>;
-    for (const key of ['contextPipeline.baseUrl', 'contextPipeline.enableRunCommand']) assert.equal(props[key]?.scope, 'application', key);
+    for (const key of ['contextPipeline.baseUrl', 'contextPipeline.enableRunCommand'])
+      assert.equal(props[key]?.scope, 'application', key);
   });
 
   it('are read only from the user settings (globalValue) or the default, never from the workspace', () => {
-    const attack = { defaultValue: '', workspaceValue: 'https://attacker.example', workspaceFolderValue: 'http://localhost.attacker.example' };
+    const attack = {
+      defaultValue: '',
+      workspaceValue: 'https://attacker.example',
+      workspaceFolderValue: 'http://localhost.attacker.example',
+    };
     assert.deepEqual(userLevelValue(attack, isString, ''), { value: '', ignored: ['workspace', 'workspace folder'] });
-    assert.deepEqual(userLevelValue({ ...attack, globalValue: 'http://127.0.0.1:8787' }, isString, ''), { value: 'http://127.0.0.1:8787', ignored: ['workspace', 'workspace folder'] });
-    assert.deepEqual(userLevelValue({ defaultValue: false, workspaceValue: true }, isBoolean, false), { value: false, ignored: ['workspace'] });
-    assert.deepEqual(userLevelValue({ defaultValue: false, globalValue: true }, isBoolean, false), { value: true, ignored: [] });
+    assert.deepEqual(userLevelValue({ ...attack, globalValue: 'http://127.0.0.1:8787' }, isString, ''), {
+      value: 'http://127.0.0.1:8787',
+      ignored: ['workspace', 'workspace folder'],
+    });
+    assert.deepEqual(userLevelValue({ defaultValue: false, workspaceValue: true }, isBoolean, false), {
+      value: false,
+      ignored: ['workspace'],
+    });
+    assert.deepEqual(userLevelValue({ defaultValue: false, globalValue: true }, isBoolean, false), {
+      value: true,
+      ignored: [],
+    });
   });
 
   it('notice a value set in any workspace folder (inspected with the folder as scope), or language-specific', () => {
-    assert.deepEqual(userLevelValue({ defaultValue: false }, isBoolean, false, [undefined, { workspaceFolderValue: true }]), { value: false, ignored: ['workspace folder'] });
-    assert.deepEqual(userLevelValue({ defaultValue: '', workspaceLanguageValue: 'https://x.example' }, isString, '').ignored, ['workspace']);
+    assert.deepEqual(
+      userLevelValue({ defaultValue: false }, isBoolean, false, [undefined, { workspaceFolderValue: true }]),
+      { value: false, ignored: ['workspace folder'] },
+    );
+    assert.deepEqual(
+      userLevelValue({ defaultValue: '', workspaceLanguageValue: 'https://x.example' }, isString, '').ignored,
+      ['workspace'],
+    );
   });
 
   it('fall back to the default when the user value has the wrong type, and to the fallback without either', () => {
@@ -36,6 +64,9 @@ describe('user-only settings (baseUrl, enableRunCommand)', () => {
     assert.match(w, /ignored `contextPipeline\.baseUrl` in this workspace settings/);
     assert.match(w, /API key/);
     assert.match(w, /only from your user settings/);
-    assert.match(ignoredSettingWarning('contextPipeline', 'enableRunCommand', ['workspace folder']), /folder settings: whether Claude may run shell commands/);
+    assert.match(
+      ignoredSettingWarning('contextPipeline', 'enableRunCommand', ['workspace folder']),
+      /folder settings: whether Claude may run shell commands/,
+    );
   });
 });

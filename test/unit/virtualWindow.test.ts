@@ -1,7 +1,14 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import type { ChatItem } from '../../src/protocol/chatItems';
-import { computeWindow, EstimateCalibration, estimateItemHeight, estimateTextRows, HeightIndex, LruCache } from '../../src/webview/chat/virtualWindow';
+import {
+  computeWindow,
+  EstimateCalibration,
+  estimateItemHeight,
+  estimateTextRows,
+  HeightIndex,
+  LruCache,
+} from '../../src/webview/chat/virtualWindow';
 
 /** Reference prefix sum, the slow way. */
 function naivePrefix(heights: readonly number[], i: number): number {
@@ -15,7 +22,10 @@ describe('virtual transcript window: height index', () => {
   it('prefix sums, totals and lookups match a plain array', () => {
     const index = new HeightIndex([10, 20, 0, 5]);
     assert.equal(index.length, 4);
-    assert.deepEqual([0, 1, 2, 3, 4].map((i) => index.prefix(i)), [0, 10, 30, 30, 35]);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4].map((i) => index.prefix(i)),
+      [0, 10, 30, 30, 35],
+    );
     assert.equal(index.total(), 35);
     assert.equal(index.indexAt(0), 0);
     assert.equal(index.indexAt(9.9), 0);
@@ -79,15 +89,30 @@ describe('virtual transcript window: height index', () => {
 
 describe('virtual transcript window: computeWindow', () => {
   it('renders nothing for an empty list and something for a non-empty one', () => {
-    assert.deepEqual(computeWindow(new HeightIndex(), { scrollTop: 0, height: 500, overscan: 100 }), { start: 0, end: 0, topSpacer: 0, bottomSpacer: 0 });
+    assert.deepEqual(computeWindow(new HeightIndex(), { scrollTop: 0, height: 500, overscan: 100 }), {
+      start: 0,
+      end: 0,
+      topSpacer: 0,
+      bottomSpacer: 0,
+    });
     const w = computeWindow(new HeightIndex([0, 0, 0]), { scrollTop: 0, height: 0, overscan: 0 });
     assert.ok(w.end > w.start);
   });
 
   it('at the top, in the middle and at the end of 2 000 items of 50 px', () => {
     const index = new HeightIndex(Array.from({ length: 2000 }, () => 50));
-    assert.deepEqual(computeWindow(index, { scrollTop: 0, height: 500, overscan: 250 }), { start: 0, end: 15, topSpacer: 0, bottomSpacer: 1985 * 50 });
-    assert.deepEqual(computeWindow(index, { scrollTop: 50_000, height: 500, overscan: 250 }), { start: 995, end: 1015, topSpacer: 995 * 50, bottomSpacer: 985 * 50 });
+    assert.deepEqual(computeWindow(index, { scrollTop: 0, height: 500, overscan: 250 }), {
+      start: 0,
+      end: 15,
+      topSpacer: 0,
+      bottomSpacer: 1985 * 50,
+    });
+    assert.deepEqual(computeWindow(index, { scrollTop: 50_000, height: 500, overscan: 250 }), {
+      start: 995,
+      end: 1015,
+      topSpacer: 995 * 50,
+      bottomSpacer: 985 * 50,
+    });
     const end = computeWindow(index, { scrollTop: 100_000 - 500, height: 500, overscan: 250 });
     assert.deepEqual(end, { start: 1985, end: 2000, topSpacer: 1985 * 50, bottomSpacer: 0 });
     // Scrolled past the end (a stale scrollTop): still the last items, never an empty window.
@@ -107,7 +132,10 @@ describe('virtual transcript window: computeWindow', () => {
           const total = index.total();
           const scrollTop = f * total;
           const w = computeWindow(index, { scrollTop, height, overscan });
-          assert.ok(w.start >= 0 && w.start < w.end && w.end <= heights.length, `range ${w.start}..${w.end} of ${heights.length}`);
+          assert.ok(
+            w.start >= 0 && w.start < w.end && w.end <= heights.length,
+            `range ${w.start}..${w.end} of ${heights.length}`,
+          );
           const rendered = naivePrefix(heights, w.end) - naivePrefix(heights, w.start);
           assert.equal(w.topSpacer + rendered + w.bottomSpacer, total);
           assert.equal(w.topSpacer, naivePrefix(heights, w.start));
@@ -118,7 +146,8 @@ describe('virtual transcript window: computeWindow', () => {
           assert.ok(w.topSpacer <= top, `top spacer ${w.topSpacer} > ${top}`);
           assert.ok(w.topSpacer + rendered >= bottom, `rendered end ${w.topSpacer + rendered} < ${bottom}`);
           // Minimality: the first and last rendered items intersect the covered span (zero heights aside).
-          if (heights[w.start]! > 0) assert.ok(naivePrefix(heights, w.start + 1) > top || w.start === heights.length - 1);
+          if (heights[w.start]! > 0)
+            assert.ok(naivePrefix(heights, w.start + 1) > top || w.start === heights.length - 1);
           if (w.end - 1 > w.start) assert.ok(naivePrefix(heights, w.end - 1) < bottom);
         },
       ),
@@ -127,20 +156,25 @@ describe('virtual transcript window: computeWindow', () => {
 
   it('after updating heights, the window still covers the viewport and sums stay consistent (property)', () => {
     fc.assert(
-      fc.property(positiveHeightsArb, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 2000 })), { maxLength: 50 }), fc.double({ min: 0, max: 1, noNaN: true }), (heights, updates, f) => {
-        const index = new HeightIndex(heights);
-        const model = [...heights];
-        for (const [at, h] of updates) {
-          const i = at % model.length;
-          index.set(i, h);
-          model[i] = h;
-        }
-        const total = naivePrefix(model, model.length);
-        assert.equal(index.total(), total);
-        const w = computeWindow(index, { scrollTop: f * total, height: 400, overscan: 200 });
-        assert.equal(w.topSpacer + (index.prefix(w.end) - index.prefix(w.start)) + w.bottomSpacer, total);
-        assert.ok(index.prefix(w.end) >= Math.min(total, f * total + 600));
-      }),
+      fc.property(
+        positiveHeightsArb,
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 2000 })), { maxLength: 50 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (heights, updates, f) => {
+          const index = new HeightIndex(heights);
+          const model = [...heights];
+          for (const [at, h] of updates) {
+            const i = at % model.length;
+            index.set(i, h);
+            model[i] = h;
+          }
+          const total = naivePrefix(model, model.length);
+          assert.equal(index.total(), total);
+          const w = computeWindow(index, { scrollTop: f * total, height: 400, overscan: 200 });
+          assert.equal(w.topSpacer + (index.prefix(w.end) - index.prefix(w.start)) + w.bottomSpacer, total);
+          assert.ok(index.prefix(w.end) >= Math.min(total, f * total + 600));
+        },
+      ),
     );
   });
 });
@@ -157,18 +191,46 @@ describe('virtual transcript window: estimates and the node cache', () => {
 
   it('estimateItemHeight grows with the text, counts chips and code blocks, and keeps cards collapsed', () => {
     const m = { charsPerLine: 40, lineHeight: 20 };
-    const user = (text: string, chips = 0): ChatItem => ({ kind: 'user', id: 'u', text, turn: 1, injected: Array.from({ length: chips }, () => ({ tag: 'ide_selection', label: 'a.ts:1-2', text: 'x' })) });
+    const user = (text: string, chips = 0): ChatItem => ({
+      kind: 'user',
+      id: 'u',
+      text,
+      turn: 1,
+      injected: Array.from({ length: chips }, () => ({ tag: 'ide_selection', label: 'a.ts:1-2', text: 'x' })),
+    });
     const answer = (text: string): ChatItem => ({ kind: 'assistant', id: 'a', text, streaming: false });
     assert.ok(estimateItemHeight(user('x'.repeat(400)), m) > estimateItemHeight(user('x'), m));
     assert.ok(estimateItemHeight(user('hi', 1), m) > estimateItemHeight(user('hi'), m), 'a chip row');
     assert.equal(estimateItemHeight(answer('a\nb'), m) - estimateItemHeight(answer('a'), m), 20, 'one more row');
-    assert.ok(estimateItemHeight(answer('```\ncode\n```'), m) > estimateItemHeight(answer('\ncode\n'), m), 'a code block adds its padding');
-    const tool: ChatItem = { kind: 'tool', id: 't', name: 'read_file', input: '{}'.repeat(500), status: 'done', result: 'r'.repeat(5000) };
+    assert.ok(
+      estimateItemHeight(answer('```\ncode\n```'), m) > estimateItemHeight(answer('\ncode\n'), m),
+      'a code block adds its padding',
+    );
+    const tool: ChatItem = {
+      kind: 'tool',
+      id: 't',
+      name: 'read_file',
+      input: '{}'.repeat(500),
+      status: 'done',
+      result: 'r'.repeat(5000),
+    };
     assert.equal(estimateItemHeight(tool, m), 24, 'a tool card starts collapsed: one line');
     for (const item of [user(''), answer(''), tool]) assert.ok(estimateItemHeight(item, m) > 0);
     // An approval card is shown open: its diff lines count.
-    const approval = (lines: number): ChatItem => ({ kind: 'approval', id: 'p', tool: 'edit_file', subject: 'a.ts', detail: 'edit', state: 'pending', diff: Array.from({ length: lines }, () => ({ op: '+' as const, text: 'x' })) });
-    assert.equal(estimateItemHeight(approval(30), m) - estimateItemHeight(approval(10), m), 20 * 20, 'twenty more diff rows');
+    const approval = (lines: number): ChatItem => ({
+      kind: 'approval',
+      id: 'p',
+      tool: 'edit_file',
+      subject: 'a.ts',
+      detail: 'edit',
+      state: 'pending',
+      diff: Array.from({ length: lines }, () => ({ op: '+' as const, text: 'x' })),
+    });
+    assert.equal(
+      estimateItemHeight(approval(30), m) - estimateItemHeight(approval(10), m),
+      20 * 20,
+      'twenty more diff rows',
+    );
     assert.ok(estimateItemHeight(approval(0), m) > 3 * 20, 'header, reason field and buttons');
   });
 
@@ -207,26 +269,32 @@ describe('virtual transcript window: estimates and the node cache', () => {
 
   it('the LRU never holds more than its capacity and keeps the most recent keys (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10 }), fc.array(fc.tuple(fc.constantFrom('get', 'set', 'delete'), fc.integer({ min: 0, max: 15 })), { maxLength: 100 }), (capacity, ops) => {
-        const lru = new LruCache<number, number>(capacity);
-        let recent: number[] = [];
-        for (const [op, k] of ops) {
-          if (op === 'set') {
-            lru.set(k, k * 10);
-            recent = [...recent.filter((x) => x !== k), k];
-            if (recent.length > capacity) recent = recent.slice(recent.length - capacity);
-          } else if (op === 'get') {
-            const v = lru.get(k);
-            assert.equal(v, recent.includes(k) ? k * 10 : undefined);
-            if (v !== undefined) recent = [...recent.filter((x) => x !== k), k];
-          } else {
-            assert.equal(lru.delete(k), recent.includes(k));
-            recent = recent.filter((x) => x !== k);
+      fc.property(
+        fc.integer({ min: 0, max: 10 }),
+        fc.array(fc.tuple(fc.constantFrom('get', 'set', 'delete'), fc.integer({ min: 0, max: 15 })), {
+          maxLength: 100,
+        }),
+        (capacity, ops) => {
+          const lru = new LruCache<number, number>(capacity);
+          let recent: number[] = [];
+          for (const [op, k] of ops) {
+            if (op === 'set') {
+              lru.set(k, k * 10);
+              recent = [...recent.filter((x) => x !== k), k];
+              if (recent.length > capacity) recent = recent.slice(recent.length - capacity);
+            } else if (op === 'get') {
+              const v = lru.get(k);
+              assert.equal(v, recent.includes(k) ? k * 10 : undefined);
+              if (v !== undefined) recent = [...recent.filter((x) => x !== k), k];
+            } else {
+              assert.equal(lru.delete(k), recent.includes(k));
+              recent = recent.filter((x) => x !== k);
+            }
+            assert.ok(lru.size <= capacity);
+            assert.equal(lru.size, recent.length);
           }
-          assert.ok(lru.size <= capacity);
-          assert.equal(lru.size, recent.length);
-        }
-      }),
+        },
+      ),
     );
   });
 });

@@ -12,15 +12,28 @@ import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
-const MID_FILE = Array.from({ length: 250 }, (_, i) => `row ${i}: ${'consectetur adipiscing elit '.repeat(3)}`).join('\n');
-const BIG_FILE = Array.from({ length: 4000 }, (_, i) => `line ${i}: ${'lorem ipsum dolor sit amet '.repeat(3)}`).join('\n');
+const MID_FILE = Array.from({ length: 250 }, (_, i) => `row ${i}: ${'consectetur adipiscing elit '.repeat(3)}`).join(
+  '\n',
+);
+const BIG_FILE = Array.from({ length: 4000 }, (_, i) => `line ${i}: ${'lorem ipsum dolor sit amet '.repeat(3)}`).join(
+  '\n',
+);
 
 describe('the agent in a real VS Code, against the fake Anthropic API', { timeout: suiteTimeout(1_200_000) }, () => {
   let w;
   before(async () => {
     w = await startAgentWorld({
-      workspaceFiles: { 'src/greet.js': 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n', 'README.md': '# Demo\n', 'big.txt': BIG_FILE, 'mid.txt': MID_FILE },
-      settings: { 'contextPipeline.enableRunCommand': true, 'contextPipeline.keepRecentTurns': 1, 'contextPipeline.keepRecentTokens': 0 },
+      workspaceFiles: {
+        'src/greet.js': 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n',
+        'README.md': '# Demo\n',
+        'big.txt': BIG_FILE,
+        'mid.txt': MID_FILE,
+      },
+      settings: {
+        'contextPipeline.enableRunCommand': true,
+        'contextPipeline.keepRecentTurns': 1,
+        'contextPipeline.keepRecentTokens': 0,
+      },
     });
   });
   after(async () => {
@@ -28,14 +41,26 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     const { screenshot } = await import('./workbench.mjs');
     await screenshot(w.page, 'agent-last').catch(() => undefined);
     // The only refusals allowed are the overflows the recovery test provokes on purpose.
-    const invalid = w.fake.invalidRequests.filter((r) => r.error?.rule !== 'prompt_too_long' && r.error?.rule !== 'context_limit');
-    process.stderr.write(`[agent] the fake server received ${w.fake.requests.length} requests; ${w.fake.invalidRequests.length - invalid.length} refused as too long on purpose (the overflow test), ${invalid.length} invalid\n`);
+    const invalid = w.fake.invalidRequests.filter(
+      (r) => r.error?.rule !== 'prompt_too_long' && r.error?.rule !== 'context_limit',
+    );
+    process.stderr.write(
+      `[agent] the fake server received ${w.fake.requests.length} requests; ${w.fake.invalidRequests.length - invalid.length} refused as too long on purpose (the overflow test), ${invalid.length} invalid\n`,
+    );
     await w.close();
-    assert.deepEqual(invalid.map((r) => r.error), [], 'every request the extension sent was valid');
+    assert.deepEqual(
+      invalid.map((r) => r.error),
+      [],
+      'every request the extension sent was valid',
+    );
   });
 
   test('a plain answer streams into the chat and is saved', async () => {
-    w.fake.script({ text: 'Hello from the scripted model. greet() returns a greeting.', deltaDelayMs: 20, chunkChars: 8 });
+    w.fake.script({
+      text: 'Hello from the scripted model. greet() returns a greeting.',
+      deltaDelayMs: 20,
+      chunkChars: 8,
+    });
     await w.send('What does greet do?');
     await w.waitForAnswer('greet() returns a greeting.');
     await w.waitIdle();
@@ -49,14 +74,26 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     await w.frame.locator('.item.user .pin').first().click();
     await w.frame.locator('.item.user.pinned').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.equal(await w.frame.locator('.item.user .pin').first().innerText(), 'Pinned');
-    assert.ok(w.sessionEntries().some((f) => f.entries.some((e) => e.type === 'pin')), 'the pin is in the session file');
+    assert.ok(
+      w.sessionEntries().some((f) => f.entries.some((e) => e.type === 'pin')),
+      'the pin is in the session file',
+    );
     const { screenshot } = await import('./workbench.mjs');
     await screenshot(w.page, 'agent-plain-answer');
   });
 
   test('a multi-tool round runs the tools in the workspace and continues', async () => {
     await w.newSession();
-    w.fake.script({ text: 'Let me look.', toolUses: [{ name: 'list_files', input: { path: 'src' } }, { name: 'read_file', input: { path: 'src/greet.js' } }] }, { text: 'greet.js exports greet(name).' });
+    w.fake.script(
+      {
+        text: 'Let me look.',
+        toolUses: [
+          { name: 'list_files', input: { path: 'src' } },
+          { name: 'read_file', input: { path: 'src/greet.js' } },
+        ],
+      },
+      { text: 'greet.js exports greet(name).' },
+    );
     await w.send('Explain src/greet.js');
     await w.waitForAnswer('greet.js exports greet(name).');
     const second = w.fake.requests.at(-1).body;
@@ -73,8 +110,32 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
   test('an edit is approved inline through its diff, and a rejection passes the reason to the model', async () => {
     await w.newSession();
     w.fake.script(
-      { text: 'I will make it friendlier.', toolUses: [{ name: 'edit_file', input: { path: 'src/greet.js', old_string: 'return `Hello, ${name}!`;', new_string: 'return `Hello, ${name}! Welcome back.`;' } }] },
-      { text: 'Also a farewell.', toolUses: [{ name: 'edit_file', input: { path: 'src/greet.js', old_string: 'export function greet', new_string: 'export function bye() {}\nexport function greet' } }] },
+      {
+        text: 'I will make it friendlier.',
+        toolUses: [
+          {
+            name: 'edit_file',
+            input: {
+              path: 'src/greet.js',
+              old_string: 'return `Hello, ${name}!`;',
+              new_string: 'return `Hello, ${name}! Welcome back.`;',
+            },
+          },
+        ],
+      },
+      {
+        text: 'Also a farewell.',
+        toolUses: [
+          {
+            name: 'edit_file',
+            input: {
+              path: 'src/greet.js',
+              old_string: 'export function greet',
+              new_string: 'export function bye() {}\nexport function greet',
+            },
+          },
+        ],
+      },
       { text: 'Done: greet() now welcomes the user; no farewell added.' },
     );
     await w.send('Make greet friendlier');
@@ -83,14 +144,25 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     // The card shows the diff, and the same edit is open in VS Code's diff editor.
     const diff = card.locator('[data-testid="approval-diff"]');
     assert.match(await diff.locator('.line.del').first().innerText(), /^-\s*return `Hello, \$\{name\}!`;/);
-    assert.match(await diff.locator('.line.add').first().innerText(), /^\+\s*return `Hello, \$\{name\}! Welcome back.`;/);
+    assert.match(
+      await diff.locator('.line.add').first().innerText(),
+      /^\+\s*return `Hello, \$\{name\}! Welcome back.`;/,
+    );
     assert.match(await card.locator('.counts').innerText(), /\+1\s+−1/);
-    await w.page.locator('.tabs-container .tab', { hasText: 'greet.js ↔ proposed edit' }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await w.page.locator('.part.editor .editor.modified .view-line', { hasText: 'Welcome back.' }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await w.page
+      .locator('.tabs-container .tab', { hasText: 'greet.js ↔ proposed edit' })
+      .first()
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await w.page
+      .locator('.part.editor .editor.modified .view-line', { hasText: 'Welcome back.' })
+      .first()
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const { screenshot } = await import('./workbench.mjs');
     await screenshot(w.page, 'agent-approve-edit');
     await card.locator('[data-testid="approve"]').click();
-    await w.frame.locator('[data-testid="approval"][data-state="approved"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await w.frame
+      .locator('[data-testid="approval"][data-state="approved"]')
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     // The second edit: rejected with a reason.
     const second = w.frame.locator('[data-testid="approval"][data-state="pending"]');
     await second.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
@@ -98,12 +170,25 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     await second.locator('[data-testid="reject"]').click();
     await w.waitForAnswer('no farewell added.');
     await w.waitIdle();
-    assert.equal(readFileSync(join(w.dirs.workspace, 'src/greet.js'), 'utf8'), 'export function greet(name) {\n  return `Hello, ${name}! Welcome back.`;\n}\n', 'the approved edit is on disk, the rejected one is not');
-    const results = w.fake.requests.at(-1).body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
+    assert.equal(
+      readFileSync(join(w.dirs.workspace, 'src/greet.js'), 'utf8'),
+      'export function greet(name) {\n  return `Hello, ${name}! Welcome back.`;\n}\n',
+      'the approved edit is on disk, the rejected one is not',
+    );
+    const results = w.fake.requests
+      .at(-1)
+      .body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .filter((b) => b.type === 'tool_result');
     assert.match(JSON.stringify(results.at(-1).content), /declined.*no farewell please/);
-    assert.equal(await w.frame.locator('[data-testid="approval"][data-state="rejected"] .outcome').innerText(), 'Rejected. Reason: no farewell please');
+    assert.equal(
+      await w.frame.locator('[data-testid="approval"][data-state="rejected"] .outcome').innerText(),
+      'Rejected. Reason: no farewell please',
+    );
     // The diff editor tab closes once the edit is answered.
-    await w.page.locator('.tabs-container .tab', { hasText: 'proposed edit' }).first().waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+    await w.page
+      .locator('.tabs-container .tab', { hasText: 'proposed edit' })
+      .first()
+      .waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
     // The editor reverts the file to what is on disk, and tool cards carry their result tokens.
     assert.match(await w.frame.locator('.item.tool.done .tokens').first().innerText(), /[\d,]+ tokens/);
   });
@@ -111,7 +196,10 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
   test('Stop during a tool round cancels it and leaves a history the API accepts', async () => {
     await w.newSession();
     // A command far longer than any wait of this test: only Stop can end it in time.
-    w.fake.script({ toolUses: [{ name: 'run_command', input: { command: 'sleep 600' } }] }, { text: 'Understood, not running it.' });
+    w.fake.script(
+      { toolUses: [{ name: 'run_command', input: { command: 'sleep 600' } }] },
+      { text: 'Understood, not running it.' },
+    );
     await w.send('Run sleep 600 please');
     // The command is approved inline, in the chat.
     const card = w.frame.locator('[data-testid="approval"][data-state="pending"]');
@@ -130,13 +218,26 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     await w.send('Never mind.');
     await w.waitForAnswer('Understood, not running it.');
     const msgs = w.fake.requests.at(-1).body.messages;
-    const cancelled = msgs.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((b) => b.type === 'tool_result');
-    assert.ok(cancelled?.is_error && /Cancelled/.test(JSON.stringify(cancelled.content)), 'the cancelled call was answered');
+    const cancelled = msgs
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .find((b) => b.type === 'tool_result');
+    assert.ok(
+      cancelled?.is_error && /Cancelled/.test(JSON.stringify(cancelled.content)),
+      'the cancelled call was answered',
+    );
   });
 
   test('a 429 is retried after retry-after with a visible countdown', async () => {
     await w.newSession();
-    w.fake.script({ status: 429, errorType: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit', retryAfter: 2 }, { text: 'Answer after the rate limit.' });
+    w.fake.script(
+      {
+        status: 429,
+        errorType: 'rate_limit_error',
+        message: 'Number of requests has exceeded your rate limit',
+        retryAfter: 2,
+      },
+      { text: 'Answer after the rate limit.' },
+    );
     // The countdown shows for the 2 s of retry-after only: recorded inside the webview, so a
     // slow test cannot miss it.
     const { recordWhenShown } = await import('./gestures.mjs');
@@ -148,7 +249,14 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
 
   test('a 529 overloaded error mid-stream is retried and the partial text replaced', async () => {
     await w.newSession();
-    w.fake.script({ text: 'This partial answer will be cut off by an overload.', chunkChars: 5, overloadedMidStream: { afterEvents: 4 } }, { text: 'Complete answer after the overload.' });
+    w.fake.script(
+      {
+        text: 'This partial answer will be cut off by an overload.',
+        chunkChars: 5,
+        overloadedMidStream: { afterEvents: 4 },
+      },
+      { text: 'Complete answer after the overload.' },
+    );
     await w.send('Tell me something');
     await w.waitForAnswer('Complete answer after the overload.');
     const texts = await w.frame.locator('.item.assistant .text').allInnerTexts();
@@ -157,32 +265,52 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
 
   test('a connection dropped mid-stream is retried and the answer arrives', async () => {
     await w.newSession();
-    w.fake.script({ text: 'dropped soon', chunkChars: 3, disconnectAfterEvents: 3 }, { text: 'Answer after the dropped connection.' });
+    w.fake.script(
+      { text: 'dropped soon', chunkChars: 3, disconnectAfterEvents: 3 },
+      { text: 'Answer after the dropped connection.' },
+    );
     await w.send('Are you there?');
     await w.waitForAnswer('Answer after the dropped connection.');
   });
 
   test('a huge tool result is saved to a file and previewed, and read_file can read it back', async () => {
     await w.newSession();
-    w.fake.script({ toolUses: [{ name: 'read_file', input: { path: 'big.txt' } }] }, { text: 'I saw the preview of the big file.' });
+    w.fake.script(
+      { toolUses: [{ name: 'read_file', input: { path: 'big.txt' } }] },
+      { text: 'I saw the preview of the big file.' },
+    );
     await w.send('Read big.txt');
     await w.waitForAnswer('I saw the preview of the big file.');
-    const result = w.fake.requests.at(-1).body.messages.at(-1).content.find((b) => b.type === 'tool_result');
+    const result = w.fake.requests
+      .at(-1)
+      .body.messages.at(-1)
+      .content.find((b) => b.type === 'tool_result');
     const text = JSON.stringify(result.content);
     assert.ok(text.length < 8_000, `the result sent is a preview (${text.length} chars)`);
     const spilled = /saved in full to ([^\s]+?\.txt)/.exec(text)?.[1];
     assert.ok(spilled, `the preview names the file: ${text.slice(0, 300)}`);
-    w.fake.script({ toolUses: [{ name: 'read_file', input: { path: spilled, offset: 990, limit: 3 } }] }, { text: 'Read the rest.' });
+    w.fake.script(
+      { toolUses: [{ name: 'read_file', input: { path: spilled, offset: 990, limit: 3 } }] },
+      { text: 'Read the rest.' },
+    );
     await w.send('Read the end of it');
     await w.waitForAnswer('Read the rest.');
-    const back = JSON.stringify(w.fake.requests.at(-1).body.messages.at(-1).content.find((b) => b.type === 'tool_result'));
+    const back = JSON.stringify(
+      w.fake.requests
+        .at(-1)
+        .body.messages.at(-1)
+        .content.find((b) => b.type === 'tool_result'),
+    );
     assert.match(back, /line 98\d: lorem ipsum/, `read_file reads the saved output back: ${back.slice(0, 300)}`);
   });
 
   test('"prompt is too long" from the API is recovered by compacting older turns', async () => {
     await w.newSession();
     for (let i = 1; i <= 3; i++) {
-      w.fake.script({ toolUses: [{ name: 'read_file', input: { path: 'mid.txt' } }] }, { text: `Read mid.txt, round ${i}.` });
+      w.fake.script(
+        { toolUses: [{ name: 'read_file', input: { path: 'mid.txt' } }] },
+        { text: `Read mid.txt, round ${i}.` },
+      );
       await w.send(`Read mid.txt, round ${i}`);
       await w.waitForAnswer(`Read mid.txt, round ${i}.`);
       // The turn is over before the next message (a message sent while it runs is refused).
@@ -190,12 +318,21 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     }
     const size = w.fake.requests.at(-1).inputTokens;
     w.fake.setWindow(Math.round(size * 0.8));
-    w.fake.script({ match: { model: 'claude-haiku-4-5' }, text: 'Three reads of `mid.txt`, nothing else.' }, { match: { model: 'claude-sonnet-4-6' }, text: 'Recovered after compacting.' });
+    w.fake.script(
+      { match: { model: 'claude-haiku-4-5' }, text: 'Three reads of `mid.txt`, nothing else.' },
+      { match: { model: 'claude-sonnet-4-6' }, text: 'Recovered after compacting.' },
+    );
     try {
       await w.send('And now?');
       await w.waitForAnswer('Recovered after compacting.', 2 * UI_TIMEOUT);
-      assert.ok(w.fake.requests.some((r) => r.error?.rule === 'prompt_too_long'), 'the server did refuse a prompt as too long');
-      await w.frame.locator('.item.notice', { hasText: 'did not fit the context window' }).first().waitFor({ timeout: UI_TIMEOUT });
+      assert.ok(
+        w.fake.requests.some((r) => r.error?.rule === 'prompt_too_long'),
+        'the server did refuse a prompt as too long',
+      );
+      await w.frame
+        .locator('.item.notice', { hasText: 'did not fit the context window' })
+        .first()
+        .waitFor({ timeout: UI_TIMEOUT });
     } finally {
       w.fake.setWindow(200_000);
     }
@@ -221,7 +358,13 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.deepEqual(answers, ['First answer, saved.']);
     assert.equal(await w.frame.locator('.item.tool.done').count(), 1, 'the completed tool round is back');
     // The session of this test: the one whose messages include "two" (ids sort by second, so two sessions of one second may tie).
-    const latest = w.sessionEntries().find((f) => f.entries.some((e) => e.type === 'message' && e.message.blocks.some((b) => b.type === 'text' && b.text === 'two')));
+    const latest = w
+      .sessionEntries()
+      .find((f) =>
+        f.entries.some(
+          (e) => e.type === 'message' && e.message.blocks.some((b) => b.type === 'text' && b.text === 'two'),
+        ),
+      );
     assert.ok(latest, 'the session file of this test exists');
     const roles = latest.entries.filter((e) => e.type === 'message').map((e) => e.message.role);
     assert.deepEqual(roles, ['user', 'assistant', 'user', 'assistant', 'user'], 'every completed message is on disk');

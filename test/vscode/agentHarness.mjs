@@ -17,7 +17,13 @@ export const VSIX = process.env.CP_VSIX ?? join(REPO_ROOT, 'dist', 'context-pipe
  * runs before code-server starts (e.g. to write session files); with `openChat: false` the
  * workbench is open but the chat is not (call openContextPipeline, then `refindFrame()`).
  */
-export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fakeWindow, prepare, openChat = true } = {}) {
+export async function startAgentWorld({
+  workspaceFiles = {},
+  settings = {},
+  fakeWindow,
+  prepare,
+  openChat = true,
+} = {}) {
   await ensureHarness();
   const { startFakeAnthropic } = await import('../fake-anthropic/index.ts');
   const { installExtension, startCodeServer } = await import('./codeServer.mjs');
@@ -25,7 +31,12 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
   const { runCommand } = await import('./gestures.mjs');
 
   const root = mkdtempSync(join(tmpdir(), 'cp-vscode-agent-'));
-  const dirs = { workspace: join(root, 'workspace'), extensions: join(root, 'extensions'), userData: join(root, 'user-data'), tmp: join(root, 'tmp') };
+  const dirs = {
+    workspace: join(root, 'workspace'),
+    extensions: join(root, 'extensions'),
+    userData: join(root, 'user-data'),
+    tmp: join(root, 'tmp'),
+  };
   mkdirSync(dirs.tmp, { recursive: true });
   for (const [rel, content] of Object.entries(workspaceFiles)) {
     mkdirSync(join(dirs.workspace, rel, '..'), { recursive: true });
@@ -66,7 +77,10 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
     },
     /** Runs Developer: Reload Window, waits for the reloaded workbench and re-finds the chat. */
     async reloadWindow() {
-      const reloaded = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame(), timeout: WORKBENCH_TIMEOUT });
+      const reloaded = page.waitForEvent('framenavigated', {
+        predicate: (f) => f === page.mainFrame(),
+        timeout: WORKBENCH_TIMEOUT,
+      });
       await world.command('Developer: Reload Window');
       await reloaded;
       await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: WORKBENCH_TIMEOUT });
@@ -88,11 +102,16 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
     },
     /** Waits until an assistant item with this text is shown and no longer streaming. */
     async waitForAnswer(text, timeout = UI_TIMEOUT) {
-      await frame.locator('.item.assistant:not(.streaming) .text', { hasText: text }).first().waitFor({ state: 'visible', timeout });
+      await frame
+        .locator('.item.assistant:not(.streaming) .text', { hasText: text })
+        .first()
+        .waitFor({ state: 'visible', timeout });
     },
     /** Waits until the turn is over (the composer shows Send again). */
     async waitIdle(timeout = UI_TIMEOUT) {
-      await frame.locator('.composer button.primary:not(.stop)', { hasText: 'Send' }).waitFor({ state: 'visible', timeout });
+      await frame
+        .locator('.composer button.primary:not(.stop)', { hasText: 'Send' })
+        .waitFor({ state: 'visible', timeout });
     },
     /** Runs a command from the command palette by its title (retrying the palette and the typing until its row shows). */
     async command(title) {
@@ -100,7 +119,8 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
     },
     /** Starts a new, empty session and waits for the empty chat. */
     async newSession() {
-      if (fake.pendingSteps > 0) throw new Error(`${fake.pendingSteps} scripted step(s) of the previous test were never used`);
+      if (fake.pendingSteps > 0)
+        throw new Error(`${fake.pendingSteps} scripted step(s) of the previous test were never used`);
       await world.command('Context Pipeline: New Session');
       await frame.locator('.empty').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     },
@@ -109,13 +129,23 @@ export async function startAgentWorld({ workspaceFiles = {}, settings = {}, fake
       const dir = join(dirs.userData, 'User', 'globalStorage', 'context-pipeline.context-pipeline', 'sessions');
       return readdirSync(dir)
         .filter((f) => /^[0-9T-]+-[0-9a-z]+\.jsonl$/.test(f))
-        .map((f) => ({ file: f, entries: readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) }));
+        .map((f) => ({
+          file: f,
+          entries: readFileSync(join(dir, f), 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l)),
+        }));
     },
     /** Kills the extension host process (as a crash would), leaving code-server running. */
     killExtensionHost() {
-      const table = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n').map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l)).filter(Boolean).map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+      const table = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+        .split('\n')
+        .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+        .filter(Boolean)
+        .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
       const tree = new Set([server.process.pid]);
-      for (let grew = true; grew; ) {
+      for (let grew = true; grew;) {
         grew = false;
         for (const p of table) if (tree.has(p.ppid) && !tree.has(p.pid)) (tree.add(p.pid), (grew = true));
       }

@@ -14,7 +14,8 @@ import { budgetFrame } from './budgetFrame.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 /** Scrolls the panel to a card in one step inside the page (the panel may re-render between two Playwright steps). */
-const scrollToCard = (frame, testid) => frame.evaluate((id) => document.querySelector(`[data-testid="${id}"]`)?.scrollIntoView({ block: 'start' }), testid);
+const scrollToCard = (frame, testid) =>
+  frame.evaluate((id) => document.querySelector(`[data-testid="${id}"]`)?.scrollIntoView({ block: 'start' }), testid);
 
 const num = (s) => Number(String(s).replace(/[^\d.]/g, ''));
 const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
@@ -22,161 +23,224 @@ const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
 /** Waits until `probe()` returns true (polling), or fails saying what was awaited. */
 const until = (what, probe) => eventually(what, probe, { interval: 200 });
 
-describe('Context Budget panel in a real VS Code, against the fake Anthropic API', { timeout: suiteTimeout(600_000) }, () => {
-  let w;
-  let workbench;
-  let gestures;
+describe(
+  'Context Budget panel in a real VS Code, against the fake Anthropic API',
+  { timeout: suiteTimeout(600_000) },
+  () => {
+    let w;
+    let workbench;
+    let gestures;
 
-  before(async () => {
-    workbench = await import('./workbench.mjs');
-    gestures = await import('./gestures.mjs');
-    w = await startAgentWorld({ settings: { 'workbench.colorTheme': 'Default Dark Modern' }, workspaceFiles: { 'src/greet.js': GREET } });
-  });
+    before(async () => {
+      workbench = await import('./workbench.mjs');
+      gestures = await import('./gestures.mjs');
+      w = await startAgentWorld({
+        settings: { 'workbench.colorTheme': 'Default Dark Modern' },
+        workspaceFiles: { 'src/greet.js': GREET },
+      });
+    });
 
-  after(async () => {
-    if (!w) return;
-    const invalid = w.fake.invalidRequests.map((r) => r.error);
-    await w.close();
-    assert.deepEqual(invalid, [], 'every request the extension sent was valid');
-  });
+    after(async () => {
+      if (!w) return;
+      const invalid = w.fake.invalidRequests.map((r) => r.error);
+      await w.close();
+      assert.deepEqual(invalid, [], 'every request the extension sent was valid');
+    });
 
-  test('shows the window by category, the ledger and the request history', async () => {
-    w.fake.script({ text: 'greet() returns a greeting for the name it is given.' });
-    await w.send('What does greet do?');
-    await w.waitForAnswer('greet() returns a greeting');
-    await w.waitIdle();
-    w.fake.script({ text: 'Let me read it.', toolUses: [{ name: 'read_file', input: { path: 'src/greet.js' } }] }, { text: 'It returns a template string with the name.' });
-    await w.send('Read src/greet.js and explain it');
-    await w.waitForAnswer('It returns a template string');
-    await w.waitIdle();
-    assert.equal(w.fake.requests.length, 3);
+    test('shows the window by category, the ledger and the request history', async () => {
+      w.fake.script({ text: 'greet() returns a greeting for the name it is given.' });
+      await w.send('What does greet do?');
+      await w.waitForAnswer('greet() returns a greeting');
+      await w.waitIdle();
+      w.fake.script(
+        { text: 'Let me read it.', toolUses: [{ name: 'read_file', input: { path: 'src/greet.js' } }] },
+        { text: 'It returns a template string with the name.' },
+      );
+      await w.send('Read src/greet.js and explain it');
+      await w.waitForAnswer('It returns a template string');
+      await w.waitIdle();
+      assert.equal(w.fake.requests.length, 3);
 
-    await w.command('Context Pipeline: Show Context Budget');
-    const frame = await budgetFrame(w.page);
-    await frame.locator('[data-testid="budget-bar"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    // The history reaches three requests (snapshots are throttled, so wait for it).
-    await frame.locator('[data-testid="requests-table"] tbody tr').nth(2).waitFor({ timeout: UI_TIMEOUT });
-    assert.equal(await frame.locator('[data-testid="requests-table"] tbody tr').count(), 3);
-    // The chart is uPlot's canvas, with the three requests.
-    const chart = frame.locator('[data-testid="budget-chart"]');
-    await chart.locator('.uplot canvas').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.equal(await chart.getAttribute('data-points'), '3');
-    const box = await chart.locator('.uplot canvas').first().boundingBox();
-    assert.ok(box && box.width > 300 && box.height > 150, `the chart has a size (${JSON.stringify(box)})`);
-    assert.ok((await chart.locator('.u-legend').innerText()).includes('Cache reads'), 'the chart has a legend');
+      await w.command('Context Pipeline: Show Context Budget');
+      const frame = await budgetFrame(w.page);
+      await frame.locator('[data-testid="budget-bar"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // The history reaches three requests (snapshots are throttled, so wait for it).
+      await frame.locator('[data-testid="requests-table"] tbody tr').nth(2).waitFor({ timeout: UI_TIMEOUT });
+      assert.equal(await frame.locator('[data-testid="requests-table"] tbody tr').count(), 3);
+      // The chart is uPlot's canvas, with the three requests.
+      const chart = frame.locator('[data-testid="budget-chart"]');
+      await chart.locator('.uplot canvas').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.equal(await chart.getAttribute('data-points'), '3');
+      const box = await chart.locator('.uplot canvas').first().boundingBox();
+      assert.ok(box && box.width > 300 && box.height > 150, `the chart has a size (${JSON.stringify(box)})`);
+      assert.ok((await chart.locator('.u-legend').innerText()).includes('Cache reads'), 'the chart has a legend');
 
-    const segments = await frame.locator('[data-testid="bar-segment"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-category')));
-    for (const c of ['system', 'tools', 'user', 'assistant', 'toolResults', 'free', 'reserve']) assert.ok(segments.includes(c), `bar has ${c} (${segments.join(', ')})`);
-    assert.equal(await frame.locator('[data-testid="threshold-soft"]').count(), 1);
-    assert.equal(await frame.locator('[data-testid="threshold-hard"]').count(), 1);
+      const segments = await frame
+        .locator('[data-testid="bar-segment"]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-category')));
+      for (const c of ['system', 'tools', 'user', 'assistant', 'toolResults', 'free', 'reserve'])
+        assert.ok(segments.includes(c), `bar has ${c} (${segments.join(', ')})`);
+      assert.equal(await frame.locator('[data-testid="threshold-soft"]').count(), 1);
+      assert.equal(await frame.locator('[data-testid="threshold-hard"]').count(), 1);
 
-    const legend = await frame.locator('[data-testid="budget-legend"] tbody tr').evaluateAll((rows) => rows.map((r) => ({ category: r.getAttribute('data-category'), tokens: r.children[2]?.textContent ?? '' })));
-    const used = legend.filter((r) => r.category !== 'free' && r.category !== 'reserve').reduce((a, r) => a + num(r.tokens), 0);
-    const shown = num(await frame.locator('[data-testid="next-estimate"]').getAttribute('data-tokens'));
-    assert.ok(Math.abs(used - shown) <= legend.length, `legend adds up to the next-request total shown (${used} vs ${shown})`);
-    // The bar is the NEXT request: the last request's prompt plus the final answer.
-    const u = w.fake.requests.at(-1).usage;
-    const reported = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
-    const expected = reported + u.output_tokens;
-    process.stderr.write(`[budget] legend ${used}, last request reported ${reported} + ${u.output_tokens} output = ${expected}\n`);
-    assert.ok(Math.abs(used - expected) / expected < 0.05, `legend ${used} within 5 % of reported ${reported} + answer ${u.output_tokens}`);
+      const legend = await frame
+        .locator('[data-testid="budget-legend"] tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((r) => ({ category: r.getAttribute('data-category'), tokens: r.children[2]?.textContent ?? '' })),
+        );
+      const used = legend
+        .filter((r) => r.category !== 'free' && r.category !== 'reserve')
+        .reduce((a, r) => a + num(r.tokens), 0);
+      const shown = num(await frame.locator('[data-testid="next-estimate"]').getAttribute('data-tokens'));
+      assert.ok(
+        Math.abs(used - shown) <= legend.length,
+        `legend adds up to the next-request total shown (${used} vs ${shown})`,
+      );
+      // The bar is the NEXT request: the last request's prompt plus the final answer.
+      const u = w.fake.requests.at(-1).usage;
+      const reported = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+      const expected = reported + u.output_tokens;
+      process.stderr.write(
+        `[budget] legend ${used}, last request reported ${reported} + ${u.output_tokens} output = ${expected}\n`,
+      );
+      assert.ok(
+        Math.abs(used - expected) / expected < 0.05,
+        `legend ${used} within 5 % of reported ${reported} + answer ${u.output_tokens}`,
+      );
 
-    const ledgerRows = await frame.locator('[data-testid="ledger-table"] tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent ?? '')));
-    assert.ok(ledgerRows.length >= 5, `ledger lists the blocks (${ledgerRows.length})`);
-    assert.ok(ledgerRows.some((r) => r[1] === 'user · tool_result'), 'the tool result is in the last request');
-    assert.ok(ledgerRows.every((r) => num(r[3]) > 0), 'every block has tokens');
-    assert.ok(ledgerRows.some((r) => r[4] === '◆'), 'a cache breakpoint is marked');
-    assert.equal(await frame.locator('[data-testid="ledger-diff"]').count(), 1);
+      const ledgerRows = await frame
+        .locator('[data-testid="ledger-table"] tbody tr')
+        .evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent ?? '')));
+      assert.ok(ledgerRows.length >= 5, `ledger lists the blocks (${ledgerRows.length})`);
+      assert.ok(
+        ledgerRows.some((r) => r[1] === 'user · tool_result'),
+        'the tool result is in the last request',
+      );
+      assert.ok(
+        ledgerRows.every((r) => num(r[3]) > 0),
+        'every block has tokens',
+      );
+      assert.ok(
+        ledgerRows.some((r) => r[4] === '◆'),
+        'a cache breakpoint is marked',
+      );
+      assert.equal(await frame.locator('[data-testid="ledger-diff"]').count(), 1);
 
-    const path = await workbench.screenshot(w.page, 'budget-panel');
-    await scrollToCard(frame, 'budget-history');
-    const chartShot = await workbench.screenshot(w.page, 'budget-panel-chart');
-    await scrollToCard(frame, 'budget-ledger');
-    const ledgerShot = await workbench.screenshot(w.page, 'budget-panel-ledger');
-    process.stderr.write(`[budget] screenshots ${path}, ${chartShot}, ${ledgerShot}\n`);
-  });
+      const path = await workbench.screenshot(w.page, 'budget-panel');
+      await scrollToCard(frame, 'budget-history');
+      const chartShot = await workbench.screenshot(w.page, 'budget-panel-chart');
+      await scrollToCard(frame, 'budget-ledger');
+      const ledgerShot = await workbench.screenshot(w.page, 'budget-panel-ledger');
+      process.stderr.write(`[budget] screenshots ${path}, ${chartShot}, ${ledgerShot}\n`);
+    });
 
-  test('lists what is pinned, and Unpin there unpins it in the chat too', async () => {
-    let frame = await budgetFrame(w.page);
-    await frame.locator('[data-testid="pinned-empty"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    test('lists what is pinned, and Unpin there unpins it in the chat too', async () => {
+      let frame = await budgetFrame(w.page);
+      await frame.locator('[data-testid="pinned-empty"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
 
-    // A whole message, pinned with the chat's Pin button.
-    await w.frame.locator('.item.user .pin').first().click();
-    await w.frame.locator('.item.user.pinned').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    const message = frame.locator('[data-testid="pinned-row"][data-kind="message"]');
-    await message.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.equal(await message.count(), 1);
-    assert.match(await message.innerText(), /You · turn 1 · whole message\s+What does greet do\?/);
-    assert.ok(num(await message.locator('td').nth(1).innerText()) > 0, 'the pinned message shows its tokens');
-    await scrollToCard(frame, 'budget-pinned');
-    await workbench.screenshot(w.page, 'budget-pinned');
-    await message.locator('[data-testid="unpin"]').click();
-    await frame.locator('[data-testid="pinned-empty"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await until('the chat to show the message unpinned', async () => (await w.frame.locator('.item.user.pinned').count()) === 0);
-    assert.equal(await w.frame.locator('.item.user .pin').first().innerText(), 'Pin');
-    const unpins = () => w.sessionEntries().flatMap((f) => f.entries.filter((e) => e.type === 'unpin'));
-    assert.ok(unpins().length > 0, 'the unpin is in the session file');
+      // A whole message, pinned with the chat's Pin button.
+      await w.frame.locator('.item.user .pin').first().click();
+      await w.frame.locator('.item.user.pinned').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      const message = frame.locator('[data-testid="pinned-row"][data-kind="message"]');
+      await message.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.equal(await message.count(), 1);
+      assert.match(await message.innerText(), /You · turn 1 · whole message\s+What does greet do\?/);
+      assert.ok(num(await message.locator('td').nth(1).innerText()) > 0, 'the pinned message shows its tokens');
+      await scrollToCard(frame, 'budget-pinned');
+      await workbench.screenshot(w.page, 'budget-pinned');
+      await message.locator('[data-testid="unpin"]').click();
+      await frame.locator('[data-testid="pinned-empty"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await until(
+        'the chat to show the message unpinned',
+        async () => (await w.frame.locator('.item.user.pinned').count()) === 0,
+      );
+      assert.equal(await w.frame.locator('.item.user .pin').first().innerText(), 'Pin');
+      const unpins = () => w.sessionEntries().flatMap((f) => f.entries.filter((e) => e.type === 'unpin'));
+      assert.ok(unpins().length > 0, 'the unpin is in the session file');
 
-    // A selection, pinned with Pin Selection and sent with the next message.
-    const { page } = w;
-    await gestures.quickOpen(page, 'greet.js');
-    const line1 = page.locator('.editor-instance .monaco-editor .view-line', { hasText: 'export function greet' });
-    await line1.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await line1.click();
-    await page.keyboard.press('Control+Home');
-    await page.keyboard.press('Shift+ArrowDown');
-    await page.keyboard.press('Shift+ArrowDown');
-    await w.command('Context Pipeline: Pin Selection');
-    await page.locator('.notifications-toasts', { hasText: 'Pinned 2 lines of src/greet.js' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await w.frame.getByRole('textbox', { name: 'Message' }).click();
-    w.fake.script({ text: 'Pinned, noted.' });
-    await w.send('Keep this in mind.');
-    await w.waitForAnswer('Pinned, noted.');
-    await w.waitIdle();
+      // A selection, pinned with Pin Selection and sent with the next message.
+      const { page } = w;
+      await gestures.quickOpen(page, 'greet.js');
+      const line1 = page.locator('.editor-instance .monaco-editor .view-line', { hasText: 'export function greet' });
+      await line1.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await line1.click();
+      await page.keyboard.press('Control+Home');
+      await page.keyboard.press('Shift+ArrowDown');
+      await page.keyboard.press('Shift+ArrowDown');
+      await w.command('Context Pipeline: Pin Selection');
+      await page
+        .locator('.notifications-toasts', { hasText: 'Pinned 2 lines of src/greet.js' })
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await w.frame.getByRole('textbox', { name: 'Message' }).click();
+      w.fake.script({ text: 'Pinned, noted.' });
+      await w.send('Keep this in mind.');
+      await w.waitForAnswer('Pinned, noted.');
+      await w.waitIdle();
 
-    await w.command('Context Pipeline: Show Context Budget');
-    frame = await budgetFrame(w.page);
-    const block = frame.locator('[data-testid="pinned-row"][data-kind="block"]');
-    await block.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.equal(await block.count(), 1);
-    assert.match(await block.innerText(), /src\/greet\.js:1-2 · in your message of turn 3\s+export function greet\(name\) \{/);
-    const blockId = await block.getAttribute('data-id');
-    await block.locator('[data-testid="unpin"]').click();
-    await frame.locator('[data-testid="pinned-empty"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.ok(unpins().some((e) => e.blockId === blockId), 'the unpin of the selection block is in the session file');
-  });
+      await w.command('Context Pipeline: Show Context Budget');
+      frame = await budgetFrame(w.page);
+      const block = frame.locator('[data-testid="pinned-row"][data-kind="block"]');
+      await block.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.equal(await block.count(), 1);
+      assert.match(
+        await block.innerText(),
+        /src\/greet\.js:1-2 · in your message of turn 3\s+export function greet\(name\) \{/,
+      );
+      const blockId = await block.getAttribute('data-id');
+      await block.locator('[data-testid="unpin"]').click();
+      await frame.locator('[data-testid="pinned-empty"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.ok(
+        unpins().some((e) => e.blockId === blockId),
+        'the unpin of the selection block is in the session file',
+      );
+    });
 
-  test('the request history is the same after Developer: Reload Window', async () => {
-    let frame = await budgetFrame(w.page);
-    const rowsOf = (f) => f.locator('[data-testid="requests-table"] tbody tr');
-    await rowsOf(frame).nth(3).waitFor({ timeout: UI_TIMEOUT });
-    const before = await rowsOf(frame).allInnerTexts();
-    assert.equal(before.length, 4, `four requests before the reload: ${JSON.stringify(before)}`);
+    test('the request history is the same after Developer: Reload Window', async () => {
+      let frame = await budgetFrame(w.page);
+      const rowsOf = (f) => f.locator('[data-testid="requests-table"] tbody tr');
+      await rowsOf(frame).nth(3).waitFor({ timeout: UI_TIMEOUT });
+      const before = await rowsOf(frame).allInnerTexts();
+      assert.equal(before.length, 4, `four requests before the reload: ${JSON.stringify(before)}`);
 
-    // Waits for the reloaded workbench and its chat (the extension is running again), then the
-    // command (retried until its row shows: contributed commands may register late after a reload).
-    await w.reloadWindow();
-    // VS Code may restore the panel itself (its serializer); the command reveals it either way.
-    await w.command('Context Pipeline: Show Context Budget');
-    frame = await budgetFrame(w.page);
-    await rowsOf(frame).nth(before.length - 1).waitFor({ timeout: UI_TIMEOUT });
-    assert.deepEqual(await rowsOf(frame).allInnerTexts(), before, 'the same rows, rebuilt from the session file');
-    assert.equal(await frame.locator('[data-testid="budget-chart"]').getAttribute('data-points'), String(before.length));
-    await scrollToCard(frame, 'budget-history');
-    process.stderr.write(`[budget] after reload: ${await workbench.screenshot(w.page, 'budget-panel-reloaded')}\n`);
-  });
+      // Waits for the reloaded workbench and its chat (the extension is running again), then the
+      // command (retried until its row shows: contributed commands may register late after a reload).
+      await w.reloadWindow();
+      // VS Code may restore the panel itself (its serializer); the command reveals it either way.
+      await w.command('Context Pipeline: Show Context Budget');
+      frame = await budgetFrame(w.page);
+      await rowsOf(frame)
+        .nth(before.length - 1)
+        .waitFor({ timeout: UI_TIMEOUT });
+      assert.deepEqual(await rowsOf(frame).allInnerTexts(), before, 'the same rows, rebuilt from the session file');
+      assert.equal(
+        await frame.locator('[data-testid="budget-chart"]').getAttribute('data-points'),
+        String(before.length),
+      );
+      await scrollToCard(frame, 'budget-history');
+      process.stderr.write(`[budget] after reload: ${await workbench.screenshot(w.page, 'budget-panel-reloaded')}\n`);
+    });
 
-  test('follows a switch to a light theme', async () => {
-    const markers = async (f) => f.locator('[data-testid="budget-chart"] .u-legend .u-marker').evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
-    const dark = await markers(await budgetFrame(w.page));
-    // Switches to the preferred light theme (Light Modern by default).
-    await w.command('Preferences: Toggle between Light/Dark Themes');
-    const frame = await budgetFrame(w.page);
-    await frame.locator('body.vscode-light').waitFor({ state: 'attached', timeout: UI_TIMEOUT });
-    await frame.locator('[data-testid="budget-chart"] .uplot canvas').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await until('the chart to take the light theme\'s colours', async () => JSON.stringify(await markers(frame)) !== JSON.stringify(dark));
-    await scrollToCard(frame, 'budget-history');
-    await gestures.nextFrames(frame); // the chart is rebuilt with the new colours on the next frame
-    process.stderr.write(`[budget] light theme: ${await workbench.screenshot(w.page, 'budget-panel-light')}\n`);
-  });
-});
+    test('follows a switch to a light theme', async () => {
+      const markers = async (f) =>
+        f
+          .locator('[data-testid="budget-chart"] .u-legend .u-marker')
+          .evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
+      const dark = await markers(await budgetFrame(w.page));
+      // Switches to the preferred light theme (Light Modern by default).
+      await w.command('Preferences: Toggle between Light/Dark Themes');
+      const frame = await budgetFrame(w.page);
+      await frame.locator('body.vscode-light').waitFor({ state: 'attached', timeout: UI_TIMEOUT });
+      await frame
+        .locator('[data-testid="budget-chart"] .uplot canvas')
+        .first()
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await until(
+        "the chart to take the light theme's colours",
+        async () => JSON.stringify(await markers(frame)) !== JSON.stringify(dark),
+      );
+      await scrollToCard(frame, 'budget-history');
+      await gestures.nextFrames(frame); // the chart is rebuilt with the new colours on the next frame
+      process.stderr.write(`[budget] light theme: ${await workbench.screenshot(w.page, 'budget-panel-light')}\n`);
+    });
+  },
+);

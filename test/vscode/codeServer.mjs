@@ -2,7 +2,18 @@
 // the extension into an extensions directory, and reads VS Code's log files.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { harnessPaths } from './setup.mjs';
@@ -41,7 +52,15 @@ const STOP_TIMEOUT_MS = 10_000;
  * @returns {Promise<{ url: string, baseUrl: string, port: number, process: import('node:child_process').ChildProcess,
  *   logsDir: string, outputLog: string, stop: () => Promise<void> }>} `url` opens the workspace folder
  */
-export async function startCodeServer({ workspaceDir, extensionsDir, userDataDir, port = 0, env = {}, settings = {}, startTimeoutMs = START_TIMEOUT_MS }) {
+export async function startCodeServer({
+  workspaceDir,
+  extensionsDir,
+  userDataDir,
+  port = 0,
+  env = {},
+  settings = {},
+  startTimeoutMs = START_TIMEOUT_MS,
+}) {
   const paths = requireInstalledHarness();
   workspaceDir = resolve(workspaceDir);
   const logsDir = join(userDataDir, 'logs');
@@ -53,8 +72,10 @@ export async function startCodeServer({ workspaceDir, extensionsDir, userDataDir
   const args = [
     paths.codeServerEntry,
     ...commonArgs(extensionsDir, userDataDir),
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',
@@ -107,15 +128,25 @@ export async function installExtension(vsixPath, extensionsDir, userDataDir) {
   mkdirSync(extensionsDir, { recursive: true });
   mkdirSync(userDataDir, { recursive: true });
   const before = new Set(readdirSync(extensionsDir));
-  const args = [paths.codeServerEntry, ...commonArgs(extensionsDir, userDataDir), '--install-extension', resolve(vsixPath), '--force'];
+  const args = [
+    paths.codeServerEntry,
+    ...commonArgs(extensionsDir, userDataDir),
+    '--install-extension',
+    resolve(vsixPath),
+    '--force',
+  ];
   const child = spawn(paths.node24, args, { env: serverEnv(userDataDir, {}), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const [code, signal] = await once(child, 'close');
-  const installed = readdirSync(extensionsDir).filter((n) => !before.has(n) && statSync(join(extensionsDir, n)).isDirectory());
+  const installed = readdirSync(extensionsDir).filter(
+    (n) => !before.has(n) && statSync(join(extensionsDir, n)).isDirectory(),
+  );
   if (code !== 0 || !/successfully installed/i.test(out) || installed.length !== 1) {
-    throw new Error(`Installing ${vsixPath} failed (exit ${code ?? signal}, new folders: ${installed.join(', ') || 'none'}):\n${out.trim()}`);
+    throw new Error(
+      `Installing ${vsixPath} failed (exit ${code ?? signal}, new folders: ${installed.join(', ') || 'none'}):\n${out.trim()}`,
+    );
   }
   return join(extensionsDir, installed[0]);
 }
@@ -145,7 +176,9 @@ export function linkExtension(repoDir, extensionsDir) {
     if (name !== folderName && !name.startsWith(`${id}-`)) continue;
     const p = join(extensionsDir, name);
     if (!lstatSync(p).isSymbolicLink()) {
-      throw new Error(`${p} is an installed copy, not a link; remove it (or use another extensions dir) to link ${repoDir}`);
+      throw new Error(
+        `${p} is an installed copy, not a link; remove it (or use another extensions dir) to link ${repoDir}`,
+      );
     }
     rmSync(p);
   }
@@ -173,8 +206,10 @@ export function linkExtension(repoDir, extensionsDir) {
  * @returns {{ file: string, text: string }[]}
  */
 export function readExtensionHostLogs(logsDir) {
-  return findFiles(logsDir, (path, name) => /^exthost\d*$/.test(path.split('/').at(-2) ?? '') && /^(remote)?exthost\.log$/.test(name))
-    .map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+  return findFiles(
+    logsDir,
+    (path, name) => /^exthost\d*$/.test(path.split('/').at(-2) ?? '') && /^(remote)?exthost\.log$/.test(name),
+  ).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
 }
 
 /**
@@ -186,8 +221,9 @@ export function readExtensionHostLogs(logsDir) {
  */
 export function readOutputChannelLogs(logsDir, channelName) {
   const plain = `${channelName}.log`;
-  return findFiles(logsDir, (_path, name) => name === plain || (name.endsWith(`-${plain}`) && /^\d+-/.test(name)))
-    .map((file) => ({ file, text: readFileSync(file, 'utf8') }));
+  return findFiles(logsDir, (_path, name) => name === plain || (name.endsWith(`-${plain}`) && /^\d+-/.test(name))).map(
+    (file) => ({ file, text: readFileSync(file, 'utf8') }),
+  );
 }
 
 function findFiles(dir, predicate) {
@@ -203,7 +239,8 @@ function findFiles(dir, predicate) {
 function requireInstalledHarness() {
   const paths = harnessPaths();
   for (const f of [paths.node24, paths.codeServerEntry]) {
-    if (!existsSync(f)) throw new Error(`${f} is missing; run \`node test/vscode/setup.mjs\` (or call ensureHarness()) first`);
+    if (!existsSync(f))
+      throw new Error(`${f} is missing; run \`node test/vscode/setup.mjs\` (or call ensureHarness()) first`);
   }
   return paths;
 }
@@ -268,8 +305,17 @@ function waitForListening(child, output, timeoutMs) {
       const m = /HTTP server listening on (http:\/\/[^\s/]+\/)/.exec(output.text);
       if (m) finish(null, m[1]);
     };
-    const onExit = (code, signal) => finish(new Error(`code-server exited (${code ?? signal}) before listening. Its last output:\n${output.tail()}`));
-    const timer = setTimeout(() => finish(new Error(`code-server did not report listening within ${timeoutMs / 1000} s. Its last output:\n${output.tail()}`)), timeoutMs);
+    const onExit = (code, signal) =>
+      finish(new Error(`code-server exited (${code ?? signal}) before listening. Its last output:\n${output.tail()}`));
+    const timer = setTimeout(
+      () =>
+        finish(
+          new Error(
+            `code-server did not report listening within ${timeoutMs / 1000} s. Its last output:\n${output.tail()}`,
+          ),
+        ),
+      timeoutMs,
+    );
     function finish(err, value) {
       clearTimeout(timer);
       output.listeners.delete(check);
@@ -287,7 +333,9 @@ async function waitForHealthz(child, output, baseUrl, timeoutMs) {
   let lastError = 'no answer yet';
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`code-server exited (${child.exitCode ?? child.signalCode}) while starting. Its last output:\n${output.tail()}`);
+      throw new Error(
+        `code-server exited (${child.exitCode ?? child.signalCode}) while starting. Its last output:\n${output.tail()}`,
+      );
     }
     try {
       const res = await fetch(new URL('healthz', baseUrl), { signal: AbortSignal.timeout(5_000) });
@@ -298,7 +346,9 @@ async function waitForHealthz(child, output, baseUrl, timeoutMs) {
     }
     await new Promise((r) => setTimeout(r, 200)); // poll interval
   }
-  throw new Error(`code-server at ${baseUrl} did not answer /healthz within ${timeoutMs / 1000} s (${lastError}). Its last output:\n${output.tail()}`);
+  throw new Error(
+    `code-server at ${baseUrl} did not answer /healthz within ${timeoutMs / 1000} s (${lastError}). Its last output:\n${output.tail()}`,
+  );
 }
 
 /** SIGTERM to the server's process group; SIGKILL whatever is left after STOP_TIMEOUT_MS. */

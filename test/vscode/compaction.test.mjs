@@ -17,7 +17,8 @@ const CHAT_MODEL = 'claude-sonnet-4-6';
 const DETAIL = (n) =>
   Array.from(
     { length: 8 },
-    (_, i) => `Detail ${n}.${i + 1}: validateToken() in src/auth.ts compares the expiry against Date.now() without the clock-skew allowance, so a token that expires within the skew window is still accepted by the session middleware.`,
+    (_, i) =>
+      `Detail ${n}.${i + 1}: validateToken() in src/auth.ts compares the expiry against Date.now() without the clock-skew allowance, so a token that expires within the skew window is still accepted by the session middleware.`,
   ).join(' ');
 const Q1 = 'First question about src/auth.ts';
 const Q2 = 'Second question: where is the session middleware?';
@@ -34,240 +35,314 @@ const INSTRUCTIONS = 'focus on the auth bug';
 /** All text of a request's messages (text blocks of every message), joined. */
 function requestText(req) {
   return req.body.messages
-    .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : []))))
+    .flatMap((m) =>
+      typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])),
+    )
     .join('\n');
 }
 
 /** Polls `check` until it returns a truthy value (or throws its last failure after the UI timeout). */
 const eventually = (check, { what = 'condition' } = {}) => poll(what, check);
 
-describe('Compact Now and Restore in a real VS Code, against the fake Anthropic API', { timeout: suiteTimeout(600_000) }, () => {
-  let w;
-  let workbench;
-  const screenshots = [];
+describe(
+  'Compact Now and Restore in a real VS Code, against the fake Anthropic API',
+  { timeout: suiteTimeout(600_000) },
+  () => {
+    let w;
+    let workbench;
+    const screenshots = [];
 
-  before(async () => {
-    workbench = await import('./workbench.mjs');
-    w = await startAgentWorld({
-      workspaceFiles: { 'src/auth.ts': Array.from({ length: 60 }, (_, i) => (i === 41 ? 'if (token.exp < Date.now()) return false; // line 42' : `// line ${i + 1}`)).join('\n') + '\n' },
-      settings: { 'contextPipeline.keepRecentTurns': 1, 'contextPipeline.keepRecentTokens': 0 },
+    before(async () => {
+      workbench = await import('./workbench.mjs');
+      w = await startAgentWorld({
+        workspaceFiles: {
+          'src/auth.ts':
+            Array.from({ length: 60 }, (_, i) =>
+              i === 41 ? 'if (token.exp < Date.now()) return false; // line 42' : `// line ${i + 1}`,
+            ).join('\n') + '\n',
+        },
+        settings: { 'contextPipeline.keepRecentTurns': 1, 'contextPipeline.keepRecentTokens': 0 },
+      });
     });
-  });
 
-  after(async () => {
-    if (!w) return;
-    await workbench.screenshot(w.page, 'compaction-last').catch(() => undefined);
-    process.stderr.write(`[compaction] the fake server received ${w.fake.requests.length} requests, ${w.fake.invalidRequests.length} invalid; screenshots: ${screenshots.join(', ')}\n`);
-    const invalid = w.fake.invalidRequests.map((r) => r.error);
-    await w.close();
-    assert.deepEqual(invalid, [], 'every request the extension sent was valid');
-  });
+    after(async () => {
+      if (!w) return;
+      await workbench.screenshot(w.page, 'compaction-last').catch(() => undefined);
+      process.stderr.write(
+        `[compaction] the fake server received ${w.fake.requests.length} requests, ${w.fake.invalidRequests.length} invalid; screenshots: ${screenshots.join(', ')}\n`,
+      );
+      const invalid = w.fake.invalidRequests.map((r) => r.error);
+      await w.close();
+      assert.deepEqual(invalid, [], 'every request the extension sent was valid');
+    });
 
-  /** The Compactions pane (expanded) of the side bar. */
-  async function compactionsPane() {
-    const header = workbench.viewHeader(w.page, 'Compactions');
-    await header.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
-    await eventually(async () => (await header.getAttribute('aria-expanded')) === 'true', { what: 'the Compactions view to expand' });
-    // `has` is matched inside each pane, so it takes a selector relative to the pane.
-    return w.page.locator('.part.sidebar .pane').filter({ has: w.page.locator('.pane-header[aria-label="Compactions Section"]') });
-  }
-
-  /** Drags the sash above the Compactions pane up so the expanded tree has room (for the screenshots). */
-  async function enlargeCompactions() {
-    const header = workbench.viewHeader(w.page, 'Compactions');
-    const top = (await header.boundingBox()).y;
-    const sashes = await w.page.locator('.part.sidebar .monaco-sash.horizontal').all();
-    let best;
-    for (const s of sashes) {
-      const b = await s.boundingBox();
-      if (b && b.width > 0 && (!best || Math.abs(b.y - top) < Math.abs(best.y - top))) best = b;
+    /** The Compactions pane (expanded) of the side bar. */
+    async function compactionsPane() {
+      const header = workbench.viewHeader(w.page, 'Compactions');
+      await header.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+      await eventually(async () => (await header.getAttribute('aria-expanded')) === 'true', {
+        what: 'the Compactions view to expand',
+      });
+      // `has` is matched inside each pane, so it takes a selector relative to the pane.
+      return w.page
+        .locator('.part.sidebar .pane')
+        .filter({ has: w.page.locator('.pane-header[aria-label="Compactions Section"]') });
     }
-    assert.ok(best && Math.abs(best.y - top) < 10, 'the sash above the Compactions view was found');
-    const x = best.x + best.width / 2;
-    const y = best.y + best.height / 2;
-    await w.page.mouse.move(x, y);
-    await w.page.mouse.down();
-    await w.page.mouse.move(x, y - 150, { steps: 5 });
-    await w.page.mouse.move(x, y - 300, { steps: 5 });
-    await w.page.mouse.up();
-    await eventually(async () => (await header.boundingBox()).y < top - 200, { what: 'the Compactions view to grow' });
-  }
 
-  /** A row of the Compactions tree whose text matches. */
-  function row(pane, text) {
-    return pane.locator('.monaco-list-row', { hasText: text }).first();
-  }
+    /** Drags the sash above the Compactions pane up so the expanded tree has room (for the screenshots). */
+    async function enlargeCompactions() {
+      const header = workbench.viewHeader(w.page, 'Compactions');
+      const top = (await header.boundingBox()).y;
+      const sashes = await w.page.locator('.part.sidebar .monaco-sash.horizontal').all();
+      let best;
+      for (const s of sashes) {
+        const b = await s.boundingBox();
+        if (b && b.width > 0 && (!best || Math.abs(b.y - top) < Math.abs(best.y - top))) best = b;
+      }
+      assert.ok(best && Math.abs(best.y - top) < 10, 'the sash above the Compactions view was found');
+      const x = best.x + best.width / 2;
+      const y = best.y + best.height / 2;
+      await w.page.mouse.move(x, y);
+      await w.page.mouse.down();
+      await w.page.mouse.move(x, y - 150, { steps: 5 });
+      await w.page.mouse.move(x, y - 300, { steps: 5 });
+      await w.page.mouse.up();
+      await eventually(async () => (await header.boundingBox()).y < top - 200, {
+        what: 'the Compactions view to grow',
+      });
+    }
 
-  /** Expands a collapsed tree row (a click toggles it) and waits until it is expanded. */
-  async function expand(r) {
-    await r.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    if ((await r.getAttribute('aria-expanded')) !== 'true') await r.click();
-    await eventually(async () => (await r.getAttribute('aria-expanded')) === 'true', { what: 'a tree row to expand' });
-  }
+    /** A row of the Compactions tree whose text matches. */
+    function row(pane, text) {
+      return pane.locator('.monaco-list-row', { hasText: text }).first();
+    }
 
-  test('three turns build a history', async () => {
-    w.fake.script({ text: A1 });
-    await w.send(Q1);
-    await w.waitForAnswer(A1_HEAD);
-    await w.waitIdle();
-    w.fake.script({ text: A2 });
-    await w.send(Q2);
-    await w.waitForAnswer(A2_HEAD);
-    await w.waitIdle();
-    w.fake.script({ text: A3 });
-    await w.send(Q3);
-    await w.waitForAnswer(A3_HEAD);
-    await w.waitIdle();
-    assert.equal(w.fake.pendingSteps, 0);
-    assert.deepEqual(await w.frame.locator('.item.user .text').allInnerTexts(), [Q1, Q2, Q3]);
-    assert.equal(await w.frame.locator('.item.assistant .text').count(), 3);
-    assert.ok(w.fake.requests.every((r) => r.body.model === CHAT_MODEL), 'only the chat model was asked so far');
-  });
+    /** Expands a collapsed tree row (a click toggles it) and waits until it is expanded. */
+    async function expand(r) {
+      await r.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      if ((await r.getAttribute('aria-expanded')) !== 'true') await r.click();
+      await eventually(async () => (await r.getAttribute('aria-expanded')) === 'true', {
+        what: 'a tree row to expand',
+      });
+    }
 
-  test('Compact Now previews, takes instructions and summarises the older turns', async () => {
-    w.fake.script({ match: { model: SUMMARISER }, text: SUMMARY });
-    const before = w.fake.requests.length;
-    await w.command('Context Pipeline: Compact Now');
+    test('three turns build a history', async () => {
+      w.fake.script({ text: A1 });
+      await w.send(Q1);
+      await w.waitForAnswer(A1_HEAD);
+      await w.waitIdle();
+      w.fake.script({ text: A2 });
+      await w.send(Q2);
+      await w.waitForAnswer(A2_HEAD);
+      await w.waitIdle();
+      w.fake.script({ text: A3 });
+      await w.send(Q3);
+      await w.waitForAnswer(A3_HEAD);
+      await w.waitIdle();
+      assert.equal(w.fake.pendingSteps, 0);
+      assert.deepEqual(await w.frame.locator('.item.user .text').allInnerTexts(), [Q1, Q2, Q3]);
+      assert.equal(await w.frame.locator('.item.assistant .text').count(), 3);
+      assert.ok(
+        w.fake.requests.every((r) => r.body.model === CHAT_MODEL),
+        'only the chat model was asked so far',
+      );
+    });
 
-    // The input box: the preview of what would be compacted and the expected saving.
-    const widget = w.page.locator('.quick-input-widget');
-    const prompt = widget.locator('.quick-input-message', { hasText: 'Would compact' });
-    await prompt.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    const promptText = await prompt.innerText();
-    assert.match(promptText, /Would compact turns 1–2: about [\d,]+ → [\d,]+ tokens \(saves ~[\d,]+\)/, promptText);
-    const input = widget.locator('input');
-    await input.fill(INSTRUCTIONS);
-    // The "compaction done" toast hides by itself after a while: recorded in the page from now
-    // on, so the steps below cannot outlast it.
-    const { recordWhenShown } = await import('./gestures.mjs');
-    const done = await recordWhenShown(w.page.mainFrame(), 'compaction-done', '.notifications-toasts', 'compaction done');
-    await input.press('Enter');
-    await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+    test('Compact Now previews, takes instructions and summarises the older turns', async () => {
+      w.fake.script({ match: { model: SUMMARISER }, text: SUMMARY });
+      const before = w.fake.requests.length;
+      await w.command('Context Pipeline: Compact Now');
 
-    // The summariser was asked, with the user's instructions.
-    const summariserReq = await eventually(() => w.fake.requests.slice(before).find((r) => r.body.model === SUMMARISER), { what: 'the summariser request' });
-    assert.equal(summariserReq.valid, true);
-    const summariserText = requestText(summariserReq);
-    assert.ok(summariserText.includes(INSTRUCTIONS), 'the instructions reach the summariser');
-    assert.ok(summariserText.includes(Q1) && summariserText.includes(A1_HEAD), 'the summariser sees turn 1');
-    assert.ok(!summariserText.includes(A3_HEAD), 'the kept turn 3 is not summarised');
-    assert.equal(w.fake.pendingSteps, 0, 'the scripted summary was used');
+      // The input box: the preview of what would be compacted and the expected saving.
+      const widget = w.page.locator('.quick-input-widget');
+      const prompt = widget.locator('.quick-input-message', { hasText: 'Would compact' });
+      await prompt.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      const promptText = await prompt.innerText();
+      assert.match(promptText, /Would compact turns 1–2: about [\d,]+ → [\d,]+ tokens \(saves ~[\d,]+\)/, promptText);
+      const input = widget.locator('input');
+      await input.fill(INSTRUCTIONS);
+      // The "compaction done" toast hides by itself after a while: recorded in the page from now
+      // on, so the steps below cannot outlast it.
+      const { recordWhenShown } = await import('./gestures.mjs');
+      const done = await recordWhenShown(
+        w.page.mainFrame(),
+        'compaction-done',
+        '.notifications-toasts',
+        'compaction done',
+      );
+      await input.press('Enter');
+      await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
 
-    // The transcript re-renders: the notice stands where the answers of turns 1–2 were.
-    await w.frame.locator('.item.notice', { hasText: 'Turns 1–2 were compacted into a summary.' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    // The summary card expands to the summary itself.
-    const card = w.frame.locator('.summary-card').first();
-    await card.locator('summary').click();
-    await card.locator('.summary-text', { hasText: 'line 42' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await done.seen();
-    const answers = await w.frame.locator('.item.assistant .text').allInnerTexts();
-    assert.ok(!answers.some((t) => t.includes(A1_HEAD) || t.includes(A2_HEAD)), `the answers of turns 1–2 are gone: ${JSON.stringify(answers.map((t) => t.slice(0, 40)))}`);
-    assert.ok(answers.some((t) => t.includes(A3_HEAD)), 'turn 3 is kept');
-    const users = (await w.frame.locator('.item.user .text').allInnerTexts()).join('\n');
-    assert.ok(users.includes(Q1) && users.includes(Q2) && users.includes(Q3), 'the user’s words stay verbatim');
-  });
+      // The summariser was asked, with the user's instructions.
+      const summariserReq = await eventually(
+        () => w.fake.requests.slice(before).find((r) => r.body.model === SUMMARISER),
+        { what: 'the summariser request' },
+      );
+      assert.equal(summariserReq.valid, true);
+      const summariserText = requestText(summariserReq);
+      assert.ok(summariserText.includes(INSTRUCTIONS), 'the instructions reach the summariser');
+      assert.ok(summariserText.includes(Q1) && summariserText.includes(A1_HEAD), 'the summariser sees turn 1');
+      assert.ok(!summariserText.includes(A3_HEAD), 'the kept turn 3 is not summarised');
+      assert.equal(w.fake.pendingSteps, 0, 'the scripted summary was used');
 
-  test('the Compactions view lists the compaction, its summary and its originals (read-only)', async () => {
-    const pane = await compactionsPane();
-    const manual = row(pane, 'Manual · ');
-    await manual.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await enlargeCompactions();
-    await workbench.widenSidebar(w.page);
-    const label = await manual.locator('.label-name').innerText();
-    assert.match(label, /^Manual · /);
-    const description = await manual.locator('.label-description').innerText();
-    assert.match(description, /^[\d,]+ → [\d,]+$/, description);
-    const [tokensBefore, tokensAfter] = description.split(' → ').map((n) => Number(n.replace(/,/g, '')));
-    assert.ok(tokensAfter < tokensBefore, description);
+      // The transcript re-renders: the notice stands where the answers of turns 1–2 were.
+      await w.frame
+        .locator('.item.notice', { hasText: 'Turns 1–2 were compacted into a summary.' })
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // The summary card expands to the summary itself.
+      const card = w.frame.locator('.summary-card').first();
+      await card.locator('summary').click();
+      await card.locator('.summary-text', { hasText: 'line 42' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await done.seen();
+      const answers = await w.frame.locator('.item.assistant .text').allInnerTexts();
+      assert.ok(
+        !answers.some((t) => t.includes(A1_HEAD) || t.includes(A2_HEAD)),
+        `the answers of turns 1–2 are gone: ${JSON.stringify(answers.map((t) => t.slice(0, 40)))}`,
+      );
+      assert.ok(
+        answers.some((t) => t.includes(A3_HEAD)),
+        'turn 3 is kept',
+      );
+      const users = (await w.frame.locator('.item.user .text').allInnerTexts()).join('\n');
+      assert.ok(users.includes(Q1) && users.includes(Q2) && users.includes(Q3), 'the user’s words stay verbatim');
+    });
 
-    await expand(manual);
-    await row(pane, 'Summary').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    const turns = row(pane, 'Turns 1–2');
-    await expand(turns);
-    const original = row(pane, 'user · turn 1');
-    await original.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.ok((await original.innerText()).includes(Q1), 'the original row shows the start of the user’s words');
-    assert.ok(await row(pane, 'assistant · turn 1').isVisible(), 'the original answer of turn 1 is listed');
-    await w.page.mouse.move(10, 890);
-    screenshots.push(await workbench.screenshot(w.page, 'compaction-tree'));
+    test('the Compactions view lists the compaction, its summary and its originals (read-only)', async () => {
+      const pane = await compactionsPane();
+      const manual = row(pane, 'Manual · ');
+      await manual.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await enlargeCompactions();
+      await workbench.widenSidebar(w.page);
+      const label = await manual.locator('.label-name').innerText();
+      assert.match(label, /^Manual · /);
+      const description = await manual.locator('.label-description').innerText();
+      assert.match(description, /^[\d,]+ → [\d,]+$/, description);
+      const [tokensBefore, tokensAfter] = description.split(' → ').map((n) => Number(n.replace(/,/g, '')));
+      assert.ok(tokensAfter < tokensBefore, description);
 
-    // Opening the original: a read-only document of the context-pipeline-record scheme.
-    await original.click();
-    const editor = w.page.locator('.part.editor .monaco-editor').first();
-    await editor.locator('.view-lines', { hasText: Q1 }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    const tab = w.page.locator('.part.editor .tab.active');
-    assert.match((await tab.getAttribute('aria-label')) ?? '', /msg_[^ ]*\.md/, 'the tab names the record document');
-    const text = (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
-    assert.ok(text.includes('### user · turn 1'), text);
-    assert.ok(text.includes(Q1), text);
-    await editor.locator('.view-lines').click();
-    await w.page.keyboard.type('x');
-    await w.page.locator('.monaco-editor-overlaymessage', { hasText: /read-only/i }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.equal((await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' '), text, 'typing does not change the original');
-    screenshots.push(await workbench.screenshot(w.page, 'compaction-original'));
-  });
+      await expand(manual);
+      await row(pane, 'Summary').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      const turns = row(pane, 'Turns 1–2');
+      await expand(turns);
+      const original = row(pane, 'user · turn 1');
+      await original.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.ok((await original.innerText()).includes(Q1), 'the original row shows the start of the user’s words');
+      assert.ok(await row(pane, 'assistant · turn 1').isVisible(), 'the original answer of turn 1 is listed');
+      await w.page.mouse.move(10, 890);
+      screenshots.push(await workbench.screenshot(w.page, 'compaction-tree'));
 
-  test('Restore from the tree brings the originals back, and the next request has the whole history', async () => {
-    const pane = await compactionsPane();
-    const manual = row(pane, 'Manual · ');
-    const restore = w.page.locator('.context-view .monaco-menu .action-item', { hasText: /^Restore$/ });
-    const { retryUntilVisible } = await import('./gestures.mjs');
-    await retryUntilVisible(restore, () => manual.click({ button: 'right' }), { what: 'the context menu of the compaction' });
-    await restore.click();
+      // Opening the original: a read-only document of the context-pipeline-record scheme.
+      await original.click();
+      const editor = w.page.locator('.part.editor .monaco-editor').first();
+      await editor.locator('.view-lines', { hasText: Q1 }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      const tab = w.page.locator('.part.editor .tab.active');
+      assert.match((await tab.getAttribute('aria-label')) ?? '', /msg_[^ ]*\.md/, 'the tab names the record document');
+      const text = (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
+      assert.ok(text.includes('### user · turn 1'), text);
+      assert.ok(text.includes(Q1), text);
+      await editor.locator('.view-lines').click();
+      await w.page.keyboard.type('x');
+      await w.page
+        .locator('.monaco-editor-overlaymessage', { hasText: /read-only/i })
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.equal(
+        (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' '),
+        text,
+        'typing does not change the original',
+      );
+      screenshots.push(await workbench.screenshot(w.page, 'compaction-original'));
+    });
 
-    await w.page.locator('.notifications-toasts .notification-toast', { hasText: 'the original messages are back' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await eventually(async () => (await manual.locator('.label-description').innerText()).endsWith('· restored'), { what: 'the compaction to show "· restored"' });
+    test('Restore from the tree brings the originals back, and the next request has the whole history', async () => {
+      const pane = await compactionsPane();
+      const manual = row(pane, 'Manual · ');
+      const restore = w.page.locator('.context-view .monaco-menu .action-item', { hasText: /^Restore$/ });
+      const { retryUntilVisible } = await import('./gestures.mjs');
+      await retryUntilVisible(restore, () => manual.click({ button: 'right' }), {
+        what: 'the context menu of the compaction',
+      });
+      await restore.click();
 
-    // The transcript shows the original answers again, and no summary notice.
-    await w.waitForAnswer(A1_HEAD);
-    await w.waitForAnswer(A2_HEAD);
-    assert.equal(await w.frame.locator('.item.notice', { hasText: 'were compacted into a summary' }).count(), 0);
-    assert.deepEqual(await w.frame.locator('.item.user .text').allInnerTexts(), [Q1, Q2, Q3]);
-    assert.equal(await w.frame.locator('.item.assistant .text').count(), 3);
+      await w.page
+        .locator('.notifications-toasts .notification-toast', { hasText: 'the original messages are back' })
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await eventually(async () => (await manual.locator('.label-description').innerText()).endsWith('· restored'), {
+        what: 'the compaction to show "· restored"',
+      });
 
-    // The conversation goes on with the whole original history.
-    w.fake.script({ text: 'Answer four, with the whole history in view.' });
-    const before = w.fake.requests.length;
-    await w.send('Fourth question');
-    await w.waitForAnswer('Answer four, with the whole history in view.');
-    await w.waitIdle();
-    const req = w.fake.requests.at(-1);
-    assert.ok(w.fake.requests.length > before);
-    assert.equal(req.body.model, CHAT_MODEL);
-    assert.equal(req.valid, true);
-    const msgs = req.body.messages;
-    assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
-    const all = requestText(req);
-    assert.ok(all.includes(Q1) && all.includes(A1) && all.includes(A2) && all.includes(A3), 'the original messages are sent verbatim');
-    assert.ok(!all.includes('Summary of turns') && !all.includes(SUMMARY), 'the summary is gone from the request');
-    assert.equal(w.fake.invalidRequests.length, 0);
+      // The transcript shows the original answers again, and no summary notice.
+      await w.waitForAnswer(A1_HEAD);
+      await w.waitForAnswer(A2_HEAD);
+      assert.equal(await w.frame.locator('.item.notice', { hasText: 'were compacted into a summary' }).count(), 0);
+      assert.deepEqual(await w.frame.locator('.item.user .text').allInnerTexts(), [Q1, Q2, Q3]);
+      assert.equal(await w.frame.locator('.item.assistant .text').count(), 3);
 
-    // The screenshot: the restored compaction in the tree, and the chat scrolled back to the restored answer of turn 1.
-    await w.command('View: Close All Editors');
-    await w.page.locator('.part.editor .tab').first().waitFor({ state: 'detached', timeout: UI_TIMEOUT });
-    await w.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
-    await w.frame.locator('.item.user', { hasText: Q1 }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
-    await w.frame.locator('.item.assistant', { hasText: A1_HEAD }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await w.page.mouse.move(10, 890);
-    screenshots.push(await workbench.screenshot(w.page, 'compaction-restored'));
-  });
+      // The conversation goes on with the whole original history.
+      w.fake.script({ text: 'Answer four, with the whole history in view.' });
+      const before = w.fake.requests.length;
+      await w.send('Fourth question');
+      await w.waitForAnswer('Answer four, with the whole history in view.');
+      await w.waitIdle();
+      const req = w.fake.requests.at(-1);
+      assert.ok(w.fake.requests.length > before);
+      assert.equal(req.body.model, CHAT_MODEL);
+      assert.equal(req.valid, true);
+      const msgs = req.body.messages;
+      assert.deepEqual(
+        msgs.map((m) => m.role),
+        ['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user'],
+      );
+      const all = requestText(req);
+      assert.ok(
+        all.includes(Q1) && all.includes(A1) && all.includes(A2) && all.includes(A3),
+        'the original messages are sent verbatim',
+      );
+      assert.ok(!all.includes('Summary of turns') && !all.includes(SUMMARY), 'the summary is gone from the request');
+      assert.equal(w.fake.invalidRequests.length, 0);
 
-  test('/compact in the chat input completes, takes instructions and compacts', async () => {
-    const input = w.frame.getByRole('textbox', { name: 'Message' });
-    await input.fill('');
-    await input.pressSequentially('/co');
-    const suggestion = w.frame.locator('.suggestions li', { hasText: '/compact' });
-    await suggestion.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await input.press('Tab');
-    assert.equal(await input.inputValue(), '/compact ');
-    w.fake.script({ match: { model: SUMMARISER }, text: 'Turns 1–3 discussed `src/auth.ts` line 42 and the token check.' });
-    const before = w.fake.requests.length;
-    await input.pressSequentially('keep the auth details');
-    await input.press('Enter');
-    await eventually(async () => w.fake.requests.slice(before).some((r) => r.body.model === SUMMARISER && requestText(r).includes('keep the auth details')), { what: 'the summariser request with the /compact instructions' });
-    await eventually(async () => (await w.frame.locator('.item.notice', { hasText: 'compacted into a summary' }).count()) > 0, { what: 'the compacted turns in the chat' });
-    assert.equal(await w.frame.locator('.item.user .text', { hasText: '/compact' }).count(), 0, 'the slash command is not sent to the model as a message');
-    assert.equal(w.fake.invalidRequests.length, 0);
-  });
-});
+      // The screenshot: the restored compaction in the tree, and the chat scrolled back to the restored answer of turn 1.
+      await w.command('View: Close All Editors');
+      await w.page.locator('.part.editor .tab').first().waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+      await w.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+      await w.frame.locator('.item.user', { hasText: Q1 }).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      await w.frame.locator('.item.assistant', { hasText: A1_HEAD }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await w.page.mouse.move(10, 890);
+      screenshots.push(await workbench.screenshot(w.page, 'compaction-restored'));
+    });
+
+    test('/compact in the chat input completes, takes instructions and compacts', async () => {
+      const input = w.frame.getByRole('textbox', { name: 'Message' });
+      await input.fill('');
+      await input.pressSequentially('/co');
+      const suggestion = w.frame.locator('.suggestions li', { hasText: '/compact' });
+      await suggestion.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await input.press('Tab');
+      assert.equal(await input.inputValue(), '/compact ');
+      w.fake.script({
+        match: { model: SUMMARISER },
+        text: 'Turns 1–3 discussed `src/auth.ts` line 42 and the token check.',
+      });
+      const before = w.fake.requests.length;
+      await input.pressSequentially('keep the auth details');
+      await input.press('Enter');
+      await eventually(
+        async () =>
+          w.fake.requests
+            .slice(before)
+            .some((r) => r.body.model === SUMMARISER && requestText(r).includes('keep the auth details')),
+        { what: 'the summariser request with the /compact instructions' },
+      );
+      await eventually(
+        async () => (await w.frame.locator('.item.notice', { hasText: 'compacted into a summary' }).count()) > 0,
+        { what: 'the compacted turns in the chat' },
+      );
+      assert.equal(
+        await w.frame.locator('.item.user .text', { hasText: '/compact' }).count(),
+        0,
+        'the slash command is not sent to the model as a message',
+      );
+      assert.equal(w.fake.invalidRequests.length, 0);
+    });
+  },
+);

@@ -43,7 +43,10 @@ describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) },
     await page.keyboard.press('Control+Home');
     await page.keyboard.press('Shift+ArrowDown');
     await page.keyboard.press('Shift+ArrowDown');
-    await page.locator('.editor-instance .monaco-editor .selected-text').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await page
+      .locator('.editor-instance .monaco-editor .selected-text')
+      .first()
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
 
     // Above the input: chips for exactly what will go with the message, with their tokens.
     const chips = w.frame.locator('[data-testid="pending-context"] .pending-chip');
@@ -69,7 +72,10 @@ describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) },
     assert.ok(selections[0].includes('export function greet(name) {\n  return `Hello, ${name}!`;'), selections[0]);
     assert.ok(!selections[0].includes('\n}\n'), 'line 3 is not part of the selection');
     const words = first.findIndex((t) => t === 'What does this do?');
-    assert.ok(words > first.indexOf(selections[0]) && words > first.indexOf(opened[0]), 'editor context comes before the user words');
+    assert.ok(
+      words > first.indexOf(selections[0]) && words > first.indexOf(opened[0]),
+      'editor context comes before the user words',
+    );
     const { screenshot } = await import('./workbench.mjs');
     await screenshot(page, 'editor-context');
 
@@ -79,10 +85,21 @@ describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) },
     await w.waitForAnswer('Still the same greeting.');
     await w.waitIdle();
     const second = lastUserTexts(w);
-    assert.equal(second.filter((t) => t.startsWith('<ide_opened_file>')).length, 0, `no opened-file block in ${JSON.stringify(second)}`);
-    assert.equal(second.filter((t) => t.startsWith(SELECTION_HEAD)).length, 1, 'the selection still goes with every message');
+    assert.equal(
+      second.filter((t) => t.startsWith('<ide_opened_file>')).length,
+      0,
+      `no opened-file block in ${JSON.stringify(second)}`,
+    );
+    assert.equal(
+      second.filter((t) => t.startsWith(SELECTION_HEAD)).length,
+      1,
+      'the selection still goes with every message',
+    );
     // The opened file was told: only the selection chip is left.
-    assert.deepEqual((await w.frame.locator('[data-testid="pending-context"] .pending-chip .chip-kind').allTextContents()), ['selection']);
+    assert.deepEqual(
+      await w.frame.locator('[data-testid="pending-context"] .pending-chip .chip-kind').allTextContents(),
+      ['selection'],
+    );
   });
 
   test('a chip clicked away is left out of that message only', async () => {
@@ -94,23 +111,41 @@ describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) },
     await w.waitForAnswer('Answered without the selection.');
     await w.waitIdle();
     const texts = lastUserTexts(w);
-    assert.equal(texts.filter((t) => t.startsWith('<ide_selection>')).length, 0, `no selection block in ${JSON.stringify(texts)}`);
-    assert.equal(await w.frame.locator('.item.user').last().locator('.chip').count(), 0, 'the message shows no context went with it');
+    assert.equal(
+      texts.filter((t) => t.startsWith('<ide_selection>')).length,
+      0,
+      `no selection block in ${JSON.stringify(texts)}`,
+    );
+    assert.equal(
+      await w.frame.locator('.item.user').last().locator('.chip').count(),
+      0,
+      'the message shows no context went with it',
+    );
     // The next message offers the selection again.
     await chip.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
   });
 
   test('Pin Selection queues the selection as a pinned block of the next message', async () => {
     await w.command('Context Pipeline: Pin Selection');
-    await w.page.locator('.notifications-toasts', { hasText: 'Pinned 2 lines of src/greet.js' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await w.page
+      .locator('.notifications-toasts', { hasText: 'Pinned 2 lines of src/greet.js' })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await w.frame.getByRole('textbox', { name: 'Message' }).click();
     w.fake.script({ text: 'Pinned, noted.' });
     await w.send('Keep this in mind.');
     await w.waitForAnswer('Pinned, noted.');
     await w.waitIdle();
     const texts = lastUserTexts(w);
-    assert.equal(texts.filter((t) => t.startsWith(SELECTION_HEAD)).length, 1, `the pin and the live selection are one block: ${JSON.stringify(texts)}`);
+    assert.equal(
+      texts.filter((t) => t.startsWith(SELECTION_HEAD)).length,
+      1,
+      `the pin and the live selection are one block: ${JSON.stringify(texts)}`,
+    );
     const saved = JSON.stringify(w.sessionEntries());
-    assert.match(saved, /"source":"ide_selection"[^{}]*"pinned":true|"pinned":true[^{}]*"source":"ide_selection"/, 'the saved block is pinned');
+    assert.match(
+      saved,
+      /"source":"ide_selection"[^{}]*"pinned":true|"pinned":true[^{}]*"source":"ide_selection"/,
+      'the saved block is pinned',
+    );
   });
 });

@@ -25,7 +25,11 @@ export function shows(locator, ms) {
  * @param {() => Promise<unknown>} gesture
  * @param {{ what?: string, timeout?: number }} [options]
  */
-export async function retryUntilVisible(target, gesture, { what = 'the result of a gesture', timeout = UI_TIMEOUT } = {}) {
+export async function retryUntilVisible(
+  target,
+  gesture,
+  { what = 'the result of a gesture', timeout = UI_TIMEOUT } = {},
+) {
   const deadline = Date.now() + timeout;
   for (let tries = 1; ; tries++) {
     if (await target.isVisible()) return;
@@ -57,7 +61,10 @@ async function pickInQuickInput(page, { key, text, rowText, timeout = UI_TIMEOUT
   // A quick input still open (or closing) from the previous gesture is not ours: let it close,
   // or close it, so the key below opens a fresh one.
   if (await box.isVisible()) {
-    const closed = await box.waitFor({ state: 'hidden', timeout: GESTURE_TRY }).then(() => true, () => false);
+    const closed = await box.waitFor({ state: 'hidden', timeout: GESTURE_TRY }).then(
+      () => true,
+      () => false,
+    );
     if (!closed) await page.keyboard.press('Escape');
   }
   for (let tries = 1; Date.now() < deadline; tries++) {
@@ -73,7 +80,12 @@ async function pickInQuickInput(page, { key, text, rowText, timeout = UI_TIMEOUT
       }
     }
     // The input may close under us (a late Escape, focus lost): then this try is a miss.
-    if (!(await box.fill(text, { timeout: left() }).then(() => true, () => false))) {
+    if (
+      !(await box.fill(text, { timeout: left() }).then(
+        () => true,
+        () => false,
+      ))
+    ) {
       missing = 'an open quick input to type into';
       continue;
     }
@@ -122,7 +134,14 @@ export async function transcriptSettled(frame, { frames = 5, timeout = UI_TIMEOU
     (n) => {
       const s = document.querySelector('.scroll');
       const items = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')];
-      const key = JSON.stringify([s?.scrollTop, s?.scrollHeight, items.length, items[0]?.getAttribute('data-id'), items.at(-1)?.getAttribute('data-id'), ...items.map((e) => Math.round(e.getBoundingClientRect().top))]);
+      const key = JSON.stringify([
+        s?.scrollTop,
+        s?.scrollHeight,
+        items.length,
+        items[0]?.getAttribute('data-id'),
+        items.at(-1)?.getAttribute('data-id'),
+        ...items.map((e) => Math.round(e.getBoundingClientRect().top)),
+      ]);
       const st = window.__cpSettle;
       if (st?.key === key) st.same++;
       else window.__cpSettle = { key, same: 0 };
@@ -175,12 +194,18 @@ export async function recordWhenShown(frame, key, selector, pattern) {
         }
       };
       const observer = new MutationObserver(check);
-      observer.observe(document.documentElement, { subtree: true, childList: true, characterData: true, attributes: true });
+      observer.observe(document.documentElement, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
       check();
     },
     [key, selector, pattern],
   );
   return {
-    seen: (timeout = UI_TIMEOUT) => frame.waitForFunction((k) => window.__cpSeen?.[k] === true, key, { timeout }).then(() => undefined),
+    seen: (timeout = UI_TIMEOUT) =>
+      frame.waitForFunction((k) => window.__cpSeen?.[k] === true, key, { timeout }).then(() => undefined),
   };
 }

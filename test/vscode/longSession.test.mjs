@@ -21,7 +21,10 @@ const MAX_NODES = 120;
 
 /** A long Markdown answer: heading, list, a code block and a table. */
 function longAnswer(i) {
-  const code = Array.from({ length: 10 }, (_, k) => `  const step${k} = await stage${k}(input${i}, { retries: ${k % 4}, label: 'stage-${k}' });`).join('\n');
+  const code = Array.from(
+    { length: 10 },
+    (_, k) => `  const step${k} = await stage${k}(input${i}, { retries: ${k % 4}, label: 'stage-${k}' });`,
+  ).join('\n');
   return [
     `## Answer ${i}: how the stages fit together`,
     '',
@@ -55,7 +58,8 @@ async function buildSessionFile() {
   const { appendAssistantMessage } = await import('../../src/core/conversation/assistant.ts');
   const { resolveConfig } = await import('../../src/core/pipeline/config.ts');
   const { counterIds } = await import('../../src/core/platform/platformPorts.ts');
-  const { encodeEntry, decodeLine, SESSION_FORMAT, SESSION_VERSION } = await import('../../src/core/session/entries.ts');
+  const { encodeEntry, decodeLine, SESSION_FORMAT, SESSION_VERSION } =
+    await import('../../src/core/session/entries.ts');
   const { replaySession } = await import('../../src/core/session/replay.ts');
   const { newSessionId } = await import('../../src/host/sessions/sessionStore.ts');
 
@@ -68,31 +72,73 @@ async function buildSessionFile() {
   const entries = [];
   for (let i = 0; i < PAIRS; i++) {
     t += 30_000;
-    const words = i === 0 ? FIRST_WORDS : i % 9 === 4 ? `Question ${i}: why does stage ${i % 13} retry?\nIt failed twice on input ${i}.\nIs that expected?` : `Question ${i}: what does stage ${i % 13} do with input ${i}?`;
-    const pending = i % 5 === 1 ? [{ kind: 'ide_selection', path: `src/stage${i % 13}.ts`, startLine: 10, endLine: 14, text: Array.from({ length: 5 }, (_, k) => `const line${k} = stage${i % 13}(${k});`).join('\n') }] : [];
-    const u = assembleUserMessage({ ...state, pending }, { userText: words, pasteDirectory: '/nonexistent' }, { clock, ids });
+    const words =
+      i === 0
+        ? FIRST_WORDS
+        : i % 9 === 4
+          ? `Question ${i}: why does stage ${i % 13} retry?\nIt failed twice on input ${i}.\nIs that expected?`
+          : `Question ${i}: what does stage ${i % 13} do with input ${i}?`;
+    const pending =
+      i % 5 === 1
+        ? [
+            {
+              kind: 'ide_selection',
+              path: `src/stage${i % 13}.ts`,
+              startLine: 10,
+              endLine: 14,
+              text: Array.from({ length: 5 }, (_, k) => `const line${k} = stage${i % 13}(${k});`).join('\n'),
+            },
+          ]
+        : [];
+    const u = assembleUserMessage(
+      { ...state, pending },
+      { userText: words, pasteDirectory: '/nonexistent' },
+      { clock, ids },
+    );
     if (!u.ok) throw new Error(u.error.message);
     state = applyUserMessage({ ...state, pending }, u.value);
     entries.push({ type: 'message', at: t, message: u.value.message });
     t += 20_000;
-    const text = i === PAIRS - 1 ? LAST_WORDS : i % 20 === 5 ? longAnswer(i) : `Answer ${i}: stage ${i % 13} validates input ${i}, then passes it on. Nothing else.`;
+    const text =
+      i === PAIRS - 1
+        ? LAST_WORDS
+        : i % 20 === 5
+          ? longAnswer(i)
+          : `Answer ${i}: stage ${i % 13} validates input ${i}, then passes it on. Nothing else.`;
     const a = appendAssistantMessage(state, [{ type: 'text', text }], { clock, ids });
     if (!a.ok) throw new Error(a.error);
     state = a.state;
     entries.push({ type: 'message', at: t, message: a.message });
   }
   const sessionId = newSessionId(t - PAIRS * 60_000, 0.5);
-  const header = { type: 'header', format: SESSION_FORMAT, version: SESSION_VERSION, sessionId, createdAt: t - PAIRS * 60_000, model: 'claude-sonnet-4-6', workspace: 'workspace' };
+  const header = {
+    type: 'header',
+    format: SESSION_FORMAT,
+    version: SESSION_VERSION,
+    sessionId,
+    createdAt: t - PAIRS * 60_000,
+    model: 'claude-sonnet-4-6',
+    workspace: 'workspace',
+  };
   const all = [header, ...entries];
   const lines = all.map((e) => encodeEntry(e));
   const decoded = lines.map((l) => decodeLine(l));
-  assert.ok(decoded.every((d) => d.ok), 'every line decodes with the real schema');
+  assert.ok(
+    decoded.every((d) => d.ok),
+    'every line decodes with the real schema',
+  );
   const replayed = replaySession(decoded.map((d) => d.entry));
   assert.deepEqual([...replayed.fixes, ...replayed.problems], [], 'the session loads without repairs');
   assert.equal(replayed.messages.length, 2 * PAIRS);
   // The long Markdown answer of pair 505 (a little below the middle).
   const longId = state.messages[2 * 505 + 1].id;
-  return { file: `${sessionId}.jsonl`, content: `${lines.join('\n')}\n`, firstId: state.messages[0].id, lastId: state.messages.at(-1).id, longId };
+  return {
+    file: `${sessionId}.jsonl`,
+    content: `${lines.join('\n')}\n`,
+    firstId: state.messages[0].id,
+    lastId: state.messages.at(-1).id,
+    longId,
+  };
 }
 
 /** Per-frame helpers evaluated in the chat webview. */
@@ -102,7 +148,13 @@ const inFrame = {
     const t = document.querySelector('[data-testid="transcript"]');
     const s = document.querySelector('.scroll');
     const first = t?.querySelector('[data-id]');
-    return { nodes: t ? t.querySelectorAll('[data-id]').length : -1, setSize: Number(first?.getAttribute('aria-setsize') ?? 0), scrollTop: s?.scrollTop ?? -1, scrollHeight: s?.scrollHeight ?? -1, clientHeight: s?.clientHeight ?? -1 };
+    return {
+      nodes: t ? t.querySelectorAll('[data-id]').length : -1,
+      setSize: Number(first?.getAttribute('aria-setsize') ?? 0),
+      scrollTop: s?.scrollTop ?? -1,
+      scrollHeight: s?.scrollHeight ?? -1,
+      clientHeight: s?.clientHeight ?? -1,
+    };
   },
   /** Whether the item `id` is rendered and (a part of it) inside the scroller's viewport; `bottom`: its end is in view. */
   visible: ([id, bottom]) => {
@@ -132,7 +184,9 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
         const sessions = join(dirs.userData, 'User', 'globalStorage', 'context-pipeline.context-pipeline', 'sessions');
         mkdirSync(sessions, { recursive: true, mode: 0o700 });
         writeFileSync(join(sessions, session.file), session.content, { mode: 0o600 });
-        process.stderr.write(`[long] wrote ${session.file}: ${2 * PAIRS} messages, ${(session.content.length / 1e6).toFixed(2)} MB\n`);
+        process.stderr.write(
+          `[long] wrote ${session.file}: ${2 * PAIRS} messages, ${(session.content.length / 1e6).toFixed(2)} MB\n`,
+        );
       },
     });
   });
@@ -142,10 +196,19 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     const { screenshot } = await import('./workbench.mjs');
     await screenshot(world.page, 'long-session-last').catch(() => undefined);
     const invalid = world.fake.invalidRequests;
-    process.stderr.write(`[long] the fake server received ${world.fake.requests.length} request(s), ${invalid.length} invalid\n`);
-    for (const r of world.fake.requests) process.stderr.write(`[long]   ${r.method} ${r.path} valid=${r.valid} scripted=${r.step !== undefined} model=${r.body?.model} messages=${r.body?.messages?.length}\n`);
+    process.stderr.write(
+      `[long] the fake server received ${world.fake.requests.length} request(s), ${invalid.length} invalid\n`,
+    );
+    for (const r of world.fake.requests)
+      process.stderr.write(
+        `[long]   ${r.method} ${r.path} valid=${r.valid} scripted=${r.step !== undefined} model=${r.body?.model} messages=${r.body?.messages?.length}\n`,
+      );
     await world.close();
-    assert.deepEqual(invalid.map((r) => r.error), [], 'every request the extension sent was valid');
+    assert.deepEqual(
+      invalid.map((r) => r.error),
+      [],
+      'every request the extension sent was valid',
+    );
   });
 
   test('resumes at the end with only the visible items rendered', async () => {
@@ -154,18 +217,26 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
       const m = /** @type {{ memory?: { usedJSHeapSize: number, totalJSHeapSize: number } }} */ (performance).memory;
       return m ? { used: m.usedJSHeapSize, total: m.totalJSHeapSize } : undefined;
     };
-    const mb = (h) => (h ? `${(h.used / 1e6).toFixed(1)} MB used / ${(h.total / 1e6).toFixed(1)} MB total` : 'performance.memory not available');
+    const mb = (h) =>
+      h
+        ? `${(h.used / 1e6).toFixed(1)} MB used / ${(h.total / 1e6).toFixed(1)} MB total`
+        : 'performance.memory not available';
     const t0 = performance.now();
     await openContextPipeline(world.page);
     await world.refindFrame();
     const f = world.frame;
     const tFrame = performance.now();
     // The first item node: the host has loaded the session and the transcript message arrived.
-    await f.waitForFunction(() => document.querySelector('[data-testid="transcript"] [data-id]') !== null, undefined, { timeout: UI_TIMEOUT, polling: 20 });
+    await f.waitForFunction(() => document.querySelector('[data-testid="transcript"] [data-id]') !== null, undefined, {
+      timeout: UI_TIMEOUT,
+      polling: 20,
+    });
     const tFirst = performance.now();
     await f.waitForFunction(inFrame.visible, [session.lastId, true], { timeout: UI_TIMEOUT, polling: 20 });
     const tLast = performance.now();
-    await f.locator(`[data-id="${session.lastId}"]`, { hasText: 'LAST-MESSAGE-MARKER' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await f
+      .locator(`[data-id="${session.lastId}"]`, { hasText: 'LAST-MESSAGE-MARKER' })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await settled(f); // measured, stuck to the end
     const heap = await f.evaluate(heapOf);
     const pageHeap = await world.page.evaluate(heapOf);
@@ -177,13 +248,24 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     await cdp.detach();
     const stats = await f.evaluate(inFrame.stats);
     const domNodes = await f.evaluate(() => document.getElementsByTagName('*').length);
-    console.log(`[long] open chat → last of ${2 * PAIRS} messages visible: ${(tLast - t0).toFixed(0)} ms (webview frame found after ${(tFrame - t0).toFixed(0)} ms, first item rendered after ${(tFirst - t0).toFixed(0)} ms, then last message visible ${(tLast - tFirst).toFixed(0)} ms later)`);
-    console.log(`[long] JS heap seen from the chat webview: ${mb(heap)}; from the workbench page: ${mb(pageHeap)} (the same number means one shared renderer heap)`);
-    console.log(`[long] after a forced GC: JS heap ${(gcHeap.usedSize / 1e6).toFixed(1)} MB used / ${(gcHeap.totalSize / 1e6).toFixed(1)} MB; DOM counters of the page's renderer: ${dom.nodes} nodes, ${dom.jsEventListeners} JS event listeners, ${dom.documents} documents`);
-    console.log(`[long] at the end: ${stats.nodes} item nodes rendered, ${domNodes} elements in the webview document, scrollHeight ${stats.scrollHeight} px, viewport ${stats.clientHeight} px`);
+    console.log(
+      `[long] open chat → last of ${2 * PAIRS} messages visible: ${(tLast - t0).toFixed(0)} ms (webview frame found after ${(tFrame - t0).toFixed(0)} ms, first item rendered after ${(tFirst - t0).toFixed(0)} ms, then last message visible ${(tLast - tFirst).toFixed(0)} ms later)`,
+    );
+    console.log(
+      `[long] JS heap seen from the chat webview: ${mb(heap)}; from the workbench page: ${mb(pageHeap)} (the same number means one shared renderer heap)`,
+    );
+    console.log(
+      `[long] after a forced GC: JS heap ${(gcHeap.usedSize / 1e6).toFixed(1)} MB used / ${(gcHeap.totalSize / 1e6).toFixed(1)} MB; DOM counters of the page's renderer: ${dom.nodes} nodes, ${dom.jsEventListeners} JS event listeners, ${dom.documents} documents`,
+    );
+    console.log(
+      `[long] at the end: ${stats.nodes} item nodes rendered, ${domNodes} elements in the webview document, scrollHeight ${stats.scrollHeight} px, viewport ${stats.clientHeight} px`,
+    );
     assert.equal(stats.setSize, 2 * PAIRS, 'the transcript holds every message (aria-setsize)');
     assert.ok(stats.nodes > 0 && stats.nodes < MAX_NODES, `${stats.nodes} item nodes rendered`);
-    assert.ok(stats.scrollHeight > 20 * 2 * PAIRS, `the scroll height stands for all the messages (${stats.scrollHeight} px)`);
+    assert.ok(
+      stats.scrollHeight > 20 * 2 * PAIRS,
+      `the scroll height stands for all the messages (${stats.scrollHeight} px)`,
+    );
     assert.ok(stats.scrollHeight - stats.scrollTop - stats.clientHeight <= 8, 'scrolled to the end');
     await screenshot(world.page, 'long-session-end');
   });
@@ -227,12 +309,21 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
         const top = items[0]?.getBoundingClientRect().top ?? Infinity;
         const bottom = items.at(-1)?.getBoundingClientRect().bottom ?? -Infinity;
         // The part of the viewport the transcript occupies must be filled by rendered items.
-        if (top > Math.max(v.top, tr.top) + 1 || bottom < Math.min(v.bottom, tr.bottom) - 9) uncovered.push({ k, top, bottom, v: [v.top, v.bottom] });
+        if (top > Math.max(v.top, tr.top) + 1 || bottom < Math.min(v.bottom, tr.bottom) - 9)
+          uncovered.push({ k, top, bottom, v: [v.top, v.bottom] });
       }
       gaps.sort((a, b) => a - b);
-      return { maxNodes, uncovered, median: gaps[Math.floor(gaps.length / 2)], p95: gaps[Math.floor(gaps.length * 0.95)], max: gaps.at(-1) };
+      return {
+        maxNodes,
+        uncovered,
+        median: gaps[Math.floor(gaps.length / 2)],
+        p95: gaps[Math.floor(gaps.length * 0.95)],
+        max: gaps.at(-1),
+      };
     }, 80);
-    console.log(`[long] scrolling through in 81 jumps: at most ${r.maxNodes} item nodes; two frames after a jump: median ${r.median.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms, max ${r.max.toFixed(1)} ms`);
+    console.log(
+      `[long] scrolling through in 81 jumps: at most ${r.maxNodes} item nodes; two frames after a jump: median ${r.median.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms, max ${r.max.toFixed(1)} ms`,
+    );
     assert.deepEqual(r.uncovered, [], 'the viewport is covered by rendered items after every jump');
     assert.ok(r.maxNodes < MAX_NODES, `${r.maxNodes} item nodes at most`);
   });
@@ -250,7 +341,9 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
       chipped = await f.evaluate(() => {
         const s = document.querySelector('.scroll');
         const v = s.getBoundingClientRect();
-        const item = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find((n) => n.querySelector('details.chip:not([open])'));
+        const item = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find((n) =>
+          n.querySelector('details.chip:not([open])'),
+        );
         if (!item) {
           s.scrollTop += s.clientHeight; // none rendered here: look further down
           return undefined;
@@ -261,23 +354,31 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
       await settled(f);
     }
     assert.ok(chipped, 'an item with a chip is rendered in the middle of the session');
-    const before = await f.evaluate(([aboveId]) => {
-      const v = document.querySelector('.scroll').getBoundingClientRect();
-      const above = document.querySelector(`[data-testid="transcript"] [data-id="${aboveId}"]`);
-      const anchor = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find((n) => n.getBoundingClientRect().top >= v.top);
-      if (!anchor || !above || above.getBoundingClientRect().bottom >= v.top) return undefined;
-      const top = anchor.getBoundingClientRect().top;
-      const height = above.getBoundingClientRect().height;
-      above.querySelector('details.chip').open = true;
-      return { id: anchor.getAttribute('data-id'), top, grew: above.getBoundingClientRect().height - height };
-    }, [chipped]);
+    const before = await f.evaluate(
+      ([aboveId]) => {
+        const v = document.querySelector('.scroll').getBoundingClientRect();
+        const above = document.querySelector(`[data-testid="transcript"] [data-id="${aboveId}"]`);
+        const anchor = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find(
+          (n) => n.getBoundingClientRect().top >= v.top,
+        );
+        if (!anchor || !above || above.getBoundingClientRect().bottom >= v.top) return undefined;
+        const top = anchor.getBoundingClientRect().top;
+        const height = above.getBoundingClientRect().height;
+        above.querySelector('details.chip').open = true;
+        return { id: anchor.getAttribute('data-id'), top, grew: above.getBoundingClientRect().height - height };
+      },
+      [chipped],
+    );
     assert.ok(before, 'a visible item and a rendered item with a chip above the viewport');
     assert.ok(before.grew > 20, `the expanded chip made its item taller (${before.grew} px)`);
     await settled(f); // the growth above the viewport is compensated
-    const after = await f.evaluate(([id]) => {
-      const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
-      return n ? n.getBoundingClientRect().top : undefined;
-    }, [before.id]);
+    const after = await f.evaluate(
+      ([id]) => {
+        const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
+        return n ? n.getBoundingClientRect().top : undefined;
+      },
+      [before.id],
+    );
     assert.ok(after !== undefined, 'the anchor item is still rendered');
     assert.ok(Math.abs(after - before.top) <= 1, `the item being read stayed in place (${before.top} → ${after})`);
     const stats = await f.evaluate(inFrame.stats);
@@ -286,13 +387,16 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     await screenshot(world.page, 'long-session-middle');
     // Further down, a long Markdown answer renders as Markdown (heading, code block, table).
     for (let tries = 0; tries < 40; tries++) {
-      const found = await f.evaluate(([id]) => {
-        const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
-        const s = document.querySelector('.scroll');
-        // (Not scrollIntoView: it would scroll the workbench's own containers too.)
-        s.scrollTop += n ? n.getBoundingClientRect().top - s.getBoundingClientRect().top : s.clientHeight;
-        return n !== null;
-      }, [session.longId]);
+      const found = await f.evaluate(
+        ([id]) => {
+          const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
+          const s = document.querySelector('.scroll');
+          // (Not scrollIntoView: it would scroll the workbench's own containers too.)
+          s.scrollTop += n ? n.getBoundingClientRect().top - s.getBoundingClientRect().top : s.clientHeight;
+          return n !== null;
+        },
+        [session.longId],
+      );
       await settled(f);
       if (found) break;
     }
@@ -308,7 +412,9 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     const topItem = () =>
       world.frame.evaluate(() => {
         const v = document.querySelector('.scroll').getBoundingClientRect();
-        const n = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find((e) => e.getBoundingClientRect().bottom > v.top + 1);
+        const n = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find(
+          (e) => e.getBoundingClientRect().bottom > v.top + 1,
+        );
         return n ? n.getAttribute('data-id') : undefined;
       });
     // The view state is saved 250 ms after a scroll: wait for that save, not for the time.
@@ -318,7 +424,9 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     assert.ok(reading && reading !== session.lastId, `reading in the middle (${reading})`);
     // Another view container in the side bar disposes the chat webview (no retained context).
     await world.page.locator('.part.activitybar [aria-label^="Explorer"]').first().click();
-    await world.page.locator('.part.sidebar .composite.title', { hasText: 'Explorer' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await world.page
+      .locator('.part.sidebar .composite.title', { hasText: 'Explorer' })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const { openContextPipeline } = await import('./workbench.mjs');
     await openContextPipeline(world.page);
     await world.refindFrame();
@@ -331,12 +439,21 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
   test('a new message streams its answer in at the bottom', async () => {
     const f = world.frame;
     // Matched on the chat model, so a summariser request (if any) never takes it.
-    world.fake.script({ match: { model: 'claude-sonnet-4-6' }, text: 'Streamed answer at the end of a very long session. STREAM-DONE', deltaDelayMs: 15, chunkChars: 6 });
+    world.fake.script({
+      match: { model: 'claude-sonnet-4-6' },
+      text: 'Streamed answer at the end of a very long session. STREAM-DONE',
+      deltaDelayMs: 15,
+      chunkChars: 6,
+    });
     const input = f.getByRole('textbox', { name: 'Message' });
     await input.fill('One more question after 2 000 messages?');
     await input.press('Enter');
-    await f.locator('.item.assistant:not(.streaming) .text', { hasText: 'STREAM-DONE' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await f.locator('.composer button.primary:not(.stop)', { hasText: 'Send' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await f
+      .locator('.item.assistant:not(.streaming) .text', { hasText: 'STREAM-DONE' })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await f
+      .locator('.composer button.primary:not(.stop)', { hasText: 'Send' })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const id = await f.locator('.item.assistant', { hasText: 'STREAM-DONE' }).getAttribute('data-id');
     await f.waitForFunction(inFrame.visible, [id, true], { timeout: UI_TIMEOUT, polling: 50 });
     const stats = await f.evaluate(inFrame.stats);

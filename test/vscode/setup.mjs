@@ -116,7 +116,9 @@ function ensureAptPackages(paths, { needBuildTools }) {
     return;
   }
   if (process.getuid?.() !== 0) {
-    throw new Error(`Missing ${missing.join(', ')}; install as root: apt-get update && apt-get install -y ${missing.join(' ')}`);
+    throw new Error(
+      `Missing ${missing.join(', ')}; install as root: apt-get update && apt-get install -y ${missing.join(' ')}`,
+    );
   }
   step('apt-get update', () => run('apt-get', ['update'], { env: { DEBIAN_FRONTEND: 'noninteractive' } }));
   step(`apt-get install -y ${missing.join(' ')}`, () =>
@@ -149,7 +151,7 @@ function installNpmDependencies(paths) {
   step(`build native modules for Node 24: ${NATIVE_MODULES.join(', ')}`, () =>
     run('npm', ['rebuild', ...NATIVE_MODULES, '--foreground-scripts'], { cwd: vscodeDir, env: node24Env }),
   );
-  step('npm install of the built-in extensions\' dependencies (code-server/lib/vscode/extensions)', () =>
+  step("npm install of the built-in extensions' dependencies (code-server/lib/vscode/extensions)", () =>
     run('npm', npmInstall, { cwd: join(vscodeDir, 'extensions'), env: node24Env }),
   );
   linkCodeServerScripts(vscodeDir);

@@ -20,102 +20,135 @@ const EXTENSION_ID = 'context-pipeline.context-pipeline';
 const VSIX = process.env.CP_VSIX ? resolve(process.env.CP_VSIX) : join(REPO_ROOT, 'dist', 'context-pipeline.vsix');
 const LOG_TIMEOUT_MS = UI_TIMEOUT;
 
-test('Context Pipeline installs from its .vsix, activates and shows its views in VS Code', { timeout: suiteTimeout(600_000) }, async () => {
-  await ensureHarness();
-  // Imported after setup: they need the harness's node_modules (playwright-core).
-  const { installExtension, readExtensionHostLogs, readOutputChannelLogs, startCodeServer } = await import('./codeServer.mjs');
-  const { chatFrame, launchBrowser, openContextPipeline, openWorkbench, screenshot, viewHeader } = await import('./workbench.mjs');
+test(
+  'Context Pipeline installs from its .vsix, activates and shows its views in VS Code',
+  { timeout: suiteTimeout(600_000) },
+  async () => {
+    await ensureHarness();
+    // Imported after setup: they need the harness's node_modules (playwright-core).
+    const { installExtension, readExtensionHostLogs, readOutputChannelLogs, startCodeServer } =
+      await import('./codeServer.mjs');
+    const { chatFrame, launchBrowser, openContextPipeline, openWorkbench, screenshot, viewHeader } =
+      await import('./workbench.mjs');
 
-  if (process.env.CP_SKIP_PACKAGE === '1' || process.env.CP_VSIX) {
-    log(`not packaging; using the existing ${VSIX}`);
-  } else {
-    packageExtension();
-  }
-
-  const root = mkdtempSync(join(tmpdir(), 'cp-vscode-smoke-'));
-  const dirs = {
-    workspace: join(root, 'workspace'),
-    extensions: join(root, 'extensions'),
-    userData: join(root, 'user-data'),
-    tmp: join(root, 'tmp'), // VS Code's IPC sockets, removed with the rest
-  };
-  mkdirSync(dirs.tmp);
-  writeWorkspace(dirs.workspace);
-
-  let server;
-  let browser;
-  let page;
-  let failure;
-  try {
-    const installedDir = await installExtension(VSIX, dirs.extensions, dirs.userData);
-    log(`installed the .vsix to ${installedDir}`);
-
-    server = await startCodeServer({
-      workspaceDir: dirs.workspace,
-      extensionsDir: dirs.extensions,
-      userDataDir: dirs.userData,
-      env: { TMPDIR: dirs.tmp, ANTHROPIC_API_KEY: undefined }, // hermetic: never reach the real API
-    });
-    log(`code-server at ${server.url}`);
-
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await openWorkbench(page, server.url);
-    await openContextPipeline(page);
-
-    for (const name of ['Chat', 'Compactions']) {
-      await viewHeader(page, name).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    if (process.env.CP_SKIP_PACKAGE === '1' || process.env.CP_VSIX) {
+      log(`not packaging; using the existing ${VSIX}`);
+    } else {
+      packageExtension();
     }
-    const frame = await chatFrame(page);
-    await frame.locator('[data-testid="chat-root"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
 
-    const activation = new RegExp(`ExtensionService#_doActivateExtension ${escapeRegExp(EXTENSION_ID)}\\b`);
-    const exthost = await waitFor('the extension host log to report the activation', () => {
-      const text = readExtensionHostLogs(server.logsDir).map((l) => l.text).join('\n');
-      return activation.test(text) ? text : undefined;
-    });
-    const failures = exthost.split('\n').filter((line) =>
-      (/\[error\]/i.test(line) && /context-pipeline/i.test(line)) ||
-      new RegExp(`activating extension.*${escapeRegExp(EXTENSION_ID)}.*failed`, 'i').test(line));
-    assert.deepEqual(failures, [], 'the extension host log reports errors from the extension');
+    const root = mkdtempSync(join(tmpdir(), 'cp-vscode-smoke-'));
+    const dirs = {
+      workspace: join(root, 'workspace'),
+      extensions: join(root, 'extensions'),
+      userData: join(root, 'user-data'),
+      tmp: join(root, 'tmp'), // VS Code's IPC sockets, removed with the rest
+    };
+    mkdirSync(dirs.tmp);
+    writeWorkspace(dirs.workspace);
 
-    await waitFor('"Context Pipeline activated" in the "Context Pipeline" output channel', () =>
-      readOutputChannelLogs(server.logsDir, 'Context Pipeline').some((l) => l.text.includes('Context Pipeline activated')) || undefined);
+    let server;
+    let browser;
+    let page;
+    let failure;
+    try {
+      const installedDir = await installExtension(VSIX, dirs.extensions, dirs.userData);
+      log(`installed the .vsix to ${installedDir}`);
 
-    log(`screenshot: ${await screenshot(page, 'smoke-context-pipeline')}`);
+      server = await startCodeServer({
+        workspaceDir: dirs.workspace,
+        extensionsDir: dirs.extensions,
+        userDataDir: dirs.userData,
+        env: { TMPDIR: dirs.tmp, ANTHROPIC_API_KEY: undefined }, // hermetic: never reach the real API
+      });
+      log(`code-server at ${server.url}`);
 
-    // A person's first actions: preview what a message would send, then send it with no API
-    // key set (the smoke server has none) and read the clear error.
-    await page.setViewportSize({ width: 1400, height: 900 });
-    const input = frame.getByRole('textbox', { name: 'Message' });
-    await input.fill('Explain what src/greet.js does.');
-    await frame.getByRole('button', { name: 'Preview' }).click();
-    const ledger = frame.locator('[data-testid="preview"] table.ledger');
-    await ledger.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    const total = await frame.locator('[data-testid="preview"] .total').innerText();
-    assert.match(total, /≈ [\d,]+ tokens \([\d.]+% of the window\)/);
-    const rows = await ledger.locator('tbody tr').allInnerTexts();
-    assert.ok(rows.some((r) => /tools · tool schema/.test(r)), `the tool definitions: ${rows.join(' | ')}`);
-    assert.ok(rows.some((r) => /system · text/.test(r)), `a system prompt row: ${rows.join(' | ')}`);
-    assert.ok(rows.some((r) => /user · text/.test(r) && r.includes('Explain what src/greet.js does.')), `the user's words: ${rows.join(' | ')}`);
-    const notes = await frame.locator('[data-testid="preview"] .note').allInnerTexts();
-    assert.ok(notes.some((n) => n.includes('cl100k_base')), `the tiktoken bundle loaded from the .vsix: ${notes.join(' | ')}`);
-    log(`screenshot: ${await screenshot(page, 'smoke-request-preview')}`);
+      browser = await launchBrowser();
+      page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await openWorkbench(page, server.url);
+      await openContextPipeline(page);
 
-    await input.press('Enter');
-    const error = frame.locator('.item.error');
-    await error.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.match(await error.innerText(), /No Anthropic API key is set/);
-    assert.match(await frame.locator('.item.user').first().innerText(), /Explain what src\/greet\.js does\./, 'the message is kept');
-    log(`screenshot: ${await screenshot(page, 'smoke-no-api-key')}`);
-  } catch (err) {
-    failure = err;
-    await reportFailure(page, server, screenshot, readExtensionHostLogs);
-  }
-  const cleanupErrors = await cleanUp(browser, server, root);
-  if (failure) throw failure;
-  if (cleanupErrors.length) throw new Error(`cleanup failed: ${cleanupErrors.map((e) => e.message).join('; ')}`);
-});
+      for (const name of ['Chat', 'Compactions']) {
+        await viewHeader(page, name).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      }
+      const frame = await chatFrame(page);
+      await frame.locator('[data-testid="chat-root"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+
+      const activation = new RegExp(`ExtensionService#_doActivateExtension ${escapeRegExp(EXTENSION_ID)}\\b`);
+      const exthost = await waitFor('the extension host log to report the activation', () => {
+        const text = readExtensionHostLogs(server.logsDir)
+          .map((l) => l.text)
+          .join('\n');
+        return activation.test(text) ? text : undefined;
+      });
+      const failures = exthost
+        .split('\n')
+        .filter(
+          (line) =>
+            (/\[error\]/i.test(line) && /context-pipeline/i.test(line)) ||
+            new RegExp(`activating extension.*${escapeRegExp(EXTENSION_ID)}.*failed`, 'i').test(line),
+        );
+      assert.deepEqual(failures, [], 'the extension host log reports errors from the extension');
+
+      await waitFor(
+        '"Context Pipeline activated" in the "Context Pipeline" output channel',
+        () =>
+          readOutputChannelLogs(server.logsDir, 'Context Pipeline').some((l) =>
+            l.text.includes('Context Pipeline activated'),
+          ) || undefined,
+      );
+
+      log(`screenshot: ${await screenshot(page, 'smoke-context-pipeline')}`);
+
+      // A person's first actions: preview what a message would send, then send it with no API
+      // key set (the smoke server has none) and read the clear error.
+      await page.setViewportSize({ width: 1400, height: 900 });
+      const input = frame.getByRole('textbox', { name: 'Message' });
+      await input.fill('Explain what src/greet.js does.');
+      await frame.getByRole('button', { name: 'Preview' }).click();
+      const ledger = frame.locator('[data-testid="preview"] table.ledger');
+      await ledger.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      const total = await frame.locator('[data-testid="preview"] .total').innerText();
+      assert.match(total, /≈ [\d,]+ tokens \([\d.]+% of the window\)/);
+      const rows = await ledger.locator('tbody tr').allInnerTexts();
+      assert.ok(
+        rows.some((r) => /tools · tool schema/.test(r)),
+        `the tool definitions: ${rows.join(' | ')}`,
+      );
+      assert.ok(
+        rows.some((r) => /system · text/.test(r)),
+        `a system prompt row: ${rows.join(' | ')}`,
+      );
+      assert.ok(
+        rows.some((r) => /user · text/.test(r) && r.includes('Explain what src/greet.js does.')),
+        `the user's words: ${rows.join(' | ')}`,
+      );
+      const notes = await frame.locator('[data-testid="preview"] .note').allInnerTexts();
+      assert.ok(
+        notes.some((n) => n.includes('cl100k_base')),
+        `the tiktoken bundle loaded from the .vsix: ${notes.join(' | ')}`,
+      );
+      log(`screenshot: ${await screenshot(page, 'smoke-request-preview')}`);
+
+      await input.press('Enter');
+      const error = frame.locator('.item.error');
+      await error.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.match(await error.innerText(), /No Anthropic API key is set/);
+      assert.match(
+        await frame.locator('.item.user').first().innerText(),
+        /Explain what src\/greet\.js does\./,
+        'the message is kept',
+      );
+      log(`screenshot: ${await screenshot(page, 'smoke-no-api-key')}`);
+    } catch (err) {
+      failure = err;
+      await reportFailure(page, server, screenshot, readExtensionHostLogs);
+    }
+    const cleanupErrors = await cleanUp(browser, server, root);
+    if (failure) throw failure;
+    if (cleanupErrors.length) throw new Error(`cleanup failed: ${cleanupErrors.map((e) => e.message).join('; ')}`);
+  },
+);
 
 /** `npm run package` in the repo; prints its output only when it fails. */
 function packageExtension() {

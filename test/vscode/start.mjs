@@ -29,9 +29,11 @@ async function main() {
   log(`linked ${id}: ${linkPath} -> ${REPO_ROOT}`);
 
   const port = await choosePort();
-  log(process.env.ANTHROPIC_API_KEY
-    ? 'ANTHROPIC_API_KEY is set; it is passed to the extension host'
-    : 'ANTHROPIC_API_KEY is not set; the extension will ask for a key (Context Pipeline: Set API Key)');
+  log(
+    process.env.ANTHROPIC_API_KEY
+      ? 'ANTHROPIC_API_KEY is set; it is passed to the extension host'
+      : 'ANTHROPIC_API_KEY is not set; the extension will ask for a key (Context Pipeline: Set API Key)',
+  );
 
   const server = await startCodeServer({
     workspaceDir: folder,
@@ -69,7 +71,9 @@ async function main() {
   });
 
   console.log(`Context Pipeline is running in VS Code at ${server.url}`);
-  log(`VS Code logs: ${server.logsDir} (extension host: <date>/exthost1/remoteexthost.log); code-server output: ${server.outputLog}`);
+  log(
+    `VS Code logs: ${server.logsDir} (extension host: <date>/exthost1/remoteexthost.log); code-server output: ${server.outputLog}`,
+  );
   log('press Ctrl+C to stop');
 }
 
@@ -84,7 +88,8 @@ function build() {
 /** PORT (or 8080) when it is free on 127.0.0.1, otherwise 0 (code-server picks a free one). */
 async function choosePort() {
   const wanted = process.env.PORT ? Number(process.env.PORT) : DEFAULT_PORT;
-  if (!Number.isInteger(wanted) || wanted < 0 || wanted > 65535) throw new Error(`PORT=${process.env.PORT} is not a port number`);
+  if (!Number.isInteger(wanted) || wanted < 0 || wanted > 65535)
+    throw new Error(`PORT=${process.env.PORT} is not a port number`);
   if (await isFree(wanted)) return wanted;
   log(`port ${wanted} is in use; using a free port instead`);
   return 0;
@@ -93,7 +98,9 @@ async function choosePort() {
 function isFree(port) {
   return new Promise((resolvePromise, reject) => {
     const probe = createServer();
-    probe.once('error', (err) => (err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolvePromise(false) : reject(err)));
+    probe.once('error', (err) =>
+      err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolvePromise(false) : reject(err),
+    );
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolvePromise(true)));
   });
 }

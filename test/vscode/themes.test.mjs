@@ -12,7 +12,10 @@ import { startAgentWorld } from './agentHarness.mjs';
 import { budgetFrame } from './budgetFrame.mjs';
 import { REPO_ROOT } from './setup.mjs';
 import { eventually as poll, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
-const OUT = process.env.CP_UPDATE_DOCS_SCREENSHOTS === '1' ? join(REPO_ROOT, 'docs', 'screenshots') : join(REPO_ROOT, 'test-results', 'screenshots');
+const OUT =
+  process.env.CP_UPDATE_DOCS_SCREENSHOTS === '1'
+    ? join(REPO_ROOT, 'docs', 'screenshots')
+    : join(REPO_ROOT, 'test-results', 'screenshots');
 const AUTH = [
   'export function validateToken(token, now = Date.now()) {',
   '  if (!token) return false;',
@@ -21,7 +24,12 @@ const AUTH = [
   '}',
   '',
 ].join('\n');
-const LONG = (n) => Array.from({ length: 6 }, (_, i) => `Point ${n}.${i + 1}: validateToken() compares \`token.exp\` against \`Date.now()\` with no clock-skew allowance, so tokens near expiry fail on machines whose clocks drift.`).join(' ');
+const LONG = (n) =>
+  Array.from(
+    { length: 6 },
+    (_, i) =>
+      `Point ${n}.${i + 1}: validateToken() compares \`token.exp\` against \`Date.now()\` with no clock-skew allowance, so tokens near expiry fail on machines whose clocks drift.`,
+  ).join(' ');
 
 /** Polls `check` until it returns a truthy value. */
 const eventually = (check, what) => poll(what, () => check().catch(() => undefined), { interval: 150 });
@@ -44,113 +52,157 @@ for (const theme of [
   { id: 'light', name: 'Default Light Modern' },
   { id: 'dark', name: 'Default Dark Modern' },
 ]) {
-  describe(`the chat, the budget panel and the tree in the ${theme.id} theme`, { timeout: suiteTimeout(800_000) }, () => {
-    let w;
-    const saved = [];
+  describe(
+    `the chat, the budget panel and the tree in the ${theme.id} theme`,
+    { timeout: suiteTimeout(800_000) },
+    () => {
+      let w;
+      const saved = [];
 
-    after(async () => {
-      if (!w) return;
-      process.stderr.write(`[themes:${theme.id}] ${w.fake.requests.length} requests, ${w.fake.invalidRequests.length} invalid; screenshots: ${saved.join(', ')}\n`);
-      const invalid = w.fake.invalidRequests.map((r) => r.error);
-      await w.close();
-      assert.deepEqual(invalid, [], 'every request the extension sent was valid');
-    });
-
-    test('a session with editor context, a tool round and an edit waiting for approval', async () => {
-      w = await startAgentWorld({
-        workspaceFiles: { 'src/auth.js': AUTH, 'README.md': '# Demo\n' },
-        settings: { 'workbench.colorTheme': theme.name, 'contextPipeline.keepRecentTurns': 1, 'contextPipeline.keepRecentTokens': 0 },
+      after(async () => {
+        if (!w) return;
+        process.stderr.write(
+          `[themes:${theme.id}] ${w.fake.requests.length} requests, ${w.fake.invalidRequests.length} invalid; screenshots: ${saved.join(', ')}\n`,
+        );
+        const invalid = w.fake.invalidRequests.map((r) => r.error);
+        await w.close();
+        assert.deepEqual(invalid, [], 'every request the extension sent was valid');
       });
-      const { page } = w;
-      const { widenSidebar } = await import('./workbench.mjs');
-      await widenSidebar(page, 200);
-      // Open src/auth.js and select the buggy line, so the chat shows context chips.
-      const { quickOpen } = await import('./gestures.mjs');
-      await quickOpen(page, 'auth.js');
-      const line4 = page.locator('.editor-instance .monaco-editor .view-line', { hasText: 'return token.exp > now;' });
-      await line4.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      await line4.click();
-      await page.keyboard.press('Home');
-      await page.keyboard.press('Shift+End');
 
-      w.fake.script({ text: `The selected line is the bug. ${LONG(1)}` });
-      await w.send('Why do tokens near expiry fail?');
-      await w.waitForAnswer('The selected line is the bug.');
-      await w.waitIdle();
-      w.fake.script(
-        { text: 'Let me read the whole file first.', toolUses: [{ name: 'read_file', input: { path: 'src/auth.js' } }] },
-        {
-          text: 'I will add a 30-second skew allowance:',
-          toolUses: [{ name: 'edit_file', input: { path: 'src/auth.js', old_string: '  // BUG: no clock-skew allowance\n  return token.exp > now;', new_string: '  const SKEW_MS = 30_000;\n  return token.exp + SKEW_MS > now;' } }],
-        },
-        { text: 'Fixed: `validateToken()` now accepts tokens up to **30 s** past `exp`.\n\n```js\nreturn token.exp + SKEW_MS > now;\n```' },
-      );
-      await w.send('Fix it with a 30 s allowance.');
-      const card = w.frame.locator('[data-testid="approval"][data-state="pending"]');
-      await card.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      saved.push(await shot(page, '.part.sidebar', `${theme.id}-chat-approval`));
-      await card.locator('[data-testid="approve"]').click();
-      await w.waitForAnswer('now accepts tokens up to');
-      await w.waitIdle();
-      saved.push(await shot(page, '.part.sidebar', `${theme.id}-chat`, { forDocs: false }));
-    });
+      test('a session with editor context, a tool round and an edit waiting for approval', async () => {
+        w = await startAgentWorld({
+          workspaceFiles: { 'src/auth.js': AUTH, 'README.md': '# Demo\n' },
+          settings: {
+            'workbench.colorTheme': theme.name,
+            'contextPipeline.keepRecentTurns': 1,
+            'contextPipeline.keepRecentTokens': 0,
+          },
+        });
+        const { page } = w;
+        const { widenSidebar } = await import('./workbench.mjs');
+        await widenSidebar(page, 200);
+        // Open src/auth.js and select the buggy line, so the chat shows context chips.
+        const { quickOpen } = await import('./gestures.mjs');
+        await quickOpen(page, 'auth.js');
+        const line4 = page.locator('.editor-instance .monaco-editor .view-line', {
+          hasText: 'return token.exp > now;',
+        });
+        await line4.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        await line4.click();
+        await page.keyboard.press('Home');
+        await page.keyboard.press('Shift+End');
 
-    test('Compact Now, then the tree with the summary and the originals', async () => {
-      const { page } = w;
-      w.fake.script({ match: { model: 'claude-haiku-4-5' }, text: 'The user asked why tokens near expiry fail; the assistant found the missing clock-skew allowance in `src/auth.js` line 4.' });
-      await w.command('Context Pipeline: Compact Now');
-      const widget = page.locator('.quick-input-widget');
-      await widget.locator('.quick-input-message', { hasText: 'Would compact' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      await widget.locator('input').press('Enter');
-      await w.frame.locator('.summary-card').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      const header = page.locator('.part.sidebar .pane-header[aria-label="Compactions Section"]');
-      if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
-      const pane = page.locator('.part.sidebar .pane').filter({ has: page.locator('.pane-header[aria-label="Compactions Section"]') });
-      const manual = pane.locator('.monaco-list-row', { hasText: 'Manual · ' }).first();
-      await manual.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      // Collapse the chat so the tree has the side bar.
-      const chatHeader = page.locator('.part.sidebar .pane-header[aria-label="Chat Section"]');
-      if ((await chatHeader.getAttribute('aria-expanded')) === 'true') await chatHeader.click();
-      if ((await manual.getAttribute('aria-expanded')) !== 'true') await manual.click();
-      const turns = pane.locator('.monaco-list-row', { hasText: 'Turns 1–1' }).first();
-      await turns.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      if ((await turns.getAttribute('aria-expanded')) !== 'true') await turns.click();
-      await pane.locator('.monaco-list-row', { hasText: 'user · turn 1' }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      saved.push(await shot(page, '.part.sidebar', `${theme.id}-compactions`));
-      // Expanding the chat again recreates its webview, rebuilt from the session.
-      if ((await chatHeader.getAttribute('aria-expanded')) !== 'true') await chatHeader.click();
-      await w.refindFrame();
-      await w.frame.locator('.summary-card').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    });
-
-    test('the Context Budget panel', async () => {
-      await w.command('Notifications: Clear All Notifications');
-      await w.command('Context Pipeline: Show Context Budget');
-      const frame = await budgetFrame(w.page);
-      await frame.locator('[data-testid="budget-bar"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      saved.push(await shot(w.page, '.part.editor', `${theme.id}-budget`));
-    });
-
-    if (theme.id === 'dark') {
-      test('reloading the window keeps the session: the same messages and request history', async () => {
-        const before = await w.frame.locator('.item.user .text').allInnerTexts();
-        const budget = await budgetFrame(w.page);
-        const rowsBefore = await budget.locator('[data-testid="requests-table"] tbody tr').count();
-        await w.reloadWindow();
-        await w.frame.locator('.item.user').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-        assert.deepEqual(await w.frame.locator('.item.user .text').allInnerTexts(), before, 'the same user messages after the reload');
-        await w.frame.locator('.summary-card').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        w.fake.script({ text: `The selected line is the bug. ${LONG(1)}` });
+        await w.send('Why do tokens near expiry fail?');
+        await w.waitForAnswer('The selected line is the bug.');
+        await w.waitIdle();
+        w.fake.script(
+          {
+            text: 'Let me read the whole file first.',
+            toolUses: [{ name: 'read_file', input: { path: 'src/auth.js' } }],
+          },
+          {
+            text: 'I will add a 30-second skew allowance:',
+            toolUses: [
+              {
+                name: 'edit_file',
+                input: {
+                  path: 'src/auth.js',
+                  old_string: '  // BUG: no clock-skew allowance\n  return token.exp > now;',
+                  new_string: '  const SKEW_MS = 30_000;\n  return token.exp + SKEW_MS > now;',
+                },
+              },
+            ],
+          },
+          {
+            text: 'Fixed: `validateToken()` now accepts tokens up to **30 s** past `exp`.\n\n```js\nreturn token.exp + SKEW_MS > now;\n```',
+          },
+        );
+        await w.send('Fix it with a 30 s allowance.');
+        const card = w.frame.locator('[data-testid="approval"][data-state="pending"]');
+        await card.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        saved.push(await shot(page, '.part.sidebar', `${theme.id}-chat-approval`));
+        await card.locator('[data-testid="approve"]').click();
         await w.waitForAnswer('now accepts tokens up to');
-        // The budget panel shows the same history, rebuilt from the session file.
-        await w.command('Context Pipeline: Show Context Budget');
-        const again = await budgetFrame(w.page);
-        if (rowsBefore > 0) await eventually(async () => (await again.locator('[data-testid="requests-table"] tbody tr').count()) === rowsBefore, `${rowsBefore} history rows after the reload`);
-        // And the conversation goes on.
-        w.fake.script({ text: 'Still here after the reload.' });
-        await w.send('Are you still there?');
-        await w.waitForAnswer('Still here after the reload.');
-        saved.push(await shot(w.page, '.part.sidebar', 'dark-chat-after-reload', { forDocs: false }));
+        await w.waitIdle();
+        saved.push(await shot(page, '.part.sidebar', `${theme.id}-chat`, { forDocs: false }));
       });
-    }
-  });
+
+      test('Compact Now, then the tree with the summary and the originals', async () => {
+        const { page } = w;
+        w.fake.script({
+          match: { model: 'claude-haiku-4-5' },
+          text: 'The user asked why tokens near expiry fail; the assistant found the missing clock-skew allowance in `src/auth.js` line 4.',
+        });
+        await w.command('Context Pipeline: Compact Now');
+        const widget = page.locator('.quick-input-widget');
+        await widget
+          .locator('.quick-input-message', { hasText: 'Would compact' })
+          .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        await widget.locator('input').press('Enter');
+        await w.frame.locator('.summary-card').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        const header = page.locator('.part.sidebar .pane-header[aria-label="Compactions Section"]');
+        if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+        const pane = page
+          .locator('.part.sidebar .pane')
+          .filter({ has: page.locator('.pane-header[aria-label="Compactions Section"]') });
+        const manual = pane.locator('.monaco-list-row', { hasText: 'Manual · ' }).first();
+        await manual.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        // Collapse the chat so the tree has the side bar.
+        const chatHeader = page.locator('.part.sidebar .pane-header[aria-label="Chat Section"]');
+        if ((await chatHeader.getAttribute('aria-expanded')) === 'true') await chatHeader.click();
+        if ((await manual.getAttribute('aria-expanded')) !== 'true') await manual.click();
+        const turns = pane.locator('.monaco-list-row', { hasText: 'Turns 1–1' }).first();
+        await turns.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        if ((await turns.getAttribute('aria-expanded')) !== 'true') await turns.click();
+        await pane
+          .locator('.monaco-list-row', { hasText: 'user · turn 1' })
+          .first()
+          .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        saved.push(await shot(page, '.part.sidebar', `${theme.id}-compactions`));
+        // Expanding the chat again recreates its webview, rebuilt from the session.
+        if ((await chatHeader.getAttribute('aria-expanded')) !== 'true') await chatHeader.click();
+        await w.refindFrame();
+        await w.frame.locator('.summary-card').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      });
+
+      test('the Context Budget panel', async () => {
+        await w.command('Notifications: Clear All Notifications');
+        await w.command('Context Pipeline: Show Context Budget');
+        const frame = await budgetFrame(w.page);
+        await frame.locator('[data-testid="budget-bar"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        saved.push(await shot(w.page, '.part.editor', `${theme.id}-budget`));
+      });
+
+      if (theme.id === 'dark') {
+        test('reloading the window keeps the session: the same messages and request history', async () => {
+          const before = await w.frame.locator('.item.user .text').allInnerTexts();
+          const budget = await budgetFrame(w.page);
+          const rowsBefore = await budget.locator('[data-testid="requests-table"] tbody tr').count();
+          await w.reloadWindow();
+          await w.frame.locator('.item.user').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+          assert.deepEqual(
+            await w.frame.locator('.item.user .text').allInnerTexts(),
+            before,
+            'the same user messages after the reload',
+          );
+          await w.frame.locator('.summary-card').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+          await w.waitForAnswer('now accepts tokens up to');
+          // The budget panel shows the same history, rebuilt from the session file.
+          await w.command('Context Pipeline: Show Context Budget');
+          const again = await budgetFrame(w.page);
+          if (rowsBefore > 0)
+            await eventually(
+              async () => (await again.locator('[data-testid="requests-table"] tbody tr').count()) === rowsBefore,
+              `${rowsBefore} history rows after the reload`,
+            );
+          // And the conversation goes on.
+          w.fake.script({ text: 'Still here after the reload.' });
+          await w.send('Are you still there?');
+          await w.waitForAnswer('Still here after the reload.');
+          saved.push(await shot(w.page, '.part.sidebar', 'dark-chat-after-reload', { forDocs: false }));
+        });
+      }
+    },
+  );
 }

@@ -57,7 +57,11 @@ export async function openContextPipeline(page) {
   // the side bar may still be restoring: look, give a selected item a whole try to show its
   // side bar, and click only when it did not (or the item is not the selected one). Each
   // round waits for the state, never for a fixed time.
-  const visible = (timeout) => sidebarTitle.waitFor({ state: 'visible', timeout }).then(() => true, () => false);
+  const visible = (timeout) =>
+    sidebarTitle.waitFor({ state: 'visible', timeout }).then(
+      () => true,
+      () => false,
+    );
   const deadline = Date.now() + VIEW_TIMEOUT_MS;
   while (!(await sidebarTitle.isVisible()) && Date.now() < deadline) {
     const selected = (await tab.getAttribute('aria-selected')) === 'true';
@@ -102,10 +106,18 @@ export function webviewFrame(page, testid, timeoutMs = UI_TIMEOUT) {
     }
     return undefined;
   };
-  const frames = () => page.frames().map((f) => `  ${f.url()}`).join('\n');
-  return eventually(`a frame with [data-testid="${testid}"]`, probe, { timeout: timeoutMs, interval: 250 }).catch((err) => {
-    throw new Error(`No frame with [data-testid="${testid}"] within ${timeoutMs / 1000} s (${err.message}). Frames:\n${frames()}`);
-  });
+  const frames = () =>
+    page
+      .frames()
+      .map((f) => `  ${f.url()}`)
+      .join('\n');
+  return eventually(`a frame with [data-testid="${testid}"]`, probe, { timeout: timeoutMs, interval: 250 }).catch(
+    (err) => {
+      throw new Error(
+        `No frame with [data-testid="${testid}"] within ${timeoutMs / 1000} s (${err.message}). Frames:\n${frames()}`,
+      );
+    },
+  );
 }
 
 /**

@@ -36,7 +36,7 @@ const CORPUS = [
   '',
   '```ts',
   'const answer: number = 42; // the answer',
-  "export function greet(name: string) { return `Hello, ${name}`; }",
+  'export function greet(name: string) { return `Hello, ${name}`; }',
   '```',
   '',
   '| Name | Value |',
@@ -88,7 +88,10 @@ describe('Markdown answers in the chat webview are rendered safely', { timeout: 
     assert.equal(await answer.locator('strong').first().innerText(), 'bold');
     assert.equal(await answer.locator(':not(pre) > code').first().innerText(), 'inline code');
     assert.equal(await answer.locator('.code-block .code-lang').innerText(), 'ts');
-    assert.match(await answer.locator('.code-block pre code').innerText(), /const answer: number = 42; \/\/ the answer/);
+    assert.match(
+      await answer.locator('.code-block pre code').innerText(),
+      /const answer: number = 42; \/\/ the answer/,
+    );
     assert.ok((await answer.locator('.code-block pre code .tok-keyword').count()) > 0, 'the ts block is coloured');
     assert.deepEqual(await answer.locator('table th').allInnerTexts(), ['Name', 'Value']);
     assert.deepEqual(await answer.locator('table td').allInnerTexts(), ['alpha', '1', 'beta', '2']);
@@ -106,12 +109,26 @@ describe('Markdown answers in the chat webview are rendered safely', { timeout: 
       const t = document.querySelector('[data-testid="transcript"]');
       const all = Array.from(t.querySelectorAll('*'));
       return {
-        onAttrs: all.flatMap((e) => Array.from(e.attributes).filter((a) => /^on/i.test(a.name)).map((a) => `${e.tagName}[${a.name}]`)),
+        onAttrs: all.flatMap((e) =>
+          Array.from(e.attributes)
+            .filter((a) => /^on/i.test(a.name))
+            .map((a) => `${e.tagName}[${a.name}]`),
+        ),
         // The virtualised list's own spacers carry their height in a style; nothing from the model may.
-        styleAttrs: all.filter((e) => e.hasAttribute('style') && !e.classList.contains('transcript-spacer')).map((e) => e.tagName),
-        forbidden: Array.from(t.querySelectorAll('script, iframe, style, object, embed, form, svg, link, meta, base')).map((e) => e.tagName),
-        badHrefs: Array.from(t.querySelectorAll('[href]')).map((e) => e.getAttribute('href')).filter((h) => !/^https?:\/\//i.test(h)),
-        images: Array.from(t.querySelectorAll('img')).map((i) => ({ alt: i.alt, src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0 })),
+        styleAttrs: all
+          .filter((e) => e.hasAttribute('style') && !e.classList.contains('transcript-spacer'))
+          .map((e) => e.tagName),
+        forbidden: Array.from(
+          t.querySelectorAll('script, iframe, style, object, embed, form, svg, link, meta, base'),
+        ).map((e) => e.tagName),
+        badHrefs: Array.from(t.querySelectorAll('[href]'))
+          .map((e) => e.getAttribute('href'))
+          .filter((h) => !/^https?:\/\//i.test(h)),
+        images: Array.from(t.querySelectorAll('img')).map((i) => ({
+          alt: i.alt,
+          src: i.getAttribute('src'),
+          loaded: i.complete && i.naturalWidth > 0,
+        })),
         xss: window.__xss,
         topXss: (() => {
           try {
@@ -129,9 +146,15 @@ describe('Markdown answers in the chat webview are rendered safely', { timeout: 
     assert.deepEqual(audit.badHrefs, [], 'only http(s) hrefs (no javascript:)');
     assert.equal(await f.locator('[data-testid="transcript"] a[href^="javascript" i]').count(), 0);
     const remote = audit.images.filter((i) => i.alt === 'remote');
-    assert.ok(remote.every((i) => i.src === null), `the remote image has no src: ${JSON.stringify(remote)}`);
+    assert.ok(
+      remote.every((i) => i.src === null),
+      `the remote image has no src: ${JSON.stringify(remote)}`,
+    );
     const pixel = audit.images.find((i) => i.alt === 'pixel');
-    assert.ok(pixel?.src?.startsWith('data:image/png;base64,') && pixel.loaded, `the data: image is shown: ${JSON.stringify(pixel)}`);
+    assert.ok(
+      pixel?.src?.startsWith('data:image/png;base64,') && pixel.loaded,
+      `the data: image is shown: ${JSON.stringify(pixel)}`,
+    );
     assert.equal(audit.xss, undefined, 'window.__xss is undefined in the webview');
     assert.ok(audit.topXss === undefined || audit.topXss === 'cross-origin', 'window.top.__xss not set');
     assert.equal(await page.evaluate(() => window.__xss), undefined, 'window.__xss is undefined in the workbench');
@@ -158,7 +181,10 @@ describe('Markdown answers in the chat webview are rendered safely', { timeout: 
     const prompt = page.locator('.monaco-dialog-box', { hasText: /external website|open/i });
     const how = await Promise.any([
       prompt.waitFor({ state: 'visible', timeout: UI_TIMEOUT }).then(() => 'prompt'),
-      page.context().waitForEvent('page', { timeout: UI_TIMEOUT }).then(() => 'popup'),
+      page
+        .context()
+        .waitForEvent('page', { timeout: UI_TIMEOUT })
+        .then(() => 'popup'),
     ]).catch(() => 'nothing');
     const sawPrompt = how === 'prompt';
     if (sawPrompt) {
@@ -169,9 +195,15 @@ describe('Markdown answers in the chat webview are rendered safely', { timeout: 
       await prompt.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
     }
     // The host has handled the link, posted after the copy: a failed copy would have shown by now.
-    assert.equal(await page.locator('.notifications-toasts .notification-toast', { hasText: /failed/i }).count(), 0, 'no error notification');
+    assert.equal(
+      await page.locator('.notifications-toasts .notification-toast', { hasText: /failed/i }).count(),
+      0,
+      'no error notification',
+    );
     assert.deepEqual(pageErrors, [], 'no uncaught error in the page');
-    process.stderr.write(`[xss] link prompt: ${sawPrompt}; popups: ${JSON.stringify(popups)}; open dialogs: ${await page.locator('.monaco-dialog-box').count()}\n`);
+    process.stderr.write(
+      `[xss] link prompt: ${sawPrompt}; popups: ${JSON.stringify(popups)}; open dialogs: ${await page.locator('.monaco-dialog-box').count()}\n`,
+    );
     assert.ok(sawPrompt || popups.length > 0, 'the host opened (or asked to open) the link');
     assert.equal(await f.locator('[data-testid="transcript"]').count(), 1, 'the transcript is still there');
     assert.equal(await f.evaluate(() => location.href), audit.location, 'the webview did not navigate');

@@ -119,4 +119,7 @@ export type ExactCountResult = { readonly ok: true; readonly inputTokens: number
  * Asks the API for the exact prompt size of `params` (`count_tokens`, free). Never throws and
  * ends on its own (the host gives it a short timeout); `signal` stops it with the turn.
  */
-export type CountTokensPort = (params: MessageCreateParamsNonStreaming, signal: AbortSignal) => Promise<ExactCountResult>;
+export type CountTokensPort = (
+  params: MessageCreateParamsNonStreaming,
+  signal: AbortSignal,
+) => Promise<ExactCountResult>;

@@ -80,16 +80,27 @@ export class AgentSession {
   private readonly tools: ToolRunner;
   private readonly accounting: RequestAccounting;
 
-  constructor(initial: ConversationState, private readonly deps: AgentDeps, private readonly emit: (event: AgentEvent) => void, compactions: readonly CompactionEntryState[] = []) {
+  constructor(
+    initial: ConversationState,
+    private readonly deps: AgentDeps,
+    private readonly emit: (event: AgentEvent) => void,
+    compactions: readonly CompactionEntryState[] = [],
+  ) {
     this.stateValue = initial;
     this.compactionList = [...compactions];
     this.accounting = new RequestAccounting(deps, emit);
-    this.tools = withRecall(deps.tools, { compactions: () => this.compactionList, ...(deps.spills ? { spills: deps.spills } : {}), onRecalled: (call, ids) => this.noteRecall(call.id, ids) });
+    this.tools = withRecall(deps.tools, {
+      compactions: () => this.compactionList,
+      ...(deps.spills ? { spills: deps.spills } : {}),
+      onRecalled: (call, ids) => this.noteRecall(call.id, ids),
+    });
   }
 
   /** Counts a recall from `compactionIds`, persists it, then tells the views. */
   private async noteRecall(toolUseId: string, compactionIds: readonly string[]): Promise<void> {
-    this.compactionList = this.compactionList.map((c) => (compactionIds.includes(c.record.id) ? { ...c, recalled: (c.recalled ?? 0) + 1 } : c));
+    this.compactionList = this.compactionList.map((c) =>
+      compactionIds.includes(c.record.id) ? { ...c, recalled: (c.recalled ?? 0) + 1 } : c,
+    );
     await this.deps.sink.recall?.({ at: this.deps.clock.now(), toolUseId, compactionIds });
     this.emit({ type: 'recalled', toolUseId, compactionIds });
   }
@@ -142,13 +153,17 @@ export class AgentSession {
    * started meanwhile); a failed save changes nothing and says why.
    */
   private async applyPins(change: (state: ConversationState) => PinChange, pinned: boolean): Promise<SendResult> {
-    if (this.running || this.compacting) return { ok: false, reason: 'Wait for the running turn or compaction to finish.' };
+    if (this.running || this.compacting)
+      return { ok: false, reason: 'Wait for the running turn or compaction to finish.' };
     const planned = change(this.stateValue);
     if (!planned.ok) return planned;
     try {
       await this.deps.sink.pins(planned.blockIds, pinned);
     } catch (err) {
-      return { ok: false, reason: `The ${pinned ? 'pin' : 'unpin'} could not be saved: ${err instanceof Error ? err.message : String(err)}` };
+      return {
+        ok: false,
+        reason: `The ${pinned ? 'pin' : 'unpin'} could not be saved: ${err instanceof Error ? err.message : String(err)}`,
+      };
     }
     const applied = change(this.stateValue);
     if (applied.ok) this.stateValue = applied.state;
@@ -172,11 +187,17 @@ export class AgentSession {
    * history would not fit the window.
    */
   async restore(recordId: string): Promise<SendResult> {
-    if (this.running || this.compacting) return { ok: false, reason: 'Wait for the running turn or compaction to finish.' };
+    if (this.running || this.compacting)
+      return { ok: false, reason: 'Wait for the running turn or compaction to finish.' };
     const index = this.compactionList.findIndex((c) => c.record.id === recordId);
     const entry = this.compactionList[index];
     if (!entry) return { ok: false, reason: 'No such compaction in this session.' };
-    if (entry.orphaned) return { ok: false, reason: 'This compaction cannot be restored: the messages it replaced were lost from the session file, so there is nothing to put its originals back in place of. Its original messages can still be opened in the Compactions view.' };
+    if (entry.orphaned)
+      return {
+        ok: false,
+        reason:
+          'This compaction cannot be restored: the messages it replaced were lost from the session file, so there is nothing to put its originals back in place of. Its original messages can still be opened in the Compactions view.',
+      };
     if (!entry.active) return { ok: false, reason: 'This compaction was already restored.' };
     if (entry.record.layer === 'server-compact') return { ok: false, reason: SERVER_RESTORE_REFUSAL };
     const restored = restoreRecord(this.stateValue, entry.record);
@@ -185,7 +206,11 @@ export class AgentSession {
     if (compactor) {
       const tokens = this.deps.estimator.estimate(restored.state).tokens;
       const eff = effectiveWindow(restored.state.config);
-      if (tokens > eff) return { ok: false, reason: `Restoring would make the prompt about ${tokens.toLocaleString('en-US')} tokens, more than the ${eff.toLocaleString('en-US')} the window leaves for it. Compact something else first.` };
+      if (tokens > eff)
+        return {
+          ok: false,
+          reason: `Restoring would make the prompt about ${tokens.toLocaleString('en-US')} tokens, more than the ${eff.toLocaleString('en-US')} the window leaves for it. Compact something else first.`,
+        };
     }
     this.stateValue = restored.state;
     this.compactionList[index] = { ...entry, active: false };
@@ -205,9 +230,16 @@ export class AgentSession {
     try {
       this.emit({ type: 'compaction_started', trigger: 'manual' });
       compactor.breaker.reset();
-      const run = await compactor.compact(this.stateValue, { trigger: 'manual', tokensToFree: 'all', ...(instructions ? { instructions } : {}), signal: controller.signal });
+      const run = await compactor.compact(this.stateValue, {
+        trigger: 'manual',
+        tokensToFree: 'all',
+        ...(instructions ? { instructions } : {}),
+        signal: controller.signal,
+      });
       await this.adopt(run.state, run.records, run.notices);
-      return run.records.length > 0 ? { ok: true } : { ok: false, reason: run.notices.join(' ') || 'Nothing was compacted.' };
+      return run.records.length > 0
+        ? { ok: true }
+        : { ok: false, reason: run.notices.join(' ') || 'Nothing was compacted.' };
     } finally {
       this.compacting = false;
       this.running = undefined;
@@ -215,7 +247,11 @@ export class AgentSession {
   }
 
   /** Takes a compaction pass's result: persists its records, then tells the views. */
-  private async adopt(state: ConversationState, records: readonly CompactionRecord[], notices: readonly string[]): Promise<void> {
+  private async adopt(
+    state: ConversationState,
+    records: readonly CompactionRecord[],
+    notices: readonly string[],
+  ): Promise<void> {
     this.stateValue = state;
     for (const record of records) {
       this.compactionList.push({ record, active: true });
@@ -263,10 +299,16 @@ export class AgentSession {
     if (this.running) return { ok: false, reason: 'A turn is still running; stop it or wait for it to finish.' };
     const before = this.stateValue;
     if (before.messages.at(-1)?.role === 'user') {
-      const note = await this.appendAssistant([{ type: 'text', text: '[No answer: the previous request failed or was stopped before Claude replied.]' }]);
+      const note = await this.appendAssistant([
+        { type: 'text', text: '[No answer: the previous request failed or was stopped before Claude replied.]' },
+      ]);
       if (!note) return { ok: false, reason: 'Could not record the failed request.' };
     }
-    const assembled = assembleUserMessage(this.stateValue, { userText, pasteDirectory: this.deps.pasteDirectory }, this.deps);
+    const assembled = assembleUserMessage(
+      this.stateValue,
+      { userText, pasteDirectory: this.deps.pasteDirectory },
+      this.deps,
+    );
     if (!assembled.ok) {
       this.stateValue = before;
       return { ok: false, reason: assembled.error.message };
@@ -274,7 +316,8 @@ export class AgentSession {
     for (const spill of assembled.value.spills) await this.deps.writeFile(spill.path, spill.content);
     this.stateValue = applyUserMessage(this.stateValue, assembled.value);
     await this.deps.sink.message(assembled.value.message);
-    for (const d of assembled.value.dropped) this.emit({ type: 'notice', level: 'warning', text: `Left out of your message: ${d.reason}.` });
+    for (const d of assembled.value.dropped)
+      this.emit({ type: 'notice', level: 'warning', text: `Left out of your message: ${d.reason}.` });
     this.emit({ type: 'turn_started', turn: assembled.value.message.turn });
     this.emit({ type: 'message_added', message: assembled.value.message, injected: assembled.value.injected });
     await this.loop();
@@ -301,12 +344,19 @@ export class AgentSession {
       for (let round = 1; ; round++) {
         if (round > this.deps.maxToolRounds) {
           reason = 'tool_limit';
-          this.emit({ type: 'notice', level: 'warning', text: `Stopped after ${this.deps.maxToolRounds} tool rounds in one turn (contextPipeline.maxToolRounds). Send a message to let Claude continue.` });
+          this.emit({
+            type: 'notice',
+            level: 'warning',
+            text: `Stopped after ${this.deps.maxToolRounds} tool rounds in one turn (contextPipeline.maxToolRounds). Send a message to let Claude continue.`,
+          });
           break;
         }
         const compactor = this.deps.compactor;
         if (compactor) {
-          const run = await compactor.beforeRequest(this.stateValue, { ...(this.accounting.lastRequestAt !== undefined ? { lastRequestAt: this.accounting.lastRequestAt } : {}), signal: controller.signal });
+          const run = await compactor.beforeRequest(this.stateValue, {
+            ...(this.accounting.lastRequestAt !== undefined ? { lastRequestAt: this.accounting.lastRequestAt } : {}),
+            signal: controller.signal,
+          });
           if (run.records.length > 0 || run.notices.length > 0) await this.adopt(run.state, run.records, run.notices);
           if (controller.signal.aborted) {
             reason = 'stopped';
@@ -317,11 +367,22 @@ export class AgentSession {
         const sent = this.stateValue;
         // A model switch restarts the estimator's calibration from that model's tokenizer prior.
         this.deps.estimator.useModel(sent.config.model, priorFactorFor(modelInfo(sent.config.model).tokenizer));
-        const prepared = prepareRequest(sent, { count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer), clock: this.deps.clock, ...(this.accounting.previousBreakpoint ? { previous: this.accounting.previousBreakpoint } : {}) });
+        const prepared = prepareRequest(sent, {
+          count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer),
+          clock: this.deps.clock,
+          ...(this.accounting.previousBreakpoint ? { previous: this.accounting.previousBreakpoint } : {}),
+        });
         let streamedText = '';
         const server = serverRequestFor(sent, this.deps.compactor?.settings());
         if (!server.ok) {
-          this.emit({ type: 'error', error: { kind: 'invalid_request', retryable: false, message: `${server.reason} Choose another contextPipeline.compactionStrategy or model; your message is kept.` } });
+          this.emit({
+            type: 'error',
+            error: {
+              kind: 'invalid_request',
+              retryable: false,
+              message: `${server.reason} Choose another contextPipeline.compactionStrategy or model; your message is kept.`,
+            },
+          });
           reason = 'error';
           break;
         }
@@ -333,13 +394,21 @@ export class AgentSession {
           onEvent: (e) => {
             if (e.type === 'request_started') {
               streamedText = '';
-              this.emit({ type: 'request_started', round, attempt: e.attempt, estimatedTokens: prepared.tokens.total, anchored: prepared.tokens.anchored, ...(prepared.repairs.length > 0 ? { repairs: prepared.repairs } : {}) });
+              this.emit({
+                type: 'request_started',
+                round,
+                attempt: e.attempt,
+                estimatedTokens: prepared.tokens.total,
+                anchored: prepared.tokens.anchored,
+                ...(prepared.repairs.length > 0 ? { repairs: prepared.repairs } : {}),
+              });
             } else if (e.type === 'text_delta') {
               streamedText += e.text;
               this.emit({ type: 'text_delta', text: e.text });
             } else if (e.type === 'thinking_delta') this.emit({ type: 'thinking_delta', text: e.thinking });
             else if (e.type === 'tool_use_started') this.emit({ type: 'tool_use_started', id: e.id, name: e.name });
-            else if (e.type === 'retrying') this.emit({ type: 'retrying', attempt: e.attempt, waitMs: e.waitMs, error: e.error });
+            else if (e.type === 'retrying')
+              this.emit({ type: 'retrying', attempt: e.attempt, waitMs: e.waitMs, error: e.error });
           },
         });
         if (!answer.ok) {
@@ -349,13 +418,25 @@ export class AgentSession {
             break;
           }
           if (answer.error.kind === 'prompt_too_long' || answer.error.kind === 'context_exceeded') {
-            const step = await recoverOverflow(this.stateValue, answer.error, recovery, this.deps.compactor, controller.signal);
+            const step = await recoverOverflow(
+              this.stateValue,
+              answer.error,
+              recovery,
+              this.deps.compactor,
+              controller.signal,
+            );
             if (step) {
               await this.adopt(step.state, step.records, step.notices);
               round--;
               continue;
             }
-            this.emit({ type: 'error', error: { ...answer.error, message: `${answer.error.message} Nothing more can be cut automatically: start a new session, or remove large pasted or pinned content.` } });
+            this.emit({
+              type: 'error',
+              error: {
+                ...answer.error,
+                message: `${answer.error.message} Nothing more can be cut automatically: start a new session, or remove large pasted or pinned content.`,
+              },
+            });
             reason = 'error';
             break;
           }
@@ -366,26 +447,66 @@ export class AgentSession {
         const result = answer.result;
         await this.accounting.answered(sent, prepared, result);
         stopReason = result.stopReason;
-        const content = result.content.length > 0 ? result.content : [{ type: 'text' as const, text: '[Claude returned an empty answer.]' }];
+        const content =
+          result.content.length > 0
+            ? result.content
+            : [{ type: 'text' as const, text: '[Claude returned an empty answer.]' }];
         const message = await this.appendAssistant(content);
         if (!message) {
           reason = 'error';
           break;
         }
         await this.adoptServerCompaction(message, result, sent.config.cacheTtl);
-        const calls: ToolCall[] = message.blocks.flatMap((b) => (b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : []));
+        const calls: ToolCall[] = message.blocks.flatMap((b) =>
+          b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : [],
+        );
         if (calls.length === 0) {
           reason = turnEndReason(result.stopReason);
-          if (reason === 'max_tokens') this.emit({ type: 'notice', level: 'warning', text: 'The answer reached the output limit (max_tokens) and was cut. Ask Claude to continue.' });
-          if (reason === 'refusal') this.emit({ type: 'notice', level: 'warning', text: 'Claude declined to answer this request.' });
-          if (reason === 'other') this.emit({ type: 'notice', level: 'info', text: `The turn ended with stop reason "${String(result.stopReason)}".` });
+          if (reason === 'max_tokens')
+            this.emit({
+              type: 'notice',
+              level: 'warning',
+              text: 'The answer reached the output limit (max_tokens) and was cut. Ask Claude to continue.',
+            });
+          if (reason === 'refusal')
+            this.emit({ type: 'notice', level: 'warning', text: 'Claude declined to answer this request.' });
+          if (reason === 'other')
+            this.emit({
+              type: 'notice',
+              level: 'info',
+              text: `The turn ended with stop reason "${String(result.stopReason)}".`,
+            });
           break;
         }
-        const results = await runToolRound(calls, controller.signal, { tools: this.tools, ...(this.deps.compactor ? { compactor: this.deps.compactor } : {}), writeFile: this.deps.writeFile, spillDirectory: this.deps.pasteDirectory, contextWindow: this.stateValue.config.contextWindow, emit: this.emit });
-        this.stateValue = await addContextAfterTools(this.stateValue, this.deps.contextAfterTools, calls, results, (text) => this.emit({ type: 'notice', level: 'warning', text }));
-        const assembled = assembleUserMessage(this.stateValue, { toolResults: results, pasteDirectory: this.deps.pasteDirectory }, this.deps);
+        const results = await runToolRound(calls, controller.signal, {
+          tools: this.tools,
+          ...(this.deps.compactor ? { compactor: this.deps.compactor } : {}),
+          writeFile: this.deps.writeFile,
+          spillDirectory: this.deps.pasteDirectory,
+          contextWindow: this.stateValue.config.contextWindow,
+          emit: this.emit,
+        });
+        this.stateValue = await addContextAfterTools(
+          this.stateValue,
+          this.deps.contextAfterTools,
+          calls,
+          results,
+          (text) => this.emit({ type: 'notice', level: 'warning', text }),
+        );
+        const assembled = assembleUserMessage(
+          this.stateValue,
+          { toolResults: results, pasteDirectory: this.deps.pasteDirectory },
+          this.deps,
+        );
         if (!assembled.ok) {
-          this.emit({ type: 'error', error: { kind: 'unknown', retryable: false, message: `Internal error while returning tool results: ${assembled.error.message}` } });
+          this.emit({
+            type: 'error',
+            error: {
+              kind: 'unknown',
+              retryable: false,
+              message: `Internal error while returning tool results: ${assembled.error.message}`,
+            },
+          });
           reason = 'error';
           break;
         }
@@ -412,11 +533,25 @@ export class AgentSession {
    * When the answer carries a server compaction block: the messages the API now ignores
    * become a record (shown in the Compactions view with the summary), persisted like ours.
    */
-  private async adoptServerCompaction(message: Message, result: LlmResult, ttl: ConversationState['config']['cacheTtl']): Promise<void> {
+  private async adoptServerCompaction(
+    message: Message,
+    result: LlmResult,
+    ttl: ConversationState['config']['cacheTtl'],
+  ): Promise<void> {
     const compactionUsage = (result.server?.iterations ?? []).filter((i) => i.type === 'compaction');
-    const costUsd = compactionUsage.reduce((n, u) => n + (requestCostUsd(result.model || this.stateValue.config.model, u, ttl) ?? 0), 0);
+    const costUsd = compactionUsage.reduce(
+      (n, u) => n + (requestCostUsd(result.model || this.stateValue.config.model, u, ttl) ?? 0),
+      0,
+    );
     const compactor = this.deps.compactor;
-    const r = serverCompactionRecord(this.stateValue, message, { clock: this.deps.clock, ids: this.deps.ids, tokensOf: (m) => compactor?.tokensOf(m) ?? 0, costUsd, model: result.model, strategy: this.deps.compactor?.settings().strategy ?? 'server-compact' });
+    const r = serverCompactionRecord(this.stateValue, message, {
+      clock: this.deps.clock,
+      ids: this.deps.ids,
+      tokensOf: (m) => compactor?.tokensOf(m) ?? 0,
+      costUsd,
+      model: result.model,
+      strategy: this.deps.compactor?.settings().strategy ?? 'server-compact',
+    });
     if (!r) return;
     this.emit({ type: 'compaction_started', trigger: 'auto-soft' });
     await this.adopt(r.state, [r.record], []);
@@ -425,7 +560,10 @@ export class AgentSession {
   private async appendAssistant(content: readonly AssistantContent[]) {
     const appended = appendAssistantMessage(this.stateValue, content, this.deps);
     if (!appended.ok) {
-      this.emit({ type: 'error', error: { kind: 'unknown', retryable: false, message: `Could not record the answer: ${appended.error}` } });
+      this.emit({
+        type: 'error',
+        error: { kind: 'unknown', retryable: false, message: `Could not record the answer: ${appended.error}` },
+      });
       return undefined;
     }
     this.stateValue = appended.state;
@@ -436,7 +574,9 @@ export class AgentSession {
 
   /** A stop while streaming keeps what was said, marked as stopped, so history stays consistent. */
   private async recordStop(streamedText: string): Promise<void> {
-    const text = streamedText.trim() ? `${streamedText}\n\n[Stopped by the user.]` : '[Stopped by the user before Claude answered.]';
+    const text = streamedText.trim()
+      ? `${streamedText}\n\n[Stopped by the user.]`
+      : '[Stopped by the user before Claude answered.]';
     await this.appendAssistant([{ type: 'text', text }]);
   }
 }

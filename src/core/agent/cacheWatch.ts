@@ -5,7 +5,13 @@
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmResult } from './agentPorts';
-import { cacheMissWarning, explainCacheMiss, fingerprintOf, type CacheMiss, type RequestFingerprint } from '../cache/cacheMiss';
+import {
+  cacheMissWarning,
+  explainCacheMiss,
+  fingerprintOf,
+  type CacheMiss,
+  type RequestFingerprint,
+} from '../cache/cacheMiss';
 import type { PreparedRequest } from '../pipeline/pipeline';
 
 /** How many recent explanations are kept for the streak warning. */
@@ -34,11 +40,26 @@ export class CacheWatch {
    * Records a completed request sent at `at` and returns the explanation of its miss, if it
    * missed. `hitExpected` (the health rule) decides whether the miss counts toward the streak.
    */
-  observe(prepared: Pick<PreparedRequest, 'sent' | 'params' | 'anchors'>, result: LlmResult, at: number, hitExpected: boolean): CacheMiss | undefined {
+  observe(
+    prepared: Pick<PreparedRequest, 'sent' | 'params' | 'anchors'>,
+    result: LlmResult,
+    at: number,
+    hitExpected: boolean,
+  ): CacheMiss | undefined {
     const current = fingerprintOf(prepared, at);
     const api = result.cacheMissReason ?? undefined;
-    const miss = explainCacheMiss({ ...(this.previous ? { previous: this.previous } : {}), current, usage: result.usage, ...(api ? { api } : {}), changes: this.changes });
-    this.previous = { fingerprint: current, usage: result.usage, ...(result.messageId ? { messageId: result.messageId } : {}) };
+    const miss = explainCacheMiss({
+      ...(this.previous ? { previous: this.previous } : {}),
+      current,
+      usage: result.usage,
+      ...(api ? { api } : {}),
+      changes: this.changes,
+    });
+    this.previous = {
+      fingerprint: current,
+      usage: result.usage,
+      ...(result.messageId ? { messageId: result.messageId } : {}),
+    };
     this.changes = [];
     if (hitExpected && result.usage.cache_read_input_tokens === 0) this.recent = [...this.recent, miss].slice(-KEPT);
     else if (result.usage.cache_read_input_tokens > 0) this.recent = [];

@@ -34,12 +34,20 @@ export function withPendingAppended(state: ConversationState, extra: readonly In
  * Asks `hook` (when there is one) for context after a round and returns the state to assemble
  * the tool results from; a failing hook adds nothing, and its reason goes to `warn`.
  */
-export async function addContextAfterTools(state: ConversationState, hook: ContextAfterTools | undefined, calls: readonly ToolCall[], results: readonly ToolResultInput[], warn: (text: string) => void): Promise<ConversationState> {
+export async function addContextAfterTools(
+  state: ConversationState,
+  hook: ContextAfterTools | undefined,
+  calls: readonly ToolCall[],
+  results: readonly ToolResultInput[],
+  warn: (text: string) => void,
+): Promise<ConversationState> {
   if (!hook) return state;
   try {
     return withPendingAppended(state, await hook(completedCalls(calls, results)));
   } catch (err) {
-    warn(`Project instructions of the folders just used could not be added: ${err instanceof Error ? err.message : String(err)}`);
+    warn(
+      `Project instructions of the folders just used could not be added: ${err instanceof Error ? err.message : String(err)}`,
+    );
     return state;
   }
 }

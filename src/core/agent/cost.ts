@@ -41,6 +41,14 @@ export function promptTokensOf(usage: Usage): number {
  * compaction iteration, which the top-level figures leave out (see serverReport.ts);
  * `undefined` when the model's prices are unknown.
  */
-export function requestCostWithServerUsd(model: string, usage: Usage, report: ServerReport | undefined, ttl: CacheTtl = '5m'): number | undefined {
-  return billedUsages(usage, report).reduce<number | undefined>((n, u) => addCosts(n, requestCostUsd(model, u, ttl)), 0);
+export function requestCostWithServerUsd(
+  model: string,
+  usage: Usage,
+  report: ServerReport | undefined,
+  ttl: CacheTtl = '5m',
+): number | undefined {
+  return billedUsages(usage, report).reduce<number | undefined>(
+    (n, u) => addCosts(n, requestCostUsd(model, u, ttl)),
+    0,
+  );
 }

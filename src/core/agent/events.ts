@@ -7,7 +7,8 @@ import type { Repair } from '../normalize/normalize';
 import type { ServerReport } from '../server/serverReport';
 
 /** Why a turn ended. */
-export type TurnEndReason = 'end_turn' | 'max_tokens' | 'refusal' | 'stop_sequence' | 'stopped' | 'error' | 'tool_limit' | 'other';
+export type TurnEndReason =
+  'end_turn' | 'max_tokens' | 'refusal' | 'stop_sequence' | 'stopped' | 'error' | 'tool_limit' | 'other';
 
 /** The turn's end reason for the API's stop reason of its last answer. */
 export function turnEndReason(stop: string | null): TurnEndReason {
@@ -31,13 +32,31 @@ export type AgentEvent =
   | { readonly type: 'turn_started'; readonly turn: number }
   | { readonly type: 'message_added'; readonly message: Message; readonly injected?: readonly Injection[] }
   /** `repairs`: what normalize changed so the request is valid (absent when nothing). */
-  | { readonly type: 'request_started'; readonly round: number; readonly attempt: number; readonly estimatedTokens: number; readonly anchored: boolean; readonly repairs?: readonly Repair[] }
+  | {
+      readonly type: 'request_started';
+      readonly round: number;
+      readonly attempt: number;
+      readonly estimatedTokens: number;
+      readonly anchored: boolean;
+      readonly repairs?: readonly Repair[];
+    }
   | { readonly type: 'text_delta'; readonly text: string }
   /** Streamed extended thinking of the answer (shown collapsed in the chat). */
   | { readonly type: 'thinking_delta'; readonly text: string }
   | { readonly type: 'tool_use_started'; readonly id: string; readonly name: string }
   | { readonly type: 'retrying'; readonly attempt: number; readonly waitMs: number; readonly error: LlmError }
-  | { readonly type: 'usage'; readonly usage: Usage; readonly model: string; /** Undefined when the model's price is unknown. */ readonly costUsd: number | undefined; readonly estimatedTokens: number; readonly reportedTokens: number; readonly requestId?: string; readonly cacheMiss?: CacheMiss; readonly server?: ServerReport; /** The exact count_tokens figure that anchored this request before its usage. */ readonly counted?: number }
+  | {
+      readonly type: 'usage';
+      readonly usage: Usage;
+      readonly model: string;
+      /** Undefined when the model's price is unknown. */ readonly costUsd: number | undefined;
+      readonly estimatedTokens: number;
+      readonly reportedTokens: number;
+      readonly requestId?: string;
+      readonly cacheMiss?: CacheMiss;
+      readonly server?: ServerReport;
+      /** The exact count_tokens figure that anchored this request before its usage. */ readonly counted?: number;
+    }
   | { readonly type: 'tool_started'; readonly call: ToolCall }
   | { readonly type: 'tool_finished'; readonly call: ToolCall; readonly outcome: ToolOutcome }
   | { readonly type: 'notice'; readonly level: 'info' | 'warning'; readonly text: string }
@@ -47,7 +66,11 @@ export type AgentEvent =
   | { readonly type: 'compaction_started'; readonly trigger: CompactionTrigger }
   /** A manual compaction waits for the running turn to end. */
   | { readonly type: 'compaction_queued' }
-  | { readonly type: 'compaction_finished'; readonly records: readonly CompactionRecord[]; readonly notices: readonly string[] }
+  | {
+      readonly type: 'compaction_finished';
+      readonly records: readonly CompactionRecord[];
+      readonly notices: readonly string[];
+    }
   | { readonly type: 'restored'; readonly recordId: string }
   /** A recall call returned content from these compactions (their counts went up by one). */
   | { readonly type: 'recalled'; readonly toolUseId: string; readonly compactionIds: readonly string[] }
@@ -69,8 +92,22 @@ export interface SessionSink {
   /** A compaction was undone. */
   restore(recordId: string): Promise<void>;
   /** A recall call returned content from these compactions; optional: without it the counts are not kept. */
-  recall?(record: { readonly at: number; readonly toolUseId: string; readonly compactionIds: readonly string[] }): Promise<void>;
+  recall?(record: {
+    readonly at: number;
+    readonly toolUseId: string;
+    readonly compactionIds: readonly string[];
+  }): Promise<void>;
   /** Blocks were pinned (never compacted) or unpinned. */
   pins(blockIds: readonly string[], pinned: boolean): Promise<void>;
-  usage(record: { readonly usage: Usage; readonly model: string; /** Undefined when the model's price is unknown. */ readonly costUsd: number | undefined; readonly estimatedTokens: number; readonly at: number; readonly requestId?: string; readonly cacheMiss?: CacheMiss; readonly server?: ServerReport; /** The exact count_tokens figure that anchored this request before its usage. */ readonly counted?: number }): Promise<void>;
+  usage(record: {
+    readonly usage: Usage;
+    readonly model: string;
+    /** Undefined when the model's price is unknown. */ readonly costUsd: number | undefined;
+    readonly estimatedTokens: number;
+    readonly at: number;
+    readonly requestId?: string;
+    readonly cacheMiss?: CacheMiss;
+    readonly server?: ServerReport;
+    /** The exact count_tokens figure that anchored this request before its usage. */ readonly counted?: number;
+  }): Promise<void>;
 }

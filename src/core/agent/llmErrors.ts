@@ -25,37 +25,85 @@ const CONTEXT_EXCEEDED = /input length and `?max_tokens`? exceed context limit:\
  */
 export function classifyFailure(f: FailureFacts): LlmError {
   const id = f.requestId ? ` (request ${f.requestId})` : '';
-  const base = { ...(f.requestId ? { requestId: f.requestId } : {}), ...(f.status !== undefined ? { status: f.status } : {}) };
-  const make = (kind: LlmErrorKind, message: string, retryable: boolean, extra: Partial<LlmError> = {}): LlmError => ({ kind, message, retryable, ...base, ...extra });
+  const base = {
+    ...(f.requestId ? { requestId: f.requestId } : {}),
+    ...(f.status !== undefined ? { status: f.status } : {}),
+  };
+  const make = (kind: LlmErrorKind, message: string, retryable: boolean, extra: Partial<LlmError> = {}): LlmError => ({
+    kind,
+    message,
+    retryable,
+    ...base,
+    ...extra,
+  });
   if (f.aborted) return make('aborted', 'Stopped.', false);
-  if (f.type === 'overloaded_error' || f.status === 529) return make('overloaded', `Anthropic's API is overloaded right now${id}. Your message is kept; try again in a moment.`, true);
-  if (f.type === 'rate_limit_error' || f.status === 429) return make('rate_limit', `Rate limited by the Anthropic API${id}. Your message is kept.`, true);
+  if (f.type === 'overloaded_error' || f.status === 529)
+    return make(
+      'overloaded',
+      `Anthropic's API is overloaded right now${id}. Your message is kept; try again in a moment.`,
+      true,
+    );
+  if (f.type === 'rate_limit_error' || f.status === 429)
+    return make('rate_limit', `Rate limited by the Anthropic API${id}. Your message is kept.`, true);
   if (f.timeout) return make('timeout', `The request timed out${id}. Your message is kept; try again.`, true);
-  if (f.connection || (f.status === undefined && !f.type)) return make('network', `Could not reach the Anthropic API: ${f.message}. Check your connection or the contextPipeline.baseUrl setting; your message is kept.`, true);
+  if (f.connection || (f.status === undefined && !f.type))
+    return make(
+      'network',
+      `Could not reach the Anthropic API: ${f.message}. Check your connection or the contextPipeline.baseUrl setting; your message is kept.`,
+      true,
+    );
   const tooLong = PROMPT_TOO_LONG.exec(f.message);
   if (tooLong) {
-    return make('prompt_too_long', `The conversation is too long for the model: ${tooLong[1]} tokens > ${tooLong[2]} maximum${id}.`, false, { promptTokens: Number(tooLong[1]), limitTokens: Number(tooLong[2]) });
+    return make(
+      'prompt_too_long',
+      `The conversation is too long for the model: ${tooLong[1]} tokens > ${tooLong[2]} maximum${id}.`,
+      false,
+      { promptTokens: Number(tooLong[1]), limitTokens: Number(tooLong[2]) },
+    );
   }
   const exceeded = CONTEXT_EXCEEDED.exec(f.message);
   if (exceeded) {
-    return make('context_exceeded', `The conversation plus the answer's reserve exceed the context window: ${exceeded[1]} + ${exceeded[2]} > ${exceeded[3]}${id}.`, false, { promptTokens: Number(exceeded[1]), limitTokens: Number(exceeded[3]) });
+    return make(
+      'context_exceeded',
+      `The conversation plus the answer's reserve exceed the context window: ${exceeded[1]} + ${exceeded[2]} > ${exceeded[3]}${id}.`,
+      false,
+      { promptTokens: Number(exceeded[1]), limitTokens: Number(exceeded[3]) },
+    );
   }
   switch (f.status) {
     case 401:
-      return make('authentication', `The API key was rejected${id}. Run "Context Pipeline: Set API Key" with a valid key.`, false);
+      return make(
+        'authentication',
+        `The API key was rejected${id}. Run "Context Pipeline: Set API Key" with a valid key.`,
+        false,
+      );
     case 402:
-      return make('billing', `The Anthropic account has no credit left${id}. Add credit in the Anthropic Console, then retry.`, false);
+      return make(
+        'billing',
+        `The Anthropic account has no credit left${id}. Add credit in the Anthropic Console, then retry.`,
+        false,
+      );
     case 403:
       return make('permission', `This API key may not use this model or feature${id}: ${f.message}`, false);
     case 404:
-      return make('not_found', `The API does not know this model or endpoint${id}: ${f.message}. Check contextPipeline.model.`, false);
+      return make(
+        'not_found',
+        `The API does not know this model or endpoint${id}: ${f.message}. Check contextPipeline.model.`,
+        false,
+      );
     case 400:
     case 413:
     case 422:
-      if (/credit balance/i.test(f.message)) return make('billing', `The Anthropic account has no credit left${id}. Add credit in the Anthropic Console, then retry.`, false);
+      if (/credit balance/i.test(f.message))
+        return make(
+          'billing',
+          `The Anthropic account has no credit left${id}. Add credit in the Anthropic Console, then retry.`,
+          false,
+        );
       return make('invalid_request', `The API refused the request${id}: ${f.message}`, false);
   }
-  if (f.type === 'api_error' || (f.status !== undefined && f.status >= 500)) return make('server', `The Anthropic API had an internal error${id}. Your message is kept; try again.`, true);
+  if (f.type === 'api_error' || (f.status !== undefined && f.status >= 500))
+    return make('server', `The Anthropic API had an internal error${id}. Your message is kept; try again.`, true);
   return make('unknown', `The request failed${id}: ${f.message}`, false);
 }
 
@@ -74,7 +122,13 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 1
  * given (seconds or an HTTP date, capped at 60 s), otherwise exponential backoff with
  * ±25 % jitter from `random` (injected for determinism).
  */
-export function retryDelayMs(attempt: number, policy: RetryPolicy, retryAfter: string | null | undefined, nowMs: number, random: () => number): number {
+export function retryDelayMs(
+  attempt: number,
+  policy: RetryPolicy,
+  retryAfter: string | null | undefined,
+  nowMs: number,
+  random: () => number,
+): number {
   if (retryAfter) {
     const secs = Number(retryAfter);
     if (Number.isFinite(secs) && secs >= 0) return Math.min(60_000, Math.round(secs * 1000));

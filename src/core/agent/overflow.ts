@@ -22,7 +22,13 @@ export function cutOversizedToolResults(state: ConversationState, maxChars: numb
     if (removed >= charsToRemove || m.role !== 'user' || !m.blocks.some((b) => b.type === 'tool_result')) return m;
     let changed = false;
     const blocks = m.blocks.map((b) => {
-      if (removed >= charsToRemove || b.type !== 'tool_result' || typeof b.content !== 'string' || b.content.length <= maxChars) return b;
+      if (
+        removed >= charsToRemove ||
+        b.type !== 'tool_result' ||
+        typeof b.content !== 'string' ||
+        b.content.length <= maxChars
+      )
+        return b;
       const text = b.content;
       const half = Math.floor(maxChars / 2);
       const head = headChars(text, half);

@@ -21,7 +21,11 @@ export function newRecoveryBudget(): RecoveryBudget {
 export const MAX_OVERFLOW_COMPACTIONS = 3;
 
 /** One recovery step: the new state (and any compaction records), with a sentence for the user. */
-export type RecoveryStep = { readonly state: ConversationState; readonly records: readonly CompactionRecord[]; readonly notices: readonly string[] };
+export type RecoveryStep = {
+  readonly state: ConversationState;
+  readonly records: readonly CompactionRecord[];
+  readonly notices: readonly string[];
+};
 
 /**
  * The API said the prompt does not fit. In order: for "input length and max_tokens exceed
@@ -30,27 +34,55 @@ export type RecoveryStep = { readonly state: ConversationState; readonly records
  * must produce a record); then cut oversized tool results once. Returns undefined when
  * nothing is left to try — the caller then shows a clear error with what the user can do.
  */
-export async function recoverOverflow(state: ConversationState, error: LlmError, budget: RecoveryBudget, compactor: Compactor | undefined, signal: AbortSignal): Promise<RecoveryStep | undefined> {
+export async function recoverOverflow(
+  state: ConversationState,
+  error: LlmError,
+  budget: RecoveryBudget,
+  compactor: Compactor | undefined,
+  signal: AbortSignal,
+): Promise<RecoveryStep | undefined> {
   const cfg = state.config;
   const limit = error.limitTokens ?? cfg.contextWindow;
   if (error.kind === 'context_exceeded' && error.promptTokens !== undefined && budget.reserveLowered < 2) {
     const room = limit - error.promptTokens;
     if (room >= 1024 && room - 256 < cfg.outputReserve) {
       budget.reserveLowered++;
-      return { state: { ...state, config: { ...cfg, outputReserve: room - 256 } }, records: [], notices: [`The answer's token reserve was lowered to ${room - 256} so the request fits the ${limit}-token window.`] };
+      return {
+        state: { ...state, config: { ...cfg, outputReserve: room - 256 } },
+        records: [],
+        notices: [
+          `The answer's token reserve was lowered to ${room - 256} so the request fits the ${limit}-token window.`,
+        ],
+      };
     }
   }
   // Tokens to shed so the prompt plus the answer's reserve fit, with a 10 % buffer.
-  const over = Math.max(0, (error.promptTokens ?? 0) - (limit - cfg.outputReserve)) + Math.round(0.1 * effectiveWindow(cfg));
+  const over =
+    Math.max(0, (error.promptTokens ?? 0) - (limit - cfg.outputReserve)) + Math.round(0.1 * effectiveWindow(cfg));
   if (compactor && budget.compactions < MAX_OVERFLOW_COMPACTIONS) {
     budget.compactions++;
     const run = await compactor.compact(state, { trigger: 'overflow', tokensToFree: over, signal });
-    if (run.records.length > 0) return { state: run.state, records: run.records, notices: [`The conversation did not fit the context window; older turns were compacted (${run.records.length} compaction${run.records.length === 1 ? '' : 's'}) and the request was sent again.`, ...run.notices] };
+    if (run.records.length > 0)
+      return {
+        state: run.state,
+        records: run.records,
+        notices: [
+          `The conversation did not fit the context window; older turns were compacted (${run.records.length} compaction${run.records.length === 1 ? '' : 's'}) and the request was sent again.`,
+          ...run.notices,
+        ],
+      };
   }
   if (!budget.cut) {
     budget.cut = true;
     const cut = cutOversizedToolResults(state, 20_000, Math.max(over * 4 * 1.3, 20_000));
-    if (cut.cutBlocks > 0) return { state: cut.state, records: [], notices: [`The conversation did not fit the context window; ${cut.cutBlocks} large tool result(s) were cut (${cut.charsRemoved.toLocaleString('en-US')} characters) and the request was sent again.`] };
+    if (cut.cutBlocks > 0)
+      return {
+        state: cut.state,
+        records: [],
+        notices: [
+          `The conversation did not fit the context window; ${cut.cutBlocks} large tool result(s) were cut (${cut.charsRemoved.toLocaleString('en-US')} characters) and the request was sent again.`,
+        ],
+      };
   }
   return undefined;
 }

@@ -8,7 +8,13 @@
 import type { CountTokensPort, LlmResult } from './agentPorts';
 import { ttlMs, type PreviousBreakpoint } from '../cache/cacheAnchors';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { CACHE_MISS_WARNING_STREAK, EMPTY_HEALTH, withCompaction, withRequest, type ContextHealth } from '../compaction/health';
+import {
+  CACHE_MISS_WARNING_STREAK,
+  EMPTY_HEALTH,
+  withCompaction,
+  withRequest,
+  type ContextHealth,
+} from '../compaction/health';
 import type { CompactionRecord } from '../compaction/types';
 import type { ConversationState } from '../conversation/conversationModel';
 import type { PreparedRequest } from '../pipeline/pipeline';
@@ -73,7 +79,10 @@ export class RequestAccounting {
    * exact count beside it when this is the first request of its model (never awaited).
    */
   beforeSend(sent: ConversationState, prepared: PreparedRequest, signal: AbortSignal): MessageCreateParamsNonStreaming {
-    void this.exactCount.beforeSend({ model: sent.config.model, params: prepared.params, sent: prepared.sent, estimated: prepared.tokens.total }, signal);
+    void this.exactCount.beforeSend(
+      { model: sent.config.model, params: prepared.params, sent: prepared.sent, estimated: prepared.tokens.total },
+      signal,
+    );
     return this.cacheWatch.withDiagnostics(prepared.params);
   }
 
@@ -83,7 +92,10 @@ export class RequestAccounting {
    * what the server reported, then saves and emits the usage record.
    */
   async answered(sent: ConversationState, prepared: PreparedRequest, result: LlmResult): Promise<void> {
-    const hitExpected = this.lastAt !== undefined && this.deps.clock.now() - this.lastAt < ttlMs(sent.config.cacheTtl) && prepared.anchors.length > 0;
+    const hitExpected =
+      this.lastAt !== undefined &&
+      this.deps.clock.now() - this.lastAt < ttlMs(sent.config.cacheTtl) &&
+      prepared.anchors.length > 0;
     this.previous = prepared.lastBreakpoint;
     const now = this.deps.clock.now();
     this.lastAt = now;
@@ -93,9 +105,25 @@ export class RequestAccounting {
     const cacheMiss = this.cacheWatch.observe(prepared, result, now, hitExpected);
     this.healthValue = withRequest(this.healthValue, result.usage, hitExpected);
     this.emit({ type: 'health', health: this.healthValue });
-    if (this.healthValue.missStreak === CACHE_MISS_WARNING_STREAK) this.emit({ type: 'notice', level: 'warning', text: this.cacheWatch.warning(CACHE_MISS_WARNING_STREAK) });
-    const costUsd = requestCostWithServerUsd(result.model || sent.config.model, result.usage, result.server, sent.config.cacheTtl);
-    const record = { usage: result.usage, model: result.model, costUsd, estimatedTokens: prepared.tokens.total, at: this.deps.clock.now(), ...(result.requestId ? { requestId: result.requestId } : {}), ...(cacheMiss ? { cacheMiss } : {}), ...(result.server ? { server: result.server } : {}), ...(counted !== undefined ? { counted } : {}) };
+    if (this.healthValue.missStreak === CACHE_MISS_WARNING_STREAK)
+      this.emit({ type: 'notice', level: 'warning', text: this.cacheWatch.warning(CACHE_MISS_WARNING_STREAK) });
+    const costUsd = requestCostWithServerUsd(
+      result.model || sent.config.model,
+      result.usage,
+      result.server,
+      sent.config.cacheTtl,
+    );
+    const record = {
+      usage: result.usage,
+      model: result.model,
+      costUsd,
+      estimatedTokens: prepared.tokens.total,
+      at: this.deps.clock.now(),
+      ...(result.requestId ? { requestId: result.requestId } : {}),
+      ...(cacheMiss ? { cacheMiss } : {}),
+      ...(result.server ? { server: result.server } : {}),
+      ...(counted !== undefined ? { counted } : {}),
+    };
     await this.deps.sink.usage(record);
     this.emit({ type: 'usage', ...record, reportedTokens: promptTokensOf(result.usage) });
   }

@@ -13,7 +13,10 @@ import { DEFAULT_SERVER_CONTEXT_SETTINGS, serverRequestParts, type ServerRequest
  * be sent. `clear_thinking` is never sent: it is valid only with thinking enabled on the
  * request, and without it the API keeps its own default for earlier thinking.
  */
-export function serverRequestFor(state: ConversationState, settings: CompactionSettings | undefined): { readonly ok: true; readonly value?: ServerRequestParts } | { readonly ok: false; readonly reason: string } {
+export function serverRequestFor(
+  state: ConversationState,
+  settings: CompactionSettings | undefined,
+): { readonly ok: true; readonly value?: ServerRequestParts } | { readonly ok: false; readonly reason: string } {
   const hasCompactionBlock = hasServerCompaction(state);
   if (!settings && !hasCompactionBlock) return { ok: true };
   const r = serverRequestParts({

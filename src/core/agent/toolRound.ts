@@ -23,20 +23,35 @@ export interface ToolRoundDeps {
  * Then our tags in it (`<system-reminder>`, `<ide_selection>`, …, lookalikes too) are
  * neutralised, as in any untrusted content; the spilled file keeps the original.
  */
-export async function runToolRound(calls: readonly ToolCall[], signal: AbortSignal, deps: ToolRoundDeps): Promise<ToolResultInput[]> {
+export async function runToolRound(
+  calls: readonly ToolCall[],
+  signal: AbortSignal,
+  deps: ToolRoundDeps,
+): Promise<ToolResultInput[]> {
   const results: ToolResultInput[] = [];
   for (const call of calls) {
     if (signal.aborted) {
-      results.push({ toolUseId: call.id, content: 'Cancelled: the user stopped the turn before this tool ran.', isError: true });
+      results.push({
+        toolUseId: call.id,
+        content: 'Cancelled: the user stopped the turn before this tool ran.',
+        isError: true,
+      });
       continue;
     }
     deps.emit({ type: 'tool_started', call });
     const outcome = await deps.tools.run(call, signal);
     const cancelled = signal.aborted && outcome.isError;
     const partial = typeof outcome.content === 'string' && outcome.content ? `\n${outcome.content}` : '';
-    let final = cancelled ? { ...outcome, content: `Cancelled: the user stopped the turn while this tool was running.${partial}` } : outcome;
+    let final = cancelled
+      ? { ...outcome, content: `Cancelled: the user stopped the turn while this tool was running.${partial}` }
+      : outcome;
     if (deps.compactor && typeof final.content === 'string') {
-      const guarded = deps.compactor.guardResult(final.content, { contextWindow: deps.contextWindow, spillDirectory: deps.spillDirectory, fileName: `tool-${call.id}.txt`, toolName: call.name });
+      const guarded = deps.compactor.guardResult(final.content, {
+        contextWindow: deps.contextWindow,
+        spillDirectory: deps.spillDirectory,
+        fileName: `tool-${call.id}.txt`,
+        toolName: call.name,
+      });
       if (guarded.spill) await deps.writeFile(guarded.spill.path, guarded.spill.content);
       final = { ...final, content: guarded.content };
     }

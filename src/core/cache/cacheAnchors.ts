@@ -67,7 +67,8 @@ export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
   };
   const base = input.toolsTokens + input.systemTokens;
   if (input.toolsTokens > 0) add({ at: 'tools' }, input.toolsTokens, P_STABLE_TOOLS, 'tool definitions rarely change');
-  if (input.systemTokens > 0) add({ at: 'system' }, base, P_STABLE_SYSTEM, 'tools and system prompt form a stable prefix');
+  if (input.systemTokens > 0)
+    add({ at: 'system' }, base, P_STABLE_SYSTEM, 'tools and system prompt form a stable prefix');
 
   const n = input.messages.length;
   if (n > 0) {
@@ -78,7 +79,12 @@ export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
       prefix.push(cumulative);
     }
     const lastIndex = n - 1;
-    add({ at: 'message', messageIndex: lastIndex }, prefix[lastIndex] ?? 0, P_NEXT_REQUEST, 'the whole prompt, read back by the next request');
+    add(
+      { at: 'message', messageIndex: lastIndex },
+      prefix[lastIndex] ?? 0,
+      P_NEXT_REQUEST,
+      'the whole prompt, read back by the next request',
+    );
 
     const prev = input.previous;
     const prevIndex = prev ? input.messages.findIndex((m) => m.id === prev.messageId) : -1;

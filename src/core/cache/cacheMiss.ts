@@ -22,7 +22,15 @@ import type { PreparedRequest } from '../pipeline/pipeline';
 import { serializeMessage, serializeSystem, serializeTools } from '../pipeline/serialize';
 
 /** Why a request read less from the cache than the previous one had cached. */
-export type CacheMissCause = 'ttl_expired' | 'model_changed' | 'tools_changed' | 'system_changed' | 'params_changed' | 'message_edited' | 'below_minimum' | 'unknown';
+export type CacheMissCause =
+  | 'ttl_expired'
+  | 'model_changed'
+  | 'tools_changed'
+  | 'system_changed'
+  | 'params_changed'
+  | 'message_edited'
+  | 'below_minimum'
+  | 'unknown';
 
 /** One explained miss, as stored with the request's usage and shown in the budget panel. */
 export interface CacheMiss {
@@ -37,7 +45,10 @@ export interface CacheMiss {
 
 /** The API's `cache_miss_reason`, as the client parses it (only the fields we use). */
 export type ApiCacheMissReason =
-  | { readonly type: 'model_changed' | 'system_changed' | 'tools_changed' | 'messages_changed'; readonly cache_missed_input_tokens: number }
+  | {
+      readonly type: 'model_changed' | 'system_changed' | 'tools_changed' | 'messages_changed';
+      readonly cache_missed_input_tokens: number;
+    }
   | { readonly type: 'previous_message_not_found' | 'unavailable' };
 
 /** What is compared between two requests (messages by identity first, their serialised form second). */
@@ -64,14 +75,21 @@ export interface CacheUsage {
 }
 
 /** The fingerprint of a prepared request sent at `at`. */
-export function fingerprintOf(prepared: Pick<PreparedRequest, 'sent' | 'params' | 'anchors'>, at: number): RequestFingerprint {
+export function fingerprintOf(
+  prepared: Pick<PreparedRequest, 'sent' | 'params' | 'anchors'>,
+  at: number,
+): RequestFingerprint {
   const s: ConversationState = prepared.sent;
   const p = prepared.params;
   return {
     model: p.model,
     tools: JSON.stringify(serializeTools(s.tools)),
     system: JSON.stringify(serializeSystem(s.system)),
-    params: JSON.stringify({ thinking: p.thinking ?? null, tool_choice: p.tool_choice ?? null, output_config: p.output_config ?? null }),
+    params: JSON.stringify({
+      thinking: p.thinking ?? null,
+      tool_choice: p.tool_choice ?? null,
+      output_config: p.output_config ?? null,
+    }),
     messages: s.messages,
     at,
     ttl: s.config.cacheTtl,
@@ -109,7 +127,12 @@ export function explainCacheMiss(input: CacheMissInput): CacheMiss | undefined {
   if (expected === 0) {
     const prompt = prev.usage.input_tokens + expected;
     if (prev.fingerprint.anchored && read === 0 && prompt < prev.fingerprint.minCacheableTokens) {
-      return { cause: 'below_minimum', missedTokens: 0, source: 'ledger', detail: `the prompt (${prompt} tokens) is under the model's minimum of ${prev.fingerprint.minCacheableTokens} cacheable tokens, so nothing was cached` };
+      return {
+        cause: 'below_minimum',
+        missedTokens: 0,
+        source: 'ledger',
+        detail: `the prompt (${prompt} tokens) is under the model's minimum of ${prev.fingerprint.minCacheableTokens} cacheable tokens, so nothing was cached`,
+      };
     }
     return undefined;
   }
@@ -125,13 +148,23 @@ export function explainCacheMiss(input: CacheMissInput): CacheMiss | undefined {
   }
   const cur = input.current;
   const gap = cur.at - prev.fingerprint.at;
-  if (gap >= ttlMs(prev.fingerprint.ttl)) return ours('ttl_expired', missed, `${Math.round(gap / 60_000)} min since the previous request, over the ${prev.fingerprint.ttl} cache lifetime`);
-  if (cur.model !== prev.fingerprint.model) return ours('model_changed', missed, `${prev.fingerprint.model} → ${cur.model}`);
+  if (gap >= ttlMs(prev.fingerprint.ttl))
+    return ours(
+      'ttl_expired',
+      missed,
+      `${Math.round(gap / 60_000)} min since the previous request, over the ${prev.fingerprint.ttl} cache lifetime`,
+    );
+  if (cur.model !== prev.fingerprint.model)
+    return ours('model_changed', missed, `${prev.fingerprint.model} → ${cur.model}`);
   if (cur.tools !== prev.fingerprint.tools) return ours('tools_changed', missed, LABELS.tools_changed);
   if (cur.system !== prev.fingerprint.system) return ours('system_changed', missed, LABELS.system_changed);
   if (cur.params !== prev.fingerprint.params) return ours('params_changed', missed, LABELS.params_changed);
   if (edit) return ours('message_edited', missed, `${edit}${because}`);
-  return ours('unknown', missed, `nothing before the previous breakpoint changed${api ? ` (the API: ${api.type.replace(/_/g, ' ')})` : ''}; the entry may have been evicted`);
+  return ours(
+    'unknown',
+    missed,
+    `nothing before the previous breakpoint changed${api ? ` (the API: ${api.type.replace(/_/g, ' ')})` : ''}; the entry may have been evicted`,
+  );
 }
 
 function ours(cause: CacheMissCause, missedTokens: number, detail: string): CacheMiss {
@@ -180,6 +213,8 @@ export function cacheMissWarning(misses: readonly (CacheMiss | undefined)[]): st
     const c = counts.get(cause) ?? { n: 0 };
     counts.set(cause, { n: c.n + 1, ...(m ? { last: m } : c.last ? { last: c.last } : {}) });
   }
-  const parts = [...counts].sort((a, b) => b[1].n - a[1].n).map(([cause, c]) => `${c.n}× ${c.last ? c.last.detail : LABELS[cause]}`);
+  const parts = [...counts]
+    .sort((a, b) => b[1].n - a[1].n)
+    .map(([cause, c]) => `${c.n}× ${c.last ? c.last.detail : LABELS[cause]}`);
   return `The prompt cache missed ${misses.length} requests in a row. Cause${parts.length > 1 ? 's' : ''}: ${parts.join('; ')}. See the requests in the Context Budget panel.`;
 }

@@ -6,7 +6,13 @@
 import type { ConversationState, ToolResultContent } from '../conversation/conversationModel';
 import { formatCount } from '../tools/result';
 import { GUARD_DEFAULTS } from './guardDefaults';
-import { commitResultEdits, isPlaceholder, olderEditableResults, type LayerContext, type LayerResult } from './layerContext';
+import {
+  commitResultEdits,
+  isPlaceholder,
+  olderEditableResults,
+  type LayerContext,
+  type LayerResult,
+} from './layerContext';
 import { cutMiddle } from './toolResultGuard';
 
 const NOTICE_RE = /\[… ([\d,]+) characters trimmed to save context; run the tool again for the full output …\]/;

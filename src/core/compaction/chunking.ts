@@ -45,7 +45,10 @@ export function chunkFraction(averageMessageTokens: number, window: number): num
 }
 
 /** Tokens a single chunk may hold when its messages average `averageMessageTokens`. */
-export function chunkBudget(averageMessageTokens: number, opts: Pick<ChunkOptions, 'window' | 'outputReserve'>): number {
+export function chunkBudget(
+  averageMessageTokens: number,
+  opts: Pick<ChunkOptions, 'window' | 'outputReserve'>,
+): number {
   const byFraction = chunkFraction(averageMessageTokens, opts.window) * opts.window;
   const room = opts.window - 2 * opts.outputReserve - PROMPT_OVERHEAD_TOKENS;
   return Math.max(1, Math.floor(Math.min(byFraction, room) / CHUNK_SAFETY_MARGIN));

@@ -48,7 +48,11 @@ export class CircuitBreaker {
   /** Counts a failure; opens the breaker at the threshold. Returns the new state. */
   failure(reason?: string): BreakerState {
     const consecutiveFailures = this.current.consecutiveFailures + 1;
-    this.current = { consecutiveFailures, open: this.current.open || consecutiveFailures >= this.threshold, ...(reason ? { lastError: reason } : {}) };
+    this.current = {
+      consecutiveFailures,
+      open: this.current.open || consecutiveFailures >= this.threshold,
+      ...(reason ? { lastError: reason } : {}),
+    };
     return this.current;
   }
 

@@ -27,7 +27,9 @@ import { isServerStrategy } from '../server/serverContext';
  * The settings our own compaction runs with: under a server strategy, Compact Now, the hard
  * safety net and overflow recovery summarise (the server has no "compact now").
  */
-function ownStrategySettings(settings: CompactionSettings): CompactionSettings & { readonly strategy: 'summarise' | 'middle-removal' | 'oldest-removal' | 'hybrid' } {
+function ownStrategySettings(
+  settings: CompactionSettings,
+): CompactionSettings & { readonly strategy: 'summarise' | 'middle-removal' | 'oldest-removal' | 'hybrid' } {
   const strategy = settings.strategy;
   return isServerStrategy(strategy) ? { ...settings, strategy: 'summarise' } : { ...settings, strategy };
 }
@@ -96,7 +98,10 @@ export class Compactor {
   constructor(private readonly deps: CompactorDeps) {}
 
   /** Guards a tool result as it arrives (spill to a file over 30 KB, cut over its limit). */
-  guardResult(content: string, opts: { contextWindow: number; spillDirectory: string; fileName: string; toolName: string }): { content: string; spill?: Spill; notice?: string } {
+  guardResult(
+    content: string,
+    opts: { contextWindow: number; spillDirectory: string; fileName: string; toolName: string },
+  ): { content: string; spill?: Spill; notice?: string } {
     return guardToolResult(content, opts);
   }
 
@@ -106,7 +111,10 @@ export class Compactor {
    * the cache has gone cold (idle past its TTL: the prompt is written again anyway); masking
    * runs when the plan says it pays back (or at a threshold), summaries at the thresholds.
    */
-  async beforeRequest(state: ConversationState, opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal }): Promise<CompactionRun> {
+  async beforeRequest(
+    state: ConversationState,
+    opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal },
+  ): Promise<CompactionRun> {
     const records: CompactionRecord[] = [];
     const notices: string[] = [];
     let s = state;
@@ -141,28 +149,55 @@ export class Compactor {
     if (plan.action === 'none') {
       if (plan.pressure.level === 'soft' && settings.softAction === 'propose' && this.proposedAt < 0) {
         this.proposedAt = now;
-        notices.push(`The context is ${Math.round(plan.pressure.utilisation * 100)}% full (soft threshold ${Math.round(s.config.softThreshold * 100)}%). Compact Now would summarise older turns; it runs by itself at ${Math.round(s.config.hardThreshold * 100)}%.`);
+        notices.push(
+          `The context is ${Math.round(plan.pressure.utilisation * 100)}% full (soft threshold ${Math.round(s.config.softThreshold * 100)}%). Compact Now would summarise older turns; it runs by itself at ${Math.round(s.config.hardThreshold * 100)}%.`,
+        );
       }
       if (plan.pressure.level === 'hard' && settings.strategy !== 'summarise' && !isServerStrategy(settings.strategy)) {
-        const run = await this.reattach(s, this.strategyRun(s, settings.strategy, plan.pressure.tokensToFree, 'auto-hard'), opts.signal);
+        const run = await this.reattach(
+          s,
+          this.strategyRun(s, settings.strategy, plan.pressure.tokensToFree, 'auto-hard'),
+          opts.signal,
+        );
         return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
       }
       return { state: s, records, notices };
     }
-    const trigger: CompactionTrigger = plan.pressure.level === 'hard' ? 'auto-hard' : plan.pressure.level === 'soft' ? 'auto-soft' : 'budget';
+    const trigger: CompactionTrigger =
+      plan.pressure.level === 'hard' ? 'auto-hard' : plan.pressure.level === 'soft' ? 'auto-soft' : 'budget';
     if (plan.action === 'mask') {
       // On a cold cache the ride-along layers may have changed results: mask what is left.
-      const mask = cold ? maskCandidates(s.messages, protectedFrom(s.messages, { keepRecentTurns: plan.keepRecentTurns, keepRecentTokens: s.config.keepRecentTokens, tokensOf: this.deps.tokensOf }), this.deps.tokensOf) : plan.mask;
+      const mask = cold
+        ? maskCandidates(
+            s.messages,
+            protectedFrom(s.messages, {
+              keepRecentTurns: plan.keepRecentTurns,
+              keepRecentTokens: s.config.keepRecentTokens,
+              tokensOf: this.deps.tokensOf,
+            }),
+            this.deps.tokensOf,
+          )
+        : plan.mask;
       if (mask.length > 0) layer((st, ctx) => applyMask(st, ctx, mask), { trigger });
       return { state: s, records, notices };
     }
     if (this.breaker.isOpen) {
       if (plan.pressure.level !== 'hard') return { state: s, records, notices };
-      notices.push('The summariser failed 3 times in a row, so the oldest turns were removed instead (restorable from the Compactions view). Use "Compact Now" to try summarising again.');
-      const fallback = await this.reattach(s, this.strategyRun(s, 'oldest-removal', plan.pressure.tokensToFree, 'auto-hard'), opts.signal);
+      notices.push(
+        'The summariser failed 3 times in a row, so the oldest turns were removed instead (restorable from the Compactions view). Use "Compact Now" to try summarising again.',
+      );
+      const fallback = await this.reattach(
+        s,
+        this.strategyRun(s, 'oldest-removal', plan.pressure.tokensToFree, 'auto-hard'),
+        opts.signal,
+      );
       return { state: fallback.state, records: [...records, ...fallback.records], notices };
     }
-    const run = await this.reattach(s, await this.execute(s, this.plan(s, { cacheWarm: !cold, mode: 'auto' }), { trigger, signal: opts.signal }), opts.signal);
+    const run = await this.reattach(
+      s,
+      await this.execute(s, this.plan(s, { cacheWarm: !cold, mode: 'auto' }), { trigger, signal: opts.signal }),
+      opts.signal,
+    );
     return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
   }
 
@@ -176,18 +211,40 @@ export class Compactor {
   }
 
   /** The plan for `state` now (see plan.ts): what would be compacted, why, and what it costs. */
-  plan(state: ConversationState, opts: { readonly cacheWarm: boolean; readonly mode: 'auto' | 'manual' }): CompactionPlan {
+  plan(
+    state: ConversationState,
+    opts: { readonly cacheWarm: boolean; readonly mode: 'auto' | 'manual' },
+  ): CompactionPlan {
     const tokensOf = this.deps.tokensOf;
     let messageTokens = 0;
     for (const m of state.messages) messageTokens += tokensOf(m);
     const fixedTokens = Math.max(0, this.deps.measure(state) - messageTokens);
-    return planCompaction(state, { tokensOf, fixedTokens, settings: this.deps.settings(), cacheWarm: opts.cacheWarm, mode: opts.mode, ...(this.growth !== undefined ? { growthPerRequest: this.growth } : {}) });
+    return planCompaction(state, {
+      tokensOf,
+      fixedTokens,
+      settings: this.deps.settings(),
+      cacheWarm: opts.cacheWarm,
+      mode: opts.mode,
+      ...(this.growth !== undefined ? { growthPerRequest: this.growth } : {}),
+    });
   }
 
   /** Executes a summarise plan: the regions it picked, summarised (fallbacks inside summariseRegions). */
-  private async execute(state: ConversationState, plan: CompactionPlan, opts: { readonly trigger: CompactionTrigger; readonly instructions?: string; readonly signal: AbortSignal }): Promise<CompactionRun> {
+  private async execute(
+    state: ConversationState,
+    plan: CompactionPlan,
+    opts: { readonly trigger: CompactionTrigger; readonly instructions?: string; readonly signal: AbortSignal },
+  ): Promise<CompactionRun> {
     const settings = this.deps.settings();
-    if (plan.regions.length === 0) return { state, records: [], notices: opts.trigger === 'auto-soft' || opts.trigger === 'budget' ? [] : [plan.reason || 'Nothing can be compacted: everything is recent, pinned or already a summary.'] };
+    if (plan.regions.length === 0)
+      return {
+        state,
+        records: [],
+        notices:
+          opts.trigger === 'auto-soft' || opts.trigger === 'budget'
+            ? []
+            : [plan.reason || 'Nothing can be compacted: everything is recent, pinned or already a summary.'],
+      };
     const outcome = await summariseRegions(state, {
       regions: plan.regions,
       trigger: opts.trigger,
@@ -206,8 +263,13 @@ export class Compactor {
     });
     if (outcome.failed) this.breaker.failure();
     else this.breaker.success();
-    const notices = outcome.failed ? [`The summariser failed (${outcome.error ?? 'unknown error'}); the oldest turns were removed instead and can be restored from the Compactions view.`] : [];
-    if (this.breaker.isOpen) notices.push('Automatic summarisation is paused after 3 failures in a row. Use "Compact Now" to try again.');
+    const notices = outcome.failed
+      ? [
+          `The summariser failed (${outcome.error ?? 'unknown error'}); the oldest turns were removed instead and can be restored from the Compactions view.`,
+        ]
+      : [];
+    if (this.breaker.isOpen)
+      notices.push('Automatic summarisation is paused after 3 failures in a row. Use "Compact Now" to try again.');
     return { state: outcome.state, records: outcome.records, notices };
   }
 
@@ -216,12 +278,26 @@ export class Compactor {
    * Manual runs may carry instructions for the summariser. Summariser failures fall back to
    * dropping the oldest regions (inside summariseRegions) and count towards the breaker.
    */
-  async compact(state: ConversationState, opts: { readonly trigger: CompactionTrigger; readonly tokensToFree: number | 'all'; readonly instructions?: string; readonly signal: AbortSignal }): Promise<CompactionRun> {
+  async compact(
+    state: ConversationState,
+    opts: {
+      readonly trigger: CompactionTrigger;
+      readonly tokensToFree: number | 'all';
+      readonly instructions?: string;
+      readonly signal: AbortSignal;
+    },
+  ): Promise<CompactionRun> {
     const settings = ownStrategySettings(this.deps.settings());
     const toFree = opts.tokensToFree === 'all' ? Number.MAX_SAFE_INTEGER : opts.tokensToFree;
     // After an overflow the estimate was too low: the re-attach may only use what the compaction freed beyond what was asked.
     const surplusOver = opts.trigger === 'overflow' ? toFree : undefined;
-    if (settings.strategy !== 'summarise') return this.reattach(state, this.strategyRun(state, settings.strategy, toFree, opts.trigger), opts.signal, surplusOver);
+    if (settings.strategy !== 'summarise')
+      return this.reattach(
+        state,
+        this.strategyRun(state, settings.strategy, toFree, opts.trigger),
+        opts.signal,
+        surplusOver,
+      );
     const plan = this.plan(state, { cacheWarm: true, mode: 'manual' });
     const regions = opts.tokensToFree === 'all' ? plan.regions : pickRegions(plan.regions, toFree);
     return this.reattach(state, await this.execute(state, { ...plan, regions }, opts), opts.signal, surplusOver);
@@ -233,11 +309,24 @@ export class Compactor {
    * reader was given; the run as it was otherwise. `surplusOver`: the re-attached content may
    * take only the tokens the run freed beyond this many.
    */
-  private async reattach(before: ConversationState, run: CompactionRun, signal: AbortSignal, surplusOver?: number): Promise<CompactionRun> {
+  private async reattach(
+    before: ConversationState,
+    run: CompactionRun,
+    signal: AbortSignal,
+    surplusOver?: number,
+  ): Promise<CompactionRun> {
     const readFresh = this.deps.readFresh;
     const settings = this.deps.settings();
     if (!readFresh || settings.reattachAfterCompaction === false || signal.aborted) return run;
-    const r = await reattach(before, run, { readFresh, tokensOf: this.deps.tokensOf, measure: this.deps.measure, settings, clock: this.deps.clock, ids: this.deps.ids, ...(surplusOver !== undefined ? { surplusOver } : {}) });
+    const r = await reattach(before, run, {
+      readFresh,
+      tokensOf: this.deps.tokensOf,
+      measure: this.deps.measure,
+      settings,
+      clock: this.deps.clock,
+      ids: this.deps.ids,
+      ...(surplusOver !== undefined ? { surplusOver } : {}),
+    });
     return { ...run, state: r.state, records: r.records };
   }
 
@@ -252,13 +341,38 @@ export class Compactor {
     const reattachOf = (regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>): string[] => {
       if (!this.deps.readFresh || settings.reattachAfterCompaction === false || regions.length === 0) return [];
       const replaced = new Set(regions.flatMap((r) => r.messageIds));
-      return reattachCandidates(state.messages, state.messages.filter((m) => !replaced.has(m.id))).map((c) => c.path);
+      return reattachCandidates(
+        state.messages,
+        state.messages.filter((m) => !replaced.has(m.id)),
+      ).map((c) => c.path);
     };
-    if (settings.strategy === 'summarise') return { regions: plan.regions, tokensBefore: plan.tokensBefore, expectedAfter: plan.expectedAfter, expectedSaving: plan.expectedSaving, plan, reattach: reattachOf(plan.regions) };
+    if (settings.strategy === 'summarise')
+      return {
+        regions: plan.regions,
+        tokensBefore: plan.tokensBefore,
+        expectedAfter: plan.expectedAfter,
+        expectedSaving: plan.expectedSaving,
+        plan,
+        reattach: reattachOf(plan.regions),
+      };
     const dry = this.strategyRun(state, settings.strategy, Number.MAX_SAFE_INTEGER, 'manual', counterIds('preview'));
     const saving = dry.records.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);
-    const regions = dry.records.flatMap((r) => r.regions.map((g) => ({ ...g, userTokens: 0, startIndex: state.messages.findIndex((m) => m.id === g.messageIds[0]), expectedTokensAfter: 0 })));
-    return { regions, tokensBefore: plan.tokensBefore, expectedAfter: plan.tokensBefore - saving, expectedSaving: saving, plan, reattach: reattachOf(regions) };
+    const regions = dry.records.flatMap((r) =>
+      r.regions.map((g) => ({
+        ...g,
+        userTokens: 0,
+        startIndex: state.messages.findIndex((m) => m.id === g.messageIds[0]),
+        expectedTokensAfter: 0,
+      })),
+    );
+    return {
+      regions,
+      tokensBefore: plan.tokensBefore,
+      expectedAfter: plan.tokensBefore - saving,
+      expectedSaving: saving,
+      plan,
+      reattach: reattachOf(regions),
+    };
   }
 
   /** The compaction settings in force now. */
@@ -276,14 +390,46 @@ export class Compactor {
     return effectiveWindow(state.config);
   }
 
-  private strategyRun(state: ConversationState, strategy: 'middle-removal' | 'oldest-removal' | 'hybrid', tokensToFree: number, trigger: CompactionTrigger, ids: IdSource = this.deps.ids): CompactionRun {
+  private strategyRun(
+    state: ConversationState,
+    strategy: 'middle-removal' | 'oldest-removal' | 'hybrid',
+    tokensToFree: number,
+    trigger: CompactionTrigger,
+    ids: IdSource = this.deps.ids,
+  ): CompactionRun {
     const keepTurns = Math.max(1, state.config.keepRecentTurns);
-    const opts = { tokensToFree, tokensOf: this.deps.tokensOf, clock: this.deps.clock, ids, keepRecentTurns: keepTurns, keepRecentTokens: state.config.keepRecentTokens, keepFirst: 1, keepLast: keepTurns, trigger };
-    const r = strategy === 'middle-removal' ? middleRemoval(state, opts) : strategy === 'oldest-removal' ? oldestRemoval(state, opts) : hybrid(state, opts);
-    return { state: r.state, records: r.records, notices: r.records.length === 0 ? ['Nothing can be removed: everything is recent, pinned or already a summary.'] : [] };
+    const opts = {
+      tokensToFree,
+      tokensOf: this.deps.tokensOf,
+      clock: this.deps.clock,
+      ids,
+      keepRecentTurns: keepTurns,
+      keepRecentTokens: state.config.keepRecentTokens,
+      keepFirst: 1,
+      keepLast: keepTurns,
+      trigger,
+    };
+    const r =
+      strategy === 'middle-removal'
+        ? middleRemoval(state, opts)
+        : strategy === 'oldest-removal'
+          ? oldestRemoval(state, opts)
+          : hybrid(state, opts);
+    return {
+      state: r.state,
+      records: r.records,
+      notices:
+        r.records.length === 0 ? ['Nothing can be removed: everything is recent, pinned or already a summary.'] : [],
+    };
   }
 
   private context(state: ConversationState, extra: Partial<LayerContext>): LayerContext {
-    return { utilisation: this.deps.measure(state) / effectiveWindow(state.config), tokensOf: this.deps.tokensOf, clock: this.deps.clock, ids: this.deps.ids, ...extra };
+    return {
+      utilisation: this.deps.measure(state) / effectiveWindow(state.config),
+      tokensOf: this.deps.tokensOf,
+      clock: this.deps.clock,
+      ids: this.deps.ids,
+      ...extra,
+    };
   }
 }

@@ -16,14 +16,28 @@ export interface ContextHealth {
 }
 
 /** No compactions, no requests. */
-export const EMPTY_HEALTH: ContextHealth = { compactions: 0, tokensSaved: 0, summariserCostUsd: 0, promptTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheHitRate: 0, missStreak: 0 };
+export const EMPTY_HEALTH: ContextHealth = {
+  compactions: 0,
+  tokensSaved: 0,
+  summariserCostUsd: 0,
+  promptTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  cacheHitRate: 0,
+  missStreak: 0,
+};
 
 /** Requests in a row with nothing read (while a hit was expected) before the user is warned. */
 export const CACHE_MISS_WARNING_STREAK = 3;
 
 /** Adds a compaction to the figures. */
 export function withCompaction(h: ContextHealth, r: CompactionRecord): ContextHealth {
-  return { ...h, compactions: h.compactions + 1, tokensSaved: h.tokensSaved + Math.max(0, r.tokensBefore - r.tokensAfter), summariserCostUsd: h.summariserCostUsd + r.costUsd };
+  return {
+    ...h,
+    compactions: h.compactions + 1,
+    tokensSaved: h.tokensSaved + Math.max(0, r.tokensBefore - r.tokensAfter),
+    summariserCostUsd: h.summariserCostUsd + r.costUsd,
+  };
 }
 
 /**
@@ -35,5 +49,12 @@ export function withRequest(h: ContextHealth, usage: Usage, hitExpected: boolean
   const promptTokens = h.promptTokens + prompt;
   const cacheReadTokens = h.cacheReadTokens + usage.cache_read_input_tokens;
   const missStreak = usage.cache_read_input_tokens === 0 && hitExpected ? h.missStreak + 1 : 0;
-  return { ...h, promptTokens, cacheReadTokens, cacheWriteTokens: h.cacheWriteTokens + usage.cache_creation_input_tokens, cacheHitRate: promptTokens ? cacheReadTokens / promptTokens : 0, missStreak };
+  return {
+    ...h,
+    promptTokens,
+    cacheReadTokens,
+    cacheWriteTokens: h.cacheWriteTokens + usage.cache_creation_input_tokens,
+    cacheHitRate: promptTokens ? cacheReadTokens / promptTokens : 0,
+    missStreak,
+  };
 }

@@ -57,7 +57,11 @@ export const SCORE_WEIGHTS = { reduction: 0.6, preservation: 0.4 } as const;
  * Score of a removal: 0.6 × token reduction (tokens freed / tokensToFree, capped at 1; 1 when
  * nothing had to be freed) + 0.4 × message preservation (original messages kept / messages).
  */
-export function removalScore(result: Pick<RemovalResult, 'records' | 'tokensFreed'>, tokensToFree: number, messageCount: number): number {
+export function removalScore(
+  result: Pick<RemovalResult, 'records' | 'tokensFreed'>,
+  tokensToFree: number,
+  messageCount: number,
+): number {
   const reduction = tokensToFree <= 0 ? 1 : Math.min(1, Math.max(0, result.tokensFreed) / tokensToFree);
   const removed = result.records.reduce((n, r) => n + r.originals.length, 0);
   const preservation = messageCount === 0 ? 1 : (messageCount - removed) / messageCount;
@@ -81,10 +85,26 @@ export function analyseConversation(messages: readonly Message[], tokensOf: (m: 
   const startHeavy = taskStatementTokens >= TASK_STATEMENT_TOKENS;
   const repetitive = toolRounds >= REPETITIVE_MIN_ROUNDS && dominantToolShare >= REPETITIVE_MIN_SHARE;
   const shape = { taskStatementTokens, toolRounds, dominantToolShare };
-  if (startHeavy && !repetitive) return { ...shape, suggestion: 'middle-removal', reason: `The first message states the task at length (${taskStatementTokens} tokens): middle removal keeps it.` };
-  if (repetitive && !startHeavy) return { ...shape, suggestion: 'oldest-removal', reason: `${toolRounds} rounds of similar tool calls: the oldest are stale, oldest removal drops them.` };
-  const why = startHeavy ? 'a long task statement and a repetitive tool loop' : 'neither a long task statement nor a repetitive tool loop';
-  return { ...shape, suggestion: undefined, reason: `The conversation shows ${why}: both strategies were run and the better score kept.` };
+  if (startHeavy && !repetitive)
+    return {
+      ...shape,
+      suggestion: 'middle-removal',
+      reason: `The first message states the task at length (${taskStatementTokens} tokens): middle removal keeps it.`,
+    };
+  if (repetitive && !startHeavy)
+    return {
+      ...shape,
+      suggestion: 'oldest-removal',
+      reason: `${toolRounds} rounds of similar tool calls: the oldest are stale, oldest removal drops them.`,
+    };
+  const why = startHeavy
+    ? 'a long task statement and a repetitive tool loop'
+    : 'neither a long task statement nor a repetitive tool loop';
+  return {
+    ...shape,
+    suggestion: undefined,
+    reason: `The conversation shows ${why}: both strategies were run and the better score kept.`,
+  };
 }
 
 /** Picks middle or oldest removal by the rules above, or by score when unsure. Pure. */
@@ -92,7 +112,8 @@ export function hybrid(state: ConversationState, opts: RemovalOptions): HybridRe
   const analysis = analyseConversation(state.messages, opts.tokensOf);
   const run = (choice: HybridChoice, o: RemovalOptions): RemovalResult => {
     const withStrategy = { ...o, strategy: o.strategy ?? 'hybrid' };
-    if (choice === 'middle-removal') return middleRemoval(state, withStrategy, { layer: 'hybrid', label: 'hybrid: middle removal' });
+    if (choice === 'middle-removal')
+      return middleRemoval(state, withStrategy, { layer: 'hybrid', label: 'hybrid: middle removal' });
     return oldestRemoval(state, withStrategy, { layer: 'hybrid', label: 'hybrid: oldest removal' });
   };
   // Drafts use their own ids, so the session's ids are spent only by the run that is kept.
@@ -103,6 +124,7 @@ export function hybrid(state: ConversationState, opts: RemovalOptions): HybridRe
     'oldest-removal': removalScore(run('oldest-removal', { ...opts, ids: draftIds }), opts.tokensToFree, count),
   };
   const byScore = analysis.suggestion === undefined;
-  const chosen = analysis.suggestion ?? (scores['middle-removal'] >= scores['oldest-removal'] ? 'middle-removal' : 'oldest-removal');
+  const chosen =
+    analysis.suggestion ?? (scores['middle-removal'] >= scores['oldest-removal'] ? 'middle-removal' : 'oldest-removal');
   return { ...run(chosen, opts), chosen, scores, analysis, byScore };
 }

@@ -4,7 +4,14 @@
  * history — new contents for some tool_result blocks, committed as ONE CompactionRecord that
  * keeps the original messages verbatim. Pure: no I/O, no timers.
  */
-import type { BlockMeta, ConversationState, Message, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../conversation/conversationModel';
+import type {
+  BlockMeta,
+  ConversationState,
+  Message,
+  ToolResultBlock,
+  ToolResultContent,
+  ToolUseBlock,
+} from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
 import type { CompactionLayer, CompactionRecord, CompactionRegion, CompactionTrigger } from './types';
 
@@ -49,7 +56,11 @@ export function toolResultSites(messages: readonly Message[]): ResultSite[] {
       if (b.type === 'tool_use') uses.set(b.id, { use: b, turn: m.turn, order: uses.size });
       else if (b.type === 'tool_result') {
         const u = uses.get(b.toolUseId);
-        sites.push(u ? { block: b, messageIndex, use: u.use, useTurn: u.turn, useOrder: u.order } : { block: b, messageIndex, useOrder: -1 });
+        sites.push(
+          u
+            ? { block: b, messageIndex, use: u.use, useTurn: u.turn, useOrder: u.order }
+            : { block: b, messageIndex, useOrder: -1 },
+        );
       }
     }
   });
@@ -63,7 +74,9 @@ export function toolResultSites(messages: readonly Message[]): ResultSite[] {
  */
 export function olderEditableResults(messages: readonly Message[], keep: number): ResultSite[] {
   const sites = toolResultSites(messages);
-  return sites.slice(0, Math.max(0, sites.length - keep)).filter((s) => s.block.meta.compactable && !s.block.meta.pinned && !s.use?.meta.pinned);
+  return sites
+    .slice(0, Math.max(0, sites.length - keep))
+    .filter((s) => s.block.meta.compactable && !s.block.meta.pinned && !s.use?.meta.pinned);
 }
 
 /** The text parts of a result, joined by newlines (the string itself for string content). */
@@ -86,7 +99,10 @@ export const MASKED_PREFIX = '[Tool result cleared to save context: ';
 
 /** Whether a result is already a placeholder of snip, microcompact or masking (never touched again). */
 export function isPlaceholder(content: ToolResultContent): boolean {
-  return typeof content === 'string' && (content.startsWith(STALE_PREFIX) || content.startsWith(CLEARED_PREFIX) || content.startsWith(MASKED_PREFIX));
+  return (
+    typeof content === 'string' &&
+    (content.startsWith(STALE_PREFIX) || content.startsWith(CLEARED_PREFIX) || content.startsWith(MASKED_PREFIX))
+  );
 }
 
 /** A block's meta for a new version of the block: same id, pin and flags, no memoised count. */
@@ -113,7 +129,8 @@ export function commitResultEdits(
   let first = -1;
   let last = -1;
   const messages = state.messages.map((m, i) => {
-    if (!m.blocks.some((b) => b.type === 'tool_result' && edits.has(b.meta.id) && edits.get(b.meta.id) !== b.content)) return m;
+    if (!m.blocks.some((b) => b.type === 'tool_result' && edits.has(b.meta.id) && edits.get(b.meta.id) !== b.content))
+      return m;
     if (first < 0) first = i;
     last = i;
     const blocks = m.blocks.map((b) => {

@@ -6,7 +6,17 @@
  * of agent runs and matches LLM summaries on SWE-bench. No LLM; one reversible record. Pure.
  */
 import type { ConversationState, Message, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
-import { commitResultEdits, hasImages, isPlaceholder, MASKED_PREFIX, olderEditableResults, resultText, type LayerContext, type LayerResult, type ResultSite } from './layerContext';
+import {
+  commitResultEdits,
+  hasImages,
+  isPlaceholder,
+  MASKED_PREFIX,
+  olderEditableResults,
+  resultText,
+  type LayerContext,
+  type LayerResult,
+  type ResultSite,
+} from './layerContext';
 import { describeToolCall } from './toolKinds';
 
 /** A result smaller than this many tokens is left alone: its stub would save too little. */
@@ -35,7 +45,11 @@ export interface MaskCandidate {
  * pinned (nor their call), not already a placeholder, at least {@link MASK_MIN_TOKENS}, and
  * whose stub is smaller. In conversation order.
  */
-export function maskCandidates(messages: readonly Message[], protectFrom: number, tokensOf: (m: Message) => number): MaskCandidate[] {
+export function maskCandidates(
+  messages: readonly Message[],
+  protectFrom: number,
+  tokensOf: (m: Message) => number,
+): MaskCandidate[] {
   const out: MaskCandidate[] = [];
   for (const site of olderEditableResults(messages, 0)) {
     if (site.messageIndex >= protectFrom) break;
@@ -44,7 +58,11 @@ export function maskCandidates(messages: readonly Message[], protectFrom: number
     const turn = (messages[site.messageIndex] as Message).turn;
     const tokens = resultTokens(site.block, tokensOf, turn);
     if (tokens < MASK_MIN_TOKENS && !hasImages(content)) continue;
-    const stub = maskStub(site.use ? describeToolCall(site.use) : 'an earlier tool call', tokens, site.block.isError === true);
+    const stub = maskStub(
+      site.use ? describeToolCall(site.use) : 'an earlier tool call',
+      tokens,
+      site.block.isError === true,
+    );
     const stubTokens = Math.ceil(stub.length / 3.5);
     if (tokens - stubTokens <= 0 || resultText(content).length <= stub.length) continue;
     out.push({ site, stub, saving: tokens - stubTokens });
@@ -53,7 +71,11 @@ export function maskCandidates(messages: readonly Message[], protectFrom: number
 }
 
 /** Masks the given candidates (see {@link maskCandidates}) as one record of layer `mask`. */
-export function applyMask(state: ConversationState, ctx: LayerContext, candidates: readonly MaskCandidate[]): LayerResult {
+export function applyMask(
+  state: ConversationState,
+  ctx: LayerContext,
+  candidates: readonly MaskCandidate[],
+): LayerResult {
   const edits = new Map<string, ToolResultContent>();
   for (const c of candidates) edits.set(c.site.block.meta.id, c.stub);
   return commitResultEdits(state, ctx, edits, { layer: 'mask', trigger: ctx.trigger ?? 'budget' });

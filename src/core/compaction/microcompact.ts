@@ -7,7 +7,16 @@
 import { ttlMs } from '../cache/cacheAnchors';
 import type { ConversationState, ToolResultContent } from '../conversation/conversationModel';
 import { GUARD_DEFAULTS } from './guardDefaults';
-import { CLEARED_PREFIX, commitResultEdits, hasImages, isPlaceholder, olderEditableResults, resultText, type LayerContext, type LayerResult } from './layerContext';
+import {
+  CLEARED_PREFIX,
+  commitResultEdits,
+  hasImages,
+  isPlaceholder,
+  olderEditableResults,
+  resultText,
+  type LayerContext,
+  type LayerResult,
+} from './layerContext';
 
 /** The placeholder of a result cleared after `idleMs` of idle time (shown in whole minutes). */
 export function clearedPlaceholder(idleMs: number): string {
@@ -29,7 +38,8 @@ export function microcompact(state: ConversationState, ctx: LayerContext): Layer
   for (const site of olderEditableResults(state.messages, GUARD_DEFAULTS.keepRecentResults)) {
     const content = site.block.content;
     if (isPlaceholder(content)) continue;
-    if (resultText(content).length > GUARD_DEFAULTS.microcompactMinChars || hasImages(content)) edits.set(site.block.meta.id, placeholder);
+    if (resultText(content).length > GUARD_DEFAULTS.microcompactMinChars || hasImages(content))
+      edits.set(site.block.meta.id, placeholder);
   }
   return commitResultEdits(state, ctx, edits, { layer: 'microcompact', trigger: 'idle' });
 }

@@ -19,10 +19,17 @@ export function middleOrder(removable: readonly Turn[]): Turn[] {
   if (!first || !last) return [];
   const centre = (first.start + last.end) / 2;
   const distance = (t: Turn): number => Math.abs((t.start + t.end) / 2 - centre);
-  return [...removable].sort((a, b) => PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] || distance(a) - distance(b) || a.ordinal - b.ordinal);
+  return [...removable].sort(
+    (a, b) =>
+      PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] || distance(a) - distance(b) || a.ordinal - b.ordinal,
+  );
 }
 
 /** Drops whole turns from the middle of the conversation (see the module comment). Pure. */
-export function middleRemoval(state: ConversationState, opts: RemovalOptions, kind: RemovalKind = { layer: 'middle-removal', label: 'middle removal' }): RemovalResult {
+export function middleRemoval(
+  state: ConversationState,
+  opts: RemovalOptions,
+  kind: RemovalKind = { layer: 'middle-removal', label: 'middle removal' },
+): RemovalResult {
   return removeTurns(state, opts, kind, middleOrder, MIDDLE_KEEP_FIRST_DEFAULT);
 }

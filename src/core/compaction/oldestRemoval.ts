@@ -16,6 +16,10 @@ export function oldestOrder(removable: readonly Turn[]): Turn[] {
 }
 
 /** Drops whole turns, lowest priority and oldest first (see the module comment). Pure. */
-export function oldestRemoval(state: ConversationState, opts: RemovalOptions, kind: RemovalKind = { layer: 'oldest-removal', label: 'oldest removal' }): RemovalResult {
+export function oldestRemoval(
+  state: ConversationState,
+  opts: RemovalOptions,
+  kind: RemovalKind = { layer: 'oldest-removal', label: 'oldest removal' },
+): RemovalResult {
   return removeTurns(state, opts, kind, oldestOrder, OLDEST_KEEP_FIRST_DEFAULT);
 }

@@ -14,7 +14,14 @@ import { planningPrices } from '../models/modelFacts';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { maskCandidates, type MaskCandidate } from './mask';
 import { effectiveWindow, pressureOf, type CompactionSettings, type Pressure } from './policy';
-import { expectedReplacementTokens, expectedSaving, markRegions, pickRegions, protectedFrom, type CandidateRegion } from './regions';
+import {
+  expectedReplacementTokens,
+  expectedSaving,
+  markRegions,
+  pickRegions,
+  protectedFrom,
+  type CandidateRegion,
+} from './regions';
 
 /** Extra cost of a rewritten cached token over a read one, in units of the input price (1.25 − 0.1). */
 export const REWRITE_PREMIUM = 1.15;
@@ -81,7 +88,11 @@ export interface PlanInputs {
  * half a cycle (minimising 0.1·(C0 + C1)/2 + cost·g/(C1 − C0) over the cycle's growth
  * C1 − C0 gives (C1 − C0)² = 2·g·cost/0.1). `cap` bounds the payback in any case.
  */
-export function paysBack(plan: Pick<CompactionPlan, 'paybackRequests' | 'expectedSaving'>, growthPerRequest: number | undefined, cap: number): boolean {
+export function paysBack(
+  plan: Pick<CompactionPlan, 'paybackRequests' | 'expectedSaving'>,
+  growthPerRequest: number | undefined,
+  cap: number,
+): boolean {
   if (!(plan.paybackRequests <= cap)) return false;
   if (growthPerRequest === undefined || !(growthPerRequest > 0)) return true;
   return plan.paybackRequests <= plan.expectedSaving / growthPerRequest / 2;
@@ -104,33 +115,75 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
   const pressure = pressureOf(tokensBefore, cfg, settings);
   const inputPrice = planningPrices(cfg.model).input / 1_000_000;
   const keepRecentTurns = pressure.level === 'hard' ? 0 : cfg.keepRecentTurns;
-  const regionOpts = { keepRecentTurns, keepRecentTokens: cfg.keepRecentTokens, tokensOf, summaryPolicy: settings.summaryPolicy };
+  const regionOpts = {
+    keepRecentTurns,
+    keepRecentTokens: cfg.keepRecentTokens,
+    tokensOf,
+    summaryPolicy: settings.summaryPolicy,
+  };
   const protect = protectedFrom(state.messages, regionOpts);
-  const clearAtLeast = settings.clearAtLeastTokens > 0 ? settings.clearAtLeastTokens : Math.max(1_000, Math.round(0.1 * eff));
+  const clearAtLeast =
+    settings.clearAtLeastTokens > 0 ? settings.clearAtLeastTokens : Math.max(1_000, Math.round(0.1 * eff));
   const nextCompactionAt = Math.round(cfg.softThreshold * eff);
   const suffix = (from: number) => {
     let n = 0;
     for (let i = Math.max(0, from); i < perMessage.length; i++) n += perMessage[i] as number;
     return n;
   };
-  const base = { pressure, protectedFrom: protect, protectedTokens: suffix(protect), keepRecentTurns, tokensBefore, nextCompactionAt };
-  const none = (reason: string): CompactionPlan => ({ ...base, action: 'none', reason, mask: [], regions: [], expectedAfter: tokensBefore, expectedSaving: 0, firstChangedIndex: -1, rewriteTokens: 0, expectedCostUsd: 0, paybackRequests: Infinity });
+  const base = {
+    pressure,
+    protectedFrom: protect,
+    protectedTokens: suffix(protect),
+    keepRecentTurns,
+    tokensBefore,
+    nextCompactionAt,
+  };
+  const none = (reason: string): CompactionPlan => ({
+    ...base,
+    action: 'none',
+    reason,
+    mask: [],
+    regions: [],
+    expectedAfter: tokensBefore,
+    expectedSaving: 0,
+    firstChangedIndex: -1,
+    rewriteTokens: 0,
+    expectedCostUsd: 0,
+    paybackRequests: Infinity,
+  });
 
   /** The figures of an edit that changes messages from `first` on, freeing `saving` tokens, plus `llmUsd`. */
   const priced = (first: number, saving: number, llmUsd: number) => {
     const rewrite = inputs.cacheWarm ? Math.max(0, suffix(first) - saving) : 0;
     const cost = rewrite * REWRITE_PREMIUM * inputPrice + llmUsd;
     const perRequest = saving * CACHE_READ_FACTOR * inputPrice;
-    return { expectedAfter: tokensBefore - saving, expectedSaving: saving, firstChangedIndex: first, rewriteTokens: rewrite, expectedCostUsd: cost, paybackRequests: perRequest > 0 ? cost / perRequest : Infinity };
+    return {
+      expectedAfter: tokensBefore - saving,
+      expectedSaving: saving,
+      firstChangedIndex: first,
+      rewriteTokens: rewrite,
+      expectedCostUsd: cost,
+      paybackRequests: perRequest > 0 ? cost / perRequest : Infinity,
+    };
   };
   // Summarise: everything compactable before the protected tail.
   const summarisePlan = (): CompactionPlan | undefined => {
     const picked = pickRegions(markRegions(state, regionOpts), Infinity);
     if (picked.length === 0) return undefined;
-    const regions = picked.map((r) => ({ ...r, expectedTokensAfter: Math.min(r.tokens, expectedReplacementTokens(r)) }));
+    const regions = picked.map((r) => ({
+      ...r,
+      expectedTokensAfter: Math.min(r.tokens, expectedReplacementTokens(r)),
+    }));
     const saving = regions.reduce((n, r) => n + expectedSaving(r), 0);
     const llm = regions.reduce((n, r) => n + summariserCostUsd(r, cfg.summarizerModel), 0);
-    return { ...base, action: 'summarise', reason: '', mask: [], regions, ...priced((regions[0] as PlannedRegion).startIndex, saving, llm) };
+    return {
+      ...base,
+      action: 'summarise',
+      reason: '',
+      mask: [],
+      regions,
+      ...priced((regions[0] as PlannedRegion).startIndex, saving, llm),
+    };
   };
   // Mask: every older tool result before the protected tail.
   const maskPlan = (): CompactionPlan | undefined => {
@@ -138,34 +191,76 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     const mask = maskCandidates(state.messages, protect, tokensOf);
     if (mask.length === 0) return undefined;
     const saving = mask.reduce((n, c) => n + c.saving, 0);
-    return { ...base, action: 'mask', reason: '', mask, regions: [], ...priced((mask[0] as MaskCandidate).site.messageIndex, saving, 0) };
+    return {
+      ...base,
+      action: 'mask',
+      reason: '',
+      mask,
+      regions: [],
+      ...priced((mask[0] as MaskCandidate).site.messageIndex, saving, 0),
+    };
   };
   const pct = (x: number) => `${Math.round(x * 100)} %`;
 
   if (inputs.mode === 'manual') {
     const s = summarisePlan();
-    return s ? { ...s, reason: 'Compact Now: every turn before the newest tokens is summarised.' } : none('Nothing can be compacted: everything is recent, pinned or already a summary.');
+    return s
+      ? { ...s, reason: 'Compact Now: every turn before the newest tokens is summarised.' }
+      : none('Nothing can be compacted: everything is recent, pinned or already a summary.');
   }
   if (settings.strategy !== 'summarise') return none('');
   const mask = maskPlan();
   if (pressure.level === 'hard' || (pressure.level === 'soft' && settings.softAction === 'auto')) {
-    const why = pressure.level === 'hard' ? `the context is ${pct(pressure.utilisation)} full, over the hard threshold (${pct(cfg.hardThreshold)})` : `the context is ${pct(pressure.utilisation)} full, over the soft threshold (${pct(cfg.softThreshold)})`;
+    const why =
+      pressure.level === 'hard'
+        ? `the context is ${pct(pressure.utilisation)} full, over the hard threshold (${pct(cfg.hardThreshold)})`
+        : `the context is ${pct(pressure.utilisation)} full, over the soft threshold (${pct(cfg.softThreshold)})`;
     const hard = pressure.level === 'hard';
     // Masking alone is enough: cheaper (no LLM) and it keeps every call and every word.
-    if (mask && mask.expectedSaving >= pressure.tokensToFree && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))) return { ...mask, reason: `Older tool results are cleared because ${why}.` };
+    if (
+      mask &&
+      mask.expectedSaving >= pressure.tokensToFree &&
+      (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))
+    )
+      return { ...mask, reason: `Older tool results are cleared because ${why}.` };
     // At the hard threshold masking still goes first when it takes the prompt below the hard
     // threshold with its buffer: the cheap, lossless layer before any summary (the summary
     // follows at the next hard threshold, when there is less left to clear).
-    if (hard && mask && mask.expectedAfter <= (cfg.hardThreshold - settings.hardBuffer) * eff) return { ...mask, reason: `Older tool results are cleared because ${why}; that is enough to leave the threshold, so summarising waits.` };
+    if (hard && mask && mask.expectedAfter <= (cfg.hardThreshold - settings.hardBuffer) * eff)
+      return {
+        ...mask,
+        reason: `Older tool results are cleared because ${why}; that is enough to leave the threshold, so summarising waits.`,
+      };
     const s = summarisePlan();
-    if (s && (hard || (s.expectedSaving >= settings.minSoftSavingShare * eff && paysBack(s, inputs.growthPerRequest, Infinity)))) return { ...s, reason: `Older history is summarised because ${why}.` };
-    if (mask && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))) return { ...mask, reason: `Older tool results are cleared because ${why} (nothing else can be summarised).` };
-    if (!hard && (mask || s)) return none(`The context is ${pct(pressure.utilisation)} full, over the soft threshold; compacting now would not yet pay back its prompt-cache rewrite, so it waits (at the latest until the hard threshold, ${pct(cfg.hardThreshold)}).`);
-    return none(`The context is ${pct(pressure.utilisation)} full, but nothing can be compacted: everything is recent, pinned or already a summary.`);
+    if (
+      s &&
+      (hard ||
+        (s.expectedSaving >= settings.minSoftSavingShare * eff && paysBack(s, inputs.growthPerRequest, Infinity)))
+    )
+      return { ...s, reason: `Older history is summarised because ${why}.` };
+    if (mask && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)))
+      return { ...mask, reason: `Older tool results are cleared because ${why} (nothing else can be summarised).` };
+    if (!hard && (mask || s))
+      return none(
+        `The context is ${pct(pressure.utilisation)} full, over the soft threshold; compacting now would not yet pay back its prompt-cache rewrite, so it waits (at the latest until the hard threshold, ${pct(cfg.hardThreshold)}).`,
+      );
+    return none(
+      `The context is ${pct(pressure.utilisation)} full, but nothing can be compacted: everything is recent, pinned or already a summary.`,
+    );
   }
   if (mask && mask.expectedSaving >= clearAtLeast) {
-    if (!inputs.cacheWarm) return { ...mask, reason: 'Older tool results are cleared while the prompt cache is cold (it is written again anyway).' };
-    if (paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)) return { ...mask, reason: `Older tool results are cleared: the ${Math.round(mask.expectedSaving).toLocaleString('en-US')} tokens saved pay back the cache rewrite within ${Math.ceil(mask.paybackRequests)} requests.` };
+    if (!inputs.cacheWarm)
+      return {
+        ...mask,
+        reason: 'Older tool results are cleared while the prompt cache is cold (it is written again anyway).',
+      };
+    if (paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))
+      return {
+        ...mask,
+        reason: `Older tool results are cleared: the ${Math.round(mask.expectedSaving).toLocaleString('en-US')} tokens saved pay back the cache rewrite within ${Math.ceil(mask.paybackRequests)} requests.`,
+      };
   }
-  return none(`The context is ${pct(pressure.utilisation)} full; the next compaction comes from ${pct(cfg.softThreshold)} (the soft threshold) once it pays back its prompt-cache rewrite, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`);
+  return none(
+    `The context is ${pct(pressure.utilisation)} full; the next compaction comes from ${pct(cfg.softThreshold)} (the soft threshold) once it pays back its prompt-cache rewrite, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`,
+  );
 }

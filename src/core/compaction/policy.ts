@@ -1,6 +1,10 @@
 import type { PipelineConfig } from '../conversation/conversationModel';
 import type { SummaryPolicy } from './regions';
-import { DEFAULT_SERVER_CONTEXT_SETTINGS, type ServerContextSettings, type ServerStrategy } from '../server/serverContext';
+import {
+  DEFAULT_SERVER_CONTEXT_SETTINGS,
+  type ServerContextSettings,
+  type ServerStrategy,
+} from '../server/serverContext';
 
 /** How the pipeline reacts when the soft threshold is crossed. */
 export type SoftAction = 'auto' | 'propose' | 'off';
@@ -59,7 +63,11 @@ export function effectiveWindow(config: PipelineConfig): number {
 }
 
 /** What the thresholds say about a prompt of `tokens`. */
-export type Pressure = { readonly level: 'ok' | 'soft' | 'hard'; readonly utilisation: number; readonly tokensToFree: number };
+export type Pressure = {
+  readonly level: 'ok' | 'soft' | 'hard';
+  readonly utilisation: number;
+  readonly tokensToFree: number;
+};
 
 /**
  * Compares a prompt size with the thresholds. Soft: bring it down to `softTarget`; hard: down
@@ -72,6 +80,7 @@ export function pressureOf(tokens: number, config: PipelineConfig, settings: Com
     const target = Math.min(settings.softTarget, config.hardThreshold - settings.hardBuffer);
     return { level: 'hard', utilisation, tokensToFree: Math.ceil(tokens - target * eff) };
   }
-  if (utilisation >= config.softThreshold) return { level: 'soft', utilisation, tokensToFree: Math.ceil(tokens - settings.softTarget * eff) };
+  if (utilisation >= config.softThreshold)
+    return { level: 'soft', utilisation, tokensToFree: Math.ceil(tokens - settings.softTarget * eff) };
   return { level: 'ok', utilisation, tokensToFree: 0 };
 }

@@ -4,7 +4,13 @@
  * Pure; no LLM call (what the thresholds ask to free is policy.ts's pressureOf).
  */
 import type { ConversationState, Message } from '../conversation/conversationModel';
-import { DEFAULT_SUMMARY_OUTPUT_LIMIT, expectedReplacementTokens, markRegions, pickRegions, type CandidateRegion } from './regions';
+import {
+  DEFAULT_SUMMARY_OUTPUT_LIMIT,
+  expectedReplacementTokens,
+  markRegions,
+  pickRegions,
+  type CandidateRegion,
+} from './regions';
 
 /** What to preview. */
 export interface PreviewOptions {
@@ -37,7 +43,10 @@ export function previewCompaction(state: Pick<ConversationState, 'messages'>, op
   const candidates = markRegions(state, opts);
   const picked = pickRegions(candidates, opts.tokensToFree === 'all' ? Infinity : opts.tokensToFree);
   const limit = opts.outputLimit ?? DEFAULT_SUMMARY_OUTPUT_LIMIT;
-  const regions = picked.map((r) => ({ ...r, expectedTokensAfter: Math.min(r.tokens, expectedReplacementTokens(r, limit)) }));
+  const regions = picked.map((r) => ({
+    ...r,
+    expectedTokensAfter: Math.min(r.tokens, expectedReplacementTokens(r, limit)),
+  }));
   const tokensBefore = state.messages.reduce((n, m) => n + opts.tokensOf(m), opts.fixedTokens ?? 0);
   const expectedSaving = regions.reduce((n, r) => n + r.tokens - r.expectedTokensAfter, 0);
   return { regions, tokensBefore, expectedAfter: tokensBefore - expectedSaving, expectedSaving };

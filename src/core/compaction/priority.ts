@@ -69,7 +69,11 @@ export interface Turn {
 
 /** Whether a message starts a turn: the user's words and no tool results. */
 export function startsTurn(m: Message): boolean {
-  return m.role === 'user' && m.blocks.some((b) => b.type === 'text' && b.meta.source === 'user') && !m.blocks.some((b) => b.type === 'tool_result');
+  return (
+    m.role === 'user' &&
+    m.blocks.some((b) => b.type === 'text' && b.meta.source === 'user') &&
+    !m.blocks.some((b) => b.type === 'tool_result')
+  );
 }
 
 /** Splits the conversation into whole turns (the first turn starts at message 0 whatever it holds). */
@@ -85,7 +89,13 @@ export function turnsOf(messages: readonly Message[], tokensOf: (m: Message) => 
   return turns;
 }
 
-function makeTurn(all: readonly Message[], start: number, end: number, ordinal: number, tokensOf: (m: Message) => number): Turn {
+function makeTurn(
+  all: readonly Message[],
+  start: number,
+  end: number,
+  ordinal: number,
+  tokensOf: (m: Message) => number,
+): Turn {
   const messages = all.slice(start, end);
   let tokens = 0;
   let rank = 0;
@@ -111,7 +121,8 @@ function makeTurn(all: readonly Message[], start: number, end: number, ordinal: 
 }
 
 /** Why a turn may not be removed. */
-export type Protection = 'critical' | 'pinned' | 'summary' | 'marker' | 'keep-first' | 'keep-last' | 'recent' | 'newest';
+export type Protection =
+  'critical' | 'pinned' | 'summary' | 'marker' | 'keep-first' | 'keep-last' | 'recent' | 'newest';
 
 /** What protects turns besides their own content. */
 export interface KeepRules {
@@ -140,15 +151,23 @@ export function protectionOf(turns: readonly Turn[], rules: KeepRules): Array<Pr
     const recent = fromEnd < rules.keepRecentTurns || recentTokens < rules.keepRecentTokens;
     recentTokens += t.tokens;
     out[k] =
-      fromEnd === 0 ? 'newest'
-      : t.priority === 'critical' ? 'critical'
-      : t.pinned ? 'pinned'
-      : t.summary ? 'summary'
-      : t.marker ? 'marker'
-      : t.start < rules.keepFirst ? 'keep-first'
-      : t.end > count - rules.keepLast ? 'keep-last'
-      : recent ? 'recent'
-      : undefined;
+      fromEnd === 0
+        ? 'newest'
+        : t.priority === 'critical'
+          ? 'critical'
+          : t.pinned
+            ? 'pinned'
+            : t.summary
+              ? 'summary'
+              : t.marker
+                ? 'marker'
+                : t.start < rules.keepFirst
+                  ? 'keep-first'
+                  : t.end > count - rules.keepLast
+                    ? 'keep-last'
+                    : recent
+                      ? 'recent'
+                      : undefined;
   }
   return out;
 }

@@ -28,7 +28,9 @@ export const REATTACH_HEADING = 'Files re-attached after compaction (read fresh 
 export const NO_ROOM_REASON = 'no room left in the context after this compaction; read it with read_file';
 
 /** What reading a file fresh gave: its text and size on disk, or why it was not read (never its content). */
-export type FreshRead = { readonly ok: true; readonly text: string; readonly bytes: number } | { readonly ok: false; readonly reason: string };
+export type FreshRead =
+  | { readonly ok: true; readonly text: string; readonly bytes: number }
+  | { readonly ok: false; readonly reason: string };
 
 /**
  * Reads a file fresh, by the path as the model wrote it. The host resolves and confines it
@@ -62,7 +64,10 @@ export interface ReattachReadOptions {
  * section) or unreadable gets a reason instead of content; file text is neutralised and made
  * well formed before it is counted.
  */
-export async function readReattachments(candidates: readonly ReattachCandidate[], opts: ReattachReadOptions): Promise<ReattachEntry[]> {
+export async function readReattachments(
+  candidates: readonly ReattachCandidate[],
+  opts: ReattachReadOptions,
+): Promise<ReattachEntry[]> {
   const cap = opts.fileCap ?? REATTACH_FILE_TOKENS;
   const out: ReattachEntry[] = [];
   for (const c of candidates) {
@@ -101,7 +106,11 @@ export interface Reattachment {
  * order, most recent first), the others as references with their reason. Undefined when
  * there are no entries. `textTokens` counts each reference line for the record.
  */
-export function renderReattachment(entries: readonly ReattachEntry[], budget: number, textTokens: (text: string) => number): Reattachment | undefined {
+export function renderReattachment(
+  entries: readonly ReattachEntry[],
+  budget: number,
+  textTokens: (text: string) => number,
+): Reattachment | undefined {
   if (entries.length === 0) return undefined;
   let left = Math.max(0, budget);
   const attached: string[] = [];
@@ -119,7 +128,9 @@ export function renderReattachment(entries: readonly ReattachEntry[], budget: nu
     references.push(line);
     files.push({ path: e.path, tokens: textTokens(line), attached: 'reference', reason });
   }
-  const parts = [`${REATTACH_HEADING}. These are the files you read or edited most recently, as they are now; where earlier messages or the summary disagree with them, these are current.`];
+  const parts = [
+    `${REATTACH_HEADING}. These are the files you read or edited most recently, as they are now; where earlier messages or the summary disagree with them, these are current.`,
+  ];
   parts.push(...attached);
   if (references.length > 0) parts.push(`Not attached:\n${references.join('\n')}`);
   return { text: toWellFormed(`<system-reminder>\n${parts.join('\n\n')}\n</system-reminder>`), files };
@@ -127,12 +138,25 @@ export function renderReattachment(entries: readonly ReattachEntry[], budget: nu
 
 /** Whether a block is a compaction's re-attach reminder (see {@link reattachBlock}). */
 export function isReattachReminder(b: Block): boolean {
-  return b.type === 'text' && b.meta.source === 'reminder' && b.text.startsWith(`<system-reminder>\n${REATTACH_HEADING}`);
+  return (
+    b.type === 'text' && b.meta.source === 'reminder' && b.text.startsWith(`<system-reminder>\n${REATTACH_HEADING}`)
+  );
 }
 
 /** The re-attach reminder as a block: injected context (tier 3, source `reminder`), not compactable on its own. */
 export function reattachBlock(text: string, deps: { readonly clock: Clock; readonly ids: IdSource }): TextBlock {
-  return { type: 'text', text, meta: { id: deps.ids.next('blk'), tier: 3, source: 'reminder', createdAt: deps.clock.now(), pinned: false, compactable: false } };
+  return {
+    type: 'text',
+    text,
+    meta: {
+      id: deps.ids.next('blk'),
+      tier: 3,
+      source: 'reminder',
+      createdAt: deps.clock.now(),
+      pinned: false,
+      compactable: false,
+    },
+  };
 }
 
 /** One file's section: a heading with its size, then its content fenced (a fence longer than any backtick run in it). */
@@ -155,7 +179,9 @@ function oneLine(s: string): string {
 
 /** One line naming a compaction's re-attached files, e.g. `a.ts (1.2k tokens), b.ts (path only)`, for the Compactions view. */
 export function describeReattached(files: readonly ReattachedFile[]): string {
-  return files.map((f) => `${oneLine(f.path)} (${f.attached === 'content' ? `${compactCount(f.tokens)} tokens` : 'path only'})`).join(', ');
+  return files
+    .map((f) => `${oneLine(f.path)} (${f.attached === 'content' ? `${compactCount(f.tokens)} tokens` : 'path only'})`)
+    .join(', ');
 }
 
 function compactCount(n: number): string {

@@ -33,15 +33,22 @@ interface FileTouch {
  * and no successful edit of the path came after that read. Failed calls are not counted
  * (nothing was read or changed). Paths compare after normalisePath (`./a.ts` = `a.ts`).
  */
-export function reattachCandidates(before: readonly Message[], after: readonly Message[], max = REATTACH_MAX_FILES): ReattachCandidate[] {
+export function reattachCandidates(
+  before: readonly Message[],
+  after: readonly Message[],
+  max = REATTACH_MAX_FILES,
+): ReattachCandidate[] {
   const touches = fileTouches(before);
   const lastEdit = new Map<string, number>();
   for (const t of touches) if (t.kind === 'edit') lastEdit.set(t.key, t.order);
   const keptResults = new Set<string>();
-  for (const m of after) for (const b of m.blocks) if (b.type === 'tool_result' && !b.isError && !isPlaceholder(b.content)) keptResults.add(b.toolUseId);
+  for (const m of after)
+    for (const b of m.blocks)
+      if (b.type === 'tool_result' && !b.isError && !isPlaceholder(b.content)) keptResults.add(b.toolUseId);
   const verbatim = new Set<string>();
   for (const t of touches) {
-    if (t.kind === 'read' && keptResults.has(t.result.toolUseId) && t.order > (lastEdit.get(t.key) ?? -1)) verbatim.add(t.key);
+    if (t.kind === 'read' && keptResults.has(t.result.toolUseId) && t.order > (lastEdit.get(t.key) ?? -1))
+      verbatim.add(t.key);
   }
   const picked: ReattachCandidate[] = [];
   const seen = new Set<string>();
@@ -62,7 +69,13 @@ function fileTouches(messages: readonly Message[]): FileTouch[] {
     const info = classifyToolCall(site.use);
     if ((info.kind !== 'read' && info.kind !== 'edit') || info.path === undefined) continue;
     const path = info.path.trim();
-    out.push({ kind: info.kind, path, key: normalisePath(path.replace(/\\/g, '/')), order: site.useOrder, result: site.block });
+    out.push({
+      kind: info.kind,
+      path,
+      key: normalisePath(path.replace(/\\/g, '/')),
+      order: site.useOrder,
+      result: site.block,
+    });
   }
   return out.sort((a, b) => a.order - b.order);
 }

@@ -8,11 +8,21 @@ import { applyRecord, restoreRecord } from './apply';
 import type { CompactionLayer, CompactionRecord, ReattachedFile } from './types';
 
 /** Layers that summarise or drop whole regions: a compaction by one of them re-attaches files. The cheap result layers do not. */
-export const REATTACH_LAYERS: ReadonlySet<CompactionLayer> = new Set<CompactionLayer>(['summarise', 'fallback-drop', 'middle-removal', 'oldest-removal', 'hybrid']);
+export const REATTACH_LAYERS: ReadonlySet<CompactionLayer> = new Set<CompactionLayer>([
+  'summarise',
+  'fallback-drop',
+  'middle-removal',
+  'oldest-removal',
+  'hybrid',
+]);
 
 /** Index of the replacement's user message holding the summary or the compactor's marker; -1 when there is none. */
 export function leadMessageIndex(replacement: readonly Message[]): number {
-  return replacement.findIndex((m) => m.role === 'user' && m.blocks.some((b) => b.type === 'summary' || (b.type === 'text' && b.meta.source === 'compactor')));
+  return replacement.findIndex(
+    (m) =>
+      m.role === 'user' &&
+      m.blocks.some((b) => b.type === 'summary' || (b.type === 'text' && b.meta.source === 'compactor')),
+  );
 }
 
 /**

@@ -57,7 +57,11 @@ export interface ReattachOutcome {
  * message of the run's last such record; when even that would stop the record shrinking the
  * context, references only; when that does too, nothing.
  */
-export async function reattach(before: ConversationState, run: ReattachOutcome, deps: ReattachDeps): Promise<ReattachOutcome> {
+export async function reattach(
+  before: ConversationState,
+  run: ReattachOutcome,
+  deps: ReattachDeps,
+): Promise<ReattachOutcome> {
   let at = -1;
   run.records.forEach((r, i) => {
     if (REATTACH_LAYERS.has(r.layer)) at = i;
@@ -86,9 +90,13 @@ export async function reattach(before: ConversationState, run: ReattachOutcome, 
  * threshold and the hard compaction's target (so the next request does not compact again
  * at once); after an overflow, also at most what the run freed beyond what it was asked to.
  */
-export function reattachBudget(run: ReattachOutcome, deps: Pick<ReattachDeps, 'measure' | 'settings' | 'surplusOver'> & { readonly standing?: number }): number {
+export function reattachBudget(
+  run: ReattachOutcome,
+  deps: Pick<ReattachDeps, 'measure' | 'settings' | 'surplusOver'> & { readonly standing?: number },
+): number {
   const config = run.state.config;
-  const ceiling = Math.min(config.softThreshold, config.hardThreshold - deps.settings.hardBuffer) * effectiveWindow(config);
+  const ceiling =
+    Math.min(config.softThreshold, config.hardThreshold - deps.settings.hardBuffer) * effectiveWindow(config);
   const total = Math.min(REATTACH_TOTAL_TOKENS, REATTACH_WINDOW_SHARE * effectiveWindow(config));
   let budget = Math.min(total - (deps.standing ?? 0), REATTACH_ROOM_SHARE * (ceiling - deps.measure(run.state)));
   if (deps.surplusOver !== undefined) {
@@ -101,7 +109,8 @@ export function reattachBudget(run: ReattachOutcome, deps: Pick<ReattachDeps, 'm
 /** Tokens of the re-attach reminders of earlier compactions still standing in `messages`. */
 function standingReminderTokens(messages: readonly Message[], textTokens: (text: string) => number): number {
   let n = 0;
-  for (const m of messages) for (const b of m.blocks) if (b.type === 'text' && isReattachReminder(b)) n += textTokens(b.text);
+  for (const m of messages)
+    for (const b of m.blocks) if (b.type === 'text' && isReattachReminder(b)) n += textTokens(b.text);
   return n;
 }
 
@@ -111,7 +120,23 @@ function textTokenCounter(tokensOf: (m: Message) => number): (text: string) => n
     id: 'reattach_probe',
     role: 'user',
     turn: 0,
-    blocks: text === undefined ? [] : [{ type: 'text', text, meta: { id: 'reattach_probe_blk', tier: 3, source: 'reminder', createdAt: 0, pinned: false, compactable: false } }],
+    blocks:
+      text === undefined
+        ? []
+        : [
+            {
+              type: 'text',
+              text,
+              meta: {
+                id: 'reattach_probe_blk',
+                tier: 3,
+                source: 'reminder',
+                createdAt: 0,
+                pinned: false,
+                compactable: false,
+              },
+            },
+          ],
   });
   const empty = tokensOf(probe());
   return (text) => Math.max(0, Math.round(tokensOf(probe(text)) - empty));

@@ -91,7 +91,10 @@ export function isCutPoint(messages: readonly Message[], i: number, turnStart = 
  * the newest `keepRecentTurns` whole turns, and always the last tool round (the last
  * assistant message and what follows it), moved back to a cut point. O(n).
  */
-export function protectedFrom(messages: readonly Message[], opts: Pick<RegionOptions, 'keepRecentTurns' | 'keepRecentTokens' | 'tokensOf'>): number {
+export function protectedFrom(
+  messages: readonly Message[],
+  opts: Pick<RegionOptions, 'keepRecentTurns' | 'keepRecentTokens' | 'tokensOf'>,
+): number {
   const n = messages.length;
   if (n === 0) return 0;
   // The last tool round: a request in progress (last message from the user) keeps the
@@ -172,12 +175,18 @@ export function markRegions(state: Pick<ConversationState, 'messages'>, opts: Re
 }
 
 /** Expected tokens of a region's replacement: a summary of ~1/5 of it, the user's words, overhead. */
-export function expectedReplacementTokens(region: CompactionRegion & { readonly userTokens?: number }, outputLimit = DEFAULT_SUMMARY_OUTPUT_LIMIT): number {
+export function expectedReplacementTokens(
+  region: CompactionRegion & { readonly userTokens?: number },
+  outputLimit = DEFAULT_SUMMARY_OUTPUT_LIMIT,
+): number {
   return summaryTargetTokens(region.tokens, outputLimit) + (region.userTokens ?? 0) + REPLACEMENT_OVERHEAD_TOKENS;
 }
 
 /** Tokens a summary of the region is expected to free (may be ≤ 0 for small regions). */
-export function expectedSaving(region: CompactionRegion & { readonly userTokens?: number }, outputLimit = DEFAULT_SUMMARY_OUTPUT_LIMIT): number {
+export function expectedSaving(
+  region: CompactionRegion & { readonly userTokens?: number },
+  outputLimit = DEFAULT_SUMMARY_OUTPUT_LIMIT,
+): number {
   return region.tokens - expectedReplacementTokens(region, outputLimit);
 }
 
@@ -186,7 +195,10 @@ export function expectedSaving(region: CompactionRegion & { readonly userTokens?
  * (`Infinity`: every region worth summarising); regions that would not shrink are never
  * picked. Returns them in conversation order.
  */
-export function pickRegions<R extends CompactionRegion & { readonly userTokens?: number }>(regions: readonly R[], tokensToFree: number): R[] {
+export function pickRegions<R extends CompactionRegion & { readonly userTokens?: number }>(
+  regions: readonly R[],
+  tokensToFree: number,
+): R[] {
   if (!(tokensToFree > 0)) return [];
   const bySize = regions.map((r, i) => ({ r, i })).sort((a, b) => b.r.tokens - a.r.tokens || a.i - b.i);
   const picked: Array<{ r: R; i: number }> = [];

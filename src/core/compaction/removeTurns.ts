@@ -54,7 +54,8 @@ export interface RemovalKind {
 
 /** The marker text standing in for turns `first`–`last`. */
 export function removalMarker(first: number, last: number, label: string): string {
-  if (first === last) return `[Turn ${first} was removed to save context (${label}); it can be restored from the Compactions view.]`;
+  if (first === last)
+    return `[Turn ${first} was removed to save context (${label}); it can be restored from the Compactions view.]`;
   return `[Turns ${first}–${last} were removed to save context (${label}); they can be restored from the Compactions view.]`;
 }
 
@@ -66,9 +67,20 @@ export function removalReplacement(run: readonly Message[], label: string, clock
 }
 
 /** The marker pair for turns `first`–`last` carrying the user's `words`. */
-function replacementOf(first: number, last: number, words: readonly TextBlock[], label: string, clock: Clock, ids: IdSource): Message[] {
+function replacementOf(
+  first: number,
+  last: number,
+  words: readonly TextBlock[],
+  label: string,
+  clock: Clock,
+  ids: IdSource,
+): Message[] {
   const now = clock.now();
-  const note = (text: string, tier: 0 | 2): TextBlock => ({ type: 'text', text, meta: { id: ids.next('blk'), tier, source: 'compactor', createdAt: now, pinned: false, compactable: false } });
+  const note = (text: string, tier: 0 | 2): TextBlock => ({
+    type: 'text',
+    text,
+    meta: { id: ids.next('blk'), tier, source: 'compactor', createdAt: now, pinned: false, compactable: false },
+  });
   return [
     { id: ids.next('msg'), role: 'user', blocks: [note(removalMarker(first, last, label), 0), ...words], turn: first },
     { id: ids.next('msg'), role: 'assistant', blocks: [note('Understood.', 2)], turn: last },
@@ -81,7 +93,11 @@ function userWordsOf(m: Message): TextBlock[] {
 }
 
 /** Builds the record that replaces `run` (contiguous whole turns) by its marker pair. */
-export function removalRecord(run: readonly Message[], kind: RemovalKind, opts: Pick<RemovalOptions, 'tokensOf' | 'clock' | 'ids' | 'trigger' | 'strategy'>): CompactionRecord {
+export function removalRecord(
+  run: readonly Message[],
+  kind: RemovalKind,
+  opts: Pick<RemovalOptions, 'tokensOf' | 'clock' | 'ids' | 'trigger' | 'strategy'>,
+): CompactionRecord {
   const replacement = removalReplacement(run, kind.label, opts.clock, opts.ids);
   const tokensBefore = sum(run.map(opts.tokensOf));
   return {
@@ -90,7 +106,14 @@ export function removalRecord(run: readonly Message[], kind: RemovalKind, opts: 
     trigger: opts.trigger ?? 'auto-soft',
     layer: kind.layer,
     strategy: opts.strategy ?? kind.layer,
-    regions: [{ firstTurn: run[0]?.turn ?? 0, lastTurn: run.at(-1)?.turn ?? 0, messageIds: run.map((m) => m.id), tokens: tokensBefore }],
+    regions: [
+      {
+        firstTurn: run[0]?.turn ?? 0,
+        lastTurn: run.at(-1)?.turn ?? 0,
+        messageIds: run.map((m) => m.id),
+        tokens: tokensBefore,
+      },
+    ],
     originals: run,
     replacement,
     tokensBefore,
@@ -110,9 +133,20 @@ export type RemovalOrder = (removable: readonly Turn[]) => readonly Turn[];
  * as it frees) is skipped, and retried once its neighbours are gone. Pure; O(n log n) in the
  * number of messages, and `tokensOf` sees each message a bounded number of times.
  */
-export function removeTurns(state: ConversationState, opts: RemovalOptions, kind: RemovalKind, order: RemovalOrder, keepFirstDefault: number): RemovalResult {
+export function removeTurns(
+  state: ConversationState,
+  opts: RemovalOptions,
+  kind: RemovalKind,
+  order: RemovalOrder,
+  keepFirstDefault: number,
+): RemovalResult {
   const turns = turnsOf(state.messages, opts.tokensOf);
-  const rules = { keepFirst: opts.keepFirst ?? keepFirstDefault, keepLast: opts.keepLast ?? 0, keepRecentTurns: opts.keepRecentTurns, keepRecentTokens: opts.keepRecentTokens };
+  const rules = {
+    keepFirst: opts.keepFirst ?? keepFirstDefault,
+    keepLast: opts.keepLast ?? 0,
+    keepRecentTurns: opts.keepRecentTurns,
+    keepRecentTokens: opts.keepRecentTokens,
+  };
   const protection = protectionOf(turns, rules);
   const candidates = order(turns.filter((t) => protection[t.ordinal] === undefined));
   const selected = planRemoval(turns, candidates, opts, kind.label);
@@ -132,7 +166,11 @@ export function removeTurns(state: ConversationState, opts: RemovalOptions, kind
   }
   if (records.length === 0) return { state, records, tokensFreed: 0 };
   for (let i = cursor; i < state.messages.length; i++) messages.push(state.messages[i] as Message);
-  return { state: { ...state, messages }, records, tokensFreed: sum(records.map((r) => r.tokensBefore - r.tokensAfter)) };
+  return {
+    state: { ...state, messages },
+    records,
+    tokensFreed: sum(records.map((r) => r.tokensBefore - r.tokensAfter)),
+  };
 }
 
 /**
@@ -169,7 +207,12 @@ function gainOf(turns: readonly Turn[], opts: RemovalOptions, label: string): (a
  * that grew can decide differently on a retry, so a retry visits just those (in order, from a
  * queue), which gives the same choice as re-scanning every candidate on every pass.
  */
-function planRemoval(turns: readonly Turn[], candidates: readonly Turn[], opts: RemovalOptions, label: string): boolean[] {
+function planRemoval(
+  turns: readonly Turn[],
+  candidates: readonly Turn[],
+  opts: RemovalOptions,
+  label: string,
+): boolean[] {
   const n = turns.length;
   const selected = new Array<boolean>(n).fill(false);
   const gains = new Map<number, number>();

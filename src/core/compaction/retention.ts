@@ -24,8 +24,10 @@ const CAMEL = /^[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*$/;
 const PASCAL = /^[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*$/;
 const SNAKE = /^_?[a-z][a-z0-9]*(?:_[a-z0-9]+)+$|^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
 const DOTTED = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
-const ERROR_LINE = /[A-Za-z](?:Error|Exception)\b|\b(?:Error|Exception|failed|FAILED|FAIL|fatal|panic|Traceback)\b|\bE(?:NOENT|ACCES|PERM|EXIST|CONNREFUSED|CONNRESET|ADDRINUSE|TIMEDOUT)\b/;
-const CODE_LINE = /\bthrow\b|\bcatch\s*\(|^\s*(?:import|export|class|interface|function|def|const|let|var|raise|except)\b|=>|^\s*(?:\/\/|#|\*)/;
+const ERROR_LINE =
+  /[A-Za-z](?:Error|Exception)\b|\b(?:Error|Exception|failed|FAILED|FAIL|fatal|panic|Traceback)\b|\bE(?:NOENT|ACCES|PERM|EXIST|CONNREFUSED|CONNRESET|ADDRINUSE|TIMEDOUT)\b/;
+const CODE_LINE =
+  /\bthrow\b|\bcatch\s*\(|^\s*(?:import|export|class|interface|function|def|const|let|var|raise|except)\b|=>|^\s*(?:\/\/|#|\*)/;
 const NUMBER = /(?<![\w.])\d{2,}(?:\.\d+)?(?![\w])/g;
 
 function add(map: Map<string, number>, key: string): void {
@@ -67,7 +69,8 @@ export function extractIdentifiers(messages: readonly Message[]): Identifiers {
     for (const b of m.blocks) {
       if (b.type === 'text' || b.type === 'summary') {
         scanText(b.text, ids);
-        if (b.type === 'text' && b.meta.source === 'user') for (const n of b.text.replace(URL, ' ').matchAll(NUMBER)) add(ids.number, n[0]);
+        if (b.type === 'text' && b.meta.source === 'user')
+          for (const n of b.text.replace(URL, ' ').matchAll(NUMBER)) add(ids.number, n[0]);
       } else if (b.type === 'tool_use') scanText(JSON.stringify(b.input) ?? '', ids);
       else if (b.type === 'tool_result') scanText(resultText(b.content), ids);
     }

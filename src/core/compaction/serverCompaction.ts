@@ -42,7 +42,11 @@ export interface ServerCompactionDeps {
  * messages stand before it: the state with those messages replaced by the placeholder, and
  * the record (its id is the summary's `compactionId`). Undefined otherwise.
  */
-export function serverCompactionRecord(state: ConversationState, answer: Message, deps: ServerCompactionDeps): { readonly state: ConversationState; readonly record: CompactionRecord } | undefined {
+export function serverCompactionRecord(
+  state: ConversationState,
+  answer: Message,
+  deps: ServerCompactionDeps,
+): { readonly state: ConversationState; readonly record: CompactionRecord } | undefined {
   const summary = answer.blocks.find((b) => b.type === 'summary' && b.server !== undefined);
   if (!summary || summary.type !== 'summary') return undefined;
   const index = state.messages.findIndex((m) => m.id === answer.id);
@@ -56,7 +60,20 @@ export function serverCompactionRecord(state: ConversationState, answer: Message
     id: deps.ids.next('msg'),
     role: 'user',
     turn: firstTurn,
-    blocks: [{ type: 'text', text: SERVER_COMPACTION_PLACEHOLDER, meta: { id: deps.ids.next('blk'), tier: 0, source: 'compactor', createdAt: now, pinned: false, compactable: false } }],
+    blocks: [
+      {
+        type: 'text',
+        text: SERVER_COMPACTION_PLACEHOLDER,
+        meta: {
+          id: deps.ids.next('blk'),
+          tier: 0,
+          source: 'compactor',
+          createdAt: now,
+          pinned: false,
+          compactable: false,
+        },
+      },
+    ],
   };
   const tokensBefore = originals.reduce((n, m) => n + deps.tokensOf(m), 0);
   const tokensAfter = deps.tokensOf(placeholder);
@@ -66,7 +83,14 @@ export function serverCompactionRecord(state: ConversationState, answer: Message
     trigger: 'auto-soft',
     layer: 'server-compact',
     strategy: deps.strategy,
-    regions: [{ firstTurn, lastTurn: originals.at(-1)?.turn ?? firstTurn, messageIds: originals.map((m) => m.id), tokens: tokensBefore }],
+    regions: [
+      {
+        firstTurn,
+        lastTurn: originals.at(-1)?.turn ?? firstTurn,
+        messageIds: originals.map((m) => m.id),
+        tokens: tokensBefore,
+      },
+    ],
     originals,
     replacement: [placeholder],
     summary: summary.text,
@@ -81,5 +105,10 @@ export function serverCompactionRecord(state: ConversationState, answer: Message
 }
 
 function isPlaceholder(m: Message | undefined): boolean {
-  return m?.role === 'user' && m.blocks.length === 1 && m.blocks[0]?.type === 'text' && m.blocks[0].text === SERVER_COMPACTION_PLACEHOLDER;
+  return (
+    m?.role === 'user' &&
+    m.blocks.length === 1 &&
+    m.blocks[0]?.type === 'text' &&
+    m.blocks[0].text === SERVER_COMPACTION_PLACEHOLDER
+  );
 }

@@ -6,7 +6,18 @@
 import type { ConversationState, ToolResultContent } from '../conversation/conversationModel';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { classifyToolCall } from './toolKinds';
-import { commitResultEdits, hasImages, isPlaceholder, olderEditableResults, resultText, STALE_PREFIX, toolResultSites, type LayerContext, type LayerResult, type ResultSite } from './layerContext';
+import {
+  commitResultEdits,
+  hasImages,
+  isPlaceholder,
+  olderEditableResults,
+  resultText,
+  STALE_PREFIX,
+  toolResultSites,
+  type LayerContext,
+  type LayerResult,
+  type ResultSite,
+} from './layerContext';
 
 /** Snip replaces a result only when it is at least this many characters longer than its placeholder. */
 export const SNIP_MIN_SAVING_CHARS = 200;
@@ -53,12 +64,19 @@ export function snip(state: ConversationState, ctx: LayerContext): LayerResult {
   for (const site of olderEditableResults(state.messages, GUARD_DEFAULTS.keepRecentResults)) {
     const read = fileEvent(site);
     if (!read || read.kind !== 'read' || isPlaceholder(site.block.content)) continue;
-    const later = events.filter((e) => e.order > read.order && e.path === read.path && (e.kind === 'edit' || (e.from <= read.from && e.to >= read.to)));
+    const later = events.filter(
+      (e) =>
+        e.order > read.order && e.path === read.path && (e.kind === 'edit' || (e.from <= read.from && e.to >= read.to)),
+    );
     const latest = later[later.length - 1];
     if (!latest) continue;
     const placeholder = stalePlaceholder(read.path, latest.turn, latest.kind);
     // Only when it saves something worth a cache rewrite: a result barely longer than the placeholder may even count more tokens.
-    if (resultText(site.block.content).length > placeholder.length + SNIP_MIN_SAVING_CHARS || hasImages(site.block.content)) edits.set(site.block.meta.id, placeholder);
+    if (
+      resultText(site.block.content).length > placeholder.length + SNIP_MIN_SAVING_CHARS ||
+      hasImages(site.block.content)
+    )
+      edits.set(site.block.meta.id, placeholder);
   }
   return commitResultEdits(state, ctx, edits, { layer: 'snip', trigger: 'budget' });
 }

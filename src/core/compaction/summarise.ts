@@ -12,7 +12,15 @@ import { applyRecord } from './apply';
 import { messagesText, checkRetention } from './retention';
 import { isUserWords } from './regions';
 import { runChunks, startGuard } from './summariseChunks';
-import { buildReplacement, dropMarker, recallFooter, regionMessages, summaryText, withSummaryText, type ReplacementContent } from './summaryReplacement';
+import {
+  buildReplacement,
+  dropMarker,
+  recallFooter,
+  regionMessages,
+  summaryText,
+  withSummaryText,
+  type ReplacementContent,
+} from './summaryReplacement';
 import type { CompactionRecord, CompactionRegion, CompactionTrigger } from './types';
 
 /** The safety timeout of one summarisation run: 5 minutes. */
@@ -122,22 +130,44 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
       let content: { text: string; kind: 'summary' | 'marker'; costUsd: number; notes: string[] };
       if (preset) content = dropContent(region, preset, 0);
       else if (!failure) {
-        const onProgress = (chunk: number, chunks: number) => opts.onProgress?.({ region: index + 1, regions: opts.regions.length, chunk, chunks });
+        const onProgress = (chunk: number, chunks: number) =>
+          opts.onProgress?.({ region: index + 1, regions: opts.regions.length, chunk, chunks });
         const r = await runChunks(originals, region, opts, g, onProgress);
         if (r.ok) {
           const hasWords = originals.some((m) => m.blocks.some(isUserWords));
           const inTurn = originals.at(-1)?.role === 'user';
-          content = { kind: 'summary', text: summaryText(region.firstTurn, region.lastTurn, r.body, r.leftOut, hasWords ? (inTurn ? 'before' : 'after') : 'none', inTurn), costUsd: r.costUsd, notes: r.notes };
+          content = {
+            kind: 'summary',
+            text: summaryText(
+              region.firstTurn,
+              region.lastTurn,
+              r.body,
+              r.leftOut,
+              hasWords ? (inTurn ? 'before' : 'after') : 'none',
+              inTurn,
+            ),
+            costUsd: r.costUsd,
+            notes: r.notes,
+          };
         } else if (opts.signal.aborted) {
           return { state: current, records, skipped, failed: false, aborted: true };
         } else {
-          failure = { reason: shortReason(r.error, g.timedOut(), timeoutMs), message: g.timedOut() ? `The summariser did not answer within ${Math.round(timeoutMs / 60_000)} minutes.` : r.error.message };
+          failure = {
+            reason: shortReason(r.error, g.timedOut(), timeoutMs),
+            message: g.timedOut()
+              ? `The summariser did not answer within ${Math.round(timeoutMs / 60_000)} minutes.`
+              : r.error.message,
+          };
           content = dropContent(region, failure.reason, r.costUsd);
         }
       } else content = dropContent(region, failure.reason, 0);
       const record = makeRecord(originals, region, content, started, opts);
       if (record.tokensAfter >= record.tokensBefore) {
-        skipped.push({ region, record, reason: 'Its replacement would not shrink the context, so it was not applied.' });
+        skipped.push({
+          region,
+          record,
+          reason: 'Its replacement would not shrink the context, so it was not applied.',
+        });
         continue;
       }
       const applied = applyRecord(current, record);
@@ -151,11 +181,27 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
   } finally {
     g.dispose();
   }
-  return { state: current, records, skipped, failed: failure !== undefined, ...(failure ? { error: failure.message } : {}), aborted: false };
+  return {
+    state: current,
+    records,
+    skipped,
+    failed: failure !== undefined,
+    ...(failure ? { error: failure.message } : {}),
+    aborted: false,
+  };
 }
 
-function dropContent(region: CompactionRegion, reason: string, costUsd: number): { text: string; kind: 'marker'; costUsd: number; notes: string[] } {
-  return { kind: 'marker', text: dropMarker(region.firstTurn, region.lastTurn, reason), costUsd, notes: [`summariser failed: ${reason} → dropped turns ${region.firstTurn}–${region.lastTurn}`] };
+function dropContent(
+  region: CompactionRegion,
+  reason: string,
+  costUsd: number,
+): { text: string; kind: 'marker'; costUsd: number; notes: string[] } {
+  return {
+    kind: 'marker',
+    text: dropMarker(region.firstTurn, region.lastTurn, reason),
+    costUsd,
+    notes: [`summariser failed: ${reason} → dropped turns ${region.firstTurn}–${region.lastTurn}`],
+  };
 }
 
 /**
@@ -171,10 +217,16 @@ function makeRecord(
   opts: SummariseOptions,
 ): CompactionRecord {
   const id = opts.ids.next('cmp');
-  const what: ReplacementContent = content.kind === 'summary' ? { kind: 'summary', text: content.text, compactionId: id } : { kind: 'marker', text: content.text };
+  const what: ReplacementContent =
+    content.kind === 'summary'
+      ? { kind: 'summary', text: content.text, compactionId: id }
+      : { kind: 'marker', text: content.text };
   const built = buildReplacement(originals, what, opts);
   const retention = checkRetention(originals, messagesText(built));
-  const summary = content.kind === 'summary' ? `${content.text}\n\n${recallFooter(id, region.firstTurn, region.lastTurn, retention.lost)}` : content.text;
+  const summary =
+    content.kind === 'summary'
+      ? `${content.text}\n\n${recallFooter(id, region.firstTurn, region.lastTurn, retention.lost)}`
+      : content.text;
   const replacement = content.kind === 'summary' ? withSummaryText(built, summary) : built;
   const tokensBefore = originals.reduce((n, m) => n + opts.tokensOf(m), 0);
   return {
@@ -183,7 +235,14 @@ function makeRecord(
     trigger: opts.trigger,
     layer: content.kind === 'summary' ? 'summarise' : 'fallback-drop',
     strategy: opts.strategy,
-    regions: [{ firstTurn: region.firstTurn, lastTurn: region.lastTurn, messageIds: originals.map((m) => m.id), tokens: tokensBefore }],
+    regions: [
+      {
+        firstTurn: region.firstTurn,
+        lastTurn: region.lastTurn,
+        messageIds: originals.map((m) => m.id),
+        tokens: tokensBefore,
+      },
+    ],
     originals,
     replacement,
     summary,

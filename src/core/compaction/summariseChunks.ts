@@ -7,7 +7,13 @@ import type { LlmClient, LlmError, LlmResult } from '../agent/agentPorts';
 import { requestCostUsd } from '../agent/cost';
 import type { Message } from '../conversation/conversationModel';
 import { planChunks } from './chunking';
-import { buildSummaryRequest, describeLeftOut, summaryMaxTokens, summaryOutputLimit, summaryTargetTokens } from './summaryPrompt';
+import {
+  buildSummaryRequest,
+  describeLeftOut,
+  summaryMaxTokens,
+  summaryOutputLimit,
+  summaryTargetTokens,
+} from './summaryPrompt';
 import type { CompactionRegion } from './types';
 
 /** Largest share of the summariser's window one summary may take. */
@@ -25,7 +31,11 @@ export interface GuardedCall {
  * on either, and `stopped` then settles as a failed call (`timeout` or `aborted`), so a client
  * that ignores the abort cannot hold the run. `dispose` cancels the timer.
  */
-export function startGuard(userSignal: AbortSignal, timeout: (ms: number, signal: AbortSignal) => Promise<void>, timeoutMs: number): GuardedCall & { dispose(): void } {
+export function startGuard(
+  userSignal: AbortSignal,
+  timeout: (ms: number, signal: AbortSignal) => Promise<void>,
+  timeoutMs: number,
+): GuardedCall & { dispose(): void } {
   const call = new AbortController();
   const timer = new AbortController();
   let timedOut = false;
@@ -41,7 +51,15 @@ export function startGuard(userSignal: AbortSignal, timeout: (ms: number, signal
     () => undefined,
   );
   const stopped = new Promise<{ ok: false; error: LlmError }>((resolve) => {
-    const done = () => resolve({ ok: false, error: { kind: timedOut ? 'timeout' : 'aborted', message: timedOut ? 'The summariser timed out.' : 'Stopped.', retryable: true } });
+    const done = () =>
+      resolve({
+        ok: false,
+        error: {
+          kind: timedOut ? 'timeout' : 'aborted',
+          message: timedOut ? 'The summariser timed out.' : 'Stopped.',
+          retryable: true,
+        },
+      });
     if (call.signal.aborted) done();
     else call.signal.addEventListener('abort', done, { once: true });
   });
@@ -69,7 +87,13 @@ export interface ChunkRunOptions {
 
 /** The body of a region's summary (without heading), or the error that stopped it; cost either way. */
 export type ChunkRunResult =
-  | { readonly ok: true; readonly body: string; readonly leftOut: readonly string[]; readonly costUsd: number; readonly notes: string[] }
+  | {
+      readonly ok: true;
+      readonly body: string;
+      readonly leftOut: readonly string[];
+      readonly costUsd: number;
+      readonly notes: string[];
+    }
   | { readonly ok: false; readonly error: LlmError; readonly costUsd: number };
 
 function textOf(result: LlmResult): string {
@@ -84,13 +108,31 @@ function textOf(result: LlmResult): string {
  * tokens covered so far (rolling), at least 200, at most the summariser's output limit.
  * Messages too large for any chunk are left out and named.
  */
-export async function runChunks(originals: readonly Message[], region: CompactionRegion, opts: ChunkRunOptions, guard: GuardedCall, onProgress: (chunk: number, chunks: number) => void): Promise<ChunkRunResult> {
+export async function runChunks(
+  originals: readonly Message[],
+  region: CompactionRegion,
+  opts: ChunkRunOptions,
+  guard: GuardedCall,
+  onProgress: (chunk: number, chunks: number) => void,
+): Promise<ChunkRunResult> {
   // A summary (and the rolling one handed on) may take at most 15 % of the window each.
-  const limit = Math.max(1, Math.min(summaryOutputLimit(opts.summarizerModel), Math.floor(opts.contextWindow * MAX_SUMMARY_WINDOW_SHARE), opts.maxSummaryTokens ?? Number.MAX_SAFE_INTEGER));
+  const limit = Math.max(
+    1,
+    Math.min(
+      summaryOutputLimit(opts.summarizerModel),
+      Math.floor(opts.contextWindow * MAX_SUMMARY_WINDOW_SHARE),
+      opts.maxSummaryTokens ?? Number.MAX_SAFE_INTEGER,
+    ),
+  );
   const regionTokens = originals.reduce((n, m) => n + opts.tokensOf(m), 0);
-  const plan = planChunks(originals, { window: opts.contextWindow, tokensOf: opts.tokensOf, outputReserve: summaryMaxTokens(summaryTargetTokens(regionTokens, limit), limit) });
+  const plan = planChunks(originals, {
+    window: opts.contextWindow,
+    tokensOf: opts.tokensOf,
+    outputReserve: summaryMaxTokens(summaryTargetTokens(regionTokens, limit), limit),
+  });
   const leftOut = plan.leftOut.map(describeLeftOut);
-  const notes: string[] = plan.leftOut.length > 0 ? [`left out ${plan.leftOut.length} message(s) too large to summarise`] : [];
+  const notes: string[] =
+    plan.leftOut.length > 0 ? [`left out ${plan.leftOut.length} message(s) too large to summarise`] : [];
   let previous: { text: string; turns: readonly [number, number] } | undefined;
   let covered = 0;
   let costUsd = 0;
@@ -111,15 +153,35 @@ export async function runChunks(originals: readonly Message[], region: Compactio
       ...(i === plan.chunks.length - 1 ? { leftOut: plan.leftOut } : {}),
     });
     onProgress(i + 1, plan.chunks.length);
-    const res = guard.signal.aborted ? await guard.stopped : await Promise.race([opts.summariser.stream(params, { signal: guard.signal, onEvent: () => undefined }), guard.stopped]);
+    const res = guard.signal.aborted
+      ? await guard.stopped
+      : await Promise.race([
+          opts.summariser.stream(params, { signal: guard.signal, onEvent: () => undefined }),
+          guard.stopped,
+        ]);
     if (!res.ok) return { ok: false, error: res.error, costUsd };
     const cost = requestCostUsd(opts.summarizerModel, res.result.usage);
     // An unknown summariser price is said in the notes, and the record's cost leaves it out.
-    if (cost === undefined && i === 0) notes.push(`price of summariser model ${opts.summarizerModel} unknown: its cost is not counted`);
+    if (cost === undefined && i === 0)
+      notes.push(`price of summariser model ${opts.summarizerModel} unknown: its cost is not counted`);
     costUsd += cost ?? 0;
     const text = textOf(res.result);
-    if (res.result.stopReason === 'refusal') return { ok: false, error: { kind: 'invalid_request', message: 'The summariser refused to summarise this part of the conversation.', retryable: false }, costUsd };
-    if (!text) return { ok: false, error: { kind: 'unknown', message: 'The summariser returned no text.', retryable: true }, costUsd };
+    if (res.result.stopReason === 'refusal')
+      return {
+        ok: false,
+        error: {
+          kind: 'invalid_request',
+          message: 'The summariser refused to summarise this part of the conversation.',
+          retryable: false,
+        },
+        costUsd,
+      };
+    if (!text)
+      return {
+        ok: false,
+        error: { kind: 'unknown', message: 'The summariser returned no text.', retryable: true },
+        costUsd,
+      };
     if (res.result.stopReason === 'max_tokens') notes.push(`summary of part ${i + 1} was cut at max_tokens`);
     previous = { text, turns: [region.firstTurn, chunk.at(-1)?.turn ?? region.lastTurn] };
   }

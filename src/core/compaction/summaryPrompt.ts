@@ -87,7 +87,13 @@ export interface SummaryRequestInput {
 
 /** One line naming a left-out message: id, turn, role, what it held, its size. */
 export function describeLeftOut(l: LeftOutMessage): string {
-  const kinds = [...new Set(l.message.blocks.map((b) => (b.type === 'tool_use' ? `tool call ${b.name}` : b.type === 'tool_result' ? 'tool result' : b.type)))].join(', ');
+  const kinds = [
+    ...new Set(
+      l.message.blocks.map((b) =>
+        b.type === 'tool_use' ? `tool call ${b.name}` : b.type === 'tool_result' ? 'tool result' : b.type,
+      ),
+    ),
+  ].join(', ');
   return `${l.message.role} message ${l.message.id} of turn ${l.message.turn} (${kinds}, about ${l.tokens.toLocaleString('en-US')} tokens)`;
 }
 
@@ -107,8 +113,13 @@ function safe(text: string): string {
 export function buildSummaryRequest(input: SummaryRequestInput): MessageCreateParamsNonStreaming {
   const first = input.messages[0]?.turn ?? input.regionTurns[0];
   const last = input.messages.at(-1)?.turn ?? input.regionTurns[1];
-  const part = input.chunks > 1 ? ` This is part ${input.chunk} of ${input.chunks} of turns ${range(input.regionTurns)}; it covers turns ${first}–${last}.` : '';
-  const sections: string[] = [`Below is a transcript of turns ${range(input.regionTurns)} of a conversation between a user and an AI coding assistant.${part}`];
+  const part =
+    input.chunks > 1
+      ? ` This is part ${input.chunk} of ${input.chunks} of turns ${range(input.regionTurns)}; it covers turns ${first}–${last}.`
+      : '';
+  const sections: string[] = [
+    `Below is a transcript of turns ${range(input.regionTurns)} of a conversation between a user and an AI coding assistant.${part}`,
+  ];
   if (input.previous) {
     sections.push(
       `Your summary of the earlier part of this stretch (turns ${range(input.previous.turns)}):\n<previous_summary turns="${input.previous.turns[0]}-${input.previous.turns[1]}">\n${safe(input.previous.text)}\n</previous_summary>`,
@@ -118,14 +129,21 @@ export function buildSummaryRequest(input: SummaryRequestInput): MessageCreatePa
   sections.push(`<transcript turns="${first}-${last}">\n${safe(transcript || '(no content)')}\n</transcript>`);
   const leftOut = input.leftOut ?? [];
   if (leftOut.length > 0) {
-    sections.push(`These messages of the stretch were too large to include and are left out; say in the summary that they were dropped and what they were, as far as the transcript tells:\n${leftOut.map((l) => `- ${describeLeftOut(l)}`).join('\n')}`);
+    sections.push(
+      `These messages of the stretch were too large to include and are left out; say in the summary that they were dropped and what they were, as far as the transcript tells:\n${leftOut.map((l) => `- ${describeLeftOut(l)}`).join('\n')}`,
+    );
   }
   const task = [
     `Write the summary now, following your instructions. Aim for about ${input.targetTokens.toLocaleString('en-US')} tokens; never more than ${input.maxTokens.toLocaleString('en-US')}.`,
   ];
-  if (input.previous) task.push('Write one summary that covers both the previous summary and the transcript: it replaces the previous summary, so keep everything important from it.');
+  if (input.previous)
+    task.push(
+      'Write one summary that covers both the previous summary and the transcript: it replaces the previous summary, so keep everything important from it.',
+    );
   if (input.instructions?.trim()) {
-    task.push(`The user asked for this compaction with these instructions; follow them when you choose what to keep:\n<user_instructions>\n${safe(input.instructions.trim())}\n</user_instructions>`);
+    task.push(
+      `The user asked for this compaction with these instructions; follow them when you choose what to keep:\n<user_instructions>\n${safe(input.instructions.trim())}\n</user_instructions>`,
+    );
   }
   sections.push(task.join('\n'));
   return {
@@ -137,7 +155,14 @@ export function buildSummaryRequest(input: SummaryRequestInput): MessageCreatePa
 }
 
 /** Longest rendering, in characters, of each kind of content in the transcript. */
-export const TRANSCRIPT_LIMITS = { userText: 8_000, injected: 4_000, assistantText: 16_000, toolInput: 2_000, toolResult: 12_000, thinking: 2_000 } as const;
+export const TRANSCRIPT_LIMITS = {
+  userText: 8_000,
+  injected: 4_000,
+  assistantText: 16_000,
+  toolInput: 2_000,
+  toolResult: 12_000,
+  thinking: 2_000,
+} as const;
 
 /** `text` cut to `max` characters: three quarters head, one quarter tail, with the cut stated. */
 export function headTail(text: string, max: number): string {
@@ -183,6 +208,11 @@ export function renderTranscript(messages: readonly Message[]): string {
   const toolNames = new Map<string, string>();
   for (const m of messages) for (const b of m.blocks) if (b.type === 'tool_use') toolNames.set(b.id, b.name);
   return messages
-    .map((m) => [`--- ${m.role === 'user' ? 'User message' : 'Assistant message'} (turn ${m.turn}) ---`, ...m.blocks.map((b) => renderBlock(b, m.role, toolNames))].join('\n'))
+    .map((m) =>
+      [
+        `--- ${m.role === 'user' ? 'User message' : 'Assistant message'} (turn ${m.turn}) ---`,
+        ...m.blocks.map((b) => renderBlock(b, m.role, toolNames)),
+      ].join('\n'),
+    )
     .join('\n\n');
 }

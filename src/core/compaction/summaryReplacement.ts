@@ -23,7 +23,8 @@ export const DROP_ACK = "Understood. I'll continue without those turns.";
 export const USER_WORDS_NOTE = "(The user's own messages from these turns follow, verbatim.)";
 
 /** Appended to a summary that ends inside the turn in progress. */
-export const IN_TURN_NOTE = 'This summary ends inside the current turn: the work on the latest request continues in the messages after it. Do not start the request over; carry on from where it stands.';
+export const IN_TURN_NOTE =
+  'This summary ends inside the current turn: the work on the latest request continues in the messages after it. Do not start the request over; carry on from where it stands.';
 
 /** The assistant's note before a summary when the region starts with an assistant message. */
 export const CONTINUE_NOTE = 'Earlier tool rounds of this work were compacted to save context; their summary follows.';
@@ -45,35 +46,75 @@ export interface ReplacementDeps {
 }
 
 /** What replaces the region's content: a summary block, or a marker text. */
-export type ReplacementContent = { readonly kind: 'summary'; readonly text: string; readonly compactionId: string } | { readonly kind: 'marker'; readonly text: string };
+export type ReplacementContent =
+  | { readonly kind: 'summary'; readonly text: string; readonly compactionId: string }
+  | { readonly kind: 'marker'; readonly text: string };
 
 /** The region's messages in the current state, in order, or undefined when they no longer stand there contiguously. */
-export function regionMessages(state: Pick<ConversationState, 'messages'>, region: CompactionRegion): Message[] | undefined {
+export function regionMessages(
+  state: Pick<ConversationState, 'messages'>,
+  region: CompactionRegion,
+): Message[] | undefined {
   const start = state.messages.findIndex((m) => m.id === region.messageIds[0]);
   if (start < 0 || region.messageIds.length === 0) return undefined;
   const slice = state.messages.slice(start, start + region.messageIds.length);
-  return slice.length === region.messageIds.length && slice.every((m, i) => m.id === region.messageIds[i]) ? slice : undefined;
+  return slice.length === region.messageIds.length && slice.every((m, i) => m.id === region.messageIds[i])
+    ? slice
+    : undefined;
 }
 
 /** The messages replacing `originals` (a region whose ends are cut points; see regions.ts). */
-export function buildReplacement(originals: readonly Message[], content: ReplacementContent, deps: ReplacementDeps): Message[] {
+export function buildReplacement(
+  originals: readonly Message[],
+  content: ReplacementContent,
+  deps: ReplacementDeps,
+): Message[] {
   const first = originals[0];
   const last = originals.at(-1);
   if (!first || !last) return [];
   const now = deps.clock.now();
-  const meta = () => ({ id: deps.ids.next('blk'), tier: 0 as const, source: 'compactor' as const, createdAt: now, pinned: false, compactable: false });
+  const meta = () => ({
+    id: deps.ids.next('blk'),
+    tier: 0 as const,
+    source: 'compactor' as const,
+    createdAt: now,
+    pinned: false,
+    compactable: false,
+  });
   const userWords = originals.flatMap((m) => m.blocks.filter((b): b is TextBlock => isUserWords(b)));
   const lead: Block =
     content.kind === 'summary'
-      ? { type: 'summary', text: content.text, compactionId: content.compactionId, turnRange: [first.turn, last.turn], meta: meta() }
+      ? {
+          type: 'summary',
+          text: content.text,
+          compactionId: content.compactionId,
+          turnRange: [first.turn, last.turn],
+          meta: meta(),
+        }
       : { type: 'text', text: content.text, meta: meta() };
   const inTurn = last.role === 'user';
   const out: Message[] = [];
-  if (first.role === 'assistant') out.push({ id: deps.ids.next('msg'), role: 'assistant', blocks: [{ type: 'text', text: CONTINUE_NOTE, meta: meta() }], turn: first.turn });
-  out.push({ id: deps.ids.next('msg'), role: 'user', blocks: inTurn ? [...userWords, lead] : [lead, ...userWords], turn: inTurn ? last.turn : first.turn });
+  if (first.role === 'assistant')
+    out.push({
+      id: deps.ids.next('msg'),
+      role: 'assistant',
+      blocks: [{ type: 'text', text: CONTINUE_NOTE, meta: meta() }],
+      turn: first.turn,
+    });
+  out.push({
+    id: deps.ids.next('msg'),
+    role: 'user',
+    blocks: inTurn ? [...userWords, lead] : [lead, ...userWords],
+    turn: inTurn ? last.turn : first.turn,
+  });
   if (!inTurn) {
     const ack = content.kind === 'summary' ? SUMMARY_ACK : DROP_ACK;
-    out.push({ id: deps.ids.next('msg'), role: 'assistant', blocks: [{ type: 'text', text: ack, meta: meta() }], turn: last.turn });
+    out.push({
+      id: deps.ids.next('msg'),
+      role: 'assistant',
+      blocks: [{ type: 'text', text: ack, meta: meta() }],
+      turn: last.turn,
+    });
   }
   return out;
 }
@@ -83,10 +124,20 @@ export function buildReplacement(originals: readonly Message[], content: Replace
  * user's words (`words`: where they stand — after the summary, before it (a region ending
  * inside the turn in progress) or none).
  */
-export function summaryText(firstTurn: number, lastTurn: number, body: string, leftOut: readonly string[], words: boolean | 'after' | 'before' | 'none', inTurn = false): string {
+export function summaryText(
+  firstTurn: number,
+  lastTurn: number,
+  body: string,
+  leftOut: readonly string[],
+  words: boolean | 'after' | 'before' | 'none',
+  inTurn = false,
+): string {
   const placement = words === true ? 'after' : words === false ? 'none' : words;
   const parts = [`${summaryHeading(firstTurn, lastTurn)}\n\n${stripHeading(body)}`];
-  if (leftOut.length > 0) parts.push(`Left out of this summary because they were too large to summarise:\n${leftOut.map((l) => `- ${l}`).join('\n')}`);
+  if (leftOut.length > 0)
+    parts.push(
+      `Left out of this summary because they were too large to summarise:\n${leftOut.map((l) => `- ${l}`).join('\n')}`,
+    );
   if (placement === 'after') parts.push(USER_WORDS_NOTE);
   if (placement === 'before') parts.push("(The user's own messages from these turns stand above, verbatim.)");
   if (inTurn) parts.push(IN_TURN_NOTE);
@@ -106,11 +157,20 @@ export const LOST_LINE_START = 'Not carried by this summary, recallable:';
  * from the retention check, most important first). The identifiers come from untrusted
  * content: our tags in them are neutralised and each is quoted.
  */
-export function recallFooter(compactionId: string, firstTurn: number, lastTurn: number, lost: readonly string[]): string {
+export function recallFooter(
+  compactionId: string,
+  firstTurn: number,
+  lastTurn: number,
+  lost: readonly string[],
+): string {
   const turns = firstTurn === lastTurn ? `turn ${firstTurn}` : `turns ${firstTurn}–${lastTurn}`;
-  const lines = [`(This summary replaces ${turns} — compaction ${compactionId}. Their original messages and tool results are kept: search them with the recall tool (query) and read them in full (id or turn).)`];
+  const lines = [
+    `(This summary replaces ${turns} — compaction ${compactionId}. Their original messages and tool results are kept: search them with the recall tool (query) and read them in full (id or turn).)`,
+  ];
   if (lost.length > 0) {
-    const shown = lost.slice(0, FOOTER_MAX_LOST).map((x) => `\`${neutralizeUntrusted(x).replace(/`/g, "'").replace(/\s+/g, ' ')}\``);
+    const shown = lost
+      .slice(0, FOOTER_MAX_LOST)
+      .map((x) => `\`${neutralizeUntrusted(x).replace(/`/g, "'").replace(/\s+/g, ' ')}\``);
     const more = lost.length > FOOTER_MAX_LOST ? ` (and ${lost.length - FOOTER_MAX_LOST} more)` : '';
     lines.push(`${LOST_LINE_START} ${shown.join(', ')}${more}.`);
   }
@@ -119,10 +179,19 @@ export function recallFooter(compactionId: string, firstTurn: number, lastTurn: 
 
 /** `replacement` with the text of its summary block(s) replaced by `text` (same ids and metadata). */
 export function withSummaryText(replacement: readonly Message[], text: string): Message[] {
-  return replacement.map((m) => (m.blocks.some((b) => b.type === 'summary') ? { ...m, blocks: m.blocks.map((b) => (b.type === 'summary' ? { ...b, text, meta: { ...b.meta } } : b)) } : m));
+  return replacement.map((m) =>
+    m.blocks.some((b) => b.type === 'summary')
+      ? { ...m, blocks: m.blocks.map((b) => (b.type === 'summary' ? { ...b, text, meta: { ...b.meta } } : b)) }
+      : m,
+  );
 }
 
 /** The model's text without a heading of its own naming the turn range. */
 export function stripHeading(body: string): string {
-  return body.trim().replace(/^(?:#+\s*)?\**summary of turns?\s+\d+\s*[-–—]?\s*\d*\s*:?\**\s*/i, '').trim() || body.trim();
+  return (
+    body
+      .trim()
+      .replace(/^(?:#+\s*)?\**summary of turns?\s+\d+\s*[-–—]?\s*\d*\s*:?\**\s*/i, '')
+      .trim() || body.trim()
+  );
 }

@@ -21,7 +21,10 @@ export interface ToolCallInfo {
 
 const NAME_KINDS: ReadonlyArray<readonly [RegExp, ToolKind]> = [
   [/^(read|read_?file|readfile|view|view_?file|open_?file|cat|notebook_?read)$/i, 'read'],
-  [/^(edit|edit_?file|multi_?edit|write|write_?file|str_replace(_based)?_edit(or|_tool)?|create_?file|apply_?patch|notebook_?edit|replace)$/i, 'edit'],
+  [
+    /^(edit|edit_?file|multi_?edit|write|write_?file|str_replace(_based)?_edit(or|_tool)?|create_?file|apply_?patch|notebook_?edit|replace)$/i,
+    'edit',
+  ],
   [/^(ls|list|list_?files|list_?dir(ectory)?|glob|find_?files|tree)$/i, 'list'],
   [/^(grep|search|search_?files|rg|ripgrep|find|codebase_?search|web_?search|web_?fetch|fetch)$/i, 'search'],
   [/^(bash|shell|run|run_?command|exec|execute|terminal|run_?terminal_?cmd|powershell)$/i, 'run'],
@@ -45,7 +48,12 @@ export function classifyToolCall(use: Pick<ToolUseBlock, 'name' | 'input'>): Too
   if (kind === 'other' && typeof input.command === 'string' && path === undefined) kind = 'run';
   const offset = positiveInt(input.offset) ?? positiveInt(input.start_line) ?? positiveInt(input.line);
   const limit = positiveInt(input.limit) ?? positiveInt(input.lines);
-  return { kind, ...(path !== undefined ? { path } : {}), ...(offset !== undefined ? { offset } : {}), ...(limit !== undefined ? { limit } : {}) };
+  return {
+    kind,
+    ...(path !== undefined ? { path } : {}),
+    ...(offset !== undefined ? { offset } : {}),
+    ...(limit !== undefined ? { limit } : {}),
+  };
 }
 
 /** A one-line description of a call for a stub: its name and its most telling input, at most ~120 characters. */

@@ -87,13 +87,24 @@ export function guardToolResult(content: string, opts: ToolResultGuardOptions): 
  * only text parts are guarded (images are kept as they are), sharing the character limit
  * equally; with several text parts, the k-th spills to `fileName` with `-k` before its extension.
  */
-export function guardToolResultContent(content: ToolResultContent, opts: ToolResultGuardOptions): GuardedToolResultContent {
+export function guardToolResultContent(
+  content: ToolResultContent,
+  opts: ToolResultGuardOptions,
+): GuardedToolResultContent {
   if (typeof content === 'string') {
     const g = guardToolResult(content, opts);
-    return { content: g.content, spills: g.spill ? [g.spill] : [], cutChars: g.cutChars, notices: g.notice ? [g.notice] : [] };
+    return {
+      content: g.content,
+      spills: g.spill ? [g.spill] : [],
+      cutChars: g.cutChars,
+      notices: g.notice ? [g.notice] : [],
+    };
   }
   const texts = content.filter((p) => p.type === 'text').length;
-  const limit = Math.max(GUARD_DEFAULTS.resultMinChars, Math.floor(resultCharLimit(opts.contextWindow) / Math.max(1, texts)));
+  const limit = Math.max(
+    GUARD_DEFAULTS.resultMinChars,
+    Math.floor(resultCharLimit(opts.contextWindow) / Math.max(1, texts)),
+  );
   const spills: Spill[] = [];
   const notices: string[] = [];
   let cutChars = 0;
@@ -133,7 +144,9 @@ function guardText(content: string, opts: ToolResultGuardOptions, limit: number,
 }
 
 function cutNotice(c: MiddleCut, toolName: string, limit: number, spillPath?: string): string {
-  const rest = spillPath ? `read the full result with read_file path=${spillPath}` : `run ${toolName} again with narrower arguments (e.g. read_file offset/limit, a more specific search or command) to see the rest`;
+  const rest = spillPath
+    ? `read the full result with read_file path=${spillPath}`
+    : `run ${toolName} again with narrower arguments (e.g. read_file offset/limit, a more specific search or command) to see the rest`;
   return `[… ${formatCount(c.cutChars)} characters (${plural(c.cutLines, 'line break')}) cut from the middle of this result, from line ${formatCount(c.firstCutLine)}: a tool result may hold at most ${formatCount(limit)} characters in this context window; ${rest} …]`;
 }
 
@@ -162,9 +175,20 @@ function numbered(fileName: string, k: number): string {
  * must fall inside the removed part (where `gapChars` characters are already missing, e.g.
  * an earlier cut); `notice` renders the bracketed notice from the cut.
  */
-export function cutMiddle(text: string, maxChars: number, notice: (cut: MiddleCut) => string, gap: { at: number; chars: number } = { at: -1, chars: 0 }): { text: string; cutChars: number; notice: string } {
+export function cutMiddle(
+  text: string,
+  maxChars: number,
+  notice: (cut: MiddleCut) => string,
+  gap: { at: number; chars: number } = { at: -1, chars: 0 },
+): { text: string; cutChars: number; notice: string } {
   const lines = countNewlines(text);
-  const worst = notice({ head: '', tail: '', cutChars: text.length + gap.chars, cutLines: Math.max(lines, 2), firstCutLine: lines + 1 });
+  const worst = notice({
+    head: '',
+    tail: '',
+    cutChars: text.length + gap.chars,
+    cutLines: Math.max(lines, 2),
+    firstCutLine: lines + 1,
+  });
   const cut = splitMiddle(text, Math.max(0, maxChars - worst.length - 2), gap);
   const n = notice(cut);
   // Always a line break between a non-empty head and the notice, so a later cut can tell them apart.
@@ -193,5 +217,11 @@ function splitMiddle(text: string, keep: number, gap: { at: number; chars: numbe
   }
   const removed = text.slice(headEnd, tailStart);
   const head = text.slice(0, headEnd);
-  return { head, tail: text.slice(tailStart), cutChars: removed.length + gap.chars, cutLines: countNewlines(removed), firstCutLine: countNewlines(head) + 1 };
+  return {
+    head,
+    tail: text.slice(tailStart),
+    cutChars: removed.length + gap.chars,
+    cutLines: countNewlines(removed),
+    firstCutLine: countNewlines(head) + 1,
+  };
 }

@@ -1,5 +1,13 @@
 import { injectionProblem, renderInjection, sourceOf } from './injections';
-import type { Block, ConversationState, Injection, Message, TextBlock, ToolResultBlock, ToolResultContent } from './conversationModel';
+import type {
+  Block,
+  ConversationState,
+  Injection,
+  Message,
+  TextBlock,
+  ToolResultBlock,
+  ToolResultContent,
+} from './conversationModel';
 import { planPaste, type Spill } from './paste';
 import type { Clock, IdSource } from '../platform/platformPorts';
 
@@ -19,7 +27,8 @@ export interface TurnInput {
 }
 
 /** Why a user message could not be assembled. Nothing in the state was changed. */
-export type AssembleErrorCode = 'empty_message' | 'orphan_tool_result' | 'duplicate_tool_result' | 'unanswered_tool_use' | 'awaiting_answer';
+export type AssembleErrorCode =
+  'empty_message' | 'orphan_tool_result' | 'duplicate_tool_result' | 'unanswered_tool_use' | 'awaiting_answer';
 
 /** A clear, user-facing reason, with a code the UI can act on. */
 export interface AssembleError {
@@ -39,7 +48,8 @@ export interface Assembled {
 }
 
 /** Result of assembling: a value, never a throw. */
-export type AssembleResult = { readonly ok: true; readonly value: Assembled } | { readonly ok: false; readonly error: AssembleError };
+export type AssembleResult =
+  { readonly ok: true; readonly value: Assembled } | { readonly ok: false; readonly error: AssembleError };
 
 /** Ports assembly needs: a clock and an id source. */
 export interface AssembleDeps {
@@ -58,13 +68,21 @@ export interface AssembleDeps {
 export function assembleUserMessage(state: ConversationState, input: TurnInput, deps: AssembleDeps): AssembleResult {
   const last = state.messages.at(-1);
   if (last?.role === 'user') {
-    return fail('awaiting_answer', 'The previous message has not been answered yet; wait for the answer or retry it before sending another.');
+    return fail(
+      'awaiting_answer',
+      'The previous message has not been answered yet; wait for the answer or retry it before sending another.',
+    );
   }
   const userText = input.userText ?? '';
   const hasWords = userText.trim().length > 0;
   const results = input.toolResults ?? [];
   if (!hasWords && results.length === 0) {
-    return fail('empty_message', userText.length > 0 ? 'The message contains only whitespace; type something to send.' : 'The message is empty; type something to send.');
+    return fail(
+      'empty_message',
+      userText.length > 0
+        ? 'The message contains only whitespace; type something to send.'
+        : 'The message is empty; type something to send.',
+    );
   }
 
   const pendingUses = last ? last.blocks.filter((b) => b.type === 'tool_use') : [];
@@ -72,15 +90,22 @@ export function assembleUserMessage(state: ConversationState, input: TurnInput, 
   const seen = new Set<string>();
   for (const r of results) {
     if (!order.has(r.toolUseId)) {
-      return fail('orphan_tool_result', `A tool result answers ${r.toolUseId}, but the last assistant message made no such tool call; the result was not sent.`);
+      return fail(
+        'orphan_tool_result',
+        `A tool result answers ${r.toolUseId}, but the last assistant message made no such tool call; the result was not sent.`,
+      );
     }
-    if (seen.has(r.toolUseId)) return fail('duplicate_tool_result', `Two tool results answer ${r.toolUseId}; only one may.`);
+    if (seen.has(r.toolUseId))
+      return fail('duplicate_tool_result', `Two tool results answer ${r.toolUseId}; only one may.`);
     seen.add(r.toolUseId);
   }
   const unanswered = pendingUses.filter((b) => b.type === 'tool_use' && !seen.has(b.id));
   if (unanswered.length > 0) {
     const ids = unanswered.map((b) => (b.type === 'tool_use' ? `${b.name} (${b.id})` : '')).join(', ');
-    return fail('unanswered_tool_use', `Every tool call must be answered before the conversation goes on; unanswered: ${ids}.`);
+    return fail(
+      'unanswered_tool_use',
+      `Every tool call must be answered before the conversation goes on; unanswered: ${ids}.`,
+    );
   }
 
   const now = deps.clock.now();
@@ -97,19 +122,40 @@ export function assembleUserMessage(state: ConversationState, input: TurnInput, 
       continue;
     }
     injected.push(injection);
-    const block = textBlock(renderInjection(injection), sourceOf(injection), injection.kind === 'system_reminder' ? 0 : 3, now, deps.ids, true, injection.kind === 'ide_selection' && injection.pinned === true);
-    blocks.push(injection.kind === 'system_reminder' && injection.origin !== undefined ? { ...block, meta: { ...block.meta, origin: injection.origin } } : block);
+    const block = textBlock(
+      renderInjection(injection),
+      sourceOf(injection),
+      injection.kind === 'system_reminder' ? 0 : 3,
+      now,
+      deps.ids,
+      true,
+      injection.kind === 'ide_selection' && injection.pinned === true,
+    );
+    blocks.push(
+      injection.kind === 'system_reminder' && injection.origin !== undefined
+        ? { ...block, meta: { ...block.meta, origin: injection.origin } }
+        : block,
+    );
   }
 
   const spills: Spill[] = [];
   if (hasWords) {
-    const plan = planPaste(userText, { thresholdChars: state.config.pasteThresholdChars, directory: input.pasteDirectory, fileName: `${deps.ids.next('paste')}.txt` });
+    const plan = planPaste(userText, {
+      thresholdChars: state.config.pasteThresholdChars,
+      directory: input.pasteDirectory,
+      fileName: `${deps.ids.next('paste')}.txt`,
+    });
     if (plan.spill) spills.push(plan.spill);
     blocks.push(textBlock(plan.text, 'user', 1, now, deps.ids, false));
   }
 
   const lastTurn = state.messages.at(-1)?.turn ?? 0;
-  const message: Message = { id: deps.ids.next('msg'), role: 'user', blocks, turn: hasWords ? lastTurn + 1 : Math.max(1, lastTurn) };
+  const message: Message = {
+    id: deps.ids.next('msg'),
+    role: 'user',
+    blocks,
+    turn: hasWords ? lastTurn + 1 : Math.max(1, lastTurn),
+  };
   return { ok: true, value: { message, spills, injected, dropped } };
 }
 
@@ -129,11 +175,27 @@ function toolResultBlock(r: ToolResultInput, now: number, ids: IdSource): ToolRe
     // The API rejects empty text; an empty result is stated, not dropped.
     content: empty ? '(the tool returned no output)' : r.content,
     ...(r.isError ? { isError: true } : {}),
-    meta: { id: ids.next('blk'), tier: 3, source: 'tool', createdAt: now, toolUseId: r.toolUseId, pinned: false, compactable: true },
+    meta: {
+      id: ids.next('blk'),
+      tier: 3,
+      source: 'tool',
+      createdAt: now,
+      toolUseId: r.toolUseId,
+      pinned: false,
+      compactable: true,
+    },
   };
 }
 
-function textBlock(text: string, source: TextBlock['meta']['source'], tier: TextBlock['meta']['tier'], now: number, ids: IdSource, compactable: boolean, pinned = false): TextBlock {
+function textBlock(
+  text: string,
+  source: TextBlock['meta']['source'],
+  tier: TextBlock['meta']['tier'],
+  now: number,
+  ids: IdSource,
+  compactable: boolean,
+  pinned = false,
+): TextBlock {
   return { type: 'text', text, meta: { id: ids.next('blk'), tier, source, createdAt: now, pinned, compactable } };
 }
 

@@ -12,7 +12,9 @@ export type AssistantContent =
   | { readonly type: 'compaction'; readonly content: string; readonly encryptedContent?: string | null };
 
 /** Result of appending an answer: the new state, or why it was refused (state unchanged). */
-export type AppendResult = { readonly ok: true; readonly state: ConversationState; readonly message: Message } | { readonly ok: false; readonly error: string };
+export type AppendResult =
+  | { readonly ok: true; readonly state: ConversationState; readonly message: Message }
+  | { readonly ok: false; readonly error: string };
 
 /**
  * Appends the assistant's answer to the conversation. Empty text parts are dropped (the
@@ -20,25 +22,51 @@ export type AppendResult = { readonly ok: true; readonly state: ConversationStat
  * left, when it does not follow a user message, or when a tool call id repeats one already
  * in the conversation.
  */
-export function appendAssistantMessage(state: ConversationState, content: readonly AssistantContent[], deps: { readonly clock: Clock; readonly ids: IdSource }): AppendResult {
+export function appendAssistantMessage(
+  state: ConversationState,
+  content: readonly AssistantContent[],
+  deps: { readonly clock: Clock; readonly ids: IdSource },
+): AppendResult {
   const last = state.messages.at(-1);
   if (!last || last.role !== 'user') return { ok: false, error: 'An assistant answer must follow a user message.' };
   const known = new Set(state.messages.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))));
   const now = deps.clock.now();
   const blocks: Block[] = [];
   for (const c of content) {
-    const meta = { id: deps.ids.next('blk'), tier: 2 as const, source: 'assistant' as const, createdAt: now, pinned: false, compactable: true };
+    const meta = {
+      id: deps.ids.next('blk'),
+      tier: 2 as const,
+      source: 'assistant' as const,
+      createdAt: now,
+      pinned: false,
+      compactable: true,
+    };
     if (c.type === 'text') {
       if (c.text.trim()) blocks.push({ type: 'text', text: c.text, meta });
     } else if (c.type === 'thinking') {
-      if (c.thinking.trim()) blocks.push({ type: 'thinking', thinking: c.thinking, ...(c.signature ? { signature: c.signature } : {}), meta });
+      if (c.thinking.trim())
+        blocks.push({
+          type: 'thinking',
+          thinking: c.thinking,
+          ...(c.signature ? { signature: c.signature } : {}),
+          meta,
+        });
     } else if (c.type === 'redacted_thinking') {
       if (c.data) blocks.push({ type: 'thinking', thinking: '', redactedData: c.data, meta });
     } else if (c.type === 'compaction') {
       // The summary stands for every earlier turn; its id names the record the session makes of it (serverCompaction.ts).
-      if (c.content.trim()) blocks.push({ type: 'summary', text: c.content, compactionId: deps.ids.next('cmp'), turnRange: [1, last.turn], server: c.encryptedContent !== undefined ? { encryptedContent: c.encryptedContent } : {}, meta: { ...meta, source: 'compactor', compactable: false } });
+      if (c.content.trim())
+        blocks.push({
+          type: 'summary',
+          text: c.content,
+          compactionId: deps.ids.next('cmp'),
+          turnRange: [1, last.turn],
+          server: c.encryptedContent !== undefined ? { encryptedContent: c.encryptedContent } : {},
+          meta: { ...meta, source: 'compactor', compactable: false },
+        });
     } else {
-      if (known.has(c.id)) return { ok: false, error: `The tool call id ${c.id} was already used in this conversation.` };
+      if (known.has(c.id))
+        return { ok: false, error: `The tool call id ${c.id} was already used in this conversation.` };
       known.add(c.id);
       blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input, meta: { ...meta, toolUseId: c.id } });
     }

@@ -80,7 +80,12 @@ export interface ImageBlock {
 }
 
 /** Content allowed inside a tool result. */
-export type ToolResultContent = string | ReadonlyArray<{ readonly type: 'text'; readonly text: string } | { readonly type: 'image'; readonly mediaType: ImageMediaType; readonly data: string }>;
+export type ToolResultContent =
+  | string
+  | ReadonlyArray<
+      | { readonly type: 'text'; readonly text: string }
+      | { readonly type: 'image'; readonly mediaType: ImageMediaType; readonly data: string }
+    >;
 
 /** The answer to a tool_use, in the next user message. */
 export interface ToolResultBlock {

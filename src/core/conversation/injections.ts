@@ -113,7 +113,12 @@ export function injectionProblem(injection: Injection): string | undefined {
       return injection.path.trim() ? undefined : 'an opened-file injection has an empty path';
     case 'ide_selection':
       if (!injection.path.trim()) return 'a selection injection has an empty path';
-      if (!Number.isInteger(injection.startLine) || !Number.isInteger(injection.endLine) || injection.startLine < 1 || injection.endLine < injection.startLine) {
+      if (
+        !Number.isInteger(injection.startLine) ||
+        !Number.isInteger(injection.endLine) ||
+        injection.startLine < 1 ||
+        injection.endLine < injection.startLine
+      ) {
         return `a selection injection has an invalid line range ${injection.startLine}–${injection.endLine}`;
       }
       return injection.text.length ? undefined : 'a selection injection has no text';

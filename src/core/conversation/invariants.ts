@@ -56,10 +56,16 @@ export function checkInvariants(state: Pick<ConversationState, 'messages'>, opts
     if (m.role === 'assistant') {
       const next = messages[i + 1];
       if (!next && allowPending) return;
-      const answered = new Set(next?.role === 'user' ? next.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.toolUseId] : [])) : []);
-      for (const b of m.blocks) if (b.type === 'tool_use' && !answered.has(b.id)) v('tool_use_unanswered', `${b.name} (${b.id}) has no tool_result`);
+      const answered = new Set(
+        next?.role === 'user' ? next.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.toolUseId] : [])) : [],
+      );
+      for (const b of m.blocks)
+        if (b.type === 'tool_use' && !answered.has(b.id))
+          v('tool_use_unanswered', `${b.name} (${b.id}) has no tool_result`);
     } else {
-      const uses = new Set(prev?.role === 'assistant' ? prev.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : []);
+      const uses = new Set(
+        prev?.role === 'assistant' ? prev.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : [],
+      );
       const seen = new Set<string>();
       let sawOther = false;
       for (const b of m.blocks) {
@@ -68,7 +74,8 @@ export function checkInvariants(state: Pick<ConversationState, 'messages'>, opts
           continue;
         }
         if (sawOther) v('tool_result_not_first', `tool_result for ${b.toolUseId} follows other content`);
-        if (!uses.has(b.toolUseId)) v('tool_result_orphan', `tool_result for ${b.toolUseId} answers no tool_use of the previous message`);
+        if (!uses.has(b.toolUseId))
+          v('tool_result_orphan', `tool_result for ${b.toolUseId} answers no tool_use of the previous message`);
         if (seen.has(b.toolUseId)) v('tool_result_duplicate', `two tool_results for ${b.toolUseId}`);
         seen.add(b.toolUseId);
       }
@@ -77,14 +84,22 @@ export function checkInvariants(state: Pick<ConversationState, 'messages'>, opts
   return out;
 }
 
-function checkBlocks(m: Message, v: (rule: Violation['rule'], detail: string) => void, blockIds: Set<string>, toolUseIds: Set<string>): void {
+function checkBlocks(
+  m: Message,
+  v: (rule: Violation['rule'], detail: string) => void,
+  blockIds: Set<string>,
+  toolUseIds: Set<string>,
+): void {
   for (const b of m.blocks) {
     if (blockIds.has(b.meta.id)) v('duplicate_id', `block id ${b.meta.id} repeats`);
     blockIds.add(b.meta.id);
     if (!roleMayHold(m.role, b)) v('block_in_wrong_role', `${b.type} in a ${m.role} message`);
-    if ((b.type === 'text' || b.type === 'summary') && b.text.trim().length === 0) v('empty_text', `block ${b.meta.id} is empty`);
-    if (b.type === 'summary' && b.meta.compactable) v('summary_compactable', `summary ${b.meta.id} is marked compactable`);
-    if (b.type === 'text' && b.meta.source === 'user' && b.meta.compactable) v('user_words_compactable', `user text ${b.meta.id} is marked compactable`);
+    if ((b.type === 'text' || b.type === 'summary') && b.text.trim().length === 0)
+      v('empty_text', `block ${b.meta.id} is empty`);
+    if (b.type === 'summary' && b.meta.compactable)
+      v('summary_compactable', `summary ${b.meta.id} is marked compactable`);
+    if (b.type === 'text' && b.meta.source === 'user' && b.meta.compactable)
+      v('user_words_compactable', `user text ${b.meta.id} is marked compactable`);
     if (b.type === 'tool_use') {
       if (toolUseIds.has(b.id)) v('tool_use_id_duplicate', `tool_use id ${b.id} repeats`);
       toolUseIds.add(b.id);
@@ -110,6 +125,8 @@ function roleMayHold(role: Message['role'], b: Block): boolean {
 export function assertInvariants(state: Pick<ConversationState, 'messages'>, opts?: InvariantOptions): void {
   const violations = checkInvariants(state, opts);
   if (violations.length > 0) {
-    throw new Error(`Conversation invariants violated:\n${violations.map((x) => `- [${x.messageIndex}] ${x.rule}: ${x.detail}`).join('\n')}`);
+    throw new Error(
+      `Conversation invariants violated:\n${violations.map((x) => `- [${x.messageIndex}] ${x.rule}: ${x.detail}`).join('\n')}`,
+    );
   }
 }

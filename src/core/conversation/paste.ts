@@ -24,7 +24,10 @@ export const PASTE_PREVIEW_TAIL_CHARS = 500;
  * around a pasted log usually is), so nothing is lost
  * and the model can read the rest with its file tool. Pure: the caller writes the file.
  */
-export function planPaste(text: string, opts: { thresholdChars: number; directory: string; fileName: string }): PastePlan {
+export function planPaste(
+  text: string,
+  opts: { thresholdChars: number; directory: string; fileName: string },
+): PastePlan {
   if (text.length <= opts.thresholdChars) return { text };
   const path = `${opts.directory.replace(/[\\/]+$/, '')}/${opts.fileName}`;
   const head = headChars(text, PASTE_PREVIEW_HEAD_CHARS);

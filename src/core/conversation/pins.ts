@@ -28,9 +28,14 @@ export function isMessagePinned(m: Message): boolean {
 export function pinMessage(state: ConversationState, messageId: string, pinned: boolean): PinChange {
   const index = state.messages.findIndex((m) => m.id === messageId);
   const message = state.messages[index];
-  if (!message) return { ok: false, reason: 'That message is no longer in the conversation (it may have been compacted).' };
+  if (!message)
+    return { ok: false, reason: 'That message is no longer in the conversation (it may have been compacted).' };
   const blocks = message.blocks.map((b) => withPin(b, pinned));
-  return { ok: true, state: replaceMessage(state, index, { ...message, blocks }), blockIds: message.blocks.map((b) => b.meta.id) };
+  return {
+    ok: true,
+    state: replaceMessage(state, index, { ...message, blocks }),
+    blockIds: message.blocks.map((b) => b.meta.id),
+  };
 }
 
 /**
@@ -40,7 +45,8 @@ export function pinMessage(state: ConversationState, messageId: string, pinned: 
 export function pinBlock(state: ConversationState, blockId: string, pinned: boolean): PinChange {
   const index = state.messages.findIndex((m) => m.blocks.some((b) => b.meta.id === blockId));
   const message = state.messages[index];
-  if (!message) return { ok: false, reason: 'That block is no longer in the conversation (it may have been compacted).' };
+  if (!message)
+    return { ok: false, reason: 'That block is no longer in the conversation (it may have been compacted).' };
   const blocks = message.blocks.map((b) => (b.meta.id === blockId ? withPin(b, pinned) : b));
   return { ok: true, state: replaceMessage(state, index, { ...message, blocks }), blockIds: [blockId] };
 }
@@ -88,12 +94,23 @@ export function selectionOf(b: Block): { label: string; firstLine: string } | un
  * then, in the other messages, each pinned block on its own. Tokens are counted with the
  * session's tokenizer and calibration (memoised counts, so this is cheap).
  */
-export function pinnedRegions(messages: readonly Message[], tokenizer: Tokenizer, calibration: Calibration): PinnedRegion[] {
+export function pinnedRegions(
+  messages: readonly Message[],
+  tokenizer: Tokenizer,
+  calibration: Calibration,
+): PinnedRegion[] {
   const out: PinnedRegion[] = [];
   for (const m of messages) {
     const base = { messageId: m.id, role: m.role, turn: m.turn };
     if (isMessagePinned(m)) {
-      out.push({ ...base, kind: 'message', id: m.id, label: '', preview: messagePreview(m), tokens: Math.round(applyCalibration(calibration, messageRawTokens(m, tokenizer))) });
+      out.push({
+        ...base,
+        kind: 'message',
+        id: m.id,
+        label: '',
+        preview: messagePreview(m),
+        tokens: Math.round(applyCalibration(calibration, messageRawTokens(m, tokenizer))),
+      });
       continue;
     }
     for (const b of m.blocks) {
@@ -101,7 +118,14 @@ export function pinnedRegions(messages: readonly Message[], tokenizer: Tokenizer
       const sel = selectionOf(b);
       const fixed = blockFixedTokens(b);
       const tokens = Math.round(applyCalibration(calibration, { text: blockRawTokens(b, tokenizer) - fixed, fixed }));
-      out.push({ ...base, kind: 'block', id: b.meta.id, label: sel?.label ?? b.type.replace('_', ' '), preview: sel?.firstLine ?? firstLine(blockPreviewText(b)), tokens });
+      out.push({
+        ...base,
+        kind: 'block',
+        id: b.meta.id,
+        label: sel?.label ?? b.type.replace('_', ' '),
+        preview: sel?.firstLine ?? firstLine(blockPreviewText(b)),
+        tokens,
+      });
     }
   }
   return out;
@@ -109,13 +133,19 @@ export function pinnedRegions(messages: readonly Message[], tokenizer: Tokenizer
 
 /** The user's words of a user message, else its first text; one line. */
 function messagePreview(m: Message): string {
-  const texts = m.blocks.flatMap((b) => (b.type === 'text' || b.type === 'summary' ? [{ text: b.text, source: b.meta.source }] : []));
+  const texts = m.blocks.flatMap((b) =>
+    b.type === 'text' || b.type === 'summary' ? [{ text: b.text, source: b.meta.source }] : [],
+  );
   const words = texts.find((t) => t.source === 'user' || t.source === 'assistant') ?? texts[0];
   const first = m.blocks[0];
   return firstLine(words?.text ?? (first ? blockPreviewText(first) : ''));
 }
 
 function firstLine(text: string): string {
-  const line = text.split('\n').find((l) => l.trim().length > 0)?.trim() ?? '';
+  const line =
+    text
+      .split('\n')
+      .find((l) => l.trim().length > 0)
+      ?.trim() ?? '';
   return line.length > PREVIEW_CHARS ? `${headChars(line, PREVIEW_CHARS - 1)}…` : line;
 }

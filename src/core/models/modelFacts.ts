@@ -36,7 +36,15 @@ export const UNKNOWN_MODEL: Omit<ModelInfo, 'id'> = {
 };
 
 function infoOf(row: ModelRow): ModelInfo {
-  return { id: row.id, contextWindow: row.contextWindow, maxOutput: row.maxOutput, outputReserve: Math.min(DEFAULT_OUTPUT_RESERVE, row.maxOutput), minCacheableTokens: row.minCacheableTokens, prices: row.prices, tokenizer: row.tokenizer };
+  return {
+    id: row.id,
+    contextWindow: row.contextWindow,
+    maxOutput: row.maxOutput,
+    outputReserve: Math.min(DEFAULT_OUTPUT_RESERVE, row.maxOutput),
+    minCacheableTokens: row.minCacheableTokens,
+    prices: row.prices,
+    tokenizer: row.tokenizer,
+  };
 }
 
 /**
@@ -45,7 +53,10 @@ function infoOf(row: ModelRow): ModelInfo {
  * (`claude-opus-4-5` before `claude-opus-4`). Never throws.
  */
 export function modelInfo(id: string): ModelInfo & { readonly known: boolean } {
-  const normalized = id.trim().toLowerCase().replace(/\[1m\]$/, '');
+  const normalized = id
+    .trim()
+    .toLowerCase()
+    .replace(/\[1m\]$/, '');
   let best: ModelRow | undefined;
   for (const m of MODEL_TABLE) {
     if (normalized === m.id || normalized.startsWith(`${m.id}-`) || normalized.startsWith(`${m.id}@`)) {

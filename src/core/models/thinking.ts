@@ -30,10 +30,24 @@ export type ThinkingMode = 'budget' | 'adaptive' | 'none';
 export const MIN_THINKING_BUDGET = 1024;
 
 /** `budget_tokens` per setting for models that take a budget. */
-export const THINKING_BUDGETS: Readonly<Record<Exclude<ThinkingSetting, 'off'>, number>> = { low: 4_000, medium: 10_000, high: 24_000 };
+export const THINKING_BUDGETS: Readonly<Record<Exclude<ThinkingSetting, 'off'>, number>> = {
+  low: 4_000,
+  medium: 10_000,
+  high: 24_000,
+};
 
-const ADAPTIVE = [/^claude-opus-4-[6-9]/, /^claude-sonnet-4-[6-9]/, /^claude-(opus|sonnet|haiku|fable|mythos)-[5-9]/, /^claude-mythos/];
-const BUDGET = [/^claude-3-7-sonnet/, /^claude-sonnet-4(-[0-5])?(\b|-|$)/, /^claude-opus-4(-[0-5])?(\b|-|$)/, /^claude-haiku-4-5/];
+const ADAPTIVE = [
+  /^claude-opus-4-[6-9]/,
+  /^claude-sonnet-4-[6-9]/,
+  /^claude-(opus|sonnet|haiku|fable|mythos)-[5-9]/,
+  /^claude-mythos/,
+];
+const BUDGET = [
+  /^claude-3-7-sonnet/,
+  /^claude-sonnet-4(-[0-5])?(\b|-|$)/,
+  /^claude-opus-4(-[0-5])?(\b|-|$)/,
+  /^claude-haiku-4-5/,
+];
 
 /** How `model` takes thinking (dated ids and `-latest` aliases match their family; unknown models: none). */
 export function thinkingMode(model: string): ThinkingMode {
@@ -74,7 +88,12 @@ export function isRedactedThinking(b: ThinkingBlock): boolean {
 }
 
 /** Models that keep the thinking of every earlier assistant turn in context (see {@link stripsEarlierThinking}). */
-const KEEPS_ALL_THINKING = [/^claude-opus-4-[5-9]/, /^claude-sonnet-4-[6-9]/, /^claude-(opus|sonnet|haiku|fable|mythos)-[5-9]/, /^claude-mythos/];
+const KEEPS_ALL_THINKING = [
+  /^claude-opus-4-[5-9]/,
+  /^claude-sonnet-4-[6-9]/,
+  /^claude-(opus|sonnet|haiku|fable|mythos)-[5-9]/,
+  /^claude-mythos/,
+];
 
 /**
  * Whether the API strips the thinking of earlier turns from `model`'s context (and so does
@@ -101,7 +120,12 @@ export function stripsEarlierThinking(model: string): boolean {
  * when under 1024 tokens would remain), nothing when off, unsupported, or mid tool-use turn
  * without thinking (see {@link midTurnWithoutThinking}).
  */
-export function thinkingParams(model: string, setting: ThinkingSetting | undefined, maxTokens: number, messages: readonly Message[]): ThinkingParams {
+export function thinkingParams(
+  model: string,
+  setting: ThinkingSetting | undefined,
+  maxTokens: number,
+  messages: readonly Message[],
+): ThinkingParams {
   if (!setting || setting === 'off') return {};
   const mode = thinkingMode(model);
   if (mode === 'none' || midTurnWithoutThinking(messages)) return {};

@@ -7,7 +7,16 @@
  * structural pass needs (tool_use and tool_result ids, whether results come first), so a
  * valid conversation is checked with no allocation once each message has been seen.
  */
-import type { Block, BlockMeta, ImageMediaType, Message, TextBlock, ToolResultBlock, ToolResultContent, ToolUseBlock } from '../conversation/conversationModel';
+import type {
+  Block,
+  BlockMeta,
+  ImageMediaType,
+  Message,
+  TextBlock,
+  ToolResultBlock,
+  ToolResultContent,
+  ToolUseBlock,
+} from '../conversation/conversationModel';
 import { NO_REPAIRS, type Repair } from './repairs';
 import { hasLoneSurrogate, isPlainObject, replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
 
@@ -27,7 +36,12 @@ export interface MessageScan {
 
 /** Tool call ids the API accepts (`tool_use.id`, `tool_result.tool_use_id`). */
 export const TOOL_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
-const IMAGE_MEDIA: ReadonlySet<string> = new Set<ImageMediaType>(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+const IMAGE_MEDIA: ReadonlySet<string> = new Set<ImageMediaType>([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+]);
 const NONE: readonly string[] = Object.freeze([]);
 const scans = new WeakMap<Message, MessageScan>();
 
@@ -37,7 +51,9 @@ export function scanMessage(m: Message): MessageScan {
   if (hit) return hit;
   const dirty = m.blocks.some((b) => needsRepair(b, m.role));
   const repairs: Repair[] = [];
-  const blocks = dirty ? m.blocks.flatMap((b) => (needsRepair(b, m.role) ? repairBlock(b, m, repairs) : [b])) : m.blocks;
+  const blocks = dirty
+    ? m.blocks.flatMap((b) => (needsRepair(b, m.role) ? repairBlock(b, m, repairs) : [b]))
+    : m.blocks;
   const scan = { blocks, repairs: repairs.length > 0 ? repairs : NO_REPAIRS, ...toolIds(blocks) };
   scans.set(m, scan);
   return scan;
@@ -63,7 +79,9 @@ export function textFor(meta: BlockMeta, text: string): TextBlock {
 
 /** A tool result's content as plain text (images named). */
 export function resultText(content: ToolResultContent): string {
-  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
+  return typeof content === 'string'
+    ? content
+    : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
 }
 
 function toolIds(blocks: readonly Block[]): Pick<MessageScan, 'uses' | 'results' | 'resultsFirst'> {
@@ -88,10 +106,17 @@ function needsRepair(b: Block, role: Message['role']): boolean {
     case 'summary':
       return hasLoneSurrogate(b.text);
     case 'thinking':
-      if (b.redactedData !== undefined) return role !== 'assistant' || b.redactedData === '' || hasLoneSurrogate(b.redactedData);
+      if (b.redactedData !== undefined)
+        return role !== 'assistant' || b.redactedData === '' || hasLoneSurrogate(b.redactedData);
       return role !== 'assistant' || !b.signature || hasLoneSurrogate(b.thinking) || hasLoneSurrogate(b.signature);
     case 'tool_use':
-      return role !== 'assistant' || !TOOL_ID_PATTERN.test(b.id) || hasLoneSurrogate(b.name) || !isPlainObject(b.input) || replaceLoneSurrogatesDeep(b.input) !== b.input;
+      return (
+        role !== 'assistant' ||
+        !TOOL_ID_PATTERN.test(b.id) ||
+        hasLoneSurrogate(b.name) ||
+        !isPlainObject(b.input) ||
+        replaceLoneSurrogatesDeep(b.input) !== b.input
+      );
     case 'tool_result':
       return role !== 'user' || !TOOL_ID_PATTERN.test(b.toolUseId) || contentNeedsRepair(b.content);
     case 'image':
@@ -101,12 +126,17 @@ function needsRepair(b: Block, role: Message['role']): boolean {
 
 function contentNeedsRepair(c: ToolResultContent): boolean {
   if (typeof c === 'string') return hasLoneSurrogate(c);
-  return c.some((p) => (p.type === 'text' ? p.text.trim().length === 0 || hasLoneSurrogate(p.text) : !IMAGE_MEDIA.has(p.mediaType) || hasLoneSurrogate(p.data)));
+  return c.some((p) =>
+    p.type === 'text'
+      ? p.text.trim().length === 0 || hasLoneSurrogate(p.text)
+      : !IMAGE_MEDIA.has(p.mediaType) || hasLoneSurrogate(p.data),
+  );
 }
 
 /** The blocks `b` becomes (none when it is left out), each change recorded in `repairs`. */
 function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
-  const note = (kind: Repair['kind'], detail: string) => repairs.push({ kind, messageId: m.id, blockId: b.meta.id, detail });
+  const note = (kind: Repair['kind'], detail: string) =>
+    repairs.push({ kind, messageId: m.id, blockId: b.meta.id, detail });
   const surrogates = (what: string) => note('lone_surrogate', `Lone surrogates in ${what} were replaced by U+FFFD.`);
   switch (b.type) {
     case 'text': {
@@ -123,8 +153,16 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
       return [{ ...b, text: replaceLoneSurrogates(b.text), meta: derivedMeta(b.meta) }];
     case 'thinking':
       if (m.role !== 'assistant') note('block_wrong_role', `A thinking block in user message ${m.id} was left out.`);
-      else if (b.redactedData !== undefined) note('thinking_dropped', `A redacted thinking block of message ${m.id} with empty or invalid data was left out.`);
-      else note('thinking_dropped', `A thinking block of message ${m.id} ${b.signature ? 'with lone surrogates (its signature cannot match)' : 'without a signature'} was left out.`);
+      else if (b.redactedData !== undefined)
+        note(
+          'thinking_dropped',
+          `A redacted thinking block of message ${m.id} with empty or invalid data was left out.`,
+        );
+      else
+        note(
+          'thinking_dropped',
+          `A thinking block of message ${m.id} ${b.signature ? 'with lone surrogates (its signature cannot match)' : 'without a signature'} was left out.`,
+        );
       return [];
     case 'tool_use':
       return [repairToolUse(b, m, note)];
@@ -133,44 +171,78 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
     case 'image':
       if (m.role !== 'user') {
         note('block_wrong_role', `An image in assistant message ${m.id} became a note.`);
-        return [textFor(b.meta, `[An image (${replaceLoneSurrogates(b.mediaType)}) in an assistant message was left out.]`)];
+        return [
+          textFor(b.meta, `[An image (${replaceLoneSurrogates(b.mediaType)}) in an assistant message was left out.]`),
+        ];
       }
-      note('image_invalid', `An image of message ${m.id} ${IMAGE_MEDIA.has(b.mediaType) ? 'with invalid data' : 'of an unsupported media type'} became a note.`);
+      note(
+        'image_invalid',
+        `An image of message ${m.id} ${IMAGE_MEDIA.has(b.mediaType) ? 'with invalid data' : 'of an unsupported media type'} became a note.`,
+      );
       return [textFor(b.meta, imageNote(b.mediaType))];
   }
 }
 
 function imageNote(mediaType: string): string {
   const type = replaceLoneSurrogates(mediaType);
-  return IMAGE_MEDIA.has(mediaType) ? `[An image (${type}) with invalid data was left out.]` : `[An image of the unsupported media type ${JSON.stringify(type)} was left out.]`;
+  return IMAGE_MEDIA.has(mediaType)
+    ? `[An image (${type}) with invalid data was left out.]`
+    : `[An image of the unsupported media type ${JSON.stringify(type)} was left out.]`;
 }
 
 type Note = (kind: Repair['kind'], detail: string) => void;
 
 function repairToolUse(b: ToolUseBlock, m: Message, note: Note): Block {
   const name = replaceLoneSurrogates(b.name);
-  const wrapped = isPlainObject(b.input) ? b.input : b.input === undefined || b.input === null ? {} : { value: b.input };
+  const wrapped = isPlainObject(b.input)
+    ? b.input
+    : b.input === undefined || b.input === null
+      ? {}
+      : { value: b.input };
   const input = replaceLoneSurrogatesDeep(wrapped);
   if (m.role !== 'assistant') {
-    note('block_wrong_role', `A tool call ${name} (${replaceLoneSurrogates(b.id)}) in user message ${m.id} became text.`);
-    return textFor(b.meta, `[A tool call ${name} (${replaceLoneSurrogates(b.id)}) found in a user message]\n${JSON.stringify(input) ?? '{}'}`);
+    note(
+      'block_wrong_role',
+      `A tool call ${name} (${replaceLoneSurrogates(b.id)}) in user message ${m.id} became text.`,
+    );
+    return textFor(
+      b.meta,
+      `[A tool call ${name} (${replaceLoneSurrogates(b.id)}) found in a user message]\n${JSON.stringify(input) ?? '{}'}`,
+    );
   }
   const id = sanitizeToolId(b.id);
-  if (id !== b.id) note('tool_id_invalid', `The tool call id ${JSON.stringify(replaceLoneSurrogates(b.id))} was rewritten as ${id}.`);
-  if (wrapped !== b.input) note('tool_input_invalid', `The input of tool call ${id} was not an object; it was wrapped in one.`);
-  if (name !== b.name || input !== wrapped) note('lone_surrogate', `Lone surrogates in tool call ${id} were replaced by U+FFFD.`);
+  if (id !== b.id)
+    note('tool_id_invalid', `The tool call id ${JSON.stringify(replaceLoneSurrogates(b.id))} was rewritten as ${id}.`);
+  if (wrapped !== b.input)
+    note('tool_input_invalid', `The input of tool call ${id} was not an object; it was wrapped in one.`);
+  if (name !== b.name || input !== wrapped)
+    note('lone_surrogate', `Lone surrogates in tool call ${id} were replaced by U+FFFD.`);
   return { ...b, id, name, input, meta: derivedMeta(b.meta, id) };
 }
 
 function repairToolResult(b: ToolResultBlock, m: Message, note: Note): Block[] {
-  const content = repairContent(b.content, (kind, what) => note(kind, `${what} in the result of tool call ${sanitizeToolId(b.toolUseId)} (message ${m.id}).`));
+  const content = repairContent(b.content, (kind, what) =>
+    note(kind, `${what} in the result of tool call ${sanitizeToolId(b.toolUseId)} (message ${m.id}).`),
+  );
   if (m.role !== 'user') {
-    note('block_wrong_role', `A tool result for ${replaceLoneSurrogates(b.toolUseId)} in assistant message ${m.id} became text.`);
+    note(
+      'block_wrong_role',
+      `A tool result for ${replaceLoneSurrogates(b.toolUseId)} in assistant message ${m.id} became text.`,
+    );
     const body = resultText(content);
-    return [textFor(b.meta, `[A result of the tool call ${replaceLoneSurrogates(b.toolUseId)} found in an assistant message]${body.trim() ? `\n${body}` : ''}`)];
+    return [
+      textFor(
+        b.meta,
+        `[A result of the tool call ${replaceLoneSurrogates(b.toolUseId)} found in an assistant message]${body.trim() ? `\n${body}` : ''}`,
+      ),
+    ];
   }
   const id = sanitizeToolId(b.toolUseId);
-  if (id !== b.toolUseId) note('tool_id_invalid', `The tool result id ${JSON.stringify(replaceLoneSurrogates(b.toolUseId))} was rewritten as ${id}.`);
+  if (id !== b.toolUseId)
+    note(
+      'tool_id_invalid',
+      `The tool result id ${JSON.stringify(replaceLoneSurrogates(b.toolUseId))} was rewritten as ${id}.`,
+    );
   return [{ ...b, toolUseId: id, content, meta: derivedMeta(b.meta, id) }];
 }
 

@@ -61,7 +61,10 @@ export function normalizeState(state: ConversationState): Normalized {
   if (valid && system.value === state.system && tools.value === state.tools) return { state, repairs: NO_REPAIRS };
   const repaired = valid ? { value: state.messages, repairs: NO_REPAIRS } : repairMessages(state.messages);
   const repairs = [...system.repairs, ...tools.repairs, ...repaired.repairs];
-  const out: Normalized = { state: { ...state, system: system.value, tools: tools.value, messages: repaired.value }, repairs };
+  const out: Normalized = {
+    state: { ...state, system: system.value, tools: tools.value, messages: repaired.value },
+    repairs,
+  };
   normalizedStates.set(state, out);
   return out;
 }
@@ -152,14 +155,22 @@ function normalizeSystem(system: readonly TextBlock[]): Fixed<readonly TextBlock
   for (const b of system) {
     const text = replaceLoneSurrogates(b.text);
     if (text.trim().length === 0) {
-      repairs.push({ kind: 'empty_text_dropped', blockId: b.meta.id, detail: `An empty system block (${b.meta.source}) was left out.` });
+      repairs.push({
+        kind: 'empty_text_dropped',
+        blockId: b.meta.id,
+        detail: `An empty system block (${b.meta.source}) was left out.`,
+      });
       continue;
     }
     if (text === b.text) {
       value.push(b);
       continue;
     }
-    repairs.push({ kind: 'lone_surrogate', blockId: b.meta.id, detail: 'Lone surrogates in the system prompt were replaced by U+FFFD.' });
+    repairs.push({
+      kind: 'lone_surrogate',
+      blockId: b.meta.id,
+      detail: 'Lone surrogates in the system prompt were replaced by U+FFFD.',
+    });
     const { tokenCount: _memo, ...meta } = b.meta;
     value.push({ ...b, text, meta });
   }
@@ -175,7 +186,10 @@ function normalizeTools(tools: readonly ToolSchema[]): Fixed<readonly ToolSchema
   const value = tools.map((t) => {
     const fixed = replaceLoneSurrogatesDeep(t);
     if (fixed === t) return t;
-    repairs.push({ kind: 'lone_surrogate', detail: `Lone surrogates in the schema of the tool ${replaceLoneSurrogates(t.name)} were replaced by U+FFFD.` });
+    repairs.push({
+      kind: 'lone_surrogate',
+      detail: `Lone surrogates in the schema of the tool ${replaceLoneSurrogates(t.name)} were replaced by U+FFFD.`,
+    });
     return fixed as ToolSchema;
   });
   const out = { value: repairs.length === 0 ? tools : value, repairs: repairs.length === 0 ? NO_REPAIRS : repairs };

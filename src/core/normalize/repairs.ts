@@ -60,12 +60,18 @@ const PHRASES: Readonly<Record<RepairKind, readonly [one: string, many: string]>
   tool_input_invalid: ['tool call input wrapped in an object', 'tool call inputs wrapped in an object'],
   messages_merged: ['run of same-role messages merged', 'runs of same-role messages merged'],
   first_not_user: ['placeholder user message put first', 'placeholder user messages put first'],
-  ends_with_assistant: ['user message appended after the final answer', 'user messages appended after the final answer'],
+  ends_with_assistant: [
+    'user message appended after the final answer',
+    'user messages appended after the final answer',
+  ],
   lone_surrogate: ['block with lone surrogates fixed', 'blocks with lone surrogates fixed'],
   empty_text_dropped: ['empty text block left out', 'empty text blocks left out'],
   empty_message: ['empty message given a placeholder', 'empty messages given a placeholder'],
   thinking_dropped: ['unsigned thinking block left out', 'unsigned thinking blocks left out'],
-  image_invalid: ['image with an unsupported type replaced by a note', 'images with an unsupported type replaced by a note'],
+  image_invalid: [
+    'image with an unsupported type replaced by a note',
+    'images with an unsupported type replaced by a note',
+  ],
   block_wrong_role: ['block in the wrong role sent as text', 'blocks in the wrong role sent as text'],
 };
 

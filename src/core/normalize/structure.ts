@@ -45,8 +45,16 @@ interface Calls {
 }
 
 const outputs = new WeakMap<Message, Message>();
-const added = { start: new WeakMap<Message, Message>(), between: new WeakMap<Message, Message>(), end: new WeakMap<Message, Message>() };
-const placeholders = { start: new WeakMap<Message, TextBlock>(), end: new WeakMap<Message, TextBlock>(), empty: new WeakMap<Message, TextBlock>() };
+const added = {
+  start: new WeakMap<Message, Message>(),
+  between: new WeakMap<Message, Message>(),
+  end: new WeakMap<Message, Message>(),
+};
+const placeholders = {
+  start: new WeakMap<Message, TextBlock>(),
+  end: new WeakMap<Message, TextBlock>(),
+  empty: new WeakMap<Message, TextBlock>(),
+};
 const renamedUses = new WeakMap<ToolUseBlock, ToolUseBlock>();
 const renamedResults = new WeakMap<ToolResultBlock, ToolResultBlock>();
 const interrupted = new WeakMap<ToolUseBlock, ToolResultBlock>();
@@ -56,8 +64,16 @@ let emptyConversation: Message | undefined;
 /** `messages` repaired into a sequence the API accepts; each repair appended to `repairs`. */
 export function repairStructure(messages: readonly Message[], repairs: Repair[]): Message[] {
   if (messages.length === 0) {
-    repairs.push({ kind: 'first_not_user', detail: 'The request had no messages; a placeholder user message was sent.' });
-    emptyConversation ??= { id: 'msg_normalize_start', role: 'user', turn: 0, blocks: [{ type: 'text', text: START_PLACEHOLDER, meta: placeholderMeta('blk_normalize_start') }] };
+    repairs.push({
+      kind: 'first_not_user',
+      detail: 'The request had no messages; a placeholder user message was sent.',
+    });
+    emptyConversation ??= {
+      id: 'msg_normalize_start',
+      role: 'user',
+      turn: 0,
+      blocks: [{ type: 'text', text: START_PLACEHOLDER, meta: placeholderMeta('blk_normalize_start') }],
+    };
     return [emptyConversation];
   }
   const groups = groupMessages(messages, repairs);
@@ -91,8 +107,18 @@ function groupMessages(messages: readonly Message[], repairs: Repair[]): Group[]
     repairs.push(...scan.repairs);
     const prev = groups[groups.length - 1];
     if (!prev && m.role === 'assistant') {
-      repairs.push({ kind: 'first_not_user', messageId: m.id, detail: `The conversation started with assistant message ${m.id}; a placeholder user message was put before it.` });
-      groups.push({ role: 'user', sources: [], key: m, added: 'start', blocks: [placeholder('start', m, START_PLACEHOLDER)] });
+      repairs.push({
+        kind: 'first_not_user',
+        messageId: m.id,
+        detail: `The conversation started with assistant message ${m.id}; a placeholder user message was put before it.`,
+      });
+      groups.push({
+        role: 'user',
+        sources: [],
+        key: m,
+        added: 'start',
+        blocks: [placeholder('start', m, START_PLACEHOLDER)],
+      });
     } else if (prev?.role === m.role && (m.role === 'user' || !prev.blocks.some((b) => b.type === 'tool_use'))) {
       prev.sources.push(m);
       prev.blocks.push(...scan.blocks);
@@ -104,10 +130,21 @@ function groupMessages(messages: readonly Message[], repairs: Repair[]): Group[]
   }
   for (const g of groups) {
     if (g.sources.length < 2) continue;
-    repairs.push({ kind: 'messages_merged', messageId: g.key.id, detail: `Messages ${g.sources.map((s) => s.id).join(', ')} were consecutive ${g.role} messages; they were sent as one.` });
+    repairs.push({
+      kind: 'messages_merged',
+      messageId: g.key.id,
+      detail: `Messages ${g.sources.map((s) => s.id).join(', ')} were consecutive ${g.role} messages; they were sent as one.`,
+    });
   }
   const last = groups[groups.length - 1] as Group;
-  if (last.role === 'assistant') groups.push({ role: 'user', sources: [], key: last.sources[last.sources.length - 1] as Message, added: 'end', blocks: [] });
+  if (last.role === 'assistant')
+    groups.push({
+      role: 'user',
+      sources: [],
+      key: last.sources[last.sources.length - 1] as Message,
+      added: 'end',
+      blocks: [],
+    });
   return groups;
 }
 
@@ -119,7 +156,12 @@ function renameRepeatedCalls(g: Group, seen: Set<string>, taken: Set<string>, re
     let u = b;
     if (seen.has(b.id)) {
       u = renamedUse(b, fresh(b.id, taken));
-      repairs.push({ kind: 'tool_use_id_duplicate', messageId: sourceOf(g, b).id, blockId: b.meta.id, detail: `The tool call id ${b.id} was already used; this call was sent as ${u.id}.` });
+      repairs.push({
+        kind: 'tool_use_id_duplicate',
+        messageId: sourceOf(g, b).id,
+        blockId: b.meta.id,
+        detail: `The tool call id ${b.id} was already used; this call was sent as ${u.id}.`,
+      });
     }
     seen.add(u.id);
     uses.push(u);
@@ -147,7 +189,9 @@ function answerCalls(g: Group, calls: Calls | undefined, repairs: Repair[]): voi
         kind: duplicate ? 'tool_result_duplicate' : 'tool_result_orphan',
         messageId: sourceOf(g, b).id,
         blockId: b.meta.id,
-        detail: duplicate ? `A second result for the tool call ${b.toolUseId} was sent as text.` : `The result for ${b.toolUseId}, whose call is not in the message before, was sent as text.`,
+        detail: duplicate
+          ? `A second result for the tool call ${b.toolUseId} was sent as text.`
+          : `The result for ${b.toolUseId}, whose call is not in the message before, was sent as text.`,
       });
       continue;
     }
@@ -159,9 +203,19 @@ function answerCalls(g: Group, calls: Calls | undefined, repairs: Repair[]): voi
     if (answered.has(u.id)) continue;
     const r = interruptedResult(u);
     results.push(r);
-    repairs.push({ kind: 'tool_use_interrupted', messageId: g.key.id, blockId: r.meta.id, detail: `The tool call ${u.name} (${u.id}) had no result; one saying it was interrupted was sent.` });
+    repairs.push({
+      kind: 'tool_use_interrupted',
+      messageId: g.key.id,
+      blockId: r.meta.id,
+      detail: `The tool call ${u.name} (${u.id}) had no result; one saying it was interrupted was sent.`,
+    });
   }
-  if (moved) repairs.push({ kind: 'tool_result_moved', messageId: g.key.id, detail: `Tool results of message ${g.key.id} were moved before its other content.` });
+  if (moved)
+    repairs.push({
+      kind: 'tool_result_moved',
+      messageId: g.key.id,
+      detail: `Tool results of message ${g.key.id} were moved before its other content.`,
+    });
   g.blocks = results.length === 0 ? rest : [...results, ...rest];
 }
 
@@ -203,7 +257,15 @@ function interruptedResult(u: ToolUseBlock): ToolResultBlock {
     toolUseId: u.id,
     content: INTERRUPTED_RESULT,
     isError: true,
-    meta: { id: `${u.meta.id}_interrupted`, tier: 3, source: 'tool', createdAt: u.meta.createdAt, toolUseId: u.id, pinned: false, compactable: true },
+    meta: {
+      id: `${u.meta.id}_interrupted`,
+      tier: 3,
+      source: 'tool',
+      createdAt: u.meta.createdAt,
+      toolUseId: u.id,
+      pinned: false,
+      compactable: true,
+    },
   };
   interrupted.set(u, r);
   return r;
@@ -220,7 +282,13 @@ function orphanBlocks(b: ToolResultBlock, duplicate: boolean): readonly Block[] 
   const blocks: Block[] = [textFor(b.meta, text.trim() ? `${heading}\n${text}` : heading)];
   if (typeof b.content !== 'string') {
     b.content.forEach((p, i) => {
-      if (p.type === 'image') blocks.push({ type: 'image', mediaType: p.mediaType, data: p.data, meta: { ...derivedMeta(b.meta), id: `${b.meta.id}_image${i}` } });
+      if (p.type === 'image')
+        blocks.push({
+          type: 'image',
+          mediaType: p.mediaType,
+          data: p.data,
+          meta: { ...derivedMeta(b.meta), id: `${b.meta.id}_image${i}` },
+        });
     });
   }
   orphans.set(b, { heading, blocks });
@@ -230,13 +298,27 @@ function orphanBlocks(b: ToolResultBlock, duplicate: boolean): readonly Block[] 
 function toMessage(g: Group, repairs: Repair[]): Message {
   const key = g.key;
   if (g.blocks.length === 0 && g.added === 'end') {
-    repairs.push({ kind: 'ends_with_assistant', messageId: key.id, detail: `The request ended with assistant message ${key.id} (Claude 4.6 models refuse a final assistant message); a user message asking to continue was appended.` });
+    repairs.push({
+      kind: 'ends_with_assistant',
+      messageId: key.id,
+      detail: `The request ended with assistant message ${key.id} (Claude 4.6 models refuse a final assistant message); a user message asking to continue was appended.`,
+    });
     g.blocks = [placeholder('end', key, CONTINUE_PLACEHOLDER)];
   } else if (g.blocks.length === 0) {
-    repairs.push({ kind: 'empty_message', messageId: key.id, detail: `Message ${key.id} had no content left; a placeholder was sent.` });
+    repairs.push({
+      kind: 'empty_message',
+      messageId: key.id,
+      detail: `Message ${key.id} had no content left; a placeholder was sent.`,
+    });
     g.blocks = [placeholder('empty', key, EMPTY_PLACEHOLDER)];
   }
-  if (g.added) return stable(added[g.added], key, { id: `${key.id}_${g.added === 'start' ? 'start' : g.added === 'between' ? 'before' : 'next'}`, role: 'user', turn: key.turn, blocks: g.blocks });
+  if (g.added)
+    return stable(added[g.added], key, {
+      id: `${key.id}_${g.added === 'start' ? 'start' : g.added === 'between' ? 'before' : 'next'}`,
+      role: 'user',
+      turn: key.turn,
+      blocks: g.blocks,
+    });
   if (sameBlocks(key.blocks, g.blocks)) return key;
   return stable(outputs, key, { id: key.id, role: g.role, turn: key.turn, blocks: g.blocks });
 }
@@ -258,7 +340,14 @@ function placeholderMeta(id: string): TextBlock['meta'] {
 /** The memoised message for `key` when it has the same id, role, turn and blocks; else `candidate`, memoised. */
 function stable(cache: WeakMap<Message, Message>, key: Message, candidate: Message): Message {
   const hit = cache.get(key);
-  if (hit && hit.id === candidate.id && hit.role === candidate.role && hit.turn === candidate.turn && sameBlocks(hit.blocks, candidate.blocks)) return hit;
+  if (
+    hit &&
+    hit.id === candidate.id &&
+    hit.role === candidate.role &&
+    hit.turn === candidate.turn &&
+    sameBlocks(hit.blocks, candidate.blocks)
+  )
+    return hit;
   cache.set(key, candidate);
   return candidate;
 }

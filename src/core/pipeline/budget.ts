@@ -4,7 +4,18 @@ import type { Tokenizer } from '../platform/platformPorts';
 import type { Calibration } from '../tokens/calibration';
 
 /** What the window is spent on, in the order the budget bar stacks it. */
-export const BUDGET_CATEGORIES = ['system', 'instructions', 'workspace', 'tools', 'pinned', 'summaries', 'user', 'assistant', 'toolResults', 'editor'] as const;
+export const BUDGET_CATEGORIES = [
+  'system',
+  'instructions',
+  'workspace',
+  'tools',
+  'pinned',
+  'summaries',
+  'user',
+  'assistant',
+  'toolResults',
+  'editor',
+] as const;
 /** One category of {@link BUDGET_CATEGORIES}. */
 export type BudgetCategory = (typeof BUDGET_CATEGORIES)[number];
 
@@ -37,9 +48,15 @@ export interface CategoryTotals {
  */
 export function categoryOf(row: Pick<LedgerEntry, 'role'>, block: Block | undefined): BudgetCategory {
   if (row.role === 'tools') return 'tools';
-  if (row.role === 'system') return block?.meta.source === 'instructions' ? 'instructions' : block?.meta.source === 'workspace' ? 'workspace' : 'system';
+  if (row.role === 'system')
+    return block?.meta.source === 'instructions'
+      ? 'instructions'
+      : block?.meta.source === 'workspace'
+        ? 'workspace'
+        : 'system';
   if (block?.meta.pinned) return 'pinned';
-  if (block?.meta.source === 'instructions' || (block?.meta.source === 'reminder' && block.meta.origin !== undefined)) return 'instructions';
+  if (block?.meta.source === 'instructions' || (block?.meta.source === 'reminder' && block.meta.origin !== undefined))
+    return 'instructions';
   if (block?.type === 'summary' || block?.meta.source === 'compactor') return 'summaries';
   if (block?.type === 'tool_result') return 'toolResults';
   if (block?.meta.source === 'ide_selection' || block?.meta.source === 'ide_opened_file') return 'editor';
@@ -82,7 +99,8 @@ export interface LedgerDiff {
 }
 
 const keyOf = (r: LedgerEntry) => r.blockId ?? `${r.role}:${r.kind}:${r.preview.split(':')[0] ?? r.position}`;
-const labelOf = (r: LedgerEntry) => `${r.role} · ${r.kind} (${r.source}${r.origin !== undefined ? ` ${r.origin}` : ''})`;
+const labelOf = (r: LedgerEntry) =>
+  `${r.role} · ${r.kind} (${r.source}${r.origin !== undefined ? ` ${r.origin}` : ''})`;
 
 /** The blocks added, removed and changed (tokens differ) from one request's ledger to the next, matched by block id. */
 export function diffLedgers(before: readonly LedgerEntry[], after: readonly LedgerEntry[]): LedgerDiff {
@@ -95,7 +113,9 @@ export function diffLedgers(before: readonly LedgerEntry[], after: readonly Ledg
     if (!o) added.push({ key, label: labelOf(r), before: 0, after: r.tokens });
     else if (o.tokens !== r.tokens) changed.push({ key, label: labelOf(r), before: o.tokens, after: r.tokens });
   }
-  const removed = [...old].filter(([k]) => !now.has(k)).map(([key, r]) => ({ key, label: labelOf(r), before: r.tokens, after: 0 }));
+  const removed = [...old]
+    .filter(([k]) => !now.has(k))
+    .map(([key, r]) => ({ key, label: labelOf(r), before: r.tokens, after: 0 }));
   return { added, removed, changed };
 }
 

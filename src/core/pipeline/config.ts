@@ -61,7 +61,12 @@ export interface ApiModelLimits {
 
 /** Result of resolving settings: a config, plus problems a person should read. */
 export type ConfigResult =
-  | { readonly ok: true; readonly config: PipelineConfig; readonly warnings: readonly string[]; readonly windowSource: WindowSource }
+  | {
+      readonly ok: true;
+      readonly config: PipelineConfig;
+      readonly warnings: readonly string[];
+      readonly windowSource: WindowSource;
+    }
   | { readonly ok: false; readonly error: string };
 
 /**
@@ -75,33 +80,59 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
   const model = (settings.model ?? '').trim() || DEFAULT_MODEL;
   const table = modelInfo(model);
   const fromApi = api && api.id === model ? api : undefined;
-  const apiWindow = fromApi?.maxInputTokens && fromApi.maxInputTokens > 0 ? Math.floor(fromApi.maxInputTokens) : undefined;
+  const apiWindow =
+    fromApi?.maxInputTokens && fromApi.maxInputTokens > 0 ? Math.floor(fromApi.maxInputTokens) : undefined;
   const apiOutput = fromApi?.maxTokens && fromApi.maxTokens > 0 ? Math.floor(fromApi.maxTokens) : undefined;
   const info = { ...table, ...(apiOutput ? { outputReserve: Math.min(DEFAULT_OUTPUT_RESERVE, apiOutput) } : {}) };
   const warnings: string[] = [];
-  const explicitWindow = settings.contextWindow && settings.contextWindow > 0 ? Math.floor(settings.contextWindow) : undefined;
-  const windowSource: WindowSource = explicitWindow ? 'setting' : apiWindow ? 'models-api' : table.known ? 'table' : 'assumed';
-  if (windowSource === 'assumed') warnings.push(`Unknown model "${model}": assuming a ${table.contextWindow.toLocaleString('en-US')}-token window. Set contextPipeline.contextWindow if that is wrong.`);
+  const explicitWindow =
+    settings.contextWindow && settings.contextWindow > 0 ? Math.floor(settings.contextWindow) : undefined;
+  const windowSource: WindowSource = explicitWindow
+    ? 'setting'
+    : apiWindow
+      ? 'models-api'
+      : table.known
+        ? 'table'
+        : 'assumed';
+  if (windowSource === 'assumed')
+    warnings.push(
+      `Unknown model "${model}": assuming a ${table.contextWindow.toLocaleString('en-US')}-token window. Set contextPipeline.contextWindow if that is wrong.`,
+    );
   const window = explicitWindow ?? apiWindow ?? table.contextWindow;
   if (window < MIN_CONTEXT_WINDOW) {
-    return { ok: false, error: `A context window of ${window} tokens is too small: Context Pipeline needs at least ${MIN_CONTEXT_WINDOW} tokens to hold the system prompt, tools and a useful history.` };
+    return {
+      ok: false,
+      error: `A context window of ${window} tokens is too small: Context Pipeline needs at least ${MIN_CONTEXT_WINDOW} tokens to hold the system prompt, tools and a useful history.`,
+    };
   }
-  if (window < WARN_CONTEXT_WINDOW) warnings.push(`A context window of ${window} tokens is small: expect frequent compaction.`);
+  if (window < WARN_CONTEXT_WINDOW)
+    warnings.push(`A context window of ${window} tokens is small: expect frequent compaction.`);
   // The model's default reserve takes at most a quarter of the window; one the user set, at most half.
-  const explicit = settings.maxOutputTokens && settings.maxOutputTokens > 0 ? Math.floor(settings.maxOutputTokens) : undefined;
-  const outputReserve = explicit ? Math.min(explicit, Math.floor(window / 2)) : Math.min(info.outputReserve, Math.floor(window / 4));
-  if (explicit && explicit > outputReserve) warnings.push(`An answer reserve of ${explicit} tokens leaves too little room in a ${window}-token window; using ${outputReserve}.`);
+  const explicit =
+    settings.maxOutputTokens && settings.maxOutputTokens > 0 ? Math.floor(settings.maxOutputTokens) : undefined;
+  const outputReserve = explicit
+    ? Math.min(explicit, Math.floor(window / 2))
+    : Math.min(info.outputReserve, Math.floor(window / 4));
+  if (explicit && explicit > outputReserve)
+    warnings.push(
+      `An answer reserve of ${explicit} tokens leaves too little room in a ${window}-token window; using ${outputReserve}.`,
+    );
   let soft = clamp(settings.softThreshold ?? 0.7, 0.3, 0.95);
   let hard = clamp(settings.hardThreshold ?? 0.9, 0.5, 0.99);
   if (hard <= soft) {
-    warnings.push(`The hard threshold (${hard}) must be above the soft one (${soft}); using ${Math.min(0.99, soft + 0.05).toFixed(2)}.`);
+    warnings.push(
+      `The hard threshold (${hard}) must be above the soft one (${soft}); using ${Math.min(0.99, soft + 0.05).toFixed(2)}.`,
+    );
     hard = Math.min(0.99, soft + 0.05);
     soft = Math.min(soft, hard - 0.01);
   }
   const keepWanted = Math.max(0, Math.floor(settings.keepRecentTokens ?? 12_000));
   const keepMax = Math.floor(KEEP_RECENT_MAX_SHARE * (window - outputReserve));
   const keepRecentTokens = Math.min(keepWanted, keepMax);
-  if (keepWanted > keepMax) warnings.push(`Keeping the newest ${keepWanted} tokens out of compaction (keepRecentTokens) leaves it too little to shrink in a ${window}-token window; keeping ${keepMax}.`);
+  if (keepWanted > keepMax)
+    warnings.push(
+      `Keeping the newest ${keepWanted} tokens out of compaction (keepRecentTokens) leaves it too little to shrink in a ${window}-token window; keeping ${keepMax}.`,
+    );
   return {
     ok: true,
     warnings,
@@ -118,7 +149,9 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
       cacheTtl: settings.cacheTtl === '1h' ? '1h' : '5m',
       minCacheableTokens: info.minCacheableTokens,
       pasteThresholdChars: Math.max(1000, Math.floor(settings.pasteThresholdChars ?? 100_000)),
-      ...(settings.thinking && settings.thinking !== 'off' && THINKING_SETTINGS.includes(settings.thinking) ? { thinking: settings.thinking } : {}),
+      ...(settings.thinking && settings.thinking !== 'off' && THINKING_SETTINGS.includes(settings.thinking)
+        ? { thinking: settings.thinking }
+        : {}),
       ...(fromApi?.serverCompaction !== undefined ? { serverCompaction: fromApi.serverCompaction } : {}),
     },
   };

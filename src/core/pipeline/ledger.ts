@@ -43,18 +43,47 @@ const PREVIEW_CHARS = 160;
  * anchors' message indices match; `repairs` (`PreparedRequest.repairs`) mark the rows of
  * the blocks normalize made or changed.
  */
-export function buildLedger(state: ConversationState, anchors: readonly CacheAnchor[], tokenizer: Tokenizer, calibration: Calibration, repairs: readonly Repair[] = NO_REPAIRS): LedgerEntry[] {
+export function buildLedger(
+  state: ConversationState,
+  anchors: readonly CacheAnchor[],
+  tokenizer: Tokenizer,
+  calibration: Calibration,
+  repairs: readonly Repair[] = NO_REPAIRS,
+): LedgerEntry[] {
   const rows: LedgerEntry[] = [];
   const repairOf = new Map<string, string>();
-  for (const r of repairs) if (r.blockId !== undefined) repairOf.set(r.blockId, repairOf.has(r.blockId) ? `${repairOf.get(r.blockId)} ${r.detail}` : r.detail);
+  for (const r of repairs)
+    if (r.blockId !== undefined)
+      repairOf.set(r.blockId, repairOf.has(r.blockId) ? `${repairOf.get(r.blockId)} ${r.detail}` : r.detail);
   const has = (at: 'tools' | 'system') => anchors.some((a) => a.target.at === at);
-  const messageBreakpoints = new Set(anchors.flatMap((a) => (a.target.at === 'message' ? [a.target.messageIndex] : [])));
+  const messageBreakpoints = new Set(
+    anchors.flatMap((a) => (a.target.at === 'message' ? [a.target.messageIndex] : [])),
+  );
   const cal = (raw: number, fixed = 0) => Math.round(applyCalibration(calibration, { text: raw - fixed, fixed }));
   state.tools.forEach((t, i) => {
-    rows.push({ position: rows.length + 1, role: 'tools', kind: 'tool schema', source: 'system', tokens: cal(toolSchemaRawTokens(t, tokenizer)), preview: oneLine(`${t.name}: ${t.description}`), breakpoint: i === state.tools.length - 1 && has('tools') });
+    rows.push({
+      position: rows.length + 1,
+      role: 'tools',
+      kind: 'tool schema',
+      source: 'system',
+      tokens: cal(toolSchemaRawTokens(t, tokenizer)),
+      preview: oneLine(`${t.name}: ${t.description}`),
+      breakpoint: i === state.tools.length - 1 && has('tools'),
+    });
   });
   state.system.forEach((b, i) => {
-    rows.push({ position: rows.length + 1, role: 'system', kind: 'text', source: b.meta.source, tokens: cal(blockRawTokens(b, tokenizer)), preview: oneLine(b.text), breakpoint: i === state.system.length - 1 && has('system'), blockId: b.meta.id, ...originOf(b), ...(repairOf.has(b.meta.id) ? { repair: repairOf.get(b.meta.id) } : {}) });
+    rows.push({
+      position: rows.length + 1,
+      role: 'system',
+      kind: 'text',
+      source: b.meta.source,
+      tokens: cal(blockRawTokens(b, tokenizer)),
+      preview: oneLine(b.text),
+      breakpoint: i === state.system.length - 1 && has('system'),
+      blockId: b.meta.id,
+      ...originOf(b),
+      ...(repairOf.has(b.meta.id) ? { repair: repairOf.get(b.meta.id) } : {}),
+    });
   });
   state.messages.forEach((m, mi) => {
     const sent = m.blocks.filter((b) => !(b.type === 'thinking' && !isSendableThinking(b)));
@@ -88,7 +117,9 @@ export function blockPreviewText(b: Block): string {
     case 'tool_use':
       return `${b.name}(${JSON.stringify(b.input) ?? ''})`;
     case 'tool_result':
-      return typeof b.content === 'string' ? b.content : b.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join(' ');
+      return typeof b.content === 'string'
+        ? b.content
+        : b.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join(' ');
     case 'image':
       return `[image ${b.mediaType}]`;
   }
@@ -99,7 +130,9 @@ function originOf(b: Block): { origin?: string } {
 }
 
 function oneLine(s: string): string {
-  const flat = headChars(s, PREVIEW_CHARS * 2).replace(/\s+/g, ' ').trim();
+  const flat = headChars(s, PREVIEW_CHARS * 2)
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > PREVIEW_CHARS ? `${headChars(flat, PREVIEW_CHARS)}…` : flat;
 }
 

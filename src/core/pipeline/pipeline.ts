@@ -44,7 +44,10 @@ export interface PreparedRequest {
  * file keeps what it holds). Pure given its ports; cost is O(messages) with every block
  * counted and serialised once.
  */
-export function prepareRequest(input: ConversationState, deps: { readonly count: RequestCounter; readonly clock: Clock; readonly previous?: PreviousBreakpoint }): PreparedRequest {
+export function prepareRequest(
+  input: ConversationState,
+  deps: { readonly count: RequestCounter; readonly clock: Clock; readonly previous?: PreviousBreakpoint },
+): PreparedRequest {
   const { state, repairs } = normalizeState(input);
   const tokens = deps.count(state);
   const now = deps.clock.now();
@@ -57,9 +60,19 @@ export function prepareRequest(input: ConversationState, deps: { readonly count:
     now,
     ...(deps.previous ? { previous: deps.previous } : {}),
   });
-  const params = serializeRequest(state, anchors.map((a) => a.target));
+  const params = serializeRequest(
+    state,
+    anchors.map((a) => a.target),
+  );
   const lastIndex = state.messages.length - 1;
   const last = anchors.find((a) => a.target.at === 'message' && a.target.messageIndex === lastIndex);
   const lastMessage = state.messages[lastIndex];
-  return { params, sent: state, repairs, tokens, anchors, ...(last && lastMessage ? { lastBreakpoint: { messageId: lastMessage.id, sentAt: now } } : {}) };
+  return {
+    params,
+    sent: state,
+    repairs,
+    tokens,
+    anchors,
+    ...(last && lastMessage ? { lastBreakpoint: { messageId: lastMessage.id, sentAt: now } } : {}),
+  };
 }

@@ -1,5 +1,21 @@
-import type { AssistantMessageParam, CacheControlEphemeral, ContentBlockParam, MessageCreateParamsNonStreaming, TextBlockParam, Tool, ToolResultBlockParam, UserMessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { Block, CacheTtl, ConversationState, Message, TextBlock, ToolSchema } from '../conversation/conversationModel';
+import type {
+  AssistantMessageParam,
+  CacheControlEphemeral,
+  ContentBlockParam,
+  MessageCreateParamsNonStreaming,
+  TextBlockParam,
+  Tool,
+  ToolResultBlockParam,
+  UserMessageParam,
+} from '@anthropic-ai/sdk/resources/messages';
+import type {
+  Block,
+  CacheTtl,
+  ConversationState,
+  Message,
+  TextBlock,
+  ToolSchema,
+} from '../conversation/conversationModel';
 import { thinkingParams } from '../models/thinking';
 
 /**
@@ -14,7 +30,8 @@ export type ChatMessageParam = UserMessageParam | AssistantMessageParam;
 const memo = new WeakMap<Message, ChatMessageParam>();
 
 /** Where a prompt-cache breakpoint goes. */
-export type BreakpointTarget = { readonly at: 'tools' } | { readonly at: 'system' } | { readonly at: 'message'; readonly messageIndex: number };
+export type BreakpointTarget =
+  { readonly at: 'tools' } | { readonly at: 'system' } | { readonly at: 'message'; readonly messageIndex: number };
 
 /**
  * The content blocks a Message becomes (unsigned thinking cannot be sent and is left out; a
@@ -40,14 +57,24 @@ function serializeBlock(b: Block): ContentBlockParam | undefined {
       return { type: 'text', text: b.text };
     case 'summary':
       if (b.server) return compactionParam(b.text, b.server.encryptedContent);
-      return { type: 'text', text: `<conversation_summary turns="${b.turnRange[0]}-${b.turnRange[1]}">\n${b.text}\n</conversation_summary>` };
+      return {
+        type: 'text',
+        text: `<conversation_summary turns="${b.turnRange[0]}-${b.turnRange[1]}">\n${b.text}\n</conversation_summary>`,
+      };
     case 'tool_use':
       return { type: 'tool_use', id: b.id, name: b.name, input: b.input as Record<string, unknown> };
     case 'tool_result': {
       const content: ToolResultBlockParam['content'] =
         typeof b.content === 'string'
           ? b.content
-          : b.content.map((p) => (p.type === 'text' ? { type: 'text' as const, text: p.text } : { type: 'image' as const, source: { type: 'base64' as const, media_type: p.mediaType, data: p.data } }));
+          : b.content.map((p) =>
+              p.type === 'text'
+                ? { type: 'text' as const, text: p.text }
+                : {
+                    type: 'image' as const,
+                    source: { type: 'base64' as const, media_type: p.mediaType, data: p.data },
+                  },
+            );
       return { type: 'tool_result', tool_use_id: b.toolUseId, content, ...(b.isError ? { is_error: true } : {}) };
     }
     case 'thinking':
@@ -67,7 +94,11 @@ function serializeBlock(b: Block): ContentBlockParam | undefined {
  * `compact-2026-01-12` header (see serverContext.ts, anthropicClient.ts).
  */
 function compactionParam(content: string, encryptedContent: string | null | undefined): ContentBlockParam {
-  const block = { type: 'compaction' as const, content, ...(encryptedContent !== undefined ? { encrypted_content: encryptedContent } : {}) };
+  const block = {
+    type: 'compaction' as const,
+    content,
+    ...(encryptedContent !== undefined ? { encrypted_content: encryptedContent } : {}),
+  };
   return block as unknown as ContentBlockParam;
 }
 
@@ -83,7 +114,11 @@ export function serializeSystem(system: readonly TextBlock[]): TextBlockParam[] 
 
 /** Tool schemas as the API's tool definitions. */
 export function serializeTools(tools: readonly ToolSchema[]): Tool[] {
-  return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as Tool['input_schema'] }));
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.inputSchema as Tool['input_schema'],
+  }));
 }
 
 /** The cache_control value for a TTL (5m is the API's default and is left implicit). */
@@ -96,7 +131,10 @@ export function cacheControl(ttl: CacheTtl): CacheControlEphemeral {
  * (the output reserve), system, tools, messages and thinking (`thinking.ts`), with a `cache_control` breakpoint on
  * each target (the last cacheable block of a target message). Never mutates memoised params.
  */
-export function serializeRequest(state: ConversationState, breakpoints: readonly BreakpointTarget[] = []): MessageCreateParamsNonStreaming {
+export function serializeRequest(
+  state: ConversationState,
+  breakpoints: readonly BreakpointTarget[] = [],
+): MessageCreateParamsNonStreaming {
   const ttl = state.config.cacheTtl;
   const system = serializeSystem(state.system);
   const tools = serializeTools(state.tools);

@@ -24,10 +24,19 @@ export interface InstructionSettings {
 }
 
 /** The defaults of {@link InstructionSettings}. */
-export const DEFAULT_INSTRUCTION_SETTINGS: InstructionSettings = { agentsMd: true, claudeMd: true, claudeLocalMd: true, nested: true, maxTokens: 8000 };
+export const DEFAULT_INSTRUCTION_SETTINGS: InstructionSettings = {
+  agentsMd: true,
+  claudeMd: true,
+  claudeLocalMd: true,
+  nested: true,
+  maxTokens: 8000,
+};
 
 /** The instruction files of a workspace folder's root, in the order they are placed, with the setting that enables each. */
-export const ROOT_INSTRUCTION_FILES: ReadonlyArray<{ readonly path: string; readonly setting: 'agentsMd' | 'claudeMd' | 'claudeLocalMd' }> = [
+export const ROOT_INSTRUCTION_FILES: ReadonlyArray<{
+  readonly path: string;
+  readonly setting: 'agentsMd' | 'claudeMd' | 'claudeLocalMd';
+}> = [
   { path: 'AGENTS.md', setting: 'agentsMd' },
   { path: 'CLAUDE.md', setting: 'claudeMd' },
   { path: '.claude/CLAUDE.md', setting: 'claudeMd' },
@@ -118,7 +127,11 @@ export interface RenderedInstructions {
 }
 
 /** The tagged text of one instruction file (`body` already capped), with the truncation notice inside the tag. */
-export function instructionText(origin: string, body: string, cut?: { readonly keptTokens: number; readonly totalTokens: number; readonly maxTokens: number }): string {
+export function instructionText(
+  origin: string,
+  body: string,
+  cut?: { readonly keptTokens: number; readonly totalTokens: number; readonly maxTokens: number },
+): string {
   const safe = neutralizeProjectText(body).replace(/\s+$/, '');
   const notice = cut
     ? `${safe === '' ? '' : '\n\n'}[Truncated by Context Pipeline: ${cut.keptTokens.toLocaleString('en-US')} of ${cut.totalTokens.toLocaleString('en-US')} tokens shown (contextPipeline.instructions.maxTokens is ${cut.maxTokens.toLocaleString('en-US')}). Read ${origin} for the rest when you need it.]`
@@ -132,16 +145,39 @@ export function instructionText(origin: string, body: string, cut?: { readonly k
  * ones before it left is cut (or, with nothing left, stands as its notice alone), and listed
  * in `truncated`.
  */
-export function renderInstructionBlocks(files: readonly InstructionFile[], opts: { readonly maxTokens: number; readonly tokenizer: Tokenizer }, deps: { readonly clock: Clock; readonly ids: IdSource }): RenderedInstructions {
+export function renderInstructionBlocks(
+  files: readonly InstructionFile[],
+  opts: { readonly maxTokens: number; readonly tokenizer: Tokenizer },
+  deps: { readonly clock: Clock; readonly ids: IdSource },
+): RenderedInstructions {
   const blocks: TextBlock[] = [];
   const truncated: TruncatedInstruction[] = [];
   let left = Math.max(0, opts.maxTokens);
   for (const f of files) {
     const capped = capTokens(f.text, left, opts.tokenizer);
     left -= capped.keptTokens;
-    if (capped.truncated) truncated.push({ origin: f.origin, totalTokens: capped.totalTokens, keptTokens: capped.keptTokens });
-    const text = instructionText(f.origin, capped.text, capped.truncated ? { keptTokens: capped.keptTokens, totalTokens: capped.totalTokens, maxTokens: opts.maxTokens } : undefined);
-    blocks.push({ type: 'text', text, meta: { id: deps.ids.next('ins'), tier: 3, source: 'instructions', origin: f.origin, createdAt: deps.clock.now(), pinned: true, compactable: false } });
+    if (capped.truncated)
+      truncated.push({ origin: f.origin, totalTokens: capped.totalTokens, keptTokens: capped.keptTokens });
+    const text = instructionText(
+      f.origin,
+      capped.text,
+      capped.truncated
+        ? { keptTokens: capped.keptTokens, totalTokens: capped.totalTokens, maxTokens: opts.maxTokens }
+        : undefined,
+    );
+    blocks.push({
+      type: 'text',
+      text,
+      meta: {
+        id: deps.ids.next('ins'),
+        tier: 3,
+        source: 'instructions',
+        origin: f.origin,
+        createdAt: deps.clock.now(),
+        pinned: true,
+        compactable: false,
+      },
+    });
   }
   return { blocks, truncated };
 }
@@ -149,6 +185,10 @@ export function renderInstructionBlocks(files: readonly InstructionFile[], opts:
 /** The one-line chat warning for what the cap cut (undefined when nothing). */
 export function truncationNotice(truncated: readonly TruncatedInstruction[], maxTokens: number): string | undefined {
   if (truncated.length === 0) return undefined;
-  const parts = truncated.map((t) => (t.keptTokens === 0 ? `${t.origin} left out (${t.totalTokens.toLocaleString('en-US')} tokens)` : `${t.origin} cut to ${t.keptTokens.toLocaleString('en-US')} of ${t.totalTokens.toLocaleString('en-US')} tokens`));
+  const parts = truncated.map((t) =>
+    t.keptTokens === 0
+      ? `${t.origin} left out (${t.totalTokens.toLocaleString('en-US')} tokens)`
+      : `${t.origin} cut to ${t.keptTokens.toLocaleString('en-US')} of ${t.totalTokens.toLocaleString('en-US')} tokens`,
+  );
   return `Project instructions exceed contextPipeline.instructions.maxTokens (${maxTokens.toLocaleString('en-US')}): ${parts.join('; ')}. The model is told where the text was cut.`;
 }

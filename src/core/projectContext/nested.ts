@@ -8,7 +8,13 @@ import { classifyToolCall } from '../compaction/toolKinds';
 import type { Injection } from '../conversation/conversationModel';
 import type { Tokenizer } from '../platform/platformPorts';
 import { capTokens, instructionText, type InstructionFile } from './instructions';
-import { displayWorkspacePath, foldersBetween, locateInWorkspace, type RootFolder, type WorkspaceLocation } from './paths';
+import {
+  displayWorkspacePath,
+  foldersBetween,
+  locateInWorkspace,
+  type RootFolder,
+  type WorkspaceLocation,
+} from './paths';
 
 /** A tool call of the round that just ran, with whether it failed. */
 export interface RanToolCall {
@@ -31,7 +37,11 @@ export interface NestedFolder {
  * (keys: display paths). Failed calls, other kinds of calls and paths outside the workspace
  * add nothing.
  */
-export function nestedFoldersToCheck(calls: readonly RanToolCall[], roots: readonly RootFolder[], seen: ReadonlySet<string>): NestedFolder[] {
+export function nestedFoldersToCheck(
+  calls: readonly RanToolCall[],
+  roots: readonly RootFolder[],
+  seen: ReadonlySet<string>,
+): NestedFolder[] {
   const out: NestedFolder[] = [];
   const added = new Set<string>();
   for (const call of calls) {
@@ -55,8 +65,22 @@ export function nestedFoldersToCheck(calls: readonly RanToolCall[], roots: reado
  * results: the file's text, neutralised, in its `<project_instructions>` tag, capped at
  * `maxTokens` with a notice; its origin is recorded on the block.
  */
-export function nestedInstructionReminder(file: InstructionFile, folder: string, opts: { readonly maxTokens: number; readonly tokenizer: Tokenizer }): Injection {
+export function nestedInstructionReminder(
+  file: InstructionFile,
+  folder: string,
+  opts: { readonly maxTokens: number; readonly tokenizer: Tokenizer },
+): Injection {
   const capped = capTokens(file.text, Math.max(0, opts.maxTokens), opts.tokenizer);
-  const body = instructionText(file.origin, capped.text, capped.truncated ? { keptTokens: capped.keptTokens, totalTokens: capped.totalTokens, maxTokens: opts.maxTokens } : undefined);
-  return { kind: 'system_reminder', origin: file.origin, text: `Project instructions for the files under ${folder}/ (from ${file.origin}); they apply in addition to the more general ones:\n${body}` };
+  const body = instructionText(
+    file.origin,
+    capped.text,
+    capped.truncated
+      ? { keptTokens: capped.keptTokens, totalTokens: capped.totalTokens, maxTokens: opts.maxTokens }
+      : undefined,
+  );
+  return {
+    kind: 'system_reminder',
+    origin: file.origin,
+    text: `Project instructions for the files under ${folder}/ (from ${file.origin}); they apply in addition to the more general ones:\n${body}`,
+  };
 }

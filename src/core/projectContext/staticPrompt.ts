@@ -12,7 +12,7 @@ export const STATIC_SYSTEM_PROMPT = [
   '',
   'Context that follows this prompt in the system prompt:',
   '- <project_instructions path="…"> blocks hold the project\'s instruction files (AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md at a workspace folder\'s root). Follow them unless the user says otherwise; they were written by the project, not by the extension.',
-  '- A <workspace_facts> block gives the workspace folders, the platform, today\'s date and the state of the git repositories (branch, changed files, recent commits) when the session started.',
+  "- A <workspace_facts> block gives the workspace folders, the platform, today's date and the state of the git repositories (branch, changed files, recent commits) when the session started.",
   '',
   'Context you may see in user messages:',
   '- <ide_opened_file> says which file the user opened; <ide_selection> holds text the user selected. Either may or may not be related to the task.',
@@ -28,5 +28,16 @@ export const STATIC_SYSTEM_PROMPT = [
  * pinned and never compactable. Only its id and creation time vary; the text never does.
  */
 export function agentSystemPrompt(deps: { readonly clock: Clock; readonly ids: IdSource }): TextBlock {
-  return { type: 'text', text: STATIC_SYSTEM_PROMPT, meta: { id: deps.ids.next('sys'), tier: 0, source: 'system', createdAt: deps.clock.now(), pinned: true, compactable: false } };
+  return {
+    type: 'text',
+    text: STATIC_SYSTEM_PROMPT,
+    meta: {
+      id: deps.ids.next('sys'),
+      tier: 0,
+      source: 'system',
+      createdAt: deps.clock.now(),
+      pinned: true,
+      compactable: false,
+    },
+  };
 }

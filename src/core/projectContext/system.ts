@@ -18,7 +18,11 @@ export function isProjectContextBlock(b: TextBlock): boolean {
  */
 export function withProjectContext(system: readonly TextBlock[], project: readonly TextBlock[]): TextBlock[] {
   const rank = (b: TextBlock) => (b.meta.source === 'instructions' ? 0 : 1);
-  const ordered = project.filter(isProjectContextBlock).map((b, i) => ({ b, i })).sort((x, y) => rank(x.b) - rank(y.b) || x.i - y.i).map((x) => x.b);
+  const ordered = project
+    .filter(isProjectContextBlock)
+    .map((b, i) => ({ b, i }))
+    .sort((x, y) => rank(x.b) - rank(y.b) || x.i - y.i)
+    .map((x) => x.b);
   return [...system.filter((b) => !isProjectContextBlock(b)), ...ordered];
 }
 
@@ -31,16 +35,31 @@ export interface ProjectContextChange {
 }
 
 /** Compares two sets of project-context blocks: instruction files by origin (text compared), the facts by text. */
-export function diffProjectContext(before: readonly TextBlock[], after: readonly TextBlock[], tokenizer: Tokenizer): ProjectContextChange {
-  const files = (bs: readonly TextBlock[]) => new Map(bs.filter((b) => b.meta.source === 'instructions').map((b) => [b.meta.origin ?? b.meta.id, b.text]));
-  const facts = (bs: readonly TextBlock[]) => bs.filter((b) => b.meta.source === 'workspace').map((b) => b.text).join('\n');
+export function diffProjectContext(
+  before: readonly TextBlock[],
+  after: readonly TextBlock[],
+  tokenizer: Tokenizer,
+): ProjectContextChange {
+  const files = (bs: readonly TextBlock[]) =>
+    new Map(bs.filter((b) => b.meta.source === 'instructions').map((b) => [b.meta.origin ?? b.meta.id, b.text]));
+  const facts = (bs: readonly TextBlock[]) =>
+    bs
+      .filter((b) => b.meta.source === 'workspace')
+      .map((b) => b.text)
+      .join('\n');
   const old = files(before);
   const now = files(after);
-  const added = [...now].filter(([o]) => !old.has(o)).map(([origin, text]) => ({ origin, tokens: tokenizer.count(text) }));
-  const removed = [...old].filter(([o]) => !now.has(o)).map(([origin, text]) => ({ origin, tokens: tokenizer.count(text) }));
+  const added = [...now]
+    .filter(([o]) => !old.has(o))
+    .map(([origin, text]) => ({ origin, tokens: tokenizer.count(text) }));
+  const removed = [...old]
+    .filter(([o]) => !now.has(o))
+    .map(([origin, text]) => ({ origin, tokens: tokenizer.count(text) }));
   const changed = [...now].flatMap(([origin, text]) => {
     const was = old.get(origin);
-    return was !== undefined && was !== text ? [{ origin, before: tokenizer.count(was), after: tokenizer.count(text) }] : [];
+    return was !== undefined && was !== text
+      ? [{ origin, before: tokenizer.count(was), after: tokenizer.count(text) }]
+      : [];
   });
   return { added, removed, changed, factsChanged: facts(before) !== facts(after) };
 }
@@ -52,7 +71,10 @@ export function describeProjectContextChange(c: ProjectContextChange): string {
   const parts = [
     ...c.added.map((f) => `${f.origin} added (${signed(f.tokens)} tokens)`),
     ...c.removed.map((f) => `${f.origin} removed (${signed(-f.tokens)} tokens)`),
-    ...c.changed.map((f) => `${f.origin} changed (${f.before.toLocaleString('en-US')} → ${f.after.toLocaleString('en-US')} tokens, ${signed(f.after - f.before)})`),
+    ...c.changed.map(
+      (f) =>
+        `${f.origin} changed (${f.before.toLocaleString('en-US')} → ${f.after.toLocaleString('en-US')} tokens, ${signed(f.after - f.before)})`,
+    ),
   ];
   if (parts.length === 0 && !c.factsChanged) return 'Project context reloaded: nothing changed.';
   const files = parts.length > 0 ? parts.join('; ') : 'instruction files unchanged';

@@ -59,8 +59,18 @@ function line(text: string, max = 200): string {
 
 function repositoryLines(r: RepositoryFacts): string[] {
   const out = [`Git repository ${line(r.root)}:`];
-  const head = r.branch !== undefined ? `branch ${line(r.branch)}` : r.commit !== undefined ? `detached HEAD at ${line(r.commit, 12)}` : 'no commit checked out';
-  const upstream = r.upstream !== undefined ? `, tracking ${line(r.upstream)} (${r.ahead ?? 0} ahead, ${r.behind ?? 0} behind)` : r.branch !== undefined ? ', no upstream' : '';
+  const head =
+    r.branch !== undefined
+      ? `branch ${line(r.branch)}`
+      : r.commit !== undefined
+        ? `detached HEAD at ${line(r.commit, 12)}`
+        : 'no commit checked out';
+  const upstream =
+    r.upstream !== undefined
+      ? `, tracking ${line(r.upstream)} (${r.ahead ?? 0} ahead, ${r.behind ?? 0} behind)`
+      : r.branch !== undefined
+        ? ', no upstream'
+        : '';
   out.push(`- ${head}${upstream}`);
   if (r.changedCount === 0) out.push('- no uncommitted changes');
   else {
@@ -89,6 +99,20 @@ export function workspaceFactsText(facts: WorkspaceFacts): string {
 }
 
 /** The facts as their system block: source `workspace`, pinned, never compactable. */
-export function renderWorkspaceFacts(facts: WorkspaceFacts, deps: { readonly clock: Clock; readonly ids: IdSource }): TextBlock {
-  return { type: 'text', text: workspaceFactsText(facts), meta: { id: deps.ids.next('wsf'), tier: 3, source: 'workspace', createdAt: deps.clock.now(), pinned: true, compactable: false } };
+export function renderWorkspaceFacts(
+  facts: WorkspaceFacts,
+  deps: { readonly clock: Clock; readonly ids: IdSource },
+): TextBlock {
+  return {
+    type: 'text',
+    text: workspaceFactsText(facts),
+    meta: {
+      id: deps.ids.next('wsf'),
+      tier: 3,
+      source: 'workspace',
+      createdAt: deps.clock.now(),
+      pinned: true,
+      compactable: false,
+    },
+  };
 }

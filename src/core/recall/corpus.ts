@@ -54,7 +54,9 @@ export interface RecallCorpus {
 
 /** The text of a tool result (images as a placeholder). */
 export function resultText(content: ToolResultContent): string {
-  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
+  return typeof content === 'string'
+    ? content
+    : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
 }
 
 /** Whether a text block is one of the compactor's own notes (acknowledgements, drop markers). */
@@ -68,7 +70,10 @@ function isCompactorNote(b: Block): boolean {
  * recall itself and their results are left out, so a search never finds its own echoes; so
  * are the compactor's notes. `spills` are listed after the messages, in the order given.
  */
-export function buildCorpus(compactions: readonly { readonly record: CompactionRecord }[], spills: readonly SpilledOutput[] = []): RecallCorpus {
+export function buildCorpus(
+  compactions: readonly { readonly record: CompactionRecord }[],
+  spills: readonly SpilledOutput[] = [],
+): RecallCorpus {
   const items: RecallItem[] = [];
   const seen = new Set<string>();
   const recallCalls = new Set<string>();
@@ -102,7 +107,15 @@ export function buildCorpus(compactions: readonly { readonly record: CompactionR
         if (b.type !== 'summary' || seen.has(b.meta.id)) continue;
         seen.add(b.meta.id);
         summaries++;
-        items.push({ kind: 'summary', compactionId: record.id, turn: b.turnRange[0], role: m.role, messageId: m.id, blockId: b.meta.id, text: b.text });
+        items.push({
+          kind: 'summary',
+          compactionId: record.id,
+          turn: b.turnRange[0],
+          role: m.role,
+          messageId: m.id,
+          blockId: b.meta.id,
+          text: b.text,
+        });
       }
     }
   }
@@ -110,7 +123,13 @@ export function buildCorpus(compactions: readonly { readonly record: CompactionR
   return { items, compactions: compactions.length, messages, summaries, spills: spills.length };
 }
 
-function blockItem(compactionId: string, m: Message, b: Block, toolNames: ReadonlyMap<string, string>, recallCalls: ReadonlySet<string>): RecallItem | undefined {
+function blockItem(
+  compactionId: string,
+  m: Message,
+  b: Block,
+  toolNames: ReadonlyMap<string, string>,
+  recallCalls: ReadonlySet<string>,
+): RecallItem | undefined {
   const base = { compactionId, turn: m.turn, role: m.role, messageId: m.id, blockId: b.meta.id };
   switch (b.type) {
     case 'text':
@@ -120,11 +139,25 @@ function blockItem(compactionId: string, m: Message, b: Block, toolNames: Readon
     case 'summary':
       return { kind: 'summary', ...base, text: b.text };
     case 'tool_use':
-      return recallCalls.has(b.id) ? undefined : { kind: 'tool_use', ...base, toolUseId: b.id, toolName: b.name, text: `${b.name} ${JSON.stringify(b.input) ?? ''}` };
+      return recallCalls.has(b.id)
+        ? undefined
+        : {
+            kind: 'tool_use',
+            ...base,
+            toolUseId: b.id,
+            toolName: b.name,
+            text: `${b.name} ${JSON.stringify(b.input) ?? ''}`,
+          };
     case 'tool_result': {
       if (recallCalls.has(b.toolUseId)) return undefined;
       const name = toolNames.get(b.toolUseId);
-      return { kind: 'tool_result', ...base, toolUseId: b.toolUseId, ...(name ? { toolName: name } : {}), text: resultText(b.content) };
+      return {
+        kind: 'tool_result',
+        ...base,
+        toolUseId: b.toolUseId,
+        ...(name ? { toolName: name } : {}),
+        text: resultText(b.content),
+      };
     }
     case 'image':
       return undefined;

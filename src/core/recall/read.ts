@@ -32,14 +32,25 @@ function numberLine(lineNo: number, text: string): string {
 
 /** Tool names by tool_use id, over every compaction's originals (a result names its tool). */
 function toolNamesOf(compactions: Compactions): Map<string, string> {
-  return new Map(compactions.flatMap((c) => c.record.originals.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'tool_use' ? [[b.id, b.name] as const] : [])))));
+  return new Map(
+    compactions.flatMap((c) =>
+      c.record.originals.flatMap((m) =>
+        m.blocks.flatMap((b) => (b.type === 'tool_use' ? [[b.id, b.name] as const] : [])),
+      ),
+    ),
+  );
 }
 
 /**
  * A message as plain text: a heading naming it, then each block (or those `only` keeps);
  * `names` gives the tool of a result whose call stands in another message.
  */
-export function renderMessage(m: Message, compactionId: string, names: ReadonlyMap<string, string> = new Map(), only?: (b: Block) => boolean): string {
+export function renderMessage(
+  m: Message,
+  compactionId: string,
+  names: ReadonlyMap<string, string> = new Map(),
+  only?: (b: Block) => boolean,
+): string {
   const out = [`=== ${m.role} · turn ${m.turn} · message ${m.id} · compaction ${compactionId} ===`];
   for (const b of m.blocks) {
     if (only && !only(b)) continue;
@@ -48,7 +59,10 @@ export function renderMessage(m: Message, compactionId: string, names: ReadonlyM
         out.push(b.text);
         break;
       case 'summary':
-        out.push(`--- summary of turns ${b.turnRange[0]}–${b.turnRange[1]} (compaction ${b.compactionId}, block ${b.meta.id}) ---`, b.text);
+        out.push(
+          `--- summary of turns ${b.turnRange[0]}–${b.turnRange[1]} (compaction ${b.compactionId}, block ${b.meta.id}) ---`,
+          b.text,
+        );
         break;
       case 'thinking':
         out.push('--- thinking ---', b.thinking);
@@ -58,7 +72,10 @@ export function renderMessage(m: Message, compactionId: string, names: ReadonlyM
         break;
       case 'tool_result': {
         const name = names.get(b.toolUseId);
-        out.push(`--- tool result${name ? ` of ${name}` : ''} (${b.toolUseId})${b.isError ? ', error' : ''} ---`, resultText(b.content));
+        out.push(
+          `--- tool result${name ? ` of ${name}` : ''} (${b.toolUseId})${b.isError ? ', error' : ''} ---`,
+          resultText(b.content),
+        );
         break;
       }
       case 'image':
@@ -79,11 +96,20 @@ function baseName(path: string): string {
  * (its path or file name). The oldest compaction holding it wins. Undefined when nothing has
  * that id.
  */
-export function locateById(compactions: Compactions, spills: readonly SpilledOutput[], id: string): RecallDocument | undefined {
+export function locateById(
+  compactions: Compactions,
+  spills: readonly SpilledOutput[],
+  id: string,
+): RecallDocument | undefined {
   const selector = `id=${id}`;
   const names = toolNamesOf(compactions);
   const whole = compactions.find((c) => c.record.id === id)?.record;
-  if (whole) return { selector, text: whole.originals.map((m) => renderMessage(m, whole.id, names)).join('\n\n'), compactionIds: [whole.id] };
+  if (whole)
+    return {
+      selector,
+      text: whole.originals.map((m) => renderMessage(m, whole.id, names)).join('\n\n'),
+      compactionIds: [whole.id],
+    };
   for (const { record } of compactions) {
     const m = record.originals.find((x) => x.id === id);
     if (m) return { selector, text: renderMessage(m, record.id, names), compactionIds: [record.id] };
@@ -101,12 +127,18 @@ export function locateById(compactions: Compactions, spills: readonly SpilledOut
 }
 
 /** The tool call `toolUseId` and its result (where the originals hold them), and a saved full output. */
-function toolCallDocument(compactions: Compactions, spills: readonly SpilledOutput[], toolUseId: string, names: ReadonlyMap<string, string>): RecallDocument | undefined {
+function toolCallDocument(
+  compactions: Compactions,
+  spills: readonly SpilledOutput[],
+  toolUseId: string,
+  names: ReadonlyMap<string, string>,
+): RecallDocument | undefined {
   const parts: string[] = [];
   const ids: string[] = [];
   for (const { record } of compactions) {
     for (const m of record.originals) {
-      const mine = (b: Block) => (b.type === 'tool_use' && b.id === toolUseId) || (b.type === 'tool_result' && b.toolUseId === toolUseId);
+      const mine = (b: Block) =>
+        (b.type === 'tool_use' && b.id === toolUseId) || (b.type === 'tool_result' && b.toolUseId === toolUseId);
       if (!m.blocks.some(mine)) continue;
       parts.push(renderMessage(m, record.id, names, mine));
       if (!ids.includes(record.id)) ids.push(record.id);
@@ -115,7 +147,8 @@ function toolCallDocument(compactions: Compactions, spills: readonly SpilledOutp
   }
   if (parts.length === 0) return undefined;
   const saved = spills.find((s) => baseName(s.path).startsWith(`tool-${toolUseId}`));
-  if (saved) parts.push(`[The full output of this call was saved to ${saved.path}; read it with recall id=${saved.path}.]`);
+  if (saved)
+    parts.push(`[The full output of this call was saved to ${saved.path}; read it with recall id=${saved.path}.]`);
   return { selector: `id=${toolUseId}`, text: parts.join('\n\n'), compactionIds: ids };
 }
 
@@ -129,9 +162,16 @@ function compactorOnly(m: Message): boolean {
  * once, in conversation order; a summary or note that stood in for the turn only when no real
  * message of it is kept. An error naming the compacted turns when there is none.
  */
-export function locateTurn(compactions: Compactions, turn: number, compaction?: string): RecallDocument | { readonly error: string } {
+export function locateTurn(
+  compactions: Compactions,
+  turn: number,
+  compaction?: string,
+): RecallDocument | { readonly error: string } {
   const pool = compaction === undefined ? compactions : compactions.filter((c) => c.record.id === compaction);
-  if (pool.length === 0) return { error: `recall: there is no compaction "${compaction ?? ''}" in this session. Compactions: ${compactions.map((c) => c.record.id).join(', ')}.` };
+  if (pool.length === 0)
+    return {
+      error: `recall: there is no compaction "${compaction ?? ''}" in this session. Compactions: ${compactions.map((c) => c.record.id).join(', ')}.`,
+    };
   const found: { m: Message; id: string }[] = [];
   const seen = new Set<string>();
   for (const { record } of pool) {
@@ -143,10 +183,17 @@ export function locateTurn(compactions: Compactions, turn: number, compaction?: 
   }
   const real = found.filter((f) => !compactorOnly(f.m));
   const chosen = real.length > 0 ? real : found;
-  if (chosen.length === 0) return { error: `recall: turn ${turn} is not among the compacted turns${compaction ? ` of ${compaction}` : ''} (${compactedTurns(pool)}). A turn that was never compacted is still in the conversation.` };
+  if (chosen.length === 0)
+    return {
+      error: `recall: turn ${turn} is not among the compacted turns${compaction ? ` of ${compaction}` : ''} (${compactedTurns(pool)}). A turn that was never compacted is still in the conversation.`,
+    };
   const ids = [...new Set(chosen.map((f) => f.id))];
   const names = toolNamesOf(compactions);
-  return { selector: `turn=${turn}${compaction ? ` compaction=${compaction}` : ''}`, text: chosen.map((f) => renderMessage(f.m, f.id, names)).join('\n\n'), compactionIds: ids };
+  return {
+    selector: `turn=${turn}${compaction ? ` compaction=${compaction}` : ''}`,
+    text: chosen.map((f) => renderMessage(f.m, f.id, names)).join('\n\n'),
+    compactionIds: ids,
+  };
 }
 
 /** `turns 1–4, 7` style list of the turns the compactions hold. */
@@ -174,11 +221,19 @@ function compactedTurns(compactions: Compactions): string {
  * `limits.readMaxLineChars` characters, the whole under `maxChars`; notes say which lines
  * were shown and how to page on. An offset past the end is an error.
  */
-export function pageDocument(doc: RecallDocument, opts: { readonly offset?: number; readonly limit?: number }, limits: ToolLimits, maxChars: number): ToolResult {
+export function pageDocument(
+  doc: RecallDocument,
+  opts: { readonly offset?: number; readonly limit?: number },
+  limits: ToolLimits,
+  maxChars: number,
+): ToolResult {
   const lines = doc.text.split('\n');
   const offset = opts.offset ?? 1;
   const limit = opts.limit ?? limits.readDefaultLines;
-  if (offset > lines.length) return toolError(`recall: offset ${formatCount(offset)} is past the end of ${doc.selector}, which has ${plural(lines.length, 'line')}. Use a smaller offset.`);
+  if (offset > lines.length)
+    return toolError(
+      `recall: offset ${formatCount(offset)} is past the end of ${doc.selector}, which has ${plural(lines.length, 'line')}. Use a smaller offset.`,
+    );
   const budget = Math.max(0, maxChars - FOOTER_RESERVE);
   const out: string[] = [];
   let chars = 0;
@@ -205,11 +260,18 @@ export function pageDocument(doc: RecallDocument, opts: { readonly offset?: numb
   const notes: string[] = [];
   if (last < lines.length) {
     const why = budgetHit ? ` The result reached its ${formatCount(maxChars)}-character limit.` : '';
-    notes.push(`[Showing lines ${formatCount(offset)}–${formatCount(last)} of ${formatCount(lines.length)}.${why} Continue with recall ${doc.selector} offset=${last + 1}.]`);
+    notes.push(
+      `[Showing lines ${formatCount(offset)}–${formatCount(last)} of ${formatCount(lines.length)}.${why} Continue with recall ${doc.selector} offset=${last + 1}.]`,
+    );
   } else if (offset > 1) {
-    notes.push(`[Showing lines ${formatCount(offset)}–${formatCount(last)} of ${formatCount(lines.length)} (the end).]`);
+    notes.push(
+      `[Showing lines ${formatCount(offset)}–${formatCount(last)} of ${formatCount(lines.length)} (the end).]`,
+    );
   }
-  if (cutLines > 0) notes.push(`[${plural(cutLines, 'line')} longer than ${formatCount(limits.readMaxLineChars)} characters ${cutLines === 1 ? 'was' : 'were'} cut.]`);
+  if (cutLines > 0)
+    notes.push(
+      `[${plural(cutLines, 'line')} longer than ${formatCount(limits.readMaxLineChars)} characters ${cutLines === 1 ? 'was' : 'were'} cut.]`,
+    );
   const body = out.join('\n');
   return toolOk(notes.length > 0 ? `${body}\n\n${notes.join('\n')}` : body);
 }

@@ -31,7 +31,8 @@ export interface RecallOutcome extends ToolResult {
   readonly compactionIds: readonly string[];
 }
 
-const HOW = 'give exactly one of `query` (text or an identifier to search for), `id` (from a search hit) or `turn` (a compacted turn)';
+const HOW =
+  'give exactly one of `query` (text or an identifier to search for), `id` (from a search hit) or `turn` (a compacted turn)';
 
 /**
  * Runs one recall call on `ctx`. Never throws; every failure is an error result saying what
@@ -46,10 +47,14 @@ export function runRecall(input: unknown, ctx: RecallContext): RecallOutcome {
   const modes = [q.query, q.id, q.turn].filter((x) => x !== undefined).length;
   if (modes !== 1) return failed(`recall: ${modes === 0 ? '' : 'only '}${HOW}.`);
   if (ctx.compactions.length === 0 && ctx.spills.length === 0) {
-    return failed('recall: nothing has been compacted in this session yet, and no output was saved to its folder, so there is nothing to recall: the whole conversation is still in your context.');
+    return failed(
+      'recall: nothing has been compacted in this session yet, and no output was saved to its folder, so there is nothing to recall: the whole conversation is still in your context.',
+    );
   }
   if (q.compaction !== undefined && !ctx.compactions.some((c) => c.record.id === q.compaction)) {
-    return failed(`recall: there is no compaction "${q.compaction}" in this session. ${ctx.compactions.length > 0 ? `Compactions: ${ctx.compactions.map((c) => c.record.id).join(', ')}.` : 'Nothing was compacted yet.'}`);
+    return failed(
+      `recall: there is no compaction "${q.compaction}" in this session. ${ctx.compactions.length > 0 ? `Compactions: ${ctx.compactions.map((c) => c.record.id).join(', ')}.` : 'Nothing was compacted yet.'}`,
+    );
   }
   const limits = { ...DEFAULT_TOOL_LIMITS, ...ctx.limits };
   const maxChars = ctx.maxChars ?? RECALL_MAX_CHARS;
@@ -65,8 +70,15 @@ function search(query: string, compaction: string | undefined, ctx: RecallContex
   const corpus = buildCorpus(ctx.compactions, ctx.spills);
   const hits = findHits(corpus, query, compaction);
   if (hits.length === 0) {
-    const where = compaction ? `compaction ${compaction}` : `${plural(corpus.compactions, 'compaction')} (${plural(corpus.messages, 'original message')}, ${plural(corpus.summaries, 'summary', 'summaries')}) and ${plural(corpus.spills, 'saved output')}`;
-    return { ...toolOk(`No match for "${query}" in ${where}. Try a shorter or broader term: one identifier, part of a file name or of an error message${compaction ? ', or leave out `compaction`' : ''}.`), compactionIds: [] };
+    const where = compaction
+      ? `compaction ${compaction}`
+      : `${plural(corpus.compactions, 'compaction')} (${plural(corpus.messages, 'original message')}, ${plural(corpus.summaries, 'summary', 'summaries')}) and ${plural(corpus.spills, 'saved output')}`;
+    return {
+      ...toolOk(
+        `No match for "${query}" in ${where}. Try a shorter or broader term: one identifier, part of a file name or of an error message${compaction ? ', or leave out `compaction`' : ''}.`,
+      ),
+      compactionIds: [],
+    };
   }
   const shown = hits.slice(0, RECALL_MAX_HITS);
   const ids = [...new Set(shown.flatMap((h) => (h.item.compactionId ? [h.item.compactionId] : [])))];
@@ -77,13 +89,21 @@ function read(q: RecallInput, ctx: RecallContext, limits: ToolLimits, maxChars: 
   let doc;
   if (q.id !== undefined) {
     doc = locateById(ctx.compactions, ctx.spills, q.id);
-    if (!doc) return failed(`recall: nothing compacted or saved has the id "${q.id}". Ids come from recall search hits (id=…) and summaries (their compaction id); search first with recall query=….`);
+    if (!doc)
+      return failed(
+        `recall: nothing compacted or saved has the id "${q.id}". Ids come from recall search hits (id=…) and summaries (their compaction id); search first with recall query=….`,
+      );
   } else {
     const found = locateTurn(ctx.compactions, q.turn ?? 0, q.compaction);
     if ('error' in found) return failed(found.error);
     doc = found;
   }
-  const page = pageDocument(doc, { ...(q.offset !== undefined ? { offset: q.offset } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}) }, limits, maxChars);
+  const page = pageDocument(
+    doc,
+    { ...(q.offset !== undefined ? { offset: q.offset } : {}), ...(q.limit !== undefined ? { limit: q.limit } : {}) },
+    limits,
+    maxChars,
+  );
   return { ...page, compactionIds: page.isError ? [] : doc.compactionIds };
 }
 
@@ -118,7 +138,8 @@ export function withRecall(inner: ToolRunner, routing: RecallRouting): ToolRunne
         r = failed(`recall failed: ${e instanceof Error ? e.message : String(e)}. Try another query.`);
       }
       // A count that could not be saved must not fail the call: the content was found.
-      if (!r.isError && r.compactionIds.length > 0) await routing.onRecalled?.(call, r.compactionIds).catch(() => undefined);
+      if (!r.isError && r.compactionIds.length > 0)
+        await routing.onRecalled?.(call, r.compactionIds).catch(() => undefined);
       return { content: r.text === '' ? '(no output)' : r.text, isError: r.isError };
     },
   };

@@ -40,17 +40,23 @@ export function findHits(corpus: RecallCorpus, query: string, compaction?: strin
     for (const [i, line] of lines.entries()) {
       const s = lineScore(line, q, ql, terms, phrase);
       if (s > 0) matching++;
-      if (s > score) (score = s), (best = i);
+      if (s > score) ((score = s), (best = i));
     }
     // All terms occur in the item, but never on one line: show the line with the first term.
     if (best < 0) {
-      best = Math.max(0, lines.findIndex((l) => l.toLowerCase().includes(terms[0] ?? ql)));
+      best = Math.max(
+        0,
+        lines.findIndex((l) => l.toLowerCase().includes(terms[0] ?? ql)),
+      );
       score = SCORE.allTerms;
       matching = 1;
     }
     hits.push({ item, score, line: best, matchingLines: matching });
   }
-  return hits.map((h, i) => ({ h, i })).sort((a, b) => b.h.score - a.h.score || a.i - b.i).map((x) => x.h);
+  return hits
+    .map((h, i) => ({ h, i }))
+    .sort((a, b) => b.h.score - a.h.score || a.i - b.i)
+    .map((x) => x.h);
 }
 
 function lineScore(line: string, q: string, ql: string, terms: readonly string[], phrase: boolean): number {
@@ -91,7 +97,11 @@ export function readIdOf(item: RecallItem): string {
 /** The heading line of a hit: what it is, where it stands and the id to read it with. */
 function hitHeading(n: number, hit: RecallHit): string {
   const { item } = hit;
-  const where = [describeItem(item), ...(item.turn !== undefined ? [`turn ${item.turn}`] : []), ...(item.compactionId ? [`compaction ${item.compactionId}`] : [])];
+  const where = [
+    describeItem(item),
+    ...(item.turn !== undefined ? [`turn ${item.turn}`] : []),
+    ...(item.compactionId ? [`compaction ${item.compactionId}`] : []),
+  ];
   const more = hit.matchingLines > 1 ? ` (${formatCount(hit.matchingLines)} matching lines)` : '';
   return `[${n}] ${where.join(' · ')} · id=${readIdOf(item)}${more}`;
 }
@@ -113,7 +123,10 @@ function window(line: string, ql: string): string {
   const flat = line.replace(/\t/g, ' ');
   if (flat.length <= SNIPPET_LINE_CHARS) return flat;
   const at = ql ? Math.max(0, flat.toLowerCase().indexOf(ql)) : 0;
-  const start = safeCutIndex(flat, Math.max(0, Math.min(at - Math.floor(SNIPPET_LINE_CHARS / 3), flat.length - SNIPPET_LINE_CHARS)));
+  const start = safeCutIndex(
+    flat,
+    Math.max(0, Math.min(at - Math.floor(SNIPPET_LINE_CHARS / 3), flat.length - SNIPPET_LINE_CHARS)),
+  );
   const end = safeCutIndex(flat, start + SNIPPET_LINE_CHARS);
   return `${start > 0 ? '…' : ''}${flat.slice(start, end)}${end < flat.length ? '…' : ''}`;
 }

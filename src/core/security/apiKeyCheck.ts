@@ -22,7 +22,10 @@ export function apiKeyCharProblem(key: string): string | undefined {
   const odd = chars.findIndex((ch) => ch < '\u0021' || ch > '\u007e');
   if (odd < 0) return undefined;
   const ch = chars[odd] as string;
-  const what = ch < '\u0020' || ch === '\u007f' || (ch >= '\u0080' && ch <= '\u009f') ? 'a control character' : 'a character that is not plain ASCII';
+  const what =
+    ch < '\u0020' || ch === '\u007f' || (ch >= '\u0080' && ch <= '\u009f')
+      ? 'a control character'
+      : 'a character that is not plain ASCII';
   return `An API key is printable ASCII only; this one has ${what} (${codePoint(ch)}) at position ${odd + 1}.`;
 }
 

@@ -31,20 +31,29 @@ export function classifyBaseUrl(raw: string): Endpoint {
   const text = raw.trim();
   if (text === '') return { kind: 'anthropic', origin: ANTHROPIC_ORIGIN };
   // eslint-disable-next-line no-control-regex
-  if (/[\s\u0000-\u001f\u007f-\u009f\\]/.test(text)) return { kind: 'invalid', reason: 'it contains spaces, control characters or backslashes' };
+  if (/[\s\u0000-\u001f\u007f-\u009f\\]/.test(text))
+    return { kind: 'invalid', reason: 'it contains spaces, control characters or backslashes' };
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return { kind: 'invalid', reason: 'it is not a URL (expected e.g. http://127.0.0.1:8787)' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'invalid', reason: `only http and https are supported, not ${url.protocol.replace(/:$/, '')}` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { kind: 'invalid', reason: `only http and https are supported, not ${url.protocol.replace(/:$/, '')}` };
   if (url.hostname === '') return { kind: 'invalid', reason: 'it names no host' };
   const origin = url.origin;
-  if (url.username !== '' || url.password !== '') return { kind: 'remote', origin, why: 'the URL carries a user name or password, so where it points is not what it first looks like' };
+  if (url.username !== '' || url.password !== '')
+    return {
+      kind: 'remote',
+      origin,
+      why: 'the URL carries a user name or password, so where it points is not what it first looks like',
+    };
   if (origin === ANTHROPIC_ORIGIN) return { kind: 'anthropic', origin };
   if (isLoopbackHost(url.hostname)) return { kind: 'local', origin };
-  return url.protocol === 'http:' ? { kind: 'remote', origin, why: 'plain http: the key travels unencrypted' } : { kind: 'remote', origin };
+  return url.protocol === 'http:'
+    ? { kind: 'remote', origin, why: 'plain http: the key travels unencrypted' }
+    : { kind: 'remote', origin };
 }
 
 /** Whether a hostname, as the URL parser normalised it, is a loopback address: `localhost`, 127.0.0.0/8 or `[::1]`. */

@@ -13,7 +13,11 @@ export const MIN_SECRET_LENGTH = 8;
 function formsOf(secret: string): string[] {
   // eslint-disable-next-line no-control-regex
   const controls = /[\u0000-\u001f\u007f-\u009f]/g;
-  const forms = new Set<string>([secret, JSON.stringify(secret).slice(1, -1), secret.replace(controls, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)]);
+  const forms = new Set<string>([
+    secret,
+    JSON.stringify(secret).slice(1, -1),
+    secret.replace(controls, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`),
+  ]);
   // A library that stops at a NUL (or drops control characters) prints only pieces of the key.
   forms.add(secret.replace(controls, ''));
   for (const piece of secret.split(controls)) forms.add(piece);

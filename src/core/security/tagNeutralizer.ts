@@ -17,24 +17,67 @@ const IGNORABLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}\u0000-\u0008\u00
 /** Lookalikes that NFKC leaves alone, mapped to the ASCII character a reader takes them for. */
 const CONFUSABLES: Readonly<Record<string, string>> = {
   // < and >
-  '\u2039': '<', '\u203A': '>', // ‹ ›
-  '\u3008': '<', '\u3009': '>', // 〈 〉 (U+2329/U+232A normalise to these)
-  '\u27E8': '<', '\u27E9': '>', // ⟨ ⟩
-  '\u276C': '<', '\u276D': '>', // ❬ ❭
-  '\u276E': '<', '\u276F': '>', // ❮ ❯
-  '\u2770': '<', '\u2771': '>', // ❰ ❱
-  '\u02C2': '<', '\u02C3': '>', // ˂ ˃
-  '\u1438': '<', '\u1433': '>', // ᐸ ᐳ
-  '\u226E': '<', '\u226F': '>', // ≮ ≯ (a bracket under a combining stroke)
+  '\u2039': '<',
+  '\u203A': '>', // ‹ ›
+  '\u3008': '<',
+  '\u3009': '>', // 〈 〉 (U+2329/U+232A normalise to these)
+  '\u27E8': '<',
+  '\u27E9': '>', // ⟨ ⟩
+  '\u276C': '<',
+  '\u276D': '>', // ❬ ❭
+  '\u276E': '<',
+  '\u276F': '>', // ❮ ❯
+  '\u2770': '<',
+  '\u2771': '>', // ❰ ❱
+  '\u02C2': '<',
+  '\u02C3': '>', // ˂ ˃
+  '\u1438': '<',
+  '\u1433': '>', // ᐸ ᐳ
+  '\u226E': '<',
+  '\u226F': '>', // ≮ ≯ (a bracket under a combining stroke)
   // /
-  '\u2215': '/', '\u2044': '/', '\u29F8': '/', '\u2571': '/', '\u27CB': '/', // ∕ ⁄ ⧸ ╱ ⟋
+  '\u2215': '/',
+  '\u2044': '/',
+  '\u29F8': '/',
+  '\u2571': '/',
+  '\u27CB': '/', // ∕ ⁄ ⧸ ╱ ⟋
   // - and _
-  '\u2010': '-', '\u2011': '-', '\u2012': '-', '\u2013': '-', '\u2014': '-', '\u2015': '-', '\u2212': '-', '\u2043': '-', // ‐ ‑ ‒ – — ― − ⁃
-  '\u02CD': '_', '\u2017': '_', // ˍ ‗
+  '\u2010': '-',
+  '\u2011': '-',
+  '\u2012': '-',
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u2015': '-',
+  '\u2212': '-',
+  '\u2043': '-', // ‐ ‑ ‒ – — ― − ⁃
+  '\u02CD': '_',
+  '\u2017': '_', // ˍ ‗
   // Latin letters' Cyrillic and Greek twins (lowercase; the view is lowercased first)
-  '\u0430': 'a', '\u0441': 'c', '\u0435': 'e', '\u0456': 'i', '\u0458': 'j', '\u043E': 'o', '\u0440': 'p', '\u0455': 's',
-  '\u0445': 'x', '\u0443': 'y', '\u0501': 'd', '\u04BB': 'h', '\u04CF': 'l', '\u051B': 'q', '\u051D': 'w', '\u0475': 'v',
-  '\u03BF': 'o', '\u03B1': 'a', '\u03B9': 'i', '\u03C1': 'p', '\u03BD': 'v', '\u03C5': 'u', '\u03BA': 'k', '\u0131': 'i', '\u0269': 'i',
+  '\u0430': 'a',
+  '\u0441': 'c',
+  '\u0435': 'e',
+  '\u0456': 'i',
+  '\u0458': 'j',
+  '\u043E': 'o',
+  '\u0440': 'p',
+  '\u0455': 's',
+  '\u0445': 'x',
+  '\u0443': 'y',
+  '\u0501': 'd',
+  '\u04BB': 'h',
+  '\u04CF': 'l',
+  '\u051B': 'q',
+  '\u051D': 'w',
+  '\u0475': 'v',
+  '\u03BF': 'o',
+  '\u03B1': 'a',
+  '\u03B9': 'i',
+  '\u03C1': 'p',
+  '\u03BD': 'v',
+  '\u03C5': 'u',
+  '\u03BA': 'k',
+  '\u0131': 'i',
+  '\u0269': 'i',
 };
 
 /** Characters whose view is `<` (a test checks this against every code point). */
@@ -87,7 +130,7 @@ export function viewOfChar(ch: string): string {
  */
 function viewAfter(content: string, start: number): string {
   let view = '<';
-  for (let i = start + 1; i < content.length && view.length < VIEW_CAP; ) {
+  for (let i = start + 1; i < content.length && view.length < VIEW_CAP;) {
     const width = (content.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
     const seen = viewOfChar(content.slice(i, i + width));
     i += width;

@@ -51,7 +51,12 @@ export interface ServerContextSettings {
 }
 
 /** Defaults: trigger at the soft threshold, the API's keep, no minimum, nothing excluded. */
-export const DEFAULT_SERVER_CONTEXT_SETTINGS: ServerContextSettings = { triggerTokens: 0, keepToolUses: 0, clearAtLeastTokens: 0, excludeTools: [] };
+export const DEFAULT_SERVER_CONTEXT_SETTINGS: ServerContextSettings = {
+  triggerTokens: 0,
+  keepToolUses: 0,
+  clearAtLeastTokens: 0,
+  excludeTools: [],
+};
 
 /** One edit of `context_management.edits`, shaped as the SDK's Beta*Edit types. */
 export type ContextEdit =
@@ -62,7 +67,10 @@ export type ContextEdit =
       readonly clear_at_least?: { readonly type: 'input_tokens'; readonly value: number };
       readonly exclude_tools?: readonly string[];
     }
-  | { readonly type: 'clear_thinking_20251015'; readonly keep: { readonly type: 'thinking_turns'; readonly value: number } | 'all' }
+  | {
+      readonly type: 'clear_thinking_20251015';
+      readonly keep: { readonly type: 'thinking_turns'; readonly value: number } | 'all';
+    }
   | { readonly type: 'compact_20260112'; readonly trigger: { readonly type: 'input_tokens'; readonly value: number } };
 
 /** What a request carries for server context management: body field and beta headers. */
@@ -104,7 +112,9 @@ export interface ServerRequestInput {
  * history still holds a compaction block from an earlier server compaction, which is only
  * accepted under its beta header.
  */
-export function serverRequestParts(input: ServerRequestInput): { readonly ok: true; readonly value: ServerRequestParts } | { readonly ok: false; readonly reason: string } {
+export function serverRequestParts(
+  input: ServerRequestInput,
+): { readonly ok: true; readonly value: ServerRequestParts } | { readonly ok: false; readonly reason: string } {
   const betas = new Set<string>();
   if (input.hasCompactionBlock) betas.add(COMPACT_BETA);
   if (!isServerStrategy(input.strategy)) return { ok: true, value: { betas: [...betas] } };
@@ -115,15 +125,27 @@ export function serverRequestParts(input: ServerRequestInput): { readonly ok: tr
   if (input.thinking) edits.push({ type: 'clear_thinking_20251015', keep: { type: 'thinking_turns', value: 1 } });
   if (input.strategy === 'server-compact') {
     const supported = input.compactionCapability ?? supportsServerCompaction(input.model);
-    if (!supported) return { ok: false, reason: input.compactionCapability === false ? `Server compaction is not available for ${input.model} (the Models API says it does not support compact_20260112).` : `Server compaction is not available for ${input.model} (supported: ${COMPACTION_MODELS.join(', ')}).` };
-    edits.push({ type: 'compact_20260112', trigger: { type: 'input_tokens', value: Math.max(COMPACT_TRIGGER_MIN, trigger) } });
+    if (!supported)
+      return {
+        ok: false,
+        reason:
+          input.compactionCapability === false
+            ? `Server compaction is not available for ${input.model} (the Models API says it does not support compact_20260112).`
+            : `Server compaction is not available for ${input.model} (supported: ${COMPACTION_MODELS.join(', ')}).`,
+      };
+    edits.push({
+      type: 'compact_20260112',
+      trigger: { type: 'input_tokens', value: Math.max(COMPACT_TRIGGER_MIN, trigger) },
+    });
     betas.add(COMPACT_BETA);
   } else {
     edits.push({
       type: 'clear_tool_uses_20250919',
       trigger: { type: 'input_tokens', value: Math.max(1, trigger) },
       keep: { type: 'tool_uses', value: s.keepToolUses > 0 ? s.keepToolUses : CLEAR_TOOL_USES_DEFAULTS.keep },
-      ...(s.clearAtLeastTokens > 0 ? { clear_at_least: { type: 'input_tokens' as const, value: s.clearAtLeastTokens } } : {}),
+      ...(s.clearAtLeastTokens > 0
+        ? { clear_at_least: { type: 'input_tokens' as const, value: s.clearAtLeastTokens } }
+        : {}),
       ...(s.excludeTools.length > 0 ? { exclude_tools: [...s.excludeTools] } : {}),
     });
   }

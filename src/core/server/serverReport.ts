@@ -18,7 +18,11 @@ import type { Usage } from '../agent/agentPorts';
 /** One edit the server applied before the model saw the prompt. */
 export type AppliedEdit =
   | { readonly type: 'clear_tool_uses_20250919'; readonly clearedInputTokens: number; readonly clearedToolUses: number }
-  | { readonly type: 'clear_thinking_20251015'; readonly clearedInputTokens: number; readonly clearedThinkingTurns: number };
+  | {
+      readonly type: 'clear_thinking_20251015';
+      readonly clearedInputTokens: number;
+      readonly clearedThinkingTurns: number;
+    };
 
 /** One sampling iteration of a request (`message`: the answer; `compaction`: the server's summarising). */
 export interface IterationUsage extends Usage {
@@ -60,11 +64,24 @@ function num(v: unknown): number {
  */
 export function parseServerReport(contextManagement: unknown, iterations: unknown): ServerReport | undefined {
   const appliedEdits: AppliedEdit[] = [];
-  const raw = typeof contextManagement === 'object' && contextManagement !== null ? (contextManagement as { applied_edits?: unknown }).applied_edits : undefined;
+  const raw =
+    typeof contextManagement === 'object' && contextManagement !== null
+      ? (contextManagement as { applied_edits?: unknown }).applied_edits
+      : undefined;
   if (Array.isArray(raw)) {
     for (const e of raw as readonly Record<string, unknown>[]) {
-      if (e?.type === 'clear_tool_uses_20250919') appliedEdits.push({ type: e.type, clearedInputTokens: num(e.cleared_input_tokens), clearedToolUses: num(e.cleared_tool_uses) });
-      else if (e?.type === 'clear_thinking_20251015') appliedEdits.push({ type: e.type, clearedInputTokens: num(e.cleared_input_tokens), clearedThinkingTurns: num(e.cleared_thinking_turns) });
+      if (e?.type === 'clear_tool_uses_20250919')
+        appliedEdits.push({
+          type: e.type,
+          clearedInputTokens: num(e.cleared_input_tokens),
+          clearedToolUses: num(e.cleared_tool_uses),
+        });
+      else if (e?.type === 'clear_thinking_20251015')
+        appliedEdits.push({
+          type: e.type,
+          clearedInputTokens: num(e.cleared_input_tokens),
+          clearedThinkingTurns: num(e.cleared_thinking_turns),
+        });
     }
   }
   const its: IterationUsage[] = [];

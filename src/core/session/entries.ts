@@ -131,14 +131,36 @@ export interface RepairEntry {
 }
 
 /** Any line of a session file. */
-export type SessionEntry = HeaderEntry | MessageEntry | UsageEntry | CompactionEntry | RestoreEntry | PinEntry | TitleEntry | TurnAbortedEntry | RecallEntry | RepairEntry;
+export type SessionEntry =
+  | HeaderEntry
+  | MessageEntry
+  | UsageEntry
+  | CompactionEntry
+  | RestoreEntry
+  | PinEntry
+  | TitleEntry
+  | TurnAbortedEntry
+  | RecallEntry
+  | RepairEntry;
 
 const num = v.pipe(v.number(), v.finite());
 const int = v.pipe(v.number(), v.safeInteger());
 const meta = v.strictObject({
   id: v.string(),
   tier: v.picklist([0, 1, 2, 3]),
-  source: v.picklist(['system', 'user', 'assistant', 'tool', 'reminder', 'ide_selection', 'ide_opened_file', 'hook', 'compactor', 'instructions', 'workspace']),
+  source: v.picklist([
+    'system',
+    'user',
+    'assistant',
+    'tool',
+    'reminder',
+    'ide_selection',
+    'ide_opened_file',
+    'hook',
+    'compactor',
+    'instructions',
+    'workspace',
+  ]),
   createdAt: num,
   origin: v.optional(v.string()),
   toolUseId: v.optional(v.string()),
@@ -149,21 +171,70 @@ const meta = v.strictObject({
 const mediaType = v.picklist(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 const resultContent = v.union([
   v.string(),
-  v.array(v.variant('type', [v.strictObject({ type: v.literal('text'), text: v.string() }), v.strictObject({ type: v.literal('image'), mediaType, data: v.string() })])),
+  v.array(
+    v.variant('type', [
+      v.strictObject({ type: v.literal('text'), text: v.string() }),
+      v.strictObject({ type: v.literal('image'), mediaType, data: v.string() }),
+    ]),
+  ),
 ]);
 const block = v.variant('type', [
   v.strictObject({ type: v.literal('text'), text: v.string(), meta }),
   // JSON drops an undefined input; read it back as the empty object the API expects.
-  v.strictObject({ type: v.literal('tool_use'), id: v.string(), name: v.string(), input: v.optional(v.unknown(), () => ({})), meta }),
-  v.strictObject({ type: v.literal('tool_result'), toolUseId: v.string(), content: resultContent, isError: v.optional(v.boolean()), meta }),
-  v.strictObject({ type: v.literal('thinking'), thinking: v.string(), signature: v.optional(v.string()), redactedData: v.optional(v.string()), meta }),
+  v.strictObject({
+    type: v.literal('tool_use'),
+    id: v.string(),
+    name: v.string(),
+    input: v.optional(v.unknown(), () => ({})),
+    meta,
+  }),
+  v.strictObject({
+    type: v.literal('tool_result'),
+    toolUseId: v.string(),
+    content: resultContent,
+    isError: v.optional(v.boolean()),
+    meta,
+  }),
+  v.strictObject({
+    type: v.literal('thinking'),
+    thinking: v.string(),
+    signature: v.optional(v.string()),
+    redactedData: v.optional(v.string()),
+    meta,
+  }),
   v.strictObject({ type: v.literal('image'), mediaType, data: v.string(), meta }),
-  v.strictObject({ type: v.literal('summary'), text: v.string(), compactionId: v.string(), turnRange: v.strictTuple([int, int]), server: v.optional(v.strictObject({ encryptedContent: v.optional(v.nullable(v.string())) })), meta }),
+  v.strictObject({
+    type: v.literal('summary'),
+    text: v.string(),
+    compactionId: v.string(),
+    turnRange: v.strictTuple([int, int]),
+    server: v.optional(v.strictObject({ encryptedContent: v.optional(v.nullable(v.string())) })),
+    meta,
+  }),
 ]);
-const message = v.strictObject({ id: v.string(), role: v.picklist(['user', 'assistant']), blocks: v.array(block), turn: int });
-const usage = v.strictObject({ input_tokens: int, output_tokens: int, cache_read_input_tokens: int, cache_creation_input_tokens: int });
+const message = v.strictObject({
+  id: v.string(),
+  role: v.picklist(['user', 'assistant']),
+  blocks: v.array(block),
+  turn: int,
+});
+const usage = v.strictObject({
+  input_tokens: int,
+  output_tokens: int,
+  cache_read_input_tokens: int,
+  cache_creation_input_tokens: int,
+});
 const cacheMiss = v.strictObject({
-  cause: v.picklist(['ttl_expired', 'model_changed', 'tools_changed', 'system_changed', 'params_changed', 'message_edited', 'below_minimum', 'unknown']),
+  cause: v.picklist([
+    'ttl_expired',
+    'model_changed',
+    'tools_changed',
+    'system_changed',
+    'params_changed',
+    'message_edited',
+    'below_minimum',
+    'unknown',
+  ]),
   missedTokens: num,
   source: v.picklist(['api', 'ledger']),
   detail: v.pipe(v.string(), v.maxLength(2000)),
@@ -172,10 +243,22 @@ const serverReport = v.strictObject({
   appliedEdits: v.array(
     v.variant('type', [
       v.strictObject({ type: v.literal('clear_tool_uses_20250919'), clearedInputTokens: num, clearedToolUses: int }),
-      v.strictObject({ type: v.literal('clear_thinking_20251015'), clearedInputTokens: num, clearedThinkingTurns: int }),
+      v.strictObject({
+        type: v.literal('clear_thinking_20251015'),
+        clearedInputTokens: num,
+        clearedThinkingTurns: int,
+      }),
     ]),
   ),
-  iterations: v.array(v.strictObject({ type: v.picklist(['message', 'compaction', 'other']), input_tokens: int, output_tokens: int, cache_read_input_tokens: int, cache_creation_input_tokens: int })),
+  iterations: v.array(
+    v.strictObject({
+      type: v.picklist(['message', 'compaction', 'other']),
+      input_tokens: int,
+      output_tokens: int,
+      cache_read_input_tokens: int,
+      cache_creation_input_tokens: int,
+    }),
+  ),
 });
 
 /** Strict schema of one entry; its output type is checked against `SessionEntry`. */
@@ -191,7 +274,19 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     workspace: v.string(),
   }),
   v.strictObject({ type: v.literal('message'), at: num, message }),
-  v.strictObject({ type: v.literal('usage'), at: num, requestIndex: int, turn: int, model: v.string(), usage, estimatedInputTokens: num, costUsd: v.optional(num), cacheMiss: v.optional(cacheMiss), server: v.optional(serverReport), counted: v.optional(int) }),
+  v.strictObject({
+    type: v.literal('usage'),
+    at: num,
+    requestIndex: int,
+    turn: int,
+    model: v.string(),
+    usage,
+    estimatedInputTokens: num,
+    costUsd: v.optional(num),
+    cacheMiss: v.optional(cacheMiss),
+    server: v.optional(serverReport),
+    counted: v.optional(int),
+  }),
   v.strictObject({
     type: v.literal('compaction'),
     at: num,
@@ -226,7 +321,8 @@ export function encodeEntry(entry: SessionEntry): string {
 }
 
 /** Result of reading one line: the entry, or a short reason it was rejected. */
-export type DecodedLine = { readonly ok: true; readonly entry: SessionEntry } | { readonly ok: false; readonly reason: string };
+export type DecodedLine =
+  { readonly ok: true; readonly entry: SessionEntry } | { readonly ok: false; readonly reason: string };
 
 /**
  * Parses and validates one line (surrounding whitespace, e.g. a `\r`, is ignored). Never

@@ -11,7 +11,15 @@ import type { ReplayedSession } from './replay';
 /** Tool inputs and results longer than this many characters are cut in the export. */
 export const MARKDOWN_MAX_TOOL_CHARS = 4000;
 
-const CONTEXT_SOURCES = new Set(['ide_selection', 'ide_opened_file', 'reminder', 'hook', 'system', 'instructions', 'workspace']);
+const CONTEXT_SOURCES = new Set([
+  'ide_selection',
+  'ide_opened_file',
+  'reminder',
+  'hook',
+  'system',
+  'instructions',
+  'workspace',
+]);
 
 /**
  * Renders the session: a title and facts (id, model, workspace, dates, totals), then each
@@ -51,7 +59,12 @@ export function sessionToMarkdown(s: ReplayedSession): string {
   return `${out.join('\n').trimEnd()}\n`;
 }
 
-function renderBlock(b: Block, out: string[], results: ReadonlyMap<string, ToolResultBlock>, calls: ReadonlySet<string>): void {
+function renderBlock(
+  b: Block,
+  out: string[],
+  results: ReadonlyMap<string, ToolResultBlock>,
+  calls: ReadonlySet<string>,
+): void {
   switch (b.type) {
     case 'text':
       if (b.meta.source === 'compactor') out.push('> **Compaction summary**', '>', quote(b.text), '');
@@ -59,7 +72,12 @@ function renderBlock(b: Block, out: string[], results: ReadonlyMap<string, ToolR
       else out.push(b.text, '');
       return;
     case 'summary':
-      out.push(`> **Compaction summary** of turns ${b.turnRange[0]}–${b.turnRange[1]} (compaction \`${b.compactionId}\`)`, '>', quote(b.text), '');
+      out.push(
+        `> **Compaction summary** of turns ${b.turnRange[0]}–${b.turnRange[1]} (compaction \`${b.compactionId}\`)`,
+        '>',
+        quote(b.text),
+        '',
+      );
       return;
     case 'thinking':
       out.push('<details><summary>Thinking</summary>', '', b.thinking, '', '</details>', '');
@@ -68,7 +86,12 @@ function renderBlock(b: Block, out: string[], results: ReadonlyMap<string, ToolR
       out.push(`_[image: ${b.mediaType}, ${formatBytes(Math.floor((b.data.length * 3) / 4))}]_`, '');
       return;
     case 'tool_use': {
-      out.push(`**Tool call** \`${b.name}\` (\`${b.id}\`)`, '', fenced(cut(JSON.stringify(b.input, null, 2) ?? 'null'), 'json'), '');
+      out.push(
+        `**Tool call** \`${b.name}\` (\`${b.id}\`)`,
+        '',
+        fenced(cut(JSON.stringify(b.input, null, 2) ?? 'null'), 'json'),
+        '',
+      );
       const r = results.get(b.id);
       if (r) renderResult(r, out);
       else out.push('_No result was recorded for this call._', '');
@@ -82,15 +105,25 @@ function renderBlock(b: Block, out: string[], results: ReadonlyMap<string, ToolR
 }
 
 function renderResult(r: ToolResultBlock, out: string[]): void {
-  out.push(r.isError ? '**Result** (error):' : '**Result**:', '', fenced(cut(contentText(r.content).trimEnd()), ''), '');
+  out.push(
+    r.isError ? '**Result** (error):' : '**Result**:',
+    '',
+    fenced(cut(contentText(r.content).trimEnd()), ''),
+    '',
+  );
 }
 
 function renderUsage(usage: readonly UsageEntry[], out: string[]): void {
   if (usage.length === 0) return;
-  out.push('| Request | Model | Input | Cache read | Cache write | Output | Estimated input | Cost |', '|---|---|---:|---:|---:|---:|---:|---:|');
+  out.push(
+    '| Request | Model | Input | Cache read | Cache write | Output | Estimated input | Cost |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+  );
   for (const u of usage) {
     const x = u.usage;
-    out.push(`| ${u.requestIndex} | ${u.model} | ${x.input_tokens} | ${x.cache_read_input_tokens} | ${x.cache_creation_input_tokens} | ${x.output_tokens} | ${u.estimatedInputTokens} | ${usd(u.costUsd)} |`);
+    out.push(
+      `| ${u.requestIndex} | ${u.model} | ${x.input_tokens} | ${x.cache_read_input_tokens} | ${x.cache_creation_input_tokens} | ${x.output_tokens} | ${u.estimatedInputTokens} | ${usd(u.costUsd)} |`,
+    );
   }
   out.push('');
 }
@@ -113,7 +146,10 @@ function fenced(text: string, lang: string): string {
 }
 
 function quote(text: string): string {
-  return text.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n');
+  return text
+    .split('\n')
+    .map((l) => (l ? `> ${l}` : '>'))
+    .join('\n');
 }
 
 /**
@@ -127,7 +163,8 @@ export function sessionDisplayTitle(title: string | undefined, messages: readonl
     return line.length > maxChars ? `${headChars(line, maxChars - 1)}…` : line;
   };
   if (title?.trim()) return pick(title);
-  for (const m of messages) for (const b of m.blocks) if (b.type === 'text' && b.meta.source === 'user' && b.text.trim()) return pick(b.text);
+  for (const m of messages)
+    for (const b of m.blocks) if (b.type === 'text' && b.meta.source === 'user' && b.text.trim()) return pick(b.text);
   return 'Untitled session';
 }
 

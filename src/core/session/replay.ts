@@ -4,7 +4,15 @@
  */
 import type { Block, Message, TextBlock, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
 import { headChars } from '../platform/text';
-import { SESSION_FORMAT, SESSION_VERSION, type CompactionEntry, type HeaderEntry, type SessionEntry, type TurnAbortedEntry, type UsageEntry } from './entries';
+import {
+  SESSION_FORMAT,
+  SESSION_VERSION,
+  type CompactionEntry,
+  type HeaderEntry,
+  type SessionEntry,
+  type TurnAbortedEntry,
+  type UsageEntry,
+} from './entries';
 import { requestHistoryOf, type RequestHistory } from './requestHistory';
 
 /** A compaction of the session and whether it is still in effect (not restored). */
@@ -67,7 +75,10 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
   const pinState = new Map<string, { pinned: boolean; index: number[] }>();
   const usage: UsageEntry[] = [];
   const aborted: TurnAbortedEntry[] = [];
-  const compactions = new Map<string, { entry: CompactionEntry; active: boolean; orphaned?: true; recalled?: number }>();
+  const compactions = new Map<
+    string,
+    { entry: CompactionEntry; active: boolean; orphaned?: true; recalled?: number }
+  >();
   const problems: string[] = [];
   const ignored: number[] = [];
   /** Indices of orphaned compactions: kept in the file, but they changed nothing. */
@@ -95,7 +106,11 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       case 'compaction': {
         if (compactions.has(e.id)) return skip(i, `Compaction ${e.id} was skipped: its id repeats.`);
         const swapped = swap(messages, e.replacedIds, e.replacement);
-        if (!swapped && e.originals.length === 0) return skip(i, `Compaction ${e.id} was skipped: none of the messages it replaced are in the conversation, and it kept none of them.`);
+        if (!swapped && e.originals.length === 0)
+          return skip(
+            i,
+            `Compaction ${e.id} was skipped: none of the messages it replaced are in the conversation, and it kept none of them.`,
+          );
         // Its messages are gone: keep it, out of effect, for its originals (their only copy).
         if (!swapped) (compactions.set(e.id, { entry: e, active: false, orphaned: true }), orphans.push(i));
         else {
@@ -106,8 +121,18 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       }
       case 'restore': {
         const c = compactions.get(e.compactionId);
-        const swapped = c?.active ? swap(messages, c.entry.replacement.map((m) => m.id), c.entry.originals) : undefined;
-        if (!c || !swapped) return skip(i, `The undo of compaction ${e.compactionId} was skipped: ${!c ? 'that compaction is not in the file' : c.orphaned ? 'the messages it replaced were not in the conversation' : c.active ? 'its summary is no longer in the conversation' : 'it was already undone'}.`);
+        const swapped = c?.active
+          ? swap(
+              messages,
+              c.entry.replacement.map((m) => m.id),
+              c.entry.originals,
+            )
+          : undefined;
+        if (!c || !swapped)
+          return skip(
+            i,
+            `The undo of compaction ${e.compactionId} was skipped: ${!c ? 'that compaction is not in the file' : c.orphaned ? 'the messages it replaced were not in the conversation' : c.active ? 'its summary is no longer in the conversation' : 'it was already undone'}.`,
+          );
         messages = swapped;
         c.active = false;
         break;
@@ -115,7 +140,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       case 'pin':
       case 'unpin': {
         const s = pinState.get(e.blockId);
-        if (s) (s.pinned = e.type === 'pin'), s.index.push(i);
+        if (s) ((s.pinned = e.type === 'pin'), s.index.push(i));
         else pinState.set(e.blockId, { pinned: e.type === 'pin', index: [i] });
         break;
       }
@@ -139,23 +164,41 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
   });
   if (!header) problems.push('The session had no header; a placeholder was used.');
   const repaired = repairMessages(messages);
-  const everyMessage = [...repaired.messages, ...[...compactions.values()].flatMap((c) => [...c.entry.originals, ...c.entry.replacement])];
+  const everyMessage = [
+    ...repaired.messages,
+    ...[...compactions.values()].flatMap((c) => [...c.entry.originals, ...c.entry.replacement]),
+  ];
   const known = new Set(everyMessage.flatMap((m) => m.blocks.map((b) => b.meta.id)));
   for (const [id, s] of pinState) {
     if (known.has(id)) continue;
-    problems.push(`${s.index.length === 1 ? 'A pin' : `${s.index.length} pins`} of block ${id}, which is in no message, ${s.index.length === 1 ? 'was' : 'were'} ignored.`);
+    problems.push(
+      `${s.index.length === 1 ? 'A pin' : `${s.index.length} pins`} of block ${id}, which is in no message, ${s.index.length === 1 ? 'was' : 'were'} ignored.`,
+    );
     ignored.push(...s.index);
   }
   const final = repaired.messages.map((m) => withPins(m, pinState));
   const skipped = new Set([...ignored, ...orphans]);
   return {
-    header: header ?? { type: 'header', format: SESSION_FORMAT, version: SESSION_VERSION, sessionId: 'unknown', createdAt: updatedAt, model: 'unknown', workspace: '' },
+    header: header ?? {
+      type: 'header',
+      format: SESSION_FORMAT,
+      version: SESSION_VERSION,
+      sessionId: 'unknown',
+      createdAt: updatedAt,
+      model: 'unknown',
+      workspace: '',
+    },
     title,
     messages: final,
     pins: final.flatMap((m) => m.blocks.filter((b) => b.meta.pinned).map((b) => b.meta.id)),
     usage,
     requestHistory: requestHistoryOf(entries.filter((_, i) => !skipped.has(i))),
-    compactions: [...compactions.values()].map((c) => ({ entry: c.entry, active: c.active, ...(c.orphaned ? { orphaned: true as const } : {}), ...(c.recalled ? { recalled: c.recalled } : {}) })),
+    compactions: [...compactions.values()].map((c) => ({
+      entry: c.entry,
+      active: c.active,
+      ...(c.orphaned ? { orphaned: true as const } : {}),
+      ...(c.recalled ? { recalled: c.recalled } : {}),
+    })),
     abortedTurns: aborted,
     updatedAt,
     problems,
@@ -165,7 +208,11 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
 }
 
 /** Replaces the messages whose ids are in `ids` by `replacement`, placed where the first was. */
-function swap(messages: readonly Message[], ids: readonly string[], replacement: readonly Message[]): Message[] | undefined {
+function swap(
+  messages: readonly Message[],
+  ids: readonly string[],
+  replacement: readonly Message[],
+): Message[] | undefined {
   const set = new Set(ids);
   const at = messages.findIndex((m) => set.has(m.id));
   if (at < 0) return undefined;
@@ -180,7 +227,10 @@ function withPins(m: Message, pins: ReadonlyMap<string, { pinned: boolean }>): M
     return p !== undefined && p.pinned !== b.meta.pinned;
   };
   if (!m.blocks.some(flip)) return m;
-  return { ...m, blocks: m.blocks.map((b) => (flip(b) ? ({ ...b, meta: { ...b.meta, pinned: !b.meta.pinned } } as Block) : b)) };
+  return {
+    ...m,
+    blocks: m.blocks.map((b) => (flip(b) ? ({ ...b, meta: { ...b.meta, pinned: !b.meta.pinned } } as Block) : b)),
+  };
 }
 
 /** Text of the synthetic answer to a tool call that never got one. */
@@ -203,18 +253,43 @@ const ORPHAN_PREVIEW_CHARS = 200;
  * The work is linear in the number of messages and blocks, however many ids repeat;
  * `meter` (tests) counts its steps.
  */
-export function repairMessages(messages: readonly Message[], meter: RepairMeter = { steps: 0 }): { messages: Message[]; fixes: string[] } {
+export function repairMessages(
+  messages: readonly Message[],
+  meter: RepairMeter = { steps: 0 },
+): { messages: Message[]; fixes: string[] } {
   const fixes: string[] = [];
   const fresh = freshIds(messages, meter);
   let ms = dedupe(messages, fixes, fresh, meter);
-  ms = ms.map((m) => cleanBlocks(m, fixes)).filter((m) => {
-    if (m.blocks.length === 0) fixes.push(`Message ${m.id} had no content left and was dropped.`);
-    return m.blocks.length > 0;
-  });
+  ms = ms
+    .map((m) => cleanBlocks(m, fixes))
+    .filter((m) => {
+      if (m.blocks.length === 0) fixes.push(`Message ${m.id} had no content left and was dropped.`);
+      return m.blocks.length > 0;
+    });
   const first = ms[0];
   if (first && first.role === 'assistant') {
-    fixes.push('The conversation began with an answer of the assistant; a note that its start was lost was put before it.');
-    ms.unshift({ id: fresh('msg_recovered_start'), role: 'user', turn: first.turn, blocks: [{ type: 'text', text: '(The start of this conversation was lost when the session file was damaged.)', meta: { id: fresh('blk_recovered_start'), tier: 0, source: 'system', createdAt: first.blocks[0]?.meta.createdAt ?? 0, pinned: false, compactable: true } }] });
+    fixes.push(
+      'The conversation began with an answer of the assistant; a note that its start was lost was put before it.',
+    );
+    ms.unshift({
+      id: fresh('msg_recovered_start'),
+      role: 'user',
+      turn: first.turn,
+      blocks: [
+        {
+          type: 'text',
+          text: '(The start of this conversation was lost when the session file was damaged.)',
+          meta: {
+            id: fresh('blk_recovered_start'),
+            tier: 0,
+            source: 'system',
+            createdAt: first.blocks[0]?.meta.createdAt ?? 0,
+            pinned: false,
+            compactable: true,
+          },
+        },
+      ],
+    });
   }
   const merged = mergeSameRole(ms, fixes, meter);
   const out = merged.map((m, i) => (m.role === 'user' ? pairResults(m, merged[i - 1], fixes, fresh) : m));
@@ -275,7 +350,12 @@ function mergeSameRole(ms: readonly Message[], fixes: string[], meter: RepairMet
   return runs.map((r) => (r.blocks ? { ...r.first, blocks: r.blocks } : r.first));
 }
 
-function dedupe(messages: readonly Message[], fixes: string[], fresh: (base: string) => string, meter: RepairMeter): Message[] {
+function dedupe(
+  messages: readonly Message[],
+  fixes: string[],
+  fresh: (base: string) => string,
+  meter: RepairMeter,
+): Message[] {
   const seen = new Map<string, string>();
   const blockIds = new Set<string>();
   const toolIds = new Set<string>();
@@ -317,17 +397,24 @@ function cleanBlocks(m: Message, fixes: string[]): Message {
   const blocks: Block[] = [];
   for (const b of m.blocks) {
     let r: Block = b;
-    if (b.type === 'tool_use' && m.role === 'user') r = asText(b, `[tool call ${b.name} (${b.id}) found in a user message: ${preview(JSON.stringify(b.input) ?? '')}]`);
+    if (b.type === 'tool_use' && m.role === 'user')
+      r = asText(
+        b,
+        `[tool call ${b.name} (${b.id}) found in a user message: ${preview(JSON.stringify(b.input) ?? '')}]`,
+      );
     else if (b.type === 'thinking' && m.role === 'user') r = asText(b, b.thinking);
     else if (b.type === 'tool_result' && m.role === 'assistant') r = asText(b, orphanText(b));
-    else if (b.type === 'image' && m.role === 'assistant') r = asText(b, `[an image (${b.mediaType}) found in an assistant message was removed]`);
+    else if (b.type === 'image' && m.role === 'assistant')
+      r = asText(b, `[an image (${b.mediaType}) found in an assistant message was removed]`);
     if (r !== b) fixes.push(`A ${b.type} block cannot be in a ${m.role} message (${m.id}); it became text.`);
     if ((r.type === 'text' || r.type === 'summary') && r.text.trim().length === 0) {
       fixes.push(`An empty text block was dropped from message ${m.id}.`);
       continue;
     }
     if (r.meta.compactable && (r.type === 'summary' || (r.type === 'text' && r.meta.source === 'user'))) {
-      fixes.push(`Block ${r.meta.id} (${r.type === 'summary' ? 'a summary' : "the user's words"}) was marked compactable; it no longer is.`);
+      fixes.push(
+        `Block ${r.meta.id} (${r.type === 'summary' ? 'a summary' : "the user's words"}) was marked compactable; it no longer is.`,
+      );
       r = { ...r, meta: { ...r.meta, compactable: false } };
     }
     blocks.push(r);
@@ -347,14 +434,30 @@ function pairResults(m: Message, prev: Message | undefined, fixes: string[], fre
       results.push(b);
       moved ||= rest.length > 0;
     } else {
-      fixes.push(`A tool result for ${b.toolUseId} in message ${m.id} answered no tool call (or answered it twice); its start was kept as text.`);
+      fixes.push(
+        `A tool result for ${b.toolUseId} in message ${m.id} answered no tool call (or answered it twice); its start was kept as text.`,
+      );
       rest.push(asText(b, orphanText(b)));
     }
   }
   if (moved) fixes.push(`Tool results in message ${m.id} were moved before its other content.`);
   for (const u of uses.filter((x) => open.has(x.id))) {
     fixes.push(`The tool call ${u.name} (${u.id}) had no result; an error result saying it was interrupted was added.`);
-    results.push({ type: 'tool_result', toolUseId: u.id, content: INTERRUPTED_TOOL_RESULT, isError: true, meta: { id: fresh(`blk_recovered_${u.id}`), tier: 3, source: 'tool', createdAt: u.meta.createdAt, toolUseId: u.id, pinned: false, compactable: true } });
+    results.push({
+      type: 'tool_result',
+      toolUseId: u.id,
+      content: INTERRUPTED_TOOL_RESULT,
+      isError: true,
+      meta: {
+        id: fresh(`blk_recovered_${u.id}`),
+        tier: 3,
+        source: 'tool',
+        createdAt: u.meta.createdAt,
+        toolUseId: u.id,
+        pinned: false,
+        compactable: true,
+      },
+    });
   }
   const blocks = [...results, ...rest];
   return blocks.every((b, i) => b === m.blocks[i]) && blocks.length === m.blocks.length ? m : { ...m, blocks };
@@ -362,7 +465,11 @@ function pairResults(m: Message, prev: Message | undefined, fixes: string[], fre
 
 function asText(b: Block, text: string): TextBlock {
   const { toolUseId: _dropped, ...meta } = b.meta;
-  return { type: 'text', text, meta: b.type === 'thinking' ? meta : { ...meta, source: b.type === 'image' ? b.meta.source : 'tool', tier: 3 } };
+  return {
+    type: 'text',
+    text,
+    meta: b.type === 'thinking' ? meta : { ...meta, source: b.type === 'image' ? b.meta.source : 'tool', tier: 3 },
+  };
 }
 
 function orphanText(b: ToolResultBlock): string {

@@ -12,11 +12,27 @@ import type { SessionEntry } from './entries';
 import { clearedInputTokens, type ServerReport } from '../server/serverReport';
 
 /** A request row's server figures (none when the server did nothing); shared with the live budget history. */
-export function serverFigures(report: ServerReport | undefined): { serverCleared?: number; serverClearedToolUses?: number; serverCompactionTokens?: number } {
+export function serverFigures(report: ServerReport | undefined): {
+  serverCleared?: number;
+  serverClearedToolUses?: number;
+  serverCompactionTokens?: number;
+} {
   const cleared = clearedInputTokens(report);
-  const toolUses = (report?.appliedEdits ?? []).reduce((n, e) => n + (e.type === 'clear_tool_uses_20250919' ? e.clearedToolUses : 0), 0);
-  const compaction = (report?.iterations ?? []).filter((i) => i.type === 'compaction').reduce((n, i) => n + i.input_tokens + i.cache_read_input_tokens + i.cache_creation_input_tokens + i.output_tokens, 0);
-  return { ...(cleared > 0 ? { serverCleared: cleared } : {}), ...(toolUses > 0 ? { serverClearedToolUses: toolUses } : {}), ...(compaction > 0 ? { serverCompactionTokens: compaction } : {}) };
+  const toolUses = (report?.appliedEdits ?? []).reduce(
+    (n, e) => n + (e.type === 'clear_tool_uses_20250919' ? e.clearedToolUses : 0),
+    0,
+  );
+  const compaction = (report?.iterations ?? [])
+    .filter((i) => i.type === 'compaction')
+    .reduce(
+      (n, i) => n + i.input_tokens + i.cache_read_input_tokens + i.cache_creation_input_tokens + i.output_tokens,
+      0,
+    );
+  return {
+    ...(cleared > 0 ? { serverCleared: cleared } : {}),
+    ...(toolUses > 0 ? { serverClearedToolUses: toolUses } : {}),
+    ...(compaction > 0 ? { serverCompactionTokens: compaction } : {}),
+  };
 }
 
 /** One request to Claude, as the budget panel charts and lists it. */
@@ -60,7 +76,11 @@ export interface RequestHistory {
 }
 
 /** The history of a session with no request. */
-export const EMPTY_REQUEST_HISTORY: RequestHistory = Object.freeze({ requests: [], turnPrompts: [], compactedSinceLast: false });
+export const EMPTY_REQUEST_HISTORY: RequestHistory = Object.freeze({
+  requests: [],
+  turnPrompts: [],
+  compactedSinceLast: false,
+});
 
 /**
  * Walks the entries in file order: each `usage` entry is a request; a `compaction` entry

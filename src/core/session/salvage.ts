@@ -58,7 +58,8 @@ function objectEnd(line: string, start: number, budget: { left: number }): numbe
     if (--budget.left < 0) return -1;
     const c = line.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) depth++;

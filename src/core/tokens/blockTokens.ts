@@ -179,7 +179,8 @@ const toolMemo = new WeakMap<ToolSchema, number>();
 export function toolSchemaRawTokens(tool: ToolSchema, tokenizer: Tokenizer): number {
   const memo = toolMemo.get(tool);
   if (memo !== undefined) return memo;
-  const n = TOOL_SCHEMA_FRAMING + tokenizer.count(`${tool.name}\n${tool.description}\n${JSON.stringify(tool.inputSchema)}`);
+  const n =
+    TOOL_SCHEMA_FRAMING + tokenizer.count(`${tool.name}\n${tool.description}\n${JSON.stringify(tool.inputSchema)}`);
   toolMemo.set(tool, n);
   return n;
 }

@@ -65,14 +65,25 @@ export const DEFAULT_CALIBRATION_OPTIONS: CalibrationOptions = {
 export const NEWER_TOKENIZER_RATIO = 1.3;
 
 /** The prior factor for a model's tokenizer family (`claude-2026`: the default prior × 1.3). */
-export function priorFactorFor(family: 'claude' | 'claude-2026', base: number = DEFAULT_CALIBRATION_OPTIONS.priorFactor): number {
+export function priorFactorFor(
+  family: 'claude' | 'claude-2026',
+  base: number = DEFAULT_CALIBRATION_OPTIONS.priorFactor,
+): number {
   return family === 'claude-2026' ? base * NEWER_TOKENIZER_RATIO : base;
 }
 
 /** A calibration that has seen nothing: the prior factor. */
 export function initialCalibration(options: CalibrationOptions = DEFAULT_CALIBRATION_OPTIONS): Calibration {
   const w = options.priorWeight;
-  return { factor: options.priorFactor, reportedSum: options.priorFactor * w, rawSum: w, spread: options.priorSpread, residualSum: options.priorSpread * w, accepted: 0, rejected: 0 };
+  return {
+    factor: options.priorFactor,
+    reportedSum: options.priorFactor * w,
+    rawSum: w,
+    spread: options.priorSpread,
+    residualSum: options.priorSpread * w,
+    accepted: 0,
+    rejected: 0,
+  };
 }
 
 /**

@@ -27,8 +27,24 @@ import type { Message, TextBlock, ToolSchema } from '../conversation/conversatio
 import { sentMessages } from '../normalize/normalize';
 import type { Tokenizer } from '../platform/platformPorts';
 import { stripsEarlierThinking } from '../models/thinking';
-import { addTokens, messageRawTokens, messageThinkingRawTokens, NO_TOKENS, type RawTokens, subTokens, systemRawTokens, toolsRawTokens } from './blockTokens';
-import { applyCalibration, calibrate, type Calibration, type CalibrationOptions, DEFAULT_CALIBRATION_OPTIONS, initialCalibration } from './calibration';
+import {
+  addTokens,
+  messageRawTokens,
+  messageThinkingRawTokens,
+  NO_TOKENS,
+  type RawTokens,
+  subTokens,
+  systemRawTokens,
+  toolsRawTokens,
+} from './blockTokens';
+import {
+  applyCalibration,
+  calibrate,
+  type Calibration,
+  type CalibrationOptions,
+  DEFAULT_CALIBRATION_OPTIONS,
+  initialCalibration,
+} from './calibration';
 
 /** What a request will contain: the prompt whose size is estimated or was reported. */
 export interface PromptRequest {
@@ -187,7 +203,10 @@ export class TokenEstimator {
 
   /** The fraction currently added to calibrated parts of an estimate (see `EstimatorOptions.safetyMargin`). */
   get margin(): number {
-    return this.fixedMargin ?? Math.min(MAX_SAFETY_MARGIN, Math.max(MIN_SAFETY_MARGIN, SPREAD_MARGIN_MULTIPLIER * this.cal.spread));
+    return (
+      this.fixedMargin ??
+      Math.min(MAX_SAFETY_MARGIN, Math.max(MIN_SAFETY_MARGIN, SPREAD_MARGIN_MULTIPLIER * this.cal.spread))
+    );
   }
 
   /** The reported size the next estimate is anchored on, if any. */
@@ -210,19 +229,37 @@ export class TokenEstimator {
     const added = applyCalibration(this.cal, d.added);
     if (!d.prefixChanged) {
       const margin = this.margin * Math.max(0, added);
-      return this.result(a.reported + added + margin, 'anchored', { anchorTokens: a.reported, addedTokens: added, removedTokens: 0, overheadTokens: 0, marginTokens: margin, factor: f });
+      return this.result(a.reported + added + margin, 'anchored', {
+        anchorTokens: a.reported,
+        addedTokens: added,
+        removedTokens: 0,
+        overheadTokens: 0,
+        marginTokens: margin,
+        factor: f,
+      });
     }
     const removed = applyCalibration(this.cal, d.removed);
     const total = applyCalibration(this.cal, d.total);
     if (Math.abs(added) + Math.abs(removed) > total) return this.fullEstimate(d.total, 'full', this.overhead ?? 0);
     const margin = this.margin * (Math.abs(added) + Math.abs(removed));
-    return this.result(a.reported - removed + added + margin, 'rebased', { anchorTokens: a.reported, addedTokens: added, removedTokens: removed, overheadTokens: 0, marginTokens: margin, factor: f });
+    return this.result(a.reported - removed + added + margin, 'rebased', {
+      anchorTokens: a.reported,
+      addedTokens: added,
+      removedTokens: removed,
+      overheadTokens: 0,
+      marginTokens: margin,
+      factor: f,
+    });
   }
 
   /** A full calibrated recount plus overhead, ignoring the anchor (counts are still memoised). */
   estimateFull(input: PromptRequest): Estimate {
     const request = asSent(input);
-    return this.fullEstimate(this.rawOf(request), this.anchor ? 'full' : 'cold', this.overhead ?? this.coldOverhead(request.tools));
+    return this.fullEstimate(
+      this.rawOf(request),
+      this.anchor ? 'full' : 'cold',
+      this.overhead ?? this.coldOverhead(request.tools),
+    );
   }
 
   /**
@@ -300,11 +337,23 @@ export class TokenEstimator {
   private fullEstimate(raw: RawTokens, mode: 'cold' | 'full', overhead: number): Estimate {
     const counted = applyCalibration(this.cal, raw);
     const margin = this.margin * Math.max(0, counted);
-    return this.result(overhead + counted + margin, mode, { anchorTokens: 0, addedTokens: counted, removedTokens: 0, overheadTokens: overhead, marginTokens: margin, factor: this.cal.factor });
+    return this.result(overhead + counted + margin, mode, {
+      anchorTokens: 0,
+      addedTokens: counted,
+      removedTokens: 0,
+      overheadTokens: overhead,
+      marginTokens: margin,
+      factor: this.cal.factor,
+    });
   }
 
   private result(tokens: number, mode: EstimateMode, breakdown: Estimate['breakdown']): Estimate {
-    return { tokens: Math.max(0, Math.ceil(tokens)), anchored: mode === 'anchored' || mode === 'rebased', mode, breakdown };
+    return {
+      tokens: Math.max(0, Math.ceil(tokens)),
+      anchored: mode === 'anchored' || mode === 'rebased',
+      mode,
+      breakdown,
+    };
   }
 
   private rawOf(request: PromptRequest): RawTokens {
@@ -354,7 +403,8 @@ export class TokenEstimator {
       // A new turn: the anchor counted its last turn's thinking, which the API now strips.
       for (let i = common - 1; i >= 0 && (old[i] as Message).turn >= oldLast; i--) {
         const m = old[i] as Message;
-        if (m.role === 'assistant') added = subTokens(added, { text: messageThinkingRawTokens(m, this.tokenizer), fixed: 0 });
+        if (m.role === 'assistant')
+          added = subTokens(added, { text: messageThinkingRawTokens(m, this.tokenizer), fixed: 0 });
       }
     }
     const prefixChanged = systemChanged || toolsChanged || common < old.length;

@@ -91,7 +91,10 @@ function webp(b: Base64Bytes): ImageDimensions | undefined {
   if (chunk === 'VP8L') {
     // Lossless: signature 0x2f at 20, then width−1 and height−1 in 14 bits each.
     if (b.at(20) !== 0x2f) return undefined;
-    const b0 = b.at(21), b1 = b.at(22), b2 = b.at(23), b3 = b.at(24);
+    const b0 = b.at(21),
+      b1 = b.at(22),
+      b2 = b.at(23),
+      b3 = b.at(24);
     return { width: 1 + (((b1 & 0x3f) << 8) | b0), height: 1 + (((b3 & 0x0f) << 10) | (b2 << 2) | ((b1 & 0xc0) >> 6)) };
   }
   if (chunk === 'VP8X') {

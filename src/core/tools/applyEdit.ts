@@ -8,7 +8,13 @@ import { formatCount } from './result';
 
 /** The edited text and where the first replacement landed, or why nothing was replaced. */
 export type EditComputation =
-  | { readonly ok: true; readonly after: string; readonly replacements: number; readonly firstIndex: number; readonly newLength: number }
+  | {
+      readonly ok: true;
+      readonly after: string;
+      readonly replacements: number;
+      readonly firstIndex: number;
+      readonly newLength: number;
+    }
   | { readonly ok: false; readonly error: string };
 
 /** What to replace. */
@@ -55,8 +61,16 @@ export function computeEdit(text: string, request: EditRequest, display: string)
       };
     }
     const replacement = withEol(request.newString, eol);
-    const after = request.replaceAll ? text.split(old).join(replacement) : text.slice(0, at[0]) + replacement + text.slice((at[0] as number) + old.length);
-    return { ok: true, after, replacements: request.replaceAll ? at.length : 1, firstIndex: at[0] as number, newLength: replacement.length };
+    const after = request.replaceAll
+      ? text.split(old).join(replacement)
+      : text.slice(0, at[0]) + replacement + text.slice((at[0] as number) + old.length);
+    return {
+      ok: true,
+      after,
+      replacements: request.replaceAll ? at.length : 1,
+      firstIndex: at[0] as number,
+      newLength: replacement.length,
+    };
   }
   return { ok: false, error: `edit_file: old_string was not found in ${display}.${nearMiss(text, request.oldString)}` };
 }
@@ -76,7 +90,11 @@ export function lineOf(text: string, index: number): number {
 export function snippetAround(text: string, startIndex: number, length: number, context = 3, maxLines = 30): string {
   const lines = text.split(/\r\n|\r|\n/);
   const first = Math.max(1, lineOf(text, startIndex) - context);
-  const last = Math.min(lines.length, lineOf(text, startIndex + Math.max(0, length - 1)) + context, first + maxLines - 1);
+  const last = Math.min(
+    lines.length,
+    lineOf(text, startIndex + Math.max(0, length - 1)) + context,
+    first + maxLines - 1,
+  );
   const out: string[] = [];
   for (let n = first; n <= last; n++) {
     const line = lines[n - 1] ?? '';
@@ -95,8 +113,12 @@ function occurrences(text: string, needle: string): number[] {
 /** A hint pointing at a line that looks like the start of `old`, when there is one. */
 function nearMiss(text: string, old: string): string {
   const squash = (s: string) => s.trim().replace(/\s+/g, ' ');
-  const firstLine = old.split(/\r\n|\r|\n/).map(squash).find((l) => l.length > 0);
-  const fallback = ' Read the file again (read_file) and copy the text exactly, with its whitespace and indentation but without the line-number prefixes.';
+  const firstLine = old
+    .split(/\r\n|\r|\n/)
+    .map(squash)
+    .find((l) => l.length > 0);
+  const fallback =
+    ' Read the file again (read_file) and copy the text exactly, with its whitespace and indentation but without the line-number prefixes.';
   if (firstLine === undefined) return fallback;
   const lines = text.split(/\r\n|\r|\n/);
   let index = lines.findIndex((l) => squash(l) === firstLine);

@@ -101,7 +101,8 @@ export function joinHeadTail(head: string, tail: string, gapChars: number, gapLi
 
   const tailBudget = budget - headEnd;
   let tailStart = tail.length - Math.min(tailBudget, tail.length);
-  if (tailStart > 0 && isLowSurrogate(tail.charCodeAt(tailStart)) && isHighSurrogate(tail.charCodeAt(tailStart - 1))) tailStart++;
+  if (tailStart > 0 && isLowSurrogate(tail.charCodeAt(tailStart)) && isHighSurrogate(tail.charCodeAt(tailStart - 1)))
+    tailStart++;
   if (tailStart > 0 && tail.charCodeAt(tailStart - 1) !== 10) {
     const nl = tail.indexOf('\n', tailStart);
     if (nl >= 0 && nl + 1 - tailStart <= snap) tailStart = nl + 1;

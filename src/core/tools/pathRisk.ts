@@ -22,22 +22,86 @@ interface RiskRule {
 
 /** Tried in order (the first match wins); each matches the end of a `/`-separated path, case-insensitively. */
 const RULES: readonly RiskRule[] = [
-  { pattern: /(^|\/)\.git\/hooks\/[^/]+$/i, risk: 'runs-code', reason: 'a git hook: git runs it by itself on commit, checkout, merge or push (an existing hook keeps its permission to execute)' },
-  { pattern: /(^|\/)\.git\/config$/i, risk: 'runs-code', reason: "git's configuration can make git run programs (core.hooksPath, core.fsmonitor, core.sshCommand, aliases, filters) and can hold credentials" },
-  { pattern: /(^|\/)\.vscode\/tasks\.json$/i, risk: 'runs-code', reason: 'VS Code tasks run shell commands, some of them automatically when the folder opens' },
-  { pattern: /(^|\/)\.vscode\/launch\.json$/i, risk: 'runs-code', reason: 'launch configurations run programs (and their pre-launch tasks) when you start debugging' },
-  { pattern: /\.code-workspace$/i, risk: 'runs-code', reason: 'a workspace file holds settings, tasks and launch configurations that can run code' },
-  { pattern: /(^|\/)(\.mcp\.json|\.vscode\/mcp\.json|\.cursor\/mcp\.json|\.windsurf\/mcp\.json|\.gemini\/settings\.json|claude_desktop_config\.json|mcp_config\.json)$/i, risk: 'runs-code', reason: 'MCP configuration starts the server programs it lists, with the environment it gives them' },
-  { pattern: /(^|\/)\.claude\/settings(\.local)?\.json$/i, risk: 'runs-code', reason: 'Claude Code settings can define hooks that run shell commands and grant tool permissions' },
-  { pattern: /(^|\/)package\.json$/i, risk: 'runs-code', reason: 'npm runs the scripts in package.json (install, test, build …) as shell commands' },
-  { pattern: /(^|\/)(GNUmakefile|makefile|[^/]+\.mk)$/i, risk: 'runs-code', reason: 'make runs its recipes as shell commands' },
+  {
+    pattern: /(^|\/)\.git\/hooks\/[^/]+$/i,
+    risk: 'runs-code',
+    reason:
+      'a git hook: git runs it by itself on commit, checkout, merge or push (an existing hook keeps its permission to execute)',
+  },
+  {
+    pattern: /(^|\/)\.git\/config$/i,
+    risk: 'runs-code',
+    reason:
+      "git's configuration can make git run programs (core.hooksPath, core.fsmonitor, core.sshCommand, aliases, filters) and can hold credentials",
+  },
+  {
+    pattern: /(^|\/)\.vscode\/tasks\.json$/i,
+    risk: 'runs-code',
+    reason: 'VS Code tasks run shell commands, some of them automatically when the folder opens',
+  },
+  {
+    pattern: /(^|\/)\.vscode\/launch\.json$/i,
+    risk: 'runs-code',
+    reason: 'launch configurations run programs (and their pre-launch tasks) when you start debugging',
+  },
+  {
+    pattern: /\.code-workspace$/i,
+    risk: 'runs-code',
+    reason: 'a workspace file holds settings, tasks and launch configurations that can run code',
+  },
+  {
+    pattern:
+      /(^|\/)(\.mcp\.json|\.vscode\/mcp\.json|\.cursor\/mcp\.json|\.windsurf\/mcp\.json|\.gemini\/settings\.json|claude_desktop_config\.json|mcp_config\.json)$/i,
+    risk: 'runs-code',
+    reason: 'MCP configuration starts the server programs it lists, with the environment it gives them',
+  },
+  {
+    pattern: /(^|\/)\.claude\/settings(\.local)?\.json$/i,
+    risk: 'runs-code',
+    reason: 'Claude Code settings can define hooks that run shell commands and grant tool permissions',
+  },
+  {
+    pattern: /(^|\/)package\.json$/i,
+    risk: 'runs-code',
+    reason: 'npm runs the scripts in package.json (install, test, build …) as shell commands',
+  },
+  {
+    pattern: /(^|\/)(GNUmakefile|makefile|[^/]+\.mk)$/i,
+    risk: 'runs-code',
+    reason: 'make runs its recipes as shell commands',
+  },
   { pattern: /(^|\/)\.husky\/[^/]+$/i, risk: 'runs-code', reason: 'a husky git hook: it runs on commit or push' },
-  { pattern: /(^|\/)\.github\/workflows\/[^/]+\.ya?ml$/i, risk: 'runs-code', reason: "a GitHub Actions workflow runs in CI, with the repository's secrets" },
-  { pattern: /(^|\/)\.envrc$/i, risk: 'runs-code', reason: 'direnv runs .envrc in your shell when you enter the folder' },
-  { pattern: /(^|\/)(\.devcontainer\/devcontainer\.json|\.devcontainer\.json)$/i, risk: 'runs-code', reason: 'dev container configuration runs commands (postCreateCommand …) and sets machine settings' },
-  { pattern: /(^|\/)\.pre-commit-config\.ya?ml$/i, risk: 'runs-code', reason: 'pre-commit runs the hooks it lists on every commit' },
-  { pattern: /(^|\/)\.vscode\/settings\.json$/i, risk: 'changes-settings', reason: 'workspace settings change how VS Code and its extensions behave, including which programs they run (interpreters, formatters, terminal profiles)' },
-  { pattern: /(^|\/)\.vscode\/extensions\.json$/i, risk: 'changes-settings', reason: 'it makes VS Code recommend extensions to install' },
+  {
+    pattern: /(^|\/)\.github\/workflows\/[^/]+\.ya?ml$/i,
+    risk: 'runs-code',
+    reason: "a GitHub Actions workflow runs in CI, with the repository's secrets",
+  },
+  {
+    pattern: /(^|\/)\.envrc$/i,
+    risk: 'runs-code',
+    reason: 'direnv runs .envrc in your shell when you enter the folder',
+  },
+  {
+    pattern: /(^|\/)(\.devcontainer\/devcontainer\.json|\.devcontainer\.json)$/i,
+    risk: 'runs-code',
+    reason: 'dev container configuration runs commands (postCreateCommand …) and sets machine settings',
+  },
+  {
+    pattern: /(^|\/)\.pre-commit-config\.ya?ml$/i,
+    risk: 'runs-code',
+    reason: 'pre-commit runs the hooks it lists on every commit',
+  },
+  {
+    pattern: /(^|\/)\.vscode\/settings\.json$/i,
+    risk: 'changes-settings',
+    reason:
+      'workspace settings change how VS Code and its extensions behave, including which programs they run (interpreters, formatters, terminal profiles)',
+  },
+  {
+    pattern: /(^|\/)\.vscode\/extensions\.json$/i,
+    risk: 'changes-settings',
+    reason: 'it makes VS Code recommend extensions to install',
+  },
 ];
 
 /**
@@ -50,7 +114,12 @@ export function classifyPathRisk(path: string): PathRisk | undefined {
   const rule = RULES.find((r) => r.pattern.test(p));
   if (rule) return { risk: rule.risk, reason: rule.reason };
   const secret = secretFileReason(p);
-  return secret ? { risk: 'holds-secrets', reason: `${secret}; what is written there may be read by other programs, and the file should not be shared` } : undefined;
+  return secret
+    ? {
+        risk: 'holds-secrets',
+        reason: `${secret}; what is written there may be read by other programs, and the file should not be shared`,
+      }
+    : undefined;
 }
 
 /**
@@ -62,6 +131,7 @@ export function classifyEditRisk(displayPath: string, realPath: string): PathRis
   const shown = classifyPathRisk(displayPath);
   if (shown) return shown;
   const real = classifyPathRisk(realPath);
-  return real ? { risk: real.risk, reason: `${real.reason} — ${displayPath} leads to it through a symbolic link` } : undefined;
+  return real
+    ? { risk: real.risk, reason: `${real.reason} — ${displayPath} leads to it through a symbolic link` }
+    : undefined;
 }
-

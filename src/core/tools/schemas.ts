@@ -35,7 +35,11 @@ const readFile: ToolSchema = {
     properties: {
       path: { type: 'string', description: `The file to read, ${PATH_HELP}.` },
       offset: { type: 'integer', minimum: 1, description: 'First line to return (1-based). Default 1.' },
-      limit: { type: 'integer', minimum: 1, description: `How many lines to return. Default ${n(L.readDefaultLines)}.` },
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        description: `How many lines to return. Default ${n(L.readDefaultLines)}.`,
+      },
     },
     required: ['path'],
     additionalProperties: false,
@@ -48,7 +52,7 @@ const listFiles: ToolSchema = {
     'List files of the workspace.',
     'Without `glob`: the entries directly inside `path` (default: the workspace root); folders end with `/`.',
     'With `glob`: every file below `path` whose path relative to `path` matches it, e.g. `**/*.ts` or `src/**/*.{js,jsx}` (`*` does not cross `/`, so `*.ts` only matches at the top level).',
-    'What .gitignore files or the user\'s `files.exclude` setting hide, and `.git`, are left out.',
+    "What .gitignore files or the user's `files.exclude` setting hide, and `.git`, are left out.",
     `Sorted; at most ${n(L.listMaxEntries)} entries per call (narrow \`path\` or \`glob\` to see more).`,
   ].join(' '),
   inputSchema: {
@@ -73,12 +77,20 @@ const search: ToolSchema = {
   inputSchema: {
     type: 'object',
     properties: {
-      pattern: { type: 'string', description: 'JavaScript regular expression (no slashes, no flags), or plain text with `literal: true`.' },
+      pattern: {
+        type: 'string',
+        description: 'JavaScript regular expression (no slashes, no flags), or plain text with `literal: true`.',
+      },
       path: { type: 'string', description: `Folder or file to search, ${PATH_HELP}. Default: the whole workspace.` },
       glob: { type: 'string', description: 'Only search files whose path relative to `path` matches this glob.' },
       literal: { type: 'boolean', description: 'Treat `pattern` as plain text. Default false.' },
       case_sensitive: { type: 'boolean', description: 'Default true.' },
-      max_results: { type: 'integer', minimum: 1, maximum: L.searchMaxMatches, description: `Default ${n(L.searchMaxMatches)}.` },
+      max_results: {
+        type: 'integer',
+        minimum: 1,
+        maximum: L.searchMaxMatches,
+        description: `Default ${n(L.searchMaxMatches)}.`,
+      },
     },
     required: ['pattern'],
     additionalProperties: false,
@@ -88,11 +100,11 @@ const search: ToolSchema = {
 const editFile: ToolSchema = {
   name: TOOL_NAMES.editFile,
   description: [
-    'Edit a text file by exact string replacement: `old_string` must occur in the file exactly as written (same whitespace and indentation, without read_file\'s line-number prefixes) and is replaced by `new_string`.',
+    "Edit a text file by exact string replacement: `old_string` must occur in the file exactly as written (same whitespace and indentation, without read_file's line-number prefixes) and is replaced by `new_string`.",
     'It must occur once, unless `replace_all` is true; include surrounding lines to make it unique. Read the file first.',
     'To create a file, give a path that does not exist yet, `old_string: ""` and the whole content as `new_string`.',
     'The user sees every edit as a diff and it is applied only if they approve; if they decline, the file is unchanged, so do not retry the same edit.',
-    'The file\'s line endings (LF or CRLF) are kept.',
+    "The file's line endings (LF or CRLF) are kept.",
   ].join(' '),
   inputSchema: {
     type: 'object',
@@ -122,7 +134,12 @@ const runCommand: ToolSchema = {
     properties: {
       command: { type: 'string', description: 'The shell command line.' },
       cwd: { type: 'string', description: `Folder to run in, ${PATH_HELP}. Default: the workspace root.` },
-      timeout_ms: { type: 'integer', minimum: 1000, maximum: L.commandMaxTimeoutMs, description: `Default ${n(L.commandDefaultTimeoutMs)}.` },
+      timeout_ms: {
+        type: 'integer',
+        minimum: 1000,
+        maximum: L.commandMaxTimeoutMs,
+        description: `Default ${n(L.commandDefaultTimeoutMs)}.`,
+      },
     },
     required: ['command'],
     additionalProperties: false,
@@ -149,7 +166,7 @@ export const RECALL_TOOL: ToolSchema = {
   name: RECALL_TOOL_NAME,
   description: [
     'Search and read the parts of this conversation that compaction took out of your context: the original messages and tool results of turns now stood in for by a <conversation_summary>, tool results that were cleared or trimmed, earlier summaries, and outputs saved to the session folder (large pastes and tool results).',
-    'Use it when a summary lacks a detail you need (an exact error message, a file as it was read, a command\'s output, a name or number the user gave) instead of guessing or redoing the work. A summary\'s footer lists identifiers it did not carry.',
+    "Use it when a summary lacks a detail you need (an exact error message, a file as it was read, a command's output, a name or number the user gave) instead of guessing or redoing the work. A summary's footer lists identifiers it did not carry.",
     `Give exactly one of: \`query\` (text or an identifier, case-insensitive; exact identifier matches rank first; returns up to ${n(RECALL_MAX_HITS)} hits, each with its turn, compaction, ids and a short snippet), \`id\` (a message id, tool_use id or block id from a hit, or a compaction id: returns that original in full), or \`turn\` (every original message of that compacted turn).`,
     '`compaction` limits a query or a turn to one compaction.',
     `Reads come back as numbered lines like read_file: at most ${n(L.readDefaultLines)} lines from \`offset\` (1-based), lines over ${n(L.readMaxLineChars)} characters cut, at most ${n(RECALL_MAX_CHARS)} characters per result; a note says how to page on with \`offset\` and \`limit\`.`,
@@ -158,12 +175,22 @@ export const RECALL_TOOL: ToolSchema = {
   inputSchema: {
     type: 'object',
     properties: {
-      query: { type: 'string', description: 'Text or identifier to search for (a file path, symbol, error message, number…).' },
-      id: { type: 'string', description: 'Id of a message, tool call (toolu_…), block or compaction, as a search hit names it.' },
+      query: {
+        type: 'string',
+        description: 'Text or identifier to search for (a file path, symbol, error message, number…).',
+      },
+      id: {
+        type: 'string',
+        description: 'Id of a message, tool call (toolu_…), block or compaction, as a search hit names it.',
+      },
       turn: { type: 'integer', minimum: 1, description: 'A compacted turn whose original messages to read.' },
       compaction: { type: 'string', description: 'Only this compaction (its id), with `query` or `turn`.' },
       offset: { type: 'integer', minimum: 1, description: 'First line of a read to return (1-based). Default 1.' },
-      limit: { type: 'integer', minimum: 1, description: `How many lines of a read to return. Default ${n(L.readDefaultLines)}.` },
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        description: `How many lines of a read to return. Default ${n(L.readDefaultLines)}.`,
+      },
     },
     additionalProperties: false,
   },

@@ -27,7 +27,12 @@ const SearchSchema = v.strictObject({
   case_sensitive: v.optional(v.boolean()),
   max_results: v.optional(Int(1, L.searchMaxMatches)),
 });
-const EditFileSchema = v.strictObject({ path: NonEmpty, old_string: v.string(), new_string: v.string(), replace_all: v.optional(v.boolean()) });
+const EditFileSchema = v.strictObject({
+  path: NonEmpty,
+  old_string: v.string(),
+  new_string: v.string(),
+  replace_all: v.optional(v.boolean()),
+});
 const RunCommandSchema = v.strictObject({
   command: v.pipe(v.string(), v.trim(), v.minLength(1)),
   cwd: v.optional(NonEmpty),
@@ -64,7 +69,8 @@ export type ValidatedToolCall =
   | { readonly name: 'run_command'; readonly input: RunCommandInput };
 
 /** The checked call, or a message for the model naming the tool, the parameter and the fix. */
-export type ValidationResult = { readonly ok: true; readonly call: ValidatedToolCall } | { readonly ok: false; readonly error: string };
+export type ValidationResult =
+  { readonly ok: true; readonly call: ValidatedToolCall } | { readonly ok: false; readonly error: string };
 
 /** What each parameter must be, in words (used in error messages). */
 type FieldWords = Readonly<Record<string, string>>;
@@ -84,8 +90,17 @@ const WORDS: Readonly<Record<CheckedTool, FieldWords>> = {
     case_sensitive: 'true or false',
     max_results: `an integer from 1 to ${formatCount(L.searchMaxMatches)}`,
   },
-  edit_file: { path: PATH, old_string: 'a string ("" to create a file)', new_string: 'a string', replace_all: 'true or false' },
-  run_command: { command: 'a non-empty string', cwd: PATH, timeout_ms: `an integer from 1,000 to ${formatCount(L.commandMaxTimeoutMs)} (milliseconds)` },
+  edit_file: {
+    path: PATH,
+    old_string: 'a string ("" to create a file)',
+    new_string: 'a string',
+    replace_all: 'true or false',
+  },
+  run_command: {
+    command: 'a non-empty string',
+    cwd: PATH,
+    timeout_ms: `an integer from 1,000 to ${formatCount(L.commandMaxTimeoutMs)} (milliseconds)`,
+  },
   recall: {
     query: 'a non-empty string',
     id: 'a non-empty string',
@@ -104,17 +119,32 @@ const WORDS: Readonly<Record<CheckedTool, FieldWords>> = {
 export function validateToolInput(name: string, input: unknown): ValidationResult {
   switch (name) {
     case TOOL_NAMES.readFile:
-      return check(TOOL_NAMES.readFile, ReadFileSchema, input, (value) => ({ name: TOOL_NAMES.readFile, input: value }));
+      return check(TOOL_NAMES.readFile, ReadFileSchema, input, (value) => ({
+        name: TOOL_NAMES.readFile,
+        input: value,
+      }));
     case TOOL_NAMES.listFiles:
-      return check(TOOL_NAMES.listFiles, ListFilesSchema, input, (value) => ({ name: TOOL_NAMES.listFiles, input: value }));
+      return check(TOOL_NAMES.listFiles, ListFilesSchema, input, (value) => ({
+        name: TOOL_NAMES.listFiles,
+        input: value,
+      }));
     case TOOL_NAMES.search:
       return check(TOOL_NAMES.search, SearchSchema, input, (value) => ({ name: TOOL_NAMES.search, input: value }));
     case TOOL_NAMES.editFile:
-      return check(TOOL_NAMES.editFile, EditFileSchema, input, (value) => ({ name: TOOL_NAMES.editFile, input: value }));
+      return check(TOOL_NAMES.editFile, EditFileSchema, input, (value) => ({
+        name: TOOL_NAMES.editFile,
+        input: value,
+      }));
     case TOOL_NAMES.runCommand:
-      return check(TOOL_NAMES.runCommand, RunCommandSchema, input, (value) => ({ name: TOOL_NAMES.runCommand, input: value }));
+      return check(TOOL_NAMES.runCommand, RunCommandSchema, input, (value) => ({
+        name: TOOL_NAMES.runCommand,
+        input: value,
+      }));
     default:
-      return { ok: false, error: `Unknown tool "${name}". The workspace tools are: ${Object.values(TOOL_NAMES).join(', ')}.` };
+      return {
+        ok: false,
+        error: `Unknown tool "${name}". The workspace tools are: ${Object.values(TOOL_NAMES).join(', ')}.`,
+      };
   }
 }
 
@@ -123,7 +153,9 @@ export function validateToolInput(name: string, input: unknown): ValidationResul
  * (unknown or mistyped parameters); the call's own rule — exactly one of query, id and
  * turn — is the recall tool's. Never throws.
  */
-export function validateRecallInput(input: unknown): { readonly ok: true; readonly input: RecallInput } | { readonly ok: false; readonly error: string } {
+export function validateRecallInput(
+  input: unknown,
+): { readonly ok: true; readonly input: RecallInput } | { readonly ok: false; readonly error: string } {
   const r = check(RECALL_TOOL_NAME, RecallSchema, input, (value) => value);
   return r.ok ? { ok: true, input: r.call } : r;
 }
@@ -137,25 +169,39 @@ function check<S extends ObjectSchema, R>(
   wrap: (value: v.InferOutput<S>) => R,
 ): { readonly ok: true; readonly call: R } | { readonly ok: false; readonly error: string } {
   const words = WORDS[tool];
-  const accepted = Object.keys(schema.entries).map((k) => (isRequired(schema, k) ? `${k} (required)` : k)).join(', ');
+  const accepted = Object.keys(schema.entries)
+    .map((k) => (isRequired(schema, k) ? `${k} (required)` : k))
+    .join(', ');
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { ok: false, error: `${tool}: the input must be a JSON object with the parameters ${accepted} (got ${preview(input)}).` };
+    return {
+      ok: false,
+      error: `${tool}: the input must be a JSON object with the parameters ${accepted} (got ${preview(input)}).`,
+    };
   }
   const record = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null));
   for (const key of Object.keys(record)) {
     if (!(key in schema.entries)) {
-      const near = Object.keys(schema.entries).find((k) => key.toLowerCase().includes(k) || k.includes(key.toLowerCase()));
-      return { ok: false, error: `${tool}: unknown parameter "${key}"${near ? ` (did you mean "${near}"?)` : ''}. Accepted parameters: ${accepted}.` };
+      const near = Object.keys(schema.entries).find(
+        (k) => key.toLowerCase().includes(k) || k.includes(key.toLowerCase()),
+      );
+      return {
+        ok: false,
+        error: `${tool}: unknown parameter "${key}"${near ? ` (did you mean "${near}"?)` : ''}. Accepted parameters: ${accepted}.`,
+      };
     }
   }
   for (const [key, entry] of Object.entries(schema.entries)) {
     const value = record[key];
     if (value === undefined) {
-      if (isRequired(schema, key)) return { ok: false, error: `${tool}: "${key}" is required (${words[key] ?? 'see the tool description'}).` };
+      if (isRequired(schema, key))
+        return { ok: false, error: `${tool}: "${key}" is required (${words[key] ?? 'see the tool description'}).` };
       continue;
     }
     if (!v.safeParse(entry, value).success) {
-      return { ok: false, error: `${tool}: "${key}" must be ${words[key] ?? 'as the tool description says'} (got ${preview(value)}).` };
+      return {
+        ok: false,
+        error: `${tool}: "${key}" must be ${words[key] ?? 'as the tool description says'} (got ${preview(value)}).`,
+      };
     }
   }
   const parsed = v.safeParse(schema, record);
@@ -169,6 +215,6 @@ function isRequired(schema: ObjectSchema, key: string): boolean {
 }
 
 function preview(value: unknown): string {
-  const json = value === undefined ? 'nothing' : JSON.stringify(value) ?? String(value);
+  const json = value === undefined ? 'nothing' : (JSON.stringify(value) ?? String(value));
   return json.length > 60 ? `${headChars(json, 57)}…` : json;
 }

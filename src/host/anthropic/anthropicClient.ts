@@ -1,6 +1,20 @@
-import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import type { CacheMissReason, Message, MessageCreateParamsNonStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
-import type { BetaMessage, BetaMessageStreamParams, BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk';
+import type {
+  CacheMissReason,
+  Message,
+  MessageCreateParamsNonStreaming,
+  RawMessageStreamEvent,
+} from '@anthropic-ai/sdk/resources/messages';
+import type {
+  BetaMessage,
+  BetaMessageStreamParams,
+  BetaRawMessageStreamEvent,
+} from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agent/agentPorts';
 import type { ServerRequestParts } from '../../core/server/serverContext';
 import { parseServerReport } from '../../core/server/serverReport';
@@ -9,7 +23,13 @@ import type { AssistantContent } from '../../core/conversation/assistant';
 import type { ApiCacheMissReason } from '../../core/cache/cacheMiss';
 import { apiKeyCharProblem } from '../../core/security/apiKeyCheck';
 import { classifyBaseUrl } from '../../core/security/endpoint';
-import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs, type FailureFacts, type RetryPolicy } from '../../core/agent/llmErrors';
+import {
+  classifyFailure,
+  DEFAULT_RETRY_POLICY,
+  retryDelayMs,
+  type FailureFacts,
+  type RetryPolicy,
+} from '../../core/agent/llmErrors';
 import { redactSecrets } from '../../core/security/redact';
 
 /** How the client reaches the API. The key is read per request and never stored or logged here. */
@@ -43,26 +63,60 @@ export class AnthropicLlmClient implements LlmClient {
 
   async stream(
     params: MessageCreateParamsNonStreaming,
-    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void; readonly server?: ServerRequestParts },
+    opts: {
+      readonly signal: AbortSignal;
+      readonly onEvent: (event: LlmEvent) => void;
+      readonly server?: ServerRequestParts;
+    },
   ): Promise<{ readonly ok: true; readonly result: LlmResult } | { readonly ok: false; readonly error: LlmError }> {
     const apiKey = await this.options.apiKey();
     if (!apiKey) {
-      return { ok: false, error: { kind: 'authentication', retryable: false, message: 'No Anthropic API key is set. Run "Context Pipeline: Set API Key", or set ANTHROPIC_API_KEY before starting VS Code.' } };
+      return {
+        ok: false,
+        error: {
+          kind: 'authentication',
+          retryable: false,
+          message:
+            'No Anthropic API key is set. Run "Context Pipeline: Set API Key", or set ANTHROPIC_API_KEY before starting VS Code.',
+        },
+      };
     }
     // Checked before the key goes into a header: a NUL makes the HTTP library quote the whole key in its error.
     const keyProblem = apiKeyCharProblem(apiKey);
     if (keyProblem) {
-      return { ok: false, error: { kind: 'authentication', retryable: false, message: `The API key cannot be used: ${keyProblem} Set it again with "Context Pipeline: Set API Key" (or fix ANTHROPIC_API_KEY); your message is kept.` } };
+      return {
+        ok: false,
+        error: {
+          kind: 'authentication',
+          retryable: false,
+          message: `The API key cannot be used: ${keyProblem} Set it again with "Context Pipeline: Set API Key" (or fix ANTHROPIC_API_KEY); your message is kept.`,
+        },
+      };
     }
     const endpoint = this.options.baseUrl ? classifyBaseUrl(this.options.baseUrl) : undefined;
     if (endpoint?.kind === 'invalid') {
-      return { ok: false, error: { kind: 'invalid_request', retryable: false, message: `Nothing was sent: contextPipeline.baseUrl is not usable (${endpoint.reason}). Fix it in your user settings; your message is kept.` } };
+      return {
+        ok: false,
+        error: {
+          kind: 'invalid_request',
+          retryable: false,
+          message: `Nothing was sent: contextPipeline.baseUrl is not usable (${endpoint.reason}). Fix it in your user settings; your message is kept.`,
+        },
+      };
     }
     let client: Anthropic;
     try {
-      client = new Anthropic({ apiKey, ...(this.options.baseUrl ? { baseURL: this.options.baseUrl } : {}), maxRetries: 0, timeout: this.options.timeoutMs ?? 600_000 });
+      client = new Anthropic({
+        apiKey,
+        ...(this.options.baseUrl ? { baseURL: this.options.baseUrl } : {}),
+        maxRetries: 0,
+        timeout: this.options.timeoutMs ?? 600_000,
+      });
     } catch (err) {
-      return { ok: false, error: redactError(classifyFailure({ message: err instanceof Error ? err.message : String(err) }), apiKey) };
+      return {
+        ok: false,
+        error: redactError(classifyFailure({ message: err instanceof Error ? err.message : String(err) }), apiKey),
+      };
     }
     for (let attempt = 1; ; attempt++) {
       opts.onEvent({ type: 'request_started', attempt });
@@ -73,7 +127,13 @@ export class AnthropicLlmClient implements LlmClient {
       const { error, retryAfter } = outcome;
       if (opts.signal.aborted) return { ok: false, error: classifyFailure({ message: 'aborted', aborted: true }) };
       if (!error.retryable || attempt > this.policy.maxRetries) return { ok: false, error };
-      const waitMs = retryDelayMs(attempt, this.policy, retryAfter, (this.options.now ?? Date.now)(), this.options.random ?? Math.random);
+      const waitMs = retryDelayMs(
+        attempt,
+        this.policy,
+        retryAfter,
+        (this.options.now ?? Date.now)(),
+        this.options.random ?? Math.random,
+      );
       opts.onEvent({ type: 'retrying', attempt, waitMs, error });
       try {
         await this.sleep(waitMs, opts.signal);
@@ -83,7 +143,12 @@ export class AnthropicLlmClient implements LlmClient {
     }
   }
 
-  private attemptBeta(client: Anthropic, params: MessageCreateParamsNonStreaming, server: ServerRequestParts, opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void }): Promise<{ ok: true; result: LlmResult }> {
+  private attemptBeta(
+    client: Anthropic,
+    params: MessageCreateParamsNonStreaming,
+    server: ServerRequestParts,
+    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void },
+  ): Promise<{ ok: true; result: LlmResult }> {
     return betaAttempt(client, params, server, opts);
   }
 
@@ -92,11 +157,21 @@ export class AnthropicLlmClient implements LlmClient {
    * one attempt, no retry: off the send path, so a failure only means the table is used.
    * Never throws; `timeoutMs` (default 5 s) bounds it.
    */
-  async retrieveModel(id: string, opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<{ readonly ok: true; readonly limits: ApiModelLimits } | { readonly ok: false; readonly error: LlmError }> {
+  async retrieveModel(
+    id: string,
+    opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {},
+  ): Promise<
+    { readonly ok: true; readonly limits: ApiModelLimits } | { readonly ok: false; readonly error: LlmError }
+  > {
     return this.once(opts, async (client, signal) => {
       const m = await client.models.retrieve(id, {}, { signal });
       const compact = m.capabilities?.context_management?.compact_20260112?.supported;
-      return { id: m.id === id ? id : m.id, ...(typeof m.max_input_tokens === 'number' ? { maxInputTokens: m.max_input_tokens } : {}), ...(typeof m.max_tokens === 'number' ? { maxTokens: m.max_tokens } : {}), ...(typeof compact === 'boolean' ? { serverCompaction: compact } : {}) };
+      return {
+        id: m.id === id ? id : m.id,
+        ...(typeof m.max_input_tokens === 'number' ? { maxInputTokens: m.max_input_tokens } : {}),
+        ...(typeof m.max_tokens === 'number' ? { maxTokens: m.max_tokens } : {}),
+        ...(typeof compact === 'boolean' ? { serverCompaction: compact } : {}),
+      };
     }).then((r) => (r.ok ? { ok: true, limits: { ...r.value, id } } : r));
   }
 
@@ -104,22 +179,54 @@ export class AnthropicLlmClient implements LlmClient {
    * `POST /v1/messages/count_tokens` (SDK `messages.countTokens`, free) for the prompt of
    * `params`: its exact size. One attempt, no retry, `timeoutMs` (default 5 s). Never throws.
    */
-  async countTokens(params: MessageCreateParamsNonStreaming, opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<{ readonly ok: true; readonly inputTokens: number } | { readonly ok: false; readonly error: LlmError }> {
+  async countTokens(
+    params: MessageCreateParamsNonStreaming,
+    opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {},
+  ): Promise<{ readonly ok: true; readonly inputTokens: number } | { readonly ok: false; readonly error: LlmError }> {
     const { model, messages, system, tools, tool_choice, thinking } = params;
-    const r = await this.once(opts, (client, signal) => client.messages.countTokens({ model, messages, ...(system !== undefined ? { system } : {}), ...(tools !== undefined ? { tools } : {}), ...(tool_choice !== undefined ? { tool_choice } : {}), ...(thinking !== undefined ? { thinking } : {}) }, { signal }));
+    const r = await this.once(opts, (client, signal) =>
+      client.messages.countTokens(
+        {
+          model,
+          messages,
+          ...(system !== undefined ? { system } : {}),
+          ...(tools !== undefined ? { tools } : {}),
+          ...(tool_choice !== undefined ? { tool_choice } : {}),
+          ...(thinking !== undefined ? { thinking } : {}),
+        },
+        { signal },
+      ),
+    );
     return r.ok ? { ok: true, inputTokens: r.value.input_tokens } : r;
   }
 
   /** One request with the key, endpoint and timeout checks of `stream`, no retry; the error is redacted. */
-  private async once<T>(opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number }, call: (client: Anthropic, signal: AbortSignal) => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: LlmError }> {
+  private async once<T>(
+    opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number },
+    call: (client: Anthropic, signal: AbortSignal) => Promise<T>,
+  ): Promise<{ ok: true; value: T } | { ok: false; error: LlmError }> {
     const apiKey = await this.options.apiKey();
-    if (!apiKey || apiKeyCharProblem(apiKey)) return { ok: false, error: { kind: 'authentication', retryable: false, message: 'No usable API key.' } };
+    if (!apiKey || apiKeyCharProblem(apiKey))
+      return { ok: false, error: { kind: 'authentication', retryable: false, message: 'No usable API key.' } };
     const endpoint = this.options.baseUrl ? classifyBaseUrl(this.options.baseUrl) : undefined;
-    if (endpoint?.kind === 'invalid') return { ok: false, error: { kind: 'invalid_request', retryable: false, message: `contextPipeline.baseUrl is not usable (${endpoint.reason}).` } };
+    if (endpoint?.kind === 'invalid')
+      return {
+        ok: false,
+        error: {
+          kind: 'invalid_request',
+          retryable: false,
+          message: `contextPipeline.baseUrl is not usable (${endpoint.reason}).`,
+        },
+      };
     const timeout = AbortSignal.timeout(opts.timeoutMs ?? 5_000);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     try {
-      const client = new Anthropic({ apiKey, ...(this.options.baseUrl ? { baseURL: this.options.baseUrl } : {}), maxRetries: 0, timeout: opts.timeoutMs ?? 5_000 });
+      const client = new Anthropic({
+        apiKey,
+        ...(this.options.baseUrl ? { baseURL: this.options.baseUrl } : {}),
+        maxRetries: 0,
+        timeout: opts.timeoutMs ?? 5_000,
+      });
       return { ok: true, value: await call(client, signal) };
     } catch (err) {
       return { ok: false, error: redactError(classifyFailure(factsOf(err, signal)), apiKey) };
@@ -129,7 +236,11 @@ export class AnthropicLlmClient implements LlmClient {
   private async attempt(
     client: Anthropic,
     params: MessageCreateParamsNonStreaming,
-    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void; readonly server?: ServerRequestParts },
+    opts: {
+      readonly signal: AbortSignal;
+      readonly onEvent: (event: LlmEvent) => void;
+      readonly server?: ServerRequestParts;
+    },
   ): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError; retryAfter: string | null }> {
     try {
       if (opts.server) return await this.attemptBeta(client, params, opts.server, opts);
@@ -137,7 +248,11 @@ export class AnthropicLlmClient implements LlmClient {
       for await (const event of stream) forward(event, opts.onEvent);
       return { ok: true, result: resultOf(await stream.finalMessage(), stream.request_id) };
     } catch (err) {
-      return { ok: false, error: classifyFailure(factsOf(err, opts.signal)), retryAfter: err instanceof APIError ? (err.headers?.get('retry-after') ?? null) : null };
+      return {
+        ok: false,
+        error: classifyFailure(factsOf(err, opts.signal)),
+        retryAfter: err instanceof APIError ? (err.headers?.get('retry-after') ?? null) : null,
+      };
     }
   }
 }
@@ -156,7 +271,11 @@ async function betaAttempt(
   opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void },
 ): Promise<{ ok: true; result: LlmResult }> {
   // The non-beta body is a valid beta body (the beta types are a superset); the cast names that.
-  const body = { ...params, ...(server.contextManagement ? { context_management: server.contextManagement } : {}), betas: [...server.betas] } as unknown as BetaMessageStreamParams;
+  const body = {
+    ...params,
+    ...(server.contextManagement ? { context_management: server.contextManagement } : {}),
+    betas: [...server.betas],
+  } as unknown as BetaMessageStreamParams;
   const stream = client.beta.messages.stream(body, { signal: opts.signal });
   for await (const event of stream) forward(event, opts.onEvent);
   return { ok: true, result: resultOf(await stream.finalMessage(), stream.request_id) };
@@ -174,33 +293,54 @@ async function betaAttempt(
 function resultOf(final: Message | BetaMessage, requestId: string | null | undefined): LlmResult {
   const content: AssistantContent[] = [];
   for (const b of final.content) {
-    if (b.type === 'compaction' && b.content) content.push({ type: 'compaction', content: b.content, ...(b.encrypted_content !== undefined ? { encryptedContent: b.encrypted_content } : {}) });
+    if (b.type === 'compaction' && b.content)
+      content.push({
+        type: 'compaction',
+        content: b.content,
+        ...(b.encrypted_content !== undefined ? { encryptedContent: b.encrypted_content } : {}),
+      });
     else if (b.type === 'text') content.push({ type: 'text', text: b.text });
     else if (b.type === 'tool_use') content.push({ type: 'tool_use', id: b.id, name: b.name, input: b.input });
     else if (b.type === 'thinking') content.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
     else if (b.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: b.data });
   }
   const u = final.usage;
-  const report = 'context_management' in final ? parseServerReport(final.context_management, 'iterations' in u ? u.iterations : undefined) : undefined;
+  const report =
+    'context_management' in final
+      ? parseServerReport(final.context_management, 'iterations' in u ? u.iterations : undefined)
+      : undefined;
   return {
     content,
     stopReason: final.stop_reason ?? null,
     model: final.model,
     ...(requestId ? { requestId } : {}),
     ...(typeof final.id === 'string' && final.id ? { messageId: final.id } : {}),
-    ...(final.diagnostics ? { cacheMissReason: cacheMissReasonOf(final.diagnostics.cache_miss_reason as CacheMissReason | null) } : {}),
-    usage: { input_tokens: u.input_tokens, output_tokens: u.output_tokens, cache_read_input_tokens: u.cache_read_input_tokens ?? 0, cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0 },
+    ...(final.diagnostics
+      ? { cacheMissReason: cacheMissReasonOf(final.diagnostics.cache_miss_reason as CacheMissReason | null) }
+      : {}),
+    usage: {
+      input_tokens: u.input_tokens,
+      output_tokens: u.output_tokens,
+      cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
+      cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
+    },
     ...(report ? { server: report } : {}),
   };
 }
 
 function forward(event: RawMessageStreamEvent | BetaRawMessageStreamEvent, onEvent: (event: LlmEvent) => void): void {
   if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
-    onEvent({ type: 'tool_use_started', index: event.index, id: event.content_block.id, name: event.content_block.name });
+    onEvent({
+      type: 'tool_use_started',
+      index: event.index,
+      id: event.content_block.id,
+      name: event.content_block.name,
+    });
   } else if (event.type === 'content_block_delta') {
     const d = event.delta;
     if (d.type === 'text_delta') onEvent({ type: 'text_delta', index: event.index, text: d.text });
-    else if (d.type === 'input_json_delta') onEvent({ type: 'tool_input_delta', index: event.index, partialJson: d.partial_json });
+    else if (d.type === 'input_json_delta')
+      onEvent({ type: 'tool_input_delta', index: event.index, partialJson: d.partial_json });
     else if (d.type === 'thinking_delta') onEvent({ type: 'thinking_delta', index: event.index, thinking: d.thinking });
   }
   // Other events (message_start/delta/stop, ping, signature deltas, future types) need no forwarding.
@@ -218,7 +358,11 @@ export function cacheMissReasonOf(reason: CacheMissReason | null | undefined): A
     case 'system_changed':
     case 'tools_changed':
     case 'messages_changed':
-      return { type: reason.type, cache_missed_input_tokens: typeof reason.cache_missed_input_tokens === 'number' ? reason.cache_missed_input_tokens : 0 };
+      return {
+        type: reason.type,
+        cache_missed_input_tokens:
+          typeof reason.cache_missed_input_tokens === 'number' ? reason.cache_missed_input_tokens : 0,
+      };
     case 'previous_message_not_found':
       return { type: 'previous_message_not_found' };
     default:
@@ -239,7 +383,13 @@ export function factsOf(err: unknown, signal: AbortSignal): FailureFacts {
   if (err instanceof APIConnectionError) return { message: err.message || 'connection failed', connection: true };
   if (err instanceof APIError) {
     const requestId = err.requestID ?? undefined;
-    return { ...(err.status !== undefined ? { status: err.status } : {}), ...(err.type ? { type: err.type } : {}), message: err.apiMessage ?? err.message, ...(requestId ? { requestId } : {}), ...(err.status === undefined && !err.type ? { connection: true } : {}) };
+    return {
+      ...(err.status !== undefined ? { status: err.status } : {}),
+      ...(err.type ? { type: err.type } : {}),
+      message: err.apiMessage ?? err.message,
+      ...(requestId ? { requestId } : {}),
+      ...(err.status === undefined && !err.type ? { connection: true } : {}),
+    };
   }
   // A stream cut by the peer surfaces as a plain Error/TypeError ("terminated", "socket hang up").
   const message = err instanceof Error ? err.message : String(err);

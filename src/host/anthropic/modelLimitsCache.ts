@@ -18,7 +18,11 @@ export class ModelLimitsCache {
   }
 
   /** Starts fetching `model`'s limits once (off the send path); `onResolved` runs when they arrived. */
-  ensure(model: string, fetch: (id: string) => Promise<{ readonly ok: true; readonly limits: ApiModelLimits } | { readonly ok: false }>, onResolved?: () => void): void {
+  ensure(
+    model: string,
+    fetch: (id: string) => Promise<{ readonly ok: true; readonly limits: ApiModelLimits } | { readonly ok: false }>,
+    onResolved?: () => void,
+  ): void {
     if (!model || this.entries.has(model)) return;
     this.entries.set(model, { state: 'pending' });
     void fetch(model).then(

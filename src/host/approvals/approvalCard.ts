@@ -36,11 +36,30 @@ export const DEFAULT_DIFF_BUDGET: DiffBudget = { timeoutMs: 500 };
  * counts what was left out. A diff over `budget` is omitted entirely. Tests pass a budget
  * without a timeout, so a busy machine cannot turn a small diff into an omitted one.
  */
-export function editApprovalItem(id: string, p: EditProposal, maxLines = MAX_CARD_DIFF_LINES, budget: DiffBudget = DEFAULT_DIFF_BUDGET): ApprovalItem {
-  const limits = { ...(budget.timeoutMs !== undefined ? { timeout: budget.timeoutMs } : {}), ...(budget.maxEdits !== undefined ? { maxEditLength: budget.maxEdits } : {}) };
-  const patch = structuredPatch(p.displayPath, p.displayPath, p.before, p.after, undefined, undefined, { context: 3, ...limits });
+export function editApprovalItem(
+  id: string,
+  p: EditProposal,
+  maxLines = MAX_CARD_DIFF_LINES,
+  budget: DiffBudget = DEFAULT_DIFF_BUDGET,
+): ApprovalItem {
+  const limits = {
+    ...(budget.timeoutMs !== undefined ? { timeout: budget.timeoutMs } : {}),
+    ...(budget.maxEdits !== undefined ? { maxEditLength: budget.maxEdits } : {}),
+  };
+  const patch = structuredPatch(p.displayPath, p.displayPath, p.before, p.after, undefined, undefined, {
+    context: 3,
+    ...limits,
+  });
   const risk = classifyEditRisk(p.displayPath, p.path);
-  const base = { kind: 'approval' as const, id, tool: 'edit_file' as const, subject: p.displayPath, detail: p.isNewFile ? 'new file' : 'edit', state: 'pending' as const, ...(risk ? { risk: { kind: risk.risk, reason: risk.reason } } : {}) };
+  const base = {
+    kind: 'approval' as const,
+    id,
+    tool: 'edit_file' as const,
+    subject: p.displayPath,
+    detail: p.isNewFile ? 'new file' : 'edit',
+    state: 'pending' as const,
+    ...(risk ? { risk: { kind: risk.risk, reason: risk.reason } } : {}),
+  };
   if (!patch) return { ...base, diff: [], omittedLines: countLines(p.before) + countLines(p.after) };
   const lines: DiffLine[] = [];
   let added = 0;
@@ -66,7 +85,14 @@ export function editApprovalItem(id: string, p: EditProposal, maxLines = MAX_CAR
 
 /** The card for a proposed shell command: the command line and the folder it runs in. */
 export function commandApprovalItem(id: string, p: CommandProposal): ApprovalItem {
-  return { kind: 'approval', id, tool: 'run_command', subject: p.command, detail: `in ${p.displayCwd}`, state: 'pending' };
+  return {
+    kind: 'approval',
+    id,
+    tool: 'run_command',
+    subject: p.command,
+    detail: `in ${p.displayCwd}`,
+    state: 'pending',
+  };
 }
 
 function cut(line: string): string {

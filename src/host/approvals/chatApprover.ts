@@ -34,9 +34,14 @@ export class ChatApprover implements Approver, vscode.Disposable {
   private readonly prompts: PendingApprovals;
   private nextId = 0;
 
-  constructor(private readonly surface: ApprovalSurface, private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly surface: ApprovalSurface,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     this.prompts = new PendingApprovals((item) => surface.show(item));
-    const provider: vscode.TextDocumentContentProvider = { provideTextDocumentContent: (uri) => this.documents.get(uri.toString()) ?? '' };
+    const provider: vscode.TextDocumentContentProvider = {
+      provideTextDocumentContent: (uri) => this.documents.get(uri.toString()) ?? '',
+    };
     this.registration = vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, provider);
   }
 
@@ -45,11 +50,16 @@ export class ChatApprover implements Approver, vscode.Disposable {
     const id = `approval-${Date.now().toString(36)}-${this.nextId++}`;
     const left = this.virtualDocument(proposal.path, `before-${id}`, proposal.before);
     const right = this.virtualDocument(proposal.path, `proposed-${id}`, proposal.after);
-    const pair = { left, right, title: `${proposal.displayPath} ${proposal.isNewFile ? '(new file, proposed)' : '↔ proposed edit'}` };
+    const pair = {
+      left,
+      right,
+      title: `${proposal.displayPath} ${proposal.isNewFile ? '(new file, proposed)' : '↔ proposed edit'}`,
+    };
     this.diffs.set(id, pair);
     const item = editApprovalItem(id, proposal);
     const dirty = vscode.workspace.textDocuments.some((d) => d.uri.fsPath === proposal.path && d.isDirty);
-    if (dirty) item.detail = `${item.detail} · the file has unsaved changes in the editor; the edit is applied to the file on disk`;
+    if (dirty)
+      item.detail = `${item.detail} · the file has unsaved changes in the editor; the edit is applied to the file on disk`;
     this.surface.reveal();
     void this.showDiff(pair);
     try {
@@ -72,7 +82,10 @@ export class ChatApprover implements Approver, vscode.Disposable {
   /** The user's answer from the chat. Answers for prompts that are not pending are logged and dropped. */
   answer(id: string, approved: boolean, reason?: string): void {
     const r = this.prompts.answer(id, approved, reason);
-    if (!r.ok) this.log.warn(`Ignored an answer for approval ${id}: it is ${r.why === 'settled' ? 'already answered' : 'not known'}.`);
+    if (!r.ok)
+      this.log.warn(
+        `Ignored an answer for approval ${id}: it is ${r.why === 'settled' ? 'already answered' : 'not known'}.`,
+      );
   }
 
   /** Opens a pending edit's diff in the diff editor again. */
@@ -95,7 +108,10 @@ export class ChatApprover implements Approver, vscode.Disposable {
 
   private async showDiff(pair: DiffPair, preserveFocus = true): Promise<void> {
     try {
-      await vscode.commands.executeCommand('vscode.diff', pair.left, pair.right, pair.title, { preview: true, preserveFocus });
+      await vscode.commands.executeCommand('vscode.diff', pair.left, pair.right, pair.title, {
+        preview: true,
+        preserveFocus,
+      });
     } catch (err) {
       this.log.warn(`Could not open the diff editor: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -111,6 +127,8 @@ export class ChatApprover implements Approver, vscode.Disposable {
 
 /** Closes the diff editor tab whose right side is `modified`, if it is still open. */
 async function closeDiff(modified: vscode.Uri): Promise<void> {
-  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === modified.toString());
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === modified.toString());
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
 }

@@ -30,7 +30,8 @@ export class PendingApprovals {
   ask(item: ApprovalItem, signal: AbortSignal): Promise<ApprovalDecision> {
     if (signal.aborted) return Promise.resolve({ approved: false, reason: 'stopped before the prompt was shown' });
     return new Promise((resolve) => {
-      const onAbort = () => this.finish(item.id, { ...item, state: 'cancelled' }, { approved: false, reason: 'the user pressed Stop' });
+      const onAbort = () =>
+        this.finish(item.id, { ...item, state: 'cancelled' }, { approved: false, reason: 'the user pressed Stop' });
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiting.set(item.id, {
         item,
@@ -44,11 +45,19 @@ export class PendingApprovals {
   }
 
   /** Settles a pending approval with the user's answer; refuses ids that are not pending. */
-  answer(id: string, approved: boolean, reason?: string): { ok: true; item: ApprovalItem } | { ok: false; why: AnswerRefusal } {
+  answer(
+    id: string,
+    approved: boolean,
+    reason?: string,
+  ): { ok: true; item: ApprovalItem } | { ok: false; why: AnswerRefusal } {
     const w = this.waiting.get(id);
     if (!w) return { ok: false, why: this.settled.has(id) ? 'settled' : 'unknown' };
     const text = reason?.trim();
-    const item: ApprovalItem = { ...w.item, state: approved ? 'approved' : 'rejected', ...(text ? { reason: text } : {}) };
+    const item: ApprovalItem = {
+      ...w.item,
+      state: approved ? 'approved' : 'rejected',
+      ...(text ? { reason: text } : {}),
+    };
     this.finish(id, item, text ? { approved, reason: text } : { approved });
     return { ok: true, item };
   }
@@ -65,7 +74,8 @@ export class PendingApprovals {
 
   /** Refuses everything still pending (the extension is shutting down). */
   cancelAll(): void {
-    for (const [id, w] of [...this.waiting]) this.finish(id, { ...w.item, state: 'cancelled' }, { approved: false, reason: 'the extension shut down' });
+    for (const [id, w] of [...this.waiting])
+      this.finish(id, { ...w.item, state: 'cancelled' }, { approved: false, reason: 'the extension shut down' });
   }
 
   private finish(id: string, item: ApprovalItem, decision: ApprovalDecision): void {

@@ -2,7 +2,13 @@ import type { WindowSource } from '../../core/pipeline/config';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { CompactionPlan } from '../../core/compaction/plan';
 import type { AgentEvent } from '../../core/agent/events';
-import { BUDGET_CATEGORIES, CATEGORY_LABELS, categorizeLedger, diffLedgers, forecastTurns } from '../../core/pipeline/budget';
+import {
+  BUDGET_CATEGORIES,
+  CATEGORY_LABELS,
+  categorizeLedger,
+  diffLedgers,
+  forecastTurns,
+} from '../../core/pipeline/budget';
 import { buildLedger, describeRepairs } from '../../core/pipeline/ledger';
 import type { ConversationState } from '../../core/conversation/conversationModel';
 import { pinnedRegions } from '../../core/conversation/pins';
@@ -39,7 +45,9 @@ export class BudgetHistory {
   /** Starts from the history the session file holds (empty for a new session). */
   constructor(saved: RequestHistory = EMPTY_REQUEST_HISTORY) {
     // The protocol's rows are the saved records without their turn number.
-    this.requests = saved.requests.slice(-MAX_REQUESTS).map(({ turn: _turn, costUsd, ...row }) => ({ ...row, costUsd: costUsd ?? null }));
+    this.requests = saved.requests
+      .slice(-MAX_REQUESTS)
+      .map(({ turn: _turn, costUsd, ...row }) => ({ ...row, costUsd: costUsd ?? null }));
     this.turnPrompts = [...saved.turnPrompts];
     this.compactedSinceRequest = saved.compactedSinceLast;
     this.count = saved.requests.at(-1)?.index ?? 0;
@@ -139,7 +147,8 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
   const lastRequest = history.requests.at(-1);
   const effective = Math.max(1, config.contextWindow - config.outputReserve);
   const limit = Math.round(config.softThreshold * effective);
-  const turnPrompts = history.turnPrompts.length > 0 ? history.turnPrompts : lastRequest ? [lastRequest.promptTokens] : [];
+  const turnPrompts =
+    history.turnPrompts.length > 0 ? history.turnPrompts : lastRequest ? [lastRequest.promptTokens] : [];
   const forecast = forecastTurns(turnPrompts, limit);
   return {
     type: 'snapshot',
@@ -152,7 +161,10 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     hardThreshold: config.hardThreshold,
     // What the blocks do not account for (message framing, the API's tool-use prompt, estimator
     // anchoring): shown as its own category so the bar adds up to the anchored estimate.
-    categories: [...BUDGET_CATEGORIES.map((c) => ({ id: c, label: CATEGORY_LABELS[c], tokens: totals.tokens[c] })), { id: 'overhead', label: 'Request overhead', tokens: Math.max(0, prepared.tokens.total - totals.total) }],
+    categories: [
+      ...BUDGET_CATEGORIES.map((c) => ({ id: c, label: CATEGORY_LABELS[c], tokens: totals.tokens[c] })),
+      { id: 'overhead', label: 'Request overhead', tokens: Math.max(0, prepared.tokens.total - totals.total) },
+    ],
     nextTotal: totals.total,
     nextEstimate: prepared.tokens.total,
     ...nextAnchorOf(prepared.tokens.anchored, estimator),
@@ -160,23 +172,52 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     tokenizer: tokenizer.name,
     ...(lastRequest ? { last: { estimated: lastRequest.estimated, reported: lastRequest.promptTokens } } : {}),
     requests: [...history.requests],
-    ledger: lastLedger.map((r) => ({ position: r.position, role: r.role, kind: r.kind, source: r.source, tokens: r.tokens, breakpoint: r.breakpoint, preview: r.preview, ...(r.blockId !== undefined ? { blockId: r.blockId } : {}), ...(r.origin !== undefined ? { origin: r.origin } : {}), ...(r.repair !== undefined ? { repair: r.repair } : {}) })),
-    ...(repaired && last ? { repairs: { summary: repaired, details: last.repairs.slice(0, 20).map((r) => r.detail) } } : {}),
-    ...(prevLedger ? { diff: mutableDiff(diffLedgers(prevLedger, lastLedger)) } : {}),
-    pinned: pinnedRegions(state.messages, tokenizer, calibration).map((r) => ({ kind: r.kind, id: r.id, role: r.role, turn: r.turn, label: r.label, preview: r.preview, tokens: r.tokens })),
-    compactions: inp.compactions.slice(-10).reverse().map((c) => ({
-      id: c.record.id,
-      at: c.record.at,
-      trigger: c.record.trigger,
-      layer: c.record.layer,
-      tokensBefore: c.record.tokensBefore,
-      tokensAfter: c.record.tokensAfter,
-      costUsd: c.record.costUsd,
-      lost: c.record.retention?.lost.length ?? 0,
-      lostIds: (c.record.retention?.lost ?? []).slice(0, 10),
-      active: c.active,
+    ledger: lastLedger.map((r) => ({
+      position: r.position,
+      role: r.role,
+      kind: r.kind,
+      source: r.source,
+      tokens: r.tokens,
+      breakpoint: r.breakpoint,
+      preview: r.preview,
+      ...(r.blockId !== undefined ? { blockId: r.blockId } : {}),
+      ...(r.origin !== undefined ? { origin: r.origin } : {}),
+      ...(r.repair !== undefined ? { repair: r.repair } : {}),
     })),
-    forecast: { growthPerTurn: forecast.growthPerTurn, ...(forecast.turns !== undefined ? { turns: forecast.turns } : {}), past: forecast.past, limit },
+    ...(repaired && last
+      ? { repairs: { summary: repaired, details: last.repairs.slice(0, 20).map((r) => r.detail) } }
+      : {}),
+    ...(prevLedger ? { diff: mutableDiff(diffLedgers(prevLedger, lastLedger)) } : {}),
+    pinned: pinnedRegions(state.messages, tokenizer, calibration).map((r) => ({
+      kind: r.kind,
+      id: r.id,
+      role: r.role,
+      turn: r.turn,
+      label: r.label,
+      preview: r.preview,
+      tokens: r.tokens,
+    })),
+    compactions: inp.compactions
+      .slice(-10)
+      .reverse()
+      .map((c) => ({
+        id: c.record.id,
+        at: c.record.at,
+        trigger: c.record.trigger,
+        layer: c.record.layer,
+        tokensBefore: c.record.tokensBefore,
+        tokensAfter: c.record.tokensAfter,
+        costUsd: c.record.costUsd,
+        lost: c.record.retention?.lost.length ?? 0,
+        lostIds: (c.record.retention?.lost ?? []).slice(0, 10),
+        active: c.active,
+      })),
+    forecast: {
+      growthPerTurn: forecast.growthPerTurn,
+      ...(forecast.turns !== undefined ? { turns: forecast.turns } : {}),
+      past: forecast.past,
+      limit,
+    },
     ...(inp.plan ? { nextCompaction: nextCompactionOf(inp.plan, state) } : {}),
     busy: inp.busy,
   };
@@ -190,7 +231,10 @@ function nextAnchorOf(anchored: boolean, estimator: TokenEstimator): Pick<Budget
 }
 
 /** The plan as the panel shows it: what the next request would do, where, and why. */
-function nextCompactionOf(plan: CompactionPlan, state: ConversationState): NonNullable<BudgetSnapshot['nextCompaction']> {
+function nextCompactionOf(
+  plan: CompactionPlan,
+  state: ConversationState,
+): NonNullable<BudgetSnapshot['nextCompaction']> {
   const protectedTurn = state.messages[plan.protectedFrom]?.turn;
   return {
     action: plan.action,

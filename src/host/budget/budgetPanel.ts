@@ -27,12 +27,22 @@ export class BudgetPanel implements vscode.Disposable {
       BudgetPanel.current.schedule();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(BudgetPanel.viewType, 'Context Budget', vscode.ViewColumn.Active, BudgetPanel.options(extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      BudgetPanel.viewType,
+      'Context Budget',
+      vscode.ViewColumn.Active,
+      BudgetPanel.options(extensionUri),
+    );
     BudgetPanel.current = new BudgetPanel(panel, extensionUri, controller, log);
   }
 
   /** Restores a panel VS Code kept across a reload. */
-  static revive(panel: vscode.WebviewPanel, extensionUri: vscode.Uri, controller: ChatController, log: vscode.LogOutputChannel): void {
+  static revive(
+    panel: vscode.WebviewPanel,
+    extensionUri: vscode.Uri,
+    controller: ChatController,
+    log: vscode.LogOutputChannel,
+  ): void {
     BudgetPanel.current?.dispose();
     panel.webview.options = BudgetPanel.options(extensionUri);
     BudgetPanel.current = new BudgetPanel(panel, extensionUri, controller, log);
@@ -83,16 +93,25 @@ export class BudgetPanel implements vscode.Disposable {
   private postSnapshot(): void {
     let message: BudgetToWebview;
     try {
-      message = this.controller.budgetSnapshot() ?? { type: 'empty', reason: 'No session is open yet: send a message in the Context Pipeline chat.' };
+      message = this.controller.budgetSnapshot() ?? {
+        type: 'empty',
+        reason: 'No session is open yet: send a message in the Context Pipeline chat.',
+      };
     } catch (err) {
-      this.log.error(`Building the budget snapshot failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.log.error(
+        `Building the budget snapshot failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      );
       return;
     }
     this.post(message);
   }
 
   private post(message: BudgetToWebview): void {
-    void this.panel.webview.postMessage(message).then(undefined, (err: unknown) => this.log.error(`Could not post ${message.type} to the budget panel: ${String(err)}`));
+    void this.panel.webview
+      .postMessage(message)
+      .then(undefined, (err: unknown) =>
+        this.log.error(`Could not post ${message.type} to the budget panel: ${String(err)}`),
+      );
   }
 
   /** Handles a message from the panel; a failure is logged and shown in the panel, never lost. */
@@ -101,7 +120,9 @@ export class BudgetPanel implements vscode.Disposable {
       await this.handle(raw);
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
-      this.log.error(`Handling a message from the budget panel failed: ${err instanceof Error ? (err.stack ?? text) : text}`);
+      this.log.error(
+        `Handling a message from the budget panel failed: ${err instanceof Error ? (err.stack ?? text) : text}`,
+      );
       this.post({ type: 'notice', level: 'warning', text: `That did not work: ${text}` });
       this.schedule();
     }
@@ -117,7 +138,9 @@ export class BudgetPanel implements vscode.Disposable {
     if (message.type === 'ready') {
       this.ready = true;
       // The session opens on demand; the panel may be the first to ask.
-      await this.controller.conversation().catch((err: unknown) => this.log.warn(`The budget panel could not open the session: ${String(err)}`));
+      await this.controller
+        .conversation()
+        .catch((err: unknown) => this.log.warn(`The budget panel could not open the session: ${String(err)}`));
       this.lastPost = 0;
       this.schedule();
       return;
@@ -131,7 +154,10 @@ export class BudgetPanel implements vscode.Disposable {
     }
     // Same semantics as Restore in the Compactions tree: the agent refuses when it cannot.
     const r = await this.controller.restore(message.id);
-    if (r.ok) void vscode.window.showInformationMessage('Context Pipeline: the original messages are back in the conversation.');
+    if (r.ok)
+      void vscode.window.showInformationMessage(
+        'Context Pipeline: the original messages are back in the conversation.',
+      );
     else void vscode.window.showWarningMessage(`Context Pipeline: could not restore — ${r.reason}`);
     this.schedule();
   }

@@ -51,14 +51,30 @@ export interface BuiltAgent {
  * prompt is the static prompt, and `contextAfterTools` (nested project instructions) is
  * called after each tool round.
  */
-export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer: Tokenizer, deps: AgentFactoryDeps, onEvent: (e: AgentEvent) => void, contextAfterTools?: ContextAfterTools): BuiltAgent {
+export function buildAgent(
+  open: OpenSession,
+  config: PipelineConfig,
+  tokenizer: Tokenizer,
+  deps: AgentFactoryDeps,
+  onEvent: (e: AgentEvent) => void,
+  contextAfterTools?: ContextAfterTools,
+): BuiltAgent {
   const agentSettings = readAgentSettings();
   const clock = deps.clock;
   const ids = counterIds(`${open.id.slice(-6)}x${Date.now().toString(36)}`);
   // The static prompt alone; the project context (instructions, workspace facts) joins it once read.
   const system = agentSystemPrompt({ clock, ids });
-  const state: ConversationState = { system: [system], tools: deps.toolSchemas(), messages: open.messages, pending: [], config };
-  const llm = new AnthropicLlmClient({ apiKey: () => deps.apiKeys.get(), ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}) });
+  const state: ConversationState = {
+    system: [system],
+    tools: deps.toolSchemas(),
+    messages: open.messages,
+    pending: [],
+    config,
+  };
+  const llm = new AnthropicLlmClient({
+    apiKey: () => deps.apiKeys.get(),
+    ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}),
+  });
   // The Models API's window and output limit, once, in the background (never on the send path).
   modelLimits.ensure(config.model, (id) => llm.retrieveModel(id), deps.onModelLimits);
   const estimator = new TokenEstimator(tokenizer);
@@ -95,7 +111,10 @@ export function buildAgent(open: OpenSession, config: PipelineConfig, tokenizer:
       spills: folderSpillReader(deps.pasteDirectory(open.id)),
       maxToolRounds: agentSettings.maxToolRounds,
       // The exact first anchor: count_tokens beside the first request per model, short timeout, never on the send path.
-      countTokens: (params, signal) => llm.countTokens(params, { signal, timeoutMs: COUNT_TOKENS_TIMEOUT_MS }).then((r) => (r.ok ? r : { ok: false as const })),
+      countTokens: (params, signal) =>
+        llm
+          .countTokens(params, { signal, timeoutMs: COUNT_TOKENS_TIMEOUT_MS })
+          .then((r) => (r.ok ? r : { ok: false as const })),
       ...(contextAfterTools ? { contextAfterTools } : {}),
     },
     onEvent,

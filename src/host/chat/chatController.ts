@@ -77,7 +77,10 @@ export class ChatController implements vscode.Disposable {
   private costUsd: number | undefined = 0;
   private promptTokens = 0;
 
-  constructor(private readonly view: ChatView, private readonly deps: ChatControllerDeps) {
+  constructor(
+    private readonly view: ChatView,
+    private readonly deps: ChatControllerDeps,
+  ) {
     this.renderer = new TranscriptRenderer(view, () => this.tokensOf());
   }
 
@@ -101,8 +104,15 @@ export class ChatController implements vscode.Disposable {
       case 'retry':
         return this.run(async (agent) => agent.retry());
       case 'pin': {
-        const r = (await this.agent?.setPinned(message.messageId, message.pinned)) ?? { ok: false as const, reason: 'No session is open.' };
-        if (!r.ok) this.view.post({ type: 'upsert', item: { kind: 'notice', id: `p-${Date.now()}`, level: 'warning', text: r.reason } });
+        const r = (await this.agent?.setPinned(message.messageId, message.pinned)) ?? {
+          ok: false as const,
+          reason: 'No session is open.',
+        };
+        if (!r.ok)
+          this.view.post({
+            type: 'upsert',
+            item: { kind: 'notice', id: `p-${Date.now()}`, level: 'warning', text: r.reason },
+          });
         else this.budgetChanged.fire();
         return;
       }
@@ -139,7 +149,9 @@ export class ChatController implements vscode.Disposable {
 
   /** The open session's id and display title. */
   get sessionLabel(): { id: string; title: string } | undefined {
-    return this.open ? { id: this.open.id, title: sessionDisplayTitle(this.open.title, this.currentMessages()) || 'New session' } : undefined;
+    return this.open
+      ? { id: this.open.id, title: sessionDisplayTitle(this.open.title, this.currentMessages()) || 'New session' }
+      : undefined;
   }
 
   /** What Compact Now would do, for the confirmation prompt. */
@@ -161,7 +173,11 @@ export class ChatController implements vscode.Disposable {
 
   /** Drops a Compact Now that waits for the running turn. */
   cancelQueuedCompaction(): void {
-    if (this.agent?.cancelQueuedCompaction()) this.view.post({ type: 'upsert', item: { kind: 'notice', id: `q-${Date.now()}`, level: 'info', text: 'Queued compaction cancelled.' } });
+    if (this.agent?.cancelQueuedCompaction())
+      this.view.post({
+        type: 'upsert',
+        item: { kind: 'notice', id: `q-${Date.now()}`, level: 'info', text: 'Queued compaction cancelled.' },
+      });
   }
 
   /** Undoes a compaction of the open session. */
@@ -216,7 +232,17 @@ export class ChatController implements vscode.Disposable {
   budgetSnapshot(): BudgetSnapshot | undefined {
     const agent = this.agent;
     if (!agent || !this.tokenizerValue || !this.estimatorValue) return undefined;
-    return buildBudgetSnapshot({ session: this.sessionLabel?.title ?? '', state: agent.state, tokenizer: this.tokenizerValue, estimator: this.estimatorValue, history: this.budgetHistory, compactions: agent.compactions, busy: agent.busy, ...windowSourceOf(readPipelineConfig()), ...(this.compactor ? { plan: this.compactor.plan(agent.state, { cacheWarm: true, mode: 'auto' }) } : {}) });
+    return buildBudgetSnapshot({
+      session: this.sessionLabel?.title ?? '',
+      state: agent.state,
+      tokenizer: this.tokenizerValue,
+      estimator: this.estimatorValue,
+      history: this.budgetHistory,
+      compactions: agent.compactions,
+      busy: agent.busy,
+      ...windowSourceOf(readPipelineConfig()),
+      ...(this.compactor ? { plan: this.compactor.plan(agent.state, { cacheWarm: true, mode: 'auto' }) } : {}),
+    });
   }
 
   /** Calibrated tokens of a message with the session's tokenizer and calibration (undefined before a session is open). */
@@ -224,9 +250,12 @@ export class ChatController implements vscode.Disposable {
     const tokenizer = this.tokenizerValue;
     const estimator = this.estimatorValue;
     if (!tokenizer || !estimator) return undefined;
-    const count: TokensOf = Object.assign((m: Message) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)), {
-      text: (text: string) => applyCalibration(estimator.calibration, { text: tokenizer.count(text), fixed: 0 }),
-    });
+    const count: TokensOf = Object.assign(
+      (m: Message) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)),
+      {
+        text: (text: string) => applyCalibration(estimator.calibration, { text: tokenizer.count(text), fixed: 0 }),
+      },
+    );
     return count;
   }
 
@@ -240,7 +269,16 @@ export class ChatController implements vscode.Disposable {
     // agent takes the settings as they resolve now (e.g. once the Models API's window arrived).
     const resolved = readPipelineConfig();
     if (resolved.ok && this.agent && !this.agent.busy) this.agent.update({ config: resolved.config });
-    const r = await statusReport({ version: this.deps.version, apiKeys: this.deps.apiKeys, ...(this.agent ? { agent: this.agent } : {}), ...(this.estimatorValue ? { estimator: this.estimatorValue } : {}), ...(this.tokenizerValue ? { tokenizer: this.tokenizerValue } : {}), ...(this.open?.title !== undefined ? { title: this.open.title } : {}), promptTokens: this.promptTokens, costUsd: this.costUsd });
+    const r = await statusReport({
+      version: this.deps.version,
+      apiKeys: this.deps.apiKeys,
+      ...(this.agent ? { agent: this.agent } : {}),
+      ...(this.estimatorValue ? { estimator: this.estimatorValue } : {}),
+      ...(this.tokenizerValue ? { tokenizer: this.tokenizerValue } : {}),
+      ...(this.open?.title !== undefined ? { title: this.open.title } : {}),
+      promptTokens: this.promptTokens,
+      costUsd: this.costUsd,
+    });
     this.view.post(r.status);
     if (r.figures) this.deps.onStatus?.(r.figures);
     this.budgetChanged.fire();
@@ -266,12 +304,20 @@ export class ChatController implements vscode.Disposable {
 
   /** Queues a selection to go with the next message as a pinned block (never compacted). */
   pinText(pin: { path: string; startLine: number; endLine: number; text: string; truncatedChars?: number }): void {
-    const injection: Extract<Injection, { kind: 'ide_selection' }> = { kind: 'ide_selection', ...pin, path: toWellFormed(pin.path), text: toWellFormed(pin.text), pinned: true };
+    const injection: Extract<Injection, { kind: 'ide_selection' }> = {
+      kind: 'ide_selection',
+      ...pin,
+      path: toWellFormed(pin.path),
+      text: toWellFormed(pin.text),
+      pinned: true,
+    };
     this.deps.nextTurn.pin(injection);
     this.postPendingContext();
     const lines = pin.endLine - pin.startLine + 1;
     this.deps.log.info(`Pinned lines ${pin.startLine}–${pin.endLine} of ${pin.path} for the next message.`);
-    void vscode.window.showInformationMessage(`Pinned ${lines} ${lines === 1 ? 'line' : 'lines'} of ${pin.path}; they go with your next message and are never compacted.`);
+    void vscode.window.showInformationMessage(
+      `Pinned ${lines} ${lines === 1 ? 'line' : 'lines'} of ${pin.path}; they go with your next message and are never compacted.`,
+    );
   }
 
   /** Leaves a context chip out of the next message. */
@@ -285,20 +331,41 @@ export class ChatController implements vscode.Disposable {
     const counter = this.tokensOf();
     const count = (text: string) => (counter ? counter.text(text) : Math.ceil(text.length / 4));
     const settings = readEditorContextSettings();
-    const disabled = [...(settings.selection ? [] : ['ide_selection' as const]), ...(settings.openedFile ? [] : ['ide_opened_file' as const])];
+    const disabled = [
+      ...(settings.selection ? [] : ['ide_selection' as const]),
+      ...(settings.openedFile ? [] : ['ide_opened_file' as const]),
+    ];
     this.view.post({ type: 'pendingContext', chips: this.deps.nextTurn.chips(this.open?.id, count), disabled });
   }
 
-  private async run(action: (agent: AgentSession) => Promise<{ ok: true } | { ok: false; reason: string }>): Promise<void> {
+  private async run(
+    action: (agent: AgentSession) => Promise<{ ok: true } | { ok: false; reason: string }>,
+  ): Promise<void> {
     const resolved = readPipelineConfig();
     if (!resolved.ok) {
-      this.view.post({ type: 'upsert', item: { kind: 'error', id: `err-${Date.now()}`, text: `${resolved.error} Change it in Settings (contextPipeline.*); your message was not sent.`, retryable: false } });
+      this.view.post({
+        type: 'upsert',
+        item: {
+          kind: 'error',
+          id: `err-${Date.now()}`,
+          text: `${resolved.error} Change it in Settings (contextPipeline.*); your message was not sent.`,
+          retryable: false,
+        },
+      });
       return;
     }
     await this.ensureSession();
     const agent = this.agent;
     if (!agent) {
-      this.view.post({ type: 'upsert', item: { kind: 'error', id: `err-${Date.now()}`, text: 'No session could be opened; see the "Context Pipeline" output for why. Your message was not sent.', retryable: false } });
+      this.view.post({
+        type: 'upsert',
+        item: {
+          kind: 'error',
+          id: `err-${Date.now()}`,
+          text: 'No session could be opened; see the "Context Pipeline" output for why. Your message was not sent.',
+          retryable: false,
+        },
+      });
       return;
     }
     agent.update({ config: resolved.config, tools: this.deps.toolSchemas() });
@@ -307,19 +374,29 @@ export class ChatController implements vscode.Disposable {
     const started = action(agent);
     await this.postStatus();
     const result = await started;
-    if (!result.ok) this.view.post({ type: 'upsert', item: { kind: 'notice', id: `n-${Date.now()}`, level: 'warning', text: result.reason } });
+    if (!result.ok)
+      this.view.post({
+        type: 'upsert',
+        item: { kind: 'notice', id: `n-${Date.now()}`, level: 'warning', text: result.reason },
+      });
     await this.postStatus();
   }
 
   private async ensureSession(): Promise<void> {
     if (this.agent) return;
-    this.opening ??= this.startSession(false).catch((err: unknown) => {
-      // Reported, not swallowed: the next message tries again (e.g. after the disk or settings are fixed).
-      this.deps.log.error(`Could not open a session: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      void vscode.window.showErrorMessage(`Context Pipeline could not open a session: ${err instanceof Error ? err.message : String(err)}`);
-    }).finally(() => {
-      this.opening = undefined;
-    });
+    this.opening ??= this.startSession(false)
+      .catch((err: unknown) => {
+        // Reported, not swallowed: the next message tries again (e.g. after the disk or settings are fixed).
+        this.deps.log.error(
+          `Could not open a session: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        );
+        void vscode.window.showErrorMessage(
+          `Context Pipeline could not open a session: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      })
+      .finally(() => {
+        this.opening = undefined;
+      });
     await this.opening;
   }
 
@@ -327,16 +404,33 @@ export class ChatController implements vscode.Disposable {
     const resolved = readPipelineConfig();
     const config = resolved.ok ? resolved.config : undefined;
     if (!config) return;
-    const open = given ?? (fresh ? await this.deps.sessions.create(config.model) : ((await this.deps.sessions.openLatest()) ?? (await this.deps.sessions.create(config.model))));
+    const open =
+      given ??
+      (fresh
+        ? await this.deps.sessions.create(config.model)
+        : ((await this.deps.sessions.openLatest()) ?? (await this.deps.sessions.create(config.model))));
     for (const r of open.repairs) this.deps.log.warn(`Session ${open.id}: ${r}`);
-    if (open.repairs.length > 0) void vscode.window.showWarningMessage(`Context Pipeline repaired the session file: ${open.repairs.join(' ')}`);
+    if (open.repairs.length > 0)
+      void vscode.window.showWarningMessage(`Context Pipeline repaired the session file: ${open.repairs.join(' ')}`);
     const loaded = await loadTokenizer();
     if (loaded.fallbackReason) this.deps.log.warn(`Tokenizer fell back to chars/4: ${loaded.fallbackReason}`);
     this.tokenizerValue = loaded.tokenizer;
     this.budgetHistory = new BudgetHistory(open.requestHistory);
-    const project = createProjectContext({ clock, ids: counterIds(`${open.id.slice(-6)}p${Date.now().toString(36)}`), tokenizer: loaded.tokenizer, log: (t) => this.deps.log.info(t) });
+    const project = createProjectContext({
+      clock,
+      ids: counterIds(`${open.id.slice(-6)}p${Date.now().toString(36)}`),
+      tokenizer: loaded.tokenizer,
+      log: (t) => this.deps.log.info(t),
+    });
     project.seed(open.messages);
-    const built = buildAgent(open, config, loaded.tokenizer, { ...this.deps, clock, onModelLimits: () => void this.postStatus() }, (e) => this.render(e), (calls) => project.afterTools(calls));
+    const built = buildAgent(
+      open,
+      config,
+      loaded.tokenizer,
+      { ...this.deps, clock, onModelLimits: () => void this.postStatus() },
+      (e) => this.render(e),
+      (calls) => project.afterTools(calls),
+    );
     this.project = project;
     // Read once per session, in the background; the first send awaits it (see run).
     void project.load().then(() => project.apply(built.agent) && this.budgetChanged.fire());
@@ -353,13 +447,18 @@ export class ChatController implements vscode.Disposable {
   /** Reload Project Instructions: reads instructions and facts again and says in the chat what changed. */
   async reloadProjectContext(): Promise<void> {
     await this.ensureSession();
-    if (!this.agent || !this.project) return void vscode.window.showWarningMessage('Context Pipeline: no session is open.');
+    if (!this.agent || !this.project)
+      return void vscode.window.showWarningMessage('Context Pipeline: no session is open.');
     this.postNotices(await this.project.reload(this.agent));
     await this.postStatus();
   }
 
   private postNotices(notices: readonly ProjectNotice[]): void {
-    for (const n of notices) this.view.post({ type: 'upsert', item: { kind: 'notice', id: `ctx-${Date.now()}-${++this.noticeCount}`, level: n.level, text: n.text } });
+    for (const n of notices)
+      this.view.post({
+        type: 'upsert',
+        item: { kind: 'notice', id: `ctx-${Date.now()}-${++this.noticeCount}`, level: n.level, text: n.text },
+      });
   }
 
   /** Turns agent events into chat items. */
@@ -369,18 +468,24 @@ export class ChatController implements vscode.Disposable {
     this.renderer.render(e);
     switch (e.type) {
       case 'request_started':
-        if (e.repairs && e.repairs.length > 0 && e.attempt <= 1) this.deps.log.warn(`${describeRepairs(e.repairs) ?? ''} ${e.repairs.map((r) => r.detail).join(' ')}`);
+        if (e.repairs && e.repairs.length > 0 && e.attempt <= 1)
+          this.deps.log.warn(`${describeRepairs(e.repairs) ?? ''} ${e.repairs.map((r) => r.detail).join(' ')}`);
         return;
       case 'usage':
         this.costUsd = addCosts(this.costUsd, e.costUsd);
         this.promptTokens = e.reportedTokens;
-        this.deps.log.info(`Request ${e.requestId ?? ''}: ${e.reportedTokens} prompt tokens reported (estimated ${e.estimatedTokens}), ${e.costUsd === undefined ? `price of ${e.model} unknown` : formatUsd(e.costUsd)}.`);
+        this.deps.log.info(
+          `Request ${e.requestId ?? ''}: ${e.reportedTokens} prompt tokens reported (estimated ${e.estimatedTokens}), ${e.costUsd === undefined ? `price of ${e.model} unknown` : formatUsd(e.costUsd)}.`,
+        );
         return;
       case 'error':
         this.deps.log.error(`Turn failed: ${e.error.kind}: ${e.error.message}`);
         return;
       case 'compaction_finished':
-        for (const r of e.records) this.deps.log.info(`Compaction ${r.id} (${r.trigger}, ${r.layer}): ${r.tokensBefore} → ${r.tokensAfter} tokens${r.fallbacks.length ? `; fallbacks: ${r.fallbacks.join('; ')}` : ''}.`);
+        for (const r of e.records)
+          this.deps.log.info(
+            `Compaction ${r.id} (${r.trigger}, ${r.layer}): ${r.tokensBefore} → ${r.tokensAfter} tokens${r.fallbacks.length ? `; fallbacks: ${r.fallbacks.join('; ')}` : ''}.`,
+          );
         this.compactionsChanged.fire();
         return;
       case 'restored':
@@ -405,6 +510,8 @@ export class ChatController implements vscode.Disposable {
 }
 
 /** The window's source of a resolved config, for the budget panel. */
-function windowSourceOf(r: ReturnType<typeof readPipelineConfig>): { windowSource?: 'setting' | 'models-api' | 'table' | 'assumed' } {
+function windowSourceOf(r: ReturnType<typeof readPipelineConfig>): {
+  windowSource?: 'setting' | 'models-api' | 'table' | 'assumed';
+} {
   return r.ok ? { windowSource: r.windowSource } : {};
 }

@@ -13,7 +13,10 @@ function isInside(parent: string, child: string): boolean {
  * The workspace file a relative link names: the first workspace folder holding it, with
  * symlinks resolved, refused when it lies outside every folder. Undefined when not found.
  */
-export async function resolveWorkspaceLink(segments: readonly string[], roots: readonly string[]): Promise<string | undefined> {
+export async function resolveWorkspaceLink(
+  segments: readonly string[],
+  roots: readonly string[],
+): Promise<string | undefined> {
   for (const root of roots) {
     const candidate = resolve(root, ...segments);
     if (!isInside(resolve(root), candidate)) continue;
@@ -45,7 +48,9 @@ export async function openChatLink(href: string, log: vscode.LogOutputChannel): 
     return;
   }
   const link = parseWorkspaceLink(href);
-  const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const roots = (vscode.workspace.workspaceFolders ?? [])
+    .filter((f) => f.uri.scheme === 'file')
+    .map((f) => f.uri.fsPath);
   const file = link && (await resolveWorkspaceLink(link.segments, roots));
   if (!link || !file) {
     log.warn(`Refused to open ${JSON.stringify(href.slice(0, 200))}: not a file in the workspace`);

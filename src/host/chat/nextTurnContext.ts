@@ -83,7 +83,14 @@ export class NextTurnContext {
   chips(session: string | undefined, count: (text: string) => number): ContextChip[] {
     return this.preview(session).map((i) => {
       const text = renderInjection(i);
-      return { key: injectionKey(i), tag: i.kind, label: labelOf(i), text, tokens: Math.round(count(text)), pinned: i.kind === 'ide_selection' && i.pinned === true };
+      return {
+        key: injectionKey(i),
+        tag: i.kind,
+        label: labelOf(i),
+        text,
+        tokens: Math.round(count(text)),
+        pinned: i.kind === 'ide_selection' && i.pinned === true,
+      };
     });
   }
 
@@ -113,14 +120,17 @@ export class NextTurnContext {
           return;
         }
         for (const key of dismissed) this.dismissed.delete(key);
-        if (snap.openedUri && injections.some((i) => i.kind === 'ide_opened_file')) this.editor.markTold(session, snap.openedUri);
+        if (snap.openedUri && injections.some((i) => i.kind === 'ide_opened_file'))
+          this.editor.markTold(session, snap.openedUri);
       },
     };
   }
 
   /** Editor context not dismissed and not already queued as a pin, then the pins. */
   private candidates(editor: readonly Injection[]): Injection[] {
-    const fromEditor = editor.filter((i) => !this.dismissed.has(injectionKey(i)) && !this.pins.some((p) => sameSelection(p, i)));
+    const fromEditor = editor.filter(
+      (i) => !this.dismissed.has(injectionKey(i)) && !this.pins.some((p) => sameSelection(p, i)),
+    );
     return [...fromEditor, ...this.pins];
   }
 }

@@ -80,8 +80,20 @@ function reattachedFiles(raw: unknown): ReattachedFile[] | undefined {
   const files = raw.flatMap((f: unknown): ReattachedFile[] => {
     if (typeof f !== 'object' || f === null) return [];
     const o = f as Record<string, unknown>;
-    if (typeof o.path !== 'string' || typeof o.tokens !== 'number' || (o.attached !== 'content' && o.attached !== 'reference')) return [];
-    return [{ path: o.path, tokens: o.tokens, attached: o.attached, ...(typeof o.reason === 'string' ? { reason: o.reason } : {}) }];
+    if (
+      typeof o.path !== 'string' ||
+      typeof o.tokens !== 'number' ||
+      (o.attached !== 'content' && o.attached !== 'reference')
+    )
+      return [];
+    return [
+      {
+        path: o.path,
+        tokens: o.tokens,
+        attached: o.attached,
+        ...(typeof o.reason === 'string' ? { reason: o.reason } : {}),
+      },
+    ];
   });
   return files.length > 0 ? files : undefined;
 }

@@ -10,5 +10,8 @@ export const MAX_QUEUED = 100;
  * Retry), notices and approval cards are not part of the conversation, so they wait.
  */
 export function survivesResync(message: ChatToWebview): boolean {
-  return message.type === 'upsert' && (message.item.kind === 'error' || message.item.kind === 'notice' || message.item.kind === 'approval');
+  return (
+    message.type === 'upsert' &&
+    (message.item.kind === 'error' || message.item.kind === 'notice' || message.item.kind === 'approval')
+  );
 }

@@ -18,14 +18,21 @@ export interface SpillReaderLimits {
 }
 
 /** Defaults: the saved outputs are at most a few MB each; a session rarely has more than a few dozen. */
-export const DEFAULT_SPILL_READER_LIMITS: SpillReaderLimits = { maxFileBytes: 5_000_000, maxTotalBytes: 50_000_000, maxFiles: 500 };
+export const DEFAULT_SPILL_READER_LIMITS: SpillReaderLimits = {
+  maxFileBytes: 5_000_000,
+  maxTotalBytes: 50_000_000,
+  maxFiles: 500,
+};
 
 /**
  * A SpillReader over the regular files directly inside `directory` (no links, no subfolders),
  * sorted by name, as UTF-8 text; files with NUL bytes (binary), over the size cap or beyond
  * the totals are skipped. A missing or unreadable folder gives an empty list; never throws.
  */
-export function folderSpillReader(directory: string, limits: SpillReaderLimits = DEFAULT_SPILL_READER_LIMITS): SpillReader {
+export function folderSpillReader(
+  directory: string,
+  limits: SpillReaderLimits = DEFAULT_SPILL_READER_LIMITS,
+): SpillReader {
   return {
     read: async () => {
       let entries: Dirent[];
@@ -36,7 +43,9 @@ export function folderSpillReader(directory: string, limits: SpillReaderLimits =
       }
       const out: SpilledOutput[] = [];
       let total = 0;
-      for (const e of entries.filter((x) => x.isFile()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      for (const e of entries
+        .filter((x) => x.isFile())
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
         if (out.length >= limits.maxFiles) break;
         const path = join(directory, e.name);
         try {

@@ -17,6 +17,9 @@ async function writePrivate(path: string, content: string): Promise<void> {
  * The `writeFile` port of the agent: `content` with every secret of `secrets()` (read at
  * each write) replaced by `[redacted]`, then written by `write`.
  */
-export function spillWriter(secrets: () => readonly (string | undefined)[], write: (path: string, content: string) => Promise<void> = writePrivate): (path: string, content: string) => Promise<void> {
+export function spillWriter(
+  secrets: () => readonly (string | undefined)[],
+  write: (path: string, content: string) => Promise<void> = writePrivate,
+): (path: string, content: string) => Promise<void> {
   return (path, content) => write(path, redactSecrets(content, secrets()));
 }

@@ -34,17 +34,26 @@ function breakdown(inp: StatusInputs): { breakdown?: Array<{ label: string; toke
   const { agent, tokenizer, estimator } = inp;
   if (!agent || !tokenizer || !estimator) return {};
   const totals = categoriesOf(agent.state, tokenizer, estimator.calibration);
-  return { breakdown: BUDGET_CATEGORIES.map((c) => ({ label: CATEGORY_LABELS[c], tokens: totals.tokens[c] })).sort((a, b) => b.tokens - a.tokens) };
+  return {
+    breakdown: BUDGET_CATEGORIES.map((c) => ({ label: CATEGORY_LABELS[c], tokens: totals.tokens[c] })).sort(
+      (a, b) => b.tokens - a.tokens,
+    ),
+  };
 }
 
 /** The header status message, and the status bar's figures (undefined when the settings are invalid). */
-export async function statusReport(inp: StatusInputs): Promise<{ readonly status: Extract<ChatToWebview, { type: 'status' }>; readonly figures?: ContextFigures }> {
+export async function statusReport(
+  inp: StatusInputs,
+): Promise<{ readonly status: Extract<ChatToWebview, { type: 'status' }>; readonly figures?: ContextFigures }> {
   const resolved = readPipelineConfig();
   const settings = readAgentSettings();
   const window = resolved.ok ? resolved.config.contextWindow : 0;
   const agent = inp.agent;
   // Before the session's first reported usage (a new or a resumed session), the estimate.
-  const shown = inp.promptTokens > 0 || !agent || !inp.estimator || agent.state.messages.length === 0 ? { tokens: inp.promptTokens, estimated: false } : { tokens: inp.estimator.estimate(agent.state).tokens, estimated: true };
+  const shown =
+    inp.promptTokens > 0 || !agent || !inp.estimator || agent.state.messages.length === 0
+      ? { tokens: inp.promptTokens, estimated: false }
+      : { tokens: inp.estimator.estimate(agent.state).tokens, estimated: true };
   const status: Extract<ChatToWebview, { type: 'status' }> = {
     type: 'status',
     version: inp.version,
@@ -62,7 +71,10 @@ export async function statusReport(inp: StatusInputs): Promise<{ readonly status
     promptTokens: shown.tokens,
     ...(shown.estimated ? { promptEstimated: true } : {}),
     costUsd: inp.costUsd ?? null,
-    warnings: [...(resolved.ok ? resolved.warnings : [resolved.error]), ...[await inp.apiKeys.problem()].filter((w): w is string => w !== undefined)],
+    warnings: [
+      ...(resolved.ok ? resolved.warnings : [resolved.error]),
+      ...[await inp.apiKeys.problem()].filter((w): w is string => w !== undefined),
+    ],
   };
   if (!resolved.ok) return { status };
   const health = agent?.health;

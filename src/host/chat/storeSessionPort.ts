@@ -10,7 +10,11 @@ import type { OpenSession, SessionPort } from './sessionPort';
 
 /** The chat's view of the session store: open or create, then append as the turn goes. */
 export class StoreSessionPort implements SessionPort {
-  constructor(private readonly store: SessionStore, private readonly workspace: () => string, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly store: SessionStore,
+    private readonly workspace: () => string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async create(model: string): Promise<OpenSession> {
     const created = await this.store.create({ model, workspace: this.workspace() });
@@ -28,11 +32,22 @@ export class StoreSessionPort implements SessionPort {
   async open(id: string): Promise<{ ok: true; session: OpenSession } | { ok: false; error: string }> {
     const r = await this.store.open(id);
     if (!r.ok) return r;
-    const repairs = r.report ? [...r.report.fixes, ...r.report.droppedLines.map((d) => `line ${d.line} was dropped (${d.reason})`), ...(r.report.backupPath ? [`The original was backed up to ${r.report.backupPath}.`] : [])] : [];
+    const repairs = r.report
+      ? [
+          ...r.report.fixes,
+          ...r.report.droppedLines.map((d) => `line ${d.line} was dropped (${d.reason})`),
+          ...(r.report.backupPath ? [`The original was backed up to ${r.report.backupPath}.`] : []),
+        ]
+      : [];
     return { ok: true, session: this.wrap(id, r.writer, r.session, repairs) };
   }
 
-  private wrap(id: string, writer: SessionWriter, replayed: ReplayedSession | undefined, repairs: string[]): OpenSession {
+  private wrap(
+    id: string,
+    writer: SessionWriter,
+    replayed: ReplayedSession | undefined,
+    repairs: string[],
+  ): OpenSession {
     const messages: readonly Message[] = replayed?.messages ?? [];
     let requestIndex = replayed?.usage.length ?? 0;
     let turn = messages.at(-1)?.turn ?? 0;
@@ -46,7 +61,8 @@ export class StoreSessionPort implements SessionPort {
         await writer.append(recordToEntry(record));
       },
       pins: async (blockIds, pinned) => {
-        for (const blockId of blockIds) await writer.append({ type: pinned ? 'pin' : 'unpin', at: this.now(), blockId });
+        for (const blockId of blockIds)
+          await writer.append({ type: pinned ? 'pin' : 'unpin', at: this.now(), blockId });
       },
       restore: async (recordId) => {
         await writer.append({ type: 'restore', at: this.now(), compactionId: recordId });
@@ -56,16 +72,35 @@ export class StoreSessionPort implements SessionPort {
       },
       usage: async (u) => {
         requestIndex++;
-        await writer.append({ type: 'usage', at: u.at, requestIndex, turn, model: u.model, usage: u.usage, estimatedInputTokens: u.estimatedTokens, ...(u.costUsd !== undefined ? { costUsd: u.costUsd } : {}), ...(u.cacheMiss ? { cacheMiss: u.cacheMiss } : {}), ...(u.server ? { server: u.server } : {}), ...(u.counted !== undefined ? { counted: u.counted } : {}) });
+        await writer.append({
+          type: 'usage',
+          at: u.at,
+          requestIndex,
+          turn,
+          model: u.model,
+          usage: u.usage,
+          estimatedInputTokens: u.estimatedTokens,
+          ...(u.costUsd !== undefined ? { costUsd: u.costUsd } : {}),
+          ...(u.cacheMiss ? { cacheMiss: u.cacheMiss } : {}),
+          ...(u.server ? { server: u.server } : {}),
+          ...(u.counted !== undefined ? { counted: u.counted } : {}),
+        });
       },
     };
     return {
       id,
       ...(replayed?.title ? { title: replayed.title } : {}),
       messages,
-      compactions: (replayed?.compactions ?? []).map((c) => ({ record: entryToRecord(c.entry), active: c.active, ...(c.orphaned ? { orphaned: c.orphaned } : {}), ...(c.recalled ? { recalled: c.recalled } : {}) })),
+      compactions: (replayed?.compactions ?? []).map((c) => ({
+        record: entryToRecord(c.entry),
+        active: c.active,
+        ...(c.orphaned ? { orphaned: c.orphaned } : {}),
+        ...(c.recalled ? { recalled: c.recalled } : {}),
+      })),
       costUsd: (replayed?.usage ?? []).reduce<number | undefined>((n, u) => addCosts(n, u.costUsd), 0),
-      lastPromptTokens: last ? last.usage.input_tokens + last.usage.cache_read_input_tokens + last.usage.cache_creation_input_tokens : 0,
+      lastPromptTokens: last
+        ? last.usage.input_tokens + last.usage.cache_read_input_tokens + last.usage.cache_creation_input_tokens
+        : 0,
       requestHistory: replayed?.requestHistory ?? EMPTY_REQUEST_HISTORY,
       sink,
       repairs,

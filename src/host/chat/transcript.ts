@@ -25,8 +25,13 @@ export function injectedOf(block: Block): { tag: string; label: string; text: st
 
 /** A tool result's content as plain text for the chat (images named, not shown). */
 export function resultText(content: ToolResultContent): string {
-  const text = typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
-  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}\n… (${(text.length - PREVIEW_CHARS).toLocaleString('en-US')} more characters)` : text;
+  const text =
+    typeof content === 'string'
+      ? content
+      : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
+  return text.length > PREVIEW_CHARS
+    ? `${text.slice(0, PREVIEW_CHARS)}\n… (${(text.length - PREVIEW_CHARS).toLocaleString('en-US')} more characters)`
+    : text;
 }
 
 /** A tool call's input as short JSON for the chat. */
@@ -39,7 +44,13 @@ export function inputText(input: unknown): string {
  * The chat item of a tool call (running until it has an outcome); `tokensOf` counts the result
  * as the model sees it. A result compaction replaced by a placeholder is marked `cleared`.
  */
-export function toolItem(id: string, name: string, input: unknown, outcome?: ToolOutcome | { content: ToolResultContent; isError: boolean }, tokensOf?: TokensOf): ChatItem {
+export function toolItem(
+  id: string,
+  name: string,
+  input: unknown,
+  outcome?: ToolOutcome | { content: ToolResultContent; isError: boolean },
+  tokensOf?: TokensOf,
+): ChatItem {
   const cancelled = outcome?.isError && typeof outcome.content === 'string' && outcome.content.startsWith('Cancelled:');
   return {
     kind: 'tool',
@@ -48,7 +59,9 @@ export function toolItem(id: string, name: string, input: unknown, outcome?: Too
     input: inputText(input),
     status: !outcome ? 'running' : cancelled ? 'cancelled' : outcome.isError ? 'error' : 'done',
     ...(outcome ? { result: resultText(outcome.content) } : {}),
-    ...(outcome && 'durationMs' in outcome && outcome.durationMs !== undefined ? { durationMs: outcome.durationMs } : {}),
+    ...(outcome && 'durationMs' in outcome && outcome.durationMs !== undefined
+      ? { durationMs: outcome.durationMs }
+      : {}),
     ...(outcome && tokensOf ? { tokens: Math.round(tokensOf.text(fullText(outcome.content))) } : {}),
     ...(outcome && isPlaceholder(outcome.content) ? { cleared: true } : {}),
   };
@@ -75,14 +88,27 @@ export function thinkingOf(message: Message, tokensOf?: TokensOf): ChatThinking 
   if (blocks.length === 0) return undefined;
   const text = blocks.flatMap((b) => (b.redactedData === undefined && b.thinking ? [b.thinking] : [])).join('\n\n');
   const redacted = blocks.some((b) => b.redactedData !== undefined);
-  return { text, ...(tokensOf && text ? { tokens: Math.round(tokensOf.text(text)) } : {}), ...(redacted ? { redacted: true } : {}) };
+  return {
+    text,
+    ...(tokensOf && text ? { tokens: Math.round(tokensOf.text(text)) } : {}),
+    ...(redacted ? { redacted: true } : {}),
+  };
 }
 
 /** The chat item of a finished answer (`id`: the streamed item it replaces, else the message's id). */
 export function assistantItem(message: Message, tokensOf?: TokensOf, id = message.id): ChatItem {
   const text = message.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
   const thinking = thinkingOf(message, tokensOf);
-  return { kind: 'assistant', id, text, streaming: false, messageId: message.id, pinned: isPinned(message), ...(tokensOf ? { tokens: Math.round(tokensOf(message)) } : {}), ...(thinking ? { thinking } : {}) };
+  return {
+    kind: 'assistant',
+    id,
+    text,
+    streaming: false,
+    messageId: message.id,
+    pinned: isPinned(message),
+    ...(tokensOf ? { tokens: Math.round(tokensOf(message)) } : {}),
+    ...(thinking ? { thinking } : {}),
+  };
 }
 
 /** Whether every block of a message is pinned (the chat's per-message pin). */
@@ -98,7 +124,15 @@ export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | unde
     const i = injectedOf(b);
     return i ? [i] : [];
   });
-  return { kind: 'user', id: message.id, text: words.join('\n\n'), injected, turn: message.turn, pinned: isPinned(message), ...(tokensOf ? { tokens: Math.round(tokensOf(message)) } : {}) };
+  return {
+    kind: 'user',
+    id: message.id,
+    text: words.join('\n\n'),
+    injected,
+    turn: message.turn,
+    pinned: isPinned(message),
+    ...(tokensOf ? { tokens: Math.round(tokensOf(message)) } : {}),
+  };
 }
 
 /**
@@ -110,17 +144,30 @@ export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | unde
 export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf): ChatItem[] {
   const items: ChatItem[] = [];
   const results = new Map<string, { content: ToolResultContent; isError: boolean }>();
-  for (const m of messages) for (const b of m.blocks) if (b.type === 'tool_result') results.set(b.toolUseId, { content: b.content, isError: b.isError ?? false });
+  for (const m of messages)
+    for (const b of m.blocks)
+      if (b.type === 'tool_result') results.set(b.toolUseId, { content: b.content, isError: b.isError ?? false });
   for (const m of messages) {
     if (m.role === 'user') {
       const u = userItem(m, tokensOf);
       if (u) items.push(u);
-      for (const b of m.blocks) if (b.type === 'summary') items.push({ kind: 'summary', id: b.meta.id, firstTurn: b.turnRange[0], lastTurn: b.turnRange[1], text: b.text, compactionId: b.compactionId, ...(b.text.includes(IN_TURN_NOTE) ? { inTurn: true } : {}) });
+      for (const b of m.blocks)
+        if (b.type === 'summary')
+          items.push({
+            kind: 'summary',
+            id: b.meta.id,
+            firstTurn: b.turnRange[0],
+            lastTurn: b.turnRange[1],
+            text: b.text,
+            compactionId: b.compactionId,
+            ...(b.text.includes(IN_TURN_NOTE) ? { inTurn: true } : {}),
+          });
       continue;
     }
     const item = assistantItem(m, tokensOf);
     if (item.kind === 'assistant' && (item.text || item.thinking)) items.push(item);
-    for (const b of m.blocks) if (b.type === 'tool_use') items.push(toolItem(b.id, b.name, b.input, results.get(b.id), tokensOf));
+    for (const b of m.blocks)
+      if (b.type === 'tool_use') items.push(toolItem(b.id, b.name, b.input, results.get(b.id), tokensOf));
   }
   return items;
 }

@@ -12,7 +12,10 @@ export class TranscriptRenderer {
   private streamId = '';
   private streamCount = 0;
 
-  constructor(private readonly view: ChatView, private readonly tokensOf: () => TokensOf | undefined = () => undefined) {}
+  constructor(
+    private readonly view: ChatView,
+    private readonly tokensOf: () => TokensOf | undefined = () => undefined,
+  ) {}
 
   /** Renders one event (events with nothing to show are ignored). */
   render(e: AgentEvent): void {
@@ -25,9 +28,11 @@ export class TranscriptRenderer {
           return;
         }
         const item = assistantItem(e.message, this.tokensOf(), this.streamId || e.message.id);
-        if (this.streamId || (item.kind === 'assistant' && (item.text || item.thinking))) post({ type: 'upsert', item });
+        if (this.streamId || (item.kind === 'assistant' && (item.text || item.thinking)))
+          post({ type: 'upsert', item });
         this.streamId = '';
-        for (const b of e.message.blocks) if (b.type === 'tool_use') post({ type: 'upsert', item: toolItem(b.id, b.name, b.input) });
+        for (const b of e.message.blocks)
+          if (b.type === 'tool_use') post({ type: 'upsert', item: toolItem(b.id, b.name, b.input) });
         return;
       }
       case 'request_started':
@@ -53,21 +58,54 @@ export class TranscriptRenderer {
         post({ type: 'upsert', item: toolItem(e.call.id, e.call.name, e.call.input, e.outcome, this.tokensOf()) });
         return;
       case 'notice':
-        post({ type: 'upsert', item: { kind: 'notice', id: `n-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`, level: e.level, text: e.text } });
+        post({
+          type: 'upsert',
+          item: {
+            kind: 'notice',
+            id: `n-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`,
+            level: e.level,
+            text: e.text,
+          },
+        });
         return;
       case 'error':
-        if (this.streamId) post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: false } });
+        if (this.streamId)
+          post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: false } });
         this.streamId = '';
-        post({ type: 'upsert', item: { kind: 'error', id: `err-${Date.now()}`, text: e.error.message, retryable: e.error.retryable || e.error.kind === 'network' } });
+        post({
+          type: 'upsert',
+          item: {
+            kind: 'error',
+            id: `err-${Date.now()}`,
+            text: e.error.message,
+            retryable: e.error.retryable || e.error.kind === 'network',
+          },
+        });
         return;
       case 'turn_finished':
         post({ type: 'retrying', waitMs: 0, attempt: 0, reason: '' });
         return;
       case 'compaction_started':
-        post({ type: 'upsert', item: { kind: 'notice', id: `c-${Date.now()}`, level: 'info', text: e.trigger === 'manual' ? 'Compacting…' : `Compacting older history (${e.trigger})…` } });
+        post({
+          type: 'upsert',
+          item: {
+            kind: 'notice',
+            id: `c-${Date.now()}`,
+            level: 'info',
+            text: e.trigger === 'manual' ? 'Compacting…' : `Compacting older history (${e.trigger})…`,
+          },
+        });
         return;
       case 'compaction_queued':
-        post({ type: 'upsert', item: { kind: 'notice', id: `q-${Date.now()}`, level: 'info', text: 'Compaction queued: it runs when this turn ends.' } });
+        post({
+          type: 'upsert',
+          item: {
+            kind: 'notice',
+            id: `q-${Date.now()}`,
+            level: 'info',
+            text: 'Compaction queued: it runs when this turn ends.',
+          },
+        });
         return;
       case 'history_replaced':
         this.streamId = '';

@@ -81,7 +81,11 @@ export interface GitFactsResult {
  * to initialise, then for each repository whose HEAD is not known yet; a repository whose
  * log fails still gives its other facts.
  */
-export async function gatherGitFacts(api: GitApi | undefined, roots: readonly RootFolder[], wait: WaitForEvent): Promise<GitFactsResult> {
+export async function gatherGitFacts(
+  api: GitApi | undefined,
+  roots: readonly RootFolder[],
+  wait: WaitForEvent,
+): Promise<GitFactsResult> {
   if (!api) return { repositories: [], note: 'the built-in Git extension is not available or disabled' };
   const initialized = () => api.state === 'initialized';
   if (!initialized()) {
@@ -92,14 +96,19 @@ export async function gatherGitFacts(api: GitApi | undefined, roots: readonly Ro
   for (const repo of api.repositories) {
     const root = locateInWorkspace(repo.rootUri.fsPath, roots);
     if (!root) continue;
-    if (repo.state.HEAD === undefined) await wait((fire) => repo.state.onDidChange(() => fire()), REPOSITORY_STATUS_WAIT_MS);
+    if (repo.state.HEAD === undefined)
+      await wait((fire) => repo.state.onDidChange(() => fire()), REPOSITORY_STATUS_WAIT_MS);
     repositories.push(await repositoryFacts(repo, roots, displayWorkspacePath(roots, root)));
   }
   repositories.sort((a, b) => (a.root < b.root ? -1 : a.root > b.root ? 1 : 0));
   return repositories.length > 0 ? { repositories } : { repositories, note: 'no git repository in the workspace' };
 }
 
-async function repositoryFacts(repo: GitRepository, roots: readonly RootFolder[], root: string): Promise<RepositoryFacts> {
+async function repositoryFacts(
+  repo: GitRepository,
+  roots: readonly RootFolder[],
+  root: string,
+): Promise<RepositoryFacts> {
   const s = repo.state;
   const head = s.HEAD;
   const seen = new Set<string>();
@@ -113,14 +122,22 @@ async function repositoryFacts(repo: GitRepository, roots: readonly RootFolder[]
   }
   let commits: string[] = [];
   try {
-    commits = (await repo.log({ maxEntries: MAX_COMMITS })).slice(0, MAX_COMMITS).map((c) => c.message.split(/\r?\n/)[0] ?? '');
+    commits = (await repo.log({ maxEntries: MAX_COMMITS }))
+      .slice(0, MAX_COMMITS)
+      .map((c) => c.message.split(/\r?\n/)[0] ?? '');
   } catch {
     // A repository without commits (or a failing log) has no recent commits to show.
   }
   return {
     root,
-    ...(head?.name !== undefined ? { branch: head.name } : head?.commit !== undefined ? { commit: head.commit.slice(0, 12) } : {}),
-    ...(head?.upstream ? { upstream: `${head.upstream.remote}/${head.upstream.name}`, ahead: head.ahead ?? 0, behind: head.behind ?? 0 } : {}),
+    ...(head?.name !== undefined
+      ? { branch: head.name }
+      : head?.commit !== undefined
+        ? { commit: head.commit.slice(0, 12) }
+        : {}),
+    ...(head?.upstream
+      ? { upstream: `${head.upstream.remote}/${head.upstream.name}`, ahead: head.ahead ?? 0, behind: head.behind ?? 0 }
+      : {}),
     changedCount: names.length,
     changed: names.slice(0, MAX_CHANGED_NAMES),
     commits,

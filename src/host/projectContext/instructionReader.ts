@@ -6,8 +6,17 @@
  * workspace is skipped with its reason; bad UTF-8 and lone surrogates are cleaned.
  * No `vscode` import: unit-tested under plain mocha.
  */
-import { childOf, displayWorkspacePath, type RootFolder, type WorkspaceLocation } from '../../core/projectContext/paths';
-import { rootInstructionPaths, type InstructionFile, type InstructionSettings } from '../../core/projectContext/instructions';
+import {
+  childOf,
+  displayWorkspacePath,
+  type RootFolder,
+  type WorkspaceLocation,
+} from '../../core/projectContext/paths';
+import {
+  rootInstructionPaths,
+  type InstructionFile,
+  type InstructionSettings,
+} from '../../core/projectContext/instructions';
 import { toWellFormed } from '../../core/platform/text';
 import { looksBinary } from '../tools/binary';
 
@@ -15,7 +24,10 @@ import { looksBinary } from '../tools/binary';
 export const MAX_INSTRUCTION_FILE_BYTES = 1_000_000;
 
 /** What is at a path: a file (its size, and whether it is a symbolic link), or something else / nothing. */
-export type FileProbe = { readonly kind: 'file'; readonly size: number; readonly symlink: boolean } | { readonly kind: 'missing' } | { readonly kind: 'other' };
+export type FileProbe =
+  | { readonly kind: 'file'; readonly size: number; readonly symlink: boolean }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'other' };
 
 /** The workspace as the reader sees it. Every method may reject; the reader turns that into a skip reason. */
 export interface ProjectFiles {
@@ -39,7 +51,10 @@ export interface SkippedFile {
 }
 
 /** Result of reading one candidate path. */
-export type ReadOutcome = { readonly kind: 'file'; readonly file: InstructionFile } | { readonly kind: 'missing' } | { readonly kind: 'skipped'; readonly skipped: SkippedFile };
+export type ReadOutcome =
+  | { readonly kind: 'file'; readonly file: InstructionFile }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'skipped'; readonly skipped: SkippedFile };
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -55,7 +70,8 @@ export async function readInstructionFile(files: ProjectFiles, at: WorkspaceLoca
   }
   if (probe.kind === 'missing') return { kind: 'missing' };
   if (probe.kind === 'other') return skip('it is not a regular file');
-  if (probe.size > MAX_INSTRUCTION_FILE_BYTES) return skip(`it is larger than 1 MB (${probe.size.toLocaleString('en-US')} bytes)`);
+  if (probe.size > MAX_INSTRUCTION_FILE_BYTES)
+    return skip(`it is larger than 1 MB (${probe.size.toLocaleString('en-US')} bytes)`);
   const inside = await files.insideWorkspace?.(at).catch(() => undefined);
   if (inside === false) return skip('it leads outside the workspace through a symbolic link');
   if (inside === undefined && probe.symlink) return skip('it is a symbolic link whose target could not be checked');
@@ -65,7 +81,8 @@ export async function readInstructionFile(files: ProjectFiles, at: WorkspaceLoca
   } catch (err) {
     return skip(`it could not be read: ${message(err)}`);
   }
-  if (bytes.length > MAX_INSTRUCTION_FILE_BYTES) return skip(`it is larger than 1 MB (${bytes.length.toLocaleString('en-US')} bytes)`);
+  if (bytes.length > MAX_INSTRUCTION_FILE_BYTES)
+    return skip(`it is larger than 1 MB (${bytes.length.toLocaleString('en-US')} bytes)`);
   if (looksBinary(bytes.subarray(0, 8192))) return skip('it looks like a binary file');
   const text = toWellFormed(new TextDecoder('utf-8').decode(bytes).replace(/^\uFEFF/, ''));
   if (text.trim() === '') return skip('it is empty');
@@ -85,7 +102,10 @@ export interface InstructionsRead {
  * ROOT_INSTRUCTION_FILES. A file whose text equals one already read (a symbolic link or a
  * copy: CLAUDE.md → AGENTS.md) is skipped as a duplicate.
  */
-export async function readRootInstructions(files: ProjectFiles, settings: InstructionSettings): Promise<InstructionsRead> {
+export async function readRootInstructions(
+  files: ProjectFiles,
+  settings: InstructionSettings,
+): Promise<InstructionsRead> {
   if (!files.trusted()) return { files: [], skipped: [], untrusted: true };
   const found: InstructionFile[] = [];
   const skipped: SkippedFile[] = [];
@@ -105,7 +125,11 @@ export async function readRootInstructions(files: ProjectFiles, settings: Instru
 }
 
 /** Reads the nested instruction files (`names`) of `folder`, skipping a text equal to one already read there. */
-export async function readFolderInstructions(files: ProjectFiles, folder: WorkspaceLocation, names: readonly string[]): Promise<InstructionsRead> {
+export async function readFolderInstructions(
+  files: ProjectFiles,
+  folder: WorkspaceLocation,
+  names: readonly string[],
+): Promise<InstructionsRead> {
   if (!files.trusted()) return { files: [], skipped: [], untrusted: true };
   const found: InstructionFile[] = [];
   const skipped: SkippedFile[] = [];
@@ -113,7 +137,11 @@ export async function readFolderInstructions(files: ProjectFiles, folder: Worksp
     const r = await readInstructionFile(files, childOf(folder, name));
     if (r.kind === 'skipped') skipped.push(r.skipped);
     if (r.kind !== 'file') continue;
-    if (found.some((f) => f.text === r.file.text)) skipped.push({ origin: r.file.origin, reason: 'it has the same content as another instruction file of its folder' });
+    if (found.some((f) => f.text === r.file.text))
+      skipped.push({
+        origin: r.file.origin,
+        reason: 'it has the same content as another instruction file of its folder',
+      });
     else found.push(r.file);
   }
   return { files: found, skipped };

@@ -8,9 +8,19 @@
 import type { CompletedToolCall } from '../../core/agent/contextAfterTools';
 import type { Injection, Message, TextBlock } from '../../core/conversation/conversationModel';
 import type { Clock, IdSource, Tokenizer } from '../../core/platform/platformPorts';
-import { nestedInstructionNames, renderInstructionBlocks, truncationNotice, type InstructionSettings } from '../../core/projectContext/instructions';
+import {
+  nestedInstructionNames,
+  renderInstructionBlocks,
+  truncationNotice,
+  type InstructionSettings,
+} from '../../core/projectContext/instructions';
 import { nestedFoldersToCheck, nestedInstructionReminder } from '../../core/projectContext/nested';
-import { describeProjectContextChange, diffProjectContext, isProjectContextBlock, withProjectContext } from '../../core/projectContext/system';
+import {
+  describeProjectContextChange,
+  diffProjectContext,
+  isProjectContextBlock,
+  withProjectContext,
+} from '../../core/projectContext/system';
 import { isoDate, renderWorkspaceFacts } from '../../core/projectContext/workspaceFacts';
 import { gatherGitFacts, type GitApi, type WaitForEvent } from './gitFacts';
 import { readFolderInstructions, readRootInstructions, type ProjectFiles } from './instructionReader';
@@ -55,7 +65,8 @@ export interface SystemTarget {
   update(patch: { readonly system: readonly TextBlock[] }): void;
 }
 
-const UNTRUSTED_NOTICE = 'This workspace is not trusted, so its project instructions (AGENTS.md, CLAUDE.md …) are not read. Trust the workspace, then run "Reload Project Instructions" to use them.';
+const UNTRUSTED_NOTICE =
+  'This workspace is not trusted, so its project instructions (AGENTS.md, CLAUDE.md …) are not read. Trust the workspace, then run "Reload Project Instructions" to use them.';
 
 /** The project context of one session (see the file comment). */
 export class ProjectContextSession {
@@ -117,12 +128,17 @@ export class ProjectContextSession {
     const applied = this.apply(agent);
     const change = describeProjectContextChange(diffProjectContext(before, loaded.blocks, this.deps.tokenizer));
     const later = agent.busy && !applied ? ' It applies from the next turn (a turn is running).' : '';
-    return [{ level: 'info', text: `${change}${later}` }, ...loaded.notices.filter((n) => n.level === 'warning' || n.text === UNTRUSTED_NOTICE)];
+    return [
+      { level: 'info', text: `${change}${later}` },
+      ...loaded.notices.filter((n) => n.level === 'warning' || n.text === UNTRUSTED_NOTICE),
+    ];
   }
 
   /** Remembers the nested instruction files a resumed session's history already carries. */
   seed(messages: readonly Message[]): void {
-    for (const m of messages) for (const b of m.blocks) if (b.meta.source === 'reminder' && b.meta.origin !== undefined) this.injected.add(b.meta.origin);
+    for (const m of messages)
+      for (const b of m.blocks)
+        if (b.meta.source === 'reminder' && b.meta.origin !== undefined) this.injected.add(b.meta.origin);
   }
 
   /** After a tool round: the nested instruction files of the folders the round read or edited in, not yet injected this session. */
@@ -139,7 +155,12 @@ export class ProjectContextSession {
       for (const file of read.files) {
         if (this.injected.has(file.origin)) continue;
         this.injected.add(file.origin);
-        out.push(nestedInstructionReminder(file, folder.display, { maxTokens: settings.maxTokens, tokenizer: this.deps.tokenizer }));
+        out.push(
+          nestedInstructionReminder(file, folder.display, {
+            maxTokens: settings.maxTokens,
+            tokenizer: this.deps.tokenizer,
+          }),
+        );
       }
     }
     return out;
@@ -150,7 +171,15 @@ export class ProjectContextSession {
     try {
       return await this.readOrThrow();
     } catch (err) {
-      return { blocks: [], notices: [{ level: 'warning', text: `The project context could not be read: ${err instanceof Error ? err.message : String(err)}` }] };
+      return {
+        blocks: [],
+        notices: [
+          {
+            level: 'warning',
+            text: `The project context could not be read: ${err instanceof Error ? err.message : String(err)}`,
+          },
+        ],
+      };
     }
   }
 
@@ -158,17 +187,27 @@ export class ProjectContextSession {
     const settings = this.deps.settings();
     const { files, clock, ids, tokenizer } = this.deps;
     const notices: ProjectNotice[] = [];
-    const [instructions, facts] = await Promise.all([readRootInstructions(files, settings), settings.workspaceFacts ? this.facts() : Promise.resolve(undefined)]);
+    const [instructions, facts] = await Promise.all([
+      readRootInstructions(files, settings),
+      settings.workspaceFacts ? this.facts() : Promise.resolve(undefined),
+    ]);
     if (instructions.untrusted && !this.untrustedSaid) {
       this.untrustedSaid = true;
       notices.push({ level: 'info', text: UNTRUSTED_NOTICE });
     }
-    const rendered = renderInstructionBlocks(instructions.files, { maxTokens: settings.maxTokens, tokenizer }, { clock, ids });
+    const rendered = renderInstructionBlocks(
+      instructions.files,
+      { maxTokens: settings.maxTokens, tokenizer },
+      { clock, ids },
+    );
     const cut = truncationNotice(rendered.truncated, settings.maxTokens);
     if (cut) notices.push({ level: 'warning', text: cut });
-    for (const s of instructions.skipped) notices.push({ level: 'warning', text: `Project instructions ${s.origin} not used: ${s.reason}.` });
+    for (const s of instructions.skipped)
+      notices.push({ level: 'warning', text: `Project instructions ${s.origin} not used: ${s.reason}.` });
     if (rendered.blocks.length > 0) {
-      const list = rendered.blocks.map((b) => `${b.meta.origin ?? ''} (${tokenizer.count(b.text).toLocaleString('en-US')} tokens)`).join(', ');
+      const list = rendered.blocks
+        .map((b) => `${b.meta.origin ?? ''} (${tokenizer.count(b.text).toLocaleString('en-US')} tokens)`)
+        .join(', ');
       notices.push({ level: 'info', text: `Project instructions in the system prompt: ${list}.` });
     }
     return { blocks: [...rendered.blocks, ...(facts ? [facts] : [])], notices };
@@ -176,9 +215,20 @@ export class ProjectContextSession {
 
   private async facts(): Promise<TextBlock> {
     const roots = this.deps.files.folders();
-    const git = await gatherGitFacts(await this.deps.git().catch(() => undefined), roots, this.deps.wait).catch((err: unknown) => ({ repositories: [], note: `the git state could not be read (${err instanceof Error ? err.message : String(err)})` }));
+    const git = await gatherGitFacts(await this.deps.git().catch(() => undefined), roots, this.deps.wait).catch(
+      (err: unknown) => ({
+        repositories: [],
+        note: `the git state could not be read (${err instanceof Error ? err.message : String(err)})`,
+      }),
+    );
     return renderWorkspaceFacts(
-      { folders: roots.map((r) => r.name), platform: this.deps.platform, date: isoDate(this.deps.clock.now()), repositories: git.repositories, ...(git.note !== undefined ? { gitNote: git.note } : {}) },
+      {
+        folders: roots.map((r) => r.name),
+        platform: this.deps.platform,
+        date: isoDate(this.deps.clock.now()),
+        repositories: git.repositories,
+        ...(git.note !== undefined ? { gitNote: git.note } : {}),
+      },
       { clock: this.deps.clock, ids: this.deps.ids },
     );
   }

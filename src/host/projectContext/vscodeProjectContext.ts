@@ -43,7 +43,9 @@ export function vscodeProjectFiles(): ProjectFiles {
       const uri = uriOf(at);
       if (uri.scheme !== 'file') return undefined;
       const real = await realpath(uri.fsPath);
-      const roots = await Promise.all(workspaceRoots().map(async (r) => ({ name: r.name, path: await realpath(r.path).catch(() => r.path) })));
+      const roots = await Promise.all(
+        workspaceRoots().map(async (r) => ({ name: r.name, path: await realpath(r.path).catch(() => r.path) })),
+      );
       return locateInWorkspace(real, roots) !== undefined;
     },
   };
@@ -90,6 +92,18 @@ export const waitForEvent: WaitForEvent = (subscribe, ms) =>
   });
 
 /** The project context of a new session, on VS Code's workspace, git and settings. */
-export function createProjectContext(deps: { readonly clock: Clock; readonly ids: IdSource; readonly tokenizer: Tokenizer; readonly log?: (text: string) => void }): ProjectContextSession {
-  return new ProjectContextSession({ files: vscodeProjectFiles(), git: vscodeGitApi, wait: waitForEvent, settings: readProjectContextSettings, platform: process.platform, ...deps });
+export function createProjectContext(deps: {
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly tokenizer: Tokenizer;
+  readonly log?: (text: string) => void;
+}): ProjectContextSession {
+  return new ProjectContextSession({
+    files: vscodeProjectFiles(),
+    git: vscodeGitApi,
+    wait: waitForEvent,
+    settings: readProjectContextSettings,
+    platform: process.platform,
+    ...deps,
+  });
 }

@@ -66,7 +66,8 @@ export class SessionWriter {
    */
   static async open(file: string, opts: WriterOptions = {}): Promise<SessionWriter> {
     const abs = path.resolve(file);
-    if (registry().has(abs)) throw new SessionLockedError(`The session ${path.basename(abs)} is already open in this window.`);
+    if (registry().has(abs))
+      throw new SessionLockedError(`The session ${path.basename(abs)} is already open in this window.`);
     registry().add(abs);
     try {
       const lock = await acquireLock(abs, opts.isAlive ?? pidAlive);
@@ -120,7 +121,9 @@ export class SessionWriter {
       try {
         this.fh = await fsp.open(this.path, 'a+', FILE_MODE);
       } catch (e) {
-        this.broken = new Error(`The session ${path.basename(this.path)} could not be reopened after it was rewritten: ${e instanceof Error ? e.message : String(e)}`);
+        this.broken = new Error(
+          `The session ${path.basename(this.path)} could not be reopened after it was rewritten: ${e instanceof Error ? e.message : String(e)}`,
+        );
         throw this.broken;
       }
       this.needsNewline = false;
@@ -158,7 +161,9 @@ export class SessionWriter {
   private async checkLock(): Promise<void> {
     if (this.broken) throw this.broken;
     if (await stillHeld(this.lock)) return;
-    this.broken = new SessionLockedError(`The session ${path.basename(this.path)} was taken over by another VS Code window; this window stopped writing to it so that neither overwrites the other. Reopen the session to continue it here.`);
+    this.broken = new SessionLockedError(
+      `The session ${path.basename(this.path)} was taken over by another VS Code window; this window stopped writing to it so that neither overwrites the other. Reopen the session to continue it here.`,
+    );
     throw this.broken;
   }
 
@@ -166,7 +171,7 @@ export class SessionWriter {
     await this.checkLock();
     const buf = Buffer.from(`${this.needsNewline ? '\n' : ''}${line}\n`, 'utf8');
     try {
-      for (let off = 0; off < buf.length; ) off += (await this.fh.write(buf, off, buf.length - off)).bytesWritten;
+      for (let off = 0; off < buf.length;) off += (await this.fh.write(buf, off, buf.length - off)).bytesWritten;
       await this.fh.datasync();
       this.needsNewline = false;
     } catch (e) {

@@ -8,7 +8,15 @@
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { decodeLine, encodeEntry, newerFormatVersion, SESSION_FORMAT, SESSION_VERSION, type HeaderEntry, type SessionEntry } from '../../core/session/entries';
+import {
+  decodeLine,
+  encodeEntry,
+  newerFormatVersion,
+  SESSION_FORMAT,
+  SESSION_VERSION,
+  type HeaderEntry,
+  type SessionEntry,
+} from '../../core/session/entries';
 import { replaySession, type ReplayedSession } from '../../core/session/replay';
 import { splitSplicedLine, wellFormedEntry } from '../../core/session/salvage';
 import { writeFileAtomic } from './sessionFile';
@@ -28,7 +36,12 @@ export interface LoadReport {
 
 /** Result of loadSession. `entries` are the file's entries as now stored (header first). */
 export type LoadResult =
-  | { readonly ok: true; readonly session: ReplayedSession; readonly entries: readonly SessionEntry[]; readonly report?: LoadReport }
+  | {
+      readonly ok: true;
+      readonly session: ReplayedSession;
+      readonly entries: readonly SessionEntry[];
+      readonly report?: LoadReport;
+    }
   | { readonly ok: false; readonly error: string; readonly backupPath?: string };
 
 /** Result of analysing a file's bytes, before any I/O decision. */
@@ -67,7 +80,10 @@ export async function loadSession(file: string, opts: LoadOptions = {}): Promise
   try {
     bytes = await fsp.readFile(file);
   } catch (e) {
-    return { ok: false, error: `The session file ${name} could not be read: ${e instanceof Error ? e.message : String(e)}` };
+    return {
+      ok: false,
+      error: `The session file ${name} could not be read: ${e instanceof Error ? e.message : String(e)}`,
+    };
   }
   const now = opts.now ?? Date.now;
   const a = analyzeSession(bytes, name.replace(/\.jsonl$/, ''), now());
@@ -78,17 +94,40 @@ export async function loadSession(file: string, opts: LoadOptions = {}): Promise
     backupPath = await writeBackup(file, bytes, now());
   } catch (e) {
     const why = `no backup could be written (${e instanceof Error ? e.message : String(e)})`;
-    if (a.error !== undefined || !a.session) return { ok: false, error: `${a.error ?? 'Nothing could be loaded.'} The file was left as it was; ${why}.` };
-    return { ok: true, session: a.session, entries: a.entries, report: { fixes: [...a.fixes, `The repairs were not saved to the file because ${why}.`], droppedLines: a.droppedLines } };
+    if (a.error !== undefined || !a.session)
+      return { ok: false, error: `${a.error ?? 'Nothing could be loaded.'} The file was left as it was; ${why}.` };
+    return {
+      ok: true,
+      session: a.session,
+      entries: a.entries,
+      report: {
+        fixes: [...a.fixes, `The repairs were not saved to the file because ${why}.`],
+        droppedLines: a.droppedLines,
+      },
+    };
   }
-  if (a.error !== undefined || !a.session) return { ok: false, error: `${a.error ?? 'Nothing could be loaded.'} The file was left as it was; a copy is at ${backupPath}.`, backupPath };
+  if (a.error !== undefined || !a.session)
+    return {
+      ok: false,
+      error: `${a.error ?? 'Nothing could be loaded.'} The file was left as it was; a copy is at ${backupPath}.`,
+      backupPath,
+    };
   const fixes = [...a.fixes];
   try {
-    await (opts.rewrite ?? ((entries) => writeFileAtomic(file, entries.map((e) => `${encodeEntry(e)}\n`).join(''))))(a.entries);
+    await (opts.rewrite ?? ((entries) => writeFileAtomic(file, entries.map((e) => `${encodeEntry(e)}\n`).join(''))))(
+      a.entries,
+    );
   } catch (e) {
-    fixes.push(`The repaired session could not be saved (${e instanceof Error ? e.message : String(e)}); it will be repaired again next time.`);
+    fixes.push(
+      `The repaired session could not be saved (${e instanceof Error ? e.message : String(e)}); it will be repaired again next time.`,
+    );
   }
-  return { ok: true, session: a.session, entries: a.entries, report: { backupPath, fixes, droppedLines: a.droppedLines } };
+  return {
+    ok: true,
+    session: a.session,
+    entries: a.entries,
+    report: { backupPath, fixes, droppedLines: a.droppedLines },
+  };
 }
 
 /**
@@ -97,16 +136,33 @@ export async function loadSession(file: string, opts: LoadOptions = {}): Promise
  * conversation had to be repaired. `now` stamps that entry.
  */
 export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: number): Analysis {
-  if (bytes.length === 0) return { entries: [], fixes: [], droppedLines: [], changed: false, leaveAlone: true, error: 'The session file is empty (0 bytes): nothing was ever saved in it, or it was cut off completely.' };
+  if (bytes.length === 0)
+    return {
+      entries: [],
+      fixes: [],
+      droppedLines: [],
+      changed: false,
+      leaveAlone: true,
+      error: 'The session file is empty (0 bytes): nothing was ever saved in it, or it was cut off completely.',
+    };
   const fixes: string[] = [];
   const dropped: (DroppedLine & { torn?: boolean })[] = [];
   const clean = stripNul(bytes);
-  if (clean.length !== bytes.length) fixes.push(`Removed ${bytes.length - clean.length} NUL byte(s) (left by a crash or a disk error).`);
+  if (clean.length !== bytes.length)
+    fixes.push(`Removed ${bytes.length - clean.length} NUL byte(s) (left by a crash or a disk error).`);
   let changed = clean.length !== bytes.length;
   const lines = splitLines(clean);
   const first = lines.find((l) => l.text.trim());
   const newer = first && newerFormatVersion(first.text);
-  if (newer !== undefined) return { entries: [], fixes: [], droppedLines: [], changed: false, leaveAlone: true, error: `This session was saved by a newer version of the extension (format version ${newer}); update the extension to open it. The file was not changed.` };
+  if (newer !== undefined)
+    return {
+      entries: [],
+      fixes: [],
+      droppedLines: [],
+      changed: false,
+      leaveAlone: true,
+      error: `This session was saved by a newer version of the extension (format version ${newer}); update the extension to open it. The file was not changed.`,
+    };
   const good: SessionEntry[] = [];
   const surrogateLines: number[] = [];
   /** Keeps `entry` read from line `l`, its lone surrogates replaced. */
@@ -117,7 +173,8 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
   };
   let headerLine: string | undefined;
   for (const l of lines) {
-    if (l.badUtf8) (fixes.push(`Line ${l.line} contained bytes that are not UTF-8; they were replaced with �.`), (changed = true));
+    if (l.badUtf8)
+      (fixes.push(`Line ${l.line} contained bytes that are not UTF-8; they were replaced with �.`), (changed = true));
     if (!l.text.trim()) continue;
     const d = decodeLine(l.text);
     if (d.ok) {
@@ -133,24 +190,46 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
       fixes.push(splicedFix(l.line, spliced.entries.length, spliced.droppedChars));
       continue;
     }
-    if (l.unterminated) dropped.push({ line: l.line, reason: `cut off while it was being written (${d.reason})`, torn: true });
+    if (l.unterminated)
+      dropped.push({ line: l.line, reason: `cut off while it was being written (${d.reason})`, torn: true });
     else dropped.push({ line: l.line, reason: d.reason });
   }
   if (surrogateLines.length > 0) {
     changed = true;
-    fixes.push(`${surrogateLines.length === 1 ? `Line ${surrogateLines[0]}` : `${surrogateLines.length} lines (${listLines(surrogateLines)})`} held a broken character (half of a UTF-16 surrogate pair, which the API rejects); each was replaced with � so the session can be sent again.`);
+    fixes.push(
+      `${surrogateLines.length === 1 ? `Line ${surrogateLines[0]}` : `${surrogateLines.length} lines (${listLines(surrogateLines)})`} held a broken character (half of a UTF-16 surrogate pair, which the API rejects); each was replaced with � so the session can be sent again.`,
+    );
   }
-  for (const d of dropped) fixes.push(`Line ${d.line} was ${d.torn ? 'incomplete' : 'unreadable'} and was left out: ${d.reason}.`);
+  for (const d of dropped)
+    fixes.push(`Line ${d.line} was ${d.torn ? 'incomplete' : 'unreadable'} and was left out: ${d.reason}.`);
   const droppedLines = dropped.map(({ line, reason }) => ({ line, reason }));
-  if (good.length === 0) return { entries: [], fixes, droppedLines, changed, error: `The session file has no readable entry (${dropped.length} damaged line(s)).` };
+  if (good.length === 0)
+    return {
+      entries: [],
+      fixes,
+      droppedLines,
+      changed,
+      error: `The session file has no readable entry (${dropped.length} damaged line(s)).`,
+    };
   const hasContent = good.some((e) => e.type === 'message' || e.type === 'compaction' || e.type === 'repair');
-  if (!hasContent && dropped.some((d) => !d.torn)) return { entries: [], fixes, droppedLines, changed, error: `None of the session's messages could be read (${dropped.length} damaged line(s)).` };
+  if (!hasContent && dropped.some((d) => !d.torn))
+    return {
+      entries: [],
+      fixes,
+      droppedLines,
+      changed,
+      error: `None of the session's messages could be read (${dropped.length} damaged line(s)).`,
+    };
   let entries = good;
   const hi = good.findIndex((e) => e.type === 'header');
   if (hi > 0) (fixes.push('The header was not the first entry; it was moved to the top.'), (changed = true));
   if (hi < 0) {
     entries = [reconstructHeader(good, headerLine, fallbackId, now), ...good];
-    fixes.push(headerLine ? 'The header was damaged; it was rebuilt from what could be read of it and of the other entries.' : 'The header was missing; it was rebuilt from the other entries.');
+    fixes.push(
+      headerLine
+        ? 'The header was damaged; it was rebuilt from what could be read of it and of the other entries.'
+        : 'The header was missing; it was rebuilt from the other entries.',
+    );
     changed = true;
   } else if (hi > 0) entries = [good[hi] as SessionEntry, ...good.slice(0, hi), ...good.slice(hi + 1)];
   let session = replaySession(entries);
@@ -158,7 +237,8 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
     fixes.push(...session.problems, ...session.fixes);
     const skip = new Set(session.ignored);
     entries = entries.filter((_, i) => !skip.has(i));
-    if (session.fixes.length > 0) entries.push({ type: 'repair', at: now, fixes: session.fixes, messages: session.messages });
+    if (session.fixes.length > 0)
+      entries.push({ type: 'repair', at: now, fixes: session.fixes, messages: session.messages });
     session = replaySession(entries);
     changed = true;
   }
@@ -214,7 +294,12 @@ function splitLines(bytes: Uint8Array): Line[] {
 }
 
 /** A header from what survives of the damaged one, else from the other entries. */
-function reconstructHeader(entries: readonly SessionEntry[], damaged: string | undefined, fallbackId: string, now: number): HeaderEntry {
+function reconstructHeader(
+  entries: readonly SessionEntry[],
+  damaged: string | undefined,
+  fallbackId: string,
+  now: number,
+): HeaderEntry {
   const str = (key: string) => {
     const m = damaged && new RegExp(`"${key}"\\s*:\\s*("(?:[^"\\\\\\n]|\\\\.)*")`).exec(damaged);
     try {

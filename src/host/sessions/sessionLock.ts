@@ -61,7 +61,10 @@ export async function acquireLock(file: string, isAlive: (pid: number) => boolea
     if (seen === undefined) continue; // released meanwhile
     const holder = lockHolder(seen);
     if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
-      throw new SessionLockedError(`The session ${path.basename(file)} is open in another VS Code window (process ${holder}).`, holder);
+      throw new SessionLockedError(
+        `The session ${path.basename(file)} is open in another VS Code window (process ${holder}).`,
+        holder,
+      );
     }
     await takeOverStale(lock, seen);
   }
@@ -113,7 +116,9 @@ async function putBack(aside: string, lock: string, content: string): Promise<vo
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') return; // its owner finds out with stillHeld before its next write
-    await fsp.writeFile(lock, content, { flag: 'wx', mode: FILE_MODE }).catch((e2: NodeJS.ErrnoException) => (e2.code === 'EEXIST' ? undefined : Promise.reject(e2)));
+    await fsp
+      .writeFile(lock, content, { flag: 'wx', mode: FILE_MODE })
+      .catch((e2: NodeJS.ErrnoException) => (e2.code === 'EEXIST' ? undefined : Promise.reject(e2)));
   }
 }
 

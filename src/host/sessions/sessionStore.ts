@@ -30,7 +30,13 @@ export interface StoreDeps {
 
 /** An open session: the repaired conversation and the writer to continue it with. */
 export type OpenResult =
-  | { readonly ok: true; readonly id: string; readonly writer: SessionWriter; readonly session: ReplayedSession; readonly report?: LoadReport }
+  | {
+      readonly ok: true;
+      readonly id: string;
+      readonly writer: SessionWriter;
+      readonly session: ReplayedSession;
+      readonly report?: LoadReport;
+    }
   | { readonly ok: false; readonly error: string };
 
 /** Outcome of an export or a delete. */
@@ -44,7 +50,9 @@ const ID = /^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$/;
  */
 export function newSessionId(now: number, random: number): string {
   const stamp = new Date(now).toISOString().slice(0, 19).replace(/:/g, '-');
-  const suffix = Math.floor(Math.min(Math.max(random, 0), 0.999999999) * 36 ** 6).toString(36).padStart(6, '0');
+  const suffix = Math.floor(Math.min(Math.max(random, 0), 0.999999999) * 36 ** 6)
+    .toString(36)
+    .padStart(6, '0');
   return `${stamp}-${suffix}`;
 }
 
@@ -68,12 +76,25 @@ export class SessionStore {
   }
 
   /** Creates a session file holding its header (written with exclusive create and fsync) and opens its writer. */
-  async create(fields: { readonly model: string; readonly workspace: string; readonly title?: string }): Promise<{ id: string; header: HeaderEntry; writer: SessionWriter }> {
+  async create(fields: {
+    readonly model: string;
+    readonly workspace: string;
+    readonly title?: string;
+  }): Promise<{ id: string; header: HeaderEntry; writer: SessionWriter }> {
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
     for (let attempt = 0; ; attempt++) {
       const createdAt = this.deps.now();
       const id = newSessionId(createdAt, this.deps.random());
-      const header: HeaderEntry = { type: 'header', format: SESSION_FORMAT, version: SESSION_VERSION, sessionId: id, createdAt, ...(fields.title !== undefined ? { title: fields.title } : {}), model: fields.model, workspace: fields.workspace };
+      const header: HeaderEntry = {
+        type: 'header',
+        format: SESSION_FORMAT,
+        version: SESSION_VERSION,
+        sessionId: id,
+        createdAt,
+        ...(fields.title !== undefined ? { title: fields.title } : {}),
+        model: fields.model,
+        workspace: fields.workspace,
+      };
       let fh: Awaited<ReturnType<typeof fsp.open>>;
       try {
         fh = await fsp.open(this.pathOf(id), 'wx', 0o600);
@@ -97,7 +118,9 @@ export class SessionStore {
    * at all is listed too, damaged, with `error` (it can still be opened or deleted).
    */
   async list(): Promise<SessionSummary[]> {
-    const names = await fsp.readdir(this.dir).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
+    const names = await fsp
+      .readdir(this.dir)
+      .catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
     const ids = names.filter((n) => n.endsWith('.jsonl') && ID.test(n.slice(0, -6))).map((n) => n.slice(0, -6));
     const out = await Promise.all(ids.map((id) => this.summarize(id).catch((e: unknown) => this.unreadable(id, e))));
     return out.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1));
@@ -130,15 +153,27 @@ export class SessionStore {
    * and listed in the result so the UI can say so. Refused while the session is open here
    * or in another live process.
    */
-  async delete(id: string): Promise<StoreResult<{ readonly removed: readonly string[]; readonly keptBackups: readonly string[] }>> {
+  async delete(
+    id: string,
+  ): Promise<StoreResult<{ readonly removed: readonly string[]; readonly keptBackups: readonly string[] }>> {
     const file = this.pathOf(id);
     if (isOpenInProcess(file)) return { ok: false, error: `The session ${id} is open; close it before deleting it.` };
     const holder = lockHolder(await fsp.readFile(`${file}.lock`, 'utf8').catch(() => ''));
-    if (holder !== undefined && holder !== process.pid && (this.deps.isAlive ?? pidAlive)(holder)) return { ok: false, error: `The session ${id} is open in another VS Code window (process ${holder}).` };
+    if (holder !== undefined && holder !== process.pid && (this.deps.isAlive ?? pidAlive)(holder))
+      return { ok: false, error: `The session ${id} is open in another VS Code window (process ${holder}).` };
     const removed: string[] = [];
-    for (const p of [file, `${file}.lock`]) if (await fsp.rm(p).then(() => true, () => false)) removed.push(p);
+    for (const p of [file, `${file}.lock`])
+      if (
+        await fsp.rm(p).then(
+          () => true,
+          () => false,
+        )
+      )
+        removed.push(p);
     if (removed[0] !== file) return { ok: false, error: `The session ${id} does not exist.` };
-    const keptBackups = (await fsp.readdir(this.dir)).filter((n) => n.startsWith(`${id}.bak-`)).map((n) => path.join(this.dir, n));
+    const keptBackups = (await fsp.readdir(this.dir))
+      .filter((n) => n.startsWith(`${id}.bak-`))
+      .map((n) => path.join(this.dir, n));
     return { ok: true, removed, keptBackups };
   }
 
@@ -162,7 +197,9 @@ export class SessionStore {
     const bytes = await fsp.readFile(this.pathOf(id)).catch(() => undefined);
     if (!bytes) return { ok: false as const, error: `The session ${id} does not exist.` };
     const a = analyzeSession(bytes, id, this.deps.now());
-    return a.session && a.error === undefined ? { ok: true as const, session: a.session, entries: a.entries } : { ok: false as const, error: a.error ?? 'Nothing could be read.' };
+    return a.session && a.error === undefined
+      ? { ok: true as const, session: a.session, entries: a.entries }
+      : { ok: false as const, error: a.error ?? 'Nothing could be read.' };
   }
 
   private async summarize(id: string): Promise<SessionSummary> {
@@ -184,7 +221,18 @@ export class SessionStore {
   /** The list entry of a session file that could not be summarised (listed so it can be opened or deleted). */
   private async unreadable(id: string, e: unknown): Promise<SessionSummary> {
     const stat = await fsp.stat(this.pathOf(id)).catch(() => undefined);
-    return { id, title: id, createdAt: stat?.birthtimeMs ?? 0, updatedAt: stat?.mtimeMs ?? 0, turns: 0, hasMessages: false, model: 'unknown', sizeBytes: stat?.size ?? 0, damaged: true, error: e instanceof Error ? e.message : String(e) };
+    return {
+      id,
+      title: id,
+      createdAt: stat?.birthtimeMs ?? 0,
+      updatedAt: stat?.mtimeMs ?? 0,
+      turns: 0,
+      hasMessages: false,
+      model: 'unknown',
+      sizeBytes: stat?.size ?? 0,
+      damaged: true,
+      error: e instanceof Error ? e.message : String(e),
+    };
   }
 
   private secrets(): readonly string[] {
@@ -192,10 +240,16 @@ export class SessionStore {
   }
 
   private writerOptions() {
-    return { ...(this.deps.secrets ? { secrets: this.deps.secrets } : {}), ...(this.deps.isAlive ? { isAlive: this.deps.isAlive } : {}) };
+    return {
+      ...(this.deps.secrets ? { secrets: this.deps.secrets } : {}),
+      ...(this.deps.isAlive ? { isAlive: this.deps.isAlive } : {}),
+    };
   }
 }
 
 async function exists(file: string): Promise<boolean> {
-  return fsp.stat(file).then(() => true, () => false);
+  return fsp.stat(file).then(
+    () => true,
+    () => false,
+  );
 }

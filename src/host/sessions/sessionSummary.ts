@@ -81,8 +81,15 @@ export async function summarizeSession(id: string, reader: RangeReader, facts: F
   let last: SessionEntry | undefined;
   for (const e of entries) {
     if (e.type === 'title') title = e.title;
-    if (e.type === 'message' && !firstUser && e.message.role === 'user' && e.message.blocks.some((b) => b.type === 'text' && b.meta.source === 'user')) firstUser = e.message;
-    if (e.type === 'message' || e.type === 'usage' || e.type === 'turn_aborted') turns = Math.max(turns, e.type === 'message' ? e.message.turn : e.turn);
+    if (
+      e.type === 'message' &&
+      !firstUser &&
+      e.message.role === 'user' &&
+      e.message.blocks.some((b) => b.type === 'text' && b.meta.source === 'user')
+    )
+      firstUser = e.message;
+    if (e.type === 'message' || e.type === 'usage' || e.type === 'turn_aborted')
+      turns = Math.max(turns, e.type === 'message' ? e.message.turn : e.turn);
     if (e.type !== 'header') last = e;
   }
   return {
@@ -99,10 +106,16 @@ export async function summarizeSession(id: string, reader: RangeReader, facts: F
 }
 
 /** The start of the file: its complete lines, where they end, its last byte and whether it held a NUL. */
-async function readHead(reader: RangeReader, size: number): Promise<{ lines: Line[]; linesEnd: number; lastByte: number | undefined; hasNul: boolean }> {
+async function readHead(
+  reader: RangeReader,
+  size: number,
+): Promise<{ lines: Line[]; linesEnd: number; lastByte: number | undefined; hasNul: boolean }> {
   let buf: Uint8Array = new Uint8Array(0);
   while (buf.length < size && buf.length < SUMMARY_MAX_WINDOW) {
-    const chunk = await reader.read(buf.length, Math.min(SUMMARY_CHUNK, size - buf.length, SUMMARY_MAX_WINDOW - buf.length));
+    const chunk = await reader.read(
+      buf.length,
+      Math.min(SUMMARY_CHUNK, size - buf.length, SUMMARY_MAX_WINDOW - buf.length),
+    );
     if (chunk.length === 0) break;
     buf = concat(buf, chunk);
     const lines = splitLines(buf, buf.length >= size).lines;

@@ -63,7 +63,8 @@ const BY_EXTENSION: Readonly<Record<string, string>> = {
 /** A short human guess of what a binary file is, e.g. `PNG image`; `binary data` when unknown. */
 export function guessBinaryType(sample: Uint8Array, path: string): string {
   for (const [name, bytes, at = 0] of MAGIC) {
-    if (sample.length >= at + bytes.length && bytes.every((b, i) => b === undefined || sample[at + i] === b)) return name;
+    if (sample.length >= at + bytes.length && bytes.every((b, i) => b === undefined || sample[at + i] === b))
+      return name;
   }
   return BY_EXTENSION[extname(path).toLowerCase()] ?? 'binary data';
 }

@@ -15,7 +15,11 @@ const MIN_SECRET_LENGTH = 8;
  * and without any variable whose value contains one of `secrets` (the key in use, at least
  * 8 characters), then with `extra` set on top. `env` itself is not changed.
  */
-export function childEnv(env: NodeJS.ProcessEnv, secrets: readonly string[], extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+export function childEnv(
+  env: NodeJS.ProcessEnv,
+  secrets: readonly string[],
+  extra: Readonly<Record<string, string>> = {},
+): NodeJS.ProcessEnv {
   const named = new Set(CREDENTIAL_VARIABLES.map((n) => n.toUpperCase()));
   const keys = secrets.map((s) => s.trim()).filter((s) => s.length >= MIN_SECRET_LENGTH);
   const out: NodeJS.ProcessEnv = {};

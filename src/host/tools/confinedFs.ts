@@ -41,7 +41,11 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0;
  * still inside one of `allowed` and is the very file that was opened. `shown` names the
  * path in error text. Never throws; on a refusal nothing stays open.
  */
-export async function openConfined(path: string, allowed: readonly WorkspaceRoot[], shown: string): Promise<OpenedFile | ConfinedError> {
+export async function openConfined(
+  path: string,
+  allowed: readonly WorkspaceRoot[],
+  shown: string,
+): Promise<OpenedFile | ConfinedError> {
   let handle: FileHandle;
   try {
     handle = await open(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
@@ -69,7 +73,12 @@ export async function openConfined(path: string, allowed: readonly WorkspaceRoot
  * missing parent folders are created, each checked. Never throws: returns why it did not
  * write (a write that was refused leaves the target untouched).
  */
-export async function writeConfined(path: string, root: WorkspaceRoot, content: string, shown: string): Promise<{ readonly ok: true } | ConfinedError> {
+export async function writeConfined(
+  path: string,
+  root: WorkspaceRoot,
+  content: string,
+  shown: string,
+): Promise<{ readonly ok: true } | ConfinedError> {
   const dir = dirname(path);
   const made = await makeFolders(dir, root, shown);
   if (made !== undefined) return { ok: false, error: made };
@@ -89,7 +98,11 @@ export async function writeConfined(path: string, root: WorkspaceRoot, content: 
     await handle.close();
     handle = undefined;
     // The folder and the temporary file, checked again right before the rename.
-    const now = (await folderChanged(dir, root, shown)) ?? (sameFile(written, await lstat(temp)) ? undefined : `${shown} was not written: its folder changed during the write.`);
+    const now =
+      (await folderChanged(dir, root, shown)) ??
+      (sameFile(written, await lstat(temp))
+        ? undefined
+        : `${shown} was not written: its folder changed during the write.`);
     if (now !== undefined) {
       await unlink(temp).catch(() => undefined);
       return { ok: false, error: now };
@@ -99,17 +112,27 @@ export async function writeConfined(path: string, root: WorkspaceRoot, content: 
   } catch (e) {
     await handle?.close().catch(() => undefined);
     await unlink(temp).catch(() => undefined);
-    return { ok: false, error: `${shown} could not be written (${errorCode(e) ?? (e instanceof Error ? e.message : String(e))}).` };
+    return {
+      ok: false,
+      error: `${shown} could not be written (${errorCode(e) ?? (e instanceof Error ? e.message : String(e))}).`,
+    };
   }
 }
 
 /** Why the opened file (`opened`, at `path`) is not, or no longer, the file inside `allowed`; undefined when it is. */
-async function leftFolder(path: string, opened: Stats, allowed: readonly WorkspaceRoot[], shown: string): Promise<string | undefined> {
+async function leftFolder(
+  path: string,
+  opened: Stats,
+  allowed: readonly WorkspaceRoot[],
+  shown: string,
+): Promise<string | undefined> {
   const real = await realpath(path).catch(() => undefined);
   if (real === undefined) return `${shown} disappeared while it was being opened; try again.`;
-  if (!allowed.some((r) => isInside(r.path, real))) return `${shown} now leads outside the workspace (to ${real}): a folder or link on its path changed. It was not read.`;
+  if (!allowed.some((r) => isInside(r.path, real)))
+    return `${shown} now leads outside the workspace (to ${real}): a folder or link on its path changed. It was not read.`;
   const there = await stat(real).catch(() => undefined);
-  if (there === undefined || !sameFile(opened, there)) return `${shown} changed while it was being opened (a folder or link on its path was replaced); try again.`;
+  if (there === undefined || !sameFile(opened, there))
+    return `${shown} changed while it was being opened (a folder or link on its path was replaced); try again.`;
   return undefined;
 }
 
@@ -127,8 +150,14 @@ async function folderChanged(dir: string, root: WorkspaceRoot, shown: string): P
 async function makeFolders(dir: string, root: WorkspaceRoot, shown: string): Promise<string | undefined> {
   const missing: string[] = [];
   let current = dir;
-  while (!(await lstat(current).then(() => true, () => false))) {
-    if (!isInside(root.path, current) || current === root.path) return `${shown} was not written: the workspace folder ${root.path} no longer exists.`;
+  while (
+    !(await lstat(current).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    if (!isInside(root.path, current) || current === root.path)
+      return `${shown} was not written: the workspace folder ${root.path} no longer exists.`;
     missing.push(current);
     current = dirname(current);
   }
@@ -138,7 +167,8 @@ async function makeFolders(dir: string, root: WorkspaceRoot, shown: string): Pro
       try {
         await mkdir(folder);
       } catch (e) {
-        if (errorCode(e) !== 'EEXIST') return `${shown} was not written: the folder ${folder} could not be created (${errorCode(e) ?? String(e)}).`;
+        if (errorCode(e) !== 'EEXIST')
+          return `${shown} was not written: the folder ${folder} could not be created (${errorCode(e) ?? String(e)}).`;
       }
     }
     const changed = await folderChanged(folder, root, shown);

@@ -74,11 +74,23 @@ export async function realRoots(roots: readonly string[]): Promise<WorkspaceRoot
  * and `access` 'read' — to that folder. Never throws: a refusal is an error value naming the
  * problem and the fix.
  */
-export async function resolveToolPath(space: PathSpace, requested: string, access: PathAccess): Promise<PathResolution> {
+export async function resolveToolPath(
+  space: PathSpace,
+  requested: string,
+  access: PathAccess,
+): Promise<PathResolution> {
   const workspace = await realRoots(space.roots);
   const first = workspace[0];
-  if (first === undefined) return { ok: false, error: 'No workspace folder is open (or it no longer exists); ask the user to open a folder in VS Code.' };
-  if (requested.includes('\0')) return { ok: false, error: `The path ${JSON.stringify(requested)} contains a NUL character; give a plain file path.` };
+  if (first === undefined)
+    return {
+      ok: false,
+      error: 'No workspace folder is open (or it no longer exists); ask the user to open a folder in VS Code.',
+    };
+  if (requested.includes('\0'))
+    return {
+      ok: false,
+      error: `The path ${JSON.stringify(requested)} contains a NUL character; give a plain file path.`,
+    };
 
   let lexical: string;
   let allowed: readonly WorkspaceRoot[] = workspace;
@@ -86,7 +98,11 @@ export async function resolveToolPath(space: PathSpace, requested: string, acces
     lexical = resolve(requested);
     const session = await sessionRootOf(space.sessionRoots ?? [], lexical);
     if (session !== undefined) {
-      if (access === 'write') return { ok: false, error: `"${requested}" is in the session's files folder (saved pastes and tool outputs), which is read-only; write inside the workspace instead.` };
+      if (access === 'write')
+        return {
+          ok: false,
+          error: `"${requested}" is in the session's files folder (saved pastes and tool outputs), which is read-only; write inside the workspace instead.`,
+        };
       allowed = [session];
     }
   } else {
@@ -136,7 +152,8 @@ export function isInside(parent: string, child: string): boolean {
 async function sessionRootOf(sessionRoots: readonly string[], lexical: string): Promise<WorkspaceRoot | undefined> {
   for (const given of sessionRoots) {
     const [root] = await realRoots([given]);
-    if (root !== undefined && (isInside(resolve(given), lexical) || isInside(root.path, lexical))) return { ...root, session: true };
+    if (root !== undefined && (isInside(resolve(given), lexical) || isInside(root.path, lexical)))
+      return { ...root, session: true };
   }
   return undefined;
 }
@@ -155,7 +172,10 @@ async function realpathDeepest(abs: string): Promise<RealResult> {
       const code = errorCode(e);
       if (code === 'ENOENT') {
         const link = await danglingLinkTarget(current);
-        if (link !== undefined) return { error: `${current} is a symbolic link to "${link}", which does not exist; use the link's target path instead (if it is inside the workspace).` };
+        if (link !== undefined)
+          return {
+            error: `${current} is a symbolic link to "${link}", which does not exist; use the link's target path instead (if it is inside the workspace).`,
+          };
         const parent = dirname(current);
         if (parent === current) return { error: 'no part of this path exists.' };
         missing.push(basename(current));

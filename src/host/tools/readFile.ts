@@ -35,7 +35,8 @@ export async function readFileTool(input: ReadFileInput, ctx: ToolContext): Prom
   const resolved = await resolveToolPath(ctx, input.path, 'read');
   if (!resolved.ok) return toolError(`read_file: ${resolved.error}`);
   const shown = resolved.display;
-  if (!resolved.exists) return toolError(`read_file: ${shown} does not exist. Use list_files or search to find the right path.`);
+  if (!resolved.exists)
+    return toolError(`read_file: ${shown} does not exist. Use list_files or search to find the right path.`);
   await ctx.beforeOpen?.();
   // Opened first, then proven to be the file inside the folder: a link flipped or a folder
   // swapped since the check above cannot make this read return an outside file.
@@ -49,14 +50,29 @@ export async function readFileTool(input: ReadFileInput, ctx: ToolContext): Prom
 }
 
 /** read_file on the file open as `handle` (its fstat `info`); `path` only names its type. */
-async function readOpened(input: ReadFileInput, ctx: ToolContext, handle: FileHandle, info: Stats, shown: string, path: string): Promise<ToolResult> {
+async function readOpened(
+  input: ReadFileInput,
+  ctx: ToolContext,
+  handle: FileHandle,
+  info: Stats,
+  shown: string,
+  path: string,
+): Promise<ToolResult> {
   const { limits, signal } = ctx;
-  if (info.isDirectory()) return toolError(`read_file: ${shown} is a folder, not a file. Use list_files with path "${shown}" to see what it contains.`);
-  if (!info.isFile()) return toolError(`read_file: ${shown} is not a regular file (a socket, pipe or device); only text files can be read.`);
+  if (info.isDirectory())
+    return toolError(
+      `read_file: ${shown} is a folder, not a file. Use list_files with path "${shown}" to see what it contains.`,
+    );
+  if (!info.isFile())
+    return toolError(
+      `read_file: ${shown} is not a regular file (a socket, pipe or device); only text files can be read.`,
+    );
   if (info.size === 0) return toolOk(`(${shown} is empty: 0 lines)`);
   const sample = await readHead(handle, limits.binarySniffBytes);
   if (looksBinary(sample)) {
-    return toolError(`read_file: ${shown} is a binary file (${guessBinaryType(sample, path)}, ${formatBytes(info.size)}); only text files can be read.`);
+    return toolError(
+      `read_file: ${shown} is a binary file (${guessBinaryType(sample, path)}, ${formatBytes(info.size)}); only text files can be read.`,
+    );
   }
 
   const offset = input.offset ?? 1;
@@ -109,17 +125,26 @@ async function readOpened(input: ReadFileInput, ctx: ToolContext, handle: FileHa
 
   const total = countAll ? lineNo : undefined;
   if (out.length === 0) {
-    return toolError(`read_file: offset ${formatCount(offset)} is past the end of ${shown}, which has ${plural(lineNo, 'line')}. Use a smaller offset.`);
+    return toolError(
+      `read_file: offset ${formatCount(offset)} is past the end of ${shown}, which has ${plural(lineNo, 'line')}. Use a smaller offset.`,
+    );
   }
   const notes: string[] = [];
   if (more) {
     const of = total !== undefined ? ` of ${formatCount(total)}` : ` (the file, ${formatBytes(info.size)}, continues)`;
     const why = budgetHit ? ` The result reached its ${formatCount(limits.maxResultChars)}-character limit.` : '';
-    notes.push(`[Showing lines ${formatCount(offset)}–${formatCount(lastShown)}${of}.${why} Continue with offset=${lastShown + 1}.]`);
+    notes.push(
+      `[Showing lines ${formatCount(offset)}–${formatCount(lastShown)}${of}.${why} Continue with offset=${lastShown + 1}.]`,
+    );
   } else if (offset > 1) {
-    notes.push(`[Showing lines ${formatCount(offset)}–${formatCount(lastShown)} of ${formatCount(lastShown)} (end of file).]`);
+    notes.push(
+      `[Showing lines ${formatCount(offset)}–${formatCount(lastShown)} of ${formatCount(lastShown)} (end of file).]`,
+    );
   }
-  if (cutLines > 0) notes.push(`[${plural(cutLines, 'line')} longer than ${formatCount(limits.readMaxLineChars)} characters ${cutLines === 1 ? 'was' : 'were'} cut.]`);
+  if (cutLines > 0)
+    notes.push(
+      `[${plural(cutLines, 'line')} longer than ${formatCount(limits.readMaxLineChars)} characters ${cutLines === 1 ? 'was' : 'were'} cut.]`,
+    );
   return toolOk(notes.length > 0 ? `${out.join('\n')}\n\n${notes.join('\n')}` : out.join('\n'));
 }
 

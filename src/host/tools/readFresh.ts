@@ -22,13 +22,19 @@ const SNIFF_BYTES = 8192;
  * The text of `requested` (at most `maxBytes` of it, decoded as UTF-8) and its size on disk,
  * or why it was not read — a reason never holding the file's content.
  */
-export async function readFresh(space: PathSpace, requested: string, maxBytes = READ_FRESH_MAX_BYTES): Promise<FreshRead> {
+export async function readFresh(
+  space: PathSpace,
+  requested: string,
+  maxBytes = READ_FRESH_MAX_BYTES,
+): Promise<FreshRead> {
   const asked = secretFileReason(requested);
-  if (asked !== undefined) return { ok: false, reason: `it looks like a secrets file (${asked}), so it is never sent to the model` };
+  if (asked !== undefined)
+    return { ok: false, reason: `it looks like a secrets file (${asked}), so it is never sent to the model` };
   const resolved = await resolveToolPath(space, requested, 'read');
   if (!resolved.ok) return { ok: false, reason: resolved.error };
   const real = secretFileReason(resolved.display) ?? secretFileReason(resolved.path);
-  if (real !== undefined) return { ok: false, reason: `it leads to a secrets file (${real}), so it is never sent to the model` };
+  if (real !== undefined)
+    return { ok: false, reason: `it leads to a secrets file (${real}), so it is never sent to the model` };
   if (!resolved.exists) return { ok: false, reason: 'it no longer exists' };
   const opened = await openConfined(resolved.path, [resolved.root], resolved.display);
   if (!opened.ok) return { ok: false, reason: opened.error };
@@ -45,7 +51,11 @@ export async function readFresh(space: PathSpace, requested: string, maxBytes = 
       got += bytesRead;
     }
     const bytes = buf.subarray(0, got);
-    if (looksBinary(bytes.subarray(0, SNIFF_BYTES))) return { ok: false, reason: `it is a binary file (${guessBinaryType(bytes, resolved.path)}, ${formatBytes(stats.size)})` };
+    if (looksBinary(bytes.subarray(0, SNIFF_BYTES)))
+      return {
+        ok: false,
+        reason: `it is a binary file (${guessBinaryType(bytes, resolved.path)}, ${formatBytes(stats.size)})`,
+      };
     return { ok: true, text: new TextDecoder('utf-8').decode(bytes), bytes: stats.size };
   } catch (e) {
     return { ok: false, reason: `it could not be read (${errorCode(e) ?? 'read error'})` };

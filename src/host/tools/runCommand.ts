@@ -36,7 +36,13 @@ interface Ended {
  * command's process group running after a timeout or Stop. The child's environment has no
  * ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN and no variable holding one of `secrets` (childEnv.ts).
  */
-export async function runCommandTool(input: RunCommandInput, ctx: ToolContext, enabled: boolean, approver: Approver, secrets: readonly string[] = []): Promise<ToolResult> {
+export async function runCommandTool(
+  input: RunCommandInput,
+  ctx: ToolContext,
+  enabled: boolean,
+  approver: Approver,
+  secrets: readonly string[] = [],
+): Promise<ToolResult> {
   if (!enabled) {
     return toolError(
       `run_command is disabled. The user can enable it with the setting \`${RUN_COMMAND_SETTING}\` (Settings → Context Pipeline → Enable Run Command); until then, use read_file, list_files and search, or ask the user to run the command.`,
@@ -44,12 +50,19 @@ export async function runCommandTool(input: RunCommandInput, ctx: ToolContext, e
   }
   const where = await resolveToolPath(ctx, input.cwd ?? ctx.roots[0] ?? '.', 'write');
   if (!where.ok) return toolError(`run_command: ${where.error}`);
-  if (!where.exists || !(await stat(where.path)).isDirectory()) return toolError(`run_command: cwd ${where.display} is not an existing folder.`);
+  if (!where.exists || !(await stat(where.path)).isDirectory())
+    return toolError(`run_command: cwd ${where.display} is not an existing folder.`);
   if (ctx.signal.aborted) return toolError('run_command: stopped by the user; the command did not run.');
 
-  const decision = await approver.approveCommand({ command: input.command, cwd: where.path, displayCwd: where.display }, ctx.signal);
+  const decision = await approver.approveCommand(
+    { command: input.command, cwd: where.path, displayCwd: where.display },
+    ctx.signal,
+  );
   if (ctx.signal.aborted) return toolError('run_command: stopped by the user; the command did not run.');
-  if (!decision.approved) return toolError(`${declinedMessage('to run this command', decision)} It did not run. Do not run it again unchanged; adjust to the user's reason or ask them.`);
+  if (!decision.approved)
+    return toolError(
+      `${declinedMessage('to run this command', decision)} It did not run. Do not run it again unchanged; adjust to the user's reason or ask them.`,
+    );
 
   const timeoutMs = Math.min(input.timeout_ms ?? ctx.limits.commandDefaultTimeoutMs, ctx.limits.commandMaxTimeoutMs);
   const output = new OutputCollector(ctx.limits.commandOutputChars);
@@ -62,19 +75,32 @@ export async function runCommandTool(input: RunCommandInput, ctx: ToolContext, e
     case 'spawn-error':
       return toolError(`run_command: the command could not be started (${ended.error ?? 'unknown error'}).`);
     case 'timeout':
-      return toolError(`${text}\n\n[Timed out after ${formatCount(timeoutMs / 1000)} s: the command and its process group were killed. Give a larger timeout_ms (at most ${formatCount(ctx.limits.commandMaxTimeoutMs)}) or a quicker command.]`);
+      return toolError(
+        `${text}\n\n[Timed out after ${formatCount(timeoutMs / 1000)} s: the command and its process group were killed. Give a larger timeout_ms (at most ${formatCount(ctx.limits.commandMaxTimeoutMs)}) or a quicker command.]`,
+      );
     case 'aborted':
-      return toolError(`${text}\n\n[Stopped by the user after ${seconds} s: the command and its process group were killed.]`);
+      return toolError(
+        `${text}\n\n[Stopped by the user after ${seconds} s: the command and its process group were killed.]`,
+      );
     case 'exit': {
       const status = ended.code !== null ? `exit code ${ended.code}` : `killed by signal ${ended.signal ?? 'unknown'}`;
-      const held = ended.pipesHeld ? ' Processes it started in the background kept running; their later output is not shown.' : '';
+      const held = ended.pipesHeld
+        ? ' Processes it started in the background kept running; their later output is not shown.'
+        : '';
       const footer = `[${status}, ${seconds} s.${held}]`;
       return ended.code === 0 ? toolOk(`${text}\n\n${footer}`) : toolError(`${text}\n\n${footer}`);
     }
   }
 }
 
-function execute(command: string, cwd: string, timeoutMs: number, ctx: ToolContext, output: OutputCollector, secrets: readonly string[]): Promise<Ended> {
+function execute(
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  ctx: ToolContext,
+  output: OutputCollector,
+  secrets: readonly string[],
+): Promise<Ended> {
   return new Promise<Ended>((resolve) => {
     let child: ChildProcess;
     try {
@@ -123,11 +149,14 @@ function execute(command: string, cwd: string, timeoutMs: number, ctx: ToolConte
     child.on('error', (e) => finish({ code: null, signal: null, why: 'spawn-error', error: e.message }));
     child.on('exit', (code, signal) => {
       // The pipes normally close right after; background children that inherited them may not.
-      closeTimer = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        finish({ code, signal, why: reason ?? 'exit', pipesHeld: true });
-      }, reason === undefined ? CLOSE_GRACE_MS : ctx.limits.commandKillGraceMs + CLOSE_GRACE_MS);
+      closeTimer = setTimeout(
+        () => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          finish({ code, signal, why: reason ?? 'exit', pipesHeld: true });
+        },
+        reason === undefined ? CLOSE_GRACE_MS : ctx.limits.commandKillGraceMs + CLOSE_GRACE_MS,
+      );
     });
     child.on('close', (code, signal) => finish({ code, signal, why: reason ?? 'exit' }));
   });
@@ -138,7 +167,8 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   const pid = child.pid;
   if (pid === undefined) return;
   try {
-    if (process.platform === 'win32') spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' });
+    if (process.platform === 'win32')
+      spawn('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' });
     else process.kill(-pid, signal);
   } catch {
     // The group is already gone.

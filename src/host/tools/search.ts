@@ -46,25 +46,45 @@ export function matchWindow(line: string, matchAt: number, width: number): strin
  * matching the pattern. Returns `path:line: text` lines, at most `max_results` (default
  * `limits.searchMaxMatches`), then notes on what was cut or skipped.
  */
-export async function searchTool(input: SearchInput, ctx: ToolContext, filesExclude: FilesExclude): Promise<ToolResult> {
+export async function searchTool(
+  input: SearchInput,
+  ctx: ToolContext,
+  filesExclude: FilesExclude,
+): Promise<ToolResult> {
   const regex = compilePattern(input);
   if (typeof regex === 'string') return toolError(regex);
   const { limits, signal } = ctx;
   const roots = await realRoots(ctx.roots);
-  if (roots.length === 0) return toolError('search: no workspace folder is open; ask the user to open a folder in VS Code.');
+  if (roots.length === 0)
+    return toolError('search: no workspace folder is open; ask the user to open a folder in VS Code.');
 
   let targets: { root: WorkspaceRoot; start: string; display: string; isFile: boolean }[];
-  if (input.path === undefined) targets = roots.map((root) => ({ root, start: root.path, display: displayPath(roots, root, root.path), isFile: false }));
+  if (input.path === undefined)
+    targets = roots.map((root) => ({
+      root,
+      start: root.path,
+      display: displayPath(roots, root, root.path),
+      isFile: false,
+    }));
   else {
     const resolved = await resolveToolPath(ctx, input.path, 'read');
     if (!resolved.ok) return toolError(`search: ${resolved.error}`);
-    if (!resolved.exists) return toolError(`search: ${resolved.display} does not exist. Use list_files to find the right path.`);
-    targets = [{ root: resolved.root, start: resolved.path, display: resolved.display, isFile: (await stat(resolved.path)).isFile() }];
+    if (!resolved.exists)
+      return toolError(`search: ${resolved.display} does not exist. Use list_files to find the right path.`);
+    targets = [
+      {
+        root: resolved.root,
+        start: resolved.path,
+        display: resolved.display,
+        isFile: (await stat(resolved.path)).isFile(),
+      },
+    ];
   }
 
   const max = Math.min(input.max_results ?? limits.searchMaxMatches, limits.searchMaxMatches);
   const nocase = process.platform === 'win32' || process.platform === 'darwin';
-  const matcher = input.glob === undefined ? undefined : new Minimatch(input.glob.replace(/^\.\//, ''), { dot: true, nocase });
+  const matcher =
+    input.glob === undefined ? undefined : new Minimatch(input.glob.replace(/^\.\//, ''), { dot: true, nocase });
   const deadline = Date.now() + limits.searchTimeoutMs;
   const matches: string[] = [];
   const filesWithMatches = new Set<string>();
@@ -75,7 +95,11 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
   let timedOut = false;
   let walkCut = false;
 
-  const searchFile = async (abs: string, shown: string, allowed: readonly WorkspaceRoot[]): Promise<'continue' | 'stop'> => {
+  const searchFile = async (
+    abs: string,
+    shown: string,
+    allowed: readonly WorkspaceRoot[],
+  ): Promise<'continue' | 'stop'> => {
     if (Date.now() > deadline) {
       timedOut = true;
       return 'stop';
@@ -91,7 +115,10 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
     }
     if (bytes === undefined || looksBinary(bytes.subarray(0, limits.binarySniffBytes))) return 'continue';
     filesSearched++;
-    const lines = bytes.toString('utf8').replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
+    const lines = bytes
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .split(/\r\n|\r|\n/);
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i] as string;
       const m = regex.exec(line);
@@ -116,7 +143,14 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
     const startRel = relative(target.root.path, target.start).split(sep).join('/');
     const explicit = startRel !== '' && (await filter.hiddenReasonDeep(startRel, true)) !== undefined;
     const summary = await walk(
-      { root: target.root.path, start: target.start, filter: explicit ? undefined : filter, recursive: true, maxEntries: limits.walkMaxEntries, signal },
+      {
+        root: target.root.path,
+        start: target.start,
+        filter: explicit ? undefined : filter,
+        recursive: true,
+        maxEntries: limits.walkMaxEntries,
+        signal,
+      },
       async (entry) => {
         const below = relative(target.start, entry.abs).split(sep).join('/');
         if (entry.isDir) return matcher === undefined || matcher.match(below, true) ? 'continue' : 'skip';
@@ -132,15 +166,37 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
   if (signal.aborted) return toolError(stoppedMessage('search'));
 
   const notes: string[] = [];
-  if (more) notes.push(`[Stopped at ${formatCount(max)} matches; there are more. Narrow the search with path, glob or a more specific pattern.]`);
-  if (timedOut) notes.push(`[The search stopped after ${formatCount(limits.searchTimeoutMs / 1000)} s, so results are incomplete; narrow it with path or glob.]`);
-  if (walkCut) notes.push(`[The walk stopped after ${formatCount(limits.walkMaxEntries)} entries, so results are incomplete; narrow it with path.]`);
-  if (secretFiles > 0) notes.push(`[Skipped ${plural(secretFiles, 'secret-looking file')} (.env, .git/config, keys …): their content is never sent to the model.]`);
-  if (tooLarge > 0) notes.push(`[Skipped ${plural(tooLarge, 'file')} larger than ${formatBytes(limits.searchMaxFileBytes)}; use read_file with offset/limit for those.]`);
+  if (more)
+    notes.push(
+      `[Stopped at ${formatCount(max)} matches; there are more. Narrow the search with path, glob or a more specific pattern.]`,
+    );
+  if (timedOut)
+    notes.push(
+      `[The search stopped after ${formatCount(limits.searchTimeoutMs / 1000)} s, so results are incomplete; narrow it with path or glob.]`,
+    );
+  if (walkCut)
+    notes.push(
+      `[The walk stopped after ${formatCount(limits.walkMaxEntries)} entries, so results are incomplete; narrow it with path.]`,
+    );
+  if (secretFiles > 0)
+    notes.push(
+      `[Skipped ${plural(secretFiles, 'secret-looking file')} (.env, .git/config, keys …): their content is never sent to the model.]`,
+    );
+  if (tooLarge > 0)
+    notes.push(
+      `[Skipped ${plural(tooLarge, 'file')} larger than ${formatBytes(limits.searchMaxFileBytes)}; use read_file with offset/limit for those.]`,
+    );
   const where = targets.map((t) => t.display).join(', ');
   if (matches.length === 0) {
-    const slashes = /^\/.+\/[a-z]*$/.test(input.pattern) ? ' Note: the pattern includes the surrounding slashes; give the expression without /…/ and use case_sensitive instead of flags.' : '';
-    return toolOk([`No matches for ${JSON.stringify(input.pattern)} in ${where} (${plural(filesSearched, 'file')} searched).${slashes}`, ...notes].join('\n'));
+    const slashes = /^\/.+\/[a-z]*$/.test(input.pattern)
+      ? ' Note: the pattern includes the surrounding slashes; give the expression without /…/ and use case_sensitive instead of flags.'
+      : '';
+    return toolOk(
+      [
+        `No matches for ${JSON.stringify(input.pattern)} in ${where} (${plural(filesSearched, 'file')} searched).${slashes}`,
+        ...notes,
+      ].join('\n'),
+    );
   }
   const summary = `[${plural(matches.length, 'match', 'matches')} in ${plural(filesWithMatches.size, 'file')}.]`;
   return toolOk(`${matches.join('\n')}\n\n${[summary, ...notes].join('\n')}`);
@@ -150,7 +206,12 @@ export async function searchTool(input: SearchInput, ctx: ToolContext, filesExcl
  * The bytes of the file at `abs` through a confined open (see confinedFs.ts): undefined when
  * it vanished, is unreadable, not a regular file or left `allowed` meanwhile; 'too-large' over `maxBytes`.
  */
-async function readConfined(abs: string, allowed: readonly WorkspaceRoot[], shown: string, maxBytes: number): Promise<Buffer | 'too-large' | undefined> {
+async function readConfined(
+  abs: string,
+  allowed: readonly WorkspaceRoot[],
+  shown: string,
+  maxBytes: number,
+): Promise<Buffer | 'too-large' | undefined> {
   const opened = await openConfined(abs, allowed, shown);
   if (!opened.ok) return undefined;
   try {

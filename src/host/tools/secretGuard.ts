@@ -12,18 +12,28 @@ import { resolveToolPath, type PathSpace } from './paths';
  * the real file) looks like a secrets file; undefined when it may be read. Says why and what
  * to do instead; never contains the file's content.
  */
-export async function secretReadRefusal(tool: string, requested: string, space: PathSpace | readonly string[]): Promise<ToolResult | undefined> {
+export async function secretReadRefusal(
+  tool: string,
+  requested: string,
+  space: PathSpace | readonly string[],
+): Promise<ToolResult | undefined> {
   let shown = requested;
   let reason = secretFileReason(requested);
   if (reason === undefined) {
-    const resolved = await resolveToolPath(Array.isArray(space) ? { roots: space } : (space as PathSpace), requested, 'read');
+    const resolved = await resolveToolPath(
+      Array.isArray(space) ? { roots: space } : (space as PathSpace),
+      requested,
+      'read',
+    );
     if (resolved.ok) {
       reason = secretFileReason(resolved.display) ?? secretFileReason(resolved.path);
       if (resolved.display !== requested) shown = `${requested} (which leads to ${resolved.display})`;
     }
   }
   if (reason === undefined) return undefined;
-  return toolError(`${tool}: ${shown} was not read because it looks like a secrets file (${reason}). Its content is never sent to the model, whatever the settings say. If you need something from it, ask the user to share only what is safe.`);
+  return toolError(
+    `${tool}: ${shown} was not read because it looks like a secrets file (${reason}). Its content is never sent to the model, whatever the settings say. If you need something from it, ask the user to share only what is safe.`,
+  );
 }
 
 /**

@@ -50,7 +50,10 @@ export interface WalkOptions {
  * code-unit order), awaiting `visit` for each. Unreadable folders are skipped. Never throws for file
  * system errors; exceptions from `visit` propagate.
  */
-export async function walk(options: WalkOptions, visit: (entry: WalkEntry) => WalkVerdict | Promise<WalkVerdict>): Promise<WalkSummary> {
+export async function walk(
+  options: WalkOptions,
+  visit: (entry: WalkEntry) => WalkVerdict | Promise<WalkVerdict>,
+): Promise<WalkSummary> {
   const state = { visited: 0, hitEntryLimit: false, stopped: false };
   const done = () => state.stopped || state.hitEntryLimit || options.signal.aborted;
 
@@ -72,7 +75,12 @@ export async function walk(options: WalkOptions, visit: (entry: WalkEntry) => Wa
   };
 
   await walkDir(options.start);
-  return { visited: state.visited, hitEntryLimit: state.hitEntryLimit, aborted: options.signal.aborted, stopped: state.stopped };
+  return {
+    visited: state.visited,
+    hitEntryLimit: state.hitEntryLimit,
+    aborted: options.signal.aborted,
+    stopped: state.stopped,
+  };
 }
 
 async function sortedChildren(dir: string): Promise<Dirent[]> {

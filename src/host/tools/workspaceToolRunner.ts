@@ -88,7 +88,10 @@ export class WorkspaceToolRunner implements ToolRunner {
     if (!checked.ok) return toolError(checked.error);
     if (signal.aborted) return toolError(stoppedMessage(call.name));
     const roots = typeof this.options.roots === 'function' ? this.options.roots() : this.options.roots;
-    if (roots.length === 0) return toolError(`${call.name}: no folder is open in VS Code, so there is no workspace to work in. Ask the user to open a folder.`);
+    if (roots.length === 0)
+      return toolError(
+        `${call.name}: no folder is open in VS Code, so there is no workspace to work in. Ask the user to open a folder.`,
+      );
     const ctx: ToolContext = { roots, sessionRoots: this.options.readOnlyRoots?.() ?? [], signal, limits: this.limits };
     return this.runChecked(checked.call, ctx);
   }
@@ -104,7 +107,13 @@ export class WorkspaceToolRunner implements ToolRunner {
       case 'edit_file':
         return editFileTool(call.input, ctx, this.options.approver);
       case 'run_command':
-        return runCommandTool(call.input, ctx, this.options.runCommandEnabled(), this.options.approver, this.options.secrets?.() ?? []);
+        return runCommandTool(
+          call.input,
+          ctx,
+          this.options.runCommandEnabled(),
+          this.options.approver,
+          this.options.secrets?.() ?? [],
+        );
     }
   }
 }

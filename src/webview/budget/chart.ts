@@ -10,7 +10,12 @@ type Requests = BudgetSnapshot['requests'];
 type SeriesKey = 'promptTokens' | 'cacheRead' | 'cacheWrite';
 
 /** The chart's series, each coloured by a VS Code theme variable (fallback for old themes). */
-const SERIES: ReadonlyArray<{ readonly key: SeriesKey; readonly label: string; readonly color: string; readonly fallback: string }> = [
+const SERIES: ReadonlyArray<{
+  readonly key: SeriesKey;
+  readonly label: string;
+  readonly color: string;
+  readonly fallback: string;
+}> = [
   { key: 'promptTokens', label: 'Prompt tokens', color: '--vscode-charts-blue', fallback: '#3b8eea' },
   { key: 'cacheRead', label: 'Cache reads', color: '--vscode-charts-green', fallback: '#3aa76d' },
   { key: 'cacheWrite', label: 'Cache writes', color: '--vscode-charts-yellow', fallback: '#cca700' },
@@ -119,7 +124,10 @@ export class HistoryChart {
     this.element = el('div', { class: 'chart', 'data-testid': 'budget-chart' });
     new ResizeObserver(() => this.fit()).observe(this.element);
     // VS Code swaps the body's theme class and the CSS variables when the theme changes.
-    new MutationObserver(() => this.rebuild()).observe(document.body, { attributes: true, attributeFilter: ['class', 'data-vscode-theme-id'] });
+    new MutationObserver(() => this.rebuild()).observe(document.body, {
+      attributes: true,
+      attributeFilter: ['class', 'data-vscode-theme-id'],
+    });
   }
 
   /** Shows these requests (oldest first). */
@@ -145,7 +153,12 @@ export class HistoryChart {
   private create(): void {
     const theme = readTheme();
     this.width = this.element.clientWidth;
-    const axis = { stroke: theme.axis, font: theme.font, grid: { stroke: theme.grid, width: 1 }, ticks: { stroke: theme.grid, width: 1 } };
+    const axis = {
+      stroke: theme.axis,
+      font: theme.font,
+      grid: { stroke: theme.grid, width: 1 },
+      ticks: { stroke: theme.grid, width: 1 },
+    };
     const opts: uPlot.Options = {
       width: this.width > 0 ? this.width : 600,
       height: HEIGHT,
@@ -155,14 +168,25 @@ export class HistoryChart {
         y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.08 : 1] },
       },
       axes: [
-        { ...axis, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500], space: 36, values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? `#${v}` : '')) },
+        {
+          ...axis,
+          incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+          space: 36,
+          values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? `#${v}` : '')),
+        },
         { ...axis, size: 52, values: (_u, splits) => splits.map(shortTokens) },
       ],
       series: [
         { label: 'Request', value: (_u, v) => (v === null || v === undefined ? '–' : `#${v}`) },
         ...SERIES.map((s, i) => {
           const color = theme.series[i] ?? s.fallback;
-          return { label: s.label, stroke: color, width: 2, points: { size: 6, stroke: color, fill: color }, value: (_u: uPlot, v: number | null) => (v === null || v === undefined ? '–' : formatTokens(v)) };
+          return {
+            label: s.label,
+            stroke: color,
+            width: 2,
+            points: { size: 6, stroke: color, fill: color },
+            value: (_u: uPlot, v: number | null) => (v === null || v === undefined ? '–' : formatTokens(v)),
+          };
         }),
       ],
       legend: { show: true, live: true, markers: { fill: (_u, i) => theme.series[i - 1] ?? 'transparent' } },

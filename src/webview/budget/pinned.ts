@@ -6,7 +6,12 @@ import { section, table } from './ui';
 function what(r: BudgetPinnedRow): HTMLElement {
   const who = r.role === 'user' ? 'You' : 'Claude';
   if (r.kind === 'message') {
-    return el('div', { class: 'pin-what' }, el('span', { class: 'pin-kind' }, `${who} · turn ${r.turn} · whole message`), el('span', { class: 'pin-preview', title: r.preview }, r.preview || '(no text)'));
+    return el(
+      'div',
+      { class: 'pin-what' },
+      el('span', { class: 'pin-kind' }, `${who} · turn ${r.turn} · whole message`),
+      el('span', { class: 'pin-preview', title: r.preview }, r.preview || '(no text)'),
+    );
   }
   return el(
     'div',
@@ -26,13 +31,31 @@ export function pinnedSection(rows: readonly BudgetPinnedRow[], post: (m: Budget
     return section(
       'Pinned',
       'budget-pinned',
-      el('p', { class: 'muted', 'data-testid': 'pinned-empty' }, 'Nothing pinned. Pin a message in the chat (its Pin button) or use Pin Selection (the editor\'s context menu, or /pin in the chat) to send code along; pinned content is never compacted.'),
+      el(
+        'p',
+        { class: 'muted', 'data-testid': 'pinned-empty' },
+        "Nothing pinned. Pin a message in the chat (its Pin button) or use Pin Selection (the editor's context menu, or /pin in the chat) to send code along; pinned content is never compacted.",
+      ),
     );
   }
   const total = rows.reduce((a, r) => a + r.tokens, 0);
   const t = table(
     ['Pinned', 'Tokens', ''],
-    rows.map((r) => [what(r), formatTokens(r.tokens), el('button', { type: 'button', 'data-testid': 'unpin', 'data-kind': r.kind, 'data-id': r.id, title: 'Unpin: compaction may summarise this again' }, 'Unpin')]),
+    rows.map((r) => [
+      what(r),
+      formatTokens(r.tokens),
+      el(
+        'button',
+        {
+          type: 'button',
+          'data-testid': 'unpin',
+          'data-kind': r.kind,
+          'data-id': r.id,
+          title: 'Unpin: compaction may summarise this again',
+        },
+        'Unpin',
+      ),
+    ]),
     { class: 'pinned', 'data-testid': 'pinned-table' },
   );
   t.querySelectorAll('tbody tr').forEach((tr, i) => {
@@ -51,5 +74,9 @@ export function pinnedSection(rows: readonly BudgetPinnedRow[], post: (m: Budget
     b.textContent = 'Unpinning…';
     post({ type: 'unpin', kind, id });
   });
-  return section(`Pinned — ${rows.length} ${rows.length === 1 ? 'region' : 'regions'}, ${formatTokens(total)} tokens, never compacted`, 'budget-pinned', t);
+  return section(
+    `Pinned — ${rows.length} ${rows.length === 1 ? 'region' : 'regions'}, ${formatTokens(total)} tokens, never compacted`,
+    'budget-pinned',
+    t,
+  );
 }

@@ -15,8 +15,12 @@ function plural(n: number, one: string, many: string): string {
 /** The request table's "Server" cell: e.g. "server cleared 12.4k tokens (4 tool uses)"; empty when the server did nothing. */
 export function serverCell(r: RequestRow): string {
   const parts: string[] = [];
-  if (r.serverCleared !== undefined && r.serverCleared > 0) parts.push(`server cleared ${formatTokens(r.serverCleared)} tokens${r.serverClearedToolUses ? ` (${plural(r.serverClearedToolUses, 'tool use', 'tool uses')})` : ''}`);
-  if (r.serverCompactionTokens !== undefined && r.serverCompactionTokens > 0) parts.push(`server compaction ${formatTokens(r.serverCompactionTokens)} tokens`);
+  if (r.serverCleared !== undefined && r.serverCleared > 0)
+    parts.push(
+      `server cleared ${formatTokens(r.serverCleared)} tokens${r.serverClearedToolUses ? ` (${plural(r.serverClearedToolUses, 'tool use', 'tool uses')})` : ''}`,
+    );
+  if (r.serverCompactionTokens !== undefined && r.serverCompactionTokens > 0)
+    parts.push(`server compaction ${formatTokens(r.serverCompactionTokens)} tokens`);
   return parts.join(' · ');
 }
 

@@ -6,7 +6,11 @@ export function section(title: string, testid: string, ...children: Array<Node |
 }
 
 /** A table with a header row; cells are text or nodes (never parsed as HTML). */
-export function table(head: string[], rows: Array<Array<string | Node>>, attrs: Record<string, string> = {}): HTMLTableElement {
+export function table(
+  head: string[],
+  rows: Array<Array<string | Node>>,
+  attrs: Record<string, string> = {},
+): HTMLTableElement {
   return el(
     'table',
     attrs,

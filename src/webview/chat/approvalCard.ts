@@ -22,7 +22,9 @@ const RISK_LABELS: Readonly<Record<Risk['kind'], string>> = {
 
 /** Pieces as DOM: text as text nodes, escapes as marked spans (never HTML). */
 function renderPieces(pieces: readonly Piece[]): Array<Node | string> {
-  return pieces.map((p) => (p.kind === 'text' ? p.text : el('span', { class: `esc ${p.category}`, title: p.title }, p.text)));
+  return pieces.map((p) =>
+    p.kind === 'text' ? p.text : el('span', { class: `esc ${p.category}`, title: p.title }, p.text),
+  );
 }
 
 /** A command shown whole: every line (escaped), blank-line runs as one marker. */
@@ -30,7 +32,8 @@ function renderCommand(shown: TextDisplay): HTMLElement {
   const pre = el('pre', { class: 'command', 'data-testid': 'approval-command' });
   shown.lines.forEach((line, i) => {
     if (i > 0) pre.append('\n');
-    if (line.kind === 'blank-run') pre.append(el('span', { class: 'esc blank-run', title: `${line.count} blank lines` }, line.text));
+    if (line.kind === 'blank-run')
+      pre.append(el('span', { class: 'esc blank-run', title: `${line.count} blank lines` }, line.text));
     else pre.append(...renderPieces(line.pieces));
   });
   return pre;
@@ -39,8 +42,25 @@ function renderCommand(shown: TextDisplay): HTMLElement {
 /** The card's warning box: the risk of an edited file and anything hidden in what is shown. */
 function renderWarnings(risk: Risk | undefined, warnings: readonly string[]): HTMLElement[] {
   const out: HTMLElement[] = [];
-  if (risk) out.push(el('div', { class: `risk ${risk.kind}`, role: 'alert', 'data-testid': 'approval-risk', 'data-risk': risk.kind }, el('strong', {}, `⚠ ${RISK_LABELS[risk.kind]}: `), risk.reason, '. Read the whole change before you apply it.'));
-  if (warnings.length > 0) out.push(el('div', { class: 'hidden-chars', role: 'alert', 'data-testid': 'approval-hidden' }, el('strong', {}, '⚠ Look closely: '), warnings.join(' ')));
+  if (risk)
+    out.push(
+      el(
+        'div',
+        { class: `risk ${risk.kind}`, role: 'alert', 'data-testid': 'approval-risk', 'data-risk': risk.kind },
+        el('strong', {}, `⚠ ${RISK_LABELS[risk.kind]}: `),
+        risk.reason,
+        '. Read the whole change before you apply it.',
+      ),
+    );
+  if (warnings.length > 0)
+    out.push(
+      el(
+        'div',
+        { class: 'hidden-chars', role: 'alert', 'data-testid': 'approval-hidden' },
+        el('strong', {}, '⚠ Look closely: '),
+        warnings.join(' '),
+      ),
+    );
   return out;
 }
 
@@ -55,40 +75,111 @@ function renderWarnings(risk: Risk | undefined, warnings: readonly string[]): HT
  */
 export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement {
   const edit = item.tool === 'edit_file';
-  const title = edit ? (item.detail.startsWith('new file') ? 'Claude wants to create ' : 'Claude wants to edit ') : 'Claude wants to run a command ';
-  const counts = edit && item.added !== undefined ? el('span', { class: 'counts' }, el('span', { class: 'added' }, `+${item.added}`), ' ', el('span', { class: 'removed' }, `−${item.removed ?? 0}`)) : '';
+  const title = edit
+    ? item.detail.startsWith('new file')
+      ? 'Claude wants to create '
+      : 'Claude wants to edit '
+    : 'Claude wants to run a command ';
+  const counts =
+    edit && item.added !== undefined
+      ? el(
+          'span',
+          { class: 'counts' },
+          el('span', { class: 'added' }, `+${item.added}`),
+          ' ',
+          el('span', { class: 'removed' }, `−${item.removed ?? 0}`),
+        )
+      : '';
   const path = escapeLine(item.subject);
   const shown = edit ? undefined : displayText(item.subject);
   const lineCount = shown ? `(${shown.lineCount} ${shown.lineCount === 1 ? 'line' : 'lines'})` : '';
-  const head = el('div', { class: 'approval-head' }, el('span', {}, title), edit ? el('code', { class: 'subject' }, ...renderPieces(path)) : el('span', { class: 'muted line-count', 'data-testid': 'approval-line-count' }, lineCount), ' ', counts);
+  const head = el(
+    'div',
+    { class: 'approval-head' },
+    el('span', {}, title),
+    edit
+      ? el('code', { class: 'subject' }, ...renderPieces(path))
+      : el('span', { class: 'muted line-count', 'data-testid': 'approval-line-count' }, lineCount),
+    ' ',
+    counts,
+  );
   const label = `${title}${edit ? piecesText(path) : lineCount}`;
-  const node = el('div', { class: `item approval ${item.state}${item.risk ? ' risky' : ''}`, 'data-id': item.id, 'data-testid': 'approval', 'data-state': item.state, role: 'group', 'aria-label': label }, head);
+  const node = el(
+    'div',
+    {
+      class: `item approval ${item.state}${item.risk ? ' risky' : ''}`,
+      'data-id': item.id,
+      'data-testid': 'approval',
+      'data-state': item.state,
+      role: 'group',
+      'aria-label': label,
+    },
+    head,
+  );
   if (edit) {
     const diff = el('pre', { class: 'diff', 'data-testid': 'approval-diff' });
     const code = { shortenSpaces: false, collapseBlankLines: false };
     const hidden = displayText([item.subject, ...(item.diff ?? []).map((l) => l.text)].join('\n'), code);
     for (const line of item.diff ?? []) {
       const cls = line.op === '+' ? 'add' : line.op === '-' ? 'del' : line.op === '@' ? 'hunk' : 'ctx';
-      diff.append(el('span', { class: `line ${cls}` }, ...(line.op === '@' ? [line.text] : [line.op, ...renderPieces(escapeLine(line.text, code))])), '\n');
+      diff.append(
+        el(
+          'span',
+          { class: `line ${cls}` },
+          ...(line.op === '@' ? [line.text] : [line.op, ...renderPieces(escapeLine(line.text, code))]),
+        ),
+        '\n',
+      );
     }
-    if (item.omittedLines) diff.append(el('span', { class: 'line hunk' }, `… ${item.omittedLines.toLocaleString('en-US')} more diff lines — open the diff to see them all`));
+    if (item.omittedLines)
+      diff.append(
+        el(
+          'span',
+          { class: 'line hunk' },
+          `… ${item.omittedLines.toLocaleString('en-US')} more diff lines — open the diff to see them all`,
+        ),
+      );
     node.append(...renderWarnings(item.risk, hidden.warnings), diff);
-    if (item.detail !== 'edit' && item.detail !== 'new file') node.append(el('div', { class: 'detail muted' }, item.detail.replace(/^(edit|new file) · /, '')));
+    if (item.detail !== 'edit' && item.detail !== 'new file')
+      node.append(el('div', { class: 'detail muted' }, item.detail.replace(/^(edit|new file) · /, '')));
   } else if (shown) {
-    const scrolls = shown.lines.length > 12 ? ` — the box scrolls: read all ${shown.lineCount} lines before you run it` : '';
-    node.append(...renderWarnings(undefined, shown.warnings), renderCommand(shown), el('div', { class: 'detail muted' }, `${item.detail}${scrolls}`));
+    const scrolls =
+      shown.lines.length > 12 ? ` — the box scrolls: read all ${shown.lineCount} lines before you run it` : '';
+    node.append(
+      ...renderWarnings(undefined, shown.warnings),
+      renderCommand(shown),
+      el('div', { class: 'detail muted' }, `${item.detail}${scrolls}`),
+    );
   }
   if (item.state !== 'pending') {
-    const outcome = { approved: edit ? 'Applied.' : 'Approved to run.', rejected: edit ? 'Rejected.' : 'Not run.', cancelled: 'Cancelled (Stop was pressed).' }[item.state];
+    const outcome = {
+      approved: edit ? 'Applied.' : 'Approved to run.',
+      rejected: edit ? 'Rejected.' : 'Not run.',
+      cancelled: 'Cancelled (Stop was pressed).',
+    }[item.state];
     node.append(el('div', { class: 'outcome', role: 'status' }, outcome, item.reason ? ` Reason: ${item.reason}` : ''));
     return node;
   }
-  const reason = el('input', { class: 'reason', type: 'text', placeholder: 'Reason (optional, sent to Claude if you reject)', 'aria-label': 'Reason for rejecting', maxlength: '2000' });
+  const reason = el('input', {
+    class: 'reason',
+    type: 'text',
+    placeholder: 'Reason (optional, sent to Claude if you reject)',
+    'aria-label': 'Reason for rejecting',
+    maxlength: '2000',
+  });
   const approve = el('button', { class: 'primary', type: 'button', 'data-testid': 'approve' }, edit ? 'Apply' : 'Run');
-  const reject = el('button', { class: 'secondary', type: 'button', 'data-testid': 'reject' }, edit ? 'Reject' : "Don't run");
+  const reject = el(
+    'button',
+    { class: 'secondary', type: 'button', 'data-testid': 'reject' },
+    edit ? 'Reject' : "Don't run",
+  );
   const buttons = el('div', { class: 'approval-actions' }, approve, reject);
   if (edit) {
-    const open = el('button', { class: 'link', type: 'button', title: "Show the edit in VS Code's diff editor" }, 'Open diff');
+    const open = el(
+      'button',
+      { class: 'link', type: 'button', title: "Show the edit in VS Code's diff editor" },
+      'Open diff',
+    );
     open.addEventListener('click', () => h.openDiff(item.id));
     buttons.append(open);
   }

@@ -39,19 +39,48 @@ export interface PendingChip {
  */
 export class Composer {
   readonly root: HTMLElement;
-  private readonly input = el('textarea', { class: 'input', rows: '3', placeholder: 'Ask Claude…  (Enter to send, Shift+Enter for a new line)', 'aria-label': 'Message' });
+  private readonly input = el('textarea', {
+    class: 'input',
+    rows: '3',
+    placeholder: 'Ask Claude…  (Enter to send, Shift+Enter for a new line)',
+    'aria-label': 'Message',
+  });
   private readonly sendButton = el('button', { class: 'primary', type: 'button' }, 'Send');
-  private readonly previewButton = el('button', { class: 'secondary', type: 'button', title: 'Show exactly what would be sent, without sending' }, 'Preview');
-  private readonly suggestions = el('ul', { class: 'suggestions', role: 'listbox', 'aria-label': 'Slash commands', hidden: '' });
-  private readonly context = el('div', { class: 'pending-context', 'data-testid': 'pending-context', 'aria-label': 'Context that goes with your next message' });
+  private readonly previewButton = el(
+    'button',
+    { class: 'secondary', type: 'button', title: 'Show exactly what would be sent, without sending' },
+    'Preview',
+  );
+  private readonly suggestions = el('ul', {
+    class: 'suggestions',
+    role: 'listbox',
+    'aria-label': 'Slash commands',
+    hidden: '',
+  });
+  private readonly context = el('div', {
+    class: 'pending-context',
+    'data-testid': 'pending-context',
+    'aria-label': 'Context that goes with your next message',
+  });
   private busy = false;
   private history: string[] = [];
   private cursor = -1;
 
-  constructor(private readonly handlers: ComposerHandlers, draft: string, history: readonly string[]) {
+  constructor(
+    private readonly handlers: ComposerHandlers,
+    draft: string,
+    history: readonly string[],
+  ) {
     this.input.value = draft;
     this.history = [...history];
-    this.root = el('footer', { class: 'composer' }, this.context, this.suggestions, this.input, el('div', { class: 'actions' }, this.previewButton, this.sendButton));
+    this.root = el(
+      'footer',
+      { class: 'composer' },
+      this.context,
+      this.suggestions,
+      this.input,
+      el('div', { class: 'actions' }, this.previewButton, this.sendButton),
+    );
     this.input.addEventListener('input', () => {
       handlers.draftChanged(this.input.value);
       this.suggest();
@@ -76,13 +105,47 @@ export class Composer {
    */
   setContext(chips: readonly PendingChip[], disabled: readonly string[]): void {
     const nodes: HTMLElement[] = chips.map((c) => {
-      const kind = c.pinned ? 'pinned' : c.tag === 'ide_selection' ? 'selection' : c.tag === 'ide_opened_file' ? 'file' : c.tag;
-      const remove = el('button', { class: 'chip-remove', type: 'button', title: c.pinned ? 'Unpin: do not send this pinned selection' : 'Leave out of this message', 'aria-label': `Remove ${kind} ${c.label} from this message` }, '✕');
+      const kind = c.pinned
+        ? 'pinned'
+        : c.tag === 'ide_selection'
+          ? 'selection'
+          : c.tag === 'ide_opened_file'
+            ? 'file'
+            : c.tag;
+      const remove = el(
+        'button',
+        {
+          class: 'chip-remove',
+          type: 'button',
+          title: c.pinned ? 'Unpin: do not send this pinned selection' : 'Leave out of this message',
+          'aria-label': `Remove ${kind} ${c.label} from this message`,
+        },
+        '✕',
+      );
       remove.addEventListener('click', () => this.handlers.dismissContext(c.key));
-      return el('span', { class: `pending-chip${c.pinned ? ' pinned' : ''}`, 'data-tag': c.tag, 'data-key': c.key, title: `Sent as:\n${c.text}` }, el('span', { class: 'chip-kind' }, kind), ` ${c.label} `, el('span', { class: 'chip-tokens' }, `${c.tokens.toLocaleString('en-US')} tok`), remove);
+      return el(
+        'span',
+        {
+          class: `pending-chip${c.pinned ? ' pinned' : ''}`,
+          'data-tag': c.tag,
+          'data-key': c.key,
+          title: `Sent as:\n${c.text}`,
+        },
+        el('span', { class: 'chip-kind' }, kind),
+        ` ${c.label} `,
+        el('span', { class: 'chip-tokens' }, `${c.tokens.toLocaleString('en-US')} tok`),
+        remove,
+      );
     });
     const off = disabled.map((d) => (d === 'ide_selection' ? 'selection' : 'opened file'));
-    if (off.length > 0) nodes.push(el('span', { class: 'muted context-off', title: 'contextPipeline.injectSelection / contextPipeline.injectOpenedFile' }, `${off.join(' and ')} context off in settings`));
+    if (off.length > 0)
+      nodes.push(
+        el(
+          'span',
+          { class: 'muted context-off', title: 'contextPipeline.injectSelection / contextPipeline.injectOpenedFile' },
+          `${off.join(' and ')} context off in settings`,
+        ),
+      );
     this.context.replaceChildren(...nodes);
     this.context.hidden = nodes.length === 0;
   }

@@ -43,11 +43,34 @@ class ItemRenderer {
   }
 
   /** The header of a message: who, its tokens, and a Pin toggle (pinned messages are never compacted). */
-  private who(name: string, messageId: string | undefined, pinned: boolean | undefined, tokens: number | undefined): HTMLElement {
+  private who(
+    name: string,
+    messageId: string | undefined,
+    pinned: boolean | undefined,
+    tokens: number | undefined,
+  ): HTMLElement {
     const head = el('div', { class: 'who' }, name);
-    if (tokens !== undefined) head.append(el('span', { class: 'muted tokens', title: 'Calibrated tokens of this message' }, ` · ${tokens.toLocaleString('en-US')} tokens`));
+    if (tokens !== undefined)
+      head.append(
+        el(
+          'span',
+          { class: 'muted tokens', title: 'Calibrated tokens of this message' },
+          ` · ${tokens.toLocaleString('en-US')} tokens`,
+        ),
+      );
     if (messageId) {
-      const pin = el('button', { class: 'link pin', type: 'button', title: pinned ? 'Unpin: compaction may summarise this message again' : 'Pin: compaction never touches this message', 'aria-pressed': pinned ? 'true' : 'false' }, pinned ? 'Pinned' : 'Pin');
+      const pin = el(
+        'button',
+        {
+          class: 'link pin',
+          type: 'button',
+          title: pinned
+            ? 'Unpin: compaction may summarise this message again'
+            : 'Pin: compaction never touches this message',
+          'aria-pressed': pinned ? 'true' : 'false',
+        },
+        pinned ? 'Pinned' : 'Pin',
+      );
       pin.addEventListener('click', () => this.h.pin(messageId, !pinned));
       head.append(pin);
     }
@@ -58,37 +81,101 @@ class ItemRenderer {
     switch (item.kind) {
       case 'user': {
         const chips = item.injected.map((i) => {
-          const d = el('details', { class: 'chip', 'data-tag': i.tag }, el('summary', { title: `Sent as <${i.tag}>` }, `${i.tag === 'ide_selection' ? 'selection' : i.tag === 'ide_opened_file' ? 'file' : i.tag} · ${i.label}`), el('pre', { class: 'tagged' }, i.text));
+          const d = el(
+            'details',
+            { class: 'chip', 'data-tag': i.tag },
+            el(
+              'summary',
+              { title: `Sent as <${i.tag}>` },
+              `${i.tag === 'ide_selection' ? 'selection' : i.tag === 'ide_opened_file' ? 'file' : i.tag} · ${i.label}`,
+            ),
+            el('pre', { class: 'tagged' }, i.text),
+          );
           return d;
         });
-        return el('div', { class: `item user${item.pinned ? ' pinned' : ''}`, 'data-id': item.id }, this.who('You', item.id, item.pinned, item.tokens), ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []), el('div', { class: 'text' }, item.text));
+        return el(
+          'div',
+          { class: `item user${item.pinned ? ' pinned' : ''}`, 'data-id': item.id },
+          this.who('You', item.id, item.pinned, item.tokens),
+          ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []),
+          el('div', { class: 'text' }, item.text),
+        );
       }
       case 'assistant':
         return el(
           'div',
-          { class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}`, 'data-id': item.id },
+          {
+            class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}`,
+            'data-id': item.id,
+          },
           this.who('Claude', item.messageId, item.pinned, item.tokens),
           ...(item.thinking ? [renderThinking(item.thinking, item.streaming)] : []),
           this.answerBody(item.text, item.streaming || (!item.text && item.thinking !== undefined)),
         );
       case 'tool': {
         const status = { running: 'running…', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
-        const cleared = item.cleared ? el('span', { class: 'muted cleared', title: 'Compaction cleared this result to save context; the original is in the Compactions view (Restore brings it back).' }, ' · result cleared') : '';
-        const summary = el('summary', {}, el('span', { class: 'tool-name' }, item.name), ' ', el('span', { class: 'tool-status' }, status), cleared, item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '', item.tokens !== undefined ? el('span', { class: 'muted tokens', title: 'Calibrated tokens of the result as the model sees it' }, ` · ${item.tokens.toLocaleString('en-US')} tokens`) : '');
-        return el('details', { class: `item tool ${item.status}`, 'data-id': item.id }, summary, el('div', { class: 'label' }, 'Input'), el('pre', {}, item.input), ...(item.result !== undefined ? [el('div', { class: 'label' }, 'Result'), el('pre', {}, item.result)] : []));
+        const cleared = item.cleared
+          ? el(
+              'span',
+              {
+                class: 'muted cleared',
+                title:
+                  'Compaction cleared this result to save context; the original is in the Compactions view (Restore brings it back).',
+              },
+              ' · result cleared',
+            )
+          : '';
+        const summary = el(
+          'summary',
+          {},
+          el('span', { class: 'tool-name' }, item.name),
+          ' ',
+          el('span', { class: 'tool-status' }, status),
+          cleared,
+          item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '',
+          item.tokens !== undefined
+            ? el(
+                'span',
+                { class: 'muted tokens', title: 'Calibrated tokens of the result as the model sees it' },
+                ` · ${item.tokens.toLocaleString('en-US')} tokens`,
+              )
+            : '',
+        );
+        return el(
+          'details',
+          { class: `item tool ${item.status}`, 'data-id': item.id },
+          summary,
+          el('div', { class: 'label' }, 'Input'),
+          el('pre', {}, item.input),
+          ...(item.result !== undefined ? [el('div', { class: 'label' }, 'Result'), el('pre', {}, item.result)] : []),
+        );
       }
       case 'summary': {
         // Keeps the notice look (and class) so it reads as part of the conversation's history.
-        const open = el('button', { class: 'link', type: 'button', title: 'The original messages, with Restore' }, 'Originals in the Compactions view');
+        const open = el(
+          'button',
+          { class: 'link', type: 'button', title: 'The original messages, with Restore' },
+          'Originals in the Compactions view',
+        );
         open.addEventListener('click', () => this.h.showCompactions());
-        return el('details', { class: 'item notice summary-card', 'data-id': item.id }, el('summary', {}, summaryTitle(item)), el('div', { class: 'summary-text' }, item.text), open);
+        return el(
+          'details',
+          { class: 'item notice summary-card', 'data-id': item.id },
+          el('summary', {}, summaryTitle(item)),
+          el('div', { class: 'summary-text' }, item.text),
+          open,
+        );
       }
       case 'approval':
         return renderApproval(item, this.h.approvals);
       case 'notice':
         return el('div', { class: `item notice ${item.level}`, 'data-id': item.id, role: 'status' }, item.text);
       case 'error': {
-        const node = el('div', { class: 'item error', 'data-id': item.id, role: 'alert' }, el('div', { class: 'text' }, item.text));
+        const node = el(
+          'div',
+          { class: 'item error', 'data-id': item.id, role: 'alert' },
+          el('div', { class: 'text' }, item.text),
+        );
         if (item.retryable) {
           const retry = el('button', { class: 'secondary', type: 'button' }, 'Retry');
           retry.addEventListener('click', () => {

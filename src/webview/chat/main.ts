@@ -15,7 +15,11 @@ interface ViewState {
 
 const api = vscodeApi<ViewState>();
 const saved = api.getState();
-const state: ViewState = { draft: saved?.draft ?? '', history: saved?.history ?? [], ...(saved?.reading ? { reading: saved.reading } : {}) };
+const state: ViewState = {
+  draft: saved?.draft ?? '',
+  history: saved?.history ?? [],
+  ...(saved?.reading ? { reading: saved.reading } : {}),
+};
 /** The first transcript after the view (re)loads goes back to where the user was reading. */
 let restoreReading = state.reading !== undefined;
 let status: Extract<ChatToWebview, { type: 'status' }> | undefined;
@@ -36,11 +40,20 @@ const transcript = new TranscriptView({
   pin: (messageId, pinned) => post({ type: 'pin', messageId, pinned }),
   showCompactions: () => post({ type: 'command', command: 'showCompactions' }),
   approvals: {
-    answer: (id, approved, reason) => post(reason ? { type: 'approval', id, approved, reason } : { type: 'approval', id, approved }),
+    answer: (id, approved, reason) =>
+      post(reason ? { type: 'approval', id, approved, reason } : { type: 'approval', id, approved }),
     openDiff: (id) => post({ type: 'openDiff', id }),
   },
 });
-const empty = el('div', { class: 'empty' }, el('p', {}, 'Ask Claude about your workspace. Your selection and opened file go along as context — you see exactly what was sent under each message.'));
+const empty = el(
+  'div',
+  { class: 'empty' },
+  el(
+    'p',
+    {},
+    'Ask Claude about your workspace. Your selection and opened file go along as context — you see exactly what was sent under each message.',
+  ),
+);
 const scroll = el('div', { class: 'scroll' }, empty, transcript.root, previewSlot);
 const composer = new Composer(
   {
@@ -102,7 +115,9 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'transcript': {
       // The history was rebuilt (a compaction, a restore, a pin): approvals still waiting for
       // an answer are not part of it and stay at the end, answerable.
-      const waiting = transcript.itemsWhere((i) => i.kind === 'approval' && i.state === 'pending' && !m.items.some((n) => n.id === i.id));
+      const waiting = transcript.itemsWhere(
+        (i) => i.kind === 'approval' && i.state === 'pending' && !m.items.some((n) => n.id === i.id),
+      );
       // A rebuilt history (a pin, a compaction) keeps the user where they were reading; the
       // first transcript after the view (re)loads goes back to the saved position.
       const reading = restoreReading ? state.reading : transcript.readingPosition();
@@ -129,7 +144,8 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       composer.setContext(m.chips, m.disabled);
       return;
     case 'previewResult':
-      if (m.requestId === awaitingPreview) previewSlot.replaceChildren(renderPreview(m, () => previewSlot.replaceChildren()));
+      if (m.requestId === awaitingPreview)
+        previewSlot.replaceChildren(renderPreview(m, () => previewSlot.replaceChildren()));
       return;
   }
 });
@@ -139,18 +155,63 @@ post({ type: 'ready' });
 function renderHeader(): void {
   if (!status) return;
   const s = status;
-  const button = (label: string, command: Extract<ChatToHost, { type: 'command' }>['command'], title: string, cls = 'link') => {
+  const button = (
+    label: string,
+    command: Extract<ChatToHost, { type: 'command' }>['command'],
+    title: string,
+    cls = 'link',
+  ) => {
     const b = el('button', { class: cls, type: 'button', title, 'data-command': command }, label);
     b.addEventListener('click', () => post({ type: 'command', command }));
     return b;
   };
   header.replaceChildren(
-    el('div', { class: 'row' }, el('span', { class: 'model', title: 'contextPipeline.model' }, s.model), el('span', { class: 'title', title: `Session: ${s.sessionTitle}` }, s.sessionTitle), el('span', { class: 'meta cost', title: s.costUsd === null ? 'Cost unknown: the price of a model used in this session is not known' : 'Cost of this session so far (reported usage × list prices)' }, s.costUsd === null ? '—' : `$${s.costUsd.toFixed(4)}`)),
+    el(
+      'div',
+      { class: 'row' },
+      el('span', { class: 'model', title: 'contextPipeline.model' }, s.model),
+      el('span', { class: 'title', title: `Session: ${s.sessionTitle}` }, s.sessionTitle),
+      el(
+        'span',
+        {
+          class: 'meta cost',
+          title:
+            s.costUsd === null
+              ? 'Cost unknown: the price of a model used in this session is not known'
+              : 'Cost of this session so far (reported usage × list prices)',
+        },
+        s.costUsd === null ? '—' : `$${s.costUsd.toFixed(4)}`,
+      ),
+    ),
     contextMeter(s),
-    el('div', { class: 'row toolbar' }, button('Compact Now', 'compactNow', 'Summarise older turns now (shows what would be compacted first)', 'tool'), button('New Session', 'newSession', 'Start a new session (this one stays in Sessions…)', 'tool'), button('Sessions…', 'showSessions', 'Resume, export or delete a stored session', 'tool'), button('Budget', 'showBudget', 'Open the Context Budget panel', 'tool')),
+    el(
+      'div',
+      { class: 'row toolbar' },
+      button('Compact Now', 'compactNow', 'Summarise older turns now (shows what would be compacted first)', 'tool'),
+      button('New Session', 'newSession', 'Start a new session (this one stays in Sessions…)', 'tool'),
+      button('Sessions…', 'showSessions', 'Resume, export or delete a stored session', 'tool'),
+      button('Budget', 'showBudget', 'Open the Context Budget panel', 'tool'),
+    ),
     // Decided by the host by parsing the URL; shown for as long as requests go anywhere but Anthropic's API.
-    ...(s.endpoint ? [el('div', { class: `endpoint-notice ${s.endpoint.kind}`, 'data-testid': 'base-url', role: 'status' }, s.endpoint.notice)] : []),
-    ...(s.apiKey === 'missing' && !s.baseUrl ? [el('div', { class: 'warning' }, 'No API key. ', button('Set API key', 'setApiKey', 'Stored in VS Code secret storage'))] : []),
+    ...(s.endpoint
+      ? [
+          el(
+            'div',
+            { class: `endpoint-notice ${s.endpoint.kind}`, 'data-testid': 'base-url', role: 'status' },
+            s.endpoint.notice,
+          ),
+        ]
+      : []),
+    ...(s.apiKey === 'missing' && !s.baseUrl
+      ? [
+          el(
+            'div',
+            { class: 'warning' },
+            'No API key. ',
+            button('Set API key', 'setApiKey', 'Stored in VS Code secret storage'),
+          ),
+        ]
+      : []),
     ...s.warnings.map((w) => el('div', { class: 'warning' }, w)),
   );
 }
@@ -163,20 +224,56 @@ function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElemen
   const pressure = s.promptTokens / effective;
   const soft = (effective * s.softThreshold) / window;
   const hard = (effective * s.hardThreshold) / window;
-  const fill = el('div', { class: `fill${pressure >= s.hardThreshold ? ' hard' : pressure >= s.softThreshold ? ' soft' : ''}` });
+  const fill = el('div', {
+    class: `fill${pressure >= s.hardThreshold ? ' hard' : pressure >= s.softThreshold ? ' soft' : ''}`,
+  });
   fill.style.width = `${(used * 100).toFixed(2)}%`;
   const mark = (at: number, cls: string, title: string) => {
     const m = el('div', { class: `mark ${cls}`, title });
     m.style.left = `${(Math.min(1, at) * 100).toFixed(2)}%`;
     return m;
   };
-  const reserve = el('div', { class: 'reserve', title: `${formatTokens(s.outputReserve)} tokens reserved for the answer` });
+  const reserve = el('div', {
+    class: 'reserve',
+    title: `${formatTokens(s.outputReserve)} tokens reserved for the answer`,
+  });
   reserve.style.width = `${((s.outputReserve / window) * 100).toFixed(2)}%`;
-  const bar = el('div', { class: 'context-bar', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': String(s.contextWindow), 'aria-valuenow': String(s.promptTokens), 'aria-label': 'Context used' }, fill, reserve,
-    mark(soft, 'soft', `${s.autoCompact ? 'Auto-compact' : 'Soft threshold'} at ${Math.round(s.softThreshold * 100)}% of ${formatTokens(effective)} tokens`),
-    mark(hard, 'hard', `Hard threshold at ${Math.round(s.hardThreshold * 100)}% of ${formatTokens(effective)} tokens`));
+  const bar = el(
+    'div',
+    {
+      class: 'context-bar',
+      role: 'meter',
+      'aria-valuemin': '0',
+      'aria-valuemax': String(s.contextWindow),
+      'aria-valuenow': String(s.promptTokens),
+      'aria-label': 'Context used',
+    },
+    fill,
+    reserve,
+    mark(
+      soft,
+      'soft',
+      `${s.autoCompact ? 'Auto-compact' : 'Soft threshold'} at ${Math.round(s.softThreshold * 100)}% of ${formatTokens(effective)} tokens`,
+    ),
+    mark(hard, 'hard', `Hard threshold at ${Math.round(s.hardThreshold * 100)}% of ${formatTokens(effective)} tokens`),
+  );
   const pct = (100 * s.promptTokens) / window;
-  return el('div', { class: 'row meter-row' }, bar, el('span', { class: 'meta', 'data-testid': 'context-usage', title: s.promptEstimated ? 'Estimated: no request of this session has reported its usage yet' : 'Prompt tokens of the last request, as the API reported them' }, `${s.promptEstimated ? '≈ ' : ''}${formatTokens(s.promptTokens)} / ${formatTokens(s.contextWindow)} tokens (${pct.toFixed(0)}%)`));
+  return el(
+    'div',
+    { class: 'row meter-row' },
+    bar,
+    el(
+      'span',
+      {
+        class: 'meta',
+        'data-testid': 'context-usage',
+        title: s.promptEstimated
+          ? 'Estimated: no request of this session has reported its usage yet'
+          : 'Prompt tokens of the last request, as the API reported them',
+      },
+      `${s.promptEstimated ? '≈ ' : ''}${formatTokens(s.promptTokens)} / ${formatTokens(s.contextWindow)} tokens (${pct.toFixed(0)}%)`,
+    ),
+  );
 }
 
 function showCountdown(waitMs: number, attempt: number, reason: string): void {

@@ -37,9 +37,61 @@ md.core.ruler.push('cp_table_align', (state) => {
   return true;
 });
 
-const ALLOWED_TAGS = ['a', 'b', 'blockquote', 'br', 'code', 'del', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'img', 'kbd', 'li', 'ol', 'p', 'pre', 's', 'span', 'strong', 'sub', 'sup', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul'];
+const ALLOWED_TAGS = [
+  'a',
+  'b',
+  'blockquote',
+  'br',
+  'code',
+  'del',
+  'em',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'i',
+  'img',
+  'kbd',
+  'li',
+  'ol',
+  'p',
+  'pre',
+  's',
+  'span',
+  'strong',
+  'sub',
+  'sup',
+  'table',
+  'tbody',
+  'td',
+  'th',
+  'thead',
+  'tr',
+  'ul',
+];
 const ALLOWED_ATTR = ['alt', 'class', 'href', 'src', 'start', 'title'];
-const FORBID_TAGS = ['style', 'script', 'iframe', 'frame', 'object', 'embed', 'form', 'input', 'button', 'textarea', 'select', 'svg', 'math', 'link', 'meta', 'base', 'template'];
+const FORBID_TAGS = [
+  'style',
+  'script',
+  'iframe',
+  'frame',
+  'object',
+  'embed',
+  'form',
+  'input',
+  'button',
+  'textarea',
+  'select',
+  'svg',
+  'math',
+  'link',
+  'meta',
+  'base',
+  'template',
+];
 const DATA_IMAGE = /^data:image\/(?:png|gif|jpeg|webp);base64,[a-z0-9+/=\s]+$/i;
 const SAFE_CLASS = /^(?:language-[\w+#.-]{1,40}|md-align-(?:left|center|right))$/;
 
@@ -95,9 +147,17 @@ export function renderMarkdown(text: string, actions: MarkdownActions): Document
     const lang = /(?:^|\s)language-([\w+#.-]+)/.exec(code.getAttribute('class') ?? '')?.[1] ?? '';
     const source = code.textContent ?? '';
     highlight(code, source, lang);
-    const copy = el('button', { class: 'code-copy', type: 'button', title: 'Copy code', 'aria-label': 'Copy code' }, 'Copy');
+    const copy = el(
+      'button',
+      { class: 'code-copy', type: 'button', title: 'Copy code', 'aria-label': 'Copy code' },
+      'Copy',
+    );
     copy.addEventListener('click', () => void copyText(source, copy, actions));
-    const block = el('div', { class: 'code-block', 'data-lang': lang || 'text' }, el('div', { class: 'code-header' }, el('span', { class: 'code-lang' }, lang || 'text'), copy));
+    const block = el(
+      'div',
+      { class: 'code-block', 'data-lang': lang || 'text' },
+      el('div', { class: 'code-header' }, el('span', { class: 'code-lang' }, lang || 'text'), copy),
+    );
     pre.replaceWith(block);
     block.append(pre);
   }
@@ -143,15 +203,58 @@ export function routeLinks(root: HTMLElement, actions: MarkdownActions): void {
 
 type Family = 'c' | 'py' | 'sh' | 'json';
 const FAMILIES: Record<string, Family> = {
-  ts: 'c', tsx: 'c', typescript: 'c', js: 'c', jsx: 'c', javascript: 'c', mjs: 'c', cjs: 'c', java: 'c', c: 'c', cpp: 'c', 'c++': 'c', h: 'c', cs: 'c', csharp: 'c', go: 'c', rust: 'c', rs: 'c', kotlin: 'c', swift: 'c', php: 'c', css: 'c', scss: 'c',
-  py: 'py', python: 'py', rb: 'py', ruby: 'py', yaml: 'py', yml: 'py', toml: 'py',
-  sh: 'sh', bash: 'sh', shell: 'sh', zsh: 'sh', console: 'sh',
-  json: 'json', jsonc: 'json',
+  ts: 'c',
+  tsx: 'c',
+  typescript: 'c',
+  js: 'c',
+  jsx: 'c',
+  javascript: 'c',
+  mjs: 'c',
+  cjs: 'c',
+  java: 'c',
+  c: 'c',
+  cpp: 'c',
+  'c++': 'c',
+  h: 'c',
+  cs: 'c',
+  csharp: 'c',
+  go: 'c',
+  rust: 'c',
+  rs: 'c',
+  kotlin: 'c',
+  swift: 'c',
+  php: 'c',
+  css: 'c',
+  scss: 'c',
+  py: 'py',
+  python: 'py',
+  rb: 'py',
+  ruby: 'py',
+  yaml: 'py',
+  yml: 'py',
+  toml: 'py',
+  sh: 'sh',
+  bash: 'sh',
+  shell: 'sh',
+  zsh: 'sh',
+  console: 'sh',
+  json: 'json',
+  jsonc: 'json',
 };
 const KEYWORDS: Record<Family, Set<string>> = {
-  c: new Set('abstract as async await break case catch class const continue default delete do else enum export extends false final finally fn for from func function go if impl implements import in instanceof interface let match mod mut new null nil package private protected public readonly return self static struct super switch this throw true try type typeof undefined use var void while yield'.split(' ')),
-  py: new Set('and as assert async await break class continue def del elif else except False finally for from global if import in is lambda None nonlocal not or pass raise return True try while with yield end module require'.split(' ')),
-  sh: new Set('if then else elif fi for while do done case esac in function return export local echo cd set'.split(' ')),
+  c: new Set(
+    'abstract as async await break case catch class const continue default delete do else enum export extends false final finally fn for from func function go if impl implements import in instanceof interface let match mod mut new null nil package private protected public readonly return self static struct super switch this throw true try type typeof undefined use var void while yield'.split(
+      ' ',
+    ),
+  ),
+  py: new Set(
+    'and as assert async await break class continue def del elif else except False finally for from global if import in is lambda None nonlocal not or pass raise return True try while with yield end module require'.split(
+      ' ',
+    ),
+  ),
+  sh: new Set(
+    'if then else elif fi for while do done case esac in function return export local echo cd set'.split(' '),
+  ),
   json: new Set(['true', 'false', 'null']),
 };
 const PATTERNS: Record<Family, RegExp> = {
@@ -175,7 +278,15 @@ function highlight(code: Element, source: string, lang: string): void {
       pattern.lastIndex++;
       continue;
     }
-    const kind = m[1] ? 'comment' : m[2] ? 'string' : m[3] ? 'number' : m[4] && keywords.has(m[4]) ? 'keyword' : undefined;
+    const kind = m[1]
+      ? 'comment'
+      : m[2]
+        ? 'string'
+        : m[3]
+          ? 'number'
+          : m[4] && keywords.has(m[4])
+            ? 'keyword'
+            : undefined;
     if (!kind) continue;
     if (m.index > last) out.push(document.createTextNode(source.slice(last, m.index)));
     out.push(el('span', { class: `tok-${kind}` }, m[0]));

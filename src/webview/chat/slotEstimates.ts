@@ -66,9 +66,15 @@ export class SlotEstimates {
     const style = getComputedStyle(list);
     const fontSize = Number.parseFloat(style.fontSize) || 13;
     const width = list.clientWidth || fallbackWidth || 300;
-    const next: Metrics = { charsPerLine: Math.max(10, Math.floor((width - 20) / (fontSize * 0.55))), lineHeight: fontSize * 1.45, gap: Number.parseFloat(style.rowGap) || 0 };
+    const next: Metrics = {
+      charsPerLine: Math.max(10, Math.floor((width - 20) / (fontSize * 0.55))),
+      lineHeight: fontSize * 1.45,
+      gap: Number.parseFloat(style.rowGap) || 0,
+    };
     const prev = this.metrics;
     this.metrics = next;
-    return !prev || prev.charsPerLine !== next.charsPerLine || prev.gap !== next.gap || prev.lineHeight !== next.lineHeight;
+    return (
+      !prev || prev.charsPerLine !== next.charsPerLine || prev.gap !== next.gap || prev.lineHeight !== next.lineHeight
+    );
   }
 }

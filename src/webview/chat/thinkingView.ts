@@ -17,7 +17,8 @@ export function thinkingLabel(t: ChatThinking, streaming: boolean): string {
 }
 
 /** What a redacted part says instead of text. */
-export const REDACTED_NOTE = 'Part of this reasoning was encrypted by Anthropic’s safety systems; it is sent back to the model unchanged and cannot be shown.';
+export const REDACTED_NOTE =
+  'Part of this reasoning was encrypted by Anthropic’s safety systems; it is sent back to the model unchanged and cannot be shown.';
 
 /** The collapsed thinking of an answer (`open`: keep it expanded, e.g. across a re-render). Its text lives in `.thinking-text`. */
 export function renderThinking(t: ChatThinking, streaming: boolean, open = false): HTMLElement {

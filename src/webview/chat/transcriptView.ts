@@ -38,7 +38,12 @@ interface Slot {
  * aria-posinset / aria-setsize, since the `log` region holds only some of them.
  */
 export class TranscriptView {
-  readonly root = el('div', { class: 'transcript', role: 'log', 'aria-label': 'Conversation', 'data-testid': 'transcript' });
+  readonly root = el('div', {
+    class: 'transcript',
+    role: 'log',
+    'aria-label': 'Conversation',
+    'data-testid': 'transcript',
+  });
   private readonly topSpacer = spacer();
   private readonly bottomSpacer = spacer();
   private readonly slots = new Map<string, Slot>();
@@ -68,7 +73,8 @@ export class TranscriptView {
   constructor(private readonly handlers: ItemHandlers) {
     routeLinks(this.root, handlers.markdown);
     this.root.append(this.topSpacer, this.bottomSpacer);
-    this.observer = typeof ResizeObserver === 'function' ? new ResizeObserver((entries) => this.onResize(entries)) : undefined;
+    this.observer =
+      typeof ResizeObserver === 'function' ? new ResizeObserver((entries) => this.onResize(entries)) : undefined;
   }
 
   /** Replaces everything, and follows the end again. */
@@ -128,11 +134,15 @@ export class TranscriptView {
     const slot = this.slots.get(id);
     if (!slot || slot.item.kind !== 'assistant') return;
     const had = slot.item.thinking !== undefined;
-    slot.item = part === 'text' ? { ...slot.item, text: slot.item.text + text } : { ...slot.item, thinking: { ...slot.item.thinking, text: (slot.item.thinking?.text ?? '') + text } };
+    slot.item =
+      part === 'text'
+        ? { ...slot.item, text: slot.item.text + text }
+        : { ...slot.item, thinking: { ...slot.item.thinking, text: (slot.item.thinking?.text ?? '') + text } };
     this.cache.delete(id);
     const node = this.rendered.get(id);
     const body = part === 'text' || had ? node?.querySelector(part === 'text' ? '.text' : '.thinking-text') : undefined;
-    if (body) body.append(text); // the ResizeObserver sees the growth and keeps the end in view
+    if (body)
+      body.append(text); // the ResizeObserver sees the growth and keeps the end in view
     else if (node) node.replaceWith(keepThinkingOpen(node, this.renderNode(slot)));
     else {
       this.stale.add(slot.index);
@@ -219,8 +229,12 @@ export class TranscriptView {
     }
     const height = scroller.clientHeight;
     const restore = this.takeRestore();
-    const scrollTop = restore !== undefined ? restore : this.stuck ? this.heights.total() - height : this.viewTop(scroller);
-    const w = this.order.length <= RENDER_ALL_UP_TO ? { start: 0, end: this.order.length } : computeWindow(this.heights, { scrollTop, height, overscan: Math.max(MIN_OVERSCAN_PX, height) });
+    const scrollTop =
+      restore !== undefined ? restore : this.stuck ? this.heights.total() - height : this.viewTop(scroller);
+    const w =
+      this.order.length <= RENDER_ALL_UP_TO
+        ? { start: 0, end: this.order.length }
+        : computeWindow(this.heights, { scrollTop, height, overscan: Math.max(MIN_OVERSCAN_PX, height) });
     this.reconcile(w.start, w.end);
     if (restore !== undefined) this.setScrollTop(scroller, restore + scroller.scrollTop - this.viewTop(scroller));
     else if (this.stuck) this.scrollToBottom(scroller);
@@ -250,7 +264,11 @@ export class TranscriptView {
     this.known = this.order.length;
     if (!overlap) this.root.insertBefore(this.nodes(start, end), this.bottomSpacer);
     else {
-      if (start < old.start) this.root.insertBefore(this.nodes(start, old.start), this.rendered.get(this.order[old.start] ?? '') ?? this.bottomSpacer);
+      if (start < old.start)
+        this.root.insertBefore(
+          this.nodes(start, old.start),
+          this.rendered.get(this.order[old.start] ?? '') ?? this.bottomSpacer,
+        );
       if (end > old.end) this.root.insertBefore(this.nodes(old.end, end), this.bottomSpacer);
     }
     this.range = { start, end };
@@ -358,7 +376,8 @@ export class TranscriptView {
   private onScroll(): void {
     const s = this.scroller;
     if (!s) return;
-    if (Math.abs(s.scrollTop - this.expectedTop) >= 1) this.stuck = s.scrollHeight - s.scrollTop - s.clientHeight <= STICK_PX;
+    if (Math.abs(s.scrollTop - this.expectedTop) >= 1)
+      this.stuck = s.scrollHeight - s.scrollTop - s.clientHeight <= STICK_PX;
     this.expectedTop = Number.NaN;
     this.schedule();
   }

@@ -67,7 +67,8 @@ export class HeightIndex {
   /** Sum of the heights of items [0, i) (O(log n)); `i` is clamped to [0, length]. */
   prefix(i: number): number {
     let sum = 0;
-    for (let k = Math.min(Math.max(Math.floor(i), 0), this.values.length); k > 0; k -= lowbit(k)) sum += this.tree[k] ?? 0;
+    for (let k = Math.min(Math.max(Math.floor(i), 0), this.values.length); k > 0; k -= lowbit(k))
+      sum += this.tree[k] ?? 0;
     return sum;
   }
 
@@ -201,7 +202,11 @@ export function estimateItemHeight(item: ChatItem, m: TextMetrics): number {
       return rows(item.text) + 14;
     case 'approval':
       // Header, the diff (or the command), the reason field and the buttons.
-      return who + ((item.diff?.length ?? 0) + (item.tool === 'run_command' ? 2 : 1)) * m.lineHeight + 3 * (m.lineHeight + 10);
+      return (
+        who +
+        ((item.diff?.length ?? 0) + (item.tool === 'run_command' ? 2 : 1)) * m.lineHeight +
+        3 * (m.lineHeight + 10)
+      );
     default:
       return m.lineHeight + 4;
   }

@@ -10,10 +10,14 @@
 export type EscapeCategory = 'control' | 'bidi' | 'invisible' | 'spaces';
 
 /** A run of ordinary text, or one escaped character (or run of spaces) shown as a marker. */
-export type Piece = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'escape'; readonly text: string; readonly category: EscapeCategory; readonly title: string };
+export type Piece =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'escape'; readonly text: string; readonly category: EscapeCategory; readonly title: string };
 
 /** One shown line: its pieces, or a marker standing for a run of blank lines. */
-export type DisplayLine = { readonly kind: 'line'; readonly pieces: readonly Piece[] } | { readonly kind: 'blank-run'; readonly count: number; readonly text: string };
+export type DisplayLine =
+  | { readonly kind: 'line'; readonly pieces: readonly Piece[] }
+  | { readonly kind: 'blank-run'; readonly count: number; readonly text: string };
 
 /** How a text is shown, with what was escaped or collapsed, counted. */
 export interface TextDisplay {
@@ -33,12 +37,54 @@ export const MIN_BLANK_RUN = 2;
 export const MIN_SPACE_RUN = 16;
 
 const BIDI: Readonly<Record<number, string>> = {
-  0x061c: 'ALM', 0x200e: 'LRM', 0x200f: 'RLM', 0x202a: 'LRE', 0x202b: 'RLE', 0x202c: 'PDF', 0x202d: 'LRO', 0x202e: 'RLO', 0x2066: 'LRI', 0x2067: 'RLI', 0x2068: 'FSI', 0x2069: 'PDI',
+  0x061c: 'ALM',
+  0x200e: 'LRM',
+  0x200f: 'RLM',
+  0x202a: 'LRE',
+  0x202b: 'RLE',
+  0x202c: 'PDF',
+  0x202d: 'LRO',
+  0x202e: 'RLO',
+  0x2066: 'LRI',
+  0x2067: 'RLI',
+  0x2068: 'FSI',
+  0x2069: 'PDI',
 };
-const CONTROL_NAMES: Readonly<Record<number, string>> = { 0x00: 'NUL', 0x07: 'BEL', 0x08: 'BS', 0x0b: 'VT', 0x0c: 'FF', 0x0d: 'CR', 0x1b: 'ESC', 0x7f: 'DEL', 0x85: 'NEL' };
+const CONTROL_NAMES: Readonly<Record<number, string>> = {
+  0x00: 'NUL',
+  0x07: 'BEL',
+  0x08: 'BS',
+  0x0b: 'VT',
+  0x0c: 'FF',
+  0x0d: 'CR',
+  0x1b: 'ESC',
+  0x7f: 'DEL',
+  0x85: 'NEL',
+};
 const INVISIBLE: Readonly<Record<number, string>> = {
-  0x00a0: 'NBSP', 0x00ad: 'SHY', 0x034f: 'CGJ', 0x115f: 'HF', 0x1160: 'HJF', 0x1680: 'OGHAM SPACE', 0x180e: 'MVS', 0x200b: 'ZWSP', 0x200c: 'ZWNJ', 0x200d: 'ZWJ', 0x2028: 'LSEP', 0x2029: 'PSEP',
-  0x202f: 'NNBSP', 0x205f: 'MMSP', 0x2060: 'WJ', 0x2061: 'FA', 0x2062: 'IT', 0x2063: 'IS', 0x2064: 'IP', 0x3000: 'IDEOGRAPHIC SPACE', 0x3164: 'HF', 0xfeff: 'BOM', 0xffa0: 'HWHF',
+  0x00a0: 'NBSP',
+  0x00ad: 'SHY',
+  0x034f: 'CGJ',
+  0x115f: 'HF',
+  0x1160: 'HJF',
+  0x1680: 'OGHAM SPACE',
+  0x180e: 'MVS',
+  0x200b: 'ZWSP',
+  0x200c: 'ZWNJ',
+  0x200d: 'ZWJ',
+  0x2028: 'LSEP',
+  0x2029: 'PSEP',
+  0x202f: 'NNBSP',
+  0x205f: 'MMSP',
+  0x2060: 'WJ',
+  0x2061: 'FA',
+  0x2062: 'IT',
+  0x2063: 'IS',
+  0x2064: 'IP',
+  0x3000: 'IDEOGRAPHIC SPACE',
+  0x3164: 'HF',
+  0xfeff: 'BOM',
+  0xffa0: 'HWHF',
 };
 
 function hex(cp: number): string {
@@ -50,8 +96,17 @@ export function escapeOf(cp: number): { category: Exclude<EscapeCategory, 'space
   if (cp === 0x09) return undefined; // a tab is shown as whitespace (long runs are shortened)
   const bidi = BIDI[cp];
   if (bidi) return { category: 'bidi', name: bidi };
-  if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0xd800 && cp <= 0xdfff)) return { category: 'control', name: CONTROL_NAMES[cp] ?? 'control' };
-  const invisible = INVISIBLE[cp] ?? (cp >= 0x2000 && cp <= 0x200a ? 'SPACE' : cp >= 0xfe00 && cp <= 0xfe0f ? 'VS' : cp >= 0xe0000 && cp <= 0xe007f ? 'TAG' : undefined);
+  if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0xd800 && cp <= 0xdfff))
+    return { category: 'control', name: CONTROL_NAMES[cp] ?? 'control' };
+  const invisible =
+    INVISIBLE[cp] ??
+    (cp >= 0x2000 && cp <= 0x200a
+      ? 'SPACE'
+      : cp >= 0xfe00 && cp <= 0xfe0f
+        ? 'VS'
+        : cp >= 0xe0000 && cp <= 0xe007f
+          ? 'TAG'
+          : undefined);
   return invisible ? { category: 'invisible', name: invisible } : undefined;
 }
 
@@ -96,7 +151,12 @@ export function escapeLine(line: string, opts: DisplayOptions = {}): Piece[] {
       continue;
     }
     flush();
-    pieces.push({ kind: 'escape', text: `⟨${esc.name === 'control' ? hex(cp) : `${esc.name} ${hex(cp)}`}⟩`, category: esc.category, title: `${esc.category === 'bidi' ? 'Bidirectional-text control' : esc.category === 'control' ? 'Control character' : 'Invisible character'} ${hex(cp)}` });
+    pieces.push({
+      kind: 'escape',
+      text: `⟨${esc.name === 'control' ? hex(cp) : `${esc.name} ${hex(cp)}`}⟩`,
+      category: esc.category,
+      title: `${esc.category === 'bidi' ? 'Bidirectional-text control' : esc.category === 'control' ? 'Control character' : 'Invisible character'} ${hex(cp)}`,
+    });
   }
   flush();
   return pieces;
@@ -134,7 +194,13 @@ export function displayText(source: string, opts: DisplayOptions = {}): TextDisp
     for (const p of pieces) if (p.kind === 'escape') counts[p.category]++;
     lines.push({ kind: 'line', pieces });
   }
-  return { lines, lineCount: raw.length, collapsedBlankLines: collapsed, counts, warnings: warningsOf(counts, collapsed) };
+  return {
+    lines,
+    lineCount: raw.length,
+    collapsedBlankLines: collapsed,
+    counts,
+    warnings: warningsOf(counts, collapsed),
+  };
 }
 
 function isBlank(line: string): boolean {
@@ -144,10 +210,20 @@ function isBlank(line: string): boolean {
 function warningsOf(c: Readonly<Record<EscapeCategory, number>>, collapsed: number): string[] {
   const out: string[] = [];
   const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;
-  if (c.bidi > 0) out.push(`${n(c.bidi, 'bidirectional-text control', 'bidirectional-text controls')} (shown as ⟨…⟩): they can make text look different from what it is.`);
-  if (c.control > 0) out.push(`${n(c.control, 'control character', 'control characters')} (shown as ⟨…⟩) that would otherwise be invisible here.`);
-  if (c.invisible > 0) out.push(`${n(c.invisible, 'invisible or look-alike space character', 'invisible or look-alike space characters')} (shown as ⟨…⟩).`);
-  if (collapsed > 0) out.push(`${n(collapsed, 'blank line', 'blank lines')} collapsed (⏎ ×N): the lines around them are all there is.`);
+  if (c.bidi > 0)
+    out.push(
+      `${n(c.bidi, 'bidirectional-text control', 'bidirectional-text controls')} (shown as ⟨…⟩): they can make text look different from what it is.`,
+    );
+  if (c.control > 0)
+    out.push(
+      `${n(c.control, 'control character', 'control characters')} (shown as ⟨…⟩) that would otherwise be invisible here.`,
+    );
+  if (c.invisible > 0)
+    out.push(
+      `${n(c.invisible, 'invisible or look-alike space character', 'invisible or look-alike space characters')} (shown as ⟨…⟩).`,
+    );
+  if (collapsed > 0)
+    out.push(`${n(collapsed, 'blank line', 'blank lines')} collapsed (⏎ ×N): the lines around them are all there is.`);
   if (c.spaces > 0) out.push(`${n(c.spaces, 'long run', 'long runs')} of spaces shortened (␠×N).`);
   return out;
 }

@@ -15,7 +15,8 @@ export function words(n: number, prefix = 'w'): string {
 export const user = (content: unknown): string => line({ kind: 'message', message: { role: 'user', content } });
 
 /** An assistant message line. */
-export const assistant = (content: unknown): string => line({ kind: 'message', message: { role: 'assistant', content } });
+export const assistant = (content: unknown): string =>
+  line({ kind: 'message', message: { role: 'assistant', content } });
 
 /** A usage line: `read` cache-read tokens of a `prompt`-token request, at `at` (ISO) when given. */
 export function usage(opts: { prompt: number; read: number; at?: string; model?: string; output?: number }): string {
@@ -23,7 +24,12 @@ export function usage(opts: { prompt: number; read: number; at?: string; model?:
     kind: 'usage',
     model: opts.model ?? 'claude-sonnet-4-5',
     ...(opts.at ? { at: opts.at } : {}),
-    usage: { input_tokens: opts.prompt - opts.read, cache_read_input_tokens: opts.read, cache_creation_input_tokens: 0, output_tokens: opts.output ?? 10 },
+    usage: {
+      input_tokens: opts.prompt - opts.read,
+      cache_read_input_tokens: opts.read,
+      cache_creation_input_tokens: 0,
+      output_tokens: opts.output ?? 10,
+    },
   });
 }
 

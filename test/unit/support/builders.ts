@@ -1,5 +1,13 @@
 import { resolveConfig } from '../../../src/core/pipeline/config';
-import type { Block, ConversationState, Message, PipelineConfig, TextBlock, ToolResultBlock, ToolUseBlock } from '../../../src/core/conversation/conversationModel';
+import type {
+  Block,
+  ConversationState,
+  Message,
+  PipelineConfig,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '../../../src/core/conversation/conversationModel';
 import { counterIds, type Clock, type IdSource } from '../../../src/core/platform/platformPorts';
 
 /** A fixed clock that advances only when told. */
@@ -27,14 +35,52 @@ export class Build {
     this.ids = counterIds(tag);
   }
   text(text: string, source: TextBlock['meta']['source'] = 'user'): TextBlock {
-    return { type: 'text', text, meta: { id: this.ids.next('blk'), tier: source === 'user' ? 1 : 2, source, createdAt: 0, pinned: false, compactable: source !== 'user' } };
+    return {
+      type: 'text',
+      text,
+      meta: {
+        id: this.ids.next('blk'),
+        tier: source === 'user' ? 1 : 2,
+        source,
+        createdAt: 0,
+        pinned: false,
+        compactable: source !== 'user',
+      },
+    };
   }
   toolUse(name: string, input: unknown = {}): ToolUseBlock {
     const id = this.ids.next('toolu');
-    return { type: 'tool_use', id, name, input, meta: { id: this.ids.next('blk'), tier: 2, source: 'assistant', createdAt: 0, toolUseId: id, pinned: false, compactable: true } };
+    return {
+      type: 'tool_use',
+      id,
+      name,
+      input,
+      meta: {
+        id: this.ids.next('blk'),
+        tier: 2,
+        source: 'assistant',
+        createdAt: 0,
+        toolUseId: id,
+        pinned: false,
+        compactable: true,
+      },
+    };
   }
   toolResult(toolUseId: string, content: string): ToolResultBlock {
-    return { type: 'tool_result', toolUseId, content, meta: { id: this.ids.next('blk'), tier: 3, source: 'tool', createdAt: 0, toolUseId, pinned: false, compactable: true } };
+    return {
+      type: 'tool_result',
+      toolUseId,
+      content,
+      meta: {
+        id: this.ids.next('blk'),
+        tier: 3,
+        source: 'tool',
+        createdAt: 0,
+        toolUseId,
+        pinned: false,
+        compactable: true,
+      },
+    };
   }
   message(role: Message['role'], blocks: Block[], turn: number): Message {
     return { id: this.ids.next('msg'), role, blocks, turn };

@@ -3,7 +3,13 @@ import { strict as assert } from 'node:assert';
 import type { LayerContext, LayerResult } from '../../../src/core/compaction/layerContext';
 import { restoreRecord } from '../../../src/core/compaction/apply';
 import { checkInvariants } from '../../../src/core/conversation/invariants';
-import type { ConversationState, Message, PipelineConfig, ToolResultBlock, ToolResultContent } from '../../../src/core/conversation/conversationModel';
+import type {
+  ConversationState,
+  Message,
+  PipelineConfig,
+  ToolResultBlock,
+  ToolResultContent,
+} from '../../../src/core/conversation/conversationModel';
 import { counterIds } from '../../../src/core/platform/platformPorts';
 import { chars4Tokenizer } from '../../../src/core/tokens/chars4';
 import { blockRawTokens, messageRawTokens } from '../../../src/core/tokens/blockTokens';
@@ -34,7 +40,12 @@ export class Convo {
     const use = this.b.toolUse(name, input);
     const pinnedUse = opts.pinUse ? { ...use, meta: { ...use.meta, pinned: true } } : use;
     const base = this.b.toolResult(use.id, '');
-    const result: ToolResultBlock = { ...base, content, ...(opts.isError ? { isError: true } : {}), meta: { ...base.meta, pinned: opts.pinned ?? false } };
+    const result: ToolResultBlock = {
+      ...base,
+      content,
+      ...(opts.isError ? { isError: true } : {}),
+      meta: { ...base.meta, pinned: opts.pinned ?? false },
+    };
     this.messages.push(this.b.message('assistant', [pinnedUse], this.turn));
     this.messages.push(this.b.message('user', [result], this.turn));
     return this;
@@ -106,10 +117,17 @@ export function assertReversible(before: ConversationState, r: LayerResult, laye
   rec.originals.forEach((m, i) => assert.equal(m, before.messages[start + i], 'originals are the state objects'));
   assert.notEqual(rec.replacement[0], rec.originals[0], 'the first message changed');
   assert.notEqual(rec.replacement.at(-1), rec.originals.at(-1), 'the last message changed');
-  assert.deepEqual(rec.replacement.map((m) => m.id), rec.originals.map((m) => m.id));
-  assert.deepEqual(rec.regions.flatMap((g) => g.messageIds), rec.originals.filter((m, i) => rec.replacement[i] !== m).map((m) => m.id));
+  assert.deepEqual(
+    rec.replacement.map((m) => m.id),
+    rec.originals.map((m) => m.id),
+  );
+  assert.deepEqual(
+    rec.regions.flatMap((g) => g.messageIds),
+    rec.originals.filter((m, i) => rec.replacement[i] !== m).map((m) => m.id),
+  );
   r.state.messages.forEach((m, i) => {
-    if (i < start || i >= start + rec.originals.length) assert.equal(m, before.messages[i], 'outside the range: same objects');
+    if (i < start || i >= start + rec.originals.length)
+      assert.equal(m, before.messages[i], 'outside the range: same objects');
   });
   rec.replacement.forEach((m, i) => {
     const o = rec.originals[i] as Message;
@@ -120,7 +138,10 @@ export function assertReversible(before: ConversationState, r: LayerResult, laye
       if (blk !== ob) {
         assert.equal(blk.type, 'tool_result');
         assert.notEqual(blk.meta, ob.meta);
-        const fresh = blockRawTokens({ ...blk, meta: { ...blk.meta, tokenCount: undefined } } as ToolResultBlock, chars4Tokenizer);
+        const fresh = blockRawTokens(
+          { ...blk, meta: { ...blk.meta, tokenCount: undefined } } as ToolResultBlock,
+          chars4Tokenizer,
+        );
         assert.equal(blk.meta.tokenCount, fresh, 'no stale tokenCount memo');
         if (blk.type === 'tool_result' && ob.type === 'tool_result') assert.equal(blk.isError, ob.isError);
       }

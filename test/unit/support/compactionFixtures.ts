@@ -1,5 +1,11 @@
 /** Fixtures of the summarisation tests: a conversation builder, a token counter, timeouts, options. */
-import type { Block, BlockMeta, ConversationState, Message, TextBlock } from '../../../src/core/conversation/conversationModel';
+import type {
+  Block,
+  BlockMeta,
+  ConversationState,
+  Message,
+  TextBlock,
+} from '../../../src/core/conversation/conversationModel';
 import { counterIds, type IdSource } from '../../../src/core/platform/platformPorts';
 import type { SummariseOptions } from '../../../src/core/compaction/summarise';
 import type { CompactionRegion } from '../../../src/core/compaction/types';
@@ -12,7 +18,8 @@ export function tokensOf(m: Message): number {
   for (const b of m.blocks) {
     if (b.type === 'text' || b.type === 'summary') chars += b.text.length;
     else if (b.type === 'tool_use') chars += b.name.length + JSON.stringify(b.input).length + 40;
-    else if (b.type === 'tool_result') chars += (typeof b.content === 'string' ? b.content.length : JSON.stringify(b.content).length) + 40;
+    else if (b.type === 'tool_result')
+      chars += (typeof b.content === 'string' ? b.content.length : JSON.stringify(b.content).length) + 40;
     else if (b.type === 'thinking') chars += b.thinking.length;
     else chars += 1000;
   }
@@ -51,7 +58,15 @@ export class Convo {
   }
 
   private meta(source: BlockMeta['source'], extra: Partial<BlockMeta> = {}): BlockMeta {
-    return { id: this.ids.next('blk'), tier: source === 'user' ? 1 : source === 'tool' ? 3 : 2, source, createdAt: 0, pinned: false, compactable: source !== 'user', ...extra };
+    return {
+      id: this.ids.next('blk'),
+      tier: source === 'user' ? 1 : source === 'tool' ? 3 : 2,
+      source,
+      createdAt: 0,
+      pinned: false,
+      compactable: source !== 'user',
+      ...extra,
+    };
   }
 
   private text(text: string, source: BlockMeta['source'], pinned = false): TextBlock {
@@ -68,14 +83,35 @@ export class Convo {
     this.push('user', first);
     for (const t of spec.tools ?? []) {
       const id = this.ids.next('toolu');
-      this.push('assistant', [{ type: 'tool_use', id, name: t.name, input: t.input, meta: this.meta('assistant', { toolUseId: id }) }]);
-      this.push('user', [{ type: 'tool_result', toolUseId: id, content: t.result, ...(t.isError ? { isError: true } : {}), meta: this.meta('tool', { toolUseId: id }) }]);
+      this.push('assistant', [
+        { type: 'tool_use', id, name: t.name, input: t.input, meta: this.meta('assistant', { toolUseId: id }) },
+      ]);
+      this.push('user', [
+        {
+          type: 'tool_result',
+          toolUseId: id,
+          content: t.result,
+          ...(t.isError ? { isError: true } : {}),
+          meta: this.meta('tool', { toolUseId: id }),
+        },
+      ]);
     }
     const last: Block[] = [this.text(spec.answer ?? `Done with turn ${this.turn}.`, 'assistant')];
     if (spec.callAtEnd) {
       const id = this.ids.next('toolu');
-      last.push({ type: 'tool_use', id, name: spec.callAtEnd.name, input: spec.callAtEnd.input, meta: this.meta('assistant', { toolUseId: id }) });
-      this.pendingResult = { type: 'tool_result', toolUseId: id, content: spec.callAtEnd.result, meta: this.meta('tool', { toolUseId: id }) };
+      last.push({
+        type: 'tool_use',
+        id,
+        name: spec.callAtEnd.name,
+        input: spec.callAtEnd.input,
+        meta: this.meta('assistant', { toolUseId: id }),
+      });
+      this.pendingResult = {
+        type: 'tool_result',
+        toolUseId: id,
+        content: spec.callAtEnd.result,
+        meta: this.meta('tool', { toolUseId: id }),
+      };
     }
     this.push('assistant', last);
     return this;
@@ -94,7 +130,8 @@ export class Convo {
 /** `n` turns of plain chat, each about `size` characters of answer. */
 export function plainTurns(n: number, size = 400, tag = 'p'): Convo {
   const c = new Convo(tag);
-  for (let i = 1; i <= n; i++) c.add({ user: `Request ${i}: please look at src/mod${i}/file${i}.ts`, answer: `Answer ${i}. ${'x'.repeat(size)}` });
+  for (let i = 1; i <= n; i++)
+    c.add({ user: `Request ${i}: please look at src/mod${i}/file${i}.ts`, answer: `Answer ${i}. ${'x'.repeat(size)}` });
   return c;
 }
 
@@ -110,7 +147,11 @@ export function answer(text: string, usage: { input_tokens?: number; output_toke
 }
 
 /** Summarisation options with fakes; `regions` and overrides as given. */
-export function summariseOpts(regions: readonly CompactionRegion[], llm: ScriptedLlm, over: Partial<SummariseOptions> = {}): SummariseOptions {
+export function summariseOpts(
+  regions: readonly CompactionRegion[],
+  llm: ScriptedLlm,
+  over: Partial<SummariseOptions> = {},
+): SummariseOptions {
   return {
     regions,
     trigger: 'manual',

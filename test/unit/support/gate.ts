@@ -64,7 +64,11 @@ export const WAIT_LIMIT_MS = 15_000;
  * rejects naming `what` after `limitMs`. Use it only for what has no event to wait for (a
  * file another process writes, a process dying).
  */
-export async function waitUntil<T>(what: string, probe: () => T | Promise<T>, { limitMs = WAIT_LIMIT_MS, intervalMs = 10 } = {}): Promise<NonNullable<T>> {
+export async function waitUntil<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  { limitMs = WAIT_LIMIT_MS, intervalMs = 10 } = {},
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const value = await probe();

@@ -19,7 +19,11 @@ export const text = (entries: readonly SessionEntry[]): string => entries.map((e
  * invariants, that a repair wrote a byte-identical backup first, and that the result loads
  * cleanly again with the same messages.
  */
-export function loaderHarness(prefix: string): { readonly dir: () => string; readonly file: () => string; load(content: string | Buffer): Promise<LoadResult & { ok: true }> } {
+export function loaderHarness(prefix: string): {
+  readonly dir: () => string;
+  readonly file: () => string;
+  load(content: string | Buffer): Promise<LoadResult & { ok: true }>;
+} {
   let dir = '';
   let file = '';
   beforeEach(async () => {
@@ -38,7 +42,11 @@ export function loaderHarness(prefix: string): { readonly dir: () => string; rea
       const r = await loadSession(file, { now: () => NOW });
       assert.ok(r.ok, r.ok ? '' : r.error);
       assert.deepEqual(checkInvariants(r.session), []);
-      if (r.report) assert.ok(r.report.backupPath && readFileSync(r.report.backupPath).equals(original), 'a byte-identical backup is written before the rewrite');
+      if (r.report)
+        assert.ok(
+          r.report.backupPath && readFileSync(r.report.backupPath).equals(original),
+          'a byte-identical backup is written before the rewrite',
+        );
       const again = await loadSession(file, { now: () => NOW + 1 });
       assert.ok(again.ok && again.report === undefined, 'the repaired file loads cleanly');
       assert.deepEqual(again.session.messages, r.session.messages);

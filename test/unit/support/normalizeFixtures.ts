@@ -1,6 +1,14 @@
 /** Builders for the normalize tests: blocks of every kind, and a request checked by the fake API's validator. */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { Block, BlockMeta, ConversationState, ImageBlock, Message, SummaryBlock, ThinkingBlock } from '../../../src/core/conversation/conversationModel';
+import type {
+  Block,
+  BlockMeta,
+  ConversationState,
+  ImageBlock,
+  Message,
+  SummaryBlock,
+  ThinkingBlock,
+} from '../../../src/core/conversation/conversationModel';
 import { prepareRequest, type PreparedRequest } from '../../../src/core/pipeline/pipeline';
 import { makeRequestCounter } from '../../../src/core/pipeline/requestTokens';
 import { TokenEstimator } from '../../../src/core/tokens/estimator';
@@ -21,7 +29,13 @@ export class NBuild extends Build {
     return { type: 'image', mediaType: mediaType as ImageBlock['mediaType'], data, meta: this.meta('user') };
   }
   summary(text: string): SummaryBlock {
-    return { type: 'summary', text, compactionId: this.ids.next('cmp'), turnRange: [1, 2], meta: { ...this.meta('compactor'), compactable: false } };
+    return {
+      type: 'summary',
+      text,
+      compactionId: this.ids.next('cmp'),
+      turnRange: [1, 2],
+      meta: { ...this.meta('compactor'), compactable: false },
+    };
   }
   user(...blocks: Block[]): Message {
     return this.message('user', blocks, this.turn++);
@@ -42,7 +56,12 @@ export function pipeline() {
   const estimator = new TokenEstimator(tokenizer);
   const clock = fakeClock();
   const count = makeRequestCounter(estimator, tokenizer);
-  return { tokenizer, estimator, clock, prepare: (s: ConversationState): PreparedRequest => prepareRequest(s, { count, clock }) };
+  return {
+    tokenizer,
+    estimator,
+    clock,
+    prepare: (s: ConversationState): PreparedRequest => prepareRequest(s, { count, clock }),
+  };
 }
 
 /** Throws the fake API's error when `params` would be refused (after a JSON round trip, as sent). */

@@ -3,7 +3,13 @@ import { strict as assert } from 'node:assert';
 import { restoreRecord } from '../../../src/core/compaction/apply';
 import type { CompactionRecord } from '../../../src/core/compaction/types';
 import { checkInvariants } from '../../../src/core/conversation/invariants';
-import type { Block, ConversationState, Message, SummaryBlock, TextBlock } from '../../../src/core/conversation/conversationModel';
+import type {
+  Block,
+  ConversationState,
+  Message,
+  SummaryBlock,
+  TextBlock,
+} from '../../../src/core/conversation/conversationModel';
 import { Build, emptyState } from './builders';
 
 /** One tool round: an assistant message calling `tools`, answered by results of `result` characters. */
@@ -31,7 +37,10 @@ export interface TurnSpec {
 
 /** Filler text of `n` characters (with spaces, no question mark). */
 export function filler(n: number): string {
-  return 'lorem ipsum '.repeat(Math.ceil(n / 12)).slice(0, Math.max(1, n)).replace(/ $/, 'x');
+  return 'lorem ipsum '
+    .repeat(Math.ceil(n / 12))
+    .slice(0, Math.max(1, n))
+    .replace(/ $/, 'x');
 }
 
 /** Content-based token count: 3 per message, and per block 1 + ⌈characters / 4⌉. */
@@ -61,7 +70,10 @@ export function conversation(specs: readonly TurnSpec[], tag = 'rc'): Conversati
 }
 
 /** Like conversation(), with the messages of each spec (each spec is one whole turn). */
-export function buildConversation(specs: readonly TurnSpec[], tag = 'rc'): { state: ConversationState; turns: Message[][] } {
+export function buildConversation(
+  specs: readonly TurnSpec[],
+  tag = 'rc',
+): { state: ConversationState; turns: Message[][] } {
   const b = new Build(tag);
   const messages: Message[] = [];
   const turns: Message[][] = [];
@@ -80,7 +92,8 @@ function build(b: Build, spec: TurnSpec, last: boolean, startTurn: number, messa
   const first: Block[] = [];
   if (spec.summary) first.push(summary(b, turn));
   if (spec.system) first.push(retag(b.text('system note', 'system'), { tier: 0 }));
-  if (spec.pinned) first.push(retag(b.text('<ide_selection>pinned code</ide_selection>', 'ide_selection'), { pinned: true, tier: 3 }));
+  if (spec.pinned)
+    first.push(retag(b.text('<ide_selection>pinned code</ide_selection>', 'ide_selection'), { pinned: true, tier: 3 }));
   first.push(b.text(spec.words));
   messages.push(b.message('user', first, turn));
   const rounds = spec.rounds ?? [];
@@ -104,7 +117,13 @@ function retag(t: TextBlock, meta: Partial<Pick<TextBlock['meta'], 'tier' | 'pin
 }
 
 function summary(b: Build, turn: number): SummaryBlock {
-  return { type: 'summary', text: 'Summary of earlier turns.', compactionId: 'cmp_old', turnRange: [1, Math.max(1, turn - 1)], meta: { id: b.ids.next('blk'), tier: 0, source: 'compactor', createdAt: 0, pinned: false, compactable: false } };
+  return {
+    type: 'summary',
+    text: 'Summary of earlier turns.',
+    compactionId: 'cmp_old',
+    turnRange: [1, Math.max(1, turn - 1)],
+    meta: { id: b.ids.next('blk'), tier: 0, source: 'compactor', createdAt: 0, pinned: false, compactable: false },
+  };
 }
 
 /** The user's own text blocks, in order. */
@@ -124,7 +143,12 @@ export function restoreAll(state: ConversationState, records: readonly Compactio
 }
 
 /** The checks every removal must pass: invariants, user words verbatim, sound records, exact undo. */
-export function assertSoundRemoval(before: ConversationState, after: ConversationState, records: readonly CompactionRecord[], layer: CompactionRecord['layer']): void {
+export function assertSoundRemoval(
+  before: ConversationState,
+  after: ConversationState,
+  records: readonly CompactionRecord[],
+  layer: CompactionRecord['layer'],
+): void {
   assert.deepEqual(checkInvariants(after), [], 'invariants hold after removal');
   const words = userWords(after.messages);
   const original = userWords(before.messages);
@@ -136,14 +160,32 @@ export function assertSoundRemoval(before: ConversationState, after: Conversatio
     assert.equal(r.durationMs, 0);
     assert.deepEqual(r.fallbacks, []);
     assert.equal(r.replacement.length, 2);
-    assert.deepEqual(r.replacement.map((m) => m.role), ['user', 'assistant']);
+    assert.deepEqual(
+      r.replacement.map((m) => m.role),
+      ['user', 'assistant'],
+    );
     const marker = r.replacement[0]?.blocks[0];
-    assert.ok(marker?.type === 'text' && /^\[Turns? \d+(–\d+)? (was|were) removed to save context \(.+\); (it|they) can be restored from the Compactions view\.\]$/.test(marker.text), 'marker text');
+    assert.ok(
+      marker?.type === 'text' &&
+        /^\[Turns? \d+(–\d+)? (was|were) removed to save context \(.+\); (it|they) can be restored from the Compactions view\.\]$/.test(
+          marker.text,
+        ),
+      'marker text',
+    );
     assert.equal(marker.meta.source, 'compactor');
     assert.equal(marker.meta.compactable, false);
-    assert.deepEqual(r.regions[0]?.messageIds, r.originals.map((m) => m.id));
-    assert.equal(r.tokensBefore, r.originals.reduce((n, m) => n + tokensOf(m), 0));
-    assert.equal(r.tokensAfter, r.replacement.reduce((n, m) => n + tokensOf(m), 0));
+    assert.deepEqual(
+      r.regions[0]?.messageIds,
+      r.originals.map((m) => m.id),
+    );
+    assert.equal(
+      r.tokensBefore,
+      r.originals.reduce((n, m) => n + tokensOf(m), 0),
+    );
+    assert.equal(
+      r.tokensAfter,
+      r.replacement.reduce((n, m) => n + tokensOf(m), 0),
+    );
     assert.ok(r.tokensAfter < r.tokensBefore, 'each removal frees tokens');
   }
   const restored = restoreAll(after, records);

@@ -1,11 +1,24 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmClient, LlmError, LlmEvent, LlmResult, ToolCall, ToolOutcome, ToolRunner, Usage } from '../../../src/core/agent/agentPorts';
+import type {
+  LlmClient,
+  LlmError,
+  LlmEvent,
+  LlmResult,
+  ToolCall,
+  ToolOutcome,
+  ToolRunner,
+  Usage,
+} from '../../../src/core/agent/agentPorts';
 import type { AssistantContent } from '../../../src/core/conversation/assistant';
 import { Counter } from './gate';
 
 /** One scripted answer: content, a failure, or a wait for the abort signal. */
 export type Step =
-  | { readonly content: readonly AssistantContent[]; readonly stopReason?: string | null; readonly usage?: Partial<Usage> }
+  | {
+      readonly content: readonly AssistantContent[];
+      readonly stopReason?: string | null;
+      readonly usage?: Partial<Usage>;
+    }
   | { readonly error: LlmError; readonly retries?: number }
   | { readonly hangUntilAbort: true; readonly partialText?: string };
 
@@ -25,13 +38,17 @@ export class ScriptedLlm implements LlmClient {
   readonly hanging = new Counter();
   constructor(private readonly steps: Step[]) {}
 
-  async stream(params: MessageCreateParamsNonStreaming, opts: { signal: AbortSignal; onEvent: (e: LlmEvent) => void }): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> {
+  async stream(
+    params: MessageCreateParamsNonStreaming,
+    opts: { signal: AbortSignal; onEvent: (e: LlmEvent) => void },
+  ): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> {
     this.requests.push(structuredClone(params));
     const step = this.steps.shift();
     if (!step) throw new Error('script exhausted');
     opts.onEvent({ type: 'request_started', attempt: 1 });
     if ('error' in step) {
-      for (let i = 0; i < (step.retries ?? 0); i++) opts.onEvent({ type: 'retrying', attempt: i + 1, waitMs: 10, error: step.error });
+      for (let i = 0; i < (step.retries ?? 0); i++)
+        opts.onEvent({ type: 'retrying', attempt: i + 1, waitMs: 10, error: step.error });
       return { ok: false, error: step.error };
     }
     if ('hangUntilAbort' in step) {
@@ -50,10 +67,21 @@ export class ScriptedLlm implements LlmClient {
       ok: true,
       result: {
         content: step.content,
-        stopReason: step.stopReason === undefined ? (step.content.some((c) => c.type === 'tool_use') ? 'tool_use' : 'end_turn') : step.stopReason,
+        stopReason:
+          step.stopReason === undefined
+            ? step.content.some((c) => c.type === 'tool_use')
+              ? 'tool_use'
+              : 'end_turn'
+            : step.stopReason,
         model: params.model,
         requestId: `req_${this.requests.length}`,
-        usage: { input_tokens: Math.ceil(promptChars / 4), output_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, ...step.usage },
+        usage: {
+          input_tokens: Math.ceil(promptChars / 4),
+          output_tokens: 20,
+          cache_read_input_tokens: 0,
+          cache_creation_input_tokens: 0,
+          ...step.usage,
+        },
       },
     };
   }
@@ -66,7 +94,10 @@ export class ScriptedLlm implements LlmClient {
 export class FakeTools implements ToolRunner {
   readonly calls: ToolCall[] = [];
   readonly waiting = new Counter();
-  constructor(private readonly answers: Record<string, string>, private readonly slow: ReadonlySet<string> = new Set()) {}
+  constructor(
+    private readonly answers: Record<string, string>,
+    private readonly slow: ReadonlySet<string> = new Set(),
+  ) {}
   async run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
     this.calls.push(call);
     if (this.slow.has(call.name)) {
@@ -76,6 +107,8 @@ export class FakeTools implements ToolRunner {
       return { content: 'killed', isError: true };
     }
     const answer = this.answers[call.name];
-    return answer === undefined ? { content: `unknown tool ${call.name}`, isError: true } : { content: answer, isError: false };
+    return answer === undefined
+      ? { content: `unknown tool ${call.name}`, isError: true }
+      : { content: answer, isError: false };
   }
 }

@@ -1,5 +1,13 @@
 /** Fakes for the token-estimation tests: counting tokenizers, block builders, a fake API. */
-import type { Block, BlockMeta, ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock } from '../../../src/core/conversation/conversationModel';
+import type {
+  Block,
+  BlockMeta,
+  ImageBlock,
+  Message,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from '../../../src/core/conversation/conversationModel';
 import type { Tokenizer } from '../../../src/core/platform/platformPorts';
 import { messageRawTokens } from '../../../src/core/tokens/blockTokens';
 
@@ -29,9 +37,25 @@ function meta(source: BlockMeta['source'] = 'user'): BlockMeta {
 /** Builders of fresh blocks and messages (fresh meta, so nothing is memoised yet). */
 export const mk = {
   text: (text: string): TextBlock => ({ type: 'text', text, meta: meta() }),
-  toolUse: (name: string, input: unknown): ToolUseBlock => ({ type: 'tool_use', id: `toolu_${(lastToolUse = ++seq)}`, name, input, meta: meta('assistant') }),
-  toolResult: (content: ToolResultBlock['content']): ToolResultBlock => ({ type: 'tool_result', toolUseId: `toolu_${lastToolUse}`, content, meta: meta('tool') }),
-  image: (data: string, mediaType: ImageBlock['mediaType'] = 'image/png'): ImageBlock => ({ type: 'image', mediaType, data, meta: meta() }),
+  toolUse: (name: string, input: unknown): ToolUseBlock => ({
+    type: 'tool_use',
+    id: `toolu_${(lastToolUse = ++seq)}`,
+    name,
+    input,
+    meta: meta('assistant'),
+  }),
+  toolResult: (content: ToolResultBlock['content']): ToolResultBlock => ({
+    type: 'tool_result',
+    toolUseId: `toolu_${lastToolUse}`,
+    content,
+    meta: meta('tool'),
+  }),
+  image: (data: string, mediaType: ImageBlock['mediaType'] = 'image/png'): ImageBlock => ({
+    type: 'image',
+    mediaType,
+    data,
+    meta: meta(),
+  }),
   message: (role: Message['role'], blocks: Block[], turn = 1): Message => ({ id: `m${++seq}`, role, blocks, turn }),
 };
 
@@ -45,7 +69,11 @@ export function words(n: number, seed = 0): string {
  * count of a separate instance of the same tokenizer (so the estimator's memo stays its own).
  * `noise(k)` returns a relative error applied to each added message.
  */
-export function fakeApi(factor: number, overhead: number, noise: (k: number) => number = () => 0): (messages: readonly Message[]) => number {
+export function fakeApi(
+  factor: number,
+  overhead: number,
+  noise: (k: number) => number = () => 0,
+): (messages: readonly Message[]) => number {
   const counter = countingTokenizer('api');
   const cost = new WeakMap<Message, number>();
   let k = 0;
@@ -66,7 +94,10 @@ export function fakeApi(factor: number, overhead: number, noise: (k: number) => 
 
 /** Raw tokens of a message counted without touching its blocks' memo (a structural copy). */
 function messageRawTokensFresh(m: Message, tokenizer: Tokenizer): { text: number; fixed: number } {
-  const copy: Message = { ...m, blocks: m.blocks.map((b) => ({ ...b, meta: { ...b.meta, tokenCount: undefined } }) as Block) };
+  const copy: Message = {
+    ...m,
+    blocks: m.blocks.map((b) => ({ ...b, meta: { ...b.meta, tokenCount: undefined } }) as Block),
+  };
   return messageRawTokens(copy, tokenizer);
 }
 

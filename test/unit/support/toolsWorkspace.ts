@@ -35,7 +35,11 @@ export async function writeTree(root: string, files: Record<string, string | Uin
 }
 
 /** A tool context over `roots` with default caps (overridable) and a live signal. */
-export function toolContext(roots: readonly string[], limits: Partial<ToolLimits> = {}, signal: AbortSignal = new AbortController().signal): ToolContext {
+export function toolContext(
+  roots: readonly string[],
+  limits: Partial<ToolLimits> = {},
+  signal: AbortSignal = new AbortController().signal,
+): ToolContext {
   return { roots, signal, limits: { ...DEFAULT_TOOL_LIMITS, ...limits } };
 }
 
