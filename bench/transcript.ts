@@ -220,7 +220,7 @@ export function parseTranscript(text: string, source = 'transcript'): Transcript
         events.push({ kind: 'compaction', line, summary: s, tokensBefore, message: summary(s) });
       } else throw new LineError(`unknown kind ${JSON.stringify(o.kind)}`);
     } catch (e) {
-      if (e instanceof LineError) throw new Error(`${source}:${line}: ${e.message}`);
+      if (e instanceof LineError) throw new Error(`${source}:${line}: ${e.message}`, { cause: e });
       throw e;
     }
   });

@@ -12,6 +12,7 @@ const vscodeTests = readdirSync(join(root, 'test', 'vscode'))
   .map((f) => `test/vscode/${f}`);
 const steps = [
   ['type-check', 'npx', ['tsc', '-p', '.', '--noEmit']],
+  ['lint (ESLint: layer boundaries, unused code, line length; Prettier)', 'npm', ['run', 'lint']],
   ['unit tests', 'npx', ['mocha']],
   ...(process.env.CP_SKIP_VSCODE === '1'
     ? []

@@ -62,6 +62,8 @@ export function activate(context: vscode.ExtensionContext): void {
     filesExclude: () => vscode.workspace.getConfiguration('files').get<Record<string, boolean>>('exclude') ?? {},
   });
 
+  // Assigned once below; the chat view's callbacks above may run before that (hence `let`).
+  // eslint-disable-next-line prefer-const
   let controller: ChatController | undefined;
   const editorContext = new EditorContextTracker();
   const nextTurn = new NextTurnContext(editorContext);

@@ -59,5 +59,7 @@ export function createTokenizerLoader(load: () => unknown): () => Promise<Loaded
  * chars/4 with a `fallbackReason` if that fails.
  */
 export const loadTokenizer: () => Promise<LoadedTokenizer> = createTokenizerLoader(
+  // A runtime require of the sibling bundle: esbuild must not inline it (it is loaded lazily).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   () => require(join(__dirname, 'tokenizer.js')) as unknown,
 );

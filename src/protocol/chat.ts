@@ -22,7 +22,7 @@ export const MAX_LINK_HREF = 2048;
  */
 export function isAllowedLinkHref(href: string): boolean {
   if (href.length === 0 || href.length > MAX_LINK_HREF) return false;
-  // eslint-disable-next-line no-control-regex
+
   if (/[\u0000-\u001f\u007f\\]/.test(href)) return false;
   if (/^https?:/i.test(href)) {
     let url: URL;
@@ -47,7 +47,7 @@ export function isAllowedLinkHref(href: string): boolean {
  */
 export function parseWorkspaceLink(href: string): { segments: string[]; line?: number } | undefined {
   if (href.length === 0 || href.length > MAX_LINK_HREF) return undefined;
-  // eslint-disable-next-line no-control-regex
+
   if (/[\u0000-\u001f\u007f\\?]/.test(href)) return undefined;
   const m = /^([^#]*)(?:#L(\d{1,7}))?$/.exec(href);
   if (!m) return undefined;
@@ -57,7 +57,7 @@ export function parseWorkspaceLink(href: string): { segments: string[]; line?: n
   } catch {
     return undefined;
   }
-  // eslint-disable-next-line no-control-regex
+
   if (/[\u0000-\u001f\u007f\\]/.test(path)) return undefined;
   if (path.startsWith('./')) path = path.slice(2);
   if (path === '' || path.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(path)) return undefined;

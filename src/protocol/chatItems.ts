@@ -63,7 +63,10 @@ export const ChatItemSchema = v.variant('kind', [
     durationMs: v.optional(v.number()),
     /** Calibrated tokens of the whole result as sent to the model (not just the preview). */
     tokens: v.optional(v.number()),
-    /** The result was cleared by compaction (masked, snipped or cleared when the cache went cold); the original is in the Compactions view. */
+    /**
+     * The result was cleared by compaction (masked, snipped or cleared when the cache went
+     * cold); the original is in the Compactions view.
+     */
     cleared: v.optional(v.boolean()),
   }),
   /**

@@ -6,10 +6,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTROL_PREFIX, handleControl } from './control';
-import { readBody, sendApiError, sendJson } from './http';
+import { readBody, sendApiError } from './http';
 import { handleMessages, refuse } from './messagesRoute';
 import { handleModels } from './modelsRoute';
-import { FAKE_MODEL } from './models';
 import { invalid, isObject, reject, RejectionError } from './reject';
 import { FakeState, type FakeAnthropicOptions } from './state';
 import type { CacheStats, RecordedRequest, ScriptStep } from './types';

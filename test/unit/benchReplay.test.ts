@@ -41,7 +41,11 @@ describe('bench replay: the real clock and the real cache misses', () => {
     );
     assert.equal(cold.trace[1]?.usage.cache_read_input_tokens, 0, 'a gap over 5 minutes finds the cache expired');
     assert.ok((cold.trace[1]?.usage.cache_creation_input_tokens ?? 0) > 3000, '…and writes the prefix again');
-    assert.equal(cold.trace[1]?.at! - cold.trace[0]?.at!, 6 * 60_000, 'the clock follows the usage records');
+    assert.equal(
+      (cold.trace[1]?.at ?? NaN) - (cold.trace[0]?.at ?? NaN),
+      6 * 60_000,
+      'the clock follows the usage records',
+    );
     assert.equal(cold.flushes, 0);
   });
 

@@ -12,7 +12,10 @@ import { assertAccepted, NBuild, pipeline, stateOf } from './support/normalizeFi
 import { ScriptedLlm, FakeTools } from './support/scriptedLlm';
 import { countingTokenizer, words } from './support/tokenFakes';
 
-/** A conversation broken in several ways at once: a leading answer, an interrupted call, an orphan result, a lone surrogate, unsigned thinking. */
+/**
+ * A conversation broken in several ways at once: a leading answer, an interrupted call, an
+ * orphan result, a lone surrogate, unsigned thinking.
+ */
 function corrupt(b: NBuild): Message[] {
   const lost = b.toolUse('read_file', { path: 'a.ts' });
   return [

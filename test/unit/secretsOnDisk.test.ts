@@ -26,6 +26,7 @@ describe('spill files and child processes never get the API key', () => {
   });
 
   it('the secrets are read at each write (a key set later is redacted too)', async () => {
+    // eslint-disable-next-line prefer-const -- assigned after the writer is built, on purpose
     let key: string | undefined;
     const seen: string[] = [];
     const write = spillWriter(

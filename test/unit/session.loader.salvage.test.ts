@@ -1,9 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { promises as fsp, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AgentSession } from '../../src/core/agent/agentSession';
-import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { decodeLine, encodeEntry, type SessionEntry } from '../../src/core/session/entries';

@@ -1,6 +1,5 @@
 import { strict as assert } from 'node:assert';
 import { promises as fsp, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { checkInvariants } from '../../src/core/conversation/invariants';
@@ -185,7 +184,10 @@ describe('session loader', () => {
           const hasMessage = survivors.some((e) => e.type === 'message');
           if (!r.ok) stats.refused++;
           else if (!r.report) stats.clean++;
-          else (stats.repaired++, (stats.messageRepairs += r.entries.some((e) => e.type === 'repair') ? 1 : 0));
+          else {
+            stats.repaired++;
+            stats.messageRepairs += r.entries.some((e) => e.type === 'repair') ? 1 : 0;
+          }
           if (!r.ok) {
             assert.ok(!hasMessage, `refused although messages survived: ${r.error}`);
             assert.ok(readFileSync(f).equals(bytes), 'a refused file is untouched');
@@ -204,7 +206,8 @@ describe('session loader', () => {
       ),
       {
         numRuns: Number(process.env.SESSION_PROPERTY_RUNS ?? 120),
-        // A copy of a tool call's message, damaged, ahead of the original: the second call's id is renamed (it was kept, so two calls shared it).
+        // A copy of a tool call's message, damaged, ahead of the original: the second call's id
+        // is renamed (it was kept, so two calls shared it).
         examples: [
           [
             [{ words: ' ', tool: true }],

@@ -147,7 +147,11 @@ export async function startAgentWorld({
       const tree = new Set([server.process.pid]);
       for (let grew = true; grew;) {
         grew = false;
-        for (const p of table) if (tree.has(p.ppid) && !tree.has(p.pid)) (tree.add(p.pid), (grew = true));
+        for (const p of table)
+          if (tree.has(p.ppid) && !tree.has(p.pid)) {
+            tree.add(p.pid);
+            grew = true;
+          }
       }
       const hosts = table.filter((p) => tree.has(p.pid) && /extensionHost/.test(p.args));
       if (hosts.length === 0) throw new Error('no extension host process found under code-server');

@@ -274,7 +274,9 @@ function writeUserSettings(userDataDir, settings) {
     try {
       existing = text.trim() ? JSON.parse(text) : {};
     } catch (err) {
-      throw new Error(`Cannot parse ${file} (${err.message}); the harness merges plain JSON only — fix or delete it`);
+      throw new Error(`Cannot parse ${file} (${err.message}); the harness merges plain JSON only — fix or delete it`, {
+        cause: err,
+      });
     }
   }
   writeFileSync(file, JSON.stringify({ ...existing, ...DEFAULT_SETTINGS, ...settings }, null, 2) + '\n');

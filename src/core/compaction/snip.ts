@@ -1,5 +1,6 @@
 /**
- * Snip: once the window is 60 % full, a file read (by any tool that reads: `read_file`, `read`, `Read`, `view` …) that was read again later (or edited
+ * Snip: once the window is 60 % full, a file read (by any tool that reads: `read_file`,
+ * `read`, `Read`, `view` …) that was read again later (or edited
  * successfully later) is stale; its result becomes a short placeholder. The tool_use stays,
  * so the model knows the file can be read again. Cheap, no LLM, one reversible record. Pure.
  */

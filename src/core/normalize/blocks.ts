@@ -246,7 +246,10 @@ function repairToolResult(b: ToolResultBlock, m: Message, note: Note): Block[] {
   return [{ ...b, toolUseId: id, content, meta: derivedMeta(b.meta, id) }];
 }
 
-/** A tool result's content with lone surrogates replaced, empty text parts left out and invalid images noted; each change told to `note`. */
+/**
+ * A tool result's content with lone surrogates replaced, empty text parts left out and
+ * invalid images noted; each change told to `note`.
+ */
 function repairContent(c: ToolResultContent, note: (kind: Repair['kind'], what: string) => void): ToolResultContent {
   if (typeof c === 'string') {
     const fixed = replaceLoneSurrogates(c);

@@ -12,7 +12,8 @@
  *   which Claude 4.6 models would refuse as a prefill);
  * - lone UTF-16 surrogates become U+FFFD everywhere (system, tools, text, tool inputs at any
  *   depth, tool results); empty text is left out and empty messages get a placeholder;
- *   thinking without a signature is left out (as the serializer does; redacted thinking, which has data instead, is kept); images of a media type
+ *   thinking without a signature is left out (as the serializer does; redacted thinking,
+ *   which has data instead, is kept); images of a media type
  *   the API does not take become a note.
  *
  * It works on a copy: the state passed in (the session's) is never changed, and a message or

@@ -99,7 +99,10 @@ export function buildCorpus(
         seen.add(b.meta.id);
         items.push(item);
         if (item.kind === 'summary') summaries++;
-        else if (!counted) (messages++, (counted = true));
+        else if (!counted) {
+          messages++;
+          counted = true;
+        }
       }
     }
     for (const m of record.replacement) {

@@ -125,7 +125,7 @@ export function withRecall(inner: ToolRunner, routing: RecallRouting): ToolRunne
   return {
     run: async (call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> => {
       if (call.name !== RECALL_TOOL_NAME) return inner.run(call, signal);
-      let spills: readonly SpilledOutput[] = [];
+      let spills: readonly SpilledOutput[];
       try {
         spills = (await routing.spills?.read()) ?? [];
       } catch {

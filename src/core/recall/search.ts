@@ -40,7 +40,10 @@ export function findHits(corpus: RecallCorpus, query: string, compaction?: strin
     for (const [i, line] of lines.entries()) {
       const s = lineScore(line, q, ql, terms, phrase);
       if (s > 0) matching++;
-      if (s > score) ((score = s), (best = i));
+      if (s > score) {
+        score = s;
+        best = i;
+      }
     }
     // All terms occur in the item, but never on one line: show the line with the first term.
     if (best < 0) {

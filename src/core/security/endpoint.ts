@@ -30,7 +30,7 @@ export type Endpoint =
 export function classifyBaseUrl(raw: string): Endpoint {
   const text = raw.trim();
   if (text === '') return { kind: 'anthropic', origin: ANTHROPIC_ORIGIN };
-  // eslint-disable-next-line no-control-regex
+
   if (/[\s\u0000-\u001f\u007f-\u009f\\]/.test(text))
     return { kind: 'invalid', reason: 'it contains spaces, control characters or backslashes' };
   let url: URL;

@@ -11,7 +11,6 @@ export const MIN_SECRET_LENGTH = 8;
 
 /** The forms a secret takes in text: raw, JSON-escaped, `\xHH`-escaped, and its printable pieces around control characters. */
 function formsOf(secret: string): string[] {
-  // eslint-disable-next-line no-control-regex
   const controls = /[\u0000-\u001f\u007f-\u009f]/g;
   const forms = new Set<string>([
     secret,

@@ -112,8 +112,10 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
             `Compaction ${e.id} was skipped: none of the messages it replaced are in the conversation, and it kept none of them.`,
           );
         // Its messages are gone: keep it, out of effect, for its originals (their only copy).
-        if (!swapped) (compactions.set(e.id, { entry: e, active: false, orphaned: true }), orphans.push(i));
-        else {
+        if (!swapped) {
+          compactions.set(e.id, { entry: e, active: false, orphaned: true });
+          orphans.push(i);
+        } else {
           messages = swapped;
           compactions.set(e.id, { entry: e, active: true });
         }
@@ -140,8 +142,10 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       case 'pin':
       case 'unpin': {
         const s = pinState.get(e.blockId);
-        if (s) ((s.pinned = e.type === 'pin'), s.index.push(i));
-        else pinState.set(e.blockId, { pinned: e.type === 'pin', index: [i] });
+        if (s) {
+          s.pinned = e.type === 'pin';
+          s.index.push(i);
+        } else pinState.set(e.blockId, { pinned: e.type === 'pin', index: [i] });
         break;
       }
       case 'title':
@@ -345,7 +349,10 @@ function mergeSameRole(ms: readonly Message[], fixes: string[], meter: RepairMet
     }
     fixes.push(`Messages ${run.first.id} and ${m.id} were both from the ${m.role}; they were merged.`);
     run.blocks ??= [...run.first.blocks];
-    for (const b of m.blocks) (run.blocks.push(b), meter.steps++);
+    for (const b of m.blocks) {
+      run.blocks.push(b);
+      meter.steps++;
+    }
   }
   return runs.map((r) => (r.blocks ? { ...r.first, blocks: r.blocks } : r.first));
 }

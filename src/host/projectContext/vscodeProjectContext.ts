@@ -78,6 +78,8 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
 export const waitForEvent: WaitForEvent = (subscribe, ms) =>
   new Promise((resolve) => {
     let done = false;
+    // `subscribe` may fire synchronously, before `sub` is assigned (hence `let`, not `const`).
+    // eslint-disable-next-line prefer-const
     let sub: { dispose(): void } | undefined;
     const finish = (fired: boolean) => {
       if (done) return;

@@ -173,13 +173,18 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
   };
   let headerLine: string | undefined;
   for (const l of lines) {
-    if (l.badUtf8)
-      (fixes.push(`Line ${l.line} contained bytes that are not UTF-8; they were replaced with �.`), (changed = true));
+    if (l.badUtf8) {
+      fixes.push(`Line ${l.line} contained bytes that are not UTF-8; they were replaced with �.`);
+      changed = true;
+    }
     if (!l.text.trim()) continue;
     const d = decodeLine(l.text);
     if (d.ok) {
       keep(d.entry, l);
-      if (l.unterminated) (fixes.push(`The last line had no line end; it was completed.`), (changed = true));
+      if (l.unterminated) {
+        fixes.push(`The last line had no line end; it was completed.`);
+        changed = true;
+      }
       continue;
     }
     changed = true;
@@ -222,7 +227,10 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
     };
   let entries = good;
   const hi = good.findIndex((e) => e.type === 'header');
-  if (hi > 0) (fixes.push('The header was not the first entry; it was moved to the top.'), (changed = true));
+  if (hi > 0) {
+    fixes.push('The header was not the first entry; it was moved to the top.');
+    changed = true;
+  }
   if (hi < 0) {
     entries = [reconstructHeader(good, headerLine, fallbackId, now), ...good];
     fixes.push(

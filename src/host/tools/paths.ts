@@ -43,7 +43,10 @@ export interface ResolvedPath {
   /** Real absolute path: the realpath of the deepest existing ancestor plus the missing rest. */
   readonly path: string;
   readonly root: WorkspaceRoot;
-  /** How tools show the path: relative, `/`-separated, prefixed by the folder name in a multi-root workspace; absolute in the session's files folder. */
+  /**
+   * How tools show the path: relative, `/`-separated, prefixed by the folder name in a
+   * multi-root workspace; absolute in the session's files folder.
+   */
   readonly display: string;
   /** Whether the whole path exists. */
   readonly exists: boolean;

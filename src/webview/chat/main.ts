@@ -5,7 +5,10 @@ import { renderPreview } from './previewView';
 import { TranscriptView } from './transcriptView';
 import { vscodeApi } from '../shared/vscodeApi';
 
-/** What survives the view being hidden: the draft, the input history and where the user was reading. (The transcript comes from the host.) */
+/**
+ * What survives the view being hidden: the draft, the input history and where the user was
+ * reading. (The transcript comes from the host.)
+ */
 interface ViewState {
   draft: string;
   history: string[];
