@@ -45,22 +45,31 @@ export async function startAgentWorld({
   mkdirSync(dirs.workspace, { recursive: true });
   if (prepare) await prepare(dirs);
 
-  const fake = await startFakeAnthropic({ port: 0, ...(fakeWindow ? { window: fakeWindow } : {}) });
-  await installExtension(VSIX, dirs.extensions, dirs.userData);
-  const server = await startCodeServer({
-    workspaceDir: dirs.workspace,
-    extensionsDir: dirs.extensions,
-    userDataDir: dirs.userData,
-    env: { TMPDIR: dirs.tmp, ANTHROPIC_API_KEY: 'sk-ant-test-key-for-the-fake-server' },
-    settings: { 'contextPipeline.baseUrl': fake.url, ...settings },
-  });
-  const browser = await launchBrowser();
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await openWorkbench(page, server.url);
-  let frame;
-  if (openChat) {
-    await openContextPipeline(page);
-    frame = await chatFrame(page);
+  // What started so far is stopped again when a later step fails (the caller gets no world to close).
+  let fake, server, browser, page, frame;
+  try {
+    fake = await startFakeAnthropic({ port: 0, ...(fakeWindow ? { window: fakeWindow } : {}) });
+    await installExtension(VSIX, dirs.extensions, dirs.userData);
+    server = await startCodeServer({
+      workspaceDir: dirs.workspace,
+      extensionsDir: dirs.extensions,
+      userDataDir: dirs.userData,
+      env: { TMPDIR: dirs.tmp, ANTHROPIC_API_KEY: 'sk-ant-test-key-for-the-fake-server' },
+      settings: { 'contextPipeline.baseUrl': fake.url, ...settings },
+    });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await openWorkbench(page, server.url);
+    if (openChat) {
+      await openContextPipeline(page);
+      frame = await chatFrame(page);
+    }
+  } catch (err) {
+    await browser?.close().catch(() => undefined);
+    await server?.stop().catch(() => undefined);
+    await fake?.close().catch(() => undefined);
+    if (process.env.CP_KEEP_TEMP !== '1') rmSync(root, { recursive: true, force: true });
+    throw err;
   }
 
   const world = {
