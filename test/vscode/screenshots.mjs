@@ -20,14 +20,16 @@ const SUMMARISER = 'claude-haiku-4-5';
 const DETAIL = (n) =>
   Array.from(
     { length: 6 },
-    (_, i) => `Detail ${n}.${i + 1}: validateToken() in src/auth.ts compares the expiry against Date.now() without the clock-skew allowance, so a token that expires within the skew window is still accepted.`,
+    (_, i) =>
+      `Detail ${n}.${i + 1}: validateToken() in src/auth.ts compares the expiry against Date.now() without the clock-skew allowance, so a token that expires within the skew window is still accepted.`,
   ).join(' ');
 const TURNS = [
   { q: 'What does src/auth.ts do at line 42?', head: 'Line 42 of src/auth.ts rejects expired tokens.' },
   { q: 'Where is the session middleware?', head: 'The middleware lives in src/session.ts.' },
   { q: 'How would you test the fix?', head: 'Add a unit test with a fake clock.' },
 ];
-const SUMMARY = 'The user asked about `src/auth.ts` line 42 and the session middleware; the assistant found the missing clock-skew allowance.';
+const SUMMARY =
+  'The user asked about `src/auth.ts` line 42 and the session middleware; the assistant found the missing clock-skew allowance.';
 
 const outArg = process.argv[2];
 if (!outArg) {
@@ -72,7 +74,12 @@ function transcriptHeight(frame) {
 
 async function main() {
   starting = startAgentWorld({
-    workspaceFiles: { 'src/auth.ts': Array.from({ length: 60 }, (_, i) => (i === 41 ? 'if (token.exp < Date.now()) return false; // line 42' : `// line ${i + 1}`)).join('\n') + '\n' },
+    workspaceFiles: {
+      'src/auth.ts':
+        Array.from({ length: 60 }, (_, i) =>
+          i === 41 ? 'if (token.exp < Date.now()) return false; // line 42' : `// line ${i + 1}`,
+        ).join('\n') + '\n',
+    },
     settings: { 'contextPipeline.keepRecentTurns': 1, 'contextPipeline.keepRecentTokens': 0 },
   });
   world = await starting;
@@ -94,22 +101,32 @@ async function main() {
   w.fake.script({ match: { model: SUMMARISER }, text: SUMMARY });
   await w.command('Context Pipeline: Compact Now');
   const widget = page.locator('.quick-input-widget');
-  await widget.locator('.quick-input-message', { hasText: 'Would compact' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+  await widget
+    .locator('.quick-input-message', { hasText: 'Would compact' })
+    .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
   await widget.locator('input').press('Enter');
   await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
   await w.frame.locator('.summary-card').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-  await w.frame.locator('.item.notice', { hasText: 'were compacted into a summary' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+  await w.frame
+    .locator('.item.notice', { hasText: 'were compacted into a summary' })
+    .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
   if (w.fake.pendingSteps > 0) throw new Error(`${w.fake.pendingSteps} scripted step(s) were never used`);
   // No toast over the screenshots.
   await w.command('Notifications: Clear All Notifications');
-  await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+  await page
+    .locator('.notifications-toasts .notification-toast')
+    .first()
+    .waitFor({ state: 'detached', timeout: UI_TIMEOUT });
   await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
 
   // 1. The whole window, Compactions collapsed (its default).
   const compactionsHeader = viewHeader(page, 'Compactions');
   await compactionsHeader.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
   if ((await compactionsHeader.getAttribute('aria-expanded')) === 'true') await compactionsHeader.click();
-  await eventually('the Compactions view to be collapsed', async () => (await compactionsHeader.getAttribute('aria-expanded')) === 'false');
+  await eventually(
+    'the Compactions view to be collapsed',
+    async () => (await compactionsHeader.getAttribute('aria-expanded')) === 'false',
+  );
   await transcriptSettled(w.frame);
   await pointerAway(page);
   const collapsedHeight = await transcriptHeight(w.frame);
@@ -130,17 +147,36 @@ async function main() {
   if (!sidebar || !title || !webviewHeader) throw new Error('the side bar, its title or the chat header has no box');
   const top = Math.floor(title.y);
   const header = join(OUT, 'chat-header.png');
-  await page.screenshot({ path: header, animations: 'disabled', clip: { x: sidebar.x, y: top, width: sidebar.width, height: Math.ceil(webviewHeader.y + webviewHeader.height + 6 - top) } });
+  await page.screenshot({
+    path: header,
+    animations: 'disabled',
+    clip: {
+      x: sidebar.x,
+      y: top,
+      width: sidebar.width,
+      height: Math.ceil(webviewHeader.y + webviewHeader.height + 6 - top),
+    },
+  });
   saved.push(header);
-  const actions = await chatHeader.locator('.actions .action-item a').evaluateAll((as) => as.map((a) => a.getAttribute('aria-label') ?? a.title));
+  const actions = await chatHeader
+    .locator('.actions .action-item a')
+    .evaluateAll((as) => as.map((a) => a.getAttribute('aria-label') ?? a.title));
   const toolbar = await w.frame.locator('header.header .toolbar button').allInnerTexts();
   const headerText = (await w.frame.locator('header.header').innerText()).replace(/\s+/g, ' ').trim();
 
   // 3. The Compactions view expanded (as a person would: a click on its header), its row shown.
   await compactionsHeader.click();
-  await eventually('the Compactions view to expand', async () => (await compactionsHeader.getAttribute('aria-expanded')) === 'true');
-  const pane = page.locator('.part.sidebar .pane').filter({ has: page.locator('.pane-header[aria-label="Compactions Section"]') });
-  await pane.locator('.monaco-list-row', { hasText: 'Manual · ' }).first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+  await eventually(
+    'the Compactions view to expand',
+    async () => (await compactionsHeader.getAttribute('aria-expanded')) === 'true',
+  );
+  const pane = page
+    .locator('.part.sidebar .pane')
+    .filter({ has: page.locator('.pane-header[aria-label="Compactions Section"]') });
+  await pane
+    .locator('.monaco-list-row', { hasText: 'Manual · ' })
+    .first()
+    .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
   await transcriptSettled(w.frame);
   await pointerAway(page);
   const expandedHeight = await transcriptHeight(w.frame);
