@@ -1,15 +1,15 @@
 import * as vscode from 'vscode';
+import { createRouter, type Handlers, type Routed } from '../app/router';
 import { parseChatToHost, type ChatToHost, type ChatToWebview } from '../protocol/chat';
 import { MAX_QUEUED, survivesResync } from './chat/resync';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 
-/** What the chat view asks of the rest of the extension. */
-export interface ChatViewHandlers {
-  /** Called for every valid message from the webview (after `ready`). */
-  onMessage(message: Exclude<ChatToHost, { type: 'ready' }>, view: ChatView): void | Promise<void>;
-  /** Called when the webview (re)loaded and is ready for its initial state. */
-  onReady(view: ChatView): void | Promise<void>;
-}
+/**
+ * What the chat view asks of the rest of the extension: a handler for every message type the
+ * webview sends (the compiler refuses a map that misses one); `ready` is called after the view
+ * marked itself ready, to send the initial state.
+ */
+export type ChatViewHandlers = Handlers<ChatToHost, ChatView>;
 
 /** The part of the chat view others may use: post a typed message. */
 export interface ChatView {
@@ -28,12 +28,28 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
   private ready = false;
   private queue: ChatToWebview[] = [];
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly route: (raw: unknown, view: ChatView) => Promise<Routed<ChatToHost>>;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly handlers: ChatViewHandlers,
+    handlers: ChatViewHandlers,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    this.route = createRouter(
+      parseChatToHost,
+      {
+        ...handlers,
+        ready: async (message, view) => {
+          this.ready = true;
+          const queued = this.queue;
+          this.queue = [];
+          await handlers.ready(message, view);
+          for (const m of queued) this.post(m);
+        },
+      },
+      (error) => this.log.warn(`Dropped a malformed message from the chat view: ${error}`),
+    );
+  }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
@@ -82,28 +98,15 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
   }
 
   private async receive(raw: unknown): Promise<void> {
-    const parsed = parseChatToHost(raw);
-    if (!parsed.ok) {
-      this.log.warn(`Dropped a malformed message from the chat view: ${parsed.error}`);
-      return;
-    }
-    const message = parsed.value;
+    const type = typeof raw === 'object' && raw !== null ? String((raw as { type?: unknown }).type) : 'message';
     try {
-      if (message.type === 'ready') {
-        this.ready = true;
-        const queued = this.queue;
-        this.queue = [];
-        await this.handlers.onReady(this);
-        for (const m of queued) this.post(m);
-        return;
-      }
-      await this.handlers.onMessage(message, this);
+      await this.route(raw, this);
     } catch (err) {
       this.log.error(
-        `Handling ${message.type} from the chat view failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        `Handling ${type} from the chat view failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
       );
       void vscode.window.showErrorMessage(
-        `Context Pipeline: ${message.type} failed — ${err instanceof Error ? err.message : String(err)}`,
+        `Context Pipeline: ${type} failed — ${err instanceof Error ? err.message : String(err)}`,
       );
     }
   }

@@ -5,7 +5,7 @@ import { selectEnabledTools } from '../core/tools/schemas';
 import { ApiKeyStore } from './apiKey';
 import { BudgetPanel } from './budget/budgetPanel';
 import { ChatController } from './chat/chatController';
-import { copyToClipboard, openChatLink } from './chat/linkHandler';
+import { chatRoutes } from './chat/chatRoutes';
 import { StoreSessionPort } from './chat/storeSessionPort';
 import { ChatViewProvider } from './chatViewProvider';
 import { registerCommands } from './commands';
@@ -21,7 +21,7 @@ import { NextTurnContext } from './chat/nextTurnContext';
 import { spillWriter } from './chat/spillWriter';
 import { redactingLog } from './redactingLog';
 import { SessionStore } from './sessions/sessionStore';
-import { readAgentSettings, SETTINGS_SECTION } from './settings';
+import { readAgentSettings } from './settings';
 import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
 
 /**
@@ -78,47 +78,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const chat = new ChatViewProvider(
     context.extensionUri,
-    {
-      onReady: async (view) => {
-        await controller?.onReady();
-        // Prompts still waiting for an answer come back after the view was hidden or reloaded.
-        for (const item of approver.pending()) view.post({ type: 'upsert', item });
-      },
-      onMessage: async (message, view) => {
-        switch (message.type) {
-          case 'preview':
-            view.post(await previewer.preview(message.requestId, message.text));
-            return;
-          case 'command':
-            await vscode.commands.executeCommand(`contextPipeline.${message.command}`);
-            return;
-          case 'slash':
-            // The same commands as the palette, so they go through the same checks and approvals.
-            if (message.name === 'compact')
-              await vscode.commands.executeCommand('contextPipeline.compactNow', message.arg.trim());
-            else if (message.name === 'new') await vscode.commands.executeCommand('contextPipeline.newSession');
-            else await vscode.commands.executeCommand('contextPipeline.pinSelection');
-            return;
-          case 'openLink':
-            await openChatLink(message.href, log);
-            return;
-          case 'copy':
-            await copyToClipboard(message.text);
-            return;
-          case 'approval':
-            approver.answer(message.id, message.approved, message.reason);
-            return;
-          case 'openDiff':
-            await approver.openDiff(message.id);
-            return;
-          case 'dismissContext':
-            controller?.dismissContext(message.key);
-            return;
-          default:
-            await controller?.onMessage(message);
-        }
-      },
-    },
+    chatRoutes({ chat: () => controller?.service, approver, previewer, log }),
     log,
   );
   controller = new ChatController(chat, {
@@ -167,9 +127,6 @@ export function activate(context: vscode.ExtensionContext): void {
     apiKeys.onDidChange(() => {
       void apiKeys.get().then((k) => (knownKey = k));
       void controller?.postStatus();
-    }),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SETTINGS_SECTION)) void controller?.postStatus();
     }),
   );
   log.info(`Context Pipeline activated (version ${version}).`);

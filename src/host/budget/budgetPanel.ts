@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { parseBudgetToHost, type BudgetToWebview } from '../../protocol/budget';
+import { createRouter, type Routed } from '../../app/router';
+import { parseBudgetToHost, type BudgetToHost, type BudgetToWebview } from '../../protocol/budget';
 import type { ChatController } from '../chat/chatController';
 import { webviewHtml, webviewRoots } from '../webviewHtml';
 
@@ -19,6 +20,7 @@ export class BudgetPanel implements vscode.Disposable {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private lastPost = 0;
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly route: (raw: unknown) => Promise<Routed<BudgetToHost>>;
 
   /** Opens (or reveals) the panel. */
   static show(extensionUri: vscode.Uri, controller: ChatController, log: vscode.LogOutputChannel): void {
@@ -58,6 +60,15 @@ export class BudgetPanel implements vscode.Disposable {
     private readonly controller: ChatController,
     private readonly log: vscode.LogOutputChannel,
   ) {
+    this.route = createRouter(
+      parseBudgetToHost,
+      {
+        ready: () => this.onReady(),
+        unpin: (m) => this.unpin(m.kind, m.id),
+        restore: (m) => this.restore(m.id),
+      },
+      (error) => this.log.warn(`Dropped a malformed message from the budget panel: ${error}`),
+    );
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'icon.svg');
     panel.webview.html = webviewHtml({
       webview: panel.webview,
@@ -117,7 +128,7 @@ export class BudgetPanel implements vscode.Disposable {
   /** Handles a message from the panel; a failure is logged and shown in the panel, never lost. */
   private async receive(raw: unknown): Promise<void> {
     try {
-      await this.handle(raw);
+      await this.route(raw);
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
       this.log.error(
@@ -128,32 +139,26 @@ export class BudgetPanel implements vscode.Disposable {
     }
   }
 
-  private async handle(raw: unknown): Promise<void> {
-    const parsed = parseBudgetToHost(raw);
-    if (!parsed.ok) {
-      this.log.warn(`Dropped a malformed message from the budget panel: ${parsed.error}`);
-      return;
-    }
-    const message = parsed.value;
-    if (message.type === 'ready') {
-      this.ready = true;
-      // The session opens on demand; the panel may be the first to ask.
-      await this.controller
-        .conversation()
-        .catch((err: unknown) => this.log.warn(`The budget panel could not open the session: ${String(err)}`));
-      this.lastPost = 0;
-      this.schedule();
-      return;
-    }
-    if (message.type === 'unpin') {
-      // The same core path as the chat's Pin toggle; the chat re-renders from the agent's event.
-      const r = await this.controller.unpin(message.kind, message.id);
-      if (!r.ok) this.post({ type: 'notice', level: 'warning', text: `Could not unpin: ${r.reason}` });
-      this.schedule();
-      return;
-    }
+  private async onReady(): Promise<void> {
+    this.ready = true;
+    // The session opens on demand; the panel may be the first to ask.
+    await this.controller
+      .conversation()
+      .catch((err: unknown) => this.log.warn(`The budget panel could not open the session: ${String(err)}`));
+    this.lastPost = 0;
+    this.schedule();
+  }
+
+  private async unpin(kind: 'message' | 'block', id: string): Promise<void> {
+    // The same core path as the chat's Pin toggle; the chat re-renders from the agent's event.
+    const r = await this.controller.unpin(kind, id);
+    if (!r.ok) this.post({ type: 'notice', level: 'warning', text: `Could not unpin: ${r.reason}` });
+    this.schedule();
+  }
+
+  private async restore(id: string): Promise<void> {
     // Same semantics as Restore in the Compactions tree: the agent refuses when it cannot.
-    const r = await this.controller.restore(message.id);
+    const r = await this.controller.restore(id);
     if (r.ok)
       void vscode.window.showInformationMessage(
         'Context Pipeline: the original messages are back in the conversation.',

@@ -1,25 +1,27 @@
 /**
- * Builds the agent of an opened session: the system prompt, the SDK client, the estimator
- * (anchored on the session's reported usage), the compactor and the AgentSession itself.
+ * The host's agent factory: builds an opened session's runtime — the tokenizer, the project
+ * context, the system prompt, the SDK client (behind a LiveTransport, so a changed base URL
+ * or tool-round limit reaches the next turn), the estimator (anchored on the session's
+ * reported usage), the compactor and the AgentSession itself.
  */
 import type { ToolRunner } from '../../core/agent/agentPorts';
 import { AgentSession } from '../../core/agent/agentSession';
-import type { ContextAfterTools } from '../../core/agent/contextAfterTools';
-import type { AgentEvent } from '../../core/agent/events';
 import { Compactor } from '../../core/compaction/compactor';
 import type { ReadFresh } from '../../core/compaction/reattach';
-import type { ConversationState, PipelineConfig, ToolSchema } from '../../core/conversation/conversationModel';
-import { counterIds, type Clock, type Tokenizer } from '../../core/platform/platformPorts';
+import type { ConversationState, ToolSchema } from '../../core/conversation/conversationModel';
+import { counterIds, type Clock } from '../../core/platform/platformPorts';
 import { agentSystemPrompt } from '../../core/projectContext/staticPrompt';
 import { messageRawTokens } from '../../core/tokens/blockTokens';
 import { applyCalibration, priorFactorFor } from '../../core/tokens/calibration';
 import { modelInfo } from '../../core/models/modelFacts';
 import { TokenEstimator } from '../../core/tokens/estimator';
+import { LiveTransport } from '../../app/liveTransport';
+import type { AgentFactory, LogPort, SettingsPort } from '../../app/ports';
 import { AnthropicLlmClient } from '../anthropic/anthropicClient';
 import { modelLimits } from '../anthropic/modelLimitsCache';
 import type { ApiKeyStore } from '../apiKey';
-import { readAgentSettings, readCompactionSettings } from '../settings';
-import type { OpenSession } from './sessionPort';
+import { createProjectContext } from '../projectContext/vscodeProjectContext';
+import { loadTokenizer } from '../tokenizerLoader';
 import { folderSpillReader } from './spillReader';
 
 /** How long the exact first count (`count_tokens`) may take before the estimate stays as it is. */
@@ -28,97 +30,100 @@ export const COUNT_TOKENS_TIMEOUT_MS = 3_000;
 /** What building an agent needs from the extension. */
 export interface AgentFactoryDeps {
   readonly apiKeys: ApiKeyStore;
+  readonly settings: SettingsPort;
   readonly tools: ToolRunner;
   readonly toolSchemas: () => readonly ToolSchema[];
   readonly pasteDirectory: (sessionId: string) => string;
   readonly writeFile: (path: string, content: string) => Promise<void>;
   readonly clock: Clock;
-  /** Called when the Models API's limits for the model arrived (the resolved config changed). */
-  readonly onModelLimits?: () => void;
+  readonly log: LogPort;
   /** Reads a file fresh (read_file's rules) for the re-attach after a compaction; without it nothing is re-attached. */
   readonly readFresh?: ReadFresh;
 }
 
-/** An agent and the pieces the controller keeps beside it. */
-export interface BuiltAgent {
-  readonly agent: AgentSession;
-  readonly estimator: TokenEstimator;
-  readonly compactor: Compactor;
-}
-
 /**
- * Builds the agent for `open` with `config`, sending its events to `onEvent`; its system
- * prompt is the static prompt, and `contextAfterTools` (nested project instructions) is
- * called after each tool round.
+ * The factory of session runtimes: the system prompt is the static prompt (the project context
+ * joins it once read), and the nested project instructions are asked for after each tool round.
  */
-export function buildAgent(
-  open: OpenSession,
-  config: PipelineConfig,
-  tokenizer: Tokenizer,
-  deps: AgentFactoryDeps,
-  onEvent: (e: AgentEvent) => void,
-  contextAfterTools?: ContextAfterTools,
-): BuiltAgent {
-  const agentSettings = readAgentSettings();
-  const clock = deps.clock;
-  const ids = counterIds(`${open.id.slice(-6)}x${Date.now().toString(36)}`);
-  // The static prompt alone; the project context (instructions, workspace facts) joins it once read.
-  const system = agentSystemPrompt({ clock, ids });
-  const state: ConversationState = {
-    system: [system],
-    tools: deps.toolSchemas(),
-    messages: open.messages,
-    pending: [],
-    config,
-  };
-  const llm = new AnthropicLlmClient({
-    apiKey: () => deps.apiKeys.get(),
-    ...(agentSettings.baseUrl ? { baseUrl: agentSettings.baseUrl } : {}),
-  });
-  // The Models API's window and output limit, once, in the background (never on the send path).
-  modelLimits.ensure(config.model, (id) => llm.retrieveModel(id), deps.onModelLimits);
-  const estimator = new TokenEstimator(tokenizer);
-  // The first estimate of the session already uses the model's tokenizer prior.
-  estimator.useModel(config.model, priorFactorFor(modelInfo(config.model).tokenizer));
-  const compactor = new Compactor({
-    summariser: llm,
-    clock,
-    ids,
-    tokensOf: (m) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)),
-    measure: (st) => estimator.estimate(st).tokens,
-    settings: readCompactionSettings,
-    ...(deps.readFresh ? { readFresh: deps.readFresh } : {}),
-    timeout: (ms, signal) =>
-      new Promise((resolve, reject) => {
-        const t = setTimeout(resolve, ms);
-        signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('aborted'))), { once: true });
-      }),
-  });
-  const agent = new AgentSession(
-    state,
-    {
-      llm,
-      tools: deps.tools,
-      sink: open.sink,
-      clock,
-      ids,
-      tokenizer,
-      estimator,
-      compactor,
-      pasteDirectory: deps.pasteDirectory(open.id),
-      writeFile: deps.writeFile,
-      // The recall tool searches what the session saved to its folder, read-only.
-      spills: folderSpillReader(deps.pasteDirectory(open.id)),
-      maxToolRounds: agentSettings.maxToolRounds,
-      // The exact first anchor: count_tokens beside the first request per model, short timeout, never on the send path.
-      countTokens: (params, signal) =>
-        llm
-          .countTokens(params, { signal, timeoutMs: COUNT_TOKENS_TIMEOUT_MS })
-          .then((r) => (r.ok ? r : { ok: false as const })),
-      ...(contextAfterTools ? { contextAfterTools } : {}),
+export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
+  return {
+    async build(open, config, hooks) {
+      const clock = deps.clock;
+      const loaded = await loadTokenizer();
+      if (loaded.fallbackReason) deps.log.warn(`Tokenizer fell back to chars/4: ${loaded.fallbackReason}`);
+      const tokenizer = loaded.tokenizer;
+      const project = createProjectContext({
+        clock,
+        ids: counterIds(`${open.id.slice(-6)}p${Date.now().toString(36)}`),
+        tokenizer,
+        log: (t) => deps.log.info(t),
+      });
+      project.seed(open.messages);
+      const agentSettings = deps.settings.agent();
+      const ids = counterIds(`${open.id.slice(-6)}x${Date.now().toString(36)}`);
+      const state: ConversationState = {
+        system: [agentSystemPrompt({ clock, ids })],
+        tools: deps.toolSchemas(),
+        messages: open.messages,
+        pending: [],
+        config,
+      };
+      // baseUrl is read from the user's settings only (see settings.ts and trustedSetting.ts).
+      const transport = new LiveTransport(
+        (baseUrl) => new AnthropicLlmClient({ apiKey: () => deps.apiKeys.get(), ...(baseUrl ? { baseUrl } : {}) }),
+        agentSettings,
+      );
+      // The Models API's window and output limit, once per model, in the background (never on the send path).
+      const ensureLimits = (model: string) =>
+        modelLimits.ensure(model, (id) => transport.client.retrieveModel(id), hooks.onModelLimits);
+      ensureLimits(config.model);
+      const estimator = new TokenEstimator(tokenizer);
+      // The first estimate of the session already uses the model's tokenizer prior.
+      estimator.useModel(config.model, priorFactorFor(modelInfo(config.model).tokenizer));
+      const compactor = new Compactor({
+        summariser: transport.llm,
+        clock,
+        ids,
+        tokensOf: (m) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)),
+        measure: (st) => estimator.estimate(st).tokens,
+        settings: () => deps.settings.compaction(),
+        ...(deps.readFresh ? { readFresh: deps.readFresh } : {}),
+        timeout: (ms, signal) =>
+          new Promise((resolve, reject) => {
+            const t = setTimeout(resolve, ms);
+            signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('aborted'))), { once: true });
+          }),
+      });
+      const agent = new AgentSession(
+        state,
+        {
+          llm: transport.llm,
+          tools: deps.tools,
+          sink: open.sink,
+          clock,
+          ids,
+          tokenizer,
+          estimator,
+          compactor,
+          pasteDirectory: deps.pasteDirectory(open.id),
+          writeFile: deps.writeFile,
+          // The recall tool searches what the session saved to its folder, read-only.
+          spills: folderSpillReader(deps.pasteDirectory(open.id)),
+          // Read per turn: the transport takes a changed limit between turns.
+          get maxToolRounds() {
+            return transport.maxToolRounds;
+          },
+          // The exact first anchor: count_tokens beside the first request per model, short timeout, never on the send path.
+          countTokens: (params, signal) =>
+            transport.client
+              .countTokens(params, { signal, timeoutMs: COUNT_TOKENS_TIMEOUT_MS })
+              .then((r) => (r.ok ? r : { ok: false as const })),
+          contextAfterTools: (calls) => project.afterTools(calls),
+        },
+        hooks.onEvent,
+        open.compactions,
+      );
+      return { agent, estimator, compactor, tokenizer, project, transport, onConfig: (c) => ensureLimits(c.model) };
     },
-    onEvent,
-    open.compactions,
-  );
-  return { agent, estimator, compactor };
+  };
 }

@@ -3,21 +3,38 @@
  * from the settings, the prompt size (reported, or estimated before the first usage), cost,
  * cache hit rate, and the next request by budget category.
  */
-import type { AgentSession } from '../../core/agent/agentSession';
-import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../../core/pipeline/budget';
-import { withEndpointBanner } from '../../core/security/endpoint';
-import type { Tokenizer } from '../../core/platform/platformPorts';
-import { sessionDisplayTitle } from '../../core/session/markdown';
-import type { TokenEstimator } from '../../core/tokens/estimator';
-import type { ChatToWebview } from '../../protocol/chat';
-import type { ApiKeyStore } from '../apiKey';
-import { readAgentSettings, readCompactionSettings, readPipelineConfig } from '../settings';
-import type { ContextFigures } from '../statusBar';
+import type { AgentSession } from '../core/agent/agentSession';
+import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../core/pipeline/budget';
+import { withEndpointBanner } from '../core/security/endpoint';
+import type { Tokenizer } from '../core/platform/platformPorts';
+import { sessionDisplayTitle } from '../core/session/markdown';
+import type { TokenEstimator } from '../core/tokens/estimator';
+import type { ChatToWebview } from '../protocol/chat';
+import type { ApiKeyPort, SettingsPort } from './ports';
+
+/** The status bar's figures of the open session (the host's status bar takes exactly these). */
+export interface ContextFigures {
+  readonly promptTokens: number;
+  /** `promptTokens` is an estimate (nothing reported yet in this session). */
+  readonly estimated?: boolean;
+  readonly window: number;
+  readonly outputReserve: number;
+  readonly softThreshold: number;
+  readonly hardThreshold: number;
+  /** Undefined when a request's price is unknown. */
+  readonly costUsd: number | undefined;
+  /** cache reads / prompt tokens of this session, 0..1, when known. */
+  readonly cacheHitRate?: number;
+  readonly compactions: number;
+  /** The next request by category (calibrated tokens), largest first, when a session is open. */
+  readonly breakdown?: ReadonlyArray<{ readonly label: string; readonly tokens: number }>;
+}
 
 /** What the status is built from. */
 export interface StatusInputs {
   readonly version: string;
-  readonly apiKeys: ApiKeyStore;
+  readonly apiKeys: ApiKeyPort;
+  readonly settings: SettingsPort;
   readonly agent?: AgentSession;
   readonly estimator?: TokenEstimator;
   readonly tokenizer?: Tokenizer;
@@ -45,8 +62,8 @@ function breakdown(inp: StatusInputs): { breakdown?: Array<{ label: string; toke
 export async function statusReport(
   inp: StatusInputs,
 ): Promise<{ readonly status: Extract<ChatToWebview, { type: 'status' }>; readonly figures?: ContextFigures }> {
-  const resolved = readPipelineConfig();
-  const settings = readAgentSettings();
+  const resolved = inp.settings.pipelineConfig();
+  const settings = inp.settings.agent();
   const window = resolved.ok ? resolved.config.contextWindow : 0;
   const agent = inp.agent;
   // Before the session's first reported usage (a new or a resumed session), the estimate.
@@ -62,7 +79,7 @@ export async function statusReport(
     outputReserve: resolved.ok ? resolved.config.outputReserve : 0,
     softThreshold: resolved.ok ? resolved.config.softThreshold : 0,
     hardThreshold: resolved.ok ? resolved.config.hardThreshold : 0,
-    autoCompact: readCompactionSettings().softAction === 'auto',
+    autoCompact: inp.settings.compaction().softAction === 'auto',
     apiKey: await inp.apiKeys.status(),
     ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
     ...withEndpointBanner(settings.baseUrl),

@@ -1,0 +1,385 @@
+/**
+ * The chat's application service, free of VS Code: connects the chat view to an agent session —
+ * opens (or creates) the durable session, turns the user's messages into turns, renders the
+ * turn's events as chat items, publishes the status figures, and takes settings changed
+ * mid-session (between turns: a turn in flight finishes with the settings it started with).
+ */
+import { addCosts } from '../core/agent/cost';
+import type { AgentSession, CompactionEntryState } from '../core/agent/agentSession';
+import type { AgentEvent } from '../core/agent/events';
+import type { ConversationState, Injection, Message, PipelineConfig } from '../core/conversation/conversationModel';
+import type { Clock } from '../core/platform/platformPorts';
+import { toWellFormed } from '../core/platform/text';
+import { sessionDisplayTitle } from '../core/session/markdown';
+import type { TokenEstimator } from '../core/tokens/estimator';
+import type { ChatToWebview } from '../protocol/chat';
+import type { ChatItem } from '../protocol/chatItems';
+import { logEvent } from './eventLog';
+import type {
+  AgentFactory,
+  ApiKeyPort,
+  ChatViewPort,
+  LogPort,
+  NextTurnPort,
+  Notifier,
+  ProjectNotice,
+  SessionRuntime,
+  SettingsPort,
+  ToolSchemasPort,
+  TranscriptPort,
+} from './ports';
+import { SessionLifecycle, type Opened } from './sessionLifecycle';
+import type { OpenSession, SessionPort } from './sessionPort';
+import { Signal } from './signal';
+import { statusReport, type ContextFigures } from './statusReport';
+import { tokensOf, type TokensOf } from './tokensOf';
+
+/** What the chat service needs; every editor-facing need is a port. */
+export interface ChatServiceDeps {
+  readonly view: ChatViewPort;
+  readonly notifier: Notifier;
+  readonly log: LogPort;
+  readonly settings: SettingsPort;
+  readonly apiKeys: ApiKeyPort;
+  readonly sessions: SessionPort;
+  readonly agents: AgentFactory;
+  readonly nextTurn: NextTurnPort;
+  readonly toolSchemas: ToolSchemasPort;
+  readonly transcript: TranscriptPort;
+  readonly version: string;
+  readonly clock: Clock;
+}
+
+/** A result of the agent's commands. */
+export type Outcome = { ok: true } | { ok: false; reason: string };
+
+/** The chat of the open session; see the file comment. */
+export class ChatService {
+  /** The status bar's figures, whenever they change. */
+  readonly onStatus = new Signal<ContextFigures>();
+  /** Compactions were added or restored, or the session changed. */
+  readonly onCompactionsChanged = new Signal();
+  /** What the budget panel shows may have changed. */
+  readonly onBudgetChanged = new Signal();
+  /** Every agent event, with the conversation as it is after it (before it is rendered). */
+  readonly onAgentEvent = new Signal<{ event: AgentEvent; state: ConversationState | undefined }>();
+  /** A session became the open one. */
+  readonly onSessionOpened = new Signal<OpenSession>();
+  private readonly lifecycle: SessionLifecycle;
+  private readonly renderer: { render(e: AgentEvent): void };
+  private readonly unsubscribe: () => void;
+  /** Undefined once a request's price is unknown. */
+  private costUsd: number | undefined = 0;
+  private promptTokens = 0;
+  private noticeCount = 0;
+
+  constructor(private readonly deps: ChatServiceDeps) {
+    this.renderer = deps.transcript.renderer(deps.view, () => this.tokensOf());
+    this.lifecycle = new SessionLifecycle({
+      sessions: deps.sessions,
+      config: () => {
+        const r = deps.settings.pipelineConfig();
+        return r.ok ? r.config : undefined;
+      },
+      start: (open, config) => this.start(open, config),
+      opened: (o) => this.opened(o),
+      notifier: deps.notifier,
+      log: deps.log,
+    });
+    this.unsubscribe = deps.settings.onDidChange(() => void this.postStatus());
+  }
+
+  /** The open session's runtime (agent, estimator, compactor, tokenizer), if one is open. */
+  get runtime(): SessionRuntime | undefined {
+    return this.lifecycle.current?.runtime;
+  }
+
+  /** The open session's id and display title. */
+  get sessionLabel(): { id: string; title: string } | undefined {
+    const open = this.lifecycle.current?.open;
+    return open ? { id: open.id, title: sessionDisplayTitle(open.title, this.messages()) || 'New session' } : undefined;
+  }
+
+  /** The open session's compactions (empty before a session is open). */
+  get compactions(): readonly CompactionEntryState[] {
+    return this.agent?.compactions ?? [];
+  }
+
+  /** The open session's estimator (anchored on its last reported usage), for previews. */
+  get estimator(): TokenEstimator | undefined {
+    return this.runtime?.estimator;
+  }
+
+  /** The webview (re)loaded: send the whole transcript, the status and the pending context. */
+  async onReady(): Promise<void> {
+    await this.lifecycle.ensure();
+    await this.postAll();
+  }
+
+  /** Sends the user's words as a new turn, with the context that goes with the next message. */
+  async send(text: string): Promise<void> {
+    // A lone surrogate would be stored and resent with every later request, which the API rejects.
+    const wellFormed = toWellFormed(text);
+    await this.run(async (agent) => {
+      const taken = this.deps.nextTurn.take(this.sessionLabel?.id);
+      let sent = false;
+      try {
+        agent.setPending(taken.injections);
+        this.postPendingContext();
+        const result = await agent.send(wellFormed);
+        sent = result.ok;
+        return result;
+      } finally {
+        // Not sent (refused or failed): the pins and dismissed chips wait for the next message.
+        taken.settle(sent);
+        this.postPendingContext();
+      }
+    });
+  }
+
+  /** Stops the running turn. */
+  stop(): void {
+    this.agent?.stop();
+  }
+
+  /** Re-sends the last request after an error. */
+  retry(): Promise<void> {
+    return this.run(async (agent) => agent.retry());
+  }
+
+  /** Pins or unpins a whole message (the chat's Pin toggle); a refusal is shown in the chat. */
+  async pin(messageId: string, pinned: boolean): Promise<void> {
+    const r = (await this.agent?.setPinned(messageId, pinned)) ?? { ok: false as const, reason: 'No session is open.' };
+    if (!r.ok) this.notice('p', 'warning', r.reason);
+    else this.onBudgetChanged.fire();
+  }
+
+  /** Starts a fresh session (the old one stays on disk). */
+  async newSession(): Promise<void> {
+    if ((await this.lifecycle.fresh()) === 'switched') await this.postAll();
+  }
+
+  /** Switches to another stored session. */
+  async resume(id: string): Promise<void> {
+    if ((await this.lifecycle.resume(id)) === 'switched') await this.postAll();
+  }
+
+  /** The open session's conversation (opening the latest session if none is open yet). */
+  async conversation(): Promise<ConversationState | undefined> {
+    return (await this.lifecycle.ensure())?.runtime.agent.state;
+  }
+
+  /** What Compact Now would do, for the confirmation prompt. */
+  async compactionPreview() {
+    const o = await this.lifecycle.ensure();
+    return o ? o.runtime.compactor.preview(o.runtime.agent.state) : undefined;
+  }
+
+  /** Compacts now (queued until the running turn ends); resolves with the outcome. */
+  async compactNow(instructions?: string): Promise<Outcome> {
+    const o = await this.lifecycle.ensure();
+    if (!o) return { ok: false, reason: 'No session is open.' };
+    const resolved = this.deps.settings.pipelineConfig();
+    if (resolved.ok && !o.runtime.agent.busy) this.refresh(o.runtime, resolved.config);
+    const r = await o.runtime.agent.compactNow(instructions);
+    await this.postStatus();
+    return r;
+  }
+
+  /** Drops a Compact Now that waits for the running turn. */
+  cancelQueuedCompaction(): void {
+    if (this.agent?.cancelQueuedCompaction()) this.notice('q', 'info', 'Queued compaction cancelled.');
+  }
+
+  /** Undoes a compaction of the open session. */
+  async restore(recordId: string): Promise<Outcome> {
+    if (!this.agent) return { ok: false, reason: 'No session is open.' };
+    const r = await this.agent.restore(recordId);
+    await this.postStatus();
+    return r;
+  }
+
+  /** Unpins a whole message or one pinned block (the budget panel's Unpin): the chat's Pin toggle's path. */
+  async unpin(kind: 'message' | 'block', id: string): Promise<Outcome> {
+    if (!this.agent) return { ok: false, reason: 'No session is open.' };
+    return kind === 'message' ? this.agent.setPinned(id, false) : this.agent.setBlockPinned(id, false);
+  }
+
+  /** Queues a selection to go with the next message as a pinned block (never compacted). */
+  pinText(pin: { path: string; startLine: number; endLine: number; text: string; truncatedChars?: number }): void {
+    const injection: Extract<Injection, { kind: 'ide_selection' }> = {
+      kind: 'ide_selection',
+      ...pin,
+      path: toWellFormed(pin.path),
+      text: toWellFormed(pin.text),
+      pinned: true,
+    };
+    this.deps.nextTurn.pin(injection);
+    this.postPendingContext();
+    const lines = pin.endLine - pin.startLine + 1;
+    this.deps.log.info(`Pinned lines ${pin.startLine}–${pin.endLine} of ${pin.path} for the next message.`);
+    this.deps.notifier.info(
+      `Pinned ${lines} ${lines === 1 ? 'line' : 'lines'} of ${pin.path}; they go with your next message and are never compacted.`,
+    );
+  }
+
+  /** Leaves a context chip out of the next message. */
+  dismissContext(key: string): void {
+    this.deps.nextTurn.dismiss(key);
+    this.postPendingContext();
+  }
+
+  /** Posts the chips of the context that goes with the next message. */
+  postPendingContext(): void {
+    const counter = this.tokensOf();
+    const count = (text: string) => (counter ? counter.text(text) : Math.ceil(text.length / 4));
+    const settings = this.deps.settings.editorContext();
+    const disabled = [
+      ...(settings.selection ? [] : ['ide_selection' as const]),
+      ...(settings.openedFile ? [] : ['ide_opened_file' as const]),
+    ];
+    this.deps.view.post({
+      type: 'pendingContext',
+      chips: this.deps.nextTurn.chips(this.sessionLabel?.id, count),
+      disabled,
+    });
+  }
+
+  /**
+   * Posts the header status and publishes the status bar's figures. Between turns the agent
+   * first takes the settings as they resolve now (config, base URL, tool-round limit).
+   */
+  async postStatus(): Promise<void> {
+    const resolved = this.deps.settings.pipelineConfig();
+    const rt = this.runtime;
+    if (resolved.ok && rt && !rt.agent.busy) this.refresh(rt, resolved.config);
+    const open = this.lifecycle.current?.open;
+    const r = await statusReport({
+      version: this.deps.version,
+      apiKeys: this.deps.apiKeys,
+      settings: this.deps.settings,
+      ...(rt ? { agent: rt.agent, estimator: rt.estimator, tokenizer: rt.tokenizer } : {}),
+      ...(open?.title !== undefined ? { title: open.title } : {}),
+      promptTokens: this.promptTokens,
+      costUsd: this.costUsd,
+    });
+    this.deps.view.post(r.status);
+    if (r.figures) this.onStatus.fire(r.figures);
+    this.onBudgetChanged.fire();
+  }
+
+  /** Reload Project Instructions: reads instructions and facts again and says in the chat what changed. */
+  async reloadProjectContext(): Promise<void> {
+    const o = await this.lifecycle.ensure();
+    if (!o) return this.deps.notifier.warn('Context Pipeline: no session is open.');
+    this.postNotices(await o.runtime.project.reload(o.runtime.agent));
+    await this.postStatus();
+  }
+
+  /** Stops a running turn, closes the session and drops every listener. */
+  dispose(): void {
+    this.unsubscribe();
+    void this.lifecycle.dispose();
+    for (const s of [
+      this.onStatus,
+      this.onCompactionsChanged,
+      this.onBudgetChanged,
+      this.onAgentEvent,
+      this.onSessionOpened,
+    ])
+      s.clear();
+  }
+
+  private get agent(): AgentSession | undefined {
+    return this.runtime?.agent;
+  }
+
+  private messages(): readonly Message[] {
+    return this.agent?.state.messages ?? [];
+  }
+
+  private tokensOf(): TokensOf | undefined {
+    const rt = this.runtime;
+    return rt ? tokensOf(rt.tokenizer, rt.estimator) : undefined;
+  }
+
+  /** The agent takes the current settings: the config and what it took at build time (only between turns). */
+  private refresh(rt: SessionRuntime, config: PipelineConfig): void {
+    rt.agent.update({ config });
+    const changed = rt.transport.apply(this.deps.settings.agent());
+    if (changed.length > 0) this.deps.log.info(`Settings changed (${changed.join(', ')}): the next request uses them.`);
+    rt.onConfig?.(config);
+  }
+
+  private async postAll(): Promise<void> {
+    this.deps.view.post({ type: 'transcript', items: this.deps.transcript.items(this.messages(), this.tokensOf()) });
+    await this.postStatus();
+    this.postPendingContext();
+  }
+
+  private async run(action: (agent: AgentSession) => Promise<Outcome>): Promise<void> {
+    const resolved = this.deps.settings.pipelineConfig();
+    if (!resolved.ok)
+      return this.error(`${resolved.error} Change it in Settings (contextPipeline.*); your message was not sent.`);
+    const o = await this.lifecycle.ensure();
+    if (!o)
+      return this.error(
+        'No session could be opened; see the "Context Pipeline" output for why. Your message was not sent.',
+      );
+    const { agent } = o.runtime;
+    agent.update({ config: resolved.config, tools: this.deps.toolSchemas() });
+    if (!agent.busy) this.refresh(o.runtime, resolved.config);
+    // The first send waits for the project context; later ones take a reload made during a turn.
+    this.postNotices(await o.runtime.project.ready(agent));
+    const started = action(agent);
+    await this.postStatus();
+    const result = await started;
+    if (!result.ok) this.notice('n', 'warning', result.reason);
+    await this.postStatus();
+  }
+
+  private async start(open: OpenSession, config: PipelineConfig): Promise<SessionRuntime> {
+    const runtime = await this.deps.agents.build(open, config, {
+      onEvent: (e) => this.render(e),
+      onModelLimits: () => void this.postStatus(),
+    });
+    // Read once per session, in the background; the first send awaits it (see run).
+    void runtime.project.load().then(() => runtime.project.apply(runtime.agent) && this.onBudgetChanged.fire());
+    return runtime;
+  }
+
+  private opened(o: Opened): void {
+    this.costUsd = o.open.costUsd;
+    this.promptTokens = o.open.lastPromptTokens;
+    this.onSessionOpened.fire(o.open);
+    this.onCompactionsChanged.fire();
+  }
+
+  private postNotices(notices: readonly ProjectNotice[]): void {
+    for (const n of notices) this.notice('ctx', n.level, n.text);
+  }
+
+  private notice(prefix: string, level: 'info' | 'warning', text: string): void {
+    const id = `${prefix}-${this.deps.clock.now()}${prefix === 'ctx' ? `-${++this.noticeCount}` : ''}`;
+    this.deps.view.post({ type: 'upsert', item: { kind: 'notice', id, level, text } });
+  }
+
+  private error(text: string): void {
+    const item: ChatItem = { kind: 'error', id: `err-${this.deps.clock.now()}`, text, retryable: false };
+    this.deps.view.post({ type: 'upsert', item } satisfies ChatToWebview);
+  }
+
+  /** Turns agent events into chat items, figures and log lines. */
+  private render(e: AgentEvent): void {
+    this.onAgentEvent.fire({ event: e, state: this.agent?.state });
+    if (e.type !== 'text_delta' && e.type !== 'thinking_delta') this.onBudgetChanged.fire();
+    this.renderer.render(e);
+    logEvent(e, this.deps.log);
+    if (e.type === 'usage') {
+      this.costUsd = addCosts(this.costUsd, e.costUsd);
+      this.promptTokens = e.reportedTokens;
+    } else if (e.type === 'compaction_finished' || e.type === 'restored' || e.type === 'recalled')
+      this.onCompactionsChanged.fire();
+    else if (e.type === 'turn_finished' || e.type === 'health') void this.postStatus();
+  }
+}

@@ -1,0 +1,31 @@
+/** What the extension's log says about an agent's events (repairs, usage, failures, compactions). */
+import { formatUsd } from '../core/agent/cost';
+import type { AgentEvent } from '../core/agent/events';
+import { describeRepairs } from '../core/normalize/normalize';
+import type { LogPort } from './ports';
+
+/** Logs `e` when it is worth a line; other events are ignored. */
+export function logEvent(e: AgentEvent, log: LogPort): void {
+  switch (e.type) {
+    case 'request_started':
+      if (e.repairs && e.repairs.length > 0 && e.attempt <= 1)
+        log.warn(`${describeRepairs(e.repairs) ?? ''} ${e.repairs.map((r) => r.detail).join(' ')}`);
+      return;
+    case 'usage':
+      log.info(
+        `Request ${e.requestId ?? ''}: ${e.reportedTokens} prompt tokens reported (estimated ${e.estimatedTokens}), ${e.costUsd === undefined ? `price of ${e.model} unknown` : formatUsd(e.costUsd)}.`,
+      );
+      return;
+    case 'error':
+      log.error(`Turn failed: ${e.error.kind}: ${e.error.message}`);
+      return;
+    case 'compaction_finished':
+      for (const r of e.records)
+        log.info(
+          `Compaction ${r.id} (${r.trigger}, ${r.layer}): ${r.tokensBefore} → ${r.tokensAfter} tokens${r.fallbacks.length ? `; fallbacks: ${r.fallbacks.join('; ')}` : ''}.`,
+        );
+      return;
+    default:
+      return;
+  }
+}
