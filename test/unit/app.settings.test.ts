@@ -1,0 +1,85 @@
+import { strict as assert } from 'node:assert';
+import { LiveTransport } from '../../src/app/liveTransport';
+import { DEFAULT_MODEL } from '../../src/core/pipeline/config';
+import { fakeChat } from './support/chatServiceFakes';
+import { Gate } from './support/gate';
+
+const toolUse = (id: string) => ({ type: 'tool_use' as const, id, name: 'list_files', input: {} });
+
+describe('ChatService: settings changed mid-session', () => {
+  it('the next request uses a changed base URL, tool-round limit and model', async () => {
+    const t = fakeChat();
+    await t.service.send('one');
+    t.settings.change({
+      agent: { baseUrl: 'https://two.example', maxToolRounds: 9 },
+      pipeline: { model: 'claude-opus-4-1' },
+    });
+    await t.service.send('two');
+    assert.deepEqual(
+      t.agents.seen.map((s) => [s.lastUserText, s.baseUrl, s.maxToolRounds, s.model]),
+      [
+        ['one', 'https://one.example', 5, DEFAULT_MODEL],
+        ['two', 'https://two.example', 9, 'claude-opus-4-1'],
+      ],
+    );
+    assert.deepEqual(t.agents.clientsMade, ['https://one.example', 'https://two.example']);
+    assert.ok(t.logLines.includes('Settings changed (baseUrl, maxToolRounds): the next request uses them.'));
+  });
+
+  it('a turn in flight finishes with the settings it started with; the next turn takes the new ones', async () => {
+    const t = fakeChat();
+    const hold = new Gate();
+    t.agents.answers.push({ content: [toolUse('toolu_1')], hold }, { content: [{ type: 'text', text: 'done' }] });
+    const first = t.service.send('one');
+    await t.agents.requests.reached(1);
+    t.settings.change({ agent: { baseUrl: 'https://two.example', maxToolRounds: 2 } });
+    hold.open();
+    await first;
+    await t.service.send('two');
+    assert.deepEqual(
+      t.agents.seen.map((s) => [s.baseUrl, s.maxToolRounds]),
+      [
+        ['https://one.example', 5],
+        ['https://one.example', 5],
+        ['https://two.example', 2],
+      ],
+    );
+  });
+
+  it('the header shows the new base URL once the settings changed', async () => {
+    const t = fakeChat();
+    await t.service.onReady();
+    t.settings.change({ agent: { baseUrl: 'https://two.example' } });
+    await t.service.postStatus();
+    const last = t.posts.filter((p) => p.type === 'status').at(-1);
+    assert.equal(last?.type === 'status' ? last.baseUrl : undefined, 'https://two.example');
+  });
+});
+
+describe('LiveTransport', () => {
+  it('forwards to the client of the base URL applied last and makes a client only when it changed', async () => {
+    const made: string[] = [];
+    const calls: string[] = [];
+    const transport = new LiveTransport(
+      (baseUrl) => {
+        made.push(baseUrl);
+        return {
+          stream: async () => {
+            calls.push(baseUrl);
+            return { ok: false as const, error: { kind: 'aborted' as const, message: 'x', retryable: false } };
+          },
+        };
+      },
+      { baseUrl: 'a', maxToolRounds: 3 },
+    );
+    const opts = { signal: new AbortController().signal, onEvent: () => undefined };
+    const params = { model: 'm', max_tokens: 1, messages: [] };
+    await transport.llm.stream(params, opts);
+    assert.deepEqual(transport.apply({ baseUrl: 'a', maxToolRounds: 4 }), ['maxToolRounds']);
+    assert.deepEqual(transport.apply({ baseUrl: 'b', maxToolRounds: 4 }), ['baseUrl']);
+    await transport.llm.stream(params, opts);
+    assert.deepEqual(made, ['a', 'b']);
+    assert.deepEqual(calls, ['a', 'b']);
+    assert.equal(transport.maxToolRounds, 4);
+  });
+});

@@ -1,0 +1,57 @@
+import { strict as assert } from 'node:assert';
+import { resolveConfig } from '../../src/core/pipeline/config';
+import type { ChatToWebview } from '../../src/protocol/chat';
+import { fakeChat } from './support/chatServiceFakes';
+
+type Status = Extract<ChatToWebview, { type: 'status' }>;
+const statuses = (posts: readonly ChatToWebview[]) => posts.filter((p): p is Status => p.type === 'status');
+
+describe('ChatService: the status it publishes', () => {
+  it('before the first request: the settings window, no prompt yet, a new session', async () => {
+    const t = fakeChat();
+    await t.service.onReady();
+    const r = resolveConfig({});
+    assert.ok(r.ok);
+    const s = statuses(t.posts).at(-1);
+    assert.equal(s?.model, r.config.model);
+    assert.equal(s?.contextWindow, r.config.contextWindow);
+    assert.equal(s?.baseUrl, 'https://one.example');
+    assert.equal(s?.sessionTitle, 'Untitled session');
+    assert.equal(s?.busy, false);
+    assert.deepEqual(t.figures.at(-1), { promptTokens: 0, window: r.config.contextWindow });
+  });
+
+  it('after a turn: the reported prompt size, and a status while the turn ran that says busy', async () => {
+    const t = fakeChat();
+    await t.service.send('hello');
+    const all = statuses(t.posts);
+    assert.ok(all.some((s) => s.busy));
+    const last = all.at(-1);
+    assert.equal(last?.busy, false);
+    assert.equal(last?.promptTokens, 100);
+    assert.equal(last?.sessionTitle, 'hello');
+    assert.equal(t.figures.at(-1)?.promptTokens, 100);
+  });
+
+  it('with invalid settings: the header says so, no figures are published, and a message is refused with the reason', async () => {
+    const t = fakeChat();
+    t.settings.pipeline = { contextWindow: 10 };
+    const resolved = t.settings.pipelineConfig();
+    assert.ok(!resolved.ok, 'the fixture settings must be invalid');
+    await t.service.postStatus();
+    assert.equal(statuses(t.posts).at(-1)?.model, '(invalid settings)');
+    assert.deepEqual(t.figures, []);
+    await t.service.send('hi');
+    const err = t.posts.at(-1);
+    assert.ok(err?.type === 'upsert' && err.item.kind === 'error');
+    assert.equal(err.item.kind === 'error' && err.item.text.endsWith('your message was not sent.'), true);
+    assert.deepEqual(t.agents.seen, []);
+  });
+
+  it('a refused pin is shown in the chat as a warning', async () => {
+    const t = fakeChat();
+    await t.service.pin('no-such-message', true);
+    const notice = t.posts.at(-1);
+    assert.ok(notice?.type === 'upsert' && notice.item.kind === 'notice' && notice.item.level === 'warning');
+  });
+});

@@ -1,0 +1,244 @@
+/**
+ * Fakes of the chat service's ports (view, toasts, settings, sessions, agent factory) for the
+ * app.* tests. The agent is a real AgentSession; its LLM client comes from a recording
+ * factory, so a test sees which base URL and tool-round limit each request used.
+ */
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../../src/core/agent/agentPorts';
+import { AgentSession } from '../../../src/core/agent/agentSession';
+import type { AssistantContent } from '../../../src/core/conversation/assistant';
+import { Compactor } from '../../../src/core/compaction/compactor';
+import type { PipelineConfig } from '../../../src/core/conversation/conversationModel';
+import { DEFAULT_COMPACTION_SETTINGS } from '../../../src/core/compaction/policy';
+import { counterIds } from '../../../src/core/platform/platformPorts';
+import { resolveConfig, type PipelineSettings } from '../../../src/core/pipeline/config';
+import { EMPTY_REQUEST_HISTORY } from '../../../src/core/session/requestHistory';
+import { TokenEstimator } from '../../../src/core/tokens/estimator';
+import type { ChatToWebview } from '../../../src/protocol/chat';
+import { ChatService } from '../../../src/app/chatService';
+import { LiveTransport } from '../../../src/app/liveTransport';
+import type { AgentFactory, AgentSettings, SettingsPort } from '../../../src/app/ports';
+import type { OpenSession, SessionPort } from '../../../src/app/sessionPort';
+import { fakeClock } from './builders';
+import { Counter, Gate } from './gate';
+import { FakeTools } from './scriptedLlm';
+import { countingTokenizer } from './tokenFakes';
+
+/** Settings the test changes at will; `change` applies a patch and fires the change signal. */
+export class FakeSettings implements SettingsPort {
+  pipeline: PipelineSettings = {};
+  agentValue: AgentSettings = { baseUrl: 'https://one.example', enableRunCommand: false, maxToolRounds: 5 };
+  private readonly listeners = new Set<() => void>();
+  pipelineConfig = () => resolveConfig(this.pipeline);
+  agent = () => this.agentValue;
+  compaction = () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' as const });
+  editorContext = () => ({ selection: true, openedFile: true });
+  onDidChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  /** Changes the settings as the user would, then tells the listeners. */
+  change(patch: { agent?: Partial<AgentSettings>; pipeline?: PipelineSettings }): void {
+    this.agentValue = { ...this.agentValue, ...patch.agent };
+    this.pipeline = { ...this.pipeline, ...patch.pipeline };
+    for (const l of [...this.listeners]) l();
+  }
+}
+
+/** One request as the LLM saw it: the client's base URL and the limits in force. */
+export interface SeenRequest {
+  readonly baseUrl: string;
+  readonly maxToolRounds: number;
+  readonly model: string;
+  readonly lastUserText: string;
+}
+
+/** A scripted answer; `hold` keeps the request open until the gate opens. */
+export interface Answer {
+  readonly content: readonly AssistantContent[];
+  readonly hold?: Gate;
+}
+
+/** An opened session whose close is recorded. */
+function openSession(id: string, closed: string[]): OpenSession {
+  return {
+    id,
+    messages: [],
+    compactions: [],
+    costUsd: 0,
+    lastPromptTokens: 0,
+    requestHistory: EMPTY_REQUEST_HISTORY,
+    sink: {
+      message: async () => undefined,
+      usage: async () => undefined,
+      compaction: async () => undefined,
+      restore: async () => undefined,
+      pins: async () => undefined,
+    },
+    repairs: [],
+    close: async () => void closed.push(id),
+  };
+}
+
+/** A session store whose loads can be held by a gate; records what it opened and closed. */
+export class FakeSessions implements SessionPort {
+  readonly closed: string[] = [];
+  readonly created: string[] = [];
+  /** Held loads by session id: `open(id)` waits for the gate. */
+  readonly holds = new Map<string, Gate>();
+  /** Loads that reached their gate. */
+  readonly waiting = new Counter();
+  /** Ids `open` refuses. */
+  readonly missing = new Set<string>();
+  private count = 0;
+  async create(): Promise<OpenSession> {
+    const id = `new-${++this.count}`;
+    this.created.push(id);
+    await this.hold(id);
+    return openSession(id, this.closed);
+  }
+  async openLatest(): Promise<OpenSession | undefined> {
+    return undefined;
+  }
+  async open(id: string): Promise<{ ok: true; session: OpenSession } | { ok: false; error: string }> {
+    await this.hold(id);
+    return this.missing.has(id)
+      ? { ok: false, error: `no session ${id}` }
+      : { ok: true, session: openSession(id, this.closed) };
+  }
+  private async hold(id: string): Promise<void> {
+    const gate = this.holds.get(id);
+    if (!gate) return;
+    this.waiting.bump();
+    await gate.wait();
+  }
+}
+
+/** A real AgentSession per session, its LLM client made per base URL by a recording factory. */
+export class FakeAgents implements AgentFactory {
+  readonly seen: SeenRequest[] = [];
+  readonly answers: Answer[] = [];
+  /** Base URLs a client was made for, in order. */
+  readonly clientsMade: string[] = [];
+  readonly requests = new Counter();
+  readonly tools = new FakeTools({ list_files: 'a.ts' });
+  constructor(private readonly settings: FakeSettings) {}
+
+  async build(open: OpenSession, config: PipelineConfig, hooks: Parameters<AgentFactory['build']>[2]) {
+    const tokenizer = countingTokenizer();
+    const estimator = new TokenEstimator(tokenizer);
+    const clock = fakeClock();
+    const ids = counterIds(open.id);
+    const transport: LiveTransport = new LiveTransport((baseUrl) => {
+      this.clientsMade.push(baseUrl);
+      return this.client(baseUrl, () => transport.maxToolRounds);
+    }, this.settings.agent());
+    const compactor = new Compactor({
+      summariser: transport.llm,
+      clock,
+      ids,
+      tokensOf: (m) => JSON.stringify(m.blocks).length / 4,
+      measure: (s) => estimator.estimate(s).tokens,
+      settings: () => this.settings.compaction(),
+      timeout: () => new Promise(() => undefined),
+    });
+    const agent = new AgentSession(
+      { system: [], tools: [], messages: open.messages, pending: [], config },
+      {
+        llm: transport.llm,
+        tools: this.tools,
+        sink: open.sink,
+        clock,
+        ids,
+        tokenizer,
+        estimator,
+        compactor,
+        pasteDirectory: '/session',
+        writeFile: async () => undefined,
+        get maxToolRounds() {
+          return transport.maxToolRounds;
+        },
+      },
+      hooks.onEvent,
+      open.compactions,
+    );
+    const project = { load: async () => undefined, apply: () => false, ready: async () => [], reload: async () => [] };
+    return { agent, estimator, compactor, tokenizer, project, transport };
+  }
+
+  private client(baseUrl: string, maxToolRounds: () => number): LlmClient {
+    return {
+      stream: async (
+        params: MessageCreateParamsNonStreaming,
+        opts: { signal: AbortSignal; onEvent: (e: LlmEvent) => void },
+      ): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError }> => {
+        const last = params.messages.filter((m) => m.role === 'user').at(-1);
+        const content = last?.content ?? '';
+        const text =
+          typeof content === 'string'
+            ? content
+            : content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ');
+        this.seen.push({ baseUrl, maxToolRounds: maxToolRounds(), model: params.model, lastUserText: text });
+        const answer = this.answers.shift() ?? { content: [{ type: 'text', text: 'ok' }] };
+        this.requests.bump();
+        opts.onEvent({ type: 'request_started', attempt: 1 });
+        await answer.hold?.wait();
+        const toolUse = answer.content.some((c) => c.type === 'tool_use');
+        return {
+          ok: true,
+          result: {
+            content: answer.content,
+            stopReason: toolUse ? 'tool_use' : 'end_turn',
+            model: params.model,
+            requestId: `req_${this.seen.length}`,
+            usage: { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+          },
+        };
+      },
+    };
+  }
+}
+
+/** A chat service over fakes, and the fakes to drive and inspect it. */
+export function fakeChat() {
+  const posts: ChatToWebview[] = [];
+  const toasts: Array<{ level: 'info' | 'warn' | 'error'; text: string }> = [];
+  const logLines: string[] = [];
+  const settings = new FakeSettings();
+  const sessions = new FakeSessions();
+  const agents = new FakeAgents(settings);
+  const figures: Array<{ promptTokens: number; window: number }> = [];
+  const service = new ChatService({
+    view: { post: (m) => void posts.push(m) },
+    notifier: {
+      info: (text) => void toasts.push({ level: 'info', text }),
+      warn: (text) => void toasts.push({ level: 'warn', text }),
+      error: (text) => void toasts.push({ level: 'error', text }),
+    },
+    log: {
+      info: (t) => void logLines.push(t),
+      warn: (t) => void logLines.push(t),
+      error: (t) => void logLines.push(t),
+    },
+    settings,
+    apiKeys: { status: async () => 'secret-storage', problem: async () => undefined },
+    sessions,
+    agents,
+    nextTurn: {
+      take: () => ({ injections: [], settle: () => undefined }),
+      pin: () => undefined,
+      dismiss: () => undefined,
+      chips: () => [],
+    },
+    toolSchemas: () => [],
+    transcript: {
+      items: (messages) =>
+        messages.map((m) => ({ kind: 'notice' as const, id: m.id, level: 'info' as const, text: m.role })),
+      renderer: () => ({ render: () => undefined }),
+    },
+    version: '0.0.0-test',
+    clock: fakeClock(),
+  });
+  service.onStatus.on((f) => void figures.push({ promptTokens: f.promptTokens, window: f.window }));
+  return { service, posts, toasts, logLines, settings, sessions, agents, figures };
+}
