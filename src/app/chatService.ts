@@ -7,7 +7,7 @@
 import { addCosts } from '../core/agent/cost';
 import type { AgentSession, CompactionEntryState } from '../core/agent/agentSession';
 import type { AgentEvent } from '../core/agent/events';
-import type { ConversationState, Injection, Message, PipelineConfig } from '../core/conversation/conversationModel';
+import type { ConversationState, Message, PipelineConfig } from '../core/conversation/conversationModel';
 import type { Clock } from '../core/platform/platformPorts';
 import { toWellFormed } from '../core/platform/text';
 import { sessionDisplayTitle } from '../core/session/markdown';
@@ -28,6 +28,7 @@ import type {
   ToolSchemasPort,
   TranscriptPort,
 } from './ports';
+import { PendingContext, type PinnedSelection } from './pendingContext';
 import { SessionLifecycle, type Opened } from './sessionLifecycle';
 import type { OpenSession, SessionPort } from './sessionPort';
 import { Signal } from './signal';
@@ -67,6 +68,7 @@ export class ChatService {
   readonly onSessionOpened = new Signal<OpenSession>();
   private readonly lifecycle: SessionLifecycle;
   private readonly renderer: { render(e: AgentEvent): void };
+  private readonly pending: PendingContext;
   private readonly unsubscribe: () => void;
   /** Undefined once a request's price is unknown. */
   private costUsd: number | undefined = 0;
@@ -75,6 +77,11 @@ export class ChatService {
 
   constructor(private readonly deps: ChatServiceDeps) {
     this.renderer = deps.transcript.renderer(deps.view, () => this.tokensOf());
+    this.pending = new PendingContext({
+      ...deps,
+      session: () => this.sessionLabel?.id,
+      tokensOf: () => this.tokensOf(),
+    });
     this.lifecycle = new SessionLifecycle({
       sessions: deps.sessions,
       config: () => {
@@ -206,43 +213,18 @@ export class ChatService {
   }
 
   /** Queues a selection to go with the next message as a pinned block (never compacted). */
-  pinText(pin: { path: string; startLine: number; endLine: number; text: string; truncatedChars?: number }): void {
-    const injection: Extract<Injection, { kind: 'ide_selection' }> = {
-      kind: 'ide_selection',
-      ...pin,
-      path: toWellFormed(pin.path),
-      text: toWellFormed(pin.text),
-      pinned: true,
-    };
-    this.deps.nextTurn.pin(injection);
-    this.postPendingContext();
-    const lines = pin.endLine - pin.startLine + 1;
-    this.deps.log.info(`Pinned lines ${pin.startLine}–${pin.endLine} of ${pin.path} for the next message.`);
-    this.deps.notifier.info(
-      `Pinned ${lines} ${lines === 1 ? 'line' : 'lines'} of ${pin.path}; they go with your next message and are never compacted.`,
-    );
+  pinText(pin: PinnedSelection): void {
+    this.pending.pin(pin);
   }
 
   /** Leaves a context chip out of the next message. */
   dismissContext(key: string): void {
-    this.deps.nextTurn.dismiss(key);
-    this.postPendingContext();
+    this.pending.dismiss(key);
   }
 
   /** Posts the chips of the context that goes with the next message. */
   postPendingContext(): void {
-    const counter = this.tokensOf();
-    const count = (text: string) => (counter ? counter.text(text) : Math.ceil(text.length / 4));
-    const settings = this.deps.settings.editorContext();
-    const disabled = [
-      ...(settings.selection ? [] : ['ide_selection' as const]),
-      ...(settings.openedFile ? [] : ['ide_opened_file' as const]),
-    ];
-    this.deps.view.post({
-      type: 'pendingContext',
-      chips: this.deps.nextTurn.chips(this.sessionLabel?.id, count),
-      disabled,
-    });
+    this.pending.post();
   }
 
   /**
