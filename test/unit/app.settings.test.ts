@@ -46,6 +46,19 @@ describe('ChatService: settings changed mid-session', () => {
     );
   });
 
+  it("the agent's loop stops at the tool-round limit in force when its turn started", async () => {
+    const t = fakeChat();
+    t.settings.change({ agent: { maxToolRounds: 1 } });
+    const loop = (tag: string) => Array.from({ length: 10 }, (_, i) => ({ content: [toolUse(`toolu_${tag}${i}`)] }));
+    t.agents.answers.push(...loop('a'));
+    await t.service.send('one');
+    const first = t.agents.seen.length;
+    t.settings.change({ agent: { maxToolRounds: 3 } });
+    t.agents.answers.splice(0, t.agents.answers.length, ...loop('b'));
+    await t.service.send('two');
+    assert.deepEqual([first, t.agents.seen.length - first], [1, 3]);
+  });
+
   it('the header shows the new base URL once the settings changed', async () => {
     const t = fakeChat();
     await t.service.onReady();
