@@ -68,7 +68,9 @@ async function buildSessionFile() {
   let t = Date.now() - PAIRS * 60_000;
   const clock = { now: () => t };
   const ids = counterIds('long');
+  /** @type {import('../../src/core/conversation/conversationModel.ts').ConversationState} */
   let state = { system: [], tools: [], messages: [], pending: [], config: config.config };
+  /** @type {import('../../src/core/session/entries.ts').SessionEntry[]} */
   const entries = [];
   for (let i = 0; i < PAIRS; i++) {
     t += 30_000;
@@ -78,6 +80,7 @@ async function buildSessionFile() {
         : i % 9 === 4
           ? `Question ${i}: why does stage ${i % 13} retry?\nIt failed twice on input ${i}.\nIs that expected?`
           : `Question ${i}: what does stage ${i % 13} do with input ${i}?`;
+    /** @type {import('../../src/core/conversation/conversationModel.ts').Injection[]} */
     const pending =
       i % 5 === 1
         ? [
@@ -111,6 +114,7 @@ async function buildSessionFile() {
     entries.push({ type: 'message', at: t, message: a.message });
   }
   const sessionId = newSessionId(t - PAIRS * 60_000, 0.5);
+  /** @type {import('../../src/core/session/entries.ts').HeaderEntry} */
   const header = {
     type: 'header',
     format: SESSION_FORMAT,
@@ -136,7 +140,7 @@ async function buildSessionFile() {
     file: `${sessionId}.jsonl`,
     content: `${lines.join('\n')}\n`,
     firstId: state.messages[0].id,
-    lastId: state.messages.at(-1).id,
+    lastId: state.messages.at(-1)?.id,
     longId,
   };
 }
@@ -145,8 +149,8 @@ async function buildSessionFile() {
 const inFrame = {
   /** Number of item nodes, the transcript's item count (aria-setsize) and the scroller's geometry. */
   stats: () => {
-    const t = document.querySelector('[data-testid="transcript"]');
-    const s = document.querySelector('.scroll');
+    const t = /** @type {HTMLElement} */ (document.querySelector('[data-testid="transcript"]'));
+    const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
     const first = t?.querySelector('[data-id]');
     return {
       nodes: t ? t.querySelectorAll('[data-id]').length : -1,
@@ -159,7 +163,7 @@ const inFrame = {
   /** Whether the item `id` is rendered and (a part of it) inside the scroller's viewport; `bottom`: its end is in view. */
   visible: ([id, bottom]) => {
     const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
-    const s = document.querySelector('.scroll');
+    const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
     if (!n || !s) return false;
     const r = n.getBoundingClientRect();
     const v = s.getBoundingClientRect();
@@ -273,7 +277,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
   test('scrolling to the top renders the first message, still few nodes', async () => {
     const f = world.frame;
     await f.evaluate(() => {
-      document.querySelector('.scroll').scrollTop = 0;
+      /** @type {HTMLElement} */ (document.querySelector('.scroll')).scrollTop = 0;
     });
     await f.waitForFunction(inFrame.visible, [session.firstId, false], { timeout: UI_TIMEOUT, polling: 50 });
     assert.match(await f.locator(`[data-id="${session.firstId}"]`).innerText(), /FIRST-MESSAGE-MARKER/);
@@ -290,8 +294,8 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     await screenshot(world.page, 'long-session-top');
     // 80 jumps from top to bottom; after each, two frames, then check what is on screen.
     const r = await f.evaluate(async (steps) => {
-      const s = document.querySelector('.scroll');
-      const t = document.querySelector('[data-testid="transcript"]');
+      const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
+      const t = /** @type {HTMLElement} */ (document.querySelector('[data-testid="transcript"]'));
       const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
       const gaps = [];
       let maxNodes = 0;
@@ -331,7 +335,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
   test('in the middle, expanding a chip above the viewport does not move what is read', async () => {
     const f = world.frame;
     await f.evaluate(() => {
-      const s = document.querySelector('.scroll');
+      const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
       s.scrollTop = Math.round(s.scrollHeight / 2);
     });
     await settled(f); // the window settles: rendered, measured, anchored
@@ -339,7 +343,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     let chipped;
     for (let tries = 0; !chipped && tries < 10; tries++) {
       chipped = await f.evaluate(() => {
-        const s = document.querySelector('.scroll');
+        const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
         const v = s.getBoundingClientRect();
         const item = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find((n) =>
           n.querySelector('details.chip:not([open])'),
@@ -356,7 +360,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     assert.ok(chipped, 'an item with a chip is rendered in the middle of the session');
     const before = await f.evaluate(
       ([aboveId]) => {
-        const v = document.querySelector('.scroll').getBoundingClientRect();
+        const v = /** @type {HTMLElement} */ (document.querySelector('.scroll')).getBoundingClientRect();
         const above = document.querySelector(`[data-testid="transcript"] [data-id="${aboveId}"]`);
         const anchor = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find(
           (n) => n.getBoundingClientRect().top >= v.top,
@@ -364,7 +368,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
         if (!anchor || !above || above.getBoundingClientRect().bottom >= v.top) return undefined;
         const top = anchor.getBoundingClientRect().top;
         const height = above.getBoundingClientRect().height;
-        above.querySelector('details.chip').open = true;
+        /** @type {HTMLDetailsElement} */ (above.querySelector('details.chip')).open = true;
         return { id: anchor.getAttribute('data-id'), top, grew: above.getBoundingClientRect().height - height };
       },
       [chipped],
@@ -390,7 +394,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
       const found = await f.evaluate(
         ([id]) => {
           const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
-          const s = document.querySelector('.scroll');
+          const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
           // (Not scrollIntoView: it would scroll the workbench's own containers too.)
           s.scrollTop += n ? n.getBoundingClientRect().top - s.getBoundingClientRect().top : s.clientHeight;
           return n !== null;
@@ -411,7 +415,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
   test('hiding the view and coming back keeps the reading position', async () => {
     const topItem = () =>
       world.frame.evaluate(() => {
-        const v = document.querySelector('.scroll').getBoundingClientRect();
+        const v = /** @type {HTMLElement} */ (document.querySelector('.scroll')).getBoundingClientRect();
         const n = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find(
           (e) => e.getBoundingClientRect().bottom > v.top + 1,
         );

@@ -244,7 +244,7 @@ function ui(w, workbench) {
     /** Scrolls the chat's (virtualised) transcript to its top or bottom. */
     async scrollChat(where) {
       await w.frame.evaluate((to) => {
-        const s = document.querySelector('.scroll');
+        const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
         s.scrollTop = to === 'top' ? 0 : s.scrollHeight;
       }, where);
     },
