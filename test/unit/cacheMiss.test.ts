@@ -16,7 +16,7 @@ import { sessionEntrySchema, type SessionEntry } from '../../src/core/session/en
 import { requestHistoryOf } from '../../src/core/session/requestHistory';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { BudgetHistory } from '../../src/host/budget/budgetData';
-import { cacheMissReasonOf } from '../../src/host/anthropic/anthropicClient';
+import { cacheMissReasonOf } from '../../src/host/anthropic/sdkMessages';
 import { parseBudgetToWebview } from '../../src/protocol/budget';
 import { Build, emptyState, fakeClock, testConfig } from './support/builders';
 import { FakeTools, ScriptedLlm } from './support/scriptedLlm';
