@@ -10,6 +10,7 @@ import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { emptyState, fakeClock, testConfig } from './support/builders';
 import { Counter } from './support/gate';
 import { countingTokenizer } from './support/tokenFakes';
+import { nullSink } from './support/sessionSink';
 
 /**
  * A chat model whose answers wait until the test releases them; the summariser answers at
@@ -74,13 +75,7 @@ function setup() {
     {
       llm,
       tools: { run: async () => ({ content: 'x', isError: false }) },
-      sink: {
-        message: async () => undefined,
-        usage: async () => undefined,
-        compaction: async () => undefined,
-        restore: async () => undefined,
-        pins: async () => undefined,
-      },
+      sink: nullSink(),
       clock,
       ids,
       tokenizer,

@@ -9,6 +9,7 @@ import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { emptyState, fakeClock } from './support/builders';
 import { FakeTools, ScriptedLlm, type Step } from './support/scriptedLlm';
 import { countingTokenizer } from './support/tokenFakes';
+import { nullSink } from './support/sessionSink';
 
 function setup(steps: Step[], hook: ContextAfterTools | undefined) {
   const llm = new ScriptedLlm(steps);
@@ -17,13 +18,7 @@ function setup(steps: Step[], hook: ContextAfterTools | undefined) {
   const deps: AgentDeps = {
     llm,
     tools: new FakeTools({ read_file: 'export const a = 1;' }),
-    sink: {
-      message: async () => undefined,
-      usage: async () => undefined,
-      compaction: async () => undefined,
-      restore: async () => undefined,
-      pins: async () => undefined,
-    },
+    sink: nullSink(),
     clock: fakeClock(),
     ids: counterIds('h'),
     tokenizer,

@@ -8,6 +8,7 @@ import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { emptyState, fakeClock, testConfig } from './support/builders';
 import { FakeTools, ScriptedLlm, type Step } from './support/scriptedLlm';
 import { countingTokenizer, words } from './support/tokenFakes';
+import { nullSink } from './support/sessionSink';
 
 function setup(
   steps: Step[],
@@ -23,13 +24,10 @@ function setup(
   const deps: AgentDeps = {
     llm,
     tools,
-    sink: {
+    sink: nullSink({
       message: async (m) => void persisted.push(m),
       usage: async (u) => void usages.push(u.costUsd ?? NaN),
-      compaction: async () => undefined,
-      restore: async () => undefined,
-      pins: async () => undefined,
-    },
+    }),
     clock: fakeClock(),
     ids: counterIds('a'),
     tokenizer,

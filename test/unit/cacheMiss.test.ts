@@ -16,11 +16,12 @@ import { sessionEntrySchema, type SessionEntry } from '../../src/core/session/en
 import { requestHistoryOf } from '../../src/core/session/requestHistory';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { BudgetHistory } from '../../src/host/budget/budgetData';
-import { cacheMissReasonOf } from '../../src/host/anthropic/anthropicClient';
+import { cacheMissReasonOf } from '../../src/host/anthropic/sdkMessages';
 import { parseBudgetToWebview } from '../../src/protocol/budget';
 import { Build, emptyState, fakeClock, testConfig } from './support/builders';
 import { FakeTools, ScriptedLlm } from './support/scriptedLlm';
 import { countingTokenizer } from './support/tokenFakes';
+import { nullSink } from './support/sessionSink';
 
 const u = (input: number, read: number, write: number): Usage => ({
   input_tokens: input,
@@ -226,13 +227,7 @@ describe('cache miss in the agent loop, the session file and the budget panel', 
     const deps: AgentDeps = {
       llm,
       tools: new FakeTools({}),
-      sink: {
-        message: async () => undefined,
-        usage: async (r) => void records.push(r),
-        compaction: async () => undefined,
-        restore: async () => undefined,
-        pins: async () => undefined,
-      },
+      sink: nullSink({ usage: async (r) => void records.push(r) }),
       clock: fakeClock(),
       ids: counterIds('s'),
       tokenizer,

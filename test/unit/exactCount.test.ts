@@ -10,6 +10,7 @@ import { emptyState, fakeClock, testConfig } from './support/builders';
 import { Counter, Gate } from './support/gate';
 import { FakeTools } from './support/scriptedLlm';
 import { countingTokenizer } from './support/tokenFakes';
+import { nullSink } from './support/sessionSink';
 
 type Answer = { readonly content: readonly AssistantContent[] } | { readonly error: LlmError };
 
@@ -78,13 +79,7 @@ function setup(llm: GatedLlm, count?: FakeCount['port']) {
   const deps: AgentDeps = {
     llm,
     tools: new FakeTools({ list_files: 'a.ts' }),
-    sink: {
-      message: async () => undefined,
-      usage: async () => undefined,
-      compaction: async () => undefined,
-      restore: async () => undefined,
-      pins: async () => undefined,
-    },
+    sink: nullSink(),
     clock: fakeClock(),
     ids: counterIds('x'),
     tokenizer,

@@ -1,13 +1,12 @@
 import { strict as assert } from 'node:assert';
-import type Anthropic from '@anthropic-ai/sdk';
 import type {
   MessageCreateParamsNonStreaming,
   MessageParam,
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
-import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
-import { clientFor, filler } from '../fake-anthropic/testkit';
+import { filler } from '../fake-anthropic/testkit';
+import { useFakeAnthropic } from './support/fakeServer';
 
 const BP = { type: 'ephemeral' } as const;
 const MIN = 60_000;
@@ -38,23 +37,16 @@ function request(userText: string, system = filler(1200), ttl?: '1h'): MessageCr
 }
 
 describe('fake Anthropic: prompt caching', () => {
-  let server: FakeAnthropic;
-  let client: Anthropic;
   let now = Date.UTC(2025, 0, 1);
-  before(async () => {
-    server = await startFakeAnthropic({ clock: () => now });
-    client = clientFor(server);
-  });
-  after(() => server.close());
+  const fake = useFakeAnthropic({ clock: () => now });
   beforeEach(() => {
-    server.reset();
     now = Date.UTC(2025, 0, 1);
   });
 
-  const usage = async (body: MessageCreateParamsNonStreaming) => (await client.messages.create(body)).usage;
+  const usage = async (body: MessageCreateParamsNonStreaming) => (await fake.client.messages.create(body)).usage;
   const total = async (body: MessageCreateParamsNonStreaming) =>
     (
-      await client.messages.countTokens({
+      await fake.client.messages.countTokens({
         model: body.model,
         messages: body.messages,
         ...(body.system ? { system: body.system } : {}),
@@ -77,7 +69,11 @@ describe('fake Anthropic: prompt caching', () => {
       (await total(request('a different, longer second question'))) - second.cache_read_input_tokens!,
     );
     assert.deepEqual(
-      { hits: server.cacheStats().hits, misses: server.cacheStats().misses, entries: server.cacheStats().entries },
+      {
+        hits: fake.server.cacheStats().hits,
+        misses: fake.server.cacheStats().misses,
+        entries: fake.server.cacheStats().entries,
+      },
       { hits: 1, misses: 1, entries: 1 },
     );
   });
@@ -102,7 +98,7 @@ describe('fake Anthropic: prompt caching', () => {
     const expired = await usage(request('q'));
     assert.equal(expired.cache_read_input_tokens, 0, 'missed after 5 min without a read');
     assert.ok(expired.cache_creation_input_tokens! > 0);
-    server.advanceClock(5 * MIN + 1);
+    fake.server.advanceClock(5 * MIN + 1);
     assert.equal((await usage(request('q'))).cache_read_input_tokens, 0, 'advanceClock() moves the same clock');
   });
 
@@ -179,7 +175,7 @@ describe('fake Anthropic: prompt caching', () => {
       const written = await usage(conversation(0));
       const far = await usage(conversation(21, { bpOnFirst: false }));
       assert.equal(far.cache_read_input_tokens, 0, '21 blocks later: out of the lookback');
-      server.reset();
+      fake.server.reset();
       await usage(conversation(0));
       const bridged = await usage(conversation(21, { bpOnFirst: false, bpAt: 5 }));
       assert.equal(

@@ -1,19 +1,11 @@
 import { strict as assert } from 'node:assert';
-import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
-import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
-import { clientFor, filler, rawPost } from '../fake-anthropic/testkit';
+import { filler, rawPost } from '../fake-anthropic/testkit';
+import { useFakeAnthropic } from './support/fakeServer';
 
 describe('fake Anthropic: cache diagnostics', () => {
-  let server: FakeAnthropic;
-  let client: Anthropic;
-  before(async () => {
-    server = await startFakeAnthropic({});
-    client = clientFor(server);
-  });
-  after(() => server.close());
-  beforeEach(() => server.reset());
+  const fake = useFakeAnthropic();
 
   const system = filler(1500);
   const body = (
@@ -29,11 +21,11 @@ describe('fake Anthropic: cache diagnostics', () => {
   const first: MessageParam[] = [{ role: 'user', content: 'first question' }];
 
   it('no diagnostics field without the opt-in; null on the opt-in and when only messages were appended', async () => {
-    const plain = await client.messages.create(body(first));
+    const plain = await fake.client.messages.create(body(first));
     assert.equal('diagnostics' in plain, false);
-    const a = await client.messages.create(body(first, { diagnostics: { previous_message_id: null } }));
+    const a = await fake.client.messages.create(body(first, { diagnostics: { previous_message_id: null } }));
     assert.equal(a.diagnostics, null);
-    const b = await client.messages.create(
+    const b = await fake.client.messages.create(
       body([...first, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'more' }], {
         diagnostics: { previous_message_id: a.id },
       }),
@@ -42,8 +34,8 @@ describe('fake Anthropic: cache diagnostics', () => {
   });
 
   it('names the first divergence with the missed tokens: system, then an edited message, then an unknown id', async () => {
-    const a = await client.messages.create(body(first, { diagnostics: { previous_message_id: null } }));
-    const b = await client.messages.create({
+    const a = await fake.client.messages.create(body(first, { diagnostics: { previous_message_id: null } }));
+    const b = await fake.client.messages.create({
       ...body(first),
       system: 'another prompt',
       diagnostics: { previous_message_id: a.id },
@@ -54,25 +46,25 @@ describe('fake Anthropic: cache diagnostics', () => {
         ? b.diagnostics.cache_miss_reason.cache_missed_input_tokens
         : 0;
     assert.ok(missed >= 1500, `missed ${missed}`);
-    const c = await client.messages.create(
+    const c = await fake.client.messages.create(
       body([{ role: 'user', content: 'edited question' }], { diagnostics: { previous_message_id: b.id } }),
     );
     assert.equal(c.diagnostics?.cache_miss_reason?.type, 'system_changed');
-    const d = await client.messages.create(
+    const d = await fake.client.messages.create(
       body([{ role: 'user', content: 'edited again' }], { diagnostics: { previous_message_id: c.id } }),
     );
     assert.equal(d.diagnostics?.cache_miss_reason?.type, 'messages_changed');
-    const e = await client.messages.create(
+    const e = await fake.client.messages.create(
       body(first, { model: 'claude-opus-4-6', diagnostics: { previous_message_id: d.id } }),
     );
     assert.equal(e.diagnostics?.cache_miss_reason?.type, 'model_changed');
-    const f = await client.messages.create(body(first, { diagnostics: { previous_message_id: 'msg_unknown' } }));
+    const f = await fake.client.messages.create(body(first, { diagnostics: { previous_message_id: 'msg_unknown' } }));
     assert.deepEqual(f.diagnostics, { cache_miss_reason: { type: 'previous_message_not_found' } });
   });
 
   it('reports `unavailable` when only thinking differs, and refuses a malformed diagnostics object', async () => {
-    const a = await client.messages.create(body(first, { diagnostics: { previous_message_id: null } }));
-    const b = await client.messages.create(
+    const a = await fake.client.messages.create(body(first, { diagnostics: { previous_message_id: null } }));
+    const b = await fake.client.messages.create(
       body(first, {
         max_tokens: 4096,
         thinking: { type: 'enabled', budget_tokens: 1024 },
@@ -80,14 +72,14 @@ describe('fake Anthropic: cache diagnostics', () => {
       }),
     );
     assert.deepEqual(b.diagnostics, { cache_miss_reason: { type: 'unavailable' } });
-    const bad = await rawPost(server, '/v1/messages', { ...body(first), diagnostics: { previous_message_id: 3 } });
+    const bad = await rawPost(fake.server, '/v1/messages', { ...body(first), diagnostics: { previous_message_id: 3 } });
     assert.equal(bad.status, 400);
-    const extra = await rawPost(server, '/v1/messages', { ...body(first), diagnostics: { previous: 'x' } });
+    const extra = await rawPost(fake.server, '/v1/messages', { ...body(first), diagnostics: { previous: 'x' } });
     assert.equal(extra.status, 400);
   });
 
   it('our streaming client returns the message id and the parsed cache miss reason', async () => {
-    const llm = new AnthropicLlmClient({ apiKey: async () => 'test', baseUrl: server.url });
+    const llm = new AnthropicLlmClient({ apiKey: async () => 'test', baseUrl: fake.server.url });
     const opts = { signal: new AbortController().signal, onEvent: () => undefined };
     const a = await llm.stream(body(first, { diagnostics: { previous_message_id: null } }), opts);
     assert.ok(a.ok);

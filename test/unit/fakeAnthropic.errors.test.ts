@@ -1,8 +1,9 @@
 import { strict as assert } from 'node:assert';
 import Anthropic from '@anthropic-ai/sdk';
-import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
+import { startFakeAnthropic } from '../fake-anthropic';
 import { clientFor, filler, minimalRequest, rawPost } from '../fake-anthropic/testkit';
 import { Gate } from './support/gate';
+import { useFakeAnthropic } from './support/fakeServer';
 
 function apiError(e: unknown): {
   status: number | undefined;
@@ -16,34 +17,27 @@ function apiError(e: unknown): {
 }
 
 describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
-  let server: FakeAnthropic;
-  let client: Anthropic;
-  before(async () => {
-    server = await startFakeAnthropic();
-    client = clientFor(server);
-  });
-  after(() => server.close());
-  beforeEach(() => server.reset());
+  const fake = useFakeAnthropic();
 
   it('429 with retry-after: the SDK waits at least that long, retries, and gets the answer', async () => {
-    server.script({ status: 429, retryAfter: 1 }, { text: 'after the rate limit' });
+    fake.server.script({ status: 429, retryAfter: 1 }, { text: 'after the rate limit' });
     const t0 = Date.now();
-    const msg = await clientFor(server, { maxRetries: 2 }).messages.create(minimalRequest());
+    const msg = await clientFor(fake.server, { maxRetries: 2 }).messages.create(minimalRequest());
     const waited = Date.now() - t0;
     assert.deepEqual(msg.content, [{ type: 'text', text: 'after the rate limit' }]);
     // Only a lower bound: a busy machine can make the wait longer, never shorter. The SDK's own
     // first backoff (0.5 s at most) would be shorter, so this shows retry-after was honoured.
     assert.ok(waited >= 950, `waited ${waited} ms for retry-after: 1`);
     assert.deepEqual(
-      server.requests.map((r) => r.outcome),
+      fake.server.requests.map((r) => r.outcome),
       ['scripted_error', 'answered'],
     );
-    assert.equal(server.requests[1]?.headers['x-stainless-retry-count'], '1');
+    assert.equal(fake.server.requests[1]?.headers['x-stainless-retry-count'], '1');
   });
 
   it('429 without retries surfaces as RateLimitError with retry-after, request-id and the API body', async () => {
-    server.script({ status: 429, retryAfter: 1 });
-    await assert.rejects(client.messages.create(minimalRequest()), (e: unknown) => {
+    fake.server.script({ status: 429, retryAfter: 1 });
+    await assert.rejects(fake.client.messages.create(minimalRequest()), (e: unknown) => {
       assert.ok(e instanceof Anthropic.RateLimitError);
       assert.equal(e.headers?.get('retry-after'), '1');
       assert.equal(e.headers?.get('x-should-retry'), 'true');
@@ -56,35 +50,35 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
   });
 
   it('529 overloaded_error as HTTP status, retried by the SDK', async () => {
-    server.script({ status: 529 });
-    await assert.rejects(client.messages.create(minimalRequest()), (e: unknown) => {
+    fake.server.script({ status: 529 });
+    await assert.rejects(fake.client.messages.create(minimalRequest()), (e: unknown) => {
       const err = apiError(e);
       assert.deepEqual([err.status, err.type, err.message], [529, 'overloaded_error', 'Overloaded']);
       return true;
     });
-    server.script({ status: 529, retryAfter: 0.05 }, { text: 'recovered' });
-    const msg = await clientFor(server, { maxRetries: 2 }).messages.create(minimalRequest());
+    fake.server.script({ status: 529, retryAfter: 0.05 }, { text: 'recovered' });
+    const msg = await clientFor(fake.server, { maxRetries: 2 }).messages.create(minimalRequest());
     assert.deepEqual(msg.content, [{ type: 'text', text: 'recovered' }]);
   });
 
   it('500 api_error; x-should-retry: false stops the SDK from retrying', async () => {
-    server.script({ status: 500, shouldRetry: false }, { text: 'never reached' });
-    await assert.rejects(clientFor(server, { maxRetries: 2 }).messages.create(minimalRequest()), (e: unknown) => {
+    fake.server.script({ status: 500, shouldRetry: false }, { text: 'never reached' });
+    await assert.rejects(clientFor(fake.server, { maxRetries: 2 }).messages.create(minimalRequest()), (e: unknown) => {
       assert.ok(e instanceof Anthropic.InternalServerError);
       assert.equal(apiError(e).type, 'api_error');
       return true;
     });
-    assert.equal(server.requests.length, 1, 'not retried');
-    assert.equal(server.pendingSteps, 1);
+    assert.equal(fake.server.requests.length, 1, 'not retried');
+    assert.equal(fake.server.pendingSteps, 1);
   });
 
   it('overloaded_error as an SSE error event mid-stream surfaces as an APIError after partial text', async () => {
-    server.script({
+    fake.server.script({
       text: 'partial answer that will be cut off',
       chunkChars: 4,
       overloadedMidStream: { afterEvents: 5 },
     });
-    const stream = client.messages.stream(minimalRequest());
+    const stream = fake.client.messages.stream(minimalRequest());
     let text = '';
     stream.on('text', (d) => (text += d));
     await assert.rejects(stream.finalMessage(), (e: unknown) => {
@@ -94,18 +88,18 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
       return true;
     });
     assert.equal(text, 'partial ', 'the two deltas before the error arrived');
-    await server.idle();
-    assert.equal(server.requests[0]?.outcome, 'stream_error');
+    await fake.server.idle();
+    assert.equal(fake.server.requests[0]?.outcome, 'stream_error');
   });
 
   it('a mid-stream error on a non-streaming request is an HTTP error (529 for overloaded)', async () => {
-    server.script({ text: 'x', overloadedMidStream: { afterEvents: 2 } });
-    await assert.rejects(client.messages.create(minimalRequest()), (e: unknown) => apiError(e).status === 529);
+    fake.server.script({ text: 'x', overloadedMidStream: { afterEvents: 2 } });
+    await assert.rejects(fake.client.messages.create(minimalRequest()), (e: unknown) => apiError(e).status === 529);
   });
 
   it('a socket destroyed mid-stream surfaces as a connection error', async () => {
-    server.script({ text: 'this answer never finishes', chunkChars: 3, disconnectAfterEvents: 4 });
-    const stream = client.messages.stream(minimalRequest());
+    fake.server.script({ text: 'this answer never finishes', chunkChars: 3, disconnectAfterEvents: 4 });
+    const stream = fake.client.messages.stream(minimalRequest());
     let text = '';
     stream.on('text', (d) => (text += d));
     await assert.rejects(stream.finalMessage(), (e: unknown) => {
@@ -116,13 +110,13 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
       return true;
     });
     assert.equal(text, 'thi', 'the first delta arrived before the drop');
-    await server.idle();
-    assert.equal(server.requests[0]?.outcome, 'disconnected');
+    await fake.server.idle();
+    assert.equal(fake.server.requests[0]?.outcome, 'disconnected');
   });
 
   it('a socket destroyed before the response of create() is an APIConnectionError', async () => {
-    server.script({ text: 'x', disconnectAfterEvents: 0 });
-    await assert.rejects(client.messages.create(minimalRequest()), Anthropic.APIConnectionError);
+    fake.server.script({ text: 'x', disconnectAfterEvents: 0 });
+    await assert.rejects(fake.client.messages.create(minimalRequest()), Anthropic.APIConnectionError);
   });
 
   it('notices a client that gave up during the delay (the user pressed Stop), at once', async () => {
@@ -153,32 +147,32 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
   });
 
   it('prompt too long: 400 with the exact message, recorded invalid', async () => {
-    server.setWindow(1000);
+    fake.server.setWindow(1000);
     const body = minimalRequest({ messages: [{ role: 'user', content: filler(1500) }] });
-    const total = (await client.messages.countTokens({ model: body.model, messages: body.messages })).input_tokens;
+    const total = (await fake.client.messages.countTokens({ model: body.model, messages: body.messages })).input_tokens;
     assert.ok(total > 1500);
-    await assert.rejects(client.messages.create(body), (e: unknown) => {
+    await assert.rejects(fake.client.messages.create(body), (e: unknown) => {
       const err = apiError(e);
       assert.equal(err.status, 400);
       assert.equal(err.type, 'invalid_request_error');
       assert.equal(err.message, `prompt is too long: ${total} tokens > 1000 maximum`);
       return true;
     });
-    assert.equal(server.invalidRequests[0]?.error?.rule, 'prompt_too_long');
+    assert.equal(fake.server.invalidRequests[0]?.error?.rule, 'prompt_too_long');
   });
 
   it('input + max_tokens over the window: 400 "input length and `max_tokens` exceed context limit"', async () => {
-    server.setWindow(2000);
+    fake.server.setWindow(2000);
     const body = minimalRequest({ max_tokens: 1000, messages: [{ role: 'user', content: filler(1500) }] });
-    const total = (await client.messages.countTokens({ model: body.model, messages: body.messages })).input_tokens;
-    await assert.rejects(client.messages.create(body), (e: unknown) => {
+    const total = (await fake.client.messages.countTokens({ model: body.model, messages: body.messages })).input_tokens;
+    await assert.rejects(fake.client.messages.create(body), (e: unknown) => {
       assert.equal(
         apiError(e).message,
         `input length and \`max_tokens\` exceed context limit: ${total} + 1000 > 2000, decrease input length or \`max_tokens\` and try again`,
       );
       return true;
     });
-    const fits = await client.messages.create({ ...body, max_tokens: 2000 - total });
+    const fits = await fake.client.messages.create({ ...body, max_tokens: 2000 - total });
     assert.equal(fits.type, 'message', 'exactly at the window is accepted');
   });
 
@@ -199,27 +193,27 @@ describe('fake Anthropic: errors, retries and faults with the real SDK', () => {
   });
 
   it('refuses requests without x-api-key, without anthropic-version, or with a body that is not JSON', async () => {
-    const noKey = await rawPost(server, '/v1/messages', minimalRequest(), { 'x-api-key': null });
+    const noKey = await rawPost(fake.server, '/v1/messages', minimalRequest(), { 'x-api-key': null });
     assert.equal(noKey.status, 401);
     assert.deepEqual((noKey.json as { error: unknown }).error, {
       type: 'authentication_error',
       message: 'x-api-key header is required',
     });
-    const noVersion = await rawPost(server, '/v1/messages', minimalRequest(), { 'anthropic-version': null });
+    const noVersion = await rawPost(fake.server, '/v1/messages', minimalRequest(), { 'anthropic-version': null });
     assert.equal(noVersion.status, 400);
     assert.deepEqual((noVersion.json as { error: unknown }).error, {
       type: 'invalid_request_error',
       message: 'anthropic-version: header is required',
     });
-    const badVersion = await rawPost(server, '/v1/messages', minimalRequest(), { 'anthropic-version': 'latest' });
+    const badVersion = await rawPost(fake.server, '/v1/messages', minimalRequest(), { 'anthropic-version': 'latest' });
     assert.equal(badVersion.status, 400);
-    const notJson = await rawPost(server, '/v1/messages', '{"model": ');
+    const notJson = await rawPost(fake.server, '/v1/messages', '{"model": ');
     assert.equal(notJson.status, 400);
     assert.match(String((notJson.json as { error: { message: string } }).error.message), /error parsing the body/);
-    const unknown = await rawPost(server, '/v1/complete_everything', {});
+    const unknown = await rawPost(fake.server, '/v1/complete_everything', {});
     assert.equal(unknown.status, 404);
     assert.deepEqual(
-      server.invalidRequests.map((r) => r.error?.rule),
+      fake.server.invalidRequests.map((r) => r.error?.rule),
       ['authentication', 'anthropic_version', 'anthropic_version', 'body_json', 'route'],
     );
     assert.match(String(noKey.headers.get('request-id')), /^req_011/);

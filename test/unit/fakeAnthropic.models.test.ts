@@ -2,60 +2,53 @@ import { strict as assert } from 'node:assert';
 import Anthropic from '@anthropic-ai/sdk';
 import { resolveConfig } from '../../src/core/pipeline/config';
 import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
-import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
-import { clientFor, filler, minimalRequest } from '../fake-anthropic/testkit';
+import { filler, minimalRequest } from '../fake-anthropic/testkit';
+import { useFakeAnthropic } from './support/fakeServer';
 
 describe('fake Anthropic: Models API and count_tokens', () => {
-  let server: FakeAnthropic;
-  let client: Anthropic;
-  before(async () => {
-    server = await startFakeAnthropic();
-    client = clientFor(server);
-  });
-  after(() => server.close());
-  beforeEach(() => server.reset());
+  const fake = useFakeAnthropic();
 
   it('GET /v1/models/{id} answers a ModelInfo with the enforced window and the output limit', async () => {
-    server.setWindow(300_000);
-    const m = await client.models.retrieve('claude-opus-5-5');
+    fake.server.setWindow(300_000);
+    const m = await fake.client.models.retrieve('claude-opus-5-5');
     assert.equal(m.id, 'claude-opus-5-5');
     assert.equal(m.type, 'model');
     assert.equal(m.max_input_tokens, 300_000);
     assert.equal(m.max_tokens, 128_000);
     assert.equal(m.line, 'opus');
-    await assert.rejects(client.models.retrieve('gpt-4'), (e: unknown) => e instanceof Anthropic.NotFoundError);
+    await assert.rejects(fake.client.models.retrieve('gpt-4'), (e: unknown) => e instanceof Anthropic.NotFoundError);
   });
 
   it('GET /v1/models lists newest first and pages with limit / after_id', async () => {
-    const first = await client.models.list({ limit: 2 });
+    const first = await fake.client.models.list({ limit: 2 });
     assert.deepEqual(
       first.data.map((m) => m.id),
       ['fake-claude', 'claude-opus-5-5'],
     );
     assert.equal(first.has_more, true);
     const all: string[] = [];
-    for await (const m of client.models.list({ limit: 3 })) all.push(m.id);
+    for await (const m of fake.client.models.list({ limit: 3 })) all.push(m.id);
     assert.equal(all.length, 9);
     assert.equal(new Set(all).size, 9);
   });
 
   it('POST /v1/messages/count_tokens counts with the fake tokenizer and validates like /v1/messages', async () => {
-    const r = await client.messages.countTokens({
+    const r = await fake.client.messages.countTokens({
       model: 'claude-sonnet-4-6',
       messages: [{ role: 'user', content: filler(100) }],
     });
-    const sent = server.allRequests.at(-1);
+    const sent = fake.server.allRequests.at(-1);
     assert.equal(sent?.outcome, 'counted');
     assert.equal(r.input_tokens, sent?.inputTokens);
     assert.ok(r.input_tokens >= 100);
     await assert.rejects(
-      client.messages.countTokens({ model: 'claude-sonnet-4-6', messages: [] }),
+      fake.client.messages.countTokens({ model: 'claude-sonnet-4-6', messages: [] }),
       (e: unknown) => e instanceof Anthropic.BadRequestError,
     );
   });
 
   it('the host client resolves limits and exact counts, and never throws when the server refuses', async () => {
-    const llm = new AnthropicLlmClient({ apiKey: async () => 'test', baseUrl: server.url });
+    const llm = new AnthropicLlmClient({ apiKey: async () => 'test', baseUrl: fake.server.url });
     const limits = await llm.retrieveModel('claude-sonnet-4-5');
     assert.ok(limits.ok);
     assert.deepEqual(limits.limits, { id: 'claude-sonnet-4-5', maxInputTokens: 200_000, maxTokens: 64_000 });
@@ -65,8 +58,8 @@ describe('fake Anthropic: Models API and count_tokens', () => {
     assert.ok(!missing.ok && missing.error.kind === 'not_found');
     const counted = await llm.countTokens(minimalRequest({ messages: [{ role: 'user', content: filler(50) }] }));
     assert.ok(counted.ok);
-    assert.equal(counted.inputTokens, server.allRequests.at(-1)?.inputTokens);
-    const noKey = new AnthropicLlmClient({ apiKey: async () => undefined, baseUrl: server.url });
+    assert.equal(counted.inputTokens, fake.server.allRequests.at(-1)?.inputTokens);
+    const noKey = new AnthropicLlmClient({ apiKey: async () => undefined, baseUrl: fake.server.url });
     assert.equal((await noKey.countTokens(minimalRequest())).ok, false);
   });
 });

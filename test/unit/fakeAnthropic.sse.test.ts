@@ -1,22 +1,16 @@
 import { strict as assert } from 'node:assert';
 import type Anthropic from '@anthropic-ai/sdk';
-import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
+import { startFakeAnthropic } from '../fake-anthropic';
 import { clientFor, minimalRequest, rawPost } from '../fake-anthropic/testkit';
+import { useFakeAnthropic } from './support/fakeServer';
 
 describe('fake Anthropic: streaming and non-streaming answers with the real SDK', () => {
-  let server: FakeAnthropic;
-  let client: Anthropic;
-  before(async () => {
-    server = await startFakeAnthropic();
-    client = clientFor(server);
-  });
-  after(() => server.close());
-  beforeEach(() => server.reset());
+  const fake = useFakeAnthropic();
 
   it('streams a scripted text answer that finalMessage() reassembles, with usage and the request id', async () => {
     const text = 'Streaming works, one delta at a time — even with ünïcödé and emoji 🎉.';
-    server.script({ text, chunkChars: 5 });
-    const stream = client.messages.stream(minimalRequest());
+    fake.server.script({ text, chunkChars: 5 });
+    const stream = fake.client.messages.stream(minimalRequest());
     const deltas: string[] = [];
     stream.on('text', (d) => deltas.push(d));
     const msg = await stream.finalMessage();
@@ -27,11 +21,11 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
     assert.equal(msg.stop_reason, 'end_turn');
     assert.equal(msg.model, 'claude-sonnet-4-6');
     assert.ok(msg.usage.input_tokens > 0 && msg.usage.output_tokens > 1, JSON.stringify(msg.usage));
-    assert.deepEqual(msg.usage, { ...msg.usage, ...server.requests[0]?.usage });
+    assert.deepEqual(msg.usage, { ...msg.usage, ...fake.server.requests[0]?.usage });
     assert.match(String(requestId), /^req_011/);
-    assert.equal(server.requests[0]?.requestId, requestId);
-    assert.equal(server.requests[0]?.stream, true);
-    assert.equal(server.pendingSteps, 0);
+    assert.equal(fake.server.requests[0]?.requestId, requestId);
+    assert.equal(fake.server.requests[0]?.stream, true);
+    assert.equal(fake.server.pendingSteps, 0);
   });
 
   it('streams several tool calls (input_json_delta) after a text block, stop_reason tool_use', async () => {
@@ -42,12 +36,12 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
         input: { pattern: 'TODO', paths: ['src', 'test'], options: { caseSensitive: false, context: 2 } },
       },
     ];
-    server.script({ text: 'Let me look.', toolUses, chunkChars: 7 });
+    fake.server.script({ text: 'Let me look.', toolUses, chunkChars: 7 });
     const tools: Anthropic.Tool[] = [
       { name: 'read_file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } },
       { name: 'grep', input_schema: { type: 'object' } },
     ];
-    const msg = await client.messages.stream(minimalRequest({ tools })).finalMessage();
+    const msg = await fake.client.messages.stream(minimalRequest({ tools })).finalMessage();
     assert.equal(msg.stop_reason, 'tool_use');
     assert.equal(msg.content.length, 3);
     assert.deepEqual(msg.content[0], { type: 'text', text: 'Let me look.' });
@@ -66,9 +60,9 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
   });
 
   it('sends the API event sequence: message_start, block start, ping, deltas, stop, message_delta, message_stop', async () => {
-    server.script({ thinking: 'Consider the question.', text: 'Hi', toolUses: [{ name: 'ls', input: {} }] });
+    fake.server.script({ thinking: 'Consider the question.', text: 'Hi', toolUses: [{ name: 'ls', input: {} }] });
     const types: string[] = [];
-    const stream = client.messages.stream(
+    const stream = fake.client.messages.stream(
       minimalRequest({ tools: [{ name: 'ls', input_schema: { type: 'object' } }] }),
     );
     for await (const e of stream) types.push(e.type === 'content_block_delta' ? `delta:${e.delta.type}` : e.type);
@@ -96,8 +90,8 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
   });
 
   it('writes raw SSE frames the API way: event names, JSON data, a ping after the first block start', async () => {
-    server.script({ text: 'Hi there' });
-    const res = await rawPost(server, '/v1/messages', { ...minimalRequest(), stream: true });
+    fake.server.script({ text: 'Hi there' });
+    const res = await rawPost(fake.server, '/v1/messages', { ...minimalRequest(), stream: true });
     assert.equal(res.status, 200);
     assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
     assert.match(String(res.headers.get('request-id')), /^req_011/);
@@ -119,16 +113,16 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
   });
 
   it('answers non-streaming create() with the same content and usage shape', async () => {
-    server.script({ text: 'Plain answer.' });
-    const msg = await client.messages.create(minimalRequest());
+    fake.server.script({ text: 'Plain answer.' });
+    const msg = await fake.client.messages.create(minimalRequest());
     assert.deepEqual(msg.content, [{ type: 'text', text: 'Plain answer.' }]);
     assert.equal(msg.type, 'message');
     assert.equal(msg.role, 'assistant');
     assert.match(msg.id, /^msg_01/);
     assert.equal(msg.stop_reason, 'end_turn');
     assert.equal(msg.usage.cache_read_input_tokens, 0);
-    assert.equal(msg.usage.input_tokens, server.requests[0]?.inputTokens);
-    assert.equal(server.requests[0]?.stream, false);
+    assert.equal(msg.usage.input_tokens, fake.server.requests[0]?.inputTokens);
+    assert.equal(fake.server.requests[0]?.stream, false);
   });
 
   it('count_tokens returns the same input count a message request is billed for', async () => {
@@ -136,23 +130,23 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
       system: 'You are terse.',
       messages: [{ role: 'user', content: 'Count these words, please: one two three.' }],
     });
-    const counted = await client.messages.countTokens({
+    const counted = await fake.client.messages.countTokens({
       model: body.model,
       system: body.system,
       messages: body.messages,
     });
-    const msg = await client.messages.create(body);
+    const msg = await fake.client.messages.create(body);
     assert.ok(counted.input_tokens > 10);
     assert.equal(counted.input_tokens, msg.usage.input_tokens);
-    assert.equal(server.allRequests[0]?.path, '/v1/messages/count_tokens');
-    assert.equal(server.allRequests[0]?.outcome, 'counted');
+    assert.equal(fake.server.allRequests[0]?.path, '/v1/messages/count_tokens');
+    assert.equal(fake.server.allRequests[0]?.outcome, 'counted');
   });
 
   it('without a script answers a labelled, deterministic echo of the last user text (fake-claude accepted)', async () => {
-    const a = await client.messages.create(
+    const a = await fake.client.messages.create(
       minimalRequest({ model: 'fake-claude', messages: [{ role: 'user', content: 'What is   the plan?' }] }),
     );
-    const b = await client.messages.create(
+    const b = await fake.client.messages.create(
       minimalRequest({ model: 'fake-claude', messages: [{ role: 'user', content: 'What is   the plan?' }] }),
     );
     assert.deepEqual(a.content, [
@@ -163,13 +157,13 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
   });
 
   it('honours scripted stop reasons, and cuts an answer longer than max_tokens like the API', async () => {
-    server.script(
+    fake.server.script(
       { text: 'I cannot help with that.', stopReason: 'refusal' },
       { text: 'one two three four five six seven eight nine ten' },
     );
-    const refused = await client.messages.create(minimalRequest());
+    const refused = await fake.client.messages.create(minimalRequest());
     assert.equal(refused.stop_reason, 'refusal');
-    const cut = await client.messages.stream(minimalRequest({ max_tokens: 4 })).finalMessage();
+    const cut = await fake.client.messages.stream(minimalRequest({ max_tokens: 4 })).finalMessage();
     assert.equal(cut.stop_reason, 'max_tokens');
     assert.deepEqual(cut.content, [{ type: 'text', text: 'one two three four' }]);
     assert.equal(cut.usage.output_tokens, 4);
@@ -201,9 +195,9 @@ describe('fake Anthropic: streaming and non-streaming answers with the real SDK'
   });
 
   it('only answers a step to a request its match fits', async () => {
-    server.script({ text: 'summary', match: { model: 'claude-haiku-4-5' } }, { text: 'main answer' });
-    const main = await client.messages.create(minimalRequest());
-    const summary = await client.messages.create(minimalRequest({ model: 'claude-haiku-4-5' }));
+    fake.server.script({ text: 'summary', match: { model: 'claude-haiku-4-5' } }, { text: 'main answer' });
+    const main = await fake.client.messages.create(minimalRequest());
+    const summary = await fake.client.messages.create(minimalRequest({ model: 'claude-haiku-4-5' }));
     assert.deepEqual(main.content, [{ type: 'text', text: 'main answer' }]);
     assert.deepEqual(summary.content, [{ type: 'text', text: 'summary' }]);
   });

@@ -1,8 +1,7 @@
 import { strict as assert } from 'node:assert';
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
-import { clientFor } from '../fake-anthropic/testkit';
+import { useFakeAnthropic } from './support/fakeServer';
 
 type Json = Record<string, unknown>;
 type Msg = { role: string; content: unknown };
@@ -332,23 +331,16 @@ const cases: readonly Case[] = [
 ];
 
 describe('fake Anthropic: request validation (real SDK, table-driven)', () => {
-  let server: FakeAnthropic;
-  let client: Anthropic;
-  before(async () => {
-    server = await startFakeAnthropic();
-    client = clientFor(server);
-  });
-  after(() => server.close());
-  beforeEach(() => server.reset());
+  const fake = useFakeAnthropic();
 
-  const send = (body: unknown) => client.messages.create(body as MessageCreateParamsNonStreaming);
+  const send = (body: unknown) => fake.client.messages.create(body as MessageCreateParamsNonStreaming);
 
   it('accepts the valid multi-tool conversation every case starts from', async () => {
     const msg = await send(validBody());
     assert.equal(msg.type, 'message');
-    assert.equal(server.requests.length, 1);
-    assert.equal(server.requests[0]?.valid, true);
-    assert.deepEqual(server.invalidRequests, []);
+    assert.equal(fake.server.requests.length, 1);
+    assert.equal(fake.server.requests[0]?.valid, true);
+    assert.deepEqual(fake.server.invalidRequests, []);
   });
 
   for (const c of cases) {
@@ -365,15 +357,15 @@ describe('fake Anthropic: request validation (real SDK, table-driven)', () => {
         assert.match(String(e.requestID), /^req_011/);
         return true;
       });
-      const rec = server.requests.at(-1);
+      const rec = fake.server.requests.at(-1);
       assert.equal(rec?.valid, false);
       assert.equal(rec?.error?.rule, c.rule);
-      assert.equal(server.invalidRequests.length, 1);
+      assert.equal(fake.server.invalidRequests.length, 1);
     });
   }
 
   it('does not let an invalid request consume a scripted step', async () => {
-    server.script({ text: 'for the valid one' });
+    fake.server.script({ text: 'for the valid one' });
     const bad = validBody();
     bad.messages.push({ role: 'user', content: 'again' });
     await assert.rejects(send(bad), Anthropic.BadRequestError);

@@ -11,6 +11,7 @@ import { testConfig } from './support/builders';
 import { assertAccepted, NBuild, pipeline, stateOf } from './support/normalizeFixtures';
 import { ScriptedLlm, FakeTools } from './support/scriptedLlm';
 import { countingTokenizer, words } from './support/tokenFakes';
+import { nullSink } from './support/sessionSink';
 
 /**
  * A conversation broken in several ways at once: a leading answer, an interrupted call, an
@@ -137,13 +138,7 @@ describe('normalize inside prepareRequest', () => {
       {
         llm,
         tools: new FakeTools({}),
-        sink: {
-          message: async (m) => void persisted.push(m),
-          usage: async () => undefined,
-          compaction: async () => undefined,
-          restore: async () => undefined,
-          pins: async () => undefined,
-        },
+        sink: nullSink({ message: async (m) => void persisted.push(m) }),
         clock: { now: () => 0 },
         ids: counterIds('ag'),
         tokenizer,

@@ -8,6 +8,7 @@ import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { emptyState, fakeClock, testConfig } from './support/builders';
 import { ScriptedLlm } from './support/scriptedLlm';
 import { countingTokenizer } from './support/tokenFakes';
+import { nullSink } from './support/sessionSink';
 
 describe('pinning a whole message from the chat', () => {
   async function session() {
@@ -24,13 +25,7 @@ describe('pinning a whole message from the chat', () => {
       {
         llm,
         tools: { run: async () => ({ content: 'x', isError: false }) },
-        sink: {
-          message: async () => undefined,
-          usage: async () => undefined,
-          compaction: async () => undefined,
-          restore: async () => undefined,
-          pins: async (ids, p) => void pins.push([ids, p]),
-        },
+        sink: nullSink({ pins: async (ids, p) => void pins.push([ids, p]) }),
         clock: fakeClock(),
         ids: counterIds('pm'),
         tokenizer,

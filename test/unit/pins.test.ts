@@ -21,6 +21,7 @@ import { Build, emptyState, fakeClock, testConfig } from './support/builders';
 import { sampleHeader } from './session.entries.test';
 import { ScriptedLlm } from './support/scriptedLlm';
 import { countingTokenizer } from './support/tokenFakes';
+import { nullSink } from './support/sessionSink';
 
 /** A user message with a pinned selection (as Pin Selection sends it) and the user's words; an answer; a second turn. */
 function conversation(): { state: ConversationState; selection: TextBlock; b: Build } {
@@ -169,16 +170,12 @@ describe('AgentSession.setBlockPinned', () => {
       {
         llm: new ScriptedLlm([]),
         tools: { run: async () => ({ content: 'x', isError: false }) },
-        sink: {
-          message: async () => undefined,
-          usage: async () => undefined,
-          compaction: async () => undefined,
-          restore: async () => undefined,
+        sink: nullSink({
           pins: async (ids, p) => {
             if (failSave) throw new Error('disk full');
             pins.push([ids, p]);
           },
-        },
+        }),
         clock: fakeClock(),
         ids: counterIds('sb'),
         tokenizer,

@@ -18,6 +18,7 @@ import { fakeClock } from './support/builders';
 import { Convo, lines, tokensOf } from './support/compactionBuilders';
 import { FakeTools, ScriptedLlm } from './support/scriptedLlm';
 import { countingTokenizer } from './support/tokenFakes';
+import { nullSink } from './support/sessionSink';
 
 const FAILURE = "TypeError: Cannot read properties of undefined (reading 'port')";
 
@@ -105,14 +106,9 @@ function toolResultsOf(llm: ScriptedLlm, i: number): string {
 describe('recall in the agent loop', () => {
   it('after a compaction, the model searches with recall and reads the original tool result back; the calls never reach the workspace runner', async () => {
     const recalls: { toolUseId: string; compactionIds: readonly string[] }[] = [];
-    const sink: SessionSink = {
-      message: async () => undefined,
-      usage: async () => undefined,
-      compaction: async () => undefined,
-      restore: async () => undefined,
-      pins: async () => undefined,
+    const sink: SessionSink = nullSink({
       recall: async (r) => void recalls.push({ toolUseId: r.toolUseId, compactionIds: r.compactionIds }),
-    };
+    });
     const w = world(sink);
     assert.deepEqual(await w.session.compactNow(), { ok: true });
     const [entry] = w.session.compactions;
@@ -157,14 +153,7 @@ describe('recall in the agent loop', () => {
 
   it('a recall that finds nothing or fails counts nothing', async () => {
     const recalls: string[] = [];
-    const sink: SessionSink = {
-      message: async () => undefined,
-      usage: async () => undefined,
-      compaction: async () => undefined,
-      restore: async () => undefined,
-      pins: async () => undefined,
-      recall: async (r) => void recalls.push(r.toolUseId),
-    };
+    const sink: SessionSink = nullSink({ recall: async (r) => void recalls.push(r.toolUseId) });
     const w = world(sink);
     (w.llm as unknown as { steps: unknown[] }).steps.splice(
       0,

@@ -12,10 +12,22 @@ import { UI_TIMEOUT, WORKBENCH_TIMEOUT } from './timeouts.mjs';
 export const VSIX = process.env.CP_VSIX ?? join(REPO_ROOT, 'dist', 'context-pipeline.vsix');
 
 /**
+ * Folders of one agent world (all under one temporary root).
+ * @typedef {{ workspace: string, extensions: string, userData: string, tmp: string }} AgentDirs
+ */
+
+/**
+ * What startAgentWorld resolves to: the running world and its gestures.
+ * @typedef {Awaited<ReturnType<typeof startAgentWorld>>} AgentWorld
+ */
+
+/**
  * Starts the fake API, code-server with the .vsix installed, and a browser page with the
  * Context Pipeline chat open. `workspaceFiles` maps relative paths to contents; `prepare(dirs)`
  * runs before code-server starts (e.g. to write session files); with `openChat: false` the
  * workbench is open but the chat is not (call openContextPipeline, then `refindFrame()`).
+ * @param {{ workspaceFiles?: Record<string, string>, settings?: Record<string, unknown>, fakeWindow?: number,
+ *   prepare?: (dirs: AgentDirs) => unknown, openChat?: boolean }} [options]
  */
 export async function startAgentWorld({
   workspaceFiles = {},
@@ -46,7 +58,16 @@ export async function startAgentWorld({
   if (prepare) await prepare(dirs);
 
   // What started so far is stopped again when a later step fails (the caller gets no world to close).
-  let fake, server, browser, page, frame;
+  /** @type {import('../fake-anthropic/index.ts').FakeAnthropic | undefined} */
+  let fake;
+  /** @type {Awaited<ReturnType<typeof startCodeServer>> | undefined} */
+  let server;
+  /** @type {import('playwright-core').Browser | undefined} */
+  let browser;
+  /** @type {import('playwright-core').Page | undefined} */
+  let page;
+  /** @type {import('playwright-core').Frame} The chat webview; unset (undefined) while `openChat` is false and until refindFrame(). */
+  let frame;
   try {
     fake = await startFakeAnthropic({ port: 0, ...(fakeWindow ? { window: fakeWindow } : {}) });
     await installExtension(VSIX, dirs.extensions, dirs.userData);
@@ -151,7 +172,7 @@ export async function startAgentWorld({
       const table = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
         .split('\n')
         .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
-        .filter(Boolean)
+        .filter((m) => m !== null)
         .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
       const tree = new Set([server.process.pid]);
       for (let grew = true; grew;) {

@@ -2,7 +2,11 @@
 import { webviewFrame } from './workbench.mjs';
 import { UI_TIMEOUT } from './timeouts.mjs';
 
-/** The frame of the budget panel's webview (waited for while it loads; fails after `timeout`). */
+/**
+ * The frame of the budget panel's webview (waited for while it loads; fails after `timeout`).
+ * @param {import('playwright-core').Page} page
+ * @param {number} [timeout]
+ */
 export function budgetFrame(page, timeout = UI_TIMEOUT) {
   return webviewFrame(page, 'budget-root', timeout);
 }

@@ -145,7 +145,7 @@ export async function transcriptSettled(frame, { frames = 5, timeout = UI_TIMEOU
       const st = window.__cpSettle;
       if (st?.key === key) st.same++;
       else window.__cpSettle = { key, same: 0 };
-      return (window.__cpSettle.same ?? 0) >= n;
+      return (window.__cpSettle?.same ?? 0) >= n;
     },
     frames,
     { polling: 'raf', timeout },
@@ -187,7 +187,7 @@ export async function recordWhenShown(frame, key, selector, pattern) {
       seen[k] = false;
       const re = new RegExp(src);
       const check = () => {
-        const el = document.querySelector(sel);
+        const el = /** @type {HTMLElement | null} */ (document.querySelector(sel));
         if (el && !el.hidden && re.test(el.textContent ?? '')) {
           seen[k] = true;
           observer.disconnect();

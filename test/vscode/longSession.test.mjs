@@ -13,159 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
-
-const PAIRS = 1_000;
-const FIRST_WORDS = 'FIRST-MESSAGE-MARKER: where does the request pipeline start?';
-const LAST_WORDS = 'LAST-MESSAGE-MARKER: that is the whole pipeline, end to end.';
-const MAX_NODES = 120;
-
-/** A long Markdown answer: heading, list, a code block and a table. */
-function longAnswer(i) {
-  const code = Array.from(
-    { length: 10 },
-    (_, k) => `  const step${k} = await stage${k}(input${i}, { retries: ${k % 4}, label: 'stage-${k}' });`,
-  ).join('\n');
-  return [
-    `## Answer ${i}: how the stages fit together`,
-    '',
-    `The request for item ${i} goes through **assembly**, *estimation*, guarding and serialisation. Each stage is a small pure function, so it can be tested on its own and replayed from a session file.`,
-    '',
-    '- assemble the user message with its tagged context',
-    '- estimate the tokens, anchored on the last usage',
-    '- place at most four cache breakpoints',
-    '',
-    '```ts',
-    `export async function run${i}(input${i}: Input): Promise<Output> {`,
-    code,
-    '  return serialise(step9);',
-    '}',
-    '```',
-    '',
-    '| stage | cost |',
-    '| --- | --- |',
-    `| assemble | ${i % 7} ms |`,
-    `| estimate | ${i % 5} ms |`,
-  ].join('\n');
-}
-
-/**
- * The session file's lines, built with the extension's own code: core assembly and answer
- * functions make the messages, the session codec encodes them, and replay checks the result
- * loads without repairs. Returns the file name, its content and the first/last item ids.
- */
-async function buildSessionFile() {
-  const { assembleUserMessage, applyUserMessage } = await import('../../src/core/conversation/assemble.ts');
-  const { appendAssistantMessage } = await import('../../src/core/conversation/assistant.ts');
-  const { resolveConfig } = await import('../../src/core/pipeline/config.ts');
-  const { counterIds } = await import('../../src/core/platform/platformPorts.ts');
-  const { encodeEntry, decodeLine, SESSION_FORMAT, SESSION_VERSION } =
-    await import('../../src/core/session/entries.ts');
-  const { replaySession } = await import('../../src/core/session/replay.ts');
-  const { newSessionId } = await import('../../src/host/sessions/sessionStore.ts');
-
-  const config = resolveConfig({});
-  if (!config.ok) throw new Error(config.error);
-  let t = Date.now() - PAIRS * 60_000;
-  const clock = { now: () => t };
-  const ids = counterIds('long');
-  let state = { system: [], tools: [], messages: [], pending: [], config: config.config };
-  const entries = [];
-  for (let i = 0; i < PAIRS; i++) {
-    t += 30_000;
-    const words =
-      i === 0
-        ? FIRST_WORDS
-        : i % 9 === 4
-          ? `Question ${i}: why does stage ${i % 13} retry?\nIt failed twice on input ${i}.\nIs that expected?`
-          : `Question ${i}: what does stage ${i % 13} do with input ${i}?`;
-    const pending =
-      i % 5 === 1
-        ? [
-            {
-              kind: 'ide_selection',
-              path: `src/stage${i % 13}.ts`,
-              startLine: 10,
-              endLine: 14,
-              text: Array.from({ length: 5 }, (_, k) => `const line${k} = stage${i % 13}(${k});`).join('\n'),
-            },
-          ]
-        : [];
-    const u = assembleUserMessage(
-      { ...state, pending },
-      { userText: words, pasteDirectory: '/nonexistent' },
-      { clock, ids },
-    );
-    if (!u.ok) throw new Error(u.error.message);
-    state = applyUserMessage({ ...state, pending }, u.value);
-    entries.push({ type: 'message', at: t, message: u.value.message });
-    t += 20_000;
-    const text =
-      i === PAIRS - 1
-        ? LAST_WORDS
-        : i % 20 === 5
-          ? longAnswer(i)
-          : `Answer ${i}: stage ${i % 13} validates input ${i}, then passes it on. Nothing else.`;
-    const a = appendAssistantMessage(state, [{ type: 'text', text }], { clock, ids });
-    if (!a.ok) throw new Error(a.error);
-    state = a.state;
-    entries.push({ type: 'message', at: t, message: a.message });
-  }
-  const sessionId = newSessionId(t - PAIRS * 60_000, 0.5);
-  const header = {
-    type: 'header',
-    format: SESSION_FORMAT,
-    version: SESSION_VERSION,
-    sessionId,
-    createdAt: t - PAIRS * 60_000,
-    model: 'claude-sonnet-4-6',
-    workspace: 'workspace',
-  };
-  const all = [header, ...entries];
-  const lines = all.map((e) => encodeEntry(e));
-  const decoded = lines.map((l) => decodeLine(l));
-  assert.ok(
-    decoded.every((d) => d.ok),
-    'every line decodes with the real schema',
-  );
-  const replayed = replaySession(decoded.map((d) => d.entry));
-  assert.deepEqual([...replayed.fixes, ...replayed.problems], [], 'the session loads without repairs');
-  assert.equal(replayed.messages.length, 2 * PAIRS);
-  // The long Markdown answer of pair 505 (a little below the middle).
-  const longId = state.messages[2 * 505 + 1].id;
-  return {
-    file: `${sessionId}.jsonl`,
-    content: `${lines.join('\n')}\n`,
-    firstId: state.messages[0].id,
-    lastId: state.messages.at(-1).id,
-    longId,
-  };
-}
-
-/** Per-frame helpers evaluated in the chat webview. */
-const inFrame = {
-  /** Number of item nodes, the transcript's item count (aria-setsize) and the scroller's geometry. */
-  stats: () => {
-    const t = document.querySelector('[data-testid="transcript"]');
-    const s = document.querySelector('.scroll');
-    const first = t?.querySelector('[data-id]');
-    return {
-      nodes: t ? t.querySelectorAll('[data-id]').length : -1,
-      setSize: Number(first?.getAttribute('aria-setsize') ?? 0),
-      scrollTop: s?.scrollTop ?? -1,
-      scrollHeight: s?.scrollHeight ?? -1,
-      clientHeight: s?.clientHeight ?? -1,
-    };
-  },
-  /** Whether the item `id` is rendered and (a part of it) inside the scroller's viewport; `bottom`: its end is in view. */
-  visible: ([id, bottom]) => {
-    const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
-    const s = document.querySelector('.scroll');
-    if (!n || !s) return false;
-    const r = n.getBoundingClientRect();
-    const v = s.getBoundingClientRect();
-    return bottom ? r.bottom <= v.bottom + 1 && r.bottom > v.top : r.bottom > v.top && r.top < v.bottom;
-  },
-};
+import { buildSessionFile, inFrame, MAX_NODES, PAIRS } from './longSessionFixture.mjs';
 
 describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(900_000) }, () => {
   let world;
@@ -273,7 +121,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
   test('scrolling to the top renders the first message, still few nodes', async () => {
     const f = world.frame;
     await f.evaluate(() => {
-      document.querySelector('.scroll').scrollTop = 0;
+      /** @type {HTMLElement} */ (document.querySelector('.scroll')).scrollTop = 0;
     });
     await f.waitForFunction(inFrame.visible, [session.firstId, false], { timeout: UI_TIMEOUT, polling: 50 });
     assert.match(await f.locator(`[data-id="${session.firstId}"]`).innerText(), /FIRST-MESSAGE-MARKER/);
@@ -290,8 +138,8 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     await screenshot(world.page, 'long-session-top');
     // 80 jumps from top to bottom; after each, two frames, then check what is on screen.
     const r = await f.evaluate(async (steps) => {
-      const s = document.querySelector('.scroll');
-      const t = document.querySelector('[data-testid="transcript"]');
+      const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
+      const t = /** @type {HTMLElement} */ (document.querySelector('[data-testid="transcript"]'));
       const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
       const gaps = [];
       let maxNodes = 0;
@@ -331,7 +179,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
   test('in the middle, expanding a chip above the viewport does not move what is read', async () => {
     const f = world.frame;
     await f.evaluate(() => {
-      const s = document.querySelector('.scroll');
+      const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
       s.scrollTop = Math.round(s.scrollHeight / 2);
     });
     await settled(f); // the window settles: rendered, measured, anchored
@@ -339,7 +187,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     let chipped;
     for (let tries = 0; !chipped && tries < 10; tries++) {
       chipped = await f.evaluate(() => {
-        const s = document.querySelector('.scroll');
+        const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
         const v = s.getBoundingClientRect();
         const item = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find((n) =>
           n.querySelector('details.chip:not([open])'),
@@ -356,7 +204,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     assert.ok(chipped, 'an item with a chip is rendered in the middle of the session');
     const before = await f.evaluate(
       ([aboveId]) => {
-        const v = document.querySelector('.scroll').getBoundingClientRect();
+        const v = /** @type {HTMLElement} */ (document.querySelector('.scroll')).getBoundingClientRect();
         const above = document.querySelector(`[data-testid="transcript"] [data-id="${aboveId}"]`);
         const anchor = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find(
           (n) => n.getBoundingClientRect().top >= v.top,
@@ -364,7 +212,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
         if (!anchor || !above || above.getBoundingClientRect().bottom >= v.top) return undefined;
         const top = anchor.getBoundingClientRect().top;
         const height = above.getBoundingClientRect().height;
-        above.querySelector('details.chip').open = true;
+        /** @type {HTMLDetailsElement} */ (above.querySelector('details.chip')).open = true;
         return { id: anchor.getAttribute('data-id'), top, grew: above.getBoundingClientRect().height - height };
       },
       [chipped],
@@ -390,7 +238,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
       const found = await f.evaluate(
         ([id]) => {
           const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
-          const s = document.querySelector('.scroll');
+          const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
           // (Not scrollIntoView: it would scroll the workbench's own containers too.)
           s.scrollTop += n ? n.getBoundingClientRect().top - s.getBoundingClientRect().top : s.clientHeight;
           return n !== null;
@@ -411,7 +259,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
   test('hiding the view and coming back keeps the reading position', async () => {
     const topItem = () =>
       world.frame.evaluate(() => {
-        const v = document.querySelector('.scroll').getBoundingClientRect();
+        const v = /** @type {HTMLElement} */ (document.querySelector('.scroll')).getBoundingClientRect();
         const n = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find(
           (e) => e.getBoundingClientRect().bottom > v.top + 1,
         );

@@ -39,8 +39,11 @@ if (!outArg) {
 const OUT = resolve(outArg);
 mkdirSync(OUT, { recursive: true });
 
+/** @type {Promise<import('./agentHarness.mjs').AgentWorld> | undefined} */
 let starting;
+/** @type {import('./agentHarness.mjs').AgentWorld | undefined} */
 let world;
+/** @type {Promise<void> | undefined} */
 let closing;
 /**
  * Closes everything the world started, once. While the world is still starting it waits for
@@ -160,7 +163,7 @@ async function main() {
   saved.push(header);
   const actions = await chatHeader
     .locator('.actions .action-item a')
-    .evaluateAll((as) => as.map((a) => a.getAttribute('aria-label') ?? a.title));
+    .evaluateAll((as) => as.map((a) => a.getAttribute('aria-label') ?? /** @type {HTMLElement} */ (a).title));
   const toolbar = await w.frame.locator('header.header .toolbar button').allInnerTexts();
   const headerText = (await w.frame.locator('header.header').innerText()).replace(/\s+/g, ' ').trim();
 

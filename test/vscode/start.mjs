@@ -98,7 +98,7 @@ async function choosePort() {
 function isFree(port) {
   return new Promise((resolvePromise, reject) => {
     const probe = createServer();
-    probe.once('error', (err) =>
+    probe.once('error', (/** @type {NodeJS.ErrnoException} */ err) =>
       err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolvePromise(false) : reject(err),
     );
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolvePromise(true)));

@@ -25,7 +25,7 @@ export const suiteTimeout = (ms) => scaled(ms);
  * the probe's last error, or names `what`, after `timeout`. For states with no locator.
  * @template T
  * @param {string} what
- * @param {() => T | Promise<T>} probe
+ * @param {() => T | undefined | null | false | Promise<T | undefined | null | false>} probe
  * @param {{ timeout?: number, interval?: number }} [options]
  * @returns {Promise<T>}
  */

@@ -152,6 +152,7 @@ export async function screenshot(page, name) {
 export async function widenSidebar(page, by = 240) {
   const sidebar = page.locator('.part.sidebar');
   const start = await sidebar.boundingBox();
+  if (!start) throw new Error('the side bar is not shown');
   const right = start.x + start.width;
   let best;
   for (const s of await page.locator('.monaco-sash.vertical').all()) {
@@ -166,5 +167,8 @@ export async function widenSidebar(page, by = 240) {
   await page.mouse.move(x + by / 2, y, { steps: 5 });
   await page.mouse.move(x + by, y, { steps: 5 });
   await page.mouse.up();
-  await eventually('the side bar to widen', async () => (await sidebar.boundingBox()).width >= start.width + by - 90);
+  await eventually(
+    'the side bar to widen',
+    async () => ((await sidebar.boundingBox())?.width ?? 0) >= start.width + by - 90,
+  );
 }

@@ -106,7 +106,7 @@ describe('Markdown answers in the chat webview are rendered safely', { timeout: 
 
     // Nothing active survived anywhere in the transcript.
     const audit = await f.evaluate(() => {
-      const t = document.querySelector('[data-testid="transcript"]');
+      const t = /** @type {HTMLElement} */ (document.querySelector('[data-testid="transcript"]'));
       const all = Array.from(t.querySelectorAll('*'));
       return {
         onAttrs: all.flatMap((e) =>
@@ -122,7 +122,7 @@ describe('Markdown answers in the chat webview are rendered safely', { timeout: 
           t.querySelectorAll('script, iframe, style, object, embed, form, svg, link, meta, base'),
         ).map((e) => e.tagName),
         badHrefs: Array.from(t.querySelectorAll('[href]'))
-          .map((e) => e.getAttribute('href'))
+          .map((e) => e.getAttribute('href') ?? '')
           .filter((h) => !/^https?:\/\//i.test(h)),
         images: Array.from(t.querySelectorAll('img')).map((i) => ({
           alt: i.alt,
@@ -132,7 +132,7 @@ describe('Markdown answers in the chat webview are rendered safely', { timeout: 
         xss: window.__xss,
         topXss: (() => {
           try {
-            return window.top.__xss;
+            return /** @type {Window} */ (window.top).__xss;
           } catch {
             return 'cross-origin';
           }

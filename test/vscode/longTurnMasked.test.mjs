@@ -1,0 +1,94 @@
+// The long turn of longTurn.test.mjs with masking on (the default), in a real VS Code against the
+// fake Anthropic server: the same 42-round turn completes in a 24k window, older results masked
+// inside the turn. Every request must be valid and none refused as too long.
+//   node esbuild.mjs && npm run package && node test/vscode/setup.mjs
+//   node --import tsx --test --test-concurrency=1 test/vscode/longTurnMasked.test.mjs
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startAgentWorld } from './agentHarness.mjs';
+import { UI_TIMEOUT } from './timeouts.mjs';
+import {
+  describeRecords,
+  FINAL,
+  recordsOf,
+  ROUNDS,
+  runLongTurn,
+  sessionOf,
+  ui,
+  WINDOW,
+  WORKSPACE,
+} from './longTurnScenario.mjs';
+
+describe('the same long turn with masking on (the default)', { timeout: 900_000 }, () => {
+  let w;
+  let workbench;
+  let u;
+  const shots = [];
+
+  before(async () => {
+    workbench = await import('./workbench.mjs');
+    w = await startAgentWorld({
+      workspaceFiles: WORKSPACE,
+      fakeWindow: WINDOW,
+      settings: { 'contextPipeline.contextWindow': WINDOW, 'contextPipeline.maxToolRounds': 60 },
+    });
+    u = ui(w, workbench);
+    await workbench.widenSidebar(w.page);
+  });
+
+  after(async () => {
+    if (!w) return;
+    await workbench.screenshot(w.page, 'long-turn-masked-last').catch(() => undefined);
+    const invalid = w.fake.invalidRequests.map((r) => r.error);
+    process.stderr.write(
+      `[long-turn] masking on: the fake server received ${w.fake.requests.length} requests, ${invalid.length} invalid; screenshots: ${shots.join(', ')}\n`,
+    );
+    await w.close();
+    assert.deepEqual(invalid, [], 'every request the extension sent was valid');
+  });
+
+  test(`${ROUNDS} rounds complete with older results masked inside the turn`, async () => {
+    const turn = await runLongTurn(w);
+    const records = recordsOf(w);
+    process.stderr.write(
+      `[long-turn] masking on: ${turn.chat.length} chat requests, peak prompt ${turn.peak} of ${WINDOW} tokens; compactions: ${describeRecords(records)}\n`,
+    );
+    const masked = records.filter((r) => r.layer === 'mask');
+    assert.ok(masked.length >= 1, 'older results were masked');
+    const entries = sessionOf(w);
+    const finalAt = entries.findIndex(
+      (e) => e.type === 'message' && e.message.blocks.some((b) => b.type === 'text' && b.text === FINAL),
+    );
+    assert.ok(
+      entries.findIndex((e) => e.type === 'compaction' && e.meta.layer === 'mask') < finalAt,
+      'the first masking happened before the final answer',
+    );
+    const stubs = turn.chat
+      .at(-1)
+      .body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .filter(
+        (b) =>
+          b.type === 'tool_result' &&
+          JSON.stringify(b.content).includes('[Tool result cleared to save context: read_file'),
+      );
+    assert.ok(stubs.length >= 1, 'the last request carries masked results: the call stays, its output is a stub');
+
+    // A masked card in the chat says what happened to its result.
+    await u.scrollChat('bottom');
+    await u.shot('long-turn-masked-end', shots);
+    await u.scrollChat('top');
+    const card = w.frame.locator('.item.tool', { hasText: 'read_file' }).first();
+    await card.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.match(
+      await card.locator('summary').innerText(),
+      /^read_file ✓ · result cleared · [\d,]+ tokens$/,
+      'the collapsed card says its result was cleared',
+    );
+    await card.locator('summary').click();
+    assert.match(
+      await card.locator('pre').last().innerText(),
+      /^\[Tool result cleared to save context: read_file src\/mod\d\d\.ts returned about [\d,]+ tokens\./,
+    );
+    await u.shot('long-turn-masked-card', shots);
+  });
+});

@@ -1,0 +1,244 @@
+// The long-turn scenario shared by longTurn.test.mjs (masking off) and longTurnMasked.test.mjs
+// (masking on): its workspace of 42 modules, the scripted request, the run of the turn with its
+// checks on every request, the session records it leaves, and helpers acting on the UI.
+import assert from 'node:assert/strict';
+import { GESTURE_TRY, UI_TIMEOUT } from './timeouts.mjs';
+
+/** Upper bound for the whole 42-round turn on a busy machine (it takes about a minute). */
+export const TURN_TIMEOUT = 600_000;
+export const CHAT_MODEL = 'claude-sonnet-4-6';
+export const SUMMARISER = 'claude-haiku-4-5';
+export const WINDOW = 24_000;
+export const ROUNDS = 42;
+export const LINES = 200;
+
+export const pad = (n) => String(n).padStart(2, '0');
+export const modulePath = (n) => `src/mod${pad(n)}.ts`;
+/** A module of LINES lines of small exported functions. */
+export function moduleSource(n) {
+  const out = [`// ${modulePath(n)}: module ${n} of the audit fixture (${LINES} lines)`];
+  for (let k = 1; out.length < LINES; k++)
+    out.push(
+      `export function mod${pad(n)}Step${k}(input: number): number {`,
+      `  return input * ${k} + ${n}; // step ${k} of module ${n}`,
+      '}',
+    );
+  return out.slice(0, LINES).join('\n') + '\n';
+}
+export const WORKSPACE = Object.fromEntries(
+  Array.from({ length: ROUNDS }, (_, i) => [modulePath(i + 1), moduleSource(i + 1)]),
+);
+
+export const REQUEST = `Audit every module under src/: read all ${ROUNDS} files one by one, then tell me which ones multiply before adding.`;
+export const FINAL = `Audit done: I read all ${ROUNDS} modules. Every one of them multiplies the input by the step number before adding the module number.`;
+export const SUMMARY =
+  'The assistant is auditing the modules under src/ one file at a time with read_file, as the user asked. Each module src/modNN.ts exports functions modNNStepK(input) that return input * K + NN. Nothing unusual found so far; the audit continues with the next file.';
+export const SECOND = 'Which module would you refactor first?';
+export const SECOND_ANSWER = 'I would start with src/mod01.ts: it is the template the other modules copy.';
+export const WARNING_TOAST = '.notifications-toasts .notification-toast';
+
+export const fmt = (n) => Math.round(n).toLocaleString('en-US');
+export const num = (s) => Number(s.replace(/,/g, ''));
+
+/** Polls `check` until it returns a truthy value (or throws its last failure after `timeout`). */
+export async function eventually(check, { timeout = UI_TIMEOUT, interval = 100, what = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw last ?? new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+/** All text of a request's messages (text blocks and tool results), joined. */
+export function requestText(req) {
+  const part = (b) =>
+    b.type === 'text'
+      ? [b.text]
+      : b.type === 'tool_result'
+        ? [typeof b.content === 'string' ? b.content : b.content.map((p) => p.text ?? '').join('\n')]
+        : [];
+  return req.body.messages
+    .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap(part)))
+    .join('\n');
+}
+
+/**
+ * Sends the long request (ROUNDS reads, then the final answer; summaries queued for whoever
+ * asks) and waits for the final answer, failing at once on an error in the chat. Checks what
+ * the fake server saw: every request valid, one per round in order, the user's words in each.
+ */
+export async function runLongTurn(w) {
+  w.fake.script(
+    ...Array.from({ length: ROUNDS }, (_, i) => ({
+      match: { model: CHAT_MODEL },
+      toolUses: [{ name: 'read_file', input: { path: modulePath(i + 1) } }],
+    })),
+    { match: { model: CHAT_MODEL }, text: FINAL },
+  );
+  w.fake.script(...Array.from({ length: 40 }, () => ({ match: { model: SUMMARISER }, text: SUMMARY })));
+  const first = w.fake.requests.length;
+  await w.send(REQUEST);
+  const error = w.frame.locator('.item.error, .item.notice:has-text("Stopped after")').first();
+  const failed = error.waitFor({ state: 'attached', timeout: TURN_TIMEOUT }).then(
+    async () =>
+      `the turn ended with: ${await error.innerText()}; refused: ${JSON.stringify(w.fake.invalidRequests.map((r) => r.error?.message))}`,
+    () => undefined, // the answer came first and the page moved on, or it closed
+  );
+  const why = await Promise.race([
+    w.waitForAnswer('Audit done: I read all', TURN_TIMEOUT).then(() => undefined),
+    failed,
+  ]);
+  if (why) assert.fail(why);
+  await w.waitIdle();
+  const reqs = w.fake.requests.slice(first);
+  const chat = reqs.filter((r) => r.body?.model === CHAT_MODEL);
+  assert.deepEqual(
+    reqs.filter((r) => !r.valid).map((r) => r.error),
+    [],
+    'every request of the turn was valid: none refused as too long',
+  );
+  assert.equal(chat.length, ROUNDS + 1, 'one chat request per round, plus the final one');
+  const peak = Math.max(...chat.map((r) => r.inputTokens));
+  assert.ok(
+    peak + chat[0].body.max_tokens <= WINDOW,
+    `the largest prompt (${peak}) and the answer reserve fit the window`,
+  );
+  for (let i = 1; i < chat.length; i++) {
+    const result = chat[i].body.messages.at(-1).content.find((b) => b.type === 'tool_result');
+    assert.ok(result && !result.is_error, `request ${i + 1} carries the result of round ${i}`);
+    assert.match(
+      JSON.stringify(result.content),
+      new RegExp(`mod${pad(i)}Step1\\(`),
+      `round ${i} read ${modulePath(i)}`,
+    );
+    assert.ok(requestText(chat[i]).includes(REQUEST), `request ${i + 1} still carries the user's words verbatim`);
+  }
+  assert.equal(await w.frame.locator('.item.error').count(), 0, 'no error in the chat');
+  return { reqs, chat, peak };
+}
+
+/** The entries of the session file that holds the long request. */
+export function sessionOf(w) {
+  const file = w
+    .sessionEntries()
+    .find((f) =>
+      f.entries.some(
+        (e) => e.type === 'message' && e.message.blocks.some((b) => b.type === 'text' && b.text === REQUEST),
+      ),
+    );
+  assert.ok(file, 'the session file exists');
+  return file.entries;
+}
+/** Its compaction records, in the order they were written. */
+export const recordsOf = (w) =>
+  sessionOf(w)
+    .filter((e) => e.type === 'compaction')
+    .map((e) => ({ ...e, layer: e.meta.layer, regions: JSON.parse(e.meta.regions) }));
+export const describeRecords = (records) =>
+  records.map((r) => `${r.layer}/${r.trigger} ${fmt(r.tokensBefore)}→${fmt(r.tokensAfter)}`).join('; ');
+
+/** Helpers acting on one world's UI. */
+export function ui(w, workbench) {
+  return {
+    /** The Compactions pane (expanded) of the side bar. */
+    async compactionsPane() {
+      const header = workbench.viewHeader(w.page, 'Compactions');
+      await header.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+      await eventually(async () => (await header.getAttribute('aria-expanded')) === 'true', {
+        what: 'the Compactions view to expand',
+      });
+      return w.page
+        .locator('.part.sidebar .pane')
+        .filter({ has: w.page.locator('.pane-header[aria-label="Compactions Section"]') });
+    },
+    /** The tree row of a compaction record (by its "before → after" description). */
+    recordRow(pane, rec) {
+      return pane
+        .locator('.monaco-list-row[aria-level="2"]')
+        .filter({
+          has: w.page.locator('.label-description', { hasText: `${fmt(rec.tokensBefore)} → ${fmt(rec.tokensAfter)}` }),
+        })
+        .first();
+    },
+    /** Clicks a tree row (which toggles it) until it is in the state wanted. */
+    async setExpanded(r, expanded) {
+      await r.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      if ((await r.getAttribute('aria-expanded')) !== String(expanded)) await r.click();
+      await eventually(async () => (await r.getAttribute('aria-expanded')) === String(expanded), {
+        what: 'a tree row to toggle',
+      });
+    },
+    /** Scrolls the Compactions tree back to its top (the newest compaction). */
+    async treeToTop(pane) {
+      const session = pane.locator('.monaco-list-row[aria-level="1"]').first();
+      await pane.locator('.monaco-list').first().hover();
+      await eventually(async () => (await session.isVisible()) || void (await w.page.mouse.wheel(0, -1_000)), {
+        what: 'the tree to scroll to its top',
+      });
+    },
+    /** Drags the sash above the Compactions pane up so the tree has room; drags again while a busy machine swallowed the drag. */
+    async enlargeCompactions() {
+      const header = workbench.viewHeader(w.page, 'Compactions');
+      const top = (await header.boundingBox()).y;
+      const deadline = Date.now() + UI_TIMEOUT;
+      for (;;) {
+        let best;
+        for (const s of await w.page.locator('.part.sidebar .monaco-sash.horizontal').all()) {
+          const b = await s.boundingBox();
+          const now = (await header.boundingBox()).y;
+          if (b && b.width > 0 && (!best || Math.abs(b.y - now) < Math.abs(best.y - now))) best = b;
+        }
+        assert.ok(best, 'the sash above the Compactions view was found');
+        const [x, y] = [best.x + best.width / 2, best.y + best.height / 2];
+        await w.page.mouse.move(x, y);
+        await w.page.mouse.down();
+        await w.page.mouse.move(x, y - 120, { steps: 5 });
+        await w.page.mouse.move(x, y - 240, { steps: 5 });
+        await w.page.mouse.up();
+        const grew = await eventually(async () => (await header.boundingBox()).y < top - 150, {
+          what: 'the Compactions view to grow',
+          timeout: GESTURE_TRY,
+        }).then(
+          () => true,
+          () => false,
+        );
+        if (grew) return;
+        if (Date.now() > deadline) throw new Error('the Compactions view did not grow after dragging its sash');
+      }
+    },
+    /** Runs Restore from a tree row's context menu. */
+    async restore(r) {
+      await r.click({ button: 'right' });
+      const menu = w.page.locator('.context-view .monaco-menu');
+      const item = menu.locator('.action-item', { hasText: /^Restore$/ });
+      await item.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // A click that lands while the menu is still settling can be ignored: click until the menu closes.
+      await eventually(
+        async () => {
+          if (await menu.isVisible()) await item.click({ timeout: 2_000 }).catch(() => undefined);
+          return !(await menu.isVisible());
+        },
+        { what: 'the Restore menu item to be taken' },
+      );
+    },
+    /** Scrolls the chat's (virtualised) transcript to its top or bottom. */
+    async scrollChat(where) {
+      await w.frame.evaluate((to) => {
+        const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
+        s.scrollTop = to === 'top' ? 0 : s.scrollHeight;
+      }, where);
+    },
+    async shot(name, list) {
+      await w.page.mouse.move(10, 890);
+      list.push(await workbench.screenshot(w.page, name));
+    },
+  };
+}
