@@ -3,12 +3,8 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { sessionToMarkdown, sessionDisplayTitle } from '../../src/core/session/markdown';
-import {
-  INTERRUPTED_TOOL_RESULT,
-  repairMessages,
-  replaySession,
-  type RepairMeter,
-} from '../../src/core/session/replay';
+import { INTERRUPTED_TOOL_RESULT, repairMessages, type RepairMeter } from '../../src/core/session/repair';
+import { replaySession } from '../../src/core/session/replay';
 import { Build } from './support/builders';
 import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
 
