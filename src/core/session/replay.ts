@@ -9,7 +9,6 @@ import {
   type CompactionEntry,
   type HeaderEntry,
   type SessionEntry,
-  type TurnAbortedEntry,
   type UsageEntry,
 } from './entries';
 import { repairMessages } from './repair';
@@ -32,7 +31,7 @@ export interface CompactionState {
 /** A session as rebuilt from its entries. */
 export interface ReplayedSession {
   readonly header: HeaderEntry;
-  /** The last rename, else the header's title, else undefined. */
+  /** The header's title, else undefined. */
   readonly title: string | undefined;
   /** The current conversation: compactions and restores applied, repaired, pins applied. */
   readonly messages: readonly Message[];
@@ -42,7 +41,6 @@ export interface ReplayedSession {
   /** Every request with its usage and compaction markers, rebuilt from the applied entries. */
   readonly requestHistory: RequestHistory;
   readonly compactions: readonly CompactionState[];
-  readonly abortedTurns: readonly TurnAbortedEntry[];
   /** Latest time found in the entries (ms). */
   readonly updatedAt: number;
   /** Entries that could not be applied, as sentences for the user. */
@@ -56,7 +54,7 @@ export interface ReplayedSession {
 /**
  * Applies the entries in order: messages append, a compaction swaps the messages it names
  * for its replacement, a restore swaps them back, a repair entry resets the conversation,
- * pins/titles/usage/aborted turns are collected. A compaction none of whose messages are
+ * pins and usage are collected. A compaction none of whose messages are
  * in the conversation is kept as `orphaned` (out of effect) when it holds originals. Entries
  * that cannot apply (an unknown compaction, a second header) are skipped and reported.
  * The result is then repaired with `repairMessages`. A missing header is reported and
@@ -69,7 +67,6 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
   let updatedAt = 0;
   const pinState = new Map<string, { pinned: boolean; index: number[] }>();
   const usage: UsageEntry[] = [];
-  const aborted: TurnAbortedEntry[] = [];
   const compactions = new Map<
     string,
     { entry: CompactionEntry; active: boolean; orphaned?: true; recalled?: number }
@@ -143,12 +140,6 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
         } else pinState.set(e.blockId, { pinned: e.type === 'pin', index: [i] });
         break;
       }
-      case 'title':
-        title = e.title;
-        break;
-      case 'turn_aborted':
-        aborted.push(e);
-        break;
       case 'recall':
         // Only a count: a recall of a compaction the file does not hold is simply not counted.
         for (const id of new Set(e.compactionIds)) {
@@ -198,7 +189,6 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       ...(c.orphaned ? { orphaned: true as const } : {}),
       ...(c.recalled ? { recalled: c.recalled } : {}),
     })),
-    abortedTurns: aborted,
     updatedAt,
     problems,
     fixes: repaired.fixes,
