@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import type { LlmClient, LlmError, LlmResult } from '../../src/core/agent/agentPorts';
 import { AgentSession } from '../../src/core/agent/agentSession';
+import { SessionCore } from '../../src/core/agent/sessionCore';
+import type { CompactionRecord } from '../../src/core/compaction/types';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { Compactor } from '../../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
@@ -52,36 +54,37 @@ function setup() {
     settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' }),
     timeout: () => new Promise(() => undefined),
   });
-  const fail = { compaction: false, restore: false };
+  const fail: { compaction: boolean; restore: boolean; compactionId?: string } = { compaction: false, restore: false };
   const saved: string[] = [];
   const events: AgentEvent[] = [];
+  const deps = {
+    llm,
+    tools: { run: async () => ({ content: 'x', isError: false }) },
+    sink: {
+      message: async () => undefined,
+      usage: async () => undefined,
+      compaction: async (r: CompactionRecord) => {
+        if (fail.compaction || fail.compactionId === r.id) throw new Error('disk full');
+        saved.push(`compaction ${r.id}`);
+      },
+      restore: async (id: string) => {
+        if (fail.restore) throw new Error('disk full');
+        saved.push(`restore ${id}`);
+      },
+      pins: async () => undefined,
+    },
+    clock,
+    ids,
+    tokenizer,
+    estimator,
+    pasteDirectory: '/s',
+    writeFile: async () => undefined,
+    maxToolRounds: 3,
+    compactor,
+  };
   const session = new AgentSession(
     emptyState({ config: testConfig({ keepRecentTurns: 1, keepRecentTokens: 0 }) }),
-    {
-      llm,
-      tools: { run: async () => ({ content: 'x', isError: false }) },
-      sink: {
-        message: async () => undefined,
-        usage: async () => undefined,
-        compaction: async (r) => {
-          if (fail.compaction) throw new Error('disk full');
-          saved.push(`compaction ${r.id}`);
-        },
-        restore: async (id) => {
-          if (fail.restore) throw new Error('disk full');
-          saved.push(`restore ${id}`);
-        },
-        pins: async () => undefined,
-      },
-      clock,
-      ids,
-      tokenizer,
-      estimator,
-      pasteDirectory: '/s',
-      writeFile: async () => undefined,
-      maxToolRounds: 3,
-      compactor,
-    },
+    deps,
     (e) => events.push(e),
   );
   const turns = async (n: number) => {
@@ -91,7 +94,7 @@ function setup() {
       assert.deepEqual(await p, { ok: true });
     }
   };
-  return { session, llm, compactor, fail, saved, events, turns };
+  return { session, deps, llm, compactor, fail, saved, events, turns };
 }
 
 const errors = (events: readonly AgentEvent[]) => events.flatMap((e) => (e.type === 'error' ? [e.error.message] : []));
@@ -165,5 +168,63 @@ describe('AgentSession: queued commands settle, and compaction and restore save 
     assert.deepEqual(t.session.state.messages, original);
     assert.equal(t.session.compactions[0]?.active, false);
     assert.deepEqual(t.saved, [`compaction ${id}`, `restore ${id}`]);
+  });
+
+  it('an automatic compaction that cannot be saved before a request ends the turn with the error; Retry goes on', async () => {
+    const t = setup();
+    await t.turns(3);
+    const compact = t.compactor.compact.bind(t.compactor);
+    t.compactor.beforeRequest = (state, opts) =>
+      compact(state, { trigger: 'auto-soft', tokensToFree: 'all', signal: opts.signal });
+    const requests = t.llm.arrived.count;
+    t.fail.compaction = true;
+    assert.deepEqual(await t.session.send('question 4'), { ok: true });
+    assert.equal(t.llm.arrived.count, requests, 'nothing was sent');
+    assert.deepEqual(t.events.filter((e) => e.type === 'turn_finished').at(-1), {
+      type: 'turn_finished',
+      reason: 'error',
+    });
+    assert.ok(errors(t.events).some((m) => /could not be saved/.test(m)));
+    assert.equal(t.session.compactions.length, 0);
+    assert.equal(t.session.state.messages.length, 7, 'the three turns and the unanswered question');
+    assert.equal(t.session.state.messages.at(-1)?.role, 'user');
+    t.fail.compaction = false;
+    const retried = t.session.retry();
+    t.llm.release();
+    assert.deepEqual(await retried, { ok: true });
+    assert.equal(t.session.compactions.length, 1);
+    assert.deepEqual(checkInvariants(t.session.state), []);
+  });
+
+  it('when the second record of a pass cannot be saved, the first is undone in the file and memory is unchanged', async () => {
+    const t = setup();
+    const events: AgentEvent[] = [];
+    const state = emptyState();
+    const core = new SessionCore(state, t.deps, (e) => events.push(e), []);
+    const record = (id: string): CompactionRecord => ({
+      id,
+      at: 1,
+      trigger: 'auto-soft',
+      layer: 'snip',
+      strategy: 'summarise',
+      regions: [],
+      originals: [],
+      replacement: [],
+      tokensBefore: 2,
+      tokensAfter: 1,
+      costUsd: 0,
+      durationMs: 0,
+      fallbacks: [],
+    });
+    t.fail.compactionId = 'c2';
+    const r = await core.adopt(emptyState({ system: [] }), [record('c1'), record('c2')], ['a notice']);
+    assert.equal(r.ok, false);
+    assert.deepEqual(t.saved, ['compaction c1', 'restore c1']);
+    assert.equal(core.state, state);
+    assert.deepEqual(core.compactions, []);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['error', 'compaction_finished'],
+    );
   });
 });
