@@ -157,7 +157,12 @@ export class SessionCommands {
     }
     // Applied to the state as it is after the save (the same, unless a turn started meanwhile).
     const now = restoreRecord(core.state, entry.record);
-    if (now.ok) core.state = now.state;
+    if (!now.ok) {
+      const reason = `The restore was saved, but the conversation changed meanwhile (${now.reason}); reopen the session to see it restored.`;
+      core.emit({ type: 'error', error: { kind: 'unknown', retryable: false, message: reason } });
+      return { ok: false, reason };
+    }
+    core.state = now.state;
     core.compactions = core.compactions.map((c) => (c.record.id === recordId ? { ...c, active: false } : c));
     core.accounting.noteEdit(`the restore of compaction ${recordId}`);
     core.emit({ type: 'restored', recordId });
