@@ -75,7 +75,11 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
     (_progress, token) => {
       // Cancelling drops a compaction that is still queued behind the running turn.
       token.onCancellationRequested(() => controller.cancelQueuedCompaction());
-      return controller.compactNow(instructions.trim() || undefined);
+      // The session settles every compaction with a reason; a rejection still ends the progress and is shown.
+      return controller.compactNow(instructions.trim() || undefined).catch((err: unknown) => ({
+        ok: false as const,
+        reason: `The compaction failed: ${err instanceof Error ? err.message : String(err)}`,
+      }));
     },
   );
   if (result.ok)

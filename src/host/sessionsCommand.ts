@@ -1,11 +1,13 @@
 import * as vscode from 'vscode';
-import { formatBytes } from '../core/platform/text';
 import type { ChatController } from './chat/chatController';
+import { sessionPickItem } from './sessions/sessionPick';
 import type { SessionStore } from './sessions/sessionStore';
 
 /**
  * "Context Pipeline: Sessions…": pick a session, then resume it, export it (Markdown or
- * JSONL) or delete it (after confirmation). Failures are shown, never swallowed.
+ * JSONL) or delete it (after confirmation); a damaged one (warning icon, the reason) is
+ * opened through the repairing loader or deleted (see sessionPick.ts). Failures are shown,
+ * never swallowed.
  */
 export async function showSessions(
   store: SessionStore,
@@ -18,24 +20,11 @@ export async function showSessions(
     return;
   }
   const picked = await vscode.window.showQuickPick(
-    list.map((s) => ({
-      label: `${s.damaged ? '$(warning) ' : ''}${s.title || '(empty session)'}`,
-      description: `${new Date(s.updatedAt).toLocaleString()} · ${s.turns} ${s.turns === 1 ? 'turn' : 'turns'} · ${formatBytes(s.sizeBytes)} · ${s.model}`,
-      ...(s.damaged
-        ? {
-            detail: s.error
-              ? `This file could not be read (${s.error}); opening it explains why, and it can be deleted.`
-              : 'This file looks damaged; opening it repairs it (the original is backed up first).',
-          }
-        : {}),
-      id: s.id,
-    })),
+    list.map((s) => sessionPickItem(s, (ms) => new Date(ms).toLocaleString())),
     { title: 'Context Pipeline sessions', placeHolder: 'Pick a session to resume, export or delete' },
   );
   if (!picked) return;
-  const action = await vscode.window.showQuickPick(['Resume', 'Export as Markdown', 'Export as JSONL', 'Delete'], {
-    title: picked.label,
-  });
+  const action = await vscode.window.showQuickPick(picked.actions, { title: picked.label });
   if (!action) return;
   const report = (r: { ok: true } | { ok: false; error: string }, done: string) => {
     if (r.ok) void vscode.window.showInformationMessage(done);
@@ -46,6 +35,7 @@ export async function showSessions(
   };
   switch (action) {
     case 'Resume':
+    case 'Open and repair':
       await controller?.resume(picked.id);
       return;
     case 'Export as Markdown':
@@ -64,7 +54,7 @@ export async function showSessions(
     }
     case 'Delete': {
       const sure = await vscode.window.showWarningMessage(
-        `Delete the session "${picked.label}"? Its file is removed; backups of repaired files are kept.`,
+        `Delete the session "${picked.label.replace('$(warning) ', '')}"? Its file is removed; backups of repaired files are kept.`,
         { modal: true },
         'Delete',
       );

@@ -219,13 +219,23 @@ describe('recall in the agent loop', () => {
 
   it('replay counts each recall entry once per compaction it names and ignores compactions the file does not hold', () => {
     const { c } = conversation();
-    const base = { at: 1, tokensBefore: 10, tokensAfter: 1, meta: {} };
+    const base = {
+      at: 1,
+      tokensBefore: 10,
+      tokensAfter: 1,
+      layer: 'summarise' as const,
+      strategy: 'summarise',
+      regions: [],
+      costUsd: 0,
+      durationMs: 0,
+      fallbacks: [],
+    };
     const originals = c.messages.slice(0, 2);
     const replay = replaySession([
       {
         type: 'header',
         format: 'context-pipeline-session',
-        version: 1,
+        version: 2,
         sessionId: 's',
         createdAt: 0,
         model: 'm',

@@ -9,7 +9,7 @@ import type { CompactionRecord } from '../../src/core/compaction/types';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { decodeLine, encodeEntry, type SessionEntry } from '../../src/core/session/entries';
 import { replaySession } from '../../src/core/session/replay';
-import { entryToRecord, recordToEntry } from '../../src/host/chat/recordCodec';
+import { entryToRecord, recordToEntry } from '../../src/core/session/compactionEntry';
 import { fakeClock } from './support/builders';
 import { Convo as ToolConvo, layerCtx } from './support/compactionBuilders';
 import { answer, plainTurns, summariseOpts, tokensOf } from './support/compactionFixtures';
@@ -21,7 +21,7 @@ function fileOf(messages: SessionEntry[], extra: SessionEntry[]): SessionEntry[]
     {
       type: 'header',
       format: 'context-pipeline-session',
-      version: 1,
+      version: 2,
       sessionId: 's1',
       createdAt: 0,
       model: 'claude-sonnet-4-6',
@@ -142,7 +142,7 @@ describe('compaction records in the session file', () => {
     );
   });
 
-  it('a stored record without re-attached files, or with malformed ones, decodes without them', () => {
+  it('a stored record without re-attached files decodes without them, every field typed in the line', () => {
     const base = recordToEntry({
       id: 'c9',
       at: 1,
@@ -158,17 +158,29 @@ describe('compaction records in the session file', () => {
       durationMs: 0,
       fallbacks: [],
     });
-    assert.equal(base.meta.reattached, undefined);
-    assert.equal(entryToRecord(base).reattached, undefined);
-    assert.equal(entryToRecord({ ...base, meta: { ...base.meta, reattached: '{not json' } }).reattached, undefined);
-    const mixed = JSON.stringify([
-      { path: 'a.ts', tokens: 3, attached: 'content' },
-      { path: 'b.ts', attached: 'maybe' },
-      7,
-    ]);
-    assert.deepEqual(entryToRecord({ ...base, meta: { ...base.meta, reattached: mixed } }).reattached, [
-      { path: 'a.ts', tokens: 3, attached: 'content' },
-    ]);
+    assert.equal('reattached' in base, false);
+    const [back] = throughFile([base]);
+    assert.ok(back?.type === 'compaction');
+    assert.equal(entryToRecord(back).reattached, undefined);
+    assert.deepEqual(JSON.parse(encodeEntry(base)), {
+      type: 'compaction',
+      at: 1,
+      id: 'c9',
+      trigger: 'manual',
+      layer: 'summarise',
+      strategy: 's',
+      replacedIds: [],
+      originals: [],
+      replacement: [],
+      tokensBefore: 2,
+      tokensAfter: 1,
+      regions: [],
+      costUsd: 0,
+      durationMs: 0,
+      fallbacks: [],
+    });
+    const bad = JSON.parse(encodeEntry(base)) as Record<string, unknown>;
+    assert.equal(decodeLine(JSON.stringify({ ...bad, reattached: [{ path: 'b.ts', attached: 'maybe' }] })).ok, false);
   });
 });
 

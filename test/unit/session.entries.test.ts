@@ -96,13 +96,32 @@ export function everyEntryType(): SessionEntry[] {
       replacement: [summary],
       tokensBefore: 1200,
       tokensAfter: 40,
-      meta: { strategy: 'summarize', model: 'claude-haiku-4-5', costUsd: 0.001, fallback: false },
+      layer: 'summarise',
+      strategy: 'summarise',
+      regions: [{ firstTurn: 1, lastTurn: 1, messageIds: [u1.id], tokens: 1200 }],
+      costUsd: 0.001,
+      durationMs: 900,
+      fallbacks: ['summariser timeout → dropped oldest regions'],
+      summary: 'The user asked about a.ts.',
+      instructions: 'focus on a.ts',
+      model: 'claude-haiku-4-5',
+      retention: {
+        kinds: {
+          path: { found: 1, lost: [] },
+          symbol: { found: 0, lost: [] },
+          error: { found: 0, lost: [] },
+          url: { found: 0, lost: [] },
+          number: { found: 2, lost: ['42'] },
+        },
+        lost: ['42'],
+        retained: 0.67,
+      },
+      reattached: [{ path: 'a.ts', tokens: 30, attached: 'reference', reason: 'too large' }],
     },
     { type: 'restore', at: 6, compactionId: 'cmp_1' },
     { type: 'pin', at: 7, blockId: 'blk_e1' },
     { type: 'unpin', at: 8, blockId: 'blk_e1' },
-    { type: 'title', at: 9, title: 'Renamed: a.ts' },
-    { type: 'turn_aborted', at: 10, turn: 2, reason: 'stopped by the user' },
+    { type: 'recall', at: 9, toolUseId: 'toolu_r', compactionIds: ['cmp_1'] },
     { type: 'repair', at: 11, fixes: ['Line 3 was unreadable and was left out: not JSON.'], messages: [u1] },
     {
       type: 'message',
@@ -162,18 +181,7 @@ describe('session entries', () => {
     const all = everyEntryType();
     assert.deepEqual(
       new Set(all.map((e) => e.type)),
-      new Set([
-        'header',
-        'message',
-        'usage',
-        'compaction',
-        'restore',
-        'pin',
-        'unpin',
-        'title',
-        'turn_aborted',
-        'repair',
-      ]),
+      new Set(['header', 'message', 'usage', 'compaction', 'restore', 'pin', 'unpin', 'recall', 'repair']),
     );
     for (const e of all) {
       const line = encodeEntry(e);
@@ -220,7 +228,7 @@ describe('session entries', () => {
       [good.replace('"at":1', '"at":"1"'), /^at:/],
       [good.replace('"turn":1', '"turn":1,"extra":true'), /extra/],
       [good.replace('"tier":1', '"tier":7'), /tier/],
-      [encodeEntry(sampleHeader()).replace('"version":1', '"version":2'), /version/],
+      [encodeEntry(sampleHeader()).replace('"version":2', '"version":3'), /version/],
     ];
     for (const [line, reason] of cases) {
       const d = decodeLine(line);
@@ -230,7 +238,7 @@ describe('session entries', () => {
   });
 
   it('recognises a header written by a newer version', () => {
-    assert.equal(newerFormatVersion(encodeEntry(sampleHeader()).replace('"version":1', '"version":3')), 3);
+    assert.equal(newerFormatVersion(encodeEntry(sampleHeader()).replace('"version":2', '"version":3')), 3);
     assert.equal(newerFormatVersion(encodeEntry(sampleHeader())), undefined);
     assert.equal(newerFormatVersion('garbage'), undefined);
   });

@@ -121,3 +121,72 @@ describe('session list reads only the head and the tail of each file', () => {
     assert.ok(!opened.ok && opened.error.length > 0, 'opening it explains the failure');
   });
 });
+
+describe('session list: damaged sessions are listed with the reason, openable and deletable', () => {
+  let root: string;
+  let store: SessionStore;
+  beforeEach(async () => {
+    root = await fsp.mkdtemp(join(tmpdir(), 'cp-list-damage-'));
+    store = SessionStore.inGlobalStorage(root, { now: () => 0, random: () => 0.5 });
+    await fsp.mkdir(store.dir, { recursive: true });
+  });
+  afterEach(async () => {
+    await fsp.rm(root, { recursive: true, force: true });
+  });
+
+  it('says what looks damaged: a bad line, a torn end, a missing header, an empty file', async () => {
+    const good = (id: string) => `${encodeEntry(sampleHeader(id))}\n${encodeEntry(message(0, 10))}\n`;
+    const files: Record<string, string> = {
+      '2026-11-20T10-00-00-badlin': `${good('a')}garbage\n`,
+      '2026-11-20T10-00-00-tornnd': `${good('b')}{"type":"mess`,
+      '2026-11-20T10-00-00-nohead': `${encodeEntry(message(0, 10))}\n`,
+      '2026-11-20T10-00-00-emptyy': '',
+      '2026-11-20T10-00-00-health': good('c'),
+    };
+    for (const [id, text] of Object.entries(files)) await fsp.writeFile(store.pathOf(id), text);
+    const list = await store.list();
+    const damage = Object.fromEntries(list.map((s) => [s.id.slice(-6), [s.damaged, s.damage ?? '']]));
+    const expected: Record<string, [boolean, RegExp]> = {
+      badlin: [true, /^A line could not be read: not JSON \(.+\)\.$/],
+      tornnd: [true, /^Its last line is incomplete \(a write was cut off\)\.$/],
+      nohead: [true, /^Its header \(first line\) is missing or unreadable\.$/],
+      emptyy: [true, /^The file is empty\.$/],
+      health: [false, /^$/],
+    };
+    assert.deepEqual(Object.keys(damage).sort(), Object.keys(expected).sort());
+    for (const [key, [flag, reason]] of Object.entries(expected)) {
+      assert.equal(damage[key]?.[0], flag, key);
+      assert.match(String(damage[key]?.[1]), reason, key);
+    }
+    const opened = await store.open('2026-11-20T10-00-00-badlin');
+    assert.ok(opened.ok && opened.report?.backupPath, 'a damaged session opens through the repairing loader');
+    await opened.writer.close();
+    const deleted = await store.delete('2026-11-20T10-00-00-emptyy');
+    assert.ok(deleted.ok, 'a damaged session can be deleted');
+    assert.equal((await store.list()).length, 4);
+  });
+
+  it('an unreadable session is listed with its error and can be deleted; a file deleted meanwhile is not listed', async () => {
+    const id = '2026-11-20T10-00-00-unread';
+    await fsp.mkdir(store.pathOf(id));
+    const [s] = await store.list();
+    assert.deepEqual([s?.id, s?.damaged], [id, true]);
+    assert.match(s?.error ?? '', /EISDIR|directory/i);
+    await fsp.rmdir(store.pathOf(id));
+    await fsp.writeFile(store.pathOf(id), '');
+    const readdir = fsp.readdir;
+    const vanishing = '2026-11-20T10-00-00-gonego';
+    // The directory listing names a file that no longer exists when it is summarised.
+    fsp.readdir = (async () => [`${id}.jsonl`, `${vanishing}.jsonl`]) as unknown as typeof fsp.readdir;
+    try {
+      assert.deepEqual(
+        (await store.list()).map((x) => x.id),
+        [id],
+      );
+    } finally {
+      fsp.readdir = readdir;
+    }
+    const deleted = await store.delete(id);
+    assert.ok(deleted.ok);
+  });
+});

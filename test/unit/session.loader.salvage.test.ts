@@ -7,7 +7,7 @@ import { decodeLine, encodeEntry, type SessionEntry } from '../../src/core/sessi
 import { splitSplicedLine } from '../../src/core/session/salvage';
 import { isWellFormed } from '../../src/core/platform/text';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
-import { entryToRecord } from '../../src/host/chat/recordCodec';
+import { entryToRecord } from '../../src/core/session/compactionEntry';
 import { loadSession } from '../../src/host/sessions/sessionLoader';
 import { loaderHarness, NOW, text } from './support/loaderHarness';
 import { Build, emptyState, fakeClock } from './support/builders';
@@ -112,7 +112,12 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
       replacement: [b.message('user', [summary], 1)],
       tokensBefore: 500,
       tokensAfter: 20,
-      meta: { layer: 'summarise', strategy: 'summarise' },
+      layer: 'summarise',
+      strategy: 'summarise',
+      regions: [],
+      costUsd: 0,
+      durationMs: 0,
+      fallbacks: [],
     };
     // Some other damage makes the loader rewrite the file: the orphan must survive that rewrite.
     const r = await load(`${text([...entriesOf(conv), orphan])}garbage\n`);

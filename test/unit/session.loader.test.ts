@@ -136,7 +136,7 @@ describe('session loader', () => {
   });
 
   it('leaves a file written by a newer version untouched', async () => {
-    const content = text(entriesOf(sampleConversation())).replace('"version":1', '"version":2');
+    const content = text(entriesOf(sampleConversation())).replace('"version":2', '"version":3');
     await fsp.writeFile(h.file(), content);
     const r = await loadSession(h.file());
     assert.ok(!r.ok);

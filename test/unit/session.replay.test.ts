@@ -3,12 +3,8 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { sessionToMarkdown, sessionDisplayTitle } from '../../src/core/session/markdown';
-import {
-  INTERRUPTED_TOOL_RESULT,
-  repairMessages,
-  replaySession,
-  type RepairMeter,
-} from '../../src/core/session/replay';
+import { INTERRUPTED_TOOL_RESULT, repairMessages, type RepairMeter } from '../../src/core/session/repair';
+import { replaySession } from '../../src/core/session/replay';
 import { Build } from './support/builders';
 import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
 
@@ -20,7 +16,7 @@ export function userWords(messages: readonly Message[]): string[] {
 }
 
 describe('session replay', () => {
-  it('rebuilds the conversation, usage, title, pins and aborted turns', () => {
+  it('rebuilds the conversation, usage, the header title and pins', () => {
     const conv = sampleConversation();
     const pinned = conv[0]?.blocks[1]?.meta.id as string;
     const entries: SessionEntry[] = [
@@ -36,8 +32,6 @@ describe('session replay', () => {
         costUsd: 0.5,
       },
       { type: 'pin', at: 2, blockId: pinned },
-      { type: 'title', at: 3, title: 'A title' },
-      { type: 'turn_aborted', at: 4, turn: 2, reason: 'stop' },
     ];
     const s = replaySession(entries);
     assert.deepEqual(
@@ -46,9 +40,8 @@ describe('session replay', () => {
     );
     assert.deepEqual(s.pins, [pinned]);
     assert.equal(s.messages[0]?.blocks[1]?.meta.pinned, true);
-    assert.equal(s.title, 'A title');
+    assert.equal(s.title, entries[0]?.type === 'header' ? entries[0].title : 'no header');
     assert.equal(s.usage.length, 1);
-    assert.equal(s.abortedTurns[0]?.reason, 'stop');
     assert.equal(s.updatedAt, 9e12);
     assert.deepEqual([s.problems, s.fixes, s.ignored], [[], [], []]);
     assert.deepEqual(replaySession([...entries, { type: 'unpin', at: 5, blockId: pinned }]).pins, []);
@@ -73,13 +66,18 @@ describe('session replay', () => {
       type: 'compaction',
       at: 10,
       id: 'cmp_1',
-      trigger: 'threshold',
+      trigger: 'auto-soft',
       replacedIds: replaced.map((m) => m.id),
       originals: replaced,
       replacement,
       tokensBefore: 900,
       tokensAfter: 60,
-      meta: {},
+      layer: 'summarise',
+      strategy: 'summarise',
+      regions: [],
+      costUsd: 0,
+      durationMs: 0,
+      fallbacks: [],
     };
     const compacted = replaySession([...entriesOf(conv), compaction]);
     assert.deepEqual(
@@ -131,7 +129,12 @@ describe('session replay', () => {
       replacement: [b.message('user', [summary], 1)],
       tokensBefore: 500,
       tokensAfter: 20,
-      meta: {},
+      layer: 'summarise',
+      strategy: 'summarise',
+      regions: [],
+      costUsd: 0,
+      durationMs: 0,
+      fallbacks: [],
     };
     const s = replaySession([...entriesOf(conv), orphan]);
     assert.deepEqual(s.messages, conv, 'the conversation is untouched');

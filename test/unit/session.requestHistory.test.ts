@@ -62,7 +62,12 @@ function file(): { entries: SessionEntry[]; conv: Message[] } {
       replacement,
       tokensBefore: 1000,
       tokensAfter: 100,
-      meta: {},
+      layer: 'summarise',
+      strategy: 'summarise',
+      regions: [],
+      costUsd: 0,
+      durationMs: 0,
+      fallbacks: [],
     },
     usageEntry(3, 2, usage(300, 0, 200, 25)),
   ];
@@ -145,7 +150,12 @@ describe('request history rebuilt from the session file', () => {
       replacement: [b.message('user', [b.text('x')], 1)],
       tokensBefore: 1,
       tokensAfter: 1,
-      meta: {},
+      layer: 'summarise',
+      strategy: 'summarise',
+      regions: [],
+      costUsd: 0,
+      durationMs: 0,
+      fallbacks: [],
     };
     const withBogus = [...entries.slice(0, -1), bogus, ...entries.slice(-1)].filter(
       (e) => e.type !== 'compaction' || e.id === 'cmp_ghost',
@@ -158,7 +168,7 @@ describe('request history rebuilt from the session file', () => {
     );
   });
 
-  it('loads from a session file written before the history was rebuilt (no new field, same format version)', () => {
+  it('loads from a session file written before the history was rebuilt (no new field, format version 1)', () => {
     const msg = (id: string, role: string, turn: number, text: string, source: string) =>
       JSON.stringify({
         type: 'message',
@@ -185,7 +195,8 @@ describe('request history rebuilt from the session file', () => {
     ];
     const a = analyzeSession(new TextEncoder().encode(`${lines.join('\n')}\n`), 'old001', 1_700_000_001_000);
     assert.equal(a.error, undefined);
-    assert.equal(a.changed, false, 'an old file is read as it is, not rewritten');
+    assert.equal(a.changed, true, 'a version 1 file is saved again in the current version');
+    assert.deepEqual(a.droppedLines, [], 'every line of it reads');
     assert.deepEqual(a.session?.requestHistory.requests, [
       {
         index: 1,

@@ -98,11 +98,12 @@ describe('session store', () => {
       r.report.droppedLines.map((d) => d.line),
       [4, 9],
     );
-    await r.writer.append({ type: 'title', at: clock.now(), title: 'Repaired' });
+    const at = clock.now();
+    await r.writer.append({ type: 'recall', at, toolUseId: 'toolu_after', compactionIds: [] });
     await r.writer.close();
     const after = (await store.list()).find((s) => s.id === id);
     assert.equal(after?.damaged, false);
-    assert.equal(after?.title, 'Repaired');
+    assert.equal(after?.updatedAt, at, 'an entry appended after the repair is read');
     assert.equal((await store.list()).length, 2, 'backups are not listed as sessions');
     const bad = await store.open('2026-11-20T09-00-00-bbbbbb');
     assert.ok(!bad.ok && /no readable entry/.test(bad.error) && /\.bak-/.test(bad.error));

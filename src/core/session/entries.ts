@@ -3,20 +3,39 @@
  * strict runtime schemas (a malformed or foreign line is detected, never half-read) and
  * the line codec. Pure: no I/O.
  *
- * Compatibility rule: a reader only understands `version: 1`. A writer that adds an entry
- * type or a field must bump the version, because version 1 readers treat unknown entries
- * as damage.
+ * Compatibility rule: a reader reads its own version and, through migrate.ts, every older
+ * one (from OLDEST_READABLE_VERSION); a file of an older version is saved again in the
+ * current one when it is opened (the original kept as a backup). A writer that adds an entry
+ * type or a field must bump the version and add the step to migrate.ts, because readers
+ * treat unknown entries and fields as damage, and leave files of a newer version alone.
+ *
+ * Version 2 (this one): compaction entries carry the record's fields typed (`layer`,
+ * `strategy`, `regions`, `costUsd`, `durationMs`, `fallbacks`, and optional `summary`,
+ * `instructions`, `model`, `retention`, `reattached`) instead of version 1's `meta`; it
+ * documents what version 1 files may hold without a bump: `recall` lines and the usage
+ * fields `cacheMiss`, `server` and `counted` (all optional; a file without them loads).
+ * The `title` and `turn_aborted` lines of version 1 are gone: nothing ever wrote them (the
+ * header's `title` stays; a stopped or failed turn is recorded in the conversation itself).
  */
 import * as v from 'valibot';
 import type { Usage } from '../agent/agentPorts';
 import type { Message } from '../conversation/conversationModel';
 import type { CacheMiss } from '../cache/cacheMiss';
 import type { ServerReport } from '../server/serverReport';
+import type {
+  CompactionLayer,
+  CompactionRegion,
+  CompactionTrigger,
+  ReattachedFile,
+  RetentionCheck,
+} from '../compaction/types';
+import { compactionFields } from './compactionEntry';
+import { migrateEntry, OLDEST_READABLE_VERSION } from './migrate';
 
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
-/** The only format version this code reads and writes. */
-export const SESSION_VERSION = 1;
+/** The format version this code writes (it reads older ones too, see migrate.ts). */
+export const SESSION_VERSION = 2;
 
 /** First line of every session file. Times are milliseconds since the epoch. */
 export interface HeaderEntry {
@@ -62,19 +81,31 @@ export interface UsageEntry {
 
 /**
  * A compaction: messages `replacedIds` (kept verbatim in `originals`) were replaced by
- * `replacement`. `meta` carries the rest of the record (strategy, model, cost, fallbacks…).
+ * `replacement`; the other fields are those of its CompactionRecord (see compactionEntry.ts).
  */
 export interface CompactionEntry {
   readonly type: 'compaction';
   readonly at: number;
   readonly id: string;
-  readonly trigger: string;
+  readonly trigger: CompactionTrigger;
+  readonly layer: CompactionLayer;
+  /** Strategy setting in force. */
+  readonly strategy: string;
   readonly replacedIds: readonly string[];
   readonly originals: readonly Message[];
   readonly replacement: readonly Message[];
   readonly tokensBefore: number;
   readonly tokensAfter: number;
-  readonly meta: Readonly<Record<string, string | number | boolean>>;
+  readonly regions: readonly CompactionRegion[];
+  readonly costUsd: number;
+  readonly durationMs: number;
+  readonly fallbacks: readonly string[];
+  readonly summary?: string;
+  readonly instructions?: string;
+  /** The summariser model, when an LLM was used. */
+  readonly model?: string;
+  readonly retention?: RetentionCheck;
+  readonly reattached?: readonly ReattachedFile[];
 }
 
 /** Undo of the compaction `compactionId`: its originals replace its replacement again. */
@@ -91,26 +122,10 @@ export interface PinEntry {
   readonly blockId: string;
 }
 
-/** The user renamed the session. */
-export interface TitleEntry {
-  readonly type: 'title';
-  readonly at: number;
-  readonly title: string;
-}
-
-/** A turn stopped before it finished (Stop pressed, error, window closed). */
-export interface TurnAbortedEntry {
-  readonly type: 'turn_aborted';
-  readonly at: number;
-  readonly turn: number;
-  readonly reason: string;
-}
-
 /**
  * A recall call of the agent returned content from the compactions `compactionIds`: what
- * the Compactions view counts ("recalled 3×"). Added after version 1 without a version
- * bump: it only feeds a count, so a reader that does not know it loses nothing but the
- * count (it drops the line as damage, with a backup).
+ * the Compactions view counts ("recalled 3×"). Written by late version 1 files already
+ * (an earlier reader drops the line as damage, with a backup, losing only the count).
  */
 export interface RecallEntry {
   readonly type: 'recall';
@@ -132,16 +147,7 @@ export interface RepairEntry {
 
 /** Any line of a session file. */
 export type SessionEntry =
-  | HeaderEntry
-  | MessageEntry
-  | UsageEntry
-  | CompactionEntry
-  | RestoreEntry
-  | PinEntry
-  | TitleEntry
-  | TurnAbortedEntry
-  | RecallEntry
-  | RepairEntry;
+  HeaderEntry | MessageEntry | UsageEntry | CompactionEntry | RestoreEntry | PinEntry | RecallEntry | RepairEntry;
 
 const num = v.pipe(v.number(), v.finite());
 const int = v.pipe(v.number(), v.safeInteger());
@@ -291,18 +297,15 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     type: v.literal('compaction'),
     at: num,
     id: v.string(),
-    trigger: v.string(),
     replacedIds: v.array(v.string()),
     originals: v.array(message),
     replacement: v.array(message),
     tokensBefore: num,
     tokensAfter: num,
-    meta: v.record(v.string(), v.union([v.string(), num, v.boolean()])),
+    ...compactionFields,
   }),
   v.strictObject({ type: v.literal('restore'), at: num, compactionId: v.string() }),
   v.strictObject({ type: v.picklist(['pin', 'unpin']), at: num, blockId: v.string() }),
-  v.strictObject({ type: v.literal('title'), at: num, title: v.string() }),
-  v.strictObject({ type: v.literal('turn_aborted'), at: num, turn: int, reason: v.string() }),
   v.strictObject({ type: v.literal('recall'), at: num, toolUseId: v.string(), compactionIds: v.array(v.string()) }),
   v.strictObject({ type: v.literal('repair'), at: num, fixes: v.array(v.string()), messages: v.array(message) }),
 ]);
@@ -325,11 +328,13 @@ export type DecodedLine =
   { readonly ok: true; readonly entry: SessionEntry } | { readonly ok: false; readonly reason: string };
 
 /**
- * Parses and validates one line (surrounding whitespace, e.g. a `\r`, is ignored). Never
- * throws. The reason names the failure, e.g. `not JSON (Unexpected end of JSON input)` or
+ * Parses and validates one line (surrounding whitespace, e.g. a `\r`, is ignored) of a file
+ * of format `version` (default the current one; an older one is migrated first, so the
+ * entry is always of the current version). Never throws. The reason names the failure,
+ * e.g. `not JSON (Unexpected end of JSON input)` or
  * `message.blocks.0.text: Invalid type: Expected string but received 3`.
  */
-export function decodeLine(line: string): DecodedLine {
+export function decodeLine(line: string, version: number = SESSION_VERSION): DecodedLine {
   const text = line.trim();
   if (text.length === 0) return { ok: false, reason: 'empty line' };
   let json: unknown;
@@ -338,11 +343,33 @@ export function decodeLine(line: string): DecodedLine {
   } catch (e) {
     return { ok: false, reason: `not JSON (${e instanceof Error ? e.message : String(e)})` };
   }
-  const result = v.safeParse(sessionEntrySchema, json);
+  const result = v.safeParse(sessionEntrySchema, version === SESSION_VERSION ? json : migrateEntry(json, version));
   if (result.success) return { ok: true, entry: result.output };
   const issue = result.issues[0];
   const path = issue?.path?.map((p) => String(p.key)).join('.') ?? '';
   return { ok: false, reason: `${path ? `${path}: ` : ''}${issue?.message ?? 'invalid entry'}` };
+}
+
+/**
+ * The format version a file's first line declares, when it is a header of this format of a
+ * version this code reads (current or older), else undefined (damaged, foreign or newer).
+ */
+export function readableFormatVersion(line: string): number | undefined {
+  try {
+    const json: unknown = JSON.parse(line.trim());
+    if (typeof json !== 'object' || json === null) return undefined;
+    const { type, format, version } = json as { type?: unknown; format?: unknown; version?: unknown };
+    return type === 'header' &&
+      format === SESSION_FORMAT &&
+      typeof version === 'number' &&
+      Number.isSafeInteger(version) &&
+      version >= OLDEST_READABLE_VERSION &&
+      version <= SESSION_VERSION
+      ? version
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * mid-write), and lone UTF-16 surrogates inside entries (which the API rejects). Pure.
  */
 import { toWellFormedDeep } from '../platform/text';
-import { decodeLine, type SessionEntry } from './entries';
+import { decodeLine, SESSION_VERSION, type SessionEntry } from './entries';
 
 /** What could be read out of a line holding several entries run together. */
 export interface SplicedLine {
@@ -25,8 +25,9 @@ const SCAN_BUDGET_PER_CHAR = 8;
  * undefined when no complete entry is found. Objects nested in an entry (blocks) also start
  * with `{"type":`, but their types are not entry types, so they never count as entries.
  * Linear in practice: scanning stops after a fixed multiple of the line's length.
+ * `version`: the file's format version (entries of an older one are migrated).
  */
-export function splitSplicedLine(line: string): SplicedLine | undefined {
+export function splitSplicedLine(line: string, version: number = SESSION_VERSION): SplicedLine | undefined {
   const entries: SessionEntry[] = [];
   const budget = { left: SCAN_BUDGET_PER_CHAR * line.length + 1024 };
   let pos = 0;
@@ -35,7 +36,7 @@ export function splitSplicedLine(line: string): SplicedLine | undefined {
     if (s < pos) continue;
     const end = objectEnd(line, s, budget);
     if (end < 0) continue;
-    const d = decodeLine(line.slice(s, end));
+    const d = decodeLine(line.slice(s, end), version);
     if (!d.ok) continue;
     dropped += line.slice(pos, s).trim().length;
     entries.push(d.entry);

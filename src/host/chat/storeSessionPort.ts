@@ -4,7 +4,7 @@ import type { ReplayedSession } from '../../core/session/replay';
 import { EMPTY_REQUEST_HISTORY } from '../../core/session/requestHistory';
 import { addCosts } from '../../core/agent/cost';
 import type { SessionWriter } from '../sessions/sessionFile';
-import { entryToRecord, recordToEntry } from './recordCodec';
+import { entryToRecord, recordToEntry } from '../../core/session/compactionEntry';
 import type { SessionStore } from '../sessions/sessionStore';
 import type { OpenSession, SessionPort } from './sessionPort';
 

@@ -12,6 +12,7 @@ import {
   decodeLine,
   encodeEntry,
   newerFormatVersion,
+  readableFormatVersion,
   SESSION_FORMAT,
   SESSION_VERSION,
   type HeaderEntry,
@@ -163,6 +164,14 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
       leaveAlone: true,
       error: `This session was saved by a newer version of the extension (format version ${newer}); update the extension to open it. The file was not changed.`,
     };
+  // A file of an older format is read through migrate.ts and saved again in the current one.
+  const version = (first && readableFormatVersion(first.text)) ?? SESSION_VERSION;
+  if (version < SESSION_VERSION) {
+    fixes.push(
+      `The session was saved in format version ${version} by an earlier version of the extension; it was saved again in version ${SESSION_VERSION}.`,
+    );
+    changed = true;
+  }
   const good: SessionEntry[] = [];
   const surrogateLines: number[] = [];
   /** Keeps `entry` read from line `l`, its lone surrogates replaced. */
@@ -178,7 +187,7 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
       changed = true;
     }
     if (!l.text.trim()) continue;
-    const d = decodeLine(l.text);
+    const d = decodeLine(l.text, version);
     if (d.ok) {
       keep(d.entry, l);
       if (l.unterminated) {
@@ -189,7 +198,7 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
     }
     changed = true;
     if (l === first) headerLine = l.text;
-    const spliced = splitSplicedLine(l.text);
+    const spliced = splitSplicedLine(l.text, version);
     if (spliced) {
       for (const e of spliced.entries) keep(e, l);
       fixes.push(splicedFix(l.line, spliced.entries.length, spliced.droppedChars));

@@ -114,8 +114,10 @@ export class SessionStore {
 
   /**
    * Every session, newest activity first. Reads only the head and the tail of each file (see
-   * summarizeSession); a damaged one is listed with `damaged`, and one that cannot be read
-   * at all is listed too, damaged, with `error` (it can still be opened or deleted).
+   * summarizeSession); a damaged one is listed with `damaged` and the `damage` seen, and one
+   * that cannot be read at all is listed too, damaged, with `error`: none is left out, so
+   * each can be opened (the loader repairs it or explains why it cannot) or deleted. Only a
+   * file deleted while the list was being read is not listed.
    */
   async list(): Promise<SessionSummary[]> {
     const names = await fsp
@@ -123,7 +125,9 @@ export class SessionStore {
       .catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
     const ids = names.filter((n) => n.endsWith('.jsonl') && ID.test(n.slice(0, -6))).map((n) => n.slice(0, -6));
     const out = await Promise.all(ids.map((id) => this.summarize(id).catch((e: unknown) => this.unreadable(id, e))));
-    return out.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1));
+    return out
+      .filter((s): s is SessionSummary => s !== undefined)
+      .sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : -1));
   }
 
   /**
@@ -218,8 +222,12 @@ export class SessionStore {
     }
   }
 
-  /** The list entry of a session file that could not be summarised (listed so it can be opened or deleted). */
-  private async unreadable(id: string, e: unknown): Promise<SessionSummary> {
+  /**
+   * The list entry of a session file that could not be summarised (listed so it can be
+   * opened or deleted); undefined when the file no longer exists (deleted meanwhile).
+   */
+  private async unreadable(id: string, e: unknown): Promise<SessionSummary | undefined> {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !(await exists(this.pathOf(id)))) return undefined;
     const stat = await fsp.stat(this.pathOf(id)).catch(() => undefined);
     return {
       id,

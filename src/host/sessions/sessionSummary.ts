@@ -4,14 +4,14 @@
  * size from stat. A 50 MB session costs two small reads, not 50 MB. Reads go through an
  * injected RangeReader, so tests can count them.
  */
-import { decodeLine, type SessionEntry } from '../../core/session/entries';
+import { decodeLine, readableFormatVersion, SESSION_VERSION, type SessionEntry } from '../../core/session/entries';
 import { sessionDisplayTitle } from '../../core/session/markdown';
 import type { Message } from '../../core/conversation/conversationModel';
 
 /** One line of the sessions list. */
 export interface SessionSummary {
   readonly id: string;
-  /** The session's title (the header's, or a rename found in the head or tail), else the user's first words (≤ 60 characters). */
+  /** The session's title (the header's), else the user's first words (≤ 60 characters). */
   readonly title: string;
   readonly createdAt: number;
   /** Time of the last readable entry, else the file's modification time. */
@@ -24,6 +24,8 @@ export interface SessionSummary {
   readonly sizeBytes: number;
   /** The file looks damaged (or could not be read); opening it will repair it or explain why it cannot. */
   readonly damaged: boolean;
+  /** With `damaged`: the first damage seen, as a sentence (absent when `error` says it). */
+  readonly damage?: string;
   /** Why the file could not be summarised at all, when it could not. */
   readonly error?: string;
 }
@@ -65,22 +67,26 @@ export async function summarizeSession(id: string, reader: RangeReader, facts: F
   const head = await readHead(reader, facts.size);
   const tail = await readTail(reader, facts.size, head.linesEnd);
   const lines = [...head.lines, ...tail.lines];
-  let damaged = facts.size === 0 || head.lastByte !== NL || head.hasNul || tail.hasNul;
+  const found: string[] = [];
+  if (facts.size === 0) found.push('The file is empty.');
+  else if (head.lastByte !== NL) found.push('Its last line is incomplete (a write was cut off).');
+  if (head.hasNul || tail.hasNul) found.push('It holds NUL bytes (left by a crash or a disk error).');
   const entries: SessionEntry[] = [];
+  // Lines of an older format are read as the loader reads them (migrated), so such a file is not flagged.
+  const version = (head.lines[0] && readableFormatVersion(utf8.decode(head.lines[0].bytes))) ?? SESSION_VERSION;
   for (const l of lines) {
-    const d = decodeLine(utf8.decode(l.bytes));
+    const d = decodeLine(utf8.decode(l.bytes), version);
     if (d.ok) entries.push(d.entry);
-    else damaged = true;
+    else if (!l.unterminated) found.push(`A line could not be read: ${d.reason}.`);
   }
-  const first = head.lines[0] ? decodeLine(utf8.decode(head.lines[0].bytes)) : undefined;
+  const first = head.lines[0] ? decodeLine(utf8.decode(head.lines[0].bytes), version) : undefined;
   const header = first?.ok && first.entry.type === 'header' ? first.entry : undefined;
-  if (!header) damaged = true;
-  let title = header?.title;
+  if (!header && facts.size > 0) found.unshift('Its header (first line) is missing or unreadable.');
+  const title = header?.title;
   let firstUser: Message | undefined;
   let turns = 0;
   let last: SessionEntry | undefined;
   for (const e of entries) {
-    if (e.type === 'title') title = e.title;
     if (
       e.type === 'message' &&
       !firstUser &&
@@ -88,7 +94,7 @@ export async function summarizeSession(id: string, reader: RangeReader, facts: F
       e.message.blocks.some((b) => b.type === 'text' && b.meta.source === 'user')
     )
       firstUser = e.message;
-    if (e.type === 'message' || e.type === 'usage' || e.type === 'turn_aborted')
+    if (e.type === 'message' || e.type === 'usage')
       turns = Math.max(turns, e.type === 'message' ? e.message.turn : e.turn);
     if (e.type !== 'header') last = e;
   }
@@ -101,7 +107,8 @@ export async function summarizeSession(id: string, reader: RangeReader, facts: F
     hasMessages: lines.some(isMessageLine),
     model: header?.model ?? 'unknown',
     sizeBytes: facts.size,
-    damaged,
+    damaged: found.length > 0,
+    ...(found[0] !== undefined ? { damage: found[0] } : {}),
   };
 }
 

@@ -1,0 +1,254 @@
+import type { LlmResult, ToolCall, ToolRunner } from './agentPorts';
+import { applyUserMessage, assembleUserMessage } from '../conversation/assemble';
+import type { ConversationState, Message } from '../conversation/conversationModel';
+import { prepareRequest } from '../pipeline/pipeline';
+import { makeRequestCounter } from '../pipeline/requestTokens';
+import { priorFactorFor } from '../tokens/calibration';
+import { modelInfo } from '../models/modelFacts';
+import { serverCompactionRecord } from '../compaction/serverCompaction';
+import { requestCostUsd } from './cost';
+import { serverRequestFor } from './serverRequest';
+import { turnEndReason, type TurnEndReason } from './events';
+import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
+import { runToolRound } from './toolRound';
+import { addContextAfterTools } from './contextAfterTools';
+import type { SessionCore } from './sessionCore';
+
+/**
+ * The turn loop of a session: assemble → compact when due → cache anchors → serialize →
+ * stream → run tools → next request … until the model ends its turn, hits max_tokens or
+ * refuses, the user stops, a compaction cannot be saved, or an error remains after retries.
+ * The user's message is already in `core.state` (its last message). Every completed message
+ * goes to the session sink before the next step, so a crash loses at most the message being
+ * streamed. Marks the core running while it runs and always ends with `turn_finished`.
+ * `tools`: the workspace tools with `recall` answered on this session's compactions.
+ */
+export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise<void> {
+  const controller = new AbortController();
+  core.running = controller;
+  let reason: TurnEndReason = 'end_turn';
+  let stopReason: string | null | undefined;
+  try {
+    const recovery = newRecoveryBudget();
+    for (let round = 1; ; round++) {
+      if (round > core.deps.maxToolRounds) {
+        reason = 'tool_limit';
+        core.emit({
+          type: 'notice',
+          level: 'warning',
+          text: `Stopped after ${core.deps.maxToolRounds} tool rounds in one turn (contextPipeline.maxToolRounds). Send a message to let Claude continue.`,
+        });
+        break;
+      }
+      const compactor = core.deps.compactor;
+      if (compactor) {
+        const run = await compactor.beforeRequest(core.state, {
+          ...(core.accounting.lastRequestAt !== undefined ? { lastRequestAt: core.accounting.lastRequestAt } : {}),
+          signal: controller.signal,
+        });
+        if (run.records.length > 0 || run.notices.length > 0) {
+          // A compaction that cannot be saved is not applied: the turn ends (the message stays; Retry resends it).
+          const adopted = await core.adopt(run.state, run.records, run.notices);
+          if (!adopted.ok) {
+            reason = 'error';
+            break;
+          }
+        }
+        if (controller.signal.aborted) {
+          reason = 'stopped';
+          if (core.state.messages.at(-1)?.role === 'user') await core.recordStop('');
+          break;
+        }
+      }
+      const sent = core.state;
+      // A model switch restarts the estimator's calibration from that model's tokenizer prior.
+      core.deps.estimator.useModel(sent.config.model, priorFactorFor(modelInfo(sent.config.model).tokenizer));
+      const prepared = prepareRequest(sent, {
+        count: makeRequestCounter(core.deps.estimator, core.deps.tokenizer),
+        clock: core.deps.clock,
+        ...(core.accounting.previousBreakpoint ? { previous: core.accounting.previousBreakpoint } : {}),
+      });
+      let streamedText = '';
+      const server = serverRequestFor(sent, core.deps.compactor?.settings());
+      if (!server.ok) {
+        core.emit({
+          type: 'error',
+          error: {
+            kind: 'invalid_request',
+            retryable: false,
+            message: `${server.reason} Choose another contextPipeline.compactionStrategy or model; your message is kept.`,
+          },
+        });
+        reason = 'error';
+        break;
+      }
+      // Beside the stream, never before it: the first request per model gets an exact count.
+      const params = core.accounting.beforeSend(sent, prepared, controller.signal);
+      const answer = await core.deps.llm.stream(params, {
+        signal: controller.signal,
+        ...(server.value ? { server: server.value } : {}),
+        onEvent: (e) => {
+          if (e.type === 'request_started') {
+            streamedText = '';
+            core.emit({
+              type: 'request_started',
+              round,
+              attempt: e.attempt,
+              estimatedTokens: prepared.tokens.total,
+              anchored: prepared.tokens.anchored,
+              ...(prepared.repairs.length > 0 ? { repairs: prepared.repairs } : {}),
+            });
+          } else if (e.type === 'text_delta') {
+            streamedText += e.text;
+            core.emit({ type: 'text_delta', text: e.text });
+          } else if (e.type === 'thinking_delta') core.emit({ type: 'thinking_delta', text: e.thinking });
+          else if (e.type === 'tool_use_started') core.emit({ type: 'tool_use_started', id: e.id, name: e.name });
+          else if (e.type === 'retrying')
+            core.emit({ type: 'retrying', attempt: e.attempt, waitMs: e.waitMs, error: e.error });
+        },
+      });
+      if (!answer.ok) {
+        if (answer.error.kind === 'aborted' || controller.signal.aborted) {
+          await core.recordStop(streamedText);
+          reason = 'stopped';
+          break;
+        }
+        if (answer.error.kind === 'prompt_too_long' || answer.error.kind === 'context_exceeded') {
+          const step = await recoverOverflow(
+            core.state,
+            answer.error,
+            recovery,
+            core.deps.compactor,
+            controller.signal,
+          );
+          if (step) {
+            const adopted = await core.adopt(step.state, step.records, step.notices);
+            if (!adopted.ok) {
+              reason = 'error';
+              break;
+            }
+            round--;
+            continue;
+          }
+          core.emit({
+            type: 'error',
+            error: {
+              ...answer.error,
+              message: `${answer.error.message} Nothing more can be cut automatically: start a new session, or remove large pasted or pinned content.`,
+            },
+          });
+          reason = 'error';
+          break;
+        }
+        core.emit({ type: 'error', error: answer.error });
+        reason = 'error';
+        break;
+      }
+      const result = answer.result;
+      await core.accounting.answered(sent, prepared, result);
+      stopReason = result.stopReason;
+      const content =
+        result.content.length > 0
+          ? result.content
+          : [{ type: 'text' as const, text: '[Claude returned an empty answer.]' }];
+      const message = await core.appendAssistant(content);
+      if (!message) {
+        reason = 'error';
+        break;
+      }
+      await adoptServerCompaction(core, message, result, sent.config.cacheTtl);
+      const calls: ToolCall[] = message.blocks.flatMap((b) =>
+        b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : [],
+      );
+      if (calls.length === 0) {
+        reason = turnEndReason(result.stopReason);
+        if (reason === 'max_tokens')
+          core.emit({
+            type: 'notice',
+            level: 'warning',
+            text: 'The answer reached the output limit (max_tokens) and was cut. Ask Claude to continue.',
+          });
+        if (reason === 'refusal')
+          core.emit({ type: 'notice', level: 'warning', text: 'Claude declined to answer this request.' });
+        if (reason === 'other')
+          core.emit({
+            type: 'notice',
+            level: 'info',
+            text: `The turn ended with stop reason "${String(result.stopReason)}".`,
+          });
+        break;
+      }
+      const results = await runToolRound(calls, controller.signal, {
+        tools: tools,
+        ...(core.deps.compactor ? { compactor: core.deps.compactor } : {}),
+        writeFile: core.deps.writeFile,
+        spillDirectory: core.deps.pasteDirectory,
+        contextWindow: core.state.config.contextWindow,
+        emit: core.emit,
+      });
+      core.state = await addContextAfterTools(core.state, core.deps.contextAfterTools, calls, results, (text) =>
+        core.emit({ type: 'notice', level: 'warning', text }),
+      );
+      const assembled = assembleUserMessage(
+        core.state,
+        { toolResults: results, pasteDirectory: core.deps.pasteDirectory },
+        core.deps,
+      );
+      if (!assembled.ok) {
+        core.emit({
+          type: 'error',
+          error: {
+            kind: 'unknown',
+            retryable: false,
+            message: `Internal error while returning tool results: ${assembled.error.message}`,
+          },
+        });
+        reason = 'error';
+        break;
+      }
+      core.state = applyUserMessage(core.state, assembled.value);
+      await core.deps.sink.message(assembled.value.message);
+      core.emit({ type: 'message_added', message: assembled.value.message, injected: assembled.value.injected });
+      if (controller.signal.aborted) {
+        // The cancelled results are in history; end with a short note so the next user message alternates.
+        await core.appendAssistant([{ type: 'text', text: '[Stopped by the user while tools were running.]' }]);
+        reason = 'stopped';
+        break;
+      }
+    }
+  } finally {
+    core.running = undefined;
+    core.emit({ type: 'turn_finished', reason, ...(stopReason !== undefined ? { stopReason } : {}) });
+  }
+}
+
+/**
+ * When the answer carries a server compaction block: the messages the API now ignores
+ * become a record (shown in the Compactions view with the summary), persisted like ours.
+ * When its record cannot be saved, adopt reports that and the turn goes on: the API has
+ * compacted anyway, only the record for the Compactions view is missing.
+ */
+async function adoptServerCompaction(
+  core: SessionCore,
+  message: Message,
+  result: LlmResult,
+  ttl: ConversationState['config']['cacheTtl'],
+): Promise<void> {
+  const compactionUsage = (result.server?.iterations ?? []).filter((i) => i.type === 'compaction');
+  const costUsd = compactionUsage.reduce(
+    (n, u) => n + (requestCostUsd(result.model || core.state.config.model, u, ttl) ?? 0),
+    0,
+  );
+  const compactor = core.deps.compactor;
+  const r = serverCompactionRecord(core.state, message, {
+    clock: core.deps.clock,
+    ids: core.deps.ids,
+    tokensOf: (m) => compactor?.tokensOf(m) ?? 0,
+    costUsd,
+    model: result.model,
+    strategy: core.deps.compactor?.settings().strategy ?? 'server-compact',
+  });
+  if (!r) return;
+  core.emit({ type: 'compaction_started', trigger: 'auto-soft' });
+  await core.adopt(r.state, [r.record], []);
+}

@@ -1,0 +1,182 @@
+import type { ConversationState } from '../conversation/conversationModel';
+import { pinBlock, pinMessage, type PinChange } from '../conversation/pins';
+import { restoreRecord } from '../compaction/apply';
+import { effectiveWindow } from '../compaction/policy';
+import { SERVER_RESTORE_REFUSAL } from '../compaction/serverCompaction';
+import { errorText, type SendResult, type SessionCore } from './sessionCore';
+
+const WAIT = 'Wait for the running turn or compaction to finish.';
+
+/**
+ * The commands of a session outside its turns: Compact Now (queued behind a running turn),
+ * pins, restore and recall counts. Each saves before it changes memory, so a failed save
+ * changes nothing and says why; every call settles (a queued compaction too), with a reason
+ * when it did not happen.
+ */
+export class SessionCommands {
+  private queued: { instructions?: string; done: (r: SendResult) => void } | undefined;
+
+  constructor(private readonly core: SessionCore) {}
+
+  /** Whether a manual compaction waits for the running turn. */
+  get compactionQueued(): boolean {
+    return this.queued !== undefined;
+  }
+
+  /** See AgentSession.compactNow. */
+  compactNow(instructions?: string): Promise<SendResult> {
+    const core = this.core;
+    if (!core.deps.compactor) return Promise.resolve({ ok: false, reason: 'Compaction is not available.' });
+    if (core.compacting) return Promise.resolve({ ok: false, reason: 'A compaction is already running.' });
+    if (core.running) {
+      this.queued?.done({ ok: false, reason: 'Replaced by a newer compaction request.' });
+      return new Promise((done) => {
+        this.queued = { ...(instructions ? { instructions } : {}), done };
+        core.emit({ type: 'compaction_queued' });
+      });
+    }
+    return this.runManualCompaction(instructions);
+  }
+
+  /** Drops a queued manual compaction (it resolves with `Cancelled.`); false when none was queued. */
+  cancelQueuedCompaction(): boolean {
+    const q = this.queued;
+    if (!q) return false;
+    this.queued = undefined;
+    q.done({ ok: false, reason: 'Cancelled.' });
+    return true;
+  }
+
+  /** Runs the compaction queued behind the turn that just ended, if any; its caller's promise always settles. */
+  runQueued(): void {
+    const q = this.queued;
+    this.queued = undefined;
+    if (!q) return;
+    this.runManualCompaction(q.instructions).then(q.done, (err: unknown) =>
+      q.done(this.core.compactionFailed(`The compaction failed: ${errorText(err)}`)),
+    );
+  }
+
+  /**
+   * One manual compaction. Never rejects: a compactor that throws is reported (an `error`
+   * event and an empty `compaction_finished`) and the result says why; the session is left
+   * as it was and stays usable.
+   */
+  private async runManualCompaction(instructions?: string): Promise<SendResult> {
+    const core = this.core;
+    const compactor = core.deps.compactor;
+    if (!compactor) return { ok: false, reason: 'Compaction is not available.' };
+    core.compacting = true;
+    const controller = new AbortController();
+    core.running = controller;
+    try {
+      core.emit({ type: 'compaction_started', trigger: 'manual' });
+      compactor.breaker.reset();
+      const run = await compactor.compact(core.state, {
+        trigger: 'manual',
+        tokensToFree: 'all',
+        ...(instructions ? { instructions } : {}),
+        signal: controller.signal,
+      });
+      const adopted = await core.adopt(run.state, run.records, run.notices);
+      if (!adopted.ok) return adopted;
+      return run.records.length > 0
+        ? { ok: true }
+        : { ok: false, reason: run.notices.join(' ') || 'Nothing was compacted.' };
+    } catch (err) {
+      return core.compactionFailed(`The compaction failed: ${errorText(err)}`);
+    } finally {
+      core.compacting = false;
+      core.running = undefined;
+    }
+  }
+
+  /** Pins or unpins every block of a message, saved first. */
+  setPinned(messageId: string, pinned: boolean): Promise<SendResult> {
+    return this.applyPins((st) => pinMessage(st, messageId, pinned), pinned);
+  }
+
+  /** Pins or unpins one block, saved first. */
+  setBlockPinned(blockId: string, pinned: boolean): Promise<SendResult> {
+    return this.applyPins((st) => pinBlock(st, blockId, pinned), pinned);
+  }
+
+  /**
+   * Saves the pin change first, then applies it to the state as it is then (a turn may have
+   * started meanwhile); a failed save changes nothing and says why.
+   */
+  private async applyPins(change: (state: ConversationState) => PinChange, pinned: boolean): Promise<SendResult> {
+    const core = this.core;
+    if (core.running || core.compacting) return { ok: false, reason: WAIT };
+    const planned = change(core.state);
+    if (!planned.ok) return planned;
+    try {
+      await core.deps.sink.pins(planned.blockIds, pinned);
+    } catch (err) {
+      return { ok: false, reason: `The ${pinned ? 'pin' : 'unpin'} could not be saved: ${errorText(err)}` };
+    }
+    const applied = change(core.state);
+    if (applied.ok) core.state = applied.state;
+    core.accounting.noteEdit(pinned ? 'a pin' : 'an unpin');
+    core.emit({ type: 'history_replaced', messages: core.state.messages });
+    return { ok: true };
+  }
+
+  /**
+   * See AgentSession.restore. The restore is saved first; a failed save leaves the
+   * conversation and the compaction list as they were and says why.
+   */
+  async restore(recordId: string): Promise<SendResult> {
+    const core = this.core;
+    if (core.running || core.compacting) return { ok: false, reason: WAIT };
+    const entry = core.compactions.find((c) => c.record.id === recordId);
+    if (!entry) return { ok: false, reason: 'No such compaction in this session.' };
+    if (entry.orphaned)
+      return {
+        ok: false,
+        reason:
+          'This compaction cannot be restored: the messages it replaced were lost from the session file, so there is nothing to put its originals back in place of. Its original messages can still be opened in the Compactions view.',
+      };
+    if (!entry.active) return { ok: false, reason: 'This compaction was already restored.' };
+    if (entry.record.layer === 'server-compact') return { ok: false, reason: SERVER_RESTORE_REFUSAL };
+    const restored = restoreRecord(core.state, entry.record);
+    if (!restored.ok) return { ok: false, reason: restored.reason };
+    if (core.deps.compactor) {
+      const tokens = core.deps.estimator.estimate(restored.state).tokens;
+      const eff = effectiveWindow(restored.state.config);
+      if (tokens > eff)
+        return {
+          ok: false,
+          reason: `Restoring would make the prompt about ${tokens.toLocaleString('en-US')} tokens, more than the ${eff.toLocaleString('en-US')} the window leaves for it. Compact something else first.`,
+        };
+    }
+    try {
+      await core.deps.sink.restore(recordId);
+    } catch (err) {
+      return { ok: false, reason: `The restore could not be saved, so nothing was changed: ${errorText(err)}` };
+    }
+    // Applied to the state as it is after the save (the same, unless a turn started meanwhile).
+    const now = restoreRecord(core.state, entry.record);
+    if (!now.ok) {
+      const reason = `The restore was saved, but the conversation changed meanwhile (${now.reason}); reopen the session to see it restored.`;
+      core.emit({ type: 'error', error: { kind: 'unknown', retryable: false, message: reason } });
+      return { ok: false, reason };
+    }
+    core.state = now.state;
+    core.compactions = core.compactions.map((c) => (c.record.id === recordId ? { ...c, active: false } : c));
+    core.accounting.noteEdit(`the restore of compaction ${recordId}`);
+    core.emit({ type: 'restored', recordId });
+    core.emit({ type: 'history_replaced', messages: core.state.messages });
+    return { ok: true };
+  }
+
+  /** Persists a recall from `compactionIds`, then counts it and tells the views. */
+  async noteRecall(toolUseId: string, compactionIds: readonly string[]): Promise<void> {
+    const core = this.core;
+    await core.deps.sink.recall?.({ at: core.deps.clock.now(), toolUseId, compactionIds });
+    core.compactions = core.compactions.map((c) =>
+      compactionIds.includes(c.record.id) ? { ...c, recalled: (c.recalled ?? 0) + 1 } : c,
+    );
+    core.emit({ type: 'recalled', toolUseId, compactionIds });
+  }
+}

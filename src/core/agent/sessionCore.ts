@@ -1,0 +1,162 @@
+import type { CountTokensPort, LlmClient, ToolRunner } from './agentPorts';
+import { appendAssistantMessage, type AssistantContent } from '../conversation/assistant';
+import type { ContextAfterTools } from './contextAfterTools';
+import type { ConversationState, Message } from '../conversation/conversationModel';
+import type { Clock, IdSource, Tokenizer } from '../platform/platformPorts';
+import type { TokenEstimator } from '../tokens/estimator';
+import type { Compactor } from '../compaction/compactor';
+import type { CompactionRecord } from '../compaction/types';
+import type { SpillReader } from '../recall/corpus';
+import type { AgentEvent, SessionSink } from './events';
+import { RequestAccounting } from './requestAccounting';
+
+/** Ports and settings of an agent session. */
+export interface AgentDeps {
+  readonly llm: LlmClient;
+  readonly tools: ToolRunner;
+  readonly sink: SessionSink;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly tokenizer: Tokenizer;
+  readonly estimator: TokenEstimator;
+  /** Folder where oversized pastes are saved. */
+  readonly pasteDirectory: string;
+  /** Writes spilled pastes before the message referencing them is sent. */
+  readonly writeFile: (path: string, content: string) => Promise<void>;
+  /** Tool rounds allowed in one turn before the loop stops and asks the user. */
+  readonly maxToolRounds: number;
+  /** The compaction engine; without it the history is never compacted. */
+  readonly compactor?: Compactor;
+  /** Context to add after each tool round (nested project instructions); its injections go with the tool results. */
+  readonly contextAfterTools?: ContextAfterTools;
+  /** The session's saved outputs, for the recall tool; without it they are not searched. */
+  readonly spills?: SpillReader;
+  /** Exact prompt size (`count_tokens`), asked beside the first request per model; without it nothing is counted. */
+  readonly countTokens?: CountTokensPort;
+}
+
+/** A compaction of this session and whether it is in effect (restore undoes it). */
+export interface CompactionEntryState {
+  readonly record: CompactionRecord;
+  readonly active: boolean;
+  /** Its messages were lost from the session file: kept only for its originals, never restorable. */
+  readonly orphaned?: true;
+  /** How many recall calls returned content from it (absent: none). */
+  readonly recalled?: number;
+}
+
+/** Result of a call that starts a turn or runs a command. */
+export type SendResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+/** The message of a thrown value. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The mutable state of one agent session, shared by its turn loop (agentTurnLoop.ts) and its
+ * commands (sessionCommands.ts), with the steps both need: adopting a compaction pass (saved
+ * first) and appending an assistant message. Not used on its own: AgentSession is the facade.
+ */
+export class SessionCore {
+  /** The conversation as it stands. */
+  state: ConversationState;
+  /** The controller of the running turn or manual compaction. */
+  running: AbortController | undefined;
+  /** Whether a manual compaction runs. */
+  compacting = false;
+  /** Every compaction of the session, oldest first. */
+  compactions: CompactionEntryState[];
+  readonly accounting: RequestAccounting;
+
+  constructor(
+    initial: ConversationState,
+    readonly deps: AgentDeps,
+    readonly emit: (event: AgentEvent) => void,
+    compactions: readonly CompactionEntryState[],
+  ) {
+    this.state = initial;
+    this.compactions = [...compactions];
+    this.accounting = new RequestAccounting(deps, emit);
+  }
+
+  /**
+   * Takes a compaction pass's result, saving first: each record goes to the sink, and only
+   * when all are saved do the state and the compaction list change and the views hear of it.
+   * A failed save leaves memory as it was (records already saved are undone in the file with
+   * restore entries, so a reload matches), emits an `error` and a `compaction_finished`
+   * without records (so progress ends), and returns the reason.
+   */
+  async adopt(
+    state: ConversationState,
+    records: readonly CompactionRecord[],
+    notices: readonly string[],
+  ): Promise<SendResult> {
+    const saved: CompactionRecord[] = [];
+    try {
+      for (const record of records) {
+        await this.deps.sink.compaction(record);
+        saved.push(record);
+      }
+    } catch (err) {
+      const undo = await this.unsave(saved);
+      return this.compactionFailed(
+        `The compaction could not be saved, so it was not applied: ${errorText(err)}${undo}`,
+      );
+    }
+    this.state = state;
+    for (const record of records) {
+      this.compactions.push({ record, active: true });
+      this.accounting.compacted(record);
+    }
+    // The views re-render the replaced history first, so the notices that explain it stay visible.
+    if (records.length > 0) this.emit({ type: 'history_replaced', messages: state.messages });
+    for (const text of notices) this.emit({ type: 'notice', level: 'warning', text });
+    this.emit({ type: 'compaction_finished', records, notices });
+    if (records.length > 0) this.emit({ type: 'health', health: this.accounting.health });
+    return { ok: true };
+  }
+
+  /** Reports a compaction that did not happen: an `error`, then an empty `compaction_finished`; returns the reason. */
+  compactionFailed(reason: string): SendResult {
+    this.emit({ type: 'error', error: { kind: 'unknown', retryable: false, message: reason } });
+    this.emit({ type: 'compaction_finished', records: [], notices: [] });
+    return { ok: false, reason };
+  }
+
+  /** Undoes in the file, newest first, records saved before a later save failed; '' or a sentence saying what could not be undone. */
+  private async unsave(saved: readonly CompactionRecord[]): Promise<string> {
+    for (const record of [...saved].reverse()) {
+      try {
+        await this.deps.sink.restore(record.id);
+      } catch (err) {
+        return ` (compaction ${record.id} stays in the session file until it is reopened: ${errorText(err)})`;
+      }
+    }
+    return '';
+  }
+
+  /** Appends an assistant message, saves it and tells the views; undefined (after an error event) when it cannot be recorded. */
+  async appendAssistant(content: readonly AssistantContent[]): Promise<Message | undefined> {
+    const appended = appendAssistantMessage(this.state, content, this.deps);
+    if (!appended.ok) {
+      this.emit({
+        type: 'error',
+        error: { kind: 'unknown', retryable: false, message: `Could not record the answer: ${appended.error}` },
+      });
+      return undefined;
+    }
+    this.state = appended.state;
+    await this.deps.sink.message(appended.message);
+    this.emit({ type: 'message_added', message: appended.message });
+    return appended.message;
+  }
+
+  /** A stop while streaming keeps what was said, marked as stopped, so history stays consistent. */
+  async recordStop(streamedText: string): Promise<void> {
+    const text = streamedText.trim()
+      ? `${streamedText}\n\n[Stopped by the user.]`
+      : '[Stopped by the user before Claude answered.]';
+    await this.appendAssistant([{ type: 'text', text }]);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Reading session files of older format versions: each line, parsed, is brought to the
+ * current version before it is validated. Pure.
+ *
+ * Version 1 → 2: the header's version becomes 2; a compaction's `meta` (flat values, its
+ * structured parts as JSON strings) becomes typed fields. Values version 1 wrote that do not
+ * fit are read as the record reader of version 1 read them: a missing or unreadable list is
+ * empty, a missing number is 0, a missing layer or strategy is `summarise`, unreadable
+ * retention is left out, malformed re-attached files are left out. Every other line is the
+ * same in both versions (a version 1 file may hold `recall` lines and usage `cacheMiss`,
+ * `server` and `counted` fields, added before the bump; it may as well lack them).
+ */
+import * as v from 'valibot';
+import { reattachedSchema, regionSchema, retentionSchema } from './compactionEntry';
+
+/** The oldest format version this code still reads (and saves again in the current one). */
+export const OLDEST_READABLE_VERSION = 1;
+
+/** `json` (one parsed line of a file of format `version`) as the current version writes it; unchanged when nothing differs. */
+export function migrateEntry(json: unknown, version: number): unknown {
+  if (version !== 1 || typeof json !== 'object' || json === null) return json;
+  const o = json as Record<string, unknown>;
+  if (o.type === 'header' && o.version === 1) return { ...o, version: 2 };
+  // A compaction without `meta` is already typed (appended by this version when a rewrite failed).
+  if (o.type === 'compaction' && 'meta' in o) return compactionFromV1(o);
+  return json;
+}
+
+function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {
+  const { meta: rawMeta, ...rest } = o;
+  const meta = typeof rawMeta === 'object' && rawMeta !== null ? (rawMeta as Record<string, unknown>) : {};
+  const str = (k: string) => (typeof meta[k] === 'string' ? meta[k] : undefined);
+  const num = (k: string) => (typeof meta[k] === 'number' ? meta[k] : 0);
+  const json = (k: string): unknown => {
+    const raw = str(k);
+    if (raw === undefined) return undefined;
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  const regions = v.safeParse(v.array(regionSchema), json('regions'));
+  const fallbacks = v.safeParse(v.array(v.string()), json('fallbacks'));
+  const retention = v.safeParse(retentionSchema, json('retention'));
+  const attached = json('reattached');
+  const reattached = Array.isArray(attached)
+    ? attached.flatMap((f: unknown) => {
+        const r = v.safeParse(reattachedSchema, f);
+        return r.success ? [r.output] : [];
+      })
+    : [];
+  const summary = str('summary');
+  const instructions = str('instructions');
+  const model = str('model');
+  return {
+    ...rest,
+    layer: str('layer') ?? 'summarise',
+    strategy: str('strategy') ?? 'summarise',
+    regions: regions.success ? regions.output : [],
+    costUsd: num('costUsd'),
+    durationMs: num('durationMs'),
+    fallbacks: fallbacks.success ? fallbacks.output : [],
+    ...(summary !== undefined ? { summary } : {}),
+    ...(instructions !== undefined ? { instructions } : {}),
+    ...(model !== undefined ? { model } : {}),
+    ...(retention.success ? { retention: retention.output } : {}),
+    ...(reattached.length > 0 ? { reattached } : {}),
+  };
+}
