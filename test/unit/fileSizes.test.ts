@@ -25,9 +25,7 @@ const CODE = /\.(ts|tsx|mts|cts|js|mjs|cjs|css|html)$/;
  * the limit (or gone): delete it then, so the list only shrinks.
  */
 const OVERSIZED_FOR_NOW: Readonly<Record<string, number>> = {
-  'src/core/agent/agentSession.ts': 582,
   'src/core/compaction/compactor.ts': 435,
-  'src/core/session/replay.ts': 492,
   'src/core/tokens/estimator.ts': 413,
   'src/webview/budget/main.ts': 423,
   'src/webview/chat/transcriptView.ts': 444,
