@@ -257,6 +257,7 @@ export class Compactor {
         expectedSaving: plan.expectedSaving,
         plan,
         reattach: reattachOf(plan.regions),
+        ...(plan.summariser ? { summariser: plan.summariser } : {}),
       };
     const dry = this.strategyRun(state, settings.strategy, Number.MAX_SAFE_INTEGER, 'manual', counterIds('preview'));
     const saving = dry.records.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);

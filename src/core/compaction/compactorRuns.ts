@@ -17,6 +17,7 @@ import type { CompactionPlan, PlannedRegion } from './plan';
 import { effectiveWindow, type CompactionSettings } from './policy';
 import { reattach, type ReadFresh } from './reattachRun';
 import { summariseRegions } from './summarise';
+import type { SummariserChoice } from './summariserRoute';
 import type { CompactionRecord, CompactionTrigger } from './types';
 import { isServerStrategy } from '../server/serverContext';
 
@@ -37,6 +38,8 @@ export interface CompactionPreview {
    * and there is a reader; what is actually attached depends on the files and the room then.
    */
   readonly reattach: readonly string[];
+  /** Summarise strategy: who would write the summaries and the expected cost of each route. */
+  readonly summariser?: SummariserChoice;
 }
 
 /** Ports and settings of the compactor. */
