@@ -87,11 +87,15 @@ describe('compaction: the summariser by expected cost', () => {
     );
   });
 
-  it('a prompt that would not fit the main model with an answer goes to the small model, even when forced', () => {
+  it('a prompt that would not fit the main model with an answer (or a server strategy) means the small model, even when forced', () => {
     const c = chooseSummariser(inputs({ setting: 'main', mainContextWindow: 190_000 }));
     assert.equal(c.route, 'small');
     assert.equal(c.main, undefined);
     assert.match(c.reason, /would not fit/);
+    const server = chooseSummariser(inputs({ setting: 'main', mainUnavailable: 'the server strategy edits it' }));
+    assert.equal(server.route, 'small');
+    assert.equal(server.main, undefined);
+    assert.equal(server.reason, 'the server strategy edits it');
   });
 });
 

@@ -11,6 +11,7 @@
  * costs 1.15× input more than a read one.
  */
 import { planningPrices } from '../models/modelFacts';
+import { isServerStrategy } from '../server/serverContext';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { maskCandidates, type MaskCandidate } from './mask';
 import { effectiveWindow, pressureOf, type CompactionSettings, type Pressure } from './policy';
@@ -118,6 +119,8 @@ export function summariserChoice(
     readonly perMessage: readonly number[];
     readonly promptTokens: number;
     readonly cacheWarm: boolean;
+    /** Why the main route cannot run (see RouteInputs.mainUnavailable). */
+    readonly mainUnavailable?: string;
   },
 ): SummariserChoice {
   const cfg = state.config;
@@ -140,6 +143,7 @@ export function summariserChoice(
     cacheTtl: cfg.cacheTtl,
     mainContextWindow: cfg.contextWindow,
     mainOutputReserve: cfg.outputReserve,
+    ...(figures.mainUnavailable ? { mainUnavailable: figures.mainUnavailable } : {}),
   });
 }
 
@@ -217,6 +221,9 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       perMessage,
       promptTokens: tokensBefore,
       cacheWarm: inputs.routeCacheWarm ?? inputs.cacheWarm,
+      ...(isServerStrategy(settings.strategy)
+        ? { mainUnavailable: 'the server strategy edits the cached prompt, so the summariser model reads the region' }
+        : {}),
     });
     const llm = summariser.route === 'main' ? (summariser.main?.usd ?? 0) : summariser.small.usd;
     return {

@@ -87,6 +87,8 @@ export interface RouteInputs {
   /** The main model's window, and the answer room a summary request keeps (its max_tokens). */
   readonly mainContextWindow: number;
   readonly mainOutputReserve: number;
+  /** Why the main route cannot run at all (e.g. a server strategy edits the cached prompt); absent: it can. */
+  readonly mainUnavailable?: string;
 }
 
 /** Expected cost of the small route: each region read fresh plus its prompt, and its summary. */
@@ -134,7 +136,7 @@ export function mainRouteFits(
  */
 export function chooseSummariser(inputs: RouteInputs): SummariserChoice {
   const small: RouteCost = { model: inputs.smallModel, usd: smallRouteUsd(inputs) };
-  const fits = mainRouteFits(inputs);
+  const fits = inputs.mainUnavailable === undefined && mainRouteFits(inputs);
   const main: RouteCost | undefined = fits ? { model: inputs.mainModel, usd: mainRouteUsd(inputs) } : undefined;
   const base = { setting: inputs.setting, small, ...(main ? { main } : {}) };
   const pick = (route: SummariserRouteName, reason: string): SummariserChoice => ({
@@ -146,7 +148,8 @@ export function chooseSummariser(inputs: RouteInputs): SummariserChoice {
   if (!main)
     return pick(
       'small',
-      'the prompt would not fit the main model with a summary, so the summariser model reads the region',
+      inputs.mainUnavailable ??
+        'the prompt would not fit the main model with a summary, so the summariser model reads the region',
     );
   if (inputs.setting === 'main') return pick('main', 'contextPipeline.summarizer is "main"');
   if (inputs.setting === 'small') return pick('small', 'contextPipeline.summarizer is "small"');
