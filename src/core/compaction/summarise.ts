@@ -1,6 +1,8 @@
 /**
  * The LLM layer of compaction: summarises picked regions with a separate, cheaper model
- * (rolling over chunks when a region is too big for it), records one CompactionRecord per
+ * (rolling over chunks when a region is too big for it) — or, on the main-model route the
+ * plan picked (summariserRoute.ts), with the main model reading its cached prefix
+ * (mainSummary.ts; the summariser model takes over a region it fails) — records one CompactionRecord per
  * region and applies it. On a summariser error or timeout the failed region and the rest are
  * dropped instead, behind a visible marker; a record that would not shrink the context is
  * never applied. The LlmClient never throws; time comes from the injected clock and timeout.
