@@ -2,14 +2,16 @@
  * The compaction policies a replay can run, each a small object: the compactor settings and
  * pipeline settings it needs, and what it does before each request.
  *
- * - `default`: the Compactor as the extension runs it (DEFAULT_COMPACTION_SETTINGS, beforeRequest).
- * - `rolling` / `stacked`: the default with `summaryPolicy` set (a setting the compactor is
- *   gaining; until it exists the field is passed through and ignored).
+ * - `default`: the Compactor as the extension runs it (DEFAULT_COMPACTION_SETTINGS, beforeRequest;
+ *   `contextPipeline.summarizer: auto`, the summariser picked by expected cost).
+ * - `default-main` / `default-small`: the default with the summariser forced — the main model
+ *   reading its cached prefix, or the summariser model reading the region fresh.
+ * - `rolling` / `stacked`: the default with `summaryPolicy` set.
  * - `baseline`: "summarise everything at 85 %" — no cheap layers; at 85 % of the effective
  *   window, one compaction of everything compactable.
  * - `claude-code`: what Claude Code does — summarise everything when the prompt reaches
- *   window − 33k, keeping about 10k recent tokens, with the main model (`summariser: 'main'`,
- *   another setting the compactor is gaining).
+ *   window − 33k, keeping about 10k recent tokens, with the main model from its cache
+ *   (`summarizer: main`).
  * - `server-clear`: the app under `compactionStrategy: server-clear-tool-uses` with its default
  *   server settings — each request carries the `clear_tool_uses_20250919` edit the app sends
  *   (trigger at the soft threshold, keep the API's 3 tool uses, no `clear_at_least`), which the
@@ -45,7 +47,16 @@ export interface ReplayPolicy {
 }
 
 /** The policies' names, in report order. */
-export const POLICY_NAMES = ['default', 'rolling', 'stacked', 'baseline', 'claude-code', 'server-clear'] as const;
+export const POLICY_NAMES = [
+  'default',
+  'default-main',
+  'default-small',
+  'rolling',
+  'stacked',
+  'baseline',
+  'claude-code',
+  'server-clear',
+] as const;
 
 /** A policy's name. */
 export type PolicyName = (typeof POLICY_NAMES)[number];
@@ -55,24 +66,24 @@ export function isPolicyName(s: string): s is PolicyName {
   return (POLICY_NAMES as readonly string[]).includes(s);
 }
 
-/**
- * Compaction settings the compactor may not have yet (`summaryPolicy`, `summariser`): the ONE
- * place they are cast, so this compiles today and takes effect once the fields exist.
- */
-type FutureSettings = Partial<CompactionSettings> & Record<string, unknown>;
-function withSettings(extra: FutureSettings): CompactionSettings {
-  return { ...DEFAULT_COMPACTION_SETTINGS, ...extra } as CompactionSettings;
+function withSettings(extra: Partial<CompactionSettings>): CompactionSettings {
+  return { ...DEFAULT_COMPACTION_SETTINGS, ...extra };
 }
 
 const NO_RUN = (state: ConversationState): CompactionRun => ({ state, records: [], notices: [] });
 
 /** The extension's own pipeline: cheap layers, then the strategy at the thresholds. */
-function layered(name: PolicyName, description: string, extra: FutureSettings): ReplayPolicy {
+function layered(
+  name: PolicyName,
+  description: string,
+  extra: Partial<CompactionSettings>,
+  pipeline: Partial<PipelineSettings> = {},
+): ReplayPolicy {
   return {
     name,
     description,
     settings: withSettings(extra),
-    pipeline: {},
+    pipeline,
     beforeRequest: (state, ctx) =>
       ctx.compactor.beforeRequest(state, {
         ...(ctx.lastRequestAt !== undefined ? { lastRequestAt: ctx.lastRequestAt } : {}),
@@ -85,7 +96,7 @@ function layered(name: PolicyName, description: string, extra: FutureSettings): 
 function summariseAll(
   name: PolicyName,
   description: string,
-  extra: FutureSettings,
+  extra: Partial<CompactionSettings>,
   pipeline: Partial<PipelineSettings>,
   at: (s: ConversationState) => number,
 ): ReplayPolicy {
@@ -108,7 +119,26 @@ export const CLAUDE_CODE_BUFFER = 33_000;
 export function policy(name: PolicyName): ReplayPolicy {
   switch (name) {
     case 'default':
-      return layered('default', 'the layered pipeline (cheap layers, then a summary at the thresholds)', {});
+      return layered(
+        'default',
+        'the layered pipeline (cheap layers, then a summary at the thresholds; summariser by expected cost)',
+        {},
+        { summarizer: 'auto' },
+      );
+    case 'default-main':
+      return layered(
+        'default-main',
+        'the layered pipeline, summaries always by the main model from its prompt cache',
+        {},
+        { summarizer: 'main' },
+      );
+    case 'default-small':
+      return layered(
+        'default-small',
+        'the layered pipeline, summaries always by the summariser model reading the region fresh',
+        {},
+        { summarizer: 'small' },
+      );
     case 'rolling':
       return layered('rolling', 'the layered pipeline, summaryPolicy rolling (the previous summary folded in)', {
         summaryPolicy: 'rolling',
@@ -129,8 +159,8 @@ export function policy(name: PolicyName): ReplayPolicy {
       return summariseAll(
         'claude-code',
         'Claude Code: summarise everything at window − 33k with the main model, keep ~10k recent tokens',
-        { summariser: 'main' },
-        { keepRecentTokens: 10_000, keepRecentTurns: 1 },
+        {},
+        { keepRecentTokens: 10_000, keepRecentTurns: 1, summarizer: 'main' },
         (s) => s.config.contextWindow - CLAUDE_CODE_BUFFER,
       );
     case 'server-clear':

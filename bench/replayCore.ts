@@ -139,6 +139,8 @@ export interface ReplayResult {
   readonly cost: CostTally;
   readonly summariserCost: CostTally;
   readonly summariserCalls: number;
+  /** Summariser requests by the model that served them (the summariser model, or the main model from its cache). */
+  readonly summariserModels: ReadonlyMap<string, number>;
   readonly frr: FrrTotals;
   /** One line per compaction record. */
   readonly log: readonly string[];
@@ -177,6 +179,16 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   const api = new ReplayApi(clock.now, textTokens);
   const summariser = new ScriptedSummariser({ tokens: textTokens, length: opts.summaryLength ?? SUMMARY_LENGTH, api });
   const files = new LastKnownFiles();
+  // The main request the replay would send for a state (the counts and previous breakpoint below):
+  // the main-model summary route appends its instruction to exactly this.
+  const count = (sending: ConversationState) => ({
+    tools: 0,
+    system: 0,
+    messages: sending.messages.map(tokensOf),
+    total: measure(sending),
+    anchored: false,
+  });
+  let previous: ReturnType<typeof prepareRequest>['lastBreakpoint'];
   const compactor = new Compactor({
     summariser,
     clock,
@@ -186,6 +198,10 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     settings: () => opts.policy.settings,
     timeout: () => new Promise(() => undefined),
     readFresh: files.readFresh,
+    mainRequest: (s) => {
+      const p = prepareRequest(s, { count, clock, ...(previous ? { previous } : {}) });
+      return { params: p.params, sent: p.sent };
+    },
   });
   const firstModel = t.events.find((e) => e.kind === 'usage' && e.usage !== null);
   let state: ConversationState = {
@@ -218,7 +234,6 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   };
   const serverSide = isServerStrategy(opts.policy.settings.strategy);
   const signal = new AbortController().signal;
-  let previous: ReturnType<typeof prepareRequest>['lastBreakpoint'];
   let lastRequestAt: number | undefined;
   let afterCompaction = false;
 
@@ -276,13 +291,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     if (tokens + state.config.outputReserve > state.config.contextWindow) totals.overflows++;
     // count gets the normalized state: per-message tokens must index its messages, as the anchors do.
     const prepared = prepareRequest(state, {
-      count: (sending) => ({
-        tools: 0,
-        system: 0,
-        messages: sending.messages.map(tokensOf),
-        total: tokens,
-        anchored: false,
-      }),
+      count,
       clock,
       ...(previous ? { previous } : {}),
     });
@@ -334,7 +343,11 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   }
 
   const summariserCost = new CostTally();
-  for (const c of summariser.requests) summariserCost.add(c.model, c.usage, state.config.cacheTtl);
+  const summariserModels = new Map<string, number>();
+  for (const c of summariser.requests) {
+    summariserCost.add(c.model, c.usage, state.config.cacheTtl);
+    summariserModels.set(c.model, (summariserModels.get(c.model) ?? 0) + 1);
+  }
   return {
     transcript: t.name,
     window: opts.window,
@@ -355,6 +368,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     cost,
     summariserCost,
     summariserCalls: summariser.calls,
+    summariserModels,
     frr: frr.totals(),
     log,
     trace,

@@ -156,8 +156,65 @@ export function printTable(results: readonly TimedResult[]): ReplayRow[] {
     const kinds = FRR_KINDS.map((k) => `${k} ${frrText(r.frr.byKind[k])}`).join(' · ');
     console.log(`  ${`${shortName(r.transcript)} ${Math.round(r.window / 1000)}k ${r.policy}`.padEnd(34)} ${kinds}`);
   }
+  printRouteTable(results, rows);
   console.log(JSON.stringify({ rows }));
   return rows;
+}
+
+/** The summariser routes side by side: the default policy's cost ÷ baseline with `auto`, `main` and `small`. */
+const ROUTE_POLICIES = [
+  ['auto', 'default'],
+  ['main', 'default-main'],
+  ['small', 'default-small'],
+] as const;
+
+/**
+ * One line per transcript and window: the default policy's cost ÷ baseline with the summariser
+ * picked by expected cost (`auto`), always the main model from its cache (`main`), always the
+ * summariser model (`small`); then the summariser's own cost and its calls by model of each.
+ * Nothing when the replays did not run those policies.
+ */
+export function printRouteTable(results: readonly TimedResult[], rows: readonly ReplayRow[]): void {
+  const at = new Map<string, { result: ReplayResult; row: ReplayRow }>();
+  results.forEach(({ result }, i) =>
+    at.set(`${result.transcript}\u0000${result.window}\u0000${result.policy}`, { result, row: rows[i] as ReplayRow }),
+  );
+  const keys = [...new Set(results.map(({ result: r }) => `${r.transcript}\u0000${r.window}`))];
+  const lines: string[][] = [];
+  for (const key of keys) {
+    const [transcript = '', window = '0'] = key.split('\u0000');
+    const cells = ROUTE_POLICIES.map(([, policy]) => at.get(`${key}\u0000${policy}`));
+    if (cells.every((c) => c === undefined)) continue;
+    const ratio = (c: (typeof cells)[number]) =>
+      c?.row.cost_ratio === null || c === undefined ? '–' : (c.row.cost_ratio as number).toFixed(3);
+    const summariser = (c: (typeof cells)[number]) => {
+      if (!c) return '–';
+      const usd = c.result.summariserCost.total();
+      const calls = [...c.result.summariserModels].map(([m, n]) => `${n}× ${m}`).join(', ') || 'no calls';
+      return `${usd === null ? 'unknown' : `$${usd.toFixed(3)}`} (${calls})`;
+    };
+    lines.push([
+      shortName(transcript),
+      `${Math.round(Number(window) / 1000)}k`,
+      ...cells.map(ratio),
+      ...cells.map(summariser),
+    ]);
+  }
+  if (lines.length === 0) return;
+  const head = [
+    'transcript',
+    'window',
+    ...ROUTE_POLICIES.map(([r]) => `${r} ÷ base`),
+    ...ROUTE_POLICIES.map(([r]) => `${r} summariser`),
+  ];
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)));
+  const line = (xs: readonly string[]) =>
+    xs.map((x, i) => (i < 2 || i >= 5 ? x.padEnd(widths[i] as number) : x.padStart(widths[i] as number))).join('  ');
+  console.log(
+    "Summariser route (policy `default`, contextPipeline.summarizer auto / main / small): cost ÷ baseline, and the summariser's cost and calls by model",
+  );
+  console.log(line(head));
+  for (const l of lines) console.log(line(l));
 }
 
 /** `real-session-sonnet45.transcript.jsonl` → `sonnet45`. */

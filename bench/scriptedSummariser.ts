@@ -6,9 +6,12 @@
  * the API would. With an `api` (the replay's ReplayApi), each request is validated and goes
  * through the replay's one prompt cache, so a request of the main model that repeats the
  * main prompt's prefix reads it from cache; a refused request fails as the API would fail it.
+ * A main-model summary request (mainSummary.ts) is summarised from the stretch it names only,
+ * and priced on the whole prompt it sends.
  */
-import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult, Usage } from '../src/core/agent/agentPorts';
+import { stretchOfRequest } from '../src/core/compaction/mainSummary';
 import { safeCutIndex } from '../src/core/platform/text';
 import type { ApiOutcome } from './replayApi';
 import { SUMMARY_LENGTH, summaryLengthTokens, type SummaryLengthModel } from './summaryLength';
@@ -60,10 +63,11 @@ export class ScriptedSummariser implements LlmClient {
       this.fail--;
       return { ok: false, error: { kind: 'overloaded', message: 'scripted summariser failure', retryable: false } };
     }
-    const text = params.messages
-      .map((m) =>
-        typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n'),
-      )
+    // A main-model request carries the whole conversation and names the stretch to summarise: only that is the region.
+    const stretch = stretchOfRequest(params);
+    const source = stretch ? params.messages.slice(stretch.from - 1, stretch.to) : params.messages;
+    const text = source
+      .map((m) => (typeof m.content === 'string' ? m.content : m.content.map(blockText).join('\n')))
       .join('\n');
     const system =
       typeof params.system === 'string' ? params.system : (params.system ?? []).map((b) => b.text).join('\n');
@@ -133,5 +137,21 @@ export class ScriptedSummariser implements LlmClient {
       tokens = this.tokens(summary);
     }
     return { summary, tokens };
+  }
+}
+
+/** What a block says, as the summary draws from it: text, a tool call, a tool result's text. */
+function blockText(b: ContentBlockParam): string {
+  switch (b.type) {
+    case 'text':
+      return b.text;
+    case 'tool_use':
+      return `${b.name} ${JSON.stringify(b.input)}`;
+    case 'tool_result':
+      return typeof b.content === 'string'
+        ? b.content
+        : (b.content ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+    default:
+      return '';
   }
 }

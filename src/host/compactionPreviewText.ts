@@ -1,11 +1,14 @@
 import type { CompactionPreview } from '../core/compaction/compactor';
 import { REATTACH_FILE_TOKENS } from '../core/compaction/reattach';
+import { describeChoice } from '../core/compaction/summariserRoute';
 
 /**
  * What Compact Now would do, in a sentence: the turns, their tokens → the expected size of
  * what replaces them (the figures the Compactions view then shows for the records), the saving,
  * and the whole prompt before → after; then the files it would re-attach fresh from disk
- * (their size is known only when the run reads them).
+ * (their size is known only when the run reads them); then who would write the summaries,
+ * with the expected cost of both routes ("summariser: claude-opus-4-6 from cache, est. $0.04
+ * vs claude-haiku-4-5 $0.09").
  */
 export function previewSentence(preview: CompactionPreview): string {
   const turns = preview.regions
@@ -14,8 +17,16 @@ export function previewSentence(preview: CompactionPreview): string {
   const before = preview.regions.reduce((n, r) => n + r.tokens, 0);
   const after = preview.regions.reduce((n, r) => n + r.expectedTokensAfter, 0);
   const sentence = `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}). The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;
-  if (preview.reattach.length === 0) return sentence;
-  return `${sentence} Then re-attaches ${preview.reattach.join(', ')} (read fresh from disk, up to ~${fmt(REATTACH_FILE_TOKENS)} tokens each).`;
+  const reattach =
+    preview.reattach.length === 0
+      ? ''
+      : ` Then re-attaches ${preview.reattach.join(', ')} (read fresh from disk, up to ~${fmt(REATTACH_FILE_TOKENS)} tokens each).`;
+  const summariser = preview.summariser ? ` ${capitalised(describeChoice(preview.summariser))}.` : '';
+  return `${sentence}${reattach}${summariser}`;
+}
+
+function capitalised(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function fmt(n: number): string {

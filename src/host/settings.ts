@@ -28,6 +28,7 @@ export function readSettings(): PipelineSettings {
   return {
     model: c.get<string>('model'),
     summarizerModel: c.get<string>('summarizerModel'),
+    summarizer: c.get<string>('summarizer'),
     contextWindow: c.get<number>('contextWindow'),
     maxOutputTokens: c.get<number>('maxOutputTokens'),
     softThreshold: c.get<number>('softThreshold'),

@@ -24,8 +24,8 @@ function setup(tokens: number, pipeline = {}) {
 }
 
 describe('bench policies', () => {
-  it('default, rolling and stacked run the layered pipeline; rolling and stacked set summaryPolicy', async () => {
-    for (const name of ['default', 'rolling', 'stacked'] as const) {
+  it('default (and its summariser variants), rolling and stacked run the layered pipeline; rolling and stacked set summaryPolicy', async () => {
+    for (const name of ['default', 'default-main', 'default-small', 'rolling', 'stacked'] as const) {
       const { state, ctx, calls } = setup(10);
       await policy(name).beforeRequest(state, ctx);
       assert.deepEqual(calls, ['beforeRequest'], name);
@@ -33,7 +33,27 @@ describe('bench policies', () => {
     assert.deepEqual(policy('default').settings, DEFAULT_COMPACTION_SETTINGS);
     assert.equal((policy('rolling').settings as unknown as Record<string, unknown>).summaryPolicy, 'rolling');
     assert.equal((policy('stacked').settings as unknown as Record<string, unknown>).summaryPolicy, 'stacked');
-    assert.deepEqual(POLICY_NAMES, ['default', 'rolling', 'stacked', 'baseline', 'claude-code', 'server-clear']);
+    assert.deepEqual(POLICY_NAMES, [
+      'default',
+      'default-main',
+      'default-small',
+      'rolling',
+      'stacked',
+      'baseline',
+      'claude-code',
+      'server-clear',
+    ]);
+    // The summariser variants differ from the default only in contextPipeline.summarizer.
+    for (const [name, summarizer] of [
+      ['default', 'auto'],
+      ['default-main', 'main'],
+      ['default-small', 'small'],
+    ] as const) {
+      assert.deepEqual(policy(name).settings, DEFAULT_COMPACTION_SETTINGS, name);
+      assert.deepEqual(policy(name).pipeline, { summarizer }, name);
+      const r = resolveConfig({ ...policy(name).pipeline });
+      assert.ok(r.ok && r.config.summarizer === summarizer);
+    }
   });
 
   it('baseline summarises everything at 85 % of the effective window, and does nothing below', async () => {
@@ -49,7 +69,7 @@ describe('bench policies', () => {
 
   it('claude-code summarises everything at window − 33k, keeping ~10k recent tokens and 1 turn', async () => {
     const p = policy('claude-code');
-    assert.deepEqual(p.pipeline, { keepRecentTokens: 10_000, keepRecentTurns: 1 });
+    assert.deepEqual(p.pipeline, { keepRecentTokens: 10_000, keepRecentTurns: 1, summarizer: 'main' });
     const below = setup(100_000 - CLAUDE_CODE_BUFFER - 1, p.pipeline);
     await p.beforeRequest(below.state, below.ctx);
     assert.deepEqual(below.calls, []);

@@ -96,7 +96,7 @@ describe('how compaction reads in the chat and in Compact Now', () => {
     const preview = compactor.preview(state);
     const sentence = previewSentence(preview);
     const m =
-      /^Would compact (turns 1–3): about ([\d,]+) → ([\d,]+) tokens \(saves ~([\d,]+)\)\. The whole prompt: about ([\d,]+) → ([\d,]+) tokens\.$/.exec(
+      /^Would compact (turns 1–3): about ([\d,]+) → ([\d,]+) tokens \(saves ~([\d,]+)\)\. The whole prompt: about ([\d,]+) → ([\d,]+) tokens\. Summariser: (claude-[\w-]+)(?: from cache)?, est\. \$[\d.]+ vs .+\.$/.exec(
         sentence,
       );
     assert.ok(m, sentence);
@@ -106,6 +106,7 @@ describe('how compaction reads in the chat and in Compact Now', () => {
       signal: new AbortController().signal,
     });
     assert.ok(run.records.length > 0);
+    assert.equal(run.records[0]?.model, m[7], 'the summary is written by the model the preview named');
     const num = (s: string | undefined) => Number((s ?? '').replace(/,/g, ''));
     assert.equal(
       num(m[2]),
@@ -152,7 +153,7 @@ describe('how compaction reads in the chat and in Compact Now', () => {
     );
     assert.match(
       previewSentence(preview),
-      / Then re-attaches src\/f3\.ts, src\/f2\.ts, src\/f1\.ts \(read fresh from disk, up to ~5,000 tokens each\)\.$/,
+      / Then re-attaches src\/f3\.ts, src\/f2\.ts, src\/f1\.ts \(read fresh from disk, up to ~5,000 tokens each\)\. Summariser: .+\.$/,
     );
     const run = await compactor.compact(state, {
       trigger: 'manual',

@@ -1,84 +1,32 @@
-import type { LlmClient } from '../agent/agentPorts';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import type { Spill } from '../conversation/paste';
-import { counterIds, type Clock, type IdSource } from '../platform/platformPorts';
+import { counterIds, type IdSource } from '../platform/platformPorts';
 import { ttlMs } from '../cache/cacheAnchors';
 import { budgetTrim } from './budgetTrim';
 import { CircuitBreaker } from './circuitBreaker';
-import { hybrid } from './hybrid';
+import {
+  executePlan,
+  ownStrategySettings,
+  reattachAfter,
+  strategyRun,
+  type CompactionPreview,
+  type CompactionRun,
+  type CompactorDeps,
+  type RemovalStrategy,
+} from './compactorRuns';
 import type { LayerContext, LayerResult } from './layerContext';
 import { microcompact } from './microcompact';
-import { middleRemoval } from './middleRemoval';
-import { oldestRemoval } from './oldestRemoval';
 import { effectiveWindow, type CompactionSettings } from './policy';
 import { applyMask, maskCandidates } from './mask';
-import { planCompaction, type CompactionPlan, type PlannedRegion } from './plan';
+import { planCompaction, type CompactionPlan } from './plan';
 import { pickRegions, protectedFrom } from './regions';
-import { modelInfo } from '../models/modelFacts';
 import { snip } from './snip';
-import { summariseRegions } from './summarise';
 import { guardToolResult } from './toolResultGuard';
 import { reattachCandidates } from './reattachCandidates';
-import { reattach, type ReadFresh } from './reattachRun';
 import type { CompactionRecord, CompactionTrigger } from './types';
 import { isServerStrategy } from '../server/serverContext';
 
-/**
- * The settings our own compaction runs with: under a server strategy, Compact Now, the hard
- * safety net and overflow recovery summarise (the server has no "compact now").
- */
-function ownStrategySettings(
-  settings: CompactionSettings,
-): CompactionSettings & { readonly strategy: 'summarise' | 'middle-removal' | 'oldest-removal' | 'hybrid' } {
-  const strategy = settings.strategy;
-  return isServerStrategy(strategy) ? { ...settings, strategy: 'summarise' } : { ...settings, strategy };
-}
-
-/** A summary may take at most this share of the main model's effective window (so summaries never crowd it)… */
-const SUMMARY_WINDOW_SHARE = 0.06;
-/** …but never less than this many tokens. */
-const MIN_SUMMARY_CAP = 1_000;
-/** What Compact Now would do: regions, totals, and the plan behind them. */
-export interface CompactionPreview {
-  readonly regions: readonly PlannedRegion[];
-  readonly tokensBefore: number;
-  readonly expectedAfter: number;
-  readonly expectedSaving: number;
-  readonly plan: CompactionPlan;
-  /**
-   * Files the run would re-attach after compacting (most recent first), when re-attach is on
-   * and there is a reader; what is actually attached depends on the files and the room then.
-   */
-  readonly reattach: readonly string[];
-}
-
-/** Ports and settings of the compactor. */
-export interface CompactorDeps {
-  /** The (cheaper) summariser model, through the same client as the agent. */
-  readonly summariser: LlmClient;
-  readonly clock: Clock;
-  readonly ids: IdSource;
-  /** Calibrated tokens of one message (memoised by the estimator's counts). */
-  readonly tokensOf: (m: Message) => number;
-  /** Best estimate of a whole request's prompt tokens. */
-  readonly measure: (state: ConversationState) => number;
-  readonly settings: () => CompactionSettings;
-  /** Resolves after `ms`, rejects when `signal` aborts (injected: tests do not wait). */
-  readonly timeout: (ms: number, signal: AbortSignal) => Promise<void>;
-  /**
-   * Reads a file fresh for the re-attach after a compaction (see reattach.ts); without it
-   * nothing is re-attached.
-   */
-  readonly readFresh?: ReadFresh;
-}
-
-/** What a compaction pass did. */
-export interface CompactionRun {
-  readonly state: ConversationState;
-  readonly records: readonly CompactionRecord[];
-  /** Sentences for the user (proposals, breaker state, nothing-to-compact). */
-  readonly notices: readonly string[];
-}
+export type { CompactionPreview, CompactionRun, CompactorDeps } from './compactorRuns';
 
 /**
  * Runs the compaction layers, cheapest first: microcompact (cache gone cold), snip (> 60 %),
@@ -94,6 +42,8 @@ export class Compactor {
   /** Prompt tokens after the last beforeRequest, and the measured growth per request (moving average). */
   private lastTokens: number | undefined;
   private growth: number | undefined;
+  /** When a request last went out after beforeRequest (about `now` there): Compact Now's cache warmth for the summariser route. */
+  private sentAt: number | undefined;
 
   constructor(private readonly deps: CompactorDeps) {}
 
@@ -128,6 +78,7 @@ export class Compactor {
     const now = this.deps.clock.now();
     const idleMs = opts.lastRequestAt === undefined ? 0 : now - opts.lastRequestAt;
     const cold = opts.lastRequestAt !== undefined && idleMs > ttlMs(s.config.cacheTtl);
+    this.sentAt = now;
     const settings = this.deps.settings();
     this.observeGrowth(this.deps.measure(s));
     if (isServerStrategy(settings.strategy)) {
@@ -144,7 +95,8 @@ export class Compactor {
       layer(snip);
       layer(budgetTrim);
     }
-    const plan = this.plan(s, { cacheWarm: !cold, mode: 'auto' });
+    const warm = { cacheWarm: !cold, routeCacheWarm: opts.lastRequestAt !== undefined && !cold };
+    const plan = this.plan(s, { ...warm, mode: 'auto' });
     if (plan.pressure.level === 'ok') this.proposedAt = -1;
     if (plan.action === 'none') {
       if (plan.pressure.level === 'soft' && settings.softAction === 'propose' && this.proposedAt < 0) {
@@ -195,7 +147,7 @@ export class Compactor {
     }
     const run = await this.reattach(
       s,
-      await this.execute(s, this.plan(s, { cacheWarm: !cold, mode: 'auto' }), { trigger, signal: opts.signal }),
+      await this.execute(s, this.plan(s, { ...warm, mode: 'auto' }), { trigger, signal: opts.signal }),
       opts.signal,
     );
     return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
@@ -213,7 +165,7 @@ export class Compactor {
   /** The plan for `state` now (see plan.ts): what would be compacted, why, and what it costs. */
   plan(
     state: ConversationState,
-    opts: { readonly cacheWarm: boolean; readonly mode: 'auto' | 'manual' },
+    opts: { readonly cacheWarm: boolean; readonly mode: 'auto' | 'manual'; readonly routeCacheWarm?: boolean },
   ): CompactionPlan {
     const tokensOf = this.deps.tokensOf;
     let messageTokens = 0;
@@ -225,52 +177,21 @@ export class Compactor {
       settings: this.deps.settings(),
       cacheWarm: opts.cacheWarm,
       mode: opts.mode,
+      // The summariser's route needs a cache the last request really wrote (Compact Now: the last send within the TTL).
+      routeCacheWarm:
+        opts.routeCacheWarm ??
+        (this.sentAt !== undefined && this.deps.clock.now() - this.sentAt <= ttlMs(state.config.cacheTtl)),
       ...(this.growth !== undefined ? { growthPerRequest: this.growth } : {}),
     });
   }
 
-  /** Executes a summarise plan: the regions it picked, summarised (fallbacks inside summariseRegions). */
-  private async execute(
+  /** Executes a summarise plan (see compactorRuns.ts). */
+  private execute(
     state: ConversationState,
     plan: CompactionPlan,
     opts: { readonly trigger: CompactionTrigger; readonly instructions?: string; readonly signal: AbortSignal },
   ): Promise<CompactionRun> {
-    const settings = this.deps.settings();
-    if (plan.regions.length === 0)
-      return {
-        state,
-        records: [],
-        notices:
-          opts.trigger === 'auto-soft' || opts.trigger === 'budget'
-            ? []
-            : [plan.reason || 'Nothing can be compacted: everything is recent, pinned or already a summary.'],
-      };
-    const outcome = await summariseRegions(state, {
-      regions: plan.regions,
-      trigger: opts.trigger,
-      ...(opts.instructions ? { instructions: opts.instructions } : {}),
-      summariser: this.deps.summariser,
-      summarizerModel: state.config.summarizerModel,
-      contextWindow: modelInfo(state.config.summarizerModel).contextWindow,
-      maxSummaryTokens: Math.max(MIN_SUMMARY_CAP, Math.floor(SUMMARY_WINDOW_SHARE * effectiveWindow(state.config))),
-      tokensOf: this.deps.tokensOf,
-      clock: this.deps.clock,
-      ids: this.deps.ids,
-      timeout: this.deps.timeout,
-      timeoutMs: settings.summariserTimeoutMs,
-      signal: opts.signal,
-      strategy: `${settings.strategy} (${settings.summaryPolicy})`,
-    });
-    if (outcome.failed) this.breaker.failure();
-    else this.breaker.success();
-    const notices = outcome.failed
-      ? [
-          `The summariser failed (${outcome.error ?? 'unknown error'}); the oldest turns were removed instead and can be restored from the Compactions view.`,
-        ]
-      : [];
-    if (this.breaker.isOpen)
-      notices.push('Automatic summarisation is paused after 3 failures in a row. Use "Compact Now" to try again.');
-    return { state: outcome.state, records: outcome.records, notices };
+    return executePlan(this.deps, this.breaker, state, plan, opts);
   }
 
   /**
@@ -303,31 +224,13 @@ export class Compactor {
     return this.reattach(state, await this.execute(state, { ...plan, regions }, opts), opts.signal, surplusOver);
   }
 
-  /**
-   * After a run that summarised or dropped turns: re-attaches the files read or edited most
-   * recently to its last such record (see reattachRun.ts), when the setting is on and a
-   * reader was given; the run as it was otherwise. `surplusOver`: the re-attached content may
-   * take only the tokens the run freed beyond this many.
-   */
-  private async reattach(
+  private reattach(
     before: ConversationState,
     run: CompactionRun,
     signal: AbortSignal,
     surplusOver?: number,
   ): Promise<CompactionRun> {
-    const readFresh = this.deps.readFresh;
-    const settings = this.deps.settings();
-    if (!readFresh || settings.reattachAfterCompaction === false || signal.aborted) return run;
-    const r = await reattach(before, run, {
-      readFresh,
-      tokensOf: this.deps.tokensOf,
-      measure: this.deps.measure,
-      settings,
-      clock: this.deps.clock,
-      ids: this.deps.ids,
-      ...(surplusOver !== undefined ? { surplusOver } : {}),
-    });
-    return { ...run, state: r.state, records: r.records };
+    return reattachAfter(this.deps, before, run, signal, surplusOver);
   }
 
   /**
@@ -354,6 +257,7 @@ export class Compactor {
         expectedSaving: plan.expectedSaving,
         plan,
         reattach: reattachOf(plan.regions),
+        ...(plan.summariser ? { summariser: plan.summariser } : {}),
       };
     const dry = this.strategyRun(state, settings.strategy, Number.MAX_SAFE_INTEGER, 'manual', counterIds('preview'));
     const saving = dry.records.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);
@@ -392,35 +296,12 @@ export class Compactor {
 
   private strategyRun(
     state: ConversationState,
-    strategy: 'middle-removal' | 'oldest-removal' | 'hybrid',
+    strategy: RemovalStrategy,
     tokensToFree: number,
     trigger: CompactionTrigger,
     ids: IdSource = this.deps.ids,
   ): CompactionRun {
-    const keepTurns = Math.max(1, state.config.keepRecentTurns);
-    const opts = {
-      tokensToFree,
-      tokensOf: this.deps.tokensOf,
-      clock: this.deps.clock,
-      ids,
-      keepRecentTurns: keepTurns,
-      keepRecentTokens: state.config.keepRecentTokens,
-      keepFirst: 1,
-      keepLast: keepTurns,
-      trigger,
-    };
-    const r =
-      strategy === 'middle-removal'
-        ? middleRemoval(state, opts)
-        : strategy === 'oldest-removal'
-          ? oldestRemoval(state, opts)
-          : hybrid(state, opts);
-    return {
-      state: r.state,
-      records: r.records,
-      notices:
-        r.records.length === 0 ? ['Nothing can be removed: everything is recent, pinned or already a summary.'] : [],
-    };
+    return strategyRun(this.deps, state, strategy, tokensToFree, trigger, ids);
   }
 
   private context(state: ConversationState, extra: Partial<LayerContext>): LayerContext {

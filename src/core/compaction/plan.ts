@@ -11,6 +11,7 @@
  * costs 1.15× input more than a read one.
  */
 import { planningPrices } from '../models/modelFacts';
+import { isServerStrategy } from '../server/serverContext';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { maskCandidates, type MaskCandidate } from './mask';
 import { effectiveWindow, pressureOf, type CompactionSettings, type Pressure } from './policy';
@@ -22,6 +23,7 @@ import {
   protectedFrom,
   type CandidateRegion,
 } from './regions';
+import { chooseSummariser, expectedSummaryTokens, type SummariserChoice } from './summariserRoute';
 
 /** Extra cost of a rewritten cached token over a read one, in units of the input price (1.25 − 0.1). */
 export const REWRITE_PREMIUM = 1.15;
@@ -65,6 +67,8 @@ export interface CompactionPlan {
   readonly paybackRequests: number;
   /** Estimated prompt tokens at which the next automatic compaction is expected. */
   readonly nextCompactionAt: number;
+  /** Action `summarise`: who writes the summaries and the expected cost of each route (see summariserRoute.ts). */
+  readonly summariser?: SummariserChoice;
 }
 
 /** What planCompaction needs besides the state. */
@@ -79,6 +83,11 @@ export interface PlanInputs {
   readonly mode: 'auto' | 'manual';
   /** How many tokens the prompt grows per request, as measured (undefined: not known yet). */
   readonly growthPerRequest?: number;
+  /**
+   * Whether the cache is warm for the summariser's route choice, when it differs from
+   * `cacheWarm` (Compact Now plans its rewrite as warm but knows when the last request went).
+   */
+  readonly routeCacheWarm?: boolean;
 }
 
 /**
@@ -98,11 +107,44 @@ export function paysBack(
   return plan.paybackRequests <= plan.expectedSaving / growthPerRequest / 2;
 }
 
-/** Expected summariser cost of a region in US dollars (the small model reading it as fresh input). */
-export function summariserCostUsd(region: CandidateRegion, summarizerModel: string): number {
-  const p = planningPrices(summarizerModel);
-  const out = expectedReplacementTokens(region) - region.userTokens;
-  return (region.tokens * p.input + out * p.output) / 1_000_000;
+/**
+ * The summariser's route for `regions` of `state` by expected cost (see summariserRoute.ts):
+ * the prompt the last request cached is everything before the newest assistant message (its
+ * answer and what came after are not in the cache yet).
+ */
+export function summariserChoice(
+  state: ConversationState,
+  regions: readonly CandidateRegion[],
+  figures: {
+    readonly perMessage: readonly number[];
+    readonly promptTokens: number;
+    readonly cacheWarm: boolean;
+    /** Why the main route cannot run (see RouteInputs.mainUnavailable). */
+    readonly mainUnavailable?: string;
+  },
+): SummariserChoice {
+  const cfg = state.config;
+  let lastAssistant = -1;
+  for (let i = state.messages.length - 1; i >= 0 && lastAssistant < 0; i--)
+    if (state.messages[i]?.role === 'assistant') lastAssistant = i;
+  let uncached = 0;
+  for (let i = Math.max(0, lastAssistant); i < figures.perMessage.length; i++) uncached += figures.perMessage[i] ?? 0;
+  return chooseSummariser({
+    setting: cfg.summarizer ?? 'auto',
+    mainModel: cfg.model,
+    smallModel: cfg.summarizerModel,
+    regions: regions.map((r) => ({
+      tokens: r.tokens,
+      outputTokens: expectedSummaryTokens(r.tokens, expectedReplacementTokens(r) - r.userTokens),
+    })),
+    promptTokens: figures.promptTokens,
+    uncachedTokens: lastAssistant < 0 ? figures.promptTokens : uncached,
+    cacheWarm: figures.cacheWarm,
+    cacheTtl: cfg.cacheTtl,
+    mainContextWindow: cfg.contextWindow,
+    mainOutputReserve: cfg.outputReserve,
+    ...(figures.mainUnavailable ? { mainUnavailable: figures.mainUnavailable } : {}),
+  });
 }
 
 /** Plans the compaction of `state` (see the module comment). Pure; O(messages). */
@@ -175,13 +217,22 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       expectedTokensAfter: Math.min(r.tokens, expectedReplacementTokens(r)),
     }));
     const saving = regions.reduce((n, r) => n + expectedSaving(r), 0);
-    const llm = regions.reduce((n, r) => n + summariserCostUsd(r, cfg.summarizerModel), 0);
+    const summariser = summariserChoice(state, regions, {
+      perMessage,
+      promptTokens: tokensBefore,
+      cacheWarm: inputs.routeCacheWarm ?? inputs.cacheWarm,
+      ...(isServerStrategy(settings.strategy)
+        ? { mainUnavailable: 'the server strategy edits the cached prompt, so the summariser model reads the region' }
+        : {}),
+    });
+    const llm = summariser.route === 'main' ? (summariser.main?.usd ?? 0) : summariser.small.usd;
     return {
       ...base,
       action: 'summarise',
       reason: '',
       mask: [],
       regions,
+      summariser,
       ...priced((regions[0] as PlannedRegion).startIndex, saving, llm),
     };
   };

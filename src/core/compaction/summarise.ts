@@ -1,16 +1,19 @@
 /**
  * The LLM layer of compaction: summarises picked regions with a separate, cheaper model
- * (rolling over chunks when a region is too big for it), records one CompactionRecord per
+ * (rolling over chunks when a region is too big for it) — or, on the main-model route the
+ * plan picked (summariserRoute.ts), with the main model reading its cached prefix
+ * (mainSummary.ts; the summariser model takes over a region it fails) — records one CompactionRecord per
  * region and applies it. On a summariser error or timeout the failed region and the rest are
  * dropped instead, behind a visible marker; a record that would not shrink the context is
  * never applied. The LlmClient never throws; time comes from the injected clock and timeout.
  */
 import type { LlmClient, LlmError } from '../agent/agentPorts';
-import type { ConversationState, Message } from '../conversation/conversationModel';
+import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
 import { applyRecord } from './apply';
 import { messagesText, checkRetention } from './retention';
 import { isUserWords } from './regions';
+import { runMain, type MainPrefix } from './mainSummary';
 import { runChunks, startGuard } from './summariseChunks';
 import {
   buildReplacement,
@@ -44,6 +47,12 @@ export interface SummariseOptions {
   readonly instructions?: string;
   readonly summariser: LlmClient;
   readonly summarizerModel: string;
+  /**
+   * The main-model route (see summariserRoute.ts): when set, each region that is a stretch of
+   * this prefix is summarised by the main model from its cached prefix (one request, no
+   * chunks); a region that is not falls back to `summarizerModel`.
+   */
+  readonly main?: { readonly prefix: MainPrefix; readonly ttl: CacheTtl };
   /** The summariser's context window in tokens; chunks are planned against it. */
   readonly contextWindow: number;
   /** Calibrated tokens of a message. */
@@ -127,12 +136,37 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
         continue;
       }
       const started = opts.clock.now();
-      let content: { text: string; kind: 'summary' | 'marker'; costUsd: number; notes: string[] };
+      let content: RegionContent;
       if (preset) content = dropContent(region, preset, 0);
       else if (!failure) {
         const onProgress = (chunk: number, chunks: number) =>
           opts.onProgress?.({ region: index + 1, regions: opts.regions.length, chunk, chunks });
-        const r = await runChunks(originals, region, opts, g, onProgress);
+        const main = opts.main
+          ? await runMain(
+              region,
+              {
+                summariser: opts.summariser,
+                prefix: opts.main.prefix,
+                ttl: opts.main.ttl,
+                maxSummaryTokens: opts.maxSummaryTokens ?? Number.MAX_SAFE_INTEGER,
+                regionTokens: originals.reduce((n, m) => n + opts.tokensOf(m), 0),
+                ...(opts.instructions?.trim() ? { instructions: opts.instructions } : {}),
+              },
+              g,
+            )
+          : undefined;
+        if (main) onProgress(1, 1);
+        let model = main && opts.main ? opts.main.prefix.params.model : opts.summarizerModel;
+        let r = main ?? (await runChunks(originals, region, opts, g, onProgress));
+        if (main && !main.ok && !g.signal.aborted) {
+          // The main model failed: the summariser model tries the region fresh before anything is dropped.
+          const small = await runChunks(originals, region, opts, g, onProgress);
+          const note = `the main model failed (${main.error.message}) → ${opts.summarizerModel}`;
+          r = small.ok
+            ? { ...small, costUsd: small.costUsd + main.costUsd, notes: [note, ...small.notes] }
+            : { ...small, costUsd: small.costUsd + main.costUsd };
+          model = opts.summarizerModel;
+        }
         if (r.ok) {
           const hasWords = originals.some((m) => m.blocks.some(isUserWords));
           const inTurn = originals.at(-1)?.role === 'user';
@@ -148,6 +182,7 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
             ),
             costUsd: r.costUsd,
             notes: r.notes,
+            model,
           };
         } else if (opts.signal.aborted) {
           return { state: current, records, skipped, failed: false, aborted: true };
@@ -158,7 +193,7 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
               ? `The summariser did not answer within ${Math.round(timeoutMs / 60_000)} minutes.`
               : r.error.message,
           };
-          content = dropContent(region, failure.reason, r.costUsd);
+          content = { ...dropContent(region, failure.reason, r.costUsd), model };
         }
       } else content = dropContent(region, failure.reason, 0);
       const record = makeRecord(originals, region, content, started, opts);
@@ -191,11 +226,16 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
   };
 }
 
-function dropContent(
-  region: CompactionRegion,
-  reason: string,
-  costUsd: number,
-): { text: string; kind: 'marker'; costUsd: number; notes: string[] } {
+/** What stands in a region's place, what it cost and which model wrote it (absent: none). */
+interface RegionContent {
+  readonly text: string;
+  readonly kind: 'summary' | 'marker';
+  readonly costUsd: number;
+  readonly notes: string[];
+  readonly model?: string;
+}
+
+function dropContent(region: CompactionRegion, reason: string, costUsd: number): RegionContent & { kind: 'marker' } {
   return {
     kind: 'marker',
     text: dropMarker(region.firstTurn, region.lastTurn, reason),
@@ -212,7 +252,7 @@ function dropContent(
 function makeRecord(
   originals: readonly Message[],
   region: CompactionRegion,
-  content: { text: string; kind: 'summary' | 'marker'; costUsd: number; notes: string[] },
+  content: RegionContent,
   started: number,
   opts: SummariseOptions,
 ): CompactionRecord {
@@ -249,7 +289,7 @@ function makeRecord(
     ...(opts.instructions?.trim() ? { instructions: opts.instructions.trim() } : {}),
     tokensBefore,
     tokensAfter: replacement.reduce((n, m) => n + opts.tokensOf(m), 0),
-    ...(content.kind === 'summary' || content.costUsd > 0 ? { model: opts.summarizerModel } : {}),
+    ...((content.kind === 'summary' || content.costUsd > 0) && content.model ? { model: content.model } : {}),
     costUsd: content.costUsd,
     durationMs: Math.max(0, opts.clock.now() - started),
     fallbacks: content.notes,

@@ -186,6 +186,11 @@ export interface PipelineConfig {
   /** Extended thinking (`contextPipeline.thinking`); absent: off. See `thinking.ts`. */
   readonly thinking?: 'off' | 'low' | 'medium' | 'high';
   readonly summarizerModel: string;
+  /**
+   * Who writes summaries (`contextPipeline.summarizer`): `auto` picks by expected cost, `main`
+   * the main model from its prompt cache, `small` always `summarizerModel`. Absent: `auto`.
+   */
+  readonly summarizer?: 'auto' | 'main' | 'small';
   /** Total context window in tokens. */
   readonly contextWindow: number;
   /** Tokens reserved for the answer (the request's max_tokens). */

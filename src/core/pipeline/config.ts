@@ -6,6 +6,8 @@ import { THINKING_SETTINGS, type ThinkingSetting } from '../models/thinking';
 export interface PipelineSettings {
   readonly model?: string;
   readonly summarizerModel?: string;
+  /** Who writes summaries: `auto` (default, by expected cost), `main` (the main model from its cache) or `small` (`summarizerModel`). */
+  readonly summarizer?: string;
   /** 0 or absent: the model's window. */
   readonly contextWindow?: number;
   /** 0 or absent: the model's default answer reserve (max_tokens). */
@@ -140,6 +142,7 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
     config: {
       model,
       summarizerModel: (settings.summarizerModel ?? '').trim() || 'claude-haiku-4-5',
+      summarizer: settings.summarizer === 'main' || settings.summarizer === 'small' ? settings.summarizer : 'auto',
       contextWindow: window,
       outputReserve,
       softThreshold: soft,

@@ -1,0 +1,222 @@
+/**
+ * The runs the Compactor executes once it has decided (compactor.ts): a summarise plan by
+ * the route the plan picked (the summariser model, or the main model from its cached prefix),
+ * a removal strategy, and the re-attach after either. Also the compactor's ports and results.
+ */
+import type { LlmClient } from '../agent/agentPorts';
+import type { ConversationState, Message } from '../conversation/conversationModel';
+import { modelInfo } from '../models/modelFacts';
+import { prepareRequest } from '../pipeline/pipeline';
+import type { Clock, IdSource } from '../platform/platformPorts';
+import type { CircuitBreaker } from './circuitBreaker';
+import { hybrid } from './hybrid';
+import type { MainPrefix } from './mainSummary';
+import { middleRemoval } from './middleRemoval';
+import { oldestRemoval } from './oldestRemoval';
+import type { CompactionPlan, PlannedRegion } from './plan';
+import { effectiveWindow, type CompactionSettings } from './policy';
+import { reattach, type ReadFresh } from './reattachRun';
+import { summariseRegions } from './summarise';
+import type { SummariserChoice } from './summariserRoute';
+import type { CompactionRecord, CompactionTrigger } from './types';
+import { isServerStrategy } from '../server/serverContext';
+
+/** A summary may take at most this share of the main model's effective window (so summaries never crowd it)… */
+const SUMMARY_WINDOW_SHARE = 0.06;
+/** …but never less than this many tokens. */
+const MIN_SUMMARY_CAP = 1_000;
+
+/** What Compact Now would do: regions, totals, and the plan behind them. */
+export interface CompactionPreview {
+  readonly regions: readonly PlannedRegion[];
+  readonly tokensBefore: number;
+  readonly expectedAfter: number;
+  readonly expectedSaving: number;
+  readonly plan: CompactionPlan;
+  /**
+   * Files the run would re-attach after compacting (most recent first), when re-attach is on
+   * and there is a reader; what is actually attached depends on the files and the room then.
+   */
+  readonly reattach: readonly string[];
+  /** Summarise strategy: who would write the summaries and the expected cost of each route. */
+  readonly summariser?: SummariserChoice;
+}
+
+/** Ports and settings of the compactor. */
+export interface CompactorDeps {
+  /** The summariser (either route), through the same client as the agent. */
+  readonly summariser: LlmClient;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  /** Calibrated tokens of one message (memoised by the estimator's counts). */
+  readonly tokensOf: (m: Message) => number;
+  /** Best estimate of a whole request's prompt tokens. */
+  readonly measure: (state: ConversationState) => number;
+  readonly settings: () => CompactionSettings;
+  /** Resolves after `ms`, rejects when `signal` aborts (injected: tests do not wait). */
+  readonly timeout: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Reads a file fresh for the re-attach after a compaction (see reattach.ts); without it
+   * nothing is re-attached.
+   */
+  readonly readFresh?: ReadFresh;
+  /**
+   * The main conversation's request for a state exactly as the agent would send it next
+   * (prepareRequest with the agent's counter and previous breakpoint), for the main-model
+   * summary route. Absent: prepareRequest with the compactor's own counts and no previous
+   * breakpoint — the same bytes before the last message, breakpoints placed afresh.
+   */
+  readonly mainRequest?: (state: ConversationState) => MainPrefix;
+}
+
+/** What a compaction pass did. */
+export interface CompactionRun {
+  readonly state: ConversationState;
+  readonly records: readonly CompactionRecord[];
+  /** Sentences for the user (proposals, breaker state, nothing-to-compact). */
+  readonly notices: readonly string[];
+}
+
+/** A removal strategy our own compaction runs. */
+export type RemovalStrategy = 'middle-removal' | 'oldest-removal' | 'hybrid';
+
+/**
+ * The settings our own compaction runs with: under a server strategy, Compact Now, the hard
+ * safety net and overflow recovery summarise (the server has no "compact now").
+ */
+export function ownStrategySettings(
+  settings: CompactionSettings,
+): CompactionSettings & { readonly strategy: 'summarise' | RemovalStrategy } {
+  const strategy = settings.strategy;
+  return isServerStrategy(strategy) ? { ...settings, strategy: 'summarise' } : { ...settings, strategy };
+}
+
+/** The main request for `state`: the agent's (deps.mainRequest), else prepareRequest with the compactor's counts. */
+export function mainPrefixOf(deps: CompactorDeps, state: ConversationState): MainPrefix {
+  if (deps.mainRequest) return deps.mainRequest(state);
+  const total = deps.measure(state);
+  const prepared = prepareRequest(state, {
+    count: (sending) => {
+      const messages = sending.messages.map(deps.tokensOf);
+      const fixed = Math.max(0, total - messages.reduce((n, t) => n + t, 0));
+      return { tools: 0, system: fixed, messages, total, anchored: false };
+    },
+    clock: deps.clock,
+  });
+  return { params: prepared.params, sent: prepared.sent };
+}
+
+/**
+ * Executes a summarise plan: the regions it picked, summarised by the route it chose
+ * (fallbacks inside summariseRegions), counted in the circuit breaker.
+ */
+export async function executePlan(
+  deps: CompactorDeps,
+  breaker: CircuitBreaker,
+  state: ConversationState,
+  plan: CompactionPlan,
+  opts: { readonly trigger: CompactionTrigger; readonly instructions?: string; readonly signal: AbortSignal },
+): Promise<CompactionRun> {
+  const settings = deps.settings();
+  if (plan.regions.length === 0)
+    return {
+      state,
+      records: [],
+      notices:
+        opts.trigger === 'auto-soft' || opts.trigger === 'budget'
+          ? []
+          : [plan.reason || 'Nothing can be compacted: everything is recent, pinned or already a summary.'],
+    };
+  // After an overflow the prompt does not fit the main model: only the summariser model can read it.
+  const main = plan.summariser?.route === 'main' && opts.trigger !== 'overflow';
+  const outcome = await summariseRegions(state, {
+    regions: plan.regions,
+    trigger: opts.trigger,
+    ...(opts.instructions ? { instructions: opts.instructions } : {}),
+    summariser: deps.summariser,
+    summarizerModel: state.config.summarizerModel,
+    ...(main ? { main: { prefix: mainPrefixOf(deps, state), ttl: state.config.cacheTtl } } : {}),
+    contextWindow: modelInfo(state.config.summarizerModel).contextWindow,
+    maxSummaryTokens: Math.max(MIN_SUMMARY_CAP, Math.floor(SUMMARY_WINDOW_SHARE * effectiveWindow(state.config))),
+    tokensOf: deps.tokensOf,
+    clock: deps.clock,
+    ids: deps.ids,
+    timeout: deps.timeout,
+    timeoutMs: settings.summariserTimeoutMs,
+    signal: opts.signal,
+    strategy: `${settings.strategy} (${settings.summaryPolicy})`,
+  });
+  if (outcome.failed) breaker.failure();
+  else breaker.success();
+  const notices = outcome.failed
+    ? [
+        `The summariser failed (${outcome.error ?? 'unknown error'}); the oldest turns were removed instead and can be restored from the Compactions view.`,
+      ]
+    : [];
+  if (breaker.isOpen)
+    notices.push('Automatic summarisation is paused after 3 failures in a row. Use "Compact Now" to try again.');
+  return { state: outcome.state, records: outcome.records, notices };
+}
+
+/** Runs a removal strategy to free `tokensToFree` (pure: no LLM). */
+export function strategyRun(
+  deps: Pick<CompactorDeps, 'tokensOf' | 'clock'>,
+  state: ConversationState,
+  strategy: RemovalStrategy,
+  tokensToFree: number,
+  trigger: CompactionTrigger,
+  ids: IdSource,
+): CompactionRun {
+  const keepTurns = Math.max(1, state.config.keepRecentTurns);
+  const opts = {
+    tokensToFree,
+    tokensOf: deps.tokensOf,
+    clock: deps.clock,
+    ids,
+    keepRecentTurns: keepTurns,
+    keepRecentTokens: state.config.keepRecentTokens,
+    keepFirst: 1,
+    keepLast: keepTurns,
+    trigger,
+  };
+  const r =
+    strategy === 'middle-removal'
+      ? middleRemoval(state, opts)
+      : strategy === 'oldest-removal'
+        ? oldestRemoval(state, opts)
+        : hybrid(state, opts);
+  return {
+    state: r.state,
+    records: r.records,
+    notices:
+      r.records.length === 0 ? ['Nothing can be removed: everything is recent, pinned or already a summary.'] : [],
+  };
+}
+
+/**
+ * After a run that summarised or dropped turns: re-attaches the files read or edited most
+ * recently to its last such record (see reattachRun.ts), when the setting is on and a
+ * reader was given; the run as it was otherwise. `surplusOver`: the re-attached content may
+ * take only the tokens the run freed beyond this many.
+ */
+export async function reattachAfter(
+  deps: CompactorDeps,
+  before: ConversationState,
+  run: CompactionRun,
+  signal: AbortSignal,
+  surplusOver?: number,
+): Promise<CompactionRun> {
+  const readFresh = deps.readFresh;
+  const settings = deps.settings();
+  if (!readFresh || settings.reattachAfterCompaction === false || signal.aborted) return run;
+  const r = await reattach(before, run, {
+    readFresh,
+    tokensOf: deps.tokensOf,
+    measure: deps.measure,
+    settings,
+    clock: deps.clock,
+    ids: deps.ids,
+    ...(surplusOver !== undefined ? { surplusOver } : {}),
+  });
+  return { ...run, state: r.state, records: r.records };
+}

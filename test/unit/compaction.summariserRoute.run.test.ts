@@ -1,0 +1,137 @@
+import { strict as assert } from 'node:assert';
+import { Compactor } from '../../src/core/compaction/compactor';
+import { mainPrefixOf, type CompactorDeps } from '../../src/core/compaction/compactorRuns';
+import { stretchOfRequest } from '../../src/core/compaction/mainSummary';
+import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
+import { SUMMARY_SYSTEM_PROMPT } from '../../src/core/compaction/summaryPrompt';
+import type { ConversationState, Message, PipelineConfig } from '../../src/core/conversation/conversationModel';
+import { counterIds } from '../../src/core/platform/platformPorts';
+import { fakeClock } from './support/builders';
+import { Convo } from './support/compactionBuilders';
+import { refusal } from './support/normalizeFixtures';
+import { ScriptedLlm } from './support/scriptedLlm';
+
+/** Tool results weigh 20k tokens each, everything else 200 (the plan's figures by hand). */
+const tokensOf = (m: Message) => (m.blocks.some((b) => b.type === 'tool_result') ? 20_000 : 200);
+
+/** Seven turns of one big read each (about 154k tokens with the 10k overhead), then the next question: over the hard threshold. */
+function bigState(config: Partial<PipelineConfig>): ConversationState {
+  const convo = new Convo();
+  for (let t = 1; t <= 7; t++)
+    convo.user(`question ${t}`).read(`src/f${t}.ts`, `export const f${t} = ${t};`).say(`answer ${t}`);
+  convo.user('question 8');
+  return convo.state({
+    model: 'claude-opus-4-6',
+    summarizerModel: 'claude-haiku-4-5',
+    contextWindow: 200_000,
+    outputReserve: 32_000,
+    keepRecentTurns: 1,
+    keepRecentTokens: 0,
+    ...config,
+  });
+}
+
+function compactorWith(llm: ScriptedLlm, clock = fakeClock()) {
+  const deps: CompactorDeps = {
+    summariser: llm,
+    clock,
+    ids: counterIds('r'),
+    tokensOf,
+    measure: (s) => 10_000 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
+    settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, maskToolResults: false, reattachAfterCompaction: false }),
+    timeout: () => new Promise(() => undefined),
+  };
+  return { compactor: new Compactor(deps), deps, clock };
+}
+
+const summary = () => ({ content: [{ type: 'text' as const, text: 'Read f1 to f6: each exports its number.' }] });
+/** Enough answers for the summariser model's chunks (it may split a region the main model reads at once). */
+const summaries = () => Array.from({ length: 6 }, summary);
+
+describe('compaction: the route the plan picks is the route the run takes', () => {
+  it('Opus with a warm cache: the plan picks the main model, whose request is the main prefix plus the instruction', async () => {
+    const llm = new ScriptedLlm([summary()]);
+    const { compactor, deps, clock } = compactorWith(llm);
+    const state = bigState({});
+    const plan = compactor.plan(state, { cacheWarm: true, routeCacheWarm: true, mode: 'auto' });
+    assert.equal(plan.action, 'summarise');
+    assert.equal(plan.summariser?.route, 'main');
+    assert.ok(plan.summariser.main && plan.summariser.main.usd < plan.summariser.small.usd);
+    const prefix = mainPrefixOf(deps, state);
+    const run = await compactor.beforeRequest(state, {
+      lastRequestAt: clock.now() - 60_000,
+      signal: new AbortController().signal,
+    });
+    assert.equal(llm.requests.length, 1);
+    const request = llm.requests[0];
+    assert.ok(request);
+    assert.equal(request.model, 'claude-opus-4-6');
+    assert.equal(JSON.stringify(request.messages.slice(0, -1)), JSON.stringify(prefix.params.messages.slice(0, -1)));
+    assert.equal(JSON.stringify(request.system), JSON.stringify(prefix.params.system));
+    assert.equal(refusal(request), undefined);
+    const region = plan.regions[0];
+    assert.ok(region);
+    assert.deepEqual(stretchOfRequest(request), {
+      from: region.startIndex + 1,
+      to: region.startIndex + region.messageIds.length,
+    });
+    assert.equal(run.records[0]?.model, 'claude-opus-4-6', 'the record names the model that wrote it');
+  });
+
+  it('the same conversation on a cold cache (or the first request) goes to the summariser model', async () => {
+    for (const lastRequestAt of [undefined, 'idle'] as const) {
+      const llm = new ScriptedLlm(summaries());
+      const { compactor, clock } = compactorWith(llm);
+      const run = await compactor.beforeRequest(bigState({}), {
+        ...(lastRequestAt === 'idle' ? { lastRequestAt: clock.now() - 10 * 60_000 } : {}),
+        signal: new AbortController().signal,
+      });
+      const request = llm.requests[0];
+      assert.equal(request?.model, 'claude-haiku-4-5', String(lastRequestAt));
+      assert.equal(request.system, SUMMARY_SYSTEM_PROMPT);
+      assert.equal(run.records[0]?.model, 'claude-haiku-4-5');
+    }
+  });
+
+  it('`summarizer: small` keeps the summariser model on a warm cache; `main` takes the main one on a cold one', async () => {
+    const small = new ScriptedLlm(summaries());
+    const a = compactorWith(small);
+    await a.compactor.beforeRequest(bigState({ summarizer: 'small' }), {
+      lastRequestAt: a.clock.now() - 60_000,
+      signal: new AbortController().signal,
+    });
+    assert.equal(small.requests[0]?.model, 'claude-haiku-4-5');
+    const main = new ScriptedLlm([summary()]);
+    const b = compactorWith(main);
+    const state = bigState({ summarizer: 'main', model: 'claude-sonnet-4-6' });
+    assert.equal(b.compactor.plan(state, { cacheWarm: false, mode: 'manual' }).summariser?.route, 'main');
+    await b.compactor.compact(state, { trigger: 'manual', tokensToFree: 'all', signal: new AbortController().signal });
+    assert.equal(main.requests[0]?.model, 'claude-sonnet-4-6');
+  });
+
+  it('Compact Now shows both estimates, and a failing main model hands the region to the summariser model', async () => {
+    const llm = new ScriptedLlm([
+      { error: { kind: 'overloaded', message: 'Overloaded.', retryable: true } },
+      ...summaries(),
+    ]);
+    const { compactor } = compactorWith(llm);
+    const state = bigState({ summarizer: 'main' });
+    const preview = compactor.preview(state);
+    assert.equal(preview.summariser?.route, 'main');
+    assert.ok(preview.summariser.main && preview.summariser.small.usd > 0);
+    const run = await compactor.compact(state, {
+      trigger: 'manual',
+      tokensToFree: 'all',
+      signal: new AbortController().signal,
+    });
+    const models = llm.requests.map((r) => r.model);
+    assert.equal(models[0], 'claude-opus-4-6');
+    assert.ok(models.length > 1 && models.slice(1).every((m) => m === 'claude-haiku-4-5'), models.join());
+    assert.equal(run.records[0]?.layer, 'summarise');
+    assert.equal(run.records[0]?.model, 'claude-haiku-4-5');
+    assert.match(
+      run.records[0]?.fallbacks.join('; ') ?? '',
+      /the main model failed \(Overloaded\.\) → claude-haiku-4-5/,
+    );
+  });
+});
