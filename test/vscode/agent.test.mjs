@@ -73,7 +73,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.match(await w.frame.locator('.item.user .tokens').first().innerText(), /[\d,]+ tokens/);
     await w.frame.locator('.item.user .pin').first().click();
     await w.frame.locator('.item.user.pinned').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.equal(await w.frame.locator('.item.user .pin').first().innerText(), 'Pinned');
+    assert.equal(await w.frame.locator('.item.user .pin').first().getAttribute('aria-pressed'), 'true');
     assert.ok(
       w.sessionEntries().some((f) => f.entries.some((e) => e.type === 'pin')),
       'the pin is in the session file',
