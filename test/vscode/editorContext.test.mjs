@@ -125,6 +125,43 @@ describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) },
     await chip.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
   });
 
+  test('a chip removed by keyboard: Tab reaches it, Delete removes it, focus and the announcement follow', async () => {
+    const input = w.frame.getByRole('textbox', { name: 'Message' });
+    const chip = w.frame.locator('[data-testid="pending-context"] .pending-chip', { hasText: 'src/greet.js:1-2' });
+    await chip.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const active = () =>
+      w.frame.evaluate(() => {
+        const a = document.activeElement;
+        return a ? `${a.tagName.toLowerCase()}.${a.className}` : null;
+      });
+    // Back from the input: the chip's close button, then the chip itself (a list item in a list).
+    await input.focus();
+    await w.page.keyboard.press('Shift+Tab');
+    assert.equal(await active(), 'button.chip-remove');
+    await w.page.keyboard.press('Shift+Tab');
+    assert.equal(await active(), 'span.pending-chip');
+    assert.equal(await chip.getAttribute('role'), 'listitem');
+    assert.match(
+      await chip.getAttribute('aria-label'),
+      /^selection src\/greet\.js:1-2, [\d,]+ tokens\. Delete removes it/,
+    );
+    await w.page.keyboard.press('Delete');
+    await chip.waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+    // No chip left: focus is back in the input, and the removal was announced.
+    assert.equal(await active(), 'textarea.input');
+    assert.equal(
+      await w.frame.locator('.composer [role="status"]').textContent(),
+      'Removed selection src/greet.js:1-2 from this message',
+    );
+    w.fake.script({ text: 'Answered without it again.' });
+    await w.send('Still without context.');
+    await w.waitForAnswer('Answered without it again.');
+    await w.waitIdle();
+    const texts = lastUserTexts(w);
+    assert.equal(texts.filter((t) => t.startsWith('<ide_selection>')).length, 0, JSON.stringify(texts));
+    await chip.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+  });
+
   test('Pin Selection queues the selection as a pinned block of the next message', async () => {
     await w.command('Context Pipeline: Pin Selection');
     await w.page
