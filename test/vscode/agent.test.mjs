@@ -168,6 +168,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     await w.frame
       .locator('[data-testid="approval"][data-state="approved"]')
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.equal(await focused(), 'approval', 'focus stays on the answered card');
     // The second edit: rejected with a reason.
     const second = w.frame.locator('[data-testid="approval"][data-state="pending"]');
     await second.waitFor({ state: 'visible', timeout: UI_TIMEOUT });

@@ -192,6 +192,11 @@ export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement
     buttons.append(open);
   }
   const answer = (approved: boolean) => {
+    // Focus leaves the controls about to be disabled for the card, which keeps it once answered (see replaceNode).
+    if (node.contains(document.activeElement)) {
+      node.setAttribute('tabindex', '-1');
+      node.focus();
+    }
     approve.disabled = true;
     reject.disabled = true;
     // The reason goes to Claude with a rejection; an approval needs none.

@@ -1,5 +1,6 @@
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
+import { keepThinkingOpen } from './thinkingView';
 import { LruCache } from './virtualWindow';
 
 /** Rendered nodes kept (detached) after they scroll out, so scrolling back is cheap. */
@@ -112,4 +113,22 @@ export function spacer(): HTMLElement {
 export function setSpacer(node: HTMLElement, shown: boolean, height: number): void {
   node.hidden = !shown;
   node.style.height = `${Math.max(0, shown ? height : 0)}px`;
+}
+
+/**
+ * Puts an item's new node where its old one was, keeping what the user had: an open thinking
+ * disclosure stays open, and focus inside the old node stays in the item (on the control of
+ * the same `data-testid`, else on the item itself), so answering an approval by keyboard
+ * leaves focus on its card and Tab goes on from there.
+ */
+export function replaceNode(old: HTMLElement, next: HTMLElement): void {
+  const focused = document.activeElement;
+  const hadFocus = focused instanceof HTMLElement && old.contains(focused);
+  const testid = hadFocus ? focused.getAttribute('data-testid') : null;
+  old.replaceWith(keepThinkingOpen(old, next));
+  if (!hadFocus) return;
+  const same = testid ? next.querySelector<HTMLElement>(`[data-testid="${CSS.escape(testid)}"]`) : null;
+  if (same && !same.matches(':disabled')) return same.focus();
+  if (!next.hasAttribute('tabindex')) next.setAttribute('tabindex', '-1');
+  next.focus();
 }

@@ -1,8 +1,7 @@
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
 import { renderItem, type ItemHandlers } from './itemView';
-import { RenderedNodes, setSpacer, spacer, type Slot } from './renderedNodes';
-import { keepThinkingOpen } from './thinkingView';
+import { RenderedNodes, replaceNode, setSpacer, spacer, type Slot } from './renderedNodes';
 import { routeLinks } from './markdown';
 import { SlotEstimates } from './slotEstimates';
 import { computeWindow, HeightIndex } from './virtualWindow';
@@ -107,7 +106,7 @@ export class TranscriptView {
     }
     slot.item = item;
     const old = this.rendered.get(item.id);
-    if (old) old.replaceWith(keepThinkingOpen(old, this.rendered.render(slot, this.order.length)));
+    if (old) replaceNode(old, this.rendered.render(slot, this.order.length));
     else {
       this.stale.add(slot.index);
       this.schedule();
@@ -131,7 +130,7 @@ export class TranscriptView {
     const body = part === 'text' || had ? node?.querySelector(part === 'text' ? '.text' : '.thinking-text') : undefined;
     if (body)
       body.append(text); // the ResizeObserver sees the growth and keeps the end in view
-    else if (node) node.replaceWith(keepThinkingOpen(node, this.rendered.render(slot, this.order.length)));
+    else if (node) replaceNode(node, this.rendered.render(slot, this.order.length));
     else {
       this.stale.add(slot.index);
       this.schedule();
