@@ -44,7 +44,7 @@ export class Composer {
   private readonly input = el('textarea', {
     class: 'input',
     rows: '2',
-    placeholder: 'Ask Claude… (Shift+Enter for a new line)',
+    placeholder: 'Ask Claude… (Shift+Enter: new line)',
     'aria-label': 'Message',
   });
   private readonly sendButton = el('button', { class: 'primary', type: 'button' }, 'Send');
