@@ -1,7 +1,7 @@
 // Bundles the extension host (CommonJS, `vscode` external), the lazily loaded tokenizer,
 // and one browser bundle per webview. Flags: --watch, --production (minified, no maps).
 import * as esbuild from 'esbuild';
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -48,6 +48,11 @@ const builds = [
 
 // A production build starts from an empty dist/, so no stale map or bundle is packaged.
 if (production) rmSync('dist', { recursive: true, force: true });
+
+// VS Code's icon font for the webviews (codicon.css loads codicon.ttf from beside itself).
+mkdirSync('dist/webview', { recursive: true });
+for (const file of ['codicon.css', 'codicon.ttf'])
+  copyFileSync(`node_modules/@vscode/codicons/dist/${file}`, `dist/webview/${file}`);
 
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 
+/** VS Code's icon font and its classes, beside the webview bundles. */
+const CODICON_CSS = 'dist/webview/codicon.css';
+
 /** A fresh nonce for one render of a webview: 128 random bits, base64. */
 export function makeNonce(): string {
   return randomBytes(16).toString('base64');
@@ -10,6 +13,8 @@ export function makeNonce(): string {
  * The HTML shell of a webview with a strict Content-Security-Policy: nothing by default,
  * scripts only with this render's nonce, styles and fonts only from the extension, images
  * only from the extension and data: URIs (so model output can never load a remote image).
+ * Every webview gets VS Code's icon font first (dist/webview/codicon.css, copied there by
+ * esbuild.mjs), so `<span class="codicon codicon-NAME">` shows the workbench's icons.
  */
 export function webviewHtml(opts: {
   webview: vscode.Webview;
@@ -29,7 +34,7 @@ export function webviewHtml(opts: {
     `font-src ${webview.cspSource}`,
     `img-src ${webview.cspSource} data:`,
   ].join('; ');
-  const styles = opts.styles.map((s) => `<link rel="stylesheet" href="${src(s)}">`).join('\n    ');
+  const styles = [CODICON_CSS, ...opts.styles].map((s) => `<link rel="stylesheet" href="${src(s)}">`).join('\n    ');
   return `<!DOCTYPE html>
 <html lang="en">
   <head>

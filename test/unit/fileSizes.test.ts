@@ -25,10 +25,8 @@ const CODE = /\.(ts|tsx|mts|cts|js|mjs|cjs|css|html)$/;
  * the limit (or gone): delete it then, so the list only shrinks.
  */
 const OVERSIZED_FOR_NOW: Readonly<Record<string, number>> = {
-  'src/core/compaction/compactor.ts': 435,
   'src/core/tokens/estimator.ts': 413,
   'src/webview/budget/main.ts': 423,
-  'src/webview/chat/transcriptView.ts': 444,
 };
 
 /** Repo-relative paths of the code files under `dir` (node_modules skipped). */

@@ -73,7 +73,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.match(await w.frame.locator('.item.user .tokens').first().innerText(), /[\d,]+ tokens/);
     await w.frame.locator('.item.user .pin').first().click();
     await w.frame.locator('.item.user.pinned').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.equal(await w.frame.locator('.item.user .pin').first().innerText(), 'Pinned');
+    assert.equal(await w.frame.locator('.item.user .pin').first().getAttribute('aria-pressed'), 'true');
     assert.ok(
       w.sessionEntries().some((f) => f.entries.some((e) => e.type === 'pin')),
       'the pin is in the session file',
@@ -159,15 +159,26 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const { screenshot } = await import('./workbench.mjs');
     await screenshot(w.page, 'agent-approve-edit');
-    await card.locator('[data-testid="approve"]').click();
+    // Keyboard only: from the reason field Tab reaches Apply, and Space presses it.
+    const focused = () => w.frame.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? null);
+    await card.locator('input.reason').focus();
+    await w.page.keyboard.press('Tab');
+    assert.equal(await focused(), 'approve', 'Tab moves from the reason to Apply');
+    await w.page.keyboard.press('Space');
     await w.frame
       .locator('[data-testid="approval"][data-state="approved"]')
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.equal(await focused(), 'approval', 'focus stays on the answered card');
     // The second edit: rejected with a reason.
     const second = w.frame.locator('[data-testid="approval"][data-state="pending"]');
     await second.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await second.locator('input.reason').fill('no farewell please');
-    await second.locator('[data-testid="reject"]').click();
+    // Keyboard only: type the reason, Tab past Apply to Reject, Enter.
+    await second.locator('input.reason').focus();
+    await w.page.keyboard.type('no farewell please');
+    await w.page.keyboard.press('Tab');
+    await w.page.keyboard.press('Tab');
+    assert.equal(await focused(), 'reject', 'Tab, Tab moves from the reason to Reject');
+    await w.page.keyboard.press('Enter');
     await w.waitForAnswer('no farewell added.');
     await w.waitIdle();
     assert.equal(

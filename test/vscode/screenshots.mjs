@@ -2,10 +2,11 @@
 // the fake Anthropic server, one Compact Now, then three PNGs in <outDir>:
 //   chat-header.png            the side bar's title, the Chat view's title bar with its actions
 //                              (hovered, so they show) and the webview's own header (model,
-//                              session, cost, context meter, toolbar), cropped to that region
+//                              session, cost, context meter), cropped to that region
 //   chat-full.png              the whole window: the chat with the conversation (Compactions collapsed)
 //   chat-with-compactions.png  the whole window with the Compactions view expanded (one row),
 //                              showing how much height the transcript keeps
+//   chat-with-compactions-600.png  the same in a window 600 px high (the header folds into one row)
 // It prints the transcript's height with the Compactions view collapsed and expanded.
 // Needs the packaged extension (CP_VSIX overrides which):
 //   npm run package && node --import tsx test/vscode/screenshots.mjs /tmp/shots
@@ -66,7 +67,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 /** Moves the pointer off the side bar (no hover effects) and lets the page paint. */
 async function pointerAway(page) {
   const { nextFrames } = await import('./gestures.mjs');
-  await page.mouse.move(700, 899);
+  await page.mouse.move(700, (page.viewportSize()?.height ?? 900) - 1);
   await nextFrames(page);
 }
 
@@ -139,7 +140,7 @@ async function main() {
   saved.push(full);
 
   // 2. The header region: side bar title, the Chat view's title bar (hovered: its actions show)
-  //    and the webview's header down to its toolbar row.
+  //    and the webview's header.
   const chatHeader = viewHeader(page, 'Chat');
   await chatHeader.hover();
   await chatHeader.locator('.actions .action-item').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
@@ -164,7 +165,9 @@ async function main() {
   const actions = await chatHeader
     .locator('.actions .action-item a')
     .evaluateAll((as) => as.map((a) => a.getAttribute('aria-label') ?? /** @type {HTMLElement} */ (a).title));
-  const toolbar = await w.frame.locator('header.header .toolbar button').allInnerTexts();
+  const headerButtons = await w.frame
+    .locator('header.header button')
+    .evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label') ?? b.textContent ?? ''));
   const headerText = (await w.frame.locator('header.header').innerText()).replace(/\s+/g, ' ').trim();
 
   // 3. The Compactions view expanded (as a person would: a click on its header), its row shown.
@@ -188,6 +191,15 @@ async function main() {
   await page.screenshot({ path: withCompactions, animations: 'disabled' });
   saved.push(withCompactions);
 
+  // 4. The same in a shorter window.
+  await page.setViewportSize({ width: 1400, height: 600 });
+  await transcriptSettled(w.frame);
+  await pointerAway(page);
+  const shortHeight = await transcriptHeight(w.frame);
+  const short = join(OUT, 'chat-with-compactions-600.png');
+  await page.screenshot({ path: short, animations: 'disabled' });
+  saved.push(short);
+
   const invalid = w.fake.invalidRequests.map((r) => r.error);
   if (invalid.length) throw new Error(`the fake server received invalid requests: ${invalid.join('; ')}`);
   process.stdout.write(
@@ -196,8 +208,8 @@ async function main() {
       `side bar: ${Math.round(sidebar.width)}×${Math.round(sidebar.height)} px, window 1400×900`,
       `Chat view title actions: ${actions.join(', ')}`,
       `webview header: ${headerText}`,
-      `webview toolbar buttons: ${toolbar.join(', ')}`,
-      `transcript height: ${collapsedHeight} px with Compactions collapsed, ${expandedHeight} px expanded (Compactions pane ${Math.round(paneBox?.height ?? 0)} px)`,
+      `webview header buttons: ${headerButtons.join(', ') || 'none'}`,
+      `transcript height: ${collapsedHeight} px with Compactions collapsed, ${expandedHeight} px expanded (Compactions pane ${Math.round(paneBox?.height ?? 0)} px); ${shortHeight} px expanded in a window 600 px high`,
       '',
     ].join('\n'),
   );

@@ -1,5 +1,6 @@
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
+import { icon } from '../shared/icons';
 import { displayText, escapeLine, piecesText, type Piece, type TextDisplay } from './visibleText';
 
 type Approval = Extract<ChatItem, { kind: 'approval' }>;
@@ -164,13 +165,20 @@ export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement
     class: 'reason',
     type: 'text',
     placeholder: 'Reason (optional, sent to Claude if you reject)',
-    'aria-label': 'Reason for rejecting',
+    'aria-label': 'Reason for rejecting (Enter rejects)',
+    'aria-keyshortcuts': 'Enter',
     maxlength: '2000',
   });
-  const approve = el('button', { class: 'primary', type: 'button', 'data-testid': 'approve' }, edit ? 'Apply' : 'Run');
+  const approve = el(
+    'button',
+    { class: 'primary with-icon', type: 'button', 'data-testid': 'approve' },
+    icon('check'),
+    edit ? 'Apply' : 'Run',
+  );
   const reject = el(
     'button',
-    { class: 'secondary', type: 'button', 'data-testid': 'reject' },
+    { class: 'secondary with-icon', type: 'button', 'data-testid': 'reject' },
+    icon('close'),
     edit ? 'Reject' : "Don't run",
   );
   const buttons = el('div', { class: 'approval-actions' }, approve, reject);
@@ -184,6 +192,11 @@ export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement
     buttons.append(open);
   }
   const answer = (approved: boolean) => {
+    // Focus leaves the controls about to be disabled for the card, which keeps it once answered (see replaceNode).
+    if (node.contains(document.activeElement)) {
+      node.setAttribute('tabindex', '-1');
+      node.focus();
+    }
     approve.disabled = true;
     reject.disabled = true;
     // The reason goes to Claude with a rejection; an approval needs none.
@@ -192,7 +205,9 @@ export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement
   approve.addEventListener('click', () => answer(true));
   reject.addEventListener('click', () => answer(false));
   reason.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter') answer(false);
+    if (e.key !== 'Enter' || e.isComposing) return;
+    e.preventDefault();
+    answer(false);
   });
   node.append(reason, buttons);
   return node;

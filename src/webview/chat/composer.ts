@@ -1,4 +1,6 @@
 import { el } from '../shared/dom';
+import { icon } from '../shared/icons';
+import { chipKeyAction, chipKind, focusAfterRemoval } from './chipKeys';
 
 /** The chat's slash commands, with what they do (shown as completions). */
 export const SLASH_COMMANDS = [
@@ -41,8 +43,8 @@ export class Composer {
   readonly root: HTMLElement;
   private readonly input = el('textarea', {
     class: 'input',
-    rows: '3',
-    placeholder: 'Ask Claude…  (Enter to send, Shift+Enter for a new line)',
+    rows: '2',
+    placeholder: 'Ask Claude… (Shift+Enter: new line)',
     'aria-label': 'Message',
   });
   private readonly sendButton = el('button', { class: 'primary', type: 'button' }, 'Send');
@@ -60,8 +62,13 @@ export class Composer {
   private readonly context = el('div', {
     class: 'pending-context',
     'data-testid': 'pending-context',
+    role: 'list',
     'aria-label': 'Context that goes with your next message',
   });
+  /** Says what a removal did, for screen readers (the chip itself is gone). */
+  private readonly announcer = el('span', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
+  /** The index of the chip just removed by keyboard: focus goes to its successor on the next render. */
+  private refocus: number | undefined;
   private busy = false;
   private history: string[] = [];
   private cursor = -1;
@@ -77,6 +84,7 @@ export class Composer {
       'footer',
       { class: 'composer' },
       this.context,
+      this.announcer,
       this.suggestions,
       this.input,
       el('div', { class: 'actions' }, this.previewButton, this.sendButton),
@@ -100,54 +108,80 @@ export class Composer {
 
   /**
    * Shows the chips of what goes with the next message: kind, file and lines, tokens; the
-   * exact tagged block on hover; ✕ leaves it out of this turn. Kinds turned off in the
+   * exact tagged block on hover; its close button (or Delete on the focused chip) leaves it
+   * out of this turn. Kinds turned off in the
    * settings are named so an empty row is explained.
    */
   setContext(chips: readonly PendingChip[], disabled: readonly string[]): void {
-    const nodes: HTMLElement[] = chips.map((c) => {
-      const kind = c.pinned
-        ? 'pinned'
-        : c.tag === 'ide_selection'
-          ? 'selection'
-          : c.tag === 'ide_opened_file'
-            ? 'file'
-            : c.tag;
-      const remove = el(
-        'button',
-        {
-          class: 'chip-remove',
-          type: 'button',
-          title: c.pinned ? 'Unpin: do not send this pinned selection' : 'Leave out of this message',
-          'aria-label': `Remove ${kind} ${c.label} from this message`,
-        },
-        '✕',
-      );
-      remove.addEventListener('click', () => this.handlers.dismissContext(c.key));
-      return el(
-        'span',
-        {
-          class: `pending-chip${c.pinned ? ' pinned' : ''}`,
-          'data-tag': c.tag,
-          'data-key': c.key,
-          title: `Sent as:\n${c.text}`,
-        },
-        el('span', { class: 'chip-kind' }, kind),
-        ` ${c.label} `,
-        el('span', { class: 'chip-tokens' }, `${c.tokens.toLocaleString('en-US')} tok`),
-        remove,
-      );
-    });
+    const nodes: HTMLElement[] = chips.map((c, i) => this.chip(c, i));
     const off = disabled.map((d) => (d === 'ide_selection' ? 'selection' : 'opened file'));
     if (off.length > 0)
       nodes.push(
         el(
           'span',
-          { class: 'muted context-off', title: 'contextPipeline.injectSelection / contextPipeline.injectOpenedFile' },
+          {
+            class: 'muted context-off',
+            role: 'listitem',
+            title: 'contextPipeline.injectSelection / contextPipeline.injectOpenedFile',
+          },
           `${off.join(' and ')} context off in settings`,
         ),
       );
     this.context.replaceChildren(...nodes);
     this.context.hidden = nodes.length === 0;
+    if (this.refocus !== undefined) {
+      const to = focusAfterRemoval(this.refocus, chips.length);
+      this.refocus = undefined;
+      (to === 'input' ? this.input : (nodes[to] ?? this.input)).focus();
+    }
+  }
+
+  /**
+   * One chip: a list item reachable with Tab (Delete or Backspace removes it) holding a
+   * close button (Enter, Space or a click removes it).
+   */
+  private chip(c: PendingChip, index: number): HTMLElement {
+    const kind = chipKind(c.tag, c.pinned);
+    const what = `${kind} ${c.label}`;
+    const dismiss = (byKeyboard: boolean) => {
+      if (byKeyboard) this.refocus = index;
+      this.announcer.textContent = `Removed ${what} from this message`;
+      this.handlers.dismissContext(c.key);
+    };
+    const remove = el(
+      'button',
+      {
+        class: 'chip-remove',
+        type: 'button',
+        title: c.pinned ? 'Unpin: do not send this pinned selection' : 'Leave out of this message',
+        'aria-label': `Remove ${what} from this message`,
+      },
+      icon('close'),
+    );
+    // A click leaves focus alone; Enter or Space (detail 0: no pointer) moves it on like Delete does.
+    remove.addEventListener('click', (e) => dismiss(e.detail === 0));
+    const node = el(
+      'span',
+      {
+        class: `pending-chip${c.pinned ? ' pinned' : ''}`,
+        role: 'listitem',
+        tabindex: '0',
+        'data-tag': c.tag,
+        'data-key': c.key,
+        title: `Sent as:\n${c.text}`,
+        'aria-label': `${what}, ${c.tokens.toLocaleString('en-US')} tokens. Delete removes it from this message.`,
+      },
+      el('span', { class: 'chip-kind' }, kind),
+      ` ${c.label} `,
+      el('span', { class: 'chip-tokens' }, `${c.tokens.toLocaleString('en-US')} tok`),
+      remove,
+    );
+    node.addEventListener('keydown', (e) => {
+      if (e.target !== node || chipKeyAction(e.key) !== 'remove') return;
+      e.preventDefault();
+      dismiss(true);
+    });
+    return node;
   }
 
   /** Messages sent so far (for the view state). */

@@ -1,5 +1,6 @@
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
+import { icon } from '../shared/icons';
 import { renderApproval, type ApprovalHandlers } from './approvalCard';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { summaryTitle } from './summaryTitle';
@@ -62,14 +63,15 @@ class ItemRenderer {
       const pin = el(
         'button',
         {
-          class: 'link pin',
+          class: 'icon-button pin',
           type: 'button',
           title: pinned
-            ? 'Unpin: compaction may summarise this message again'
+            ? 'Pinned — click to unpin: compaction may summarise this message again'
             : 'Pin: compaction never touches this message',
+          'aria-label': 'Pin message',
           'aria-pressed': pinned ? 'true' : 'false',
         },
-        pinned ? 'Pinned' : 'Pin',
+        icon(pinned ? 'pinned' : 'pin'),
       );
       pin.addEventListener('click', () => this.h.pin(messageId, !pinned));
       head.append(pin);
@@ -177,7 +179,7 @@ class ItemRenderer {
           el('div', { class: 'text' }, item.text),
         );
         if (item.retryable) {
-          const retry = el('button', { class: 'secondary', type: 'button' }, 'Retry');
+          const retry = el('button', { class: 'secondary with-icon', type: 'button' }, icon('refresh'), 'Retry');
           retry.addEventListener('click', () => {
             retry.disabled = true;
             this.h.retry();

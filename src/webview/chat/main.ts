@@ -1,6 +1,7 @@
 import { parseChatToWebview, type ChatToHost, type ChatToWebview } from '../../protocol/chat';
 import { Composer, parseSlash } from './composer';
 import { el, formatTokens } from '../shared/dom';
+import { renderHeader as renderHeaderView } from './headerView';
 import { renderPreview } from './previewView';
 import { TranscriptView } from './transcriptView';
 import { vscodeApi } from '../shared/vscodeApi';
@@ -156,67 +157,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
 post({ type: 'ready' });
 
 function renderHeader(): void {
-  if (!status) return;
-  const s = status;
-  const button = (
-    label: string,
-    command: Extract<ChatToHost, { type: 'command' }>['command'],
-    title: string,
-    cls = 'link',
-  ) => {
-    const b = el('button', { class: cls, type: 'button', title, 'data-command': command }, label);
-    b.addEventListener('click', () => post({ type: 'command', command }));
-    return b;
-  };
-  header.replaceChildren(
-    el(
-      'div',
-      { class: 'row' },
-      el('span', { class: 'model', title: 'contextPipeline.model' }, s.model),
-      el('span', { class: 'title', title: `Session: ${s.sessionTitle}` }, s.sessionTitle),
-      el(
-        'span',
-        {
-          class: 'meta cost',
-          title:
-            s.costUsd === null
-              ? 'Cost unknown: the price of a model used in this session is not known'
-              : 'Cost of this session so far (reported usage × list prices)',
-        },
-        s.costUsd === null ? '—' : `$${s.costUsd.toFixed(4)}`,
-      ),
-    ),
-    contextMeter(s),
-    el(
-      'div',
-      { class: 'row toolbar' },
-      button('Compact Now', 'compactNow', 'Summarise older turns now (shows what would be compacted first)', 'tool'),
-      button('New Session', 'newSession', 'Start a new session (this one stays in Sessions…)', 'tool'),
-      button('Sessions…', 'showSessions', 'Resume, export or delete a stored session', 'tool'),
-      button('Budget', 'showBudget', 'Open the Context Budget panel', 'tool'),
-    ),
-    // Decided by the host by parsing the URL; shown for as long as requests go anywhere but Anthropic's API.
-    ...(s.endpoint
-      ? [
-          el(
-            'div',
-            { class: `endpoint-notice ${s.endpoint.kind}`, 'data-testid': 'base-url', role: 'status' },
-            s.endpoint.notice,
-          ),
-        ]
-      : []),
-    ...(s.apiKey === 'missing' && !s.baseUrl
-      ? [
-          el(
-            'div',
-            { class: 'warning' },
-            'No API key. ',
-            button('Set API key', 'setApiKey', 'Stored in VS Code secret storage'),
-          ),
-        ]
-      : []),
-    ...s.warnings.map((w) => el('div', { class: 'warning' }, w)),
-  );
+  if (status) renderHeaderView(header, status, contextMeter(status), (command) => post({ type: 'command', command }));
 }
 
 /** The context bar: used / window, with the soft (auto-compact) and hard thresholds marked. */

@@ -2,6 +2,7 @@ import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
 import { isAllowedLinkHref } from '../../protocol/chat';
 import { el } from '../shared/dom';
+import { icon } from '../shared/icons';
 
 /**
  * Renders model output as Markdown in the chat webview, safely: markdown-it with raw HTML
@@ -149,7 +150,8 @@ export function renderMarkdown(text: string, actions: MarkdownActions): Document
     highlight(code, source, lang);
     const copy = el(
       'button',
-      { class: 'code-copy', type: 'button', title: 'Copy code', 'aria-label': 'Copy code' },
+      { class: 'code-copy with-icon', type: 'button', title: 'Copy code', 'aria-label': 'Copy code' },
+      icon('copy'),
       'Copy',
     );
     copy.addEventListener('click', () => void copyText(source, copy, actions));
@@ -175,8 +177,8 @@ async function copyText(text: string, button: HTMLButtonElement, actions: Markdo
   } catch {
     actions.copy(text);
   }
-  button.textContent = 'Copied';
-  setTimeout(() => (button.textContent = 'Copy'), 1500);
+  button.replaceChildren(icon('check'), 'Copied');
+  setTimeout(() => button.replaceChildren(icon('copy'), 'Copy'), 1500);
 }
 
 /**

@@ -1,30 +1,20 @@
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
 import { renderItem, type ItemHandlers } from './itemView';
-import { keepThinkingOpen } from './thinkingView';
+import { RenderedNodes, replaceNode, setSpacer, spacer, type Slot } from './renderedNodes';
 import { routeLinks } from './markdown';
 import { SlotEstimates } from './slotEstimates';
-import { computeWindow, HeightIndex, LruCache } from './virtualWindow';
+import { computeWindow, HeightIndex } from './virtualWindow';
 
 /** Within this many pixels of the end the view counts as "at the bottom" and follows new content. */
 const STICK_PX = 8;
 /** Rendered beyond the viewport, above and below: one viewport height, at least MIN_OVERSCAN_PX. */
 const MIN_OVERSCAN_PX = 300;
-/** Rendered nodes kept (detached) after they scroll out, so scrolling back is cheap. */
-const NODE_CACHE_SIZE = 200;
 /**
  * Transcripts up to this many items are rendered whole (no windowing), so find-in-page and
  * Tab reach every message of an ordinary session; longer ones render only what is visible.
  */
 const RENDER_ALL_UP_TO = 150;
-
-/** One item as data: its position, its raw height estimate and whether its height was measured. */
-interface Slot {
-  item: ChatItem;
-  index: number;
-  raw: number;
-  measured: boolean;
-}
 
 /**
  * The transcript, virtualised: every item is kept as data (id → item, plus the order), but
@@ -33,9 +23,9 @@ interface Slot {
  * (ResizeObserver), so Markdown, images and expanded <details> are accounted for. While the
  * user is at the bottom, new items and streamed text keep the view at the end; otherwise
  * height changes above the viewport are compensated so the content does not jump.
- * Items scrolled out stay in a small LRU of nodes; an upsert or delta invalidates its node.
- * Item rendering lives in itemView.ts; item nodes keep their `data-id` and get
- * aria-posinset / aria-setsize, since the `log` region holds only some of them.
+ * Items scrolled out stay in a small LRU of nodes (renderedNodes.ts); an upsert or delta
+ * invalidates its node. Item rendering lives in itemView.ts; item nodes keep their `data-id`
+ * and get aria-posinset / aria-setsize, since the `log` region holds only some of them.
  */
 export class TranscriptView {
   readonly root = el('div', {
@@ -50,10 +40,8 @@ export class TranscriptView {
   private order: string[] = [];
   private readonly heights = new HeightIndex();
   /** Nodes in the DOM: exactly the items [range.start, range.end). */
-  private readonly rendered = new Map<string, HTMLElement>();
+  private readonly rendered: RenderedNodes;
   private range = { start: 0, end: 0 };
-  private readonly cache = new LruCache<string, { item: ChatItem; node: HTMLElement }>(NODE_CACHE_SIZE);
-  private readonly idOf = new WeakMap<Element, string>();
   /** Items not rendered whose content changed: their estimates are redone on the next frame. */
   private readonly stale = new Set<number>();
   private readonly estimates = new SlotEstimates();
@@ -75,14 +63,13 @@ export class TranscriptView {
     this.root.append(this.topSpacer, this.bottomSpacer);
     this.observer =
       typeof ResizeObserver === 'function' ? new ResizeObserver((entries) => this.onResize(entries)) : undefined;
+    this.rendered = new RenderedNodes((item) => renderItem(item, handlers), this.observer);
   }
 
   /** Replaces everything, and follows the end again. */
   reset(items: readonly ChatItem[]): void {
-    for (const node of this.rendered.values()) this.observer?.unobserve(node);
     this.root.replaceChildren(this.topSpacer, this.bottomSpacer);
     this.rendered.clear();
-    this.cache.clear();
     this.slots.clear();
     this.stale.clear();
     this.order = [];
@@ -104,7 +91,7 @@ export class TranscriptView {
 
   /** Adds an item at the end, or replaces the one with the same id in place. */
   upsert(item: ChatItem): void {
-    this.cache.delete(item.id);
+    this.rendered.invalidate(item.id);
     const slot = this.slots.get(item.id);
     if (!slot) {
       const added = { item, index: this.order.length, raw: this.estimates.raw(item), measured: false };
@@ -119,7 +106,7 @@ export class TranscriptView {
     }
     slot.item = item;
     const old = this.rendered.get(item.id);
-    if (old) old.replaceWith(keepThinkingOpen(old, this.renderNode(slot)));
+    if (old) replaceNode(old, this.rendered.render(slot, this.order.length));
     else {
       this.stale.add(slot.index);
       this.schedule();
@@ -138,12 +125,12 @@ export class TranscriptView {
       part === 'text'
         ? { ...slot.item, text: slot.item.text + text }
         : { ...slot.item, thinking: { ...slot.item.thinking, text: (slot.item.thinking?.text ?? '') + text } };
-    this.cache.delete(id);
+    this.rendered.invalidate(id);
     const node = this.rendered.get(id);
     const body = part === 'text' || had ? node?.querySelector(part === 'text' ? '.text' : '.thinking-text') : undefined;
     if (body)
       body.append(text); // the ResizeObserver sees the growth and keeps the end in view
-    else if (node) node.replaceWith(keepThinkingOpen(node, this.renderNode(slot)));
+    else if (node) replaceNode(node, this.rendered.render(slot, this.order.length));
     else {
       this.stale.add(slot.index);
       this.schedule();
@@ -274,7 +261,7 @@ export class TranscriptView {
     this.range = { start, end };
     if (this.sizeChanged) {
       this.sizeChanged = false;
-      for (const node of this.rendered.values()) node.setAttribute('aria-setsize', String(this.order.length));
+      this.rendered.setSize(this.order.length);
     }
     this.layoutSpacers();
   }
@@ -288,41 +275,17 @@ export class TranscriptView {
   }
 
   private nodes(from: number, to: number): DocumentFragment {
-    const fragment = document.createDocumentFragment();
+    const slots: Slot[] = [];
     for (let i = from; i < to; i++) {
       const slot = this.slotAt(i);
-      if (!slot) continue;
-      const cached = this.cache.get(slot.item.id);
-      this.cache.delete(slot.item.id);
-      // A cached node is reused only if the item has not changed since it was rendered.
-      fragment.append(cached && cached.item === slot.item ? this.adopt(slot, cached.node) : this.renderNode(slot));
+      if (slot) slots.push(slot);
     }
-    return fragment;
-  }
-
-  private renderNode(slot: Slot): HTMLElement {
-    const old = this.rendered.get(slot.item.id);
-    if (old) this.observer?.unobserve(old);
-    return this.adopt(slot, renderItem(slot.item, this.handlers));
-  }
-
-  private adopt(slot: Slot, node: HTMLElement): HTMLElement {
-    node.setAttribute('aria-posinset', String(slot.index + 1));
-    node.setAttribute('aria-setsize', String(this.order.length));
-    this.idOf.set(node, slot.item.id);
-    this.rendered.set(slot.item.id, node);
-    this.observer?.observe(node);
-    return node;
+    return this.rendered.fragment(slots, this.order.length);
   }
 
   private detach(i: number): void {
     const slot = this.slotAt(i);
-    const node = slot && this.rendered.get(slot.item.id);
-    if (!slot || !node) return;
-    this.observer?.unobserve(node);
-    node.remove();
-    this.rendered.delete(slot.item.id);
-    this.cache.set(slot.item.id, { item: slot.item, node });
+    if (slot) this.rendered.detach(slot);
   }
 
   /** Measured sizes of rendered items (and of the scroller): new heights, content kept in place. */
@@ -335,9 +298,9 @@ export class TranscriptView {
         this.readMetrics();
         continue;
       }
-      const id = this.idOf.get(entry.target);
+      const id = this.rendered.idOfNode(entry.target);
       const slot = id === undefined ? undefined : this.slots.get(id);
-      if (!slot || this.rendered.get(slot.item.id) !== entry.target) continue;
+      if (!slot) continue;
       const box = entry.borderBoxSize?.[0]?.blockSize ?? entry.target.getBoundingClientRect().height;
       if (!slot.measured) {
         // First measurement: teaches the estimates of its kind.
@@ -430,15 +393,4 @@ export class TranscriptView {
   private readMetrics(): void {
     if (this.estimates.readMetrics(this.root, this.scroller?.clientWidth)) this.reestimate(true);
   }
-}
-
-function spacer(): HTMLElement {
-  const node = el('div', { class: 'transcript-spacer', 'aria-hidden': 'true', hidden: '' });
-  node.style.flexShrink = '0';
-  return node;
-}
-
-function setSpacer(node: HTMLElement, shown: boolean, height: number): void {
-  node.hidden = !shown;
-  node.style.height = `${Math.max(0, shown ? height : 0)}px`;
 }
