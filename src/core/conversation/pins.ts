@@ -8,8 +8,8 @@ import type { Block, ConversationState, Message, Role } from './conversationMode
 import { blockPreviewText } from '../pipeline/ledger';
 import type { Tokenizer } from '../platform/platformPorts';
 import { headChars } from '../platform/text';
-import { blockFixedTokens, blockRawTokens, messageRawTokens } from '../tokens/blockTokens';
-import { applyCalibration, type Calibration } from '../tokens/calibration';
+import type { Calibration } from '../tokens/calibration';
+import { calibratedBlockTokens, calibratedMessageTokens } from '../tokens/calibratedTokens';
 
 /** The conversation after a pin change and the ids of the blocks to persist, or why it cannot be made. */
 export type PinChange =
@@ -109,15 +109,14 @@ export function pinnedRegions(
         id: m.id,
         label: '',
         preview: messagePreview(m),
-        tokens: Math.round(applyCalibration(calibration, messageRawTokens(m, tokenizer))),
+        tokens: Math.round(calibratedMessageTokens(m, tokenizer, calibration)),
       });
       continue;
     }
     for (const b of m.blocks) {
       if (!b.meta.pinned) continue;
       const sel = selectionOf(b);
-      const fixed = blockFixedTokens(b);
-      const tokens = Math.round(applyCalibration(calibration, { text: blockRawTokens(b, tokenizer) - fixed, fixed }));
+      const tokens = calibratedBlockTokens(b, tokenizer, calibration);
       out.push({
         ...base,
         kind: 'block',

@@ -10,6 +10,7 @@
 import type { CacheMiss } from '../cache/cacheMiss';
 import type { SessionEntry } from './entries';
 import { clearedInputTokens, type ServerReport } from '../server/serverReport';
+import { reportedPromptTokens, reportedTotalTokens } from '../tokens/promptTokens';
 
 /** A request row's server figures (none when the server did nothing); shared with the live budget history. */
 export function serverFigures(report: ServerReport | undefined): {
@@ -24,10 +25,7 @@ export function serverFigures(report: ServerReport | undefined): {
   );
   const compaction = (report?.iterations ?? [])
     .filter((i) => i.type === 'compaction')
-    .reduce(
-      (n, i) => n + i.input_tokens + i.cache_read_input_tokens + i.cache_creation_input_tokens + i.output_tokens,
-      0,
-    );
+    .reduce((n, i) => n + reportedTotalTokens(i), 0);
   return {
     ...(cleared > 0 ? { serverCleared: cleared } : {}),
     ...(toolUses > 0 ? { serverClearedToolUses: toolUses } : {}),
@@ -95,7 +93,7 @@ export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHisto
     if (e.type === 'compaction') compacted = true;
     if (e.type !== 'usage') continue;
     const u = e.usage;
-    const promptTokens = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+    const promptTokens = reportedPromptTokens(u);
     requests.push({
       index: requests.length + 1,
       turn: e.turn,

@@ -14,6 +14,7 @@ import type { ConversationState } from '../../core/conversation/conversationMode
 import { pinnedRegions } from '../../core/conversation/pins';
 import { prepareRequest } from '../../core/pipeline/pipeline';
 import type { Tokenizer } from '../../core/platform/platformPorts';
+import { contextPressure } from '../../core/pipeline/window';
 import { makeRequestCounter } from '../../core/pipeline/requestTokens';
 import { EMPTY_REQUEST_HISTORY, serverFigures, type RequestHistory } from '../../core/session/requestHistory';
 import type { TokenEstimator } from '../../core/tokens/estimator';
@@ -145,8 +146,8 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
   const prevLedger = before ? ledgerOf(before).rows : undefined;
   const repaired = last ? describeRepairs(last.repairs) : undefined;
   const lastRequest = history.requests.at(-1);
-  const effective = Math.max(1, config.contextWindow - config.outputReserve);
-  const limit = Math.round(config.softThreshold * effective);
+  const pressure = contextPressure(prepared.tokens.total, config);
+  const limit = pressure.softAt;
   const turnPrompts =
     history.turnPrompts.length > 0 ? history.turnPrompts : lastRequest ? [lastRequest.promptTokens] : [];
   const forecast = forecastTurns(turnPrompts, limit);
@@ -159,6 +160,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     outputReserve: config.outputReserve,
     softThreshold: config.softThreshold,
     hardThreshold: config.hardThreshold,
+    pressure: { ...pressure },
     // What the blocks do not account for (message framing, the API's tool-use prompt, estimator
     // anchoring): shown as its own category so the bar adds up to the anchored estimate.
     categories: [

@@ -11,8 +11,8 @@ import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, PipelineConfig, ToolSchema } from '../../core/conversation/conversationModel';
 import { counterIds, type Clock, type Tokenizer } from '../../core/platform/platformPorts';
 import { agentSystemPrompt } from '../../core/projectContext/staticPrompt';
-import { messageRawTokens } from '../../core/tokens/blockTokens';
-import { applyCalibration, priorFactorFor } from '../../core/tokens/calibration';
+import { priorFactorFor } from '../../core/tokens/calibration';
+import { calibratedMessageTokens } from '../../core/tokens/calibratedTokens';
 import { modelInfo } from '../../core/models/modelFacts';
 import { TokenEstimator } from '../../core/tokens/estimator';
 import { AnthropicLlmClient } from '../anthropic/anthropicClient';
@@ -84,7 +84,7 @@ export function buildAgent(
     summariser: llm,
     clock,
     ids,
-    tokensOf: (m) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)),
+    tokensOf: (m) => calibratedMessageTokens(m, tokenizer, estimator.calibration),
     measure: (st) => estimator.estimate(st).tokens,
     settings: readCompactionSettings,
     ...(deps.readFresh ? { readFresh: deps.readFresh } : {}),

@@ -5,6 +5,7 @@
  */
 import type { AgentSession } from '../../core/agent/agentSession';
 import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../../core/pipeline/budget';
+import { contextPressure } from '../../core/pipeline/window';
 import { withEndpointBanner } from '../../core/security/endpoint';
 import type { Tokenizer } from '../../core/platform/platformPorts';
 import { sessionDisplayTitle } from '../../core/session/markdown';
@@ -54,6 +55,7 @@ export async function statusReport(
     inp.promptTokens > 0 || !agent || !inp.estimator || agent.state.messages.length === 0
       ? { tokens: inp.promptTokens, estimated: false }
       : { tokens: inp.estimator.estimate(agent.state).tokens, estimated: true };
+  const pressure = resolved.ok ? contextPressure(shown.tokens, resolved.config) : undefined;
   const status: Extract<ChatToWebview, { type: 'status' }> = {
     type: 'status',
     version: inp.version,
@@ -70,13 +72,14 @@ export async function statusReport(
     sessionTitle: sessionDisplayTitle(inp.title, agent?.state.messages ?? []) || 'New session',
     promptTokens: shown.tokens,
     ...(shown.estimated ? { promptEstimated: true } : {}),
+    ...(pressure ? { pressure: { ...pressure } } : {}),
     costUsd: inp.costUsd ?? null,
     warnings: [
       ...(resolved.ok ? resolved.warnings : [resolved.error]),
       ...[await inp.apiKeys.problem()].filter((w): w is string => w !== undefined),
     ],
   };
-  if (!resolved.ok) return { status };
+  if (!resolved.ok || !pressure) return { status };
   const health = agent?.health;
   const figures: ContextFigures = {
     promptTokens: shown.tokens,
@@ -85,6 +88,7 @@ export async function statusReport(
     outputReserve: resolved.config.outputReserve,
     softThreshold: resolved.config.softThreshold,
     hardThreshold: resolved.config.hardThreshold,
+    pressure,
     costUsd: inp.costUsd,
     ...(health && health.promptTokens > 0 ? { cacheHitRate: health.cacheHitRate } : {}),
     compactions: agent?.compactions.filter((c) => c.active).length ?? 0,
