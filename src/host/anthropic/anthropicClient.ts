@@ -22,6 +22,7 @@ import type { ApiModelLimits } from '../../core/pipeline/config';
 import type { AssistantContent } from '../../core/conversation/assistant';
 import type { ApiCacheMissReason } from '../../core/cache/cacheMiss';
 import { apiKeyCharProblem } from '../../core/security/apiKeyCheck';
+import { abortableSleep } from '../abortableSleep';
 import { classifyBaseUrl } from '../../core/security/endpoint';
 import {
   classifyFailure,
@@ -394,19 +395,4 @@ export function factsOf(err: unknown, signal: AbortSignal): FailureFacts {
   // A stream cut by the peer surfaces as a plain Error/TypeError ("terminated", "socket hang up").
   const message = err instanceof Error ? err.message : String(err);
   return { message, connection: true };
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Error('aborted'));
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(new Error('aborted'));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -10,7 +10,8 @@ import { Compactor } from '../../core/compaction/compactor';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, PipelineConfig, ToolSchema } from '../../core/conversation/conversationModel';
 import { counterIds, type Clock, type Tokenizer } from '../../core/platform/platformPorts';
-import { agentSystemPrompt } from '../../core/projectContext/staticPrompt';
+import { sessionSystemPrompt } from '../../core/projectContext/staticPrompt';
+import { abortableSleep } from '../abortableSleep';
 import { priorFactorFor } from '../../core/tokens/calibration';
 import { calibratedMessageTokens } from '../../core/tokens/calibratedTokens';
 import { modelInfo } from '../../core/models/modelFacts';
@@ -63,9 +64,8 @@ export function buildAgent(
   const clock = deps.clock;
   const ids = counterIds(`${open.id.slice(-6)}x${Date.now().toString(36)}`);
   // The static prompt alone; the project context (instructions, workspace facts) joins it once read.
-  const system = agentSystemPrompt({ clock, ids });
   const state: ConversationState = {
-    system: [system],
+    system: sessionSystemPrompt({ clock, ids }),
     tools: deps.toolSchemas(),
     messages: open.messages,
     pending: [],
@@ -88,11 +88,7 @@ export function buildAgent(
     measure: (st) => estimator.estimate(st).tokens,
     settings: readCompactionSettings,
     ...(deps.readFresh ? { readFresh: deps.readFresh } : {}),
-    timeout: (ms, signal) =>
-      new Promise((resolve, reject) => {
-        const t = setTimeout(resolve, ms);
-        signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('aborted'))), { once: true });
-      }),
+    timeout: abortableSleep,
   });
   const agent = new AgentSession(
     state,
