@@ -19,14 +19,11 @@ import type { Message } from '../src/core/conversation/conversationModel';
 import type { Tokenizer } from '../src/core/platform/platformPorts';
 import { messageRawTokens } from '../src/core/tokens/blockTokens';
 import { modelInfo } from '../src/core/models/modelFacts';
-import { applyCalibration, priorFactorFor } from '../src/core/tokens/calibration';
+import { priorFactorFor } from '../src/core/tokens/calibration';
+import { calibratedMessageTokens } from '../src/core/tokens/calibratedTokens';
 import { chars4Tokenizer } from '../src/core/tokens/chars4';
-import {
-  type EstimatorOptions,
-  type PromptRequest,
-  reportedPromptTokens,
-  TokenEstimator,
-} from '../src/core/tokens/estimator';
+import { type EstimatorOptions, type PromptRequest, TokenEstimator } from '../src/core/tokens/estimator';
+import { reportedPromptTokens } from '../src/core/tokens/promptTokens';
 import { createTiktokenTokenizer } from '../src/core/tokens/tiktoken';
 import { parseTranscript } from './transcript';
 import { readFileSync } from 'node:fs';
@@ -110,7 +107,7 @@ function calibratedUnanchored(tokenizer: Tokenizer): Predictor {
   const est = new TokenEstimator(tokenizer);
   let overhead: number | undefined;
   const count = (r: PromptRequest): number =>
-    r.messages.reduce((s, m) => s + applyCalibration(est.calibration, messageRawTokens(m, tokenizer)), 0);
+    r.messages.reduce((s, m) => s + calibratedMessageTokens(m, tokenizer, est.calibration), 0);
   return {
     predict: (r) => Math.ceil((overhead ?? 0) + count(r)),
     observe: (r, reported) => {

@@ -18,10 +18,10 @@ import { buildLedger } from '../src/core/pipeline/ledger';
 import type { ConversationState, Message, PipelineConfig } from '../src/core/conversation/conversationModel';
 import { prepareRequest } from '../src/core/pipeline/pipeline';
 import { counterIds, type Tokenizer } from '../src/core/platform/platformPorts';
-import { messageRawTokens } from '../src/core/tokens/blockTokens';
 import { serverRequestFor } from '../src/core/agent/serverRequest';
 import { isServerStrategy } from '../src/core/server/serverContext';
-import { applyCalibration, type Calibration } from '../src/core/tokens/calibration';
+import type { Calibration } from '../src/core/tokens/calibration';
+import { calibratedMessageTokens, calibratedTextTokens } from '../src/core/tokens/calibratedTokens';
 import { TokenEstimator } from '../src/core/tokens/estimator';
 import { appendMerged, guardArrival, type ToolNames } from './arrival';
 import { forwardReferences, FrrTally, type FrrTotals, type Reference } from './frr';
@@ -83,7 +83,7 @@ export function prepareTranscript(
   }
   const cal = learner.calibration;
   const overheads = samples
-    .map((x) => x.reported - x.messages.reduce((n, m) => n + applyCalibration(cal, messageRawTokens(m, tokenizer)), 0))
+    .map((x) => x.reported - x.messages.reduce((n, m) => n + calibratedMessageTokens(m, tokenizer, cal), 0))
     .sort((a, b) => a - b);
   const overhead = overheads.length === 0 ? 0 : (overheads[Math.floor(overheads.length / 2)] as number);
   return {
@@ -158,8 +158,8 @@ export interface ReplayOptions {
 /** Replays a prepared transcript under one policy and window. */
 export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promise<ReplayResult> {
   const { tokenizer, calibration: cal, overhead } = t;
-  const textTokens = (text: string) => Math.round(applyCalibration(cal, { text: tokenizer.count(text), fixed: 0 }));
-  const tokensOf = (m: Message) => applyCalibration(cal, messageRawTokens(m, tokenizer));
+  const textTokens = (text: string) => Math.round(calibratedTextTokens(text, tokenizer, cal));
+  const tokensOf = (m: Message) => calibratedMessageTokens(m, tokenizer, cal);
   const measure = (s: ConversationState) => overhead + s.messages.reduce((n, m) => n + tokensOf(m), 0);
   const configs = new Map<string, PipelineConfig>();
   const configFor = (model: string): PipelineConfig => {

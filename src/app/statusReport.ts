@@ -5,6 +5,7 @@
  */
 import type { AgentSession } from '../core/agent/agentSession';
 import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../core/pipeline/budget';
+import { contextPressure, type ContextPressure } from '../core/pipeline/window';
 import { withEndpointBanner } from '../core/security/endpoint';
 import type { Tokenizer } from '../core/platform/platformPorts';
 import { sessionDisplayTitle } from '../core/session/markdown';
@@ -12,7 +13,10 @@ import type { TokenEstimator } from '../core/tokens/estimator';
 import type { ChatToWebview } from '../protocol/chat';
 import type { ApiKeyPort, SettingsPort } from './ports';
 
-/** The status bar's figures of the open session (the host's status bar takes exactly these). */
+/**
+ * The status bar's figures of the open session (the host's status bar takes exactly these).
+ * The thresholds are fractions of the effective window, shown as percentages.
+ */
 export interface ContextFigures {
   readonly promptTokens: number;
   /** `promptTokens` is an estimate (nothing reported yet in this session). */
@@ -21,6 +25,8 @@ export interface ContextFigures {
   readonly outputReserve: number;
   readonly softThreshold: number;
   readonly hardThreshold: number;
+  /** The pressure of `promptTokens` on the window (core's `contextPressure`): colours the meter. */
+  readonly pressure: ContextPressure;
   /** Undefined when a request's price is unknown. */
   readonly costUsd: number | undefined;
   /** cache reads / prompt tokens of this session, 0..1, when known. */
@@ -71,6 +77,7 @@ export async function statusReport(
     inp.promptTokens > 0 || !agent || !inp.estimator || agent.state.messages.length === 0
       ? { tokens: inp.promptTokens, estimated: false }
       : { tokens: inp.estimator.estimate(agent.state).tokens, estimated: true };
+  const pressure = resolved.ok ? contextPressure(shown.tokens, resolved.config) : undefined;
   const status: Extract<ChatToWebview, { type: 'status' }> = {
     type: 'status',
     version: inp.version,
@@ -87,13 +94,14 @@ export async function statusReport(
     sessionTitle: sessionDisplayTitle(inp.title, agent?.state.messages ?? []) || 'New session',
     promptTokens: shown.tokens,
     ...(shown.estimated ? { promptEstimated: true } : {}),
+    ...(pressure ? { pressure: { ...pressure } } : {}),
     costUsd: inp.costUsd ?? null,
     warnings: [
       ...(resolved.ok ? resolved.warnings : [resolved.error]),
       ...[await inp.apiKeys.problem()].filter((w): w is string => w !== undefined),
     ],
   };
-  if (!resolved.ok) return { status };
+  if (!resolved.ok || !pressure) return { status };
   const health = agent?.health;
   const figures: ContextFigures = {
     promptTokens: shown.tokens,
@@ -102,6 +110,7 @@ export async function statusReport(
     outputReserve: resolved.config.outputReserve,
     softThreshold: resolved.config.softThreshold,
     hardThreshold: resolved.config.hardThreshold,
+    pressure,
     costUsd: inp.costUsd,
     ...(health && health.promptTokens > 0 ? { cacheHitRate: health.cacheHitRate } : {}),
     compactions: agent?.compactions.filter((c) => c.active).length ?? 0,

@@ -1,8 +1,7 @@
 /** Calibrated token counts of messages and text with the session's tokenizer and calibration. */
 import type { Message } from '../core/conversation/conversationModel';
 import type { Tokenizer } from '../core/platform/platformPorts';
-import { messageRawTokens } from '../core/tokens/blockTokens';
-import { applyCalibration } from '../core/tokens/calibration';
+import { calibratedMessageTokens, calibratedTextTokens } from '../core/tokens/calibratedTokens';
 import type { TokenEstimator } from '../core/tokens/estimator';
 
 /** Calibrated tokens of a message, and of plain text (`text`). */
@@ -13,7 +12,7 @@ export interface TokensOf {
 
 /** A counter over `tokenizer` with `estimator`'s current calibration (read at each call). */
 export function tokensOf(tokenizer: Tokenizer, estimator: TokenEstimator): TokensOf {
-  return Object.assign((m: Message) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)), {
-    text: (text: string) => applyCalibration(estimator.calibration, { text: tokenizer.count(text), fixed: 0 }),
+  return Object.assign((m: Message) => calibratedMessageTokens(m, tokenizer, estimator.calibration), {
+    text: (text: string) => calibratedTextTokens(text, tokenizer, estimator.calibration),
   });
 }

@@ -5,7 +5,7 @@ import type { ConversationState, Injection, ToolSchema } from '../core/conversat
 import { prepareRequest } from '../core/pipeline/pipeline';
 import { counterIds, type Clock, type Tokenizer } from '../core/platform/platformPorts';
 import { makeRequestCounter } from '../core/pipeline/requestTokens';
-import { agentSystemPrompt } from '../core/projectContext/staticPrompt';
+import { sessionSystemPrompt } from '../core/projectContext/staticPrompt';
 import { TokenEstimator } from '../core/tokens/estimator';
 import type { ChatToWebview } from '../protocol/chat';
 import { currentEditorInjections } from './editorContextTracker';
@@ -46,12 +46,11 @@ export class RequestPreviewer {
       return r.tokenizer;
     }));
     const ids = counterIds('preview');
-    const system = agentSystemPrompt({ clock, ids });
     const base = await this.current();
     const state: ConversationState = base
       ? { ...base, tools: this.toolSchemas(), pending: this.editorInjections(), config: resolved.config }
       : {
-          system: [system],
+          system: sessionSystemPrompt({ clock, ids }),
           tools: this.toolSchemas(),
           messages: [],
           pending: this.editorInjections(),

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { PressureSchema } from './pressure';
 import { parseWith, type Parsed } from './validate';
 
 /** The Context Budget panel's protocol: the webview posts `ready`, `restore` and `unpin`; the host posts snapshots. */
@@ -114,6 +115,8 @@ const SnapshotSchema = v.strictObject({
   outputReserve: N,
   softThreshold: N,
   hardThreshold: N,
+  /** The pressure of the next request (`nextEstimate`) on the window: level, effective window, thresholds in tokens. */
+  pressure: PressureSchema,
   /** The next request (the current conversation), calibrated, by category. */
   categories: v.array(Category),
   nextTotal: N,

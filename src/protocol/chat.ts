@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ChatItemSchema } from './chatItems';
+import { PressureSchema } from './pressure';
 import { MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
 
 /**
@@ -154,6 +155,11 @@ const StatusSchema = v.strictObject({
   promptTokens: v.number(),
   /** `promptTokens` is an estimate (no usage reported in this session yet). */
   promptEstimated: v.optional(v.boolean()),
+  /**
+   * The pressure of `promptTokens` on the window (level, effective window, thresholds in
+   * tokens), computed by the host; absent when the settings are invalid (no thresholds to show).
+   */
+  pressure: v.optional(PressureSchema),
   /** Null when a request's model has no known price (shown as "—"). */
   costUsd: v.nullable(v.number()),
   /** Settings problems a person should read (e.g. a tiny window); empty when fine. */

@@ -158,6 +158,7 @@ describe('budget protocol', () => {
       outputReserve: 32_000,
       softThreshold: 0.7,
       hardThreshold: 0.9,
+      pressure: { level: 'ok', utilisation: 0, effectiveWindow: 1, softAt: 1, hardAt: 1 },
       categories: [],
       nextTotal: 0,
       nextEstimate: 0,

@@ -200,6 +200,7 @@ describe('project context: budget categories', () => {
       outputReserve: 0,
       softThreshold: 0.7,
       hardThreshold: 0.9,
+      pressure: { level: 'ok', utilisation: 0, effectiveWindow: 1, softAt: 1, hardAt: 1 },
       categories: [{ id: 'instructions', label: 'Instructions', tokens: 3 }],
       nextTotal: 3,
       nextEstimate: 3,

@@ -53,6 +53,7 @@ const snapshot = (requests: unknown[]) => ({
   outputReserve: 1,
   softThreshold: 0.7,
   hardThreshold: 0.9,
+  pressure: { level: 'ok', utilisation: 0, effectiveWindow: 1, softAt: 1, hardAt: 1 },
   categories: [],
   nextTotal: 0,
   nextEstimate: 0,

@@ -284,6 +284,7 @@ describe('BudgetHistory seeded from the session file', () => {
     assert.deepEqual(h.turnPrompts, [1000, 525]);
     const u = usage(200, 300, 0, 10);
     const events: AgentEvent[] = [
+      { type: 'turn_started', turn: 3 },
       { type: 'request_started', round: 1, attempt: 1, estimatedTokens: 505, anchored: true },
       {
         type: 'usage',
@@ -309,6 +310,7 @@ describe('BudgetHistory seeded from the session file', () => {
     });
     assert.deepEqual(h.turnPrompts, [1000, 525, 510]);
     // A turn that ends with no reported usage (stopped, failed) adds no forecast point, as in the file.
+    h.observe({ type: 'turn_started', turn: 4 }, undefined);
     h.observe({ type: 'request_started', round: 1, attempt: 1, estimatedTokens: 520, anchored: true }, undefined);
     h.observe({ type: 'turn_finished', reason: 'stopped' }, undefined);
     assert.deepEqual(h.turnPrompts, [1000, 525, 510]);

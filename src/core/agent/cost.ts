@@ -2,6 +2,7 @@ import type { Usage } from './agentPorts';
 import type { CacheTtl } from '../conversation/conversationModel';
 import { modelInfo, rateCardFor } from '../models/modelFacts';
 import { billedUsages, type ServerReport } from '../server/serverReport';
+import { reportedPromptTokens } from '../tokens/promptTokens';
 
 /**
  * Price of one request in US dollars — input, cache writes (at the model's 5m or 1h write
@@ -12,7 +13,7 @@ import { billedUsages, type ServerReport } from '../server/serverReport';
 export function requestCostUsd(model: string, usage: Usage, ttl: CacheTtl = '5m'): number | undefined {
   const prices = modelInfo(model).prices;
   if (!prices) return undefined;
-  const p = rateCardFor(prices, promptTokensOf(usage));
+  const p = rateCardFor(prices, reportedPromptTokens(usage));
   const dollars =
     usage.input_tokens * p.input +
     usage.cache_creation_input_tokens * (ttl === '1h' ? p.cacheWrite1h : p.cacheWrite5m) +
@@ -29,11 +30,6 @@ export function addCosts(a: number | undefined, b: number | undefined): number |
 /** A cost for people: `$0.0123`, or `—` when it is unknown. */
 export function formatUsd(usd: number | null | undefined): string {
   return usd === undefined || usd === null ? '—' : `$${usd.toFixed(4)}`;
-}
-
-/** Prompt size the API counted: input + cache reads + cache writes. */
-export function promptTokensOf(usage: Usage): number {
-  return usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
 }
 
 /**

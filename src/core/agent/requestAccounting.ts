@@ -21,7 +21,8 @@ import type { PreparedRequest } from '../pipeline/pipeline';
 import type { Clock } from '../platform/platformPorts';
 import type { TokenEstimator } from '../tokens/estimator';
 import { CacheWatch } from './cacheWatch';
-import { promptTokensOf, requestCostWithServerUsd } from './cost';
+import { requestCostWithServerUsd } from './cost';
+import { reportedPromptTokens } from '../tokens/promptTokens';
 import type { AgentEvent, SessionSink } from './events';
 import { ExactFirstCount } from './exactCount';
 
@@ -125,6 +126,6 @@ export class RequestAccounting {
       ...(counted !== undefined ? { counted } : {}),
     };
     await this.deps.sink.usage(record);
-    this.emit({ type: 'usage', ...record, reportedTokens: promptTokensOf(result.usage) });
+    this.emit({ type: 'usage', ...record, reportedTokens: reportedPromptTokens(result.usage) });
   }
 }

@@ -1,5 +1,6 @@
 import type { Usage } from '../agent/agentPorts';
 import type { CompactionRecord } from './types';
+import { reportedPromptTokens } from '../tokens/promptTokens';
 
 /** Health figures of one session's context handling. */
 export interface ContextHealth {
@@ -45,7 +46,7 @@ export function withCompaction(h: ContextHealth, r: CompactionRecord): ContextHe
  * the prompt shares a cacheable prefix with it, so something should have been read.
  */
 export function withRequest(h: ContextHealth, usage: Usage, hitExpected: boolean): ContextHealth {
-  const prompt = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+  const prompt = reportedPromptTokens(usage);
   const promptTokens = h.promptTokens + prompt;
   const cacheReadTokens = h.cacheReadTokens + usage.cache_read_input_tokens;
   const missStreak = usage.cache_read_input_tokens === 0 && hitExpected ? h.missStreak + 1 : 0;

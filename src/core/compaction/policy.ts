@@ -1,5 +1,6 @@
 import type { PipelineConfig } from '../conversation/conversationModel';
 import type { SummaryPolicy } from './regions';
+import { contextPressure, effectiveWindow } from '../pipeline/window';
 import {
   DEFAULT_SERVER_CONTEXT_SETTINGS,
   type ServerContextSettings,
@@ -57,10 +58,8 @@ export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   server: DEFAULT_SERVER_CONTEXT_SETTINGS,
 };
 
-/** The effective window: what the prompt may use once the answer's reserve is set aside. */
-export function effectiveWindow(config: PipelineConfig): number {
-  return Math.max(1, config.contextWindow - config.outputReserve);
-}
+/** The effective window, from its one home (pipeline/window.ts); re-exported for the compaction modules. */
+export { effectiveWindow };
 
 /** What the thresholds say about a prompt of `tokens`. */
 export type Pressure = {
@@ -74,13 +73,13 @@ export type Pressure = {
  * to (hard threshold − buffer) at least, so this request fits with room to spare.
  */
 export function pressureOf(tokens: number, config: PipelineConfig, settings: CompactionSettings): Pressure {
-  const eff = effectiveWindow(config);
-  const utilisation = tokens / eff;
-  if (utilisation >= config.hardThreshold) {
+  // The level is the one every surface shows (window.ts); `over` is past the hard threshold too.
+  const { level, utilisation, effectiveWindow: eff } = contextPressure(tokens, config);
+  if (level === 'hard' || level === 'over') {
     const target = Math.min(settings.softTarget, config.hardThreshold - settings.hardBuffer);
     return { level: 'hard', utilisation, tokensToFree: Math.ceil(tokens - target * eff) };
   }
-  if (utilisation >= config.softThreshold)
+  if (level === 'soft')
     return { level: 'soft', utilisation, tokensToFree: Math.ceil(tokens - settings.softTarget * eff) };
   return { level: 'ok', utilisation, tokensToFree: 0 };
 }

@@ -1,4 +1,4 @@
-import { injectionProblem, renderInjection, sourceOf } from './injections';
+import { injectionProblem, renderInjectionBlock, sourceOf } from './injections';
 import type {
   Block,
   ConversationState,
@@ -122,8 +122,9 @@ export function assembleUserMessage(state: ConversationState, input: TurnInput, 
       continue;
     }
     injected.push(injection);
-    const block = textBlock(
-      renderInjection(injection),
+    const rendered = renderInjectionBlock(injection);
+    const built = textBlock(
+      rendered.text,
       sourceOf(injection),
       injection.kind === 'system_reminder' ? 0 : 3,
       now,
@@ -131,6 +132,7 @@ export function assembleUserMessage(state: ConversationState, input: TurnInput, 
       true,
       injection.kind === 'ide_selection' && injection.pinned === true,
     );
+    const block = { ...built, meta: { ...built.meta, injection: rendered.ref } };
     blocks.push(
       injection.kind === 'system_reminder' && injection.origin !== undefined
         ? { ...block, meta: { ...block.meta, origin: injection.origin } }

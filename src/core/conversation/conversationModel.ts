@@ -42,12 +42,32 @@ export interface BlockMeta {
   readonly origin?: string;
   /** For tool_use and tool_result: the id of the tool call this block belongs to. */
   readonly toolUseId?: string;
+  /**
+   * For a block rendered from an injection (editor context, reminder, hook): what it was built
+   * from, so readers (the chat's chips, the pinned regions) never parse it back from the prose.
+   * Absent on blocks saved by versions before it existed.
+   */
+  readonly injection?: InjectionRef;
   /** Raw tokenizer count of this block, memoised by the token counter. Absent until counted. */
   tokenCount?: number;
   /** Pinned blocks are never compacted. */
   readonly pinned: boolean;
   /** Whether compaction may replace this block. Summaries and the user's words are not. */
   readonly compactable: boolean;
+}
+
+/** The structured data of an injected block (see `BlockMeta.injection`). */
+export interface InjectionRef {
+  readonly kind: Injection['kind'];
+  /** The tag the text is wrapped in. */
+  readonly tag: string;
+  /** The file of an opened-file or selection injection (as queued, before any escaping). */
+  readonly path?: string;
+  /** A selection's lines, 1-based, inclusive. */
+  readonly startLine?: number;
+  readonly endLine?: number;
+  /** Where the injected content (a selection's code, a reminder's text) begins in the block's text. */
+  readonly contentStart?: number;
 }
 
 /** Text content (user words, assistant prose, tagged injections). */

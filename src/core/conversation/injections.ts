@@ -1,4 +1,4 @@
-import type { BlockSource, Injection, ToolResultContent } from './conversationModel';
+import type { BlockSource, Injection, InjectionRef, ToolResultContent } from './conversationModel';
 import { namesPattern, neutralizeTagPattern } from '../security/tagNeutralizer';
 
 /**
@@ -88,21 +88,49 @@ export function neutralizeToolResult(content: ToolResultContent): ToolResultCont
 
 /** Renders one injection as its tagged text, with its content made safe. */
 export function renderInjection(injection: Injection): string {
+  return renderInjectionBlock(injection).text;
+}
+
+/**
+ * Renders one injection (see {@link renderInjection}) together with the structured data its
+ * block's meta carries (`BlockMeta.injection`): kind, tag, path, lines and where the content
+ * begins in the text.
+ */
+export function renderInjectionBlock(injection: Injection): { readonly text: string; readonly ref: InjectionRef } {
   const tag = tagOf(injection);
   const guard = [...PIPELINE_TAGS, ...(injection.kind === 'hook' ? [injection.tag] : [])];
   const safe = (s: string) => neutralizeTags(s, guard);
   switch (injection.kind) {
     case 'ide_opened_file':
-      return `<${tag}>The user opened the file ${safe(injection.path)} in the IDE. This may or may not be related to the current task.</${tag}>`;
+      return {
+        text: `<${tag}>The user opened the file ${safe(injection.path)} in the IDE. This may or may not be related to the current task.</${tag}>`,
+        ref: { kind: injection.kind, tag, path: injection.path },
+      };
     case 'ide_selection': {
       const note = injection.truncatedChars
         ? `\n[Selection truncated: ${injection.truncatedChars.toLocaleString('en-US')} more characters not shown.]`
         : '';
-      return `<${tag}>The user selected the lines ${injection.startLine} to ${injection.endLine} from ${safe(injection.path)}:\n${safe(injection.text)}${note}\n\nThis may or may not be related to the current task.</${tag}>`;
+      const head = `<${tag}>The user selected the lines ${injection.startLine} to ${injection.endLine} from ${safe(injection.path)}:\n`;
+      return {
+        text: `${head}${safe(injection.text)}${note}\n\nThis may or may not be related to the current task.</${tag}>`,
+        ref: {
+          kind: injection.kind,
+          tag,
+          path: injection.path,
+          startLine: injection.startLine,
+          endLine: injection.endLine,
+          contentStart: head.length,
+        },
+      };
     }
     case 'system_reminder':
-    case 'hook':
-      return `<${tag}>\n${safe(injection.text)}\n</${tag}>`;
+    case 'hook': {
+      const head = `<${tag}>\n`;
+      return {
+        text: `${head}${safe(injection.text)}\n</${tag}>`,
+        ref: { kind: injection.kind, tag, contentStart: head.length },
+      };
+    }
   }
 }
 

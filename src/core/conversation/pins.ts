@@ -8,8 +8,8 @@ import type { Block, ConversationState, Message, Role } from './conversationMode
 import { blockPreviewText } from '../pipeline/ledger';
 import type { Tokenizer } from '../platform/platformPorts';
 import { headChars } from '../platform/text';
-import { blockFixedTokens, blockRawTokens, messageRawTokens } from '../tokens/blockTokens';
-import { applyCalibration, type Calibration } from '../tokens/calibration';
+import type { Calibration } from '../tokens/calibration';
+import { calibratedBlockTokens, calibratedMessageTokens } from '../tokens/calibratedTokens';
 
 /** The conversation after a pin change and the ids of the blocks to persist, or why it cannot be made. */
 export type PinChange =
@@ -81,9 +81,19 @@ export interface PinnedRegion {
 export const PREVIEW_CHARS = 120;
 const SELECTION = /selected the lines (\d+) to (\d+) from (.*?):\n([\s\S]*)$/;
 
-/** `path:start-end` and the first line of the code, when `b` is an `<ide_selection>` block. */
+/**
+ * `path:start-end` and the first line of the code, when `b` is an `<ide_selection>` block: from
+ * its structured `meta.injection`; a block saved before that existed is parsed from its text
+ * (so pinned selections of older sessions keep their labels).
+ */
 export function selectionOf(b: Block): { label: string; firstLine: string } | undefined {
   if (b.type !== 'text' || b.meta.source !== 'ide_selection') return undefined;
+  const ref = b.meta.injection;
+  if (ref?.path !== undefined && ref.startLine !== undefined && ref.endLine !== undefined)
+    return {
+      label: `${ref.path}:${ref.startLine}-${ref.endLine}`,
+      firstLine: firstLine(b.text.slice(ref.contentStart ?? 0)),
+    };
   const m = SELECTION.exec(b.text);
   if (!m) return undefined;
   return { label: `${m[3]}:${m[1]}-${m[2]}`, firstLine: firstLine(m[4] ?? '') };
@@ -109,15 +119,14 @@ export function pinnedRegions(
         id: m.id,
         label: '',
         preview: messagePreview(m),
-        tokens: Math.round(applyCalibration(calibration, messageRawTokens(m, tokenizer))),
+        tokens: Math.round(calibratedMessageTokens(m, tokenizer, calibration)),
       });
       continue;
     }
     for (const b of m.blocks) {
       if (!b.meta.pinned) continue;
       const sel = selectionOf(b);
-      const fixed = blockFixedTokens(b);
-      const tokens = Math.round(applyCalibration(calibration, { text: blockRawTokens(b, tokenizer) - fixed, fixed }));
+      const tokens = calibratedBlockTokens(b, tokenizer, calibration);
       out.push({
         ...base,
         kind: 'block',

@@ -1,6 +1,7 @@
 import type { CacheTtl, PipelineConfig } from '../conversation/conversationModel';
 import { DEFAULT_OUTPUT_RESERVE, modelInfo } from '../models/modelFacts';
 import { THINKING_SETTINGS, type ThinkingSetting } from '../models/thinking';
+import { effectiveWindow } from './window';
 
 /** What a user may set; everything optional, resolved against the model's facts. */
 export interface PipelineSettings {
@@ -129,7 +130,7 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
     soft = Math.min(soft, hard - 0.01);
   }
   const keepWanted = Math.max(0, Math.floor(settings.keepRecentTokens ?? 12_000));
-  const keepMax = Math.floor(KEEP_RECENT_MAX_SHARE * (window - outputReserve));
+  const keepMax = Math.floor(KEEP_RECENT_MAX_SHARE * effectiveWindow({ contextWindow: window, outputReserve }));
   const keepRecentTokens = Math.min(keepWanted, keepMax);
   if (keepWanted > keepMax)
     warnings.push(

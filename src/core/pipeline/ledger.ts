@@ -4,8 +4,9 @@ import { NO_REPAIRS, type Repair } from '../normalize/normalize';
 import type { Tokenizer } from '../platform/platformPorts';
 import { headChars } from '../platform/text';
 import { isSendableThinking } from '../models/thinking';
-import { blockFixedTokens, blockRawTokens, toolSchemaRawTokens } from '../tokens/blockTokens';
+import { blockRawTokens, toolSchemaRawTokens } from '../tokens/blockTokens';
 import { applyCalibration, type Calibration } from '../tokens/calibration';
+import { calibratedBlockTokens } from '../tokens/calibratedTokens';
 
 /** One line of the request ledger: a block that is sent, in order. */
 export interface LedgerEntry {
@@ -59,7 +60,7 @@ export function buildLedger(
   const messageBreakpoints = new Set(
     anchors.flatMap((a) => (a.target.at === 'message' ? [a.target.messageIndex] : [])),
   );
-  const cal = (raw: number, fixed = 0) => Math.round(applyCalibration(calibration, { text: raw - fixed, fixed }));
+  const cal = (raw: number) => Math.round(applyCalibration(calibration, { text: raw, fixed: 0 }));
   state.tools.forEach((t, i) => {
     rows.push({
       position: rows.length + 1,
@@ -94,7 +95,7 @@ export function buildLedger(
         role: m.role,
         kind: b.type,
         source: b.meta.source,
-        tokens: cal(blockRawTokens(b, tokenizer), blockFixedTokens(b)),
+        tokens: calibratedBlockTokens(b, tokenizer, calibration),
         preview: oneLine(blockPreviewText(b)),
         breakpoint: messageBreakpoints.has(mi) && bi === lastCacheable,
         blockId: b.meta.id,

@@ -1,6 +1,7 @@
 import type { RequestCounter } from './pipeline';
 import type { Tokenizer } from '../platform/platformPorts';
-import { messageRawTokens, systemRawTokens, toolsRawTokens } from '../tokens/blockTokens';
+import { systemRawTokens, toolsRawTokens } from '../tokens/blockTokens';
+import { calibratedMessageTokens } from '../tokens/calibratedTokens';
 import { applyCalibration } from '../tokens/calibration';
 import type { TokenEstimator } from '../tokens/estimator';
 
@@ -16,7 +17,7 @@ export function makeRequestCounter(estimator: TokenEstimator, tokenizer: Tokeniz
     return {
       tools: applyCalibration(cal, toolsRawTokens(state.tools, tokenizer)),
       system: applyCalibration(cal, systemRawTokens(state.system, tokenizer)),
-      messages: state.messages.map((m) => applyCalibration(cal, messageRawTokens(m, tokenizer))),
+      messages: state.messages.map((m) => calibratedMessageTokens(m, tokenizer, cal)),
       total: estimate.tokens,
       anchored: estimate.anchored,
     };

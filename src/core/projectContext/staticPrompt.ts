@@ -1,5 +1,6 @@
 import type { TextBlock } from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
+import { withProjectContext } from './system';
 
 /**
  * The agent's static system prompt text: who it is, how the user's editor context and the
@@ -40,4 +41,16 @@ export function agentSystemPrompt(deps: { readonly clock: Clock; readonly ids: I
       compactable: false,
     },
   };
+}
+
+/**
+ * The one builder of a session's system prompt: the static prompt block, then the project
+ * context in cache order (see `withProjectContext`; none until it is read). The agent of an
+ * opened session and the request preview of a new one both start from it.
+ */
+export function sessionSystemPrompt(
+  deps: { readonly clock: Clock; readonly ids: IdSource },
+  project: readonly TextBlock[] = [],
+): TextBlock[] {
+  return withProjectContext([agentSystemPrompt(deps)], project);
 }

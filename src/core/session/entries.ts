@@ -170,6 +170,16 @@ const meta = v.strictObject({
   createdAt: num,
   origin: v.optional(v.string()),
   toolUseId: v.optional(v.string()),
+  injection: v.optional(
+    v.strictObject({
+      kind: v.picklist(['ide_opened_file', 'ide_selection', 'system_reminder', 'hook']),
+      tag: v.string(),
+      path: v.optional(v.string()),
+      startLine: v.optional(int),
+      endLine: v.optional(int),
+      contentStart: v.optional(int),
+    }),
+  ),
   tokenCount: v.optional(num),
   pinned: v.boolean(),
   compactable: v.boolean(),

@@ -10,6 +10,7 @@
 import type { CacheMiss } from '../cache/cacheMiss';
 import type { SessionEntry } from './entries';
 import { clearedInputTokens, type ServerReport } from '../server/serverReport';
+import { reportedPromptTokens, reportedTotalTokens } from '../tokens/promptTokens';
 
 /** A request row's server figures (none when the server did nothing); shared with the live budget history. */
 export function serverFigures(report: ServerReport | undefined): {
@@ -24,10 +25,7 @@ export function serverFigures(report: ServerReport | undefined): {
   );
   const compaction = (report?.iterations ?? [])
     .filter((i) => i.type === 'compaction')
-    .reduce(
-      (n, i) => n + i.input_tokens + i.cache_read_input_tokens + i.cache_creation_input_tokens + i.output_tokens,
-      0,
-    );
+    .reduce((n, i) => n + reportedTotalTokens(i), 0);
   return {
     ...(cleared > 0 ? { serverCleared: cleared } : {}),
     ...(toolUses > 0 ? { serverClearedToolUses: toolUses } : {}),
@@ -82,38 +80,108 @@ export const EMPTY_REQUEST_HISTORY: RequestHistory = Object.freeze({
   compactedSinceLast: false,
 });
 
+/** What one request reported, as both the live events and the session file know it. */
+export interface RequestInput {
+  /** Turn the request belonged to. */
+  readonly turn: number;
+  readonly usage: {
+    readonly input_tokens: number;
+    readonly cache_read_input_tokens: number;
+    readonly cache_creation_input_tokens: number;
+    readonly output_tokens: number;
+  };
+  /** The pipeline's estimate of the prompt before sending. */
+  readonly estimated: number;
+  readonly costUsd: number | undefined;
+  readonly cacheMiss?: CacheMiss;
+  readonly server?: ServerReport;
+  readonly counted?: number;
+}
+
 /**
- * Walks the entries in file order: each `usage` entry is a request; a `compaction` entry
- * marks the next request. Other entries are ignored. Pass the entries that replay applied
- * (see `replaySession`), so a skipped compaction marks nothing.
+ * The one builder of a session's request history, fed in order with requests and
+ * compactions: by the session file's entries (`requestHistoryOf`) and by the live events of
+ * the open session (the budget panel's history), so both give the same rows. Rules: each
+ * request is a row numbered after the last; a compaction marks the next request; per turn
+ * that made a request, the forecast point is its last prompt + that request's output.
  */
-export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHistory {
-  const requests: RequestRecord[] = [];
-  const lastOfTurn = new Map<number, number>();
-  let compacted = false;
-  for (const e of entries) {
-    if (e.type === 'compaction') compacted = true;
-    if (e.type !== 'usage') continue;
-    const u = e.usage;
-    const promptTokens = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
-    requests.push({
-      index: requests.length + 1,
-      turn: e.turn,
+export class RequestHistoryBuilder {
+  private readonly rows: RequestRecord[];
+  private readonly points: number[];
+  private compacted: boolean;
+  private lastTurn: number | undefined;
+
+  /** Continues `saved` (empty for a new session). */
+  constructor(saved: RequestHistory = EMPTY_REQUEST_HISTORY) {
+    this.rows = [...saved.requests];
+    this.points = [...saved.turnPrompts];
+    this.compacted = saved.compactedSinceLast;
+    this.lastTurn = saved.requests.at(-1)?.turn;
+  }
+
+  /** Adds a request; returns its row. */
+  request(r: RequestInput): RequestRecord {
+    const u = r.usage;
+    const promptTokens = reportedPromptTokens(u);
+    const row: RequestRecord = {
+      index: (this.rows.at(-1)?.index ?? 0) + 1,
+      turn: r.turn,
       promptTokens,
       input: u.input_tokens,
       cacheRead: u.cache_read_input_tokens,
       cacheWrite: u.cache_creation_input_tokens,
       output: u.output_tokens,
+      estimated: r.estimated,
+      costUsd: r.costUsd,
+      compactedBefore: this.compacted,
+      ...(r.cacheMiss ? { cacheMiss: r.cacheMiss } : {}),
+      ...(r.counted !== undefined ? { counted: r.counted } : {}),
+      ...serverFigures(r.server),
+    };
+    this.rows.push(row);
+    const point = promptTokens + u.output_tokens;
+    if (r.turn === this.lastTurn && this.points.length > 0) this.points[this.points.length - 1] = point;
+    else this.points.push(point);
+    this.lastTurn = r.turn;
+    this.compacted = false;
+    return row;
+  }
+
+  /** A compaction happened: the next request gets the marker. */
+  compaction(): void {
+    this.compacted = true;
+  }
+
+  /** The turn of the last request (undefined before any). */
+  get turn(): number | undefined {
+    return this.lastTurn;
+  }
+
+  /** The history so far (copies: later requests do not change it). */
+  history(): RequestHistory {
+    return { requests: [...this.rows], turnPrompts: [...this.points], compactedSinceLast: this.compacted };
+  }
+}
+
+/**
+ * Walks the entries in file order with {@link RequestHistoryBuilder}: each `usage` entry is a
+ * request; a `compaction` entry marks the next request. Other entries are ignored. Pass the
+ * entries that replay applied (see `replaySession`), so a skipped compaction marks nothing.
+ */
+export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHistory {
+  const builder = new RequestHistoryBuilder();
+  for (const e of entries) {
+    if (e.type === 'compaction') builder.compaction();
+    if (e.type !== 'usage') continue;
+    builder.request({
+      turn: e.turn,
+      usage: e.usage,
       estimated: e.estimatedInputTokens,
       costUsd: e.costUsd,
-      compactedBefore: compacted,
       ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
+      ...(e.server ? { server: e.server } : {}),
       ...(e.counted !== undefined ? { counted: e.counted } : {}),
-      ...serverFigures(e.server),
     });
-    // Map insertion order keeps the turns in the order they first made a request.
-    lastOfTurn.set(e.turn, promptTokens + u.output_tokens);
-    compacted = false;
   }
-  return { requests, turnPrompts: [...lastOfTurn.values()], compactedSinceLast: compacted };
+  return builder.history();
 }

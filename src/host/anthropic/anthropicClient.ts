@@ -10,6 +10,7 @@ import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agent/
 import type { ServerRequestParts } from '../../core/server/serverContext';
 import type { ApiModelLimits } from '../../core/pipeline/config';
 import { apiKeyCharProblem } from '../../core/security/apiKeyCheck';
+import { abortableSleep } from '../abortableSleep';
 import { classifyBaseUrl } from '../../core/security/endpoint';
 import {
   classifyFailure,
@@ -294,19 +295,4 @@ export function factsOf(err: unknown, signal: AbortSignal): FailureFacts {
   // A stream cut by the peer surfaces as a plain Error/TypeError ("terminated", "socket hang up").
   const message = err instanceof Error ? err.message : String(err);
   return { message, connection: true };
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new Error('aborted'));
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(new Error('aborted'));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

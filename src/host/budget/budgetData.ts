@@ -14,8 +14,9 @@ import type { ConversationState } from '../../core/conversation/conversationMode
 import { pinnedRegions } from '../../core/conversation/pins';
 import { prepareRequest } from '../../core/pipeline/pipeline';
 import type { Tokenizer } from '../../core/platform/platformPorts';
+import { contextPressure } from '../../core/pipeline/window';
 import { makeRequestCounter } from '../../core/pipeline/requestTokens';
-import { EMPTY_REQUEST_HISTORY, serverFigures, type RequestHistory } from '../../core/session/requestHistory';
+import { EMPTY_REQUEST_HISTORY, RequestHistoryBuilder, type RequestHistory } from '../../core/session/requestHistory';
 import type { TokenEstimator } from '../../core/tokens/estimator';
 import type { BudgetSnapshot } from '../../protocol/budget';
 
@@ -27,37 +28,44 @@ type RequestRow = BudgetSnapshot['requests'][number];
 /**
  * What the budget panel needs besides the conversation: the requests of the session (usage
  * per request, rebuilt from the session file when it is opened, then fed with the
- * controller's events), the conversation each of the last two requests of this window was
- * built from, and the prompt size at the end of each turn (for the forecast).
+ * controller's events through the same builder, so the live rows equal the rows a reload
+ * rebuilds), the conversation each of the last two requests of this window was built from,
+ * and the prompt size at the end of each turn (for the forecast).
  */
 export class BudgetHistory {
-  readonly requests: RequestRow[];
   /** Conversation of the request before the last, and of the last one (this window only: not in the session file). */
   sent: ConversationState[] = [];
-  readonly turnPrompts: number[];
+  private readonly builder: RequestHistoryBuilder;
   private awaitingUsage = false;
-  /** A request of the current turn reported its usage (a stopped or failed turn adds no forecast point). */
-  private usageThisTurn = false;
-  private compactedSinceRequest: boolean;
-  private estimated = 0;
-  private count: number;
+  /** The turn running now (from `turn_started`; before one, the turn of the last saved request). */
+  private turn: number;
 
   /** Starts from the history the session file holds (empty for a new session). */
   constructor(saved: RequestHistory = EMPTY_REQUEST_HISTORY) {
-    // The protocol's rows are the saved records without their turn number.
-    this.requests = saved.requests
-      .slice(-MAX_REQUESTS)
+    this.builder = new RequestHistoryBuilder(saved);
+    this.turn = this.builder.turn ?? 0;
+  }
+
+  /** The session's requests as the protocol lists them (the newest 200, without their turn number). */
+  get requests(): RequestRow[] {
+    return this.builder
+      .history()
+      .requests.slice(-MAX_REQUESTS)
       .map(({ turn: _turn, costUsd, ...row }) => ({ ...row, costUsd: costUsd ?? null }));
-    this.turnPrompts = [...saved.turnPrompts];
-    this.compactedSinceRequest = saved.compactedSinceLast;
-    this.count = saved.requests.at(-1)?.index ?? 0;
+  }
+
+  /** Per turn that made a request: its last prompt + answer (the forecast's series). */
+  get turnPrompts(): readonly number[] {
+    return this.builder.history().turnPrompts;
   }
 
   /** Takes one event of the open session (`state`: its conversation when the event happened). */
   observe(e: AgentEvent, state: ConversationState | undefined): void {
     switch (e.type) {
+      case 'turn_started':
+        this.turn = e.turn;
+        return;
       case 'request_started':
-        this.estimated = e.estimatedTokens;
         if (state) {
           // A retry resends the same conversation: it replaces, not shifts.
           if (this.awaitingUsage) this.sent[this.sent.length - 1] = state;
@@ -65,45 +73,29 @@ export class BudgetHistory {
         }
         this.awaitingUsage = true;
         return;
-      case 'usage': {
-        const u = e.usage;
-        this.requests.push({
-          index: ++this.count,
-          promptTokens: e.reportedTokens,
-          input: u.input_tokens,
-          cacheRead: u.cache_read_input_tokens,
-          cacheWrite: u.cache_creation_input_tokens,
-          output: u.output_tokens,
-          estimated: e.estimatedTokens || this.estimated,
-          costUsd: e.costUsd ?? null,
-          compactedBefore: this.compactedSinceRequest,
-          ...(e.counted !== undefined ? { counted: e.counted } : {}),
+      case 'usage':
+        this.builder.request({
+          turn: this.turn,
+          usage: e.usage,
+          estimated: e.estimatedTokens,
+          costUsd: e.costUsd,
           ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
-          ...serverFigures(e.server),
+          ...(e.server ? { server: e.server } : {}),
+          ...(e.counted !== undefined ? { counted: e.counted } : {}),
         });
-        if (this.requests.length > MAX_REQUESTS) this.requests.shift();
         this.awaitingUsage = false;
-        this.compactedSinceRequest = false;
-        this.usageThisTurn = true;
         return;
-      }
       case 'exact_count':
         // A count that anchored comes back with its request's usage (saved with it, so the row is
         // the same after a reload); one that came after the usage only shows in the next-request
         // figure until then.
         return;
       case 'compaction_finished':
-        if (e.records.length > 0) this.compactedSinceRequest = true;
+        if (e.records.length > 0) this.builder.compaction();
         return;
       case 'error':
         this.awaitingUsage = false;
         return;
-      case 'turn_finished': {
-        const last = this.requests.at(-1);
-        if (last && this.usageThisTurn) this.turnPrompts.push(last.promptTokens + last.output);
-        this.usageThisTurn = false;
-        return;
-      }
       default:
         return;
     }
@@ -144,9 +136,10 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
   const lastLedger = last?.rows ?? [];
   const prevLedger = before ? ledgerOf(before).rows : undefined;
   const repaired = last ? describeRepairs(last.repairs) : undefined;
-  const lastRequest = history.requests.at(-1);
-  const effective = Math.max(1, config.contextWindow - config.outputReserve);
-  const limit = Math.round(config.softThreshold * effective);
+  const requests = history.requests;
+  const lastRequest = requests.at(-1);
+  const pressure = contextPressure(prepared.tokens.total, config);
+  const limit = pressure.softAt;
   const turnPrompts =
     history.turnPrompts.length > 0 ? history.turnPrompts : lastRequest ? [lastRequest.promptTokens] : [];
   const forecast = forecastTurns(turnPrompts, limit);
@@ -159,6 +152,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     outputReserve: config.outputReserve,
     softThreshold: config.softThreshold,
     hardThreshold: config.hardThreshold,
+    pressure: { ...pressure },
     // What the blocks do not account for (message framing, the API's tool-use prompt, estimator
     // anchoring): shown as its own category so the bar adds up to the anchored estimate.
     categories: [
@@ -171,7 +165,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     calibration: calibration.factor,
     tokenizer: tokenizer.name,
     ...(lastRequest ? { last: { estimated: lastRequest.estimated, reported: lastRequest.promptTokens } } : {}),
-    requests: [...history.requests],
+    requests,
     ledger: lastLedger.map((r) => ({
       position: r.position,
       role: r.role,

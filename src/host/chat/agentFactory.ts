@@ -10,9 +10,10 @@ import { Compactor } from '../../core/compaction/compactor';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, ToolSchema } from '../../core/conversation/conversationModel';
 import { counterIds, type Clock } from '../../core/platform/platformPorts';
-import { agentSystemPrompt } from '../../core/projectContext/staticPrompt';
-import { messageRawTokens } from '../../core/tokens/blockTokens';
-import { applyCalibration, priorFactorFor } from '../../core/tokens/calibration';
+import { sessionSystemPrompt } from '../../core/projectContext/staticPrompt';
+import { priorFactorFor } from '../../core/tokens/calibration';
+import { calibratedMessageTokens } from '../../core/tokens/calibratedTokens';
+import { abortableSleep } from '../abortableSleep';
 import { modelInfo } from '../../core/models/modelFacts';
 import { TokenEstimator } from '../../core/tokens/estimator';
 import { LiveTransport } from '../../app/liveTransport';
@@ -62,7 +63,7 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
       const agentSettings = deps.settings.agent();
       const ids = counterIds(`${open.id.slice(-6)}x${Date.now().toString(36)}`);
       const state: ConversationState = {
-        system: [agentSystemPrompt({ clock, ids })],
+        system: sessionSystemPrompt({ clock, ids }),
         tools: deps.toolSchemas(),
         messages: open.messages,
         pending: [],
@@ -84,15 +85,11 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
         summariser: transport.llm,
         clock,
         ids,
-        tokensOf: (m) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)),
+        tokensOf: (m) => calibratedMessageTokens(m, tokenizer, estimator.calibration),
         measure: (st) => estimator.estimate(st).tokens,
         settings: () => deps.settings.compaction(),
         ...(deps.readFresh ? { readFresh: deps.readFresh } : {}),
-        timeout: (ms, signal) =>
-          new Promise((resolve, reject) => {
-            const t = setTimeout(resolve, ms);
-            signal.addEventListener('abort', () => (clearTimeout(t), reject(new Error('aborted'))), { once: true });
-          }),
+        timeout: abortableSleep,
       });
       const agent = new AgentSession(
         state,

@@ -3,6 +3,7 @@ import type { Message } from '../../core/conversation/conversationModel';
 import type { ReplayedSession } from '../../core/session/replay';
 import { EMPTY_REQUEST_HISTORY } from '../../core/session/requestHistory';
 import { addCosts } from '../../core/agent/cost';
+import { reportedPromptTokens } from '../../core/tokens/promptTokens';
 import type { SessionWriter } from '../sessions/sessionFile';
 import { entryToRecord, recordToEntry } from '../../core/session/compactionEntry';
 import type { SessionStore } from '../sessions/sessionStore';
@@ -98,9 +99,7 @@ export class StoreSessionPort implements SessionPort {
         ...(c.recalled ? { recalled: c.recalled } : {}),
       })),
       costUsd: (replayed?.usage ?? []).reduce<number | undefined>((n, u) => addCosts(n, u.costUsd), 0),
-      lastPromptTokens: last
-        ? last.usage.input_tokens + last.usage.cache_read_input_tokens + last.usage.cache_creation_input_tokens
-        : 0,
+      lastPromptTokens: last ? reportedPromptTokens(last.usage) : 0,
       requestHistory: replayed?.requestHistory ?? EMPTY_REQUEST_HISTORY,
       sink,
       repairs,

@@ -1,26 +1,37 @@
 import type { ToolOutcome } from '../../core/agent/agentPorts';
 import { isPlaceholder } from '../../core/compaction/layerContext';
 import { IN_TURN_NOTE } from '../../core/compaction/summaryReplacement';
-import type { Block, Message, ToolResultContent } from '../../core/conversation/conversationModel';
+import type { Block, InjectionRef, Message, ToolResultContent } from '../../core/conversation/conversationModel';
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
 
 /** Longest tool input / result preview the chat shows (the full text stays in the session). */
 export const PREVIEW_CHARS = 4_000;
 
-/** What an injected block looks like in the chat: its tag, a short label and the exact text. */
+/**
+ * What an injected block looks like in the chat: its tag, a short label and the exact text.
+ * Read from the block's structured `meta.injection`; blocks saved before it existed fall back
+ * to parsing the text (their tag, an opened file's path, a selection's path and lines), so
+ * older sessions keep their labels.
+ */
 export function injectedOf(block: Block): { tag: string; label: string; text: string } | undefined {
   if (block.type !== 'text') return undefined;
   const src = block.meta.source;
   if (src !== 'ide_selection' && src !== 'ide_opened_file' && src !== 'reminder' && src !== 'hook') return undefined;
-  const tag = /^<([a-z][a-z0-9_-]*)>/.exec(block.text)?.[1] ?? src;
+  const ref = block.meta.injection;
+  const tag = ref?.tag ?? /^<([a-z][a-z0-9_-]*)>/.exec(block.text)?.[1] ?? src;
   let label = tag;
   if (src === 'reminder' && block.meta.origin !== undefined) label = block.meta.origin;
-  if (src === 'ide_opened_file') label = /opened the file (.*?) in the IDE/.exec(block.text)?.[1] ?? tag;
-  if (src === 'ide_selection') {
-    const m = /selected the lines (\d+) to (\d+) from (.*?):\n/.exec(block.text);
-    label = m ? `${m[3]}:${m[1]}-${m[2]}` : tag;
-  }
+  if (src === 'ide_opened_file') label = ref?.path ?? /opened the file (.*?) in the IDE/.exec(block.text)?.[1] ?? tag;
+  if (src === 'ide_selection') label = selectionLabel(block.text, ref) ?? tag;
   return { tag, label, text: block.text };
+}
+
+/** `path:start-end` of a selection block: from its structured data, else (older sessions) from its text. */
+function selectionLabel(text: string, ref: InjectionRef | undefined): string | undefined {
+  if (ref?.path !== undefined && ref.startLine !== undefined && ref.endLine !== undefined)
+    return `${ref.path}:${ref.startLine}-${ref.endLine}`;
+  const m = /selected the lines (\d+) to (\d+) from (.*?):\n/.exec(text);
+  return m ? `${m[3]}:${m[1]}-${m[2]}` : undefined;
 }
 
 /** A tool result's content as plain text for the chat (images named, not shown). */

@@ -1,16 +1,16 @@
 import { parseBudgetToWebview, type BudgetSnapshot, type BudgetToHost } from '../../protocol/budget';
 import { el, formatTokens } from '../shared/dom';
-import { ledgerServerNote, serverCell } from './serverText';
+import { ledgerServerNote } from './serverText';
 import { vscodeApi } from '../shared/vscodeApi';
-import { HistoryChart } from './chart';
+import { history } from './requests';
 import { pinnedSection } from './pinned';
-import { section, table } from './ui';
+import { section, table, usd } from './ui';
+import { windowBar } from './windowBar';
 
 const api = vscodeApi<Record<string, never>>();
 const post = (m: BudgetToHost) => api.postMessage(m);
 const root = document.getElementById('app') as HTMLElement;
 
-const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : '–');
 /** How the header names where the window came from. */
 const WINDOW_SOURCE = {
   setting: 'from your setting',
@@ -18,102 +18,6 @@ const WINDOW_SOURCE = {
   table: 'from the model table',
   assumed: 'assumed: unknown model',
 } as const;
-
-/** A cost, or `—` when the model's price is unknown. */
-const usd = (n: number | null) => (n === null ? '—' : `$${n.toFixed(4)}`);
-
-/** What the next-request figure builds on, in words. */
-function anchorPhrase(anchor: BudgetSnapshot['nextAnchor']): string {
-  if (!anchor) return 'not anchored yet (a calibrated count until the API measures a request)';
-  return anchor.source === 'count_tokens'
-    ? 'anchored on an exact count_tokens figure'
-    : 'anchored on the last reported usage';
-}
-
-/** A small badge after the next-request figure when it comes from count_tokens: exact when nothing was added since. */
-function exactBadge(s: BudgetSnapshot): HTMLElement[] {
-  const a = s.nextAnchor;
-  if (a?.source !== 'count_tokens') return [];
-  const exact = a.tokens === s.nextEstimate;
-  const title = exact
-    ? `count_tokens measured this prompt: ${formatTokens(a.tokens)} tokens`
-    : `Built on the ${formatTokens(a.tokens)} tokens count_tokens measured, plus an estimate of what was added since`;
-  return [
-    el(
-      'span',
-      { class: 'badge exact', 'data-testid': 'exact-badge', title },
-      exact ? 'exact (count_tokens)' : 'on count_tokens',
-    ),
-  ];
-}
-
-/** 1. The window as a stacked bar (next request by category, free space, output reserve) with the thresholds. */
-function windowBar(s: BudgetSnapshot): HTMLElement {
-  const window = Math.max(1, s.contextWindow);
-  const used = s.categories.reduce((a, c) => a + c.tokens, 0);
-  const free = Math.max(0, s.contextWindow - s.outputReserve - used);
-  const parts = [
-    ...s.categories.filter((c) => c.tokens > 0),
-    { id: 'free', label: 'Free', tokens: free },
-    { id: 'reserve', label: 'Output reserve', tokens: s.outputReserve },
-  ];
-  const bar = el('div', { class: 'bar', 'data-testid': 'budget-bar' });
-  for (const p of parts) {
-    const seg = el('div', {
-      class: `seg cat-${p.id}${p.id !== 'free' && p.id !== 'reserve' ? ' used' : ''}`,
-      'data-testid': 'bar-segment',
-      'data-category': p.id,
-      title: `${p.label}: ${formatTokens(p.tokens)} tokens (${pct(p.tokens, window)} of the window)`,
-    });
-    seg.style.width = `${(100 * p.tokens) / window}%`;
-    bar.append(seg);
-  }
-  const effective = Math.max(1, s.contextWindow - s.outputReserve);
-  for (const [name, f] of [
-    ['soft', s.softThreshold],
-    ['hard', s.hardThreshold],
-  ] as const) {
-    const at = (f * effective) / window;
-    const mark = el('div', {
-      class: `threshold ${name}`,
-      title: `${name === 'soft' ? 'Soft' : 'Hard'} threshold: ${formatTokens(f * effective)} tokens (${Math.round(f * 100)} % of window − reserve)`,
-      'data-testid': `threshold-${name}`,
-    });
-    mark.style.left = `${100 * at}%`;
-    bar.append(mark);
-  }
-  const next = s.nextCompaction;
-  if (next) {
-    const mark = el('div', {
-      class: 'threshold next',
-      title: `Next compaction: at ${formatTokens(next.atTokens)} tokens — ${next.reason}`,
-      'data-testid': 'next-compaction-mark',
-    });
-    mark.style.left = `${(100 * Math.min(next.atTokens, effective)) / window}%`;
-    bar.append(mark);
-  }
-  const legend = table(
-    ['', 'Category', 'Tokens', '% of window'],
-    parts.map((p) => [
-      el('span', { class: `swatch cat-${p.id}` }),
-      p.label,
-      formatTokens(p.tokens),
-      pct(p.tokens, window),
-    ]),
-    { class: 'legend', 'data-testid': 'budget-legend' },
-  );
-  legend.querySelectorAll('tbody tr').forEach((tr, i) => tr.setAttribute('data-category', parts[i]?.id ?? ''));
-  const summary = el(
-    'p',
-    { class: 'muted' },
-    `Next request (the conversation so far): ${formatTokens(used)} tokens`,
-    ...exactBadge(s),
-    ` — ${formatTokens(s.nextTotal)} in its blocks, the rest framing and the API's tool prompt, ${anchorPhrase(s.nextAnchor)} — ${pct(used, effective)} of window − reserve (${formatTokens(effective)}). Soft ${Math.round(s.softThreshold * 100)} %, hard ${Math.round(s.hardThreshold * 100)} %.`,
-  );
-  summary.setAttribute('data-testid', 'next-estimate');
-  summary.setAttribute('data-tokens', String(used));
-  return section('Context window', 'budget-window', bar, summary, legend);
-}
 
 /** 2. Estimated vs reported of the last request, and the calibration in use. */
 function accuracy(s: BudgetSnapshot): HTMLElement {
@@ -130,81 +34,6 @@ function accuracy(s: BudgetSnapshot): HTMLElement {
       `Last request: estimated ${formatTokens(s.last.estimated)}, reported ${formatTokens(s.last.reported)} — error ${err >= 0 ? '+' : ''}${err.toFixed(1)} %.`,
     ),
     el('p', { class: 'muted' }, calib),
-  );
-}
-
-/** One chart for the panel's life: re-renders move it and feed it data (no flicker, hover kept). */
-const chart = new HistoryChart();
-
-/** Why the cache missed on a request, one line (the API's diagnosis is marked), or empty. */
-function cacheMissText(m: BudgetSnapshot['requests'][number]['cacheMiss']): string {
-  if (!m) return '';
-  const tokens = m.missedTokens > 0 ? ` · ${formatTokens(m.missedTokens)} missed` : '';
-  return `${m.detail}${tokens}${m.source === 'api' ? ' (API)' : ''}`;
-}
-
-/** 3. Per-request history: chart and table. */
-function history(s: BudgetSnapshot): HTMLElement {
-  if (s.requests.length === 0)
-    return section('Requests', 'budget-history', el('p', { class: 'muted' }, 'No request in this session yet.'));
-  chart.update(s.requests);
-  const key = el(
-    'div',
-    { class: 'chart-key' },
-    el('span', {}, el('span', { class: 'swatch marker' }), 'Compaction before the request'),
-  );
-  const rows = s.requests
-    .slice(-20)
-    .reverse()
-    .map((r) => {
-      const prompt = r.input + r.cacheRead + r.cacheWrite;
-      const promptCell: string | Node =
-        r.counted === undefined
-          ? formatTokens(r.promptTokens)
-          : el(
-              'span',
-              {},
-              formatTokens(r.promptTokens),
-              el(
-                'span',
-                {
-                  class: 'badge exact',
-                  title: `count_tokens measured ${formatTokens(r.counted)} tokens for this request before it was answered`,
-                },
-                `count_tokens ${formatTokens(r.counted)}`,
-              ),
-            );
-      return [
-        `#${r.index}${r.compactedBefore ? ' ⟲' : ''}`,
-        promptCell,
-        formatTokens(r.cacheRead),
-        formatTokens(r.cacheWrite),
-        formatTokens(r.output),
-        pct(r.cacheRead, prompt),
-        usd(r.costUsd),
-        cacheMissText(r.cacheMiss),
-        serverCell(r),
-      ];
-    });
-  const total = s.requests.reduce<number | null>(
-    (a, r) => (a === null || r.costUsd === null ? null : a + r.costUsd),
-    0,
-  );
-  return section(
-    'Requests',
-    'budget-history',
-    chart.element,
-    key,
-    table(
-      ['Request', 'Prompt', 'Cache read', 'Cache write', 'Output', 'Hit rate', 'Cost', 'Cache miss', 'Server'],
-      rows,
-      { class: 'requests', 'data-testid': 'requests-table' },
-    ),
-    el(
-      'p',
-      { class: 'muted' },
-      `${s.requests.length} ${s.requests.length === 1 ? 'request' : 'requests'}, ${usd(total)} in this session (newest first, at most 20 listed).`,
-    ),
   );
 }
 

@@ -18,3 +18,10 @@ export function table(
     el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', {}, c))))),
   );
 }
+
+/** A share as `12.3 %`, or `–` when the whole is 0. */
+export const pct = (part: number, whole: number): string =>
+  whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : '–';
+
+/** A cost, or `—` when the model's price is unknown. */
+export const usd = (n: number | null): string => (n === null ? '—' : `$${n.toFixed(4)}`);

@@ -160,17 +160,17 @@ function renderHeader(): void {
   if (status) renderHeaderView(header, status, contextMeter(status), (command) => post({ type: 'command', command }));
 }
 
-/** The context bar: used / window, with the soft (auto-compact) and hard thresholds marked. */
+/**
+ * The context bar: used / window, with the soft (auto-compact) and hard thresholds marked. The
+ * level and the thresholds in tokens come from the host (`pressure`); without them (invalid
+ * settings) the bar shows the usage alone.
+ */
 function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElement {
   const window = Math.max(1, s.contextWindow);
-  const effective = Math.max(1, s.contextWindow - s.outputReserve);
   const used = Math.min(1, s.promptTokens / window);
-  const pressure = s.promptTokens / effective;
-  const soft = (effective * s.softThreshold) / window;
-  const hard = (effective * s.hardThreshold) / window;
-  const fill = el('div', {
-    class: `fill${pressure >= s.hardThreshold ? ' hard' : pressure >= s.softThreshold ? ' soft' : ''}`,
-  });
+  const p = s.pressure;
+  const level = p?.level === 'over' ? 'hard' : p?.level;
+  const fill = el('div', { class: `fill${level === 'hard' || level === 'soft' ? ` ${level}` : ''}` });
   fill.style.width = `${(used * 100).toFixed(2)}%`;
   const mark = (at: number, cls: string, title: string) => {
     const m = el('div', { class: `mark ${cls}`, title });
@@ -194,12 +194,20 @@ function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElemen
     },
     fill,
     reserve,
-    mark(
-      soft,
-      'soft',
-      `${s.autoCompact ? 'Auto-compact' : 'Soft threshold'} at ${Math.round(s.softThreshold * 100)}% of ${formatTokens(effective)} tokens`,
-    ),
-    mark(hard, 'hard', `Hard threshold at ${Math.round(s.hardThreshold * 100)}% of ${formatTokens(effective)} tokens`),
+    ...(p
+      ? [
+          mark(
+            p.softAt / window,
+            'soft',
+            `${s.autoCompact ? 'Auto-compact' : 'Soft threshold'} at ${Math.round(s.softThreshold * 100)}% of ${formatTokens(p.effectiveWindow)} tokens`,
+          ),
+          mark(
+            p.hardAt / window,
+            'hard',
+            `Hard threshold at ${Math.round(s.hardThreshold * 100)}% of ${formatTokens(p.effectiveWindow)} tokens`,
+          ),
+        ]
+      : []),
   );
   const pct = (100 * s.promptTokens) / window;
   return el(

@@ -1,0 +1,58 @@
+/**
+ * The one home of the window figures: the effective window (what a prompt may use once the
+ * answer's reserve is set aside) and the pressure a prompt puts on it (which threshold it
+ * crossed, and where the thresholds are in tokens). The compaction policy, the status bar,
+ * the budget panel and the chat header all take them from here; the webviews get them in
+ * their state messages and only display them.
+ */
+import type { PipelineConfig } from '../conversation/conversationModel';
+
+/** The window settings the figures are computed from (fractions as in {@link PipelineConfig}). */
+export type WindowFigures = Pick<PipelineConfig, 'contextWindow' | 'outputReserve' | 'softThreshold' | 'hardThreshold'>;
+
+/** The effective window: window − output reserve, at least 1 token. */
+export function effectiveWindow(config: Pick<PipelineConfig, 'contextWindow' | 'outputReserve'>): number {
+  return Math.max(1, config.contextWindow - config.outputReserve);
+}
+
+/** The levels of {@link ContextPressure}, from no pressure to a prompt that does not fit. */
+export const PRESSURE_LEVELS = ['ok', 'soft', 'hard', 'over'] as const;
+/** One level of {@link PRESSURE_LEVELS}. */
+export type PressureLevel = (typeof PRESSURE_LEVELS)[number];
+
+/** What the thresholds say about a prompt: its level and the figures (tokens) it was judged by. */
+export interface ContextPressure {
+  /**
+   * `ok` below the soft threshold; `soft` at or past it; `hard` at or past the hard one;
+   * `over` when the prompt is larger than the effective window (the answer's reserve no longer fits).
+   */
+  readonly level: PressureLevel;
+  /** Prompt tokens / effective window (may exceed 1). */
+  readonly utilisation: number;
+  readonly effectiveWindow: number;
+  /** Prompt tokens at which the soft threshold is crossed (soft fraction × effective window). */
+  readonly softAt: number;
+  /** Prompt tokens at which the hard threshold is crossed (hard fraction × effective window). */
+  readonly hardAt: number;
+}
+
+/** The pressure a prompt of `tokens` puts on the window `config` describes (the one rule every surface shows). */
+export function contextPressure(tokens: number, config: WindowFigures): ContextPressure {
+  const eff = effectiveWindow(config);
+  const utilisation = tokens / eff;
+  const level: PressureLevel =
+    tokens > eff
+      ? 'over'
+      : utilisation >= config.hardThreshold
+        ? 'hard'
+        : utilisation >= config.softThreshold
+          ? 'soft'
+          : 'ok';
+  return {
+    level,
+    utilisation,
+    effectiveWindow: eff,
+    softAt: Math.round(config.softThreshold * eff),
+    hardAt: Math.round(config.hardThreshold * eff),
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * What the status-bar meter says (text, tone, tooltip) for a set of figures; pure, so the
+ * figures it shows can be compared with the budget panel's and the policy's in a unit test.
+ * The level and the effective window come in `pressure` (core's `contextPressure`), never
+ * recomputed here.
+ */
+
+import type { ContextFigures } from '../app/statusReport';
+
+export type { ContextFigures };
+
+/** The meter's text, its background tone (error past the hard threshold, warning past the soft one) and its Markdown tooltip. */
+export interface StatusBarText {
+  readonly text: string;
+  readonly tone: 'error' | 'warning' | undefined;
+  readonly tooltip: string;
+}
+
+/** Renders the figures: `$(pulse) 62% · 124k/200k`, toned by the pressure level. */
+export function statusBarText(f: ContextFigures): StatusBarText {
+  const level = f.pressure.level;
+  const effective = f.pressure.effectiveWindow;
+  const lines = [
+    `**Context Pipeline**\n\n`,
+    `${f.estimated ? 'Estimated prompt (nothing reported yet)' : 'Last prompt'}: ${f.promptTokens.toLocaleString('en-US')} tokens of a ${f.window.toLocaleString('en-US')}-token window (${f.outputReserve.toLocaleString('en-US')} reserved for the answer).\n\n`,
+  ];
+  const parts = (f.breakdown ?? []).filter((b) => b.tokens > 0);
+  if (parts.length > 0) {
+    lines.push(`| Next request | Tokens |\n|---|---:|\n`);
+    for (const b of parts) lines.push(`| ${b.label} | ${Math.round(b.tokens).toLocaleString('en-US')} |\n`);
+    lines.push('\n');
+  }
+  lines.push(
+    `Compaction: soft at ${Math.round(f.softThreshold * 100)}%, hard at ${Math.round(f.hardThreshold * 100)}% of ${effective.toLocaleString('en-US')} tokens · ${f.compactions} so far.\n\n`,
+    `Cost this session: ${f.costUsd === undefined ? "— (a model's price is unknown)" : `$${f.costUsd.toFixed(4)}`}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`,
+  );
+  return {
+    text: `$(pulse) ${f.estimated ? '≈' : ''}${Math.round((100 * f.promptTokens) / Math.max(1, f.window))}% · ${short(f.promptTokens)}/${short(f.window)}`,
+    tone: level === 'hard' || level === 'over' ? 'error' : level === 'soft' ? 'warning' : undefined,
+    tooltip: lines.join(''),
+  };
+}
+
+function short(n: number): string {
+  return n >= 1000 ? `${Math.round(n / 1000)}k` : String(Math.round(n));
+}

@@ -1,0 +1,80 @@
+/** The panel's request history card: the chart and the table of the newest requests. */
+import type { BudgetSnapshot } from '../../protocol/budget';
+import { el, formatTokens } from '../shared/dom';
+import { HistoryChart } from './chart';
+import { serverCell } from './serverText';
+import { pct, section, table, usd } from './ui';
+
+/** One chart for the panel's life: re-renders move it and feed it data (no flicker, hover kept). */
+const chart = new HistoryChart();
+
+/** Why the cache missed on a request, one line (the API's diagnosis is marked), or empty. */
+function cacheMissText(m: BudgetSnapshot['requests'][number]['cacheMiss']): string {
+  if (!m) return '';
+  const tokens = m.missedTokens > 0 ? ` · ${formatTokens(m.missedTokens)} missed` : '';
+  return `${m.detail}${tokens}${m.source === 'api' ? ' (API)' : ''}`;
+}
+
+/** 3. Per-request history: chart and table. */
+export function history(s: BudgetSnapshot): HTMLElement {
+  if (s.requests.length === 0)
+    return section('Requests', 'budget-history', el('p', { class: 'muted' }, 'No request in this session yet.'));
+  chart.update(s.requests);
+  const key = el(
+    'div',
+    { class: 'chart-key' },
+    el('span', {}, el('span', { class: 'swatch marker' }), 'Compaction before the request'),
+  );
+  const rows = s.requests
+    .slice(-20)
+    .reverse()
+    .map((r) => {
+      const promptCell: string | Node =
+        r.counted === undefined
+          ? formatTokens(r.promptTokens)
+          : el(
+              'span',
+              {},
+              formatTokens(r.promptTokens),
+              el(
+                'span',
+                {
+                  class: 'badge exact',
+                  title: `count_tokens measured ${formatTokens(r.counted)} tokens for this request before it was answered`,
+                },
+                `count_tokens ${formatTokens(r.counted)}`,
+              ),
+            );
+      return [
+        `#${r.index}${r.compactedBefore ? ' ⟲' : ''}`,
+        promptCell,
+        formatTokens(r.cacheRead),
+        formatTokens(r.cacheWrite),
+        formatTokens(r.output),
+        pct(r.cacheRead, r.promptTokens),
+        usd(r.costUsd),
+        cacheMissText(r.cacheMiss),
+        serverCell(r),
+      ];
+    });
+  const total = s.requests.reduce<number | null>(
+    (a, r) => (a === null || r.costUsd === null ? null : a + r.costUsd),
+    0,
+  );
+  return section(
+    'Requests',
+    'budget-history',
+    chart.element,
+    key,
+    table(
+      ['Request', 'Prompt', 'Cache read', 'Cache write', 'Output', 'Hit rate', 'Cost', 'Cache miss', 'Server'],
+      rows,
+      { class: 'requests', 'data-testid': 'requests-table' },
+    ),
+    el(
+      'p',
+      { class: 'muted' },
+      `${s.requests.length} ${s.requests.length === 1 ? 'request' : 'requests'}, ${usd(total)} in this session (newest first, at most 20 listed).`,
+    ),
+  );
+}
