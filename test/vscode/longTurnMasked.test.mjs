@@ -60,7 +60,7 @@ describe('the same long turn with masking on (the default)', { timeout: 900_000 
       (e) => e.type === 'message' && e.message.blocks.some((b) => b.type === 'text' && b.text === FINAL),
     );
     assert.ok(
-      entries.findIndex((e) => e.type === 'compaction' && e.meta.layer === 'mask') < finalAt,
+      entries.findIndex((e) => e.type === 'compaction' && e.layer === 'mask') < finalAt,
       'the first masking happened before the final answer',
     );
     const stubs = turn.chat

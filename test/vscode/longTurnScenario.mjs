@@ -140,7 +140,7 @@ export function sessionOf(w) {
 export const recordsOf = (w) =>
   sessionOf(w)
     .filter((e) => e.type === 'compaction')
-    .map((e) => ({ ...e, layer: e.meta.layer, regions: JSON.parse(e.meta.regions) }));
+    .map((e) => ({ ...e }));
 export const describeRecords = (records) =>
   records.map((r) => `${r.layer}/${r.trigger} ${fmt(r.tokensBefore)}→${fmt(r.tokensAfter)}`).join('; ');
 

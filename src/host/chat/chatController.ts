@@ -17,7 +17,7 @@ import type { ApiKeyStore } from '../apiKey';
 import type { ChatView } from '../chatViewProvider';
 import type { NextTurnContext } from './nextTurnContext';
 import { hostAgentFactory } from './agentFactory';
-import type { SessionPort } from './sessionPort';
+import type { SessionPort } from '../../app/sessionPort';
 import { TranscriptRenderer } from './transcriptRenderer';
 import { transcriptOf } from './transcript';
 import { vscodeNotifier, vscodeSettings } from './vscodePorts';

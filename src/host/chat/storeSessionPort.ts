@@ -7,7 +7,7 @@ import { reportedPromptTokens } from '../../core/tokens/promptTokens';
 import type { SessionWriter } from '../sessions/sessionFile';
 import { entryToRecord, recordToEntry } from '../../core/session/compactionEntry';
 import type { SessionStore } from '../sessions/sessionStore';
-import type { OpenSession, SessionPort } from './sessionPort';
+import type { OpenSession, SessionPort } from '../../app/sessionPort';
 
 /** The chat's view of the session store: open or create, then append as the turn goes. */
 export class StoreSessionPort implements SessionPort {
