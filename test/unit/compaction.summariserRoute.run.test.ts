@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { Compactor } from '../../src/core/compaction/compactor';
 import { mainPrefixOf, type CompactorDeps } from '../../src/core/compaction/compactorRuns';
-import { stretchOfRequest } from '../../src/core/compaction/mainSummary';
+import { stretchOfRequest, type MainPrefix } from '../../src/core/compaction/mainSummary';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/core/compaction/summaryPrompt';
 import type { ConversationState, Message, PipelineConfig } from '../../src/core/conversation/conversationModel';
@@ -133,5 +133,32 @@ describe('compaction: the route the plan picks is the route the run takes', () =
       run.records[0]?.fallbacks.join('; ') ?? '',
       /the main model failed \(Overloaded\.\) → claude-haiku-4-5/,
     );
+  });
+
+  it("takes the agent's own request when given one (its breakpoints), and falls back while it answers undefined", async () => {
+    const state = bigState({});
+    // The agent's request differs from the fallback only in where it placed breakpoints.
+    const fallback = mainPrefixOf(compactorWith(new ScriptedLlm([])).deps, state);
+    const agents: MainPrefix = structuredClone(fallback);
+    const second = agents.params.messages[1];
+    const lastBlock = second && typeof second.content !== 'string' ? second.content.at(-1) : undefined;
+    assert.ok(lastBlock);
+    Object.assign(lastBlock, { cache_control: { type: 'ephemeral' } });
+    assert.notEqual(JSON.stringify(agents), JSON.stringify(fallback));
+    let built = false;
+    const llm = new ScriptedLlm([summary()]);
+    const { deps, clock } = compactorWith(llm);
+    const withAgent: CompactorDeps = { ...deps, mainRequest: () => (built ? agents : undefined) };
+    assert.equal(JSON.stringify(mainPrefixOf(withAgent, state)), JSON.stringify(fallback), 'before the agent exists');
+    built = true;
+    assert.equal(mainPrefixOf(withAgent, state), agents);
+    await new Compactor(withAgent).beforeRequest(state, {
+      lastRequestAt: clock.now() - 60_000,
+      signal: new AbortController().signal,
+    });
+    const request = llm.requests[0];
+    assert.ok(request, 'the main model was asked');
+    assert.equal(request.model, 'claude-opus-4-6');
+    assert.equal(JSON.stringify(request.messages.slice(0, -1)), JSON.stringify(agents.params.messages.slice(0, -1)));
   });
 });

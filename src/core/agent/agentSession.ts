@@ -1,3 +1,4 @@
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { ToolRunner } from './agentPorts';
 import { applyUserMessage, assembleUserMessage } from '../conversation/assemble';
 import type { ConversationState, Injection } from '../conversation/conversationModel';
@@ -40,6 +41,18 @@ export class AgentSession {
   /** Every compaction of the session, oldest first, with whether it is in effect. */
   get compactions(): readonly CompactionEntryState[] {
     return this.core.compactions;
+  }
+
+  /**
+   * The request the next turn would send for `state` (the agent's counter and previous cache
+   * breakpoint): the prefix a main-model summary must repeat to read the prompt cache.
+   */
+  mainRequest(state: ConversationState): {
+    readonly params: MessageCreateParamsNonStreaming;
+    readonly sent: ConversationState;
+  } {
+    const prepared = this.core.prepare(state);
+    return { params: prepared.params, sent: prepared.sent };
   }
 
   /** Context health figures of this session. */

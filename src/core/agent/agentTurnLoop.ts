@@ -1,8 +1,6 @@
 import type { LlmResult, ToolCall, ToolRunner } from './agentPorts';
 import { applyUserMessage, assembleUserMessage } from '../conversation/assemble';
 import type { ConversationState, Message } from '../conversation/conversationModel';
-import { prepareRequest } from '../pipeline/pipeline';
-import { makeRequestCounter } from '../pipeline/requestTokens';
 import { priorFactorFor } from '../tokens/calibration';
 import { modelInfo } from '../models/modelFacts';
 import { serverCompactionRecord } from '../compaction/serverCompaction';
@@ -63,11 +61,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
       const sent = core.state;
       // A model switch restarts the estimator's calibration from that model's tokenizer prior.
       core.deps.estimator.useModel(sent.config.model, priorFactorFor(modelInfo(sent.config.model).tokenizer));
-      const prepared = prepareRequest(sent, {
-        count: makeRequestCounter(core.deps.estimator, core.deps.tokenizer),
-        clock: core.deps.clock,
-        ...(core.accounting.previousBreakpoint ? { previous: core.accounting.previousBreakpoint } : {}),
-      });
+      const prepared = core.prepare(sent);
       let streamedText = '';
       const server = serverRequestFor(sent, core.deps.compactor?.settings());
       if (!server.ok) {

@@ -9,6 +9,8 @@ import type { CompactionRecord } from '../compaction/types';
 import type { SpillReader } from '../recall/corpus';
 import type { AgentEvent, SessionSink } from './events';
 import { RequestAccounting } from './requestAccounting';
+import { prepareRequest, type PreparedRequest } from '../pipeline/pipeline';
+import { makeRequestCounter } from '../pipeline/requestTokens';
 
 /** Ports and settings of an agent session. */
 export interface AgentDeps {
@@ -78,6 +80,21 @@ export class SessionCore {
     this.state = initial;
     this.compactions = [...compactions];
     this.accounting = new RequestAccounting(deps, emit);
+  }
+
+  /**
+   * The request the turn loop would send for `state` now: prepareRequest with the session's
+   * token counter and its previous cache breakpoint. The one place that builds it, so the
+   * main-model summary (the compactor's `mainRequest`) reuses the agent's exact prefix and
+   * breakpoints. Pure with respect to the session (nothing is recorded).
+   */
+  prepare(state: ConversationState): PreparedRequest {
+    const previous = this.accounting.previousBreakpoint;
+    return prepareRequest(state, {
+      count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer),
+      clock: this.deps.clock,
+      ...(previous ? { previous } : {}),
+    });
   }
 
   /**

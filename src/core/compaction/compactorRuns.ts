@@ -63,10 +63,11 @@ export interface CompactorDeps {
   /**
    * The main conversation's request for a state exactly as the agent would send it next
    * (prepareRequest with the agent's counter and previous breakpoint), for the main-model
-   * summary route. Absent: prepareRequest with the compactor's own counts and no previous
-   * breakpoint — the same bytes before the last message, breakpoints placed afresh.
+   * summary route. Absent, or answering undefined (the agent is not built yet): prepareRequest
+   * with the compactor's own counts and no previous breakpoint — the same bytes before the last
+   * message, breakpoints placed afresh.
    */
-  readonly mainRequest?: (state: ConversationState) => MainPrefix;
+  readonly mainRequest?: (state: ConversationState) => MainPrefix | undefined;
 }
 
 /** What a compaction pass did. */
@@ -93,7 +94,8 @@ export function ownStrategySettings(
 
 /** The main request for `state`: the agent's (deps.mainRequest), else prepareRequest with the compactor's counts. */
 export function mainPrefixOf(deps: CompactorDeps, state: ConversationState): MainPrefix {
-  if (deps.mainRequest) return deps.mainRequest(state);
+  const agents = deps.mainRequest?.(state);
+  if (agents) return agents;
   const total = deps.measure(state);
   const prepared = prepareRequest(state, {
     count: (sending) => {

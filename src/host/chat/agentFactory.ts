@@ -81,7 +81,10 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
       const estimator = new TokenEstimator(tokenizer);
       // The first estimate of the session already uses the model's tokenizer prior.
       estimator.useModel(config.model, priorFactorFor(modelInfo(config.model).tokenizer));
+      // The agent is built after its compactor; the main-model summary asks it for its request.
+      const built: { agent?: AgentSession } = {};
       const compactor = new Compactor({
+        mainRequest: (s) => built.agent?.mainRequest(s),
         summariser: transport.llm,
         clock,
         ids,
@@ -120,6 +123,7 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
         hooks.onEvent,
         open.compactions,
       );
+      built.agent = agent;
       return { agent, estimator, compactor, tokenizer, project, transport, onConfig: (c) => ensureLimits(c.model) };
     },
   };
