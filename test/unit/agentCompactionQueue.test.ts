@@ -6,11 +6,9 @@ import { Compactor } from '../../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
-import { emptyState, fakeClock, testConfig } from './support/builders';
+import { emptyState, testConfig } from './support/builders';
 import { Counter } from './support/gate';
-import { countingTokenizer } from './support/tokenFakes';
-import { nullSink } from './support/sessionSink';
+import { agentDeps } from './support/agentDeps';
 
 /**
  * A chat model whose answers wait until the test releases them; the summariser answers at
@@ -56,35 +54,20 @@ class GatedLlm implements LlmClient {
 
 function setup() {
   const llm = new GatedLlm();
-  const tokenizer = countingTokenizer();
-  const estimator = new TokenEstimator(tokenizer);
-  const clock = fakeClock();
-  const ids = counterIds('q');
+  const base = agentDeps({ llm, ids: counterIds('q') });
   const compactor = new Compactor({
     summariser: llm,
-    clock,
-    ids,
+    clock: base.clock,
+    ids: base.ids,
     tokensOf: (m) => JSON.stringify(m.blocks).length / 4,
-    measure: (s) => estimator.estimate(s).tokens,
+    measure: (s) => base.estimator.estimate(s).tokens,
     settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' }),
     timeout: () => new Promise(() => undefined),
   });
   const events: AgentEvent[] = [];
   const session = new AgentSession(
     emptyState({ config: testConfig({ keepRecentTurns: 1, keepRecentTokens: 0 }) }),
-    {
-      llm,
-      tools: { run: async () => ({ content: 'x', isError: false }) },
-      sink: nullSink(),
-      clock,
-      ids,
-      tokenizer,
-      estimator,
-      pasteDirectory: '/s',
-      writeFile: async () => undefined,
-      maxToolRounds: 3,
-      compactor,
-    },
+    { ...base, compactor },
     (e) => events.push(e),
   );
   const turn = async (text: string) => {

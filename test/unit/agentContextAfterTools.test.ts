@@ -1,33 +1,23 @@
 import { strict as assert } from 'node:assert';
-import { AgentSession, type AgentDeps } from '../../src/core/agent/agentSession';
+import { AgentSession } from '../../src/core/agent/agentSession';
 import type { CompletedToolCall, ContextAfterTools } from '../../src/core/agent/contextAfterTools';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Injection } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
-import { emptyState, fakeClock } from './support/builders';
+import { emptyState } from './support/builders';
 import { FakeTools, ScriptedLlm, type Step } from './support/scriptedLlm';
-import { countingTokenizer } from './support/tokenFakes';
-import { nullSink } from './support/sessionSink';
+import { agentDeps } from './support/agentDeps';
 
 function setup(steps: Step[], hook: ContextAfterTools | undefined) {
   const llm = new ScriptedLlm(steps);
   const events: AgentEvent[] = [];
-  const tokenizer = countingTokenizer();
-  const deps: AgentDeps = {
+  const deps = agentDeps({
     llm,
     tools: new FakeTools({ read_file: 'export const a = 1;' }),
-    sink: nullSink(),
-    clock: fakeClock(),
     ids: counterIds('h'),
-    tokenizer,
-    estimator: new TokenEstimator(tokenizer),
-    pasteDirectory: '/session',
-    writeFile: async () => undefined,
-    maxToolRounds: 5,
     ...(hook ? { contextAfterTools: hook } : {}),
-  };
+  });
   const session = new AgentSession(emptyState(), deps, (e) => events.push(e));
   return { session, llm, events };
 }

@@ -8,10 +8,10 @@ import { Compactor } from '../../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
-import { emptyState, fakeClock, testConfig } from './support/builders';
+import { emptyState, testConfig } from './support/builders';
 import { Counter } from './support/gate';
-import { countingTokenizer } from './support/tokenFakes';
+import { agentDeps } from './support/agentDeps';
+import { nullSink } from './support/sessionSink';
 
 const usage = { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 
@@ -41,28 +41,12 @@ class HeldLlm implements LlmClient {
 /** A session with a real compactor and a sink whose compaction and restore saves fail while `fail` says so. */
 function setup() {
   const llm = new HeldLlm();
-  const tokenizer = countingTokenizer();
-  const estimator = new TokenEstimator(tokenizer);
-  const clock = fakeClock();
-  const ids = counterIds('s');
-  const compactor = new Compactor({
-    summariser: llm,
-    clock,
-    ids,
-    tokensOf: (m) => JSON.stringify(m.blocks).length / 4,
-    measure: (s) => estimator.estimate(s).tokens,
-    settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' }),
-    timeout: () => new Promise(() => undefined),
-  });
   const fail: { compaction: boolean; restore: boolean; compactionId?: string } = { compaction: false, restore: false };
   const saved: string[] = [];
   const events: AgentEvent[] = [];
-  const deps = {
+  const base = agentDeps({
     llm,
-    tools: { run: async () => ({ content: 'x', isError: false }) },
-    sink: {
-      message: async () => undefined,
-      usage: async () => undefined,
+    sink: nullSink({
       compaction: async (r: CompactionRecord) => {
         if (fail.compaction || fail.compactionId === r.id) throw new Error('disk full');
         saved.push(`compaction ${r.id}`);
@@ -71,17 +55,19 @@ function setup() {
         if (fail.restore) throw new Error('disk full');
         saved.push(`restore ${id}`);
       },
-      pins: async () => undefined,
-    },
-    clock,
-    ids,
-    tokenizer,
-    estimator,
-    pasteDirectory: '/s',
-    writeFile: async () => undefined,
-    maxToolRounds: 3,
-    compactor,
-  };
+    }),
+    ids: counterIds('s'),
+  });
+  const compactor = new Compactor({
+    summariser: llm,
+    clock: base.clock,
+    ids: base.ids,
+    tokensOf: (m) => JSON.stringify(m.blocks).length / 4,
+    measure: (s) => base.estimator.estimate(s).tokens,
+    settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' }),
+    timeout: () => new Promise(() => undefined),
+  });
+  const deps = { ...base, compactor };
   const session = new AgentSession(
     emptyState({ config: testConfig({ keepRecentTurns: 1, keepRecentTokens: 0 }) }),
     deps,

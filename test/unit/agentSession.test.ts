@@ -1,14 +1,13 @@
 import { strict as assert } from 'node:assert';
-import { AgentSession, type AgentDeps } from '../../src/core/agent/agentSession';
+import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message } from '../../src/core/conversation/conversationModel';
-import { counterIds } from '../../src/core/platform/platformPorts';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
-import { emptyState, fakeClock, testConfig } from './support/builders';
+import { emptyState, testConfig } from './support/builders';
 import { FakeTools, ScriptedLlm, type Step } from './support/scriptedLlm';
-import { countingTokenizer, words } from './support/tokenFakes';
+import { words } from './support/tokenFakes';
 import { nullSink } from './support/sessionSink';
+import { agentDeps } from './support/agentDeps';
 
 function setup(
   steps: Step[],
@@ -20,22 +19,15 @@ function setup(
   const usages: number[] = [];
   const events: AgentEvent[] = [];
   const files = new Map<string, string>();
-  const tokenizer = countingTokenizer();
-  const deps: AgentDeps = {
+  const deps = agentDeps({
     llm,
     tools,
     sink: nullSink({
       message: async (m) => void persisted.push(m),
       usage: async (u) => void usages.push(u.costUsd ?? NaN),
     }),
-    clock: fakeClock(),
-    ids: counterIds('a'),
-    tokenizer,
-    estimator: new TokenEstimator(tokenizer),
-    pasteDirectory: '/session',
     writeFile: async (p, c) => void files.set(p, c),
-    maxToolRounds: 5,
-  };
+  });
   const session = new AgentSession(emptyState({ config }), deps, (e) => events.push(e));
   return { session, llm, tools, persisted, usages, events, files };
 }

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as v from 'valibot';
-import { AgentSession, type AgentDeps } from '../../src/core/agent/agentSession';
+import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
 import type { Usage } from '../../src/core/agent/agentPorts';
 import {
@@ -14,14 +14,13 @@ import type { ConversationState, Message } from '../../src/core/conversation/con
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { sessionEntrySchema, type SessionEntry } from '../../src/core/session/entries';
 import { requestHistoryOf } from '../../src/core/session/requestHistory';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { BudgetHistory } from '../../src/host/budget/budgetData';
 import { cacheMissReasonOf } from '../../src/host/anthropic/sdkMessages';
 import { parseBudgetToWebview } from '../../src/protocol/budget';
-import { Build, emptyState, fakeClock, testConfig } from './support/builders';
-import { FakeTools, ScriptedLlm } from './support/scriptedLlm';
-import { countingTokenizer } from './support/tokenFakes';
+import { Build, emptyState, testConfig } from './support/builders';
+import { ScriptedLlm } from './support/scriptedLlm';
 import { nullSink } from './support/sessionSink';
+import { agentDeps } from './support/agentDeps';
 
 const u = (input: number, read: number, write: number): Usage => ({
   input_tokens: input,
@@ -221,21 +220,13 @@ describe('cache miss in the agent loop, the session file and the budget panel', 
       { content: [{ type: 'text', text: 'three' }], usage: { cache_creation_input_tokens: 3000 } },
       { content: [{ type: 'text', text: 'four' }], usage: { cache_creation_input_tokens: 3000 } },
     ]);
-    const tokenizer = countingTokenizer();
     const records: { cacheMiss?: CacheMiss }[] = [];
     const events: AgentEvent[] = [];
-    const deps: AgentDeps = {
+    const deps = agentDeps({
       llm,
-      tools: new FakeTools({}),
       sink: nullSink({ usage: async (r) => void records.push(r) }),
-      clock: fakeClock(),
       ids: counterIds('s'),
-      tokenizer,
-      estimator: new TokenEstimator(tokenizer),
-      pasteDirectory: '/session',
-      writeFile: async () => undefined,
-      maxToolRounds: 5,
-    };
+    });
     const session = new AgentSession(emptyState({ config: testConfig(), system: [b.text(big, 'system')] }), deps, (e) =>
       events.push(e),
     );

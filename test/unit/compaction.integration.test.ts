@@ -9,9 +9,10 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { messageRawTokens } from '../../src/core/tokens/blockTokens';
 import { applyCalibration } from '../../src/core/tokens/calibration';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { createTiktokenTokenizer } from '../../src/core/tokens/tiktoken';
 import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
+import { agentDeps } from './support/agentDeps';
+import { nullSink } from './support/sessionSink';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
 
 const CHAT = 'claude-sonnet-4-6';
@@ -41,10 +42,21 @@ function world(
     retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
     sleep: async () => undefined,
   });
-  const estimator = new TokenEstimator(tokenizer);
   let t = Date.parse('2026-11-21T10:00:00Z');
-  const clock = { now: () => (t += 1000) };
-  const ids = counterIds('it');
+  const records: CompactionRecord[] = [];
+  const base = agentDeps({
+    llm,
+    tools: {
+      run: async (call) => ({ content: bigResult(Number((call.input as { n?: number }).n ?? 0)), isError: false }),
+    },
+    sink: nullSink({ compaction: async (r) => void records.push(r) }),
+    clock: { now: () => (t += 1000) },
+    ids: counterIds('it'),
+    tokenizer,
+    pasteDirectory: '/tmp/cp-it',
+    maxToolRounds,
+  });
+  const { clock, ids, estimator } = base;
   const settings = { ...DEFAULT_COMPACTION_SETTINGS, ...compaction };
   const compactor = new Compactor({
     summariser: llm,
@@ -55,7 +67,6 @@ function world(
     settings: () => settings,
     timeout: () => new Promise(() => undefined),
   });
-  const records: CompactionRecord[] = [];
   const events: AgentEvent[] = [];
   let turn = 0;
   const session = new AgentSession(
@@ -72,27 +83,7 @@ function world(
       pending: [],
       config: resolved.config,
     },
-    {
-      llm,
-      tools: {
-        run: async (call) => ({ content: bigResult(Number((call.input as { n?: number }).n ?? 0)), isError: false }),
-      },
-      sink: {
-        message: async () => undefined,
-        usage: async () => undefined,
-        compaction: async (r) => void records.push(r),
-        restore: async () => undefined,
-        pins: async () => undefined,
-      },
-      clock,
-      ids,
-      tokenizer,
-      estimator,
-      pasteDirectory: '/tmp/cp-it',
-      writeFile: async () => undefined,
-      maxToolRounds,
-      compactor,
-    },
+    { ...base, compactor },
     (e) => events.push(e),
   );
   /** One user turn: the model reads a big file, then answers. */

@@ -1,16 +1,14 @@
 import { strict as assert } from 'node:assert';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { AgentSession, type AgentDeps } from '../../src/core/agent/agentSession';
+import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
 import type { ExactCountResult, LlmClient, LlmError, LlmEvent, LlmResult } from '../../src/core/agent/agentPorts';
 import type { AssistantContent } from '../../src/core/conversation/assistant';
 import { counterIds } from '../../src/core/platform/platformPorts';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
-import { emptyState, fakeClock, testConfig } from './support/builders';
+import { emptyState, testConfig } from './support/builders';
 import { Counter, Gate } from './support/gate';
 import { FakeTools } from './support/scriptedLlm';
-import { countingTokenizer } from './support/tokenFakes';
-import { nullSink } from './support/sessionSink';
+import { agentDeps } from './support/agentDeps';
 
 type Answer = { readonly content: readonly AssistantContent[] } | { readonly error: LlmError };
 
@@ -72,28 +70,19 @@ const text = (t: string): Answer => ({ content: [{ type: 'text', text: t }] });
 const tool = (id: string): Answer => ({ content: [{ type: 'tool_use', id, name: 'list_files', input: {} }] });
 
 function setup(llm: GatedLlm, count?: FakeCount['port']) {
-  const tokenizer = countingTokenizer();
   const events: AgentEvent[] = [];
   const exact = new Counter();
-  const estimator = new TokenEstimator(tokenizer);
-  const deps: AgentDeps = {
+  const deps = agentDeps({
     llm,
     tools: new FakeTools({ list_files: 'a.ts' }),
-    sink: nullSink(),
-    clock: fakeClock(),
     ids: counterIds('x'),
-    tokenizer,
-    estimator,
-    pasteDirectory: '/s',
-    writeFile: async () => undefined,
-    maxToolRounds: 5,
     ...(count ? { countTokens: count } : {}),
-  };
+  });
   const session = new AgentSession(emptyState({ config: testConfig() }), deps, (e) => {
     events.push(e);
     if (e.type === 'exact_count') exact.bump();
   });
-  return { session, estimator, events, exact };
+  return { session, estimator: deps.estimator, events, exact };
 }
 
 const exactEvents = (events: readonly AgentEvent[]) => events.filter((e) => e.type === 'exact_count');

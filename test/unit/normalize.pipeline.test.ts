@@ -5,13 +5,13 @@ import { buildLedger } from '../../src/core/pipeline/ledger';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { normalizeState, NO_REPAIRS } from '../../src/core/normalize/normalize';
 import { counterIds } from '../../src/core/platform/platformPorts';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { validateRequest } from '../fake-anthropic/validateRequest';
 import { testConfig } from './support/builders';
 import { assertAccepted, NBuild, pipeline, stateOf } from './support/normalizeFixtures';
-import { ScriptedLlm, FakeTools } from './support/scriptedLlm';
-import { countingTokenizer, words } from './support/tokenFakes';
+import { ScriptedLlm } from './support/scriptedLlm';
+import { words } from './support/tokenFakes';
 import { nullSink } from './support/sessionSink';
+import { agentDeps } from './support/agentDeps';
 
 /**
  * A conversation broken in several ways at once: a leading answer, an interrupted call, an
@@ -132,21 +132,14 @@ describe('normalize inside prepareRequest', () => {
     const llm = new ScriptedLlm([{ content: [{ type: 'text', text: 'Where were we?' }] }]);
     const persisted: Message[] = [];
     const events: AgentEvent[] = [];
-    const tokenizer = countingTokenizer();
     const session = new AgentSession(
       stateOf(crashed),
-      {
+      agentDeps({
         llm,
-        tools: new FakeTools({}),
         sink: nullSink({ message: async (m) => void persisted.push(m) }),
         clock: { now: () => 0 },
         ids: counterIds('ag'),
-        tokenizer,
-        estimator: new TokenEstimator(tokenizer),
-        pasteDirectory: '/s',
-        writeFile: async () => undefined,
-        maxToolRounds: 3,
-      },
+      }),
       (e) => events.push(e),
     );
     assert.deepEqual(await session.send('continue'), { ok: true });

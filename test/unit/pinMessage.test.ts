@@ -4,11 +4,10 @@ import type { AgentEvent } from '../../src/core/agent/events';
 import { markRegions } from '../../src/core/compaction/regions';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
-import { emptyState, fakeClock, testConfig } from './support/builders';
+import { emptyState, testConfig } from './support/builders';
 import { ScriptedLlm } from './support/scriptedLlm';
-import { countingTokenizer } from './support/tokenFakes';
 import { nullSink } from './support/sessionSink';
+import { agentDeps } from './support/agentDeps';
 
 describe('pinning a whole message from the chat', () => {
   async function session() {
@@ -19,21 +18,13 @@ describe('pinning a whole message from the chat', () => {
     );
     const pins: Array<[readonly string[], boolean]> = [];
     const events: AgentEvent[] = [];
-    const tokenizer = countingTokenizer();
     const s = new AgentSession(
       emptyState({ config: testConfig({ keepRecentTurns: 1, keepRecentTokens: 0 }) }),
-      {
+      agentDeps({
         llm,
-        tools: { run: async () => ({ content: 'x', isError: false }) },
         sink: nullSink({ pins: async (ids, p) => void pins.push([ids, p]) }),
-        clock: fakeClock(),
         ids: counterIds('pm'),
-        tokenizer,
-        estimator: new TokenEstimator(tokenizer),
-        pasteDirectory: '/s',
-        writeFile: async () => undefined,
-        maxToolRounds: 3,
-      },
+      }),
       (e) => events.push(e),
     );
     for (let i = 1; i <= 4; i++) await s.send(`question ${i} ${'more '.repeat(40)}`);

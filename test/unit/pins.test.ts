@@ -16,12 +16,12 @@ import { counterIds } from '../../src/core/platform/platformPorts';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { replaySession } from '../../src/core/session/replay';
 import { initialCalibration } from '../../src/core/tokens/calibration';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
-import { Build, emptyState, fakeClock, testConfig } from './support/builders';
+import { Build, emptyState, testConfig } from './support/builders';
 import { sampleHeader } from './session.entries.test';
 import { ScriptedLlm } from './support/scriptedLlm';
 import { countingTokenizer } from './support/tokenFakes';
 import { nullSink } from './support/sessionSink';
+import { agentDeps } from './support/agentDeps';
 
 /** A user message with a pinned selection (as Pin Selection sends it) and the user's words; an answer; a second turn. */
 function conversation(): { state: ConversationState; selection: TextBlock; b: Build } {
@@ -164,26 +164,18 @@ describe('AgentSession.setBlockPinned', () => {
   function session(state: ConversationState, failSave = false) {
     const pins: Array<[readonly string[], boolean]> = [];
     const events: AgentEvent[] = [];
-    const tokenizer = countingTokenizer();
     const s = new AgentSession(
       { ...state, config: testConfig() },
-      {
+      agentDeps({
         llm: new ScriptedLlm([]),
-        tools: { run: async () => ({ content: 'x', isError: false }) },
         sink: nullSink({
           pins: async (ids, p) => {
             if (failSave) throw new Error('disk full');
             pins.push([ids, p]);
           },
         }),
-        clock: fakeClock(),
         ids: counterIds('sb'),
-        tokenizer,
-        estimator: new TokenEstimator(tokenizer),
-        pasteDirectory: '/s',
-        writeFile: async () => undefined,
-        maxToolRounds: 3,
-      },
+      }),
       (e) => events.push(e),
     );
     return { s, pins, events };

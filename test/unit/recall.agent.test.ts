@@ -10,15 +10,14 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { replaySession } from '../../src/core/session/replay';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { StoreSessionPort } from '../../src/host/chat/storeSessionPort';
 import { compactionDescription, recalledTooltip } from '../../src/host/compactionRowText';
 import { SessionStore } from '../../src/host/sessions/sessionStore';
 import { fakeClock } from './support/builders';
 import { Convo, lines, tokensOf } from './support/compactionBuilders';
 import { FakeTools, ScriptedLlm } from './support/scriptedLlm';
-import { countingTokenizer } from './support/tokenFakes';
 import { nullSink } from './support/sessionSink';
+import { agentDeps } from './support/agentDeps';
 
 const FAILURE = "TypeError: Cannot read properties of undefined (reading 'port')";
 
@@ -70,22 +69,9 @@ function world(sink: SessionSink, compactions: readonly CompactionEntryState[] =
   ]);
   const tools = new FakeTools({});
   const events: AgentEvent[] = [];
-  const tokenizer = countingTokenizer();
   const session = new AgentSession(
     { ...c.state({ keepRecentTurns: 1, keepRecentTokens: 0 }), ...(current ? { messages: current } : {}) },
-    {
-      llm,
-      tools,
-      sink,
-      clock,
-      ids,
-      tokenizer,
-      estimator: new TokenEstimator(tokenizer),
-      pasteDirectory: '/session',
-      writeFile: async () => undefined,
-      maxToolRounds: 5,
-      compactor,
-    },
+    agentDeps({ llm, tools, sink, clock, ids, compactor }),
     (e) => events.push(e),
     compactions,
   );

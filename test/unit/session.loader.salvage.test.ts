@@ -6,14 +6,13 @@ import { counterIds } from '../../src/core/platform/platformPorts';
 import { decodeLine, encodeEntry, type SessionEntry } from '../../src/core/session/entries';
 import { splitSplicedLine } from '../../src/core/session/salvage';
 import { isWellFormed } from '../../src/core/platform/text';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { entryToRecord } from '../../src/core/session/compactionEntry';
 import { loadSession } from '../../src/host/sessions/sessionLoader';
 import { loaderHarness, NOW, text } from './support/loaderHarness';
-import { Build, emptyState, fakeClock } from './support/builders';
+import { Build, emptyState } from './support/builders';
 import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
 import { userWords } from './session.replay.test';
-import { countingTokenizer } from './support/tokenFakes';
+import { agentDeps } from './support/agentDeps';
 
 describe('session loader: spliced lines, lone surrogates, orphaned compactions, duplicate ids', () => {
   const h = loaderHarness('cp-salvage-');
@@ -132,24 +131,18 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
       orphan,
       'its entry, originals included, is still in the file',
     );
-    const tokenizer = countingTokenizer();
     const never = async () => {
       throw new Error('not used');
     };
     const agent = new AgentSession(
       emptyState({ messages: r.session.messages }),
-      {
+      agentDeps({
         llm: { stream: never },
         tools: { run: never },
         sink: { message: never, usage: never, compaction: never, restore: never, pins: never },
-        clock: fakeClock(),
         ids: counterIds('x'),
-        tokenizer,
-        estimator: new TokenEstimator(tokenizer),
-        pasteDirectory: '/s',
         writeFile: never,
-        maxToolRounds: 1,
-      },
+      }),
       () => undefined,
       r.session.compactions.map((c) => ({
         record: entryToRecord(c.entry),

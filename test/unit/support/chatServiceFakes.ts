@@ -19,6 +19,7 @@ import { ChatService } from '../../../src/app/chatService';
 import { LiveTransport } from '../../../src/app/liveTransport';
 import type { AgentFactory, AgentSettings, SettingsPort } from '../../../src/app/ports';
 import type { OpenSession, SessionPort } from '../../../src/app/sessionPort';
+import { agentDeps } from './agentDeps';
 import { fakeClock } from './builders';
 import { Counter, Gate } from './gate';
 import { FakeTools } from './scriptedLlm';
@@ -144,7 +145,7 @@ export class FakeAgents implements AgentFactory {
     });
     const agent = new AgentSession(
       { system: [], tools: [], messages: open.messages, pending: [], config },
-      {
+      agentDeps({
         llm: transport.llm,
         tools: this.tools,
         sink: open.sink,
@@ -153,12 +154,10 @@ export class FakeAgents implements AgentFactory {
         tokenizer,
         estimator,
         compactor,
-        pasteDirectory: '/session',
-        writeFile: async () => undefined,
         get maxToolRounds() {
           return transport.maxToolRounds;
         },
-      },
+      }),
       hooks.onEvent,
       open.compactions,
     );
