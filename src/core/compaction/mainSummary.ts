@@ -7,10 +7,10 @@
  * the prefix the last request cached, so a warm cache serves it as cache reads.
  */
 import type { MessageCreateParamsNonStreaming, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmClient, LlmResult } from '../agent/agentPorts';
+import type { LlmClient } from '../agent/agentPorts';
 import { requestCostUsd } from '../agent/cost';
 import type { CacheTtl, ConversationState } from '../conversation/conversationModel';
-import type { GuardedCall, ChunkRunResult } from './summariseChunks';
+import { summaryTextOf, type GuardedCall, type ChunkRunResult } from './summariseChunks';
 import { SUMMARY_SYSTEM_PROMPT, summaryTargetTokens } from './summaryPrompt';
 import type { CompactionRegion } from './types';
 
@@ -86,13 +86,6 @@ export function stretchOfRequest(params: MessageCreateParamsNonStreaming): { fro
   return m ? { from: Number(m[1]), to: Number(m[2]) } : undefined;
 }
 
-function textOf(result: LlmResult): string {
-  return result.content
-    .flatMap((c) => (c.type === 'text' ? [c.text] : []))
-    .join('')
-    .trim();
-}
-
 /** What one main-route summary needs. */
 export interface MainRunOptions {
   readonly summariser: LlmClient;
@@ -139,23 +132,9 @@ export async function runMain(
   const notes = [`summarised by the main model ${model} from its prompt cache`];
   if (cost === undefined) notes.push(`price of model ${model} unknown: its cost is not counted`);
   const costUsd = cost ?? 0;
-  const text = textOf(res.result);
-  if (res.result.stopReason === 'refusal')
-    return {
-      ok: false,
-      error: {
-        kind: 'invalid_request',
-        message: 'The model refused to summarise this part of the conversation.',
-        retryable: false,
-      },
-      costUsd,
-    };
-  if (!text)
-    return {
-      ok: false,
-      error: { kind: 'unknown', message: 'The main model returned no summary text.', retryable: true },
-      costUsd,
-    };
+  const answer = summaryTextOf(res.result, 'main model');
+  if (!answer.ok) return { ok: false, error: answer.error, costUsd };
+  const text = answer.text;
   if (res.result.stopReason === 'max_tokens') notes.push('the summary was cut at max_tokens');
   return { ok: true, body: text, leftOut: [], costUsd, notes };
 }

@@ -96,11 +96,30 @@ export type ChunkRunResult =
     }
   | { readonly ok: false; readonly error: LlmError; readonly costUsd: number };
 
-function textOf(result: LlmResult): string {
-  return result.content
+/**
+ * The summary a summariser answer carries, or why it carries none: a refusal (not retryable)
+ * or no text (retryable). `who` names the writer in the error ("summariser", "main model").
+ */
+export function summaryTextOf(
+  result: LlmResult,
+  who: string,
+): { readonly ok: true; readonly text: string } | { readonly ok: false; readonly error: LlmError } {
+  if (result.stopReason === 'refusal')
+    return {
+      ok: false,
+      error: {
+        kind: 'invalid_request',
+        message: `The ${who} refused to summarise this part of the conversation.`,
+        retryable: false,
+      },
+    };
+  const text = result.content
     .flatMap((c) => (c.type === 'text' ? [c.text] : []))
     .join('')
     .trim();
+  if (!text)
+    return { ok: false, error: { kind: 'unknown', message: `The ${who} returned no summary text.`, retryable: true } };
+  return { ok: true, text };
 }
 
 /**
@@ -165,23 +184,9 @@ export async function runChunks(
     if (cost === undefined && i === 0)
       notes.push(`price of summariser model ${opts.summarizerModel} unknown: its cost is not counted`);
     costUsd += cost ?? 0;
-    const text = textOf(res.result);
-    if (res.result.stopReason === 'refusal')
-      return {
-        ok: false,
-        error: {
-          kind: 'invalid_request',
-          message: 'The summariser refused to summarise this part of the conversation.',
-          retryable: false,
-        },
-        costUsd,
-      };
-    if (!text)
-      return {
-        ok: false,
-        error: { kind: 'unknown', message: 'The summariser returned no text.', retryable: true },
-        costUsd,
-      };
+    const answer = summaryTextOf(res.result, 'summariser');
+    if (!answer.ok) return { ok: false, error: answer.error, costUsd };
+    const text = answer.text;
     if (res.result.stopReason === 'max_tokens') notes.push(`summary of part ${i + 1} was cut at max_tokens`);
     previous = { text, turns: [region.firstTurn, chunk.at(-1)?.turn ?? region.lastTurn] };
   }

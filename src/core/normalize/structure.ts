@@ -249,16 +249,19 @@ function renamedResult(b: ToolResultBlock, id: string): ToolResultBlock {
   return r;
 }
 
-function interruptedResult(u: ToolUseBlock): ToolResultBlock {
-  const hit = interrupted.get(u);
-  if (hit?.toolUseId === u.id) return hit;
-  const r: ToolResultBlock = {
+/**
+ * The error result that answers a tool call which never got one: block id `id`, text
+ * `content`, dated like the call. Shared by normalize (request only) and the session repair
+ * (saved), which say different things about the interruption.
+ */
+export function interruptedToolResult(u: ToolUseBlock, id: string, content: string): ToolResultBlock {
+  return {
     type: 'tool_result',
     toolUseId: u.id,
-    content: INTERRUPTED_RESULT,
+    content,
     isError: true,
     meta: {
-      id: `${u.meta.id}_interrupted`,
+      id,
       tier: 3,
       source: 'tool',
       createdAt: u.meta.createdAt,
@@ -267,6 +270,12 @@ function interruptedResult(u: ToolUseBlock): ToolResultBlock {
       compactable: true,
     },
   };
+}
+
+function interruptedResult(u: ToolUseBlock): ToolResultBlock {
+  const hit = interrupted.get(u);
+  if (hit?.toolUseId === u.id) return hit;
+  const r = interruptedToolResult(u, `${u.meta.id}_interrupted`, INTERRUPTED_RESULT);
   interrupted.set(u, r);
   return r;
 }

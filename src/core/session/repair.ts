@@ -4,6 +4,7 @@
  */
 import type { Block, Message, TextBlock, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
 import { headChars } from '../platform/text';
+import { interruptedToolResult } from '../normalize/structure';
 
 /** Counts the steps of `repairMessages` (id probes, messages and blocks handled), so tests can check the work grows linearly. */
 export interface RepairMeter {
@@ -223,21 +224,7 @@ function pairResults(m: Message, prev: Message | undefined, fixes: string[], fre
   if (moved) fixes.push(`Tool results in message ${m.id} were moved before its other content.`);
   for (const u of uses.filter((x) => open.has(x.id))) {
     fixes.push(`The tool call ${u.name} (${u.id}) had no result; an error result saying it was interrupted was added.`);
-    results.push({
-      type: 'tool_result',
-      toolUseId: u.id,
-      content: INTERRUPTED_TOOL_RESULT,
-      isError: true,
-      meta: {
-        id: fresh(`blk_recovered_${u.id}`),
-        tier: 3,
-        source: 'tool',
-        createdAt: u.meta.createdAt,
-        toolUseId: u.id,
-        pinned: false,
-        compactable: true,
-      },
-    });
+    results.push(interruptedToolResult(u, fresh(`blk_recovered_${u.id}`), INTERRUPTED_TOOL_RESULT));
   }
   const blocks = [...results, ...rest];
   return blocks.every((b, i) => b === m.blocks[i]) && blocks.length === m.blocks.length ? m : { ...m, blocks };
