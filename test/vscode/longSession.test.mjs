@@ -114,7 +114,10 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
       stats.scrollHeight > 20 * 2 * PAIRS,
       `the scroll height stands for all the messages (${stats.scrollHeight} px)`,
     );
-    assert.ok(stats.scrollHeight - stats.scrollTop - stats.clientHeight <= 8, 'scrolled to the end');
+    assert.ok(
+      stats.scrollHeight - stats.scrollTop - stats.clientHeight <= 8,
+      `scrolled to the end (scrollTop ${stats.scrollTop}, clientHeight ${stats.clientHeight}, scrollHeight ${stats.scrollHeight})`,
+    );
     await screenshot(world.page, 'long-session-end');
   });
 
