@@ -28,8 +28,9 @@ import { forwardReferences, FrrTally, type FrrTotals, type Reference } from './f
 import type { ReplayPolicy } from './policies';
 import { LastKnownFiles } from './reattachProxy';
 import { CostTally } from './pricing';
+import { costFloor, SYSTEM_STANDIN } from './costFloor';
 import { ReplayApi } from './replayApi';
-import { CLEARED_PLACEHOLDER } from '../test/fake-anthropic/contextManagement';
+import { withClearedResults } from './clearedResults';
 import { ScriptedSummariser } from './scriptedSummariser';
 import { SUMMARY_LENGTH, type SummaryLengthModel } from './summaryLength';
 import type { TranscriptEvent } from './transcript';
@@ -50,6 +51,8 @@ export interface PreparedTranscript {
   readonly overhead: number;
   /** Forward references by usage event index. */
   readonly references: ReadonlyMap<number, readonly Reference[]>;
+  /** What no policy can go below (costFloor.ts). */
+  readonly floor: CostTally;
 }
 
 /**
@@ -86,13 +89,15 @@ export function prepareTranscript(
     .map((x) => x.reported - x.messages.reduce((n, m) => n + calibratedMessageTokens(m, tokenizer, cal), 0))
     .sort((a, b) => a - b);
   const overhead = overheads.length === 0 ? 0 : (overheads[Math.floor(overheads.length / 2)] as number);
+  const unseen = Math.max(0, Math.round(overhead));
   return {
     name,
     events,
     tokenizer,
     calibration: cal,
-    overhead: Math.max(0, Math.round(overhead)),
+    overhead: unseen,
     references: forwardReferences(events),
+    floor: costFloor(events, tokenizer, cal, unseen),
   };
 }
 
@@ -138,6 +143,8 @@ export interface ReplayResult {
   readonly tokens: { readonly input: number; readonly read: number; readonly write: number; readonly output: number };
   readonly cost: CostTally;
   readonly summariserCost: CostTally;
+  /** The transcript's cost floor (costFloor.ts), the same for every policy. */
+  readonly floor: CostTally;
   readonly summariserCalls: number;
   /** Summariser requests by the model that served them (the summariser model, or the main model from its cache). */
   readonly summariserModels: ReadonlyMap<string, number>;
@@ -183,7 +190,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   // the main-model summary route appends its instruction to exactly this.
   const count = (sending: ConversationState) => ({
     tools: 0,
-    system: 0,
+    system: overhead,
     messages: sending.messages.map(tokensOf),
     total: measure(sending),
     anchored: false,
@@ -205,7 +212,15 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   });
   const firstModel = t.events.find((e) => e.kind === 'usage' && e.usage !== null);
   let state: ConversationState = {
-    system: [],
+    // The unseen system prompt and tools as one block of `overhead` tokens: the request gets the
+    // stable breakpoint the extension places there, so a compaction does not write it again.
+    system: [
+      {
+        type: 'text',
+        text: SYSTEM_STANDIN,
+        meta: { id: 'replay-system', source: 'system', tier: 0, createdAt: START, pinned: false, compactable: false },
+      },
+    ],
     tools: [],
     messages: [],
     pending: [],
@@ -305,7 +320,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
         : api.sendMain(
             prepared.params,
             ledger.map((r) => r.tokens),
-            overhead,
+            overhead - textTokens(SYSTEM_STANDIN),
             server?.value,
           );
     const split = sent.ok
@@ -367,27 +382,13 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     tokens: { input: totals.input, read: totals.read, write: totals.write, output: totals.output },
     cost,
     summariserCost,
+    floor: t.floor,
     summariserCalls: summariser.calls,
     summariserModels,
     frr: frr.totals(),
     log,
     trace,
   };
-}
-
-/** `messages` with the tool results of `ids` replaced by the API's placeholder (as the model saw them). */
-export function withClearedResults(messages: readonly Message[], ids: readonly string[]): Message[] {
-  const gone = new Set(ids);
-  return messages.map((m) =>
-    m.blocks.some((b) => b.type === 'tool_result' && gone.has(b.toolUseId))
-      ? {
-          ...m,
-          blocks: m.blocks.map((b) =>
-            b.type === 'tool_result' && gone.has(b.toolUseId) ? { ...b, content: CLEARED_PLACEHOLDER } : b,
-          ),
-        }
-      : m,
-  );
 }
 
 function fmt(n: number): string {

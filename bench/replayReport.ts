@@ -24,6 +24,8 @@ export interface ReplayRow {
   readonly cost_usd: number | null;
   /** cost_usd ÷ the baseline policy's on the same transcript and window; `null` when either is unknown. */
   readonly cost_ratio: number | null;
+  /** The transcript's cost floor (costFloor.ts) ÷ the same baseline: no policy can go below it. */
+  readonly floor_ratio: number | null;
   /** Forward-reference recall with and without summary text; `null` when nothing was referenced. */
   readonly frr: number | null;
   readonly frr_no_summary: number | null;
@@ -55,11 +57,16 @@ export function rowOf(r: ReplayResult, baseline: number | null | undefined): Rep
     server_cleared_tokens: Math.round(r.serverClearedTokens),
     reattached: Math.round(r.reattached),
     cost_usd: cost === null ? null : round(cost),
-    cost_ratio:
-      cost === null || baseline === null || baseline === undefined || baseline === 0 ? null : round(cost / baseline),
+    cost_ratio: ratio(cost, baseline),
+    floor_ratio: ratio(r.floor.total(), baseline),
     frr: nullableRound(frrShare(r.frr.overall)),
     frr_no_summary: nullableRound(frrShare(r.frr.overall, false)),
   };
+}
+
+/** a ÷ b rounded, or `null` when either is unknown or b is 0. */
+function ratio(a: number | null, b: number | null | undefined): number | null {
+  return a === null || b === null || b === undefined || b === 0 ? null : round(a / b);
 }
 
 /** Prints one replay in detail, then its JSON row as the last line. */
@@ -85,6 +92,9 @@ export function printReplay(r: ReplayResult, description: string, baseline?: num
     `cost ${money(r.cost.total())} for the model + ${money(r.summariserCost.total(), 4)} for the summariser (${r.summariserCalls} calls) = ${money(totalCost(r))}`,
   );
   for (const u of unknownModels(r.cost, r.summariserCost)) out(`  UNKNOWN MODEL, not priced: ${u}`);
+  out(
+    `cost floor ${money(r.floor.total())}: the system prompt read from cache, each message written once, the output (no policy pays less)`,
+  );
   out(`forward-reference recall: ${frrText(r.frr.overall)} (with summaries / without)`);
   for (const k of FRR_KINDS) out(`  ${k.padEnd(7)} ${frrText(r.frr.byKind[k])}`);
   const row = rowOf(r, baseline);
@@ -105,6 +115,7 @@ const COLUMNS = [
   're-attached',
   'cost $',
   '÷ baseline',
+  'floor ÷ base.',
   'FRR',
   'FRR w/o sum.',
   'summariser $',
@@ -132,6 +143,7 @@ export function printTable(results: readonly TimedResult[]): ReplayRow[] {
       String(Math.round(r.reattached)),
       row.cost_usd === null ? 'unknown' : row.cost_usd.toFixed(2),
       row.cost_ratio === null ? '–' : row.cost_ratio.toFixed(2),
+      row.floor_ratio === null ? '–' : row.floor_ratio.toFixed(2),
       share(row.frr),
       share(row.frr_no_summary),
       r.summariserCost.total() === null ? 'unknown' : (r.summariserCost.total() as number).toFixed(3),
@@ -144,7 +156,7 @@ export function printTable(results: readonly TimedResult[]): ReplayRow[] {
   console.log(line(COLUMNS));
   for (const c of cells) console.log(line(c));
   console.log(
-    "compactions: records of every layer (of which summaries); server clears: requests the API's clear_tool_uses edited; re-attached: tokens of file content re-attached after compactions; cost $: model + summariser; FRR: forward-reference recall, with / without summary text.",
+    "compactions: records of every layer (of which summaries); server clears: requests the API's clear_tool_uses edited; re-attached: tokens of file content re-attached after compactions; cost $: model + summariser; floor ÷ base.: the least any policy could pay (the system prompt read from cache, each message written once, the output) ÷ the baseline; FRR: forward-reference recall, with / without summary text.",
   );
   for (const { result: r } of results) {
     const where = `${shortName(r.transcript)} ${Math.round(r.window / 1000)}k ${r.policy}`;

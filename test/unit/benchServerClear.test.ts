@@ -1,32 +1,14 @@
 import { strict as assert } from 'node:assert';
 import { policy } from '../../bench/policies';
-import { replay, withClearedResults, type ReplayResult } from '../../bench/replayCore';
+import { replay, type ReplayResult } from '../../bench/replayCore';
+import { withClearedResults } from '../../bench/clearedResults';
 import { rowOf } from '../../bench/replayReport';
 import { requestCostUsd } from '../../src/core/agent/cost';
 import { DEFAULT_COMPACTION_SETTINGS, effectiveWindow } from '../../src/core/compaction/policy';
 import { resolveConfig } from '../../src/core/pipeline/config';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { CLEARED_PLACEHOLDER } from '../../test/fake-anthropic/contextManagement';
-import { assistant, at, prepare, usage, user, words } from './support/benchTranscripts';
-
-const RESULT_WORDS = 2_500;
-
-/** A task, then `n` tool calls whose results are `RESULT_WORDS` words each, one request per result, a minute apart. */
-function toolSession(n: number): string[] {
-  const lines = [
-    user(`fix the bug ${words(200, 'task')}`),
-    usage({ prompt: 260, read: 0, at: at(0) }),
-    assistant([{ type: 'tool_use', id: 'tu0', name: 'read_file', input: { path: 'a0.ts' } }]),
-  ];
-  let prompt = 280;
-  for (let i = 0; i < n; i++) {
-    lines.push(user([{ type: 'tool_result', tool_use_id: `tu${i}`, content: words(RESULT_WORDS, `r${i}x`) }]));
-    prompt += RESULT_WORDS + 30;
-    lines.push(usage({ prompt, read: prompt - RESULT_WORDS - 30, at: at(i + 1) }));
-    lines.push(assistant([{ type: 'tool_use', id: `tu${i + 1}`, name: 'read_file', input: { path: `a${i + 1}.ts` } }]));
-  }
-  return lines;
-}
+import { prepare, RESULT_WORDS, toolSession } from './support/benchTranscripts';
 
 const WINDOW = 100_000;
 const run = (n: number, name: 'server-clear' | 'default'): Promise<ReplayResult> =>

@@ -172,7 +172,13 @@ describe('compaction plan (cache-aware)', () => {
     const p = plan(longTurn(6, 1_000, config));
     assert.equal(p.action, 'none');
     assert.ok(/soft threshold/.test(p.reason));
-    assert.equal(p.nextCompactionAt, Math.round(0.7 * 90_000));
+    assert.ok(
+      p.nextCompactionAt > p.tokensBefore && p.nextCompactionAt <= Math.round(0.7 * 90_000),
+      `the next summary is expected between now (${p.tokensBefore}) and the soft threshold (${p.nextCompactionAt})`,
+    );
+    assert.ok(p.nextCompactionAt >= 0.2 * 90_000, 'not before a summary could free 20 % of the window');
+    const proposeOnly = plan(longTurn(6, 1_000, config), { settings: { softAction: 'propose' } });
+    assert.ok(/hard threshold/.test(proposeOnly.reason) && proposeOnly.nextCompactionAt === Math.round(0.7 * 90_000));
   });
 
   it('masks older tool results in a warm cache once they pay the rewrite back, with the figures', () => {
@@ -234,6 +240,32 @@ describe('compaction plan (cache-aware)', () => {
     assert.equal(fast.action, 'none', 'fast growth: the next compaction would come before this one paid back');
     assert.ok(/pay back/.test(fast.reason));
     assert.equal(plan(longTurn(40, 8_000, config), { settings: { maskToolResults: false } }).action, 'summarise');
+  });
+
+  it('below the soft threshold summarises once it pays back within half its cycle and frees enough; only where soft compactions may run', () => {
+    const state = longTurn(22, 8_000, config);
+    const at = (over: { g?: number; cacheWarm?: boolean; settings?: Partial<CompactionSettings> } = {}) =>
+      planCompaction(state, {
+        tokensOf,
+        fixedTokens: 2_000,
+        settings: settings({ maskToolResults: false, ...over.settings }),
+        cacheWarm: over.cacheWarm ?? true,
+        mode: 'auto',
+        growthPerRequest: over.g ?? 500,
+      });
+    const slow = at();
+    assert.equal(slow.pressure.level, 'ok', `below the soft threshold (${slow.pressure.utilisation})`);
+    assert.equal(slow.action, 'summarise', slow.reason);
+    assert.ok(slow.expectedSaving >= 0.2 * 90_000 && /pay back/.test(slow.reason));
+    assert.ok(slow.rewriteTokens > 0, 'warm: the rewrite of the protected tail is priced');
+    assert.equal(at({ g: 3_000 }).action, 'none', 'faster growth: the next compaction comes before it paid back');
+    const cold = at({ g: 3_000, cacheWarm: false });
+    assert.equal(cold.rewriteTokens, 0);
+    assert.equal(cold.action, 'summarise', 'cold: only the summariser is paid, so it pays back sooner');
+    assert.ok(/cold/.test(cold.reason));
+    for (const softAction of ['propose', 'off'] as const)
+      assert.equal(at({ settings: { softAction } }).action, 'none', `softAction ${softAction}`);
+    assert.equal(at({ settings: { minEarlySavingShare: 0.9 } }).action, 'none', 'frees too little of the window');
   });
 
   it('the Compact Now preview is the plan the run executes (summarise and removal strategies)', async () => {

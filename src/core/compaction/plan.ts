@@ -311,7 +311,31 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
         reason: `Older tool results are cleared: the ${Math.round(mask.expectedSaving).toLocaleString('en-US')} tokens saved pay back the cache rewrite within ${Math.ceil(mask.paybackRequests)} requests.`,
       };
   }
-  return none(
-    `The context is ${pct(pressure.utilisation)} full; the next compaction comes from ${pct(cfg.softThreshold)} (the soft threshold) once it pays back its prompt-cache rewrite, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`,
+  // Below the soft threshold a summary runs when it pays for itself (its summariser and its
+  // cache rewrite — nothing when the cache is cold) well within a cycle: deep enough, early
+  // enough that the prompt stays small. Only where the user lets soft compactions run.
+  const softAt = Math.round(cfg.softThreshold * eff);
+  if (settings.softAction !== 'auto')
+    return none(
+      `The context is ${pct(pressure.utilisation)} full; the next compaction comes at ${pct(cfg.hardThreshold)} (the hard threshold)${settings.softAction === 'propose' ? `, proposed from ${pct(cfg.softThreshold)}` : ''}; older tool results may be cleared earlier when that pays back.`,
+    );
+  const minEarly = Math.max(clearAtLeast, settings.minEarlySavingShare * eff);
+  const s = summarisePlan();
+  if (s && s.expectedSaving >= minEarly && paysBack(s, inputs.growthPerRequest, settings.paybackRequests))
+    return {
+      ...s,
+      reason: inputs.cacheWarm
+        ? `Older history is summarised before the soft threshold: the ${Math.round(s.expectedSaving).toLocaleString('en-US')} tokens saved pay back the summary and the cache rewrite within ${Math.ceil(s.paybackRequests)} requests.`
+        : `Older history is summarised while the prompt cache is cold (it is written again anyway): the ${Math.round(s.expectedSaving).toLocaleString('en-US')} tokens saved pay back the summary within ${Math.ceil(s.paybackRequests)} requests.`,
+    };
+  // The earliest prompt at which a summary could free enough: what it would free now, grown to the minimum.
+  const earliest = Math.round(
+    s ? tokensBefore + minEarly - s.expectedSaving : inputs.fixedTokens + base.protectedTokens + minEarly,
   );
+  return {
+    ...none(
+      `The context is ${pct(pressure.utilisation)} full; a summary comes once it frees at least ${pct(minEarly / eff)} of the window and pays back its summariser and prompt-cache rewrite (from about ${Math.min(earliest, softAt).toLocaleString('en-US')} tokens), by ${pct(cfg.softThreshold)} (the soft threshold) if it pays back there, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`,
+    ),
+    nextCompactionAt: Math.min(earliest, softAt),
+  };
 }

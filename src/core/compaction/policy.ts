@@ -34,6 +34,12 @@ export interface CompactionSettings {
   /** An automatic soft compaction must free at least this share of the effective window. */
   readonly minSoftSavingShare: number;
   /**
+   * Below the soft threshold, an automatic summary that pays back (see plan.ts) runs only when
+   * it frees at least this share of the effective window: smaller, more frequent summaries cost
+   * less but keep less of the history verbatim (measured by the replay's FRR).
+   */
+  readonly minEarlySavingShare: number;
+  /**
    * Whether the request after a compaction that summarised or dropped turns re-attaches the
    * files read or edited most recently, read fresh (see reattach.ts).
    */
@@ -54,6 +60,7 @@ export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   paybackRequests: 30,
   clearAtLeastTokens: 0,
   minSoftSavingShare: 0.1,
+  minEarlySavingShare: 0.2,
   reattachAfterCompaction: true,
   server: DEFAULT_SERVER_CONTEXT_SETTINGS,
 };

@@ -293,8 +293,10 @@ export class TranscriptView {
     const scroller = this.scroller;
     if (!scroller || scroller.clientHeight === 0) return;
     const measured: Array<[number, number]> = [];
+    let viewportResized = false;
     for (const entry of entries) {
       if (entry.target === scroller) {
+        viewportResized = true;
         this.readMetrics();
         continue;
       }
@@ -314,6 +316,8 @@ export class TranscriptView {
         for (const [i, h] of measured) this.heights.set(i, h);
       });
     }
+    // The viewport changed (header, composer): stay at the end in this frame, before a later resize races a scroll event.
+    if (viewportResized && this.stuck) this.scrollToBottom(scroller);
     this.schedule();
   }
 

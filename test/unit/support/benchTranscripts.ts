@@ -42,3 +42,27 @@ export function at(minutes: number): string {
 export function prepare(lines: readonly string[]): PreparedTranscript {
   return prepareTranscript('tiny.jsonl', parseTranscript(lines.join('\n'), 'tiny.jsonl'), countingTokenizer());
 }
+
+/** Words of each tool result of toolSession. */
+export const RESULT_WORDS = 2_500;
+
+/**
+ * A task, then `n` tool calls whose results are `RESULT_WORDS` words each, one request per
+ * result, a minute apart; every reported prompt also holds `overhead` tokens the file does not
+ * (the agent's system prompt and tools).
+ */
+export function toolSession(n: number, overhead = 0): string[] {
+  const lines = [
+    user(`fix the bug ${words(200, 'task')}`),
+    usage({ prompt: 260 + overhead, read: 0, at: at(0) }),
+    assistant([{ type: 'tool_use', id: 'tu0', name: 'read_file', input: { path: 'a0.ts' } }]),
+  ];
+  let prompt = 280 + overhead;
+  for (let i = 0; i < n; i++) {
+    lines.push(user([{ type: 'tool_result', tool_use_id: `tu${i}`, content: words(RESULT_WORDS, `r${i}x`) }]));
+    prompt += RESULT_WORDS + 30;
+    lines.push(usage({ prompt, read: prompt - RESULT_WORDS - 30, at: at(i + 1) }));
+    lines.push(assistant([{ type: 'tool_use', id: `tu${i + 1}`, name: 'read_file', input: { path: `a${i + 1}.ts` } }]));
+  }
+  return lines;
+}
