@@ -78,6 +78,25 @@ describe('compaction: the route the plan picks is the route the run takes', () =
     assert.equal(run.records[0]?.model, 'claude-opus-4-6', 'the record names the model that wrote it');
   });
 
+  it('answers billed beyond what they show (thinking) make the main route dearer by that much per summary request', () => {
+    const { compactor } = compactorWith(new ScriptedLlm([]));
+    const state = bigState({});
+    const planOf = () => compactor.plan(state, { cacheWarm: true, routeCacheWarm: true, mode: 'auto' });
+    const before = planOf();
+    const answer = [...state.messages].reverse().find((m) => m.role === 'assistant');
+    assert.ok(answer && before.summariser?.main && before.regions.length > 0);
+    // The fixture counts 200 tokens for the answer; the API billed 6 200 output tokens for it.
+    for (let i = 0; i < 30; i++) compactor.observeAnswer(6_200, answer);
+    const after = planOf().summariser;
+    assert.ok(after?.main);
+    const expected = (6_000 * 25 * before.regions.length) / 1e6;
+    assert.ok(
+      Math.abs(after.main.usd - before.summariser.main.usd - expected) < 1e-3,
+      `about 6 000 thinking tokens at $25 per million per request (${after.main.usd} vs ${before.summariser.main.usd})`,
+    );
+    assert.equal(after.small.usd, before.summariser.small.usd, 'the summariser model does not think');
+  });
+
   it('the same conversation on a cold cache (or the first request) goes to the summariser model', async () => {
     for (const lastRequestAt of [undefined, 'idle'] as const) {
       const llm = new ScriptedLlm(summaries());

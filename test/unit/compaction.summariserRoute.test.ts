@@ -49,6 +49,24 @@ describe('compaction: the summariser by expected cost', () => {
     assert.equal(describeChoice(c), 'summariser: claude-opus-4-6 from cache, est. $0.15 vs claude-haiku-4-5 $0.16');
   });
 
+  it('prices the thinking the main model is measured to spend per answer: each summary request pays it at the output price', () => {
+    const plain = chooseSummariser(inputs({}));
+    const thinking = chooseSummariser(
+      inputs({ mainThinkingTokens: 3_000, regions: [region(150_000), region(20_000)] }),
+    );
+    const twoPlain = chooseSummariser(inputs({ regions: [region(150_000), region(20_000)] }));
+    assert.ok(
+      Math.abs((thinking.main?.usd ?? 0) - (twoPlain.main?.usd ?? 0) - (2 * 3_000 * 25) / 1e6) < 1e-9,
+      '3 000 thinking tokens at $25 per million, once per request',
+    );
+    assert.equal(plain.route, 'main');
+    assert.equal(
+      chooseSummariser(inputs({ mainThinkingTokens: 3_000 })).route,
+      'small',
+      'the thinking tips the choice',
+    );
+  });
+
   it('a cold cache makes the main route a full cache write: Opus, Sonnet and Haiku main models all pick the small one', () => {
     for (const mainModel of ['claude-opus-4-6', 'claude-sonnet-4-6', 'claude-haiku-4-5']) {
       const c = chooseSummariser(inputs({ mainModel, cacheWarm: false }));

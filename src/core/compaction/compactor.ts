@@ -44,6 +44,8 @@ export class Compactor {
   private growth: number | undefined;
   /** When a request last went out after beforeRequest (about `now` there): Compact Now's cache warmth for the summariser route. */
   private sentAt: number | undefined;
+  /** Output tokens per answer beyond what the answer shows (thinking), moving average. */
+  private thinking: number | undefined;
 
   constructor(private readonly deps: CompactorDeps) {}
 
@@ -153,6 +155,18 @@ export class Compactor {
     return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
   }
 
+  /**
+   * After each answer: the output tokens the API billed and the answer as kept. What was billed
+   * beyond the answer's text and tool calls is the model's thinking (returned summarised, or
+   * not at all), which a main-model summary request pays as well; the plan prices it in.
+   */
+  observeAnswer(outputTokens: number, answer: Message): void {
+    const shown = this.deps.tokensOf({ ...answer, blocks: answer.blocks.filter((b) => b.type !== 'thinking') });
+    const extra = Math.max(0, outputTokens - shown);
+    if (!Number.isFinite(extra)) return;
+    this.thinking = this.thinking === undefined ? extra : 0.7 * this.thinking + 0.3 * extra;
+  }
+
   /** Feeds the growth estimate with the prompt size before this request (after the last one's). */
   private observeGrowth(tokens: number): void {
     if (this.lastTokens !== undefined) {
@@ -182,6 +196,7 @@ export class Compactor {
         opts.routeCacheWarm ??
         (this.sentAt !== undefined && this.deps.clock.now() - this.sentAt <= ttlMs(state.config.cacheTtl)),
       ...(this.growth !== undefined ? { growthPerRequest: this.growth } : {}),
+      ...(this.thinking !== undefined ? { mainThinkingTokens: Math.round(this.thinking) } : {}),
     });
   }
 

@@ -88,6 +88,8 @@ export interface PlanInputs {
    * `cacheWarm` (Compact Now plans its rewrite as warm but knows when the last request went).
    */
   readonly routeCacheWarm?: boolean;
+  /** Output tokens the main model spends per answer beyond what it shows (its thinking), as measured. */
+  readonly mainThinkingTokens?: number;
 }
 
 /**
@@ -121,6 +123,8 @@ export function summariserChoice(
     readonly cacheWarm: boolean;
     /** Why the main route cannot run (see RouteInputs.mainUnavailable). */
     readonly mainUnavailable?: string;
+    /** See RouteInputs.mainThinkingTokens. */
+    readonly mainThinkingTokens?: number;
   },
 ): SummariserChoice {
   const cfg = state.config;
@@ -144,6 +148,7 @@ export function summariserChoice(
     mainContextWindow: cfg.contextWindow,
     mainOutputReserve: cfg.outputReserve,
     ...(figures.mainUnavailable ? { mainUnavailable: figures.mainUnavailable } : {}),
+    ...(figures.mainThinkingTokens ? { mainThinkingTokens: figures.mainThinkingTokens } : {}),
   });
 }
 
@@ -221,6 +226,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       perMessage,
       promptTokens: tokensBefore,
       cacheWarm: inputs.routeCacheWarm ?? inputs.cacheWarm,
+      ...(inputs.mainThinkingTokens ? { mainThinkingTokens: inputs.mainThinkingTokens } : {}),
       ...(isServerStrategy(settings.strategy)
         ? { mainUnavailable: 'the server strategy edits the cached prompt, so the summariser model reads the region' }
         : {}),

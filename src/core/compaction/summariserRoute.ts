@@ -89,6 +89,14 @@ export interface RouteInputs {
   readonly mainOutputReserve: number;
   /** Why the main route cannot run at all (e.g. a server strategy edits the cached prompt); absent: it can. */
   readonly mainUnavailable?: string;
+  /**
+   * Output tokens the main model spends per answer beyond what it shows (its thinking, which a
+   * summary request carries as the conversation does: "changes to thinking parameters
+   * (enabled/disabled or budget allocation) invalidate message cache breakpoints",
+   * https://platform.claude.com/docs/en/build-with-claude/extended-thinking, "Extended thinking
+   * with prompt caching"), as measured on this session's answers; absent or 0: none.
+   */
+  readonly mainThinkingTokens?: number;
 }
 
 /** Expected cost of the small route: each region read fresh plus its prompt, and its summary. */
@@ -103,21 +111,29 @@ export function smallRouteUsd(inputs: Pick<RouteInputs, 'smallModel' | 'regions'
 /**
  * Expected cost of the main route: the first request reads the cached part of the prompt
  * (warm cache) and writes the rest; each later region's request reads the whole prompt from
- * the cache; every request adds the instruction as input and its summary at the output price.
+ * the cache; every request adds the instruction as input and its summary, plus the thinking
+ * the main model is measured to spend per answer, at the output price.
  */
 export function mainRouteUsd(
-  inputs: Pick<RouteInputs, 'mainModel' | 'regions' | 'promptTokens' | 'uncachedTokens' | 'cacheWarm' | 'cacheTtl'>,
+  inputs: Pick<
+    RouteInputs,
+    'mainModel' | 'regions' | 'promptTokens' | 'uncachedTokens' | 'cacheWarm' | 'cacheTtl' | 'mainThinkingTokens'
+  >,
 ): number {
   const p = planningPrices(inputs.mainModel);
   const write = inputs.cacheTtl === '1h' ? p.cacheWrite1h : p.cacheWrite5m;
   const prompt = Math.max(0, inputs.promptTokens);
   const uncached = inputs.cacheWarm ? Math.min(prompt, Math.max(0, inputs.uncachedTokens)) : prompt;
+  const thinking = Math.max(0, inputs.mainThinkingTokens ?? 0);
   let usd = 0;
   for (const [i, r] of inputs.regions.entries()) {
     const read = i === 0 ? prompt - uncached : prompt;
     const written = i === 0 ? uncached : 0;
     usd +=
-      read * p.cacheRead + written * write + MAIN_INSTRUCTION_TOKENS * p.input + Math.max(0, r.outputTokens) * p.output;
+      read * p.cacheRead +
+      written * write +
+      MAIN_INSTRUCTION_TOKENS * p.input +
+      (Math.max(0, r.outputTokens) + thinking) * p.output;
   }
   return usd / 1_000_000;
 }
