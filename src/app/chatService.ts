@@ -258,6 +258,18 @@ export class ChatService {
     await this.postStatus();
   }
 
+  /**
+   * The project-context settings changed (`instructions.*`, `workspaceFacts`): the open
+   * session reads its instructions and facts again and says what changed (from the next turn
+   * when one runs). No session is opened for it; a session opened later reads them anyway.
+   */
+  async projectSettingsChanged(): Promise<void> {
+    const o = this.lifecycle.current;
+    if (!o) return;
+    this.postNotices(await o.runtime.project.reload(o.runtime.agent));
+    await this.postStatus();
+  }
+
   /** Stops a running turn, closes the session and drops every listener. */
   dispose(): void {
     this.unsubscribe();

@@ -21,7 +21,7 @@ import { NextTurnContext } from './chat/nextTurnContext';
 import { spillWriter } from './chat/spillWriter';
 import { redactingLog } from './redactingLog';
 import { SessionStore } from './sessions/sessionStore';
-import { readAgentSettings } from './settings';
+import { PROJECT_CONTEXT_SETTINGS, readAgentSettings } from './settings';
 import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
 
 /**
@@ -123,6 +123,15 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.commands.registerCommand('contextPipeline.newSession', () => controller?.newSession()),
     vscode.commands.registerCommand('contextPipeline.reloadProjectContext', () => controller?.reloadProjectContext()),
+    // Instructions and workspace facts follow their settings without a Reload.
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (PROJECT_CONTEXT_SETTINGS.some((key) => e.affectsConfiguration(key)))
+        void controller
+          ?.projectSettingsChanged()
+          .catch((err: unknown) =>
+            log.error('Reloading the project context after a settings change failed.', { error: String(err) }),
+          );
+    }),
     vscode.commands.registerCommand('contextPipeline.showSessions', () => showSessions(store, controller, log)),
     apiKeys.onDidChange(() => {
       void apiKeys.get().then((k) => (knownKey = k));

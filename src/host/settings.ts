@@ -47,6 +47,12 @@ export function readEditorContextSettings(): { selection: boolean; openedFile: b
   return { selection: c.get<boolean>('injectSelection', true), openedFile: c.get<boolean>('injectOpenedFile', true) };
 }
 
+/** The settings `readProjectContextSettings` reads: a change to any of them reloads the project context. */
+export const PROJECT_CONTEXT_SETTINGS: readonly string[] = [
+  `${SETTINGS_SECTION}.instructions`,
+  `${SETTINGS_SECTION}.workspaceFacts`,
+];
+
 /** The project-context settings (`contextPipeline.instructions.*`, `contextPipeline.workspaceFacts`), with their defaults. */
 export function readProjectContextSettings(): ProjectContextSettings {
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);

@@ -95,4 +95,20 @@ describe('LiveTransport', () => {
     assert.deepEqual(calls, ['a', 'b']);
     assert.equal(transport.maxToolRounds, 4);
   });
+
+  it("a change to the project-context settings reads the open session's instructions again, and opens none", async () => {
+    const t = fakeChat();
+    await t.service.projectSettingsChanged();
+    assert.equal(t.agents.projectReloads, 0, 'no session: nothing to read, and none is opened for it');
+    assert.equal(t.agents.seen.length, 0);
+    await t.service.send('one');
+    await t.service.projectSettingsChanged();
+    assert.equal(t.agents.projectReloads, 1);
+    assert.ok(
+      t.posts.some(
+        (p) => p.type === 'upsert' && p.item.kind === 'notice' && p.item.text === 'Project context read again (1).',
+      ),
+      'what changed is said in the chat',
+    );
+  });
 });

@@ -124,10 +124,14 @@ export async function startAgentWorld({
       await openContextPipeline(page);
       frame = await chatFrame(page);
     },
-    /** Types a message and presses Enter. */
+    /** Types a message and presses Enter once the composer is idle (shows Send). */
     async send(text) {
       const input = frame.getByRole('textbox', { name: 'Message' });
       await input.fill(text);
+      // Enter while a turn is still finishing (its answer shown, the composer not yet back to
+      // Send) is ignored, as for a person: wait for the composer first, so a busy machine
+      // cannot make the message vanish.
+      await this.waitIdle();
       await input.press('Enter');
     },
     /** Waits until an assistant item with this text is shown and no longer streaming. */

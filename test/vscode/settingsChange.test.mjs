@@ -61,6 +61,29 @@ async function setUserSetting(w, key, value) {
 }
 
 /**
+ * Unticks (or ticks) a boolean user setting in the Settings UI, as a person does. Resolves
+ * once VS Code has saved it to the user's settings.json.
+ * @param {import('./agentHarness.mjs').AgentWorld} w
+ * @param {string} key
+ * @param {boolean} value
+ */
+async function setUserCheckbox(w, key, value) {
+  const editor = w.page.locator('.settings-editor');
+  if (!(await editor.isVisible())) {
+    await w.command('Preferences: Open User Settings');
+    await editor.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+  }
+  await editor.locator('.settings-tabs-widget .action-label[aria-label="User"]').click();
+  await editor.locator('.settings-header .suggest-input-container').click();
+  await w.page.keyboard.press('ControlOrMeta+A');
+  await w.page.keyboard.type(`@id:${key}`);
+  const box = editor.locator(`.setting-item-contents[data-key="${key}"] [role="checkbox"]`).first();
+  await box.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+  if ((await box.getAttribute('aria-checked')) !== String(value)) await box.click();
+  await eventually(`${key} saved to the user settings`, () => userSettings(w.dirs.userData)[key] === value);
+}
+
+/**
  * Closes the Settings editor (in VS Code 1.139 a modal over the workbench, chat included).
  * @param {import('./agentHarness.mjs').AgentWorld} w
  */
@@ -180,5 +203,33 @@ describe('settings changed mid-session in a real VS Code', { timeout: suiteTimeo
     assert.equal(serverB().pendingSteps, 1, 'the second tool call was never asked for');
     assert.equal(await frame.locator('.item.tool.done').count(), toolsBefore + 1, 'the one tool round ran');
     assert.equal(a.requests.length, aBefore, 'A still got nothing new');
+  });
+
+  test('workspaceFacts unticked in the Settings UI: the chat says the project context changed, and the next request has no facts', async () => {
+    const { frame } = world();
+    // The block's closing tag: the static prompt names the block too.
+    const factsIn = (/** @type {{ body: unknown } | undefined} */ r) =>
+      JSON.stringify(r?.body ?? {}).includes('</workspace_facts>');
+    assert.ok(factsIn(serverB().requests.at(-1)), 'the requests so far carried the workspace facts');
+    await setUserCheckbox(world(), 'contextPipeline.workspaceFacts', false);
+    await closeSettings(world());
+    await frame
+      .locator('.item.notice', {
+        hasText: 'Project context reloaded: instruction files unchanged; workspace facts changed.',
+      })
+      .first()
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const sent = serverB().requests.length;
+    // B still holds the tool call the previous turn never asked for: it answers this message,
+    // and the one-round limit ends the turn again.
+    assert.equal(serverB().pendingSteps, 1);
+    const stops = frame.locator('.item.notice', { hasText: 'Stopped after 1 tool rounds in one turn' });
+    const stopsBefore = await stops.count();
+    await world().send('Fourth message, no facts');
+    await eventually('the turn to stop at the tool-round limit', async () => (await stops.count()) > stopsBefore);
+    await world().waitIdle();
+    await serverB().idle();
+    assert.equal(serverB().requests.length - sent, 1);
+    assert.ok(!factsIn(serverB().requests.at(-1)), 'the workspace facts block is gone from the system prompt');
   });
 });

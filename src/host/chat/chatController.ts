@@ -165,6 +165,11 @@ export class ChatController implements vscode.Disposable {
     return this.service.reloadProjectContext();
   }
 
+  /** The project-context settings changed: the open session reads them again (see ChatService). */
+  projectSettingsChanged(): Promise<void> {
+    return this.service.projectSettingsChanged();
+  }
+
   /** What the Context Budget panel shows for the open session (undefined before one is open). */
   budgetSnapshot(): BudgetSnapshot | undefined {
     const rt = this.service.runtime;

@@ -123,6 +123,8 @@ export class FakeAgents implements AgentFactory {
   readonly clientsMade: string[] = [];
   readonly requests = new Counter();
   readonly tools = new FakeTools({ list_files: 'a.ts' });
+  /** Times a session's project context was read again. */
+  projectReloads = 0;
   constructor(private readonly settings: FakeSettings) {}
 
   async build(open: OpenSession, config: PipelineConfig, hooks: Parameters<AgentFactory['build']>[2]) {
@@ -161,7 +163,15 @@ export class FakeAgents implements AgentFactory {
       hooks.onEvent,
       open.compactions,
     );
-    const project = { load: async () => undefined, apply: () => false, ready: async () => [], reload: async () => [] };
+    const project = {
+      load: async () => undefined,
+      apply: () => false,
+      ready: async () => [],
+      reload: async () => {
+        this.projectReloads++;
+        return [{ level: 'info' as const, text: `Project context read again (${this.projectReloads}).` }];
+      },
+    };
     return { agent, estimator, compactor, tokenizer, project, transport };
   }
 
