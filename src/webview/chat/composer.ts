@@ -70,6 +70,13 @@ export class Composer {
   /** The index of the chip just removed by keyboard: focus goes to its successor on the next render. */
   private refocus: number | undefined;
   private busy = false;
+  /** Enter was pressed during a turn: the message goes when the turn ends (Escape cancels). */
+  private queued = false;
+  private readonly queueNote = el(
+    'div',
+    { class: 'queue-note', role: 'status', 'data-testid': 'queued-note', hidden: '' },
+    'Queued: sends when this turn ends · Esc cancels',
+  );
   private history: string[] = [];
   private cursor = -1;
 
@@ -86,6 +93,7 @@ export class Composer {
       this.context,
       this.announcer,
       this.suggestions,
+      this.queueNote,
       this.input,
       el('div', { class: 'actions' }, this.previewButton, this.sendButton),
     );
@@ -98,12 +106,21 @@ export class Composer {
     this.previewButton.addEventListener('click', () => handlers.preview(this.input.value));
   }
 
-  /** Switches between Send and Stop. */
+  /** Switches between Send and Stop; a message queued during the turn goes when it ends. */
   setBusy(busy: boolean): void {
     this.busy = busy;
     this.sendButton.textContent = busy ? 'Stop' : 'Send';
     this.sendButton.classList.toggle('stop', busy);
     this.previewButton.disabled = busy;
+    if (!busy && this.queued) {
+      this.setQueued(false);
+      this.submit();
+    }
+  }
+
+  private setQueued(queued: boolean): void {
+    this.queued = queued;
+    this.queueNote.hidden = !queued;
   }
 
   /**
@@ -236,6 +253,12 @@ export class Composer {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       if (!this.busy) this.submit();
+      else if (this.input.value.trim()) this.setQueued(true);
+      return;
+    }
+    if (e.key === 'Escape' && this.queued) {
+      e.preventDefault();
+      this.setQueued(false);
       return;
     }
     const atTop = !this.input.value.slice(0, this.input.selectionStart).includes('\n');
