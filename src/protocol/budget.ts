@@ -151,6 +151,8 @@ const SnapshotSchema = v.strictObject({
       keepsFromTurn: v.optional(N),
       keptTokens: N,
       paybackRequests: v.optional(N),
+      /** Turns of the recent growth until `atTokens` (action `none`; absent: no growth to go by). */
+      turns: v.optional(N),
     }),
   ),
   busy: v.boolean(),

@@ -4,6 +4,8 @@ import { chars4Tokenizer } from '../../src/core/tokens/chars4';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { BudgetHistory, buildBudgetSnapshot } from '../../src/host/budget/budgetData';
 import { parseBudgetToWebview } from '../../src/protocol/budget';
+import type { CompactionPlan } from '../../src/core/compaction/plan';
+import { EMPTY_REQUEST_HISTORY } from '../../src/core/session/requestHistory';
 import { Build, emptyState } from './support/builders';
 
 describe('budget snapshot: compactions', () => {
@@ -51,5 +53,36 @@ describe('budget snapshot: compactions', () => {
     assert.deepEqual(c1?.lostIds, lost.slice(0, 10));
     assert.deepEqual([c2?.lost, c2?.lostIds, c2?.active], [0, [], false]);
     assert.ok(parseBudgetToWebview(snap).ok, 'the snapshot is a valid protocol message');
+  });
+
+  it('says how many turns of the recent growth remain until the next compaction the plan expects', () => {
+    const plan = { action: 'none', reason: 'Later.', nextCompactionAt: 9_000 } as Partial<CompactionPlan>;
+    const snap = (turnPrompts: number[], p: Partial<CompactionPlan> = plan) =>
+      buildBudgetSnapshot({
+        session: 's',
+        state: emptyState({ messages }),
+        tokenizer: chars4Tokenizer,
+        estimator: new TokenEstimator(chars4Tokenizer),
+        history: new BudgetHistory({ ...EMPTY_REQUEST_HISTORY, turnPrompts }),
+        compactions: [],
+        busy: false,
+        plan: {
+          protectedFrom: 0,
+          protectedTokens: 0,
+          expectedAfter: 0,
+          paybackRequests: Infinity,
+          ...p,
+        } as CompactionPlan,
+      });
+    const growing = snap([1_000, 2_000, 3_000, 4_000]);
+    assert.equal(growing.nextCompaction?.atTokens, 9_000);
+    assert.equal(growing.nextCompaction?.turns, 5, '5 000 tokens to go at 1 000 a turn');
+    assert.ok(parseBudgetToWebview(growing).ok);
+    assert.equal(snap([4_000]).nextCompaction?.turns, undefined, 'no growth to go by');
+    assert.equal(
+      snap([1_000, 2_000], { ...plan, action: 'summarise', tokensBefore: 2_000 }).nextCompaction?.turns,
+      undefined,
+      'the next request compacts: no turns to count',
+    );
   });
 });

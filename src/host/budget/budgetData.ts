@@ -212,7 +212,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
       past: forecast.past,
       limit,
     },
-    ...(inp.plan ? { nextCompaction: nextCompactionOf(inp.plan, state) } : {}),
+    ...(inp.plan ? { nextCompaction: nextCompactionOf(inp.plan, state, turnPrompts) } : {}),
     busy: inp.busy,
   };
 }
@@ -228,8 +228,10 @@ function nextAnchorOf(anchored: boolean, estimator: TokenEstimator): Pick<Budget
 function nextCompactionOf(
   plan: CompactionPlan,
   state: ConversationState,
+  turnPrompts: readonly number[],
 ): NonNullable<BudgetSnapshot['nextCompaction']> {
   const protectedTurn = state.messages[plan.protectedFrom]?.turn;
+  const turns = plan.action === 'none' ? forecastTurns(turnPrompts, plan.nextCompactionAt).turns : undefined;
   return {
     action: plan.action,
     reason: plan.reason,
@@ -238,6 +240,7 @@ function nextCompactionOf(
     ...(protectedTurn !== undefined ? { keepsFromTurn: protectedTurn } : {}),
     keptTokens: Math.round(plan.protectedTokens),
     ...(Number.isFinite(plan.paybackRequests) ? { paybackRequests: Math.round(plan.paybackRequests * 10) / 10 } : {}),
+    ...(turns !== undefined ? { turns } : {}),
   };
 }
 

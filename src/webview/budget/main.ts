@@ -177,7 +177,7 @@ function forecast(s: BudgetSnapshot): HTMLElement {
     { 'data-testid': 'next-compaction', 'data-action': next.action },
     what
       ? `Next request ${what}: ${formatTokens(next.atTokens)} → about ${formatTokens(next.expectedAfter)} tokens. ${next.reason}${where}${payback}`
-      : `Next compaction: at about ${formatTokens(next.atTokens)} tokens (marked on the bar). ${next.reason}${where}`,
+      : `Next compaction: at about ${formatTokens(next.atTokens)} tokens (${next.turns !== undefined ? `≈ ${next.turns} ${next.turns === 1 ? 'turn' : 'turns'} at the recent growth; ` : ''}marked on the bar). ${next.reason}${where}`,
   );
   return section('Forecast', 'budget-forecast', el('p', {}, text), plan);
 }
