@@ -139,6 +139,29 @@ describe('session format migration (version 1 → 2)', () => {
     const typed = { type: 'compaction', layer: 'snip' };
     assert.equal(migrateEntry(typed, 1), typed, 'a compaction without meta (appended by version 2) is not touched');
     const line = JSON.stringify({ ...v1, meta: {} });
-    assert.equal(decodeLine(line).ok, false, 'read as version 2, a meta is damage');
+    const asCurrent = decodeLine(line);
+    assert.ok(
+      asCurrent.ok && asCurrent.entry.type === 'compaction',
+      'read as version 2, a meta is read as version 1 wrote it',
+    );
+    assert.equal('meta' in asCurrent.entry, false);
+    assert.equal(
+      decodeLine(JSON.stringify({ ...v1, meta: 'x', tokensBefore: 'many' })).ok,
+      false,
+      'damage stays damage',
+    );
+  });
+
+  it('a version 1 file whose header was damaged still has its compaction (read as version 1 wrote it), nothing dropped but the header', async () => {
+    await fsp.writeFile(file, `${['{"type":"header","format":"context-pipe', ...V1_LINES.slice(1)].join('\n')}\n`);
+    const r = await loadSession(file, { now: () => 1_800_000_000_000 });
+    assert.ok(r.ok, r.ok ? '' : r.error);
+    const [c] = r.session.compactions;
+    assert.ok(c, 'the compaction survived');
+    assert.deepEqual([c.entry.layer, c.entry.strategy, c.entry.model], ['summarise', 'hybrid', 'claude-haiku-4-5']);
+    assert.deepEqual(
+      r.session.messages.map((m) => m.id),
+      ['m_sum', 'm_ack', 'm3', 'm4'],
+    );
   });
 });

@@ -355,6 +355,14 @@ export function decodeLine(line: string, version: number = SESSION_VERSION): Dec
   }
   const result = v.safeParse(sessionEntrySchema, version === SESSION_VERSION ? json : migrateEntry(json, version));
   if (result.success) return { ok: true, entry: result.output };
+  // A line in an older version's shape in a file read as current (its header damaged or
+  // lost): read as that version wrote it, when one does (e.g. a version 1 compaction's meta).
+  for (let old = version - 1; old >= OLDEST_READABLE_VERSION; old--) {
+    const migrated = migrateEntry(json, old);
+    if (migrated === json) continue;
+    const retry = v.safeParse(sessionEntrySchema, migrated);
+    if (retry.success) return { ok: true, entry: retry.output };
+  }
   const issue = result.issues[0];
   const path = issue?.path?.map((p) => String(p.key)).join('.') ?? '';
   return { ok: false, reason: `${path ? `${path}: ` : ''}${issue?.message ?? 'invalid entry'}` };
