@@ -3,7 +3,8 @@ import { assembleUserMessage } from '../../src/core/conversation/assemble';
 import type { Block, TextBlock } from '../../src/core/conversation/conversationModel';
 import { renderInjection, renderInjectionBlock } from '../../src/core/conversation/injections';
 import { selectionOf } from '../../src/core/conversation/pins';
-import { decodeLine, encodeEntry } from '../../src/core/session/entries';
+import { encodeEntry } from '../../src/core/session/entries';
+import { decodeLine } from '../../src/core/session/lineCodec';
 import { injectedOf } from '../../src/host/chat/transcript';
 import { Build, emptyState, fakeClock } from './support/builders';
 

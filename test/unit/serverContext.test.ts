@@ -15,7 +15,8 @@ import { serverCompactionRecord, SERVER_COMPACTION_PLACEHOLDER } from '../../src
 import { appendAssistantMessage } from '../../src/core/conversation/assistant';
 import { serializeMessage } from '../../src/core/pipeline/serialize';
 import { normalizeState } from '../../src/core/normalize/normalize';
-import { decodeLine, encodeEntry } from '../../src/core/session/entries';
+import { encodeEntry } from '../../src/core/session/entries';
+import { decodeLine } from '../../src/core/session/lineCodec';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import type { LlmEvent } from '../../src/core/agent/agentPorts';
 import { resolveConfig } from '../../src/core/pipeline/config';

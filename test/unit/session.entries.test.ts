@@ -1,14 +1,13 @@
 import { strict as assert } from 'node:assert';
 import {
-  decodeLine,
   encodeEntry,
-  newerFormatVersion,
   SESSION_FORMAT,
   SESSION_VERSION,
   type HeaderEntry,
   type MessageEntry,
   type SessionEntry,
 } from '../../src/core/session/entries';
+import { decodeLine, newerFormatVersion } from '../../src/core/session/lineCodec';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { Build } from './support/builders';
 

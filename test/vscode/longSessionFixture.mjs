@@ -46,8 +46,8 @@ export async function buildSessionFile() {
   const { appendAssistantMessage } = await import('../../src/core/conversation/assistant.ts');
   const { resolveConfig } = await import('../../src/core/pipeline/config.ts');
   const { counterIds } = await import('../../src/core/platform/platformPorts.ts');
-  const { encodeEntry, decodeLine, SESSION_FORMAT, SESSION_VERSION } =
-    await import('../../src/core/session/entries.ts');
+  const { encodeEntry, SESSION_FORMAT, SESSION_VERSION } = await import('../../src/core/session/entries.ts');
+  const { decodeLine } = await import('../../src/core/session/lineCodec.ts');
   const { replaySession } = await import('../../src/core/session/replay.ts');
   const { newSessionId } = await import('../../src/host/sessions/sessionStore.ts');
 

@@ -1,7 +1,7 @@
 /**
  * The session file format: one JSON entry per line, the first a versioned header. Types,
  * strict runtime schemas (a malformed or foreign line is detected, never half-read) and
- * the line codec. Pure: no I/O.
+ * encoding; lineCodec.ts decodes. Pure: no I/O.
  *
  * Compatibility rule: a reader reads its own version and, through migrate.ts, every older
  * one (from OLDEST_READABLE_VERSION); a file of an older version is saved again in the
@@ -30,7 +30,6 @@ import type {
   RetentionCheck,
 } from '../compaction/types';
 import { compactionFields } from './compactionEntry';
-import { migrateEntry, OLDEST_READABLE_VERSION } from './migrate';
 
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
@@ -331,77 +330,4 @@ export function encodeEntry(entry: SessionEntry): string {
   // `type` always comes first, so a reader can classify a line by its prefix without parsing it.
   const { type, ...rest } = entry;
   return JSON.stringify({ type, ...rest }, (key, value: unknown) => (key === 'tokenCount' ? undefined : value));
-}
-
-/** Result of reading one line: the entry, or a short reason it was rejected. */
-export type DecodedLine =
-  { readonly ok: true; readonly entry: SessionEntry } | { readonly ok: false; readonly reason: string };
-
-/**
- * Parses and validates one line (surrounding whitespace, e.g. a `\r`, is ignored) of a file
- * of format `version` (default the current one; an older one is migrated first, so the
- * entry is always of the current version). Never throws. The reason names the failure,
- * e.g. `not JSON (Unexpected end of JSON input)` or
- * `message.blocks.0.text: Invalid type: Expected string but received 3`.
- */
-export function decodeLine(line: string, version: number = SESSION_VERSION): DecodedLine {
-  const text = line.trim();
-  if (text.length === 0) return { ok: false, reason: 'empty line' };
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, reason: `not JSON (${e instanceof Error ? e.message : String(e)})` };
-  }
-  const result = v.safeParse(sessionEntrySchema, version === SESSION_VERSION ? json : migrateEntry(json, version));
-  if (result.success) return { ok: true, entry: result.output };
-  // A line in an older version's shape in a file read as current (its header damaged or
-  // lost): read as that version wrote it, when one does (e.g. a version 1 compaction's meta).
-  for (let old = version - 1; old >= OLDEST_READABLE_VERSION; old--) {
-    const migrated = migrateEntry(json, old);
-    if (migrated === json) continue;
-    const retry = v.safeParse(sessionEntrySchema, migrated);
-    if (retry.success) return { ok: true, entry: retry.output };
-  }
-  const issue = result.issues[0];
-  const path = issue?.path?.map((p) => String(p.key)).join('.') ?? '';
-  return { ok: false, reason: `${path ? `${path}: ` : ''}${issue?.message ?? 'invalid entry'}` };
-}
-
-/**
- * The format version a file's first line declares, when it is a header of this format of a
- * version this code reads (current or older), else undefined (damaged, foreign or newer).
- */
-export function readableFormatVersion(line: string): number | undefined {
-  try {
-    const json: unknown = JSON.parse(line.trim());
-    if (typeof json !== 'object' || json === null) return undefined;
-    const { type, format, version } = json as { type?: unknown; format?: unknown; version?: unknown };
-    return type === 'header' &&
-      format === SESSION_FORMAT &&
-      typeof version === 'number' &&
-      Number.isSafeInteger(version) &&
-      version >= OLDEST_READABLE_VERSION &&
-      version <= SESSION_VERSION
-      ? version
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The version of a header line of this format written by a newer version of the extension,
- * else undefined. Such a file must be left untouched: its entries are not damage, only
- * unknown to this reader.
- */
-export function newerFormatVersion(line: string): number | undefined {
-  try {
-    const json: unknown = JSON.parse(line.trim());
-    if (typeof json !== 'object' || json === null) return undefined;
-    const { format, version } = json as { format?: unknown; version?: unknown };
-    return format === SESSION_FORMAT && typeof version === 'number' && version > SESSION_VERSION ? version : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -3,7 +3,8 @@
  * mid-write), and lone UTF-16 surrogates inside entries (which the API rejects). Pure.
  */
 import { toWellFormedDeep } from '../platform/text';
-import { decodeLine, SESSION_VERSION, type SessionEntry } from './entries';
+import { SESSION_VERSION, type SessionEntry } from './entries';
+import { decodeLine } from './lineCodec';
 
 /** What could be read out of a line holding several entries run together. */
 export interface SplicedLine {

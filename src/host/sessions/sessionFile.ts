@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
-import { decodeLine, encodeEntry, type SessionEntry } from '../../core/session/entries';
+import { encodeEntry, type SessionEntry } from '../../core/session/entries';
+import { decodeLine } from '../../core/session/lineCodec';
 import { acquireLock, pidAlive, releaseLock, SessionLockedError, stillHeld, type HeldLock } from './sessionLock';
 
 export { SessionLockedError } from './sessionLock';

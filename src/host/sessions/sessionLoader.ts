@@ -9,15 +9,13 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import {
-  decodeLine,
   encodeEntry,
-  newerFormatVersion,
-  readableFormatVersion,
   SESSION_FORMAT,
   SESSION_VERSION,
   type HeaderEntry,
   type SessionEntry,
 } from '../../core/session/entries';
+import { decodeLine, newerFormatVersion, readableFormatVersion } from '../../core/session/lineCodec';
 import { replaySession, type ReplayedSession } from '../../core/session/replay';
 import { splitSplicedLine, wellFormedEntry } from '../../core/session/salvage';
 import { writeFileAtomic } from './sessionFile';

@@ -4,7 +4,8 @@
  * size from stat. A 50 MB session costs two small reads, not 50 MB. Reads go through an
  * injected RangeReader, so tests can count them.
  */
-import { decodeLine, readableFormatVersion, SESSION_VERSION, type SessionEntry } from '../../core/session/entries';
+import { SESSION_VERSION, type SessionEntry } from '../../core/session/entries';
+import { decodeLine, readableFormatVersion } from '../../core/session/lineCodec';
 import { sessionDisplayTitle } from '../../core/session/markdown';
 import type { Message } from '../../core/conversation/conversationModel';
 
