@@ -150,7 +150,7 @@ describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) },
     // No chip left: focus is back in the input, and the removal was announced.
     assert.equal(await active(), 'textarea.input');
     assert.equal(
-      await w.frame.locator('.composer [role="status"]').textContent(),
+      await w.frame.locator('[data-testid="chip-announcer"]').textContent(),
       'Removed selection src/greet.js:1-2 from this message',
     );
     w.fake.script({ text: 'Answered without it again.' });

@@ -66,7 +66,12 @@ export class Composer {
     'aria-label': 'Context that goes with your next message',
   });
   /** Says what a removal did, for screen readers (the chip itself is gone). */
-  private readonly announcer = el('span', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
+  private readonly announcer = el('span', {
+    class: 'sr-only',
+    role: 'status',
+    'aria-live': 'polite',
+    'data-testid': 'chip-announcer',
+  });
   /** The index of the chip just removed by keyboard: focus goes to its successor on the next render. */
   private refocus: number | undefined;
   private busy = false;
