@@ -340,7 +340,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
   );
   return {
     ...none(
-      `The context is ${pct(pressure.utilisation)} full; a summary comes once it frees at least ${pct(minEarly / eff)} of the window and pays back its summariser and prompt-cache rewrite (from about ${Math.min(earliest, softAt).toLocaleString('en-US')} tokens), by ${pct(cfg.softThreshold)} (the soft threshold) if it pays back there, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`,
+      `The context is ${pct(pressure.utilisation)} full; a summary comes once it frees at least ${pct(minEarly / eff)} of the window and pays back its summariser and prompt-cache rewrite, by ${pct(cfg.softThreshold)} (the soft threshold) if it pays back there, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`,
     ),
     nextCompactionAt: Math.min(earliest, softAt),
   };
