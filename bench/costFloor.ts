@@ -40,6 +40,3 @@ export function costFloor(
   }
   return floor;
 }
-
-/** The text of the system block standing in for a transcript's unseen system prompt and tools. */
-export const SYSTEM_STANDIN = "(the transcript's system prompt and tools, not in the file)";

@@ -28,7 +28,8 @@ import { forwardReferences, FrrTally, type FrrTotals, type Reference } from './f
 import type { ReplayPolicy } from './policies';
 import { LastKnownFiles } from './reattachProxy';
 import { CostTally } from './pricing';
-import { costFloor, SYSTEM_STANDIN } from './costFloor';
+import { costFloor } from './costFloor';
+import { SYSTEM_STANDIN, systemStandin } from './systemStandin';
 import { ReplayApi } from './replayApi';
 import { withClearedResults } from './clearedResults';
 import { ScriptedSummariser } from './scriptedSummariser';
@@ -212,15 +213,8 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   });
   const firstModel = t.events.find((e) => e.kind === 'usage' && e.usage !== null);
   let state: ConversationState = {
-    // The unseen system prompt and tools as one block of `overhead` tokens: the request gets the
-    // stable breakpoint the extension places there, so a compaction does not write it again.
-    system: [
-      {
-        type: 'text',
-        text: SYSTEM_STANDIN,
-        meta: { id: 'replay-system', source: 'system', tier: 0, createdAt: START, pinned: false, compactable: false },
-      },
-    ],
+    // The unseen system prompt and tools: one block, counted as `overhead` tokens.
+    system: [systemStandin(START)],
     tools: [],
     messages: [],
     pending: [],

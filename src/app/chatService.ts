@@ -254,8 +254,7 @@ export class ChatService {
   async reloadProjectContext(): Promise<void> {
     const o = await this.lifecycle.ensure();
     if (!o) return this.deps.notifier.warn('Context Pipeline: no session is open.');
-    this.postNotices(await o.runtime.project.reload(o.runtime.agent));
-    await this.postStatus();
+    await this.reloadProject(o.runtime);
   }
 
   /**
@@ -265,8 +264,12 @@ export class ChatService {
    */
   async projectSettingsChanged(): Promise<void> {
     const o = this.lifecycle.current;
-    if (!o) return;
-    this.postNotices(await o.runtime.project.reload(o.runtime.agent));
+    if (o) await this.reloadProject(o.runtime);
+  }
+
+  /** Reads the session's instructions and facts again, says what changed, and refreshes the status. */
+  private async reloadProject(runtime: SessionRuntime): Promise<void> {
+    this.postNotices(await runtime.project.reload(runtime.agent));
     await this.postStatus();
   }
 

@@ -177,6 +177,8 @@ describe('compaction plan (cache-aware)', () => {
       `the next summary is expected between now (${p.tokensBefore}) and the soft threshold (${p.nextCompactionAt})`,
     );
     assert.ok(p.nextCompactionAt >= 0.2 * 90_000, 'not before a summary could free 20 % of the window');
+    const off = plan(longTurn(6, 1_000, config), { settings: { softAction: 'off' } });
+    assert.equal(off.nextCompactionAt, Math.round(0.9 * 90_000), 'off: nothing before the hard threshold');
     const proposeOnly = plan(longTurn(6, 1_000, config), { settings: { softAction: 'propose' } });
     assert.ok(/hard threshold/.test(proposeOnly.reason) && proposeOnly.nextCompactionAt === Math.round(0.7 * 90_000));
   });

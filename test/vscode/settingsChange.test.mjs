@@ -38,14 +38,12 @@ function userSettings(userDataDir) {
 }
 
 /**
- * Changes a user setting in the Settings UI as a person does: Preferences: Open User Settings,
- * `@id:<key>` in the search box, the new value typed into the setting's input. Resolves once
- * VS Code has saved it to the user's settings.json.
+ * Finds a user setting in the Settings UI as a person does: Preferences: Open User Settings
+ * (unless open), the User tab, `@id:<key>` in the search box. Returns the setting's row.
  * @param {import('./agentHarness.mjs').AgentWorld} w
  * @param {string} key
- * @param {string | number} value
  */
-async function setUserSetting(w, key, value) {
+async function findUserSetting(w, key) {
   const editor = w.page.locator('.settings-editor');
   if (!(await editor.isVisible())) {
     await w.command('Preferences: Open User Settings');
@@ -55,31 +53,24 @@ async function setUserSetting(w, key, value) {
   await editor.locator('.settings-header .suggest-input-container').click();
   await w.page.keyboard.press('ControlOrMeta+A');
   await w.page.keyboard.type(`@id:${key}`);
-  const input = editor.locator(`.setting-item-contents[data-key="${key}"] input.setting-control-focus-target`);
-  await input.fill(String(value));
-  await eventually(`${key} saved to the user settings`, () => userSettings(w.dirs.userData)[key] === value);
+  return editor.locator(`.setting-item-contents[data-key="${key}"]`);
 }
 
 /**
- * Unticks (or ticks) a boolean user setting in the Settings UI, as a person does. Resolves
- * once VS Code has saved it to the user's settings.json.
+ * Changes a user setting in the Settings UI: a text or number is typed into its input, a
+ * boolean ticks or unticks its checkbox. Resolves once VS Code has saved it to the user's
+ * settings.json.
  * @param {import('./agentHarness.mjs').AgentWorld} w
  * @param {string} key
- * @param {boolean} value
+ * @param {string | number | boolean} value
  */
-async function setUserCheckbox(w, key, value) {
-  const editor = w.page.locator('.settings-editor');
-  if (!(await editor.isVisible())) {
-    await w.command('Preferences: Open User Settings');
-    await editor.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-  }
-  await editor.locator('.settings-tabs-widget .action-label[aria-label="User"]').click();
-  await editor.locator('.settings-header .suggest-input-container').click();
-  await w.page.keyboard.press('ControlOrMeta+A');
-  await w.page.keyboard.type(`@id:${key}`);
-  const box = editor.locator(`.setting-item-contents[data-key="${key}"] [role="checkbox"]`).first();
-  await box.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-  if ((await box.getAttribute('aria-checked')) !== String(value)) await box.click();
+async function setUserSetting(w, key, value) {
+  const row = await findUserSetting(w, key);
+  if (typeof value === 'boolean') {
+    const box = row.locator('[role="checkbox"]').first();
+    await box.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    if ((await box.getAttribute('aria-checked')) !== String(value)) await box.click();
+  } else await row.locator('input.setting-control-focus-target').fill(String(value));
   await eventually(`${key} saved to the user settings`, () => userSettings(w.dirs.userData)[key] === value);
 }
 
@@ -211,7 +202,7 @@ describe('settings changed mid-session in a real VS Code', { timeout: suiteTimeo
     const factsIn = (/** @type {{ body: unknown } | undefined} */ r) =>
       JSON.stringify(r?.body ?? {}).includes('</workspace_facts>');
     assert.ok(factsIn(serverB().requests.at(-1)), 'the requests so far carried the workspace facts');
-    await setUserCheckbox(world(), 'contextPipeline.workspaceFacts', false);
+    await setUserSetting(world(), 'contextPipeline.workspaceFacts', false);
     await closeSettings(world());
     await frame
       .locator('.item.notice', {

@@ -322,9 +322,13 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
   // enough that the prompt stays small. Only where the user lets soft compactions run.
   const softAt = Math.round(cfg.softThreshold * eff);
   if (settings.softAction !== 'auto')
-    return none(
-      `The context is ${pct(pressure.utilisation)} full; the next compaction comes at ${pct(cfg.hardThreshold)} (the hard threshold)${settings.softAction === 'propose' ? `, proposed from ${pct(cfg.softThreshold)}` : ''}; older tool results may be cleared earlier when that pays back.`,
-    );
+    return {
+      ...none(
+        `The context is ${pct(pressure.utilisation)} full; the next compaction comes at ${pct(cfg.hardThreshold)} (the hard threshold)${settings.softAction === 'propose' ? `, proposed from ${pct(cfg.softThreshold)}` : ''}; older tool results may be cleared earlier when that pays back.`,
+      ),
+      // `propose`: the proposal comes at the soft threshold; `off`: nothing before the hard one.
+      nextCompactionAt: settings.softAction === 'propose' ? softAt : Math.round(cfg.hardThreshold * eff),
+    };
   const minEarly = Math.max(clearAtLeast, settings.minEarlySavingShare * eff);
   const s = summarisePlan();
   if (s && s.expectedSaving >= minEarly && paysBack(s, inputs.growthPerRequest, settings.paybackRequests))
