@@ -49,14 +49,12 @@ describe('compaction regions (summarise)', () => {
     assert.ok(r.userTokens > 0 && r.userTokens < r.tokens);
   });
 
-  it('keeps the newest tokens out, by whole turns', () => {
+  it('keeps the newest tokens out, cutting an older turn only before one of its answers', () => {
     const state = plainTurns(8).state();
     const perTurn = tokensOf(state.messages[0] as Message) + tokensOf(state.messages[1] as Message);
-    assert.deepEqual(
-      turnsOf(markRegions(state, keep(1, perTurn * 3 + 1))),
-      [[1, 4]],
-      'a token budget reaching into turn 5 protects all of turn 5',
-    );
+    const regions = markRegions(state, keep(1, perTurn * 3 + 1));
+    assert.deepEqual(turnsOf(regions), [[1, 5]], 'a token budget reaching into turn 5 protects its answer only');
+    assert.equal(regions[0]?.messageIds.at(-1), state.messages[8]?.id, "the region ends with turn 5's words");
     assert.deepEqual(turnsOf(markRegions(state, keep(1, 10_000_000))), []);
   });
 
@@ -68,10 +66,14 @@ describe('compaction regions (summarise)', () => {
     const c = new Convo();
     for (let i = 1; i <= 8; i++) c.add({ user: `u${i}`, pinned: i === 3 });
     const regions = markRegions(c.state(), keep(2));
-    assert.deepEqual(turnsOf(regions), [
-      [1, 2],
-      [4, 6],
-    ]);
+    assert.deepEqual(
+      turnsOf(regions),
+      [
+        [1, 2],
+        [3, 6],
+      ],
+      'the pinned words of turn 3 stay; its answer may be summarised with what follows',
+    );
     const pinnedIds = c.messages.filter((m) => m.blocks.some((b) => b.meta.pinned)).map((m) => m.id);
     for (const r of regions) for (const id of pinnedIds) assert.ok(!r.messageIds.includes(id));
   });
@@ -94,21 +96,23 @@ describe('compaction regions (summarise)', () => {
   it('keeps a tool result that opens a turn in the same region as its tool call', () => {
     assert.deepEqual(checkInvariants({ messages: glued() }), []);
     assert.deepEqual(turnsOf(markRegions({ messages: glued() }, keep(1))), [[1, 4]]);
+    const afterPin = markRegions({ messages: glued(2) }, keep(1));
     assert.deepEqual(
-      turnsOf(markRegions({ messages: glued(2) }, keep(1))),
+      turnsOf(afterPin),
       [
         [1, 1],
-        [4, 4],
+        [2, 4],
       ],
-      'turn 3 answers the pinned turn 2: it cannot start a region',
+      "the pinned words of turn 2 stay; turn 2's tool call goes with turn 3's result that answers it",
     );
+    assert.equal(afterPin[1]?.messageIds[0], glued(2)[3]?.id, 'the second region starts at the tool call');
     assert.deepEqual(
       turnsOf(markRegions({ messages: glued(3) }, keep(1))),
       [
-        [1, 1],
-        [4, 4],
+        [1, 2],
+        [3, 4],
       ],
-      'turn 2 is answered by the pinned turn 3: it cannot end a region',
+      "turn 2's tool call is answered by the pinned turn 3: the region ends before the call, the next starts after the pin",
     );
   });
 

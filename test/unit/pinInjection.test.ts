@@ -81,7 +81,7 @@ describe('pinned selection injections', () => {
     assert.deepEqual(checkInvariants(applyUserMessage(state, r.value)), []);
   });
 
-  it('keeps the pinned turn out of every compaction region', () => {
+  it('keeps the message holding the pinned block out of every compaction region', () => {
     const { state, turn3 } = conversation([selection(true)]);
     const regions = markRegions(state, keep);
     assert.ok(regions.length > 0, 'other turns can still be compacted');
@@ -91,8 +91,9 @@ describe('pinned selection injections', () => {
       regions.map((r) => [r.firstTurn, r.lastTurn]),
       [
         [1, 2],
-        [4, 6],
+        [3, 6],
       ],
+      "the pinned message stays; its turn's answer may be summarised with what follows",
     );
   });
 

@@ -126,7 +126,7 @@ export class Compactor {
             s.messages,
             protectedFrom(s.messages, {
               keepRecentTurns: plan.keepRecentTurns,
-              keepRecentTokens: s.config.keepRecentTokens,
+              keepRecentTokens: plan.keepRecentTokens,
               tokensOf: this.deps.tokensOf,
             }),
             this.deps.tokensOf,

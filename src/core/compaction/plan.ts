@@ -14,7 +14,7 @@ import { planningPrices } from '../models/modelFacts';
 import { isServerStrategy } from '../server/serverContext';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { maskCandidates, type MaskCandidate } from './mask';
-import { effectiveWindow, pressureOf, type CompactionSettings, type Pressure } from './policy';
+import { effectiveWindow, keepRecentTokensFor, pressureOf, type CompactionSettings, type Pressure } from './policy';
 import {
   expectedReplacementTokens,
   expectedSaving,
@@ -50,6 +50,8 @@ export interface CompactionPlan {
   readonly protectedTokens: number;
   /** The turns protection used (0 at the hard threshold: the turn in progress may be cut). */
   readonly keepRecentTurns: number;
+  /** The newest tokens protection used (see keepRecentTokensFor). */
+  readonly keepRecentTokens: number;
   /** Results to mask (action `mask`). */
   readonly mask: readonly MaskCandidate[];
   /** Regions to summarise (action `summarise`), in conversation order. */
@@ -162,9 +164,10 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
   const pressure = pressureOf(tokensBefore, cfg, settings);
   const inputPrice = planningPrices(cfg.model).input / 1_000_000;
   const keepRecentTurns = pressure.level === 'hard' ? 0 : cfg.keepRecentTurns;
+  const keepRecentTokens = keepRecentTokensFor(cfg, settings, inputs.fixedTokens);
   const regionOpts = {
     keepRecentTurns,
-    keepRecentTokens: cfg.keepRecentTokens,
+    keepRecentTokens,
     tokensOf,
     summaryPolicy: settings.summaryPolicy,
   };
@@ -182,6 +185,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     protectedFrom: protect,
     protectedTokens: suffix(protect),
     keepRecentTurns,
+    keepRecentTokens,
     tokensBefore,
     nextCompactionAt,
   };

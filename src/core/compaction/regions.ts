@@ -2,10 +2,10 @@
  * Which parts of the history a summary may replace. A region is a contiguous run of messages
  * that holds nothing pinned and nothing of the newest tokens; in the `stacked` summary policy
  * no earlier summary or compaction marker either (in `rolling`, the head summary joins the
- * next region and is folded into the new summary). A region may end inside the turn in
- * progress: regions are cut only before an assistant message or before a user message that
- * carries no tool results, and start only at an assistant message or at such a user message,
- * so a tool_use and its tool_result always fall on the same side of every cut.
+ * next region and is folded into the new summary). A region may start or end inside a turn
+ * (the turn in progress or a long older one): regions are cut only before an assistant
+ * message or before a user message that carries no tool results, so a tool_use and its
+ * tool_result always fall on the same side of every cut.
  */
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { summaryTargetTokens } from './summaryPrompt';
@@ -75,15 +75,18 @@ export function lastTurnStart(messages: readonly Message[]): number {
 }
 
 /**
- * Whether a cut may go right before `messages[i]` (0 and `length` always). Inside the turn in
- * progress (from `turnStart` on): before an assistant message or a user message that answers
- * no tool call. Before it: only at the start of a turn, so older history is cut in whole turns.
+ * Whether a cut may go right before `messages[i]` (0 and `length` always): before an assistant
+ * message or a user message that answers no tool call, in any turn — so a tool_use and its
+ * tool_result never fall on different sides, and a long turn can be cut between its tool rounds
+ * whether it is the turn in progress or an older one (a protected tail that reaches into a long
+ * older turn must not protect all of it). Never between two messages of one compaction's
+ * replacement (a note and its summary, a summary and its acknowledgement).
  */
-export function isCutPoint(messages: readonly Message[], i: number, turnStart = lastTurnStart(messages)): boolean {
+export function isCutPoint(messages: readonly Message[], i: number): boolean {
   if (i <= 0 || i >= messages.length) return true;
   const m = messages[i] as Message;
-  if (i > turnStart) return m.role === 'assistant' || !answersTools(m);
-  return m.role === 'user' && !answersTools(m) && (startsTurn(m) || isCompactionProduct(m));
+  if (isCompactionProduct(m) && isCompactionProduct(messages[i - 1] as Message)) return false;
+  return m.role === 'assistant' || !answersTools(m);
 }
 
 /**
@@ -118,8 +121,7 @@ export function protectedFrom(
     }
     if (seen < keepTurns) from = 0;
   }
-  const turnStart = lastTurnStart(messages);
-  while (from > 0 && !isCutPoint(messages, from, turnStart)) from--;
+  while (from > 0 && !isCutPoint(messages, from)) from--;
   return from;
 }
 
@@ -140,7 +142,6 @@ export function userWordsTokens(messages: readonly Message[], tokensOf: (m: Mess
 export function markRegions(state: Pick<ConversationState, 'messages'>, opts: RegionOptions): CandidateRegion[] {
   const messages = state.messages;
   const limit = protectedFrom(messages, opts);
-  const turnStart = lastTurnStart(messages);
   const rolling = opts.summaryPolicy === 'rolling';
   const eligible = (m: Message) => !m.blocks.some((b) => b.meta.pinned) && (rolling || !isCompactionProduct(m));
   const regions: CandidateRegion[] = [];
@@ -154,8 +155,8 @@ export function markRegions(state: Pick<ConversationState, 'messages'>, opts: Re
     while (end < limit && eligible(messages[end] as Message)) end++;
     let a = i;
     let b = end;
-    while (a < b && !isCutPoint(messages, a, turnStart)) a++;
-    while (b > a && !isCutPoint(messages, b, turnStart)) b--;
+    while (a < b && !isCutPoint(messages, a)) a++;
+    while (b > a && !isCutPoint(messages, b)) b--;
     if (b - a >= 2) {
       const slice = messages.slice(a, b);
       let tokens = 0;

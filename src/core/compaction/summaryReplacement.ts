@@ -2,8 +2,8 @@
  * What stands in for a summarised (or dropped) region, shaped so roles keep alternating with
  * the messages around it. The core is one user message holding the summary (or a visible
  * marker) and the user's own words of the region, verbatim and with their original ids:
- * summary first for a region of whole turns, words first for a region that ends inside the
- * turn in progress (the summary then tells what was done so far on the request above it).
+ * summary first for a region that ends with an assistant message, words first for a region
+ * that ends inside a turn (the summary then tells what was done so far on the request above it).
  * A region that starts with an assistant message gets a short assistant note before it; one
  * that ends with an assistant message gets a short acknowledgement after it. Pure.
  */
@@ -22,9 +22,9 @@ export const DROP_ACK = "Understood. I'll continue without those turns.";
 /** Appended to a summary that is followed by the user's own words. */
 export const USER_WORDS_NOTE = "(The user's own messages from these turns follow, verbatim.)";
 
-/** Appended to a summary that ends inside the turn in progress. */
+/** Appended to a summary that ends inside a turn (the turn in progress or a long older one). */
 export const IN_TURN_NOTE =
-  'This summary ends inside the current turn: the work on the latest request continues in the messages after it. Do not start the request over; carry on from where it stands.';
+  'This summary ends inside a turn: the work on the request above continues in the messages after it. Do not start that request over; carry on from where it stands.';
 
 /** The assistant's note before a summary when the region starts with an assistant message. */
 export const CONTINUE_NOTE = 'Earlier tool rounds of this work were compacted to save context; their summary follows.';
@@ -122,7 +122,7 @@ export function buildReplacement(
 /**
  * The summary block's text: the turn range, the body, left-out messages, and the note on the
  * user's words (`words`: where they stand — after the summary, before it (a region ending
- * inside the turn in progress) or none).
+ * inside a turn) or none).
  */
 export function summaryText(
   firstTurn: number,
