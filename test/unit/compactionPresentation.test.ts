@@ -52,6 +52,23 @@ describe('how compaction reads in the chat and in Compact Now', () => {
     assert.ok(!parseChatToWebview({ type: 'upsert', item: { ...items[1], inTurn: 'yes' } }).ok, 'inTurn is a boolean');
   });
 
+  it('a summary saved before 0.7.1 (its in-turn note worded for the current turn) is still marked as inside a turn', () => {
+    const b = new Build('o');
+    const old =
+      'Summary of turns 1–2:\n\nRead mod1 to mod9.\n\nThis summary ends inside the current turn: the work on the latest request continues in the messages after it. Do not start the request over; carry on from where it stands.';
+    const block = {
+      type: 'summary' as const,
+      text: old,
+      compactionId: 'cmp_old',
+      turnRange: [1, 2] as [number, number],
+      meta: { ...b.text('').meta, source: 'compactor' as const },
+    };
+    const [item] = transcriptOf([b.message('user', [b.text('Audit every module.'), block], 2)]).filter(
+      (i) => i.kind === 'summary',
+    );
+    assert.ok(item?.kind === 'summary' && item.inTurn === true);
+  });
+
   it('a tool card whose result compaction masked says so; the others do not', () => {
     const convo = new Convo().user('read both').read('src/a.ts', lines(100)).read('src/b.ts', lines(100)).say('done');
     const state = convo.state();

@@ -26,6 +26,15 @@ export const USER_WORDS_NOTE = "(The user's own messages from these turns follow
 export const IN_TURN_NOTE =
   'This summary ends inside a turn: the work on the request above continues in the messages after it. Do not start that request over; carry on from where it stands.';
 
+/** The note versions before 0.7.1 wrote (sessions saved then still hold it). */
+const IN_TURN_NOTE_BEFORE_0_7_1 =
+  'This summary ends inside the current turn: the work on the latest request continues in the messages after it. Do not start the request over; carry on from where it stands.';
+
+/** Whether a summary's text says it ends inside a turn (either version of {@link IN_TURN_NOTE}). */
+export function endsInsideTurn(summary: string): boolean {
+  return summary.includes(IN_TURN_NOTE) || summary.includes(IN_TURN_NOTE_BEFORE_0_7_1);
+}
+
 /** The assistant's note before a summary when the region starts with an assistant message. */
 export const CONTINUE_NOTE = 'Earlier tool rounds of this work were compacted to save context; their summary follows.';
 

@@ -1,6 +1,6 @@
 import type { ToolOutcome } from '../../core/agent/agentPorts';
 import { isPlaceholder } from '../../core/compaction/layerContext';
-import { IN_TURN_NOTE } from '../../core/compaction/summaryReplacement';
+import { endsInsideTurn } from '../../core/compaction/summaryReplacement';
 import type { Block, InjectionRef, Message, ToolResultContent } from '../../core/conversation/conversationModel';
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
 
@@ -150,7 +150,7 @@ export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | unde
  * Rebuilds the whole transcript from the conversation (on resume or when the view reloads):
  * user words with their injected context, assistant text (with its thinking), tool calls with their results,
  * and compaction summaries as notices (`inTurn` when the summary ends inside a turn: the
- * core writes IN_TURN_NOTE into exactly those).
+ * core writes IN_TURN_NOTE into exactly those, see endsInsideTurn).
  */
 export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf): ChatItem[] {
   const items: ChatItem[] = [];
@@ -171,7 +171,7 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf):
             lastTurn: b.turnRange[1],
             text: b.text,
             compactionId: b.compactionId,
-            ...(b.text.includes(IN_TURN_NOTE) ? { inTurn: true } : {}),
+            ...(endsInsideTurn(b.text) ? { inTurn: true } : {}),
           });
       continue;
     }
