@@ -1,6 +1,7 @@
 import type { CompactionPreview } from '../core/compaction/compactor';
 import { REATTACH_FILE_TOKENS } from '../core/compaction/reattach';
 import { describeChoice } from '../core/compaction/summariserRoute';
+import { turnRangeText } from './compactionRowText';
 
 /**
  * What Compact Now would do, in a sentence: the turns, their tokens → the expected size of
@@ -11,9 +12,7 @@ import { describeChoice } from '../core/compaction/summariserRoute';
  * vs claude-haiku-4-5 $0.09").
  */
 export function previewSentence(preview: CompactionPreview): string {
-  const turns = preview.regions
-    .map((r) => (r.firstTurn === r.lastTurn ? `turn ${r.firstTurn}` : `turns ${r.firstTurn}–${r.lastTurn}`))
-    .join(', ');
+  const turns = preview.regions.map((r) => turnRangeText(r.firstTurn, r.lastTurn)).join(', ');
   const before = preview.regions.reduce((n, r) => n + r.tokens, 0);
   const after = preview.regions.reduce((n, r) => n + r.expectedTokensAfter, 0);
   const sentence = `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}). The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;

@@ -60,6 +60,17 @@ export function recalledTooltip(entry: CompactionEntryState): string | undefined
   return `The agent recalled from this compaction's originals or summary ${n === 1 ? 'once' : `${fmt(n)} times`} (recall tool).`;
 }
 
+/** `turn 3` or `turns 3–7`: a region's turns, in lower case (the preview sentence and the view's rows). */
+export function turnRangeText(firstTurn: number, lastTurn: number): string {
+  return firstTurn === lastTurn ? `turn ${firstTurn}` : `turns ${firstTurn}–${lastTurn}`;
+}
+
+/** `Turn 3` or `Turns 3–7`: a replaced region's row in the Compactions view. */
+export function turnRangeLabel(firstTurn: number, lastTurn: number): string {
+  const text = turnRangeText(firstTurn, lastTurn);
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }

@@ -10,6 +10,7 @@ import {
   ORPHANED_DESCRIPTION,
   recalledTooltip,
   TRIGGER_LABEL,
+  turnRangeLabel,
 } from './compactionRowText';
 
 export { ORPHANED_DESCRIPTION };
@@ -138,7 +139,7 @@ export class CompactionsTreeProvider
       case 'region': {
         const reg = node.record.regions[node.index];
         const item = new vscode.TreeItem(
-          reg ? `Turns ${reg.firstTurn}–${reg.lastTurn}` : 'Replaced messages',
+          reg ? turnRangeLabel(reg.firstTurn, reg.lastTurn) : 'Replaced messages',
           vscode.TreeItemCollapsibleState.Collapsed,
         );
         item.iconPath = new vscode.ThemeIcon('history');

@@ -5,6 +5,7 @@ import { Compactor } from '../../src/core/compaction/compactor';
 import { summaryText } from '../../src/core/compaction/summaryReplacement';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { previewSentence } from '../../src/host/compactionPreviewText';
+import { turnRangeLabel, turnRangeText } from '../../src/host/compactionRowText';
 import { transcriptOf } from '../../src/host/chat/transcript';
 import { parseChatToWebview } from '../../src/protocol/chat';
 import { summaryTitle } from '../../src/webview/chat/summaryTitle';
@@ -67,6 +68,13 @@ describe('how compaction reads in the chat and in Compact Now', () => {
       (i) => i.kind === 'summary',
     );
     assert.ok(item?.kind === 'summary' && item.inTurn === true);
+  });
+
+  it('a region of one turn is named "Turn 3", never "Turns 3–3"', () => {
+    assert.equal(turnRangeLabel(3, 3), 'Turn 3');
+    assert.equal(turnRangeLabel(1, 4), 'Turns 1–4');
+    assert.equal(turnRangeText(2, 2), 'turn 2');
+    assert.equal(turnRangeText(2, 5), 'turns 2–5');
   });
 
   it('a tool card whose result compaction masked says so; the others do not', () => {

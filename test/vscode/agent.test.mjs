@@ -107,6 +107,19 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     await screenshot(w.page, 'agent-tool-round');
   });
 
+  test('an answer of tool calls only shows its header and its cards, no empty text', async () => {
+    await w.newSession();
+    w.fake.script({ toolUses: [{ name: 'list_files', input: { path: 'src' } }] }, { text: 'Listed the folder.' });
+    await w.send('List src');
+    await w.waitForAnswer('Listed the folder.');
+    assert.equal(await w.frame.locator('.item.assistant.silent').count(), 1, 'the tool-only answer is silent');
+    assert.equal(await w.frame.locator('.item.assistant.silent .text').count(), 0);
+    assert.equal(await w.frame.getByText('(no text)').count(), 0);
+    assert.equal(await w.frame.locator('.item.tool.done').count(), 1);
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(w.page, 'agent-tool-only');
+  });
+
   test('an edit is approved inline through its diff, and a rejection passes the reason to the model', async () => {
     await w.newSession();
     w.fake.script(

@@ -152,7 +152,7 @@ for (const theme of [
         const chatHeader = page.locator('.part.sidebar .pane-header[aria-label="Chat Section"]');
         if ((await chatHeader.getAttribute('aria-expanded')) === 'true') await chatHeader.click();
         if ((await manual.getAttribute('aria-expanded')) !== 'true') await manual.click();
-        const turns = pane.locator('.monaco-list-row', { hasText: 'Turns 1–1' }).first();
+        const turns = pane.locator('.monaco-list-row', { hasText: /^Turn 1/ }).first();
         await turns.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
         if ((await turns.getAttribute('aria-expanded')) !== 'true') await turns.click();
         await pane

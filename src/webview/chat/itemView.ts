@@ -34,7 +34,7 @@ class ItemRenderer {
 
   /** While streaming: plain text (cheap to append to). Once final: sanitised Markdown. */
   private answerBody(text: string, streaming: boolean): HTMLElement {
-    if (streaming || !text) return el('div', { class: 'text' }, text || (streaming ? '' : '(no text)'));
+    if (streaming || !text) return el('div', { class: 'text' }, text);
     try {
       return el('div', { class: 'text markdown' }, renderMarkdown(text, this.h.markdown));
     } catch (err) {
@@ -103,17 +103,20 @@ class ItemRenderer {
           el('div', { class: 'text' }, item.text),
         );
       }
-      case 'assistant':
+      case 'assistant': {
+        // A finished answer with no words (tool calls only: its cards follow) shows its header alone.
+        const silent = !item.streaming && !item.text && item.thinking === undefined;
         return el(
           'div',
           {
-            class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}`,
+            class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}${silent ? ' silent' : ''}`,
             'data-id': item.id,
           },
           this.who('Claude', item.messageId, item.pinned, item.tokens),
           ...(item.thinking ? [renderThinking(item.thinking, item.streaming)] : []),
-          this.answerBody(item.text, item.streaming || (!item.text && item.thinking !== undefined)),
+          ...(silent ? [] : [this.answerBody(item.text, item.streaming || !item.text)]),
         );
+      }
       case 'tool': {
         const status = { running: 'running…', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
         const cleared = item.cleared
