@@ -31,6 +31,7 @@ import { CostTally } from './pricing';
 import { costFloor } from './costFloor';
 import { SYSTEM_STANDIN, systemStandin } from './systemStandin';
 import { ReplayApi } from './replayApi';
+import { compactionLogLine, fmtTokens, reattachedTokens } from './replayReport';
 import { withClearedResults } from './clearedResults';
 import { ScriptedSummariser } from './scriptedSummariser';
 import { SUMMARY_LENGTH, type SummaryLengthModel } from './summaryLength';
@@ -185,7 +186,13 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   let started = false;
   const clock = { now: () => now };
   const api = new ReplayApi(clock.now, textTokens);
-  const summariser = new ScriptedSummariser({ tokens: textTokens, length: opts.summaryLength ?? SUMMARY_LENGTH, api });
+  // The main model's thinking per answer, as the compactor measures it (below), bills a main-model summary.
+  const summariser: ScriptedSummariser = new ScriptedSummariser({
+    tokens: textTokens,
+    length: opts.summaryLength ?? SUMMARY_LENGTH,
+    api,
+    mainThinking: (): number => compactor.measuredThinkingTokens() ?? 0,
+  });
   const files = new LastKnownFiles();
   // The main request the replay would send for a state (the counts and previous breakpoint below):
   // the main-model summary route appends its instruction to exactly this.
@@ -245,6 +252,8 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   const signal = new AbortController().signal;
   let lastRequestAt: number | undefined;
   let afterCompaction = false;
+  /** Usage of the request just sent (as the replay's cache served it), until its answer arrives. */
+  let answered: Usage | undefined;
 
   for (const [index, e] of t.events.entries()) {
     if (e.kind === 'compaction') {
@@ -253,6 +262,9 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       continue;
     }
     if (e.kind === 'message') {
+      // The answer to the request just sent: what it billed beyond its words is the model's thinking.
+      if (e.message.role === 'assistant' && answered !== undefined) compactor.observeAnswer(answered, e.message);
+      answered = undefined;
       files.observe(e.message);
       const g = guardArrival(e.message, compactor, state.config.contextWindow, names);
       totals.guarded += g.guarded;
@@ -283,15 +295,8 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     for (const r of run.records) {
       totals.compactions++;
       if (r.layer === 'summarise' || r.layer === 'fallback-drop') totals.summaries++;
-      const attached = (r.reattached ?? []).filter((f) => f.attached === 'content');
-      const tokensAttached = attached.reduce((n, f) => n + f.tokens, 0);
-      totals.reattached += tokensAttached;
-      const note = r.reattached?.length
-        ? ` [re-attached ${attached.length}/${r.reattached.length} files, ${fmt(tokensAttached)} tokens]`
-        : '';
-      log.push(
-        `  request ${String(totals.requests).padStart(3)}: ${r.layer.padEnd(14)} ${r.trigger.padEnd(9)} ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)} tokens${r.fallbacks.length ? ` (${r.fallbacks.join('; ')})` : ''}${note}`,
-      );
+      totals.reattached += reattachedTokens(r);
+      log.push(compactionLogLine(totals.requests, r));
     }
 
     // Overflows and peak on the history we send: the server's edits are not counted in our favour.
@@ -325,7 +330,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       totals.serverClears++;
       totals.serverClearedTokens += cleared.tokens;
       log.push(
-        `  request ${String(totals.requests).padStart(3)}: ${'server-clear'.padEnd(14)} ${'server'.padEnd(9)} ${fmt(tokens)} → ${fmt(tokens - cleared.tokens)} tokens (${cleared.toolUses} tool results)`,
+        `  request ${String(totals.requests).padStart(3)}: ${'server-clear'.padEnd(14)} ${'server'.padEnd(9)} ${fmtTokens(tokens)} → ${fmtTokens(tokens - cleared.tokens)} tokens (${cleared.toolUses} tool results)`,
       );
     }
     const usage: Usage = { ...split, output_tokens: e.usage.output_tokens };
@@ -334,6 +339,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     totals.read += usage.cache_read_input_tokens;
     totals.write += usage.cache_creation_input_tokens;
     totals.output += usage.output_tokens;
+    answered = usage;
     trace.push({
       at: now,
       model: e.model,
@@ -383,8 +389,4 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     log,
     trace,
   };
-}
-
-function fmt(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
 }

@@ -5,6 +5,7 @@
 import { FRR_KINDS, frrShare, type FrrCount } from './frr';
 import { totalOf, unknownModels } from './pricing';
 import type { ReplayResult } from './replayCore';
+import type { CompactionRecord } from '../src/core/compaction/types';
 
 /** One row of the JSON the replay benches print last. */
 export interface ReplayRow {
@@ -72,12 +73,12 @@ function ratio(a: number | null, b: number | null | undefined): number | null {
 /** Prints one replay in detail, then its JSON row as the last line. */
 export function printReplay(r: ReplayResult, description: string, baseline?: number | null): ReplayRow {
   const out = (s = '') => console.log(s);
-  out(`Replay of ${r.transcript} with a ${fmt(r.window)}-token window — ${r.policy}: ${description}`);
+  out(`Replay of ${r.transcript} with a ${fmtTokens(r.window)}-token window — ${r.policy}: ${description}`);
   out(`Compactions (${r.compactions}, of which ${r.summaries} summaries):`);
   for (const l of r.log) out(l);
   if (r.serverClears > 0)
     out(
-      `the API's clear_tool_uses edited ${r.serverClears} requests, clearing ${fmt(r.serverClearedTokens)} tokens in all`,
+      `the API's clear_tool_uses edited ${r.serverClears} requests, clearing ${fmtTokens(r.serverClearedTokens)} tokens in all`,
     );
   out(
     `requests ${r.requests} · peak utilisation ${pct(r.peak)} · overflows ${r.overflows} · invalid requests ${r.invalidCount} · tool results guarded on arrival ${r.guarded} · real full cache misses replayed ${r.flushes}`,
@@ -86,7 +87,7 @@ export function printReplay(r: ReplayResult, description: string, baseline?: num
   const t = r.tokens;
   const sent = t.input + t.read + t.write;
   out(
-    `prompt tokens sent ${fmt(sent)} (uncached input ${fmt(t.input)}, cache reads ${fmt(t.read)}, cache writes ${fmt(t.write)}; hit rate ${sent ? ((100 * t.read) / sent).toFixed(1) : 0} %) · output ${fmt(t.output)}`,
+    `prompt tokens sent ${fmtTokens(sent)} (uncached input ${fmtTokens(t.input)}, cache reads ${fmtTokens(t.read)}, cache writes ${fmtTokens(t.write)}; hit rate ${sent ? ((100 * t.read) / sent).toFixed(1) : 0} %) · output ${fmtTokens(t.output)}`,
   );
   out(
     `cost ${money(r.cost.total())} for the model + ${money(r.summariserCost.total(), 4)} for the summariser (${r.summariserCalls} calls) = ${money(totalCost(r))}`,
@@ -252,7 +253,8 @@ function pct(x: number): string {
   return `${(x * 100).toFixed(1)} %`;
 }
 
-function fmt(n: number): string {
+/** A whole number with thousands separators (en-US). */
+export function fmtTokens(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
@@ -262,4 +264,19 @@ function round(x: number): number {
 
 function nullableRound(x: number | null): number | null {
   return x === null ? null : round(x);
+}
+
+/** Tokens of file content a compaction re-attached (paths-only entries count 0). */
+export function reattachedTokens(r: CompactionRecord): number {
+  return (r.reattached ?? []).filter((f) => f.attached === 'content').reduce((n, f) => n + f.tokens, 0);
+}
+
+/** One line of a replay's compaction log: the request, the layer and trigger, tokens before → after, re-attached files. */
+export function compactionLogLine(request: number, r: CompactionRecord): string {
+  const attached = (r.reattached ?? []).filter((f) => f.attached === 'content');
+  const note = r.reattached?.length
+    ? ` [re-attached ${attached.length}/${r.reattached.length} files, ${fmtTokens(reattachedTokens(r))} tokens]`
+    : '';
+  const fallbacks = r.fallbacks.length ? ` (${r.fallbacks.join('; ')})` : '';
+  return `  request ${String(request).padStart(3)}: ${r.layer.padEnd(14)} ${r.trigger.padEnd(9)} ${fmtTokens(r.tokensBefore)} → ${fmtTokens(r.tokensAfter)} tokens${fallbacks}${note}`;
 }

@@ -7,7 +7,7 @@
  * through the replay's one prompt cache, so a request of the main model that repeats the
  * main prompt's prefix reads it from cache; a refused request fails as the API would fail it.
  * A main-model summary request (mainSummary.ts) is summarised from the stretch it names only,
- * and priced on the whole prompt it sends.
+ * and priced on the whole prompt it sends, plus the thinking the main model spends per answer.
  */
 import type { ContentBlockParam, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult, Usage } from '../src/core/agent/agentPorts';
@@ -38,6 +38,13 @@ export interface ScriptedSummariserOptions {
   readonly length?: SummaryLengthModel;
   /** The replay's API: validation and the shared prompt cache. Without it, every input token is uncached. */
   readonly api?: { sendSide(params: MessageCreateParamsNonStreaming): ApiOutcome };
+  /**
+   * Output tokens the main model spends thinking per answer, as measured on the transcript (the
+   * replay sends its requests with thinking off, but the sessions it replays had it on). A
+   * main-model summary request keeps the conversation's thinking setting, so it is billed that
+   * much output beyond the summary. Default: none.
+   */
+  readonly mainThinking?: () => number;
 }
 
 /** A summariser that never calls a network; `fail` makes it fail the next n calls. */
@@ -90,7 +97,9 @@ export class ScriptedSummariser implements LlmClient {
       };
     }
     const target = summaryLengthTokens(regionTokens, params.max_tokens, this.opts.length ?? SUMMARY_LENGTH);
-    const { summary, tokens: output } = this.extract(text, target);
+    const { summary, tokens: summaryTokens } = this.extract(text, target);
+    const thinking = stretch ? Math.max(0, Math.round(this.opts.mainThinking?.() ?? 0)) : 0;
+    const output = summaryTokens + thinking;
     const split = sent?.ok
       ? sent.split
       : {
@@ -104,7 +113,7 @@ export class ScriptedSummariser implements LlmClient {
       ok: true,
       result: {
         content: [{ type: 'text', text: summary }],
-        stopReason: output >= params.max_tokens ? 'max_tokens' : 'end_turn',
+        stopReason: summaryTokens >= params.max_tokens ? 'max_tokens' : 'end_turn',
         model: params.model,
         usage,
       },

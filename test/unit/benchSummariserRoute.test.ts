@@ -8,16 +8,17 @@ import { assistant, at, prepare, usage, user, words } from './support/benchTrans
 
 const signal = new AbortController().signal;
 
-/** Thirty turns of a short question and a 3,000-word answer a minute apart (Opus 4.6): a 100k window reaches its thresholds. */
-function longSession(): string[] {
+/**
+ * Thirty turns of a short question and a 3,000-word answer a minute apart (Opus 4.6): a 100k
+ * window reaches its thresholds. `output`: the output tokens billed per answer (over 3,000: thinking).
+ */
+function longSession(output = 3_000): string[] {
   const lines: string[] = [];
   let prompt = 0;
   for (let t = 0; t < 30; t++) {
     lines.push(user(`question ${t} about src/file${t}.ts`));
     prompt += 6;
-    lines.push(
-      usage({ prompt, read: Math.max(0, prompt - 3_010), at: at(t), model: 'claude-opus-4-6', output: 3_000 }),
-    );
+    lines.push(usage({ prompt, read: Math.max(0, prompt - 3_010), at: at(t), model: 'claude-opus-4-6', output }));
     lines.push(assistant(`${words(3_000, `t${t}a`)} src/file${t}.ts`));
     prompt += 3_002;
   }
@@ -49,6 +50,17 @@ describe('bench: the summariser routes', () => {
       r.result.usage.output_tokens <= 600,
       `a summary of ~2,000 tokens, not of 52,000: ${r.result.usage.output_tokens}`,
     );
+  });
+
+  it("bills a main-model summary with the thinking the transcript's answers were billed for", async () => {
+    const plain = await replay(prepare(longSession()), { window: 100_000, policy: policy('default-main') });
+    const thinking = await replay(prepare(longSession(9_000)), { window: 100_000, policy: policy('default-main') });
+    assert.ok(plain.summariserCalls > 0);
+    assert.equal(thinking.summariserCalls, plain.summariserCalls, 'the same compactions');
+    const extra = (thinking.summariserCost.total() ?? 0) - (plain.summariserCost.total() ?? 0);
+    // About 6,000 tokens of thinking per summary request at Opus 4.6's $25 per million output tokens.
+    const expected = (plain.summariserCalls * 6_000 * 25) / 1e6;
+    assert.ok(Math.abs(extra - expected) < 0.05 * expected, `${extra} vs ${expected}`);
   });
 
   it('a replay with summarizer main sends valid main-model summary requests that read the prompt cache', async () => {

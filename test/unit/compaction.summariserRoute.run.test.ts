@@ -86,7 +86,7 @@ describe('compaction: the route the plan picks is the route the run takes', () =
     const answer = [...state.messages].reverse().find((m) => m.role === 'assistant');
     assert.ok(answer && before.summariser?.main && before.regions.length > 0);
     // The fixture counts 200 tokens for the answer; the API billed 6 200 output tokens for it.
-    for (let i = 0; i < 30; i++) compactor.observeAnswer(6_200, answer);
+    for (let i = 0; i < 30; i++) compactor.observeAnswer({ output_tokens: 6_200, cache_read_input_tokens: 1 }, answer);
     const after = planOf().summariser;
     assert.ok(after?.main);
     const expected = (6_000 * 25 * before.regions.length) / 1e6;
@@ -95,6 +95,39 @@ describe('compaction: the route the plan picks is the route the run takes', () =
       `about 6 000 thinking tokens at $25 per million per request (${after.main.usd} vs ${before.summariser.main.usd})`,
     );
     assert.equal(after.small.usd, before.summariser.small.usd, 'the summariser model does not think');
+  });
+
+  it('full cache misses seen on requests that expected a read make the main route dearer; a compacted request is not one', async () => {
+    const signal = new AbortController().signal;
+    const planOf = (c: Compactor) =>
+      c.plan(bigState({}), { cacheWarm: true, routeCacheWarm: true, mode: 'auto' }).summariser;
+    const answer = new Convo().user('hi').say('hello').state().messages[1] as Message;
+    const small = new Convo().user('hi').say('hello').user('next').state(bigState({}).config);
+    const fresh = compactorWith(new ScriptedLlm([])).compactor;
+    const before = planOf(fresh);
+    assert.equal(before?.route, 'main');
+    // Five requests within the TTL that compact nothing, each finding the cache empty.
+    const missed = compactorWith(new ScriptedLlm([]));
+    for (let i = 0; i < 5; i++) {
+      const run = await missed.compactor.beforeRequest(small, { lastRequestAt: missed.clock.now() - 1_000, signal });
+      assert.equal(run.records.length, 0);
+      missed.compactor.observeAnswer({ output_tokens: 10, cache_read_input_tokens: 0 }, answer);
+    }
+    const after = planOf(missed.compactor);
+    assert.ok(
+      after?.main && before.main && after.main.usd > before.main.usd,
+      `${after?.main?.usd} > ${before.main?.usd}`,
+    );
+    assert.equal(after.route, 'small', 'a third of the reads missed: the summariser model is cheaper');
+    // A request that compacted changed the prefix: its empty read is expected, not a miss.
+    const compacted = compactorWith(new ScriptedLlm(summaries()));
+    const run = await compacted.compactor.beforeRequest(bigState({}), {
+      lastRequestAt: compacted.clock.now() - 1_000,
+      signal,
+    });
+    assert.ok(run.records.length > 0);
+    compacted.compactor.observeAnswer({ output_tokens: 10, cache_read_input_tokens: 0 }, answer);
+    assert.equal(planOf(compacted.compactor)?.main?.usd, before.main.usd);
   });
 
   it('the same conversation on a cold cache (or the first request) goes to the summariser model', async () => {

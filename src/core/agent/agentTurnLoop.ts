@@ -150,7 +150,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
         reason = 'error';
         break;
       }
-      core.deps.compactor?.observeAnswer(result.usage.output_tokens, message);
+      core.deps.compactor?.observeAnswer(result.usage, message);
       await adoptServerCompaction(core, message, result, sent.config.cacheTtl);
       const calls: ToolCall[] = message.blocks.flatMap((b) =>
         b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : [],

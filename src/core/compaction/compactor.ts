@@ -23,6 +23,7 @@ import { pickRegions, protectedFrom } from './regions';
 import { snip } from './snip';
 import { guardToolResult } from './toolResultGuard';
 import { reattachCandidates } from './reattachCandidates';
+import { SessionMeasures, type AnswerUsage } from './sessionMeasures';
 import type { CompactionRecord, CompactionTrigger } from './types';
 import { isServerStrategy } from '../server/serverContext';
 
@@ -39,13 +40,10 @@ export type { CompactionPreview, CompactionRun, CompactorDeps } from './compacto
 export class Compactor {
   readonly breaker = new CircuitBreaker();
   private proposedAt = -1;
-  /** Prompt tokens after the last beforeRequest, and the measured growth per request (moving average). */
-  private lastTokens: number | undefined;
-  private growth: number | undefined;
+  /** The prompt's growth, the main model's thinking and the cache's full misses, as measured (the plan prices with them). */
+  private readonly measures = new SessionMeasures();
   /** When a request last went out after beforeRequest (about `now` there): Compact Now's cache warmth for the summariser route. */
   private sentAt: number | undefined;
-  /** Output tokens per answer beyond what the answer shows (thinking), moving average. */
-  private thinking: number | undefined;
 
   constructor(private readonly deps: CompactorDeps) {}
 
@@ -67,6 +65,23 @@ export class Compactor {
     state: ConversationState,
     opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal },
   ): Promise<CompactionRun> {
+    const run = await this.layersBeforeRequest(state, opts);
+    // Whether this request should read the cache: its answer then tells a full miss from an expected one.
+    const warm =
+      opts.lastRequestAt !== undefined && this.deps.clock.now() - opts.lastRequestAt <= ttlMs(state.config.cacheTtl);
+    this.measures.sending(
+      warm &&
+        run.records.length === 0 &&
+        !isServerStrategy(this.deps.settings().strategy) &&
+        this.deps.measure(run.state) >= run.state.config.minCacheableTokens,
+    );
+    return run;
+  }
+
+  private async layersBeforeRequest(
+    state: ConversationState,
+    opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal },
+  ): Promise<CompactionRun> {
     const records: CompactionRecord[] = [];
     const notices: string[] = [];
     let s = state;
@@ -82,7 +97,7 @@ export class Compactor {
     const cold = opts.lastRequestAt !== undefined && idleMs > ttlMs(s.config.cacheTtl);
     this.sentAt = now;
     const settings = this.deps.settings();
-    this.observeGrowth(this.deps.measure(s));
+    this.measures.observePrompt(this.deps.measure(s));
     if (isServerStrategy(settings.strategy)) {
       // The server clears or compacts at its trigger; ours stays off (no masking, no cold-cache
       // layers, no soft summary: each would rewrite the prefix the server edits). Kept: the
@@ -156,24 +171,24 @@ export class Compactor {
   }
 
   /**
-   * After each answer: the output tokens the API billed and the answer as kept. What was billed
+   * After each answer: its usage as the API billed it and the answer as kept. What was billed
    * beyond the answer's text and tool calls is the model's thinking (returned summarised, or
-   * not at all), which a main-model summary request pays as well; the plan prices it in.
+   * not at all), which a main-model summary request pays as well; no cache read where this
+   * request expected one is a full miss, which a main-model summary risks too. The plan
+   * prices both in (see SessionMeasures).
    */
-  observeAnswer(outputTokens: number, answer: Message): void {
+  observeAnswer(usage: AnswerUsage, answer: Message): void {
     const shown = this.deps.tokensOf({ ...answer, blocks: answer.blocks.filter((b) => b.type !== 'thinking') });
-    const extra = Math.max(0, outputTokens - shown);
-    if (!Number.isFinite(extra)) return;
-    this.thinking = this.thinking === undefined ? extra : 0.7 * this.thinking + 0.3 * extra;
+    this.measures.observeAnswer(usage, shown);
   }
 
-  /** Feeds the growth estimate with the prompt size before this request (after the last one's). */
-  private observeGrowth(tokens: number): void {
-    if (this.lastTokens !== undefined) {
-      const g = tokens - this.lastTokens;
-      if (g >= 0) this.growth = this.growth === undefined ? g : 0.8 * this.growth + 0.2 * g;
-    }
-    this.lastTokens = tokens;
+  /**
+   * Output tokens the main model spends per answer beyond what it shows (its thinking), as
+   * measured by {@link observeAnswer}; undefined before the first answer. The plan prices a
+   * main-model summary with it; a replay bills that summary with it.
+   */
+  measuredThinkingTokens(): number | undefined {
+    return this.measures.thinkingTokens;
   }
 
   /** The plan for `state` now (see plan.ts): what would be compacted, why, and what it costs. */
@@ -195,8 +210,9 @@ export class Compactor {
       routeCacheWarm:
         opts.routeCacheWarm ??
         (this.sentAt !== undefined && this.deps.clock.now() - this.sentAt <= ttlMs(state.config.cacheTtl)),
-      ...(this.growth !== undefined ? { growthPerRequest: this.growth } : {}),
-      ...(this.thinking !== undefined ? { mainThinkingTokens: Math.round(this.thinking) } : {}),
+      ...(this.measures.growthPerRequest !== undefined ? { growthPerRequest: this.measures.growthPerRequest } : {}),
+      ...(this.measures.thinkingTokens !== undefined ? { mainThinkingTokens: this.measures.thinkingTokens } : {}),
+      cacheMissRate: this.measures.cacheMissRate,
     });
   }
 

@@ -92,6 +92,8 @@ export interface PlanInputs {
   readonly routeCacheWarm?: boolean;
   /** Output tokens the main model spends per answer beyond what it shows (its thinking), as measured. */
   readonly mainThinkingTokens?: number;
+  /** Share of requests that expected a cache read and found none, as measured (see SessionMeasures). */
+  readonly cacheMissRate?: number;
 }
 
 /**
@@ -127,6 +129,8 @@ export function summariserChoice(
     readonly mainUnavailable?: string;
     /** See RouteInputs.mainThinkingTokens. */
     readonly mainThinkingTokens?: number;
+    /** See RouteInputs.cacheMissRate. */
+    readonly cacheMissRate?: number;
   },
 ): SummariserChoice {
   const cfg = state.config;
@@ -151,6 +155,7 @@ export function summariserChoice(
     mainOutputReserve: cfg.outputReserve,
     ...(figures.mainUnavailable ? { mainUnavailable: figures.mainUnavailable } : {}),
     ...(figures.mainThinkingTokens ? { mainThinkingTokens: figures.mainThinkingTokens } : {}),
+    ...(figures.cacheMissRate ? { cacheMissRate: figures.cacheMissRate } : {}),
   });
 }
 
@@ -231,6 +236,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       promptTokens: tokensBefore,
       cacheWarm: inputs.routeCacheWarm ?? inputs.cacheWarm,
       ...(inputs.mainThinkingTokens ? { mainThinkingTokens: inputs.mainThinkingTokens } : {}),
+      ...(inputs.cacheMissRate ? { cacheMissRate: inputs.cacheMissRate } : {}),
       ...(isServerStrategy(settings.strategy)
         ? { mainUnavailable: 'the server strategy edits the cached prompt, so the summariser model reads the region' }
         : {}),

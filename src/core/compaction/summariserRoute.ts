@@ -97,6 +97,12 @@ export interface RouteInputs {
    * with prompt caching"), as measured on this session's answers; absent or 0: none.
    */
   readonly mainThinkingTokens?: number;
+  /**
+   * Share of this session's requests that expected a cache read and found the cache empty (a
+   * full miss no edit explains), as measured; the main route's first request then writes the
+   * whole prompt instead of reading it. Absent or 0: a warm cache is taken at its word.
+   */
+  readonly cacheMissRate?: number;
 }
 
 /** Expected cost of the small route: each region read fresh plus its prompt, and its summary. */
@@ -112,30 +118,44 @@ export function smallRouteUsd(inputs: Pick<RouteInputs, 'smallModel' | 'regions'
  * Expected cost of the main route: the first request reads the cached part of the prompt
  * (warm cache) and writes the rest; each later region's request reads the whole prompt from
  * the cache; every request adds the instruction as input and its summary, plus the thinking
- * the main model is measured to spend per answer, at the output price.
+ * the main model is measured to spend per answer, at the output price. With a warm cache that
+ * this session has been seen to miss at `cacheMissRate`, the cost is that mix of the warm
+ * case and the cold one (the whole prompt written).
  */
 export function mainRouteUsd(
   inputs: Pick<
     RouteInputs,
-    'mainModel' | 'regions' | 'promptTokens' | 'uncachedTokens' | 'cacheWarm' | 'cacheTtl' | 'mainThinkingTokens'
+    | 'mainModel'
+    | 'regions'
+    | 'promptTokens'
+    | 'uncachedTokens'
+    | 'cacheWarm'
+    | 'cacheTtl'
+    | 'mainThinkingTokens'
+    | 'cacheMissRate'
   >,
 ): number {
   const p = planningPrices(inputs.mainModel);
   const write = inputs.cacheTtl === '1h' ? p.cacheWrite1h : p.cacheWrite5m;
   const prompt = Math.max(0, inputs.promptTokens);
-  const uncached = inputs.cacheWarm ? Math.min(prompt, Math.max(0, inputs.uncachedTokens)) : prompt;
   const thinking = Math.max(0, inputs.mainThinkingTokens ?? 0);
-  let usd = 0;
-  for (const [i, r] of inputs.regions.entries()) {
-    const read = i === 0 ? prompt - uncached : prompt;
-    const written = i === 0 ? uncached : 0;
-    usd +=
-      read * p.cacheRead +
-      written * write +
-      MAIN_INSTRUCTION_TOKENS * p.input +
-      (Math.max(0, r.outputTokens) + thinking) * p.output;
-  }
-  return usd / 1_000_000;
+  const cost = (uncached: number) => {
+    let usd = 0;
+    for (const [i, r] of inputs.regions.entries()) {
+      const read = i === 0 ? prompt - uncached : prompt;
+      const written = i === 0 ? uncached : 0;
+      usd +=
+        read * p.cacheRead +
+        written * write +
+        MAIN_INSTRUCTION_TOKENS * p.input +
+        (Math.max(0, r.outputTokens) + thinking) * p.output;
+    }
+    return usd / 1_000_000;
+  };
+  if (!inputs.cacheWarm) return cost(prompt);
+  const warm = cost(Math.min(prompt, Math.max(0, inputs.uncachedTokens)));
+  const miss = Math.min(1, Math.max(0, inputs.cacheMissRate ?? 0));
+  return miss > 0 ? (1 - miss) * warm + miss * cost(prompt) : warm;
 }
 
 /** Whether the main model can take the whole prompt, the instruction and a summary's answer room. */
