@@ -128,6 +128,14 @@ describe('compaction: the route the plan picks is the route the run takes', () =
     assert.ok(run.records.length > 0);
     compacted.compactor.observeAnswer({ output_tokens: 10, cache_read_input_tokens: 0 }, answer);
     assert.equal(planOf(compacted.compactor)?.main?.usd, before.main.usd);
+    // Nor is the first request after Compact Now, which compacted before beforeRequest ran.
+    const manual = compactorWith(new ScriptedLlm(summaries()));
+    const done = await manual.compactor.compact(bigState({}), { trigger: 'manual', tokensToFree: 'all', signal });
+    assert.ok(done.records.length > 0);
+    const next = await manual.compactor.beforeRequest(small, { lastRequestAt: manual.clock.now() - 1_000, signal });
+    assert.equal(next.records.length, 0);
+    manual.compactor.observeAnswer({ output_tokens: 10, cache_read_input_tokens: 0 }, answer);
+    assert.equal(planOf(manual.compactor)?.main?.usd, before.main.usd);
   });
 
   it('the same conversation on a cold cache (or the first request) goes to the summariser model', async () => {

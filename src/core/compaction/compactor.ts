@@ -44,6 +44,8 @@ export class Compactor {
   private readonly measures = new SessionMeasures();
   /** When a request last went out after beforeRequest (about `now` there): Compact Now's cache warmth for the summariser route. */
   private sentAt: number | undefined;
+  /** A compaction outside beforeRequest (Compact Now, overflow recovery) changed the history since the last request. */
+  private editedSinceRequest = false;
 
   constructor(private readonly deps: CompactorDeps) {}
 
@@ -72,9 +74,11 @@ export class Compactor {
     this.measures.sending(
       warm &&
         run.records.length === 0 &&
+        !this.editedSinceRequest &&
         !isServerStrategy(this.deps.settings().strategy) &&
         this.deps.measure(run.state) >= run.state.config.minCacheableTokens,
     );
+    this.editedSinceRequest = false;
     return run;
   }
 
@@ -239,6 +243,7 @@ export class Compactor {
       readonly signal: AbortSignal;
     },
   ): Promise<CompactionRun> {
+    this.editedSinceRequest = true;
     const settings = ownStrategySettings(this.deps.settings());
     const toFree = opts.tokensToFree === 'all' ? Number.MAX_SAFE_INTEGER : opts.tokensToFree;
     // After an overflow the estimate was too low: the re-attach may only use what the compaction freed beyond what was asked.

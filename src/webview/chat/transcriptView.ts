@@ -5,9 +5,8 @@ import { RenderedNodes, replaceNode, setSpacer, spacer, type Slot } from './rend
 import { routeLinks } from './markdown';
 import { SlotEstimates } from './slotEstimates';
 import { computeWindow, HeightIndex } from './virtualWindow';
+import { FollowEnd } from './followEnd';
 
-/** Within this many pixels of the end the view counts as "at the bottom" and follows new content. */
-const STICK_PX = 8;
 /** Rendered beyond the viewport, above and below: one viewport height, at least MIN_OVERSCAN_PX. */
 const MIN_OVERSCAN_PX = 300;
 /**
@@ -47,11 +46,9 @@ export class TranscriptView {
   private readonly estimates = new SlotEstimates();
   private readonly observer: ResizeObserver | undefined;
   private scroller: HTMLElement | undefined;
-  private stuck = true;
+  private readonly follow = new FollowEnd();
   /** A reading position to scroll to on the next layout. */
   private restoreTo: { id: string; offset: number } | undefined;
-  /** The scrollTop this view last set (its scroll event is not the user's). */
-  private expectedTop = Number.NaN;
   private frame = 0;
   private sizeChanged = false;
   private busyUntilNextFrame = false;
@@ -84,7 +81,7 @@ export class TranscriptView {
     }
     this.heights.reset(heights);
     this.known = this.order.length;
-    this.stuck = true;
+    this.follow.stuck = true;
     this.sizeChanged = true;
     this.schedule();
   }
@@ -100,7 +97,7 @@ export class TranscriptView {
       this.heights.push(this.estimates.estimated(added.item.kind, added.raw));
       this.sizeChanged = true;
       // The user's own new message, and a question waiting for their answer, bring them back to the end.
-      if (item.kind === 'user' || (item.kind === 'approval' && item.state === 'pending')) this.stuck = true;
+      if (item.kind === 'user' || (item.kind === 'approval' && item.state === 'pending')) this.follow.stuck = true;
       this.schedule();
       return;
     }
@@ -148,7 +145,7 @@ export class TranscriptView {
    */
   readingPosition(): { id: string; offset: number } | undefined {
     const scroller = this.scroller;
-    if (!scroller || this.stuck || this.order.length === 0) return undefined;
+    if (!scroller || this.follow.stuck || this.order.length === 0) return undefined;
     const top = this.viewTop(scroller);
     const index = this.heights.indexAt(top);
     const id = this.order[index];
@@ -158,7 +155,7 @@ export class TranscriptView {
   /** Scrolls to a position from readingPosition() on the next frame (to the end if its item is gone). */
   restoreReadingPosition(pos: { id: string; offset: number }): void {
     this.restoreTo = pos;
-    this.stuck = false;
+    this.follow.stuck = false;
     this.schedule();
   }
 
@@ -217,14 +214,14 @@ export class TranscriptView {
     const height = scroller.clientHeight;
     const restore = this.takeRestore();
     const scrollTop =
-      restore !== undefined ? restore : this.stuck ? this.heights.total() - height : this.viewTop(scroller);
+      restore !== undefined ? restore : this.follow.stuck ? this.heights.total() - height : this.viewTop(scroller);
     const w =
       this.order.length <= RENDER_ALL_UP_TO
         ? { start: 0, end: this.order.length }
         : computeWindow(this.heights, { scrollTop, height, overscan: Math.max(MIN_OVERSCAN_PX, height) });
     this.reconcile(w.start, w.end);
-    if (restore !== undefined) this.setScrollTop(scroller, restore + scroller.scrollTop - this.viewTop(scroller));
-    else if (this.stuck) this.scrollToBottom(scroller);
+    if (restore !== undefined) this.follow.scrollTo(scroller, restore + scroller.scrollTop - this.viewTop(scroller));
+    else if (this.follow.stuck) this.follow.scrollToEnd(scroller);
   }
 
   /** The pending restore's offset in transcript coordinates, once (undefined when none or its item is gone). */
@@ -234,7 +231,7 @@ export class TranscriptView {
     if (!pos) return undefined;
     const index = this.slots.get(pos.id)?.index;
     if (index === undefined) {
-      this.stuck = true;
+      this.follow.stuck = true;
       return undefined;
     }
     return this.heights.prefix(index) + pos.offset;
@@ -317,17 +314,17 @@ export class TranscriptView {
       });
     }
     // The viewport changed (header, composer): stay at the end in this frame, before a later resize races a scroll event.
-    if (viewportResized && this.stuck) this.scrollToBottom(scroller);
+    if (viewportResized && this.follow.stuck) this.follow.scrollToEnd(scroller);
     this.schedule();
   }
 
   /** Heights change in `mutate`; the item at the top of the viewport stays where it is on screen. */
   private anchored(mutate: () => void): void {
     const scroller = this.scroller;
-    if (!scroller || this.stuck) {
+    if (!scroller || this.follow.stuck) {
       mutate();
       this.layoutSpacers();
-      if (scroller && this.stuck) this.scrollToBottom(scroller);
+      if (scroller && this.follow.stuck) this.follow.scrollToEnd(scroller);
       return;
     }
     const top = this.viewTop(scroller);
@@ -337,25 +334,13 @@ export class TranscriptView {
     this.layoutSpacers();
     if (anchor < 0) return;
     const shift = this.heights.prefix(anchor) + offset - top;
-    if (Math.abs(shift) >= 0.5) this.setScrollTop(scroller, scroller.scrollTop + shift);
+    if (Math.abs(shift) >= 0.5) this.follow.scrollTo(scroller, scroller.scrollTop + shift);
   }
 
   private onScroll(): void {
-    const s = this.scroller;
-    if (!s) return;
-    if (Math.abs(s.scrollTop - this.expectedTop) >= 1)
-      this.stuck = s.scrollHeight - s.scrollTop - s.clientHeight <= STICK_PX;
-    this.expectedTop = Number.NaN;
+    if (!this.scroller) return;
+    this.follow.scrolled(this.scroller);
     this.schedule();
-  }
-
-  private scrollToBottom(scroller: HTMLElement): void {
-    this.setScrollTop(scroller, scroller.scrollHeight);
-  }
-
-  private setScrollTop(scroller: HTMLElement, top: number): void {
-    scroller.scrollTop = top;
-    this.expectedTop = scroller.scrollTop;
   }
 
   /** The scroller's top edge in transcript coordinates (0 = top of the first item). */
