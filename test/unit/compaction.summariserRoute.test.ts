@@ -49,6 +49,19 @@ describe('compaction: the summariser by expected cost', () => {
     assert.equal(describeChoice(c), 'summariser: claude-opus-4-6 from cache, est. $0.15 vs claude-haiku-4-5 $0.16');
   });
 
+  it("names the session's cache misses when they priced the main route, and flips the choice once they make it dearer", () => {
+    const missing = chooseSummariser(inputs({ cacheMissRate: 0.08 }));
+    assert.equal(missing.cacheMissRate, 0.08);
+    assert.equal(missing.route, 'small', '8 % of 160k written at $6.25 outweighs the cache reads saved');
+    assert.match(
+      describeChoice(missing),
+      /from cache \$[\d.]+ \(the cache missed 8 % of the reads this session expected\)$/,
+    );
+    const cold = chooseSummariser(inputs({ cacheMissRate: 0.08, cacheWarm: false }));
+    assert.equal(cold.cacheMissRate, undefined, 'a cold cache is priced cold: the rate plays no part');
+    assert.doesNotMatch(describeChoice(cold), /missed/);
+  });
+
   it('prices the thinking the main model is measured to spend per answer: each summary request pays it at the output price', () => {
     const plain = chooseSummariser(inputs({}));
     const thinking = chooseSummariser(

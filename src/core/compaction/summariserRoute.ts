@@ -64,6 +64,8 @@ export interface SummariserChoice {
   readonly main?: RouteCost;
   /** Why this route, in a sentence. */
   readonly reason: string;
+  /** The share of expected cache reads this session saw miss, when the main route's warm estimate was priced with it. */
+  readonly cacheMissRate?: number;
 }
 
 /** One region to summarise: its tokens and the summary tokens expected out. */
@@ -174,7 +176,13 @@ export function chooseSummariser(inputs: RouteInputs): SummariserChoice {
   const small: RouteCost = { model: inputs.smallModel, usd: smallRouteUsd(inputs) };
   const fits = inputs.mainUnavailable === undefined && mainRouteFits(inputs);
   const main: RouteCost | undefined = fits ? { model: inputs.mainModel, usd: mainRouteUsd(inputs) } : undefined;
-  const base = { setting: inputs.setting, small, ...(main ? { main } : {}) };
+  const missRate = main && inputs.cacheWarm && inputs.cacheMissRate ? inputs.cacheMissRate : 0;
+  const base = {
+    setting: inputs.setting,
+    small,
+    ...(main ? { main } : {}),
+    ...(missRate > 0 ? { cacheMissRate: missRate } : {}),
+  };
   const pick = (route: SummariserRouteName, reason: string): SummariserChoice => ({
     ...base,
     route,
@@ -197,9 +205,13 @@ export function chooseSummariser(inputs: RouteInputs): SummariserChoice {
 /** The choice in words for the preview, e.g. `summariser: claude-opus-4-6 from cache, est. $0.04 vs claude-haiku-4-5 $0.09`. */
 export function describeChoice(c: SummariserChoice): string {
   const usd = (x: number) => `$${x < 0.01 ? x.toFixed(4) : x.toFixed(2)}`;
+  const misses =
+    c.cacheMissRate !== undefined && c.cacheMissRate >= 0.005
+      ? ` (the cache missed ${Math.round(c.cacheMissRate * 100)} % of the reads this session expected)`
+      : '';
   if (c.route === 'main')
-    return `summariser: ${c.model} from cache, est. ${usd(c.main?.usd ?? 0)} vs ${c.small.model} ${usd(c.small.usd)}`;
+    return `summariser: ${c.model} from cache, est. ${usd(c.main?.usd ?? 0)}${misses} vs ${c.small.model} ${usd(c.small.usd)}`;
   return c.main
-    ? `summariser: ${c.model}, est. ${usd(c.small.usd)} vs ${c.main.model} from cache ${usd(c.main.usd)}`
+    ? `summariser: ${c.model}, est. ${usd(c.small.usd)} vs ${c.main.model} from cache ${usd(c.main.usd)}${misses}`
     : `summariser: ${c.model}, est. ${usd(c.small.usd)} (the prompt is too large for ${c.setting === 'small' ? 'the main model' : 'the main model to summarise from cache'})`;
 }
