@@ -238,7 +238,14 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
     );
     fake.setWindow(200_000);
     const before = w.session.state.messages.length;
+    let edits = 0;
+    const historyEdited = w.compactor.historyEdited.bind(w.compactor);
+    w.compactor.historyEdited = () => {
+      edits++;
+      historyEdited();
+    };
     assert.deepEqual(await w.session.restore(overflow.id), { ok: true });
+    assert.equal(edits, 1, "the compactor hears of the restore (the next request's empty read is not a miss)");
     assert.ok(w.session.state.messages.length > before, 'the originals are back');
     assert.ok(JSON.stringify(w.session.state.messages).includes('Explain src/module1.ts please'));
     assert.deepEqual(checkInvariants(w.session.state), []);

@@ -136,6 +136,12 @@ describe('compaction: the route the plan picks is the route the run takes', () =
     assert.equal(next.records.length, 0);
     manual.compactor.observeAnswer({ output_tokens: 10, cache_read_input_tokens: 0 }, answer);
     assert.equal(planOf(manual.compactor)?.main?.usd, before.main.usd);
+    // Nor the first after a restore (the session tells the compactor the history was edited).
+    const restored = compactorWith(new ScriptedLlm([]));
+    restored.compactor.historyEdited();
+    await restored.compactor.beforeRequest(small, { lastRequestAt: restored.clock.now() - 1_000, signal });
+    restored.compactor.observeAnswer({ output_tokens: 10, cache_read_input_tokens: 0 }, answer);
+    assert.equal(planOf(restored.compactor)?.main?.usd, before.main.usd);
   });
 
   it('the same conversation on a cold cache (or the first request) goes to the summariser model', async () => {

@@ -165,6 +165,7 @@ export class SessionCommands {
     core.state = now.state;
     core.compactions = core.compactions.map((c) => (c.record.id === recordId ? { ...c, active: false } : c));
     core.accounting.noteEdit(`the restore of compaction ${recordId}`);
+    core.deps.compactor?.historyEdited();
     core.emit({ type: 'restored', recordId });
     core.emit({ type: 'history_replaced', messages: core.state.messages });
     return { ok: true };

@@ -44,10 +44,18 @@ export class Compactor {
   private readonly measures = new SessionMeasures();
   /** When a request last went out after beforeRequest (about `now` there): Compact Now's cache warmth for the summariser route. */
   private sentAt: number | undefined;
-  /** A compaction outside beforeRequest (Compact Now, overflow recovery) changed the history since the last request. */
+  /** A compaction outside beforeRequest (Compact Now, overflow recovery) or a restore changed the history since the last request. */
   private editedSinceRequest = false;
 
   constructor(private readonly deps: CompactorDeps) {}
+
+  /**
+   * The history was edited outside the compactor (a restore): the next request's cache read may
+   * come up empty for that reason, so it is not counted as a miss.
+   */
+  historyEdited(): void {
+    this.editedSinceRequest = true;
+  }
 
   /** Guards a tool result as it arrives (spill to a file over 30 KB, cut over its limit). */
   guardResult(
@@ -243,7 +251,7 @@ export class Compactor {
       readonly signal: AbortSignal;
     },
   ): Promise<CompactionRun> {
-    this.editedSinceRequest = true;
+    this.historyEdited();
     const settings = ownStrategySettings(this.deps.settings());
     const toFree = opts.tokensToFree === 'all' ? Number.MAX_SAFE_INTEGER : opts.tokensToFree;
     // After an overflow the estimate was too low: the re-attach may only use what the compaction freed beyond what was asked.
