@@ -266,16 +266,20 @@ function nullableRound(x: number | null): number | null {
   return x === null ? null : round(x);
 }
 
+/** The files a compaction re-attached with their content (paths-only entries left out). */
+function attachedFiles(r: CompactionRecord): NonNullable<CompactionRecord['reattached']> {
+  return (r.reattached ?? []).filter((f) => f.attached === 'content');
+}
+
 /** Tokens of file content a compaction re-attached (paths-only entries count 0). */
 export function reattachedTokens(r: CompactionRecord): number {
-  return (r.reattached ?? []).filter((f) => f.attached === 'content').reduce((n, f) => n + f.tokens, 0);
+  return attachedFiles(r).reduce((n, f) => n + f.tokens, 0);
 }
 
 /** One line of a replay's compaction log: the request, the layer and trigger, tokens before → after, re-attached files. */
 export function compactionLogLine(request: number, r: CompactionRecord): string {
-  const attached = (r.reattached ?? []).filter((f) => f.attached === 'content');
   const note = r.reattached?.length
-    ? ` [re-attached ${attached.length}/${r.reattached.length} files, ${fmtTokens(reattachedTokens(r))} tokens]`
+    ? ` [re-attached ${attachedFiles(r).length}/${r.reattached.length} files, ${fmtTokens(reattachedTokens(r))} tokens]`
     : '';
   const fallbacks = r.fallbacks.length ? ` (${r.fallbacks.join('; ')})` : '';
   return `  request ${String(request).padStart(3)}: ${r.layer.padEnd(14)} ${r.trigger.padEnd(9)} ${fmtTokens(r.tokensBefore)} → ${fmtTokens(r.tokensAfter)} tokens${fallbacks}${note}`;

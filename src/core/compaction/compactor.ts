@@ -75,16 +75,20 @@ export class Compactor {
     state: ConversationState,
     opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal },
   ): Promise<CompactionRun> {
-    const run = await this.layersBeforeRequest(state, opts);
+    const now = this.deps.clock.now();
+    const idleMs = opts.lastRequestAt === undefined ? 0 : now - opts.lastRequestAt;
+    const cold = opts.lastRequestAt !== undefined && idleMs > ttlMs(state.config.cacheTtl);
+    const tokens = this.deps.measure(state);
+    this.measures.observePrompt(tokens);
+    const run = await this.layersBeforeRequest(state, opts, { now, idleMs, cold });
     // Whether this request should read the cache: its answer then tells a full miss from an expected one.
-    const warm =
-      opts.lastRequestAt !== undefined && this.deps.clock.now() - opts.lastRequestAt <= ttlMs(state.config.cacheTtl);
     this.measures.sending(
-      warm &&
+      opts.lastRequestAt !== undefined &&
+        !cold &&
         run.records.length === 0 &&
         !this.editedSinceRequest &&
         !isServerStrategy(this.deps.settings().strategy) &&
-        this.deps.measure(run.state) >= run.state.config.minCacheableTokens,
+        tokens >= state.config.minCacheableTokens,
     );
     this.editedSinceRequest = false;
     return run;
@@ -93,6 +97,7 @@ export class Compactor {
   private async layersBeforeRequest(
     state: ConversationState,
     opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal },
+    { now, idleMs, cold }: { readonly now: number; readonly idleMs: number; readonly cold: boolean },
   ): Promise<CompactionRun> {
     const records: CompactionRecord[] = [];
     const notices: string[] = [];
@@ -104,12 +109,8 @@ export class Compactor {
         records.push(r.record);
       }
     };
-    const now = this.deps.clock.now();
-    const idleMs = opts.lastRequestAt === undefined ? 0 : now - opts.lastRequestAt;
-    const cold = opts.lastRequestAt !== undefined && idleMs > ttlMs(s.config.cacheTtl);
     this.sentAt = now;
     const settings = this.deps.settings();
-    this.measures.observePrompt(this.deps.measure(s));
     if (isServerStrategy(settings.strategy)) {
       // The server clears or compacts at its trigger; ours stays off (no masking, no cold-cache
       // layers, no soft summary: each would rewrite the prefix the server edits). Kept: the

@@ -101,10 +101,10 @@ export const KEEP_RECENT_MAX_ROOM_SHARE = 0.5;
  * The newest tokens a compaction keeps out of every region: the configured `keepRecentTokens`,
  * capped to {@link KEEP_RECENT_MAX_ROOM_SHARE} of what the fixed prompt (`fixedTokens`) leaves
  * under the hard threshold less its buffer (where a hard compaction must at least bring the
- * prompt). The config caps the
- * tail by the window alone; this cap also counts the system prompt and tools, so a large one
- * (a 24k-token agent prompt in a 64k window, many MCP tools in a 100k one) cannot leave a tail
- * so large that no compaction could bring the prompt under the threshold. 0 when nothing is left.
+ * prompt). The config caps the tail by the window alone; this cap also counts the system prompt
+ * and tools, so a large one (a 24k-token agent prompt in a 64k window, many MCP tools in a 100k
+ * one) cannot leave a tail so large that no compaction could bring the prompt under the
+ * threshold. 0 when nothing is left.
  */
 export function keepRecentTokensFor(config: PipelineConfig, settings: CompactionSettings, fixedTokens: number): number {
   const target = (config.hardThreshold - settings.hardBuffer) * effectiveWindow(config);
