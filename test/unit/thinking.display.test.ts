@@ -113,6 +113,28 @@ describe('thinking in the chat: transcript items', () => {
     );
   });
 
+  it('keeps the header row of a tool-only answer on resume, as the live transcript does', () => {
+    const b = new Build('t');
+    const use = b.toolUse('ls');
+    const answer = b.message('assistant', [use], 1);
+    const items = transcriptOf([b.message('user', [b.text('List')], 1), answer, b.message('assistant', [], 1)]);
+    assert.deepEqual(
+      items.map((i) => i.kind),
+      ['user', 'assistant', 'tool'],
+    );
+    const header = items[1];
+    assert.ok(header?.kind === 'assistant');
+    assert.equal(header.text, '');
+    assert.equal(header.messageId, answer.id);
+    // Live: the streamed item of the same answer is upserted too (the webview draws both `silent`).
+    const posts: ChatToWebview[] = [];
+    const r = new TranscriptRenderer({ post: (m) => posts.push(m) }, () => words2tokens);
+    r.render({ type: 'request_started', round: 1, attempt: 1, estimatedTokens: 10, anchored: false });
+    r.render({ type: 'message_added', message: answer });
+    const live = posts.flatMap((p) => (p.type === 'upsert' ? [p.item.kind] : []));
+    assert.deepEqual(live.slice(-2), ['assistant', 'tool']);
+  });
+
   it('streams thinking deltas to the streamed item, then upserts the final item with its thinking', () => {
     const posts: ChatToWebview[] = [];
     const r = new TranscriptRenderer({ post: (m) => posts.push(m) }, () => words2tokens);

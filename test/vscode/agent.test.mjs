@@ -381,6 +381,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.deepEqual(users, ['one', 'two']);
     assert.deepEqual(answers, ['First answer, saved.']);
     assert.equal(await w.frame.locator('.item.tool.done').count(), 1, 'the completed tool round is back');
+    assert.equal(await w.frame.locator('.item.assistant.silent').count(), 1, 'its tool-only answer keeps its header');
     // The session of this test: the one whose messages include "two" (ids sort by second, so two sessions of one second may tie).
     const latest = w
       .sessionEntries()

@@ -175,8 +175,11 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf):
           });
       continue;
     }
+    // A tool-only answer keeps its header row (tokens, pin), as it does live (the webview draws it
+    // `silent`); only an answer with nothing to show is left out.
     const item = assistantItem(m, tokensOf);
-    if (item.kind === 'assistant' && (item.text || item.thinking)) items.push(item);
+    if (item.kind === 'assistant' && (item.text || item.thinking || m.blocks.some((b) => b.type === 'tool_use')))
+      items.push(item);
     for (const b of m.blocks)
       if (b.type === 'tool_use') items.push(toolItem(b.id, b.name, b.input, results.get(b.id), tokensOf));
   }
