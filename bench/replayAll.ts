@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- replay-all [dir]`: replays every transcript of a folder (default
  * test/fixtures/) at 100k and 200k windows under every policy, and prints one table row per
- * replay, the notes (refused requests by reason, unknown models, FRR by kind) and, as the
- * last line, `{"rows":[…]}`. The scripted summariser's length is calibrated on the folder's
+ * replay, the notes (refused requests by reason, unknown models, FRR by kind), the recency
+ * bound of each transcript and window (recencyBound.ts) and, as the last line,
+ * `{"rows":[…],"bounds":[…]}`. The scripted summariser's length is calibrated on the folder's
  * own `compaction` records (summaryLength.ts). Each transcript is parsed and prepared once
  * and shared by its replays (token counts are memoised on its blocks).
  */
@@ -11,7 +12,9 @@ import { join } from 'node:path';
 import { createTiktokenTokenizer } from '../src/core/tokens/tiktoken';
 import { policy, POLICY_NAMES } from './policies';
 import { prepareTranscript, replay } from './replayCore';
-import { printTable, type TimedResult } from './replayReport';
+import { frrShare } from './frr';
+import { boundRow, type BoundRow } from './recencyBound';
+import { printTable, totalCost, type TimedResult } from './replayReport';
 import { deriveSummaryLength, summarySamples } from './summaryLength';
 import { readTranscript } from './transcript';
 
@@ -41,6 +44,7 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
     `Summary length of the scripted summariser, from the folder's compaction records: max(${length.floor}, ${(length.ratio * 100).toFixed(1)} % of the region) tokens, at most max_tokens`,
   );
   const results: TimedResult[] = [];
+  const bounds: BoundRow[] = [];
   for (const t of transcripts) {
     const prepared = prepareTranscript(t.file, t.events, tokenizer);
     for (const window of WINDOWS) {
@@ -48,6 +52,10 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
         const t0 = performance.now();
         const result = await replay(prepared, { window, policy: policy(name), summaryLength: length });
         results.push({ result, wallMs: performance.now() - t0 });
+        if (name === 'baseline')
+          bounds.push(
+            boundRow(prepared, window, { costUsd: totalCost(result), frr: frrShare(result.frr.overall, false) }),
+          );
         process.stderr.write(
           `replayed ${t.file} at ${window} with ${name} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
         );
@@ -55,6 +63,6 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
     }
   }
   console.log(`${results.length} replays in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  printTable(results);
+  printTable(results, bounds);
   return 0;
 }

@@ -6,6 +6,7 @@ import { FRR_KINDS, frrShare, type FrrCount } from './frr';
 import { totalOf, unknownModels } from './pricing';
 import type { ReplayResult } from './replayCore';
 import type { CompactionRecord } from '../src/core/compaction/types';
+import { printBounds, type BoundRow } from './recencyBound';
 
 /** One row of the JSON the replay benches print last. */
 export interface ReplayRow {
@@ -123,8 +124,11 @@ const COLUMNS = [
   'wall s',
 ] as const;
 
-/** Prints the replay-all table, the notes (invalid reasons, unknown models, FRR by kind), then the JSON rows as the last line. */
-export function printTable(results: readonly TimedResult[]): ReplayRow[] {
+/**
+ * Prints the replay-all table, the notes (invalid reasons, unknown models, FRR by kind), the
+ * recency bounds (recencyBound.ts) when given, then the JSON rows (and `bounds`) as the last line.
+ */
+export function printTable(results: readonly TimedResult[], bounds: readonly BoundRow[] = []): ReplayRow[] {
   const baselines = new Map<string, number | null>();
   for (const { result: r } of results)
     if (r.policy === 'baseline') baselines.set(`${r.transcript}\u0000${r.window}`, totalCost(r));
@@ -170,7 +174,10 @@ export function printTable(results: readonly TimedResult[]): ReplayRow[] {
     console.log(`  ${`${shortName(r.transcript)} ${Math.round(r.window / 1000)}k ${r.policy}`.padEnd(34)} ${kinds}`);
   }
   printRouteTable(results, rows);
-  console.log(JSON.stringify({ rows }));
+  if (bounds.length > 0) {
+    printBounds(bounds, rows);
+    console.log(JSON.stringify({ rows, bounds }));
+  } else console.log(JSON.stringify({ rows }));
   return rows;
 }
 
