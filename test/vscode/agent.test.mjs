@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
+import { screenshot } from './workbench.mjs';
 
 const MID_FILE = Array.from({ length: 250 }, (_, i) => `row ${i}: ${'consectetur adipiscing elit '.repeat(3)}`).join(
   '\n',
@@ -38,7 +39,6 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
   });
   after(async () => {
     if (!w) return;
-    const { screenshot } = await import('./workbench.mjs');
     await screenshot(w.page, 'agent-last').catch(() => undefined);
     // The only refusals allowed are the overflows the recovery test provokes on purpose.
     const invalid = w.fake.invalidRequests.filter(
@@ -78,7 +78,6 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
       w.sessionEntries().some((f) => f.entries.some((e) => e.type === 'pin')),
       'the pin is in the session file',
     );
-    const { screenshot } = await import('./workbench.mjs');
     await screenshot(w.page, 'agent-plain-answer');
   });
 
@@ -103,7 +102,6 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.match(JSON.stringify(results[1].content), /return `Hello/);
     assert.equal(await w.frame.locator('.item.tool.done').count(), 2);
     await w.frame.locator('.item.tool.done').first().locator('summary').click();
-    const { screenshot } = await import('./workbench.mjs');
     await screenshot(w.page, 'agent-tool-round');
   });
 
@@ -116,7 +114,6 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.equal(await w.frame.locator('.item.assistant.silent .text').count(), 0);
     assert.equal(await w.frame.getByText('(no text)').count(), 0);
     assert.equal(await w.frame.locator('.item.tool.done').count(), 1);
-    const { screenshot } = await import('./workbench.mjs');
     await screenshot(w.page, 'agent-tool-only');
   });
 
@@ -170,7 +167,6 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
       .locator('.part.editor .editor.modified .view-line', { hasText: 'Welcome back.' })
       .first()
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    const { screenshot } = await import('./workbench.mjs');
     await screenshot(w.page, 'agent-approve-edit');
     // Keyboard only: from the reason field Tab reaches Apply, and Space presses it.
     const focused = () => w.frame.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? null);

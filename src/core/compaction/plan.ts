@@ -14,7 +14,16 @@ import { planningPrices } from '../models/modelFacts';
 import { isServerStrategy } from '../server/serverContext';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { maskCandidates, type MaskCandidate } from './mask';
-import { effectiveWindow, keepRecentTokensFor, pressureOf, type CompactionSettings, type Pressure } from './policy';
+import {
+  clearAtLeastTokensFor,
+  effectiveWindow,
+  keepRecentTokensFor,
+  minEarlySavingTokens,
+  minSoftSavingTokens,
+  pressureOf,
+  type CompactionSettings,
+  type Pressure,
+} from './policy';
 import {
   expectedReplacementTokens,
   expectedSaving,
@@ -177,8 +186,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     summaryPolicy: settings.summaryPolicy,
   };
   const protect = protectedFrom(state.messages, regionOpts);
-  const clearAtLeast =
-    settings.clearAtLeastTokens > 0 ? settings.clearAtLeastTokens : Math.max(1_000, Math.round(0.1 * eff));
+  const clearAtLeast = clearAtLeastTokensFor(settings, eff);
   const nextCompactionAt = Math.round(cfg.softThreshold * eff);
   const suffix = (from: number) => {
     let n = 0;
@@ -302,7 +310,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     if (
       s &&
       (hard ||
-        (s.expectedSaving >= settings.minSoftSavingShare * eff && paysBack(s, inputs.growthPerRequest, Infinity)))
+        (s.expectedSaving >= minSoftSavingTokens(settings, eff) && paysBack(s, inputs.growthPerRequest, Infinity)))
     )
       return { ...s, reason: `Older history is summarised because ${why}.` };
     if (mask && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)))
@@ -339,7 +347,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       // `propose`: the proposal comes at the soft threshold; `off`: nothing before the hard one.
       nextCompactionAt: settings.softAction === 'propose' ? softAt : Math.round(cfg.hardThreshold * eff),
     };
-  const minEarly = Math.max(clearAtLeast, settings.minEarlySavingShare * eff);
+  const minEarly = minEarlySavingTokens(settings, eff);
   const s = summarisePlan();
   if (s && s.expectedSaving >= minEarly && paysBack(s, inputs.growthPerRequest, settings.paybackRequests))
     return {
@@ -354,7 +362,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
   );
   return {
     ...none(
-      `The context is ${pct(pressure.utilisation)} full; a summary comes once it frees at least ${pct(minEarly / eff)} of the window and pays back its summariser and prompt-cache rewrite, by ${pct(cfg.softThreshold)} (the soft threshold) if it pays back there, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`,
+      `The context is ${pct(pressure.utilisation)} full; a summary comes once it frees at least ${Math.round(minEarly).toLocaleString('en-US')} tokens (${pct(minEarly / eff)} of the window) and pays back its summariser and prompt-cache rewrite, by ${pct(cfg.softThreshold)} (the soft threshold) if it pays back there, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`,
     ),
     nextCompactionAt: Math.min(earliest, softAt),
   };

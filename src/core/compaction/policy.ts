@@ -111,3 +111,39 @@ export function keepRecentTokensFor(config: PipelineConfig, settings: Compaction
   const room = Math.max(0, target - fixedTokens);
   return Math.min(config.keepRecentTokens, Math.floor(KEEP_RECENT_MAX_ROOM_SHARE * room));
 }
+
+/**
+ * The share-of-window minimums stop growing at these many tokens. What makes a compaction pay
+ * (plan.ts `paysBack`: the rewrite and summariser repaid by the reads it saves, within a
+ * cycle set by how fast the prompt grows) does not grow with the window, so in a 1M-token
+ * window a 20 % minimum (190k tokens) would let the history grow, and be read on every
+ * request, for hundreds of requests before anything ran. At 200k and below the shares decide.
+ */
+export const CLEAR_AT_LEAST_MAX_TOKENS = 20_000;
+/** See {@link CLEAR_AT_LEAST_MAX_TOKENS}: the cap on an early summary's minimum saving. */
+export const EARLY_SAVING_MAX_TOKENS = 40_000;
+/** See {@link CLEAR_AT_LEAST_MAX_TOKENS}: the cap on an automatic soft compaction's minimum saving. */
+export const SOFT_SAVING_MAX_TOKENS = 20_000;
+
+/**
+ * The least a cheap edit (masking) frees at once: the user's `clearAtLeastTokens`, or (0) 10 %
+ * of the effective window `eff`, at least 1,000 and at most {@link CLEAR_AT_LEAST_MAX_TOKENS}.
+ */
+export function clearAtLeastTokensFor(settings: CompactionSettings, eff: number): number {
+  if (settings.clearAtLeastTokens > 0) return settings.clearAtLeastTokens;
+  return Math.max(1_000, Math.min(CLEAR_AT_LEAST_MAX_TOKENS, Math.round(0.1 * eff)));
+}
+
+/**
+ * The least a summary below the soft threshold frees: `minEarlySavingShare` of `eff`, at most
+ * {@link EARLY_SAVING_MAX_TOKENS}, and never less than {@link clearAtLeastTokensFor}.
+ */
+export function minEarlySavingTokens(settings: CompactionSettings, eff: number): number {
+  const share = Math.min(EARLY_SAVING_MAX_TOKENS, Math.round(settings.minEarlySavingShare * eff));
+  return Math.max(clearAtLeastTokensFor(settings, eff), share);
+}
+
+/** The least an automatic soft compaction frees: `minSoftSavingShare` of `eff`, at most {@link SOFT_SAVING_MAX_TOKENS}. */
+export function minSoftSavingTokens(settings: CompactionSettings, eff: number): number {
+  return Math.min(SOFT_SAVING_MAX_TOKENS, Math.round(settings.minSoftSavingShare * eff));
+}
