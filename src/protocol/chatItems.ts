@@ -42,6 +42,8 @@ export const ChatItemSchema = v.variant('kind', [
   /**
    * `messageId`: the conversation message once the answer is complete (pinning needs it).
    * `thinking`: the answer's extended thinking, shown collapsed above it (see ThinkingSchema).
+   * `standIn`: the extension wrote this answer in Claude's place (a failed request, a stop;
+   * see core/agent/standInAnswers.ts), so the chat shows it as the extension's note.
    */
   v.strictObject({
     kind: v.literal('assistant'),
@@ -52,6 +54,7 @@ export const ChatItemSchema = v.variant('kind', [
     pinned: v.optional(v.boolean()),
     tokens: v.optional(v.number()),
     thinking: v.optional(ThinkingSchema),
+    standIn: v.optional(v.boolean()),
   }),
   v.strictObject({
     kind: v.literal('tool'),

@@ -393,5 +393,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     w.fake.script({ text: 'Back after the crash.' });
     await w.send('three');
     await w.waitForAnswer('Back after the crash.');
+    const note = w.frame.locator('.item.assistant.stand-in');
+    assert.match(await note.locator('.who').innerText(), /^Context Pipeline/, 'the "No answer" note is not Claude\'s');
   });
 });

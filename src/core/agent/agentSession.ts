@@ -8,6 +8,7 @@ import type { AgentEvent } from './events';
 import { runTurnLoop } from './agentTurnLoop';
 import { SessionCommands } from './sessionCommands';
 import { SessionCore, type AgentDeps, type CompactionEntryState, type SendResult } from './sessionCore';
+import { NO_ANSWER } from './standInAnswers';
 
 export type { AgentDeps, CompactionEntryState, SendResult } from './sessionCore';
 
@@ -134,9 +135,7 @@ export class AgentSession {
     if (core.running) return { ok: false, reason: 'A turn is still running; stop it or wait for it to finish.' };
     const before = core.state;
     if (before.messages.at(-1)?.role === 'user') {
-      const note = await core.appendAssistant([
-        { type: 'text', text: '[No answer: the previous request failed or was stopped before Claude replied.]' },
-      ]);
+      const note = await core.appendAssistant([{ type: 'text', text: NO_ANSWER }]);
       if (!note) return { ok: false, reason: 'Could not record the failed request.' };
     }
     const assembled = assembleUserMessage(

@@ -11,6 +11,7 @@ import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound } from './toolRound';
 import { addContextAfterTools } from './contextAfterTools';
 import type { SessionCore } from './sessionCore';
+import { STOPPED_WHILE_TOOLS_RAN } from './standInAnswers';
 
 /**
  * The turn loop of a session: assemble → compact when due → cache anchors → serialize →
@@ -206,7 +207,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
       core.emit({ type: 'message_added', message: assembled.value.message, injected: assembled.value.injected });
       if (controller.signal.aborted) {
         // The cancelled results are in history; end with a short note so the next user message alternates.
-        await core.appendAssistant([{ type: 'text', text: '[Stopped by the user while tools were running.]' }]);
+        await core.appendAssistant([{ type: 'text', text: STOPPED_WHILE_TOOLS_RAN }]);
         reason = 'stopped';
         break;
       }

@@ -11,6 +11,7 @@ import type { AgentEvent, SessionSink } from './events';
 import { RequestAccounting } from './requestAccounting';
 import { prepareRequest, type PreparedRequest } from '../pipeline/pipeline';
 import { makeRequestCounter } from '../pipeline/requestTokens';
+import { STOPPED_BEFORE_ANSWER, STOPPED_SUFFIX } from './standInAnswers';
 
 /** Ports and settings of an agent session. */
 export interface AgentDeps {
@@ -171,9 +172,7 @@ export class SessionCore {
 
   /** A stop while streaming keeps what was said, marked as stopped, so history stays consistent. */
   async recordStop(streamedText: string): Promise<void> {
-    const text = streamedText.trim()
-      ? `${streamedText}\n\n[Stopped by the user.]`
-      : '[Stopped by the user before Claude answered.]';
+    const text = streamedText.trim() ? `${streamedText}\n\n${STOPPED_SUFFIX}` : STOPPED_BEFORE_ANSWER;
     await this.appendAssistant([{ type: 'text', text }]);
   }
 }

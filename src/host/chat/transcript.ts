@@ -3,6 +3,7 @@ import { isPlaceholder } from '../../core/compaction/layerContext';
 import { endsInsideTurn } from '../../core/compaction/summaryReplacement';
 import type { Block, InjectionRef, Message, ToolResultContent } from '../../core/conversation/conversationModel';
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
+import { isStandInAnswer } from '../../core/agent/standInAnswers';
 
 /** Longest tool input / result preview the chat shows (the full text stays in the session). */
 export const PREVIEW_CHARS = 4_000;
@@ -106,7 +107,10 @@ export function thinkingOf(message: Message, tokensOf?: TokensOf): ChatThinking 
   };
 }
 
-/** The chat item of a finished answer (`id`: the streamed item it replaces, else the message's id). */
+/**
+ * The chat item of a finished answer (`id`: the streamed item it replaces, else the message's
+ * id); `standIn` when the extension wrote it in Claude's place.
+ */
 export function assistantItem(message: Message, tokensOf?: TokensOf, id = message.id): ChatItem {
   const text = message.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
   const thinking = thinkingOf(message, tokensOf);
@@ -119,6 +123,7 @@ export function assistantItem(message: Message, tokensOf?: TokensOf, id = messag
     pinned: isPinned(message),
     ...(tokensOf ? { tokens: Math.round(tokensOf(message)) } : {}),
     ...(thinking ? { thinking } : {}),
+    ...(isStandInAnswer(text) ? { standIn: true } : {}),
   };
 }
 

@@ -106,13 +106,19 @@ class ItemRenderer {
       case 'assistant': {
         // A finished answer with no words (tool calls only: its cards follow) shows its header alone.
         const silent = !item.streaming && !item.text && item.thinking === undefined;
+        // An answer the extension wrote in Claude's place (a failed request, a stop) says so.
+        const standIn = item.standIn === true && !item.streaming;
+        const head = this.who(standIn ? 'Context Pipeline' : 'Claude', item.messageId, item.pinned, item.tokens);
+        if (standIn)
+          head.title =
+            "Written by Context Pipeline in Claude's place so the conversation stays valid; Claude reads it as its own reply.";
         return el(
           'div',
           {
-            class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}${silent ? ' silent' : ''}`,
+            class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}${silent ? ' silent' : ''}${standIn ? ' stand-in' : ''}`,
             'data-id': item.id,
           },
-          this.who('Claude', item.messageId, item.pinned, item.tokens),
+          head,
           ...(item.thinking ? [renderThinking(item.thinking, item.streaming)] : []),
           ...(silent ? [] : [this.answerBody(item.text, item.streaming || !item.text)]),
         );
