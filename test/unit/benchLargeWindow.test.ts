@@ -1,0 +1,35 @@
+import { strict as assert } from 'node:assert';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { policy } from '../../bench/policies';
+import { prepareTranscript, replay } from '../../bench/replayCore';
+import { readTranscript } from '../../bench/transcript';
+import { createTiktokenTokenizer } from '../../src/core/tokens/tiktoken';
+
+/**
+ * The default pipeline over every real session in test/fixtures in a 1M-token window, the
+ * window Sonnet 4.6 and Opus 4.6 default to. What pays back does not grow with the window, so
+ * a summary still runs once it frees its (capped) minimum: before the caps, a 20 % minimum
+ * (198k tokens) meant no summary at all on any of these sessions, and each request read the
+ * whole history (peaks of 13–17 % of the window).
+ */
+describe('bench replay: the default pipeline in a 1M-token window', function () {
+  this.timeout(120_000);
+  const dir = 'test/fixtures';
+  const tokenizer = createTiktokenTokenizer();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.transcript.jsonl'))
+    .map((f) => join(dir, f));
+
+  for (const file of files)
+    it(`${file.split('/').pop()}: summarises before the soft threshold, so the prompt stays small`, async () => {
+      const r = await replay(prepareTranscript(file, readTranscript(file), tokenizer), {
+        window: 1_000_000,
+        policy: policy('default'),
+      });
+      assert.equal(r.invalidCount, 0, [...r.invalid.keys()].join('; '));
+      assert.equal(r.overflows, 0);
+      assert.ok(r.summaries >= 1, `${r.compactions} compactions, none a summary`);
+      assert.ok(r.peak < 0.12, `peak ${r.peak} of the window`);
+    });
+});
