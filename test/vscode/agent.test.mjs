@@ -13,6 +13,8 @@ import { startAgentWorld } from './agentHarness.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 import { screenshot } from './workbench.mjs';
 
+/** @typedef {import('@anthropic-ai/sdk/resources/messages').ToolResultBlockParam} ToolResultBlockParam */
+
 const MID_FILE = Array.from({ length: 250 }, (_, i) => `row ${i}: ${'consectetur adipiscing elit '.repeat(3)}`).join(
   '\n',
 );
@@ -21,6 +23,7 @@ const BIG_FILE = Array.from({ length: 4000 }, (_, i) => `line ${i}: ${'lorem ips
 );
 
 describe('the agent in a real VS Code, against the fake Anthropic API', { timeout: suiteTimeout(1_200_000) }, () => {
+  /** @type {import('./agentHarness.mjs').AgentWorld} */
   let w;
   before(async () => {
     w = await startAgentWorld({
@@ -64,9 +67,9 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     await w.send('What does greet do?');
     await w.waitForAnswer('greet() returns a greeting.');
     await w.waitIdle();
-    const req = w.fake.requests.at(-1);
+    const req = w.lastRequest();
     assert.equal(req.valid, true);
-    const last = req.body.messages.at(-1);
+    const last = /** @type {import('@anthropic-ai/sdk/resources/messages').MessageParam} */ (req.body.messages.at(-1));
     assert.equal(last.role, 'user');
     assert.ok(JSON.stringify(last).includes('What does greet do?'));
     // Every message shows its tokens and can be pinned (never compacted); the pin is saved.
@@ -95,8 +98,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     );
     await w.send('Explain src/greet.js');
     await w.waitForAnswer('greet.js exports greet(name).');
-    const second = w.fake.requests.at(-1).body;
-    const results = second.messages.at(-1).content.filter((b) => b.type === 'tool_result');
+    const results = /** @type {ToolResultBlockParam[]} */ (w.lastBlocks().filter((b) => b.type === 'tool_result'));
     assert.equal(results.length, 2);
     assert.match(JSON.stringify(results[0].content), /greet\.js/);
     assert.match(JSON.stringify(results[1].content), /return `Hello/);
@@ -195,11 +197,14 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
       'export function greet(name) {\n  return `Hello, ${name}! Welcome back.`;\n}\n',
       'the approved edit is on disk, the rejected one is not',
     );
-    const results = w.fake.requests
-      .at(-1)
+    const results = w
+      .lastRequest()
       .body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
       .filter((b) => b.type === 'tool_result');
-    assert.match(JSON.stringify(results.at(-1).content), /declined.*no farewell please/);
+    assert.match(
+      JSON.stringify(/** @type {ToolResultBlockParam} */ (results.at(-1)).content),
+      /declined.*no farewell please/,
+    );
     assert.equal(
       await w.frame.locator('[data-testid="approval"][data-state="rejected"] .outcome').innerText(),
       'Rejected. Reason: no farewell please',
@@ -237,7 +242,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.ok(took < UI_TIMEOUT, `stopped in ${took} ms, not after the 600 s command`);
     await w.send('Never mind.');
     await w.waitForAnswer('Understood, not running it.');
-    const msgs = w.fake.requests.at(-1).body.messages;
+    const msgs = w.lastRequest().body.messages;
     const cancelled = msgs
       .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
       .find((b) => b.type === 'tool_result');
@@ -301,10 +306,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     );
     await w.send('Read big.txt');
     await w.waitForAnswer('I saw the preview of the big file.');
-    const result = w.fake.requests
-      .at(-1)
-      .body.messages.at(-1)
-      .content.find((b) => b.type === 'tool_result');
+    const result = /** @type {ToolResultBlockParam} */ (w.lastBlocks().find((b) => b.type === 'tool_result'));
     const text = JSON.stringify(result.content);
     assert.ok(text.length < 8_000, `the result sent is a preview (${text.length} chars)`);
     const spilled = /saved in full to ([^\s]+?\.txt)/.exec(text)?.[1];
@@ -315,12 +317,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     );
     await w.send('Read the end of it');
     await w.waitForAnswer('Read the rest.');
-    const back = JSON.stringify(
-      w.fake.requests
-        .at(-1)
-        .body.messages.at(-1)
-        .content.find((b) => b.type === 'tool_result'),
-    );
+    const back = JSON.stringify(w.lastBlocks().find((b) => b.type === 'tool_result'));
     assert.match(back, /line 98\d: lorem ipsum/, `read_file reads the saved output back: ${back.slice(0, 300)}`);
   });
 
@@ -336,7 +333,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
       // The turn is over before the next message (a message sent while it runs is refused).
       await w.waitIdle();
     }
-    const size = w.fake.requests.at(-1).inputTokens;
+    const size = w.lastRequest().inputTokens;
     w.fake.setWindow(Math.round(size * 0.8));
     w.fake.script(
       { match: { model: 'claude-haiku-4-5' }, text: 'Three reads of `mid.txt`, nothing else.' },

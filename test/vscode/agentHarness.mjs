@@ -22,6 +22,19 @@ export const VSIX = process.env.CP_VSIX ?? join(REPO_ROOT, 'dist', 'context-pipe
  */
 
 /**
+ * One line of a session file the extension wrote.
+ * @typedef {import('../../src/core/session/entries.ts').SessionEntry} SessionEntry
+ */
+
+/**
+ * A `/v1/messages` request the fake server validated and counted, as the tests read it: the
+ * record's `body` (`unknown` there, since a body that is not JSON is kept as text) is the
+ * validated request, with the `max_tokens` that endpoint requires, and `inputTokens` is set.
+ * @typedef {import('../fake-anthropic/request.ts').ApiRequest & { readonly max_tokens: number }} SentBody
+ * @typedef {import('../fake-anthropic/index.ts').RecordedRequest & { readonly body: SentBody, inputTokens: number }} SentRequest
+ */
+
+/**
  * Starts the fake API, code-server with the .vsix installed, and a browser page with the
  * Context Pipeline chat open. `workspaceFiles` maps relative paths to contents; `prepare(dirs)`
  * runs before code-server starts (e.g. to write session files); with `openChat: false` the
@@ -124,7 +137,10 @@ export async function startAgentWorld({
       await openContextPipeline(page);
       frame = await chatFrame(page);
     },
-    /** Types a message and presses Enter once the composer is idle (shows Send). */
+    /**
+     * Types a message and presses Enter once the composer is idle (shows Send).
+     * @param {string} text
+     */
     async send(text) {
       const input = frame.getByRole('textbox', { name: 'Message' });
       await input.fill(text);
@@ -134,7 +150,11 @@ export async function startAgentWorld({
       await this.waitIdle();
       await input.press('Enter');
     },
-    /** Waits until an assistant item with this text is shown and no longer streaming. */
+    /**
+     * Waits until an assistant item with this text is shown and no longer streaming.
+     * @param {string} text
+     * @param {number} [timeout]
+     */
     async waitForAnswer(text, timeout = UI_TIMEOUT) {
       await frame
         .locator('.item.assistant:not(.streaming) .text', { hasText: text })
@@ -147,7 +167,10 @@ export async function startAgentWorld({
         .locator('.composer button.primary:not(.stop)', { hasText: 'Send' })
         .waitFor({ state: 'visible', timeout });
     },
-    /** Runs a command from the command palette by its title (retrying the palette and the typing until its row shows). */
+    /**
+     * Runs a command from the command palette by its title (retrying the palette and the typing until its row shows).
+     * @param {string} title
+     */
     async command(title) {
       await runCommand(page, title);
     },
@@ -158,7 +181,27 @@ export async function startAgentWorld({
       await world.command('Context Pipeline: New Session');
       await frame.locator('.empty').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     },
-    /** Session files written by the extension, parsed into entries. */
+    /**
+     * The last request the fake server recorded, as the tests read it.
+     * @returns {SentRequest}
+     */
+    lastRequest() {
+      const r = fake.requests.at(-1);
+      if (!r) throw new Error('the fake server has recorded no request');
+      return /** @type {SentRequest} */ (r);
+    },
+    /**
+     * The content blocks of the last message of the last request ([] when its content is a string).
+     * @returns {import('@anthropic-ai/sdk/resources/messages').ContentBlockParam[]}
+     */
+    lastBlocks() {
+      const content = world.lastRequest().body.messages.at(-1)?.content;
+      return Array.isArray(content) ? content : [];
+    },
+    /**
+     * Session files written by the extension, parsed into entries.
+     * @returns {{ file: string, entries: SessionEntry[] }[]}
+     */
     sessionEntries() {
       const dir = join(dirs.userData, 'User', 'globalStorage', 'context-pipeline.context-pipeline', 'sessions');
       return readdirSync(dir)
@@ -193,6 +236,7 @@ export async function startAgentWorld({
       return hosts.map((h) => h.pid);
     },
     async close() {
+      /** @type {Error[]} */
       const errors = [];
       await browser.close().catch((e) => errors.push(e));
       await server.stop().catch((e) => errors.push(e));

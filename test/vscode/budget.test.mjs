@@ -12,23 +12,42 @@ import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { budgetFrame } from './budgetFrame.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
+/**
+ * @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld
+ * @typedef {import('../fake-anthropic/types.ts').RecordedRequest} RecordedRequest
+ * @typedef {import('../fake-anthropic/types.ts').FakeUsage} FakeUsage
+ * @typedef {import('../../src/core/session/entries.ts').PinEntry} PinEntry
+ * @typedef {import('playwright-core').Frame} Frame
+ */
 
-/** Scrolls the panel to a card in one step inside the page (the panel may re-render between two Playwright steps). */
+/**
+ * Scrolls the panel to a card in one step inside the page (the panel may re-render between two Playwright steps).
+ * @param {Frame} frame
+ * @param {string} testid
+ */
 const scrollToCard = (frame, testid) =>
   frame.evaluate((id) => document.querySelector(`[data-testid="${id}"]`)?.scrollIntoView({ block: 'start' }), testid);
 
+/** @param {string | null} s */
 const num = (s) => Number(String(s).replace(/[^\d.]/g, ''));
 const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
 
-/** Waits until `probe()` returns true (polling), or fails saying what was awaited. */
+/**
+ * Waits until `probe()` returns true (polling), or fails saying what was awaited.
+ * @param {string} what
+ * @param {() => Promise<boolean>} probe
+ */
 const until = (what, probe) => eventually(what, probe, { interval: 200 });
 
 describe(
   'Context Budget panel in a real VS Code, against the fake Anthropic API',
   { timeout: suiteTimeout(600_000) },
   () => {
+    /** @type {AgentWorld} Set in before(); the hooks and tests run after it. */
     let w;
+    /** @type {typeof import('./workbench.mjs')} */
     let workbench;
+    /** @type {typeof import('./gestures.mjs')} */
     let gestures;
 
     before(async () => {
@@ -97,7 +116,7 @@ describe(
         `legend adds up to the next-request total shown (${used} vs ${shown})`,
       );
       // The bar is the NEXT request: the last request's prompt plus the final answer.
-      const u = w.fake.requests.at(-1).usage;
+      const u = /** @type {RecordedRequest & { usage: FakeUsage }} */ (w.fake.requests.at(-1)).usage;
       const reported = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
       const expected = reported + u.output_tokens;
       process.stderr.write(
@@ -155,7 +174,9 @@ describe(
         async () => (await w.frame.locator('.item.user.pinned').count()) === 0,
       );
       assert.equal(await w.frame.locator('.item.user .pin').first().getAttribute('aria-pressed'), 'false');
-      const unpins = () => w.sessionEntries().flatMap((f) => f.entries.filter((e) => e.type === 'unpin'));
+      /** The unpin entries of the session files. */
+      const unpins = () =>
+        w.sessionEntries().flatMap((f) => /** @type {PinEntry[]} */ (f.entries.filter((e) => e.type === 'unpin')));
       assert.ok(unpins().length > 0, 'the unpin is in the session file');
 
       // A selection, pinned with Pin Selection and sent with the next message.
@@ -197,7 +218,7 @@ describe(
 
     test('the request history is the same after Developer: Reload Window', async () => {
       let frame = await budgetFrame(w.page);
-      const rowsOf = (f) => f.locator('[data-testid="requests-table"] tbody tr');
+      const rowsOf = (/** @type {Frame} */ f) => f.locator('[data-testid="requests-table"] tbody tr');
       await rowsOf(frame).nth(3).waitFor({ timeout: UI_TIMEOUT });
       const before = await rowsOf(frame).allInnerTexts();
       assert.equal(before.length, 4, `four requests before the reload: ${JSON.stringify(before)}`);
@@ -221,7 +242,7 @@ describe(
     });
 
     test('follows a switch to a light theme', async () => {
-      const markers = async (f) =>
+      const markers = async (/** @type {Frame} */ f) =>
         f
           .locator('[data-testid="budget-chart"] .u-legend .u-marker')
           .evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));

@@ -1,5 +1,5 @@
-// Runs code-server (VS Code in the browser) under the harness's Node 24, installs or links
-// the extension into an extensions directory, and reads VS Code's log files.
+// Runs code-server (VS Code in the browser) under the harness's Node 24 and installs or links
+// the extension into an extensions directory (VS Code's log files: codeServerLogs.mjs).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import {
@@ -19,6 +19,10 @@ import { pathToFileURL } from 'node:url';
 import { harnessPaths } from './setup.mjs';
 import { WORKBENCH_TIMEOUT } from './timeouts.mjs';
 
+import { killGroup, stopProcessGroup } from './processGroup.mjs';
+
+export { readExtensionHostLogs, readOutputChannelLogs } from './codeServerLogs.mjs';
+
 /** User settings every harness instance starts from; `settings` passed to startCodeServer override them. */
 export const DEFAULT_SETTINGS = Object.freeze({
   'security.workspace.trust.enabled': false,
@@ -34,7 +38,6 @@ export const DEFAULT_SETTINGS = Object.freeze({
 });
 
 const START_TIMEOUT_MS = WORKBENCH_TIMEOUT;
-const STOP_TIMEOUT_MS = 10_000;
 
 /**
  * Starts code-server on `workspaceDir` and resolves once its HTTP server answers /healthz.
@@ -185,6 +188,7 @@ export function linkExtension(repoDir, extensionsDir) {
   symlinkSync(repoDir, linkPath, 'dir');
 
   const manifestPath = join(extensionsDir, 'extensions.json');
+  /** @type {ExtensionsJsonEntry[]} */
   const manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : [];
   const entries = manifest.filter((e) => e?.identifier?.id?.toLowerCase() !== id.toLowerCase());
   const location = pathToFileURL(linkPath);
@@ -200,41 +204,10 @@ export function linkExtension(repoDir, extensionsDir) {
 }
 
 /**
- * Extension-host log files under a code-server logs dir (`<logsDir>/<date>/exthost<N>/remoteexthost.log`),
- * oldest session first.
- * @param {string} logsDir the `logsDir` returned by startCodeServer
- * @returns {{ file: string, text: string }[]}
+ * An entry of an extensions directory's extensions.json, written by VS Code: only `identifier.id`
+ * is read here, every other field is kept as it is.
+ * @typedef {{ identifier?: { id?: string } } & Record<string, unknown>} ExtensionsJsonEntry
  */
-export function readExtensionHostLogs(logsDir) {
-  return findFiles(
-    logsDir,
-    (path, name) => /^exthost\d*$/.test(path.split('/').at(-2) ?? '') && /^(remote)?exthost\.log$/.test(name),
-  ).map((file) => ({ file, text: readFileSync(file, 'utf8') }));
-}
-
-/**
- * Log files of an extension's output channel named `channelName`
- * (`output_logging_*` files `<N>-<name>.log`, or `<extension id>/<name>.log` for log channels).
- * @param {string} logsDir
- * @param {string} channelName
- * @returns {{ file: string, text: string }[]}
- */
-export function readOutputChannelLogs(logsDir, channelName) {
-  const plain = `${channelName}.log`;
-  return findFiles(logsDir, (_path, name) => name === plain || (name.endsWith(`-${plain}`) && /^\d+-/.test(name))).map(
-    (file) => ({ file, text: readFileSync(file, 'utf8') }),
-  );
-}
-
-function findFiles(dir, predicate) {
-  if (!existsSync(dir)) return [];
-  const found = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    const path = join(entry.parentPath ?? entry.path, entry.name);
-    if (entry.isFile() && predicate(path, entry.name)) found.push(path);
-  }
-  return found.sort();
-}
 
 function requireInstalledHarness() {
   const paths = harnessPaths();
@@ -245,7 +218,12 @@ function requireInstalledHarness() {
   return paths;
 }
 
-/** Flags shared by the server and the CLI; an explicit config file keeps code-server from writing ~/.config/code-server. */
+/**
+ * Flags shared by the server and the CLI; an explicit config file keeps code-server from writing ~/.config/code-server.
+ * @param {string} extensionsDir
+ * @param {string} userDataDir
+ * @returns {string[]}
+ */
 function commonArgs(extensionsDir, userDataDir) {
   const config = join(userDataDir, 'code-server.yaml');
   if (!existsSync(config)) {
@@ -256,15 +234,26 @@ function commonArgs(extensionsDir, userDataDir) {
   return ['--config', config, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
 }
 
-/** code-server keeps its own logs and heartbeat in $XDG_DATA_HOME/code-server; keep them in the user data dir. */
+/**
+ * code-server keeps its own logs and heartbeat in $XDG_DATA_HOME/code-server; keep them in the user data dir.
+ * @param {string} userDataDir
+ * @param {Record<string, string | undefined>} env added to (or, when undefined, removed from) this process's environment
+ * @returns {NodeJS.ProcessEnv}
+ */
 function serverEnv(userDataDir, env) {
   // PORT is dropped: code-server would let it override --bind-addr.
+  /** @type {NodeJS.ProcessEnv} */
   const merged = { ...process.env, PORT: undefined, XDG_DATA_HOME: join(userDataDir, 'xdg-data'), ...env };
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   delete merged.NODE_OPTIONS; // options meant for the caller's Node 20 must not leak into Node 24
   return merged;
 }
 
+/**
+ * Merges `settings` (over DEFAULT_SETTINGS, over what the file already holds) into `<userDataDir>/User/settings.json`.
+ * @param {string} userDataDir
+ * @param {Record<string, unknown>} settings
+ */
 function writeUserSettings(userDataDir, settings) {
   const file = join(userDataDir, 'User', 'settings.json');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
@@ -284,12 +273,15 @@ function writeUserSettings(userDataDir, settings) {
 
 /** Keeps the last lines of the server's output for error messages and copies all of it to a file. */
 class OutputTail {
+  /** @param {string} file where all of the output is copied */
   constructor(file) {
     this.file = file;
     this.text = '';
+    /** @type {Set<() => void>} called after each chunk */
     this.listeners = new Set();
     writeFileSync(file, '');
   }
+  /** @param {Buffer | string} chunk */
   push(chunk) {
     const s = chunk.toString();
     appendFileSync(this.file, s);
@@ -301,12 +293,20 @@ class OutputTail {
   }
 }
 
+/**
+ * Waits for code-server to print the address it listens on.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {OutputTail} output
+ * @param {number} timeoutMs
+ * @returns {Promise<string>} the server's base URL (`http://host:port/`)
+ */
 function waitForListening(child, output, timeoutMs) {
   return new Promise((resolvePromise, reject) => {
     const check = () => {
       const m = /HTTP server listening on (http:\/\/[^\s/]+\/)/.exec(output.text);
       if (m) finish(null, m[1]);
     };
+    /** @type {(code: number | null, signal: NodeJS.Signals | null) => void} */
     const onExit = (code, signal) =>
       finish(new Error(`code-server exited (${code ?? signal}) before listening. Its last output:\n${output.tail()}`));
     const timer = setTimeout(
@@ -318,11 +318,15 @@ function waitForListening(child, output, timeoutMs) {
         ),
       timeoutMs,
     );
+    /**
+     * @param {Error | null} err
+     * @param {string} [value] the base URL, given when `err` is null
+     */
     function finish(err, value) {
       clearTimeout(timer);
       output.listeners.delete(check);
       child.off('exit', onExit);
-      err ? reject(err) : resolvePromise(value);
+      err ? reject(err) : resolvePromise(/** @type {string} */ (value));
     }
     output.listeners.add(check);
     child.on('exit', onExit);
@@ -330,6 +334,14 @@ function waitForListening(child, output, timeoutMs) {
   });
 }
 
+/**
+ * Polls the server's /healthz until it answers OK.
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {OutputTail} output
+ * @param {string} baseUrl
+ * @param {number} timeoutMs
+ * @returns {Promise<void>}
+ */
 async function waitForHealthz(child, output, baseUrl, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   let lastError = 'no answer yet';
@@ -351,35 +363,4 @@ async function waitForHealthz(child, output, baseUrl, timeoutMs) {
   throw new Error(
     `code-server at ${baseUrl} did not answer /healthz within ${timeoutMs / 1000} s (${lastError}). Its last output:\n${output.tail()}`,
   );
-}
-
-/** SIGTERM to the server's process group; SIGKILL whatever is left after STOP_TIMEOUT_MS. */
-async function stopProcessGroup(child) {
-  if (!groupAlive(child.pid)) return;
-  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit');
-  killGroup(child.pid, 'SIGTERM');
-  const deadline = Date.now() + STOP_TIMEOUT_MS;
-  let timer;
-  await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, STOP_TIMEOUT_MS)))]);
-  clearTimeout(timer);
-  while (groupAlive(child.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (groupAlive(child.pid)) killGroup(child.pid, 'SIGKILL');
-}
-
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    if (err.code === 'ESRCH') return false;
-    throw err;
-  }
-}
-
-function killGroup(pgid, signal) {
-  try {
-    process.kill(-pgid, signal);
-  } catch (err) {
-    if (err.code !== 'ESRCH') throw err;
-  }
 }

@@ -9,11 +9,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { eventually as poll, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
+/**
+ * @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld
+ * @typedef {import('../fake-anthropic/types.ts').RecordedRequest} RecordedRequest
+ * @typedef {import('../fake-anthropic/request.ts').ApiRequest} ApiRequest the body of a `/v1/messages` request
+ * @typedef {RecordedRequest & { body: ApiRequest }} MessagesRequest a recorded `/v1/messages` request, its body read
+ * @typedef {import('playwright-core').Locator} Locator
+ * @typedef {{ x: number, y: number, width: number, height: number }} Box a bounding box (one that exists)
+ */
 const SUMMARISER = 'claude-haiku-4-5';
 const CHAT_MODEL = 'claude-sonnet-4-6';
 
 // Each answer is long enough (a few hundred tokens) that summarising the older turns saves
 // tokens; otherwise Compact Now would find nothing worth compacting.
+/** @param {number} n */
 const DETAIL = (n) =>
   Array.from(
     { length: 8 },
@@ -32,24 +41,36 @@ const A3 = `${A3_HEAD} ${DETAIL(3)}`;
 const SUMMARY = 'The user asked about `src/auth.ts` line 42; the assistant explained it.';
 const INSTRUCTIONS = 'focus on the auth bug';
 
-/** All text of a request's messages (text blocks of every message), joined. */
+/**
+ * All text of a request's messages (text blocks of every message), joined.
+ * @param {RecordedRequest} req
+ */
 function requestText(req) {
-  return req.body.messages
+  return /** @type {ApiRequest} */ (req.body).messages
     .flatMap((m) =>
       typeof m.content === 'string' ? [m.content] : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])),
     )
     .join('\n');
 }
 
-/** Polls `check` until it returns a truthy value (or throws its last failure after the UI timeout). */
+/**
+ * Polls `check` until it returns a truthy value (or throws its last failure after the UI timeout).
+ * @template T
+ * @param {() => T | undefined | null | false | Promise<T | undefined | null | false>} check
+ * @param {{ what?: string }} [options]
+ * @returns {Promise<T>}
+ */
 const eventually = (check, { what = 'condition' } = {}) => poll(what, check);
 
 describe(
   'Compact Now and Restore in a real VS Code, against the fake Anthropic API',
   { timeout: suiteTimeout(600_000) },
   () => {
+    /** @type {AgentWorld} Set in before(); the hooks and tests run after it. */
     let w;
+    /** @type {typeof import('./workbench.mjs')} */
     let workbench;
+    /** @type {string[]} */
     const screenshots = [];
 
     before(async () => {
@@ -93,7 +114,7 @@ describe(
     /** Drags the sash above the Compactions pane up so the expanded tree has room (for the screenshots). */
     async function enlargeCompactions() {
       const header = workbench.viewHeader(w.page, 'Compactions');
-      const top = (await header.boundingBox()).y;
+      const top = /** @type {Box} */ (await header.boundingBox()).y;
       const sashes = await w.page.locator('.part.sidebar .monaco-sash.horizontal').all();
       let best;
       for (const s of sashes) {
@@ -108,17 +129,24 @@ describe(
       await w.page.mouse.move(x, y - 150, { steps: 5 });
       await w.page.mouse.move(x, y - 300, { steps: 5 });
       await w.page.mouse.up();
-      await eventually(async () => (await header.boundingBox()).y < top - 200, {
+      await eventually(async () => /** @type {Box} */ (await header.boundingBox()).y < top - 200, {
         what: 'the Compactions view to grow',
       });
     }
 
-    /** A row of the Compactions tree whose text matches. */
+    /**
+     * A row of the Compactions tree whose text matches.
+     * @param {Locator} pane
+     * @param {string} text
+     */
     function row(pane, text) {
       return pane.locator('.monaco-list-row', { hasText: text }).first();
     }
 
-    /** Expands a collapsed tree row (a click toggles it) and waits until it is expanded. */
+    /**
+     * Expands a collapsed tree row (a click toggles it) and waits until it is expanded.
+     * @param {Locator} r
+     */
     async function expand(r) {
       await r.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       if ((await r.getAttribute('aria-expanded')) !== 'true') await r.click();
@@ -144,7 +172,7 @@ describe(
       assert.deepEqual(await w.frame.locator('.item.user .text').allInnerTexts(), [Q1, Q2, Q3]);
       assert.equal(await w.frame.locator('.item.assistant .text').count(), 3);
       assert.ok(
-        w.fake.requests.every((r) => r.body.model === CHAT_MODEL),
+        w.fake.requests.every((r) => /** @type {ApiRequest} */ (r.body).model === CHAT_MODEL),
         'only the chat model was asked so far',
       );
     });
@@ -176,7 +204,7 @@ describe(
 
       // The summariser was asked, with the user's instructions.
       const summariserReq = await eventually(
-        () => w.fake.requests.slice(before).find((r) => r.body.model === SUMMARISER),
+        () => w.fake.requests.slice(before).find((r) => /** @type {ApiRequest} */ (r.body).model === SUMMARISER),
         { what: 'the summariser request' },
       );
       assert.equal(summariserReq.valid, true);
@@ -284,7 +312,7 @@ describe(
       await w.send('Fourth question');
       await w.waitForAnswer('Answer four, with the whole history in view.');
       await w.waitIdle();
-      const req = w.fake.requests.at(-1);
+      const req = /** @type {MessagesRequest} */ (w.fake.requests.at(-1));
       assert.ok(w.fake.requests.length > before);
       assert.equal(req.body.model, CHAT_MODEL);
       assert.equal(req.valid, true);
@@ -328,7 +356,7 @@ describe(
       await input.press('Enter');
       await eventually(
         async () =>
-          w.fake.requests
+          /** @type {readonly MessagesRequest[]} */ (w.fake.requests)
             .slice(before)
             .some((r) => r.body.model === SUMMARISER && requestText(r).includes('keep the auth details')),
         { what: 'the summariser request with the /compact instructions' },

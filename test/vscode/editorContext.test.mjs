@@ -11,15 +11,31 @@ import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 const GREET = 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
 const SELECTION_HEAD = '<ide_selection>The user selected the lines 1 to 2 from src/greet.js:';
 
-/** The text blocks of the last user message of the last request, in order. */
+/**
+ * @typedef {import('../fake-anthropic/request.ts').ApiRequest} ApiRequest the body of a `/v1/messages` request
+ * @typedef {ApiRequest['messages'][number]} MessageParam one message of a request
+ * @typedef {import('../fake-anthropic/index.ts').RecordedRequest & { body: ApiRequest }} MessagesRequest
+ *   a recorded `/v1/messages` request, its body read
+ */
+
+/**
+ * The text blocks of the last user message of the last request, in order.
+ * @param {import('./agentHarness.mjs').AgentWorld} w a world that has sent a message
+ * @returns {string[]}
+ */
 function lastUserTexts(w) {
-  const last = w.fake.requests.at(-1).body.messages.at(-1);
+  // The world sent a message, so there is a last request and it has a last message.
+  const last = /** @type {MessageParam} */ (
+    /** @type {MessagesRequest} */ (w.fake.requests.at(-1)).body.messages.at(-1)
+  );
   assert.equal(last.role, 'user');
+  /** @type {Exclude<MessageParam['content'], string>} */
   const content = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
   return content.filter((b) => b.type === 'text').map((b) => b.text);
 }
 
 describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) }, () => {
+  /** @type {import('./agentHarness.mjs').AgentWorld} */
   let w;
   before(async () => {
     w = await startAgentWorld({ workspaceFiles: { 'src/greet.js': GREET, 'README.md': '# Demo\n' } });
@@ -55,7 +71,10 @@ describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) },
     assert.equal(chipTexts.length, 2, JSON.stringify(chipTexts));
     assert.match(chipTexts[0], /^file src\/greet\.js [\d,]+ tok$/);
     assert.match(chipTexts[1], /^selection src\/greet\.js:1-2 [\d,]+ tok$/);
-    assert.match(await chips.nth(1).getAttribute('title'), /<ide_selection>The user selected the lines 1 to 2/);
+    assert.match(
+      /** @type {string} */ (await chips.nth(1).getAttribute('title')),
+      /<ide_selection>The user selected the lines 1 to 2/,
+    );
 
     // Into the chat and send.
     await w.frame.getByRole('textbox', { name: 'Message' }).click();
@@ -142,7 +161,7 @@ describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) },
     assert.equal(await active(), 'span.pending-chip');
     assert.equal(await chip.getAttribute('role'), 'listitem');
     assert.match(
-      await chip.getAttribute('aria-label'),
+      /** @type {string} */ (await chip.getAttribute('aria-label')),
       /^selection src\/greet\.js:1-2, [\d,]+ tokens\. Delete removes it/,
     );
     await w.page.keyboard.press('Delete');

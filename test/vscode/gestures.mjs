@@ -39,7 +39,10 @@ export async function retryUntilVisible(
   }
 }
 
-/** Clicks the status bar's edge so the workbench (not a webview) has the keyboard focus. */
+/**
+ * Clicks the status bar's edge so the workbench (not a webview) has the keyboard focus.
+ * @param {import('playwright-core').Page} page
+ */
 async function focusWorkbench(page) {
   await page.locator('.part.statusbar').click({ position: { x: 5, y: 5 } });
 }

@@ -15,10 +15,21 @@ import { startAgentWorld } from './agentHarness.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 import { buildSessionFile, inFrame, MAX_NODES, PAIRS } from './longSessionFixture.mjs';
 
+/**
+ * @typedef {import('../fake-anthropic/request.ts').ApiRequest} ApiRequest the body of a `/v1/messages` request
+ * @typedef {import('../fake-anthropic/index.ts').RecordedRequest & { body: ApiRequest }} MessagesRequest
+ *   a recorded `/v1/messages` request, its body read
+ */
+
 describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(900_000) }, () => {
+  /** @type {import('./agentHarness.mjs').AgentWorld} */
   let world;
+  /** @type {Awaited<ReturnType<typeof buildSessionFile>>} */
   let session;
-  /** Resolves once the transcript's layout has stopped changing (rendered, measured, anchored). */
+  /**
+   * Resolves once the transcript's layout has stopped changing (rendered, measured, anchored).
+   * @type {typeof import('./gestures.mjs').transcriptSettled}
+   */
   let settled;
   before(async () => {
     ({ transcriptSettled: settled } = await import('./gestures.mjs'));
@@ -49,7 +60,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     );
     for (const r of world.fake.requests)
       process.stderr.write(
-        `[long]   ${r.method} ${r.path} valid=${r.valid} scripted=${r.step !== undefined} model=${r.body?.model} messages=${r.body?.messages?.length}\n`,
+        `[long]   ${r.method} ${r.path} valid=${r.valid} scripted=${r.step !== undefined} model=${/** @type {ApiRequest | undefined} */ (r.body)?.model} messages=${/** @type {ApiRequest | undefined} */ (r.body)?.messages?.length}\n`,
       );
     await world.close();
     assert.deepEqual(
@@ -65,6 +76,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
       const m = /** @type {{ memory?: { usedJSHeapSize: number, totalJSHeapSize: number } }} */ (performance).memory;
       return m ? { used: m.usedJSHeapSize, total: m.totalJSHeapSize } : undefined;
     };
+    /** @param {ReturnType<typeof heapOf>} h */
     const mb = (h) =>
       h
         ? `${(h.used / 1e6).toFixed(1)} MB used / ${(h.total / 1e6).toFixed(1)} MB total`
@@ -80,7 +92,10 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
       polling: 20,
     });
     const tFirst = performance.now();
-    await f.waitForFunction(inFrame.visible, [session.lastId, true], { timeout: UI_TIMEOUT, polling: 20 });
+    await f.waitForFunction(inFrame.visible, /** @type {const} */ ([session.lastId, true]), {
+      timeout: UI_TIMEOUT,
+      polling: 20,
+    });
     const tLast = performance.now();
     await f
       .locator(`[data-id="${session.lastId}"]`, { hasText: 'LAST-MESSAGE-MARKER' })
@@ -126,7 +141,10 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     await f.evaluate(() => {
       /** @type {HTMLElement} */ (document.querySelector('.scroll')).scrollTop = 0;
     });
-    await f.waitForFunction(inFrame.visible, [session.firstId, false], { timeout: UI_TIMEOUT, polling: 50 });
+    await f.waitForFunction(inFrame.visible, /** @type {const} */ ([session.firstId, false]), {
+      timeout: UI_TIMEOUT,
+      polling: 50,
+    });
     assert.match(await f.locator(`[data-id="${session.firstId}"]`).innerText(), /FIRST-MESSAGE-MARKER/);
     const stats = await f.evaluate(inFrame.stats);
     assert.ok(stats.nodes < MAX_NODES, `${stats.nodes} item nodes rendered at the top`);
@@ -140,7 +158,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     const { screenshot } = await import('./workbench.mjs');
     await screenshot(world.page, 'long-session-top');
     // 80 jumps from top to bottom; after each, two frames, then check what is on screen.
-    const r = await f.evaluate(async (steps) => {
+    const r = await f.evaluate(async (/** @type {number} */ steps) => {
       const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
       const t = /** @type {HTMLElement} */ (document.querySelector('[data-testid="transcript"]'));
       const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
@@ -169,7 +187,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
         uncovered,
         median: gaps[Math.floor(gaps.length / 2)],
         p95: gaps[Math.floor(gaps.length * 0.95)],
-        max: gaps.at(-1),
+        max: /** @type {number} */ (gaps.at(-1)), // 81 jumps: never empty
       };
     }, 80);
     console.log(
@@ -206,7 +224,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     }
     assert.ok(chipped, 'an item with a chip is rendered in the middle of the session');
     const before = await f.evaluate(
-      ([aboveId]) => {
+      (/** @type {string[]} */ [aboveId]) => {
         const v = /** @type {HTMLElement} */ (document.querySelector('.scroll')).getBoundingClientRect();
         const above = document.querySelector(`[data-testid="transcript"] [data-id="${aboveId}"]`);
         const anchor = [...document.querySelectorAll('[data-testid="transcript"] [data-id]')].find(
@@ -224,7 +242,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     assert.ok(before.grew > 20, `the expanded chip made its item taller (${before.grew} px)`);
     await settled(f); // the growth above the viewport is compensated
     const after = await f.evaluate(
-      ([id]) => {
+      (/** @type {(string | null)[]} */ [id]) => {
         const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
         return n ? n.getBoundingClientRect().top : undefined;
       },
@@ -239,7 +257,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     // Further down, a long Markdown answer renders as Markdown (heading, code block, table).
     for (let tries = 0; tries < 40; tries++) {
       const found = await f.evaluate(
-        ([id]) => {
+        (/** @type {string[]} */ [id]) => {
           const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
           const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
           // (Not scrollIntoView: it would scroll the workbench's own containers too.)
@@ -281,7 +299,10 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     const { openContextPipeline } = await import('./workbench.mjs');
     await openContextPipeline(world.page);
     await world.refindFrame();
-    await world.frame.waitForFunction(inFrame.visible, [reading, false], { timeout: UI_TIMEOUT, polling: 50 });
+    await world.frame.waitForFunction(inFrame.visible, /** @type {const} */ ([reading, false]), {
+      timeout: UI_TIMEOUT,
+      polling: 50,
+    });
     await settled(world.frame);
     assert.equal(await topItem(), reading, 'the same item is at the top of the viewport');
     assert.ok((await world.frame.evaluate(inFrame.stats)).nodes < MAX_NODES);
@@ -306,11 +327,11 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
       .locator('.composer button.primary:not(.stop)', { hasText: 'Send' })
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const id = await f.locator('.item.assistant', { hasText: 'STREAM-DONE' }).getAttribute('data-id');
-    await f.waitForFunction(inFrame.visible, [id, true], { timeout: UI_TIMEOUT, polling: 50 });
+    await f.waitForFunction(inFrame.visible, /** @type {const} */ ([id, true]), { timeout: UI_TIMEOUT, polling: 50 });
     const stats = await f.evaluate(inFrame.stats);
     assert.equal(stats.setSize, 2 * PAIRS + 2, 'the new question and its answer joined the transcript');
     assert.ok(stats.nodes < MAX_NODES, `${stats.nodes} item nodes rendered`);
-    const req = world.fake.requests.at(-1);
+    const req = /** @type {MessagesRequest} */ (world.fake.requests.at(-1));
     assert.equal(req.valid, true);
     assert.equal(req.body.messages.length, 2 * PAIRS + 1, 'the whole history went to the model');
     const { screenshot } = await import('./workbench.mjs');

@@ -7,7 +7,11 @@ export const FIRST_WORDS = 'FIRST-MESSAGE-MARKER: where does the request pipelin
 export const LAST_WORDS = 'LAST-MESSAGE-MARKER: that is the whole pipeline, end to end.';
 export const MAX_NODES = 120;
 
-/** A long Markdown answer: heading, list, a code block and a table. */
+/**
+ * A long Markdown answer: heading, list, a code block and a table.
+ * @param {number} i the pair's index, woven into the text
+ * @returns {string}
+ */
 export function longAnswer(i) {
   const code = Array.from(
     { length: 10 },
@@ -148,7 +152,10 @@ export const inFrame = {
       clientHeight: s?.clientHeight ?? -1,
     };
   },
-  /** Whether the item `id` is rendered and (a part of it) inside the scroller's viewport; `bottom`: its end is in view. */
+  /**
+   * Whether the item `id` is rendered and (a part of it) inside the scroller's viewport; `bottom`: its end is in view.
+   * @param {readonly [id: string | null | undefined, bottom: boolean]} args a missing id is never visible
+   */
   visible: ([id, bottom]) => {
     const n = document.querySelector(`[data-testid="transcript"] [data-id="${id}"]`);
     const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));

@@ -38,11 +38,21 @@ import {
   WORKSPACE,
 } from './longTurnScenario.mjs';
 
+/**
+ * @typedef {import('./agentHarness.mjs').SentRequest} SentRequest
+ * @typedef {import('../../src/core/session/entries.ts').CompactionEntry} CompactionEntry
+ */
+
 describe('one long turn in a 24k window, masking off: summaries inside the turn', { timeout: 1_200_000 }, () => {
+  /** @type {import('./agentHarness.mjs').AgentWorld} */
   let w;
+  /** @type {typeof import('./workbench.mjs')} */
   let workbench;
+  /** @type {ReturnType<typeof ui>} */
   let u;
+  /** @type {Awaited<ReturnType<typeof runLongTurn>>} */
   let turn;
+  /** @type {string[]} */
   const shots = [];
 
   before(async () => {
@@ -121,9 +131,8 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
       'the request after the summary carries it',
     );
     assert.ok(text.indexOf(REQUEST) < text.indexOf(SUMMARY), "the user's words stand before the in-turn summary");
-    const results = turn.chat
-      .at(-1)
-      .body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+    const results = /** @type {SentRequest} */ (turn.chat.at(-1)).body.messages
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
       .filter((b) => b.type === 'tool_result');
     assert.ok(
       results.length < ROUNDS / 2,
@@ -166,7 +175,7 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
       await session.locator('.label-description').innerText(),
       `${records.length} compaction${records.length === 1 ? '' : 's'}`,
     );
-    const newest = records.at(-1);
+    const newest = /** @type {CompactionEntry} */ (records.at(-1));
     const row = u.recordRow(pane, newest);
     await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.match(await row.locator('.label-name').innerText(), /^Auto \((hard|soft)\) · /);
@@ -200,10 +209,10 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
     if (records.length < 2) return t.skip('only one summary: nothing was folded in');
     const pane = await u.compactionsPane();
     // The tree lists the newest first: End focuses (and reveals) the oldest.
-    await u.recordRow(pane, records.at(-1)).click();
+    await u.recordRow(pane, /** @type {CompactionEntry} */ (records.at(-1))).click();
     await w.page.keyboard.press('End');
     const oldest = u.recordRow(pane, records[0]);
-    await eventually(async () => (await oldest.getAttribute('class')).includes('focused'), {
+    await eventually(async () => /** @type {string} */ (await oldest.getAttribute('class')).includes('focused'), {
       what: 'the oldest compaction to be focused',
     });
     await u.restore(oldest);
@@ -282,7 +291,7 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
     // The tree shows it; Restore brings the originals back in the chat and marks it restored.
     const pane = await u.compactionsPane();
     await u.treeToTop(pane);
-    const row = u.recordRow(pane, manual.at(-1));
+    const row = u.recordRow(pane, /** @type {CompactionEntry} */ (manual.at(-1)));
     await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.match(await row.locator('.label-name').innerText(), /^Manual · /);
     await u.restore(row);
@@ -293,7 +302,9 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
       what: 'the compaction to show "· restored"',
     });
     assert.ok(
-      sessionOf(w).some((e) => e.type === 'restore' && e.compactionId === manual.at(-1).id),
+      sessionOf(w).some(
+        (e) => e.type === 'restore' && e.compactionId === /** @type {CompactionEntry} */ (manual.at(-1)).id,
+      ),
       'the restore is in the session file',
     );
     await w.waitForAnswer('Audit done: I read all');

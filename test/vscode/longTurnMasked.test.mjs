@@ -19,10 +19,16 @@ import {
   WORKSPACE,
 } from './longTurnScenario.mjs';
 
+/** @typedef {import('./agentHarness.mjs').SentRequest} SentRequest */
+
 describe('the same long turn with masking on (the default)', { timeout: 900_000 }, () => {
+  /** @type {import('./agentHarness.mjs').AgentWorld} */
   let w;
+  /** @type {typeof import('./workbench.mjs')} */
   let workbench;
+  /** @type {ReturnType<typeof ui>} */
   let u;
+  /** @type {string[]} */
   const shots = [];
 
   before(async () => {
@@ -63,9 +69,8 @@ describe('the same long turn with masking on (the default)', { timeout: 900_000 
       entries.findIndex((e) => e.type === 'compaction' && e.layer === 'mask') < finalAt,
       'the first masking happened before the final answer',
     );
-    const stubs = turn.chat
-      .at(-1)
-      .body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+    const stubs = /** @type {SentRequest} */ (turn.chat.at(-1)).body.messages
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
       .filter(
         (b) =>
           b.type === 'tool_result' &&

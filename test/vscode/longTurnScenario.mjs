@@ -4,6 +4,21 @@
 import assert from 'node:assert/strict';
 import { GESTURE_TRY, UI_TIMEOUT } from './timeouts.mjs';
 
+/**
+ * @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld
+ * @typedef {import('./agentHarness.mjs').SentRequest} SentRequest
+ * @typedef {import('../../src/core/session/entries.ts').CompactionEntry} CompactionEntry
+ * @typedef {import('@anthropic-ai/sdk/resources/messages').ContentBlockParam} ContentBlockParam
+ * @typedef {import('playwright-core').Locator} Locator
+ * @typedef {{ x: number, y: number, width: number, height: number }} Box A Locator's bounding box once it is laid out.
+ */
+
+/**
+ * A message whose content is a list of blocks (as every request of the turn ends: with the
+ * user message that carries the round's tool result).
+ * @typedef {import('@anthropic-ai/sdk/resources/messages').MessageParam & { content: ContentBlockParam[] }} BlockMessage
+ */
+
 /** Upper bound for the whole 42-round turn on a busy machine (it takes about a minute). */
 export const TURN_TIMEOUT = 600_000;
 export const CHAT_MODEL = 'claude-sonnet-4-6';
@@ -12,9 +27,14 @@ export const WINDOW = 24_000;
 export const ROUNDS = 42;
 export const LINES = 200;
 
+/** @param {number} n */
 export const pad = (n) => String(n).padStart(2, '0');
+/** @param {number} n */
 export const modulePath = (n) => `src/mod${pad(n)}.ts`;
-/** A module of LINES lines of small exported functions. */
+/**
+ * A module of LINES lines of small exported functions.
+ * @param {number} n
+ */
 export function moduleSource(n) {
   const out = [`// ${modulePath(n)}: module ${n} of the audit fixture (${LINES} lines)`];
   for (let k = 1; out.length < LINES; k++)
@@ -37,10 +57,17 @@ export const SECOND = 'Which module would you refactor first?';
 export const SECOND_ANSWER = 'I would start with src/mod01.ts: it is the template the other modules copy.';
 export const WARNING_TOAST = '.notifications-toasts .notification-toast';
 
+/** @param {number} n */
 export const fmt = (n) => Math.round(n).toLocaleString('en-US');
+/** @param {string} s */
 export const num = (s) => Number(s.replace(/,/g, ''));
 
-/** Polls `check` until it returns a truthy value (or throws its last failure after `timeout`). */
+/**
+ * Polls `check` until it returns a truthy value (or throws its last failure after `timeout`).
+ * @template T
+ * @param {() => T | Promise<T>} check
+ * @param {{ timeout?: number, interval?: number, what?: string }} [options]
+ */
 export async function eventually(check, { timeout = UI_TIMEOUT, interval = 100, what = 'condition' } = {}) {
   const deadline = Date.now() + timeout;
   let last;
@@ -56,13 +83,21 @@ export async function eventually(check, { timeout = UI_TIMEOUT, interval = 100, 
   }
 }
 
-/** All text of a request's messages (text blocks and tool results), joined. */
+/**
+ * All text of a request's messages (text blocks and tool results), joined.
+ * @param {SentRequest} req
+ */
 export function requestText(req) {
+  /** @param {ContentBlockParam} b */
   const part = (b) =>
     b.type === 'text'
       ? [b.text]
       : b.type === 'tool_result'
-        ? [typeof b.content === 'string' ? b.content : b.content.map((p) => p.text ?? '').join('\n')]
+        ? [
+            typeof b.content === 'string'
+              ? b.content
+              : /** @type {{ text?: string }[]} */ (b.content).map((p) => p.text ?? '').join('\n'),
+          ]
         : [];
   return req.body.messages
     .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap(part)))
@@ -73,6 +108,7 @@ export function requestText(req) {
  * Sends the long request (ROUNDS reads, then the final answer; summaries queued for whoever
  * asks) and waits for the final answer, failing at once on an error in the chat. Checks what
  * the fake server saw: every request valid, one per round in order, the user's words in each.
+ * @param {AgentWorld} w
  */
 export async function runLongTurn(w) {
   w.fake.script(
@@ -97,7 +133,7 @@ export async function runLongTurn(w) {
   ]);
   if (why) assert.fail(why);
   await w.waitIdle();
-  const reqs = w.fake.requests.slice(first);
+  const reqs = /** @type {SentRequest[]} */ (w.fake.requests.slice(first));
   const chat = reqs.filter((r) => r.body?.model === CHAT_MODEL);
   assert.deepEqual(
     reqs.filter((r) => !r.valid).map((r) => r.error),
@@ -111,7 +147,9 @@ export async function runLongTurn(w) {
     `the largest prompt (${peak}) and the answer reserve fit the window`,
   );
   for (let i = 1; i < chat.length; i++) {
-    const result = chat[i].body.messages.at(-1).content.find((b) => b.type === 'tool_result');
+    const result = /** @type {BlockMessage} */ (chat[i].body.messages.at(-1)).content.find(
+      (b) => b.type === 'tool_result',
+    );
     assert.ok(result && !result.is_error, `request ${i + 1} carries the result of round ${i}`);
     assert.match(
       JSON.stringify(result.content),
@@ -124,7 +162,10 @@ export async function runLongTurn(w) {
   return { reqs, chat, peak };
 }
 
-/** The entries of the session file that holds the long request. */
+/**
+ * The entries of the session file that holds the long request.
+ * @param {AgentWorld} w
+ */
 export function sessionOf(w) {
   const file = w
     .sessionEntries()
@@ -136,15 +177,23 @@ export function sessionOf(w) {
   assert.ok(file, 'the session file exists');
   return file.entries;
 }
-/** Its compaction records, in the order they were written. */
+/**
+ * Its compaction records, in the order they were written.
+ * @param {AgentWorld} w
+ */
 export const recordsOf = (w) =>
   sessionOf(w)
     .filter((e) => e.type === 'compaction')
     .map((e) => ({ ...e }));
+/** @param {readonly CompactionEntry[]} records */
 export const describeRecords = (records) =>
   records.map((r) => `${r.layer}/${r.trigger} ${fmt(r.tokensBefore)}→${fmt(r.tokensAfter)}`).join('; ');
 
-/** Helpers acting on one world's UI. */
+/**
+ * Helpers acting on one world's UI.
+ * @param {AgentWorld} w
+ * @param {typeof import('./workbench.mjs')} workbench
+ */
 export function ui(w, workbench) {
   return {
     /** The Compactions pane (expanded) of the side bar. */
@@ -159,7 +208,11 @@ export function ui(w, workbench) {
         .locator('.part.sidebar .pane')
         .filter({ has: w.page.locator('.pane-header[aria-label="Compactions Section"]') });
     },
-    /** The tree row of a compaction record (by its "before → after" description). */
+    /**
+     * The tree row of a compaction record (by its "before → after" description).
+     * @param {Locator} pane
+     * @param {CompactionEntry} rec
+     */
     recordRow(pane, rec) {
       return pane
         .locator('.monaco-list-row[aria-level="2"]')
@@ -168,7 +221,11 @@ export function ui(w, workbench) {
         })
         .first();
     },
-    /** Clicks a tree row (which toggles it) until it is in the state wanted. */
+    /**
+     * Clicks a tree row (which toggles it) until it is in the state wanted.
+     * @param {Locator} r
+     * @param {boolean} expanded
+     */
     async setExpanded(r, expanded) {
       await r.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       if ((await r.getAttribute('aria-expanded')) !== String(expanded)) await r.click();
@@ -176,7 +233,10 @@ export function ui(w, workbench) {
         what: 'a tree row to toggle',
       });
     },
-    /** Scrolls the Compactions tree back to its top (the newest compaction). */
+    /**
+     * Scrolls the Compactions tree back to its top (the newest compaction).
+     * @param {Locator} pane
+     */
     async treeToTop(pane) {
       const session = pane.locator('.monaco-list-row[aria-level="1"]').first();
       await pane.locator('.monaco-list').first().hover();
@@ -187,13 +247,13 @@ export function ui(w, workbench) {
     /** Drags the sash above the Compactions pane up so the tree has room; drags again while a busy machine swallowed the drag. */
     async enlargeCompactions() {
       const header = workbench.viewHeader(w.page, 'Compactions');
-      const top = (await header.boundingBox()).y;
+      const top = /** @type {Box} */ (await header.boundingBox()).y;
       const deadline = Date.now() + UI_TIMEOUT;
       for (;;) {
         let best;
         for (const s of await w.page.locator('.part.sidebar .monaco-sash.horizontal').all()) {
           const b = await s.boundingBox();
-          const now = (await header.boundingBox()).y;
+          const now = /** @type {Box} */ (await header.boundingBox()).y;
           if (b && b.width > 0 && (!best || Math.abs(b.y - now) < Math.abs(best.y - now))) best = b;
         }
         assert.ok(best, 'the sash above the Compactions view was found');
@@ -203,7 +263,7 @@ export function ui(w, workbench) {
         await w.page.mouse.move(x, y - 120, { steps: 5 });
         await w.page.mouse.move(x, y - 240, { steps: 5 });
         await w.page.mouse.up();
-        const grew = await eventually(async () => (await header.boundingBox()).y < top - 150, {
+        const grew = await eventually(async () => /** @type {Box} */ (await header.boundingBox()).y < top - 150, {
           what: 'the Compactions view to grow',
           timeout: GESTURE_TRY,
         }).then(
@@ -214,7 +274,10 @@ export function ui(w, workbench) {
         if (Date.now() > deadline) throw new Error('the Compactions view did not grow after dragging its sash');
       }
     },
-    /** Runs Restore from a tree row's context menu. */
+    /**
+     * Runs Restore from a tree row's context menu.
+     * @param {Locator} r
+     */
     async restore(r) {
       await r.click({ button: 'right' });
       const menu = w.page.locator('.context-view .monaco-menu');
@@ -229,13 +292,21 @@ export function ui(w, workbench) {
         { what: 'the Restore menu item to be taken' },
       );
     },
-    /** Scrolls the chat's (virtualised) transcript to its top or bottom. */
+    /**
+     * Scrolls the chat's (virtualised) transcript to its top or bottom.
+     * @param {'top' | 'bottom'} where
+     */
     async scrollChat(where) {
       await w.frame.evaluate((to) => {
         const s = /** @type {HTMLElement} */ (document.querySelector('.scroll'));
         s.scrollTop = to === 'top' ? 0 : s.scrollHeight;
       }, where);
     },
+    /**
+     * Takes a screenshot of the workbench (the mouse moved out of the way) and adds its path to `list`.
+     * @param {string} name
+     * @param {string[]} list
+     */
     async shot(name, list) {
       await w.page.mouse.move(10, 890);
       list.push(await workbench.screenshot(w.page, name));

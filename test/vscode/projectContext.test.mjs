@@ -14,6 +14,15 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
+/**
+ * @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld
+ * @typedef {import('../fake-anthropic/types.ts').RecordedRequest} RecordedRequest
+ * @typedef {import('../fake-anthropic/request.ts').ApiRequest} ApiRequest the body of a `/v1/messages` request
+ * @typedef {RecordedRequest & { body: ApiRequest }} MessagesRequest a recorded `/v1/messages` request, its body read
+ * @typedef {import('@anthropic-ai/sdk/resources/messages').TextBlockParam} TextBlockParam
+ * @typedef {{ text?: string }} ResultPart a block of a tool result's content (only text blocks have text)
+ * @typedef {{ type: 'tool_result', content: string | ResultPart[] }} ToolResult a tool result block, as read here
+ */
 
 const SUMMARISER = 'claude-haiku-4-5';
 const CHAT_MODEL = 'claude-sonnet-4-6';
@@ -24,6 +33,7 @@ const CONFIG_OLD = 'export const PORT = 8080; // CONFIG-ORIGINAL\n';
 const CONFIG_NEW = 'export const PORT = 9090; // CONFIG-FRESH-FROM-DISK\n';
 const RECALL_TOKEN = 'RECALL-TOKEN-5521';
 // Long answers, so summarising the older turns saves tokens.
+/** @param {number} n */
 const DETAIL = (n) =>
   Array.from(
     { length: 8 },
@@ -31,8 +41,12 @@ const DETAIL = (n) =>
       `Detail ${n}.${i + 1}: the server reads PORT from src/config.ts at start-up and binds it before the session middleware is registered.`,
   ).join(' ');
 
-/** The text of every text block and tool result of a request's messages, joined. */
+/**
+ * The text of every text block and tool result of a request's messages, joined.
+ * @param {MessagesRequest} req
+ */
 function messagesText(req) {
+  /** @type {string[]} */
   const parts = [];
   for (const m of req.body.messages) {
     if (typeof m.content === 'string') parts.push(m.content);
@@ -40,13 +54,20 @@ function messagesText(req) {
       for (const b of m.content) {
         if (b.type === 'text') parts.push(b.text);
         if (b.type === 'tool_result')
-          parts.push(typeof b.content === 'string' ? b.content : b.content.map((c) => c.text ?? '').join('\n'));
+          parts.push(
+            typeof b.content === 'string'
+              ? b.content
+              : /** @type {ResultPart[]} */ (b.content).map((c) => c.text ?? '').join('\n'),
+          );
       }
   }
   return parts.join('\n');
 }
 
-/** The system blocks of a request as texts. */
+/**
+ * The system blocks of a request as texts.
+ * @param {MessagesRequest} req
+ */
 const systemTexts = (req) =>
   typeof req.body.system === 'string' ? [req.body.system] : (req.body.system ?? []).map((b) => b.text);
 
@@ -54,8 +75,11 @@ describe(
   'Project context, re-attach and recall in a real VS Code, against the fake Anthropic API',
   { timeout: suiteTimeout(900_000) },
   () => {
+    /** @type {AgentWorld} Set in before(); the hooks and tests run after it. */
     let w;
+    /** @type {typeof import('./workbench.mjs')} */
     let workbench;
+    /** @type {string[]} The system texts of the first request. */
     let firstSystem;
 
     before(async () => {
@@ -73,7 +97,7 @@ describe(
           'workbench.colorTheme': 'Default Dark Modern',
         },
         prepare: (dirs) => {
-          const git = (...args) =>
+          const git = (/** @type {string[]} */ ...args) =>
             execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], {
               cwd: dirs.workspace,
               stdio: 'pipe',
@@ -102,7 +126,7 @@ describe(
       await w.send('Hello');
       await w.waitForAnswer('Hello, I have read');
       await w.waitIdle();
-      const req = w.fake.requests.find((r) => r.body.model === CHAT_MODEL);
+      const req = /** @type {readonly MessagesRequest[]} */ (w.fake.requests).find((r) => r.body.model === CHAT_MODEL);
       assert.ok(req?.valid, 'the first request was valid');
       const system = systemTexts(req);
       firstSystem = system;
@@ -118,16 +142,18 @@ describe(
       assert.ok(agents && /AGENTS\.md/.test(agents), 'AGENTS.md is a system block naming its file');
       assert.ok(claude && /CLAUDE\.md/.test(claude), 'CLAUDE.md is a system block naming its file');
       assert.ok(system.indexOf(agents) > 0 && system.indexOf(claude) > 0, 'instructions come after the static prompt');
-      const facts = system.at(-1);
+      const facts = /** @type {string} */ (system.at(-1));
       assert.match(facts, /workspace_facts/);
       assert.match(facts, /\bmain\b/, 'the branch');
       assert.ok(facts.includes(COMMIT_SUBJECT), `the last commit subject: ${facts}`);
       assert.ok(facts.includes('extra.ts'), `the uncommitted file: ${facts}`);
       assert.ok(/\d{4}-\d{2}-\d{2}/.test(facts), 'the date');
       // The system breakpoint, when there is one, caches the whole system: it sits on the last block.
-      const marked = (req.body.system ?? []).map((b, i) => (b.cache_control ? i : -1)).filter((i) => i >= 0);
+      const marked = /** @type {readonly TextBlockParam[]} */ (req.body.system ?? [])
+        .map((b, i) => (b.cache_control ? i : -1))
+        .filter((i) => i >= 0);
       assert.ok(
-        marked.every((i) => i === req.body.system.length - 1),
+        marked.every((i) => i === /** @type {readonly TextBlockParam[]} */ (req.body.system).length - 1),
         `system breakpoints on the last block only: ${marked}`,
       );
     });
@@ -159,8 +185,14 @@ describe(
       await w.send('Hello again');
       await w.waitForAnswer('Second session answer.');
       await w.waitIdle();
-      const req = w.fake.requests.slice(before).find((r) => r.body.model === CHAT_MODEL);
-      assert.equal(systemTexts(req)[0], firstSystem[0], 'the static system prompt is byte-identical across sessions');
+      const req = /** @type {readonly MessagesRequest[]} */ (w.fake.requests)
+        .slice(before)
+        .find((r) => r.body.model === CHAT_MODEL);
+      assert.equal(
+        systemTexts(/** @type {MessagesRequest} */ (req))[0],
+        firstSystem[0],
+        'the static system prompt is byte-identical across sessions',
+      );
     });
 
     test('after Compact Now the next request re-attaches the file read earlier, fresh from disk', async () => {
@@ -207,8 +239,10 @@ describe(
       await w.send('What is the port now?');
       await w.waitForAnswer('Noted the new port.');
       await w.waitIdle();
-      const req = w.fake.requests.slice(before).find((r) => r.body.model === CHAT_MODEL);
-      const text = messagesText(req);
+      const req = /** @type {readonly MessagesRequest[]} */ (w.fake.requests)
+        .slice(before)
+        .find((r) => r.body.model === CHAT_MODEL);
+      const text = messagesText(/** @type {MessagesRequest} */ (req));
       assert.ok(text.includes('CONFIG-FRESH-FROM-DISK'), 'the re-attached file is read fresh from disk');
       assert.ok(
         !text.includes('CONFIG-ORIGINAL'),
@@ -231,14 +265,16 @@ describe(
       await w.send('What was the staging database id we found earlier?');
       await w.waitForAnswer('The staging database id is back.');
       await w.waitIdle();
-      const reqs = w.fake.requests.slice(before).filter((r) => r.body.model === CHAT_MODEL);
+      const reqs = /** @type {readonly MessagesRequest[]} */ (w.fake.requests)
+        .slice(before)
+        .filter((r) => r.body.model === CHAT_MODEL);
       assert.ok(
         reqs[0] && !messagesText(reqs[0]).includes(`${RECALL_TOKEN} is the id`),
         'the search result was compacted away before the recall',
       );
-      const answer = reqs.at(-1);
-      const last = answer.body.messages.at(-1);
-      const result = last.content.find((b) => b.type === 'tool_result');
+      const answer = /** @type {MessagesRequest} */ (reqs.at(-1));
+      const last = /** @type {{ content: ToolResult[] }} */ (answer.body.messages.at(-1));
+      const result = /** @type {ToolResult} */ (last.content.find((b) => b.type === 'tool_result'));
       const resultText =
         typeof result.content === 'string' ? result.content : result.content.map((c) => c.text ?? '').join('\n');
       assert.ok(

@@ -18,6 +18,7 @@ import { eventually, UI_TIMEOUT } from './timeouts.mjs';
 
 const SUMMARISER = 'claude-haiku-4-5';
 // Answers long enough (a few hundred tokens) that summarising the older turns saves tokens.
+/** @type {(n: number) => string} */
 const DETAIL = (n) =>
   Array.from(
     { length: 6 },
@@ -64,14 +65,21 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-/** Moves the pointer off the side bar (no hover effects) and lets the page paint. */
+/**
+ * Moves the pointer off the side bar (no hover effects) and lets the page paint.
+ * @param {import('playwright-core').Page} page
+ */
 async function pointerAway(page) {
   const { nextFrames } = await import('./gestures.mjs');
   await page.mouse.move(700, (page.viewportSize()?.height ?? 900) - 1);
   await nextFrames(page);
 }
 
-/** The chat transcript's visible height in CSS pixels (the scrolling area of the webview). */
+/**
+ * The chat transcript's visible height in CSS pixels (the scrolling area of the webview).
+ * @param {import('playwright-core').Frame} frame the chat webview's frame
+ * @returns {Promise<number>}
+ */
 function transcriptHeight(frame) {
   return frame.locator('.scroll').evaluate((el) => el.clientHeight);
 }

@@ -10,9 +10,20 @@ import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { budgetFrame } from './budgetFrame.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
+/**
+ * @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld
+ * @typedef {import('../fake-anthropic/types.ts').RecordedRequest} RecordedRequest
+ * @typedef {import('@anthropic-ai/sdk/resources/beta/messages/messages').MessageCreateParamsBase} BetaRequest
+ *   the body of a `/v1/messages` request with the beta fields (`context_management`, compaction blocks)
+ * @typedef {RecordedRequest & { body: BetaRequest }} BetaMessagesRequest a recorded `/v1/messages` request, its body read
+ * @typedef {NonNullable<RecordedRequest['contextManagement']>} ContextManagement
+ * @typedef {BetaMessagesRequest & { contextManagement: ContextManagement }} ManagedRequest
+ *   a request the server applied its context management to
+ */
 
 const CHAT_MODEL = 'claude-sonnet-4-6';
 const FILES = 4;
+/** @param {number} n */
 const big = (n) =>
   Array.from(
     { length: 60 },
@@ -25,7 +36,9 @@ describe(
   'server-side context management in a real VS Code, against the fake Anthropic API',
   { timeout: suiteTimeout(900_000) },
   () => {
+    /** @type {AgentWorld} Set in before(); the hooks and tests run after it. */
     let w;
+    /** @type {typeof import('./workbench.mjs')} */
     let workbench;
 
     before(async () => {
@@ -65,7 +78,9 @@ describe(
       await w.send('Read src/m1.ts to src/m4.ts one by one');
       await w.waitForAnswer('All four modules read.');
       await w.waitIdle();
-      const reqs = w.fake.requests.slice(before).filter((r) => r.body.model === CHAT_MODEL);
+      const reqs = /** @type {readonly BetaMessagesRequest[]} */ (w.fake.requests)
+        .slice(before)
+        .filter((r) => r.body.model === CHAT_MODEL);
       assert.ok(reqs.length >= FILES + 1, `${reqs.length} requests`);
       for (const r of reqs) {
         assert.ok(r.valid, 'valid');
@@ -78,7 +93,7 @@ describe(
       }
       const cleared = reqs.filter((r) => (r.contextManagement?.appliedEdits ?? []).length > 0);
       assert.ok(cleared.length >= 1, 'the server cleared tool results at least once');
-      const last = cleared.at(-1);
+      const last = /** @type {ManagedRequest} */ (cleared.at(-1));
       assert.ok(last.contextManagement.tokensBeforeEdits > 0);
 
       await w.command('Context Pipeline: Show Context Budget');
@@ -98,7 +113,9 @@ describe(
   'server compaction in a real VS Code, against the fake Anthropic API',
   { timeout: suiteTimeout(600_000) },
   () => {
+    /** @type {AgentWorld} Set in before(); the hooks and tests run after it. */
     let w;
+    /** @type {typeof import('./workbench.mjs')} */
     let workbench;
 
     before(async () => {
@@ -125,15 +142,17 @@ describe(
       await w.send('And now?');
       await w.waitForAnswer('Second answer after the compaction.');
       await w.waitIdle();
-      const reqs = w.fake.requests.filter((r) => r.body.model === CHAT_MODEL);
+      const reqs = /** @type {readonly BetaMessagesRequest[]} */ (w.fake.requests).filter(
+        (r) => r.body.model === CHAT_MODEL,
+      );
       assert.match(reqs[0].headers['anthropic-beta'] ?? '', /compact-2026-01-12/, 'the compaction beta header');
-      const next = reqs.at(-1);
+      const next = /** @type {BetaMessagesRequest} */ (reqs.at(-1));
       assert.match(next.headers['anthropic-beta'] ?? '', /compact-2026-01-12/);
       const block = next.body.messages
         .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
         .find((b) => b.type === 'compaction');
       assert.ok(
-        block && block.content.includes(SUMMARY),
+        block && /** @type {string} */ (block.content).includes(SUMMARY),
         'the next request sends the compaction block back with its summary',
       );
 

@@ -111,6 +111,7 @@ describe('settings changed mid-session in a real VS Code', { timeout: suiteTimeo
     b = await startFakeAnthropic({ port: 0 });
   });
   after(async () => {
+    /** @type {unknown[]} whatever the closes rejected with */
     const errors = [];
     if (w) {
       const { screenshot } = await import('./workbench.mjs');

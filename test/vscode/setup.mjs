@@ -54,6 +54,8 @@ export function harnessPaths() {
   };
 }
 
+/** @typedef {ReturnType<typeof harnessPaths>} HarnessPaths */
+
 /**
  * Installs whatever is missing (apt packages, npm dependencies, VS Code server modules) and
  * returns the tool paths. Prints each step to stderr; throws with the failing command's
@@ -75,6 +77,11 @@ export async function ensureHarness() {
   return paths;
 }
 
+/**
+ * Files that exist only once the npm dependencies and the VS Code server modules are installed.
+ * @param {HarnessPaths} paths
+ * @returns {string[]}
+ */
 function requiredFiles(paths) {
   const vscodeModules = join(paths.codeServerDir, 'lib', 'vscode', 'node_modules');
   return [
@@ -100,8 +107,13 @@ function readStamp() {
   }
 }
 
-/** apt-get installs chromium, and a compiler toolchain when native modules must be built. */
+/**
+ * apt-get installs chromium, and a compiler toolchain when native modules must be built.
+ * @param {HarnessPaths} paths
+ * @param {{ needBuildTools: boolean }} options
+ */
 function ensureAptPackages(paths, { needBuildTools }) {
+  /** @type {string[]} apt package names */
   const missing = [];
   if (!existsSync(paths.chromium)) {
     if (process.env.CP_CHROMIUM) throw new Error(`CP_CHROMIUM=${paths.chromium} does not exist`);
@@ -130,6 +142,7 @@ function ensureAptPackages(paths, { needBuildTools }) {
 /**
  * npm ci of this package, then what code-server's (skipped) postinstall does: the VS Code
  * server's own dependencies, with its native modules built for the Node 24 binary.
+ * @param {HarnessPaths} paths
  */
 function installNpmDependencies(paths) {
   rmSync(STAMP_FILE, { force: true });
@@ -162,7 +175,10 @@ function installNpmDependencies(paths) {
   });
 }
 
-/** The symlinks code-server's postinstall creates: the `code-server` CLI inside VS Code's terminal, and the browser helper. */
+/**
+ * The symlinks code-server's postinstall creates: the `code-server` CLI inside VS Code's terminal, and the browser helper.
+ * @param {string} vscodeDir code-server's lib/vscode
+ */
 function linkCodeServerScripts(vscodeDir) {
   const links = [
     [join(vscodeDir, 'bin', 'remote-cli'), 'code-linux.sh', 'code-server'],
@@ -175,11 +191,22 @@ function linkCodeServerScripts(vscodeDir) {
   }
 }
 
+/**
+ * Whether `name` is a command on PATH.
+ * @param {string} name
+ * @returns {boolean}
+ */
 function hasCommand(name) {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 }
 
-/** Runs a command to completion, appending its output to the setup log; throws with its output tail on failure. */
+/**
+ * Runs a command to completion, appending its output to the setup log; throws with its output tail on failure.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: Record<string, string> }} [options] `env` is added to this process's environment
+ * @returns {string} the command's stdout
+ */
 function run(cmd, args, { cwd = HARNESS_DIR, env = {} } = {}) {
   const res = spawnSync(cmd, args, {
     cwd,
@@ -200,6 +227,11 @@ function run(cmd, args, { cwd = HARNESS_DIR, env = {} } = {}) {
   return res.stdout;
 }
 
+/**
+ * Runs one setup step, logging its title and how long it took.
+ * @param {string} title
+ * @param {() => void} fn
+ */
 function step(title, fn) {
   const start = Date.now();
   log(`${title} …`);
@@ -207,6 +239,7 @@ function step(title, fn) {
   log(`  done in ${((Date.now() - start) / 1000).toFixed(1)} s`);
 }
 
+/** @param {string} line */
 function log(line) {
   process.stderr.write(`[vscode-harness] ${line}\n`);
 }

@@ -15,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { ensureHarness, REPO_ROOT } from './setup.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
+/** @typedef {Awaited<ReturnType<typeof import('./codeServer.mjs').startCodeServer>>} CodeServer a running code-server */
 
 const EXTENSION_ID = 'context-pipeline.context-pipeline';
 const VSIX = process.env.CP_VSIX ? resolve(process.env.CP_VSIX) : join(REPO_ROOT, 'dist', 'context-pipeline.vsix');
@@ -47,6 +48,7 @@ test(
     mkdirSync(dirs.tmp);
     writeWorkspace(dirs.workspace);
 
+    /** @type {CodeServer | undefined} */
     let server;
     let browser;
     let page;
@@ -76,7 +78,7 @@ test(
 
       const activation = new RegExp(`ExtensionService#_doActivateExtension ${escapeRegExp(EXTENSION_ID)}\\b`);
       const exthost = await waitFor('the extension host log to report the activation', () => {
-        const text = readExtensionHostLogs(server.logsDir)
+        const text = readExtensionHostLogs(/** @type {CodeServer} */ (server).logsDir)
           .map((l) => l.text)
           .join('\n');
         return activation.test(text) ? text : undefined;
@@ -93,7 +95,7 @@ test(
       await waitFor(
         '"Context Pipeline activated" in the "Context Pipeline" output channel',
         () =>
-          readOutputChannelLogs(server.logsDir, 'Context Pipeline').some((l) =>
+          readOutputChannelLogs(/** @type {CodeServer} */ (server).logsDir, 'Context Pipeline').some((l) =>
             l.text.includes('Context Pipeline activated'),
           ) || undefined,
       );
@@ -161,12 +163,20 @@ function packageExtension() {
   log(`npm run package: ${VSIX} in ${((Date.now() - start) / 1000).toFixed(1)} s`);
 }
 
+/** @param {string} dir */
 function writeWorkspace(dir) {
   mkdirSync(join(dir, 'src'), { recursive: true });
   writeFileSync(join(dir, 'README.md'), '# Smoke workspace\n\nA tiny project for the Context Pipeline smoke test.\n');
   writeFileSync(join(dir, 'src', 'greet.js'), 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n');
 }
 
+/**
+ * Prints what helps to see why the test failed: a screenshot and the extension host's last log lines.
+ * @param {import('playwright-core').Page | undefined} page
+ * @param {CodeServer | undefined} server
+ * @param {typeof import('./workbench.mjs').screenshot} screenshot
+ * @param {typeof import('./codeServer.mjs').readExtensionHostLogs} readExtensionHostLogs
+ */
 async function reportFailure(page, server, screenshot, readExtensionHostLogs) {
   if (page) {
     try {
@@ -185,8 +195,14 @@ async function reportFailure(page, server, screenshot, readExtensionHostLogs) {
   }
 }
 
-/** Closes the browser, stops code-server and removes the temp dirs; returns (and prints) what failed. */
+/**
+ * Closes the browser, stops code-server and removes the temp dirs; returns (and prints) what failed.
+ * @param {import('playwright-core').Browser | undefined} browser
+ * @param {CodeServer | undefined} server
+ * @param {string} root
+ */
 async function cleanUp(browser, server, root) {
+  /** @type {Error[]} */
   const errors = [];
   await browser?.close().catch((err) => errors.push(err));
   await server?.stop().catch((err) => errors.push(err));
@@ -203,7 +219,13 @@ async function cleanUp(browser, server, root) {
   return errors;
 }
 
-/** Polls `probe` until it returns a value other than undefined; throws after LOG_TIMEOUT_MS. */
+/**
+ * Polls `probe` until it returns a value other than undefined; throws after LOG_TIMEOUT_MS.
+ * @template T
+ * @param {string} what
+ * @param {() => T | undefined} probe
+ * @returns {Promise<T>}
+ */
 async function waitFor(what, probe) {
   const deadline = Date.now() + LOG_TIMEOUT_MS;
   for (;;) {
@@ -214,10 +236,12 @@ async function waitFor(what, probe) {
   }
 }
 
+/** @param {string} s */
 function escapeRegExp(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** @param {string} line */
 function log(line) {
   process.stderr.write(`[smoke] ${line}\n`);
 }

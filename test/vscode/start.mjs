@@ -46,6 +46,7 @@ async function main() {
   });
 
   let stopping = false;
+  /** @param {string} signal what ends the server (a signal's name, or why) */
   const shutdown = async (signal) => {
     if (stopping) return;
     stopping = true;
@@ -95,6 +96,11 @@ async function choosePort() {
   return 0;
 }
 
+/**
+ * Whether `port` can be listened on at 127.0.0.1.
+ * @param {number} port
+ * @returns {Promise<boolean>}
+ */
 function isFree(port) {
   return new Promise((resolvePromise, reject) => {
     const probe = createServer();
@@ -105,6 +111,7 @@ function isFree(port) {
   });
 }
 
+/** @param {string} line */
 function log(line) {
   process.stderr.write(`[start] ${line}\n`);
 }

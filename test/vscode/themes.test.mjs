@@ -24,6 +24,7 @@ const AUTH = [
   '}',
   '',
 ].join('\n');
+/** @type {(n: number) => string} */
 const LONG = (n) =>
   Array.from(
     { length: 6 },
@@ -31,12 +32,25 @@ const LONG = (n) =>
       `Point ${n}.${i + 1}: validateToken() compares \`token.exp\` against \`Date.now()\` with no clock-skew allowance, so tokens near expiry fail on machines whose clocks drift.`,
   ).join(' ');
 
-/** Polls `check` until it returns a truthy value. */
+/**
+ * Polls `check` until it returns a truthy value.
+ * @template T
+ * @param {() => Promise<T>} check a rejection counts as not yet
+ * @param {string} what
+ * @returns {Promise<T>}
+ */
 const eventually = (check, what) => poll(what, () => check().catch(() => undefined), { interval: 150 });
 
 const RESULTS = join(REPO_ROOT, 'test-results', 'screenshots');
 
-/** Saves a screenshot of one part of the workbench (to OUT for the README's, else test-results). */
+/**
+ * Saves a screenshot of one part of the workbench (to OUT for the README's, else test-results).
+ * @param {import('playwright-core').Page} page
+ * @param {string} selector
+ * @param {string} name the file name without `.png`
+ * @param {{ forDocs?: boolean }} [options]
+ * @returns {Promise<string>} the screenshot's path
+ */
 async function shot(page, selector, name, { forDocs = true } = {}) {
   const dir = forDocs ? OUT : RESULTS;
   mkdirSync(dir, { recursive: true });
@@ -56,7 +70,9 @@ for (const theme of [
     `the chat, the budget panel and the tree in the ${theme.id} theme`,
     { timeout: suiteTimeout(800_000) },
     () => {
+      /** @type {import('./agentHarness.mjs').AgentWorld} */
       let w;
+      /** @type {string[]} paths of the screenshots taken */
       const saved = [];
 
       after(async () => {

@@ -5,7 +5,11 @@
 
 const SCALE = Math.max(1, Number(process.env.CP_TIMEOUT_SCALE) || 1);
 
-/** Scales a bound by CP_TIMEOUT_SCALE. */
+/**
+ * Scales a bound by CP_TIMEOUT_SCALE.
+ * @param {number} ms
+ * @returns {number}
+ */
 export const scaled = (ms) => Math.round(ms * SCALE);
 
 /** A state the UI reaches in response to a gesture or a model answer (a row, a card, an answer). */
@@ -17,7 +21,11 @@ export const WORKBENCH_TIMEOUT = scaled(120_000);
 /** One try of a gesture (F1, Ctrl+P, a right-click) before it is retried if its result did not show. */
 export const GESTURE_TRY = scaled(10_000);
 
-/** A whole node:test suite of the real-VS-Code tests (many UI waits in a row). */
+/**
+ * A whole node:test suite of the real-VS-Code tests (many UI waits in a row).
+ * @param {number} ms
+ * @returns {number}
+ */
 export const suiteTimeout = (ms) => scaled(ms);
 
 /**

@@ -57,6 +57,7 @@ export async function openContextPipeline(page) {
   // the side bar may still be restoring: look, give a selected item a whole try to show its
   // side bar, and click only when it did not (or the item is not the selected one). Each
   // round waits for the state, never for a fixed time.
+  /** @type {(timeout: number) => Promise<boolean>} */
   const visible = (timeout) =>
     sidebarTitle.waitFor({ state: 'visible', timeout }).then(
       () => true,

@@ -54,10 +54,15 @@ const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 const OWN_ASSET = /\/extensions\/context-pipeline\.context-pipeline-[^/]+\/(dist\/webview|media)\/[^/]+$/;
 
 describe('Markdown answers in the chat webview are rendered safely', { timeout: suiteTimeout(600_000) }, () => {
+  /** @type {import('./agentHarness.mjs').AgentWorld} */
   let w;
+  /** @type {string[]} URLs of every request the workbench page and its frames made */
   const requests = [];
+  /** @type {string[]} `<type>: <message>` of every dialog */
   const dialogs = [];
+  /** @type {string[]} uncaught errors in the page */
   const pageErrors = [];
+  /** @type {string[]} URLs of pages (windows) the context opened */
   const popups = [];
   before(async () => {
     w = await startAgentWorld({ workspaceFiles: { 'README.md': '# Demo\n' } });
