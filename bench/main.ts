@@ -27,7 +27,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
   'replay-all': {
     usage:
-      'replay-all [dir]                                                      every transcript of dir (test/fixtures) at 100k and 200k under every policy: one table',
+      'replay-all [dir] [--windows N,…]                                      every transcript of dir (test/fixtures) at 100k and 200k (or N,…) under every policy: one table',
     run: runReplayAll,
   },
   window: {

@@ -1,7 +1,7 @@
 /**
- * `npm run bench -- replay-all [dir]`: replays every transcript of a folder (default
- * test/fixtures/) at 100k and 200k windows under every policy, and prints one table row per
- * replay, the notes (refused requests by reason, unknown models, FRR by kind), the recency
+ * `npm run bench -- replay-all [dir] [--windows N,…]`: replays every transcript of a folder
+ * (default test/fixtures/) at 100k and 200k windows (or the ones given) under every policy,
+ * and prints one table row per replay, the notes (refused requests by reason, unknown models, FRR by kind), the recency
  * bound of each transcript and window (recencyBound.ts) and, as the last line,
  * `{"rows":[…],"bounds":[…]}`. The scripted summariser's length is calibrated on the folder's
  * own `compaction` records (summaryLength.ts). Each transcript is parsed and prepared once
@@ -18,16 +18,48 @@ import { printTable, totalCost, type TimedResult } from './replayReport';
 import { deriveSummaryLength, summarySamples } from './summaryLength';
 import { readTranscript } from './transcript';
 
-/** The windows every transcript is replayed at. */
+/** The windows every transcript is replayed at by default. */
 export const WINDOWS: readonly number[] = [100_000, 200_000];
+
+/** What replay-all was asked for: the folder and the windows. */
+export interface ReplayAllArgs {
+  readonly dir: string;
+  readonly windows: readonly number[];
+}
+
+/**
+ * Parses `[dir] [--windows N,N,…]` (windows in tokens, each at least 1,000); an error names
+ * what is wrong. Defaults: test/fixtures and {@link WINDOWS}.
+ */
+export function parseReplayAllArgs(args: readonly string[]): ReplayAllArgs | { readonly error: string } {
+  let dir: string | undefined;
+  let windows: readonly number[] = WINDOWS;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === '--windows') {
+      const list = (args[++i] ?? '').split(',').map((x) => Number(x.replace(/_/g, '')));
+      if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1_000))
+        return {
+          error: `--windows takes whole token counts of at least 1000, comma-separated (got "${args[i] ?? ''}")`,
+        };
+      windows = list;
+    } else if (a.startsWith('--')) return { error: `unknown option ${a}` };
+    else if (dir === undefined) dir = a;
+    else return { error: `one folder only (got "${dir}" and "${a}")` };
+  }
+  return { dir: dir ?? 'test/fixtures', windows };
+}
 
 /** Runs every replay of the folder; returns the exit code. */
 export async function runReplayAll(args: readonly string[]): Promise<number> {
-  if (args.length > 1 || args.some((a) => a.startsWith('--'))) {
-    process.stderr.write('usage: npm run bench -- replay-all [dir]   (default test/fixtures/)\n');
+  const parsed = parseReplayAllArgs(args);
+  if ('error' in parsed) {
+    process.stderr.write(
+      `${parsed.error}\nusage: npm run bench -- replay-all [dir] [--windows 100000,200000]   (default test/fixtures/ at 100k and 200k)\n`,
+    );
     return 2;
   }
-  const dir = args[0] ?? 'test/fixtures';
+  const { dir, windows } = parsed;
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.jsonl'))
     .sort()
@@ -47,7 +79,7 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
   const bounds: BoundRow[] = [];
   for (const t of transcripts) {
     const prepared = prepareTranscript(t.file, t.events, tokenizer);
-    for (const window of WINDOWS) {
+    for (const window of windows) {
       for (const name of POLICY_NAMES) {
         const t0 = performance.now();
         const result = await replay(prepared, { window, policy: policy(name), summaryLength: length });
