@@ -14,12 +14,12 @@
  * baseline any policy of recent-history retention can get at that recall. Recall grows with
  * the tail (a longer tail sends a superset), so the search bisects on whole thousands.
  */
+import { isUserWords } from '../src/core/compaction/regions';
 import type { Message } from '../src/core/conversation/conversationModel';
 import { calibratedMessageTokens } from '../src/core/tokens/calibratedTokens';
 import { FrrTally, frrShare } from './frr';
 import { CostTally, totalOf } from './pricing';
 import type { PreparedTranscript } from './replayCore';
-import { shortName, type ReplayRow } from './replayReport';
 
 /** One tail length's figures. */
 export interface RecencyPoint {
@@ -35,8 +35,7 @@ export interface RecencyPoint {
 
 /** The user's words of a message, as the policies keep them (undefined when it has none). */
 function userWords(m: Message): Message | undefined {
-  if (m.role !== 'user') return undefined;
-  const blocks = m.blocks.filter((b) => b.type === 'text' && b.meta.source === 'user');
+  const blocks = m.role === 'user' ? m.blocks.filter(isUserWords) : [];
   return blocks.length === 0 ? undefined : { ...m, blocks };
 }
 
@@ -45,7 +44,8 @@ export function recencyPoint(t: PreparedTranscript, keep: number): RecencyPoint 
   const tokensOf = (m: Message) => calibratedMessageTokens(m, t.tokenizer, t.calibration);
   const messages: Message[] = [];
   const sizes: number[] = [];
-  const words = new Map<Message, Message | undefined>();
+  // The user's words of each message with their tokens (counted once).
+  const words = new Map<Message, { readonly message: Message; readonly tokens: number } | undefined>();
   const frr = new FrrTally();
   const reads = new CostTally();
   let sentBefore = 0; // messages[0 .. sentBefore) had been sent by an earlier request
@@ -55,26 +55,25 @@ export function recencyPoint(t: PreparedTranscript, keep: number): RecencyPoint 
     if (e.kind === 'message') {
       messages.push(e.message);
       sizes.push(tokensOf(e.message));
-      words.set(e.message, userWords(e.message));
+      const w = userWords(e.message);
+      words.set(e.message, w && { message: w, tokens: tokensOf(w) });
       return;
     }
     if (e.kind !== 'usage' || !e.usage || messages.length === 0) return;
     let from = messages.length - 1;
     let tail = sizes[from] as number;
     while (from > 0 && tail + (sizes[from - 1] as number) <= keep) tail += sizes[--from] as number;
-    const older = messages.slice(0, from).flatMap((m) => {
-      const w = words.get(m);
-      return w ? [w] : [];
-    });
-    const sent = [...older, ...messages.slice(from)];
-    let read = older.reduce((n, m) => n + tokensOf(m), 0);
+    const older = messages.slice(0, from).flatMap((m) => words.get(m) ?? []);
+    const olderTokens = older.reduce((n, w) => n + w.tokens, 0);
+    const sent = [...older.map((w) => w.message), ...messages.slice(from)];
+    let read = olderTokens;
     for (let j = from; j < Math.min(sentBefore, messages.length); j++) read += sizes[j] as number;
     reads.add(
       e.model,
       { input_tokens: 0, cache_read_input_tokens: read, cache_creation_input_tokens: 0, output_tokens: 0 },
       '5m',
     );
-    keptTotal += sent.reduce((n, m) => n + tokensOf(m), 0);
+    keptTotal += olderTokens + tail;
     requests++;
     sentBefore = messages.length;
     const refs = t.references.get(i);
@@ -158,25 +157,4 @@ export function boundRow(
 
 function round(x: number): number {
   return Math.round(x * 10_000) / 10_000;
-}
-
-/**
- * Prints the bounds beside the default policy's figures (from `rows`): per transcript and
- * window, the FRR to reach, the tail that reaches it, the bound's cost ÷ baseline and the
- * default's cost ÷ baseline with its FRR without summaries.
- */
-export function printBounds(bounds: readonly BoundRow[], rows: readonly ReplayRow[]): void {
-  const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)} %`);
-  const num = (x: number | null) => (x === null ? '–' : x.toFixed(2));
-  console.log(
-    "Recency bound: the least a policy that keeps only the newest history (and the user's words) pays to hold the baseline's FRR less 2 points — the cost floor plus reading that tail, its rewrites and any summariser not counted:",
-  );
-  for (const b of bounds) {
-    const d = rows.find((r) => r.transcript === b.transcript && r.window === b.window && r.policy === 'default');
-    const tail =
-      b.keep_tokens === null ? 'no tail within the window' : `newest ${Math.round(b.keep_tokens / 1000)}k tokens`;
-    console.log(
-      `  ${`${shortName(b.transcript)} ${Math.round(b.window / 1000)}k`.padEnd(26)} FRR ≥ ${pct(b.target_frr)}: ${tail} (FRR ${pct(b.frr)}), bound ÷ baseline ${num(b.cost_ratio)} · default ÷ baseline ${num(d?.cost_ratio ?? null)} at FRR ${pct(d?.frr_no_summary ?? null)}`,
-    );
-  }
 }

@@ -6,7 +6,7 @@ import { FRR_KINDS, frrShare, type FrrCount } from './frr';
 import { totalOf, unknownModels } from './pricing';
 import type { ReplayResult } from './replayCore';
 import type { CompactionRecord } from '../src/core/compaction/types';
-import { printBounds, type BoundRow } from './recencyBound';
+import type { BoundRow } from './recencyBound';
 
 /** One row of the JSON the replay benches print last. */
 export interface ReplayRow {
@@ -290,4 +290,25 @@ export function compactionLogLine(request: number, r: CompactionRecord): string 
     : '';
   const fallbacks = r.fallbacks.length ? ` (${r.fallbacks.join('; ')})` : '';
   return `  request ${String(request).padStart(3)}: ${r.layer.padEnd(14)} ${r.trigger.padEnd(9)} ${fmtTokens(r.tokensBefore)} → ${fmtTokens(r.tokensAfter)} tokens${fallbacks}${note}`;
+}
+
+/**
+ * Prints the bounds beside the default policy's figures (from `rows`): per transcript and
+ * window, the FRR to reach, the tail that reaches it, the bound's cost ÷ baseline and the
+ * default's cost ÷ baseline with its FRR without summaries.
+ */
+export function printBounds(bounds: readonly BoundRow[], rows: readonly ReplayRow[]): void {
+  const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)} %`);
+  const num = (x: number | null) => (x === null ? '–' : x.toFixed(2));
+  console.log(
+    "Recency bound: the least a policy that keeps only the newest history (and the user's words) pays to hold the baseline's FRR less 2 points — the cost floor plus reading that tail, its rewrites and any summariser not counted:",
+  );
+  for (const b of bounds) {
+    const d = rows.find((r) => r.transcript === b.transcript && r.window === b.window && r.policy === 'default');
+    const tail =
+      b.keep_tokens === null ? 'no tail within the window' : `newest ${Math.round(b.keep_tokens / 1000)}k tokens`;
+    console.log(
+      `  ${`${shortName(b.transcript)} ${Math.round(b.window / 1000)}k`.padEnd(26)} FRR ≥ ${pct(b.target_frr)}: ${tail} (FRR ${pct(b.frr)}), bound ÷ baseline ${num(b.cost_ratio)} · default ÷ baseline ${num(d?.cost_ratio ?? null)} at FRR ${pct(d?.frr_no_summary ?? null)}`,
+    );
+  }
 }

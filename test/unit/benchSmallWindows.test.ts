@@ -1,10 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { policy } from '../../bench/policies';
 import { prepareTranscript, replay } from '../../bench/replayCore';
 import { readTranscript } from '../../bench/transcript';
 import { createTiktokenTokenizer } from '../../src/core/tokens/tiktoken';
+import { fixtureTranscripts } from './support/benchTranscripts';
 
 /**
  * The default pipeline over every real session in test/fixtures at windows smaller than the
@@ -16,11 +15,8 @@ import { createTiktokenTokenizer } from '../../src/core/tokens/tiktoken';
  */
 describe('bench replay: the default pipeline in small windows', function () {
   this.timeout(120_000);
-  const dir = 'test/fixtures';
   const tokenizer = createTiktokenTokenizer();
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.transcript.jsonl'))
-    .map((f) => join(dir, f));
+  const files = fixtureTranscripts();
 
   it('finds the real sessions', () => assert.ok(files.length >= 3, files.join(', ')));
 

@@ -1,6 +1,4 @@
 import { strict as assert } from 'node:assert';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { requestCostUsd } from '../../src/core/agent/cost';
 import { createTiktokenTokenizer } from '../../src/core/tokens/tiktoken';
@@ -8,7 +6,7 @@ import { ReplayApi } from '../../bench/replayApi';
 import { ScriptedSummariser } from '../../bench/scriptedSummariser';
 import { deriveSummaryLength, SUMMARY_LENGTH, summaryLengthTokens, summarySamples } from '../../bench/summaryLength';
 import { readTranscript } from '../../bench/transcript';
-import { words } from './support/benchTranscripts';
+import { fixtureTranscripts, words } from './support/benchTranscripts';
 
 const quarter = (t: string) => Math.ceil(t.length / 4);
 const signal = new AbortController().signal;
@@ -37,10 +35,7 @@ async function summarise(s: ScriptedSummariser, params: MessageCreateParamsNonSt
 describe('bench summariser: length calibrated on the real summaries', () => {
   it('SUMMARY_LENGTH is what the fixtures’ compaction records give', () => {
     const tokenizer = createTiktokenTokenizer();
-    const dir = 'test/fixtures';
-    const samples = readdirSync(dir)
-      .filter((f) => f.endsWith('.jsonl'))
-      .flatMap((f) => summarySamples(readTranscript(join(dir, f)), (t) => tokenizer.count(t)));
+    const samples = fixtureTranscripts().flatMap((f) => summarySamples(readTranscript(f), (t) => tokenizer.count(t)));
     assert.equal(samples.length, 2, 'pi and Claude Code each compacted once');
     assert.deepEqual(deriveSummaryLength(samples), SUMMARY_LENGTH);
     assert.deepEqual(deriveSummaryLength([]), SUMMARY_LENGTH, 'no records: the measured defaults');

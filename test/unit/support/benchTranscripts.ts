@@ -1,4 +1,6 @@
-/** Builders of tiny transcripts (JSONL) for the replay bench's tests. */
+/** Builders of tiny transcripts (JSONL) for the replay bench's tests, and the real ones' paths. */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { prepareTranscript, type PreparedTranscript } from '../../../bench/replayCore';
 import { parseTranscript } from '../../../bench/transcript';
 import { countingTokenizer } from './tokenFakes';
@@ -65,4 +67,15 @@ export function toolSession(n: number, overhead = 0): string[] {
     lines.push(assistant([{ type: 'tool_use', id: `tu${i + 1}`, name: 'read_file', input: { path: `a${i + 1}.ts` } }]));
   }
   return lines;
+}
+
+/** The folder of real sessions the benches replay. */
+export const FIXTURE_DIR = 'test/fixtures';
+
+/** Paths of every real session transcript in {@link FIXTURE_DIR}, sorted. */
+export function fixtureTranscripts(): string[] {
+  return readdirSync(FIXTURE_DIR)
+    .filter((f) => f.endsWith('.transcript.jsonl'))
+    .sort()
+    .map((f) => join(FIXTURE_DIR, f));
 }
