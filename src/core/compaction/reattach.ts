@@ -12,6 +12,7 @@ import { neutralizeUntrusted } from '../conversation/injections';
 import type { Block, TextBlock } from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
 import { formatBytes, headChars, toWellFormed } from '../platform/text';
+import { NOT_ATTACHED_HEADING, renderFileIndex, type IndexedFile } from './fileIndex';
 import type { ReattachCandidate } from './reattachCandidates';
 import type { ReattachedFile } from './types';
 
@@ -103,15 +104,17 @@ export interface Reattachment {
 
 /**
  * Renders the reminder: entries with content while their tokens fit `budget` in total (in
- * order, most recent first), the others as references with their reason. Undefined when
- * there are no entries. `textTokens` counts each reference line for the record.
+ * order, most recent first), the others as references with their reason, then the file index
+ * (fileIndex.ts: the other files touched earlier, named only). Undefined when there are
+ * neither entries nor indexed files. `textTokens` counts each reference line for the record.
  */
 export function renderReattachment(
   entries: readonly ReattachEntry[],
   budget: number,
   textTokens: (text: string) => number,
+  index: readonly IndexedFile[] = [],
 ): Reattachment | undefined {
-  if (entries.length === 0) return undefined;
+  if (entries.length === 0 && index.length === 0) return undefined;
   let left = Math.max(0, budget);
   const attached: string[] = [];
   const references: string[] = [];
@@ -129,10 +132,14 @@ export function renderReattachment(
     files.push({ path: e.path, tokens: textTokens(line), attached: 'reference', reason });
   }
   const parts = [
-    `${REATTACH_HEADING}. These are the files you read or edited most recently, as they are now; where earlier messages or the summary disagree with them, these are current.`,
+    entries.length > 0
+      ? `${REATTACH_HEADING}. These are the files you read or edited most recently, as they are now; where earlier messages or the summary disagree with them, these are current.`
+      : `${REATTACH_HEADING}: none, the files read or edited most recently are still in the history.`,
   ];
   parts.push(...attached);
-  if (references.length > 0) parts.push(`Not attached:\n${references.join('\n')}`);
+  if (references.length > 0) parts.push(`${NOT_ATTACHED_HEADING}\n${references.join('\n')}`);
+  const listed = renderFileIndex(index, safePath);
+  if (listed !== undefined) parts.push(listed);
   return { text: toWellFormed(`<system-reminder>\n${parts.join('\n\n')}\n</system-reminder>`), files };
 }
 

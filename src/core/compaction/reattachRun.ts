@@ -8,6 +8,7 @@ import type { ConversationState, Message } from '../conversation/conversationMod
 import type { Clock, IdSource } from '../platform/platformPorts';
 import { effectiveWindow, type CompactionSettings } from './policy';
 import { isReattachReminder, readReattachments, reattachBlock, renderReattachment, type ReadFresh } from './reattach';
+import { fileIndex } from './fileIndex';
 import { reattachCandidates } from './reattachCandidates';
 import { REATTACH_LAYERS, withReattachment } from './reattachRecord';
 import type { CompactionRecord } from './types';
@@ -53,7 +54,8 @@ export interface ReattachOutcome {
 /**
  * Re-attaches after `run` (a compaction of `before`): nothing when no record of the run
  * summarised or dropped turns, or no file qualifies. Otherwise one reminder — content while
- * it fits {@link reattachBudget}, the other files as references — appended to the lead
+ * it fits {@link reattachBudget}, the other files as references, then the index of the other
+ * files touched earlier (fileIndex.ts) — appended to the lead
  * message of the run's last such record; when even that would stop the record shrinking the
  * context, references only; when that does too, nothing.
  */
@@ -69,12 +71,13 @@ export async function reattach(
   const record = run.records[at];
   if (!record) return run;
   const candidates = reattachCandidates(before.messages, run.state.messages);
-  if (candidates.length === 0) return run;
+  const index = fileIndex(before.messages, run.state.messages, new Set(candidates.map((c) => c.key)));
+  if (candidates.length === 0 && index.length === 0) return run;
   const textTokens = textTokenCounter(deps.tokensOf);
   const entries = await readReattachments(candidates, { readFresh: deps.readFresh, textTokens });
   const budget = reattachBudget(run, { ...deps, standing: standingReminderTokens(run.state.messages, textTokens) });
   for (const b of budget > 0 ? [budget, 0] : [0]) {
-    const r = renderReattachment(entries, b, textTokens);
+    const r = renderReattachment(entries, b, textTokens, index);
     if (!r) return run;
     const rebuilt = withReattachment(run.state, record, reattachBlock(r.text, deps), r.files, deps.tokensOf);
     if (rebuilt) return { state: rebuilt.state, records: run.records.map((x, i) => (i === at ? rebuilt.record : x)) };

@@ -1,0 +1,138 @@
+/**
+ * The file index of a compaction: every other file the agent read or edited earlier in the
+ * session, named (not attached) in the re-attach reminder, so a summary never makes the agent
+ * forget which files it has worked on. Files re-attached with content are not repeated, nor
+ * files the kept history still shows a call for. The index is carried from one compaction to
+ * the next: a reminder being compacted hands its files (attached or named) to the new one.
+ * Pure.
+ */
+import type { Message } from '../conversation/conversationModel';
+import { toolResultSites } from './layerContext';
+import { normalisePath } from './snip';
+import { classifyToolCall } from './toolKinds';
+
+/** The line that opens the index inside a re-attach reminder. */
+export const FILE_INDEX_HEADING =
+  'Other files read or edited earlier in this session, most recent first (not attached; read one again before relying on its content):';
+
+/** The index names at most this many files (about 15 tokens each). */
+export const FILE_INDEX_MAX = 40;
+
+/** The heading of a reminder's list of files it could not attach (reattach.ts renders it). */
+export const NOT_ATTACHED_HEADING = 'Not attached:';
+
+/** A file of the index. */
+export interface IndexedFile {
+  /** The path as the model last wrote it. */
+  readonly path: string;
+  /** Whether a successful edit of it is known. */
+  readonly edited: boolean;
+}
+
+/** A path's comparison key: backslashes as slashes, `./` and doubled slashes dropped. */
+export function fileKey(path: string): string {
+  return normalisePath(path.trim().replace(/\\/g, '/'));
+}
+
+interface Touch {
+  readonly path: string;
+  readonly key: string;
+  readonly edited: boolean;
+  readonly at: number;
+}
+
+/**
+ * The index for a compaction of `before` (the whole history before it) that leaves `after`:
+ * the distinct files read or edited by a successful call in `before`, or named by a reminder
+ * standing in `before`, most recent first, at most `max` — leaving out the keys in `exclude`
+ * (the files this compaction re-attaches) and files `after` still shows: a read or edit call
+ * naming them, or a reminder standing there that names them.
+ */
+export function fileIndex(
+  before: readonly Message[],
+  after: readonly Message[],
+  exclude: ReadonlySet<string>,
+  max = FILE_INDEX_MAX,
+): IndexedFile[] {
+  const touches = fileTouchesOf(before);
+  const hidden = new Set(exclude);
+  for (const t of fileTouchesOf(after)) hidden.add(t.key);
+  const edited = new Set(touches.filter((t) => t.edited).map((t) => t.key));
+  const out: IndexedFile[] = [];
+  const seen = new Set<string>();
+  for (let i = touches.length - 1; i >= 0 && out.length < max; i--) {
+    const t = touches[i] as Touch;
+    if (t.key === '' || seen.has(t.key)) continue;
+    seen.add(t.key);
+    if (!hidden.has(t.key)) out.push({ path: t.path, edited: edited.has(t.key) });
+  }
+  return out;
+}
+
+/** The index as a reminder section (one path a line), or undefined when it is empty. */
+export function renderFileIndex(files: readonly IndexedFile[], safePath: (path: string) => string): string | undefined {
+  if (files.length === 0) return undefined;
+  return [FILE_INDEX_HEADING, ...files.map((f) => `- ${safePath(f.path)}${f.edited ? ' (edited)' : ''}`)].join('\n');
+}
+
+/** Files touched in `messages`, oldest first: successful read/edit calls, and the files reminders name. */
+function fileTouchesOf(messages: readonly Message[]): Touch[] {
+  const byMessage = new Map<number, Touch[]>();
+  const add = (t: Touch): void => {
+    const list = byMessage.get(t.at) ?? [];
+    list.push(t);
+    byMessage.set(t.at, list);
+  };
+  messages.forEach((m, at) => {
+    for (const b of m.blocks)
+      if (b.type === 'text' && b.meta.source === 'reminder')
+        for (const f of [...reminderFiles(b.text)].reverse())
+          add({ path: f.path, key: fileKey(f.path), edited: f.edited, at });
+  });
+  for (const site of toolResultSites(messages)) {
+    if (!site.use || site.block.isError) continue;
+    const info = classifyToolCall(site.use);
+    if ((info.kind !== 'read' && info.kind !== 'edit') || info.path === undefined) continue;
+    add({ path: info.path.trim(), key: fileKey(info.path), edited: info.kind === 'edit', at: site.messageIndex });
+  }
+  return [...byMessage.keys()].sort((a, b) => a - b).flatMap((k) => byMessage.get(k) ?? []);
+}
+
+/**
+ * The files a re-attach reminder names, in its order (most recent first): the attached
+ * sections' `File: path (size)` headings (their fenced content skipped, so a file's text never
+ * adds a path), the not-attached references, and the index. Empty for any other text.
+ */
+export function reminderFiles(text: string): IndexedFile[] {
+  const lines = text.split('\n');
+  const out: IndexedFile[] = [];
+  let list = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const file = /^File: (.+) \([^()]*\)$/.exec(line);
+    const fence = lines[i + 1];
+    if (file && fence !== undefined && /^`{3,}$/.test(fence)) {
+      out.push({ path: file[1] as string, edited: false });
+      const close = lines.indexOf(fence, i + 2);
+      i = close < 0 ? lines.length : close;
+      list = false;
+      continue;
+    }
+    if (line === NOT_ATTACHED_HEADING || line === FILE_INDEX_HEADING) {
+      list = true;
+      continue;
+    }
+    if (!list || !line.startsWith('- ')) {
+      list = false;
+      continue;
+    }
+    const edited = line.endsWith(' (edited)');
+    const path = line
+      .slice(2)
+      .replace(/ — not attached: .*$/, '')
+      .replace(/ \([^()]*\)$/, '')
+      .trim();
+    if (path !== '') out.push({ path, edited });
+  }
+  return out;
+}

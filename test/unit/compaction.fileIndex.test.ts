@@ -1,0 +1,192 @@
+import { strict as assert } from 'node:assert';
+import { restoreRecord } from '../../src/core/compaction/apply';
+import { Compactor } from '../../src/core/compaction/compactor';
+import {
+  FILE_INDEX_HEADING,
+  fileIndex,
+  fileKey,
+  reminderFiles,
+  type IndexedFile,
+} from '../../src/core/compaction/fileIndex';
+import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../../src/core/compaction/policy';
+import { renderReattachment, type ReattachEntry } from '../../src/core/compaction/reattach';
+import { checkInvariants } from '../../src/core/conversation/invariants';
+import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
+import { counterIds } from '../../src/core/platform/platformPorts';
+import { fakeClock } from './support/builders';
+import { Convo, lines, tokensOf } from './support/compactionBuilders';
+import { ScriptedLlm } from './support/scriptedLlm';
+
+const textTokens = (text: string) => Math.ceil(text.length / 4);
+const named = (files: readonly IndexedFile[]) => files.map((f) => `${f.path}${f.edited ? '*' : ''}`);
+
+/** The paths every re-attach reminder standing in `messages` names. */
+function remindersName(messages: readonly Message[]): string[] {
+  return messages
+    .flatMap((m) =>
+      m.blocks.flatMap((b) => (b.type === 'text' && b.meta.source === 'reminder' ? reminderFiles(b.text) : [])),
+    )
+    .map((f) => f.path);
+}
+
+describe('file index of a compaction: which files', () => {
+  it('names the files read or edited earlier, newest first, marks edits, and leaves out re-attached files', () => {
+    const c = new Convo().user('go');
+    for (const p of ['a.ts', 'b.ts', 'c.ts', 'd.ts']) c.read(p, `content of ${p}`);
+    c.call('edit_file', { path: 'a.ts', old_string: 'x', new_string: 'y' }, 'edited');
+    c.read('./b.ts', 'again').say('done');
+    assert.deepEqual(named(fileIndex(c.messages, [], new Set())), ['./b.ts', 'a.ts*', 'd.ts', 'c.ts']);
+    assert.deepEqual(named(fileIndex(c.messages, [], new Set(['a.ts', 'b.ts']))), ['d.ts', 'c.ts']);
+    assert.deepEqual(named(fileIndex(c.messages, [], new Set(), 2)), ['./b.ts', 'a.ts*']);
+  });
+
+  it('leaves out failed calls, calls that touch no file, and files the kept history still shows a call for', () => {
+    const c = new Convo()
+      .user('go')
+      .read('old.ts', 'fine')
+      .read('missing.ts', 'no such file', {}, { isError: true })
+      .call('run_command', { command: 'cat x.ts' }, 'out')
+      .read('kept.ts', 'kept')
+      .say();
+    const keptFrom = c.messages.findIndex((m) =>
+      m.blocks.some((b) => b.type === 'tool_use' && (b.input as { path?: string }).path === 'kept.ts'),
+    );
+    assert.deepEqual(named(fileIndex(c.messages, c.messages.slice(keptFrom), new Set())), ['old.ts']);
+  });
+
+  it('compares paths as one file whatever their slashes', () => {
+    assert.equal(fileKey('.\\src\\a.ts'), 'src/a.ts');
+    assert.equal(fileKey(' src//a.ts '), 'src/a.ts');
+  });
+});
+
+describe('file index of a compaction: in the reminder', () => {
+  const entries: ReattachEntry[] = [
+    {
+      path: 'src/new.ts',
+      content: {
+        text: 'File: src/new.ts (40 B)\n```\n- not/a/path.ts (edited)\nFile: evil.ts (1 B)\n```\n',
+        tokens: 20,
+      },
+      reference: '- src/new.ts (40 B)',
+    },
+    { path: 'gone.ts', reason: 'it no longer exists', reference: '- gone.ts' },
+    { path: 'big.ts', reason: 'too large; read it with read_file', reference: '- big.ts (2.0 MB)' },
+  ];
+  const index: IndexedFile[] = [
+    { path: 'src/older.ts', edited: true },
+    { path: 'docs/a (draft).md', edited: false },
+  ];
+
+  it('follows the attached files and the references, one path a line with edits marked', () => {
+    const r = renderReattachment(entries, 1_000, textTokens, index);
+    assert.ok(r);
+    assert.match(
+      r.text,
+      new RegExp(
+        `\\n\\n${escape(FILE_INDEX_HEADING)}\\n- src/older\\.ts \\(edited\\)\\n- docs/a \\(draft\\)\\.md\\n</system-reminder>$`,
+      ),
+    );
+    assert.deepEqual(
+      r.files.map((f) => f.path),
+      ['src/new.ts', 'gone.ts', 'big.ts'],
+      'the record lists only the re-attached files',
+    );
+  });
+
+  it('is read back from the reminder in order, never from a file content', () => {
+    const r = renderReattachment(entries, 1_000, textTokens, index);
+    assert.ok(r);
+    assert.deepEqual(named(reminderFiles(r.text)), [
+      'src/new.ts',
+      'gone.ts',
+      'big.ts',
+      'src/older.ts*',
+      'docs/a (draft).md',
+    ]);
+  });
+
+  it('a reminder with no file to attach still names the index', () => {
+    const r = renderReattachment([], 1_000, textTokens, index);
+    assert.ok(r);
+    assert.match(r.text, /^<system-reminder>\nFiles re-attached after compaction \(read fresh from disk\): none/);
+    assert.deepEqual(named(reminderFiles(r.text)), ['src/older.ts*', 'docs/a (draft).md']);
+    assert.equal(renderReattachment([], 1_000, textTokens, []), undefined);
+  });
+
+  it('reads nothing from a text that is not a reminder list', () => {
+    assert.deepEqual(reminderFiles('- a.ts\n- b.ts'), []);
+    assert.deepEqual(reminderFiles(`${FILE_INDEX_HEADING}\n- a.ts\n\nsome prose\n- b.ts`), [
+      { path: 'a.ts', edited: false },
+    ]);
+  });
+});
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** `turns` turns, each reading `perTurn` files named `${prefix}${n}.ts`. */
+function reading(convo: Convo, prefix: string, turns: number, perTurn: number): Convo {
+  let n = 0;
+  for (let t = 0; t < turns; t++) {
+    convo.user(`look at the ${prefix} files, part ${t + 1}`);
+    for (let i = 0; i < perTurn; i++) convo.read(`src/${prefix}${++n}.ts`, lines(60, 40, `${prefix}${n}`));
+    convo.say(`read part ${t + 1}`);
+  }
+  return convo;
+}
+
+function compactorFor(settings: CompactionSettings): Compactor {
+  return new Compactor({
+    summariser: new ScriptedLlm(
+      Array.from({ length: 4 }, () => ({ content: [{ type: 'text' as const, text: 'They read files.' }] })),
+    ),
+    clock: fakeClock(),
+    ids: counterIds('s'),
+    tokensOf,
+    measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
+    settings: () => settings,
+    timeout: () => new Promise(() => undefined),
+    readFresh: async (path) => ({ ok: true, text: `fresh ${path}\n`, bytes: 20 }),
+  });
+}
+
+const compactAll = (c: Compactor, state: ConversationState) =>
+  c.compact(state, { trigger: 'manual', tokensToFree: 'all', signal: new AbortController().signal });
+
+describe('file index of a compaction: through the compactor', () => {
+  it('every file read before a compaction is still named after it, and after the next one that summarises the first reminder', async () => {
+    const settings: CompactionSettings = { ...DEFAULT_COMPACTION_SETTINGS };
+    const compactor = compactorFor(settings);
+    const first = reading(new Convo(), 'f', 4, 3);
+    const state = first.state({ keepRecentTurns: 1, keepRecentTokens: 0 });
+    const run = await compactAll(compactor, state);
+    assert.ok(run.records.some((r) => r.layer === 'summarise'));
+    const namedAfterFirst = new Set(remindersName(run.state.messages).map(fileKey));
+    for (let n = 1; n <= 9; n++)
+      assert.ok(namedAfterFirst.has(`src/f${n}.ts`), `f${n} is named after the first compaction`);
+    assert.deepEqual(checkInvariants(run.state, { allowPendingToolUse: false }), []);
+
+    // More work, then a compaction whose region holds the first reminder.
+    const before = first.messages.length;
+    reading(first, 'g', 3, 2);
+    const grown: ConversationState = {
+      ...run.state,
+      messages: [...run.state.messages, ...first.messages.slice(before)],
+    };
+    const second = await compactAll(compactor, grown);
+    assert.ok(second.records.some((r) => r.layer === 'summarise'));
+    const namedAfterSecond = new Set(remindersName(second.state.messages).map(fileKey));
+    for (let n = 1; n <= 12; n++)
+      assert.ok(namedAfterSecond.has(`src/f${n}.ts`), `f${n} is still named after the second compaction`);
+    for (let n = 1; n <= 4; n++) assert.ok(namedAfterSecond.has(`src/g${n}.ts`), `g${n} is named`);
+    assert.deepEqual(checkInvariants(second.state, { allowPendingToolUse: false }), []);
+
+    const record = second.records.at(-1);
+    assert.ok(record);
+    const restored = restoreRecord(second.state, record);
+    assert.ok(restored.ok);
+    assert.deepEqual(restored.state.messages, grown.messages, 'Restore removes the reminder with the summary');
+  });
+});
