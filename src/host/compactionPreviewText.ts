@@ -7,7 +7,8 @@ import { turnRangeText } from './compactionRowText';
  * What Compact Now would do, in a sentence: the turns, their tokens → the expected size of
  * what replaces them (the figures the Compactions view then shows for the records), the saving,
  * and the whole prompt before → after; then the files it would re-attach fresh from disk
- * (their size is known only when the run reads them); then who would write the summaries,
+ * (their size is known only when the run reads them) and how many others it would name by
+ * path (the file index); then who would write the summaries,
  * with the expected cost of both routes ("summariser: claude-opus-4-6 from cache, est. $0.04
  * vs claude-haiku-4-5 $0.09").
  */
@@ -16,10 +17,15 @@ export function previewSentence(preview: CompactionPreview): string {
   const before = preview.regions.reduce((n, r) => n + r.tokens, 0);
   const after = preview.regions.reduce((n, r) => n + r.expectedTokensAfter, 0);
   const sentence = `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}). The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;
+  const others = preview.named.length;
+  const named =
+    others === 0 ? '' : `names ${others} other file${others === 1 ? '' : 's'} read or edited earlier by path`;
   const reattach =
     preview.reattach.length === 0
-      ? ''
-      : ` Then re-attaches ${preview.reattach.join(', ')} (read fresh from disk, up to ~${fmt(REATTACH_FILE_TOKENS)} tokens each).`;
+      ? named === ''
+        ? ''
+        : ` Then ${named}.`
+      : ` Then re-attaches ${preview.reattach.join(', ')} (read fresh from disk, up to ~${fmt(REATTACH_FILE_TOKENS)} tokens each)${named === '' ? '' : ` and ${named}`}.`;
   const summariser = preview.summariser ? ` ${capitalised(describeChoice(preview.summariser))}.` : '';
   return `${sentence}${reattach}${summariser}`;
 }

@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import type { CompactionEntryState } from '../core/agent/agentSession';
 import { describeReattached } from '../core/compaction/reattach';
+import { describeIndexed } from '../core/compaction/fileIndex';
+import { indexedFilesOf } from '../core/compaction/reattachRecord';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Message } from '../core/conversation/conversationModel';
 import {
@@ -119,10 +121,16 @@ export class CompactionsTreeProvider
       }
       case 'reattached': {
         const files = node.record.reattached ?? [];
+        const named = indexedFilesOf(node.record);
+        const label = [
+          ...(files.length > 0 ? [`Re-attached ${plural(files.length, 'file')}`] : []),
+          ...(named.length > 0 ? [`named ${plural(named.length, 'other file')}`] : []),
+        ].join(', ');
         const item = new vscode.TreeItem(
-          `Re-attached: ${describeReattached(files)}`,
+          label.charAt(0).toUpperCase() + label.slice(1),
           vscode.TreeItemCollapsibleState.None,
         );
+        item.description = files.length > 0 ? describeReattached(files) : describeIndexed(named);
         item.iconPath = new vscode.ThemeIcon('file-symlink-file');
         item.tooltip = new vscode.MarkdownString(
           [
@@ -131,6 +139,12 @@ export class CompactionsTreeProvider
               (f) =>
                 `- \`${f.path}\` — ${f.attached === 'content' ? `content, ${fmt(f.tokens)} tokens` : `path only: ${f.reason ?? ''}`}`,
             ),
+            ...(named.length > 0
+              ? [
+                  'Other files read or edited earlier, named by path so the agent knows it worked on them:',
+                  ...named.map((f) => `- \`${f.path}\`${f.edited ? ' (edited)' : ''}`),
+                ]
+              : []),
           ].join('\n\n'),
         );
         item.command = { command: 'vscode.open', title: 'Open', arguments: [recordUri(node.record.id, 'summary')] };
@@ -185,7 +199,7 @@ export class CompactionsTreeProvider
             ? r.regions.map((_, index) => ({ kind: 'region', record: r, index }))
             : [{ kind: 'region', record: r, index: -1 }];
         const reattached: CompactionNode[] =
-          r.reattached && r.reattached.length > 0 ? [{ kind: 'reattached', record: r }] : [];
+          (r.reattached?.length ?? 0) > 0 || indexedFilesOf(r).length > 0 ? [{ kind: 'reattached', record: r }] : [];
         return [{ kind: 'summary', record: r }, ...reattached, ...regions];
       }
       case 'region': {
@@ -234,6 +248,8 @@ function summaryDocument(r: CompactionRecord): string {
   if (r.instructions) lines.push(`- Instructions: ${r.instructions}`);
   if (r.fallbacks.length) lines.push(`- Fallbacks: ${r.fallbacks.join('; ')}`);
   if (r.reattached?.length) lines.push(`- Re-attached: ${describeReattached(r.reattached)}`);
+  const named = indexedFilesOf(r);
+  if (named.length) lines.push(`- Also named (path only): ${describeIndexed(named)}`);
   if (r.retention)
     lines.push(
       `- Retention check: ${Math.round(r.retention.retained * 100)}% of identifiers kept${r.retention.lost.length ? `; lost: ${r.retention.lost.join(', ')}` : ''}`,
@@ -278,4 +294,8 @@ function messageDocument(m: Message): string {
 
 function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -4,12 +4,15 @@ import { Compactor } from '../../src/core/compaction/compactor';
 import {
   FILE_INDEX_HEADING,
   fileIndex,
+  describeIndexed,
   fileKey,
   reminderFiles,
   type IndexedFile,
 } from '../../src/core/compaction/fileIndex';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../../src/core/compaction/policy';
 import { renderReattachment, type ReattachEntry } from '../../src/core/compaction/reattach';
+import { indexedFilesOf } from '../../src/core/compaction/reattachRecord';
+import { previewSentence } from '../../src/host/compactionPreviewText';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
@@ -117,7 +120,7 @@ describe('file index of a compaction: in the reminder', () => {
   it('reads nothing from a text that is not a reminder list', () => {
     assert.deepEqual(reminderFiles('- a.ts\n- b.ts'), []);
     assert.deepEqual(reminderFiles(`${FILE_INDEX_HEADING}\n- a.ts\n\nsome prose\n- b.ts`), [
-      { path: 'a.ts', edited: false },
+      { path: 'a.ts', edited: false, part: 'index' },
     ]);
   });
 });
@@ -188,5 +191,36 @@ describe('file index of a compaction: through the compactor', () => {
     const restored = restoreRecord(second.state, record);
     assert.ok(restored.ok);
     assert.deepEqual(restored.state.messages, grown.messages, 'Restore removes the reminder with the summary');
+  });
+
+  it('Compact Now names the files the run then names; the record lists them for the Compactions view', async () => {
+    const compactor = compactorFor({ ...DEFAULT_COMPACTION_SETTINGS });
+    const convo = reading(new Convo(), 'f', 2, 3);
+    convo.call('edit_file', { path: 'src/f1.ts', old_string: 'a', new_string: 'b' }, 'edited').say('edited f1');
+    reading(convo, 'h', 2, 3);
+    const state = convo.state({ keepRecentTurns: 1, keepRecentTokens: 0 });
+    const preview = compactor.preview(state);
+    assert.ok(preview.named.length > 0, 'more files than re-attach takes were read');
+    assert.match(
+      previewSentence(preview),
+      new RegExp(` and names ${preview.named.length} other files read or edited earlier by path\\. `),
+    );
+    const run = await compactAll(compactor, state);
+    const record = run.records.find((r) => r.layer === 'summarise');
+    assert.ok(record);
+    assert.deepEqual(
+      indexedFilesOf(record).map((f) => f.path),
+      preview.named,
+    );
+    assert.deepEqual(
+      (record.reattached ?? []).map((f) => f.path),
+      preview.reattach,
+    );
+    assert.equal(
+      describeIndexed(indexedFilesOf(record)),
+      'src/h1.ts, src/f1.ts (edited), src/f6.ts, src/f5.ts, src/f4.ts, src/f3.ts, src/f2.ts',
+      'newest first; h4–h6 stay verbatim, h2 and h3 are re-attached',
+    );
+    assert.equal(describeIndexed([{ path: 'a\nb.ts', edited: true }]), 'a b.ts (edited)');
   });
 });

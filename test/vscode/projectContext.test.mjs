@@ -32,6 +32,15 @@ const COMMIT_SUBJECT = 'Initial commit: config and notes';
 const CONFIG_OLD = 'export const PORT = 8080; // CONFIG-ORIGINAL\n';
 const CONFIG_NEW = 'export const PORT = 9090; // CONFIG-FRESH-FROM-DISK\n';
 const RECALL_TOKEN = 'RECALL-TOKEN-5521';
+/** Files the agent reads before config.ts: re-attach takes the five newest, the older two are named by path. */
+const LIB_FILES = [
+  'src/lib/m1.ts',
+  'src/lib/m2.ts',
+  'src/lib/m3.ts',
+  'src/lib/m4.ts',
+  'src/lib/m5.ts',
+  'src/lib/m6.ts',
+];
 // Long answers, so summarising the older turns saves tokens.
 /** @param {number} n */
 const DETAIL = (n) =>
@@ -90,6 +99,7 @@ describe(
           'CLAUDE.md': `# Claude notes\n\n${CLAUDE_MARK}\n`,
           'src/config.ts': CONFIG_OLD,
           'src/notes.txt': `${RECALL_TOKEN} is the id of the staging database.\n`,
+          ...Object.fromEntries(LIB_FILES.map((f, i) => [f, `export const m${i + 1} = ${i + 1};\n`])),
         },
         settings: {
           'contextPipeline.keepRecentTurns': 1,
@@ -200,6 +210,7 @@ describe(
         {
           text: 'Let me look.',
           toolUses: [
+            ...LIB_FILES.map((path) => ({ name: 'read_file', input: { path } })),
             { name: 'read_file', input: { path: 'src/config.ts' } },
             { name: 'search', input: { pattern: 'RECALL-TOKEN' } },
           ],
@@ -227,6 +238,11 @@ describe(
       await widget
         .locator('.quick-input-message', { hasText: 'Would compact' })
         .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.match(
+        await widget.locator('.quick-input-message').innerText(),
+        /Then re-attaches src\/config\.ts, src\/lib\/m6\.ts, src\/lib\/m5\.ts, src\/lib\/m4\.ts, src\/lib\/m3\.ts \(read fresh from disk[^)]*\) and names 2 other files read or edited earlier by path\./,
+        'the preview names the five newest files to re-attach and counts the two older ones it names',
+      );
       await widget.locator('input').press('Enter');
       await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
       await w.frame
@@ -252,6 +268,11 @@ describe(
         text,
         /<system-reminder>[\s\S]*src\/config\.ts[\s\S]*<\/system-reminder>/,
         'in one system-reminder naming the file',
+      );
+      assert.match(
+        text,
+        /Other files read or edited earlier in this session[^\n]*\n- src\/lib\/m2\.ts\n- src\/lib\/m1\.ts\n/,
+        'the reminder names the two older files by path, newest first',
       );
       assert.ok(text.includes('recall'), 'the summary says its originals can be searched with recall');
     });
@@ -305,6 +326,11 @@ describe(
       const reattached = pane.locator('.monaco-list-row', { hasText: 'Re-attached' }).first();
       await reattached.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       assert.match(await reattached.innerText(), /src\/config\.ts/, 'the compaction lists the file it re-attached');
+      assert.match(
+        await reattached.innerText(),
+        /^Re-attached 5 files, named 2 other files/,
+        'and counts the files it named by path, first where the row is never cut off',
+      );
       await w.page.mouse.move(10, 890);
       await workbench.screenshot(w.page, 'project-context-compactions');
     });

@@ -22,6 +22,7 @@ import { planCompaction, type CompactionPlan } from './plan';
 import { pickRegions, protectedFrom } from './regions';
 import { snip } from './snip';
 import { guardToolResult } from './toolResultGuard';
+import { fileIndex } from './fileIndex';
 import { reattachCandidates } from './reattachCandidates';
 import { SessionMeasures, type AnswerUsage } from './sessionMeasures';
 import type { CompactionRecord, CompactionTrigger } from './types';
@@ -286,13 +287,16 @@ export class Compactor {
   preview(state: ConversationState): CompactionPreview {
     const settings = ownStrategySettings(this.deps.settings());
     const plan = this.plan(state, { cacheWarm: true, mode: 'manual' });
-    const reattachOf = (regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>): string[] => {
-      if (!this.deps.readFresh || settings.reattachAfterCompaction === false || regions.length === 0) return [];
+    const reattachOf = (
+      regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>,
+    ): { reattach: string[]; named: string[] } => {
+      if (!this.deps.readFresh || settings.reattachAfterCompaction === false || regions.length === 0)
+        return { reattach: [], named: [] };
       const replaced = new Set(regions.flatMap((r) => r.messageIds));
-      return reattachCandidates(
-        state.messages,
-        state.messages.filter((m) => !replaced.has(m.id)),
-      ).map((c) => c.path);
+      const kept = state.messages.filter((m) => !replaced.has(m.id));
+      const candidates = reattachCandidates(state.messages, kept);
+      const named = fileIndex(state.messages, kept, new Set(candidates.map((c) => c.key)));
+      return { reattach: candidates.map((c) => c.path), named: named.map((f) => f.path) };
     };
     if (settings.strategy === 'summarise')
       return {
@@ -301,7 +305,7 @@ export class Compactor {
         expectedAfter: plan.expectedAfter,
         expectedSaving: plan.expectedSaving,
         plan,
-        reattach: reattachOf(plan.regions),
+        ...reattachOf(plan.regions),
         ...(plan.summariser ? { summariser: plan.summariser } : {}),
       };
     const dry = this.strategyRun(state, settings.strategy, Number.MAX_SAFE_INTEGER, 'manual', counterIds('preview'));
@@ -320,7 +324,7 @@ export class Compactor {
       expectedAfter: plan.tokensBefore - saving,
       expectedSaving: saving,
       plan,
-      reattach: reattachOf(regions),
+      ...reattachOf(regions),
     };
   }
 

@@ -38,6 +38,8 @@ export interface CompactionPreview {
    * and there is a reader; what is actually attached depends on the files and the room then.
    */
   readonly reattach: readonly string[];
+  /** Files the run's re-attach reminder would name by path only (its file index, fileIndex.ts), most recent first. */
+  readonly named: readonly string[];
   /** Summarise strategy: who would write the summaries and the expected cost of each route. */
   readonly summariser?: SummariserChoice;
 }

@@ -98,32 +98,40 @@ function fileTouchesOf(messages: readonly Message[]): Touch[] {
   return [...byMessage.keys()].sort((a, b) => a - b).flatMap((k) => byMessage.get(k) ?? []);
 }
 
+/** Where in a re-attach reminder a file is named: with its content, as a not-attached reference, or in the index. */
+export type ReminderPart = 'attached' | 'reference' | 'index';
+
+/** A file a re-attach reminder names, and where. */
+export interface ReminderFile extends IndexedFile {
+  readonly part: ReminderPart;
+}
+
 /**
  * The files a re-attach reminder names, in its order (most recent first): the attached
  * sections' `File: path (size)` headings (their fenced content skipped, so a file's text never
  * adds a path), the not-attached references, and the index. Empty for any other text.
  */
-export function reminderFiles(text: string): IndexedFile[] {
+export function reminderFiles(text: string): ReminderFile[] {
   const lines = text.split('\n');
-  const out: IndexedFile[] = [];
-  let list = false;
+  const out: ReminderFile[] = [];
+  let list: ReminderPart | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
     const file = /^File: (.+) \([^()]*\)$/.exec(line);
     const fence = lines[i + 1];
     if (file && fence !== undefined && /^`{3,}$/.test(fence)) {
-      out.push({ path: file[1] as string, edited: false });
+      out.push({ path: file[1] as string, edited: false, part: 'attached' });
       const close = lines.indexOf(fence, i + 2);
       i = close < 0 ? lines.length : close;
-      list = false;
+      list = undefined;
       continue;
     }
     if (line === NOT_ATTACHED_HEADING || line === FILE_INDEX_HEADING) {
-      list = true;
+      list = line === FILE_INDEX_HEADING ? 'index' : 'reference';
       continue;
     }
-    if (!list || !line.startsWith('- ')) {
-      list = false;
+    if (list === undefined || !line.startsWith('- ')) {
+      list = undefined;
       continue;
     }
     const edited = line.endsWith(' (edited)');
@@ -132,7 +140,12 @@ export function reminderFiles(text: string): IndexedFile[] {
       .replace(/ — not attached: .*$/, '')
       .replace(/ \([^()]*\)$/, '')
       .trim();
-    if (path !== '') out.push({ path, edited });
+    if (path !== '') out.push({ path, edited, part: list });
   }
   return out;
+}
+
+/** One line naming indexed files for the Compactions view, e.g. `a.ts (edited), b.ts`. */
+export function describeIndexed(files: readonly IndexedFile[]): string {
+  return files.map((f) => `${f.path.replace(/[\u0000-\u001f\u007f]+/g, ' ')}${f.edited ? ' (edited)' : ''}`).join(', ');
 }

@@ -5,6 +5,8 @@
  */
 import type { Block, ConversationState, Message } from '../conversation/conversationModel';
 import { applyRecord, restoreRecord } from './apply';
+import { reminderFiles, type IndexedFile } from './fileIndex';
+import { isReattachReminder } from './reattach';
 import type { CompactionLayer, CompactionRecord, ReattachedFile } from './types';
 
 /** Layers that summarise or drop whole regions: a compaction by one of them re-attaches files. The cheap result layers do not. */
@@ -49,4 +51,14 @@ export function withReattachment(
   const rebuilt: CompactionRecord = { ...record, replacement, tokensAfter, reattached: files };
   const applied = applyRecord(restored.state, rebuilt);
   return applied.ok ? { state: applied.state, record: rebuilt } : undefined;
+}
+
+/** The files `record`'s re-attach reminder names in its index (path only, fileIndex.ts); empty without one. */
+export function indexedFilesOf(record: CompactionRecord): IndexedFile[] {
+  const lead = record.replacement[leadMessageIndex(record.replacement)];
+  const reminder = lead?.blocks.find(isReattachReminder);
+  if (reminder?.type !== 'text') return [];
+  return reminderFiles(reminder.text)
+    .filter((f) => f.part === 'index')
+    .map(({ path, edited }) => ({ path, edited }));
 }
