@@ -12,6 +12,9 @@ import {
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../../src/core/compaction/policy';
 import { renderReattachment, type ReattachEntry } from '../../src/core/compaction/reattach';
 import { indexedFilesOf } from '../../src/core/compaction/reattachRecord';
+import { reattach } from '../../src/core/compaction/reattachRun';
+import { applyRecord } from '../../src/core/compaction/apply';
+import type { CompactionRecord } from '../../src/core/compaction/types';
 import { previewSentence } from '../../src/host/compactionPreviewText';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
@@ -222,5 +225,63 @@ describe('file index of a compaction: through the compactor', () => {
       'newest first; h4–h6 stay verbatim, h2 and h3 are re-attached',
     );
     assert.equal(describeIndexed([{ path: 'a\nb.ts', edited: true }]), 'a b.ts (edited)');
+  });
+
+  it('when the index would stop a small compaction shrinking the context, the reminder goes without it', async () => {
+    const c = new Convo().user('go');
+    for (let n = 1; n <= 8; n++) c.read(`src/f${n}.ts`, `content ${n}`);
+    c.say('done').user('next').say('ok');
+    const state = c.state();
+    const cut = c.messages.findIndex((m) => m.turn === 2);
+    const originals = c.messages.slice(0, cut);
+    const replacement = [
+      c.b.message('user', [c.b.text('[Turn 1 was removed.]', 'compactor')], 1),
+      c.b.message('assistant', [c.b.text('Understood.', 'assistant')], 1),
+    ];
+    const sum = (ms: readonly Message[]) => ms.reduce((n, m) => n + tokensOf(m), 0);
+    const runFor = (tokensBefore: number) => {
+      const record: CompactionRecord = {
+        id: 'c1',
+        at: 0,
+        trigger: 'manual',
+        layer: 'oldest-removal',
+        strategy: 'oldest-removal',
+        regions: [],
+        originals,
+        replacement,
+        tokensBefore,
+        tokensAfter: sum(replacement),
+        costUsd: 0,
+        durationMs: 0,
+        fallbacks: [],
+      };
+      const applied = applyRecord(state, record);
+      assert.ok(applied.ok);
+      return { state: applied.state, records: [record] };
+    };
+    const deps = {
+      readFresh: async () => ({ ok: false as const, reason: 'it no longer exists' }),
+      tokensOf,
+      measure: (s: ConversationState) => sum(s.messages),
+      settings: DEFAULT_COMPACTION_SETTINGS,
+      clock: fakeClock(),
+      ids: counterIds('x'),
+    };
+    const roomy = await reattach(state, runFor(1_000_000), deps);
+    const withIndex = roomy.records[0]?.tokensAfter ?? 0;
+    assert.deepEqual(
+      indexedFilesOf(roomy.records[0] as CompactionRecord).map((f) => f.path),
+      ['src/f3.ts', 'src/f2.ts', 'src/f1.ts'],
+    );
+
+    const tight = await reattach(state, runFor(withIndex - 1), deps);
+    const record = tight.records[0] as CompactionRecord;
+    assert.ok(record.tokensAfter < withIndex - 1, 'the record still shrinks the context');
+    assert.deepEqual(indexedFilesOf(record), [], 'without the index');
+    assert.deepEqual(
+      (record.reattached ?? []).map((f) => [f.path, f.attached]),
+      [8, 7, 6, 5, 4].map((n) => [`src/f${n}.ts`, 'reference']),
+      'but with the re-attach references',
+    );
   });
 });

@@ -8,7 +8,7 @@ import type { ConversationState, Message } from '../conversation/conversationMod
 import type { Clock, IdSource } from '../platform/platformPorts';
 import { effectiveWindow, type CompactionSettings } from './policy';
 import { isReattachReminder, readReattachments, reattachBlock, renderReattachment, type ReadFresh } from './reattach';
-import { fileIndex } from './fileIndex';
+import { fileIndex, type IndexedFile } from './fileIndex';
 import { reattachCandidates } from './reattachCandidates';
 import { REATTACH_LAYERS, withReattachment } from './reattachRecord';
 import type { CompactionRecord } from './types';
@@ -57,7 +57,7 @@ export interface ReattachOutcome {
  * it fits {@link reattachBudget}, the other files as references, then the index of the other
  * files touched earlier (fileIndex.ts) — appended to the lead
  * message of the run's last such record; when even that would stop the record shrinking the
- * context, references only; when that does too, nothing.
+ * context, references only (with the index, then without it); when that does too, nothing.
  */
 export async function reattach(
   before: ConversationState,
@@ -76,8 +76,13 @@ export async function reattach(
   const textTokens = textTokenCounter(deps.tokensOf);
   const entries = await readReattachments(candidates, { readFresh: deps.readFresh, textTokens });
   const budget = reattachBudget(run, { ...deps, standing: standingReminderTokens(run.state.messages, textTokens) });
-  for (const b of budget > 0 ? [budget, 0] : [0]) {
-    const r = renderReattachment(entries, b, textTokens, index);
+  const attempts: Array<{ budget: number; listed: readonly IndexedFile[] }> = [
+    ...(budget > 0 ? [{ budget, listed: index }] : []),
+    { budget: 0, listed: index },
+    ...(index.length > 0 ? [{ budget: 0, listed: [] }] : []),
+  ];
+  for (const a of attempts) {
+    const r = renderReattachment(entries, a.budget, textTokens, a.listed);
     if (!r) return run;
     const rebuilt = withReattachment(run.state, record, reattachBlock(r.text, deps), r.files, deps.tokensOf);
     if (rebuilt) return { state: rebuilt.state, records: run.records.map((x, i) => (i === at ? rebuilt.record : x)) };
