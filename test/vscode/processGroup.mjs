@@ -1,24 +1,22 @@
 // Stops a detached child's whole process group (code-server and everything it spawned).
-import { once } from 'node:events';
+import { eventually } from './timeouts.mjs';
 
 /** How long the group gets after SIGTERM before SIGKILL. */
 const STOP_TIMEOUT_MS = 10_000;
 
 /**
- * SIGTERM to the server's process group; SIGKILL whatever is left after STOP_TIMEOUT_MS.
+ * SIGTERM to the server's process group, then waits for the condition "no process of the
+ * group is left" (the leader exits first; its extension host and other children about 2 s
+ * later, and they send no event we could await); SIGKILL whatever is left after STOP_TIMEOUT_MS.
  * @param {import('node:child_process').ChildProcess} child started with `detached: true` (a group leader)
  * @returns {Promise<void>}
  */
 export async function stopProcessGroup(child) {
   if (!groupAlive(child.pid)) return;
-  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit');
   killGroup(child.pid, 'SIGTERM');
-  const deadline = Date.now() + STOP_TIMEOUT_MS;
-  let timer;
-  await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, STOP_TIMEOUT_MS)))]);
-  clearTimeout(timer);
-  while (groupAlive(child.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (groupAlive(child.pid)) killGroup(child.pid, 'SIGKILL');
+  await eventually("code-server's process group to exit", () => !groupAlive(child.pid), {
+    timeout: STOP_TIMEOUT_MS,
+  }).catch(() => killGroup(child.pid, 'SIGKILL'));
 }
 
 /**
