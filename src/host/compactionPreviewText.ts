@@ -17,15 +17,19 @@ export function previewSentence(preview: CompactionPreview): string {
   const before = preview.regions.reduce((n, r) => n + r.tokens, 0);
   const after = preview.regions.reduce((n, r) => n + r.expectedTokensAfter, 0);
   const sentence = `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}). The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;
-  const others = preview.named.length;
-  const named =
-    others === 0 ? '' : `names ${others} other file${others === 1 ? '' : 's'} read or edited earlier by path`;
-  const reattach =
-    preview.reattach.length === 0
-      ? named === ''
-        ? ''
-        : ` Then ${named}.`
-      : ` Then re-attaches ${preview.reattach.join(', ')} (read fresh from disk, up to ~${fmt(REATTACH_FILE_TOKENS)} tokens each)${named === '' ? '' : ` and ${named}`}.`;
+  const then = [
+    ...(preview.reattach.length > 0
+      ? [
+          `re-attaches ${preview.reattach.join(', ')} (read fresh from disk, up to ~${fmt(REATTACH_FILE_TOKENS)} tokens each)`,
+        ]
+      : []),
+    ...(preview.named.length > 0
+      ? [
+          `names ${preview.named.length} other file${preview.named.length === 1 ? '' : 's'} read or edited earlier by path`,
+        ]
+      : []),
+  ];
+  const reattach = then.length > 0 ? ` Then ${then.join(' and ')}.` : '';
   const summariser = preview.summariser ? ` ${capitalised(describeChoice(preview.summariser))}.` : '';
   return `${sentence}${reattach}${summariser}`;
 }

@@ -5,12 +5,12 @@ import {
   FILE_INDEX_HEADING,
   fileIndex,
   describeIndexed,
-  fileKey,
   reminderFiles,
   type IndexedFile,
 } from '../../src/core/compaction/fileIndex';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../../src/core/compaction/policy';
 import { renderReattachment, type ReattachEntry } from '../../src/core/compaction/reattach';
+import { fileKey } from '../../src/core/compaction/reattachCandidates';
 import { indexedFilesOf } from '../../src/core/compaction/reattachRecord';
 import { reattach } from '../../src/core/compaction/reattachRun';
 import { applyRecord } from '../../src/core/compaction/apply';

@@ -22,8 +22,7 @@ import { planCompaction, type CompactionPlan } from './plan';
 import { pickRegions, protectedFrom } from './regions';
 import { snip } from './snip';
 import { guardToolResult } from './toolResultGuard';
-import { fileIndex } from './fileIndex';
-import { reattachCandidates } from './reattachCandidates';
+import { reattachSelection } from './fileIndex';
 import { SessionMeasures, type AnswerUsage } from './sessionMeasures';
 import type { CompactionRecord, CompactionTrigger } from './types';
 import { isServerStrategy } from '../server/serverContext';
@@ -293,10 +292,11 @@ export class Compactor {
       if (!this.deps.readFresh || settings.reattachAfterCompaction === false || regions.length === 0)
         return { reattach: [], named: [] };
       const replaced = new Set(regions.flatMap((r) => r.messageIds));
-      const kept = state.messages.filter((m) => !replaced.has(m.id));
-      const candidates = reattachCandidates(state.messages, kept);
-      const named = fileIndex(state.messages, kept, new Set(candidates.map((c) => c.key)));
-      return { reattach: candidates.map((c) => c.path), named: named.map((f) => f.path) };
+      const { candidates, index } = reattachSelection(
+        state.messages,
+        state.messages.filter((m) => !replaced.has(m.id)),
+      );
+      return { reattach: candidates.map((c) => c.path), named: index.map((f) => f.path) };
     };
     if (settings.strategy === 'summarise')
       return {

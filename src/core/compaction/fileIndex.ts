@@ -7,9 +7,7 @@
  * Pure.
  */
 import type { Message } from '../conversation/conversationModel';
-import { toolResultSites } from './layerContext';
-import { normalisePath } from './snip';
-import { classifyToolCall } from './toolKinds';
+import { fileKey, fileTouches, reattachCandidates, type ReattachCandidate } from './reattachCandidates';
 
 /** The line that opens the index inside a re-attach reminder. */
 export const FILE_INDEX_HEADING =
@@ -27,11 +25,6 @@ export interface IndexedFile {
   readonly path: string;
   /** Whether a successful edit of it is known. */
   readonly edited: boolean;
-}
-
-/** A path's comparison key: backslashes as slashes, `./` and doubled slashes dropped. */
-export function fileKey(path: string): string {
-  return normalisePath(path.trim().replace(/\\/g, '/'));
 }
 
 interface Touch {
@@ -75,27 +68,37 @@ export function renderFileIndex(files: readonly IndexedFile[], safePath: (path: 
   return [FILE_INDEX_HEADING, ...files.map((f) => `- ${safePath(f.path)}${f.edited ? ' (edited)' : ''}`)].join('\n');
 }
 
-/** Files touched in `messages`, oldest first: successful read/edit calls, and the files reminders name. */
+/** Files touched in `messages`, oldest first: the files reminders name, then successful read/edit calls, message by message. */
 function fileTouchesOf(messages: readonly Message[]): Touch[] {
-  const byMessage = new Map<number, Touch[]>();
-  const add = (t: Touch): void => {
-    const list = byMessage.get(t.at) ?? [];
-    list.push(t);
-    byMessage.set(t.at, list);
-  };
-  messages.forEach((m, at) => {
-    for (const b of m.blocks)
-      if (b.type === 'text' && b.meta.source === 'reminder')
-        for (const f of [...reminderFiles(b.text)].reverse())
-          add({ path: f.path, key: fileKey(f.path), edited: f.edited, at });
-  });
-  for (const site of toolResultSites(messages)) {
-    if (!site.use || site.block.isError) continue;
-    const info = classifyToolCall(site.use);
-    if ((info.kind !== 'read' && info.kind !== 'edit') || info.path === undefined) continue;
-    add({ path: info.path.trim(), key: fileKey(info.path), edited: info.kind === 'edit', at: site.messageIndex });
-  }
-  return [...byMessage.keys()].sort((a, b) => a - b).flatMap((k) => byMessage.get(k) ?? []);
+  const named = messages.flatMap((m, at) =>
+    m.blocks.flatMap((b) =>
+      b.type === 'text' && b.meta.source === 'reminder'
+        ? reminderFiles(b.text)
+            .reverse()
+            .map((f) => ({ path: f.path, key: fileKey(f.path), edited: f.edited, at }))
+        : [],
+    ),
+  );
+  const called = fileTouches(messages).map((t) => ({
+    path: t.path,
+    key: t.key,
+    edited: t.kind === 'edit',
+    at: t.messageIndex,
+  }));
+  // A stable sort: in one message, a reminder's files come before its calls' results.
+  return [...named, ...called].sort((a, b) => a.at - b.at);
+}
+
+/**
+ * What a compaction of `before` that leaves `after` re-attaches (reattachCandidates.ts) and
+ * names in its index; one home for the run (reattachRun.ts) and Compact Now's preview.
+ */
+export function reattachSelection(
+  before: readonly Message[],
+  after: readonly Message[],
+): { readonly candidates: ReattachCandidate[]; readonly index: IndexedFile[] } {
+  const candidates = reattachCandidates(before, after);
+  return { candidates, index: fileIndex(before, after, new Set(candidates.map((c) => c.key))) };
 }
 
 /** Where in a re-attach reminder a file is named: with its content, as a not-attached reference, or in the index. */

@@ -17,11 +17,22 @@ export interface ReattachCandidate {
   readonly key: string;
 }
 
-interface FileTouch {
+/** A path's comparison key: backslashes as slashes, `./` and doubled slashes dropped. */
+export function fileKey(path: string): string {
+  return normalisePath(path.trim().replace(/\\/g, '/'));
+}
+
+/** A successful read or edit of a named file. */
+export interface FileTouch {
   readonly kind: 'read' | 'edit';
+  /** The path as the model wrote it (trimmed). */
   readonly path: string;
+  /** {@link fileKey} of the path. */
   readonly key: string;
+  /** Position of the call among all tool calls. */
   readonly order: number;
+  /** Index of the message holding the result. */
+  readonly messageIndex: number;
   readonly result: ToolResultBlock;
 }
 
@@ -61,19 +72,19 @@ export function reattachCandidates(
   return picked;
 }
 
-/** Successful reads and edits that name a path, in conversation order. */
-function fileTouches(messages: readonly Message[]): FileTouch[] {
+/** Successful reads and edits that name a path, in conversation order (tools recognised by what they do). */
+export function fileTouches(messages: readonly Message[]): FileTouch[] {
   const out: FileTouch[] = [];
   for (const site of toolResultSites(messages)) {
     if (!site.use || site.block.isError) continue;
     const info = classifyToolCall(site.use);
     if ((info.kind !== 'read' && info.kind !== 'edit') || info.path === undefined) continue;
-    const path = info.path.trim();
     out.push({
       kind: info.kind,
-      path,
-      key: normalisePath(path.replace(/\\/g, '/')),
+      path: info.path.trim(),
+      key: fileKey(info.path),
       order: site.useOrder,
+      messageIndex: site.messageIndex,
       result: site.block,
     });
   }

@@ -8,8 +8,7 @@ import type { ConversationState, Message } from '../conversation/conversationMod
 import type { Clock, IdSource } from '../platform/platformPorts';
 import { effectiveWindow, type CompactionSettings } from './policy';
 import { isReattachReminder, readReattachments, reattachBlock, renderReattachment, type ReadFresh } from './reattach';
-import { fileIndex, type IndexedFile } from './fileIndex';
-import { reattachCandidates } from './reattachCandidates';
+import { reattachSelection, type IndexedFile } from './fileIndex';
 import { REATTACH_LAYERS, withReattachment } from './reattachRecord';
 import type { CompactionRecord } from './types';
 
@@ -70,8 +69,7 @@ export async function reattach(
   });
   const record = run.records[at];
   if (!record) return run;
-  const candidates = reattachCandidates(before.messages, run.state.messages);
-  const index = fileIndex(before.messages, run.state.messages, new Set(candidates.map((c) => c.key)));
+  const { candidates, index } = reattachSelection(before.messages, run.state.messages);
   if (candidates.length === 0 && index.length === 0) return run;
   const textTokens = textTokenCounter(deps.tokensOf);
   const entries = await readReattachments(candidates, { readFresh: deps.readFresh, textTokens });
