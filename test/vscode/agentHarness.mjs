@@ -156,10 +156,27 @@ export async function startAgentWorld({
      * @param {number} [timeout]
      */
     async waitForAnswer(text, timeout = UI_TIMEOUT) {
-      await frame
-        .locator('.item.assistant:not(.streaming) .text', { hasText: text })
-        .first()
-        .waitFor({ state: 'visible', timeout });
+      try {
+        await frame
+          .locator('.item.assistant:not(.streaming) .text', { hasText: text })
+          .first()
+          .waitFor({ state: 'visible', timeout });
+      } catch (err) {
+        // Say what the chat showed instead, so a failure on a busy machine can be explained.
+        const seen = await frame
+          .locator('.item')
+          .allInnerTexts()
+          .then((items) => items.slice(-4).map((t) => `  | ${t.replace(/\s+/g, ' ').slice(0, 200)}`))
+          .catch((/** @type {Error} */ e) => [`  (the chat could not be read: ${e.message})`]);
+        const composer = await frame
+          .getByRole('textbox', { name: 'Message' })
+          .inputValue({ timeout: 1_000 })
+          .catch(() => '(unreadable)');
+        throw new Error(
+          `${/** @type {Error} */ (err).message}\nthe chat's last items:\n${seen.join('\n')}\nthe composer holds: ${JSON.stringify(composer)}; the fake server has ${fake.requests.length} requests`,
+          { cause: err },
+        );
+      }
     },
     /** Waits until the turn is over (the composer shows Send again). */
     async waitIdle(timeout = UI_TIMEOUT) {
