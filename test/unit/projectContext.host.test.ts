@@ -119,10 +119,32 @@ describe('project context: git facts (fake Git API)', () => {
     await Promise.resolve();
     git.init();
     const r = await pending;
-    assert.equal(wait.waits, 1);
+    assert.equal(wait.waits, 2, "for the API, then for the one repository's log");
     assert.deepEqual(
       r.repositories.map((x) => x.root),
       ['.'],
+    );
+  });
+
+  it('a log that never answers costs only the recent commits, after the bounded wait', async () => {
+    const hanging = new Gate();
+    const slow = { ...repo('/ws/app'), log: () => hanging.wait().then(() => []) };
+    const timeout = new Gate();
+    const wait = gatedWait(timeout);
+    const pending = gatherGitFacts(fakeGit('initialized', [slow]), roots, wait);
+    let done = false;
+    void pending.then(() => (done = true));
+    await new Promise<void>((r) => setImmediate(r)); // every pending microtask ran
+    assert.equal(done, false, 'it waits for the log first');
+    assert.equal(wait.waits, 1, 'through the injected wait');
+    timeout.open();
+    const r = await pending;
+    assert.equal(r.repositories[0]?.branch, 'main', 'the other facts stay');
+    assert.deepEqual(r.repositories[0]?.commits, []);
+    const failing = { ...repo('/ws/app'), log: () => Promise.reject(new Error('no commits yet')) };
+    assert.deepEqual(
+      (await gatherGitFacts(fakeGit('initialized', [failing]), roots, gatedWait())).repositories[0]?.commits,
+      [],
     );
   });
 

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { TextBlock } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
+import type { WorkspaceLocation } from '../../src/core/projectContext/paths';
 import { agentSystemPrompt } from '../../src/core/projectContext/staticPrompt';
 import { type GitApi } from '../../src/host/projectContext/gitFacts';
 import { type ProjectFiles } from '../../src/host/projectContext/instructionReader';
@@ -11,6 +12,7 @@ import {
 } from '../../src/host/projectContext/projectContextSession';
 import { fakeClock } from './support/builders';
 import { countingTokenizer, words } from './support/tokenFakes';
+import { Gate } from './support/gate';
 import { fakeFiles, fakeGit, gatedWait, repo, settings } from './support/projectContextFakes';
 
 /** An agent stand-in: its system prompt, and whether a turn runs. */
@@ -33,11 +35,11 @@ function fakeAgent(): SystemTarget & { system: readonly TextBlock[]; updates: nu
   return a;
 }
 
-function session(files: ProjectFiles, over: Partial<ProjectContextSettings> = {}, git?: GitApi) {
+function session(files: ProjectFiles, over: Partial<ProjectContextSettings> = {}, git?: GitApi, wait = gatedWait()) {
   return new ProjectContextSession({
     files,
     git: async () => git,
-    wait: gatedWait(),
+    wait,
     settings: () => settings(over),
     platform: 'linux',
     clock: fakeClock(new Date(2026, 2, 4, 10).getTime()),
@@ -81,6 +83,31 @@ describe('project context: the session', () => {
     assert.match(
       warnings[0]?.text ?? '',
       /exceed contextPipeline\.instructions\.maxTokens \(20\): AGENTS\.md cut to \d+ of 5\d tokens/,
+    );
+  });
+
+  it('a first read slower than the bound: the message goes without it, says so once, and the next one takes it', async () => {
+    const files = fakeFiles({ '0:AGENTS.md': 'Use tabs.' });
+    const slowDisk = new Gate();
+    const slowFiles = { ...files, stat: (at: WorkspaceLocation) => slowDisk.wait().then(() => files.stat(at)) };
+    const timeout = new Gate();
+    const s = session(slowFiles, {}, undefined, gatedWait(timeout));
+    const agent = fakeAgent();
+    const before = agent.system;
+    const first = s.ready(agent);
+    timeout.open();
+    const late = await first;
+    assert.equal(late.length, 1);
+    assert.match(late[0]!.text, /still being read.*went without them.*from the next message/);
+    assert.equal(agent.system, before, 'the system prompt is untouched');
+    assert.deepEqual(await s.ready(agent), [], 'said once');
+    slowDisk.open();
+    await s.load();
+    const notices = await s.ready(agent);
+    assert.match(notices.map((n) => n.text).join(' '), /AGENTS\.md/);
+    assert.ok(
+      agent.system.some((b) => b.text.includes('Use tabs.')),
+      'the next message has the instructions',
     );
   });
 

@@ -172,8 +172,14 @@ export async function startAgentWorld({
           .getByRole('textbox', { name: 'Message' })
           .inputValue({ timeout: 1_000 })
           .catch(() => '(unreadable)');
+        const { readOutputChannelLogs } = await import('./codeServerLogs.mjs');
+        const logTail = readOutputChannelLogs(server.logsDir, 'Context Pipeline')
+          .flatMap((l) => l.text.split('\n'))
+          .filter((l) => l.trim() !== '')
+          .slice(-25)
+          .map((l) => `  | ${l.slice(0, 240)}`);
         throw new Error(
-          `${/** @type {Error} */ (err).message}\nthe chat's last items:\n${seen.join('\n')}\nthe composer holds: ${JSON.stringify(composer)}; the fake server has ${fake.requests.length} requests`,
+          `${/** @type {Error} */ (err).message}\nthe chat's last items:\n${seen.join('\n')}\nthe composer holds: ${JSON.stringify(composer)}; the fake server has ${fake.requests.length} requests\nthe Context Pipeline log's last lines:\n${logTail.join('\n')}`,
           { cause: err },
         );
       }

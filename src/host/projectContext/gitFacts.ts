@@ -65,10 +65,31 @@ export interface GitApi {
  */
 export type WaitForEvent = (subscribe: (fire: () => void) => { dispose(): void }, ms: number) => Promise<boolean>;
 
+/**
+ * `p`'s value, or undefined when `p` rejects or `wait` gives up first (after `ms`). `p` is not
+ * cancelled; a late value is dropped.
+ */
+export async function within<T>(p: Promise<T>, ms: number, wait: WaitForEvent): Promise<T | undefined> {
+  let value: T | undefined;
+  const settled = p.then(
+    (v) => {
+      value = v;
+    },
+    () => undefined,
+  );
+  await wait((fire) => {
+    void settled.then(fire);
+    return { dispose: () => undefined };
+  }, ms);
+  return value;
+}
+
 /** How long to wait for the Git extension to initialise (milliseconds). */
 export const GIT_INIT_WAIT_MS = 10_000;
 /** How long to wait for an opened repository's first status (its HEAD), milliseconds. */
 export const REPOSITORY_STATUS_WAIT_MS = 3_000;
+/** How long to wait for a repository's recent commits (`git log`), milliseconds. */
+export const REPOSITORY_LOG_WAIT_MS = 5_000;
 
 /** Git facts, or why there are none. */
 export interface GitFactsResult {
@@ -98,7 +119,7 @@ export async function gatherGitFacts(
     if (!root) continue;
     if (repo.state.HEAD === undefined)
       await wait((fire) => repo.state.onDidChange(() => fire()), REPOSITORY_STATUS_WAIT_MS);
-    repositories.push(await repositoryFacts(repo, roots, displayWorkspacePath(roots, root)));
+    repositories.push(await repositoryFacts(repo, roots, displayWorkspacePath(roots, root), wait));
   }
   repositories.sort((a, b) => (a.root < b.root ? -1 : a.root > b.root ? 1 : 0));
   return repositories.length > 0 ? { repositories } : { repositories, note: 'no git repository in the workspace' };
@@ -108,6 +129,7 @@ async function repositoryFacts(
   repo: GitRepository,
   roots: readonly RootFolder[],
   root: string,
+  wait: WaitForEvent,
 ): Promise<RepositoryFacts> {
   const s = repo.state;
   const head = s.HEAD;
@@ -120,14 +142,14 @@ async function repositoryFacts(
     seen.add(name);
     names.push(name);
   }
-  let commits: string[] = [];
-  try {
-    commits = (await repo.log({ maxEntries: MAX_COMMITS }))
-      .slice(0, MAX_COMMITS)
-      .map((c) => c.message.split(/\r?\n/)[0] ?? '');
-  } catch {
-    // A repository without commits (or a failing log) has no recent commits to show.
-  }
+  // A repository without commits, a failing log or one slower than the bound has no recent
+  // commits to show (the first message waits for these facts).
+  const log = await within(
+    Promise.resolve().then(() => repo.log({ maxEntries: MAX_COMMITS })),
+    REPOSITORY_LOG_WAIT_MS,
+    wait,
+  );
+  const commits = (log ?? []).slice(0, MAX_COMMITS).map((c) => c.message.split(/\r?\n/)[0] ?? '');
   return {
     root,
     ...(head?.name !== undefined

@@ -22,7 +22,7 @@ import {
   withProjectContext,
 } from '../../core/projectContext/system';
 import { isoDate, renderWorkspaceFacts } from '../../core/projectContext/workspaceFacts';
-import { gatherGitFacts, type GitApi, type WaitForEvent } from './gitFacts';
+import { gatherGitFacts, within, type GitApi, type WaitForEvent } from './gitFacts';
 import { readFolderInstructions, readRootInstructions, type ProjectFiles } from './instructionReader';
 
 /** The `contextPipeline.instructions.*` settings and `contextPipeline.workspaceFacts`. */
@@ -65,6 +65,15 @@ export interface SystemTarget {
   update(patch: { readonly system: readonly TextBlock[] }): void;
 }
 
+/**
+ * How long a message waits for the first read (milliseconds) before it goes without the
+ * project context; the read still lands, from the next turn.
+ */
+export const PROJECT_CONTEXT_WAIT_MS = 15_000;
+
+const STILL_READING_NOTICE =
+  'The project instructions and workspace facts are still being read, so this message went without them; they join the system prompt from the next message.';
+
 const UNTRUSTED_NOTICE =
   'This workspace is not trusted, so its project instructions (AGENTS.md, CLAUDE.md …) are not read. Trust the workspace, then run "Reload Project Instructions" to use them.';
 
@@ -74,6 +83,7 @@ export class ProjectContextSession {
   private current: LoadedProjectContext | undefined;
   private undelivered: ProjectNotice[] = [];
   private untrustedSaid = false;
+  private lateSaid = false;
   /** Nested folders already looked in, and instruction files already injected (by origin). */
   private readonly checked = new Set<string>();
   private readonly injected = new Set<string>();
@@ -82,7 +92,9 @@ export class ProjectContextSession {
 
   /** Reads the project context once (later calls share the first read). */
   load(): Promise<LoadedProjectContext> {
+    const started = this.deps.clock.now();
     this.loading ??= this.read().then((loaded) => {
+      this.deps.log?.(`Project context read in ${this.deps.clock.now() - started} ms.`);
       this.current = loaded;
       this.undelivered.push(...loaded.notices);
       return loaded;
@@ -91,11 +103,19 @@ export class ProjectContextSession {
   }
 
   /**
-   * Before a turn: waits for the project context, puts it into the agent's system prompt
-   * (unless a turn runs) and returns the notices not yet shown (each once).
+   * Before a turn: waits for the project context (at most PROJECT_CONTEXT_WAIT_MS for the
+   * first read, then the message goes without it and a warning says so, once), puts it into
+   * the agent's system prompt (unless a turn runs) and returns the notices not yet shown (each once).
    */
   async ready(agent: SystemTarget): Promise<ProjectNotice[]> {
-    await this.load();
+    if (!this.current && (await within(this.load(), PROJECT_CONTEXT_WAIT_MS, this.deps.wait)) === undefined) {
+      this.deps.log?.(
+        `The project context was not read within ${PROJECT_CONTEXT_WAIT_MS} ms; the message goes without it.`,
+      );
+      if (this.lateSaid) return [];
+      this.lateSaid = true;
+      return [{ level: 'warning', text: STILL_READING_NOTICE }];
+    }
     this.apply(agent);
     const notices = this.undelivered;
     this.undelivered = [];
