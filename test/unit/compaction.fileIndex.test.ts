@@ -51,13 +51,29 @@ describe('file index of a compaction: which files', () => {
       .user('go')
       .read('old.ts', 'fine')
       .read('missing.ts', 'no such file', {}, { isError: true })
-      .call('run_command', { command: 'cat x.ts' }, 'out')
+      .call('run_command', { command: 'npm test' }, 'out')
+      .call('run_command', { command: 'cat failed.ts' }, 'cat: failed.ts: No such file', { isError: true })
       .read('kept.ts', 'kept')
       .say();
     const keptFrom = c.messages.findIndex((m) =>
       m.blocks.some((b) => b.type === 'tool_use' && (b.input as { path?: string }).path === 'kept.ts'),
     );
     assert.deepEqual(named(fileIndex(c.messages, c.messages.slice(keptFrom), new Set())), ['old.ts']);
+  });
+
+  it('names the files shell commands read or wrote, whatever the tool is called', () => {
+    const c = new Convo()
+      .user('go')
+      .call('Bash', { command: "cd /ws/app && sed -n '10,40p' lib/a.ex" }, 'lines')
+      .call('bash', { command: 'grep -n defmodule lib/b.ex | head -5' }, 'hits')
+      .call('run_command', { command: "cd /ws/app && sed -i 's/x/y/' lib/a.ex" }, '')
+      .read('/ws/app/lib/c.ex', 'c')
+      .say('done');
+    assert.deepEqual(named(fileIndex(c.messages, [], new Set())), [
+      '/ws/app/lib/c.ex',
+      '/ws/app/lib/a.ex*',
+      'lib/b.ex',
+    ]);
   });
 
   it('compares paths as one file whatever their slashes', () => {

@@ -7,7 +7,10 @@
  * Pure.
  */
 import type { Message } from '../conversation/conversationModel';
+import { toolResultSites } from './layerContext';
 import { fileKey, fileTouches, reattachCandidates, type ReattachCandidate } from './reattachCandidates';
+import { shellFileTouches } from './shellFiles';
+import { classifyToolCall } from './toolKinds';
 
 /** The line that opens the index inside a re-attach reminder. */
 export const FILE_INDEX_HEADING =
@@ -85,8 +88,16 @@ function fileTouchesOf(messages: readonly Message[]): Touch[] {
     edited: t.kind === 'edit',
     at: t.messageIndex,
   }));
+  // Files a successful shell command read or wrote (`cat`, `sed -n`, `grep … file`, `> file`).
+  const shell = toolResultSites(messages).flatMap((site) => {
+    const input = site.use?.input;
+    const command = typeof input === 'object' && input !== null ? (input as { command?: unknown }).command : undefined;
+    if (site.block.isError || !site.use || typeof command !== 'string' || classifyToolCall(site.use).kind !== 'run')
+      return [];
+    return shellFileTouches(command).map((f) => ({ ...f, key: fileKey(f.path), at: site.messageIndex }));
+  });
   // A stable sort: in one message, a reminder's files come before its calls' results.
-  return [...named, ...called].sort((a, b) => a.at - b.at);
+  return [...named, ...called, ...shell].sort((a, b) => a.at - b.at);
 }
 
 /**
