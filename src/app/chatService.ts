@@ -29,6 +29,7 @@ import type {
   TranscriptPort,
 } from './ports';
 import { PendingContext, type PinnedSelection } from './pendingContext';
+import { SendPreparation } from './sendPreparation';
 import { SessionLifecycle, type Opened } from './sessionLifecycle';
 import type { OpenSession, SessionPort } from './sessionPort';
 import { Signal } from './signal';
@@ -74,6 +75,7 @@ export class ChatService {
   private costUsd: number | undefined = 0;
   private promptTokens = 0;
   private noticeCount = 0;
+  private readonly preparing = new SendPreparation();
 
   constructor(private readonly deps: ChatServiceDeps) {
     this.renderer = deps.transcript.renderer(deps.view, () => this.tokensOf());
@@ -144,8 +146,9 @@ export class ChatService {
     });
   }
 
-  /** Stops the running turn. */
+  /** Stops the running turn, or a message still being prepared (it is then not sent). */
   stop(): void {
+    if (!this.agent?.busy) this.preparing.stop();
     this.agent?.stop();
   }
 
@@ -245,7 +248,9 @@ export class ChatService {
       promptTokens: this.promptTokens,
       costUsd: this.costUsd,
     });
-    this.deps.view.post(r.status);
+    // Busy as it is when posted (reports built concurrently may finish out of order), and
+    // from Send on, while a message is still being prepared.
+    this.deps.view.post({ ...r.status, busy: (this.agent?.busy ?? false) || this.preparing.active });
     if (r.figures) this.onStatus.fire(r.figures);
     this.onBudgetChanged.fire();
   }
@@ -318,21 +323,39 @@ export class ChatService {
     const resolved = this.deps.settings.pipelineConfig();
     if (!resolved.ok)
       return this.error(`${resolved.error} Change it in Settings (contextPipeline.*); your message was not sent.`);
-    const o = await this.lifecycle.ensure();
-    if (!o)
-      return this.error(
-        'No session could be opened; see the "Context Pipeline" output for why. Your message was not sent.',
-      );
+    // Busy from Send on: the composer shows Stop (a second Enter queues) while the session opens
+    // and the project context is read, so a waiting message is never invisible.
+    this.preparing.begin();
+    let o: Opened | undefined;
+    try {
+      void this.postStatus();
+      o = await this.lifecycle.ensure();
+      if (o) this.postNotices(await this.prepare(o.runtime, resolved.config));
+    } finally {
+      this.preparing.end();
+    }
+    if (!o) {
+      this.error('No session could be opened; see the "Context Pipeline" output for why. Your message was not sent.');
+      return this.postStatus();
+    }
+    if (this.preparing.wasStopped && !o.runtime.agent.busy) {
+      this.notice('s', 'info', 'Stopped before the message was sent; press ↑ in the message box to get it back.');
+      return this.postStatus();
+    }
     const { agent } = o.runtime;
-    agent.update({ config: resolved.config, tools: this.deps.toolSchemas() });
-    if (!agent.busy) this.refresh(o.runtime, resolved.config);
-    // The first send waits for the project context; later ones take a reload made during a turn.
-    this.postNotices(await o.runtime.project.ready(agent));
     const started = action(agent);
     await this.postStatus();
     const result = await started;
     if (!result.ok) this.notice('n', 'warning', result.reason);
     await this.postStatus();
+  }
+
+  /** Gives the agent the config, tools and settings, and waits for the project context (the first send reads it; later ones take a reload made during a turn). */
+  private async prepare(runtime: SessionRuntime, config: PipelineConfig): Promise<readonly ProjectNotice[]> {
+    const { agent } = runtime;
+    agent.update({ config, tools: this.deps.toolSchemas() });
+    if (!agent.busy) this.refresh(runtime, config);
+    return runtime.project.ready(agent);
   }
 
   private async start(open: OpenSession, config: PipelineConfig): Promise<SessionRuntime> {

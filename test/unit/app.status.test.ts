@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { resolveConfig } from '../../src/core/pipeline/config';
 import type { ChatToWebview } from '../../src/protocol/chat';
 import { fakeChat } from './support/chatServiceFakes';
+import { Gate } from './support/gate';
 
 type Status = Extract<ChatToWebview, { type: 'status' }>;
 const statuses = (posts: readonly ChatToWebview[]) => posts.filter((p): p is Status => p.type === 'status');
@@ -31,6 +32,39 @@ describe('ChatService: the status it publishes', () => {
     assert.equal(last?.promptTokens, 100);
     assert.equal(last?.sessionTitle, 'hello');
     assert.equal(t.figures.at(-1)?.promptTokens, 100);
+  });
+
+  it('busy from Send on: a message waiting for its project context shows Stop at once, then its turn runs', async () => {
+    const t = fakeChat();
+    t.agents.projectGate = new Gate();
+    const sending = t.service.send('hello');
+    await t.agents.projectWaited.wait();
+    await new Promise<void>((r) => setImmediate(r)); // the status posted at Send has gone out
+    assert.equal(statuses(t.posts).at(-1)?.busy, true, 'busy while the message waits');
+    assert.equal(t.agents.seen.length, 0, 'nothing sent yet');
+    t.agents.projectGate.open();
+    await sending;
+    assert.equal(t.agents.seen.length, 1);
+    assert.equal(statuses(t.posts).at(-1)?.busy, false);
+  });
+
+  it('Stop while a message is being prepared: it is not sent, the chat says how to get it back, and the next one goes', async () => {
+    const t = fakeChat();
+    t.agents.projectGate = new Gate();
+    const sending = t.service.send('hello');
+    await t.agents.projectWaited.wait();
+    t.service.stop();
+    t.agents.projectGate.open();
+    await sending;
+    assert.equal(t.agents.seen.length, 0, 'not sent');
+    const notice = t.posts.find((p) => p.type === 'upsert' && p.item.kind === 'notice');
+    assert.match(
+      notice?.type === 'upsert' && notice.item.kind === 'notice' ? notice.item.text : '',
+      /Stopped before the message was sent.*↑/,
+    );
+    assert.equal(statuses(t.posts).at(-1)?.busy, false);
+    await t.service.send('again');
+    assert.equal(t.agents.seen.length, 1, 'a later message is not stopped');
   });
 
   it('with invalid settings: the header says so, no figures are published, and a message is refused with the reason', async () => {

@@ -125,6 +125,10 @@ export class FakeAgents implements AgentFactory {
   readonly tools = new FakeTools({ list_files: 'a.ts' });
   /** Times a session's project context was read again. */
   projectReloads = 0;
+  /** When set, a send waits for it before its project context is ready. */
+  projectGate: Gate | undefined;
+  /** Opens when a send starts waiting for its project context. */
+  readonly projectWaited = new Gate();
   constructor(private readonly settings: FakeSettings) {}
 
   async build(open: OpenSession, config: PipelineConfig, hooks: Parameters<AgentFactory['build']>[2]) {
@@ -166,7 +170,11 @@ export class FakeAgents implements AgentFactory {
     const project = {
       load: async () => undefined,
       apply: () => false,
-      ready: async () => [],
+      ready: async () => {
+        this.projectWaited.open();
+        await this.projectGate?.wait();
+        return [];
+      },
       reload: async () => {
         this.projectReloads++;
         return [{ level: 'info' as const, text: `Project context read again (${this.projectReloads}).` }];
