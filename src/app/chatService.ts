@@ -350,7 +350,10 @@ export class ChatService {
     await this.postStatus();
   }
 
-  /** Gives the agent the config, tools and settings, and waits for the project context (the first send reads it; later ones take a reload made during a turn). */
+  /**
+   * Gives the agent the config, tools and settings, and waits for the project context (the
+   * first send reads it; later ones take a reload made during a turn).
+   */
   private async prepare(runtime: SessionRuntime, config: PipelineConfig): Promise<readonly ProjectNotice[]> {
     const { agent } = runtime;
     agent.update({ config, tools: this.deps.toolSchemas() });
