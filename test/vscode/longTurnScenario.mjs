@@ -2,7 +2,7 @@
 // (masking on): its workspace of 42 modules, the scripted request, the run of the turn with its
 // checks on every request, the session records it leaves, and helpers acting on the UI.
 import assert from 'node:assert/strict';
-import { GESTURE_TRY, UI_TIMEOUT } from './timeouts.mjs';
+import { eventually as shared, GESTURE_TRY, UI_TIMEOUT } from './timeouts.mjs';
 
 /**
  * @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld
@@ -63,25 +63,14 @@ export const fmt = (n) => Math.round(n).toLocaleString('en-US');
 export const num = (s) => Number(s.replace(/,/g, ''));
 
 /**
- * Polls `check` until it returns a truthy value (or throws its last failure after `timeout`).
+ * Polls `check` until it returns a truthy value (or throws its last failure after `timeout`):
+ * timeouts.mjs's `eventually` with the condition's name as an option.
  * @template T
  * @param {() => T | Promise<T>} check
  * @param {{ timeout?: number, interval?: number, what?: string }} [options]
+ * @returns {Promise<T>}
  */
-export async function eventually(check, { timeout = UI_TIMEOUT, interval = 100, what = 'condition' } = {}) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw last ?? new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, interval));
-  }
-}
+export const eventually = (check, { what = 'condition', ...options } = {}) => shared(what, check, options);
 
 /**
  * All text of a request's messages (text blocks and tool results), joined.
