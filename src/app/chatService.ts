@@ -12,8 +12,7 @@ import type { Clock } from '../core/platform/platformPorts';
 import { toWellFormed } from '../core/platform/text';
 import { sessionDisplayTitle } from '../core/session/markdown';
 import type { TokenEstimator } from '../core/tokens/estimator';
-import type { ChatToWebview } from '../protocol/chat';
-import type { ChatItem } from '../protocol/chatItems';
+import { ChatNotices, NOT_OPENED, STOPPED_BEFORE_SENT } from './chatNotices';
 import { logEvent } from './eventLog';
 import type {
   AgentFactory,
@@ -74,10 +73,11 @@ export class ChatService {
   /** Undefined once a request's price is unknown. */
   private costUsd: number | undefined = 0;
   private promptTokens = 0;
-  private noticeCount = 0;
   private readonly preparing = new SendPreparation();
+  private readonly notices: ChatNotices;
 
   constructor(private readonly deps: ChatServiceDeps) {
+    this.notices = new ChatNotices(deps.view, deps.clock);
     this.renderer = deps.transcript.renderer(deps.view, () => this.tokensOf());
     this.pending = new PendingContext({
       ...deps,
@@ -160,7 +160,7 @@ export class ChatService {
   /** Pins or unpins a whole message (the chat's Pin toggle); a refusal is shown in the chat. */
   async pin(messageId: string, pinned: boolean): Promise<void> {
     const r = (await this.agent?.setPinned(messageId, pinned)) ?? { ok: false as const, reason: 'No session is open.' };
-    if (!r.ok) this.notice('p', 'warning', r.reason);
+    if (!r.ok) this.notices.notice('p', 'warning', r.reason);
     else this.onBudgetChanged.fire();
   }
 
@@ -198,7 +198,7 @@ export class ChatService {
 
   /** Drops a Compact Now that waits for the running turn. */
   cancelQueuedCompaction(): void {
-    if (this.agent?.cancelQueuedCompaction()) this.notice('q', 'info', 'Queued compaction cancelled.');
+    if (this.agent?.cancelQueuedCompaction()) this.notices.notice('q', 'info', 'Queued compaction cancelled.');
   }
 
   /** Undoes a compaction of the open session. */
@@ -274,7 +274,7 @@ export class ChatService {
 
   /** Reads the session's instructions and facts again, says what changed, and refreshes the status. */
   private async reloadProject(runtime: SessionRuntime): Promise<void> {
-    this.postNotices(await runtime.project.reload(runtime.agent));
+    this.notices.project(await runtime.project.reload(runtime.agent));
     await this.postStatus();
   }
 
@@ -322,7 +322,9 @@ export class ChatService {
   private async run(action: (agent: AgentSession) => Promise<Outcome>): Promise<void> {
     const resolved = this.deps.settings.pipelineConfig();
     if (!resolved.ok)
-      return this.error(`${resolved.error} Change it in Settings (contextPipeline.*); your message was not sent.`);
+      return this.notices.error(
+        `${resolved.error} Change it in Settings (contextPipeline.*); your message was not sent.`,
+      );
     // Busy from Send on: the composer shows Stop (a second Enter queues) while the session opens
     // and the project context is read, so a waiting message is never invisible.
     this.preparing.begin();
@@ -330,23 +332,23 @@ export class ChatService {
     try {
       void this.postStatus();
       o = await this.lifecycle.ensure();
-      if (o) this.postNotices(await this.prepare(o.runtime, resolved.config));
+      if (o) this.notices.project(await this.prepare(o.runtime, resolved.config));
     } finally {
       this.preparing.end();
     }
     if (!o) {
-      this.error('No session could be opened; see the "Context Pipeline" output for why. Your message was not sent.');
+      this.notices.error(NOT_OPENED);
       return this.postStatus();
     }
     if (this.preparing.wasStopped && !o.runtime.agent.busy) {
-      this.notice('s', 'info', 'Stopped before the message was sent; press ↑ in the message box to get it back.');
+      this.notices.notice('s', 'info', STOPPED_BEFORE_SENT);
       return this.postStatus();
     }
     const { agent } = o.runtime;
     const started = action(agent);
     await this.postStatus();
     const result = await started;
-    if (!result.ok) this.notice('n', 'warning', result.reason);
+    if (!result.ok) this.notices.notice('n', 'warning', result.reason);
     await this.postStatus();
   }
 
@@ -376,20 +378,6 @@ export class ChatService {
     this.promptTokens = o.open.lastPromptTokens;
     this.onSessionOpened.fire(o.open);
     this.onCompactionsChanged.fire();
-  }
-
-  private postNotices(notices: readonly ProjectNotice[]): void {
-    for (const n of notices) this.notice('ctx', n.level, n.text);
-  }
-
-  private notice(prefix: string, level: 'info' | 'warning', text: string): void {
-    const id = `${prefix}-${this.deps.clock.now()}${prefix === 'ctx' ? `-${++this.noticeCount}` : ''}`;
-    this.deps.view.post({ type: 'upsert', item: { kind: 'notice', id, level, text } });
-  }
-
-  private error(text: string): void {
-    const item: ChatItem = { kind: 'error', id: `err-${this.deps.clock.now()}`, text, retryable: false };
-    this.deps.view.post({ type: 'upsert', item } satisfies ChatToWebview);
   }
 
   /** Turns agent events into chat items, figures and log lines. */

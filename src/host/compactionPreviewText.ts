@@ -1,37 +1,34 @@
 import type { CompactionPreview } from '../core/compaction/compactor';
-import { REATTACH_FILE_TOKENS } from '../core/compaction/reattach';
 import { describeChoice } from '../core/compaction/summariserRoute';
 import { turnRangeText } from './compactionRowText';
 
 /**
  * What Compact Now would do, in a sentence: the turns, their tokens → the expected size of
- * what replaces them (the figures the Compactions view then shows for the records), the saving,
- * and the whole prompt before → after; then the files it would re-attach fresh from disk
- * (their size is known only when the run reads them) and how many others it would name by
- * path (the file index); then who would write the summaries,
- * with the expected cost of both routes ("summariser: claude-opus-4-6 from cache, est. $0.04
- * vs claude-haiku-4-5 $0.09").
+ * what replaces them (the figures the Compactions view then shows for the records) and the
+ * saving; then the files it would re-attach fresh from disk and how many others it would name
+ * by path (the file index), with the reminder's tokens as read now; then the whole prompt
+ * before → after, that reminder included; then who would write the summaries, with the
+ * expected cost of both routes ("summariser: claude-opus-4-6 from cache, est. $0.04 vs
+ * claude-haiku-4-5 $0.09").
  */
 export function previewSentence(preview: CompactionPreview): string {
   const turns = preview.regions.map((r) => turnRangeText(r.firstTurn, r.lastTurn)).join(', ');
   const before = preview.regions.reduce((n, r) => n + r.tokens, 0);
   const after = preview.regions.reduce((n, r) => n + r.expectedTokensAfter, 0);
-  const sentence = `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}). The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;
+  const sentence = `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}).`;
   const then = [
-    ...(preview.reattach.length > 0
-      ? [
-          `re-attaches ${preview.reattach.join(', ')} (read fresh from disk, up to ~${fmt(REATTACH_FILE_TOKENS)} tokens each)`,
-        ]
-      : []),
+    ...(preview.reattach.length > 0 ? [`re-attaches ${preview.reattach.join(', ')} (read fresh from disk)`] : []),
     ...(preview.named.length > 0
       ? [
           `names ${preview.named.length} other file${preview.named.length === 1 ? '' : 's'} read or edited earlier by path`,
         ]
       : []),
   ];
-  const reattach = then.length > 0 ? ` Then ${then.join(' and ')}.` : '';
+  const reattach =
+    then.length > 0 ? ` Then ${then.join(' and ')}: ~${fmt(preview.reattachTokens)} tokens as the files are now.` : '';
+  const whole = ` The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;
   const summariser = preview.summariser ? ` ${capitalised(describeChoice(preview.summariser))}.` : '';
-  return `${sentence}${reattach}${summariser}`;
+  return `${sentence}${reattach}${whole}${summariser}`;
 }
 
 function capitalised(s: string): string {

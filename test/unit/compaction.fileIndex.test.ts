@@ -218,11 +218,13 @@ describe('file index of a compaction: through the compactor', () => {
     convo.call('edit_file', { path: 'src/f1.ts', old_string: 'a', new_string: 'b' }, 'edited').say('edited f1');
     reading(convo, 'h', 2, 3);
     const state = convo.state({ keepRecentTurns: 1, keepRecentTokens: 0 });
-    const preview = compactor.preview(state);
+    const preview = await compactor.preview(state);
     assert.ok(preview.named.length > 0, 'more files than re-attach takes were read');
     assert.match(
       previewSentence(preview),
-      new RegExp(` and names ${preview.named.length} other files read or edited earlier by path\\. `),
+      new RegExp(
+        ` and names ${preview.named.length} other files read or edited earlier by path: ~\\d+ tokens as the files are now\\. `,
+      ),
     );
     const run = await compactAll(compactor, state);
     const record = run.records.find((r) => r.layer === 'summarise');

@@ -289,7 +289,7 @@ describe('compaction plan (cache-aware)', () => {
         settings: () => settings({ strategy }),
         timeout: () => new Promise(() => undefined),
       });
-      const preview = compactor.preview(state);
+      const preview = await compactor.preview(state);
       const run = await compactor.compact(state, {
         trigger: 'manual',
         tokensToFree: 'all',

@@ -182,7 +182,7 @@ describe('compaction: the route the plan picks is the route the run takes', () =
     ]);
     const { compactor } = compactorWith(llm);
     const state = bigState({ summarizer: 'main' });
-    const preview = compactor.preview(state);
+    const preview = await compactor.preview(state);
     assert.equal(preview.summariser?.route, 'main');
     assert.ok(preview.summariser.main && preview.summariser.small.usd > 0);
     const run = await compactor.compact(state, {

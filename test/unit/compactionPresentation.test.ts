@@ -2,6 +2,8 @@ import { strict as assert } from 'node:assert';
 import { applyMask, maskCandidates } from '../../src/core/compaction/mask';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { Compactor } from '../../src/core/compaction/compactor';
+import { isReattachReminder } from '../../src/core/compaction/reattach';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { summaryText } from '../../src/core/compaction/summaryReplacement';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { previewSentence } from '../../src/host/compactionPreviewText';
@@ -118,7 +120,7 @@ describe('how compaction reads in the chat and in Compact Now', () => {
       settings: () => DEFAULT_COMPACTION_SETTINGS,
       timeout: () => new Promise(() => undefined),
     });
-    const preview = compactor.preview(state);
+    const preview = await compactor.preview(state);
     const sentence = previewSentence(preview);
     const m =
       /^Would compact (turns 1–3): about ([\d,]+) → ([\d,]+) tokens \(saves ~([\d,]+)\)\. The whole prompt: about ([\d,]+) → ([\d,]+) tokens\. Summariser: (claude-[\w-]+)(?: from cache)?, est\. \$[\d.]+ vs .+\.$/.exec(
@@ -170,7 +172,7 @@ describe('how compaction reads in the chat and in Compact Now', () => {
       timeout: () => new Promise(() => undefined),
       readFresh,
     });
-    const preview = compactor.preview(state);
+    const preview = await compactor.preview(state);
     assert.deepEqual(
       preview.reattach,
       ['src/f3.ts', 'src/f2.ts', 'src/f1.ts'],
@@ -178,7 +180,7 @@ describe('how compaction reads in the chat and in Compact Now', () => {
     );
     assert.match(
       previewSentence(preview),
-      / Then re-attaches src\/f3\.ts, src\/f2\.ts, src\/f1\.ts \(read fresh from disk, up to ~5,000 tokens each\)\. Summariser: .+\.$/,
+      / Then re-attaches src\/f3\.ts, src\/f2\.ts, src\/f1\.ts \(read fresh from disk\): ~\d+ tokens as the files are now\. The whole prompt: about [\d,]+ → [\d,]+ tokens\. Summariser: .+\.$/,
     );
     const run = await compactor.compact(state, {
       trigger: 'manual',
@@ -190,6 +192,13 @@ describe('how compaction reads in the chat and in Compact Now', () => {
       preview.reattach,
       'the run re-attaches the files the preview named',
     );
+    // The reminder the run wrote is the one the preview read and counted in the whole prompt.
+    const isReminder = (b: Message['blocks'][number]) => b.type === 'text' && isReattachReminder(b);
+    const lead = run.state.messages.find((m) => m.blocks.some(isReminder));
+    assert.ok(lead && preview.reattachTokens > 0);
+    const added = tokensOf(lead) - tokensOf({ ...lead, blocks: lead.blocks.filter((b) => !isReminder(b)) });
+    assert.ok(Math.abs(added - preview.reattachTokens) <= 2, `${added} vs ${preview.reattachTokens}`);
+    assert.equal(preview.expectedAfter, preview.tokensBefore - preview.expectedSaving + preview.reattachTokens);
     const off = new Compactor({
       summariser: llm,
       clock: fakeClock(),
@@ -200,6 +209,6 @@ describe('how compaction reads in the chat and in Compact Now', () => {
       timeout: () => new Promise(() => undefined),
       readFresh,
     });
-    assert.deepEqual(off.preview(state).reattach, [], 'nothing is named when re-attach is off');
+    assert.deepEqual((await off.preview(state)).reattach, [], 'nothing is named when re-attach is off');
   });
 });

@@ -23,6 +23,7 @@ import { pickRegions, protectedFrom } from './regions';
 import { snip } from './snip';
 import { guardToolResult } from './toolResultGuard';
 import { reattachSelection } from './fileIndex';
+import { previewReattach } from './reattachRun';
 import { SessionMeasures, type AnswerUsage } from './sessionMeasures';
 import type { CompactionRecord, CompactionTrigger } from './types';
 import { isServerStrategy } from '../server/serverContext';
@@ -281,34 +282,34 @@ export class Compactor {
   /**
    * What Compact Now would do, before it runs: the very plan `compact(…, 'all')` executes for
    * the summarise strategy, and a dry run of the removal strategies (which are pure and
-   * deterministic, so the run then removes exactly what the preview showed).
+   * deterministic, so the run then removes exactly what the preview showed); then its
+   * re-attach, with the files read now as the run will read them (previewReattach), whose
+   * tokens the whole prompt's `expectedAfter` includes.
    */
-  preview(state: ConversationState): CompactionPreview {
+  async preview(state: ConversationState): Promise<CompactionPreview> {
     const settings = ownStrategySettings(this.deps.settings());
     const plan = this.plan(state, { cacheWarm: true, mode: 'manual' });
-    const reattachOf = (
-      regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>,
-    ): { reattach: string[]; named: string[] } => {
-      if (!this.deps.readFresh || settings.reattachAfterCompaction === false || regions.length === 0)
-        return { reattach: [], named: [] };
-      const replaced = new Set(regions.flatMap((r) => r.messageIds));
-      const { candidates, index } = reattachSelection(
-        state.messages,
-        state.messages.filter((m) => !replaced.has(m.id)),
-      );
-      return { reattach: candidates.map((c) => c.path), named: index.map((f) => f.path) };
-    };
-    if (settings.strategy === 'summarise')
-      return {
-        regions: plan.regions,
-        tokensBefore: plan.tokensBefore,
-        expectedAfter: plan.expectedAfter,
-        expectedSaving: plan.expectedSaving,
-        plan,
-        ...reattachOf(plan.regions),
-        ...(plan.summariser ? { summariser: plan.summariser } : {}),
-      };
-    const dry = this.strategyRun(state, settings.strategy, Number.MAX_SAFE_INTEGER, 'manual', counterIds('preview'));
+    const base =
+      settings.strategy === 'summarise'
+        ? {
+            regions: plan.regions,
+            tokensBefore: plan.tokensBefore,
+            expectedAfter: plan.expectedAfter,
+            expectedSaving: plan.expectedSaving,
+            ...(plan.summariser ? { summariser: plan.summariser } : {}),
+          }
+        : this.removalPreview(state, settings.strategy, plan.tokensBefore);
+    const reattach = await this.reattachPreview(state, base.regions, base.expectedAfter);
+    return { ...base, plan, ...reattach, expectedAfter: base.expectedAfter + reattach.reattachTokens };
+  }
+
+  /** A dry run of a removal strategy, as preview regions and totals. */
+  private removalPreview(
+    state: ConversationState,
+    strategy: RemovalStrategy,
+    tokensBefore: number,
+  ): Pick<CompactionPreview, 'regions' | 'tokensBefore' | 'expectedAfter' | 'expectedSaving'> {
+    const dry = this.strategyRun(state, strategy, Number.MAX_SAFE_INTEGER, 'manual', counterIds('preview'));
     const saving = dry.records.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);
     const regions = dry.records.flatMap((r) =>
       r.regions.map((g) => ({
@@ -318,14 +319,28 @@ export class Compactor {
         expectedTokensAfter: 0,
       })),
     );
-    return {
-      regions,
-      tokensBefore: plan.tokensBefore,
-      expectedAfter: plan.tokensBefore - saving,
-      expectedSaving: saving,
-      plan,
-      ...reattachOf(regions),
-    };
+    return { regions, tokensBefore, expectedAfter: tokensBefore - saving, expectedSaving: saving };
+  }
+
+  /** The files a compaction of `regions` would re-attach and name, and the reminder's tokens. */
+  private async reattachPreview(
+    state: ConversationState,
+    regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>,
+    expectedAfter: number,
+  ): Promise<Pick<CompactionPreview, 'reattach' | 'named' | 'reattachTokens'>> {
+    const settings = this.deps.settings();
+    const readFresh = this.deps.readFresh;
+    if (!readFresh || settings.reattachAfterCompaction === false || regions.length === 0)
+      return { reattach: [], named: [], reattachTokens: 0 };
+    const replaced = new Set(regions.flatMap((r) => r.messageIds));
+    const after = state.messages.filter((m) => !replaced.has(m.id));
+    const { candidates, index } = reattachSelection(state.messages, after);
+    const read = await previewReattach(state, after, expectedAfter, {
+      readFresh,
+      tokensOf: this.deps.tokensOf,
+      settings,
+    });
+    return { reattach: candidates.map((c) => c.path), named: index.map((f) => f.path), reattachTokens: read.tokens };
   }
 
   /** The compaction settings in force now. */

@@ -30,7 +30,9 @@ const MIN_SUMMARY_CAP = 1_000;
 export interface CompactionPreview {
   readonly regions: readonly PlannedRegion[];
   readonly tokensBefore: number;
+  /** The whole prompt after the compaction, its re-attach reminder included. */
   readonly expectedAfter: number;
+  /** Tokens the compacted regions free (before the re-attach adds its reminder). */
   readonly expectedSaving: number;
   readonly plan: CompactionPlan;
   /**
@@ -40,6 +42,8 @@ export interface CompactionPreview {
   readonly reattach: readonly string[];
   /** Files the run's re-attach reminder would name by path only (its file index, fileIndex.ts), most recent first. */
   readonly named: readonly string[];
+  /** Tokens of that reminder with the files read now (0 when there is none); counted in `expectedAfter`. */
+  readonly reattachTokens: number;
   /** Summarise strategy: who would write the summaries and the expected cost of each route. */
   readonly summariser?: SummariserChoice;
 }

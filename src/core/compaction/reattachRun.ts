@@ -88,6 +88,39 @@ export async function reattach(
   return run;
 }
 
+/** What a compaction's re-attach would add, as Compact Now's preview reads it before the run. */
+export interface ReattachPreview {
+  /** Tokens of the reminder (content, references and index). */
+  readonly tokens: number;
+  /** Files it would attach with content, most recent first. */
+  readonly attached: readonly string[];
+}
+
+/**
+ * The re-attach of a compaction of `before` leaving `after` (a prompt of about
+ * `expectedAfter` tokens), read now the way the run reads it: the same files, the same
+ * budget, the same reminder. The run reads the files again, so a file changed meanwhile
+ * changes its figure. `{ tokens: 0, attached: [] }` when nothing qualifies.
+ */
+export async function previewReattach(
+  before: ConversationState,
+  after: readonly Message[],
+  expectedAfter: number,
+  deps: Pick<ReattachDeps, 'readFresh' | 'tokensOf' | 'settings'>,
+): Promise<ReattachPreview> {
+  const { candidates, index } = reattachSelection(before.messages, after);
+  if (candidates.length === 0 && index.length === 0) return { tokens: 0, attached: [] };
+  const textTokens = textTokenCounter(deps.tokensOf);
+  const entries = await readReattachments(candidates, { readFresh: deps.readFresh, textTokens });
+  const budget = reattachBudget(
+    { state: { ...before, messages: after }, records: [] },
+    { measure: () => expectedAfter, settings: deps.settings, standing: standingReminderTokens(after, textTokens) },
+  );
+  const r = renderReattachment(entries, budget, textTokens, index);
+  if (!r) return { tokens: 0, attached: [] };
+  return { tokens: textTokens(r.text), attached: r.files.filter((f) => f.attached === 'content').map((f) => f.path) };
+}
+
 /**
  * Tokens the re-attached content may take: at most REATTACH_TOTAL_TOKENS (or
  * REATTACH_WINDOW_SHARE of the effective window, if less) less `standing`

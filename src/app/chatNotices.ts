@@ -1,0 +1,41 @@
+/**
+ * Notices and errors the chat service posts into the chat as items of their own: each with
+ * an id from the clock (project-context notices also numbered, as several arrive at once).
+ */
+import type { Clock } from '../core/platform/platformPorts';
+import type { ChatItem } from '../protocol/chatItems';
+import type { ChatViewPort, ProjectNotice } from './ports';
+
+/** A message could not be sent because no session opened. */
+export const NOT_OPENED =
+  'No session could be opened; see the "Context Pipeline" output for why. Your message was not sent.';
+
+/** Stop was pressed while a message was being prepared. */
+export const STOPPED_BEFORE_SENT = 'Stopped before the message was sent; press ↑ in the message box to get it back.';
+
+/** Posts notices and errors to the chat view. */
+export class ChatNotices {
+  private count = 0;
+
+  constructor(
+    private readonly view: ChatViewPort,
+    private readonly clock: Clock,
+  ) {}
+
+  /** A notice; `prefix` names its kind in the item's id. */
+  notice(prefix: string, level: 'info' | 'warning', text: string): void {
+    const id = `${prefix}-${this.clock.now()}${prefix === 'ctx' ? `-${++this.count}` : ''}`;
+    this.view.post({ type: 'upsert', item: { kind: 'notice', id, level, text } });
+  }
+
+  /** The project context's notices, in order. */
+  project(notices: readonly ProjectNotice[]): void {
+    for (const n of notices) this.notice('ctx', n.level, n.text);
+  }
+
+  /** An error that cannot be retried (the message was not sent). */
+  error(text: string): void {
+    const item: ChatItem = { kind: 'error', id: `err-${this.clock.now()}`, text, retryable: false };
+    this.view.post({ type: 'upsert', item });
+  }
+}
