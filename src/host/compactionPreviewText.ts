@@ -5,8 +5,9 @@ import { turnRangeText } from './compactionRowText';
 /**
  * What Compact Now would do, in a sentence: the turns, their tokens → the expected size of
  * what replaces them (the figures the Compactions view then shows for the records) and the
- * saving; then the files it would re-attach fresh from disk and how many others it would name
- * by path (the file index), with the reminder's tokens as read now; then the whole prompt
+ * saving; then the files it would re-attach fresh from disk, those it would list without
+ * their content (no room left, too large, gone) and how many others it would name by path
+ * (the file index), with the reminder's tokens as read now; then the whole prompt
  * before → after, that reminder included; then who would write the summaries, with the
  * expected cost of both routes ("summariser: claude-opus-4-6 from cache, est. $0.04 vs
  * claude-haiku-4-5 $0.09").
@@ -16,8 +17,11 @@ export function previewSentence(preview: CompactionPreview): string {
   const before = preview.regions.reduce((n, r) => n + r.tokens, 0);
   const after = preview.regions.reduce((n, r) => n + r.expectedTokensAfter, 0);
   const sentence = `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}).`;
+  const attached = new Set(preview.attached);
+  const byPath = preview.reattach.filter((p) => !attached.has(p));
   const then = [
-    ...(preview.reattach.length > 0 ? [`re-attaches ${preview.reattach.join(', ')} (read fresh from disk)`] : []),
+    ...(attached.size > 0 ? [`re-attaches ${preview.attached.join(', ')} (read fresh from disk)`] : []),
+    ...(byPath.length > 0 ? [`lists ${byPath.join(', ')} without their content (no room, or not readable)`] : []),
     ...(preview.named.length > 0
       ? [
           `names ${preview.named.length} other file${preview.named.length === 1 ? '' : 's'} read or edited earlier by path`,
@@ -25,7 +29,9 @@ export function previewSentence(preview: CompactionPreview): string {
       : []),
   ];
   const reattach =
-    then.length > 0 ? ` Then ${then.join(' and ')}: ~${fmt(preview.reattachTokens)} tokens as the files are now.` : '';
+    then.length > 0
+      ? ` Then ${[then.slice(0, -1).join(', '), then.at(-1)].filter(Boolean).join(' and ')}: ~${fmt(preview.reattachTokens)} tokens as the files are now.`
+      : '';
   const whole = ` The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;
   const summariser = preview.summariser ? ` ${capitalised(describeChoice(preview.summariser))}.` : '';
   return `${sentence}${reattach}${whole}${summariser}`;

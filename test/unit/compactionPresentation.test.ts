@@ -210,5 +210,25 @@ describe('how compaction reads in the chat and in Compact Now', () => {
       readFresh,
     });
     assert.deepEqual((await off.preview(state)).reattach, [], 'nothing is named when re-attach is off');
+    // A file that cannot go with its content is listed as such, as the run then lists it.
+    const huge = new Compactor({
+      summariser: llm,
+      clock: fakeClock(),
+      ids: counterIds('u'),
+      tokensOf,
+      measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
+      settings: () => DEFAULT_COMPACTION_SETTINGS,
+      timeout: () => new Promise(() => undefined),
+      readFresh: async (path: string) =>
+        path === 'src/f2.ts'
+          ? { ok: true as const, text: 'x'.repeat(400_000), bytes: 400_000 }
+          : { ok: true as const, text: `// fresh ${path}\n`, bytes: 20 },
+    });
+    const partly = await huge.preview(state);
+    assert.deepEqual(partly.attached, ['src/f3.ts', 'src/f1.ts']);
+    assert.match(
+      previewSentence(partly),
+      / Then re-attaches src\/f3\.ts, src\/f1\.ts \(read fresh from disk\) and lists src\/f2\.ts without their content \(no room, or not readable\): ~\d+ tokens/,
+    );
   });
 });

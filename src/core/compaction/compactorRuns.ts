@@ -42,6 +42,8 @@ export interface CompactionPreview {
   readonly reattach: readonly string[];
   /** Files the run's re-attach reminder would name by path only (its file index, fileIndex.ts), most recent first. */
   readonly named: readonly string[];
+  /** Of `reattach`, the files that would go with their content as read now (the others by path and reason). */
+  readonly attached: readonly string[];
   /** Tokens of that reminder with the files read now (0 when there is none); counted in `expectedAfter`. */
   readonly reattachTokens: number;
   /** Summarise strategy: who would write the summaries and the expected cost of each route. */
