@@ -1,5 +1,6 @@
 import type { CompactionPreview } from '../core/compaction/compactor';
 import { describeChoice } from '../core/compaction/summariserRoute';
+import type { ReattachedFile } from '../core/compaction/types';
 import { turnRangeText } from './compactionRowText';
 
 /**
@@ -17,11 +18,10 @@ export function previewSentence(preview: CompactionPreview): string {
   const before = preview.regions.reduce((n, r) => n + r.tokens, 0);
   const after = preview.regions.reduce((n, r) => n + r.expectedTokensAfter, 0);
   const sentence = `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}).`;
-  const attached = new Set(preview.attached);
-  const byPath = preview.reattach.filter((p) => !attached.has(p));
+  const withContent = preview.reattached.filter((f) => f.attached === 'content').map((f) => f.path);
   const then = [
-    ...(attached.size > 0 ? [`re-attaches ${preview.attached.join(', ')} (read fresh from disk)`] : []),
-    ...(byPath.length > 0 ? [`lists ${byPath.join(', ')} without their content (no room, or not readable)`] : []),
+    ...(withContent.length > 0 ? [`re-attaches ${withContent.join(', ')} (read fresh from disk)`] : []),
+    ...withoutContent(preview.reattached),
     ...(preview.named.length > 0
       ? [
           `names ${preview.named.length} other file${preview.named.length === 1 ? '' : 's'} read or edited earlier by path`,
@@ -35,6 +35,18 @@ export function previewSentence(preview: CompactionPreview): string {
   const whole = ` The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;
   const summariser = preview.summariser ? ` ${capitalised(describeChoice(preview.summariser))}.` : '';
   return `${sentence}${reattach}${whole}${summariser}`;
+}
+
+/** "lists a, b without their content (why)", or each file with its own reason when they differ. */
+function withoutContent(files: readonly ReattachedFile[]): string[] {
+  const listed = files
+    .filter((f) => f.attached === 'reference')
+    .map((f) => ({ path: f.path, why: (f.reason ?? '').split(';')[0]?.trim() || 'not attached' }));
+  if (listed.length === 0) return [];
+  const reasons = new Set(listed.map((f) => f.why));
+  return reasons.size === 1
+    ? [`lists ${listed.map((f) => f.path).join(', ')} without their content (${[...reasons][0]})`]
+    : [`lists ${listed.map((f) => `${f.path} (${f.why})`).join(', ')} without their content`];
 }
 
 function capitalised(s: string): string {

@@ -225,10 +225,13 @@ describe('how compaction reads in the chat and in Compact Now', () => {
           : { ok: true as const, text: `// fresh ${path}\n`, bytes: 20 },
     });
     const partly = await huge.preview(state);
-    assert.deepEqual(partly.attached, ['src/f3.ts', 'src/f1.ts']);
+    assert.deepEqual(
+      partly.reattached.map((f) => `${f.path}:${f.attached}`),
+      ['src/f3.ts:content', 'src/f2.ts:reference', 'src/f1.ts:content'],
+    );
     assert.match(
       previewSentence(partly),
-      / Then re-attaches src\/f3\.ts, src\/f1\.ts \(read fresh from disk\) and lists src\/f2\.ts without their content \(no room, or not readable\): ~\d+ tokens/,
+      / Then re-attaches src\/f3\.ts, src\/f1\.ts \(read fresh from disk\) and lists src\/f2\.ts without their content \(too large\): ~\d+ tokens/,
     );
   });
 });

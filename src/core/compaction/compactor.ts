@@ -327,11 +327,11 @@ export class Compactor {
     state: ConversationState,
     regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>,
     expectedAfter: number,
-  ): Promise<Pick<CompactionPreview, 'reattach' | 'attached' | 'named' | 'reattachTokens'>> {
+  ): Promise<Pick<CompactionPreview, 'reattach' | 'reattached' | 'named' | 'reattachTokens'>> {
     const settings = this.deps.settings();
     const readFresh = this.deps.readFresh;
     if (!readFresh || settings.reattachAfterCompaction === false || regions.length === 0)
-      return { reattach: [], attached: [], named: [], reattachTokens: 0 };
+      return { reattach: [], reattached: [], named: [], reattachTokens: 0 };
     const replaced = new Set(regions.flatMap((r) => r.messageIds));
     const after = state.messages.filter((m) => !replaced.has(m.id));
     const { candidates, index } = reattachSelection(state.messages, after);
@@ -342,7 +342,7 @@ export class Compactor {
     });
     return {
       reattach: candidates.map((c) => c.path),
-      attached: read.attached,
+      reattached: read.files,
       named: index.map((f) => f.path),
       reattachTokens: read.tokens,
     };

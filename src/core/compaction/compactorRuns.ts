@@ -18,7 +18,7 @@ import { effectiveWindow, type CompactionSettings } from './policy';
 import { reattach, type ReadFresh } from './reattachRun';
 import { summariseRegions } from './summarise';
 import type { SummariserChoice } from './summariserRoute';
-import type { CompactionRecord, CompactionTrigger } from './types';
+import type { CompactionRecord, CompactionTrigger, ReattachedFile } from './types';
 import { isServerStrategy } from '../server/serverContext';
 
 /** A summary may take at most this share of the main model's effective window (so summaries never crowd it)… */
@@ -42,8 +42,8 @@ export interface CompactionPreview {
   readonly reattach: readonly string[];
   /** Files the run's re-attach reminder would name by path only (its file index, fileIndex.ts), most recent first. */
   readonly named: readonly string[];
-  /** Of `reattach`, the files that would go with their content as read now (the others by path and reason). */
-  readonly attached: readonly string[];
+  /** `reattach` as read now: each file with its content, or by path with the reason. */
+  readonly reattached: readonly ReattachedFile[];
   /** Tokens of that reminder with the files read now (0 when there is none); counted in `expectedAfter`. */
   readonly reattachTokens: number;
   /** Summarise strategy: who would write the summaries and the expected cost of each route. */

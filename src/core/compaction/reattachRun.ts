@@ -10,7 +10,7 @@ import { effectiveWindow, type CompactionSettings } from './policy';
 import { isReattachReminder, readReattachments, reattachBlock, renderReattachment, type ReadFresh } from './reattach';
 import { reattachSelection, type IndexedFile } from './fileIndex';
 import { REATTACH_LAYERS, withReattachment } from './reattachRecord';
-import type { CompactionRecord } from './types';
+import type { CompactionRecord, ReattachedFile } from './types';
 
 export type { ReadFresh } from './reattach';
 
@@ -92,15 +92,15 @@ export async function reattach(
 export interface ReattachPreview {
   /** Tokens of the reminder (content, references and index). */
   readonly tokens: number;
-  /** Files it would attach with content, most recent first. */
-  readonly attached: readonly string[];
+  /** The files it would re-attach, most recent first: with content, or by path with the reason. */
+  readonly files: readonly ReattachedFile[];
 }
 
 /**
  * The re-attach of a compaction of `before` leaving `after` (a prompt of about
  * `expectedAfter` tokens), read now the way the run reads it: the same files, the same
  * budget, the same reminder. The run reads the files again, so a file changed meanwhile
- * changes its figure. `{ tokens: 0, attached: [] }` when nothing qualifies.
+ * changes its figure. `{ tokens: 0, files: [] }` when nothing qualifies.
  */
 export async function previewReattach(
   before: ConversationState,
@@ -109,7 +109,7 @@ export async function previewReattach(
   deps: Pick<ReattachDeps, 'readFresh' | 'tokensOf' | 'settings'>,
 ): Promise<ReattachPreview> {
   const { candidates, index } = reattachSelection(before.messages, after);
-  if (candidates.length === 0 && index.length === 0) return { tokens: 0, attached: [] };
+  if (candidates.length === 0 && index.length === 0) return { tokens: 0, files: [] };
   const textTokens = textTokenCounter(deps.tokensOf);
   const entries = await readReattachments(candidates, { readFresh: deps.readFresh, textTokens });
   const budget = reattachBudget(
@@ -117,8 +117,7 @@ export async function previewReattach(
     { measure: () => expectedAfter, settings: deps.settings, standing: standingReminderTokens(after, textTokens) },
   );
   const r = renderReattachment(entries, budget, textTokens, index);
-  if (!r) return { tokens: 0, attached: [] };
-  return { tokens: textTokens(r.text), attached: r.files.filter((f) => f.attached === 'content').map((f) => f.path) };
+  return r ? { tokens: textTokens(r.text), files: r.files } : { tokens: 0, files: [] };
 }
 
 /**
