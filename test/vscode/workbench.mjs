@@ -140,7 +140,8 @@ export function chatFrame(page, { timeoutMs = VIEW_TIMEOUT_MS } = {}) {
 export async function screenshot(page, name) {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name}.png`);
-  await page.screenshot({ path });
+  // Transitions finished (a quick pick fading in is shot opaque), so screenshots do not depend on timing.
+  await page.screenshot({ path, animations: 'disabled' });
   return path;
 }
 
