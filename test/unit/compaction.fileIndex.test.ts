@@ -76,6 +76,24 @@ describe('file index of a compaction: which files', () => {
     ]);
   });
 
+  it('takes a relative path and the one absolute path ending with it for one file', () => {
+    const c = new Convo()
+      .user('go')
+      .read('/ws/app/lib/a.ex', 'a')
+      .call('bash', { command: "sed -i 's/x/y/' lib/a.ex" }, '')
+      .read('/ws/app/lib/b.ex', 'b')
+      .read('/other/lib/b.ex', 'b elsewhere')
+      .call('bash', { command: 'cat lib/b.ex' }, 'b')
+      .say('done');
+    assert.deepEqual(named(fileIndex(c.messages, [], new Set())), [
+      'lib/b.ex',
+      '/other/lib/b.ex',
+      '/ws/app/lib/b.ex',
+      'lib/a.ex*',
+    ]);
+    assert.deepEqual(named(fileIndex(c.messages, [], new Set(['/ws/app/lib/a.ex']))).at(-1), '/ws/app/lib/b.ex');
+  });
+
   it('compares paths as one file whatever their slashes', () => {
     assert.equal(fileKey('.\\src\\a.ts'), 'src/a.ts');
     assert.equal(fileKey(' src//a.ts '), 'src/a.ts');

@@ -50,9 +50,12 @@ export function fileIndex(
   exclude: ReadonlySet<string>,
   max = FILE_INDEX_MAX,
 ): IndexedFile[] {
-  const touches = fileTouchesOf(before);
-  const hidden = new Set(exclude);
-  for (const t of fileTouchesOf(after)) hidden.add(t.key);
+  const raw = fileTouchesOf(before);
+  const kept = fileTouchesOf(after);
+  const canon = canonicalKey([...raw, ...kept].map((t) => t.key).concat([...exclude]));
+  const touches = raw.map((t) => ({ ...t, key: canon(t.key) }));
+  const hidden = new Set([...exclude].map(canon));
+  for (const t of kept) hidden.add(canon(t.key));
   const edited = new Set(touches.filter((t) => t.edited).map((t) => t.key));
   const out: IndexedFile[] = [];
   const seen = new Set<string>();
@@ -63,6 +66,30 @@ export function fileIndex(
     if (!hidden.has(t.key)) out.push({ path: t.path, edited: edited.has(t.key) });
   }
   return out;
+}
+
+/**
+ * One key per file among `keys`: a relative path that exactly one absolute path among them
+ * ends with (`lib/a.ex` after `cd /ws/app`, and `/ws/app/lib/a.ex` read by a file tool) maps
+ * to that absolute path; every other key maps to itself.
+ */
+function canonicalKey(keys: readonly string[]): (key: string) => string {
+  const absolute = [...new Set(keys.filter(isAbsolute))];
+  const memo = new Map<string, string>();
+  return (key) => {
+    if (key === '' || isAbsolute(key)) return key;
+    let out = memo.get(key);
+    if (out === undefined) {
+      const matches = absolute.filter((a) => a.endsWith(`/${key}`));
+      out = matches.length === 1 ? (matches[0] as string) : key;
+      memo.set(key, out);
+    }
+    return out;
+  };
+}
+
+function isAbsolute(key: string): boolean {
+  return key.startsWith('/') || /^[A-Za-z]:\//.test(key);
 }
 
 /** The index as a reminder section (one path a line), or undefined when it is empty. */
