@@ -20,7 +20,7 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { fakeClock } from './support/builders';
-import { Convo, lines, tokensOf } from './support/compactionBuilders';
+import { Convo, lines, testCompactor, tokensOf } from './support/compactionBuilders';
 import { ScriptedLlm } from './support/scriptedLlm';
 
 const textTokens = (text: string) => Math.ceil(text.length / 4);
@@ -178,18 +178,12 @@ function reading(convo: Convo, prefix: string, turns: number, perTurn: number): 
 }
 
 function compactorFor(settings: CompactionSettings): Compactor {
-  return new Compactor({
-    summariser: new ScriptedLlm(
+  return testCompactor(
+    new ScriptedLlm(
       Array.from({ length: 4 }, () => ({ content: [{ type: 'text' as const, text: 'They read files.' }] })),
     ),
-    clock: fakeClock(),
-    ids: counterIds('s'),
-    tokensOf,
-    measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
-    settings: () => settings,
-    timeout: () => new Promise(() => undefined),
-    readFresh: async (path) => ({ ok: true, text: `fresh ${path}\n`, bytes: 20 }),
-  });
+    { settings: () => settings, readFresh: async (path) => ({ ok: true, text: `fresh ${path}\n`, bytes: 20 }) },
+  );
 }
 
 const compactAll = (c: Compactor, state: ConversationState) =>
@@ -253,7 +247,7 @@ describe('file index of a compaction: through the compactor', () => {
     );
     assert.deepEqual(
       (record.reattached ?? []).map((f) => f.path),
-      preview.reattach,
+      preview.reattached.map((f) => f.path),
     );
     assert.equal(
       describeIndexed(indexedFilesOf(record)),

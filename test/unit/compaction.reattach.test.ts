@@ -1,6 +1,5 @@
 import { strict as assert } from 'node:assert';
 import { restoreRecord } from '../../src/core/compaction/apply';
-import { Compactor } from '../../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../../src/core/compaction/policy';
 import {
   describeReattached,
@@ -19,8 +18,7 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { ConversationState, Message, TextBlock } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { isWellFormed } from '../../src/core/platform/text';
-import { fakeClock } from './support/builders';
-import { Convo, lines, tokensOf } from './support/compactionBuilders';
+import { Convo, lines, testCompactor, tokensOf } from './support/compactionBuilders';
 import { ScriptedLlm } from './support/scriptedLlm';
 
 const textTokens = (text: string) => Math.ceil(text.length / 4);
@@ -228,14 +226,8 @@ function world(
     ...(opts.strategy ? { strategy: opts.strategy } : {}),
     ...opts.settings,
   };
-  const compactor = new Compactor({
-    summariser: llm,
-    clock: fakeClock(),
-    ids: counterIds('s'),
-    tokensOf,
-    measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
+  const compactor = testCompactor(llm, {
     settings: () => settings,
-    timeout: () => new Promise(() => undefined),
     ...(opts.noReader ? {} : { readFresh: disk.read }),
   });
   const compact = () =>

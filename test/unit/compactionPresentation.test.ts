@@ -1,7 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { applyMask, maskCandidates } from '../../src/core/compaction/mask';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
-import { Compactor } from '../../src/core/compaction/compactor';
 import { isReattachReminder } from '../../src/core/compaction/reattach';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { summaryText } from '../../src/core/compaction/summaryReplacement';
@@ -11,8 +10,8 @@ import { turnRangeLabel, turnRangeText } from '../../src/host/compactionRowText'
 import { transcriptOf } from '../../src/host/chat/transcript';
 import { parseChatToWebview } from '../../src/protocol/chat';
 import { summaryTitle } from '../../src/webview/chat/summaryTitle';
-import { Build, fakeClock } from './support/builders';
-import { Convo, layerCtx, lines, tokensOf } from './support/compactionBuilders';
+import { Build } from './support/builders';
+import { Convo, layerCtx, lines, testCompactor, tokensOf } from './support/compactionBuilders';
 import { ScriptedLlm } from './support/scriptedLlm';
 
 describe('how compaction reads in the chat and in Compact Now', () => {
@@ -111,15 +110,7 @@ describe('how compaction reads in the chat and in Compact Now', () => {
         content: [{ type: 'text' as const, text: 'The user asked about f1 to f3; the assistant read them.' }],
       })),
     );
-    const compactor = new Compactor({
-      summariser: llm,
-      clock: fakeClock(),
-      ids: counterIds('s'),
-      tokensOf,
-      measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
-      settings: () => DEFAULT_COMPACTION_SETTINGS,
-      timeout: () => new Promise(() => undefined),
-    });
+    const compactor = testCompactor(llm);
     const preview = await compactor.preview(state);
     const sentence = previewSentence(preview);
     const m =
@@ -162,19 +153,10 @@ describe('how compaction reads in the chat and in Compact Now', () => {
       })),
     );
     const readFresh = async (path: string) => ({ ok: true as const, text: `// fresh ${path}\n`, bytes: 20 });
-    const compactor = new Compactor({
-      summariser: llm,
-      clock: fakeClock(),
-      ids: counterIds('s'),
-      tokensOf,
-      measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
-      settings: () => DEFAULT_COMPACTION_SETTINGS,
-      timeout: () => new Promise(() => undefined),
-      readFresh,
-    });
+    const compactor = testCompactor(llm, { readFresh });
     const preview = await compactor.preview(state);
     assert.deepEqual(
-      preview.reattach,
+      preview.reattached.map((f) => f.path),
       ['src/f3.ts', 'src/f2.ts', 'src/f1.ts'],
       'the compacted reads, most recent first; f4 stays verbatim',
     );
@@ -189,7 +171,7 @@ describe('how compaction reads in the chat and in Compact Now', () => {
     });
     assert.deepEqual(
       run.records.flatMap((r) => (r.reattached ?? []).map((f) => f.path)),
-      preview.reattach,
+      preview.reattached.map((f) => f.path),
       'the run re-attaches the files the preview named',
     );
     // The reminder the run wrote is the one the preview read and counted in the whole prompt.
@@ -199,26 +181,16 @@ describe('how compaction reads in the chat and in Compact Now', () => {
     const added = tokensOf(lead) - tokensOf({ ...lead, blocks: lead.blocks.filter((b) => !isReminder(b)) });
     assert.ok(Math.abs(added - preview.reattachTokens) <= 2, `${added} vs ${preview.reattachTokens}`);
     assert.equal(preview.expectedAfter, preview.tokensBefore - preview.expectedSaving + preview.reattachTokens);
-    const off = new Compactor({
-      summariser: llm,
-      clock: fakeClock(),
+    const off = testCompactor(llm, {
       ids: counterIds('t'),
-      tokensOf,
       measure: () => 0,
       settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, reattachAfterCompaction: false }),
-      timeout: () => new Promise(() => undefined),
       readFresh,
     });
-    assert.deepEqual((await off.preview(state)).reattach, [], 'nothing is named when re-attach is off');
+    assert.deepEqual((await off.preview(state)).reattached, [], 'nothing is named when re-attach is off');
     // A file that cannot go with its content is listed as such, as the run then lists it.
-    const huge = new Compactor({
-      summariser: llm,
-      clock: fakeClock(),
+    const huge = testCompactor(llm, {
       ids: counterIds('u'),
-      tokensOf,
-      measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
-      settings: () => DEFAULT_COMPACTION_SETTINGS,
-      timeout: () => new Promise(() => undefined),
       readFresh: async (path: string) =>
         path === 'src/f2.ts'
           ? { ok: true as const, text: 'x'.repeat(400_000), bytes: 400_000 }

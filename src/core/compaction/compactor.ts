@@ -22,7 +22,6 @@ import { planCompaction, type CompactionPlan } from './plan';
 import { pickRegions, protectedFrom } from './regions';
 import { snip } from './snip';
 import { guardToolResult } from './toolResultGuard';
-import { reattachSelection } from './fileIndex';
 import { previewReattach } from './reattachRun';
 import { SessionMeasures, type AnswerUsage } from './sessionMeasures';
 import type { CompactionRecord, CompactionTrigger } from './types';
@@ -327,23 +326,21 @@ export class Compactor {
     state: ConversationState,
     regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>,
     expectedAfter: number,
-  ): Promise<Pick<CompactionPreview, 'reattach' | 'reattached' | 'named' | 'reattachTokens'>> {
+  ): Promise<Pick<CompactionPreview, 'reattached' | 'named' | 'reattachTokens'>> {
     const settings = this.deps.settings();
     const readFresh = this.deps.readFresh;
     if (!readFresh || settings.reattachAfterCompaction === false || regions.length === 0)
-      return { reattach: [], reattached: [], named: [], reattachTokens: 0 };
+      return { reattached: [], named: [], reattachTokens: 0 };
     const replaced = new Set(regions.flatMap((r) => r.messageIds));
     const after = state.messages.filter((m) => !replaced.has(m.id));
-    const { candidates, index } = reattachSelection(state.messages, after);
     const read = await previewReattach(state, after, expectedAfter, {
       readFresh,
       tokensOf: this.deps.tokensOf,
       settings,
     });
     return {
-      reattach: candidates.map((c) => c.path),
       reattached: read.files,
-      named: index.map((f) => f.path),
+      named: read.named.map((f) => f.path),
       reattachTokens: read.tokens,
     };
   }

@@ -35,14 +35,13 @@ export interface CompactionPreview {
   /** Tokens the compacted regions free (before the re-attach adds its reminder). */
   readonly expectedSaving: number;
   readonly plan: CompactionPlan;
-  /**
-   * Files the run would re-attach after compacting (most recent first), when re-attach is on
-   * and there is a reader; what is actually attached depends on the files and the room then.
-   */
-  readonly reattach: readonly string[];
   /** Files the run's re-attach reminder would name by path only (its file index, fileIndex.ts), most recent first. */
   readonly named: readonly string[];
-  /** `reattach` as read now: each file with its content, or by path with the reason. */
+  /**
+   * Files the run would re-attach after compacting (most recent first), when re-attach is on
+   * and there is a reader, as read now: each with its content, or by path with the reason.
+   * The run reads them again, so a file changed meanwhile may fare differently.
+   */
   readonly reattached: readonly ReattachedFile[];
   /** Tokens of that reminder with the files read now (0 when there is none); counted in `expectedAfter`. */
   readonly reattachTokens: number;

@@ -7,7 +7,14 @@
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
 import { effectiveWindow, type CompactionSettings } from './policy';
-import { isReattachReminder, readReattachments, reattachBlock, renderReattachment, type ReadFresh } from './reattach';
+import {
+  isReattachReminder,
+  readReattachments,
+  reattachBlock,
+  renderReattachment,
+  type ReadFresh,
+  type ReattachEntry,
+} from './reattach';
 import { reattachSelection, type IndexedFile } from './fileIndex';
 import { REATTACH_LAYERS, withReattachment } from './reattachRecord';
 import type { CompactionRecord, ReattachedFile } from './types';
@@ -69,11 +76,10 @@ export async function reattach(
   });
   const record = run.records[at];
   if (!record) return run;
-  const { candidates, index } = reattachSelection(before.messages, run.state.messages);
-  if (candidates.length === 0 && index.length === 0) return run;
-  const textTokens = textTokenCounter(deps.tokensOf);
-  const entries = await readReattachments(candidates, { readFresh: deps.readFresh, textTokens });
-  const budget = reattachBudget(run, { ...deps, standing: standingReminderTokens(run.state.messages, textTokens) });
+  const read = await readSelection(before.messages, run.state.messages, deps);
+  if (!read) return run;
+  const { index, entries, textTokens } = read;
+  const budget = reattachBudget(run, { ...deps, standing: read.standing });
   const attempts: Array<{ budget: number; listed: readonly IndexedFile[] }> = [
     ...(budget > 0 ? [{ budget, listed: index }] : []),
     { budget: 0, listed: index },
@@ -94,13 +100,15 @@ export interface ReattachPreview {
   readonly tokens: number;
   /** The files it would re-attach, most recent first: with content, or by path with the reason. */
   readonly files: readonly ReattachedFile[];
+  /** The files its index would name by path only, most recent first. */
+  readonly named: readonly IndexedFile[];
 }
 
 /**
  * The re-attach of a compaction of `before` leaving `after` (a prompt of about
  * `expectedAfter` tokens), read now the way the run reads it: the same files, the same
  * budget, the same reminder. The run reads the files again, so a file changed meanwhile
- * changes its figure. `{ tokens: 0, files: [] }` when nothing qualifies.
+ * changes its figure. Nothing (`tokens` 0, no files) when nothing qualifies.
  */
 export async function previewReattach(
   before: ConversationState,
@@ -108,16 +116,40 @@ export async function previewReattach(
   expectedAfter: number,
   deps: Pick<ReattachDeps, 'readFresh' | 'tokensOf' | 'settings'>,
 ): Promise<ReattachPreview> {
-  const { candidates, index } = reattachSelection(before.messages, after);
-  if (candidates.length === 0 && index.length === 0) return { tokens: 0, files: [] };
-  const textTokens = textTokenCounter(deps.tokensOf);
-  const entries = await readReattachments(candidates, { readFresh: deps.readFresh, textTokens });
+  const read = await readSelection(before.messages, after, deps);
   const budget = reattachBudget(
     { state: { ...before, messages: after }, records: [] },
-    { measure: () => expectedAfter, settings: deps.settings, standing: standingReminderTokens(after, textTokens) },
+    { measure: () => expectedAfter, settings: deps.settings, standing: read?.standing ?? 0 },
   );
-  const r = renderReattachment(entries, budget, textTokens, index);
-  return r ? { tokens: textTokens(r.text), files: r.files } : { tokens: 0, files: [] };
+  const r = read && renderReattachment(read.entries, budget, read.textTokens, read.index);
+  return r && read ? { tokens: read.textTokens(r.text), files: r.files, named: read.index } : NOTHING_TO_REATTACH;
+}
+
+const NOTHING_TO_REATTACH: ReattachPreview = { tokens: 0, files: [], named: [] };
+
+/**
+ * What the run and the preview both start from: the files a compaction of `before` leaving
+ * `after` re-attaches (read fresh) and names, a counter of a text's tokens, and the tokens of
+ * the earlier reminders still standing in `after`; undefined when no file qualifies.
+ */
+async function readSelection(
+  before: readonly Message[],
+  after: readonly Message[],
+  deps: Pick<ReattachDeps, 'readFresh' | 'tokensOf'>,
+): Promise<
+  | {
+      readonly index: readonly IndexedFile[];
+      readonly entries: readonly ReattachEntry[];
+      readonly textTokens: (text: string) => number;
+      readonly standing: number;
+    }
+  | undefined
+> {
+  const { candidates, index } = reattachSelection(before, after);
+  if (candidates.length === 0 && index.length === 0) return undefined;
+  const textTokens = textTokenCounter(deps.tokensOf);
+  const entries = await readReattachments(candidates, { readFresh: deps.readFresh, textTokens });
+  return { index, entries, textTokens, standing: standingReminderTokens(after, textTokens) };
 }
 
 /**

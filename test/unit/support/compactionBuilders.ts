@@ -2,6 +2,10 @@
 import { strict as assert } from 'node:assert';
 import type { LayerContext, LayerResult } from '../../../src/core/compaction/layerContext';
 import { restoreRecord } from '../../../src/core/compaction/apply';
+import type { LlmClient } from '../../../src/core/agent/agentPorts';
+import { Compactor } from '../../../src/core/compaction/compactor';
+import type { CompactorDeps } from '../../../src/core/compaction/compactorRuns';
+import { DEFAULT_COMPACTION_SETTINGS } from '../../../src/core/compaction/policy';
 import { checkInvariants } from '../../../src/core/conversation/invariants';
 import type {
   ConversationState,
@@ -72,6 +76,24 @@ export class Convo {
 export function tokensOf(m: Message): number {
   const raw = messageRawTokens(m, chars4Tokenizer);
   return raw.text + raw.fixed;
+}
+
+/**
+ * A compactor over `summariser` with the tests' defaults — fake clock, ids `s…`, {@link tokensOf},
+ * a prompt of 500 tokens plus its messages, the default settings, a timeout that never fires
+ * — each replaced by `over`.
+ */
+export function testCompactor(summariser: LlmClient, over: Partial<CompactorDeps> = {}): Compactor {
+  return new Compactor({
+    summariser,
+    clock: fakeClock(),
+    ids: counterIds('s'),
+    tokensOf,
+    measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
+    settings: () => DEFAULT_COMPACTION_SETTINGS,
+    timeout: () => new Promise(() => undefined),
+    ...over,
+  });
 }
 
 /** A layer context at `utilisation`, with fake clock and ids. */
