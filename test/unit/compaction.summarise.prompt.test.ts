@@ -148,6 +148,30 @@ describe('summariser request (summarise)', () => {
     );
   });
 
+  it('replaces lone surrogates from the conversation, so the API does not refuse the summariser request', () => {
+    const msgs = new Convo().add({
+      user: 'broken \ud800 half and a kept pair 😀',
+      tools: [{ name: 'read_file', input: { path: 'a\udc00.ts' }, result: 'tail \udbff' }],
+      answer: 'ok \udfff',
+    }).messages;
+    const req = buildSummaryRequest({
+      model: 'claude-haiku-4-5',
+      messages: msgs,
+      regionTurns: [1, 1],
+      chunk: 1,
+      chunks: 1,
+      previous: { text: 'earlier \ud83d', turns: [1, 1] },
+      instructions: 'keep \udc00 this',
+      targetTokens: 200,
+      maxTokens: 712,
+    });
+    validateRequest(JSON.parse(JSON.stringify(req)), 'messages');
+    const text = userText(req);
+    assert.match(text, /broken \ufffd half and a kept pair 😀/);
+    assert.match(text, /earlier \ufffd/);
+    assert.match(text, /keep \ufffd this/);
+  });
+
   it('cuts text head and tail without splitting a surrogate pair', () => {
     const s = '😀'.repeat(100);
     const cut = headTail(s, 41);

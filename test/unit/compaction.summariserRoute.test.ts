@@ -220,6 +220,27 @@ describe('compaction: the main-model summary request', () => {
     assert.equal(refusal(request), undefined);
   });
 
+  it("the user's compaction instructions with a lone surrogate still make a valid request", () => {
+    const { state } = conversation();
+    const prefix = prefixOf(state);
+    const at = stretchIn(prefix, {
+      firstTurn: 1,
+      lastTurn: 1,
+      messageIds: state.messages.slice(0, 4).map((m) => m.id),
+      tokens: 100,
+    });
+    assert.ok(at);
+    const instruction = mainSummaryInstruction({
+      ...at,
+      regionTurns: [1, 1],
+      targetTokens: 200,
+      maxTokens: 1_000,
+      instructions: 'keep the \ud800 auth work',
+    });
+    assert.match(instruction, /keep the \ufffd auth work/);
+    assert.equal(refusal(buildMainSummaryRequest(prefix.params, instruction)), undefined);
+  });
+
   it('a region that is not a stretch of the sent messages (or reaches the last one) has no main route', () => {
     const { state } = conversation();
     const prefix = prefixOf(state);

@@ -12,6 +12,7 @@ import { requestCostUsd } from '../agent/cost';
 import type { CacheTtl, ConversationState } from '../conversation/conversationModel';
 import { summaryTextOf, type GuardedCall, type ChunkRunResult } from './summariseChunks';
 import { SUMMARY_SYSTEM_PROMPT, summaryTargetTokens } from './summaryPrompt';
+import { toWellFormed } from '../platform/text';
 import type { CompactionRegion } from './types';
 
 /** The main conversation's request for the current state, and the normalized state it was built from. */
@@ -55,7 +56,7 @@ export function mainSummaryInstruction(input: MainInstructionInput): string {
   ];
   if (input.instructions?.trim())
     parts.push(
-      `The user asked for this compaction with these instructions; follow them:\n${input.instructions.trim()}`,
+      `The user asked for this compaction with these instructions; follow them:\n${toWellFormed(input.instructions.trim())}`,
     );
   return parts.join('\n\n');
 }

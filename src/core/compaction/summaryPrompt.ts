@@ -7,7 +7,7 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import { neutralizeTags } from '../conversation/injections';
 import type { Block, Message, ToolResultContent } from '../conversation/conversationModel';
 import { modelInfo } from '../models/modelFacts';
-import { headChars, safeCutIndex } from '../platform/text';
+import { headChars, safeCutIndex, toWellFormed } from '../platform/text';
 
 /** What the summariser is told, once per request. */
 export const SUMMARY_SYSTEM_PROMPT = `You condense an old stretch of a conversation between a user and an AI coding assistant (including the assistant's tool calls and their results). Your summary replaces those messages in the assistant's context: whatever you leave out is gone for the assistant, so it must be able to continue the work from your summary alone.
@@ -101,8 +101,9 @@ function range(r: readonly [number, number]): string {
   return `${r[0]}–${r[1]}`;
 }
 
+/** Text from the conversation, safe inside the summary request: our tags neutralised, lone surrogates replaced (the API refuses them). */
 function safe(text: string): string {
-  return neutralizeTags(text, REQUEST_TAGS);
+  return neutralizeTags(toWellFormed(text), REQUEST_TAGS);
 }
 
 /**

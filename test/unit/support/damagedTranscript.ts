@@ -1,0 +1,76 @@
+/**
+ * Damages a real transcript (JSONL text) the ways real sessions we have not seen are damaged,
+ * deterministically, so the replay tests can ask whether the pipeline still sends only valid
+ * requests: an interrupted tool call followed by the agent's own compaction, usage records
+ * without a time or with `null` usage, dated model ids, tool results that are screenshots,
+ * user text with an empty block and a lone surrogate, a 500 KB tool result and a repeated
+ * tool_use id.
+ */
+
+type Json = Record<string, unknown>;
+type Block = Json & { type?: string };
+
+const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+function blocksOf(rec: Json): Block[] | undefined {
+  const message = rec.message as { content?: unknown } | undefined;
+  return Array.isArray(message?.content) ? (message.content as Block[]) : undefined;
+}
+
+function roleOf(rec: Json): string | undefined {
+  return (rec.message as { role?: string } | undefined)?.role;
+}
+
+/** The transcript `text` with every damage described above applied; still valid transcript JSONL. */
+export function damageTranscript(text: string): string {
+  const recs = text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Json);
+  // An interrupted call: the first tool results past 40 % of the file never came, and the agent compacted.
+  const cut = recs.findIndex(
+    (r, i) =>
+      i > recs.length * 0.4 && r.kind === 'message' && (blocksOf(r) ?? []).some((b) => b.type === 'tool_result'),
+  );
+  if (cut >= 0) {
+    const rest = (blocksOf(recs[cut] as Json) ?? []).filter((b) => b.type !== 'tool_result');
+    const compaction = { kind: 'compaction', summary: 'The session was interrupted.', tokensBefore: 50_000 };
+    if (rest.length > 0) {
+      (recs[cut] as { message: { content: Block[] } }).message.content = rest;
+      recs.splice(cut + 1, 0, compaction);
+    } else recs.splice(cut, 1, compaction);
+  }
+  let usages = 0;
+  let messages = 0;
+  let hugeDone = false;
+  let lastToolUseId: string | undefined;
+  for (const r of recs) {
+    if (r.kind === 'usage') {
+      delete r.at;
+      if (typeof r.model === 'string') r.model = `${r.model}-20251101`;
+      if (++usages % 10 === 0) r.usage = null;
+      continue;
+    }
+    const blocks = r.kind === 'message' ? blocksOf(r) : undefined;
+    if (!blocks) continue;
+    messages++;
+    for (const b of blocks) {
+      if (b.type === 'tool_result' && messages % 17 === 0)
+        b.content = [
+          { type: 'text', text: 'screenshot' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_1PX } },
+        ];
+      else if (b.type === 'tool_result' && !hugeDone && messages > 60) {
+        b.content = 'x'.repeat(500_000);
+        hugeDone = true;
+      }
+      if (b.type === 'tool_use') {
+        if (messages % 41 === 0 && lastToolUseId) b.id = lastToolUseId;
+        lastToolUseId = b.id as string;
+      }
+    }
+    if (roleOf(r) === 'user' && messages % 23 === 0)
+      blocks.push({ type: 'text', text: '' }, { type: 'text', text: 'a broken \ud800 half' });
+  }
+  return recs.map((r) => JSON.stringify(r)).join('\n') + '\n';
+}
