@@ -12,6 +12,7 @@ import { isPolicyName, policy, POLICY_NAMES, type PolicyName } from './policies'
 import { prepareTranscript, replay } from './replayCore';
 import { printReplay, totalCost } from './replayReport';
 import { readTranscript } from './transcript';
+import { describeStandIns, type StandIns } from './blockStandIn';
 
 const USAGE = `usage: npm run bench -- replay <transcript.jsonl> [--window N] [--policy ${POLICY_NAMES.join('|')}] [--baseline]\n`;
 
@@ -49,7 +50,9 @@ export async function runReplay(args: readonly string[]): Promise<number> {
     return 2;
   }
   const p = policy(parsed.policy);
-  const prepared = prepareTranscript(parsed.file, readTranscript(parsed.file), createTiktokenTokenizer());
+  const standIns: StandIns = new Map();
+  const prepared = prepareTranscript(parsed.file, readTranscript(parsed.file, standIns), createTiktokenTokenizer());
+  if (standIns.size > 0) console.log(`note: blocks replayed as text stand-ins: ${describeStandIns(standIns)}`);
   const result = await replay(prepared, { window: parsed.window, policy: p });
   const row = printReplay(result, p.description, parsed.policy === 'baseline' ? totalCost(result) : undefined);
   if (process.env.REPLAY_JSON) appendFileSync(process.env.REPLAY_JSON, `${JSON.stringify(row)}\n`);

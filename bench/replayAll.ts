@@ -5,7 +5,9 @@
  * bound of each transcript and window (recencyBound.ts) and, as the last line,
  * `{"rows":[…],"bounds":[…]}`. The scripted summariser's length is calibrated on the folder's
  * own `compaction` records (summaryLength.ts). Each transcript is parsed and prepared once
- * and shared by its replays (token counts are memoised on its blocks).
+ * and shared by its replays (token counts are memoised on its blocks). A transcript that cannot
+ * be read is named and skipped (the others still replay; the exit code is then 1), and valid
+ * blocks the replay cannot carry are counted as text stand-ins (blockStandIn.ts).
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,9 +16,10 @@ import { policy, POLICY_NAMES } from './policies';
 import { prepareTranscript, replay } from './replayCore';
 import { frrShare } from './frr';
 import { boundRow, type BoundRow } from './recencyBound';
-import { printTable, totalCost, type TimedResult } from './replayReport';
+import { printTable, totalCost, type SkippedTranscript, type TimedResult } from './replayReport';
 import { deriveSummaryLength, summarySamples } from './summaryLength';
-import { readTranscript } from './transcript';
+import { readTranscript, type TranscriptEvent } from './transcript';
+import { describeStandIns, type StandIns } from './blockStandIn';
 
 /** The windows every transcript is replayed at by default. */
 export const WINDOWS: readonly number[] = [100_000, 200_000];
@@ -70,7 +73,25 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
   }
   const started = performance.now();
   const tokenizer = createTiktokenTokenizer();
-  const transcripts = files.map((f) => ({ file: f, events: readTranscript(f) }));
+  // A transcript that cannot be read is reported and skipped; the others still replay.
+  const transcripts: { file: string; events: TranscriptEvent[] }[] = [];
+  const skipped: SkippedTranscript[] = [];
+  for (const file of files) {
+    const standIns: StandIns = new Map();
+    try {
+      transcripts.push({ file, events: readTranscript(file, standIns) });
+    } catch (e) {
+      skipped.push({ transcript: file, error: e instanceof Error ? e.message : String(e) });
+      console.log(`SKIPPED ${file}: ${e instanceof Error ? e.message : String(e)}`);
+      continue;
+    }
+    if (standIns.size > 0)
+      console.log(`note: ${file}: blocks replayed as text stand-ins: ${describeStandIns(standIns)}`);
+  }
+  if (transcripts.length === 0) {
+    process.stderr.write(`no transcript in ${dir} could be read\n`);
+    return 1;
+  }
   const length = deriveSummaryLength(transcripts.flatMap((t) => summarySamples(t.events, (s) => tokenizer.count(s))));
   console.log(
     `Summary length of the scripted summariser, from the folder's compaction records: max(${length.floor}, ${(length.ratio * 100).toFixed(1)} % of the region) tokens, at most max_tokens`,
@@ -95,6 +116,6 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
     }
   }
   console.log(`${results.length} replays in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  printTable(results, bounds);
-  return 0;
+  printTable(results, bounds, skipped);
+  return skipped.length > 0 ? 1 : 0;
 }

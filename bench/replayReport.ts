@@ -124,11 +124,22 @@ const COLUMNS = [
   'wall s',
 ] as const;
 
+/** A transcript replay-all could not read, and why. */
+export interface SkippedTranscript {
+  readonly transcript: string;
+  readonly error: string;
+}
+
 /**
  * Prints the replay-all table, the notes (invalid reasons, unknown models, FRR by kind), the
- * recency bounds (recencyBound.ts) when given, then the JSON rows (and `bounds`) as the last line.
+ * recency bounds (recencyBound.ts) when given, the transcripts skipped, then the JSON rows (and
+ * `bounds`, and `skipped` when any) as the last line.
  */
-export function printTable(results: readonly TimedResult[], bounds: readonly BoundRow[] = []): ReplayRow[] {
+export function printTable(
+  results: readonly TimedResult[],
+  bounds: readonly BoundRow[] = [],
+  skipped: readonly SkippedTranscript[] = [],
+): ReplayRow[] {
   const baselines = new Map<string, number | null>();
   for (const { result: r } of results)
     if (r.policy === 'baseline') baselines.set(`${r.transcript}\u0000${r.window}`, totalCost(r));
@@ -174,10 +185,11 @@ export function printTable(results: readonly TimedResult[], bounds: readonly Bou
     console.log(`  ${`${shortName(r.transcript)} ${Math.round(r.window / 1000)}k ${r.policy}`.padEnd(34)} ${kinds}`);
   }
   printRouteTable(results, rows);
-  if (bounds.length > 0) {
-    printBounds(bounds, rows);
-    console.log(JSON.stringify({ rows, bounds }));
-  } else console.log(JSON.stringify({ rows }));
+  if (bounds.length > 0) printBounds(bounds, rows);
+  for (const s of skipped) console.log(`SKIPPED ${s.transcript}: ${s.error}`);
+  console.log(
+    JSON.stringify({ rows, ...(bounds.length > 0 ? { bounds } : {}), ...(skipped.length > 0 ? { skipped } : {}) }),
+  );
   return rows;
 }
 

@@ -1,8 +1,8 @@
 /**
  * Reads a transcript (JSONL, format in ../shared/fixtures/README.md) into core `Message`s
  * and usage events, in file order. Tolerates the warts of real data (adjacent messages of
- * one role, thinking without signature, empty text); rejects anything it cannot represent
- * with an error naming the line.
+ * one role, thinking without signature, empty text) and stands in for valid blocks the core
+ * model cannot carry (blockStandIn.ts); rejects a malformed record with an error naming the line.
  */
 import { readFileSync } from 'node:fs';
 import type {
@@ -16,6 +16,7 @@ import type {
   ToolResultContent,
 } from '../src/core/conversation/conversationModel';
 import { counterIds } from '../src/core/platform/platformPorts';
+import { standInText, type StandIns } from './blockStandIn';
 
 /** Usage as the transcript records it; absent cache fields read as 0. */
 export interface TranscriptUsage {
@@ -80,16 +81,22 @@ function at(o: Json): number | undefined {
 
 const MEDIA_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
-function image(o: Json, where: string): { mediaType: ImageMediaType; data: string } {
+/** A base64 image of a type the API takes, or undefined for any other source (a URL, a file id) or type. */
+function image(o: Json, where: string): { mediaType: ImageMediaType; data: string } | undefined {
   const src = o.source;
-  if (!isObj(src) || src.type !== 'base64') throw new LineError(`${where}: only base64 image sources are supported`);
+  if (!isObj(src) || src.type !== 'base64') return undefined;
   const mediaType = str(src, 'media_type', where);
-  if (!MEDIA_TYPES.includes(mediaType)) throw new LineError(`${where}: unsupported image media type "${mediaType}"`);
+  if (!MEDIA_TYPES.includes(mediaType)) return undefined;
   return { mediaType: mediaType as ImageMediaType, data: str(src, 'data', where) };
 }
 
-/** Parses transcript text. `source` names the file in errors. Throws `Error("<source>:<line>: …")`. */
-export function parseTranscript(text: string, source = 'transcript'): TranscriptEvent[] {
+/**
+ * Parses transcript text. `source` names the file in errors. Throws `Error("<source>:<line>: …")`
+ * for a line that is not a valid record. A valid block the core model cannot carry (see
+ * blockStandIn.ts) becomes a text stand-in, counted by type in `standIns` when given; a
+ * `redacted_thinking` block is a thinking block with its `data`.
+ */
+export function parseTranscript(text: string, source = 'transcript', standIns?: StandIns): TranscriptEvent[] {
   const ids = counterIds('t');
   let clock = 0;
   let turn = 0;
@@ -111,8 +118,18 @@ export function parseTranscript(text: string, source = 'transcript'): Transcript
     switch (b.type) {
       case 'text':
         return { type: 'text', text: str(b, 'text', where), meta: meta(tier, src, !user) };
-      case 'image':
-        return { type: 'image', ...image(b, where), meta: meta(tier, src, !user) };
+      case 'image': {
+        const img = image(b, where);
+        if (img) return { type: 'image', ...img, meta: meta(tier, src, !user) };
+        return { type: 'text', text: standInText('image (not base64)', b, standIns), meta: meta(tier, src, !user) };
+      }
+      case 'redacted_thinking':
+        return {
+          type: 'thinking',
+          thinking: '',
+          redactedData: str(b, 'data', where),
+          meta: meta(2, 'assistant', true),
+        };
       case 'thinking': {
         const signature = b.signature;
         if (signature !== undefined && typeof signature !== 'string')
@@ -144,8 +161,11 @@ export function parseTranscript(text: string, source = 'transcript'): Transcript
             const at = `${where}, part ${i + 1}`;
             if (!isObj(p)) throw new LineError(`${at}: a tool_result part must be an object`);
             if (p.type === 'text') return { type: 'text' as const, text: str(p, 'text', at) };
-            if (p.type === 'image') return { type: 'image' as const, ...image(p, at) };
-            throw new LineError(`${at}: unsupported tool_result part type ${JSON.stringify(p.type)}`);
+            const img = p.type === 'image' ? image(p, at) : undefined;
+            if (img) return { type: 'image' as const, ...img };
+            if (typeof p.type !== 'string') throw new LineError(`${at}: a tool_result part must have a "type"`);
+            const kind = p.type === 'image' ? 'image (not base64)' : p.type;
+            return { type: 'text' as const, text: standInText(kind, p, standIns) };
           });
         } else throw new LineError(`${where}: tool_result "content" must be a string or an array`);
         return {
@@ -157,7 +177,8 @@ export function parseTranscript(text: string, source = 'transcript'): Transcript
         };
       }
       default:
-        throw new LineError(`${where}: unsupported block type ${JSON.stringify(b.type)}`);
+        if (typeof b.type !== 'string' || b.type === '') throw new LineError(`${where}: a block must have a "type"`);
+        return { type: 'text', text: standInText(b.type, b, standIns), meta: meta(tier, src, !user) };
     }
   }
 
@@ -227,7 +248,7 @@ export function parseTranscript(text: string, source = 'transcript'): Transcript
   return events;
 }
 
-/** Reads and parses a transcript file (see `parseTranscript`). */
-export function readTranscript(path: string): TranscriptEvent[] {
-  return parseTranscript(readFileSync(path, 'utf8'), path);
+/** Reads and parses a transcript file (see `parseTranscript`); stood-in blocks are counted in `standIns`. */
+export function readTranscript(path: string, standIns?: StandIns): TranscriptEvent[] {
+  return parseTranscript(readFileSync(path, 'utf8'), path, standIns);
 }

@@ -1,8 +1,12 @@
 import { strict as assert } from 'node:assert';
-import { parseReplayAllArgs, WINDOWS } from '../../bench/replayAll';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseReplayAllArgs, runReplayAll, WINDOWS } from '../../bench/replayAll';
+import { toolSession } from './support/benchTranscripts';
 
 /** `npm run bench -- replay-all [dir] [--windows N,…]`: its arguments, and the errors that name what is wrong. */
-describe('bench replay-all: arguments', () => {
+describe('bench replay-all: arguments, and a transcript it cannot read', () => {
   it('defaults to test/fixtures at 100k and 200k', () => {
     assert.deepEqual(parseReplayAllArgs([]), { dir: 'test/fixtures', windows: WINDOWS });
     assert.deepEqual(WINDOWS, [100_000, 200_000]);
@@ -27,6 +31,38 @@ describe('bench replay-all: arguments', () => {
       const r = parseReplayAllArgs(args);
       assert.ok('error' in r, JSON.stringify(args));
       assert.match(r.error, pattern);
+    }
+  });
+
+  it('replays the transcripts it can read, names the one it cannot, and exits 1', async function () {
+    this.timeout(60_000);
+    const dir = mkdtempSync(join(tmpdir(), 'replay-all-'));
+    try {
+      writeFileSync(join(dir, 'good.transcript.jsonl'), toolSession(12).join('\n'));
+      writeFileSync(join(dir, 'broken.transcript.jsonl'), '{"kind":"message"');
+      const out: string[] = [];
+      const log = console.log;
+      const err = process.stderr.write.bind(process.stderr);
+      console.log = (...xs: unknown[]) => void out.push(xs.map(String).join(' '));
+      process.stderr.write = () => true;
+      let code: number;
+      try {
+        code = await runReplayAll([dir, '--windows', '64000']);
+      } finally {
+        console.log = log;
+        process.stderr.write = err;
+      }
+      assert.equal(code, 1);
+      const last = JSON.parse(out.at(-1) as string) as {
+        rows: { transcript: string }[];
+        skipped: { transcript: string; error: string }[];
+      };
+      assert.ok(last.rows.length > 0 && last.rows.every((r) => r.transcript.endsWith('good.transcript.jsonl')));
+      assert.equal(last.skipped.length, 1);
+      assert.match(last.skipped[0]?.error ?? '', /broken\.transcript\.jsonl:1: not valid JSON/);
+      assert.ok(out.some((l) => l.startsWith('SKIPPED ') && l.includes('broken.transcript.jsonl')));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { describeStandIns, type StandIns } from '../../bench/blockStandIn';
 import { parseTranscript } from '../../bench/transcript';
 
 const line = (o: unknown): string => JSON.stringify(o);
@@ -85,12 +86,78 @@ describe('bench transcript parser', () => {
     assert.throws(
       () =>
         parseTranscript(
-          line({ kind: 'message', message: { role: 'user', content: [{ type: 'document' }] } }),
+          line({ kind: 'message', message: { role: 'user', content: [{ text: 'no type' }] } }),
           'f.jsonl',
         ),
-      /f\.jsonl:1: block 1: unsupported block type "document"/,
+      /f\.jsonl:1: block 1: a block must have a "type"/,
     );
     assert.throws(() => parseTranscript(line({ kind: 'weird' }), 'f.jsonl'), /f\.jsonl:1: unknown kind "weird"/);
+  });
+
+  it('stands in for valid blocks the core cannot carry, counting them, and keeps redacted thinking', () => {
+    const pdf = 'JVBERi0'.repeat(1_000);
+    const standIns: StandIns = new Map();
+    const ev = parseTranscript(
+      [
+        line({
+          kind: 'message',
+          message: {
+            role: 'user',
+            content: [
+              { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf } },
+              { type: 'text', text: 'summarise the pdf' },
+            ],
+          },
+        }),
+        line({
+          kind: 'message',
+          message: {
+            role: 'assistant',
+            content: [
+              { type: 'redacted_thinking', data: 'opaque' },
+              { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'x' } },
+              { type: 'tool_use', id: 'tu1', name: 'read', input: { path: 'a.png' } },
+            ],
+          },
+        }),
+        line({
+          kind: 'message',
+          message: {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 'tu1',
+                content: [
+                  { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
+                  { type: 'search_result', source: 's', title: 't', content: [{ type: 'text', text: 'hit' }] },
+                ],
+              },
+            ],
+          },
+        }),
+      ].join('\n'),
+      'f.jsonl',
+      standIns,
+    );
+    assert.equal(
+      describeStandIns(standIns),
+      'document ×1, server_tool_use ×1, image (not base64) ×1, search_result ×1',
+    );
+    const msgs = ev.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
+    const doc = msgs[0]?.blocks[0];
+    assert.ok(
+      doc?.type === 'text' && doc.text.startsWith('[document block of the original session, replayed as text]'),
+    );
+    assert.ok(doc.text.length < 2_400 && doc.text.includes('more characters'), 'the base64 data is cut');
+    const thinking = msgs[1]?.blocks[0];
+    assert.ok(thinking?.type === 'thinking' && thinking.redactedData === 'opaque' && thinking.thinking === '');
+    const result = msgs[2]?.blocks[0];
+    assert.ok(result?.type === 'tool_result' && Array.isArray(result.content));
+    assert.deepEqual(
+      result.content.map((p) => p.type),
+      ['text', 'text'],
+    );
   });
 
   it('reads the optional "at" of a usage record as ms since the epoch, and names a bad one', () => {
