@@ -149,7 +149,12 @@ const SnapshotSchema = v.strictObject({
       expectedAfter: N,
       /** The first turn of the protected tail (kept verbatim). */
       keepsFromTurn: v.optional(N),
+      /** Tokens of the protected tail as the conversation stands. */
       keptTokens: N,
+      /** The tail's budget: the newest tokens a compaction keeps (`keepRecentTokens`, as capped). */
+      keepBudget: N,
+      /** Whether the whole conversation is inside the tail today (nothing could be compacted). */
+      keepsAll: v.boolean(),
       paybackRequests: v.optional(N),
       /** Turns of the recent growth until `atTokens` (action `none`; absent: no growth to go by). */
       turns: v.optional(N),

@@ -69,6 +69,7 @@ describe('budget snapshot: compactions', () => {
         plan: {
           protectedFrom: 0,
           protectedTokens: 0,
+          keepRecentTokens: 12_000,
           expectedAfter: 0,
           paybackRequests: Infinity,
           ...p,

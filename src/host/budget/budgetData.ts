@@ -239,6 +239,8 @@ function nextCompactionOf(
     expectedAfter: Math.round(plan.expectedAfter),
     ...(protectedTurn !== undefined ? { keepsFromTurn: protectedTurn } : {}),
     keptTokens: Math.round(plan.protectedTokens),
+    keepBudget: Math.round(plan.keepRecentTokens),
+    keepsAll: plan.protectedFrom <= 0,
     ...(Number.isFinite(plan.paybackRequests) ? { paybackRequests: Math.round(plan.paybackRequests * 10) / 10 } : {}),
     ...(turns !== undefined ? { turns } : {}),
   };

@@ -1,5 +1,6 @@
 import { parseBudgetToWebview, type BudgetSnapshot, type BudgetToHost } from '../../protocol/budget';
 import { el, formatTokens } from '../shared/dom';
+import { forecastText } from './forecastText';
 import { ledgerServerNote } from './serverText';
 import { vscodeApi } from '../shared/vscodeApi';
 import { history } from './requests';
@@ -148,38 +149,12 @@ function compactions(s: BudgetSnapshot): HTMLElement {
   return section('Compactions (last 10)', 'budget-compactions', t);
 }
 
-/** 6. Forecast of the turns left before the soft threshold. */
+/** 6. Forecast of the turns left before the soft threshold, and the next compaction's plan. */
 function forecast(s: BudgetSnapshot): HTMLElement {
-  const f = s.forecast;
-  const text = f.past
-    ? `Already past the soft threshold (${formatTokens(f.limit)} tokens): the next request compacts or proposes compaction.`
-    : f.turns !== undefined
-      ? `≈ ${f.turns} ${f.turns === 1 ? 'turn' : 'turns'} until the soft threshold (${formatTokens(f.limit)} tokens), at ${formatTokens(f.growthPerTurn)} tokens per turn on average.`
-      : `Not enough turns yet to forecast when the soft threshold (${formatTokens(f.limit)} tokens) is reached.`;
-  const next = s.nextCompaction;
-  if (!next) return section('Forecast', 'budget-forecast', el('p', {}, text));
-  const what =
-    next.action === 'mask'
-      ? 'clears older tool results'
-      : next.action === 'summarise'
-        ? 'summarises older history'
-        : undefined;
-  const where =
-    next.keepsFromTurn !== undefined
-      ? ` It keeps the newest ${formatTokens(next.keptTokens)} tokens (from turn ${next.keepsFromTurn}) verbatim; your own words are always kept.`
-      : '';
-  const payback =
-    next.paybackRequests !== undefined && next.action !== 'none'
-      ? ` Pays back its prompt-cache rewrite in about ${Math.max(1, Math.ceil(next.paybackRequests))} requests.`
-      : '';
-  const plan = el(
-    'p',
-    { 'data-testid': 'next-compaction', 'data-action': next.action },
-    what
-      ? `Next request ${what}: ${formatTokens(next.atTokens)} → about ${formatTokens(next.expectedAfter)} tokens. ${next.reason}${where}${payback}`
-      : `Next compaction: at about ${formatTokens(next.atTokens)} tokens (${next.turns !== undefined ? `≈ ${next.turns} ${next.turns === 1 ? 'turn' : 'turns'} at the recent growth; ` : ''}marked on the bar). ${next.reason}${where}`,
-  );
-  return section('Forecast', 'budget-forecast', el('p', {}, text), plan);
+  const t = forecastText(s);
+  const lines: HTMLElement[] = [el('p', {}, t.forecast)];
+  if (t.next) lines.push(el('p', { 'data-testid': 'next-compaction', 'data-action': t.next.action }, t.next.text));
+  return section('Forecast', 'budget-forecast', ...lines);
 }
 
 /** A warning from the host (e.g. an Unpin that was refused), shown for a while above the cards. */

@@ -1,0 +1,50 @@
+/**
+ * The budget panel's forecast card in words: when the soft threshold comes at the recent
+ * growth, and what the compactor's plan says the next compaction does, where and why. Pure:
+ * the panel (main.ts) puts the strings into the DOM.
+ */
+import type { BudgetSnapshot } from '../../protocol/budget';
+import { formatTokens } from '../shared/dom';
+
+/** The forecast line, and the next compaction's line with its action (absent: no plan). */
+export interface ForecastText {
+  readonly forecast: string;
+  readonly next?: { readonly action: 'none' | 'mask' | 'summarise'; readonly text: string };
+}
+
+const turnsWord = (n: number) => `${n} ${n === 1 ? 'turn' : 'turns'}`;
+
+/** What the protected tail keeps, in words: its budget, and what it holds today. */
+function keptText(next: NonNullable<BudgetSnapshot['nextCompaction']>): string {
+  if (next.keepsFromTurn === undefined) return '';
+  const own = 'your own words are always kept';
+  if (next.keepsAll)
+    return ` It keeps the newest ${formatTokens(next.keepBudget)} tokens verbatim: today that is the whole conversation (${formatTokens(next.keptTokens)} tokens); ${own}.`;
+  return ` It keeps the newest ${formatTokens(next.keptTokens)} tokens verbatim (from turn ${next.keepsFromTurn}: at least its ${formatTokens(next.keepBudget)}-token budget, out to where a tool round starts); ${own}.`;
+}
+
+/** The forecast card's text for snapshot `s`. */
+export function forecastText(s: BudgetSnapshot): ForecastText {
+  const f = s.forecast;
+  const forecast = f.past
+    ? `Already past the soft threshold (${formatTokens(f.limit)} tokens): the next request compacts or proposes compaction.`
+    : f.turns !== undefined
+      ? `≈ ${turnsWord(f.turns)} until the soft threshold (${formatTokens(f.limit)} tokens), at ${formatTokens(f.growthPerTurn)} tokens per turn on average.`
+      : `Not enough turns yet to forecast when the soft threshold (${formatTokens(f.limit)} tokens) is reached.`;
+  const next = s.nextCompaction;
+  if (!next) return { forecast };
+  const what =
+    next.action === 'mask'
+      ? 'clears older tool results'
+      : next.action === 'summarise'
+        ? 'summarises older history'
+        : undefined;
+  const payback =
+    next.paybackRequests !== undefined && next.action !== 'none'
+      ? ` Pays back its prompt-cache rewrite in about ${Math.max(1, Math.ceil(next.paybackRequests))} requests.`
+      : '';
+  const text = what
+    ? `Next request ${what}: ${formatTokens(next.atTokens)} → about ${formatTokens(next.expectedAfter)} tokens. ${next.reason}${keptText(next)}${payback}`
+    : `Next compaction: at about ${formatTokens(next.atTokens)} tokens (${next.turns !== undefined ? `≈ ${turnsWord(next.turns)} at the recent growth; ` : ''}marked on the bar). ${next.reason}${keptText(next)}`;
+  return { forecast, next: { action: next.action, text } };
+}

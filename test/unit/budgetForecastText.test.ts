@@ -1,0 +1,77 @@
+import { strict as assert } from 'node:assert';
+import type { CompactionPlan } from '../../src/core/compaction/plan';
+import { EMPTY_REQUEST_HISTORY } from '../../src/core/session/requestHistory';
+import { chars4Tokenizer } from '../../src/core/tokens/chars4';
+import { TokenEstimator } from '../../src/core/tokens/estimator';
+import { BudgetHistory, buildBudgetSnapshot } from '../../src/host/budget/budgetData';
+import { parseBudgetToWebview } from '../../src/protocol/budget';
+import { forecastText } from '../../src/webview/budget/forecastText';
+import { Build, emptyState } from './support/builders';
+
+/** The budget panel's forecast card: the plan's next compaction and what its tail keeps, in words. */
+describe('budget panel: forecast text', () => {
+  const b = new Build('ft');
+  const messages = [
+    b.message('user', [b.text('Why does validateToken in src/auth.ts fail?')], 1),
+    b.message('assistant', [b.text('Line 42 compares exp without skew.', 'assistant')], 1),
+    b.message('user', [b.text('Fix it.')], 2),
+    b.message('assistant', [b.text('Done.', 'assistant')], 2),
+  ];
+  const snap = (plan: Partial<CompactionPlan>, turnPrompts: number[] = [1_000, 2_000, 3_000]) =>
+    buildBudgetSnapshot({
+      session: 's',
+      state: emptyState({ messages }),
+      tokenizer: chars4Tokenizer,
+      estimator: new TokenEstimator(chars4Tokenizer),
+      history: new BudgetHistory({ ...EMPTY_REQUEST_HISTORY, turnPrompts }),
+      compactions: [],
+      busy: false,
+      plan: {
+        action: 'none',
+        reason: 'A summary comes later.',
+        nextCompactionAt: 9_000,
+        protectedFrom: 0,
+        protectedTokens: 40,
+        keepRecentTokens: 12_000,
+        expectedAfter: 0,
+        paybackRequests: Infinity,
+        ...plan,
+      } as CompactionPlan,
+    });
+
+  it('says the tail budget, not only what the tail holds, while the whole conversation fits in it', () => {
+    const s = snap({});
+    assert.ok(parseBudgetToWebview(s).ok, 'a valid protocol message');
+    assert.equal(s.nextCompaction?.keepsAll, true);
+    assert.equal(
+      forecastText(s).next?.text,
+      'Next compaction: at about 9,000 tokens (≈ 6 turns at the recent growth; marked on the bar). A summary comes later. It keeps the newest 12,000 tokens verbatim: today that is the whole conversation (40 tokens); your own words are always kept.',
+    );
+  });
+
+  it('names the first kept turn and the budget once older history lies outside the tail', () => {
+    const s = snap({
+      action: 'summarise',
+      reason: 'Over 70 %.',
+      tokensBefore: 20_000,
+      expectedAfter: 13_000,
+      protectedFrom: 2,
+      protectedTokens: 12_300,
+      paybackRequests: 2.2,
+    });
+    assert.ok(parseBudgetToWebview(s).ok);
+    assert.equal(s.nextCompaction?.keepsAll, false);
+    const t = forecastText(s);
+    assert.equal(t.next?.action, 'summarise');
+    assert.equal(
+      t.next?.text,
+      'Next request summarises older history: 20,000 → about 13,000 tokens. Over 70 %. It keeps the newest 12,300 tokens verbatim (from turn 2: at least its 12,000-token budget, out to where a tool round starts); your own words are always kept. Pays back its prompt-cache rewrite in about 3 requests.',
+    );
+  });
+
+  it('forecasts the soft threshold from the growth per turn, or says there is not enough to go by', () => {
+    assert.match(forecastText(snap({})).forecast, /^≈ \d+ turns until the soft threshold/);
+    assert.match(forecastText(snap({}, [1_000])).forecast, /^Not enough turns yet/);
+    assert.equal(forecastText({ ...snap({}), nextCompaction: undefined }).next, undefined);
+  });
+});
