@@ -67,6 +67,21 @@ describe('injected blocks carry their structured data', () => {
     assert.deepEqual(selectionOf(sel), { label: `${ODD}:3-4`, firstLine: 'const peak = max(xs);' });
   });
 
+  it('a reminder with no origin is labelled by its own first line, cut short', () => {
+    const b = new Build('irl');
+    const reminder = (text: string) => b.text(text, 'reminder');
+    assert.equal(
+      injectedOf(reminder('<system-reminder>\nFiles re-attached after compaction (read fresh from disk):\n…'))?.label,
+      'Files re-attached after compaction (read fresh…',
+    );
+    assert.equal(
+      injectedOf(reminder('<system-reminder>\n\nRun the tests.\n</system-reminder>'))?.label,
+      'Run the tests.',
+    );
+    const empty = injectedOf(reminder('<system-reminder>\n</system-reminder>'));
+    assert.deepEqual([empty?.tag, empty?.label], ['system-reminder', 'system-reminder']);
+  });
+
   it('survives the session file', () => {
     const sel = injectedBlocks()[1];
     assert.ok(sel);

@@ -21,10 +21,24 @@ export function injectedOf(block: Block): { tag: string; label: string; text: st
   const ref = block.meta.injection;
   const tag = ref?.tag ?? /^<([a-z][a-z0-9_-]*)>/.exec(block.text)?.[1] ?? src;
   let label = tag;
-  if (src === 'reminder' && block.meta.origin !== undefined) label = block.meta.origin;
+  if (src === 'reminder') label = block.meta.origin ?? firstLine(block.text, tag) ?? tag;
   if (src === 'ide_opened_file') label = ref?.path ?? /opened the file (.*?) in the IDE/.exec(block.text)?.[1] ?? tag;
   if (src === 'ide_selection') label = selectionLabel(block.text, ref) ?? tag;
   return { tag, label, text: block.text };
+}
+
+/** Longest label the chat derives from an injected block's own first line. */
+export const INJECTED_LABEL_CHARS = 48;
+
+/** The first non-empty line inside `<tag>…`, cut to {@link INJECTED_LABEL_CHARS}; undefined when there is none. */
+function firstLine(text: string, tag: string): string | undefined {
+  const body = text.startsWith(`<${tag}>`) ? text.slice(tag.length + 2) : text;
+  const line = body
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && l !== `</${tag}>`);
+  if (!line) return undefined;
+  return line.length > INJECTED_LABEL_CHARS ? `${line.slice(0, INJECTED_LABEL_CHARS - 1).trimEnd()}…` : line;
 }
 
 /** `path:start-end` of a selection block: from its structured data, else (older sessions) from its text. */

@@ -89,7 +89,7 @@ class ItemRenderer {
             el(
               'summary',
               { title: `Sent as <${i.tag}>` },
-              `${i.tag === 'ide_selection' ? 'selection' : i.tag === 'ide_opened_file' ? 'file' : i.tag} · ${i.label}`,
+              `${i.tag === 'ide_selection' ? 'selection' : i.tag === 'ide_opened_file' ? 'file' : i.tag}${i.label === i.tag ? '' : ` · ${i.label}`}`,
             ),
             el('pre', { class: 'tagged' }, i.text),
           );
