@@ -18,7 +18,7 @@ describe('keepRecentTokens in a small window', () => {
     assert.ok(r.ok);
     const eff = r.config.contextWindow - r.config.outputReserve;
     assert.equal(r.config.keepRecentTokens, Math.floor(KEEP_RECENT_MAX_SHARE * eff));
-    assert.match(r.warnings.join('\n'), /keepRecentTokens.*24000-token window; keeping 5400/);
+    assert.match(r.warnings.join('\n'), /keepRecentTokens.*24,000-token window; keeping 5,400/);
   });
 
   it('leaves the setting alone when the window has room for it', () => {

@@ -17,7 +17,7 @@ describe('resolveConfig', () => {
   it('refuses a window under 16k tokens and warns under 32k', () => {
     const tiny = resolveConfig({ contextWindow: 8_000 });
     assert.ok(!tiny.ok);
-    assert.match(tiny.error, /8000 tokens is too small/);
+    assert.match(tiny.error, /8,000 tokens is too small/);
     const small = resolveConfig({ contextWindow: 20_000 });
     assert.ok(small.ok);
     assert.match(small.warnings.join(), /small/);

@@ -1,7 +1,11 @@
 import type { CacheTtl, PipelineConfig } from '../conversation/conversationModel';
 import { DEFAULT_OUTPUT_RESERVE, modelInfo } from '../models/modelFacts';
 import { THINKING_SETTINGS, type ThinkingSetting } from '../models/thinking';
+
 import { effectiveWindow } from './window';
+
+/** A token count as the settings' messages show it (12,000). */
+const fmt = (n: number): string => n.toLocaleString('en-US');
 
 /** What a user may set; everything optional, resolved against the model's facts. */
 export interface PipelineSettings {
@@ -105,11 +109,11 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
   if (window < MIN_CONTEXT_WINDOW) {
     return {
       ok: false,
-      error: `A context window of ${window} tokens is too small: Context Pipeline needs at least ${MIN_CONTEXT_WINDOW} tokens to hold the system prompt, tools and a useful history.`,
+      error: `A context window of ${fmt(window)} tokens is too small: Context Pipeline needs at least ${fmt(MIN_CONTEXT_WINDOW)} tokens to hold the system prompt, tools and a useful history.`,
     };
   }
   if (window < WARN_CONTEXT_WINDOW)
-    warnings.push(`A context window of ${window} tokens is small: expect frequent compaction.`);
+    warnings.push(`A context window of ${fmt(window)} tokens is small: expect frequent compaction.`);
   // The model's default reserve takes at most a quarter of the window; one the user set, at most half.
   const explicit =
     settings.maxOutputTokens && settings.maxOutputTokens > 0 ? Math.floor(settings.maxOutputTokens) : undefined;
@@ -118,7 +122,7 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
     : Math.min(info.outputReserve, Math.floor(window / 4));
   if (explicit && explicit > outputReserve)
     warnings.push(
-      `An answer reserve of ${explicit} tokens leaves too little room in a ${window}-token window; using ${outputReserve}.`,
+      `An answer reserve of ${fmt(explicit)} tokens leaves too little room in a ${fmt(window)}-token window; using ${fmt(outputReserve)}.`,
     );
   let soft = clamp(settings.softThreshold ?? 0.7, 0.3, 0.95);
   let hard = clamp(settings.hardThreshold ?? 0.9, 0.5, 0.99);
@@ -134,7 +138,7 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
   const keepRecentTokens = Math.min(keepWanted, keepMax);
   if (keepWanted > keepMax)
     warnings.push(
-      `Keeping the newest ${keepWanted} tokens out of compaction (keepRecentTokens) leaves it too little to shrink in a ${window}-token window; keeping ${keepMax}.`,
+      `Keeping the newest ${fmt(keepWanted)} tokens out of compaction (keepRecentTokens) leaves it too little to shrink in a ${fmt(window)}-token window; keeping ${fmt(keepMax)}.`,
     );
   return {
     ok: true,
