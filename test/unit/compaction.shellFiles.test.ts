@@ -44,13 +44,39 @@ describe('compaction: files a shell command read or wrote', () => {
     assert.deepEqual(paths('rg -n toolResults src/agent.ts'), ['src/agent.ts']);
   });
 
+  it('takes the file a heredoc writes, never anything from its body', () => {
+    assert.deepEqual(paths("cat <<'EOF' > x.ts\nhello\nEOF"), ['x.ts (edited)']);
+    assert.deepEqual(
+      paths('cd /ws && cat > lib/a.ex << "EOF"\ndefmodule A do\n  @x $(rm -rf /)\n  cat b.ts\nend\nEOF'),
+      ['/ws/lib/a.ex (edited)'],
+    );
+    assert.deepEqual(paths('cat >> notes.md <<-END && wc -l notes.md\n- item `x`\nEND'), [
+      'notes.md (edited)',
+      'notes.md',
+    ]);
+    assert.deepEqual(paths('grep x <<< "$input"'), [], 'a here-string is not a heredoc');
+  });
+
+  it('reads the source of cp and writes the destination file of cp, mv and tee', () => {
+    assert.deepEqual(paths('cp src/theme/dark.json ~/.pi/custom.json'), [], 'a home path is never taken');
+    assert.deepEqual(paths('cp src/theme/dark.json themes/custom.json'), [
+      'src/theme/dark.json',
+      'themes/custom.json (edited)',
+    ]);
+    assert.deepEqual(paths('mv old/a.ts new/a.ts'), ['new/a.ts (edited)']);
+    assert.deepEqual(paths('cp a.ts dir/'), [], 'a folder destination');
+    assert.deepEqual(paths('cp -r src out.d'), [], 'a recursive copy');
+    assert.deepEqual(paths('cp a.ts b.ts dir/c.ts'), [], 'several sources');
+    assert.deepEqual(paths('npm test 2>&1 | tee -a test.log'), ['test.log (edited)']);
+  });
+
   it('names nothing it does not understand: variables, globs, substitutions, heredocs, other commands', () => {
     for (const command of [
       'cat $FILE',
       'cat src/*.ts',
       'cat "$(git rev-parse --show-toplevel)/x.ts"',
       'cat `which node`',
-      "cat <<'EOF' > x.ts\nhello\nEOF",
+      "cat <<'EOF'\nhello > x.ts\nEOF",
       'cat ~/notes.md',
       'ls -la src/',
       'git diff src/a.ts',

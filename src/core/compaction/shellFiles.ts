@@ -2,9 +2,11 @@
  * The files a shell command read or wrote, as far as its text says so: agents read files with
  * `cat`, `sed -n`, `head`, `grep -n … file` as often as with a read tool, and the file index
  * (fileIndex.ts) names those files too. Conservative by design: only simple command lines are
- * understood (segments joined by `&&`, `||`, `;`, `|` or newlines; a leading `cd DIR`), an
- * operand holding a variable, a glob, a substitution or a brace is never taken, and anything
- * not understood names no file. Pure.
+ * understood (segments joined by `&&`, `||`, `;`, `|` or newlines; a leading `cd DIR`; the
+ * line opening a heredoc, without its body), an operand holding a variable, a glob, a
+ * substitution or a brace is never taken, and anything not understood names no file. Besides
+ * the readers and searches: `>`/`>>` and `tee` write, `sed -i` edits, `cp` reads and writes, `mv`
+ * writes its destination. Pure.
  */
 
 /** A file a shell command touched: the path (joined to a `cd` before it) and whether it was written. */
@@ -37,8 +39,22 @@ const PATTERN_OPTIONS = new Set(['-e', '-f', '--regexp', '--file', '--expression
 /** Searches whose `-r` makes their operands folders. */
 const SEARCHES = new Set(['grep', 'egrep', 'fgrep']);
 
+/**
+ * A command with its first heredoc's body left out: the line that opens it stays (its `>`
+ * redirection names the file written, as in `cat > a.ts <<'EOF'`), the body and what follows
+ * the terminator go. The command itself when it has no heredoc.
+ */
+function withoutHeredocBody(command: string): string {
+  const here = /<<-?[ \t]*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1/.exec(command);
+  if (!here) return command;
+  const lineEnd = command.indexOf('\n', here.index);
+  return command.slice(0, here.index) + (lineEnd < 0 ? '' : command.slice(here.index + here[0].length, lineEnd));
+}
+
 /** The files `command` read or wrote, in order; empty when it names none this parser trusts. */
-export function shellFileTouches(command: string): ShellFileTouch[] {
+export function shellFileTouches(whole: string): ShellFileTouch[] {
+  if (whole.length > 100_000) return [];
+  const command = withoutHeredocBody(whole);
   if (command.length > 4_000 || /`|\$\(|<<|\\\n/.test(command)) return [];
   const out: ShellFileTouch[] = [];
   let dir = '';
@@ -62,6 +78,9 @@ export function shellFileTouches(command: string): ShellFileTouch[] {
 }
 
 function operandFiles(name: string, args: readonly string[]): ShellFileTouch[] {
+  if (name === 'tee')
+    return args.filter((a) => !a.startsWith('-') && plainPath(a)).map((path) => ({ path, edited: true }));
+  if (name === 'cp' || name === 'mv') return copied(name, args);
   const reader = READERS.has(name);
   if (!reader && !PATTERN_FIRST.has(name)) return [];
   const operands: string[] = [];
@@ -92,6 +111,31 @@ function operandFiles(name: string, args: readonly string[]): ShellFileTouch[] {
   return files
     .filter((f) => plainPath(f) && (!fileLike || /\.[A-Za-z0-9]+$/.test(f)))
     .map((path) => ({ path, edited: name === 'sed' && inPlace }));
+}
+
+/**
+ * `cp SRC DST` / `mv SRC DST` of one file: the source read (`cp` only: after `mv` it is gone)
+ * and the destination written, when the destination names a file (an extension, no trailing
+ * slash); a recursive copy, a target-directory option or several sources name nothing.
+ */
+function copied(name: 'cp' | 'mv', args: readonly string[]): ShellFileTouch[] {
+  const operands: string[] = [];
+  for (const a of args) {
+    if (a.startsWith('-') && a !== '-') {
+      if (/^-[a-zA-Z]*[rRat]/.test(a) || /^--(recursive|archive|target-directory)/.test(a)) return [];
+      continue;
+    }
+    operands.push(a);
+  }
+  const [src, dst] = operands;
+  if (operands.length !== 2 || src === undefined || dst === undefined) return [];
+  if (!plainPath(src) || !plainPath(dst) || dst.endsWith('/') || !/\.[A-Za-z0-9]+$/.test(dst)) return [];
+  return name === 'cp'
+    ? [
+        { path: src, edited: false },
+        { path: dst, edited: true },
+      ]
+    : [{ path: dst, edited: true }];
 }
 
 /** Operands without redirections; the files written by `>` / `>>` (not /dev/… nor a descriptor). */
