@@ -54,6 +54,26 @@ describe('how compaction reads in the chat and in Compact Now', () => {
     assert.ok(!parseChatToWebview({ type: 'upsert', item: { ...items[1], inTurn: 'yes' } }).ok, 'inTurn is a boolean');
   });
 
+  it('the chat shows a summary and the user words it keeps in the order the model reads them', () => {
+    const b = new Build('q');
+    const summary = (text: string) => ({
+      type: 'summary' as const,
+      text,
+      compactionId: 'cmp_q',
+      turnRange: [1, 2] as [number, number],
+      meta: { ...b.text('').meta, source: 'compactor' as const },
+    });
+    const kinds = (blocks: Parameters<Build['message']>[1]) =>
+      transcriptOf([b.message('user', blocks, 2)])
+        .map((i) => i.kind)
+        .join(' ');
+    const whole = summary(summaryText(1, 2, 'Talked about auth.', [], 'after'));
+    assert.equal(kinds([whole, b.text('First question'), b.text('Second question')]), 'summary user');
+    const inTurn = summary(summaryText(1, 2, 'Read mod1 to mod9.', [], 'before', true));
+    assert.equal(kinds([b.text('Audit every module.'), inTurn]), 'user summary');
+    assert.equal(kinds([whole]), 'summary', 'no user words');
+  });
+
   it('a summary saved before 0.7.1 (its in-turn note worded for the current turn) is still marked as inside a turn', () => {
     const b = new Build('o');
     const old =

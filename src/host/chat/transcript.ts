@@ -1,5 +1,6 @@
 import type { ToolOutcome } from '../../core/agent/agentPorts';
 import { isPlaceholder } from '../../core/compaction/layerContext';
+import { isUserWords } from '../../core/compaction/regions';
 import { endsInsideTurn } from '../../core/compaction/summaryReplacement';
 import type { Block, InjectionRef, Message, ToolResultContent } from '../../core/conversation/conversationModel';
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
@@ -180,18 +181,28 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf):
   for (const m of messages) {
     if (m.role === 'user') {
       const u = userItem(m, tokensOf);
-      if (u) items.push(u);
-      for (const b of m.blocks)
-        if (b.type === 'summary')
-          items.push({
-            kind: 'summary',
-            id: b.meta.id,
-            firstTurn: b.turnRange[0],
-            lastTurn: b.turnRange[1],
-            text: b.text,
-            compactionId: b.compactionId,
-            ...(endsInsideTurn(b.text) ? { inTurn: true } : {}),
-          });
+      const summaries: ChatItem[] = m.blocks.flatMap((b) =>
+        b.type === 'summary'
+          ? [
+              {
+                kind: 'summary' as const,
+                id: b.meta.id,
+                firstTurn: b.turnRange[0],
+                lastTurn: b.turnRange[1],
+                text: b.text,
+                compactionId: b.compactionId,
+                ...(endsInsideTurn(b.text) ? { inTurn: true } : {}),
+              },
+            ]
+          : [],
+      );
+      // In the order the model reads them: a summary of whole turns comes before the user's
+      // words it keeps ("…follow, verbatim"), one that ends inside a turn after them.
+      const summaryFirst = m.blocks.findIndex((b) => b.type === 'summary');
+      const wordsFirst = m.blocks.findIndex(isUserWords);
+      if (summaryFirst >= 0 && (wordsFirst < 0 || summaryFirst < wordsFirst))
+        items.push(...summaries, ...(u ? [u] : []));
+      else items.push(...(u ? [u] : []), ...summaries);
       continue;
     }
     // A tool-only answer keeps its header row (tokens, pin), as it does live (the webview draws it
