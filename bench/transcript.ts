@@ -81,6 +81,13 @@ function at(o: Json): number | undefined {
 
 const MEDIA_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
+/** How a stood-in image is counted: by its source type (`url`, `file`) or, for base64, its media type. */
+function imageKind(o: Json): string {
+  const src = isObj(o.source) ? o.source : {};
+  const what = src.type === 'base64' ? src.media_type : `${String(src.type)} source`;
+  return `image (${typeof what === 'string' ? what : 'unknown'})`;
+}
+
 /** A base64 image of a type the API takes, or undefined for any other source (a URL, a file id) or type. */
 function image(o: Json, where: string): { mediaType: ImageMediaType; data: string } | undefined {
   const src = o.source;
@@ -121,7 +128,7 @@ export function parseTranscript(text: string, source = 'transcript', standIns?: 
       case 'image': {
         const img = image(b, where);
         if (img) return { type: 'image', ...img, meta: meta(tier, src, !user) };
-        return { type: 'text', text: standInText('image (not base64)', b, standIns), meta: meta(tier, src, !user) };
+        return { type: 'text', text: standInText(imageKind(b), b, standIns), meta: meta(tier, src, !user) };
       }
       case 'redacted_thinking':
         return {
@@ -164,7 +171,7 @@ export function parseTranscript(text: string, source = 'transcript', standIns?: 
             const img = p.type === 'image' ? image(p, at) : undefined;
             if (img) return { type: 'image' as const, ...img };
             if (typeof p.type !== 'string') throw new LineError(`${at}: a tool_result part must have a "type"`);
-            const kind = p.type === 'image' ? 'image (not base64)' : p.type;
+            const kind = p.type === 'image' ? imageKind(p) : p.type;
             return { type: 'text' as const, text: standInText(kind, p, standIns) };
           });
         } else throw new LineError(`${where}: tool_result "content" must be a string or an array`);

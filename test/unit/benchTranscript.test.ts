@@ -142,7 +142,7 @@ describe('bench transcript parser', () => {
     );
     assert.equal(
       describeStandIns(standIns),
-      'document ×1, server_tool_use ×1, image (not base64) ×1, search_result ×1',
+      'document ×1, server_tool_use ×1, image (url source) ×1, search_result ×1',
     );
     const msgs = ev.flatMap((e) => (e.kind === 'message' ? [e.message] : []));
     const doc = msgs[0]?.blocks[0];
