@@ -117,7 +117,7 @@ export function readAgentSettings(): AgentSettings {
   return {
     baseUrl: userOnly(c, 'baseUrl', isString, '').trim(),
     enableRunCommand: userOnly(c, 'enableRunCommand', isBoolean, false),
-    maxToolRounds: Math.max(1, Math.floor(c.get<number>('maxToolRounds', 25))),
+    maxToolRounds: Math.max(1, Math.floor(c.get<number>('maxToolRounds', 100))),
   };
 }
 
