@@ -47,6 +47,12 @@ describe('compaction: the summariser by expected cost', () => {
     assert.ok(Math.abs((c.main?.usd ?? 0) - main) < 1e-9, `${c.main?.usd} vs ${main}`);
     assert.ok(Math.abs(c.small.usd - small) < 1e-9);
     assert.equal(describeChoice(c), 'summariser: claude-opus-4-6 from cache, est. $0.15 vs claude-haiku-4-5 $0.16');
+    const cents = { ...c, route: 'small' as const, model: 'claude-haiku-4-5', small: { ...c.small, usd: 0.0098 } };
+    assert.equal(
+      describeChoice({ ...cents, main: c.main ? { ...c.main, usd: 0.0123 } : undefined }),
+      'summariser: claude-haiku-4-5, est. $0.0098 vs claude-opus-4-6 from cache $0.0123',
+      'both at the precision of the smaller, so they compare',
+    );
   });
 
   it("names the session's cache misses when they priced the main route, and flips the choice once they make it dearer", () => {

@@ -204,7 +204,9 @@ export function chooseSummariser(inputs: RouteInputs): SummariserChoice {
 
 /** The choice in words for the preview, e.g. `summariser: claude-opus-4-6 from cache, est. $0.04 vs claude-haiku-4-5 $0.09`. */
 export function describeChoice(c: SummariserChoice): string {
-  const usd = (x: number) => `$${x < 0.01 ? x.toFixed(4) : x.toFixed(2)}`;
+  // Both estimates at one precision, so they compare: 4 decimals when either is under a cent.
+  const fine = Math.min(c.small.usd, c.main?.usd ?? Infinity) < 0.01;
+  const usd = (x: number) => `$${fine ? x.toFixed(4) : x.toFixed(2)}`;
   const misses =
     c.cacheMissRate !== undefined && c.cacheMissRate >= 0.005
       ? ` (the cache missed ${Math.round(c.cacheMissRate * 100)} % of the reads this session expected)`
