@@ -8,6 +8,8 @@ import type {
   TextBlock,
   ToolResultContent,
 } from '../../src/core/conversation/conversationModel';
+import { buildMainSummaryRequest, mainSummaryInstruction } from '../../src/core/compaction/mainSummary';
+import { buildSummaryRequest } from '../../src/core/compaction/summaryPrompt';
 import { normalizeState, NO_REPAIRS } from '../../src/core/normalize/normalize';
 import { serializeMessage } from '../../src/core/pipeline/serialize';
 import { validateRequest } from '../fake-anthropic/validateRequest';
@@ -226,6 +228,49 @@ describe('normalize (property): any state becomes a request the API accepts', ()
         });
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('summariser requests (property): summarising any state sends a request the API accepts', () => {
+  const words = fc.record({ previous: text, instructions: text });
+
+  it("the summariser model's request: the state's messages rendered, with a previous summary and instructions", () => {
+    fc.assert(
+      fc.property(conversation, words, (c, w) => {
+        const state = build(c);
+        const req = buildSummaryRequest({
+          model: 'claude-haiku-4-5',
+          messages: state.messages,
+          regionTurns: [1, Math.max(1, state.messages.length)],
+          chunk: 1,
+          chunks: 1,
+          previous: { text: w.previous, turns: [1, 1] },
+          instructions: w.instructions,
+          targetTokens: 200,
+          maxTokens: 712,
+        });
+        validateRequest(JSON.parse(JSON.stringify(req)), 'messages');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("the main model's request: its own prepared request with the instruction appended", () => {
+    fc.assert(
+      fc.property(conversation, words, (c, w) => {
+        const p = pipeline().prepare(build(c));
+        const instruction = mainSummaryInstruction({
+          from: 0,
+          to: Math.max(0, p.params.messages.length - 2),
+          regionTurns: [1, 1],
+          targetTokens: 200,
+          maxTokens: 1_000,
+          instructions: w.instructions,
+        });
+        validateRequest(JSON.parse(JSON.stringify(buildMainSummaryRequest(p.params, instruction))), 'messages');
+      }),
+      { numRuns: 300 },
     );
   });
 });
