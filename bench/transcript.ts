@@ -246,7 +246,10 @@ export function parseTranscript(text: string, source = 'transcript', standIns?: 
         const s = str(o, 'summary', 'compaction');
         const tokensBefore = typeof o.tokensBefore === 'number' ? o.tokensBefore : 0;
         events.push({ kind: 'compaction', line, summary: s, tokensBefore, message: summary(s) });
-      } else throw new LineError(`unknown kind ${JSON.stringify(o.kind)}`);
+      } else
+        throw new LineError(
+          `unknown kind ${JSON.stringify(o.kind)} (a transcript line is a "message", "usage" or "compaction" record; see test/fixtures/README.md)`,
+        );
     } catch (e) {
       if (e instanceof LineError) throw new Error(`${source}:${line}: ${e.message}`, { cause: e });
       throw e;
