@@ -52,6 +52,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
+    if (this.view) this.log.info('The chat view was created again; the new one takes over.');
     this.view = view;
     this.ready = false;
     view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
@@ -65,7 +66,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
     });
     this.disposables.push(
       view.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      // Only this view's own end counts: a view disposed after its successor was resolved (VS
+      // Code re-creating the view) must not cut the new one off.
       view.onDidDispose(() => {
+        if (this.view !== view) return;
         this.view = undefined;
         this.ready = false;
       }),

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureHarness, REPO_ROOT } from './setup.mjs';
-import { UI_TIMEOUT, WORKBENCH_TIMEOUT } from './timeouts.mjs';
+import { eventually, UI_TIMEOUT, WORKBENCH_TIMEOUT } from './timeouts.mjs';
 
 /** The packaged extension the tests install (CP_VSIX overrides it, e.g. a copy another build cannot clobber). */
 export const VSIX = process.env.CP_VSIX ?? join(REPO_ROOT, 'dist', 'context-pipeline.vsix');
@@ -142,6 +142,11 @@ export async function startAgentWorld({
      * @param {string} text
      */
     async send(text) {
+      const live = await liveChatFrames(page);
+      if (live.length !== 1 || live[0] !== frame)
+        console.log(
+          `# [harness] sending with ${live.length} live chat frame(s); this test's frame is ${live.indexOf(frame) < 0 ? 'not among them' : `number ${live.indexOf(frame) + 1}`}`,
+        );
       const input = frame.getByRole('textbox', { name: 'Message' });
       await input.fill(text);
       // Enter while a turn is still finishing (its answer shown, the composer not yet back to
@@ -149,6 +154,20 @@ export async function startAgentWorld({
       // cannot make the message vanish.
       await this.waitIdle();
       await input.press('Enter');
+      // A key goes wherever the window's focus is when it is dispatched: a panel that just
+      // opened can take the focus between Playwright focusing the box and pressing the key (the
+      // box then still holds the text, nothing queued). Wait until the box took the message —
+      // emptied, or queued behind a turn — and press again if the key went elsewhere.
+      let presses = 1;
+      await eventually('the message box to take the message', async () => {
+        if ((await input.inputValue()) !== text) return true;
+        if (await frame.getByTestId('queued-note').isVisible()) return true;
+        presses++;
+        await input.press('Enter');
+        return false;
+      });
+      if (presses > 1)
+        console.log(`# [harness] Enter reached the message box on press ${presses}: the focus had moved`);
     },
     /**
      * Waits until an assistant item with this text is shown and no longer streaming.
@@ -172,6 +191,19 @@ export async function startAgentWorld({
           .getByRole('textbox', { name: 'Message' })
           .inputValue({ timeout: 1_000 })
           .catch(() => '(unreadable)');
+        const button = await frame
+          .locator('.composer button.primary')
+          .innerText({ timeout: 1_000 })
+          .catch(() => '(unreadable)');
+        const queued = await frame
+          .getByTestId('queued-note')
+          .isVisible()
+          .catch(() => false);
+        const focus = await page
+          .evaluate(() => document.activeElement?.className ?? '(none)')
+          .catch(() => '(unreadable)');
+        const chatFrames = await liveChatFrames(page);
+        const frames = `${chatFrames.length} live chat frame(s); this test's frame is ${chatFrames.indexOf(frame) < 0 ? 'not among them' : `number ${chatFrames.indexOf(frame) + 1}`}`;
         const { readOutputChannelLogs } = await import('./codeServerLogs.mjs');
         const logTail = readOutputChannelLogs(server.logsDir, 'Context Pipeline')
           .flatMap((l) => l.text.split('\n'))
@@ -179,7 +211,7 @@ export async function startAgentWorld({
           .slice(-25)
           .map((l) => `  | ${l.slice(0, 240)}`);
         throw new Error(
-          `${/** @type {Error} */ (err).message}\nthe chat's last items:\n${seen.join('\n')}\nthe composer holds: ${JSON.stringify(composer)}; the fake server has ${fake.requests.length} requests\nthe Context Pipeline log's last lines:\n${logTail.join('\n')}`,
+          `${/** @type {Error} */ (err).message}\nthe chat's last items:\n${seen.join('\n')}\nthe composer holds: ${JSON.stringify(composer)} (button ${JSON.stringify(button)}${queued ? ', queued' : ''}; the window's focus: ${JSON.stringify(focus)}; ${frames}); the fake server has ${fake.requests.length} requests\nthe Context Pipeline log's last lines:\n${logTail.join('\n')}`,
           { cause: err },
         );
       }
@@ -269,4 +301,23 @@ export async function startAgentWorld({
     },
   };
   return world;
+}
+
+/**
+ * The frames (not detached) whose document holds the chat root, in the page's order.
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<import('playwright-core').Frame[]>}
+ */
+async function liveChatFrames(page) {
+  /** @type {import('playwright-core').Frame[]} */
+  const found = [];
+  for (const f of page.frames()) {
+    if (f === page.mainFrame() || f.isDetached()) continue;
+    const n = await f
+      .locator('[data-testid="chat-root"]')
+      .count()
+      .catch(() => 0);
+    if (n > 0) found.push(f);
+  }
+  return found;
 }
