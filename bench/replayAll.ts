@@ -81,14 +81,15 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
     try {
       transcripts.push({ file, events: readTranscript(file, standIns) });
     } catch (e) {
+      // Named with the table (printTable), once.
       skipped.push({ transcript: file, error: e instanceof Error ? e.message : String(e) });
-      console.log(`SKIPPED ${file}: ${e instanceof Error ? e.message : String(e)}`);
       continue;
     }
     if (standIns.size > 0)
       console.log(`note: ${file}: blocks replayed as text stand-ins: ${describeStandIns(standIns)}`);
   }
   if (transcripts.length === 0) {
+    for (const sk of skipped) process.stderr.write(`SKIPPED ${sk.transcript}: ${sk.error}\n`);
     process.stderr.write(`no transcript in ${dir} could be read\n`);
     return 1;
   }

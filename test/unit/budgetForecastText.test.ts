@@ -1,12 +1,9 @@
 import { strict as assert } from 'node:assert';
 import type { CompactionPlan } from '../../src/core/compaction/plan';
-import { EMPTY_REQUEST_HISTORY } from '../../src/core/session/requestHistory';
-import { chars4Tokenizer } from '../../src/core/tokens/chars4';
-import { TokenEstimator } from '../../src/core/tokens/estimator';
-import { BudgetHistory, buildBudgetSnapshot } from '../../src/host/budget/budgetData';
 import { parseBudgetToWebview } from '../../src/protocol/budget';
 import { forecastText } from '../../src/webview/budget/forecastText';
-import { Build, emptyState } from './support/builders';
+import { snapshotWithPlan } from './support/budgetSnapshots';
+import { Build } from './support/builders';
 
 /** The budget panel's forecast card: the plan's next compaction and what its tail keeps, in words. */
 describe('budget panel: forecast text', () => {
@@ -18,26 +15,11 @@ describe('budget panel: forecast text', () => {
     b.message('assistant', [b.text('Done.', 'assistant')], 2),
   ];
   const snap = (plan: Partial<CompactionPlan>, turnPrompts: number[] = [1_000, 2_000, 3_000]) =>
-    buildBudgetSnapshot({
-      session: 's',
-      state: emptyState({ messages }),
-      tokenizer: chars4Tokenizer,
-      estimator: new TokenEstimator(chars4Tokenizer),
-      history: new BudgetHistory({ ...EMPTY_REQUEST_HISTORY, turnPrompts }),
-      compactions: [],
-      busy: false,
-      plan: {
-        action: 'none',
-        reason: 'A summary comes later.',
-        nextCompactionAt: 9_000,
-        protectedFrom: 0,
-        protectedTokens: 40,
-        keepRecentTokens: 12_000,
-        expectedAfter: 0,
-        paybackRequests: Infinity,
-        ...plan,
-      } as CompactionPlan,
-    });
+    snapshotWithPlan(
+      messages,
+      { action: 'none', reason: 'A summary comes later.', nextCompactionAt: 9_000, protectedTokens: 40, ...plan },
+      turnPrompts,
+    );
 
   it('says the tail budget, not only what the tail holds, while the whole conversation fits in it', () => {
     const s = snap({});

@@ -5,7 +5,7 @@ import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { BudgetHistory, buildBudgetSnapshot } from '../../src/host/budget/budgetData';
 import { parseBudgetToWebview } from '../../src/protocol/budget';
 import type { CompactionPlan } from '../../src/core/compaction/plan';
-import { EMPTY_REQUEST_HISTORY } from '../../src/core/session/requestHistory';
+import { snapshotWithPlan } from './support/budgetSnapshots';
 import { Build, emptyState } from './support/builders';
 
 describe('budget snapshot: compactions', () => {
@@ -58,23 +58,7 @@ describe('budget snapshot: compactions', () => {
   it('says how many turns of the recent growth remain until the next compaction the plan expects', () => {
     const plan = { action: 'none', reason: 'Later.', nextCompactionAt: 9_000 } as Partial<CompactionPlan>;
     const snap = (turnPrompts: number[], p: Partial<CompactionPlan> = plan) =>
-      buildBudgetSnapshot({
-        session: 's',
-        state: emptyState({ messages }),
-        tokenizer: chars4Tokenizer,
-        estimator: new TokenEstimator(chars4Tokenizer),
-        history: new BudgetHistory({ ...EMPTY_REQUEST_HISTORY, turnPrompts }),
-        compactions: [],
-        busy: false,
-        plan: {
-          protectedFrom: 0,
-          protectedTokens: 0,
-          keepRecentTokens: 12_000,
-          expectedAfter: 0,
-          paybackRequests: Infinity,
-          ...p,
-        } as CompactionPlan,
-      });
+      snapshotWithPlan(messages, p, turnPrompts);
     const growing = snap([1_000, 2_000, 3_000, 4_000]);
     assert.equal(growing.nextCompaction?.atTokens, 9_000);
     assert.equal(growing.nextCompaction?.turns, 5, '5 000 tokens to go at 1 000 a turn');

@@ -52,7 +52,7 @@ export async function startAgentWorld({
   await ensureHarness();
   const { startFakeAnthropic } = await import('../fake-anthropic/index.ts');
   const { installExtension, startCodeServer } = await import('./codeServer.mjs');
-  const { chatFrame, launchBrowser, openContextPipeline, openWorkbench } = await import('./workbench.mjs');
+  const { chatFrame, framesWith, launchBrowser, openContextPipeline, openWorkbench } = await import('./workbench.mjs');
   const { runCommand } = await import('./gestures.mjs');
 
   const root = mkdtempSync(join(tmpdir(), 'cp-vscode-agent-'));
@@ -142,11 +142,6 @@ export async function startAgentWorld({
      * @param {string} text
      */
     async send(text) {
-      const live = await liveChatFrames(page);
-      if (live.length !== 1 || live[0] !== frame)
-        console.log(
-          `# [harness] sending with ${live.length} live chat frame(s); this test's frame is ${live.indexOf(frame) < 0 ? 'not among them' : `number ${live.indexOf(frame) + 1}`}`,
-        );
       const input = frame.getByRole('textbox', { name: 'Message' });
       await input.fill(text);
       // Enter while a turn is still finishing (its answer shown, the composer not yet back to
@@ -202,8 +197,11 @@ export async function startAgentWorld({
         const focus = await page
           .evaluate(() => document.activeElement?.className ?? '(none)')
           .catch(() => '(unreadable)');
-        const chatFrames = await liveChatFrames(page);
-        const frames = `${chatFrames.length} live chat frame(s); this test's frame is ${chatFrames.indexOf(frame) < 0 ? 'not among them' : `number ${chatFrames.indexOf(frame) + 1}`}`;
+        const chatFrames = await framesWith(page, 'chat-root').catch(
+          () => /** @type {import('playwright-core').Frame[]} */ ([]),
+        );
+        const at = chatFrames.indexOf(frame);
+        const frames = `${chatFrames.length} live chat frame(s); this test's frame is ${at < 0 ? 'not among them' : `number ${at + 1}`}`;
         const { readOutputChannelLogs } = await import('./codeServerLogs.mjs');
         const logTail = readOutputChannelLogs(server.logsDir, 'Context Pipeline')
           .flatMap((l) => l.text.split('\n'))
@@ -301,23 +299,4 @@ export async function startAgentWorld({
     },
   };
   return world;
-}
-
-/**
- * The frames (not detached) whose document holds the chat root, in the page's order.
- * @param {import('playwright-core').Page} page
- * @returns {Promise<import('playwright-core').Frame[]>}
- */
-async function liveChatFrames(page) {
-  /** @type {import('playwright-core').Frame[]} */
-  const found = [];
-  for (const f of page.frames()) {
-    if (f === page.mainFrame() || f.isDetached()) continue;
-    const n = await f
-      .locator('[data-testid="chat-root"]')
-      .count()
-      .catch(() => 0);
-    if (n > 0) found.push(f);
-  }
-  return found;
 }

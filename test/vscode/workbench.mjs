@@ -87,26 +87,37 @@ export function viewHeader(page, name) {
 }
 
 /**
- * The frame of a webview whose document contains `[data-testid="<testid>"]` (VS Code nests
- * each webview's document in two iframes), waited for until it exists.
+ * The live (not detached) frames whose document contains `[data-testid="<testid>"]`, in the
+ * page's order (VS Code nests each webview's document in two iframes).
+ * @param {import('playwright-core').Page} page
+ * @param {string} testid
+ * @returns {Promise<import('playwright-core').Frame[]>}
+ */
+export async function framesWith(page, testid) {
+  /** @type {import('playwright-core').Frame[]} */
+  const found = [];
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame() || frame.isDetached()) continue;
+    try {
+      if ((await frame.locator(`[data-testid="${testid}"]`).count()) > 0) found.push(frame);
+    } catch (err) {
+      // A webview frame navigating or detaching between frames() and count() is expected; anything else is not.
+      if (!/detached|navigat|Execution context was destroyed/i.test(err.message)) throw err;
+    }
+  }
+  return found;
+}
+
+/**
+ * The frame of a webview whose document contains `[data-testid="<testid>"]`, waited for until
+ * it exists (the first, when there are several).
  * @param {import('playwright-core').Page} page
  * @param {string} testid
  * @param {number} [timeoutMs]
  * @returns {Promise<import('playwright-core').Frame>}
  */
 export function webviewFrame(page, testid, timeoutMs = UI_TIMEOUT) {
-  const probe = async () => {
-    for (const frame of page.frames()) {
-      if (frame === page.mainFrame() || frame.isDetached()) continue;
-      try {
-        if ((await frame.locator(`[data-testid="${testid}"]`).count()) > 0) return frame;
-      } catch (err) {
-        // A webview frame navigating or detaching between frames() and count() is expected; anything else is not.
-        if (!/detached|navigat|Execution context was destroyed/i.test(err.message)) throw err;
-      }
-    }
-    return undefined;
-  };
+  const probe = async () => (await framesWith(page, testid))[0];
   const frames = () =>
     page
       .frames()

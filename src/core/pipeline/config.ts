@@ -1,11 +1,8 @@
 import type { CacheTtl, PipelineConfig } from '../conversation/conversationModel';
 import { DEFAULT_OUTPUT_RESERVE, modelInfo } from '../models/modelFacts';
 import { THINKING_SETTINGS, type ThinkingSetting } from '../models/thinking';
-
+import { formatCount as fmt } from '../tools/result';
 import { effectiveWindow } from './window';
-
-/** A token count as the settings' messages show it (12,000). */
-const fmt = (n: number): string => n.toLocaleString('en-US');
 
 /** What a user may set; everything optional, resolved against the model's facts. */
 export interface PipelineSettings {

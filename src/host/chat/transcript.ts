@@ -1,6 +1,7 @@
 import type { ToolOutcome } from '../../core/agent/agentPorts';
 import { isPlaceholder } from '../../core/compaction/layerContext';
 import { isUserWords } from '../../core/compaction/regions';
+import { headChars } from '../../core/platform/text';
 import { endsInsideTurn } from '../../core/compaction/summaryReplacement';
 import type { Block, InjectionRef, Message, ToolResultContent } from '../../core/conversation/conversationModel';
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
@@ -39,7 +40,7 @@ function firstLine(text: string, tag: string): string | undefined {
     .map((l) => l.trim())
     .find((l) => l !== '' && l !== `</${tag}>`);
   if (!line) return undefined;
-  return line.length > INJECTED_LABEL_CHARS ? `${line.slice(0, INJECTED_LABEL_CHARS - 1).trimEnd()}…` : line;
+  return line.length > INJECTED_LABEL_CHARS ? `${headChars(line, INJECTED_LABEL_CHARS - 1).trimEnd()}…` : line;
 }
 
 /** `path:start-end` of a selection block: from its structured data, else (older sessions) from its text. */
@@ -181,28 +182,23 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf):
   for (const m of messages) {
     if (m.role === 'user') {
       const u = userItem(m, tokensOf);
-      const summaries: ChatItem[] = m.blocks.flatMap((b) =>
-        b.type === 'summary'
-          ? [
-              {
-                kind: 'summary' as const,
-                id: b.meta.id,
-                firstTurn: b.turnRange[0],
-                lastTurn: b.turnRange[1],
-                text: b.text,
-                compactionId: b.compactionId,
-                ...(endsInsideTurn(b.text) ? { inTurn: true } : {}),
-              },
-            ]
-          : [],
-      );
+      const summaries: ChatItem[] = [];
+      for (const b of m.blocks)
+        if (b.type === 'summary')
+          summaries.push({
+            kind: 'summary',
+            id: b.meta.id,
+            firstTurn: b.turnRange[0],
+            lastTurn: b.turnRange[1],
+            text: b.text,
+            compactionId: b.compactionId,
+            ...(endsInsideTurn(b.text) ? { inTurn: true } : {}),
+          });
       // In the order the model reads them: a summary of whole turns comes before the user's
       // words it keeps ("…follow, verbatim"), one that ends inside a turn after them.
-      const summaryFirst = m.blocks.findIndex((b) => b.type === 'summary');
-      const wordsFirst = m.blocks.findIndex(isUserWords);
-      if (summaryFirst >= 0 && (wordsFirst < 0 || summaryFirst < wordsFirst))
-        items.push(...summaries, ...(u ? [u] : []));
-      else items.push(...(u ? [u] : []), ...summaries);
+      const words = u ? [u] : [];
+      const first = m.blocks.findIndex((b) => b.type === 'summary' || isUserWords(b));
+      items.push(...(m.blocks[first]?.type === 'summary' ? [...summaries, ...words] : [...words, ...summaries]));
       continue;
     }
     // A tool-only answer keeps its header row (tokens, pin), as it does live (the webview draws it
