@@ -5,7 +5,7 @@
  */
 import type { Compactor } from '../src/core/compaction/compactor';
 import { guardToolResultContent } from '../src/core/compaction/toolResultGuard';
-import type { Block, BlockMeta, Message } from '../src/core/conversation/conversationModel';
+import type { Block, BlockMeta, ConversationState, Message } from '../src/core/conversation/conversationModel';
 
 /**
  * Where spills would go. Nothing is written: the replay keeps what the model sees (the preview
@@ -19,11 +19,13 @@ export type ToolNames = Map<string, string>;
 /**
  * The message with every tool result guarded for a `contextWindow`-token window: a string
  * result through `compactor.guardResult`, a result with parts through guardToolResultContent
- * (text parts guarded, images kept). A changed block is a new block (fresh meta, so its token
- * count is recounted); `guarded` counts the results that changed.
+ * (text parts guarded, images kept), then the message's results as one round through
+ * `compactor.guardRound` against `state` (the history it joins). A changed block is a new
+ * block (fresh meta, so its token count is recounted); `guarded` counts the results that changed.
  */
 export function guardArrival(
   m: Message,
+  state: ConversationState,
   compactor: Compactor,
   contextWindow: number,
   names: ToolNames,
@@ -33,7 +35,7 @@ export function guardArrival(
     return { message: m, guarded: 0 };
   }
   let guarded = 0;
-  const blocks = m.blocks.map((b): Block => {
+  const single = m.blocks.map((b): Block => {
     if (b.type !== 'tool_result') return b;
     const opts = {
       contextWindow,
@@ -46,8 +48,26 @@ export function guardArrival(
         ? compactor.guardResult(b.content, opts).content
         : guardToolResultContent(b.content, opts).content;
     if (content === b.content) return b;
-    guarded++;
     return { ...b, content, meta: freshMeta(b.meta) };
+  });
+  // Then the round as a whole, as the agent's turn loop does (roundGuard.ts).
+  const round = single.flatMap((b) =>
+    b.type === 'tool_result' ? [{ toolUseId: b.toolUseId, content: b.content, isError: b.isError === true }] : [],
+  );
+  const fitted =
+    round.length === 0
+      ? []
+      : compactor.guardRound(state, round, {
+          spillDirectory: SPILL_DIRECTORY,
+          toolName: (id) => names.get(id) ?? 'tool',
+        }).results;
+  let k = 0;
+  const blocks = single.map((b, i): Block => {
+    if (b.type !== 'tool_result') return b;
+    const content = (fitted[k++] as (typeof fitted)[number]).content;
+    const final = content === b.content ? b : { ...b, content, meta: freshMeta(b.meta) };
+    if (final !== m.blocks[i]) guarded++;
+    return final;
   });
   return guarded === 0 ? { message: m, guarded } : { message: { ...m, blocks }, guarded };
 }

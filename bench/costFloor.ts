@@ -1,9 +1,12 @@
 /**
  * The cost floor of a transcript: what its requests would cost if each paid only for what no
  * context policy can avoid — the unseen system prompt and tools read from the cache (written
- * once, by the first request), every message written to the cache once, when it is new, and
- * the answer's output tokens. History costs nothing here, so no policy can go below it; the
- * replay prints it beside the baseline so "cost ÷ baseline" reads against what was possible.
+ * once, by the first request), every message written to the cache once, when it is new (at
+ * its size in the transcript), and the answer's output tokens. History costs nothing here, so
+ * no policy that sends each new message whole can go below it (the arrival guards, which spill
+ * large results to files, may: on a round of many large results the replay can come in under
+ * it); the replay prints it beside the baseline so "cost ÷ baseline" reads against what was
+ * possible.
  * Priced per request by the transcript's model, 5-minute cache writes.
  */
 import type { Calibration } from '../src/core/tokens/calibration';

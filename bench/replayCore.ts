@@ -266,7 +266,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       if (e.message.role === 'assistant' && answered !== undefined) compactor.observeAnswer(answered, e.message);
       answered = undefined;
       files.observe(e.message);
-      const g = guardArrival(e.message, compactor, state.config.contextWindow, names);
+      const g = guardArrival(e.message, state, compactor, state.config.contextWindow, names);
       totals.guarded += g.guarded;
       state = { ...state, messages: appendMerged(state.messages, g.message) };
       continue;

@@ -10,9 +10,9 @@ import { damageTranscript } from './support/damagedTranscript';
 /**
  * Every real session, damaged the ways unseen sessions are (support/damagedTranscript.ts:
  * an interrupted call, null usage, screenshots, lone surrogates, empty text, a 500 KB result, a
- * repeated tool_use id), replayed by the default pipeline with each summariser route. Every
- * request — the conversation's and the summariser's — must be one the API accepts, and none
- * may overflow.
+ * repeated tool_use id, a round of 24 parallel results larger than a 100k window), replayed
+ * by the default pipeline with each summariser route. Every request — the conversation's and
+ * the summariser's — must be one the API accepts, and none may overflow.
  */
 describe('bench replay: damaged real sessions', function () {
   this.timeout(180_000);

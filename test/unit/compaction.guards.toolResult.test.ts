@@ -60,7 +60,7 @@ describe('compaction guards: tool-result guard', () => {
     assert.equal(header, g.notice);
     assert.match(
       g.notice ?? '',
-      /^\[The run_command result is too large to show inline \(31,000 characters, 31\.0 KB, 310 lines\); it was saved in full to \/s\/tool-results\/toolu_1\.txt\. .*read it with read_file path=\/s\/tool-results\/toolu_1\.txt offset=(\d+)/,
+      /^\[The run_command result \(31,000 characters, 31\.0 KB, 310 lines\) is too large to show inline; it was saved in full to \/s\/tool-results\/toolu_1\.txt\. .*read it with read_file path=\/s\/tool-results\/toolu_1\.txt offset=(\d+)/,
     );
     const offset = Number(/offset=(\d+)/.exec(header ?? '')?.[1]);
     const preview = rest.slice(0, -1).join('\n') + '\n';

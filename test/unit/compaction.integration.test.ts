@@ -1,31 +1,20 @@
 import { strict as assert } from 'node:assert';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
-import { Compactor } from '../../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../../src/core/compaction/policy';
 import type { CompactionRecord } from '../../src/core/compaction/types';
 import { resolveConfig, type PipelineSettings } from '../../src/core/pipeline/config';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
-import { messageRawTokens } from '../../src/core/tokens/blockTokens';
-import { applyCalibration } from '../../src/core/tokens/calibration';
 import { createTiktokenTokenizer } from '../../src/core/tokens/tiktoken';
-import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
 import { agentDeps } from './support/agentDeps';
+import { estimatorCompactor, fakeServerClient, moduleText } from './support/fakeServerAgent';
 import { nullSink } from './support/sessionSink';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
 
 const CHAT = 'claude-sonnet-4-6';
 const SUMMARISER = 'claude-haiku-4-5';
 const tokenizer = createTiktokenTokenizer();
-
-/** ~3 000 tokens of code-like text, different per turn so nothing is cached by accident. */
-function bigResult(n: number): string {
-  return Array.from(
-    { length: 240 },
-    (_, i) => `line ${i} of module${n}.ts: export function handler${n}_${i}(req) { return req.user?.id ?? null; }`,
-  ).join('\n');
-}
 
 /** An agent session wired to the fake Anthropic server over real HTTP and the official SDK. */
 function world(
@@ -36,18 +25,13 @@ function world(
 ) {
   const resolved = resolveConfig({ model: CHAT, summarizerModel: SUMMARISER, ...pipeline });
   assert.ok(resolved.ok);
-  const llm = new AnthropicLlmClient({
-    apiKey: async () => 'sk-ant-test',
-    baseUrl: fake.url,
-    retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-    sleep: async () => undefined,
-  });
+  const llm = fakeServerClient(fake.url);
   let t = Date.parse('2026-11-21T10:00:00Z');
   const records: CompactionRecord[] = [];
   const base = agentDeps({
     llm,
     tools: {
-      run: async (call) => ({ content: bigResult(Number((call.input as { n?: number }).n ?? 0)), isError: false }),
+      run: async (call) => ({ content: moduleText(Number((call.input as { n?: number }).n ?? 0)), isError: false }),
     },
     sink: nullSink({ compaction: async (r) => void records.push(r) }),
     clock: { now: () => (t += 1000) },
@@ -56,17 +40,7 @@ function world(
     pasteDirectory: '/tmp/cp-it',
     maxToolRounds,
   });
-  const { clock, ids, estimator } = base;
-  const settings = { ...DEFAULT_COMPACTION_SETTINGS, ...compaction };
-  const compactor = new Compactor({
-    summariser: llm,
-    clock,
-    ids,
-    tokensOf: (m) => applyCalibration(estimator.calibration, messageRawTokens(m, tokenizer)),
-    measure: (s) => estimator.estimate(s).tokens,
-    settings: () => settings,
-    timeout: () => new Promise(() => undefined),
-  });
+  const compactor = estimatorCompactor(base, llm, { ...DEFAULT_COMPACTION_SETTINGS, ...compaction });
   const events: AgentEvent[] = [];
   let turn = 0;
   const session = new AgentSession(

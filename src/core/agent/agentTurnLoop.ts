@@ -1,5 +1,5 @@
 import type { LlmResult, ToolCall, ToolRunner } from './agentPorts';
-import { applyUserMessage, assembleUserMessage } from '../conversation/assemble';
+import { applyUserMessage, assembleUserMessage, type ToolResultInput } from '../conversation/assemble';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { priorFactorFor } from '../tokens/calibration';
 import { modelInfo } from '../models/modelFacts';
@@ -9,6 +9,7 @@ import { serverRequestFor } from './serverRequest';
 import { turnEndReason, type TurnEndReason } from './events';
 import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound } from './toolRound';
+import { roundGuardNotice } from '../compaction/roundGuard';
 import { addContextAfterTools } from './contextAfterTools';
 import type { SessionCore } from './sessionCore';
 import { STOPPED_WHILE_TOOLS_RAN } from './standInAnswers';
@@ -174,14 +175,18 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
           });
         break;
       }
-      const results = await runToolRound(calls, controller.signal, {
-        tools: tools,
-        ...(core.deps.compactor ? { compactor: core.deps.compactor } : {}),
-        writeFile: core.deps.writeFile,
-        spillDirectory: core.deps.pasteDirectory,
-        contextWindow: core.state.config.contextWindow,
-        emit: core.emit,
-      });
+      const results = await fitRound(
+        core,
+        calls,
+        await runToolRound(calls, controller.signal, {
+          tools: tools,
+          ...(core.deps.compactor ? { compactor: core.deps.compactor } : {}),
+          writeFile: core.deps.writeFile,
+          spillDirectory: core.deps.pasteDirectory,
+          contextWindow: core.state.config.contextWindow,
+          emit: core.emit,
+        }),
+      );
       core.state = await addContextAfterTools(core.state, core.deps.contextAfterTools, calls, results, (text) =>
         core.emit({ type: 'notice', level: 'warning', text }),
       );
@@ -216,6 +221,29 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
     core.running = undefined;
     core.emit({ type: 'turn_finished', reason, ...(stopReason !== undefined ? { stopReason } : {}) });
   }
+}
+
+/**
+ * The round guard (roundGuard.ts): when the round's results together are more than the window
+ * leaves for them, the largest are spilled to the session folder (written here) and the user
+ * is told; the results as they are otherwise (and without a compactor).
+ */
+async function fitRound(
+  core: SessionCore,
+  calls: readonly ToolCall[],
+  results: readonly ToolResultInput[],
+): Promise<readonly ToolResultInput[]> {
+  const compactor = core.deps.compactor;
+  if (!compactor) return results;
+  const names = new Map(calls.map((c) => [c.id, c.name]));
+  const fitted = compactor.guardRound(core.state, results, {
+    spillDirectory: core.deps.pasteDirectory,
+    toolName: (id) => names.get(id) ?? 'tool',
+  });
+  for (const spill of fitted.spills) await core.deps.writeFile(spill.path, spill.content);
+  const notice = roundGuardNotice(fitted);
+  if (notice) core.emit({ type: 'notice', level: 'info', text: notice });
+  return fitted.results;
 }
 
 /**

@@ -16,12 +16,14 @@ import {
 } from './compactorRuns';
 import type { LayerContext, LayerResult } from './layerContext';
 import { microcompact } from './microcompact';
-import { effectiveWindow, type CompactionSettings } from './policy';
+import { effectiveWindow, fixedRequestTokens, type CompactionSettings } from './policy';
 import { applyMask, maskCandidates } from './mask';
 import { planCompaction, type CompactionPlan } from './plan';
 import { pickRegions, protectedFrom } from './regions';
 import { snip } from './snip';
 import { guardToolResult } from './toolResultGuard';
+import { guardRound, resultContentTokens, roundBudgetTokens, type GuardedRound } from './roundGuard';
+import type { ToolResultInput } from '../conversation/assemble';
 import { previewReattach } from './reattachRun';
 import { SessionMeasures, type AnswerUsage } from './sessionMeasures';
 import type { CompactionRecord, CompactionTrigger } from './types';
@@ -63,6 +65,24 @@ export class Compactor {
     opts: { contextWindow: number; spillDirectory: string; fileName: string; toolName: string },
   ): { content: string; spill?: Spill; notice?: string } {
     return guardToolResult(content, opts);
+  }
+
+  /**
+   * Fits a whole tool round's results (the calls are `state`'s last message) into what the
+   * window leaves for them beside the rest (see roundGuard.ts): the largest are spilled to
+   * `spillDirectory` (the caller writes the spills) until the round fits.
+   */
+  guardRound(
+    state: ConversationState,
+    results: readonly ToolResultInput[],
+    opts: { readonly spillDirectory: string; readonly toolName: (toolUseId: string) => string },
+  ): GuardedRound {
+    const { tokensOf, measure } = this.deps;
+    return guardRound(results, {
+      ...opts,
+      budgetTokens: roundBudgetTokens(state, this.deps.settings(), tokensOf, measure),
+      tokensOf: (content) => resultContentTokens(content, tokensOf),
+    });
   }
 
   /**
@@ -210,12 +230,9 @@ export class Compactor {
     opts: { readonly cacheWarm: boolean; readonly mode: 'auto' | 'manual'; readonly routeCacheWarm?: boolean },
   ): CompactionPlan {
     const tokensOf = this.deps.tokensOf;
-    let messageTokens = 0;
-    for (const m of state.messages) messageTokens += tokensOf(m);
-    const fixedTokens = Math.max(0, this.deps.measure(state) - messageTokens);
     return planCompaction(state, {
       tokensOf,
-      fixedTokens,
+      fixedTokens: fixedRequestTokens(state, tokensOf, this.deps.measure),
       settings: this.deps.settings(),
       cacheWarm: opts.cacheWarm,
       mode: opts.mode,

@@ -1,4 +1,4 @@
-import type { PipelineConfig } from '../conversation/conversationModel';
+import type { ConversationState, Message, PipelineConfig } from '../conversation/conversationModel';
 import type { SummaryPolicy } from './regions';
 import { contextPressure, effectiveWindow } from '../pipeline/window';
 import {
@@ -97,6 +97,22 @@ export function pressureOf(tokens: number, config: PipelineConfig, settings: Com
  */
 export const KEEP_RECENT_MAX_ROOM_SHARE = 0.5;
 
+/** Tokens of a request for `state` besides its messages (system prompt, tools, framing): `measure` less every message. */
+export function fixedRequestTokens(
+  state: ConversationState,
+  tokensOf: (m: Message) => number,
+  measure: (state: ConversationState) => number,
+): number {
+  let messageTokens = 0;
+  for (const m of state.messages) messageTokens += tokensOf(m);
+  return Math.max(0, measure(state) - messageTokens);
+}
+
+/** The prompt size a compaction at the hard threshold must at least reach: the threshold less its buffer. */
+export function hardTargetTokens(config: PipelineConfig, settings: CompactionSettings): number {
+  return (config.hardThreshold - settings.hardBuffer) * effectiveWindow(config);
+}
+
 /**
  * The newest tokens a compaction keeps out of every region: the configured `keepRecentTokens`,
  * capped to {@link KEEP_RECENT_MAX_ROOM_SHARE} of what the fixed prompt (`fixedTokens`) leaves
@@ -107,8 +123,7 @@ export const KEEP_RECENT_MAX_ROOM_SHARE = 0.5;
  * threshold. 0 when nothing is left.
  */
 export function keepRecentTokensFor(config: PipelineConfig, settings: CompactionSettings, fixedTokens: number): number {
-  const target = (config.hardThreshold - settings.hardBuffer) * effectiveWindow(config);
-  const room = Math.max(0, target - fixedTokens);
+  const room = Math.max(0, hardTargetTokens(config, settings) - fixedTokens);
   return Math.min(config.keepRecentTokens, Math.floor(KEEP_RECENT_MAX_ROOM_SHARE * room));
 }
 

@@ -122,32 +122,65 @@ export function guardToolResultContent(
   return { content: changed ? parts : content, spills, cutChars, notices };
 }
 
-function guardText(content: string, opts: ToolResultGuardOptions, limit: number, fileName: string): GuardedToolResult {
-  const spillDir = opts.spillDirectory.replace(/[\\/]+$/, '');
-  const tooBig = utf8Length(content) > GUARD_DEFAULTS.spillBytes || content.length > limit;
-  if (opts.spillDirectory.trim() !== '' && tooBig) {
-    const path = `${spillDir}/${fileName}`;
-    const preview = previewHead(content, Math.min(GUARD_DEFAULTS.previewChars, Math.floor(limit / 2)));
-    const offset = countNewlines(preview) + 1;
-    const readBack = `read_file path=${path} offset=${offset}`;
-    const notice =
-      `[The ${opts.toolName} result is too large to show inline (${formatCount(content.length)} characters, ${formatBytes(utf8Length(content))}, ${plural(lineCount(content), 'line')}); ` +
-      `it was saved in full to ${path}. Its beginning is shown below; to see the rest, read it with ${readBack} (add limit=… to page).]`;
-    const footer = `[… ${formatCount(content.length - preview.length)} more characters not shown; read them with ${readBack} …]`;
-    const text = `${notice}\n${preview}${preview.endsWith('\n') ? '' : '\n'}${footer}`;
-    const fitted = text.length <= limit ? text : fitWithin(text, limit, opts.toolName, path);
-    return { content: fitted, spill: { path, content }, cutChars: content.length - preview.length, notice };
+/**
+ * Spills one string result whole although it is within its own limits, because `why` (a
+ * clause such as "this round's 24 results together … are more than …"): saved to
+ * `spillDirectory/fileName` and replaced by a header, its first lines (at most
+ * `previewChars`) and where to continue. Without a spill directory it is cut head + tail to
+ * `previewChars` instead. Used by the round guard (roundGuard.ts).
+ */
+export function spillToolResult(
+  content: string,
+  opts: ToolResultGuardOptions,
+  why: string,
+  previewChars: number,
+): GuardedToolResult {
+  if (opts.spillDirectory.trim() === '') {
+    const cut = cutMiddle(content, previewChars, (c) => cutNotice(c, opts.toolName, previewChars, undefined, why));
+    return { content: cut.text, cutChars: cut.cutChars, notice: cut.notice };
   }
+  return spillText(content, opts, previewChars * 2, opts.fileName, `is not shown inline because ${why}`);
+}
+
+function guardText(content: string, opts: ToolResultGuardOptions, limit: number, fileName: string): GuardedToolResult {
+  const tooBig = utf8Length(content) > GUARD_DEFAULTS.spillBytes || content.length > limit;
+  if (opts.spillDirectory.trim() !== '' && tooBig) return spillText(content, opts, limit, fileName);
   if (content.length <= limit) return { content, cutChars: 0 };
   const cut = cutMiddle(content, limit, (c) => cutNotice(c, opts.toolName, limit));
   return { content: cut.text, cutChars: cut.cutChars, notice: cut.notice };
 }
 
-function cutNotice(c: MiddleCut, toolName: string, limit: number, spillPath?: string): string {
+/**
+ * Saves `content` whole to the spill folder and shows its first lines (about half of `limit`,
+ * at most the preview size); `predicate` says why, after "The tool result (size)".
+ */
+function spillText(
+  content: string,
+  opts: ToolResultGuardOptions,
+  limit: number,
+  fileName: string,
+  predicate = 'is too large to show inline',
+): GuardedToolResult {
+  const spillDir = opts.spillDirectory.replace(/[\\/]+$/, '');
+  const path = `${spillDir}/${fileName}`;
+  const preview = previewHead(content, Math.min(GUARD_DEFAULTS.previewChars, Math.floor(limit / 2)));
+  const offset = countNewlines(preview) + 1;
+  const readBack = `read_file path=${path} offset=${offset}`;
+  const notice =
+    `[The ${opts.toolName} result (${formatCount(content.length)} characters, ${formatBytes(utf8Length(content))}, ${plural(lineCount(content), 'line')}) ${predicate}; ` +
+    `it was saved in full to ${path}. Its beginning is shown below; to see the rest, read it with ${readBack} (add limit=… to page).]`;
+  const footer = `[… ${formatCount(content.length - preview.length)} more characters not shown; read them with ${readBack} …]`;
+  const text = `${notice}\n${preview}${preview.endsWith('\n') ? '' : '\n'}${footer}`;
+  const fitted = text.length <= limit ? text : fitWithin(text, limit, opts.toolName, path);
+  return { content: fitted, spill: { path, content }, cutChars: content.length - preview.length, notice };
+}
+
+function cutNotice(c: MiddleCut, toolName: string, limit: number, spillPath?: string, why?: string): string {
   const rest = spillPath
     ? `read the full result with read_file path=${spillPath}`
     : `run ${toolName} again with narrower arguments (e.g. read_file offset/limit, a more specific search or command) to see the rest`;
-  return `[… ${formatCount(c.cutChars)} characters (${plural(c.cutLines, 'line break')}) cut from the middle of this result, from line ${formatCount(c.firstCutLine)}: a tool result may hold at most ${formatCount(limit)} characters in this context window; ${rest} …]`;
+  const reason = why ?? `a tool result may hold at most ${formatCount(limit)} characters in this context window`;
+  return `[… ${formatCount(c.cutChars)} characters (${plural(c.cutLines, 'line break')}) cut from the middle of this result, from line ${formatCount(c.firstCutLine)}: ${reason}; ${rest} …]`;
 }
 
 /** Last resort for a spill header that alone exceeds a tiny limit. */

@@ -3,8 +3,9 @@
  * deterministically, so the replay tests can ask whether the pipeline still sends only valid
  * requests: an interrupted tool call followed by the agent's own compaction, usage records
  * without a time or with `null` usage, dated model ids, tool results that are screenshots,
- * user text with an empty block and a lone surrogate, a 500 KB tool result and a repeated
- * tool_use id.
+ * user text with an empty block and a lone surrogate, a 500 KB tool result, a repeated
+ * tool_use id, and one round of 24 parallel calls whose results (16 KB each, under the
+ * per-result spill size) together hold more than a 100k window.
  */
 
 type Json = Record<string, unknown>;
@@ -40,6 +41,7 @@ export function damageTranscript(text: string): string {
       recs.splice(cut + 1, 0, compaction);
     } else recs.splice(cut, 1, compaction);
   }
+  widenOneRound(recs);
   let usages = 0;
   let messages = 0;
   let hugeDone = false;
@@ -73,4 +75,35 @@ export function damageTranscript(text: string): string {
       blocks.push({ type: 'text', text: '' }, { type: 'text', text: 'a broken \ud800 half' });
   }
   return recs.map((r) => JSON.stringify(r)).join('\n') + '\n';
+}
+
+/** 16 KB of distinct code-like text for parallel result `k`. */
+function parallelResult(k: number): string {
+  return Array.from({ length: 200 }, (_, i) => `export const item${k}_${i} = load('part-${k}-${i}.json'); // ${k}:${i}`)
+    .join('\n')
+    .slice(0, 16_000);
+}
+
+/**
+ * The first single-call round past 60 % of the file becomes 24 parallel calls of the same tool,
+ * each answered with {@link parallelResult}: ~100k tokens arriving in one round.
+ */
+function widenOneRound(recs: Json[]): void {
+  const at = recs.findIndex((r, i) => {
+    if (i < recs.length * 0.6 || r.kind !== 'message' || roleOf(r) !== 'assistant') return false;
+    const uses = (blocksOf(r) ?? []).filter((b) => b.type === 'tool_use');
+    const next = recs[i + 1];
+    const results = next && roleOf(next) === 'user' ? (blocksOf(next) ?? []) : [];
+    return uses.length === 1 && results.length === 1 && results[0]?.type === 'tool_result';
+  });
+  if (at < 0) return;
+  const use = (blocksOf(recs[at] as Json) ?? []).find((b) => b.type === 'tool_use') as Block;
+  const others = (blocksOf(recs[at] as Json) ?? []).filter((b) => b.type !== 'tool_use');
+  const ids = Array.from({ length: 24 }, (_, k) => `${String(use.id)}_p${k}`);
+  (recs[at] as { message: { content: Block[] } }).message.content = [...others, ...ids.map((id) => ({ ...use, id }))];
+  (recs[at + 1] as { message: { content: Block[] } }).message.content = ids.map((id, k) => ({
+    type: 'tool_result',
+    tool_use_id: id,
+    content: parallelResult(k),
+  }));
 }

@@ -1,0 +1,177 @@
+/**
+ * Round guard: the tool-result guard for a whole tool round. Each result is guarded on its
+ * own as it arrives (toolResultGuard.ts: spilled over 30 KB, cut over 30 % of the window), but
+ * a round of many parallel calls can still bring more than the window can hold beside the
+ * rest of the conversation — 24 reads of 15 KB each are ~100k tokens, and compaction can never
+ * shrink the newest round (a tool_use goes with its tool_result). So the round's results
+ * together get a budget: what the hard threshold leaves beside the system prompt and tools,
+ * every word of the user, pinned content, the calls themselves and room for a summary — the
+ * least a compaction can leave. Over it, the largest results are spilled to files (a preview
+ * and the path, so nothing is lost) until the round fits; if previews alone are still too
+ * many, every result is cut to an equal share. Pure: the caller writes the spills.
+ */
+import type { ToolResultInput } from '../conversation/assemble';
+import type { ConversationState, Message, ToolResultContent } from '../conversation/conversationModel';
+import type { Spill } from '../conversation/paste';
+import { formatCount, plural } from '../tools/result';
+import { GUARD_DEFAULTS } from './guardDefaults';
+import { fixedRequestTokens, hardTargetTokens, type CompactionSettings } from './policy';
+import { isUserWords } from './regions';
+import { spillToolResult } from './toolResultGuard';
+
+/** Room kept for the summary a compaction would write (at most this, at most 10 % of the hard target). */
+export const ROUND_SUMMARY_ALLOWANCE_TOKENS = 4_000;
+
+/** A round's budget is never below this many tokens (a window too small for even that overflows anyway). */
+export const ROUND_MIN_BUDGET_TOKENS = 1_000;
+
+/** A result is spilled only when it is longer than this many characters (a preview is ~2 000). */
+const SPILL_WORTH_CHARS = Math.round(GUARD_DEFAULTS.previewChars * 1.5);
+
+/** The least a result keeps when every result must be cut to an equal share. */
+const MIN_SHARE_CHARS = 300;
+
+/** Characters per token assumed when a token budget becomes a character share (low: code and JSON run ~3–3.5). */
+const SHARE_CHARS_PER_TOKEN = 3;
+
+/**
+ * Tokens the results of the tool round about to arrive may hold together in `state` (its last
+ * message is the assistant's calls): what a compaction at the hard threshold must reach
+ * (hardTargetTokens), less the fixed part of the request (system prompt, tools, framing, by
+ * `measure`), every user word (summaries quote them whole), pinned messages, the last message
+ * (the calls) and room for a summary. At least {@link ROUND_MIN_BUDGET_TOKENS}.
+ */
+export function roundBudgetTokens(
+  state: ConversationState,
+  settings: CompactionSettings,
+  tokensOf: (m: Message) => number,
+  measure: (state: ConversationState) => number,
+): number {
+  const target = hardTargetTokens(state.config, settings);
+  let kept =
+    fixedRequestTokens(state, tokensOf, measure) + Math.min(ROUND_SUMMARY_ALLOWANCE_TOKENS, Math.round(0.1 * target));
+  const last = state.messages.length - 1;
+  state.messages.forEach((m, i) => {
+    if (i === last || m.blocks.some((b) => b.meta.pinned)) kept += tokensOf(m);
+    else {
+      const words = m.blocks.filter(isUserWords);
+      if (words.length > 0) kept += tokensOf({ ...m, id: `${m.id}#user-words`, blocks: words });
+    }
+  });
+  return Math.max(ROUND_MIN_BUDGET_TOKENS, Math.floor(target - kept));
+}
+
+/** Calibrated tokens of one tool result's content, as a result block of its own message. */
+export function resultContentTokens(content: ToolResultContent, tokensOf: (m: Message) => number): number {
+  const meta = {
+    id: 'round-guard#r',
+    tier: 3,
+    source: 'tool',
+    createdAt: 0,
+    pinned: false,
+    compactable: true,
+  } as const;
+  return tokensOf({
+    id: 'round-guard',
+    role: 'user',
+    turn: 0,
+    blocks: [{ type: 'tool_result', toolUseId: 'round-guard', content, meta: { ...meta } }],
+  });
+}
+
+/** What the round guard needs besides the results. */
+export interface RoundGuardOptions {
+  /** Tokens the round's results may hold together ({@link roundBudgetTokens}). */
+  readonly budgetTokens: number;
+  /** Calibrated tokens of one result's content. */
+  readonly tokensOf: (content: ToolResultContent) => number;
+  /** Folder for spilled results (as for the per-result guard); empty: results are cut, not spilled. */
+  readonly spillDirectory: string;
+  /** The name of the tool a call id ran, for the notices. */
+  readonly toolName: (toolUseId: string) => string;
+}
+
+/** A guarded round: the results in their order (untouched ones are the same objects) and what was done. */
+export interface GuardedRound {
+  readonly results: readonly ToolResultInput[];
+  /** Files the caller must write before the results are sent. */
+  readonly spills: readonly Spill[];
+  /** Results spilled to a file, and results cut to a share (a result may be both). */
+  readonly spilled: number;
+  readonly cut: number;
+  /** The round's tokens before and after. */
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+}
+
+/**
+ * Fits a tool round's results into `opts.budgetTokens` (see the module comment); the round as
+ * it is when it fits. Only string results are changed (results with images keep their parts).
+ */
+export function guardRound(results: readonly ToolResultInput[], opts: RoundGuardOptions): GuardedRound {
+  const tokens = results.map((r) => opts.tokensOf(r.content));
+  const tokensBefore = tokens.reduce((a, b) => a + b, 0);
+  let total = tokensBefore;
+  const out = [...results];
+  const spills: Spill[] = [];
+  let spilled = 0;
+  let cut = 0;
+  if (total > opts.budgetTokens) {
+    const why = `this round's ${results.length} tool results together (about ${formatCount(tokensBefore)} tokens) are more than the context window leaves for them (about ${formatCount(opts.budgetTokens)} tokens)`;
+    const replace = (i: number, content: string): void => {
+      const r = out[i] as ToolResultInput;
+      out[i] = { ...r, content };
+      const now = opts.tokensOf(content);
+      total += now - (tokens[i] as number);
+      tokens[i] = now;
+    };
+    const largest = results
+      .map((r, i) => i)
+      .filter((i) => typeof results[i]?.content === 'string' && (results[i]?.content.length ?? 0) > SPILL_WORTH_CHARS)
+      .sort((a, b) => (tokens[b] as number) - (tokens[a] as number));
+    for (const i of largest) {
+      if (total <= opts.budgetTokens) break;
+      const r = out[i] as ToolResultInput & { content: string };
+      const g = spillToolResult(r.content, guardOptions(r, opts), why, GUARD_DEFAULTS.previewChars);
+      if (g.spill) spills.push(g.spill);
+      spilled++;
+      replace(i, g.content);
+    }
+    if (total > opts.budgetTokens) {
+      const strings = out.filter((r) => typeof r.content === 'string').length;
+      const share = Math.max(
+        MIN_SHARE_CHARS,
+        Math.floor((opts.budgetTokens * SHARE_CHARS_PER_TOKEN) / Math.max(1, strings)),
+      );
+      out.forEach((r, i) => {
+        if (typeof r.content !== 'string' || r.content.length <= share) return;
+        const g = spillToolResult(r.content, { ...guardOptions(r, opts), spillDirectory: '' }, why, share);
+        cut++;
+        replace(i, g.content);
+      });
+    }
+  }
+  return { results: out, spills, spilled, cut, tokensBefore, tokensAfter: total };
+}
+
+/** The per-result guard's options for one result of the round. */
+function guardOptions(r: ToolResultInput, opts: RoundGuardOptions) {
+  return {
+    contextWindow: 0,
+    spillDirectory: opts.spillDirectory,
+    fileName: `tool-${r.toolUseId}.txt`,
+    toolName: opts.toolName(r.toolUseId),
+  };
+}
+
+/** One sentence for the user about a guarded round; undefined when nothing was changed. */
+export function roundGuardNotice(g: GuardedRound): string | undefined {
+  if (g.spilled === 0 && g.cut === 0) return undefined;
+  const what = [
+    g.spilled > 0 ? `${plural(g.spilled, 'result')} saved to files (a preview and the path stay)` : '',
+    g.cut > 0 ? `${plural(g.cut, 'result')} cut to an equal share` : '',
+  ]
+    .filter((s) => s !== '')
+    .join(' and ');
+  return `This tool round's ${plural(g.results.length, 'result')} came to about ${formatCount(g.tokensBefore)} tokens, more than the context window leaves for them: ${what}, about ${formatCount(g.tokensAfter)} tokens now.`;
+}

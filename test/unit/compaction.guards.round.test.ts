@@ -1,0 +1,150 @@
+import { strict as assert } from 'node:assert';
+import type { ToolResultInput } from '../../src/core/conversation/assemble';
+import type { ToolResultContent } from '../../src/core/conversation/conversationModel';
+import { DEFAULT_COMPACTION_SETTINGS, hardTargetTokens } from '../../src/core/compaction/policy';
+import {
+  guardRound,
+  resultContentTokens,
+  roundBudgetTokens,
+  roundGuardNotice,
+  ROUND_MIN_BUDGET_TOKENS,
+  ROUND_SUMMARY_ALLOWANCE_TOKENS,
+  type RoundGuardOptions,
+} from '../../src/core/compaction/roundGuard';
+import { Convo, lines, tokensOf } from './support/compactionBuilders';
+
+const contentTokens = (c: ToolResultContent): number => resultContentTokens(c, tokensOf);
+const opts = (budgetTokens: number, o: Partial<RoundGuardOptions> = {}): RoundGuardOptions => ({
+  budgetTokens,
+  tokensOf: contentTokens,
+  spillDirectory: '/s/tool-results',
+  toolName: () => 'read_file',
+  ...o,
+});
+/** `n` results of about `chars` characters each (distinct text), ids toolu_1 … toolu_n. */
+const round = (n: number, chars: number): ToolResultInput[] =>
+  Array.from({ length: n }, (_, i) => ({
+    toolUseId: `toolu_${i + 1}`,
+    content: lines(Math.ceil(chars / 41), 40, `r${i + 1}`).slice(0, chars),
+  }));
+const total = (rs: readonly ToolResultInput[]): number => rs.reduce((n, r) => n + contentTokens(r.content), 0);
+
+describe('compaction guards: round guard', () => {
+  it('budgets what the hard target leaves beside the fixed prompt, every user word, pins, the calls and a summary', () => {
+    const c = new Convo().user('first question').read('a.ts', lines(400)).say('a.ts answers').user('second');
+    c.read('b.ts', lines(50));
+    c.messages.pop(); // the calls of the round about to arrive are the last message
+    const state = c.state({ contextWindow: 100_000 });
+    const fixed = 500;
+    const measure = (s: typeof state) => fixed + s.messages.reduce((n, m) => n + tokensOf(m), 0);
+    const target = hardTargetTokens(state.config, DEFAULT_COMPACTION_SETTINGS);
+    const words = tokensOf({ ...c.messages[0]!, blocks: c.messages[0]!.blocks }) + tokensOf(c.messages[4]!);
+    const expected = Math.floor(
+      target -
+        fixed -
+        Math.min(ROUND_SUMMARY_ALLOWANCE_TOKENS, Math.round(0.1 * target)) -
+        words -
+        tokensOf(c.messages.at(-1)!),
+    );
+    assert.equal(roundBudgetTokens(state, DEFAULT_COMPACTION_SETTINGS, tokensOf, measure), expected);
+    assert.ok(expected > 40_000 && expected < 70_000, `${expected}`);
+    // The old read (400 lines) is not subtracted: a compaction can take it; a pinned one cannot.
+    const pinned = {
+      ...c.messages[2]!,
+      blocks: c.messages[2]!.blocks.map((b) => ({ ...b, meta: { ...b.meta, pinned: true } })),
+    };
+    const withPin = { ...state, messages: state.messages.map((m, i) => (i === 2 ? pinned : m)) };
+    assert.equal(
+      roundBudgetTokens(withPin, DEFAULT_COMPACTION_SETTINGS, tokensOf, measure),
+      expected - tokensOf(pinned),
+    );
+  });
+
+  it('never budgets below its minimum, even when the system prompt alone fills the window', () => {
+    const state = new Convo().user('hi').state({ contextWindow: 20_000 });
+    assert.equal(
+      roundBudgetTokens(state, DEFAULT_COMPACTION_SETTINGS, tokensOf, () => 50_000),
+      ROUND_MIN_BUDGET_TOKENS,
+    );
+  });
+
+  it('leaves a round that fits as it is: the same objects, no spill, no notice', () => {
+    const rs = round(5, 4_000);
+    const g = guardRound(rs, opts(total(rs)));
+    assert.deepEqual(g.spills, []);
+    assert.ok(g.results.every((r, i) => r === rs[i]));
+    assert.equal(roundGuardNotice(g), undefined);
+  });
+
+  it('spills the largest results until the round fits, losing nothing', () => {
+    const rs = [
+      ...round(6, 12_000),
+      { toolUseId: 'toolu_small', content: 'ok' },
+      ...round(2, 30_000).map((r, i) => ({ ...r, toolUseId: `toolu_big${i}` })),
+    ];
+    const budget = 12_000;
+    assert.ok(total(rs) > 2 * budget);
+    const g = guardRound(rs, opts(budget));
+    assert.ok(g.tokensAfter <= budget, `${g.tokensAfter} > ${budget}`);
+    assert.equal(g.tokensAfter, total(g.results));
+    assert.equal(g.tokensBefore, total(rs));
+    assert.deepEqual(
+      g.results.map((r) => r.toolUseId),
+      rs.map((r) => r.toolUseId),
+      'same results, same order',
+    );
+    // The two largest went first.
+    assert.deepEqual(
+      g.spills.slice(0, 2).map((s) => s.path),
+      ['/s/tool-results/tool-toolu_big0.txt', '/s/tool-results/tool-toolu_big1.txt'],
+    );
+    for (const s of g.spills) {
+      const original = rs.find((r) => s.path.endsWith(`tool-${r.toolUseId}.txt`));
+      assert.equal(s.content, original?.content, 'the file holds the result whole');
+      const shown = g.results.find((r) => r.toolUseId === original?.toolUseId)?.content as string;
+      assert.match(
+        shown,
+        /^\[The read_file result \([\d,]+ characters, .*\) is not shown inline because this round's 9 tool results together \(about [\d,]+ tokens\) are more than the context window leaves for them \(about 12,000 tokens\); it was saved in full to \/s\/tool-results\/tool-toolu_\w+\.txt\./,
+      );
+      assert.ok(shown.includes((original?.content as string).slice(0, 500)), 'the preview shows its beginning');
+    }
+    assert.equal(g.results.find((r) => r.toolUseId === 'toolu_small')?.content, 'ok', 'small results are kept');
+    assert.ok(g.spilled < rs.length - 1, 'only as many as needed were spilled');
+    assert.equal(g.cut, 0);
+    assert.match(
+      roundGuardNotice(g) ?? '',
+      /^This tool round's 9 results came to about [\d,]+ tokens, more than the context window leaves for them: \d+ results saved to files \(a preview and the path stay\), about [\d,]+ tokens now\.$/,
+    );
+  });
+
+  it('cuts every result to an equal share when even the previews do not fit, or when spilling is off', () => {
+    for (const spillDirectory of ['/s/tool-results', '']) {
+      const rs = round(60, 5_000);
+      const budget = 10_000;
+      const g = guardRound(rs, opts(budget, { spillDirectory }));
+      assert.ok(g.tokensAfter <= budget, `${spillDirectory || 'no spill'}: ${g.tokensAfter} > ${budget}`);
+      assert.equal(g.cut, 60);
+      assert.equal(g.spills.length, spillDirectory ? 60 : 0, 'every original is in a file when spilling is on');
+      for (const r of g.results)
+        assert.match(
+          r.content as string,
+          /cut from the middle of this result, from line [\d,]+: this round's 60 tool results together/,
+        );
+    }
+  });
+
+  it('never changes a result with image parts', () => {
+    const image: ToolResultContent = [
+      { type: 'text', text: lines(2_000) },
+      {
+        type: 'image',
+        mediaType: 'image/png',
+        data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      },
+    ];
+    const rs: ToolResultInput[] = [{ toolUseId: 'toolu_img', content: image }, ...round(3, 20_000)];
+    const g = guardRound(rs, opts(2_000));
+    assert.equal(g.results[0], rs[0]);
+    assert.equal(g.spills.length, 3);
+  });
+});
