@@ -71,6 +71,11 @@ export const ChatItemSchema = v.variant('kind', [
      * cold); the original is in the Compactions view.
      */
     cleared: v.optional(v.boolean()),
+    /**
+     * The result was saved to a file by a guard (too large alone, or with the others of its
+     * round); the model sees its beginning and the path.
+     */
+    spilled: v.optional(v.boolean()),
   }),
   /**
    * The agent asks before a side effect: an edit (with its diff) or a shell command. Answered

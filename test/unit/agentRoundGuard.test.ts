@@ -85,6 +85,13 @@ describe('round guard: a round of parallel results larger than the window (SDK o
         `a result names ${path}`,
       );
     }
+    // The spilled results' cards show what the model sees (a second tool_finished), with their durations.
+    const finished = events.flatMap((e) => (e.type === 'tool_finished' ? [e] : []));
+    assert.equal(finished.length, 8 + files.size);
+    for (const e of finished.slice(8)) {
+      assert.match(String(e.outcome.content), /is not shown inline because this round's 8 tool results together/);
+      assert.equal(e.outcome.durationMs, finished.find((f) => f.call.id === e.call.id)?.outcome.durationMs);
+    }
     assert.deepEqual(checkInvariants(session.state), []);
   });
 });

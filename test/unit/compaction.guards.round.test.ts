@@ -11,6 +11,10 @@ import {
   ROUND_SUMMARY_ALLOWANCE_TOKENS,
   type RoundGuardOptions,
 } from '../../src/core/compaction/roundGuard';
+import { guardToolResult, isSpillPreview } from '../../src/core/compaction/toolResultGuard';
+import { maskStub } from '../../src/core/compaction/mask';
+import { toolItem } from '../../src/host/chat/transcript';
+import { parseChatToWebview } from '../../src/protocol/chat';
 import { Convo, lines, tokensOf } from './support/compactionBuilders';
 
 const contentTokens = (c: ToolResultContent): number => resultContentTokens(c, tokensOf);
@@ -118,18 +122,37 @@ describe('compaction guards: round guard', () => {
   });
 
   it('cuts every result to an equal share when even the previews do not fit, or when spilling is off', () => {
-    for (const spillDirectory of ['/s/tool-results', '']) {
+    // Dense text (2 characters a token, as code often is) must fit too: the share is measured, not assumed.
+    const dense = (c: ToolResultContent): number => Math.ceil((typeof c === 'string' ? c.length : 0) / 2) + 5;
+    for (const [spillDirectory, tokensOf] of [
+      ['/s/tool-results', contentTokens],
+      ['', contentTokens],
+      ['/s/tool-results', dense],
+    ] as const) {
       const rs = round(60, 5_000);
       const budget = 10_000;
-      const g = guardRound(rs, opts(budget, { spillDirectory }));
-      assert.ok(g.tokensAfter <= budget, `${spillDirectory || 'no spill'}: ${g.tokensAfter} > ${budget}`);
-      assert.equal(g.cut, 60);
+      const g = guardRound(rs, opts(budget, { spillDirectory, tokensOf }));
+      const what = `${spillDirectory || 'no spill'}, ${tokensOf === dense ? 'dense' : 'chars/4'}`;
+      assert.ok(g.tokensAfter <= budget, `${what}: ${g.tokensAfter} > ${budget}`);
+      assert.equal(
+        g.tokensAfter,
+        g.results.reduce((n, r) => n + tokensOf(r.content), 0),
+      );
+      assert.equal(g.cut, 60, what);
       assert.equal(g.spills.length, spillDirectory ? 60 : 0, 'every original is in a file when spilling is on');
-      for (const r of g.results)
+      assert.match(
+        roundGuardNotice(g) ?? '',
+        spillDirectory
+          ? /: 60 results saved to files \(a preview and the path stay\) and 60 cut to an equal share, about [\d,]+ tokens now\.$/
+          : /: 60 results cut to an equal share, about [\d,]+ tokens now\.$/,
+      );
+      for (const r of g.results) {
         assert.match(
           r.content as string,
           /cut from the middle of this result, from line [\d,]+: this round's 60 tool results together/,
         );
+        assert.equal((r.content as string).match(/cut from the middle/g)?.length, 1, 'one notice, never nested');
+      }
     }
   });
 
@@ -146,5 +169,32 @@ describe('compaction guards: round guard', () => {
     const g = guardRound(rs, opts(2_000));
     assert.equal(g.results[0], rs[0]);
     assert.equal(g.spills.length, 3);
+  });
+
+  it('a spilled result, alone or by its round, is recognised, and its chat card says it was saved to a file', () => {
+    const alone = guardToolResult(lines(1_000, 60), {
+      contextWindow: 200_000,
+      spillDirectory: '/s',
+      fileName: 'tool-a.txt',
+      toolName: 'run_command',
+    }).content;
+    const rs = round(4, 12_000);
+    const byRound = guardRound(rs, opts(4_000)).results[0]?.content as string;
+    for (const content of [alone, byRound, [{ type: 'text' as const, text: alone }]]) {
+      assert.ok(isSpillPreview(content));
+      const item = toolItem('toolu_1', 'read_file', { path: 'a.ts' }, { content, isError: false });
+      assert.ok(item.kind === 'tool' && item.spilled === true);
+      const post = parseChatToWebview({ type: 'upsert', item });
+      assert.ok(post.ok, 'the protocol accepts the marker');
+    }
+    for (const content of [
+      lines(40),
+      maskStub('read_file a.ts', 900, false),
+      '[The plan result is unknown; it was saved in full to nowhere',
+    ]) {
+      assert.equal(isSpillPreview(content), false, content.slice(0, 60));
+      const item = toolItem('toolu_1', 'read_file', { path: 'a.ts' }, { content, isError: false });
+      assert.ok(item.kind === 'tool' && item.spilled === undefined);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { LlmResult, ToolCall, ToolRunner } from './agentPorts';
+import type { LlmResult, ToolCall, ToolOutcome, ToolRunner } from './agentPorts';
 import { applyUserMessage, assembleUserMessage, type ToolResultInput } from '../conversation/assemble';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { priorFactorFor } from '../tokens/calibration';
@@ -175,6 +175,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
           });
         break;
       }
+      const outcomes = new Map<string, ToolOutcome>();
       const results = await fitRound(
         core,
         calls,
@@ -184,8 +185,12 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
           writeFile: core.deps.writeFile,
           spillDirectory: core.deps.pasteDirectory,
           contextWindow: core.state.config.contextWindow,
-          emit: core.emit,
+          emit: (e) => {
+            if (e.type === 'tool_finished') outcomes.set(e.call.id, e.outcome);
+            core.emit(e);
+          },
         }),
+        outcomes,
       );
       core.state = await addContextAfterTools(core.state, core.deps.contextAfterTools, calls, results, (text) =>
         core.emit({ type: 'notice', level: 'warning', text }),
@@ -225,13 +230,15 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
 
 /**
  * The round guard (roundGuard.ts): when the round's results together are more than the window
- * leaves for them, the largest are spilled to the session folder (written here) and the user
- * is told; the results as they are otherwise (and without a compactor).
+ * leaves for them, the largest are spilled to the session folder (written here), their cards
+ * updated to what the model sees, and the user is told; the results as they are otherwise (and
+ * without a compactor).
  */
 async function fitRound(
   core: SessionCore,
   calls: readonly ToolCall[],
   results: readonly ToolResultInput[],
+  outcomes: ReadonlyMap<string, ToolOutcome>,
 ): Promise<readonly ToolResultInput[]> {
   const compactor = core.deps.compactor;
   if (!compactor) return results;
@@ -241,6 +248,13 @@ async function fitRound(
     toolName: (id) => names.get(id) ?? 'tool',
   });
   for (const spill of fitted.spills) await core.deps.writeFile(spill.path, spill.content);
+  // A changed result's card shows what the model will see, as after a reload.
+  fitted.results.forEach((r, i) => {
+    const call = calls.find((c) => c.id === r.toolUseId);
+    const outcome = outcomes.get(r.toolUseId);
+    if (r !== results[i] && call && outcome)
+      core.emit({ type: 'tool_finished', call, outcome: { ...outcome, content: r.content } });
+  });
   const notice = roundGuardNotice(fitted);
   if (notice) core.emit({ type: 'notice', level: 'info', text: notice });
   return fitted.results;

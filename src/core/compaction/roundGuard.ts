@@ -31,9 +31,6 @@ const SPILL_WORTH_CHARS = Math.round(GUARD_DEFAULTS.previewChars * 1.5);
 /** The least a result keeps when every result must be cut to an equal share. */
 const MIN_SHARE_CHARS = 300;
 
-/** Characters per token assumed when a token budget becomes a character share (low: code and JSON run ~3–3.5). */
-const SHARE_CHARS_PER_TOKEN = 3;
-
 /**
  * Tokens the results of the tool round about to arrive may hold together in `state` (its last
  * message is the assistant's calls): what a compaction at the hard threshold must reach
@@ -125,10 +122,16 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
       total += now - (tokens[i] as number);
       tokens[i] = now;
     };
-    const largest = results
-      .map((r, i) => i)
-      .filter((i) => typeof results[i]?.content === 'string' && (results[i]?.content.length ?? 0) > SPILL_WORTH_CHARS)
-      .sort((a, b) => (tokens[b] as number) - (tokens[a] as number));
+    // Without a spill folder nothing is spilled: the results go straight to their shares below.
+    const largest =
+      opts.spillDirectory.trim() === ''
+        ? []
+        : results
+            .map((r, i) => i)
+            .filter(
+              (i) => typeof results[i]?.content === 'string' && (results[i]?.content.length ?? 0) > SPILL_WORTH_CHARS,
+            )
+            .sort((a, b) => (tokens[b] as number) - (tokens[a] as number));
     for (const i of largest) {
       if (total <= opts.budgetTokens) break;
       const r = out[i] as ToolResultInput & { content: string };
@@ -137,19 +140,30 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
       spilled++;
       replace(i, g.content);
     }
-    if (total > opts.budgetTokens) {
-      const strings = out.filter((r) => typeof r.content === 'string').length;
+    // Previews alone still too many: each string result is cut to an equal share of the room,
+    // in characters at the round's own measured characters per token (tried anew, smaller, at
+    // most 4 times, always from the previews, so notices never nest).
+    const base = [...out];
+    const cutIds = new Set<number>();
+    for (let attempt = 0, fraction = 0.9; attempt < 4 && total > opts.budgetTokens; attempt++, fraction *= 0.8) {
+      const strings = base.flatMap((r, i) => (typeof r.content === 'string' ? [i] : []));
+      if (strings.length === 0) break;
+      const stringTokens = strings.reduce((n, i) => n + opts.tokensOf((base[i] as ToolResultInput).content), 0);
+      const chars = strings.reduce((n, i) => n + (base[i] as ToolResultInput).content.length, 0);
+      const room = opts.budgetTokens - (total - strings.reduce((n, i) => n + (tokens[i] as number), 0));
       const share = Math.max(
         MIN_SHARE_CHARS,
-        Math.floor((opts.budgetTokens * SHARE_CHARS_PER_TOKEN) / Math.max(1, strings)),
+        Math.floor((Math.max(0, room) * (chars / Math.max(1, stringTokens)) * fraction) / strings.length),
       );
-      out.forEach((r, i) => {
-        if (typeof r.content !== 'string' || r.content.length <= share) return;
+      for (const i of strings) {
+        const r = base[i] as ToolResultInput & { content: string };
+        if (r.content.length <= share) continue;
         const g = spillToolResult(r.content, { ...guardOptions(r, opts), spillDirectory: '' }, why, share);
-        cut++;
+        cutIds.add(i);
         replace(i, g.content);
-      });
+      }
     }
+    cut = cutIds.size;
   }
   return { results: out, spills, spilled, cut, tokensBefore, tokensAfter: total };
 }
@@ -169,7 +183,7 @@ export function roundGuardNotice(g: GuardedRound): string | undefined {
   if (g.spilled === 0 && g.cut === 0) return undefined;
   const what = [
     g.spilled > 0 ? `${plural(g.spilled, 'result')} saved to files (a preview and the path stay)` : '',
-    g.cut > 0 ? `${plural(g.cut, 'result')} cut to an equal share` : '',
+    g.cut > 0 ? `${g.spilled > 0 ? formatCount(g.cut) : plural(g.cut, 'result')} cut to an equal share` : '',
   ]
     .filter((s) => s !== '')
     .join(' and ');

@@ -150,6 +150,15 @@ function guardText(content: string, opts: ToolResultGuardOptions, limit: number,
   return { content: cut.text, cutChars: cut.cutChars, notice: cut.notice };
 }
 
+/** The first line of a spilled result: the notice {@link spillText} writes. */
+const SPILL_NOTICE = /^\[The \S+ result \([\d,]+ characters, [^)\n]*\) [^\n]*; it was saved in full to /;
+
+/** Whether a result (or its first text part) is a spill preview: its original saved to a file by a guard. */
+export function isSpillPreview(content: ToolResultContent): boolean {
+  const text = typeof content === 'string' ? content : content.find((p) => p.type === 'text')?.text;
+  return text !== undefined && SPILL_NOTICE.test(text);
+}
+
 /**
  * Saves `content` whole to the spill folder and shows its first lines (about half of `limit`,
  * at most the preview size); `predicate` says why, after "The tool result (size)".

@@ -1,5 +1,6 @@
 import type { ToolOutcome } from '../../core/agent/agentPorts';
 import { isPlaceholder } from '../../core/compaction/layerContext';
+import { isSpillPreview } from '../../core/compaction/toolResultGuard';
 import { isUserWords } from '../../core/compaction/regions';
 import { headChars } from '../../core/platform/text';
 import { endsInsideTurn } from '../../core/compaction/summaryReplacement';
@@ -70,7 +71,8 @@ export function inputText(input: unknown): string {
 
 /**
  * The chat item of a tool call (running until it has an outcome); `tokensOf` counts the result
- * as the model sees it. A result compaction replaced by a placeholder is marked `cleared`.
+ * as the model sees it. A result compaction replaced by a placeholder is marked `cleared`; one
+ * a guard saved to a file (the model sees its beginning and the path) is marked `spilled`.
  */
 export function toolItem(
   id: string,
@@ -92,6 +94,7 @@ export function toolItem(
       : {}),
     ...(outcome && tokensOf ? { tokens: Math.round(tokensOf.text(fullText(outcome.content))) } : {}),
     ...(outcome && isPlaceholder(outcome.content) ? { cleared: true } : {}),
+    ...(outcome && isSpillPreview(outcome.content) ? { spilled: true } : {}),
   };
 }
 

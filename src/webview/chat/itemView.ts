@@ -136,6 +136,17 @@ class ItemRenderer {
               ' · result cleared',
             )
           : '';
+        const spilled = item.spilled
+          ? el(
+              'span',
+              {
+                class: 'muted spilled',
+                title:
+                  'Too large to send whole (alone, or with the other results of its round): saved to a file in the session folder; Claude sees its beginning and the path, and reads the rest with read_file.',
+              },
+              ' · saved to a file',
+            )
+          : '';
         const summary = el(
           'summary',
           {},
@@ -143,6 +154,7 @@ class ItemRenderer {
           ' ',
           el('span', { class: 'tool-status' }, status),
           cleared,
+          spilled,
           item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '',
           item.tokens !== undefined
             ? el(
