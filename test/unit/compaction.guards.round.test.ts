@@ -64,6 +64,31 @@ describe('compaction guards: round guard', () => {
     );
   });
 
+  it('counts a stacked summary as kept (it is never summarised again), a rolling one not', () => {
+    const c = new Convo().user('first question');
+    const summary = {
+      type: 'summary' as const,
+      text: lines(300),
+      compactionId: 'cmp_1',
+      turnRange: [1, 1] as [number, number],
+      meta: { ...c.b.text('').meta, source: 'compactor' as const },
+    };
+    c.messages.push(c.b.message('user', [summary], 1));
+    c.messages.push(c.b.message('assistant', [c.b.text('ok', 'assistant')], 1));
+    c.user('next').read('a.ts', lines(10));
+    c.messages.pop();
+    const state = c.state({ contextWindow: 100_000 });
+    const measure = (s: typeof state) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0);
+    const rolling = roundBudgetTokens(state, DEFAULT_COMPACTION_SETTINGS, tokensOf, measure);
+    const stacked = roundBudgetTokens(
+      state,
+      { ...DEFAULT_COMPACTION_SETTINGS, summaryPolicy: 'stacked' },
+      tokensOf,
+      measure,
+    );
+    assert.equal(rolling - stacked, tokensOf(c.messages[1]!));
+  });
+
   it('never budgets below its minimum, even when the system prompt alone fills the window', () => {
     const state = new Convo().user('hi').state({ contextWindow: 20_000 });
     assert.equal(
