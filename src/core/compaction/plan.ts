@@ -14,6 +14,7 @@ import { planningPrices } from '../models/modelFacts';
 import { isServerStrategy } from '../server/serverContext';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { maskCandidates, type MaskCandidate } from './mask';
+import { formatCount } from '../tools/result';
 import {
   clearAtLeastTokensFor,
   effectiveWindow,
@@ -306,15 +307,23 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
         ...mask,
         reason: `Older tool results are cleared because ${why}; that is enough to leave the threshold, so summarising waits.`,
       };
+    // What must stay (the system prompt and tools, pins, the protected tail) may leave no room
+    // under the hard threshold: then no compaction can leave it, and summarising a few thousand
+    // tokens on every request is a loop. While the prompt still fits the window, an edit that
+    // cannot leave the threshold must free a worthwhile amount (as past the soft threshold).
+    const minSaving = minSoftSavingTokens(settings, eff);
+    const stuck = (p: CompactionPlan): boolean =>
+      hard && tokensBefore <= eff && p.expectedAfter > cfg.hardThreshold * eff && p.expectedSaving < minSaving;
     const s = summarisePlan();
-    if (
-      s &&
-      (hard ||
-        (s.expectedSaving >= minSoftSavingTokens(settings, eff) && paysBack(s, inputs.growthPerRequest, Infinity)))
-    )
+    if (s && !stuck(s) && (hard || (s.expectedSaving >= minSaving && paysBack(s, inputs.growthPerRequest, Infinity))))
       return { ...s, reason: `Older history is summarised because ${why}.` };
-    if (mask && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)))
+    if (mask && !stuck(mask) && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)))
       return { ...mask, reason: `Older tool results are cleared because ${why} (nothing else can be summarised).` };
+    const best = s ?? mask;
+    if (best && stuck(best))
+      return none(
+        `The context is ${pct(pressure.utilisation)} full, over the hard threshold (${pct(cfg.hardThreshold)}), but what must stay — the system prompt and tools (${formatCount(inputs.fixedTokens)} tokens), pinned content and the newest tokens — leaves too little under it: compacting now would free only ${formatCount(best.expectedSaving)} tokens and the next request would be over it again, so compaction waits until it frees at least ${formatCount(minSaving)} tokens or the prompt would not fit (${formatCount(eff)} tokens).`,
+      );
     if (!hard && (mask || s))
       return none(
         `The context is ${pct(pressure.utilisation)} full, over the soft threshold; compacting now would not yet pay back its prompt-cache rewrite, so it waits (at the latest until the hard threshold, ${pct(cfg.hardThreshold)}).`,
