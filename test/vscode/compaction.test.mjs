@@ -285,12 +285,8 @@ describe(
     test('Restore from the tree brings the originals back, and the next request has the whole history', async () => {
       const pane = await compactionsPane();
       const manual = row(pane, 'Manual · ');
-      const restore = w.page.locator('.context-view .monaco-menu .action-item', { hasText: /^Restore$/ });
-      const { retryUntilVisible } = await import('./gestures.mjs');
-      await retryUntilVisible(restore, () => manual.click({ button: 'right' }), {
-        what: 'the context menu of the compaction',
-      });
-      await restore.click();
+      const { chooseFromContextMenu } = await import('./gestures.mjs');
+      await chooseFromContextMenu(w.page, manual, 'Restore');
 
       await w.page
         .locator('.notifications-toasts .notification-toast', { hasText: 'the original messages are back' })

@@ -4,7 +4,7 @@
 // (right after a reload the contributed commands may not be registered yet). Also: waiting
 // for a webview's layout to settle and recording a state that shows only briefly, so no
 // test waits for a fixed time.
-import { GESTURE_TRY, UI_TIMEOUT } from './timeouts.mjs';
+import { eventually, GESTURE_TRY, UI_TIMEOUT } from './timeouts.mjs';
 
 /**
  * Whether `locator` becomes visible within `ms`.
@@ -37,6 +37,24 @@ export async function retryUntilVisible(
     if (await shows(target, Math.min(GESTURE_TRY, deadline - Date.now()))) return;
     if (Date.now() >= deadline) throw new Error(`${what} did not show within ${timeout / 1000} s (${tries} tries)`);
   }
+}
+
+/**
+ * Runs `label` from the context menu of `target` (a tree row): right-clicks until the menu
+ * shows the item, then clicks the item until the menu closes — a click that lands while the
+ * menu is still settling is ignored by the workbench, and a busy machine makes that likely.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} target
+ * @param {string} label
+ */
+export async function chooseFromContextMenu(page, target, label) {
+  const menu = page.locator('.context-view .monaco-menu');
+  const item = menu.locator('.action-item', { hasText: new RegExp(`^${label}$`) });
+  await retryUntilVisible(item, () => target.click({ button: 'right' }), { what: `the context menu item ${label}` });
+  await eventually(`the ${label} menu item to be taken`, async () => {
+    if (await menu.isVisible()) await item.click({ timeout: GESTURE_TRY }).catch(() => undefined);
+    return !(await menu.isVisible());
+  });
 }
 
 /**

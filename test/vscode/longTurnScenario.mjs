@@ -2,6 +2,7 @@
 // (masking on): its workspace of 42 modules, the scripted request, the run of the turn with its
 // checks on every request, the session records it leaves, and helpers acting on the UI.
 import assert from 'node:assert/strict';
+import { chooseFromContextMenu } from './gestures.mjs';
 import { eventually as shared, GESTURE_TRY, UI_TIMEOUT } from './timeouts.mjs';
 
 /**
@@ -268,18 +269,7 @@ export function ui(w, workbench) {
      * @param {Locator} r
      */
     async restore(r) {
-      await r.click({ button: 'right' });
-      const menu = w.page.locator('.context-view .monaco-menu');
-      const item = menu.locator('.action-item', { hasText: /^Restore$/ });
-      await item.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      // A click that lands while the menu is still settling can be ignored: click until the menu closes.
-      await eventually(
-        async () => {
-          if (await menu.isVisible()) await item.click({ timeout: 2_000 }).catch(() => undefined);
-          return !(await menu.isVisible());
-        },
-        { what: 'the Restore menu item to be taken' },
-      );
+      await chooseFromContextMenu(w.page, r, 'Restore');
     },
     /**
      * Scrolls the chat's (virtualised) transcript to its top or bottom.
