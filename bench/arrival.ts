@@ -4,7 +4,9 @@
  * of the same role as the last is merged into it (a wart of real transcripts).
  */
 import type { Compactor } from '../src/core/compaction/compactor';
+import { isUserWords } from '../src/core/compaction/regions';
 import { guardToolResultContent } from '../src/core/compaction/toolResultGuard';
+import { planPaste } from '../src/core/conversation/paste';
 import type { Block, BlockMeta, ConversationState, Message } from '../src/core/conversation/conversationModel';
 
 /**
@@ -22,6 +24,8 @@ export type ToolNames = Map<string, string>;
  * (text parts guarded, images kept), then the message's results as one round through
  * `compactor.guardRound` against `state` (the history it joins). A changed block is a new
  * block (fresh meta, so its token count is recounted); `guarded` counts the results that changed.
+ * The user's words over the paste threshold are saved to a file as the chat does on send
+ * (planPaste: a reference with the head and tail); `pastes` counts them.
  */
 export function guardArrival(
   m: Message,
@@ -29,13 +33,25 @@ export function guardArrival(
   compactor: Compactor,
   contextWindow: number,
   names: ToolNames,
-): { message: Message; guarded: number } {
+): { message: Message; guarded: number; pastes: number } {
   if (m.role === 'assistant') {
     for (const b of m.blocks) if (b.type === 'tool_use') names.set(b.id, b.name);
-    return { message: m, guarded: 0 };
+    return { message: m, guarded: 0, pastes: 0 };
   }
   let guarded = 0;
+  let pastes = 0;
   const single = m.blocks.map((b): Block => {
+    // The user's words over the paste threshold are saved to a file, as the chat does on send.
+    if (isUserWords(b) && b.type === 'text') {
+      const plan = planPaste(b.text, {
+        thresholdChars: state.config.pasteThresholdChars,
+        directory: SPILL_DIRECTORY,
+        fileName: `paste-${b.meta.id}.txt`,
+      });
+      if (!plan.spill) return b;
+      pastes++;
+      return { ...b, text: plan.text, meta: freshMeta(b.meta) };
+    }
     if (b.type !== 'tool_result') return b;
     const opts = {
       contextWindow,
@@ -69,7 +85,9 @@ export function guardArrival(
     if (final !== m.blocks[i]) guarded++;
     return final;
   });
-  return guarded === 0 ? { message: m, guarded } : { message: { ...m, blocks }, guarded };
+  return guarded === 0 && pastes === 0
+    ? { message: m, guarded, pastes }
+    : { message: { ...m, blocks }, guarded, pastes };
 }
 
 /** Appends a message, merging it into the last one when both have the same role. */

@@ -135,6 +135,8 @@ export interface ReplayResult {
   readonly summaries: number;
   /** Tool results the arrival guard spilled or cut. */
   readonly guarded: number;
+  /** The user's pastes over the paste threshold, saved to a file on arrival as the chat does. */
+  readonly pastes: number;
   /** Tokens of file content re-attached after compactions (summed over the compactions, as added to the prompt). */
   readonly reattached: number;
   /** Real full cache misses replayed. */
@@ -239,6 +241,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     compactions: 0,
     summaries: 0,
     guarded: 0,
+    pastes: 0,
     reattached: 0,
     flushes: 0,
     serverClears: 0,
@@ -268,6 +271,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       files.observe(e.message);
       const g = guardArrival(e.message, state, compactor, state.config.contextWindow, names);
       totals.guarded += g.guarded;
+      totals.pastes += g.pastes;
       state = { ...state, messages: appendMerged(state.messages, g.message) };
       continue;
     }
@@ -375,6 +379,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     compactions: totals.compactions,
     summaries: totals.summaries,
     guarded: totals.guarded,
+    pastes: totals.pastes,
     reattached: totals.reattached,
     flushes: totals.flushes,
     serverClears: totals.serverClears,

@@ -82,7 +82,7 @@ export function printReplay(r: ReplayResult, description: string, baseline?: num
       `the API's clear_tool_uses edited ${r.serverClears} requests, clearing ${fmtTokens(r.serverClearedTokens)} tokens in all`,
     );
   out(
-    `requests ${r.requests} · peak utilisation ${pct(r.peak)} · overflows ${r.overflows} · invalid requests ${r.invalidCount} · tool results guarded on arrival ${r.guarded} · real full cache misses replayed ${r.flushes}`,
+    `requests ${r.requests} · peak utilisation ${pct(r.peak)} · overflows ${r.overflows} · invalid requests ${r.invalidCount} · tool results guarded on arrival ${r.guarded}${r.pastes > 0 ? ` · pastes saved to files ${r.pastes}` : ''} · real full cache misses replayed ${r.flushes}`,
   );
   for (const [reason, n] of r.invalid) out(`  invalid ×${n}: ${reason}`);
   const t = r.tokens;

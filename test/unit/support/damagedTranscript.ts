@@ -4,8 +4,9 @@
  * requests: an interrupted tool call followed by the agent's own compaction, usage records
  * without a time or with `null` usage, dated model ids, tool results that are screenshots,
  * user text with an empty block and a lone surrogate, a 500 KB tool result, a repeated
- * tool_use id, and one round of 24 parallel calls whose results (16 KB each, under the
- * per-result spill size) together hold more than a 100k window.
+ * tool_use id, one round of 24 parallel calls whose results (16 KB each, under the
+ * per-result spill size) together hold more than a 100k window, and a 440 KB log pasted into
+ * a user message.
  */
 
 type Json = Record<string, unknown>;
@@ -45,6 +46,7 @@ export function damageTranscript(text: string): string {
   let usages = 0;
   let messages = 0;
   let hugeDone = false;
+  let pasteDone = false;
   let lastToolUseId: string | undefined;
   for (const r of recs) {
     if (r.kind === 'usage') {
@@ -73,6 +75,10 @@ export function damageTranscript(text: string): string {
     }
     if (roleOf(r) === 'user' && messages % 23 === 0)
       blocks.push({ type: 'text', text: '' }, { type: 'text', text: 'a broken \ud800 half' });
+    if (roleOf(r) === 'user' && !pasteDone && messages > 80 && blocks.some((b) => b.type === 'text')) {
+      blocks.push({ type: 'text', text: pastedLog() });
+      pasteDone = true;
+    }
   }
   return recs.map((r) => JSON.stringify(r)).join('\n') + '\n';
 }
@@ -106,4 +112,12 @@ function widenOneRound(recs: Json[]): void {
     tool_use_id: id,
     content: parallelResult(k),
   }));
+}
+
+/** A 440 KB log, as a user pastes one: over the chat's paste threshold (100 000 characters). */
+function pastedLog(): string {
+  return Array.from(
+    { length: 6_000 },
+    (_, i) => `2026-01-01T00:00:${String(i % 60).padStart(2, '0')} INFO worker-${i % 7} processed job ${i} status=ok`,
+  ).join('\n');
 }
