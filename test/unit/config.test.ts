@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { resolveConfig } from '../../src/core/pipeline/config';
 import { modelInfo } from '../../src/core/models/modelFacts';
+import { pasteThresholdFor } from '../../src/core/conversation/paste';
 
 describe('resolveConfig', () => {
   it('resolves defaults from the model', () => {
@@ -44,5 +45,18 @@ describe('resolveConfig', () => {
     const r = resolveConfig({ model: 'my-proxy-model' });
     assert.ok(r.ok);
     assert.match(r.warnings[0] ?? '', /Unknown model "my-proxy-model"/);
+  });
+
+  it('lowers the paste threshold in a small window: a paste may take at most 30 % of it inline', () => {
+    const at = (contextWindow: number, pasteThresholdChars?: number) => {
+      const r = resolveConfig({ contextWindow, ...(pasteThresholdChars ? { pasteThresholdChars } : {}) });
+      assert.ok(r.ok);
+      return r.config.pasteThresholdChars;
+    };
+    assert.equal(at(200_000), 100_000, 'the default where it fits');
+    assert.equal(at(24_000), 28_800, '30 % of 24,000 tokens at 4 characters a token');
+    assert.equal(at(1_000_000, 500_000), 500_000, 'a larger setting where the window has room for it');
+    assert.equal(at(50_000, 500_000), 60_000);
+    assert.equal(pasteThresholdFor(500, 200_000), 1_000, 'never under 1,000 characters');
   });
 });

@@ -13,6 +13,23 @@ export interface PastePlan {
   readonly spill?: Spill;
 }
 
+/** The paste threshold by default, in characters. */
+export const DEFAULT_PASTE_THRESHOLD_CHARS = 100_000;
+
+/** A paste may take at most this share of the context window inline (at 4 characters a token), as a tool result may. */
+export const PASTE_WINDOW_SHARE = 0.3;
+
+/**
+ * The paste threshold in force: the setting (default {@link DEFAULT_PASTE_THRESHOLD_CHARS}),
+ * but at most {@link PASTE_WINDOW_SHARE} of a `window`-token window at 4 characters a token —
+ * a user's words are never compacted, so in a small window a paste the setting lets through
+ * would leave no room at all — and at least 1 000 characters.
+ */
+export function pasteThresholdFor(settingChars: number | undefined, window: number): number {
+  const setting = Math.floor(settingChars ?? DEFAULT_PASTE_THRESHOLD_CHARS);
+  return Math.max(1_000, Math.min(setting, Math.floor(window * PASTE_WINDOW_SHARE * 4)));
+}
+
 /** How many characters of a spilled paste are shown inline: its head and its tail. */
 export const PASTE_PREVIEW_HEAD_CHARS = 1_000;
 export const PASTE_PREVIEW_TAIL_CHARS = 500;

@@ -1,4 +1,5 @@
 import type { CacheTtl, PipelineConfig } from '../conversation/conversationModel';
+import { pasteThresholdFor } from '../conversation/paste';
 import { DEFAULT_OUTPUT_RESERVE, modelInfo } from '../models/modelFacts';
 import { THINKING_SETTINGS, type ThinkingSetting } from '../models/thinking';
 import { formatCount as fmt } from '../tools/result';
@@ -153,7 +154,7 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
       keepRecentTokens,
       cacheTtl: settings.cacheTtl === '1h' ? '1h' : '5m',
       minCacheableTokens: info.minCacheableTokens,
-      pasteThresholdChars: Math.max(1000, Math.floor(settings.pasteThresholdChars ?? 100_000)),
+      pasteThresholdChars: pasteThresholdFor(settings.pasteThresholdChars, window),
       ...(settings.thinking && settings.thinking !== 'off' && THINKING_SETTINGS.includes(settings.thinking)
         ? { thinking: settings.thinking }
         : {}),
