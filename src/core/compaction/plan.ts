@@ -169,6 +169,13 @@ export function summariserChoice(
   });
 }
 
+/**
+ * At the hard threshold a compaction that frees less than the soft minimum waits while the
+ * prompt is within this share of the effective window (the rest is the margin for the
+ * estimate's error); past it, any compaction runs.
+ */
+export const HARD_WAIT_LIMIT = 0.97;
+
 /** Plans the compaction of `state` (see the module comment). Pure; O(messages). */
 export function planCompaction(state: ConversationState, inputs: PlanInputs): CompactionPlan {
   const { tokensOf, settings } = inputs;
@@ -307,13 +314,14 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
         ...mask,
         reason: `Older tool results are cleared because ${why}; that is enough to leave the threshold, so summarising waits.`,
       };
-    // What must stay (the system prompt and tools, pins, the protected tail) may leave no room
-    // under the hard threshold: then no compaction can leave it, and summarising a few thousand
-    // tokens on every request is a loop. While the prompt still fits the window, an edit that
-    // cannot leave the threshold must free a worthwhile amount (as past the soft threshold).
+    // When what must stay (the system prompt and tools, pins, the protected tail) leaves little
+    // room under the hard threshold, a compaction there frees a few thousand tokens and the
+    // next request is over it again: a loop of summaries. While the prompt still fits the
+    // window with a margin for the estimate, an edit at the hard threshold must free a
+    // worthwhile amount (as past the soft threshold); near the window, anything goes.
     const minSaving = minSoftSavingTokens(settings, eff);
     const stuck = (p: CompactionPlan): boolean =>
-      hard && tokensBefore <= eff && p.expectedAfter > cfg.hardThreshold * eff && p.expectedSaving < minSaving;
+      hard && tokensBefore <= HARD_WAIT_LIMIT * eff && p.expectedSaving < minSaving;
     const s = summarisePlan();
     if (s && !stuck(s) && (hard || (s.expectedSaving >= minSaving && paysBack(s, inputs.growthPerRequest, Infinity))))
       return { ...s, reason: `Older history is summarised because ${why}.` };
@@ -322,7 +330,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     const best = s ?? mask;
     if (best && stuck(best))
       return none(
-        `The context is ${pct(pressure.utilisation)} full, over the hard threshold (${pct(cfg.hardThreshold)}), but what must stay — the system prompt and tools (${formatCount(inputs.fixedTokens)} tokens), pinned content and the newest tokens — leaves too little under it: compacting now would free only ${formatCount(best.expectedSaving)} tokens and the next request would be over it again, so compaction waits until it frees at least ${formatCount(minSaving)} tokens or the prompt would not fit (${formatCount(eff)} tokens).`,
+        `The context is ${pct(pressure.utilisation)} full, over the hard threshold (${pct(cfg.hardThreshold)}), but compacting now would free only ${formatCount(best.expectedSaving)} tokens — the system prompt and tools take ${formatCount(inputs.fixedTokens)}, and pinned content and the newest tokens stay — so the next requests would be over it again; compaction waits until it frees at least ${formatCount(minSaving)} tokens or the prompt nears the window (${formatCount(Math.floor(HARD_WAIT_LIMIT * eff))} tokens).`,
       );
     if (!hard && (mask || s))
       return none(
