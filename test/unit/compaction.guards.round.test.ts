@@ -181,6 +181,19 @@ describe('compaction guards: round guard', () => {
     }
   });
 
+  it('treats a result of text parts as text: spilled whole, its parts joined', () => {
+    const parts: ToolResultContent = [
+      { type: 'text', text: lines(300, 60, 'a') },
+      { type: 'text', text: lines(300, 60, 'b') },
+    ];
+    const rs: ToolResultInput[] = [{ toolUseId: 'toolu_parts', content: parts }, ...round(2, 1_000)];
+    const g = guardRound(rs, opts(3_000));
+    assert.equal(g.spills.length, 1);
+    assert.equal(g.spills[0]?.content, `${lines(300, 60, 'a')}\n${lines(300, 60, 'b')}`);
+    assert.ok(typeof g.results[0]?.content === 'string' && isSpillPreview(g.results[0].content));
+    assert.ok(g.tokensAfter <= 3_000);
+  });
+
   it('never changes a result with image parts', () => {
     const image: ToolResultContent = [
       { type: 'text', text: lines(2_000) },

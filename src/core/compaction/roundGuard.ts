@@ -107,10 +107,13 @@ export interface GuardedRound {
 
 /**
  * Fits a tool round's results into `opts.budgetTokens` (see the module comment); the round as
- * it is when it fits. Only string results are changed (results with images keep their parts).
+ * it is when it fits. A result is changed only when it is text: a string, or parts that are
+ * all text (joined by line breaks, as one string after the change); results with images keep
+ * their parts.
  */
 export function guardRound(results: readonly ToolResultInput[], opts: RoundGuardOptions): GuardedRound {
   const tokens = results.map((r) => opts.tokensOf(r.content));
+  const texts = results.map((r) => textOf(r.content));
   const tokensBefore = tokens.reduce((a, b) => a + b, 0);
   let total = tokensBefore;
   const out = [...results];
@@ -120,8 +123,8 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
   if (total > opts.budgetTokens) {
     const why = `this round's ${results.length} tool results together (about ${formatCount(tokensBefore)} tokens) are more than the context window leaves for them (about ${formatCount(opts.budgetTokens)} tokens)`;
     const replace = (i: number, content: string): void => {
-      const r = out[i] as ToolResultInput;
-      out[i] = { ...r, content };
+      out[i] = { ...(out[i] as ToolResultInput), content };
+      texts[i] = content;
       const now = opts.tokensOf(content);
       total += now - (tokens[i] as number);
       tokens[i] = now;
@@ -130,39 +133,41 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
     const largest =
       opts.spillDirectory.trim() === ''
         ? []
-        : results
-            .map((r, i) => i)
-            .filter(
-              (i) => typeof results[i]?.content === 'string' && (results[i]?.content.length ?? 0) > SPILL_WORTH_CHARS,
-            )
+        : texts
+            .flatMap((t, i) => (t !== undefined && t.length > SPILL_WORTH_CHARS ? [i] : []))
             .sort((a, b) => (tokens[b] as number) - (tokens[a] as number));
     for (const i of largest) {
       if (total <= opts.budgetTokens) break;
-      const r = out[i] as ToolResultInput & { content: string };
-      const g = spillToolResult(r.content, guardOptions(r, opts), why, GUARD_DEFAULTS.previewChars);
+      const g = spillToolResult(
+        texts[i] as string,
+        guardOptions(out[i] as ToolResultInput, opts),
+        why,
+        GUARD_DEFAULTS.previewChars,
+      );
       if (g.spill) spills.push(g.spill);
       spilled++;
       replace(i, g.content);
     }
-    // Previews alone still too many: each string result is cut to an equal share of the room,
+    // Previews alone still too many: each text result is cut to an equal share of the room,
     // in characters at the round's own measured characters per token (tried anew, smaller, at
     // most 4 times, always from the previews, so notices never nest).
-    const base = [...out];
+    const base = [...texts];
     const cutIds = new Set<number>();
     for (let attempt = 0, fraction = 0.9; attempt < 4 && total > opts.budgetTokens; attempt++, fraction *= 0.8) {
-      const strings = base.flatMap((r, i) => (typeof r.content === 'string' ? [i] : []));
-      if (strings.length === 0) break;
-      const stringTokens = strings.reduce((n, i) => n + opts.tokensOf((base[i] as ToolResultInput).content), 0);
-      const chars = strings.reduce((n, i) => n + (base[i] as ToolResultInput).content.length, 0);
-      const room = opts.budgetTokens - (total - strings.reduce((n, i) => n + (tokens[i] as number), 0));
+      const textual = base.flatMap((t, i) => (t !== undefined ? [i] : []));
+      if (textual.length === 0) break;
+      const textTokens = textual.reduce((n, i) => n + opts.tokensOf(base[i] as string), 0);
+      const chars = textual.reduce((n, i) => n + (base[i] as string).length, 0);
+      const room = opts.budgetTokens - (total - textual.reduce((n, i) => n + (tokens[i] as number), 0));
       const share = Math.max(
         MIN_SHARE_CHARS,
-        Math.floor((Math.max(0, room) * (chars / Math.max(1, stringTokens)) * fraction) / strings.length),
+        Math.floor((Math.max(0, room) * (chars / Math.max(1, textTokens)) * fraction) / textual.length),
       );
-      for (const i of strings) {
-        const r = base[i] as ToolResultInput & { content: string };
-        if (r.content.length <= share) continue;
-        const g = spillToolResult(r.content, { ...guardOptions(r, opts), spillDirectory: '' }, why, share);
+      for (const i of textual) {
+        const text = base[i] as string;
+        if (text.length <= share) continue;
+        const r = out[i] as ToolResultInput;
+        const g = spillToolResult(text, { ...guardOptions(r, opts), spillDirectory: '' }, why, share);
         cutIds.add(i);
         replace(i, g.content);
       }
@@ -170,6 +175,17 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
     cut = cutIds.size;
   }
   return { results: out, spills, spilled, cut, tokensBefore, tokensAfter: total };
+}
+
+/** A result's text when it is all text (a string, or text parts joined by line breaks); undefined with images. */
+function textOf(content: ToolResultContent): string | undefined {
+  if (typeof content === 'string') return content;
+  const parts: string[] = [];
+  for (const p of content) {
+    if (p.type !== 'text') return undefined;
+    parts.push(p.text);
+  }
+  return parts.join('\n');
 }
 
 /** The per-result guard's options for one result of the round. */
