@@ -47,6 +47,7 @@ describe('compaction when what must stay leaves little room under the hard thres
     assert.equal(p.pressure.level, 'hard');
     assert.ok(p.tokensBefore <= eff, `${p.tokensBefore} fits ${eff}`);
     assert.equal(p.action, 'none');
+    assert.equal(p.nextCompactionAt, Math.floor(HARD_WAIT_LIMIT * eff), 'the budget panel marks where it will run');
     assert.match(
       p.reason,
       /over the hard threshold \(90 %\), but compacting now would free only [\d,]+ tokens — the system prompt and tools take 80,000, and pinned content and the newest tokens stay — so the next requests would be over it again; compaction waits until it frees at least 9,000 tokens or the prompt nears the window \(87,300 tokens\)\./,

@@ -176,6 +176,11 @@ export function summariserChoice(
  */
 export const HARD_WAIT_LIMIT = 0.97;
 
+/** `plan` with the prompt size at which the next automatic compaction is now expected. */
+function withNextAt(at: number, plan: CompactionPlan): CompactionPlan {
+  return { ...plan, nextCompactionAt: at };
+}
+
 /** Plans the compaction of `state` (see the module comment). Pure; O(messages). */
 export function planCompaction(state: ConversationState, inputs: PlanInputs): CompactionPlan {
   const { tokensOf, settings } = inputs;
@@ -329,8 +334,11 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       return { ...mask, reason: `Older tool results are cleared because ${why} (nothing else can be summarised).` };
     const best = s ?? mask;
     if (best && stuck(best))
-      return none(
-        `The context is ${pct(pressure.utilisation)} full, over the hard threshold (${pct(cfg.hardThreshold)}), but compacting now would free only ${formatCount(best.expectedSaving)} tokens — the system prompt and tools take ${formatCount(inputs.fixedTokens)}, and pinned content and the newest tokens stay — so the next requests would be over it again; compaction waits until it frees at least ${formatCount(minSaving)} tokens or the prompt nears the window (${formatCount(Math.floor(HARD_WAIT_LIMIT * eff))} tokens).`,
+      return withNextAt(
+        Math.floor(HARD_WAIT_LIMIT * eff),
+        none(
+          `The context is ${pct(pressure.utilisation)} full, over the hard threshold (${pct(cfg.hardThreshold)}), but compacting now would free only ${formatCount(best.expectedSaving)} tokens — the system prompt and tools take ${formatCount(inputs.fixedTokens)}, and pinned content and the newest tokens stay — so the next requests would be over it again; compaction waits until it frees at least ${formatCount(minSaving)} tokens or the prompt nears the window (${formatCount(Math.floor(HARD_WAIT_LIMIT * eff))} tokens).`,
+        ),
       );
     if (!hard && (mask || s))
       return none(
