@@ -88,4 +88,12 @@ describe('compaction when what must stay leaves little room under the hard thres
     assert.equal(p.action, 'summarise', p.reason);
     assert.ok(p.expectedAfter < 0.9 * eff);
   });
+
+  it('a compaction waiting past the soft threshold names the hard threshold as where it will run at the latest', () => {
+    const p = plan(turn(16), 50_000);
+    assert.equal(p.pressure.level, 'soft');
+    assert.equal(p.action, 'none');
+    assert.match(p.reason, /over the soft threshold; compacting now would not yet pay back/);
+    assert.equal(p.nextCompactionAt, Math.round(0.9 * eff), 'not the soft threshold it has already passed');
+  });
 });

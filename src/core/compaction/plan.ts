@@ -341,8 +341,11 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
         ),
       );
     if (!hard && (mask || s))
-      return none(
-        `The context is ${pct(pressure.utilisation)} full, over the soft threshold; compacting now would not yet pay back its prompt-cache rewrite, so it waits (at the latest until the hard threshold, ${pct(cfg.hardThreshold)}).`,
+      return withNextAt(
+        Math.round(cfg.hardThreshold * eff),
+        none(
+          `The context is ${pct(pressure.utilisation)} full, over the soft threshold; compacting now would not yet pay back its prompt-cache rewrite, so it waits (at the latest until the hard threshold, ${pct(cfg.hardThreshold)}).`,
+        ),
       );
     return none(
       `The context is ${pct(pressure.utilisation)} full, but nothing can be compacted: everything is recent, pinned or already a summary.`,
