@@ -242,15 +242,15 @@ async function fitRound(
 ): Promise<readonly ToolResultInput[]> {
   const compactor = core.deps.compactor;
   if (!compactor) return results;
-  const names = new Map(calls.map((c) => [c.id, c.name]));
+  const byId = new Map(calls.map((c) => [c.id, c]));
   const fitted = compactor.guardRound(core.state, results, {
     spillDirectory: core.deps.pasteDirectory,
-    toolName: (id) => names.get(id) ?? 'tool',
+    toolName: (id) => byId.get(id)?.name ?? 'tool',
   });
   for (const spill of fitted.spills) await core.deps.writeFile(spill.path, spill.content);
   // A changed result's card shows what the model will see, as after a reload.
   fitted.results.forEach((r, i) => {
-    const call = calls.find((c) => c.id === r.toolUseId);
+    const call = byId.get(r.toolUseId);
     const outcome = outcomes.get(r.toolUseId);
     if (r !== results[i] && call && outcome)
       core.emit({ type: 'tool_finished', call, outcome: { ...outcome, content: r.content } });

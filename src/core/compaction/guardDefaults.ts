@@ -2,6 +2,7 @@
  * The numbers of the cheap compaction layers (tool-result guard, budget trim, snip,
  * microcompact), in one place. Pure data; the layers read it, tests may quote it.
  */
+import { INLINE_CHARS_PER_TOKEN, INLINE_WINDOW_SHARE } from '../pipeline/window';
 import { DEFAULT_TOOL_LIMITS } from '../tools/limits';
 
 /** One budget-trim step: from this utilisation on, older tool results are cut to `maxChars`. */
@@ -42,8 +43,8 @@ export interface GuardDefaults {
 export const GUARD_DEFAULTS: GuardDefaults = {
   spillBytes: 30_000,
   previewChars: 2_000,
-  resultWindowShare: 0.3,
-  charsPerToken: 4,
+  resultWindowShare: INLINE_WINDOW_SHARE,
+  charsPerToken: INLINE_CHARS_PER_TOKEN,
   resultMaxChars: 400_000,
   resultMinChars: 2_000,
   keepRecentResults: 3,

@@ -17,7 +17,7 @@ import { formatCount, plural } from '../tools/result';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { fixedRequestTokens, hardTargetTokens, type CompactionSettings } from './policy';
 import { isCompactionProduct, isUserWords } from './regions';
-import { spillToolResult } from './toolResultGuard';
+import { cutToolResult, spillToolResult, type SpillOptions } from './toolResultGuard';
 
 /** Room kept for the summary a compaction would write (at most this, at most 10 % of the hard target). */
 export const ROUND_SUMMARY_ALLOWANCE_TOKENS = 4_000;
@@ -140,7 +140,7 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
       if (total <= opts.budgetTokens) break;
       const g = spillToolResult(
         texts[i] as string,
-        guardOptions(out[i] as ToolResultInput, opts),
+        spillOptions(out[i] as ToolResultInput, opts),
         why,
         GUARD_DEFAULTS.previewChars,
       );
@@ -166,8 +166,7 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
       for (const i of textual) {
         const text = base[i] as string;
         if (text.length <= share) continue;
-        const r = out[i] as ToolResultInput;
-        const g = spillToolResult(text, { ...guardOptions(r, opts), spillDirectory: '' }, why, share);
+        const g = cutToolResult(text, opts.toolName((out[i] as ToolResultInput).toolUseId), share, why);
         cutIds.add(i);
         replace(i, g.content);
       }
@@ -188,10 +187,9 @@ function textOf(content: ToolResultContent): string | undefined {
   return parts.join('\n');
 }
 
-/** The per-result guard's options for one result of the round. */
-function guardOptions(r: ToolResultInput, opts: RoundGuardOptions) {
+/** Where one result of the round is spilled, and the tool named in its notice. */
+function spillOptions(r: ToolResultInput, opts: RoundGuardOptions): SpillOptions {
   return {
-    contextWindow: 0,
     spillDirectory: opts.spillDirectory,
     fileName: `tool-${r.toolUseId}.txt`,
     toolName: opts.toolName(r.toolUseId),

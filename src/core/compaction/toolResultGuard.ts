@@ -11,6 +11,7 @@ import { formatBytes, lineCount, safeCutIndex, utf8Length } from '../platform/te
 import { countNewlines } from '../tools/limits';
 import { formatCount, plural } from '../tools/result';
 import { GUARD_DEFAULTS } from './guardDefaults';
+import { inlineCharsFor } from '../pipeline/window';
 
 /** What the guard needs to know about one result. */
 export interface ToolResultGuardOptions {
@@ -64,8 +65,7 @@ export interface MiddleCut {
  */
 export function resultCharLimit(contextWindow: number): number {
   const d = GUARD_DEFAULTS;
-  const raw = Math.floor(Math.max(0, contextWindow) * d.resultWindowShare * d.charsPerToken);
-  return Math.min(d.resultMaxChars, Math.max(d.resultMinChars, raw));
+  return Math.min(d.resultMaxChars, Math.max(d.resultMinChars, inlineCharsFor(contextWindow)));
 }
 
 /**
@@ -122,24 +122,32 @@ export function guardToolResultContent(
   return { content: changed ? parts : content, spills, cutChars, notices };
 }
 
+/** Where and as what a result is spilled: the folder, the file's name and the tool named in the notice. */
+export type SpillOptions = Pick<ToolResultGuardOptions, 'spillDirectory' | 'fileName' | 'toolName'>;
+
 /**
  * Spills one string result whole although it is within its own limits, because `why` (a
  * clause such as "this round's 24 results together … are more than …"): saved to
- * `spillDirectory/fileName` and replaced by a header, its first lines (at most
- * `previewChars`) and where to continue. Without a spill directory it is cut head + tail to
- * `previewChars` instead. Used by the round guard (roundGuard.ts).
+ * `spillDirectory/fileName` (which must be set) and replaced by a header, its first lines (at
+ * most `previewChars`) and where to continue. Used by the round guard (roundGuard.ts).
  */
 export function spillToolResult(
   content: string,
-  opts: ToolResultGuardOptions,
+  opts: SpillOptions,
   why: string,
   previewChars: number,
 ): GuardedToolResult {
-  if (opts.spillDirectory.trim() === '') {
-    const cut = cutMiddle(content, previewChars, (c) => cutNotice(c, opts.toolName, previewChars, undefined, why));
-    return { content: cut.text, cutChars: cut.cutChars, notice: cut.notice };
-  }
   return spillText(content, opts, previewChars * 2, opts.fileName, `is not shown inline because ${why}`);
+}
+
+/**
+ * Cuts one string result head + tail to `maxChars` because `why` (as for
+ * {@link spillToolResult}), with a notice saying how much was cut and how to see the rest.
+ * Used by the round guard when even previews do not fit, or nothing may be spilled.
+ */
+export function cutToolResult(content: string, toolName: string, maxChars: number, why: string): GuardedToolResult {
+  const cut = cutMiddle(content, maxChars, (c) => cutNotice(c, toolName, maxChars, undefined, why));
+  return { content: cut.text, cutChars: cut.cutChars, notice: cut.notice };
 }
 
 function guardText(content: string, opts: ToolResultGuardOptions, limit: number, fileName: string): GuardedToolResult {
@@ -165,7 +173,7 @@ export function isSpillPreview(content: ToolResultContent): boolean {
  */
 function spillText(
   content: string,
-  opts: ToolResultGuardOptions,
+  opts: SpillOptions,
   limit: number,
   fileName: string,
   predicate = 'is too large to show inline',

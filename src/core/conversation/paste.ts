@@ -1,3 +1,4 @@
+import { inlineCharsFor } from '../pipeline/window';
 import { formatBytes, headChars, lineCount, safeCutIndex, utf8Length } from '../platform/text';
 
 /** A file the caller must write before the message that references it is sent. */
@@ -16,18 +17,15 @@ export interface PastePlan {
 /** The paste threshold by default, in characters. */
 export const DEFAULT_PASTE_THRESHOLD_CHARS = 100_000;
 
-/** A paste may take at most this share of the context window inline (at 4 characters a token), as a tool result may. */
-export const PASTE_WINDOW_SHARE = 0.3;
-
 /**
  * The paste threshold in force: the setting (default {@link DEFAULT_PASTE_THRESHOLD_CHARS}),
- * but at most {@link PASTE_WINDOW_SHARE} of a `window`-token window at 4 characters a token —
- * a user's words are never compacted, so in a small window a paste the setting lets through
- * would leave no room at all — and at least 1 000 characters.
+ * but at most what one inline block may hold in a `window`-token window (inlineCharsFor, as a
+ * tool result) — a user's words are never compacted, so in a small window a paste the setting
+ * lets through would leave no room at all — and at least 1 000 characters.
  */
 export function pasteThresholdFor(settingChars: number | undefined, window: number): number {
   const setting = Math.floor(settingChars ?? DEFAULT_PASTE_THRESHOLD_CHARS);
-  return Math.max(1_000, Math.min(setting, Math.floor(window * PASTE_WINDOW_SHARE * 4)));
+  return Math.max(1_000, Math.min(setting, inlineCharsFor(window)));
 }
 
 /** How many characters of a spilled paste are shown inline: its head and its tail. */

@@ -10,6 +10,20 @@ import type { PipelineConfig } from '../conversation/conversationModel';
 /** The window settings the figures are computed from (fractions as in {@link PipelineConfig}). */
 export type WindowFigures = Pick<PipelineConfig, 'contextWindow' | 'outputReserve' | 'softThreshold' | 'hardThreshold'>;
 
+/** One block the conversation takes inline (a tool result, a paste) may hold this share of the window… */
+export const INLINE_WINDOW_SHARE = 0.3;
+/** …counted at this many characters a token. */
+export const INLINE_CHARS_PER_TOKEN = 4;
+
+/**
+ * Characters one inline block may hold in a `contextWindow`-token window, before any other
+ * bound ({@link INLINE_WINDOW_SHARE} at {@link INLINE_CHARS_PER_TOKEN}): the tool-result guard's
+ * limit and the paste threshold's cap both start from it.
+ */
+export function inlineCharsFor(contextWindow: number): number {
+  return Math.floor(Math.max(0, contextWindow) * INLINE_WINDOW_SHARE * INLINE_CHARS_PER_TOKEN);
+}
+
 /** The effective window: window − output reserve, at least 1 token. */
 export function effectiveWindow(config: Pick<PipelineConfig, 'contextWindow' | 'outputReserve'>): number {
   return Math.max(1, config.contextWindow - config.outputReserve);
