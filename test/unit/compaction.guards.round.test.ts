@@ -146,6 +146,24 @@ describe('compaction guards: round guard', () => {
     );
   });
 
+  it("a spill file keeps what the tool returned, before our tags in it were neutralised; the model's preview stays neutralised", () => {
+    const rs = round(4, 20_000).map((r) => ({ ...r, content: `&lt;system-reminder>x\n${r.content as string}` }));
+    const raw = new Map(rs.map((r) => [r.toolUseId, (r.content as string).replace('&lt;', '<')]));
+    const g = guardRound(rs, opts(6_000, { original: (id) => (id === 'toolu_2' ? raw.get(id) : undefined) }));
+    assert.ok(g.spills.length >= 2, `${g.spills.length}`);
+    for (const s of g.spills) {
+      const id = /tool-(toolu_\d+)\.txt$/.exec(s.path)?.[1] as string;
+      const given = rs.find((r) => r.toolUseId === id)?.content;
+      assert.equal(s.content, id === 'toolu_2' ? raw.get(id) : given, id);
+      const shown = g.results.find((r) => r.toolUseId === id)?.content as string;
+      assert.ok(shown.includes('&lt;system-reminder>x') && !shown.includes('<system-reminder>'), `${id}: preview`);
+    }
+    assert.ok(
+      g.spills.some((s) => s.path.endsWith('tool-toolu_2.txt')),
+      'the largest-first order reached toolu_2',
+    );
+  });
+
   it('cuts every result to an equal share when even the previews do not fit, or when spilling is off', () => {
     // Dense text (2 characters a token, as code often is) must fit too: the share is measured, not assumed.
     const dense = (c: ToolResultContent): number => Math.ceil((typeof c === 'string' ? c.length : 0) / 2) + 5;

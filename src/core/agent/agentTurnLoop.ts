@@ -8,7 +8,7 @@ import { requestCostUsd } from './cost';
 import { serverRequestFor } from './serverRequest';
 import { turnEndReason, type TurnEndReason } from './events';
 import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
-import { runToolRound } from './toolRound';
+import { runToolRound, type ToolRoundResults } from './toolRound';
 import { roundGuardNotice } from '../compaction/roundGuard';
 import { addContextAfterTools } from './contextAfterTools';
 import type { SessionCore } from './sessionCore';
@@ -176,22 +176,18 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
         break;
       }
       const outcomes = new Map<string, ToolOutcome>();
-      const results = await fitRound(
-        core,
-        calls,
-        await runToolRound(calls, controller.signal, {
-          tools: tools,
-          ...(core.deps.compactor ? { compactor: core.deps.compactor } : {}),
-          writeFile: core.deps.writeFile,
-          spillDirectory: core.deps.pasteDirectory,
-          contextWindow: core.state.config.contextWindow,
-          emit: (e) => {
-            if (e.type === 'tool_finished') outcomes.set(e.call.id, e.outcome);
-            core.emit(e);
-          },
-        }),
-        outcomes,
-      );
+      const ran = await runToolRound(calls, controller.signal, {
+        tools: tools,
+        ...(core.deps.compactor ? { compactor: core.deps.compactor } : {}),
+        writeFile: core.deps.writeFile,
+        spillDirectory: core.deps.pasteDirectory,
+        contextWindow: core.state.config.contextWindow,
+        emit: (e) => {
+          if (e.type === 'tool_finished') outcomes.set(e.call.id, e.outcome);
+          core.emit(e);
+        },
+      });
+      const results = await fitRound(core, calls, ran, outcomes);
       core.state = await addContextAfterTools(core.state, core.deps.contextAfterTools, calls, results, (text) =>
         core.emit({ type: 'notice', level: 'warning', text }),
       );
@@ -237,7 +233,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
 async function fitRound(
   core: SessionCore,
   calls: readonly ToolCall[],
-  results: readonly ToolResultInput[],
+  { results, originals }: ToolRoundResults,
   outcomes: ReadonlyMap<string, ToolOutcome>,
 ): Promise<readonly ToolResultInput[]> {
   const compactor = core.deps.compactor;
@@ -246,6 +242,7 @@ async function fitRound(
   const fitted = compactor.guardRound(core.state, results, {
     spillDirectory: core.deps.pasteDirectory,
     toolName: (id) => byId.get(id)?.name ?? 'tool',
+    original: (id) => originals.get(id),
   });
   for (const spill of fitted.spills) await core.deps.writeFile(spill.path, spill.content);
   // A changed result's card shows what the model will see, as after a reload.

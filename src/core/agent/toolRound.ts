@@ -2,6 +2,7 @@ import type { ToolCall, ToolRunner } from './agentPorts';
 import type { ToolResultInput } from '../conversation/assemble';
 import type { Compactor } from '../compaction/compactor';
 import { neutralizeToolResult } from '../conversation/injections';
+import { roundResultText as resultText } from '../compaction/roundGuard';
 import type { AgentEvent } from './events';
 
 /** What a tool round needs. */
@@ -15,20 +16,34 @@ export interface ToolRoundDeps {
   readonly emit: (event: AgentEvent) => void;
 }
 
+/** A round's results, and what neutralisation changed. */
+export interface ToolRoundResults {
+  /** One per call, in order, as the model will see them. */
+  readonly results: ToolResultInput[];
+  /**
+   * By tool call id, a result's text before our tags in it were neutralised (after the
+   * per-result guard), only where neutralising changed it: what the tool really returned, for
+   * a file the round guard saves it to.
+   */
+  readonly originals: ReadonlyMap<string, string>;
+}
+
 /**
  * Runs the calls one by one. After a stop, the calls not yet run are answered as cancelled,
  * and a call cut short says so; a call that finished despite the stop keeps its real result.
  * Each result passes the tool-result guard (layer 1) before it enters the history: over
  * 30 KB it is saved to a file and replaced by a preview and the path, still too long it is cut.
  * Then our tags in it (`<system-reminder>`, `<ide_selection>`, …, lookalikes too) are
- * neutralised, as in any untrusted content; the spilled file keeps the original.
+ * neutralised, as in any untrusted content; the spilled file keeps the original, and so does
+ * one the round guard writes later (from `originals`).
  */
 export async function runToolRound(
   calls: readonly ToolCall[],
   signal: AbortSignal,
   deps: ToolRoundDeps,
-): Promise<ToolResultInput[]> {
+): Promise<ToolRoundResults> {
   const results: ToolResultInput[] = [];
+  const originals = new Map<string, string>();
   for (const call of calls) {
     if (signal.aborted) {
       results.push({
@@ -56,9 +71,14 @@ export async function runToolRound(
       final = { ...final, content: guarded.content };
     }
     // Untrusted content: it may not open, close or fake one of our tags (lookalikes included).
-    final = { ...final, content: neutralizeToolResult(final.content) };
+    const raw = final.content;
+    final = { ...final, content: neutralizeToolResult(raw) };
+    if (final.content !== raw) {
+      const text = resultText(raw);
+      if (text !== undefined) originals.set(call.id, text);
+    }
     deps.emit({ type: 'tool_finished', call, outcome: final });
     results.push({ toolUseId: call.id, content: final.content, isError: final.isError });
   }
-  return results;
+  return { results, originals };
 }

@@ -8,6 +8,7 @@ import {
   executePlan,
   ownStrategySettings,
   reattachAfter,
+  reattachPreviewOf,
   strategyRun,
   type CompactionPreview,
   type CompactionRun,
@@ -22,9 +23,14 @@ import { planCompaction, type CompactionPlan } from './plan';
 import { pickRegions, protectedFrom } from './regions';
 import { snip } from './snip';
 import { guardToolResult } from './toolResultGuard';
-import { guardRound, resultContentTokens, roundBudgetTokens, type GuardedRound } from './roundGuard';
+import {
+  guardRound,
+  resultContentTokens,
+  roundBudgetTokens,
+  type GuardedRound,
+  type RoundGuardOptions,
+} from './roundGuard';
 import type { ToolResultInput } from '../conversation/assemble';
-import { previewReattach } from './reattachRun';
 import { SessionMeasures, type AnswerUsage } from './sessionMeasures';
 import type { CompactionRecord, CompactionTrigger } from './types';
 import { isServerStrategy } from '../server/serverContext';
@@ -75,7 +81,7 @@ export class Compactor {
   guardRound(
     state: ConversationState,
     results: readonly ToolResultInput[],
-    opts: { readonly spillDirectory: string; readonly toolName: (toolUseId: string) => string },
+    opts: Pick<RoundGuardOptions, 'spillDirectory' | 'toolName' | 'original'>,
   ): GuardedRound {
     const { tokensOf, measure } = this.deps;
     return guardRound(results, {
@@ -315,7 +321,7 @@ export class Compactor {
             ...(plan.summariser ? { summariser: plan.summariser } : {}),
           }
         : this.removalPreview(state, settings.strategy, plan.tokensBefore);
-    const reattach = await this.reattachPreview(state, base.regions, base.expectedAfter);
+    const reattach = await reattachPreviewOf(this.deps, state, base.regions, base.expectedAfter);
     return { ...base, plan, ...reattach, expectedAfter: base.expectedAfter + reattach.reattachTokens };
   }
 
@@ -336,30 +342,6 @@ export class Compactor {
       })),
     );
     return { regions, tokensBefore, expectedAfter: tokensBefore - saving, expectedSaving: saving };
-  }
-
-  /** The files a compaction of `regions` would re-attach and name, and the reminder's tokens. */
-  private async reattachPreview(
-    state: ConversationState,
-    regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>,
-    expectedAfter: number,
-  ): Promise<Pick<CompactionPreview, 'reattached' | 'named' | 'reattachTokens'>> {
-    const settings = this.deps.settings();
-    const readFresh = this.deps.readFresh;
-    if (!readFresh || settings.reattachAfterCompaction === false || regions.length === 0)
-      return { reattached: [], named: [], reattachTokens: 0 };
-    const replaced = new Set(regions.flatMap((r) => r.messageIds));
-    const after = state.messages.filter((m) => !replaced.has(m.id));
-    const read = await previewReattach(state, after, expectedAfter, {
-      readFresh,
-      tokensOf: this.deps.tokensOf,
-      settings,
-    });
-    return {
-      reattached: read.files,
-      named: read.named.map((f) => f.path),
-      reattachTokens: read.tokens,
-    };
   }
 
   /** The compaction settings in force now. */

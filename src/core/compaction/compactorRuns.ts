@@ -15,7 +15,7 @@ import { middleRemoval } from './middleRemoval';
 import { oldestRemoval } from './oldestRemoval';
 import type { CompactionPlan, PlannedRegion } from './plan';
 import { effectiveWindow, type CompactionSettings } from './policy';
-import { reattach, type ReadFresh } from './reattachRun';
+import { previewReattach, reattach, type ReadFresh } from './reattachRun';
 import { summariseRegions } from './summarise';
 import type { SummariserChoice } from './summariserRoute';
 import type { CompactionRecord, CompactionTrigger, ReattachedFile } from './types';
@@ -228,4 +228,21 @@ export async function reattachAfter(
     ...(surplusOver !== undefined ? { surplusOver } : {}),
   });
   return { ...run, state: r.state, records: r.records };
+}
+
+/** The files a compaction of `regions` would re-attach and name, and the reminder's tokens (for the preview). */
+export async function reattachPreviewOf(
+  deps: CompactorDeps,
+  state: ConversationState,
+  regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>,
+  expectedAfter: number,
+): Promise<Pick<CompactionPreview, 'reattached' | 'named' | 'reattachTokens'>> {
+  const settings = deps.settings();
+  const readFresh = deps.readFresh;
+  if (!readFresh || settings.reattachAfterCompaction === false || regions.length === 0)
+    return { reattached: [], named: [], reattachTokens: 0 };
+  const replaced = new Set(regions.flatMap((r) => r.messageIds));
+  const after = state.messages.filter((m) => !replaced.has(m.id));
+  const read = await previewReattach(state, after, expectedAfter, { readFresh, tokensOf: deps.tokensOf, settings });
+  return { reattached: read.files, named: read.named.map((f) => f.path), reattachTokens: read.tokens };
 }

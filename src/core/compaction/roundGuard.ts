@@ -90,6 +90,11 @@ export interface RoundGuardOptions {
   readonly spillDirectory: string;
   /** The name of the tool a call id ran, for the notices. */
   readonly toolName: (toolUseId: string) => string;
+  /**
+   * The text a spilled result's file keeps when it is not the result's own: what the tool
+   * returned before our tags in it were neutralised (toolRound.ts). Absent: the result's text.
+   */
+  readonly original?: (toolUseId: string) => string | undefined;
 }
 
 /** A guarded round: the results in their order (untouched ones are the same objects) and what was done. */
@@ -113,7 +118,7 @@ export interface GuardedRound {
  */
 export function guardRound(results: readonly ToolResultInput[], opts: RoundGuardOptions): GuardedRound {
   const tokens = results.map((r) => opts.tokensOf(r.content));
-  const texts = results.map((r) => textOf(r.content));
+  const texts = results.map((r) => roundResultText(r.content));
   const tokensBefore = tokens.reduce((a, b) => a + b, 0);
   let total = tokensBefore;
   const out = [...results];
@@ -144,7 +149,8 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
         why,
         GUARD_DEFAULTS.previewChars,
       );
-      if (g.spill) spills.push(g.spill);
+      const original = opts.original?.((out[i] as ToolResultInput).toolUseId);
+      if (g.spill) spills.push(original === undefined ? g.spill : { ...g.spill, content: original });
       spilled++;
       replace(i, g.content);
     }
@@ -177,7 +183,7 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
 }
 
 /** A result's text when it is all text (a string, or text parts joined by line breaks); undefined with images. */
-function textOf(content: ToolResultContent): string | undefined {
+export function roundResultText(content: ToolResultContent): string | undefined {
   if (typeof content === 'string') return content;
   const parts: string[] = [];
   for (const p of content) {
