@@ -183,6 +183,15 @@ describe('compaction plan (cache-aware)', () => {
     assert.ok(/hard threshold/.test(proposeOnly.reason) && proposeOnly.nextCompactionAt === Math.round(0.7 * 90_000));
   });
 
+  it('a short conversation expects its first summary once it outgrows the kept tokens by the minimum saving', () => {
+    const short = new Convo().add({ user: 'What does greet do?', answer: 'It greets.' }).state({ config });
+    const p = plan(short);
+    assert.equal(p.action, 'none');
+    assert.ok(p.protectedTokens < 100, 'today the whole conversation is protected');
+    const minEarly = Math.min(40_000, 0.2 * 90_000);
+    assert.equal(p.nextCompactionAt, 2_000 + 3_000 + minEarly, 'system and tools + the 3,000 kept tokens + 20 %');
+  });
+
   it('masks older tool results in a warm cache once they pay the rewrite back, with the figures', () => {
     const p = plan(longTurn(30, 4_000, config));
     assert.ok(p.pressure.level === 'ok', `below the soft threshold (${p.pressure.utilisation})`);

@@ -384,10 +384,11 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
         ? `Older history is summarised before the soft threshold: the ${Math.round(s.expectedSaving).toLocaleString('en-US')} tokens saved pay back the summary and the cache rewrite within ${Math.ceil(s.paybackRequests)} requests.`
         : `Older history is summarised while the prompt cache is cold (it is written again anyway): the ${Math.round(s.expectedSaving).toLocaleString('en-US')} tokens saved pay back the summary within ${Math.ceil(s.paybackRequests)} requests.`,
     };
-  // The earliest prompt at which a summary could free enough: what it would free now, grown to the minimum.
-  const earliest = Math.round(
-    s ? tokensBefore + minEarly - s.expectedSaving : inputs.fixedTokens + base.protectedTokens + minEarly,
-  );
+  // The earliest prompt at which a summary could free enough: what it would free now, grown to
+  // the minimum; with nothing to summarise yet, the newest tokens it keeps (their full budget
+  // once the conversation outgrows it) and the minimum beyond them.
+  const kept = Math.max(base.protectedTokens, keepRecentTokens);
+  const earliest = Math.round(s ? tokensBefore + minEarly - s.expectedSaving : inputs.fixedTokens + kept + minEarly);
   return {
     ...none(
       `The context is ${pct(pressure.utilisation)} full; a summary comes once it frees at least ${Math.round(minEarly).toLocaleString('en-US')} tokens (${pct(minEarly / eff)} of the window) and pays back its summariser and prompt-cache rewrite, by ${pct(cfg.softThreshold)} (the soft threshold) if it pays back there, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`,
