@@ -391,7 +391,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
   const earliest = Math.round(s ? tokensBefore + minEarly - s.expectedSaving : inputs.fixedTokens + kept + minEarly);
   return {
     ...none(
-      `The context is ${pct(pressure.utilisation)} full; a summary comes once it frees at least ${Math.round(minEarly).toLocaleString('en-US')} tokens (${pct(minEarly / eff)} of the window) and pays back its summariser and prompt-cache rewrite, by ${pct(cfg.softThreshold)} (the soft threshold) if it pays back there, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`,
+      `The context is ${pct(pressure.utilisation)} full; a summary comes once it frees at least ${Math.round(minEarly).toLocaleString('en-US')} tokens (${pct(minEarly / eff)} of the window − reserve) and pays back its summariser and prompt-cache rewrite, by ${pct(cfg.softThreshold)} (the soft threshold) if it pays back there, at the latest at ${pct(cfg.hardThreshold)} (the hard threshold); older tool results may be cleared earlier when that pays back.`,
     ),
     nextCompactionAt: Math.min(earliest, softAt),
   };
