@@ -11,7 +11,7 @@ import { createTiktokenTokenizer } from '../src/core/tokens/tiktoken';
 import { isPolicyName, policy, POLICY_NAMES, type PolicyName } from './policies';
 import { prepareTranscript, replay } from './replayCore';
 import { printReplay, totalCost } from './replayReport';
-import { readTranscript } from './transcript';
+import { describeIgnored, readTranscript, type IgnoredRecords } from './transcript';
 import { describeStandIns, type StandIns } from './blockStandIn';
 
 const USAGE = `usage: npm run bench -- replay <transcript.jsonl> [--window N] [--policy ${POLICY_NAMES.join('|')}] [--baseline]\n`;
@@ -51,8 +51,11 @@ export async function runReplay(args: readonly string[]): Promise<number> {
   }
   const p = policy(parsed.policy);
   const standIns: StandIns = new Map();
-  const prepared = prepareTranscript(parsed.file, readTranscript(parsed.file, standIns), createTiktokenTokenizer());
+  const ignored: IgnoredRecords = new Map();
+  const events = readTranscript(parsed.file, standIns, ignored);
+  const prepared = prepareTranscript(parsed.file, events, createTiktokenTokenizer());
   if (standIns.size > 0) console.log(`note: blocks replayed as text stand-ins: ${describeStandIns(standIns)}`);
+  if (ignored.size > 0) console.log(`note: lines read past: ${describeIgnored(ignored)}`);
   const result = await replay(prepared, { window: parsed.window, policy: p });
   const row = printReplay(result, p.description, parsed.policy === 'baseline' ? totalCost(result) : undefined);
   if (process.env.REPLAY_JSON) appendFileSync(process.env.REPLAY_JSON, `${JSON.stringify(row)}\n`);

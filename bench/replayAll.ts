@@ -18,7 +18,7 @@ import { frrShare } from './frr';
 import { boundRow, type BoundRow } from './recencyBound';
 import { printTable, totalCost, type SkippedTranscript, type TimedResult } from './replayReport';
 import { deriveSummaryLength, summarySamples } from './summaryLength';
-import { readTranscript, type TranscriptEvent } from './transcript';
+import { describeIgnored, readTranscript, type IgnoredRecords, type TranscriptEvent } from './transcript';
 import { describeStandIns, type StandIns } from './blockStandIn';
 
 /** The windows every transcript is replayed at by default. */
@@ -78,8 +78,9 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
   const skipped: SkippedTranscript[] = [];
   for (const file of files) {
     const standIns: StandIns = new Map();
+    const ignored: IgnoredRecords = new Map();
     try {
-      transcripts.push({ file, events: readTranscript(file, standIns) });
+      transcripts.push({ file, events: readTranscript(file, standIns, ignored) });
     } catch (e) {
       // Named with the table (printTable), once.
       skipped.push({ transcript: file, error: e instanceof Error ? e.message : String(e) });
@@ -87,6 +88,7 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
     }
     if (standIns.size > 0)
       console.log(`note: ${file}: blocks replayed as text stand-ins: ${describeStandIns(standIns)}`);
+    if (ignored.size > 0) console.log(`note: ${file}: lines read past: ${describeIgnored(ignored)}`);
   }
   if (transcripts.length === 0) {
     for (const sk of skipped) process.stderr.write(`SKIPPED ${sk.transcript}: ${sk.error}\n`);

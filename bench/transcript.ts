@@ -101,9 +101,17 @@ function image(o: Json, where: string): { mediaType: ImageMediaType; data: strin
  * Parses transcript text. `source` names the file in errors. Throws `Error("<source>:<line>: …")`
  * for a line that is not a valid record. A valid block the core model cannot carry (see
  * blockStandIn.ts) becomes a text stand-in, counted by type in `standIns` when given; a
- * `redacted_thinking` block is a thinking block with its `data`.
+ * `redacted_thinking` block is a thinking block with its `data`. Read past, and counted in
+ * `ignored` when given, so a session we have not seen still replays: a record of a kind this
+ * format does not define (a later version's, a tool's header), and a last line that is not
+ * valid JSON (a log cut off mid-write). Anywhere else, invalid JSON is an error.
  */
-export function parseTranscript(text: string, source = 'transcript', standIns?: StandIns): TranscriptEvent[] {
+export function parseTranscript(
+  text: string,
+  source = 'transcript',
+  standIns?: StandIns,
+  ignored?: IgnoredRecords,
+): TranscriptEvent[] {
   const ids = counterIds('t');
   let clock = 0;
   let turn = 0;
@@ -214,6 +222,9 @@ export function parseTranscript(text: string, source = 'transcript', standIns?: 
 
   const events: TranscriptEvent[] = [];
   const lines = text.split('\n');
+  let lastLine = lines.length;
+  while (lastLine > 0 && (lines[lastLine - 1] as string).trim() === '') lastLine--;
+  const ignore = (what: string) => ignored?.set(what, (ignored.get(what) ?? 0) + 1);
   lines.forEach((l, i) => {
     const line = i + 1;
     if (l.trim() === '') return;
@@ -222,6 +233,8 @@ export function parseTranscript(text: string, source = 'transcript', standIns?: 
       try {
         o = JSON.parse(l);
       } catch (e) {
+        // A log cut off mid-write (its process ended) leaves a partial last line: the rest is whole.
+        if (line === lastLine && line > 1) return void ignore(TRUNCATED_LAST_LINE);
         throw new LineError(`not valid JSON (${(e as Error).message})`);
       }
       if (!isObj(o)) throw new LineError('a line must be a JSON object');
@@ -246,9 +259,11 @@ export function parseTranscript(text: string, source = 'transcript', standIns?: 
         const s = str(o, 'summary', 'compaction');
         const tokensBefore = typeof o.tokensBefore === 'number' ? o.tokensBefore : 0;
         events.push({ kind: 'compaction', line, summary: s, tokensBefore, message: summary(s) });
-      } else
+      } else if (typeof o.kind === 'string' && o.kind !== '')
+        ignore(`record of unknown kind ${JSON.stringify(o.kind)}`);
+      else
         throw new LineError(
-          `unknown kind ${JSON.stringify(o.kind)} (a transcript line is a "message", "usage" or "compaction" record; see test/fixtures/README.md)`,
+          `no "kind" (a transcript line is a "message", "usage" or "compaction" record; see test/fixtures/README.md)`,
         );
     } catch (e) {
       if (e instanceof LineError) throw new Error(`${source}:${line}: ${e.message}`, { cause: e });
@@ -258,7 +273,21 @@ export function parseTranscript(text: string, source = 'transcript', standIns?: 
   return events;
 }
 
-/** Reads and parses a transcript file (see `parseTranscript`); stood-in blocks are counted in `standIns`. */
-export function readTranscript(path: string, standIns?: StandIns): TranscriptEvent[] {
-  return parseTranscript(readFileSync(path, 'utf8'), path, standIns);
+/** Lines a replay reads past, by what they were (see parseTranscript), with their counts. */
+export type IgnoredRecords = Map<string, number>;
+
+/** What {@link IgnoredRecords} calls a last line that is not valid JSON. */
+export const TRUNCATED_LAST_LINE = 'last line cut off (not valid JSON)';
+
+/** `ignored` as one line, e.g. `record of unknown kind "meta" ×2`; empty when none. */
+export function describeIgnored(ignored: ReadonlyMap<string, number>): string {
+  return [...ignored].map(([what, n]) => `${what} ×${n}`).join(', ');
+}
+
+/**
+ * Reads and parses a transcript file (see `parseTranscript`); stood-in blocks are counted in
+ * `standIns`, lines read past in `ignored`.
+ */
+export function readTranscript(path: string, standIns?: StandIns, ignored?: IgnoredRecords): TranscriptEvent[] {
+  return parseTranscript(readFileSync(path, 'utf8'), path, standIns, ignored);
 }

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describeStandIns, type StandIns } from '../../bench/blockStandIn';
-import { parseTranscript } from '../../bench/transcript';
+import { describeIgnored, parseTranscript, TRUNCATED_LAST_LINE, type IgnoredRecords } from '../../bench/transcript';
 
 const line = (o: unknown): string => JSON.stringify(o);
 
@@ -74,7 +74,7 @@ describe('bench transcript parser', () => {
 
   it('names the line of a malformed record', () => {
     const ok = line({ kind: 'message', message: { role: 'user', content: 'hi' } });
-    assert.throws(() => parseTranscript(`${ok}\n{not json`, 'f.jsonl'), /^Error: f\.jsonl:2: not valid JSON/);
+    assert.throws(() => parseTranscript(`${ok}\n{not json\n${ok}`, 'f.jsonl'), /^Error: f\.jsonl:2: not valid JSON/);
     assert.throws(
       () => parseTranscript(`${ok}\n${ok}\n${line({ kind: 'usage', usage: { input_tokens: -1 } })}`, 'f.jsonl'),
       /f\.jsonl:3: usage: "input_tokens"/,
@@ -91,7 +91,41 @@ describe('bench transcript parser', () => {
         ),
       /f\.jsonl:1: block 1: a block must have a "type"/,
     );
-    assert.throws(() => parseTranscript(line({ kind: 'weird' }), 'f.jsonl'), /f\.jsonl:1: unknown kind "weird"/);
+    assert.throws(() => parseTranscript(line({ nokind: 1 }), 'f.jsonl'), /f\.jsonl:1: no "kind"/);
+    assert.throws(
+      () => parseTranscript(['{"kind": "mess', line({ kind: 'weird' })].join('\n'), 'f.jsonl'),
+      /f\.jsonl:1: not valid JSON/,
+      'invalid JSON before the last line is an error',
+    );
+  });
+
+  it('reads past records of a kind it does not know and a last line cut off mid-write, counting them', () => {
+    const ignored: IgnoredRecords = new Map();
+    const text = [
+      line({ kind: 'session', version: 3 }),
+      line({ kind: 'message', message: { role: 'user', content: 'hi' } }),
+      line({ kind: 'weird' }),
+      line({ kind: 'weird' }),
+      '{"kind": "usage", "model": "claude-son',
+      '',
+    ].join('\n');
+    const ev = parseTranscript(text, 'f.jsonl', undefined, ignored);
+    assert.deepEqual(
+      ev.map((e) => e.kind),
+      ['message'],
+    );
+    assert.deepEqual(
+      [...ignored],
+      [
+        ['record of unknown kind "session"', 1],
+        ['record of unknown kind "weird"', 2],
+        [TRUNCATED_LAST_LINE, 1],
+      ],
+    );
+    assert.equal(
+      describeIgnored(ignored),
+      'record of unknown kind "session" ×1, record of unknown kind "weird" ×2, last line cut off (not valid JSON) ×1',
+    );
   });
 
   it('stands in for valid blocks the core cannot carry, counting them, and keeps redacted thinking', () => {
