@@ -55,7 +55,7 @@ export async function runReplay(args: readonly string[]): Promise<number> {
   const events = readTranscript(parsed.file, standIns, ignored);
   const prepared = prepareTranscript(parsed.file, events, createTiktokenTokenizer());
   if (standIns.size > 0) console.log(`note: blocks replayed as text stand-ins: ${describeStandIns(standIns)}`);
-  if (ignored.size > 0) console.log(`note: lines read past: ${describeIgnored(ignored)}`);
+  if (ignored.size > 0) console.log(`note: not replayed as written: ${describeIgnored(ignored)}`);
   const result = await replay(prepared, { window: parsed.window, policy: p });
   const row = printReplay(result, p.description, parsed.policy === 'baseline' ? totalCost(result) : undefined);
   if (process.env.REPLAY_JSON) appendFileSync(process.env.REPLAY_JSON, `${JSON.stringify(row)}\n`);

@@ -88,7 +88,7 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
     }
     if (standIns.size > 0)
       console.log(`note: ${file}: blocks replayed as text stand-ins: ${describeStandIns(standIns)}`);
-    if (ignored.size > 0) console.log(`note: ${file}: lines read past: ${describeIgnored(ignored)}`);
+    if (ignored.size > 0) console.log(`note: ${file}: not replayed as written: ${describeIgnored(ignored)}`);
   }
   if (transcripts.length === 0) {
     for (const sk of skipped) process.stderr.write(`SKIPPED ${sk.transcript}: ${sk.error}\n`);

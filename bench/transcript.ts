@@ -104,7 +104,9 @@ function image(o: Json, where: string): { mediaType: ImageMediaType; data: strin
  * `redacted_thinking` block is a thinking block with its `data`. Read past, and counted in
  * `ignored` when given, so a session we have not seen still replays: a record of a kind this
  * format does not define (a later version's, a tool's header), and a last line that is not
- * valid JSON (a log cut off mid-write). Anywhere else, invalid JSON is an error.
+ * valid JSON (a log cut off mid-write). Anywhere else, invalid JSON is an error. A usage record
+ * of no request (Claude Code's `<synthetic>` model, or no prompt tokens at all) reads as
+ * `usage: null`, counted there too.
  */
 export function parseTranscript(
   text: string,
@@ -253,7 +255,11 @@ export function parseTranscript(
             cache_creation_input_tokens: num(u, 'cache_creation_input_tokens', 'usage', true),
             output_tokens: num(u, 'output_tokens', 'usage', true),
           };
-          events.push({ kind: 'usage', line, model, usage, ...when });
+          // A reply the agent wrote itself (Claude Code's `<synthetic>` model: an API error, an
+          // interruption) or one no prompt went into: no request was sent, as for `null`.
+          const none = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens === 0;
+          if (model === SYNTHETIC_MODEL || none) ignore(NO_REQUEST);
+          events.push({ kind: 'usage', line, model, usage: model === SYNTHETIC_MODEL || none ? null : usage, ...when });
         }
       } else if (o.kind === 'compaction') {
         const s = str(o, 'summary', 'compaction');
@@ -275,6 +281,12 @@ export function parseTranscript(
 
 /** Lines a replay reads past, by what they were (see parseTranscript), with their counts. */
 export type IgnoredRecords = Map<string, number>;
+
+/** The model Claude Code logs for a reply it wrote itself, with no API request behind it. */
+export const SYNTHETIC_MODEL = '<synthetic>';
+
+/** What {@link IgnoredRecords} calls a usage record of no request (read as `usage: null`). */
+export const NO_REQUEST = 'usage of no request (model <synthetic>, or no prompt tokens), read as null';
 
 /** What {@link IgnoredRecords} calls a last line that is not valid JSON. */
 export const TRUNCATED_LAST_LINE = 'last line cut off (not valid JSON)';

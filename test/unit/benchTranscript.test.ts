@@ -1,6 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { describeStandIns, type StandIns } from '../../bench/blockStandIn';
-import { describeIgnored, parseTranscript, TRUNCATED_LAST_LINE, type IgnoredRecords } from '../../bench/transcript';
+import {
+  describeIgnored,
+  NO_REQUEST,
+  parseTranscript,
+  TRUNCATED_LAST_LINE,
+  type IgnoredRecords,
+} from '../../bench/transcript';
 
 const line = (o: unknown): string => JSON.stringify(o);
 
@@ -97,6 +103,26 @@ describe('bench transcript parser', () => {
       /f\.jsonl:1: not valid JSON/,
       'invalid JSON before the last line is an error',
     );
+  });
+
+  it("reads a usage record of no request (Claude Code's <synthetic> replies, no prompt tokens) as null", () => {
+    const ignored: IgnoredRecords = new Map();
+    const zero = { input_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 0 };
+    const ev = parseTranscript(
+      [
+        line({ kind: 'usage', model: '<synthetic>', usage: { ...zero, output_tokens: 3 } }),
+        line({ kind: 'usage', model: 'claude-opus-4-6', usage: zero }),
+        line({ kind: 'usage', model: 'claude-opus-4-6', usage: { ...zero, cache_read_input_tokens: 10 } }),
+      ].join('\n'),
+      'f.jsonl',
+      undefined,
+      ignored,
+    );
+    assert.deepEqual(
+      ev.map((e) => e.kind === 'usage' && e.usage !== null),
+      [false, false, true],
+    );
+    assert.deepEqual([...ignored], [[NO_REQUEST, 2]]);
   });
 
   it('reads past records of a kind it does not know and a last line cut off mid-write, counting them', () => {
