@@ -53,6 +53,10 @@ export async function runReplay(args: readonly string[]): Promise<number> {
   const standIns: StandIns = new Map();
   const ignored: IgnoredRecords = new Map();
   const events = readTranscript(parsed.file, standIns, ignored);
+  if (!events.some((e) => e.kind === 'usage' && e.usage !== null)) {
+    process.stderr.write(`${parsed.file}: no usage record of a request (nothing to replay)\n`);
+    return 1;
+  }
   const prepared = prepareTranscript(parsed.file, events, createTiktokenTokenizer());
   if (standIns.size > 0) console.log(`note: blocks replayed as text stand-ins: ${describeStandIns(standIns)}`);
   if (ignored.size > 0) console.log(`note: not replayed as written: ${describeIgnored(ignored)}`);

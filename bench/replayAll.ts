@@ -80,7 +80,11 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
     const standIns: StandIns = new Map();
     const ignored: IgnoredRecords = new Map();
     try {
-      transcripts.push({ file, events: readTranscript(file, standIns, ignored) });
+      const events = readTranscript(file, standIns, ignored);
+      // Rows of zeros would read as "no overflow": a file with no request is skipped, with why.
+      if (!events.some((e) => e.kind === 'usage' && e.usage !== null))
+        throw new Error(`${file}: no usage record of a request (nothing to replay)`);
+      transcripts.push({ file, events });
     } catch (e) {
       // Named with the table (printTable), once.
       skipped.push({ transcript: file, error: e instanceof Error ? e.message : String(e) });

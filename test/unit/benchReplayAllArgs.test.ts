@@ -40,6 +40,10 @@ describe('bench replay-all: arguments, and a transcript it cannot read', () => {
     try {
       writeFileSync(join(dir, 'good.transcript.jsonl'), toolSession(12).join('\n'));
       writeFileSync(join(dir, 'broken.transcript.jsonl'), '{"kind":"message"');
+      writeFileSync(
+        join(dir, 'chat-only.transcript.jsonl'),
+        JSON.stringify({ kind: 'message', message: { role: 'user', content: 'hi' } }),
+      );
       const out: string[] = [];
       const log = console.log;
       const err = process.stderr.write.bind(process.stderr);
@@ -58,8 +62,10 @@ describe('bench replay-all: arguments, and a transcript it cannot read', () => {
         skipped: { transcript: string; error: string }[];
       };
       assert.ok(last.rows.length > 0 && last.rows.every((r) => r.transcript.endsWith('good.transcript.jsonl')));
-      assert.equal(last.skipped.length, 1);
+      assert.equal(last.skipped.length, 2);
       assert.match(last.skipped[0]?.error ?? '', /broken\.transcript\.jsonl:1: not valid JSON/);
+      // Rows of zeros would read as "no overflow": a file with nothing to replay is named instead.
+      assert.match(last.skipped[1]?.error ?? '', /chat-only\.transcript\.jsonl: no usage record of a request/);
       assert.ok(out.some((l) => l.startsWith('SKIPPED ') && l.includes('broken.transcript.jsonl')));
     } finally {
       rmSync(dir, { recursive: true, force: true });
