@@ -10,6 +10,7 @@ import { checkBreakpoints, checkCacheControl } from './cacheControl';
 import { isKnownModel, maxOutputTokens } from './models';
 import { invalid, isObject, noExtraKeys, reject } from './reject';
 import type { ApiRequest } from './request';
+import { checkImageLimits } from './validateImages';
 import { checkMessages } from './validateMessages';
 import { checkWellFormedStrings } from './validateStrings';
 import { checkThinkingHistory } from './validateThinking';
@@ -70,6 +71,7 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
   checkToolChoice(body.tool_choice, body.tools);
   checkThinking(body.thinking, body.max_tokens);
   checkMessages(body.messages, body.model);
+  checkImageLimits(body.messages);
   checkCacheControl(body.cache_control, '');
   checkDiagnostics(body.diagnostics);
   const request = body as unknown as ApiRequest;

@@ -14,7 +14,8 @@
  *   depth, tool results); empty text is left out and empty messages get a placeholder;
  *   thinking without a signature is left out (as the serializer does; redacted thinking,
  *   which has data instead, is kept); images of a media type
- *   the API does not take become a note.
+ *   the API does not take become a note, and so do images over the API's per-request image
+ *   limits (more than 100, over 5 MB, too large on a side: imageLimits.ts).
  *
  * It works on a copy: the state passed in (the session's) is never changed, and a message or
  * block that needs nothing is passed through as the same object. A valid state is checked in
@@ -24,6 +25,7 @@
  */
 import type { ConversationState, Message, TextBlock, ToolSchema } from '../conversation/conversationModel';
 import { scanMessage } from './blocks';
+import { limitImages } from './imageLimits';
 import { NO_REPAIRS, type Repair } from './repairs';
 import { repairStructure } from './structure';
 import { replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
@@ -59,11 +61,13 @@ export function normalizeState(state: ConversationState): Normalized {
   const system = normalizeSystem(state.system);
   const tools = normalizeTools(state.tools);
   const valid = isValidSequence(state.messages);
-  if (valid && system.value === state.system && tools.value === state.tools) return { state, repairs: NO_REPAIRS };
   const repaired = valid ? { value: state.messages, repairs: NO_REPAIRS } : repairMessages(state.messages);
-  const repairs = [...system.repairs, ...tools.repairs, ...repaired.repairs];
+  const limited = limitImages(repaired.value);
+  if (limited.value === state.messages && system.value === state.system && tools.value === state.tools)
+    return { state, repairs: NO_REPAIRS };
+  const repairs = [...system.repairs, ...tools.repairs, ...repaired.repairs, ...limited.repairs];
   const out: Normalized = {
-    state: { ...state, system: system.value, tools: tools.value, messages: repaired.value },
+    state: { ...state, system: system.value, tools: tools.value, messages: limited.value },
     repairs,
   };
   normalizedStates.set(state, out);
@@ -76,7 +80,7 @@ export function normalizeState(state: ConversationState): Normalized {
  * estimates refer to the same messages as the request.
  */
 export function sentMessages(messages: readonly Message[]): readonly Message[] {
-  return isValidSequence(messages) ? messages : repairMessages(messages).value;
+  return limitImages(isValidSequence(messages) ? messages : repairMessages(messages).value).value;
 }
 
 function repairMessages(messages: readonly Message[]): Fixed<readonly Message[]> {

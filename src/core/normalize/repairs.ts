@@ -35,6 +35,8 @@ export type RepairKind =
   | 'thinking_dropped'
   /** An image with a media type the API does not take became a note. */
   | 'image_invalid'
+  /** An image over one of the API's per-request image limits (count, size) was sent as a note (imageLimits.ts). */
+  | 'image_over_limit'
   /** A block in a role that cannot send it (a tool_use in a user message…) became text or was left out. */
   | 'block_wrong_role';
 
@@ -71,6 +73,10 @@ const PHRASES: Readonly<Record<RepairKind, readonly [one: string, many: string]>
   image_invalid: [
     'image with an unsupported type replaced by a note',
     'images with an unsupported type replaced by a note',
+  ],
+  image_over_limit: [
+    "image over the API's image limits sent as a note",
+    "images over the API's image limits sent as a note",
   ],
   block_wrong_role: ['block in the wrong role sent as text', 'blocks in the wrong role sent as text'],
 };

@@ -1,0 +1,167 @@
+/**
+ * The Messages API's limits on the images of one request, which no single message shows: a
+ * request whose history breaks one is refused, and every later request that still carries
+ * the image is refused the same way (Claude Code users hit this: anthropics/claude-code#13480).
+ * Documented at https://platform.claude.com/docs/en/build-with-claude/vision ("General
+ * limits"): at most 100 images in a request to a model with a 200k-token window (600 for the
+ * others; 100 is used for all, so a model switch never breaks a history), at most 8000 px on a
+ * side, and 2000 px once a request holds more than 20 images; and at most 5 MB per image
+ * (the API's error: "image exceeds 5 MB maximum").
+ *
+ * An image over a limit is sent as a note naming why; the state keeps it (the note is only in
+ * the request, like every repair of normalize). Which images go: any over 5 MB or 8000 px;
+ * then, past 100, the oldest; then, while more than 20 remain, those over 2000 px. Pure; a
+ * request within the limits costs one memoised pass per new message and comes back as the
+ * same array.
+ */
+import type { ImageBlock, Message, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
+import { imageDimensions } from '../tokens/imageSize';
+import { derivedMeta, textFor } from './blocks';
+import { NO_REPAIRS, type Repair } from './repairs';
+
+/** Images one request may hold (the limit for 200k-window models). */
+export const MAX_IMAGES_PER_REQUEST = 100;
+/** Over this many images in a request, each must be at most {@link MAX_SIDE_MANY_IMAGES} px on a side. */
+export const MANY_IMAGES = 20;
+/** The longest side an image may have. */
+export const MAX_SIDE = 8000;
+/** The longest side an image may have in a request of more than {@link MANY_IMAGES} images. */
+export const MAX_SIDE_MANY_IMAGES = 2000;
+/** The most base64 characters one image may take (5 MB). */
+export const MAX_IMAGE_BASE64_CHARS = 5 * 1024 * 1024;
+
+/** What a message holds in images, for the quick check. */
+interface ImageStats {
+  readonly count: number;
+  /** Some image is over 5 MB or over 8000 px: always left out. */
+  readonly overAlways: boolean;
+  /** Some image is over 2000 px on a side: left out in a request of many images. */
+  readonly overMany: boolean;
+}
+
+const stats = new WeakMap<Message, ImageStats>();
+const NO_IMAGES: ImageStats = { count: 0, overAlways: false, overMany: false };
+
+/** One image of the request: where it is and what it is. */
+interface Site {
+  readonly message: number;
+  readonly block: number;
+  /** Its index among the tool result's parts; undefined for an image block. */
+  readonly part?: number;
+  readonly data: string;
+  readonly side?: number;
+  readonly size: string;
+}
+
+/** The images of `messages` within the API's limits (see the module comment), with a repair per image left out. */
+export function limitImages(messages: readonly Message[]): { value: readonly Message[]; repairs: readonly Repair[] } {
+  let count = 0;
+  let overAlways = false;
+  let overMany = false;
+  for (const m of messages) {
+    const s = statsOf(m);
+    count += s.count;
+    overAlways ||= s.overAlways;
+    overMany ||= s.overMany;
+  }
+  if (!overAlways && count <= MAX_IMAGES_PER_REQUEST && (count <= MANY_IMAGES || !overMany))
+    return { value: messages, repairs: NO_REPAIRS };
+  const sites = messages.flatMap(sitesOf);
+  const out = new Map<Site, string>();
+  for (const s of sites) {
+    if (s.data.length > MAX_IMAGE_BASE64_CHARS) out.set(s, `it is over the API's limit of 5 MB for one image`);
+    else if ((s.side ?? 0) > MAX_SIDE) out.set(s, `it is over the API's limit of ${MAX_SIDE} px on a side`);
+  }
+  let kept = sites.filter((s) => !out.has(s));
+  for (const s of kept.slice(0, Math.max(0, kept.length - MAX_IMAGES_PER_REQUEST)))
+    out.set(s, `a request may hold at most ${MAX_IMAGES_PER_REQUEST} images, and newer ones are sent`);
+  kept = sites.filter((s) => !out.has(s));
+  if (kept.length > MANY_IMAGES)
+    for (const s of kept)
+      if ((s.side ?? 0) > MAX_SIDE_MANY_IMAGES)
+        out.set(
+          s,
+          `in a request of more than ${MANY_IMAGES} images the API takes at most ${MAX_SIDE_MANY_IMAGES} px on a side`,
+        );
+  return replaceImages(messages, out);
+}
+
+function statsOf(m: Message): ImageStats {
+  let s = stats.get(m);
+  if (s) return s;
+  const found = m.role === 'user' ? sitesOf(m, 0) : [];
+  s =
+    found.length === 0
+      ? NO_IMAGES
+      : {
+          count: found.length,
+          overAlways: found.some((x) => x.data.length > MAX_IMAGE_BASE64_CHARS || (x.side ?? 0) > MAX_SIDE),
+          overMany: found.some((x) => (x.side ?? 0) > MAX_SIDE_MANY_IMAGES),
+        };
+  stats.set(m, s);
+  return s;
+}
+
+function site(message: number, block: number, part: number | undefined, data: string): Site {
+  const d = imageDimensions(data);
+  return {
+    message,
+    block,
+    ...(part === undefined ? {} : { part }),
+    data,
+    ...(d ? { side: Math.max(d.width, d.height) } : {}),
+    size: d ? `${d.width}×${d.height} px` : `${Math.round((data.length * 3) / 4 / 1024).toLocaleString('en-US')} KB`,
+  };
+}
+
+function sitesOf(m: Message, message: number): Site[] {
+  if (m.role !== 'user') return [];
+  const out: Site[] = [];
+  m.blocks.forEach((b, block) => {
+    if (b.type === 'image') out.push(site(message, block, undefined, b.data));
+    else if (b.type === 'tool_result' && typeof b.content !== 'string')
+      b.content.forEach((p, part) => {
+        if (p.type === 'image') out.push(site(message, block, part, p.data));
+      });
+  });
+  return out;
+}
+
+function note(s: Site, why: string): string {
+  return `[Image (${s.size}) left out of this request: ${why}. It stays in the conversation.]`;
+}
+
+function replaceImages(
+  messages: readonly Message[],
+  out: ReadonlyMap<Site, string>,
+): { value: readonly Message[]; repairs: readonly Repair[] } {
+  if (out.size === 0) return { value: messages, repairs: NO_REPAIRS };
+  const byMessage = new Map<number, Site[]>();
+  for (const s of out.keys()) byMessage.set(s.message, [...(byMessage.get(s.message) ?? []), s]);
+  const repairs: Repair[] = [];
+  const value = messages.map((m, i) => {
+    const here = byMessage.get(i);
+    if (!here) return m;
+    const blocks = m.blocks.map((b, j) => {
+      const mine = here.filter((s) => s.block === j);
+      if (mine.length === 0) return b;
+      for (const s of mine)
+        repairs.push({
+          kind: 'image_over_limit',
+          messageId: m.id,
+          blockId: b.meta.id,
+          detail: `An image (${s.size}) of message ${m.id} was sent as a note: ${out.get(s) as string}.`,
+        });
+      if (b.type === 'image')
+        return textFor((b as ImageBlock).meta, note(mine[0] as Site, out.get(mine[0] as Site) as string));
+      const r = b as ToolResultBlock;
+      const content: ToolResultContent = (r.content as Exclude<ToolResultContent, string>).map((p, k) => {
+        const s = mine.find((x) => x.part === k);
+        return s ? { type: 'text' as const, text: note(s, out.get(s) as string) } : p;
+      });
+      return { ...r, content, meta: derivedMeta(r.meta, r.meta.toolUseId) };
+    });
+    return { ...m, blocks };
+  });
+  return { value, repairs };
+}

@@ -1,0 +1,169 @@
+import { strict as assert } from 'node:assert';
+import type { Message, ToolResultBlock } from '../../src/core/conversation/conversationModel';
+import { MAX_IMAGE_BASE64_CHARS, MAX_IMAGES_PER_REQUEST } from '../../src/core/normalize/imageLimits';
+import { describeRepairs, normalizeState, NO_REPAIRS, sentMessages } from '../../src/core/normalize/normalize';
+import { assertAccepted, NBuild, pipeline, refusal, stateOf } from './support/normalizeFixtures';
+
+/** A PNG of `w` × `h` px as the API would read it: the signature and IHDR (the header is all a size check reads). */
+function png(w: number, h: number): string {
+  const b = Buffer.alloc(33);
+  b.writeUInt32BE(0x89504e47, 0);
+  b.writeUInt32BE(0x0d0a1a0a, 4);
+  b.writeUInt32BE(13, 8);
+  b.write('IHDR', 12, 'latin1');
+  b.writeUInt32BE(w, 16);
+  b.writeUInt32BE(h, 20);
+  b.writeUInt8(8, 24);
+  b.writeUInt8(2, 25);
+  return b.toString('base64');
+}
+
+/** A chat where each listed image is a screenshot returned by a tool call, oldest first. */
+function screenshots(b: NBuild, images: readonly string[]): Message[] {
+  const out: Message[] = [b.user(b.text('Check every page.'))];
+  images.forEach((data, i) => {
+    const use = b.toolUse('screenshot', { page: i });
+    out.push(b.assistant(use));
+    const r = b.toolResult(use.id, '');
+    const result: ToolResultBlock = {
+      ...r,
+      content: [
+        { type: 'text', text: `page ${i}` },
+        { type: 'image', mediaType: 'image/png', data },
+      ],
+    };
+    out.push(b.user(result));
+  });
+  return out;
+}
+
+const imagesSent = (messages: readonly Message[]): string[] =>
+  messages.flatMap((m) =>
+    m.blocks.flatMap((b) =>
+      b.type === 'image'
+        ? [b.data]
+        : b.type === 'tool_result' && typeof b.content !== 'string'
+          ? b.content.flatMap((p) => (p.type === 'image' ? [p.data] : []))
+          : [],
+    ),
+  );
+
+describe("normalize: the API's image limits of one request", () => {
+  const p = pipeline();
+
+  it('a request within the limits is sent as it is (the same state, no repair)', () => {
+    const b = new NBuild();
+    const s = stateOf(
+      screenshots(
+        b,
+        Array.from({ length: 20 }, () => png(2560, 1440)),
+      ),
+    );
+    assert.equal(normalizeState(s).state, s, '20 large screenshots are within the limits');
+    assert.equal(normalizeState(s).repairs, NO_REPAIRS);
+    assertAccepted(p.prepare(s).params);
+  });
+
+  it('over 20 images, one over 2000 px is sent as a note, and the request is accepted', () => {
+    const b = new NBuild();
+    const images = [...Array.from({ length: 20 }, () => png(1280, 800)), png(2560, 1440)];
+    const s = stateOf(screenshots(b, images));
+    const raw = p.prepare({ ...s, messages: s.messages });
+    assert.equal(imagesSent(raw.sent.messages).length, 20);
+    const n = normalizeState(s);
+    assert.deepEqual(
+      n.repairs.map((r) => r.kind),
+      ['image_over_limit'],
+    );
+    assert.match(n.repairs[0]?.detail ?? '', /2560×1440 px.*more than 20 images the API takes at most 2000 px/);
+    assert.match(describeRepairs(n.repairs) ?? '', /1 image over the API's image limits sent as a note/);
+    const note = JSON.stringify(n.state.messages.at(-1)?.blocks);
+    assert.match(note, /\[Image \(2560×1440 px\) left out of this request: .*It stays in the conversation\.\]/);
+    assertAccepted(raw.params);
+    assert.equal(s.messages.at(-1)?.blocks[0]?.type, 'tool_result', 'the state keeps its image');
+    assert.equal(imagesSent(s.messages).length, 21);
+  });
+
+  it(`past ${MAX_IMAGES_PER_REQUEST} images the oldest are sent as notes`, () => {
+    const b = new NBuild();
+    const images = Array.from({ length: 103 }, (_, i) => png(200 + i, 100));
+    const s = stateOf(screenshots(b, images));
+    const sent = imagesSent(p.prepare(s).sent.messages);
+    assert.equal(sent.length, MAX_IMAGES_PER_REQUEST);
+    assert.deepEqual(sent, images.slice(3), 'the newest 100 are sent');
+    assert.equal(sentMessages(s.messages).length, s.messages.length, 'the estimator measures the same messages');
+    assert.deepEqual(imagesSent(sentMessages(s.messages)), images.slice(3));
+    assertAccepted(p.prepare(s).params);
+  });
+
+  it('an image over 8000 px or over 5 MB is never sent, even alone', () => {
+    const b = new NBuild();
+    const huge = png(9000, 300);
+    const big = png(100, 100) + 'A'.repeat(MAX_IMAGE_BASE64_CHARS);
+    for (const [data, why] of [
+      [huge, /over the API's limit of 8000 px on a side/],
+      [big, /over the API's limit of 5 MB for one image/],
+    ] as const) {
+      const s = stateOf([b.user(b.image('image/png', data), b.text('what is this?'))]);
+      const n = normalizeState(s);
+      assert.match(n.repairs[0]?.detail ?? '', why);
+      assert.equal(imagesSent(n.state.messages).length, 0);
+      assertAccepted(p.prepare(s).params);
+    }
+  });
+
+  it("the fake API refuses what normalize repairs, with the API's messages", () => {
+    const b = new NBuild();
+    const many = screenshots(b, [...Array.from({ length: 20 }, () => png(800, 600)), png(2100, 900)]);
+    const tooMany = screenshots(
+      b,
+      Array.from({ length: 101 }, () => png(300, 300)),
+    );
+    const base = p.prepare(stateOf([b.user(b.text('hi'))])).params;
+    const raw = (messages: Message[]) => ({
+      ...base,
+      messages: messages.map((m) => ({
+        role: m.role,
+        content: m.blocks.map((x) =>
+          x.type === 'text'
+            ? { type: 'text', text: x.text || '.' }
+            : x.type === 'tool_use'
+              ? { type: 'tool_use', id: x.id, name: x.name, input: x.input }
+              : x.type === 'tool_result' && typeof x.content !== 'string'
+                ? {
+                    type: 'tool_result',
+                    tool_use_id: x.toolUseId,
+                    content: x.content.map((c) =>
+                      c.type === 'text'
+                        ? c
+                        : { type: 'image', source: { type: 'base64', media_type: c.mediaType, data: c.data } },
+                    ),
+                  }
+                : x.type === 'image'
+                  ? { type: 'image', source: { type: 'base64', media_type: x.mediaType, data: x.data } }
+                  : { type: 'text', text: '.' },
+        ),
+      })),
+    });
+    assert.match(
+      refusal(raw(many)) ?? '',
+      /image\.source\.base64\.data: At least one of the image dimensions exceed max allowed size for many-image requests: 2000 pixels/,
+    );
+    assert.match(refusal(raw(tooMany)) ?? '', /Too many images in the request: 101 > 100/);
+    assert.match(
+      refusal(raw([b.user(b.image('image/png', png(8001, 10)))])) ?? '',
+      /exceed max allowed size: 8000 pixels/,
+    );
+    assert.equal(
+      refusal(
+        raw(
+          screenshots(
+            b,
+            Array.from({ length: 20 }, () => png(2560, 1440)),
+          ),
+        ),
+      ),
+      undefined,
+    );
+  });
+});
