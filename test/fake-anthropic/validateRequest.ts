@@ -71,7 +71,7 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
   checkToolChoice(body.tool_choice, body.tools);
   checkThinking(body.thinking, body.max_tokens);
   checkMessages(body.messages, body.model);
-  checkImageLimits(body.messages);
+  checkImageLimits(body.messages, body);
   checkCacheControl(body.cache_control, '');
   checkDiagnostics(body.diagnostics);
   const request = body as unknown as ApiRequest;

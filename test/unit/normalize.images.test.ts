@@ -1,6 +1,10 @@
 import { strict as assert } from 'node:assert';
 import type { Message, ToolResultBlock } from '../../src/core/conversation/conversationModel';
-import { MAX_IMAGE_BASE64_CHARS, MAX_IMAGES_PER_REQUEST } from '../../src/core/normalize/imageLimits';
+import {
+  MAX_IMAGE_BASE64_CHARS,
+  MAX_IMAGE_CHARS_PER_REQUEST,
+  MAX_IMAGES_PER_REQUEST,
+} from '../../src/core/normalize/imageLimits';
 import { describeRepairs, normalizeState, NO_REPAIRS, sentMessages } from '../../src/core/normalize/normalize';
 import { assertAccepted, NBuild, pipeline, refusal, stateOf } from './support/normalizeFixtures';
 
@@ -96,6 +100,23 @@ describe("normalize: the API's image limits of one request", () => {
     assertAccepted(p.prepare(s).params);
   });
 
+  it("screenshots that together pass the API's 32 MB request limit: the oldest are sent as notes", () => {
+    const b = new NBuild();
+    // 40 screenshots of 1 MB each: within the count, over the request size.
+    const images = Array.from({ length: 40 }, (_, i) => png(1200 + i, 800) + 'A'.repeat(1024 * 1024));
+    const s = stateOf(screenshots(b, images));
+    const prepared = p.prepare(s);
+    const sent = imagesSent(prepared.sent.messages);
+    assert.ok(sent.join('').length <= MAX_IMAGE_CHARS_PER_REQUEST);
+    assert.ok(sent.length >= 20 && sent.length < 40, `${sent.length}`);
+    assert.deepEqual(sent, images.slice(images.length - sent.length), 'the newest are sent');
+    assert.match(
+      normalizeState(s).repairs[0]?.detail ?? '',
+      /the images of a request must fit the API's 32 MB request limit/,
+    );
+    assertAccepted(prepared.params);
+  });
+
   it('an image over 8000 px or over 5 MB is never sent, even alone', () => {
     const b = new NBuild();
     const huge = png(9000, 300);
@@ -165,5 +186,10 @@ describe("normalize: the API's image limits of one request", () => {
       ),
       undefined,
     );
+    const heavy = screenshots(
+      b,
+      Array.from({ length: 36 }, () => png(1000, 700) + 'A'.repeat(1024 * 1024)),
+    );
+    assert.match(refusal(raw(heavy)) ?? '', /Request exceeds the maximum allowed number of bytes: \d+ > 33554432/);
   });
 });

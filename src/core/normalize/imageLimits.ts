@@ -5,12 +5,15 @@
  * Documented at https://platform.claude.com/docs/en/build-with-claude/vision ("General
  * limits"): at most 100 images in a request to a model with a 200k-token window (600 for the
  * others; 100 is used for all, so a model switch never breaks a history), at most 8000 px on a
- * side, and 2000 px once a request holds more than 20 images; and at most 5 MB per image
- * (the API's error: "image exceeds 5 MB maximum").
+ * side, and 2000 px once a request holds more than 20 images; at most 5 MB per image (the
+ * API's error: "image exceeds 5 MB maximum"); and a request body of at most 32 MB, which a
+ * hundred screenshots can pass long before their count does — so the images sent take at most
+ * {@link MAX_IMAGE_CHARS_PER_REQUEST} characters, leaving the rest for the text.
  *
  * An image over a limit is sent as a note naming why; the state keeps it (the note is only in
  * the request, like every repair of normalize). Which images go: any over 5 MB or 8000 px;
- * then, past 100, the oldest; then, while more than 20 remain, those over 2000 px. Pure; a
+ * then, past 100 or past the request's share for images, the oldest; then, while more than 20
+ * remain, those over 2000 px. Pure; a
  * request within the limits costs one memoised pass per new message and comes back as the
  * same array.
  */
@@ -29,10 +32,17 @@ export const MAX_SIDE = 8000;
 export const MAX_SIDE_MANY_IMAGES = 2000;
 /** The most base64 characters one image may take (5 MB). */
 export const MAX_IMAGE_BASE64_CHARS = 5 * 1024 * 1024;
+/**
+ * The most base64 characters the images of one request may take together: 24 MB of the API's
+ * 32 MB request limit, the rest left for the text (a 1M-token window of text is about 4 MB).
+ */
+export const MAX_IMAGE_CHARS_PER_REQUEST = 24 * 1024 * 1024;
 
 /** What a message holds in images, for the quick check. */
 interface ImageStats {
   readonly count: number;
+  /** Base64 characters of its images. */
+  readonly chars: number;
   /** Some image is over 5 MB or over 8000 px: always left out. */
   readonly overAlways: boolean;
   /** Some image is over 2000 px on a side: left out in a request of many images. */
@@ -40,7 +50,7 @@ interface ImageStats {
 }
 
 const stats = new WeakMap<Message, ImageStats>();
-const NO_IMAGES: ImageStats = { count: 0, overAlways: false, overMany: false };
+const NO_IMAGES: ImageStats = { count: 0, chars: 0, overAlways: false, overMany: false };
 
 /** One image of the request: where it is and what it is. */
 interface Site {
@@ -56,15 +66,22 @@ interface Site {
 /** The images of `messages` within the API's limits (see the module comment), with a repair per image left out. */
 export function limitImages(messages: readonly Message[]): { value: readonly Message[]; repairs: readonly Repair[] } {
   let count = 0;
+  let chars = 0;
   let overAlways = false;
   let overMany = false;
   for (const m of messages) {
     const s = statsOf(m);
     count += s.count;
+    chars += s.chars;
     overAlways ||= s.overAlways;
     overMany ||= s.overMany;
   }
-  if (!overAlways && count <= MAX_IMAGES_PER_REQUEST && (count <= MANY_IMAGES || !overMany))
+  if (
+    !overAlways &&
+    count <= MAX_IMAGES_PER_REQUEST &&
+    chars <= MAX_IMAGE_CHARS_PER_REQUEST &&
+    (count <= MANY_IMAGES || !overMany)
+  )
     return { value: messages, repairs: NO_REPAIRS };
   const sites = messages.flatMap(sitesOf);
   const out = new Map<Site, string>();
@@ -75,6 +92,13 @@ export function limitImages(messages: readonly Message[]): { value: readonly Mes
   let kept = sites.filter((s) => !out.has(s));
   for (const s of kept.slice(0, Math.max(0, kept.length - MAX_IMAGES_PER_REQUEST)))
     out.set(s, `a request may hold at most ${MAX_IMAGES_PER_REQUEST} images, and newer ones are sent`);
+  kept = sites.filter((s) => !out.has(s));
+  let keptChars = kept.reduce((n, s) => n + s.data.length, 0);
+  for (const s of kept) {
+    if (keptChars <= MAX_IMAGE_CHARS_PER_REQUEST) break;
+    out.set(s, `the images of a request must fit the API's 32 MB request limit, and newer ones are sent`);
+    keptChars -= s.data.length;
+  }
   kept = sites.filter((s) => !out.has(s));
   if (kept.length > MANY_IMAGES)
     for (const s of kept)
@@ -95,6 +119,7 @@ function statsOf(m: Message): ImageStats {
       ? NO_IMAGES
       : {
           count: found.length,
+          chars: found.reduce((n, x) => n + x.data.length, 0),
           overAlways: found.some((x) => x.data.length > MAX_IMAGE_BASE64_CHARS || (x.side ?? 0) > MAX_SIDE),
           overMany: found.some((x) => (x.side ?? 0) > MAX_SIDE_MANY_IMAGES),
         };
