@@ -212,19 +212,46 @@ describe('compaction guards: round guard', () => {
     assert.ok(g.tokensAfter <= 3_000);
   });
 
-  it('never changes a result with image parts', () => {
-    const image: ToolResultContent = [
-      { type: 'text', text: lines(2_000) },
-      {
-        type: 'image',
-        mediaType: 'image/png',
-        data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-      },
-    ];
-    const rs: ToolResultInput[] = [{ toolUseId: 'toolu_img', content: image }, ...round(3, 20_000)];
-    const g = guardRound(rs, opts(2_000));
-    assert.equal(g.results[0], rs[0]);
-    assert.equal(g.spills.length, 3);
+  it('keeps a result with image parts whole while text can make room; past that, leaves out the largest images with a note', () => {
+    const image = (w: number, h: number): string => {
+      const b = Buffer.alloc(33);
+      b.writeUInt32BE(0x89504e47, 0);
+      b.writeUInt32BE(0x0d0a1a0a, 4);
+      b.writeUInt32BE(13, 8);
+      b.write('IHDR', 12, 'latin1');
+      b.writeUInt32BE(w, 16);
+      b.writeUInt32BE(h, 20);
+      return b.toString('base64');
+    };
+    const shot = (i: number, w: number): ToolResultInput => ({
+      toolUseId: `toolu_shot${i}`,
+      content: [
+        { type: 'text', text: `page ${i}` },
+        { type: 'image', mediaType: 'image/png', data: image(w, 800) },
+      ],
+    });
+    // Text that can make room: the screenshot stays as it is.
+    const mixed = [shot(0, 1280), ...round(3, 20_000)];
+    const roomy = guardRound(mixed, opts(6_000));
+    assert.equal(roomy.results[0], mixed[0]);
+    assert.equal(roomy.imagesLeftOut, 0);
+    // Eight screenshots (~1,300–1,600 tokens each) where 4,000 tokens are left: the largest go.
+    const shots = Array.from({ length: 8 }, (_, i) => shot(i, 600 + 100 * i));
+    const g = guardRound(shots, opts(4_000));
+    assert.ok(g.tokensAfter <= 4_000, `${g.tokensAfter}`);
+    assert.ok(g.imagesLeftOut > 0 && g.imagesLeftOut < 8, `${g.imagesLeftOut}`);
+    const leftOut = g.results.filter((r, i) => r !== shots[i]);
+    assert.equal(leftOut.length, g.imagesLeftOut);
+    assert.ok(
+      leftOut.every((r) => /toolu_shot[4-7]/.test(r.toolUseId)),
+      'the largest first',
+    );
+    assert.match(
+      JSON.stringify(leftOut[0]?.content),
+      /page \d+.*\[Image \(\d+×800 px, about [\d,]+ tokens\) left out: this round's 8 tool results together .*Run the read_file call again on its own if you need it\.\]/,
+    );
+    assert.equal(g.spills.length, 0, 'an image is never written to a file the model cannot read');
+    assert.match(roundGuardNotice(g) ?? '', /: \d images? left out \(a note names each\), about [\d,]+ tokens now\.$/);
   });
 
   it('a spilled result, alone or by its round, is recognised, and its chat card says it was saved to a file', () => {

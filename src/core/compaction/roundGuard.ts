@@ -13,6 +13,7 @@
 import type { ToolResultInput } from '../conversation/assemble';
 import type { ConversationState, Message, ToolResultContent } from '../conversation/conversationModel';
 import type { Spill } from '../conversation/paste';
+import { imageDimensions, imageTokens } from '../tokens/imageSize';
 import { formatCount, plural } from '../tools/result';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { fixedRequestTokens, hardTargetTokens, type CompactionSettings } from './policy';
@@ -105,6 +106,8 @@ export interface GuardedRound {
   /** Results spilled to a file, and results cut to a share (a result may be both). */
   readonly spilled: number;
   readonly cut: number;
+  /** Images left out (replaced by a note) when the text alone could not make the round fit. */
+  readonly imagesLeftOut: number;
   /** The round's tokens before and after. */
   readonly tokensBefore: number;
   readonly tokensAfter: number;
@@ -112,9 +115,9 @@ export interface GuardedRound {
 
 /**
  * Fits a tool round's results into `opts.budgetTokens` (see the module comment); the round as
- * it is when it fits. A result is changed only when it is text: a string, or parts that are
- * all text (joined by line breaks, as one string after the change); results with images keep
- * their parts.
+ * it is when it fits. A result's text is spilled or cut only when it is all text: a string,
+ * or parts that are all text (joined by line breaks, as one string after the change); when the
+ * text alone cannot make the round fit, the largest images are left out with a note.
  */
 export function guardRound(results: readonly ToolResultInput[], opts: RoundGuardOptions): GuardedRound {
   const tokens = results.map((r) => opts.tokensOf(r.content));
@@ -125,6 +128,7 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
   const spills: Spill[] = [];
   let spilled = 0;
   let cut = 0;
+  let imagesLeftOut = 0;
   if (total > opts.budgetTokens) {
     const why = `this round's ${results.length} tool results together (about ${formatCount(tokensBefore)} tokens) are more than the context window leaves for them (about ${formatCount(opts.budgetTokens)} tokens)`;
     const replace = (i: number, content: string): void => {
@@ -178,8 +182,62 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
       }
     }
     cut = cutIds.size;
+    imagesLeftOut = leaveOutImages(
+      out,
+      tokens,
+      opts,
+      why,
+      () => total,
+      (d) => (total += d),
+    );
   }
-  return { results: out, spills, spilled, cut, tokensBefore, tokensAfter: total };
+  return { results: out, spills, spilled, cut, imagesLeftOut, tokensBefore, tokensAfter: total };
+}
+
+/**
+ * Still over the budget after the text: images cannot be saved to a file the model could read
+ * back, so the largest are left out, each replaced by a note naming its size and why (the
+ * model can take it again on its own), until the round fits. Changes `out` and `tokens` in
+ * place; returns how many images were left out.
+ */
+function leaveOutImages(
+  out: ToolResultInput[],
+  tokens: number[],
+  opts: RoundGuardOptions,
+  why: string,
+  total: () => number,
+  add: (delta: number) => void,
+): number {
+  const images = out
+    .flatMap((r, i) =>
+      typeof r.content === 'string'
+        ? []
+        : r.content.flatMap((p, k) =>
+            p.type === 'image' ? [{ i, k, data: p.data, tokens: imageTokens(p.data) }] : [],
+          ),
+    )
+    .sort((a, b) => b.tokens - a.tokens);
+  let left = 0;
+  for (const im of images) {
+    if (total() <= opts.budgetTokens) break;
+    const r = out[im.i] as ToolResultInput;
+    const d = imageDimensions(im.data);
+    const size = d ? `${d.width}×${d.height} px, ` : '';
+    const parts = (r.content as Exclude<ToolResultContent, string>).map((p, k) =>
+      k === im.k
+        ? {
+            type: 'text' as const,
+            text: `[Image (${size}about ${formatCount(im.tokens)} tokens) left out: ${why}. Run the ${opts.toolName(r.toolUseId)} call again on its own if you need it.]`,
+          }
+        : p,
+    );
+    out[im.i] = { ...r, content: parts };
+    const now = opts.tokensOf(parts);
+    add(now - (tokens[im.i] as number));
+    tokens[im.i] = now;
+    left++;
+  }
+  return left;
 }
 
 /** A result's text when it is all text (a string, or text parts joined by line breaks); undefined with images. */
@@ -204,12 +262,12 @@ function spillOptions(r: ToolResultInput, opts: RoundGuardOptions): SpillOptions
 
 /** One sentence for the user about a guarded round; undefined when nothing was changed. */
 export function roundGuardNotice(g: GuardedRound): string | undefined {
-  if (g.spilled === 0 && g.cut === 0) return undefined;
+  if (g.spilled === 0 && g.cut === 0 && g.imagesLeftOut === 0) return undefined;
   const what = [
     g.spilled > 0 ? `${plural(g.spilled, 'result')} saved to files (a preview and the path stay)` : '',
     g.cut > 0 ? `${g.spilled > 0 ? formatCount(g.cut) : plural(g.cut, 'result')} cut to an equal share` : '',
-  ]
-    .filter((s) => s !== '')
-    .join(' and ');
-  return `This tool round's ${plural(g.results.length, 'result')} came to about ${formatCount(g.tokensBefore)} tokens, more than the context window leaves for them: ${what}, about ${formatCount(g.tokensAfter)} tokens now.`;
+    g.imagesLeftOut > 0 ? `${plural(g.imagesLeftOut, 'image')} left out (a note names each)` : '',
+  ].filter((s) => s !== '');
+  const listed = what.length <= 2 ? what.join(' and ') : `${what.slice(0, -1).join(', ')} and ${what.at(-1) as string}`;
+  return `This tool round's ${plural(g.results.length, 'result')} came to about ${formatCount(g.tokensBefore)} tokens, more than the context window leaves for them: ${listed}, about ${formatCount(g.tokensAfter)} tokens now.`;
 }
