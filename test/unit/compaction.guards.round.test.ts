@@ -16,6 +16,7 @@ import { maskStub } from '../../src/core/compaction/mask';
 import { toolItem } from '../../src/host/chat/transcript';
 import { parseChatToWebview } from '../../src/protocol/chat';
 import { Convo, lines, tokensOf } from './support/compactionBuilders';
+import { pngBase64 as pngHeader } from './support/images';
 
 const contentTokens = (c: ToolResultContent): number => resultContentTokens(c, tokensOf);
 const opts = (budgetTokens: number, o: Partial<RoundGuardOptions> = {}): RoundGuardOptions => ({
@@ -213,21 +214,11 @@ describe('compaction guards: round guard', () => {
   });
 
   it('keeps a result with image parts whole while text can make room; past that, leaves out the largest images with a note', () => {
-    const image = (w: number, h: number): string => {
-      const b = Buffer.alloc(33);
-      b.writeUInt32BE(0x89504e47, 0);
-      b.writeUInt32BE(0x0d0a1a0a, 4);
-      b.writeUInt32BE(13, 8);
-      b.write('IHDR', 12, 'latin1');
-      b.writeUInt32BE(w, 16);
-      b.writeUInt32BE(h, 20);
-      return b.toString('base64');
-    };
     const shot = (i: number, w: number): ToolResultInput => ({
       toolUseId: `toolu_shot${i}`,
       content: [
         { type: 'text', text: `page ${i}` },
-        { type: 'image', mediaType: 'image/png', data: image(w, 800) },
+        { type: 'image', mediaType: 'image/png', data: pngHeader(w, 800) },
       ],
     });
     // Text that can make room: the screenshot stays as it is.

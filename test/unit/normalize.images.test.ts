@@ -7,20 +7,7 @@ import {
 } from '../../src/core/normalize/imageLimits';
 import { describeRepairs, normalizeState, NO_REPAIRS, sentMessages } from '../../src/core/normalize/normalize';
 import { assertAccepted, NBuild, pipeline, refusal, stateOf } from './support/normalizeFixtures';
-
-/** A PNG of `w` × `h` px as the API would read it: the signature and IHDR (the header is all a size check reads). */
-function png(w: number, h: number): string {
-  const b = Buffer.alloc(33);
-  b.writeUInt32BE(0x89504e47, 0);
-  b.writeUInt32BE(0x0d0a1a0a, 4);
-  b.writeUInt32BE(13, 8);
-  b.write('IHDR', 12, 'latin1');
-  b.writeUInt32BE(w, 16);
-  b.writeUInt32BE(h, 20);
-  b.writeUInt8(8, 24);
-  b.writeUInt8(2, 25);
-  return b.toString('base64');
-}
+import { pngBase64 as pngHeader } from './support/images';
 
 /** A chat where each listed image is a screenshot returned by a tool call, oldest first. */
 function screenshots(b: NBuild, images: readonly string[]): Message[] {
@@ -60,7 +47,7 @@ describe("normalize: the API's image limits of one request", () => {
     const s = stateOf(
       screenshots(
         b,
-        Array.from({ length: 20 }, () => png(2560, 1440)),
+        Array.from({ length: 20 }, () => pngHeader(2560, 1440)),
       ),
     );
     assert.equal(normalizeState(s).state, s, '20 large screenshots are within the limits');
@@ -70,7 +57,7 @@ describe("normalize: the API's image limits of one request", () => {
 
   it('over 20 images, one over 2000 px is sent as a note, and the request is accepted', () => {
     const b = new NBuild();
-    const images = [...Array.from({ length: 20 }, () => png(1280, 800)), png(2560, 1440)];
+    const images = [...Array.from({ length: 20 }, () => pngHeader(1280, 800)), pngHeader(2560, 1440)];
     const s = stateOf(screenshots(b, images));
     const raw = p.prepare({ ...s, messages: s.messages });
     assert.equal(imagesSent(raw.sent.messages).length, 20);
@@ -90,7 +77,7 @@ describe("normalize: the API's image limits of one request", () => {
 
   it(`past ${MAX_IMAGES_PER_REQUEST} images the oldest are sent as notes`, () => {
     const b = new NBuild();
-    const images = Array.from({ length: 103 }, (_, i) => png(200 + i, 100));
+    const images = Array.from({ length: 103 }, (_, i) => pngHeader(200 + i, 100));
     const s = stateOf(screenshots(b, images));
     const sent = imagesSent(p.prepare(s).sent.messages);
     assert.equal(sent.length, MAX_IMAGES_PER_REQUEST);
@@ -103,7 +90,7 @@ describe("normalize: the API's image limits of one request", () => {
   it("screenshots that together pass the API's 32 MB request limit: the oldest are sent as notes", () => {
     const b = new NBuild();
     // 40 screenshots of 1 MB each: within the count, over the request size.
-    const images = Array.from({ length: 40 }, (_, i) => png(1200 + i, 800) + 'A'.repeat(1024 * 1024));
+    const images = Array.from({ length: 40 }, (_, i) => pngHeader(1200 + i, 800) + 'A'.repeat(1024 * 1024));
     const s = stateOf(screenshots(b, images));
     const prepared = p.prepare(s);
     const sent = imagesSent(prepared.sent.messages);
@@ -119,8 +106,8 @@ describe("normalize: the API's image limits of one request", () => {
 
   it('an image over 8000 px or over 5 MB is never sent, even alone', () => {
     const b = new NBuild();
-    const huge = png(9000, 300);
-    const big = png(100, 100) + 'A'.repeat(MAX_IMAGE_BASE64_CHARS);
+    const huge = pngHeader(9000, 300);
+    const big = pngHeader(100, 100) + 'A'.repeat(MAX_IMAGE_BASE64_CHARS);
     for (const [data, why] of [
       [huge, /over the API's limit of 8000 px on a side/],
       [big, /over the API's limit of 5 MB for one image/],
@@ -135,10 +122,10 @@ describe("normalize: the API's image limits of one request", () => {
 
   it("the fake API refuses what normalize repairs, with the API's messages", () => {
     const b = new NBuild();
-    const many = screenshots(b, [...Array.from({ length: 20 }, () => png(800, 600)), png(2100, 900)]);
+    const many = screenshots(b, [...Array.from({ length: 20 }, () => pngHeader(800, 600)), pngHeader(2100, 900)]);
     const tooMany = screenshots(
       b,
-      Array.from({ length: 101 }, () => png(300, 300)),
+      Array.from({ length: 101 }, () => pngHeader(300, 300)),
     );
     const base = p.prepare(stateOf([b.user(b.text('hi'))])).params;
     const raw = (messages: Message[]) => ({
@@ -172,7 +159,7 @@ describe("normalize: the API's image limits of one request", () => {
     );
     assert.match(refusal(raw(tooMany)) ?? '', /Too many images in the request: 101 > 100/);
     assert.match(
-      refusal(raw([b.user(b.image('image/png', png(8001, 10)))])) ?? '',
+      refusal(raw([b.user(b.image('image/png', pngHeader(8001, 10)))])) ?? '',
       /exceed max allowed size: 8000 pixels/,
     );
     assert.equal(
@@ -180,7 +167,7 @@ describe("normalize: the API's image limits of one request", () => {
         raw(
           screenshots(
             b,
-            Array.from({ length: 20 }, () => png(2560, 1440)),
+            Array.from({ length: 20 }, () => pngHeader(2560, 1440)),
           ),
         ),
       ),
@@ -188,7 +175,7 @@ describe("normalize: the API's image limits of one request", () => {
     );
     const heavy = screenshots(
       b,
-      Array.from({ length: 36 }, () => png(1000, 700) + 'A'.repeat(1024 * 1024)),
+      Array.from({ length: 36 }, () => pngHeader(1000, 700) + 'A'.repeat(1024 * 1024)),
     );
     assert.match(refusal(raw(heavy)) ?? '', /Request exceeds the maximum allowed number of bytes: \d+ > 33554432/);
   });
