@@ -16,7 +16,7 @@ import { policy, POLICY_NAMES } from './policies';
 import { prepareTranscript, replay } from './replayCore';
 import { frrShare } from './frr';
 import { boundRow, type BoundRow } from './recencyBound';
-import { printTable, totalCost, type SkippedTranscript, type TimedResult } from './replayReport';
+import { describeReplayRepairs, printTable, totalCost, type SkippedTranscript, type TimedResult } from './replayReport';
 import { deriveSummaryLength, summarySamples } from './summaryLength';
 import { describeIgnored, readTranscript, type IgnoredRecords, type TranscriptEvent } from './transcript';
 import { describeStandIns, type StandIns } from './blockStandIn';
@@ -112,6 +112,8 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
         const t0 = performance.now();
         const result = await replay(prepared, { window, policy: policy(name), summaryLength: length });
         results.push({ result, wallMs: performance.now() - t0 });
+        const repaired = name === 'default' ? describeReplayRepairs(result.repairs) : undefined;
+        if (repaired) console.log(`note: ${t.file} at ${window}, default: ${repaired}`);
         if (name === 'baseline')
           bounds.push(
             boundRow(prepared, window, { costUsd: totalCost(result), frr: frrShare(result.frr.overall, false) }),

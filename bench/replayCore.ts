@@ -16,6 +16,7 @@ import { effectiveWindow } from '../src/core/compaction/policy';
 import { resolveConfig } from '../src/core/pipeline/config';
 import { buildLedger } from '../src/core/pipeline/ledger';
 import type { ConversationState, Message, PipelineConfig } from '../src/core/conversation/conversationModel';
+import type { RepairKind } from '../src/core/normalize/normalize';
 import { prepareRequest } from '../src/core/pipeline/pipeline';
 import { counterIds, type Tokenizer } from '../src/core/platform/platformPorts';
 import { serverRequestFor } from '../src/core/agent/serverRequest';
@@ -24,8 +25,7 @@ import type { Calibration } from '../src/core/tokens/calibration';
 import { calibratedMessageTokens, calibratedTextTokens } from '../src/core/tokens/calibratedTokens';
 import { TokenEstimator } from '../src/core/tokens/estimator';
 import { appendMerged, guardArrival, type ToolNames } from './arrival';
-import { forwardReferences, FrrTally, type FrrTotals, type Reference } from './frr';
-import type { ReplayPolicy } from './policies';
+import { forwardReferences, FrrTally, type Reference } from './frr';
 import { LastKnownFiles } from './reattachProxy';
 import { CostTally } from './pricing';
 import { costFloor } from './costFloor';
@@ -34,8 +34,11 @@ import { ReplayApi } from './replayApi';
 import { compactionLogLine, fmtTokens, reattachedTokens } from './replayReport';
 import { withClearedResults } from './clearedResults';
 import { ScriptedSummariser } from './scriptedSummariser';
-import { SUMMARY_LENGTH, type SummaryLengthModel } from './summaryLength';
+import { SUMMARY_LENGTH } from './summaryLength';
 import type { TranscriptEvent } from './transcript';
+import type { ReplayOptions, ReplayResult, RequestTrace } from './replayTypes';
+
+export type { ReplayOptions, ReplayResult, RequestTrace } from './replayTypes';
 
 /** Time between two requests when a usage record has no `at`. */
 export const FALLBACK_GAP_MS = 20_000;
@@ -101,69 +104,6 @@ export function prepareTranscript(
     references: forwardReferences(events),
     floor: costFloor(events, tokenizer, cal, unseen),
   };
-}
-
-/** One request of a replay, for tests and the detailed report. */
-export interface RequestTrace {
-  readonly at: number;
-  readonly model: string;
-  /** Prompt tokens (calibrated estimate). */
-  readonly tokens: number;
-  readonly usage: Usage;
-  /** The refusal reason, when the API refused the request. */
-  readonly invalid?: string;
-  /** The real session had a full cache miss here, so the cache was flushed first. */
-  readonly flushed: boolean;
-  /** Under a server strategy, what the API's `clear_tool_uses` cleared from this request. */
-  readonly serverCleared?: { readonly tokens: number; readonly toolUses: number };
-}
-
-/** What a replay measured. */
-export interface ReplayResult {
-  readonly transcript: string;
-  readonly window: number;
-  readonly policy: string;
-  readonly requests: number;
-  readonly overflows: number;
-  /** Refused requests (main and summariser) by reason. */
-  readonly invalid: ReadonlyMap<string, number>;
-  readonly invalidCount: number;
-  /** Peak prompt as a share of the effective window. */
-  readonly peak: number;
-  /** Compaction records of every layer, and how many of them summarised (or dropped) turns. */
-  readonly compactions: number;
-  readonly summaries: number;
-  /** Tool results the arrival guard spilled or cut. */
-  readonly guarded: number;
-  /** The user's pastes over the paste threshold, saved to a file on arrival as the chat does. */
-  readonly pastes: number;
-  /** Tokens of file content re-attached after compactions (summed over the compactions, as added to the prompt). */
-  readonly reattached: number;
-  /** Real full cache misses replayed. */
-  readonly flushes: number;
-  /** Requests the API's `clear_tool_uses` edited (server strategies), and the tokens it cleared over them. */
-  readonly serverClears: number;
-  readonly serverClearedTokens: number;
-  readonly tokens: { readonly input: number; readonly read: number; readonly write: number; readonly output: number };
-  readonly cost: CostTally;
-  readonly summariserCost: CostTally;
-  /** The transcript's cost floor (costFloor.ts), the same for every policy. */
-  readonly floor: CostTally;
-  readonly summariserCalls: number;
-  /** Summariser requests by the model that served them (the summariser model, or the main model from its cache). */
-  readonly summariserModels: ReadonlyMap<string, number>;
-  readonly frr: FrrTotals;
-  /** One line per compaction record. */
-  readonly log: readonly string[];
-  readonly trace: readonly RequestTrace[];
-}
-
-/** One replay's parameters. */
-export interface ReplayOptions {
-  readonly window: number;
-  readonly policy: ReplayPolicy;
-  /** Summary length model of the scripted summariser (default SUMMARY_LENGTH). */
-  readonly summaryLength?: SummaryLengthModel;
 }
 
 /** Replays a prepared transcript under one policy and window. */
@@ -233,6 +173,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   const cost = new CostTally();
   const frr = new FrrTally();
   const log: string[] = [];
+  const repairs = new Map<RepairKind, number>();
   const trace: RequestTrace[] = [];
   const totals = {
     requests: 0,
@@ -314,6 +255,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       ...(previous ? { previous } : {}),
     });
     previous = prepared.lastBreakpoint;
+    for (const kind of new Set(prepared.repairs.map((r) => r.kind))) repairs.set(kind, (repairs.get(kind) ?? 0) + 1);
     const ledger = buildLedger(prepared.sent, prepared.anchors, tokenizer, cal);
     // Under a server strategy the request carries the app's own context_management (serverRequest.ts).
     const server = serverSide ? serverRequestFor(state, opts.policy.settings) : undefined;
@@ -391,6 +333,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     summariserCalls: summariser.calls,
     summariserModels,
     frr: frr.totals(),
+    repairs,
     log,
     trace,
   };

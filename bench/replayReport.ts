@@ -85,6 +85,8 @@ export function printReplay(r: ReplayResult, description: string, baseline?: num
     `requests ${r.requests} · peak utilisation ${pct(r.peak)} · overflows ${r.overflows} · invalid requests ${r.invalidCount} · tool results guarded on arrival ${r.guarded}${r.pastes > 0 ? ` · pastes saved to files ${r.pastes}` : ''} · real full cache misses replayed ${r.flushes}`,
   );
   for (const [reason, n] of r.invalid) out(`  invalid ×${n}: ${reason}`);
+  const repaired = describeReplayRepairs(r.repairs);
+  if (repaired) out(repaired);
   const t = r.tokens;
   const sent = t.input + t.read + t.write;
   out(
@@ -323,4 +325,10 @@ export function printBounds(bounds: readonly BoundRow[], rows: readonly ReplayRo
       `  ${`${shortName(b.transcript)} ${Math.round(b.window / 1000)}k`.padEnd(26)} FRR ≥ ${pct(b.target_frr)}: ${tail} (FRR ${pct(b.frr)}), bound ÷ baseline ${num(b.cost_ratio)} · default ÷ baseline ${num(d?.cost_ratio ?? null)} at FRR ${pct(d?.frr_no_summary ?? null)}`,
     );
   }
+}
+
+/** Requests normalize repaired, by kind (`requests repaired before sending: image_over_limit ×12, …`); undefined when none. */
+export function describeReplayRepairs(repairs: ReadonlyMap<string, number>): string | undefined {
+  if (repairs.size === 0) return undefined;
+  return `requests repaired before sending (normalize), by kind: ${[...repairs].map(([k, n]) => `${k} ×${n}`).join(', ')}`;
 }

@@ -42,6 +42,8 @@ describe('bench replay: damaged real sessions', function () {
         assert.equal(r.invalidCount, 0, [...r.invalid.keys()].join('; '));
         assert.equal(r.overflows, 0, `peak ${r.peak}`);
         assert.ok(r.compactions > 0);
+        // What normalize repaired is counted, by kind: the interrupted call at least.
+        assert.ok((r.repairs.get('tool_use_interrupted') ?? 0) > 0, [...r.repairs.keys()].join(', '));
       });
   }
 });

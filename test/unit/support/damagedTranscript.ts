@@ -2,17 +2,22 @@
  * Damages a real transcript (JSONL text) the ways real sessions we have not seen are damaged,
  * deterministically, so the replay tests can ask whether the pipeline still sends only valid
  * requests: an interrupted tool call followed by the agent's own compaction, usage records
- * without a time or with `null` usage, dated model ids, tool results that are screenshots,
+ * without a time or with `null` usage, dated model ids, tool results that are screenshots
+ * (every other one a 2560×1440 retina capture, over the API's 2000 px once a request holds
+ * more than 20 images),
  * user text with an empty block and a lone surrogate, a 500 KB tool result, a repeated
  * tool_use id, one round of 24 parallel calls whose results (16 KB each, under the
- * per-result spill size) together hold more than a 100k window, and a 440 KB log pasted into
- * a user message.
+ * per-result spill size) together hold more than a 100k window, one round of 22 retina
+ * screenshots, and a 440 KB log pasted into a user message.
  */
+
+import { pngBase64 } from './images';
 
 type Json = Record<string, unknown>;
 type Block = Json & { type?: string };
 
 const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const PNG_RETINA = pngBase64(2560, 1440);
 
 function blocksOf(rec: Json): Block[] | undefined {
   const message = rec.message as { content?: unknown } | undefined;
@@ -42,10 +47,17 @@ export function damageTranscript(text: string): string {
       recs.splice(cut + 1, 0, compaction);
     } else recs.splice(cut, 1, compaction);
   }
-  widenOneRound(recs);
+  // ~100k tokens of text arriving in one round (16 KB results, each under the spill size).
+  widenOneRound(recs, 0.6, 24, parallelResult);
+  // 22 retina screenshots at once: over 20 images, each over the API's 2000 px for such requests.
+  widenOneRound(recs, 0.8, 22, (k) => [
+    { type: 'text', text: `screenshot ${k}` },
+    { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_RETINA } },
+  ]);
   let usages = 0;
   let messages = 0;
   let hugeDone = false;
+  let screenshots = 0;
   let pasteDone = false;
   let lastToolUseId: string | undefined;
   for (const r of recs) {
@@ -62,7 +74,10 @@ export function damageTranscript(text: string): string {
       if (b.type === 'tool_result' && messages % 17 === 0)
         b.content = [
           { type: 'text', text: 'screenshot' },
-          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG_1PX } },
+          {
+            type: 'image',
+            source: { type: 'base64', media_type: 'image/png', data: ++screenshots % 2 === 0 ? PNG_RETINA : PNG_1PX },
+          },
         ];
       else if (b.type === 'tool_result' && !hugeDone && messages > 60) {
         b.content = 'x'.repeat(500_000);
@@ -91,12 +106,12 @@ function parallelResult(k: number): string {
 }
 
 /**
- * The first single-call round past 60 % of the file becomes 24 parallel calls of the same tool,
- * each answered with {@link parallelResult}: ~100k tokens arriving in one round.
+ * The first single-call round past `from` (a share of the file) becomes `count` parallel calls
+ * of the same tool, call k answered with `result(k)`.
  */
-function widenOneRound(recs: Json[]): void {
+function widenOneRound(recs: Json[], from: number, count: number, result: (k: number) => unknown): void {
   const at = recs.findIndex((r, i) => {
-    if (i < recs.length * 0.6 || r.kind !== 'message' || roleOf(r) !== 'assistant') return false;
+    if (i < recs.length * from || r.kind !== 'message' || roleOf(r) !== 'assistant') return false;
     const uses = (blocksOf(r) ?? []).filter((b) => b.type === 'tool_use');
     const next = recs[i + 1];
     const results = next && roleOf(next) === 'user' ? (blocksOf(next) ?? []) : [];
@@ -105,12 +120,12 @@ function widenOneRound(recs: Json[]): void {
   if (at < 0) return;
   const use = (blocksOf(recs[at] as Json) ?? []).find((b) => b.type === 'tool_use') as Block;
   const others = (blocksOf(recs[at] as Json) ?? []).filter((b) => b.type !== 'tool_use');
-  const ids = Array.from({ length: 24 }, (_, k) => `${String(use.id)}_p${k}`);
+  const ids = Array.from({ length: count }, (_, k) => `${String(use.id)}_p${k}`);
   (recs[at] as { message: { content: Block[] } }).message.content = [...others, ...ids.map((id) => ({ ...use, id }))];
   (recs[at + 1] as { message: { content: Block[] } }).message.content = ids.map((id, k) => ({
     type: 'tool_result',
     tool_use_id: id,
-    content: parallelResult(k),
+    content: result(k),
   }));
 }
 

@@ -1,0 +1,72 @@
+/** What a replay measures and takes (replayCore.ts runs it, replayReport.ts prints it). */
+import type { Usage } from '../src/core/agent/agentPorts';
+import type { RepairKind } from '../src/core/normalize/normalize';
+import type { FrrTotals } from './frr';
+import type { ReplayPolicy } from './policies';
+import type { CostTally } from './pricing';
+import type { SummaryLengthModel } from './summaryLength';
+
+/** One request of a replay, for tests and the detailed report. */
+export interface RequestTrace {
+  readonly at: number;
+  readonly model: string;
+  /** Prompt tokens (calibrated estimate). */
+  readonly tokens: number;
+  readonly usage: Usage;
+  /** The refusal reason, when the API refused the request. */
+  readonly invalid?: string;
+  /** The real session had a full cache miss here, so the cache was flushed first. */
+  readonly flushed: boolean;
+  /** Under a server strategy, what the API's `clear_tool_uses` cleared from this request. */
+  readonly serverCleared?: { readonly tokens: number; readonly toolUses: number };
+}
+
+/** What a replay measured. */
+export interface ReplayResult {
+  readonly transcript: string;
+  readonly window: number;
+  readonly policy: string;
+  readonly requests: number;
+  readonly overflows: number;
+  /** Refused requests (main and summariser) by reason. */
+  readonly invalid: ReadonlyMap<string, number>;
+  readonly invalidCount: number;
+  /** Peak prompt as a share of the effective window. */
+  readonly peak: number;
+  /** Compaction records of every layer, and how many of them summarised (or dropped) turns. */
+  readonly compactions: number;
+  readonly summaries: number;
+  /** Tool results the arrival guard spilled or cut. */
+  readonly guarded: number;
+  /** The user's pastes over the paste threshold, saved to a file on arrival as the chat does. */
+  readonly pastes: number;
+  /** Tokens of file content re-attached after compactions (summed over the compactions, as added to the prompt). */
+  readonly reattached: number;
+  /** Real full cache misses replayed. */
+  readonly flushes: number;
+  /** Requests the API's `clear_tool_uses` edited (server strategies), and the tokens it cleared over them. */
+  readonly serverClears: number;
+  readonly serverClearedTokens: number;
+  readonly tokens: { readonly input: number; readonly read: number; readonly write: number; readonly output: number };
+  readonly cost: CostTally;
+  readonly summariserCost: CostTally;
+  /** The transcript's cost floor (costFloor.ts), the same for every policy. */
+  readonly floor: CostTally;
+  readonly summariserCalls: number;
+  /** Summariser requests by the model that served them (the summariser model, or the main model from its cache). */
+  readonly summariserModels: ReadonlyMap<string, number>;
+  readonly frr: FrrTotals;
+  /** Requests normalize had to repair before sending, by kind of repair (normalize.ts). */
+  readonly repairs: ReadonlyMap<RepairKind, number>;
+  /** One line per compaction record. */
+  readonly log: readonly string[];
+  readonly trace: readonly RequestTrace[];
+}
+
+/** One replay's parameters. */
+export interface ReplayOptions {
+  readonly window: number;
+  readonly policy: ReplayPolicy;
+  /** Summary length model of the scripted summariser (default SUMMARY_LENGTH). */
+  readonly summaryLength?: SummaryLengthModel;
+}
