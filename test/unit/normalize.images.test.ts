@@ -55,12 +55,13 @@ describe("normalize: the API's image limits of one request", () => {
     assertAccepted(p.prepare(s).params);
   });
 
-  it('over 20 images, one over 2000 px is sent as a note, and the request is accepted', () => {
+  it('over 20 images, a few over 2000 px are sent as notes, and the request is accepted', () => {
     const b = new NBuild();
-    const images = [...Array.from({ length: 20 }, () => pngHeader(1280, 800)), pngHeader(2560, 1440)];
+    const small = () => pngHeader(1280, 800);
+    const images = [...Array.from({ length: 5 }, small), pngHeader(2560, 1440), ...Array.from({ length: 17 }, small)];
     const s = stateOf(screenshots(b, images));
-    const raw = p.prepare({ ...s, messages: s.messages });
-    assert.equal(imagesSent(raw.sent.messages).length, 20);
+    const raw = p.prepare(s);
+    assert.equal(imagesSent(raw.sent.messages).length, 22, 'one left out rather than two of the oldest');
     const n = normalizeState(s);
     assert.deepEqual(
       n.repairs.map((r) => r.kind),
@@ -68,11 +69,23 @@ describe("normalize: the API's image limits of one request", () => {
     );
     assert.match(n.repairs[0]?.detail ?? '', /2560×1440 px.*more than 20 images the API takes at most 2000 px/);
     assert.match(describeRepairs(n.repairs) ?? '', /1 image over the API's image limits sent as a note/);
-    const note = JSON.stringify(n.state.messages.at(-1)?.blocks);
+    const note = JSON.stringify(n.state.messages[2 * 6]?.blocks);
     assert.match(note, /\[Image \(2560×1440 px\) left out of this request: .*It stays in the conversation\.\]/);
     assertAccepted(raw.params);
-    assert.equal(s.messages.at(-1)?.blocks[0]?.type, 'tool_result', 'the state keeps its image');
-    assert.equal(imagesSent(s.messages).length, 21);
+    assert.equal(imagesSent(s.messages).length, 23, 'the state keeps its images');
+  });
+
+  it('over 20 images, most over 2000 px: the oldest go, down to 20', () => {
+    const b = new NBuild();
+    const images = Array.from({ length: 25 }, (_, i) => pngHeader(2560 + i, 1440));
+    const s = stateOf(screenshots(b, images));
+    const raw = p.prepare(s);
+    assert.deepEqual(imagesSent(raw.sent.messages), images.slice(5), 'the newest 20 retina captures');
+    assert.match(
+      normalizeState(s).repairs[0]?.detail ?? '',
+      /the request holds images over 2000 px, which the API takes only in a request of at most 20 images/,
+    );
+    assertAccepted(raw.params);
   });
 
   it(`past ${MAX_IMAGES_PER_REQUEST} images the oldest are sent as notes`, () => {

@@ -12,8 +12,9 @@
  *
  * An image over a limit is sent as a note naming why; the state keeps it (the note is only in
  * the request, like every repair of normalize). Which images go: any over 5 MB or 8000 px;
- * then, past 100 or past the request's share for images, the oldest; then, while more than 20
- * remain, those over 2000 px. Pure; a
+ * then, past 100 or past the request's share for images, the oldest; then, when more than 20
+ * remain and some are over 2000 px, either those or the oldest down to 20, whichever leaves out
+ * fewer. Pure; a
  * request within the limits costs one memoised pass per new message and comes back as the
  * same array.
  */
@@ -100,13 +101,24 @@ export function limitImages(messages: readonly Message[]): { value: readonly Mes
     keptChars -= s.data.length;
   }
   kept = sites.filter((s) => !out.has(s));
-  if (kept.length > MANY_IMAGES)
-    for (const s of kept)
-      if ((s.side ?? 0) > MAX_SIDE_MANY_IMAGES)
+  // Over 20 images, none may pass 2000 px: leave out whichever is fewer — the large ones, or
+  // the oldest images down to 20 (after which size no longer matters).
+  const large = kept.filter((s) => (s.side ?? 0) > MAX_SIDE_MANY_IMAGES);
+  const excess = kept.length - MANY_IMAGES;
+  if (excess > 0 && large.length > 0) {
+    if (large.length < excess)
+      for (const s of large)
         out.set(
           s,
           `in a request of more than ${MANY_IMAGES} images the API takes at most ${MAX_SIDE_MANY_IMAGES} px on a side`,
         );
+    else
+      for (const s of kept.slice(0, excess))
+        out.set(
+          s,
+          `the request holds images over ${MAX_SIDE_MANY_IMAGES} px, which the API takes only in a request of at most ${MANY_IMAGES} images, and newer ones are sent`,
+        );
+  }
   return replaceImages(messages, out);
 }
 
