@@ -3,6 +3,8 @@ import { isPlaceholder } from '../../core/compaction/layerContext';
 import { isSpillPreview } from '../../core/compaction/toolResultGuard';
 import { isUserWords } from '../../core/compaction/regions';
 import { headChars } from '../../core/platform/text';
+import { IMAGE_FRAMING } from '../../core/tokens/blockTokens';
+import { imageTokens } from '../../core/tokens/imageSize';
 import { endsInsideTurn } from '../../core/compaction/summaryReplacement';
 import type { Block, InjectionRef, Message, ToolResultContent } from '../../core/conversation/conversationModel';
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
@@ -92,7 +94,9 @@ export function toolItem(
     ...(outcome && 'durationMs' in outcome && outcome.durationMs !== undefined
       ? { durationMs: outcome.durationMs }
       : {}),
-    ...(outcome && tokensOf ? { tokens: Math.round(tokensOf.text(fullText(outcome.content))) } : {}),
+    ...(outcome && tokensOf
+      ? { tokens: Math.round(tokensOf.text(fullText(outcome.content)) + imageTokensOf(outcome.content)) }
+      : {}),
     ...(outcome && isPlaceholder(outcome.content) ? { cleared: true } : {}),
     ...(outcome && isSpillPreview(outcome.content) ? { spilled: true } : {}),
   };
@@ -104,9 +108,17 @@ export interface TokensOf {
   text(text: string): number;
 }
 
-/** All of a tool result's text (images are counted by the API separately and left out here). */
+/** All of a tool result's text (its images are counted by {@link imageTokensOf}). */
 function fullText(content: ToolResultContent): string {
   return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+}
+
+/** API tokens of a tool result's images, by their pixel size (with their framing), as the estimate counts them. */
+function imageTokensOf(content: ToolResultContent): number {
+  if (typeof content === 'string') return 0;
+  let n = 0;
+  for (const p of content) if (p.type === 'image') n += IMAGE_FRAMING + imageTokens(p.data);
+  return n;
 }
 
 /**
