@@ -11,7 +11,7 @@ import { createTiktokenTokenizer } from '../src/core/tokens/tiktoken';
 import { isPolicyName, policy, POLICY_NAMES, type PolicyName } from './policies';
 import { prepareTranscript, replay } from './replayCore';
 import { printReplay, totalCost } from './replayReport';
-import { describeIgnored, readTranscript, type IgnoredRecords } from './transcript';
+import { describeIgnored, nothingToReplay, readTranscript, type IgnoredRecords } from './transcript';
 import { describeStandIns, type StandIns } from './blockStandIn';
 
 const USAGE = `usage: npm run bench -- replay <transcript.jsonl> [--window N] [--policy ${POLICY_NAMES.join('|')}] [--baseline]\n`;
@@ -53,8 +53,9 @@ export async function runReplay(args: readonly string[]): Promise<number> {
   const standIns: StandIns = new Map();
   const ignored: IgnoredRecords = new Map();
   const events = readTranscript(parsed.file, standIns, ignored);
-  if (!events.some((e) => e.kind === 'usage' && e.usage !== null)) {
-    process.stderr.write(`${parsed.file}: no usage record of a request (nothing to replay)\n`);
+  const empty = nothingToReplay(events, parsed.file);
+  if (empty) {
+    process.stderr.write(`${empty}\n`);
     return 1;
   }
   const prepared = prepareTranscript(parsed.file, events, createTiktokenTokenizer());

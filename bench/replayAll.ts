@@ -18,7 +18,13 @@ import { frrShare } from './frr';
 import { boundRow, type BoundRow } from './recencyBound';
 import { describeReplayRepairs, printTable, totalCost, type SkippedTranscript, type TimedResult } from './replayReport';
 import { deriveSummaryLength, summarySamples } from './summaryLength';
-import { describeIgnored, readTranscript, type IgnoredRecords, type TranscriptEvent } from './transcript';
+import {
+  describeIgnored,
+  nothingToReplay,
+  readTranscript,
+  type IgnoredRecords,
+  type TranscriptEvent,
+} from './transcript';
 import { describeStandIns, type StandIns } from './blockStandIn';
 
 /** The windows every transcript is replayed at by default. */
@@ -82,8 +88,8 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
     try {
       const events = readTranscript(file, standIns, ignored);
       // Rows of zeros would read as "no overflow": a file with no request is skipped, with why.
-      if (!events.some((e) => e.kind === 'usage' && e.usage !== null))
-        throw new Error(`${file}: no usage record of a request (nothing to replay)`);
+      const empty = nothingToReplay(events, file);
+      if (empty) throw new Error(empty);
       transcripts.push({ file, events });
     } catch (e) {
       // Named with the table (printTable), once.

@@ -258,8 +258,9 @@ export function parseTranscript(
           // A reply the agent wrote itself (Claude Code's `<synthetic>` model: an API error, an
           // interruption) or one no prompt went into: no request was sent, as for `null`.
           const none = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens === 0;
-          if (model === SYNTHETIC_MODEL || none) ignore(NO_REQUEST);
-          events.push({ kind: 'usage', line, model, usage: model === SYNTHETIC_MODEL || none ? null : usage, ...when });
+          const noRequest = model === SYNTHETIC_MODEL || none;
+          if (noRequest) ignore(NO_REQUEST);
+          events.push({ kind: 'usage', line, model, usage: noRequest ? null : usage, ...when });
         }
       } else if (o.kind === 'compaction') {
         const s = str(o, 'summary', 'compaction');
@@ -277,6 +278,13 @@ export function parseTranscript(
     }
   });
   return events;
+}
+
+/** Why `events` hold nothing to replay (no usage record that is not `null`); undefined when they hold a request. */
+export function nothingToReplay(events: readonly TranscriptEvent[], file: string): string | undefined {
+  return events.some((e) => e.kind === 'usage' && e.usage !== null)
+    ? undefined
+    : `${file}: no usage record of a request (nothing to replay)`;
 }
 
 /** Lines a replay reads past, by what they were (see parseTranscript), with their counts. */

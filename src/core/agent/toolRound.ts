@@ -2,7 +2,7 @@ import type { ToolCall, ToolRunner } from './agentPorts';
 import type { ToolResultInput } from '../conversation/assemble';
 import type { Compactor } from '../compaction/compactor';
 import { neutralizeToolResult } from '../conversation/injections';
-import { roundResultText as resultText } from '../compaction/roundGuard';
+import { roundResultText } from '../compaction/roundGuard';
 import type { AgentEvent } from './events';
 
 /** What a tool round needs. */
@@ -74,7 +74,7 @@ export async function runToolRound(
     const raw = final.content;
     final = { ...final, content: neutralizeToolResult(raw) };
     if (final.content !== raw) {
-      const text = resultText(raw);
+      const text = roundResultText(raw);
       if (text !== undefined) originals.set(call.id, text);
     }
     deps.emit({ type: 'tool_finished', call, outcome: final });

@@ -182,14 +182,7 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
       }
     }
     cut = cutIds.size;
-    imagesLeftOut = leaveOutImages(
-      out,
-      tokens,
-      opts,
-      why,
-      () => total,
-      (d) => (total += d),
-    );
+    ({ left: imagesLeftOut, total } = leaveOutImages(out, tokens, total, opts, why));
   }
   return { results: out, spills, spilled, cut, imagesLeftOut, tokensBefore, tokensAfter: total };
 }
@@ -198,16 +191,15 @@ export function guardRound(results: readonly ToolResultInput[], opts: RoundGuard
  * Still over the budget after the text: images cannot be saved to a file the model could read
  * back, so the largest are left out, each replaced by a note naming its size and why (the
  * model can take it again on its own), until the round fits. Changes `out` and `tokens` in
- * place; returns how many images were left out.
+ * place; returns how many images were left out and the round's tokens now.
  */
 function leaveOutImages(
   out: ToolResultInput[],
   tokens: number[],
+  total: number,
   opts: RoundGuardOptions,
   why: string,
-  total: () => number,
-  add: (delta: number) => void,
-): number {
+): { left: number; total: number } {
   const images = out
     .flatMap((r, i) =>
       typeof r.content === 'string'
@@ -219,7 +211,7 @@ function leaveOutImages(
     .sort((a, b) => b.tokens - a.tokens);
   let left = 0;
   for (const im of images) {
-    if (total() <= opts.budgetTokens) break;
+    if (total <= opts.budgetTokens) break;
     const r = out[im.i] as ToolResultInput;
     const d = imageDimensions(im.data);
     const size = d ? `${d.width}×${d.height} px, ` : '';
@@ -233,11 +225,11 @@ function leaveOutImages(
     );
     out[im.i] = { ...r, content: parts };
     const now = opts.tokensOf(parts);
-    add(now - (tokens[im.i] as number));
+    total += now - (tokens[im.i] as number);
     tokens[im.i] = now;
     left++;
   }
-  return left;
+  return { left, total };
 }
 
 /** A result's text when it is all text (a string, or text parts joined by line breaks); undefined with images. */

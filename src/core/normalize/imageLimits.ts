@@ -64,8 +64,18 @@ interface Site {
   readonly size: string;
 }
 
+type Limited = { readonly value: readonly Message[]; readonly repairs: readonly Repair[] };
+/** Per messages array, its result: normalize and the estimator both ask for each request. */
+const limited = new WeakMap<readonly Message[], Limited>();
+
 /** The images of `messages` within the API's limits (see the module comment), with a repair per image left out. */
-export function limitImages(messages: readonly Message[]): { value: readonly Message[]; repairs: readonly Repair[] } {
+export function limitImages(messages: readonly Message[]): Limited {
+  let r = limited.get(messages);
+  if (!r) limited.set(messages, (r = computeLimits(messages)));
+  return r;
+}
+
+function computeLimits(messages: readonly Message[]): Limited {
   let count = 0;
   let chars = 0;
   let overAlways = false;
@@ -168,10 +178,7 @@ function note(s: Site, why: string): string {
   return `[Image (${s.size}) left out of this request: ${why}. It stays in the conversation.]`;
 }
 
-function replaceImages(
-  messages: readonly Message[],
-  out: ReadonlyMap<Site, string>,
-): { value: readonly Message[]; repairs: readonly Repair[] } {
+function replaceImages(messages: readonly Message[], out: ReadonlyMap<Site, string>): Limited {
   if (out.size === 0) return { value: messages, repairs: NO_REPAIRS };
   const byMessage = new Map<number, Site[]>();
   for (const s of out.keys()) byMessage.set(s.message, [...(byMessage.get(s.message) ?? []), s]);
