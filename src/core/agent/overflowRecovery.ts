@@ -9,12 +9,13 @@ import { cutOversizedToolResults } from './overflow';
 export interface RecoveryBudget {
   compactions: number;
   cut: boolean;
+  tailCut: boolean;
   reserveLowered: number;
 }
 
 /** A fresh budget for a turn. */
 export function newRecoveryBudget(): RecoveryBudget {
-  return { compactions: 0, cut: false, reserveLowered: 0 };
+  return { compactions: 0, cut: false, tailCut: false, reserveLowered: 0 };
 }
 
 /** Most compactions tried after "prompt is too long" within one turn. */
@@ -31,7 +32,9 @@ export type RecoveryStep = {
  * The API said the prompt does not fit. In order: for "input length and max_tokens exceed
  * context limit", lower the answer's reserve to what is left (at most twice, only while it
  * leaves ≥ 1 024 tokens); then compact with the configured strategy (at most 3 times, each
- * must produce a record); then cut oversized tool results once. Returns undefined when
+ * must produce a record); then cut the largest assistant blocks once (a call's long input, a
+ * long answer: what no compaction touches when it is the newest; tailGuard.ts); then cut
+ * oversized tool results once. Returns undefined when
  * nothing is left to try — the caller then shows a clear error with what the user can do.
  */
 export async function recoverOverflow(
@@ -71,6 +74,12 @@ export async function recoverOverflow(
           ...run.notices,
         ],
       };
+  }
+  if (compactor && !budget.tailCut) {
+    budget.tailCut = true;
+    const tail = compactor.cutTail(state, over);
+    if (tail.record && tail.notice)
+      return { state: tail.state, records: [tail.record], notices: [`${tail.notice} The request was sent again.`] };
   }
   if (!budget.cut) {
     budget.cut = true;

@@ -1,6 +1,6 @@
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import type { Spill } from '../conversation/paste';
-import { counterIds, type IdSource } from '../platform/platformPorts';
+import type { IdSource } from '../platform/platformPorts';
 import { ttlMs } from '../cache/cacheAnchors';
 import { budgetTrim } from './budgetTrim';
 import { CircuitBreaker } from './circuitBreaker';
@@ -9,6 +9,7 @@ import {
   ownStrategySettings,
   reattachAfter,
   reattachPreviewOf,
+  removalPreview,
   strategyRun,
   type CompactionPreview,
   type CompactionRun,
@@ -19,7 +20,8 @@ import type { LayerContext, LayerResult } from './layerContext';
 import { microcompact } from './microcompact';
 import { effectiveWindow, fixedRequestTokens, type CompactionSettings } from './policy';
 import { applyMask, maskCandidates } from './mask';
-import { planCompaction, type CompactionPlan } from './plan';
+import { HARD_WAIT_LIMIT, planCompaction, type CompactionPlan } from './plan';
+import { guardTail, tailGuardStep, type TailGuardResult } from './tailGuard';
 import { pickRegions, protectedFrom } from './regions';
 import { snip } from './snip';
 import { guardToolResult } from './toolResultGuard';
@@ -106,7 +108,7 @@ export class Compactor {
     const cold = opts.lastRequestAt !== undefined && idleMs > ttlMs(state.config.cacheTtl);
     const tokens = this.deps.measure(state);
     this.measures.observePrompt(tokens);
-    const run = await this.layersBeforeRequest(state, opts, { now, idleMs, cold });
+    const run = await this.guardedLayers(state, opts, { now, idleMs, cold }, tokens);
     // Whether this request should read the cache: its answer then tells a full miss from an expected one.
     this.measures.sending(
       opts.lastRequestAt !== undefined &&
@@ -118,6 +120,31 @@ export class Compactor {
     );
     this.editedSinceRequest = false;
     return run;
+  }
+
+  /**
+   * The layers, with the tail guard (tailGuard.ts) on both sides: first when even the planned
+   * compaction would leave the request near the window (the newest messages, which no
+   * compaction touches, are what fill it: no summary is run for nothing), then when it is still
+   * near the window after every layer.
+   */
+  private async guardedLayers(
+    state: ConversationState,
+    opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal },
+    timing: { readonly now: number; readonly idleMs: number; readonly cold: boolean },
+    tokens: number,
+  ): Promise<CompactionRun> {
+    const step = (s: ConversationState, expected: number) =>
+      tailGuardStep(s, expected, { settings: this.deps.settings(), ctx: this.context(s, {}) });
+    const near = tokens >= HARD_WAIT_LIMIT * effectiveWindow(state.config);
+    const first = step(state, near ? this.plan(state, { cacheWarm: !timing.cold, mode: 'auto' }).expectedAfter : 0);
+    const run = await this.layersBeforeRequest(first.state, opts, timing);
+    const last = step(run.state, this.deps.measure(run.state));
+    return {
+      state: last.state,
+      records: [...first.records, ...run.records, ...last.records],
+      notices: [...first.notices, ...run.notices, ...last.notices],
+    };
   }
 
   private async layersBeforeRequest(
@@ -320,28 +347,14 @@ export class Compactor {
             expectedSaving: plan.expectedSaving,
             ...(plan.summariser ? { summariser: plan.summariser } : {}),
           }
-        : this.removalPreview(state, settings.strategy, plan.tokensBefore);
+        : removalPreview(this.deps, state, settings.strategy, plan.tokensBefore);
     const reattach = await reattachPreviewOf(this.deps, state, base.regions, base.expectedAfter);
     return { ...base, plan, ...reattach, expectedAfter: base.expectedAfter + reattach.reattachTokens };
   }
 
-  /** A dry run of a removal strategy, as preview regions and totals. */
-  private removalPreview(
-    state: ConversationState,
-    strategy: RemovalStrategy,
-    tokensBefore: number,
-  ): Pick<CompactionPreview, 'regions' | 'tokensBefore' | 'expectedAfter' | 'expectedSaving'> {
-    const dry = this.strategyRun(state, strategy, Number.MAX_SAFE_INTEGER, 'manual', counterIds('preview'));
-    const saving = dry.records.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);
-    const regions = dry.records.flatMap((r) =>
-      r.regions.map((g) => ({
-        ...g,
-        userTokens: 0,
-        startIndex: state.messages.findIndex((m) => m.id === g.messageIds[0]),
-        expectedTokensAfter: 0,
-      })),
-    );
-    return { regions, tokensBefore, expectedAfter: tokensBefore - saving, expectedSaving: saving };
+  /** Cuts the largest assistant blocks of `state` to free `tokensToFree` (tailGuard.ts): overflow recovery's step. */
+  cutTail(state: ConversationState, tokensToFree: number): TailGuardResult {
+    return guardTail(state, this.context(state, { trigger: 'overflow' }), tokensToFree);
   }
 
   /** The compaction settings in force now. */

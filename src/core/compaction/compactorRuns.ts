@@ -7,7 +7,7 @@ import type { LlmClient } from '../agent/agentPorts';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { modelInfo } from '../models/modelFacts';
 import { prepareRequest } from '../pipeline/pipeline';
-import type { Clock, IdSource } from '../platform/platformPorts';
+import { counterIds, type Clock, type IdSource } from '../platform/platformPorts';
 import type { CircuitBreaker } from './circuitBreaker';
 import { hybrid } from './hybrid';
 import type { MainPrefix } from './mainSummary';
@@ -200,6 +200,26 @@ export function strategyRun(
     notices:
       r.records.length === 0 ? ['Nothing can be removed: everything is recent, pinned or already a summary.'] : [],
   };
+}
+
+/** A dry run of a removal strategy (pure and deterministic, so the run then removes exactly this), as preview regions and totals. */
+export function removalPreview(
+  deps: Pick<CompactorDeps, 'tokensOf' | 'clock'>,
+  state: ConversationState,
+  strategy: RemovalStrategy,
+  tokensBefore: number,
+): Pick<CompactionPreview, 'regions' | 'tokensBefore' | 'expectedAfter' | 'expectedSaving'> {
+  const dry = strategyRun(deps, state, strategy, Number.MAX_SAFE_INTEGER, 'manual', counterIds('preview'));
+  const saving = dry.records.reduce((n, r) => n + r.tokensBefore - r.tokensAfter, 0);
+  const regions = dry.records.flatMap((r) =>
+    r.regions.map((g) => ({
+      ...g,
+      userTokens: 0,
+      startIndex: state.messages.findIndex((m) => m.id === g.messageIds[0]),
+      expectedTokensAfter: 0,
+    })),
+  );
+  return { regions, tokensBefore, expectedAfter: tokensBefore - saving, expectedSaving: saving };
 }
 
 /**

@@ -5,6 +5,7 @@
  * keeps the original messages verbatim. Pure: no I/O, no timers.
  */
 import type {
+  Block,
   BlockMeta,
   ConversationState,
   Message,
@@ -113,12 +114,9 @@ export function freshMeta(meta: BlockMeta): BlockMeta {
 
 /**
  * Gives the tool_result blocks named in `edits` (by `meta.id`) their new content and returns
- * the new state with ONE record: `originals` the contiguous run from the first to the last
- * changed message, verbatim (same objects); `replacement` the new versions (same ids, new
- * message and block objects for changed ones, unchanged messages in between as the same
- * objects); one region per changed message; tokens over the whole conversation before and
- * after. Each edited block keeps its meta (same id) without `tokenCount`, its tool id and
- * `isError`. No edits (or only no-op ones): the input state, no record.
+ * the new state with ONE record (see {@link commitBlockEdits}). Each edited block keeps its
+ * meta (same id) without `tokenCount`, its tool id and `isError`. No edits (or only no-op
+ * ones): the input state, no record.
  */
 export function commitResultEdits(
   state: ConversationState,
@@ -126,20 +124,37 @@ export function commitResultEdits(
   edits: ReadonlyMap<string, ToolResultContent>,
   how: { readonly layer: CompactionLayer; readonly trigger: CompactionTrigger },
 ): LayerResult {
+  const changed = new Map<string, Block>();
+  for (const m of state.messages)
+    for (const b of m.blocks) {
+      const content = edits.get(b.meta.id);
+      if (b.type === 'tool_result' && content !== undefined && content !== b.content)
+        changed.set(b.meta.id, { ...b, content, meta: freshMeta(b.meta) });
+    }
+  return commitBlockEdits(state, ctx, changed, how);
+}
+
+/**
+ * Puts the blocks of `edits` (new versions, keyed by the `meta.id` of the block they replace)
+ * in place of theirs and returns the new state with ONE record: `originals` the contiguous run
+ * from the first to the last changed message, verbatim (same objects); `replacement` the new
+ * versions (same ids, new message objects for changed ones, unchanged messages in between as
+ * the same objects); one region per changed message; tokens over the whole conversation
+ * before and after. No edits: the input state, no record.
+ */
+export function commitBlockEdits(
+  state: ConversationState,
+  ctx: LayerContext,
+  edits: ReadonlyMap<string, Block>,
+  how: { readonly layer: CompactionLayer; readonly trigger: CompactionTrigger },
+): LayerResult {
   let first = -1;
   let last = -1;
   const messages = state.messages.map((m, i) => {
-    if (!m.blocks.some((b) => b.type === 'tool_result' && edits.has(b.meta.id) && edits.get(b.meta.id) !== b.content))
-      return m;
+    if (!m.blocks.some((b) => edits.has(b.meta.id))) return m;
     if (first < 0) first = i;
     last = i;
-    const blocks = m.blocks.map((b) => {
-      const content = edits.get(b.meta.id);
-      if (b.type !== 'tool_result' || content === undefined || content === b.content) return b;
-      const changed: ToolResultBlock = { ...b, content, meta: freshMeta(b.meta) };
-      return changed;
-    });
-    return { ...m, blocks };
+    return { ...m, blocks: m.blocks.map((b) => edits.get(b.meta.id) ?? b) };
   });
   if (first < 0) return { state };
   const originals = state.messages.slice(first, last + 1);

@@ -21,7 +21,9 @@ export type CompactionLayer =
   | 'oldest-removal'
   | 'hybrid'
   /** The API's server compaction (`compact_20260112`); see serverCompaction.ts. */
-  | 'server-compact';
+  | 'server-compact'
+  /** The newest assistant blocks cut to fit the window (tailGuard.ts). */
+  | 'tail-guard';
 
 /** A contiguous run of whole messages, by turn range and ids. */
 export interface CompactionRegion {

@@ -38,6 +38,7 @@ const LAYERS = [
   'oldest-removal',
   'hybrid',
   'server-compact',
+  'tail-guard',
 ] as const satisfies readonly CompactionLayer[];
 
 /** What started a compaction. */

@@ -8,7 +8,8 @@
  * user text with an empty block and a lone surrogate, a 500 KB tool result, a repeated
  * tool_use id, one round of 24 parallel calls whose results (16 KB each, under the
  * per-result spill size) together hold more than a 100k window, one round of 22 retina
- * screenshots, and a 440 KB log pasted into a user message.
+ * screenshots, a 440 KB log pasted into a user message, and one call whose input holds about
+ * 60 000 tokens (a Write by an agent with a 64k answer limit: more than a 100k window leaves).
  */
 
 import { pngBase64 } from './images';
@@ -59,6 +60,7 @@ export function damageTranscript(text: string): string {
   let hugeDone = false;
   let screenshots = 0;
   let pasteDone = false;
+  let bigInputDone = false;
   let lastToolUseId: string | undefined;
   for (const r of recs) {
     if (r.kind === 'usage') {
@@ -84,6 +86,10 @@ export function damageTranscript(text: string): string {
         hugeDone = true;
       }
       if (b.type === 'tool_use') {
+        if (!bigInputDone && messages > 50) {
+          b.input = { ...(b.input as Json), content: bigWrite() };
+          bigInputDone = true;
+        }
         if (messages % 41 === 0 && lastToolUseId) b.id = lastToolUseId;
         lastToolUseId = b.id as string;
       }
@@ -127,6 +133,11 @@ function widenOneRound(recs: Json[], from: number, count: number, result: (k: nu
     tool_use_id: id,
     content: result(k),
   }));
+}
+
+/** About 60 000 tokens of distinct code, as one Write's content. */
+function bigWrite(): string {
+  return Array.from({ length: 3_100 }, (_, i) => `export function step${i}(a, b) { return a * ${i} + b; }`).join('\n');
 }
 
 /** A 440 KB log, as a user pastes one: over the chat's paste threshold (100 000 characters). */
