@@ -18,6 +18,7 @@ import { formatCount } from '../tools/result';
 import {
   clearAtLeastTokensFor,
   effectiveWindow,
+  hardTargetTokens,
   keepRecentTokensFor,
   minEarlySavingTokens,
   minSoftSavingTokens,
@@ -33,7 +34,8 @@ import {
   protectedFrom,
   type CandidateRegion,
 } from './regions';
-import { chooseSummariser, expectedSummaryTokens, type SummariserChoice } from './summariserRoute';
+import { paysBack, summariserChoice } from './planEconomics';
+import type { SummariserChoice } from './summariserRoute';
 
 /** Extra cost of a rewritten cached token over a read one, in units of the input price (1.25 − 0.1). */
 export const REWRITE_PREMIUM = 1.15;
@@ -107,74 +109,15 @@ export interface PlanInputs {
 }
 
 /**
- * Whether an edit pays back soon enough. With the prompt growing by g tokens a request, an
- * edit freeing F tokens comes round again after about F / g requests; the cost per request of
- * reads plus rewrites over such cycles is lowest when the edit has paid for itself within
- * half a cycle (minimising 0.1·(C0 + C1)/2 + cost·g/(C1 − C0) over the cycle's growth
- * C1 − C0 gives (C1 − C0)² = 2·g·cost/0.1). `cap` bounds the payback in any case.
- */
-export function paysBack(
-  plan: Pick<CompactionPlan, 'paybackRequests' | 'expectedSaving'>,
-  growthPerRequest: number | undefined,
-  cap: number,
-): boolean {
-  if (!(plan.paybackRequests <= cap)) return false;
-  if (growthPerRequest === undefined || !(growthPerRequest > 0)) return true;
-  return plan.paybackRequests <= plan.expectedSaving / growthPerRequest / 2;
-}
-
-/**
- * The summariser's route for `regions` of `state` by expected cost (see summariserRoute.ts):
- * the prompt the last request cached is everything before the newest assistant message (its
- * answer and what came after are not in the cache yet).
- */
-export function summariserChoice(
-  state: ConversationState,
-  regions: readonly CandidateRegion[],
-  figures: {
-    readonly perMessage: readonly number[];
-    readonly promptTokens: number;
-    readonly cacheWarm: boolean;
-    /** Why the main route cannot run (see RouteInputs.mainUnavailable). */
-    readonly mainUnavailable?: string;
-    /** See RouteInputs.mainThinkingTokens. */
-    readonly mainThinkingTokens?: number;
-    /** See RouteInputs.cacheMissRate. */
-    readonly cacheMissRate?: number;
-  },
-): SummariserChoice {
-  const cfg = state.config;
-  let lastAssistant = -1;
-  for (let i = state.messages.length - 1; i >= 0 && lastAssistant < 0; i--)
-    if (state.messages[i]?.role === 'assistant') lastAssistant = i;
-  let uncached = 0;
-  for (let i = Math.max(0, lastAssistant); i < figures.perMessage.length; i++) uncached += figures.perMessage[i] ?? 0;
-  return chooseSummariser({
-    setting: cfg.summarizer ?? 'auto',
-    mainModel: cfg.model,
-    smallModel: cfg.summarizerModel,
-    regions: regions.map((r) => ({
-      tokens: r.tokens,
-      outputTokens: expectedSummaryTokens(r.tokens, expectedReplacementTokens(r) - r.userTokens),
-    })),
-    promptTokens: figures.promptTokens,
-    uncachedTokens: lastAssistant < 0 ? figures.promptTokens : uncached,
-    cacheWarm: figures.cacheWarm,
-    cacheTtl: cfg.cacheTtl,
-    mainContextWindow: cfg.contextWindow,
-    mainOutputReserve: cfg.outputReserve,
-    ...(figures.mainUnavailable ? { mainUnavailable: figures.mainUnavailable } : {}),
-    ...(figures.mainThinkingTokens ? { mainThinkingTokens: figures.mainThinkingTokens } : {}),
-    ...(figures.cacheMissRate ? { cacheMissRate: figures.cacheMissRate } : {}),
-  });
-}
-
-/**
  * At the hard threshold a compaction that frees less than the soft minimum waits while the
  * prompt is within this share of the effective window (the rest is the margin for the
  * estimate's error); past it, any compaction runs.
  */
 export const HARD_WAIT_LIMIT = 0.97;
+
+/** The reason's addition when stacked summaries are folded into the new one (see summarisePlan). */
+export const STACKED_FOLD_NOTE =
+  'The earlier summaries are folded into this one: without them the prompt would stay over the hard threshold.';
 
 /** `plan` with the prompt size at which the next automatic compaction is now expected. */
 function withNextAt(at: number, plan: CompactionPlan): CompactionPlan {
@@ -243,9 +186,21 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       paybackRequests: perRequest > 0 ? cost / perRequest : Infinity,
     };
   };
-  // Summarise: everything compactable before the protected tail.
+  // Summarise: everything compactable before the protected tail. Stacked summaries stay, but
+  // at the hard threshold, when what is left would not take the prompt under it, they are
+  // folded into the new one (as rolling does): else no compaction could make the request fit.
   const summarisePlan = (): CompactionPlan | undefined => {
-    const picked = pickRegions(markRegions(state, regionOpts), Infinity);
+    const savingOf = (rs: readonly CandidateRegion[]) => rs.reduce((n, r) => n + expectedSaving(r), 0);
+    let picked = pickRegions(markRegions(state, regionOpts), Infinity);
+    let folds = false;
+    if (
+      pressure.level === 'hard' &&
+      settings.summaryPolicy === 'stacked' &&
+      tokensBefore - savingOf(picked) > hardTargetTokens(cfg, settings)
+    ) {
+      const all = pickRegions(markRegions(state, { ...regionOpts, summaryPolicy: 'rolling' }), Infinity);
+      if (savingOf(all) > savingOf(picked)) [picked, folds] = [all, true];
+    }
     if (picked.length === 0) return undefined;
     const regions = picked.map((r) => ({
       ...r,
@@ -266,7 +221,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     return {
       ...base,
       action: 'summarise',
-      reason: '',
+      reason: folds ? STACKED_FOLD_NOTE : '',
       mask: [],
       regions,
       summariser,
@@ -329,7 +284,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       hard && tokensBefore <= HARD_WAIT_LIMIT * eff && p.expectedSaving < minSaving;
     const s = summarisePlan();
     if (s && !stuck(s) && (hard || (s.expectedSaving >= minSaving && paysBack(s, inputs.growthPerRequest, Infinity))))
-      return { ...s, reason: `Older history is summarised because ${why}.` };
+      return { ...s, reason: `Older history is summarised because ${why}.${s.reason ? ` ${s.reason}` : ''}` };
     if (mask && !stuck(mask) && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)))
       return { ...mask, reason: `Older tool results are cleared because ${why} (nothing else can be summarised).` };
     const best = s ?? mask;

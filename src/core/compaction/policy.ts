@@ -129,7 +129,7 @@ export function keepRecentTokensFor(config: PipelineConfig, settings: Compaction
 
 /**
  * The share-of-window minimums stop growing at these many tokens. What makes a compaction pay
- * (plan.ts `paysBack`: the rewrite and summariser repaid by the reads it saves, within a
+ * (planEconomics.ts `paysBack`: the rewrite and summariser repaid by the reads it saves, within a
  * cycle set by how fast the prompt grows) does not grow with the window, so in a 1M-token
  * window a 20 % minimum (190k tokens) would let the history grow, and be read on every
  * request, for hundreds of requests before anything ran. At 200k and below the shares decide.
