@@ -5,6 +5,7 @@ import { describeIndexed } from '../core/compaction/fileIndex';
 import { indexedFilesOf } from '../core/compaction/reattachRecord';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Message } from '../core/conversation/conversationModel';
+import { plural } from '../core/tools/result';
 import {
   compactionContextValue,
   compactionDescription,
@@ -96,7 +97,7 @@ export class CompactionsTreeProvider
             ...(r.fallbacks.length ? [`Fallbacks: ${r.fallbacks.join('; ')}`] : []),
             ...(lost.length
               ? [
-                  `Retention check: the replacement lost ${lost.length} identifier(s): ${lost
+                  `Retention check: the replacement lost ${plural(lost.length, 'identifier')}: ${lost
                     .slice(0, 8)
                     .map((x) => `\`${x}\``)
                     .join(', ')}`,
@@ -158,8 +159,8 @@ export class CompactionsTreeProvider
         );
         item.iconPath = new vscode.ThemeIcon('history');
         item.description = reg
-          ? `${reg.messageIds.length} messages · ${fmt(reg.tokens)} tokens`
-          : `${node.record.originals.length} messages`;
+          ? `${plural(reg.messageIds.length, 'message')} · ${fmt(reg.tokens)} tokens`
+          : plural(node.record.originals.length, 'message');
         return item;
       }
       case 'original': {
@@ -294,8 +295,4 @@ function messageDocument(m: Message): string {
 
 function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

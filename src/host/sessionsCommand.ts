@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ChatController } from './chat/chatController';
 import { sessionPickItem } from './sessions/sessionPick';
 import type { SessionStore } from './sessions/sessionStore';
+import { plural } from '../core/tools/result';
 
 /**
  * "Context Pipeline: Sessions…": pick a session, then resume it, export it (Markdown or
@@ -63,7 +64,7 @@ export async function showSessions(
       report(
         r,
         r.ok && r.keptBackups.length
-          ? `Session deleted; ${r.keptBackups.length} backup file(s) kept.`
+          ? `Session deleted; ${plural(r.keptBackups.length, 'backup file')} kept.`
           : 'Session deleted.',
       );
       return;

@@ -171,7 +171,7 @@ describe('summariseRegions', () => {
       ),
     );
     assert.ok(rec?.originals.includes(giant), 'still restorable');
-    assert.deepEqual(rec?.fallbacks, ['left out 1 message(s) too large to summarise']);
+    assert.deepEqual(rec?.fallbacks, ['left out 1 message too large to summarise']);
   });
 
   it('falls back to dropping the failed region and the rest, with a visible marker, on an error', async () => {

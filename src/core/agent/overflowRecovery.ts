@@ -4,6 +4,7 @@ import { effectiveWindow } from '../compaction/policy';
 import type { CompactionRecord } from '../compaction/types';
 import type { ConversationState } from '../conversation/conversationModel';
 import { cutOversizedToolResults } from './overflow';
+import { plural } from '../tools/result';
 
 /** What has been tried in this turn; every step is bounded, so recovery never loops. */
 export interface RecoveryBudget {
@@ -89,7 +90,7 @@ export async function recoverOverflow(
         state: cut.state,
         records: [],
         notices: [
-          `The conversation did not fit the context window; ${cut.cutBlocks} large tool result(s) were cut (${cut.charsRemoved.toLocaleString('en-US')} characters) and the request was sent again.`,
+          `The conversation did not fit the context window; ${plural(cut.cutBlocks, 'large tool result')} ${cut.cutBlocks === 1 ? 'was' : 'were'} cut (${cut.charsRemoved.toLocaleString('en-US')} characters) and the request was sent again.`,
         ],
       };
   }

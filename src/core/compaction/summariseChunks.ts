@@ -6,6 +6,7 @@
 import type { LlmClient, LlmError, LlmResult } from '../agent/agentPorts';
 import { requestCostUsd } from '../agent/cost';
 import type { Message } from '../conversation/conversationModel';
+import { plural } from '../tools/result';
 import { planChunks } from './chunking';
 import {
   buildSummaryRequest,
@@ -151,7 +152,7 @@ export async function runChunks(
   });
   const leftOut = plan.leftOut.map(describeLeftOut);
   const notes: string[] =
-    plan.leftOut.length > 0 ? [`left out ${plan.leftOut.length} message(s) too large to summarise`] : [];
+    plan.leftOut.length > 0 ? [`left out ${plural(plan.leftOut.length, 'message')} too large to summarise`] : [];
   let previous: { text: string; turns: readonly [number, number] } | undefined;
   let covered = 0;
   let costUsd = 0;

@@ -19,6 +19,7 @@ import { decodeLine, newerFormatVersion, readableFormatVersion } from '../../cor
 import { replaySession, type ReplayedSession } from '../../core/session/replay';
 import { splitSplicedLine, wellFormedEntry } from '../../core/session/salvage';
 import { writeFileAtomic } from './sessionFile';
+import { plural } from '../../core/tools/result';
 
 /** A line that was left out, 1-based as an editor numbers it. */
 export interface DroppedLine {
@@ -148,7 +149,7 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
   const dropped: (DroppedLine & { torn?: boolean })[] = [];
   const clean = stripNul(bytes);
   if (clean.length !== bytes.length)
-    fixes.push(`Removed ${bytes.length - clean.length} NUL byte(s) (left by a crash or a disk error).`);
+    fixes.push(`Removed ${plural(bytes.length - clean.length, 'NUL byte')} (left by a crash or a disk error).`);
   let changed = clean.length !== bytes.length;
   const lines = splitLines(clean);
   const first = lines.find((l) => l.text.trim());
@@ -221,7 +222,7 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
       fixes,
       droppedLines,
       changed,
-      error: `The session file has no readable entry (${dropped.length} damaged line(s)).`,
+      error: `The session file has no readable entry (${plural(dropped.length, 'damaged line')}).`,
     };
   const hasContent = good.some((e) => e.type === 'message' || e.type === 'compaction' || e.type === 'repair');
   if (!hasContent && dropped.some((d) => !d.torn))
@@ -230,7 +231,7 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
       fixes,
       droppedLines,
       changed,
-      error: `None of the session's messages could be read (${dropped.length} damaged line(s)).`,
+      error: `None of the session's messages could be read (${plural(dropped.length, 'damaged line')}).`,
     };
   let entries = good;
   const hi = good.findIndex((e) => e.type === 'header');
