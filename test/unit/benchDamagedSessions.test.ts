@@ -11,7 +11,7 @@ import { damageTranscript } from './support/damagedTranscript';
  * Every real session, damaged the ways unseen sessions are (support/damagedTranscript.ts:
  * an interrupted call, null usage, screenshots, lone surrogates, empty text, a 500 KB result, a
  * repeated tool_use id, a round of 24 parallel results larger than a 100k window, a 440 KB
- * paste, a call whose input alone is ~60k tokens), replayed
+ * paste, a call whose input alone is ~60k tokens, a ~60k-token answer), replayed
  * by the default pipeline with each summariser route. Every request — the conversation's and
  * the summariser's — must be one the API accepts, and none may overflow.
  */

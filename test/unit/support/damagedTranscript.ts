@@ -8,8 +8,9 @@
  * user text with an empty block and a lone surrogate, a 500 KB tool result, a repeated
  * tool_use id, one round of 24 parallel calls whose results (16 KB each, under the
  * per-result spill size) together hold more than a 100k window, one round of 22 retina
- * screenshots, a 440 KB log pasted into a user message, and one call whose input holds about
- * 60 000 tokens (a Write by an agent with a 64k answer limit: more than a 100k window leaves).
+ * screenshots, a 440 KB log pasted into a user message, one call whose input holds about
+ * 60 000 tokens (a Write by an agent with a 64k answer limit: more than a 100k window leaves),
+ * and an answer of about 60 000 tokens that ends a turn (the model printing a whole file).
  */
 
 import { pngBase64 } from './images';
@@ -61,6 +62,7 @@ export function damageTranscript(text: string): string {
   let screenshots = 0;
   let pasteDone = false;
   let bigInputDone = false;
+  let bigAnswerDone = false;
   let lastToolUseId: string | undefined;
   for (const r of recs) {
     if (r.kind === 'usage') {
@@ -93,6 +95,10 @@ export function damageTranscript(text: string): string {
         if (messages % 41 === 0 && lastToolUseId) b.id = lastToolUseId;
         lastToolUseId = b.id as string;
       }
+    }
+    if (roleOf(r) === 'assistant' && !bigAnswerDone && messages > 70 && blocks.every((b) => b.type === 'text')) {
+      blocks.push({ type: 'text', text: bigWrite() });
+      bigAnswerDone = true;
     }
     if (roleOf(r) === 'user' && messages % 23 === 0)
       blocks.push({ type: 'text', text: '' }, { type: 'text', text: 'a broken \ud800 half' });
