@@ -112,6 +112,9 @@ function summariseAll(
   };
 }
 
+/** The newest tokens the baseline keeps out of its summary, whatever the window (the extension's default before 0.7.8). */
+export const BASELINE_KEEP_RECENT_TOKENS = 12_000;
+
 /** Claude Code's auto-compact buffer: it compacts when the prompt reaches window − 33k. */
 export const CLAUDE_CODE_BUFFER = 33_000;
 
@@ -152,7 +155,8 @@ export function policy(name: PolicyName): ReplayPolicy {
         'baseline',
         'BASELINE: no cheap layers; summarise everything at 85 %',
         {},
-        {},
+        // A fixed tail, so the reference does not move when the extension's default does.
+        { keepRecentTokens: BASELINE_KEEP_RECENT_TOKENS },
         (s) => 0.85 * effectiveWindow(s.config),
       );
     case 'claude-code':

@@ -34,7 +34,7 @@ export function readSettings(): PipelineSettings {
     softThreshold: c.get<number>('softThreshold'),
     hardThreshold: c.get<number>('hardThreshold'),
     keepRecentTurns: c.get<number>('keepRecentTurns'),
-    keepRecentTokens: c.get<number>('keepRecentTokens'),
+    keepRecentTokens: c.get<number | null>('keepRecentTokens'),
     cacheTtl: c.get<CacheTtl>('cacheTtl'),
     pasteThresholdChars: c.get<number>('pasteThresholdChars'),
     thinking: c.get<ThinkingSetting>('thinking'),

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { planCompaction } from '../../src/core/compaction/plan';
-import { KEEP_RECENT_MAX_SHARE, resolveConfig } from '../../src/core/pipeline/config';
+import { defaultKeepRecentTokens, KEEP_RECENT_MAX_SHARE, resolveConfig } from '../../src/core/pipeline/config';
 import type { PipelineConfig } from '../../src/core/conversation/conversationModel';
 import { Convo, lines, tokensOf } from './support/compactionBuilders';
 
@@ -27,6 +27,25 @@ describe('keepRecentTokens in a small window', () => {
     assert.equal(r.config.keepRecentTokens, 20_000);
     assert.deepEqual(r.warnings, []);
     assert.equal(config({ contextWindow: 100_000 }).keepRecentTokens, 12_000, 'the default fits a 100k window');
+  });
+
+  it('by default keeps 12,000 tokens, or 8 % of a larger window up to 20,000; capped silently in a small one', () => {
+    assert.equal(config({ contextWindow: 100_000 }).keepRecentTokens, 12_000);
+    assert.equal(config({ contextWindow: 200_000 }).keepRecentTokens, 16_000);
+    assert.equal(config({ contextWindow: 250_000 }).keepRecentTokens, 20_000);
+    assert.equal(config({ contextWindow: 1_000_000 }).keepRecentTokens, 20_000, 'at most 20,000 by default');
+    assert.equal(defaultKeepRecentTokens(150_000), 12_000);
+    for (const unset of [undefined, null]) {
+      const r = resolveConfig({ contextWindow: 24_000, keepRecentTokens: unset });
+      assert.ok(r.ok);
+      assert.equal(r.config.keepRecentTokens, Math.floor(KEEP_RECENT_MAX_SHARE * (24_000 - r.config.outputReserve)));
+      assert.deepEqual(
+        r.warnings.filter((w) => w.includes('keepRecentTokens')),
+        [],
+        'no warning about a value the user did not set',
+      );
+    }
+    assert.equal(config({ contextWindow: 200_000, keepRecentTokens: 0 }).keepRecentTokens, 0, 'an explicit 0 stays 0');
   });
 
   it('lets the hard threshold compact a long turn in a 24k window (no overflow)', () => {
