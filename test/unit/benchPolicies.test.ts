@@ -1,5 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { CLAUDE_CODE_BUFFER, policy, POLICY_NAMES, type PolicyContext } from '../../bench/policies';
+import {
+  BASELINE_KEEP_RECENT_TOKENS,
+  CLAUDE_CODE_BUFFER,
+  policy,
+  POLICY_NAMES,
+  type PolicyContext,
+} from '../../bench/policies';
 import type { CompactionRun } from '../../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS, effectiveWindow } from '../../src/core/compaction/policy';
 import { resolveConfig } from '../../src/core/pipeline/config';
@@ -65,6 +71,10 @@ describe('bench policies', () => {
     const over = setup(at);
     await policy('baseline').beforeRequest(over.state, over.ctx);
     assert.deepEqual(over.calls, ['compact auto-hard all']);
+    // Its tail is fixed, so the reference does not move with the extension's default (16,000 at 200k).
+    const r = resolveConfig({ ...policy('baseline').pipeline, contextWindow: 200_000 });
+    assert.ok(r.ok && r.config.keepRecentTokens === BASELINE_KEEP_RECENT_TOKENS);
+    assert.equal(BASELINE_KEEP_RECENT_TOKENS, 12_000);
   });
 
   it('claude-code summarises everything at window − 33k, keeping ~10k recent tokens and 1 turn', async () => {
