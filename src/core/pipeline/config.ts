@@ -44,10 +44,10 @@ export const KEEP_RECENT_DEFAULT_MAX_TOKENS = 20_000;
  * The newest tokens compaction keeps verbatim when the user has not set `keepRecentTokens`:
  * {@link KEEP_RECENT_DEFAULT_TOKENS}, or {@link KEEP_RECENT_DEFAULT_SHARE} of the window when
  * more (at most {@link KEEP_RECENT_DEFAULT_MAX_TOKENS}), so a larger window keeps more of the
- * newest history word for word. Replayed on the
- * real sessions, 16 000 in a 200k window keeps forward-reference recall within 2 points of
- * summarising everything at 85 % on all three (12 000 lost 3.3 points on Claude Code's) for
- * 1–4 % more cost; 16 000 in a 100k window cost 6–12 % more for little recall.
+ * newest history word for word. Replayed on the real sessions (README, Benchmarks), 16 000
+ * in a 200k window keeps forward-reference recall within 2 points of summarising everything
+ * at 85 % on all three (12 000 lost 3.3 points on Claude Code's) for 3–5 % more cost; 16 000
+ * in a 100k window cost 6–12 % more for little recall.
  */
 export function defaultKeepRecentTokens(window: number): number {
   const share = Math.min(KEEP_RECENT_DEFAULT_MAX_TOKENS, Math.round(KEEP_RECENT_DEFAULT_SHARE * window));
