@@ -4,7 +4,8 @@
  * the user's newest words, and the arrival guards bound only what tools and the user bring.
  * An assistant message can still be larger than the window leaves: a session resumed with a
  * smaller window or another model, or carried over from an agent with a larger answer limit
- * (a 64k-token Write in a 100k window). Then, after every other layer, the largest assistant
+ * (a 64k-token Write in a 100k window). Then (before a summary that could not help, after
+ * every other layer, and in overflow recovery: see the Compactor) the largest assistant
  * blocks are cut in the middle — a call's long input strings (the API's own context editing
  * clears tool inputs too: `clear_tool_inputs`, platform.claude.com/docs/en/build-with-claude/
  * context-editing) and long answer text — each with a note saying what was left out and why,
