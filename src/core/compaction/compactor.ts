@@ -139,7 +139,8 @@ export class Compactor {
     const near = tokens >= HARD_WAIT_LIMIT * effectiveWindow(state.config);
     const first = step(state, near ? this.plan(state, { cacheWarm: !timing.cold, mode: 'auto' }).expectedAfter : 0);
     const run = await this.layersBeforeRequest(first.state, opts, timing);
-    const last = step(run.state, this.deps.measure(run.state));
+    // Nothing changed (the common case): the request's size is the one measured before.
+    const last = step(run.state, run.state === state ? tokens : this.deps.measure(run.state));
     return {
       state: last.state,
       records: [...first.records, ...run.records, ...last.records],
