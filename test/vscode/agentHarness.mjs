@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sessionsDir } from './sessionFiles.mjs';
 import { ensureHarness, REPO_ROOT } from './setup.mjs';
 import { eventually, UI_TIMEOUT, WORKBENCH_TIMEOUT } from './timeouts.mjs';
 
@@ -256,7 +257,7 @@ export async function startAgentWorld({
      * @returns {{ file: string, entries: SessionEntry[] }[]}
      */
     sessionEntries() {
-      const dir = join(dirs.userData, 'User', 'globalStorage', 'context-pipeline.context-pipeline', 'sessions');
+      const dir = sessionsDir(dirs);
       return readdirSync(dir)
         .filter((f) => /^[0-9T-]+-[0-9a-z]+\.jsonl$/.test(f))
         .map((f) => ({

@@ -7,11 +7,12 @@
 // say what was repaired. The session file keeps all 25.
 //   npm run package && node --import tsx --test test/vscode/imageLimits.test.mjs
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { budgetFrame } from './budgetFrame.mjs';
+import { installSession, sessionBuilder } from './sessionFiles.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 const SHOTS = 25;
@@ -20,47 +21,17 @@ const SHOTS = 25;
  * @typedef {import('../fake-anthropic/request.ts').ApiRequest} ApiRequest the body of a `/v1/messages` request
  */
 
-/** The session file, built with the extension's own code (assembly, answers, the session codec). */
+/** The session file, built with the extension's own code: 25 screenshots, then the answer. */
 async function buildScreenshotSession() {
-  const { assembleUserMessage, applyUserMessage } = await import('../../src/core/conversation/assemble.ts');
-  const { appendAssistantMessage } = await import('../../src/core/conversation/assistant.ts');
-  const { resolveConfig } = await import('../../src/core/pipeline/config.ts');
-  const { counterIds } = await import('../../src/core/platform/platformPorts.ts');
-  const { encodeEntry, SESSION_FORMAT, SESSION_VERSION } = await import('../../src/core/session/entries.ts');
-  const { newSessionId } = await import('../../src/host/sessions/sessionStore.ts');
   // A 2560×1440 PNG's signature and header: all a size check reads.
   const { pngBase64 } = await import('../unit/support/images.ts');
   const retina = pngBase64(2560, 1440);
-  const config = resolveConfig({});
-  if (!config.ok) throw new Error(config.error);
-  let t = Date.now() - 3_600_000;
-  const clock = { now: () => t };
-  const ids = counterIds('shots');
-  /** @type {import('../../src/core/conversation/conversationModel.ts').ConversationState} */
-  let state = { system: [], tools: [], messages: [], pending: [], config: config.config };
-  /** @type {import('../../src/core/session/entries.ts').SessionEntry[]} */
-  const entries = [];
-  /** @param {Omit<import('../../src/core/conversation/assemble.ts').TurnInput, 'pasteDirectory'>} input */
-  const user = (input) => {
-    t += 5_000;
-    const u = assembleUserMessage(state, { ...input, pasteDirectory: '/nonexistent' }, { clock, ids });
-    if (!u.ok) throw new Error(u.error.message);
-    state = applyUserMessage(state, u.value);
-    entries.push({ type: 'message', at: t, message: u.value.message });
-  };
-  /** @param {import('../../src/core/conversation/assistant.ts').AssistantContent[]} content */
-  const assistant = (content) => {
-    t += 5_000;
-    const a = appendAssistantMessage(state, content, { clock, ids });
-    if (!a.ok) throw new Error(a.error);
-    state = a.state;
-    entries.push({ type: 'message', at: t, message: a.message });
-  };
-  user({ userText: 'Capture every page of the app and tell me which one renders badly.' });
+  const s = await sessionBuilder('shots');
+  s.user({ userText: 'Capture every page of the app and tell me which one renders badly.' });
   for (let i = 1; i <= SHOTS; i++) {
     const id = `toolu_shot${String(i).padStart(2, '0')}`;
-    assistant([{ type: 'tool_use', id, name: 'read_file', input: { path: `shots/page-${i}.png` } }]);
-    user({
+    s.assistant([{ type: 'tool_use', id, name: 'read_file', input: { path: `shots/page-${i}.png` } }]);
+    s.user({
       toolResults: [
         {
           toolUseId: id,
@@ -72,19 +43,8 @@ async function buildScreenshotSession() {
       ],
     });
   }
-  assistant([{ type: 'text', text: `All ${SHOTS} pages captured. SHOTS-DONE` }]);
-  const sessionId = newSessionId(t - 3_600_000, 0.25);
-  /** @type {import('../../src/core/session/entries.ts').HeaderEntry} */
-  const header = {
-    type: 'header',
-    format: SESSION_FORMAT,
-    version: SESSION_VERSION,
-    sessionId,
-    createdAt: t - 3_600_000,
-    model: 'claude-sonnet-4-6',
-    workspace: 'workspace',
-  };
-  return { file: `${sessionId}.jsonl`, content: `${[header, ...entries].map((e) => encodeEntry(e)).join('\n')}\n` };
+  s.assistant([{ type: 'text', text: `All ${SHOTS} pages captured. SHOTS-DONE` }]);
+  return s.file('claude-sonnet-4-6');
 }
 
 /**
@@ -114,9 +74,7 @@ describe('a resumed session over the API’s image limits, in a real VS Code', {
       workspaceFiles: { 'README.md': '# Screenshots\n' },
       openChat: false,
       prepare: (dirs) => {
-        sessions = join(dirs.userData, 'User', 'globalStorage', 'context-pipeline.context-pipeline', 'sessions');
-        mkdirSync(sessions, { recursive: true, mode: 0o700 });
-        writeFileSync(join(sessions, session.file), session.content, { mode: 0o600 });
+        sessions = installSession(dirs, session);
       },
     });
   });

@@ -6,11 +6,12 @@
 // the Compactions view must list the record with the original; the session file keeps it whole.
 //   npm run package && node --import tsx --test test/vscode/tailGuard.test.mjs
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { ui } from './longTurnScenario.mjs';
+import { installSession, sessionBuilder } from './sessionFiles.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 const WINDOW = 24_000;
@@ -29,55 +30,14 @@ const CONTENT = Array.from(
 
 /** The session file, built with the extension's own code: the request, the write, its result. */
 async function buildWriteSession() {
-  const { assembleUserMessage, applyUserMessage } = await import('../../src/core/conversation/assemble.ts');
-  const { appendAssistantMessage } = await import('../../src/core/conversation/assistant.ts');
-  const { resolveConfig } = await import('../../src/core/pipeline/config.ts');
-  const { counterIds } = await import('../../src/core/platform/platformPorts.ts');
-  const { encodeEntry, SESSION_FORMAT, SESSION_VERSION } = await import('../../src/core/session/entries.ts');
-  const { newSessionId } = await import('../../src/host/sessions/sessionStore.ts');
-  const config = resolveConfig({});
-  if (!config.ok) throw new Error(config.error);
-  let t = Date.now() - 3_600_000;
-  const clock = { now: () => t };
-  const ids = counterIds('tail');
-  /** @type {import('../../src/core/conversation/conversationModel.ts').ConversationState} */
-  let state = { system: [], tools: [], messages: [], pending: [], config: config.config };
-  /** @type {import('../../src/core/session/entries.ts').SessionEntry[]} */
-  const entries = [];
-  /** @param {Omit<import('../../src/core/conversation/assemble.ts').TurnInput, 'pasteDirectory'>} input */
-  const user = (input) => {
-    t += 5_000;
-    const u = assembleUserMessage(state, { ...input, pasteDirectory: '/nonexistent' }, { clock, ids });
-    if (!u.ok) throw new Error(u.error.message);
-    state = applyUserMessage(state, u.value);
-    entries.push({ type: 'message', at: t, message: u.value.message });
-  };
-  user({ userText: `Generate ${PATH} with one step function per case.` });
-  t += 5_000;
-  const a = appendAssistantMessage(
-    state,
-    [
-      { type: 'text', text: 'Writing the whole module. WRITE-STARTED' },
-      { type: 'tool_use', id: 'toolu_write01', name: 'write_file', input: { path: PATH, content: CONTENT } },
-    ],
-    { clock, ids },
-  );
-  if (!a.ok) throw new Error(a.error);
-  state = a.state;
-  entries.push({ type: 'message', at: t, message: a.message });
-  user({ toolResults: [{ toolUseId: 'toolu_write01', content: `Wrote ${CONTENT.length} characters to ${PATH}.` }] });
-  const sessionId = newSessionId(t - 3_600_000, 0.5);
-  /** @type {import('../../src/core/session/entries.ts').HeaderEntry} */
-  const header = {
-    type: 'header',
-    format: SESSION_FORMAT,
-    version: SESSION_VERSION,
-    sessionId,
-    createdAt: t - 3_600_000,
-    model: CHAT_MODEL,
-    workspace: 'workspace',
-  };
-  return { file: `${sessionId}.jsonl`, content: `${[header, ...entries].map((e) => encodeEntry(e)).join('\n')}\n` };
+  const s = await sessionBuilder('tail');
+  s.user({ userText: `Generate ${PATH} with one step function per case.` });
+  s.assistant([
+    { type: 'text', text: 'Writing the whole module. WRITE-STARTED' },
+    { type: 'tool_use', id: 'toolu_write01', name: 'write_file', input: { path: PATH, content: CONTENT } },
+  ]);
+  s.user({ toolResults: [{ toolUseId: 'toolu_write01', content: `Wrote ${CONTENT.length} characters to ${PATH}.` }] });
+  return s.file(CHAT_MODEL);
 }
 
 describe(
@@ -101,9 +61,7 @@ describe(
         fakeWindow: WINDOW,
         settings: { 'contextPipeline.contextWindow': WINDOW },
         prepare: (dirs) => {
-          sessions = join(dirs.userData, 'User', 'globalStorage', 'context-pipeline.context-pipeline', 'sessions');
-          mkdirSync(sessions, { recursive: true, mode: 0o700 });
-          writeFileSync(join(sessions, session.file), session.content, { mode: 0o600 });
+          sessions = installSession(dirs, session);
         },
       });
       await workbench.widenSidebar(world.page);
