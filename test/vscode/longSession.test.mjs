@@ -8,12 +8,11 @@
 //   npm run package && node --import tsx --test test/vscode/longSession.test.mjs
 // CP_VSIX=<path> tests another .vsix; CP_KEEP_TEMP=1 keeps the temp dir.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 import { buildSessionFile, inFrame, MAX_NODES, PAIRS } from './longSessionFixture.mjs';
+import { installSession } from './sessionFiles.mjs';
 
 /**
  * @typedef {import('../fake-anthropic/request.ts').ApiRequest} ApiRequest the body of a `/v1/messages` request
@@ -40,9 +39,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
       openChat: false,
       // The extension's session storage: opening the chat resumes the latest session with messages.
       prepare: (dirs) => {
-        const sessions = join(dirs.userData, 'User', 'globalStorage', 'context-pipeline.context-pipeline', 'sessions');
-        mkdirSync(sessions, { recursive: true, mode: 0o700 });
-        writeFileSync(join(sessions, session.file), session.content, { mode: 0o600 });
+        installSession(dirs, session);
         process.stderr.write(
           `[long] wrote ${session.file}: ${2 * PAIRS} messages, ${(session.content.length / 1e6).toFixed(2)} MB\n`,
         );
@@ -129,9 +126,10 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
       stats.scrollHeight > 20 * 2 * PAIRS,
       `the scroll height stands for all the messages (${stats.scrollHeight} px)`,
     );
+    const end = stats;
     assert.ok(
-      stats.scrollHeight - stats.scrollTop - stats.clientHeight <= 8,
-      `scrolled to the end (scrollTop ${stats.scrollTop}, clientHeight ${stats.clientHeight}, scrollHeight ${stats.scrollHeight})`,
+      end.scrollHeight - end.scrollTop - end.clientHeight <= 8,
+      `scrolled to the end (scrollTop ${end.scrollTop}, clientHeight ${end.clientHeight}, scrollHeight ${end.scrollHeight})`,
     );
     await screenshot(world.page, 'long-session-end');
   });
