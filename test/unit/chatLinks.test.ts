@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAllowedLinkHref, MAX_LINK_HREF, parseChatToHost, parseWorkspaceLink } from '../../src/protocol/chat';
@@ -91,18 +91,22 @@ describe('resolveWorkspaceLink (host side)', () => {
 
   it('finds files inside a workspace folder and refuses ones that escape it', async () => {
     const base = mkdtempSync(join(tmpdir(), 'cp-links-'));
-    const ws = join(base, 'ws');
-    mkdirSync(join(ws, 'src'), { recursive: true });
-    writeFileSync(join(ws, 'src', 'a.ts'), 'x');
-    writeFileSync(join(base, 'secret.txt'), 'secret');
-    symlinkSync(join(base, 'secret.txt'), join(ws, 'link.txt'));
-    assert.ok((await resolveWorkspaceLink(['src', 'a.ts'], [ws]))?.endsWith(join('src', 'a.ts')));
-    assert.equal(await resolveWorkspaceLink(['..', 'secret.txt'], [ws]), undefined);
-    assert.equal(
-      await resolveWorkspaceLink(['link.txt'], [ws]),
-      undefined,
-      'a symlink out of the workspace is refused',
-    );
-    assert.equal(await resolveWorkspaceLink(['missing.ts'], [ws]), undefined);
+    try {
+      const ws = join(base, 'ws');
+      mkdirSync(join(ws, 'src'), { recursive: true });
+      writeFileSync(join(ws, 'src', 'a.ts'), 'x');
+      writeFileSync(join(base, 'secret.txt'), 'secret');
+      symlinkSync(join(base, 'secret.txt'), join(ws, 'link.txt'));
+      assert.ok((await resolveWorkspaceLink(['src', 'a.ts'], [ws]))?.endsWith(join('src', 'a.ts')));
+      assert.equal(await resolveWorkspaceLink(['..', 'secret.txt'], [ws]), undefined);
+      assert.equal(
+        await resolveWorkspaceLink(['link.txt'], [ws]),
+        undefined,
+        'a symlink out of the workspace is refused',
+      );
+      assert.equal(await resolveWorkspaceLink(['missing.ts'], [ws]), undefined);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
