@@ -65,7 +65,7 @@ describe('compaction guards: round guard', () => {
     );
   });
 
-  it('counts a stacked summary as kept (it is never summarised again), a rolling one not', () => {
+  it('counts no summary as kept, stacked or rolling (a hard compaction folds stacked ones in when it must)', () => {
     const c = new Convo().user('first question');
     const summary = {
       type: 'summary' as const,
@@ -87,7 +87,8 @@ describe('compaction guards: round guard', () => {
       tokensOf,
       measure,
     );
-    assert.equal(rolling - stacked, tokensOf(c.messages[1]!));
+    assert.equal(stacked, rolling);
+    assert.ok(tokensOf(c.messages[1]!) > 300, 'the summary is large enough to matter');
   });
 
   it('never budgets below its minimum, even when the system prompt alone fills the window', () => {

@@ -17,7 +17,7 @@ import { imageDimensions, imageTokens } from '../tokens/imageSize';
 import { formatCount, plural } from '../tools/result';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { fixedRequestTokens, hardTargetTokens, type CompactionSettings } from './policy';
-import { isCompactionProduct, isUserWords } from './regions';
+import { isUserWords } from './regions';
 import { cutToolResult, spillToolResult, type SpillOptions } from './toolResultGuard';
 
 /** Room kept for the summary a compaction would write (at most this, at most 10 % of the hard target). */
@@ -36,8 +36,9 @@ const MIN_SHARE_CHARS = 300;
  * Tokens the results of the tool round about to arrive may hold together in `state` (its last
  * message is the assistant's calls): what a compaction at the hard threshold must reach
  * (hardTargetTokens), less the fixed part of the request (system prompt, tools, framing, by
- * `measure`), every user word (summaries quote them whole), pinned messages, stacked summaries
- * (never summarised again), the last message (the calls) and room for a summary. At least
+ * `measure`), every user word (summaries quote them whole), pinned messages, the last message
+ * (the calls) and room for a summary — under either summary policy, since a compaction at the
+ * hard threshold folds earlier summaries in when it must. At least
  * {@link ROUND_MIN_BUDGET_TOKENS}.
  */
 export function roundBudgetTokens(
@@ -50,11 +51,10 @@ export function roundBudgetTokens(
   let kept =
     fixedRequestTokens(state, tokensOf, measure) + Math.min(ROUND_SUMMARY_ALLOWANCE_TOKENS, Math.round(0.1 * target));
   const last = state.messages.length - 1;
-  const stacked = settings.summaryPolicy === 'stacked';
   state.messages.forEach((m, i) => {
-    // Stacked summaries are never summarised again; a rolling one is folded into the next.
-    const stays = m.blocks.some((b) => b.meta.pinned) || (stacked && isCompactionProduct(m));
-    if (i === last || stays) kept += tokensOf(m);
+    // Summaries are not kept: a rolling one is folded into the next, and so are stacked ones
+    // at the hard threshold when the rest cannot make room (plan.ts, STACKED_FOLD_NOTE).
+    if (i === last || m.blocks.some((b) => b.meta.pinned)) kept += tokensOf(m);
     else {
       const words = m.blocks.filter(isUserWords);
       if (words.length > 0) kept += tokensOf({ ...m, id: `${m.id}#user-words`, blocks: words });
