@@ -17,7 +17,7 @@ import type { SessionEntry } from '../../src/core/session/entries';
 import { replaySession } from '../../src/core/session/replay';
 import { initialCalibration } from '../../src/core/tokens/calibration';
 import { Build, emptyState, testConfig } from './support/builders';
-import { sampleHeader } from './session.entries.test';
+import { sampleHeader } from './support/sessionSamples';
 import { ScriptedLlm } from './support/scriptedLlm';
 import { countingTokenizer } from './support/tokenFakes';
 import { nullSink } from './support/sessionSink';

@@ -1,7 +1,4 @@
 import { strict as assert } from 'node:assert';
-import { promises as fsp } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AgentSession, type CompactionEntryState } from '../../src/core/agent/agentSession';
 import type { AgentEvent, SessionSink } from '../../src/core/agent/events';
 import { Compactor } from '../../src/core/compaction/compactor';
@@ -10,14 +7,13 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { replaySession } from '../../src/core/session/replay';
-import { StoreSessionPort } from '../../src/host/chat/storeSessionPort';
 import { compactionDescription, recalledTooltip } from '../../src/host/compactionRowText';
-import { SessionStore } from '../../src/host/sessions/sessionStore';
 import { fakeClock } from './support/builders';
 import { Convo, lines, tokensOf } from './support/compactionBuilders';
 import { FakeTools, ScriptedLlm } from './support/scriptedLlm';
 import { nullSink } from './support/sessionSink';
 import { agentDeps } from './support/agentDeps';
+import { withStorePort } from './support/storePort';
 
 const FAILURE = "TypeError: Cannot read properties of undefined (reading 'port')";
 
@@ -156,14 +152,7 @@ describe('recall in the agent loop', () => {
   });
 
   it('the counts are written to the session file, survive a reload and a restore, and the Compactions row shows them', async () => {
-    const root = await fsp.mkdtemp(join(tmpdir(), 'cp-recall-'));
-    try {
-      const clock = fakeClock(Date.UTC(2026, 10, 21, 23, 59, 0));
-      const port = new StoreSessionPort(
-        SessionStore.inGlobalStorage(root, { now: () => clock.now(), random: () => 0.42 }),
-        () => 'demo',
-        () => clock.now(),
-      );
+    await withStorePort('cp-recall-', Date.UTC(2026, 10, 21, 23, 59, 0), async (port) => {
       const open = await port.create('claude-sonnet-4-6');
       const w = world(open.sink);
       for (const m of w.messages) await open.sink.message(m);
@@ -198,9 +187,7 @@ describe('recall in the agent loop', () => {
         true,
       );
       await again.session.close();
-    } finally {
-      await fsp.rm(root, { recursive: true, force: true });
-    }
+    });
   });
 
   it('replay counts each recall entry once per compaction it names and ignores compactions the file does not hold', () => {

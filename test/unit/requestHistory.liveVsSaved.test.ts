@@ -1,16 +1,13 @@
 import { strict as assert } from 'node:assert';
-import { promises as fsp } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Usage } from '../../src/core/agent/agentPorts';
 import type { AgentEvent, SessionSink } from '../../src/core/agent/events';
 import type { CompactionRecord } from '../../src/core/compaction/types';
-import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { reportedPromptTokens } from '../../src/core/tokens/promptTokens';
 import { BudgetHistory } from '../../src/host/budget/budgetData';
-import { StoreSessionPort } from '../../src/host/chat/storeSessionPort';
-import { SessionStore } from '../../src/host/sessions/sessionStore';
-import { Build, fakeClock } from './support/builders';
+import { Build } from './support/builders';
+import { summaryBlock } from './support/sessionSamples';
+import { withStorePort } from './support/storePort';
 
 const usage = (input: number, read: number, write: number, output: number): Usage => ({
   input_tokens: input,
@@ -68,13 +65,7 @@ async function playSession(sink: SessionSink, live: BudgetHistory, clock: { now(
   });
   // A compaction between turns: the next request carries the marker.
   const replaced = messages.slice(0, 2);
-  const summary: SummaryBlock = {
-    type: 'summary',
-    text: 'Turn 1 read a file.',
-    compactionId: 'cmp_lv',
-    turnRange: [1, 1],
-    meta: { id: 'blk_lv_sum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false },
-  };
+  const summary = summaryBlock('cmp_lv', 'Turn 1 read a file.', 'blk_lv_sum');
   const record: CompactionRecord = {
     id: 'cmp_lv',
     at: clock.now(),
@@ -118,14 +109,7 @@ async function playSession(sink: SessionSink, live: BudgetHistory, clock: { now(
 
 describe('request history: the live rows equal the rows rebuilt from the saved file', () => {
   it('for the same session, row by row and forecast point by point', async () => {
-    const root = await fsp.mkdtemp(join(tmpdir(), 'cp-lvs-'));
-    try {
-      const clock = fakeClock(Date.UTC(2026, 10, 23, 12, 0, 0));
-      const port = new StoreSessionPort(
-        SessionStore.inGlobalStorage(root, { now: () => clock.now(), random: () => 0.42 }),
-        () => 'demo',
-        () => clock.now(),
-      );
+    await withStorePort('cp-lvs-', Date.UTC(2026, 10, 23, 12, 0, 0), async (port, clock) => {
       const open = await port.create('claude-sonnet-4-6');
       const live = new BudgetHistory(open.requestHistory);
       await playSession(open.sink, live, clock);
@@ -144,8 +128,6 @@ describe('request history: the live rows equal the rows rebuilt from the saved f
       assert.equal(live.requests[3]?.serverCleared, 900);
       assert.equal(live.requests[3]?.counted, 600);
       await again.session.close();
-    } finally {
-      await fsp.rm(root, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -1,60 +1,12 @@
 import { strict as assert } from 'node:assert';
-import {
-  encodeEntry,
-  SESSION_FORMAT,
-  SESSION_VERSION,
-  type HeaderEntry,
-  type MessageEntry,
-  type SessionEntry,
-} from '../../src/core/session/entries';
+import { encodeEntry, type SessionEntry } from '../../src/core/session/entries';
 import { decodeLine, newerFormatVersion } from '../../src/core/session/lineCodec';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { Build } from './support/builders';
-
-/** A small sound conversation: words, a tool call and its result, an answer. Shared by the session tests. */
-export function sampleConversation(b = new Build('s')): Message[] {
-  const call = b.toolUse('read_file', { path: 'src/a.ts' });
-  return [
-    b.message(
-      'user',
-      [b.text('<ide_selection>line 1</ide_selection>', 'ide_selection'), b.text('please read a.ts\nand explain')],
-      1,
-    ),
-    b.message('assistant', [b.text('Reading it.', 'assistant'), call], 1),
-    b.message('user', [b.toolResult(call.id, 'export const a = 1;\n')], 1),
-    b.message('assistant', [b.text('It exports a = 1.', 'assistant')], 1),
-    b.message('user', [b.text('thanks — now in French?')], 2),
-    b.message('assistant', [b.text('Il exporte a = 1.', 'assistant')], 2),
-  ];
-}
-
-/** A header as the store writes it. */
-export function sampleHeader(sessionId = '2026-11-21T23-59-00-abc123'): HeaderEntry {
-  return {
-    type: 'header',
-    format: SESSION_FORMAT,
-    version: SESSION_VERSION,
-    sessionId,
-    createdAt: 1_700_000_000_000,
-    model: 'claude-sonnet-4-5',
-    workspace: 'demo',
-  };
-}
-
-/** Header + one message entry per message, with increasing times. */
-export function entriesOf(messages: readonly Message[], header = sampleHeader()): SessionEntry[] {
-  return [
-    header,
-    ...messages.map((message, i): MessageEntry => ({
-      type: 'message',
-      at: header.createdAt + 1000 * (i + 1),
-      message,
-    })),
-  ];
-}
+import { sampleConversation, sampleHeader } from './support/sessionSamples';
 
 /** One entry of every type. */
-export function everyEntryType(): SessionEntry[] {
+function everyEntryType(): SessionEntry[] {
   const b = new Build('e');
   const [u1, a1, u2] = sampleConversation(b) as [Message, Message, Message];
   const summary = b.message(

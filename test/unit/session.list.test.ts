@@ -6,7 +6,7 @@ import type { Message } from '../../src/core/conversation/conversationModel';
 import { encodeEntry, type SessionEntry } from '../../src/core/session/entries';
 import { SUMMARY_CHUNK, SUMMARY_MAX_WINDOW } from '../../src/host/sessions/sessionSummary';
 import { SessionStore } from '../../src/host/sessions/sessionStore';
-import { sampleHeader } from './session.entries.test';
+import { sampleHeader } from './support/sessionSamples';
 
 /** A message entry of `chars` characters of text. */
 function message(i: number, chars: number): SessionEntry {

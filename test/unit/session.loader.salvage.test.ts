@@ -1,7 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { promises as fsp, readFileSync } from 'node:fs';
 import { AgentSession } from '../../src/core/agent/agentSession';
-import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { encodeEntry, type SessionEntry } from '../../src/core/session/entries';
 import { decodeLine } from '../../src/core/session/lineCodec';
@@ -11,8 +10,14 @@ import { entryToRecord } from '../../src/core/session/compactionEntry';
 import { loadSession } from '../../src/host/sessions/sessionLoader';
 import { loaderHarness, NOW, text } from './support/loaderHarness';
 import { Build, emptyState } from './support/builders';
-import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
-import { userWords } from './session.replay.test';
+import {
+  entriesOf,
+  messagesSharingOneId,
+  orphanedCompaction,
+  sampleConversation,
+  sampleHeader,
+  userWords,
+} from './support/sessionSamples';
 import { agentDeps } from './support/agentDeps';
 
 describe('session loader: spliced lines, lone surrogates, orphaned compactions, duplicate ids', () => {
@@ -91,34 +96,7 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
   it('keeps an orphaned compaction (its messages lost) with its originals through a repair; Restore is refused with the reason', async () => {
     const b = new Build('o');
     const conv = sampleConversation(b);
-    const lost = [
-      b.message('user', [b.text('the only copy of these words')], 1),
-      b.message('assistant', [b.text('and this answer', 'assistant')], 1),
-    ];
-    const summary: SummaryBlock = {
-      type: 'summary',
-      text: 'Earlier talk.',
-      compactionId: 'cmp_o',
-      turnRange: [1, 1],
-      meta: { id: 'blk_osum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false },
-    };
-    const orphan: SessionEntry = {
-      type: 'compaction',
-      at: 10,
-      id: 'cmp_o',
-      trigger: 'manual',
-      replacedIds: lost.map((m) => m.id),
-      originals: lost,
-      replacement: [b.message('user', [summary], 1)],
-      tokensBefore: 500,
-      tokensAfter: 20,
-      layer: 'summarise',
-      strategy: 'summarise',
-      regions: [],
-      costUsd: 0,
-      durationMs: 0,
-      fallbacks: [],
-    };
+    const orphan = orphanedCompaction(b, 'cmp_o', 'the only copy of these words', 'and this answer');
     // Some other damage makes the loader rewrite the file: the orphan must survive that rewrite.
     const r = await load(`${text([...entriesOf(conv), orphan])}garbage\n`);
     assert.ok(r.report, 'the file was repaired');
@@ -162,27 +140,7 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
   // guards the whole load against a regression of the 114 s it took, with room for a busy machine.
   it('loads 16 000 messages sharing one id (secondary guard: under 30 s, not minutes)', async function () {
     this.timeout(60_000);
-    const role = (i: number): Message['role'] => (i % 2 === 0 ? 'user' : 'assistant');
-    const messages: Message[] = Array.from({ length: 16_000 }, (_, i) => ({
-      id: 'msg_dup',
-      role: role(i),
-      turn: 1,
-      blocks: [
-        {
-          type: 'text',
-          text: `m${i}`,
-          meta: {
-            id: 'blk_dup',
-            tier: 1,
-            source: role(i),
-            createdAt: 0,
-            pinned: false,
-            compactable: role(i) !== 'user',
-          },
-        },
-      ],
-    }));
-    await fsp.writeFile(h.file(), text(entriesOf(messages)));
+    await fsp.writeFile(h.file(), text(entriesOf(messagesSharingOneId(16_000))));
     const t0 = process.hrtime.bigint();
     const r = await loadSession(h.file(), { now: () => NOW });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;

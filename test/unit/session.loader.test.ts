@@ -9,8 +9,7 @@ import { decodeLine } from '../../src/core/session/lineCodec';
 import { loadSession } from '../../src/host/sessions/sessionLoader';
 import { loaderHarness, NOW, text } from './support/loaderHarness';
 import { Build } from './support/builders';
-import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
-import { userWords } from './session.replay.test';
+import { entriesOf, sampleConversation, sampleHeader, userWords } from './support/sessionSamples';
 
 describe('session loader', () => {
   const h = loaderHarness('cp-loader-');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SessionLockedError, SessionWriter } from '../../src/host/sessions/sessionFile';
 import { acquireLock, releaseLock, stillHeld, takeOverStale } from '../../src/host/sessions/sessionLock';
-import { sampleHeader } from './session.entries.test';
+import { sampleHeader } from './support/sessionSamples';
 
 const ROOT = resolve(__dirname, '..', '..');
 /** Above any pid_max: `kill(pid, 0)` always says ESRCH, so a lock naming it is stale. */

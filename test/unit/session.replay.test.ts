@@ -6,14 +6,16 @@ import { sessionToMarkdown, sessionDisplayTitle } from '../../src/core/session/m
 import { INTERRUPTED_TOOL_RESULT, repairMessages, type RepairMeter } from '../../src/core/session/repair';
 import { replaySession } from '../../src/core/session/replay';
 import { Build } from './support/builders';
-import { entriesOf, sampleConversation, sampleHeader } from './session.entries.test';
-
-/** Every text of a user-source text block, in order. */
-export function userWords(messages: readonly Message[]): string[] {
-  return messages.flatMap((m) =>
-    m.blocks.flatMap((b) => (b.type === 'text' && b.meta.source === 'user' ? [b.text] : [])),
-  );
-}
+import {
+  compactionEntry,
+  entriesOf,
+  messagesSharingOneId,
+  orphanedCompaction,
+  sampleConversation,
+  sampleHeader,
+  summaryReplacement,
+  userWords,
+} from './support/sessionSamples';
 
 describe('session replay', () => {
   it('rebuilds the conversation, usage, the header title and pins', () => {
@@ -50,35 +52,15 @@ describe('session replay', () => {
   it('applies a compaction, then a restore gives back the original messages verbatim', () => {
     const b = new Build('c');
     const conv = sampleConversation(b);
-    const replaced = conv.slice(0, 4);
-    const summary: SummaryBlock = {
-      type: 'summary',
-      text: 'The user had a.ts read: it exports a = 1.',
-      compactionId: 'cmp_1',
-      turnRange: [1, 1],
-      meta: { id: 'blk_sum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false },
-    };
-    const replacement = [
-      b.message('user', [summary], 1),
-      b.message('assistant', [b.text('Understood.', 'assistant')], 1),
-    ];
-    const compaction: SessionEntry = {
-      type: 'compaction',
-      at: 10,
+    const replacement = summaryReplacement(b, 'cmp_1', 'The user had a.ts read: it exports a = 1.');
+    const compaction = compactionEntry({
       id: 'cmp_1',
       trigger: 'auto-soft',
-      replacedIds: replaced.map((m) => m.id),
-      originals: replaced,
+      originals: conv.slice(0, 4),
       replacement,
       tokensBefore: 900,
       tokensAfter: 60,
-      layer: 'summarise',
-      strategy: 'summarise',
-      regions: [],
-      costUsd: 0,
-      durationMs: 0,
-      fallbacks: [],
-    };
+    });
     const compacted = replaySession([...entriesOf(conv), compaction]);
     assert.deepEqual(
       compacted.messages.map((m) => m.id),
@@ -108,34 +90,7 @@ describe('session replay', () => {
   it('keeps a compaction whose messages are gone, marked orphaned, with its originals (their only copy)', () => {
     const b = new Build('o');
     const conv = sampleConversation(b);
-    const lost = [
-      b.message('user', [b.text('words only the compaction still has')], 1),
-      b.message('assistant', [b.text('and its answer', 'assistant')], 1),
-    ];
-    const summary: SummaryBlock = {
-      type: 'summary',
-      text: 'Earlier talk.',
-      compactionId: 'cmp_o',
-      turnRange: [1, 1],
-      meta: { id: 'blk_osum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false },
-    };
-    const orphan: SessionEntry = {
-      type: 'compaction',
-      at: 10,
-      id: 'cmp_o',
-      trigger: 'manual',
-      replacedIds: lost.map((m) => m.id),
-      originals: lost,
-      replacement: [b.message('user', [summary], 1)],
-      tokensBefore: 500,
-      tokensAfter: 20,
-      layer: 'summarise',
-      strategy: 'summarise',
-      regions: [],
-      costUsd: 0,
-      durationMs: 0,
-      fallbacks: [],
-    };
+    const orphan = orphanedCompaction(b, 'cmp_o', 'words only the compaction still has', 'and its answer');
     const s = replaySession([...entriesOf(conv), orphan]);
     assert.deepEqual(s.messages, conv, 'the conversation is untouched');
     assert.deepEqual(s.compactions, [{ entry: orphan, active: false, orphaned: true }]);
@@ -156,33 +111,13 @@ describe('session replay', () => {
   });
 
   it('repairs 16 000 messages sharing one id in linear work (counted steps, not time)', () => {
-    const dupes = (n: number, role: (i: number) => Message['role']): Message[] =>
-      Array.from({ length: n }, (_, i) => ({
-        id: 'msg_same',
-        role: role(i),
-        turn: 1,
-        blocks: [
-          {
-            type: 'text',
-            text: `m${i}`,
-            meta: {
-              id: 'blk_same',
-              tier: 1,
-              source: role(i),
-              createdAt: 0,
-              pinned: false,
-              compactable: role(i) !== 'user',
-            },
-          },
-        ],
-      }));
     for (const role of [
       (i: number): Message['role'] => (i % 2 === 0 ? 'user' : 'assistant'),
       (): Message['role'] => 'user',
     ]) {
       const steps = (n: number) => {
         const meter: RepairMeter = { steps: 0 };
-        const r = repairMessages(dupes(n, role), meter);
+        const r = repairMessages(messagesSharingOneId(n, role), meter);
         assert.equal(new Set(r.messages.map((m) => m.id)).size, r.messages.length, 'ids are unique after repair');
         assert.deepEqual(checkInvariants({ messages: r.messages }), []);
         return meter.steps;

@@ -1,19 +1,15 @@
 import { strict as assert } from 'node:assert';
-import { promises as fsp } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AgentEvent } from '../../src/core/agent/events';
 import type { Usage } from '../../src/core/agent/agentPorts';
-import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { replaySession } from '../../src/core/session/replay';
 import { EMPTY_REQUEST_HISTORY, requestHistoryOf } from '../../src/core/session/requestHistory';
 import { BudgetHistory } from '../../src/host/budget/budgetData';
-import { StoreSessionPort } from '../../src/host/chat/storeSessionPort';
 import { analyzeSession } from '../../src/host/sessions/sessionLoader';
-import { SessionStore } from '../../src/host/sessions/sessionStore';
-import { Build, fakeClock } from './support/builders';
-import { entriesOf, sampleConversation } from './session.entries.test';
+import { Build } from './support/builders';
+import { compactionEntry, entriesOf, sampleConversation, summaryReplacement } from './support/sessionSamples';
+import { withStorePort } from './support/storePort';
 
 const usage = (input: number, read: number, write: number, output: number): Usage => ({
   input_tokens: input,
@@ -36,39 +32,20 @@ const usageEntry = (requestIndex: number, turn: number, u: Usage, cost = 0.01): 
 function file(): { entries: SessionEntry[]; conv: Message[] } {
   const b = new Build('rh');
   const conv = sampleConversation(b);
-  const replaced = conv.slice(0, 4);
-  const summary: SummaryBlock = {
-    type: 'summary',
-    text: 'The user had a.ts read.',
-    compactionId: 'cmp_1',
-    turnRange: [1, 1],
-    meta: { id: 'blk_sum', tier: 0, source: 'compactor', createdAt: 9, pinned: false, compactable: false },
-  };
-  const replacement = [
-    b.message('user', [summary], 1),
-    b.message('assistant', [b.text('Understood.', 'assistant')], 1),
-  ];
+  const replacement = summaryReplacement(b, 'cmp_1', 'The user had a.ts read.');
   const entries: SessionEntry[] = [
     ...entriesOf(conv),
     usageEntry(1, 1, usage(900, 0, 800, 40), 0.02),
     usageEntry(2, 1, usage(50, 800, 120, 30)),
-    {
-      type: 'compaction',
+    compactionEntry({
       at: 2e12 + 10,
       id: 'cmp_1',
       trigger: 'manual',
-      replacedIds: replaced.map((m) => m.id),
-      originals: replaced,
+      originals: conv.slice(0, 4),
       replacement,
       tokensBefore: 1000,
       tokensAfter: 100,
-      layer: 'summarise',
-      strategy: 'summarise',
-      regions: [],
-      costUsd: 0,
-      durationMs: 0,
-      fallbacks: [],
-    },
+    }),
     usageEntry(3, 2, usage(300, 0, 200, 25)),
   ];
   return { entries, conv };
@@ -140,23 +117,15 @@ describe('request history rebuilt from the session file', () => {
     const { entries } = file();
     assert.deepEqual(replaySession(entries).requestHistory, requestHistoryOf(entries));
     const b = new Build('sk');
-    const bogus: SessionEntry = {
-      type: 'compaction',
+    const bogus = compactionEntry({
       at: 1,
       id: 'cmp_ghost',
-      trigger: 'manual',
       replacedIds: ['msg_nowhere'],
       originals: [],
       replacement: [b.message('user', [b.text('x')], 1)],
       tokensBefore: 1,
       tokensAfter: 1,
-      layer: 'summarise',
-      strategy: 'summarise',
-      regions: [],
-      costUsd: 0,
-      durationMs: 0,
-      fallbacks: [],
-    };
+    });
     const withBogus = [...entries.slice(0, -1), bogus, ...entries.slice(-1)].filter(
       (e) => e.type !== 'compaction' || e.id === 'cmp_ghost',
     );
@@ -214,14 +183,7 @@ describe('request history rebuilt from the session file', () => {
   });
 
   it('survives closing and reopening the session through the store (what a window reload does)', async () => {
-    const root = await fsp.mkdtemp(join(tmpdir(), 'cp-rh-'));
-    try {
-      const clock = fakeClock(Date.UTC(2026, 10, 21, 23, 59, 0));
-      const port = new StoreSessionPort(
-        SessionStore.inGlobalStorage(root, { now: () => clock.now(), random: () => 0.42 }),
-        () => 'demo',
-        () => clock.now(),
-      );
+    await withStorePort('cp-rh-', Date.UTC(2026, 10, 21, 23, 59, 0), async (port, clock) => {
       const open = await port.create('claude-sonnet-4-6');
       assert.deepEqual(open.requestHistory, EMPTY_REQUEST_HISTORY);
       const b = new Build('rt');
@@ -260,9 +222,7 @@ describe('request history rebuilt from the session file', () => {
         ],
       );
       await again.session.close();
-    } finally {
-      await fsp.rm(root, { recursive: true, force: true });
-    }
+    });
   });
 });
 

@@ -7,7 +7,7 @@ import { encodeEntry } from '../../src/core/session/entries';
 import { decodeLine } from '../../src/core/session/lineCodec';
 import { newSessionId, SessionStore } from '../../src/host/sessions/sessionStore';
 import { Build, fakeClock } from './support/builders';
-import { entriesOf, sampleConversation } from './session.entries.test';
+import { entriesOf, sampleConversation } from './support/sessionSamples';
 
 const KEY = 'sk-ant-api03-THISISTHEKEYTHISISTHEKEY';
 

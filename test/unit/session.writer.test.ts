@@ -8,7 +8,7 @@ import { decodeLine } from '../../src/core/session/lineCodec';
 import { SessionLockedError, SessionWriter, writeFileAtomic } from '../../src/host/sessions/sessionFile';
 import { loadSession } from '../../src/host/sessions/sessionLoader';
 import { Build } from './support/builders';
-import { sampleHeader } from './session.entries.test';
+import { sampleHeader } from './support/sessionSamples';
 
 const ROOT = resolve(__dirname, '..', '..');
 
