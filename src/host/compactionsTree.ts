@@ -15,6 +15,7 @@ import {
   TRIGGER_LABEL,
   turnRangeLabel,
 } from './compactionRowText';
+import { callsIn, originalDescription, originalTooltip, type CallLookup } from './originalRowText';
 
 export { ORPHANED_DESCRIPTION };
 
@@ -50,11 +51,20 @@ export class CompactionsTreeProvider
   private readonly changed = new vscode.EventEmitter<CompactionNode | undefined>();
   private readonly docChanged = new vscode.EventEmitter<vscode.Uri>();
   private readonly subscription: vscode.Disposable;
+  /** The calls of every record, by id, for the rows of tool results; dropped when the compactions change. */
+  private callLookup: CallLookup | undefined;
   readonly onDidChangeTreeData = this.changed.event;
   readonly onDidChange = this.docChanged.event;
 
   constructor(private readonly source: CompactionsSource) {
-    this.subscription = source.onDidChangeCompactions(() => this.changed.fire(undefined));
+    this.subscription = source.onDidChangeCompactions(() => {
+      this.callLookup = undefined;
+      this.changed.fire(undefined);
+    });
+  }
+
+  private calls(): CallLookup {
+    return (this.callLookup ??= callsIn(this.source.compactions.map((e) => e.record)));
   }
 
   getTreeItem(node: CompactionNode): vscode.TreeItem {
@@ -62,7 +72,7 @@ export class CompactionsTreeProvider
       case 'session': {
         const item = new vscode.TreeItem(node.title, vscode.TreeItemCollapsibleState.Expanded);
         item.iconPath = new vscode.ThemeIcon('comment-discussion');
-        item.description = `${this.source.compactions.length} compaction${this.source.compactions.length === 1 ? '' : 's'}`;
+        item.description = plural(this.source.compactions.length, 'compaction');
         return item;
       }
       case 'compaction': {
@@ -165,15 +175,10 @@ export class CompactionsTreeProvider
       }
       case 'original': {
         const m = node.message;
-        // The user's own words (or the answer's text) rather than an injected <ide_…> block.
-        const first =
-          m.blocks.find((b) => b.type === 'text' && (b.meta.source === 'user' || m.role === 'assistant')) ??
-          m.blocks.find((b) => b.type === 'text');
         const item = new vscode.TreeItem(`${m.role} · turn ${m.turn}`, vscode.TreeItemCollapsibleState.None);
-        item.description =
-          first && first.type === 'text'
-            ? first.text.slice(0, 60).replace(/\s+/g, ' ')
-            : m.blocks.map((b) => b.type).join(', ');
+        const calls = this.calls();
+        item.description = originalDescription(m, calls);
+        item.tooltip = new vscode.MarkdownString(originalTooltip(m, calls));
         item.iconPath = new vscode.ThemeIcon(m.role === 'user' ? 'account' : 'hubot');
         item.command = {
           command: 'vscode.open',

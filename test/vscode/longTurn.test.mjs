@@ -200,6 +200,13 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
       labels.includes('assistant · turn 1') && labels.includes('user · turn 1'),
       `the originals are listed: ${labels.join(', ')}`,
     );
+    // Each row says what its message held: the call by its tool and path, the result by its call and size.
+    const descriptions = await originals.locator('.label-description').allInnerTexts();
+    assert.ok(
+      descriptions.some((d) => /^read_file src\/mod\d\d\.ts$/.test(d)) &&
+        descriptions.some((d) => /^result of read_file src\/mod\d\d\.ts \([\d,]+ chars\)$/.test(d)),
+      `the originals say what they held: ${descriptions.join(' | ')}`,
+    );
     await u.shot('long-turn-tree', shots);
     await u.setExpanded(row, false);
   });
