@@ -8,6 +8,8 @@ import { ChatController } from './chat/chatController';
 import { chatRoutes } from './chat/chatRoutes';
 import { StoreSessionPort } from './chat/storeSessionPort';
 import { ChatViewProvider } from './chatViewProvider';
+import { AnthropicLlmClient } from './anthropic/anthropicClient';
+import { registerChooseModel } from './chooseModel';
 import { registerCommands } from './commands';
 import { registerCompactionCommands } from './compactionCommands';
 import { CompactionsTreeProvider, RECORD_SCHEME } from './compactionsTree';
@@ -68,6 +70,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const editorContext = new EditorContextTracker();
   const nextTurn = new NextTurnContext(editorContext);
   const statusBar = new ContextStatusBar();
+  // The open conversation's prompt as last measured, for Choose Model's "what a switch means".
+  let promptTokens = 0;
   const toolSchemas = () => selectEnabledTools({ runCommandEnabled: readAgentSettings().enableRunCommand });
   const previewer = new RequestPreviewer(
     log,
@@ -90,7 +94,10 @@ export function activate(context: vscode.ExtensionContext): void {
     writeFile: spillWriter(secrets),
     log,
     version,
-    onStatus: (figures) => statusBar.update(figures),
+    onStatus: (figures) => {
+      statusBar.update(figures);
+      promptTokens = figures.promptTokens;
+    },
     nextTurn,
     readFresh: (path) => tools.readFresh(path),
   });
@@ -111,6 +118,19 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, compactions),
     ...registerCompactionCommands(controller, log),
     ...registerCommands({ apiKeys, log }),
+    registerChooseModel({
+      // The Models API at the user's own endpoint (baseUrl from the user's settings only).
+      listModels: async () => {
+        const baseUrl = readAgentSettings().baseUrl;
+        const client = new AnthropicLlmClient({ apiKey: () => apiKeys.get(), ...(baseUrl ? { baseUrl } : {}) });
+        const r = await client.listModels();
+        if (!r.ok)
+          log.info(`Choose Model: the Models API was not reached (${r.error.message}); the known models are offered.`);
+        return r.ok ? r.models : undefined;
+      },
+      promptTokens: () => promptTokens,
+      log,
+    }),
     editorContext,
     // Chips above the input follow the editor (debounced: selection events come in bursts).
     editorContext.onDidChange(debounce(() => controller?.postPendingContext(), 150)),

@@ -88,12 +88,20 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('preview'), requestId: v.pipe(v.number(), v.integer(), v.minValue(0)), text: Text }),
   /**
    * Run one of the extension's own commands. None runs a tool or changes a setting: each opens
-   * a view or a prompt (Set API Key, Compact Now asks first), or starts a new session (the
-   * current one stays in Sessions…).
+   * a view or a prompt (Set API Key, Compact Now and Choose Model ask first), or starts a new
+   * session (the current one stays in Sessions…).
    */
   v.strictObject({
     type: v.literal('command'),
-    command: v.picklist(['setApiKey', 'compactNow', 'newSession', 'showBudget', 'showSessions', 'showCompactions']),
+    command: v.picklist([
+      'setApiKey',
+      'compactNow',
+      'newSession',
+      'showBudget',
+      'showSessions',
+      'showCompactions',
+      'chooseModel',
+    ]),
   }),
   /** Pin (never compact) or unpin a whole message. */
   v.strictObject({ type: v.literal('pin'), messageId: v.pipe(v.string(), v.maxLength(200)), pinned: v.boolean() }),

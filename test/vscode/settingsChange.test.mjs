@@ -183,7 +183,7 @@ describe('settings changed mid-session in a real VS Code', { timeout: suiteTimeo
     const toolsBefore = await frame.locator('.item.tool.done').count();
     await world().send('Third message, keep using tools');
     await frame
-      .locator('.item.notice', { hasText: 'Stopped after 1 tool rounds in one turn' })
+      .locator('.item.notice', { hasText: 'Stopped after 1 tool round in one turn' })
       .first()
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await world().waitIdle();
@@ -215,7 +215,7 @@ describe('settings changed mid-session in a real VS Code', { timeout: suiteTimeo
     // B still holds the tool call the previous turn never asked for: it answers this message,
     // and the one-round limit ends the turn again.
     assert.equal(serverB().pendingSteps, 1);
-    const stops = frame.locator('.item.notice', { hasText: 'Stopped after 1 tool rounds in one turn' });
+    const stops = frame.locator('.item.notice', { hasText: 'Stopped after 1 tool round in one turn' });
     const stopsBefore = await stops.count();
     await world().send('Fourth message, no facts');
     await eventually('the turn to stop at the tool-round limit', async () => (await stops.count()) > stopsBefore);

@@ -13,6 +13,7 @@ import { roundGuardNotice } from '../compaction/roundGuard';
 import { addContextAfterTools } from './contextAfterTools';
 import type { SessionCore } from './sessionCore';
 import { STOPPED_WHILE_TOOLS_RAN } from './standInAnswers';
+import { plural } from '../tools/result';
 
 /**
  * The turn loop of a session: assemble → compact when due → cache anchors → serialize →
@@ -36,7 +37,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
         core.emit({
           type: 'notice',
           level: 'warning',
-          text: `Stopped after ${core.deps.maxToolRounds} tool rounds in one turn (contextPipeline.maxToolRounds). Send a message to let Claude continue.`,
+          text: `Stopped after ${plural(core.deps.maxToolRounds, 'tool round')} in one turn (contextPipeline.maxToolRounds). Send a message to let Claude continue.`,
         });
         break;
       }

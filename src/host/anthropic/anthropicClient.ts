@@ -9,6 +9,7 @@ import type { BetaMessageStreamParams } from '@anthropic-ai/sdk/resources/beta/m
 import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agent/agentPorts';
 import type { ServerRequestParts } from '../../core/server/serverContext';
 import type { ApiModelLimits } from '../../core/pipeline/config';
+import type { ListedModel } from '../../core/models/modelChoices';
 import { apiKeyCharProblem } from '../../core/security/apiKeyCheck';
 import { abortableSleep } from '../abortableSleep';
 import { classifyBaseUrl } from '../../core/security/endpoint';
@@ -21,6 +22,9 @@ import {
 } from '../../core/agent/llmErrors';
 import { redactSecrets } from '../../core/security/redact';
 import { forward, resultOf } from './sdkMessages';
+
+/** The most models {@link AnthropicLlmClient.listModels} collects (the API lists a few dozen). */
+export const MAX_LISTED_MODELS = 200;
 
 /** How the client reaches the API. The key is read per request and never stored or logged here. */
 export interface AnthropicClientOptions {
@@ -163,6 +167,30 @@ export class AnthropicLlmClient implements LlmClient {
         ...(typeof compact === 'boolean' ? { serverCompaction: compact } : {}),
       };
     }).then((r) => (r.ok ? { ok: true, limits: { ...r.value, id } } : r));
+  }
+
+  /**
+   * `GET /v1/models` (SDK `models.list`, auto-paginated; ModelInfo's `id`, `display_name`,
+   * `max_input_tokens`, `lifecycle`): the models the key can use, newest first, at most
+   * {@link MAX_LISTED_MODELS}. One attempt, no retry, `timeoutMs` (default 5 s). Never throws.
+   */
+  async listModels(
+    opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {},
+  ): Promise<{ readonly ok: true; readonly models: ListedModel[] } | { readonly ok: false; readonly error: LlmError }> {
+    const r = await this.once(opts, async (client, signal) => {
+      const models: ListedModel[] = [];
+      for await (const m of client.models.list({ limit: 100 }, { signal })) {
+        models.push({
+          id: m.id,
+          displayName: m.display_name,
+          ...(typeof m.max_input_tokens === 'number' ? { maxInputTokens: m.max_input_tokens } : {}),
+          ...(m.lifecycle ? { lifecycle: m.lifecycle } : {}),
+        });
+        if (models.length >= MAX_LISTED_MODELS) break;
+      }
+      return models;
+    });
+    return r.ok ? { ok: true, models: r.value } : r;
   }
 
   /**

@@ -16,7 +16,7 @@ type Command = Extract<ChatToHost, { type: 'command' }>['command'];
  */
 export function renderHeader(header: HTMLElement, s: Status, meter: HTMLElement, command: (c: Command) => void): void {
   header.replaceChildren(
-    el('span', { class: 'model', title: `Model: ${s.model} (contextPipeline.model)` }, s.model),
+    modelButton(s.model, command),
     ...(s.endpoint?.kind === 'local' ? [localBadge(s.endpoint.notice)] : []),
     el('span', { class: 'title', title: `Session: ${s.sessionTitle}` }, s.sessionTitle),
     el(
@@ -67,6 +67,23 @@ function localBadge(notice: string): HTMLElement {
     icon('plug'),
     el('span', { class: 'badge-label', 'aria-hidden': 'true' }, 'local'),
   );
+}
+
+/** The model's name: a button that opens Choose Model… (the model, its window and what a switch costs). */
+function modelButton(model: string, command: (c: Command) => void): HTMLElement {
+  const button = el(
+    'button',
+    {
+      class: 'model',
+      type: 'button',
+      title: `Model: ${model} — choose another (contextPipeline.model)`,
+      'aria-label': `Model ${model}. Choose another model`,
+      'data-command': 'chooseModel',
+    },
+    model,
+  );
+  button.addEventListener('click', () => command('chooseModel'));
+  return button;
 }
 
 function apiKeyWarning(command: (c: Command) => void): HTMLElement {
