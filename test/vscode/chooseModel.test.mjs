@@ -4,23 +4,13 @@
 // user's settings, the header follows, and the next message goes to that model.
 //   node --import tsx --test test/vscode/chooseModel.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
+import { readUserSettings } from './codeServer.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 const START_MODEL = 'claude-sonnet-4-6';
 const CHOSEN = 'claude-opus-4-6';
-
-/**
- * The user's settings.json as VS Code saved it.
- * @param {string} userDataDir
- * @returns {Record<string, unknown>}
- */
-function userSettings(userDataDir) {
-  return JSON.parse(readFileSync(join(userDataDir, 'User', 'settings.json'), 'utf8'));
-}
 
 describe('Choose Model in a real VS Code', { timeout: suiteTimeout(300_000) }, () => {
   /** @type {import('./agentHarness.mjs').AgentWorld | undefined} */
@@ -99,7 +89,7 @@ describe('Choose Model in a real VS Code', { timeout: suiteTimeout(300_000) }, (
     const { fake, frame, dirs } = world();
     await eventually(
       'the model saved to the user settings',
-      () => userSettings(dirs.userData)['contextPipeline.model'] === CHOSEN,
+      () => readUserSettings(dirs.userData)['contextPipeline.model'] === CHOSEN,
     );
     await eventually(
       'the header to name the new model',

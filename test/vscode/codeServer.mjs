@@ -250,6 +250,16 @@ function serverEnv(userDataDir, env) {
 }
 
 /**
+ * The user's settings.json as VS Code saved it (code-server does not watch this file for edits
+ * made outside it, so tests change settings through the UI and read them back here).
+ * @param {string} userDataDir
+ * @returns {Record<string, unknown>}
+ */
+export function readUserSettings(userDataDir) {
+  return JSON.parse(readFileSync(join(userDataDir, 'User', 'settings.json'), 'utf8'));
+}
+
+/**
  * Merges `settings` (over DEFAULT_SETTINGS, over what the file already holds) into `<userDataDir>/User/settings.json`.
  * @param {string} userDataDir
  * @param {Record<string, unknown>} settings

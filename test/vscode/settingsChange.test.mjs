@@ -5,11 +5,10 @@
 // and a turn that keeps asking for tools stops after 1 tool round.
 //   node --import tsx --test test/vscode/settingsChange.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { lastUserText } from '../fake-anthropic/request.ts';
 import { startAgentWorld } from './agentHarness.mjs';
+import { readUserSettings } from './codeServer.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 /**
@@ -25,16 +24,6 @@ import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 function userTextOf(r) {
   assert.ok(r, 'a request was recorded');
   return lastUserText(/** @type {ApiRequest} */ (r.body));
-}
-
-/**
- * The user's settings.json as VS Code saved it. (VS Code in code-server does not watch this
- * file for edits made outside it, so the tests change settings through the Settings UI.)
- * @param {string} userDataDir
- * @returns {Record<string, unknown>}
- */
-function userSettings(userDataDir) {
-  return JSON.parse(readFileSync(join(userDataDir, 'User', 'settings.json'), 'utf8'));
 }
 
 /**
@@ -71,7 +60,7 @@ async function setUserSetting(w, key, value) {
     await box.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     if ((await box.getAttribute('aria-checked')) !== String(value)) await box.click();
   } else await row.locator('input.setting-control-focus-target').fill(String(value));
-  await eventually(`${key} saved to the user settings`, () => userSettings(w.dirs.userData)[key] === value);
+  await eventually(`${key} saved to the user settings`, () => readUserSettings(w.dirs.userData)[key] === value);
 }
 
 /**
