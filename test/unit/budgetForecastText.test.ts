@@ -27,7 +27,7 @@ describe('budget panel: forecast text', () => {
     assert.equal(s.nextCompaction?.keepsAll, true);
     assert.equal(
       forecastText(s).next?.text,
-      'Next compaction: at about 9,000 tokens (≈ 6 turns at the recent growth; marked on the bar). A summary comes later. It keeps the newest 12,000 tokens verbatim: today that is the whole conversation (40 tokens); your own words are always kept.',
+      'Next compaction: at about 9,000 tokens (≈ 6 turns at the recent growth; marked on the bar). A summary comes later. It keeps the newest 12,000 tokens verbatim: today that is the whole conversation (40 tokens); your own words are kept verbatim (only if they alone outgrow the window are older long ones cut).',
     );
   });
 
@@ -47,7 +47,7 @@ describe('budget panel: forecast text', () => {
     assert.equal(t.next?.action, 'summarise');
     assert.equal(
       t.next?.text,
-      'Next request summarises older history: 20,000 → about 13,000 tokens. Over 70 %. It keeps the newest 12,300 tokens verbatim (from turn 2: at least its 12,000-token budget, out to where a tool round starts); your own words are always kept. Pays back its prompt-cache rewrite in about 3 requests.',
+      'Next request summarises older history: 20,000 → about 13,000 tokens. Over 70 %. It keeps the newest 12,300 tokens verbatim (from turn 2: at least its 12,000-token budget, out to where a tool round starts); your own words are kept verbatim (only if they alone outgrow the window are older long ones cut). Pays back its prompt-cache rewrite in about 3 requests.',
     );
   });
 

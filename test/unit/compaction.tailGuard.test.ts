@@ -106,7 +106,7 @@ describe('tail guard: the newest messages alone are more than the window leaves'
     assert.ok(design?.blocks[1]?.type === 'text' && design.blocks[1].text.length <= TAIL_GUARD_KEEP_CHARS);
     assert.match(design?.blocks[1]?.type === 'text' ? design.blocks[1].text : '', /characters of this answer left out/);
     assert.equal(notes, state.messages[3], 'the smaller answer stays: enough was freed');
-    assert.equal(draft, state.messages[4], "the user's words are never cut");
+    assert.equal(draft, state.messages[4], "the user's newest words are never cut");
 
     const pinned = {
       ...state,

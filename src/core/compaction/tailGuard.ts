@@ -1,16 +1,20 @@
 /**
  * Tail guard: the last step before a request that would not fit the window. Compaction never
  * touches the newest tool round (a tool_use goes with its tool_result) nor the answer before
- * the user's newest words, and the arrival guards bound only what tools and the user bring.
- * An assistant message can still be larger than the window leaves: a session resumed with a
- * smaller window or another model, or carried over from an agent with a larger answer limit
- * (a 64k-token Write in a 100k window). Then (before a summary that could not help, after
- * every other layer, and in overflow recovery: see the Compactor) the largest assistant
- * blocks are cut in the middle — a call's long input strings (the API's own context editing
- * clears tool inputs too: `clear_tool_inputs`, platform.claude.com/docs/en/build-with-claude/
- * context-editing) and long answer text — each with a note saying what was left out and why,
- * until the request is back at the hard target. Thinking blocks are never changed (their
- * signature covers them), nor pinned blocks. One record keeps the originals (restorable). Pure.
+ * the user's newest words, nor any of the user's own words (summaries keep them verbatim),
+ * and the arrival guards bound only what tools and the user bring one message at a time.
+ * What it keeps can still outgrow the window: an assistant message larger than the window
+ * leaves (a session resumed with a smaller window or another model, or carried over from an
+ * agent with a larger answer limit: a 64k-token Write in a 100k window), or the user's words
+ * of a long session of pasted code (each paste under the paste limit, all of them together
+ * more than the window). Then (before a summary that could not help, after every other layer,
+ * and in overflow recovery: see the Compactor) the largest such blocks are cut in the middle
+ * — a call's long input strings (the API's own context editing clears tool inputs too:
+ * `clear_tool_inputs`, platform.claude.com/docs/en/build-with-claude/context-editing), long
+ * answer text, and long messages of the user before the newest one — each with a note saying
+ * what was left out and why, until the request is back at the hard target. The user's newest
+ * words, short messages, thinking blocks (their signature covers them) and pinned blocks are
+ * never changed. One record keeps the originals (restorable, and `recall` searches them). Pure.
  */
 import type { Block, ConversationState, Message, TextBlock, ToolUseBlock } from '../conversation/conversationModel';
 import { formatCount } from '../tools/result';
@@ -18,13 +22,31 @@ import { commitBlockEdits, freshMeta, type LayerContext, type LayerResult } from
 import { HARD_WAIT_LIMIT } from './plan';
 import { effectiveWindow, hardTargetTokens, type CompactionSettings } from './policy';
 import type { CompactionRecord } from './types';
+import { isUserWords } from './regions';
 import { cutMiddle } from './toolResultGuard';
 
 /** Characters a cut string keeps (head and tail together, with its note). */
 export const TAIL_GUARD_KEEP_CHARS = 2_000;
 
-/** A block smaller than this many tokens is never cut: it would free too little. */
+/** An assistant block smaller than this many tokens is never cut: it would free too little. */
 export const TAIL_GUARD_MIN_TOKENS = 2_000;
+
+/**
+ * A message of the user is cut only when its text is longer than this many characters (it
+ * keeps {@link TAIL_GUARD_KEEP_CHARS}, so a cut frees at least half): a question stays whole,
+ * a paste of code may be cut.
+ */
+export const TAIL_GUARD_MIN_USER_CHARS = 2 * TAIL_GUARD_KEEP_CHARS;
+
+/**
+ * How far below the hard target the guard cuts before a request, as a share of the effective
+ * window: what it keeps only grows (every message of the user adds to it), so a cut just to
+ * the target would be needed again a few requests later, each time rewriting the cached prompt.
+ */
+export const TAIL_GUARD_DEPTH_SHARE = 0.1;
+
+/** Characters an older message of the user keeps when cutting the large blocks was not enough. */
+export const TAIL_GUARD_STUB_CHARS = 400;
 
 /** The guard's outcome: a layer result, the blocks cut, and a sentence for the user when any were. */
 export interface TailGuardResult extends LayerResult {
@@ -35,6 +57,7 @@ export interface TailGuardResult extends LayerResult {
 /** One block the guard may cut, with its tokens. */
 interface Candidate {
   readonly block: TextBlock | ToolUseBlock;
+  readonly role: Message['role'];
   readonly turn: number;
   readonly tokens: number;
 }
@@ -53,6 +76,8 @@ function blockTokens(block: Block, turn: number, ctx: LayerContext): number {
 
 /** The note left where a middle was cut. */
 function note(what: string, cutChars: number, ran: boolean): string {
+  if (what === 'this message')
+    return `[… ${formatCount(cutChars)} characters of this message of the user left out so the request fits the context window; the original is kept and can be restored from the Compactions view …]`;
   const after = ran ? '; the call ran with the whole text' : '';
   return `[… ${formatCount(cutChars)} characters of ${what} left out so the request fits the context window${after}; the original is kept and can be restored from the Compactions view …]`;
 }
@@ -69,11 +94,12 @@ function cutStrings(value: unknown, ran: boolean): unknown {
   return value;
 }
 
-/** The cut version of a candidate block (the same object when nothing in it is long enough). */
-function cutBlock(block: TextBlock | ToolUseBlock, ran: boolean): Block {
+/** The cut version of a candidate block, each long string to `keep` characters (the same object when none is longer). */
+function cutBlock(block: TextBlock | ToolUseBlock, role: Message['role'], ran: boolean, keep: number): Block {
   if (block.type === 'text') {
-    if (block.text.length <= TAIL_GUARD_KEEP_CHARS) return block;
-    const text = cutMiddle(block.text, TAIL_GUARD_KEEP_CHARS, (c) => note('this answer', c.cutChars, false)).text;
+    if (block.text.length <= keep) return block;
+    const what = role === 'user' ? 'this message' : 'this answer';
+    const text = cutMiddle(block.text, keep, (c) => note(what, c.cutChars, false)).text;
     return { ...block, text, meta: freshMeta(block.meta) };
   }
   const input = cutStrings(block.input, ran);
@@ -83,42 +109,85 @@ function cutBlock(block: TextBlock | ToolUseBlock, ran: boolean): Block {
 }
 
 /**
- * Cuts the largest assistant blocks of `state` (see the module comment), largest first, until
- * about `tokensToFree` tokens are freed or nothing is left to cut; one record of layer
- * `tail-guard` (trigger from `ctx`, `auto-hard` by default). The input state and no record
- * when nothing could be cut.
+ * Cuts the blocks compaction keeps (see the module comment) until about `tokensToFree` tokens
+ * are freed or nothing is left to cut: first the largest, each to {@link TAIL_GUARD_KEEP_CHARS};
+ * then, if that was not enough, the user's older messages, oldest first, each to
+ * {@link TAIL_GUARD_STUB_CHARS} — so however many turns a session has, what its words take
+ * stays bounded. One record of layer `tail-guard` (trigger from `ctx`, `auto-hard` by
+ * default). The input state and no record when nothing could be cut.
  */
 export function guardTail(state: ConversationState, ctx: LayerContext, tokensToFree: number): TailGuardResult {
   if (tokensToFree <= 0) return { state, cut: 0 };
-  const candidates: Candidate[] = [];
-  for (const m of state.messages) {
-    if (m.role !== 'assistant') continue;
-    for (const b of m.blocks) {
-      if ((b.type !== 'text' && b.type !== 'tool_use') || b.meta.pinned) continue;
-      const tokens = blockTokens(b, m.turn, ctx);
-      if (tokens >= TAIL_GUARD_MIN_TOKENS) candidates.push({ block: b, turn: m.turn, tokens });
-    }
-  }
-  candidates.sort((a, b) => b.tokens - a.tokens);
+  const { large, older } = candidatesOf(state, ctx);
   const ran = answeredCalls(state.messages);
-  const edits = new Map<string, Block>();
+  const edits = new Map<string, { readonly block: Block; readonly tokens: number; readonly role: Message['role'] }>();
   let freed = 0;
-  for (const c of candidates) {
+  const edit = (c: Candidate, cut: Block) => {
+    const now = edits.get(c.block.meta.id)?.tokens ?? c.tokens;
+    const tokens = blockTokens(cut, c.turn, ctx);
+    edits.set(c.block.meta.id, { block: cut, tokens, role: c.role });
+    freed += now - tokens;
+  };
+  for (const c of large) {
     if (freed >= tokensToFree) break;
-    const cut = cutBlock(c.block, c.block.type === 'tool_use' && ran.has(c.block.id));
-    if (cut === c.block) continue;
-    edits.set(c.block.meta.id, cut);
-    freed += c.tokens - blockTokens(cut, c.turn, ctx);
+    const cut = cutBlock(c.block, c.role, c.block.type === 'tool_use' && ran.has(c.block.id), TAIL_GUARD_KEEP_CHARS);
+    if (cut !== c.block) edit(c, cut);
   }
-  const r = commitBlockEdits(state, ctx, edits, { layer: 'tail-guard', trigger: 'auto-hard' });
+  for (const c of older) {
+    if (freed >= tokensToFree) break;
+    const cut = cutBlock(c.block, c.role, false, TAIL_GUARD_STUB_CHARS);
+    if (cut !== c.block) edit(c, cut);
+  }
+  const blocks = new Map([...edits].map(([id, e]) => [id, e.block]));
+  const r = commitBlockEdits(state, ctx, blocks, { layer: 'tail-guard', trigger: 'auto-hard' });
   if (!r.record) return { state, cut: 0 };
   const { tokensBefore, tokensAfter } = r.record;
-  const what = edits.size === 1 ? 'one large block' : `${edits.size} large blocks`;
-  return {
-    ...r,
-    cut: edits.size,
-    notice: `The newest messages alone were more than the context window leaves: ${what} (a tool call's input or an answer) cut in the middle, about ${formatCount(tokensBefore - tokensAfter)} tokens freed. The originals can be restored from the Compactions view.`,
-  };
+  const userCut = [...edits.values()].filter((e) => e.role === 'user').length;
+  return { ...r, cut: edits.size, notice: guardNotice(edits.size - userCut, userCut, tokensBefore - tokensAfter) };
+}
+
+/**
+ * What the guard may cut: `large`, largest first (among equals the oldest) — assistant text and
+ * calls of at least {@link TAIL_GUARD_MIN_TOKENS}, the user's messages before the newest longer
+ * than {@link TAIL_GUARD_MIN_USER_CHARS}; `older`, oldest first — every message of the user
+ * before the newest still longer than twice {@link TAIL_GUARD_STUB_CHARS}. Never a pinned block.
+ */
+function candidatesOf(state: ConversationState, ctx: LayerContext): { large: Candidate[]; older: Candidate[] } {
+  // The user's newest words (the request being answered) are never cut.
+  let newestWords = -1;
+  state.messages.forEach((m, i) => {
+    if (m.blocks.some(isUserWords)) newestWords = i;
+  });
+  const large: Candidate[] = [];
+  const older: Candidate[] = [];
+  state.messages.forEach((m, i) => {
+    for (const b of m.blocks) {
+      if (b.meta.pinned) continue;
+      if (m.role === 'assistant' && (b.type === 'text' || b.type === 'tool_use')) {
+        const tokens = blockTokens(b, m.turn, ctx);
+        if (tokens >= TAIL_GUARD_MIN_TOKENS) large.push({ block: b, role: m.role, turn: m.turn, tokens });
+      } else if (i < newestWords && b.type === 'text' && isUserWords(b) && b.text.length > 2 * TAIL_GUARD_STUB_CHARS) {
+        const c = { block: b, role: m.role, turn: m.turn, tokens: blockTokens(b, m.turn, ctx) };
+        older.push(c);
+        if (b.text.length > TAIL_GUARD_MIN_USER_CHARS) large.push(c);
+      }
+    }
+  });
+  large.sort((a, b) => b.tokens - a.tokens);
+  return { large, older };
+}
+
+/** The sentence for the user: what was cut (`answerCut` assistant blocks, `userCut` of their messages) and what it freed. */
+function guardNotice(answerCut: number, userCut: number, freed: number): string {
+  const end = `cut in the middle, about ${formatCount(freed)} tokens freed. The originals can be restored from the Compactions view.`;
+  if (userCut === 0) {
+    const what = answerCut === 1 ? 'one large block' : `${answerCut} large blocks`;
+    return `The newest messages alone were more than the context window leaves: ${what} (a tool call's input or an answer) ${end}`;
+  }
+  const yours = userCut === 1 ? 'one long earlier message of yours' : `${userCut} long earlier messages of yours`;
+  const theirs =
+    answerCut === 0 ? '' : ` and ${answerCut === 1 ? 'one large block' : `${answerCut} large blocks`} of Claude's`;
+  return `What compaction always keeps — your own words and the newest messages — was more than the context window leaves: ${yours}${theirs} ${end}`;
 }
 
 /** A tail-guard step's outcome, in the shape of a compaction run's parts. */
@@ -141,6 +210,11 @@ export function tailGuardStep(
 ): TailGuardStep {
   const none = { state, records: [], notices: [] };
   if (expectedTokens < HARD_WAIT_LIMIT * effectiveWindow(state.config)) return none;
-  const r = guardTail(state, deps.ctx, Math.ceil(expectedTokens - hardTargetTokens(state.config, deps.settings)));
+  const depth = TAIL_GUARD_DEPTH_SHARE * effectiveWindow(state.config);
+  const r = guardTail(
+    state,
+    deps.ctx,
+    Math.ceil(expectedTokens - hardTargetTokens(state.config, deps.settings) + depth),
+  );
   return r.record && r.notice ? { state: r.state, records: [r.record], notices: [r.notice] } : none;
 }

@@ -17,7 +17,7 @@ const turnsWord = (n: number) => `${n} ${n === 1 ? 'turn' : 'turns'}`;
 /** What the protected tail keeps, in words: its budget, and what it holds today. */
 function keptText(next: NonNullable<BudgetSnapshot['nextCompaction']>): string {
   if (next.keepsFromTurn === undefined) return '';
-  const own = 'your own words are always kept';
+  const own = 'your own words are kept verbatim (only if they alone outgrow the window are older long ones cut)';
   if (next.keepsAll)
     return ` It keeps the newest ${formatTokens(next.keepBudget)} tokens verbatim: today that is the whole conversation (${formatTokens(next.keptTokens)} tokens); ${own}.`;
   return ` It keeps the newest ${formatTokens(next.keptTokens)} tokens verbatim (from turn ${next.keepsFromTurn}: at least its ${formatTokens(next.keepBudget)}-token budget, out to where a tool round starts); ${own}.`;
