@@ -296,7 +296,8 @@ export class ChatService {
     return this.runtime?.agent;
   }
 
-  private messages(): readonly Message[] {
+  /** The open session's messages as they stand (empty before a session is open). */
+  messages(): readonly Message[] {
     return this.agent?.state.messages ?? [];
   }
 

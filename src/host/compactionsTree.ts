@@ -31,6 +31,8 @@ export type CompactionNode =
 /** Where the tree reads the open session's compactions. */
 export interface CompactionsSource {
   readonly compactions: readonly CompactionEntryState[];
+  /** The conversation as it stands: the calls whose results a record holds are often still there. */
+  readonly messages: readonly Message[];
   readonly sessionLabel: { id: string; title: string } | undefined;
   readonly onDidChangeCompactions: vscode.Event<void>;
 }
@@ -64,7 +66,10 @@ export class CompactionsTreeProvider
   }
 
   private calls(): CallLookup {
-    return (this.callLookup ??= callsIn(this.source.compactions.map((e) => e.record)));
+    return (this.callLookup ??= callsIn(
+      this.source.compactions.map((e) => e.record),
+      this.source.messages,
+    ));
   }
 
   getTreeItem(node: CompactionNode): vscode.TreeItem {

@@ -20,12 +20,17 @@ const DESCRIPTION_CHARS = 120;
 /** Characters of text a tooltip shows of one text block. */
 const TOOLTIP_TEXT_CHARS = 300;
 
-/** Every tool call in `records` (originals and replacements), by id: the calls results answer. */
-export function callsIn(records: readonly Pick<CompactionRecord, 'originals' | 'replacement'>[]): CallLookup {
+/**
+ * Every tool call in `records` (originals and replacements) and in `live` (the conversation as
+ * it stands: a record of cleared results often starts after the call of its first one), by id.
+ */
+export function callsIn(
+  records: readonly Pick<CompactionRecord, 'originals' | 'replacement'>[],
+  live: readonly Message[] = [],
+): CallLookup {
   const calls = new Map<string, ToolUseBlock>();
-  for (const r of records)
-    for (const m of [...r.originals, ...r.replacement])
-      for (const b of m.blocks) if (b.type === 'tool_use' && !calls.has(b.id)) calls.set(b.id, b);
+  for (const m of [...records.flatMap((r) => [...r.originals, ...r.replacement]), ...live])
+    for (const b of m.blocks) if (b.type === 'tool_use' && !calls.has(b.id)) calls.set(b.id, b);
   return (id) => calls.get(id);
 }
 

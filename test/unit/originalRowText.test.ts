@@ -31,7 +31,7 @@ describe('Compactions view: the rows of original messages', () => {
     assert.equal(originalDescription(failed, lookup), 'error from run_command npm test --silent (6 chars)');
   });
 
-  it('finds the call in any record, and says so when none holds it', () => {
+  it('finds the call in any record or in the conversation, and says so when none holds it', () => {
     const inAnother = b.message('user', [b.toolResult(read.id, 'abc')], 2);
     const none = callsIn([]);
     assert.equal(originalDescription(inAnother, none), 'result of an earlier tool call (3 chars)');
@@ -40,6 +40,8 @@ describe('Compactions view: the rows of original messages', () => {
       { originals: [], replacement: [call] },
     ]);
     assert.equal(originalDescription(inAnother, two), 'result of read_file src/a.ts (3 chars)');
+    // A record of cleared results starts after the call of its first one: the conversation still has it.
+    assert.equal(originalDescription(inAnother, callsIn([], [call])), 'result of read_file src/a.ts (3 chars)');
   });
 
   it('counts images, and says when a result was already cleared by an earlier layer', () => {

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { ToolRunner } from '../../core/agent/agentPorts';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { ReadFresh } from '../../core/compaction/reattach';
-import type { ConversationState, ToolSchema } from '../../core/conversation/conversationModel';
+import type { ConversationState, Message, ToolSchema } from '../../core/conversation/conversationModel';
 import type { TokenEstimator } from '../../core/tokens/estimator';
 import { ChatService, type Outcome } from '../../app/chatService';
 import type { ContextFigures } from '../../app/statusReport';
@@ -103,6 +103,11 @@ export class ChatController implements vscode.Disposable {
   /** The open session's compactions (empty before a session is open). */
   get compactions(): readonly CompactionEntryState[] {
     return this.service.compactions;
+  }
+
+  /** The open session's messages as they stand (empty before a session is open). */
+  get messages(): readonly Message[] {
+    return this.service.messages();
   }
 
   /** The open session's id and display title. */
