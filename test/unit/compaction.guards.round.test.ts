@@ -13,6 +13,8 @@ import {
 } from '../../src/core/compaction/roundGuard';
 import { guardToolResult, isSpillPreview } from '../../src/core/compaction/toolResultGuard';
 import { maskStub } from '../../src/core/compaction/mask';
+import { freshMeta } from '../../src/core/compaction/layerContext';
+import { TAIL_GUARD_STUB_CHARS } from '../../src/core/compaction/tailGuard';
 import { toolItem } from '../../src/host/chat/transcript';
 import { parseChatToWebview } from '../../src/protocol/chat';
 import { Convo, lines, tokensOf } from './support/compactionBuilders';
@@ -89,6 +91,50 @@ describe('compaction guards: round guard', () => {
     );
     assert.equal(stacked, rolling);
     assert.ok(tokensOf(c.messages[1]!) > 300, 'the summary is large enough to matter');
+  });
+
+  it("counts the user's older long messages as short as the tail guard can cut them, the newest words whole", () => {
+    const paste = lines(300, 40, 'p'); // ~12 000 characters of pasted code
+    const c = new Convo().user(`first ${paste}`).say('noted').user(`second ${paste}`).read('a.ts', lines(10));
+    c.messages.pop();
+    const state = c.state({ contextWindow: 100_000 });
+    const measure = (s: typeof state) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0);
+    const budget = roundBudgetTokens(state, DEFAULT_COMPACTION_SETTINGS, tokensOf, measure);
+    // Against the same state whose older paste is already cut to the stub: the same budget.
+    const first = c.messages[0]!;
+    const stubbed = {
+      ...state,
+      messages: state.messages.map((m, i) =>
+        i === 0
+          ? {
+              ...first,
+              id: 'cut',
+              blocks: first.blocks.map((b) =>
+                b.type === 'text'
+                  ? { ...b, text: b.text.slice(0, TAIL_GUARD_STUB_CHARS), meta: { ...freshMeta(b.meta), id: 'cut-b' } }
+                  : b,
+              ),
+            }
+          : m,
+      ),
+    };
+    assert.equal(budget, roundBudgetTokens(stubbed, DEFAULT_COMPACTION_SETTINGS, tokensOf, measure));
+    // The newest words (the request of this turn) count whole: cutting them would change the budget.
+    const newestCut = {
+      ...state,
+      messages: state.messages.map((m, i) =>
+        i === 2
+          ? {
+              ...m,
+              id: 'n',
+              blocks: m.blocks.map((b) =>
+                b.type === 'text' ? { ...b, text: 'second', meta: { ...freshMeta(b.meta), id: 'nb' } } : b,
+              ),
+            }
+          : m,
+      ),
+    };
+    assert.ok(roundBudgetTokens(newestCut, DEFAULT_COMPACTION_SETTINGS, tokensOf, measure) > budget + 1_000);
   });
 
   it('never budgets below its minimum, even when the system prompt alone fills the window', () => {

@@ -11,13 +11,15 @@
  * many, every result is cut to an equal share. Pure: the caller writes the spills.
  */
 import type { ToolResultInput } from '../conversation/assemble';
-import type { ConversationState, Message, ToolResultContent } from '../conversation/conversationModel';
+import type { ConversationState, Message, TextBlock, ToolResultContent } from '../conversation/conversationModel';
 import type { Spill } from '../conversation/paste';
 import { imageDimensions, imageTokens } from '../tokens/imageSize';
 import { formatCount, plural } from '../tools/result';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { fixedRequestTokens, hardTargetTokens, type CompactionSettings } from './policy';
+import { freshMeta } from './layerContext';
 import { isUserWords } from './regions';
+import { TAIL_GUARD_STUB_CHARS } from './tailGuard';
 import { cutToolResult, spillToolResult, type SpillOptions } from './toolResultGuard';
 
 /** Room kept for the summary a compaction would write (at most this, at most 10 % of the hard target). */
@@ -36,7 +38,8 @@ const MIN_SHARE_CHARS = 300;
  * Tokens the results of the tool round about to arrive may hold together in `state` (its last
  * message is the assistant's calls): what a compaction at the hard threshold must reach
  * (hardTargetTokens), less the fixed part of the request (system prompt, tools, framing, by
- * `measure`), every user word (summaries quote them whole), pinned messages, the last message
+ * `measure`), every user word (summaries quote them whole; an older long message as short as
+ * the tail guard can cut it), pinned messages, the last message
  * (the calls) and room for a summary — under either summary policy, since a compaction at the
  * hard threshold folds earlier summaries in when it must. At least
  * {@link ROUND_MIN_BUDGET_TOKENS}.
@@ -51,16 +54,29 @@ export function roundBudgetTokens(
   let kept =
     fixedRequestTokens(state, tokensOf, measure) + Math.min(ROUND_SUMMARY_ALLOWANCE_TOKENS, Math.round(0.1 * target));
   const last = state.messages.length - 1;
+  let newestWords = -1;
+  state.messages.forEach((m, i) => {
+    if (m.blocks.some(isUserWords)) newestWords = i;
+  });
   state.messages.forEach((m, i) => {
     // Summaries are not kept: a rolling one is folded into the next, and so are stacked ones
     // at the hard threshold when the rest cannot make room (plan.ts, STACKED_FOLD_NOTE).
     if (i === last || m.blocks.some((b) => b.meta.pinned)) kept += tokensOf(m);
     else {
-      const words = m.blocks.filter(isUserWords);
+      // The user's older long messages count as what the tail guard can cut them to.
+      const words = m.blocks
+        .filter((b): b is TextBlock => isUserWords(b))
+        .map((b) => (i < newestWords ? leastWords(b) : b));
       if (words.length > 0) kept += tokensOf({ ...m, id: `${m.id}#user-words`, blocks: words });
     }
   });
   return Math.max(ROUND_MIN_BUDGET_TOKENS, Math.floor(target - kept));
+}
+
+/** `b` as short as the tail guard may cut it (a stand-in for counting: its first characters, fresh meta). */
+function leastWords(b: TextBlock): TextBlock {
+  if (b.text.length <= 2 * TAIL_GUARD_STUB_CHARS) return b;
+  return { ...b, text: b.text.slice(0, TAIL_GUARD_STUB_CHARS), meta: freshMeta(b.meta) };
 }
 
 /** Calibrated tokens of one tool result's content, as a result block of its own message. */
