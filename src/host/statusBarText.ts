@@ -6,6 +6,7 @@
  */
 
 import type { ContextFigures } from '../app/statusReport';
+import { shortTokens } from '../core/platform/text';
 
 export type { ContextFigures };
 
@@ -35,12 +36,8 @@ export function statusBarText(f: ContextFigures): StatusBarText {
     `Cost this session: ${f.costUsd === undefined ? "— (a model's price is unknown)" : `$${f.costUsd.toFixed(4)}`}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`,
   );
   return {
-    text: `$(pulse) ${f.estimated ? '≈' : ''}${Math.round((100 * f.promptTokens) / Math.max(1, f.window))}% · ${short(f.promptTokens)}/${short(f.window)}`,
+    text: `$(pulse) ${f.estimated ? '≈' : ''}${Math.round((100 * f.promptTokens) / Math.max(1, f.window))}% · ${shortTokens(f.promptTokens)}/${shortTokens(f.window)}`,
     tone: level === 'hard' || level === 'over' ? 'error' : level === 'soft' ? 'warning' : undefined,
     tooltip: lines.join(''),
   };
-}
-
-function short(n: number): string {
-  return n >= 1000 ? `${Math.round(n / 1000)}k` : String(Math.round(n));
 }

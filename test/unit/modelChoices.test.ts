@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { isModelId, modelChoices, tokenizerRatio, windowLabel } from '../../src/core/models/modelChoices';
+import { isModelId, modelChoices, tokenizerRatio } from '../../src/core/models/modelChoices';
+import { shortTokens } from '../../src/core/platform/text';
 import { MODEL_TABLE } from '../../src/core/models/modelTable';
 
 describe('Choose Model: the choices and what a switch means', () => {
@@ -84,8 +85,8 @@ describe('Choose Model: the choices and what a switch means', () => {
 
   it('labels windows and tokenizer ratios', () => {
     assert.deepEqual(
-      [windowLabel(1_000_000), windowLabel(200_000), windowLabel(24_000), windowLabel(500)],
-      ['1M', '200k', '24k', '500'],
+      [shortTokens(1_000_000), shortTokens(1_500_000), shortTokens(200_000), shortTokens(24_000), shortTokens(500)],
+      ['1M', '1.5M', '200k', '24k', '500'],
     );
     assert.equal(tokenizerRatio('claude', 'claude'), 1);
     assert.equal(tokenizerRatio('claude', 'claude-2026'), 1.3);

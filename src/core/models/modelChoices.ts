@@ -10,6 +10,7 @@
 import type { CacheTtl } from '../conversation/conversationModel';
 import { modelInfo, rateCardFor, type TokenizerFamily } from './modelFacts';
 import { MODEL_TABLE } from './modelTable';
+import { shortTokens } from '../platform/text';
 
 /** A model as the Models API lists it (`GET /v1/models`). */
 export interface ListedModel {
@@ -67,12 +68,6 @@ export function isModelId(text: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,99}(\[1m\])?$/.test(text);
 }
 
-/** `1M`, `200k`, `24k`: a window in a few characters. */
-export function windowLabel(tokens: number): string {
-  if (tokens >= 1_000_000 && tokens % 1_000_000 === 0) return `${tokens / 1_000_000}M`;
-  return tokens >= 1000 ? `${Math.round(tokens / 1000)}k` : String(tokens);
-}
-
 function price(n: number): string {
   return `$${Number.isInteger(n) ? n : n.toFixed(2).replace(/0$/, '')}`;
 }
@@ -111,7 +106,7 @@ export function modelChoices(input: ModelChoiceInput): ModelChoice[] {
     const description = [
       ...(current ? ['current'] : []),
       ...(name ? [name] : []),
-      `${windowLabel(window)} window${windowNote}`,
+      `${shortTokens(window)} window${windowNote}`,
       prices,
       ...(api?.lifecycle === 'deprecated' ? ['deprecated'] : []),
     ].join(' · ');

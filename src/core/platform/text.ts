@@ -34,6 +34,12 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
+/** A token count in a few characters: `950`, `124k`, `1M`, `1.5M` (a window or a prompt in the status bar, a model's window). */
+export function shortTokens(n: number): string {
+  if (n >= 1_000_000) return `${+(n / 1_000_000).toFixed(1)}M`;
+  return n >= 1000 ? `${Math.round(n / 1000)}k` : String(Math.round(n));
+}
+
 /** UTF-8 byte length of a string, without allocating a buffer. */
 export function utf8Length(text: string): number {
   let bytes = 0;
