@@ -88,6 +88,27 @@ describe("tail guard: the user's own words outgrow the window", () => {
     assert.equal(all[0]?.text, 'Short question first?');
   });
 
+  it("keeps the user's first message, which states the task, whole until everything else was cut", () => {
+    const c = new Convo('task');
+    c.add({ user: `The task, at length:\n${code(0, 20_000)}`, answer: 'On it.' });
+    for (let i = 1; i <= 4; i++) c.add({ user: `Part ${i}:\n${code(i, 12_000)}`, answer: `Noted ${i}.` });
+    c.add({ user: 'Newest question?' });
+    const state = c.state({ messages: c.messages.slice(0, -1), config });
+    const [task] = words(state);
+    const some = guardTail(state, ctx(), 8_000);
+    assert.equal(words(some.state)[0], task, 'the largest message, but the task: not cut while others can be');
+    assert.ok(
+      words(some.state)
+        .slice(1, -1)
+        .some((b) => b.text.length <= TAIL_GUARD_KEEP_CHARS),
+    );
+    const all = guardTail(state, ctx(), measure(state));
+    assert.ok(
+      (words(all.state)[0] as TextBlock).text.length <= TAIL_GUARD_STUB_CHARS,
+      'cut last, when nothing else is left',
+    );
+  });
+
   it('the compactor cuts them before the request and sends one the fake API accepts', async () => {
     const state = pastes(40, 12_000);
     assert.ok(measure(state) > effectiveWindow(config), 'the words alone are more than the window');

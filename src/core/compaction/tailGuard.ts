@@ -150,7 +150,8 @@ export function guardTail(state: ConversationState, ctx: LayerContext, tokensToF
  * What the guard may cut: `large`, largest first (among equals the oldest) — assistant text and
  * calls of at least {@link TAIL_GUARD_MIN_TOKENS}, the user's messages before the newest longer
  * than {@link TAIL_GUARD_MIN_USER_CHARS}; `older`, oldest first — every message of the user
- * before the newest still longer than twice {@link TAIL_GUARD_STUB_CHARS}. Never a pinned block.
+ * before the newest still longer than twice {@link TAIL_GUARD_STUB_CHARS}. In both, the user's
+ * first message (which usually states the task) comes last. Never a pinned block.
  */
 function candidatesOf(state: ConversationState, ctx: LayerContext): { large: Candidate[]; older: Candidate[] } {
   // The user's newest words (the request being answered) are never cut.
@@ -173,7 +174,11 @@ function candidatesOf(state: ConversationState, ctx: LayerContext): { large: Can
       }
     }
   });
-  large.sort((a, b) => b.tokens - a.tokens);
+  // The first message of the user usually states the task: it goes last in either order.
+  const firstWords = state.messages.find((m) => m.blocks.some(isUserWords));
+  const task = (c: Candidate) => (c.role === 'user' && firstWords?.blocks.includes(c.block) ? 1 : 0);
+  large.sort((a, b) => task(a) - task(b) || b.tokens - a.tokens);
+  older.sort((a, b) => task(a) - task(b));
   return { large, older };
 }
 
