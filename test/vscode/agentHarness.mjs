@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sessionsDir } from './sessionFiles.mjs';
+import { installSession, sessionsDir } from './sessionFiles.mjs';
 import { ensureHarness, REPO_ROOT } from './setup.mjs';
 import { eventually, UI_TIMEOUT, WORKBENCH_TIMEOUT } from './timeouts.mjs';
 
@@ -300,4 +300,41 @@ export async function startAgentWorld({
     },
   };
   return world;
+}
+
+/**
+ * Starts a world whose session storage holds `session` before VS Code starts (opening the chat
+ * resumes it), the chat not yet open; with `window`, the fake server enforces that window and
+ * `contextPipeline.contextWindow` says so. Resolves to the world and the sessions folder.
+ * @param {{ file: string, content: string }} session
+ * @param {{ window?: number, workspaceFiles?: Record<string, string> }} [options]
+ */
+export async function startResumedWorld(session, { window, workspaceFiles = {} } = {}) {
+  /** @type {string | undefined} */
+  let sessions;
+  const world = await startAgentWorld({
+    workspaceFiles,
+    openChat: false,
+    ...(window ? { fakeWindow: window, settings: { 'contextPipeline.contextWindow': window } } : {}),
+    prepare: (dirs) => {
+      sessions = installSession(dirs, session);
+    },
+  });
+  if (!sessions) throw new Error('the session was not installed');
+  return { world, sessions };
+}
+
+/**
+ * Ends a world: its last screenshot (`<lastShot>.png`, best effort), then close, then asserts
+ * that the fake server refused no request the extension sent.
+ * @param {AgentWorld | undefined} world
+ * @param {string} lastShot
+ */
+export async function closeWorld(world, lastShot) {
+  if (!world) return;
+  const { screenshot } = await import('./workbench.mjs');
+  await screenshot(world.page, lastShot).catch(() => undefined);
+  const invalid = world.fake.invalidRequests.map((r) => r.error);
+  await world.close();
+  if (invalid.length > 0) throw new Error(`the fake server refused requests: ${invalid.join('; ')}`);
 }

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startAgentWorld } from './agentHarness.mjs';
-import { installSession, sessionBuilder } from './sessionFiles.mjs';
+import { closeWorld, startResumedWorld } from './agentHarness.mjs';
+import { sessionBuilder } from './sessionFiles.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 const WINDOW = 24_000;
@@ -57,24 +57,13 @@ describe(
     before(async () => {
       workbench = await import('./workbench.mjs');
       session = await buildPastedSession();
-      world = await startAgentWorld({
+      ({ world, sessions } = await startResumedWorld(session, {
+        window: WINDOW,
         workspaceFiles: { 'README.md': '# Parts\n' },
-        openChat: false,
-        fakeWindow: WINDOW,
-        settings: { 'contextPipeline.contextWindow': WINDOW },
-        prepare: (dirs) => {
-          sessions = installSession(dirs, session);
-        },
-      });
+      }));
     });
 
-    after(async () => {
-      if (!world) return;
-      await workbench.screenshot(world.page, 'pasted-words-last').catch(() => undefined);
-      const invalid = world.fake.invalidRequests.map((r) => r.error);
-      await world.close();
-      assert.deepEqual(invalid, [], 'every request the extension sent was valid');
-    });
+    after(() => closeWorld(world, 'pasted-words-last'));
 
     test('the next message goes through with the older pastes cut and the newest words whole; the chat says so', async () => {
       await workbench.openContextPipeline(world.page);

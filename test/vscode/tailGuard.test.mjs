@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startAgentWorld } from './agentHarness.mjs';
+import { closeWorld, startResumedWorld } from './agentHarness.mjs';
 import { ui } from './longTurnScenario.mjs';
-import { installSession, sessionBuilder } from './sessionFiles.mjs';
+import { sessionBuilder } from './sessionFiles.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 const WINDOW = 24_000;
@@ -55,25 +55,14 @@ describe(
     before(async () => {
       workbench = await import('./workbench.mjs');
       session = await buildWriteSession();
-      world = await startAgentWorld({
+      ({ world, sessions } = await startResumedWorld(session, {
+        window: WINDOW,
         workspaceFiles: { 'README.md': '# Generated\n' },
-        openChat: false,
-        fakeWindow: WINDOW,
-        settings: { 'contextPipeline.contextWindow': WINDOW },
-        prepare: (dirs) => {
-          sessions = installSession(dirs, session);
-        },
-      });
+      }));
       await workbench.widenSidebar(world.page);
     });
 
-    after(async () => {
-      if (!world) return;
-      await workbench.screenshot(world.page, 'tail-guard-last').catch(() => undefined);
-      const invalid = world.fake.invalidRequests.map((r) => r.error);
-      await world.close();
-      assert.deepEqual(invalid, [], 'every request the extension sent was valid');
-    });
+    after(() => closeWorld(world, 'tail-guard-last'));
 
     test('the next message goes through with the call’s input cut; the chat and the Compactions view say so', async () => {
       await workbench.openContextPipeline(world.page);
