@@ -18,6 +18,22 @@ export const TRIGGER_LABEL: Record<CompactionRecord['trigger'], string> = {
   idle: 'Idle',
 };
 
+/** What each layer did, in a few words: the kind of a compaction's row. */
+export const LAYER_LABEL: Record<CompactionRecord['layer'], string> = {
+  'tool-result-guard': 'result cut on arrival',
+  'budget-trim': 'results trimmed',
+  snip: 'stale reads removed',
+  microcompact: 'old results cleared',
+  mask: 'results cleared',
+  summarise: 'summary',
+  'fallback-drop': 'turns dropped (summary failed)',
+  'middle-removal': 'middle turns removed',
+  'oldest-removal': 'oldest turns removed',
+  hybrid: 'turns removed',
+  'server-compact': 'summary by the API',
+  'tail-guard': 'cut to fit the window',
+};
+
 /** `Auto (soft) · 10:42:07`, or `Server compaction · 10:42:07` for the API's compaction; `time`: the record's time as shown. */
 export function compactionLabel(entry: CompactionEntryState, time: string): string {
   const r = entry.record;
@@ -41,13 +57,14 @@ export function compactionContextValue(
 /** Description suffix of a compaction kept only for its originals (its messages were lost). */
 export const ORPHANED_DESCRIPTION = 'orphaned — originals only';
 
-/** `12,400 → 1,900 · recalled 2× · restored`: the row's description. */
+/** `12,400 → 1,900 · summary · recalled 2× · restored`: the row's description (the API's own compaction says its kind in the label). */
 export function compactionDescription(entry: CompactionEntryState): string {
   const r = entry.record;
   const recalled = recalledLabel(entry.recalled);
   const state = entry.orphaned ? ORPHANED_DESCRIPTION : entry.active ? '' : 'restored';
   return [
     `${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}`,
+    ...(r.layer === 'server-compact' ? [] : [LAYER_LABEL[r.layer]]),
     ...(recalled ? [recalled] : []),
     ...(state ? [state] : []),
   ].join(' · ');

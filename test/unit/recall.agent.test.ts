@@ -7,7 +7,7 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { replaySession } from '../../src/core/session/replay';
-import { compactionDescription, recalledTooltip } from '../../src/host/compactionRowText';
+import { compactionDescription, LAYER_LABEL, recalledTooltip } from '../../src/host/compactionRowText';
 import { fakeClock } from './support/builders';
 import { Convo, lines, tokensOf } from './support/compactionBuilders';
 import { FakeTools, ScriptedLlm } from './support/scriptedLlm';
@@ -169,7 +169,7 @@ describe('recall in the agent loop', () => {
       assert.equal(entry.recalled, 2, 'both recalls of the turn were counted after the reload');
       assert.equal(
         compactionDescription(entry),
-        `${entry.record.tokensBefore.toLocaleString('en-US')} → ${entry.record.tokensAfter.toLocaleString('en-US')} · recalled 2×`,
+        `${entry.record.tokensBefore.toLocaleString('en-US')} → ${entry.record.tokensAfter.toLocaleString('en-US')} · ${LAYER_LABEL[entry.record.layer]} · recalled 2×`,
       );
       assert.equal(
         recalledTooltip(entry),
@@ -234,7 +234,7 @@ describe('recall in the agent loop', () => {
     assert.deepEqual(replay.problems, []);
   });
 
-  it('a row without recalls reads as before', () => {
+  it('a row says its kind, and its recalls and state only when there are any', () => {
     const { c } = conversation();
     const entry: CompactionEntryState = {
       record: {
@@ -254,12 +254,16 @@ describe('recall in the agent loop', () => {
       },
       active: true,
     };
-    assert.equal(compactionDescription(entry), '12,400 → 1,900');
+    assert.equal(compactionDescription(entry), '12,400 → 1,900 · summary');
     assert.equal(
       compactionDescription({ ...entry, active: false, orphaned: true }),
-      '12,400 → 1,900 · orphaned — originals only',
+      '12,400 → 1,900 · summary · orphaned — originals only',
     );
-    assert.equal(compactionDescription({ ...entry, recalled: 1 }), '12,400 → 1,900 · recalled 1×');
+    assert.equal(compactionDescription({ ...entry, recalled: 1 }), '12,400 → 1,900 · summary · recalled 1×');
+    const cleared = { ...entry, record: { ...entry.record, layer: 'mask' as const } };
+    assert.equal(compactionDescription(cleared), '12,400 → 1,900 · results cleared');
+    const server = { ...entry, record: { ...entry.record, layer: 'server-compact' as const } };
+    assert.equal(compactionDescription(server), '12,400 → 1,900', 'its label already says Server compaction');
     assert.equal(recalledTooltip(entry), undefined);
   });
 });

@@ -245,8 +245,11 @@ describe(
       const label = await manual.locator('.label-name').innerText();
       assert.match(label, /^Manual · /);
       const description = await manual.locator('.label-description').innerText();
-      assert.match(description, /^[\d,]+ → [\d,]+$/, description);
-      const [tokensBefore, tokensAfter] = description.split(' → ').map((n) => Number(n.replace(/,/g, '')));
+      assert.match(description, /^[\d,]+ → [\d,]+ · summary$/, description);
+      const [tokensBefore, tokensAfter] = description
+        .replace(/ · .*$/, '')
+        .split(' → ')
+        .map((n) => Number(n.replace(/,/g, '')));
       assert.ok(tokensAfter < tokensBefore, description);
 
       await expand(manual);
