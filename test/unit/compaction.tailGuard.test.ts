@@ -156,6 +156,20 @@ describe('tail guard: the newest messages alone are more than the window leaves'
       assertAccepted(pipeline().prepare(run.state).params);
     });
 
+    it('between the hard threshold and the limit near the window, leaves assistant blocks to a later summary', async () => {
+      const eff = effectiveWindow(config);
+      let state: ConversationState | undefined;
+      for (let chars = 150_000; chars < 300_000 && !state; chars += 3_500) {
+        const s = bigWrite(chars);
+        const share = measure(s) / eff;
+        if (share > config.hardThreshold + 0.01 && share < HARD_WAIT_LIMIT - 0.01) state = s;
+      }
+      assert.ok(state, 'a request between the thresholds');
+      const run = await compactor(new ScriptedLlm([])).beforeRequest(state, { signal: new AbortController().signal });
+      assert.ok(!run.records.some((r) => r.layer === 'tail-guard'), run.records.map((r) => r.layer).join(', '));
+      assert.deepEqual(writeOf(run.state).input, writeOf(state).input, 'the input stays whole');
+    });
+
     it('leaves a request under the limit near the window alone', async () => {
       const state = bigWrite(200_000);
       const tokens = measure(state);

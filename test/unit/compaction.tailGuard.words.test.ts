@@ -109,6 +109,36 @@ describe("tail guard: the user's own words outgrow the window", () => {
     );
   });
 
+  it('acts from the hard threshold, where every request would compact again; under a server strategy only near the window', async () => {
+    const eff = effectiveWindow(config);
+    // A session whose words alone put the request between the hard threshold and the old 97 % limit.
+    let state: ConversationState | undefined;
+    for (let n = 1; n < 80 && !state; n++) {
+      const s = pastes(n, 6_000);
+      const share = measure(s) / eff;
+      if (share > config.hardThreshold + 0.01 && share < HARD_WAIT_LIMIT - 0.01) state = s;
+    }
+    assert.ok(state, 'a session between the thresholds');
+    const run = (settings: typeof DEFAULT_COMPACTION_SETTINGS) =>
+      new Compactor({
+        summariser: new ScriptedLlm([{ content: [{ type: 'text', text: 'Summary.' }] }]),
+        clock: fakeClock(),
+        ids: counterIds('twl'),
+        tokensOf,
+        measure,
+        settings: () => settings,
+        timeout: () => new Promise(() => undefined),
+      }).beforeRequest(state as ConversationState, { signal: new AbortController().signal });
+    const local = await run(DEFAULT_COMPACTION_SETTINGS);
+    assert.ok(
+      local.records.some((r) => r.layer === 'tail-guard'),
+      local.records.map((r) => r.layer).join(', '),
+    );
+    assert.ok(measure(local.state) < config.hardThreshold * eff, `${measure(local.state)} of ${eff}`);
+    const server = await run({ ...DEFAULT_COMPACTION_SETTINGS, strategy: 'server-clear-tool-uses' });
+    assert.ok(!server.records.some((r) => r.layer === 'tail-guard'), 'the estimate counts what the server clears');
+  });
+
   it('the compactor cuts them before the request and sends one the fake API accepts', async () => {
     const state = pastes(40, 12_000);
     assert.ok(measure(state) > effectiveWindow(config), 'the words alone are more than the window');

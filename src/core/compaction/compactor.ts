@@ -20,8 +20,8 @@ import type { LayerContext, LayerResult } from './layerContext';
 import { microcompact } from './microcompact';
 import { effectiveWindow, fixedRequestTokens, type CompactionSettings } from './policy';
 import { applyMask, maskCandidates } from './mask';
-import { HARD_WAIT_LIMIT, planCompaction, type CompactionPlan } from './plan';
-import { guardTail, tailGuardStep, type TailGuardResult } from './tailGuard';
+import { planCompaction, type CompactionPlan } from './plan';
+import { guardTail, tailGuardLimit, tailGuardStep, type TailGuardResult } from './tailGuard';
 import { pickRegions, protectedFrom } from './regions';
 import { snip } from './snip';
 import { guardToolResult } from './toolResultGuard';
@@ -124,9 +124,9 @@ export class Compactor {
 
   /**
    * The layers, with the tail guard (tailGuard.ts) on both sides: first when even the planned
-   * compaction would leave the request near the window (the newest messages, which no
-   * compaction touches, are what fill it: no summary is run for nothing), then when it is still
-   * near the window after every layer.
+   * compaction would leave the request at its limit (tailGuardLimit: what no compaction
+   * touches is what fills it, so no summary is run for nothing), then when it is still there
+   * after every layer.
    */
   private async guardedLayers(
     state: ConversationState,
@@ -136,7 +136,7 @@ export class Compactor {
   ): Promise<CompactionRun> {
     const step = (s: ConversationState, expected: number) =>
       tailGuardStep(s, expected, { settings: this.deps.settings(), ctx: this.context(s, {}) });
-    const near = tokens >= HARD_WAIT_LIMIT * effectiveWindow(state.config);
+    const near = tokens >= tailGuardLimit(state.config, this.deps.settings()) * effectiveWindow(state.config);
     const first = step(state, near ? this.plan(state, { cacheWarm: !timing.cold, mode: 'auto' }).expectedAfter : 0);
     const run = await this.layersBeforeRequest(first.state, opts, timing);
     // Nothing changed (the common case): the request's size is the one measured before.

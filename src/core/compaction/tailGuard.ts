@@ -16,8 +16,16 @@
  * words, short messages, thinking blocks (their signature covers them) and pinned blocks are
  * never changed. One record keeps the originals (restorable, and `recall` searches them). Pure.
  */
-import type { Block, ConversationState, Message, TextBlock, ToolUseBlock } from '../conversation/conversationModel';
+import type {
+  Block,
+  ConversationState,
+  Message,
+  PipelineConfig,
+  TextBlock,
+  ToolUseBlock,
+} from '../conversation/conversationModel';
 import { formatCount } from '../tools/result';
+import { isServerStrategy } from '../server/serverContext';
 import { commitBlockEdits, freshMeta, type LayerContext, type LayerResult } from './layerContext';
 import { HARD_WAIT_LIMIT } from './plan';
 import { effectiveWindow, hardTargetTokens, type CompactionSettings } from './policy';
@@ -113,12 +121,17 @@ function cutBlock(block: TextBlock | ToolUseBlock, role: Message['role'], ran: b
  * are freed or nothing is left to cut: first the largest, each to {@link TAIL_GUARD_KEEP_CHARS};
  * then, if that was not enough, the user's older messages, oldest first, each to
  * {@link TAIL_GUARD_STUB_CHARS} — so however many turns a session has, what its words take
- * stays bounded. One record of layer `tail-guard` (trigger from `ctx`, `auto-hard` by
+ * stays bounded. `wordsOnly`: the user's messages only. One record of layer `tail-guard` (trigger from `ctx`, `auto-hard` by
  * default). The input state and no record when nothing could be cut.
  */
-export function guardTail(state: ConversationState, ctx: LayerContext, tokensToFree: number): TailGuardResult {
+export function guardTail(
+  state: ConversationState,
+  ctx: LayerContext,
+  tokensToFree: number,
+  opts: { readonly wordsOnly?: boolean } = {},
+): TailGuardResult {
   if (tokensToFree <= 0) return { state, cut: 0 };
-  const { large, older } = candidatesOf(state, ctx);
+  const { large, older } = candidatesOf(state, ctx, opts.wordsOnly === true);
   const ran = answeredCalls(state.messages);
   const edits = new Map<string, { readonly block: Block; readonly tokens: number; readonly role: Message['role'] }>();
   let freed = 0;
@@ -153,7 +166,11 @@ export function guardTail(state: ConversationState, ctx: LayerContext, tokensToF
  * before the newest still longer than twice {@link TAIL_GUARD_STUB_CHARS}. In both, the user's
  * first message (which usually states the task) comes last. Never a pinned block.
  */
-function candidatesOf(state: ConversationState, ctx: LayerContext): { large: Candidate[]; older: Candidate[] } {
+function candidatesOf(
+  state: ConversationState,
+  ctx: LayerContext,
+  wordsOnly: boolean,
+): { large: Candidate[]; older: Candidate[] } {
   // The user's newest words (the request being answered) are never cut.
   let newestWords = -1;
   state.messages.forEach((m, i) => {
@@ -165,6 +182,7 @@ function candidatesOf(state: ConversationState, ctx: LayerContext): { large: Can
     for (const b of m.blocks) {
       if (b.meta.pinned) continue;
       if (m.role === 'assistant' && (b.type === 'text' || b.type === 'tool_use')) {
+        if (wordsOnly) continue;
         const tokens = blockTokens(b, m.turn, ctx);
         if (tokens >= TAIL_GUARD_MIN_TOKENS) large.push({ block: b, role: m.role, turn: m.turn, tokens });
       } else if (i < newestWords && b.type === 'text' && isUserWords(b) && b.text.length > 2 * TAIL_GUARD_STUB_CHARS) {
@@ -203,10 +221,24 @@ export interface TailGuardStep {
 }
 
 /**
+ * The share of the effective window from which the guard may act: the hard threshold, where
+ * a request that even the planned compaction leaves there would be compacted again on every
+ * request — a loop only cutting the user's words can end, since every compaction keeps them —
+ * or, under a server strategy, {@link HARD_WAIT_LIMIT}: there the estimate still counts what
+ * the server will clear, so it runs high. Assistant blocks are cut only from
+ * {@link HARD_WAIT_LIMIT}: below it a later summary may still take them whole.
+ */
+export function tailGuardLimit(config: PipelineConfig, settings: CompactionSettings): number {
+  return isServerStrategy(settings.strategy) ? HARD_WAIT_LIMIT : config.hardThreshold;
+}
+
+/**
  * The compactor's use of the guard: when a request for `state` is expected to come to
  * `expectedTokens` (after the compaction planned, or as it stands) and that is at or past
  * {@link HARD_WAIT_LIMIT} of the effective window, cut what is over the hard target
- * (`expectedTokens` less it). Otherwise, or when nothing can be cut, `state` as it is.
+ * (`expectedTokens` less it) and {@link TAIL_GUARD_DEPTH_SHARE} more; from
+ * {@link tailGuardLimit} on, the user's older long messages only. Otherwise, or when nothing
+ * can be cut, `state` as it is.
  */
 export function tailGuardStep(
   state: ConversationState,
@@ -214,12 +246,11 @@ export function tailGuardStep(
   deps: { readonly settings: CompactionSettings; readonly ctx: LayerContext },
 ): TailGuardStep {
   const none = { state, records: [], notices: [] };
-  if (expectedTokens < HARD_WAIT_LIMIT * effectiveWindow(state.config)) return none;
-  const depth = TAIL_GUARD_DEPTH_SHARE * effectiveWindow(state.config);
-  const r = guardTail(
-    state,
-    deps.ctx,
-    Math.ceil(expectedTokens - hardTargetTokens(state.config, deps.settings) + depth),
-  );
+  const eff = effectiveWindow(state.config);
+  if (expectedTokens < tailGuardLimit(state.config, deps.settings) * eff) return none;
+  const wordsOnly = expectedTokens < HARD_WAIT_LIMIT * eff;
+  const depth = TAIL_GUARD_DEPTH_SHARE * eff;
+  const tokensToFree = Math.ceil(expectedTokens - hardTargetTokens(state.config, deps.settings) + depth);
+  const r = guardTail(state, deps.ctx, tokensToFree, { wordsOnly });
   return r.record && r.notice ? { state: r.state, records: [r.record], notices: [r.notice] } : none;
 }
