@@ -8,6 +8,7 @@ import { describeToolCall } from '../core/compaction/toolKinds';
 import { isPlaceholder, resultText } from '../core/compaction/layerContext';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Block, Message, ToolResultBlock, ToolUseBlock } from '../core/conversation/conversationModel';
+import { headChars } from '../core/platform/text';
 import { formatCount } from '../core/tools/result';
 
 /** Finds the call a tool result answers, by its id; undefined when no record holds it. */
@@ -37,11 +38,7 @@ export function callsIn(
 /** `text` on one line, at most `n` characters (an ellipsis when cut, never half a surrogate pair). */
 function oneLine(text: string, n: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length <= n) return flat;
-  let cut = n - 1;
-  const code = flat.charCodeAt(cut - 1);
-  if (code >= 0xd800 && code <= 0xdbff) cut--;
-  return `${flat.slice(0, cut)}…`;
+  return flat.length <= n ? flat : `${headChars(flat, n - 1)}…`;
 }
 
 /** `read_file src/a.ts`, or `an earlier tool call` when its call is not in any record. */

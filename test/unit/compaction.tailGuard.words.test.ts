@@ -35,6 +35,19 @@ function pastes(turns: number, chars: number): ConversationState {
   return c.state({ messages: c.messages.slice(0, -1), config });
 }
 
+/** The Compactor of these tests under `settings`; its summariser answers once. */
+const compactor = (settings = DEFAULT_COMPACTION_SETTINGS) =>
+  new Compactor({
+    summariser: new ScriptedLlm([{ content: [{ type: 'text', text: 'Summary of the earlier parts.' }] }]),
+    clock: fakeClock(),
+    ids: counterIds('twc'),
+    tokensOf,
+    measure,
+    settings: () => settings,
+    timeout: () => new Promise(() => undefined),
+  });
+const signal = () => new AbortController().signal;
+
 /** The user's text blocks, in order. */
 const words = (s: ConversationState): TextBlock[] =>
   s.messages.flatMap((m) => m.blocks.filter((b): b is TextBlock => b.type === 'text' && b.meta.source === 'user'));
@@ -119,16 +132,8 @@ describe("tail guard: the user's own words outgrow the window", () => {
       if (share > config.hardThreshold + 0.01 && share < HARD_WAIT_LIMIT - 0.01) state = s;
     }
     assert.ok(state, 'a session between the thresholds');
-    const run = (settings: typeof DEFAULT_COMPACTION_SETTINGS) =>
-      new Compactor({
-        summariser: new ScriptedLlm([{ content: [{ type: 'text', text: 'Summary.' }] }]),
-        clock: fakeClock(),
-        ids: counterIds('twl'),
-        tokensOf,
-        measure,
-        settings: () => settings,
-        timeout: () => new Promise(() => undefined),
-      }).beforeRequest(state as ConversationState, { signal: new AbortController().signal });
+    const run = (settings = DEFAULT_COMPACTION_SETTINGS) =>
+      compactor(settings).beforeRequest(state as ConversationState, { signal: signal() });
     const local = await run(DEFAULT_COMPACTION_SETTINGS);
     assert.ok(
       local.records.some((r) => r.layer === 'tail-guard'),
@@ -142,16 +147,7 @@ describe("tail guard: the user's own words outgrow the window", () => {
   it('the compactor cuts them before the request and sends one the fake API accepts', async () => {
     const state = pastes(40, 12_000);
     assert.ok(measure(state) > effectiveWindow(config), 'the words alone are more than the window');
-    const compactor = new Compactor({
-      summariser: new ScriptedLlm([{ content: [{ type: 'text', text: 'Summary of the earlier parts.' }] }]),
-      clock: fakeClock(),
-      ids: counterIds('twc'),
-      tokensOf,
-      measure,
-      settings: () => DEFAULT_COMPACTION_SETTINGS,
-      timeout: () => new Promise(() => undefined),
-    });
-    const run = await compactor.beforeRequest(state, { signal: new AbortController().signal });
+    const run = await compactor().beforeRequest(state, { signal: signal() });
     assert.ok(run.records.some((r) => r.layer === 'tail-guard'));
     assert.ok(measure(run.state) < HARD_WAIT_LIMIT * effectiveWindow(config), `${measure(run.state)}`);
     assert.equal(words(run.state).at(-1)?.text, words(state).at(-1)?.text);

@@ -53,6 +53,12 @@ export function isUserWords(b: Message['blocks'][number]): boolean {
   return b.type === 'text' && b.meta.source === 'user';
 }
 
+/** Index of the last message holding the user's words (the request being answered); -1 when none does. */
+export function newestWordsIndex(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if ((messages[i] as Message).blocks.some(isUserWords)) return i;
+  return -1;
+}
+
 /** Whether a message holds a summary or a compaction's marker/acknowledgement. */
 export function isCompactionProduct(m: Message): boolean {
   return m.blocks.some((b) => b.type === 'summary' || b.meta.source === 'compactor');

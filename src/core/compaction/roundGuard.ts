@@ -17,9 +17,8 @@ import { imageDimensions, imageTokens } from '../tokens/imageSize';
 import { formatCount, plural } from '../tools/result';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { fixedRequestTokens, hardTargetTokens, type CompactionSettings } from './policy';
-import { freshMeta } from './layerContext';
-import { isUserWords } from './regions';
-import { TAIL_GUARD_STUB_CHARS } from './tailGuard';
+import { isUserWords, newestWordsIndex } from './regions';
+import { shortestWords } from './tailGuard';
 import { cutToolResult, spillToolResult, type SpillOptions } from './toolResultGuard';
 
 /** Room kept for the summary a compaction would write (at most this, at most 10 % of the hard target). */
@@ -54,10 +53,7 @@ export function roundBudgetTokens(
   let kept =
     fixedRequestTokens(state, tokensOf, measure) + Math.min(ROUND_SUMMARY_ALLOWANCE_TOKENS, Math.round(0.1 * target));
   const last = state.messages.length - 1;
-  let newestWords = -1;
-  state.messages.forEach((m, i) => {
-    if (m.blocks.some(isUserWords)) newestWords = i;
-  });
+  const newestWords = newestWordsIndex(state.messages);
   state.messages.forEach((m, i) => {
     // Summaries are not kept: a rolling one is folded into the next, and so are stacked ones
     // at the hard threshold when the rest cannot make room (plan.ts, STACKED_FOLD_NOTE).
@@ -66,17 +62,11 @@ export function roundBudgetTokens(
       // The user's older long messages count as what the tail guard can cut them to.
       const words = m.blocks
         .filter((b): b is TextBlock => isUserWords(b))
-        .map((b) => (i < newestWords ? leastWords(b) : b));
+        .map((b) => (i < newestWords ? shortestWords(b) : b));
       if (words.length > 0) kept += tokensOf({ ...m, id: `${m.id}#user-words`, blocks: words });
     }
   });
   return Math.max(ROUND_MIN_BUDGET_TOKENS, Math.floor(target - kept));
-}
-
-/** `b` as short as the tail guard may cut it (a stand-in for counting: its first characters, fresh meta). */
-function leastWords(b: TextBlock): TextBlock {
-  if (b.text.length <= 2 * TAIL_GUARD_STUB_CHARS) return b;
-  return { ...b, text: b.text.slice(0, TAIL_GUARD_STUB_CHARS), meta: freshMeta(b.meta) };
 }
 
 /** Calibrated tokens of one tool result's content, as a result block of its own message. */

@@ -30,7 +30,7 @@ import { commitBlockEdits, freshMeta, type LayerContext, type LayerResult } from
 import { HARD_WAIT_LIMIT } from './plan';
 import { effectiveWindow, hardTargetTokens, type CompactionSettings } from './policy';
 import type { CompactionRecord } from './types';
-import { isUserWords } from './regions';
+import { isUserWords, newestWordsIndex } from './regions';
 import { cutMiddle } from './toolResultGuard';
 
 /** Characters a cut string keeps (head and tail together, with its note). */
@@ -55,6 +55,20 @@ export const TAIL_GUARD_DEPTH_SHARE = 0.1;
 
 /** Characters an older message of the user keeps when cutting the large blocks was not enough. */
 export const TAIL_GUARD_STUB_CHARS = 400;
+
+/** Whether an older message of the user is long enough for the guard to cut it to a stub. */
+function cuttableToStub(b: TextBlock): boolean {
+  return b.text.length > 2 * TAIL_GUARD_STUB_CHARS;
+}
+
+/**
+ * An older message of the user as short as the guard may cut it — its first
+ * {@link TAIL_GUARD_STUB_CHARS} characters, fresh meta — or itself when it is too short to cut:
+ * a stand-in for counting what must stay (the round guard's budget).
+ */
+export function shortestWords(b: TextBlock): TextBlock {
+  return cuttableToStub(b) ? { ...b, text: b.text.slice(0, TAIL_GUARD_STUB_CHARS), meta: freshMeta(b.meta) } : b;
+}
 
 /** The guard's outcome: a layer result, the blocks cut, and a sentence for the user when any were. */
 export interface TailGuardResult extends LayerResult {
@@ -84,8 +98,6 @@ function blockTokens(block: Block, turn: number, ctx: LayerContext): number {
 
 /** The note left where a middle was cut. */
 function note(what: string, cutChars: number, ran: boolean): string {
-  if (what === 'this message')
-    return `[… ${formatCount(cutChars)} characters of this message of the user left out so the request fits the context window; the original is kept and can be restored from the Compactions view …]`;
   const after = ran ? '; the call ran with the whole text' : '';
   return `[… ${formatCount(cutChars)} characters of ${what} left out so the request fits the context window${after}; the original is kept and can be restored from the Compactions view …]`;
 }
@@ -106,7 +118,7 @@ function cutStrings(value: unknown, ran: boolean): unknown {
 function cutBlock(block: TextBlock | ToolUseBlock, role: Message['role'], ran: boolean, keep: number): Block {
   if (block.type === 'text') {
     if (block.text.length <= keep) return block;
-    const what = role === 'user' ? 'this message' : 'this answer';
+    const what = role === 'user' ? 'this message of the user' : 'this answer';
     const text = cutMiddle(block.text, keep, (c) => note(what, c.cutChars, false)).text;
     return { ...block, text, meta: freshMeta(block.meta) };
   }
@@ -121,8 +133,9 @@ function cutBlock(block: TextBlock | ToolUseBlock, role: Message['role'], ran: b
  * are freed or nothing is left to cut: first the largest, each to {@link TAIL_GUARD_KEEP_CHARS};
  * then, if that was not enough, the user's older messages, oldest first, each to
  * {@link TAIL_GUARD_STUB_CHARS} — so however many turns a session has, what its words take
- * stays bounded. `wordsOnly`: the user's messages only. One record of layer `tail-guard` (trigger from `ctx`, `auto-hard` by
- * default). The input state and no record when nothing could be cut.
+ * stays bounded. `wordsOnly`: the user's messages only. One record of layer `tail-guard`
+ * (trigger from `ctx`, `auto-hard` by default). The input state and no record when nothing
+ * could be cut.
  */
 export function guardTail(
   state: ConversationState,
@@ -172,10 +185,7 @@ function candidatesOf(
   wordsOnly: boolean,
 ): { large: Candidate[]; older: Candidate[] } {
   // The user's newest words (the request being answered) are never cut.
-  let newestWords = -1;
-  state.messages.forEach((m, i) => {
-    if (m.blocks.some(isUserWords)) newestWords = i;
-  });
+  const newestWords = newestWordsIndex(state.messages);
   const large: Candidate[] = [];
   const older: Candidate[] = [];
   state.messages.forEach((m, i) => {
@@ -185,7 +195,7 @@ function candidatesOf(
         if (wordsOnly) continue;
         const tokens = blockTokens(b, m.turn, ctx);
         if (tokens >= TAIL_GUARD_MIN_TOKENS) large.push({ block: b, role: m.role, turn: m.turn, tokens });
-      } else if (i < newestWords && b.type === 'text' && isUserWords(b) && b.text.length > 2 * TAIL_GUARD_STUB_CHARS) {
+      } else if (i < newestWords && b.type === 'text' && isUserWords(b) && cuttableToStub(b)) {
         const c = { block: b, role: m.role, turn: m.turn, tokens: blockTokens(b, m.turn, ctx) };
         older.push(c);
         if (b.text.length > TAIL_GUARD_MIN_USER_CHARS) large.push(c);
