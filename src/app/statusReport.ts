@@ -6,7 +6,7 @@
 import type { AgentSession } from '../core/agent/agentSession';
 import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../core/pipeline/budget';
 import { contextPressure, type ContextPressure } from '../core/pipeline/window';
-import { withEndpointBanner } from '../core/security/endpoint';
+import { classifyBaseUrl, withEndpointBanner } from '../core/security/endpoint';
 import type { Tokenizer } from '../core/platform/platformPorts';
 import { sessionDisplayTitle } from '../core/session/markdown';
 import type { TokenEstimator } from '../core/tokens/estimator';
@@ -88,7 +88,7 @@ export async function statusReport(
     hardThreshold: resolved.ok ? resolved.config.hardThreshold : 0,
     autoCompact: inp.settings.compaction().softAction === 'auto',
     apiKey: await inp.apiKeys.status(),
-    ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+    ...(settings.baseUrl ? { baseUrl: shownBaseUrl(settings.baseUrl) } : {}),
     ...withEndpointBanner(settings.baseUrl),
     busy: agent?.busy ?? false,
     sessionTitle: sessionDisplayTitle(inp.title, agent?.state.messages ?? []) || 'New session',
@@ -117,4 +117,13 @@ export async function statusReport(
     ...breakdown(inp),
   };
   return { status, figures };
+}
+
+/**
+ * The base URL as the webview may see it: its origin only (a path or query could carry a
+ * token, userinfo a password), or "(not usable)" for one that is not a URL.
+ */
+function shownBaseUrl(baseUrl: string): string {
+  const endpoint = classifyBaseUrl(baseUrl);
+  return endpoint.kind === 'invalid' ? '(not usable)' : endpoint.origin;
 }

@@ -7,6 +7,7 @@
  * model, else the user's. The chat and budget follow the setting (settings.ts).
  */
 import * as vscode from 'vscode';
+import { settingTarget } from './settingTarget';
 import type { CacheTtl } from '../core/conversation/conversationModel';
 import { isModelId, modelChoices, type ListedModel, type ModelChoice } from '../core/models/modelChoices';
 import { DEFAULT_MODEL } from '../core/pipeline/config';
@@ -92,12 +93,7 @@ async function chooseModel(deps: ChooseModelDeps): Promise<void> {
   });
   pick.dispose();
   if (chosen === undefined || chosen === current) return;
-  // Where the value takes effect: a workspace that sets the model outranks the user's setting.
-  const inspected = config.inspect<string>('model');
-  const target =
-    inspected?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  const { target, scope } = settingTarget(config, 'model');
   await config.update('model', chosen, target);
-  deps.log.info(
-    `Model set to ${chosen} in the ${target === vscode.ConfigurationTarget.Workspace ? 'workspace' : 'user'} settings.`,
-  );
+  deps.log.info(`Model set to ${chosen} in the ${scope} settings.`);
 }

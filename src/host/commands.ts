@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { apiKeyProblem, type ApiKeyStore } from './apiKey';
 import { SETTINGS_SECTION } from './settings';
+import { settingTarget } from './settingTarget';
 
 /** Ids of every command the extension contributes (see package.json). */
 export const COMMANDS = {
@@ -51,11 +52,17 @@ async function setApiKey(apiKeys: ApiKeyStore, log: vscode.LogOutputChannel): Pr
 async function toggleEditorContext(): Promise<void> {
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   const on = c.get<boolean>('injectSelection', true) || c.get<boolean>('injectOpenedFile', true);
-  await c.update('injectSelection', !on, vscode.ConfigurationTarget.Global);
-  await c.update('injectOpenedFile', !on, vscode.ConfigurationTarget.Global);
+  // Each written where it takes effect: a workspace that sets it outranks the user's settings.
+  const scopes = new Set<string>();
+  for (const key of ['injectSelection', 'injectOpenedFile']) {
+    const { target, scope } = settingTarget(c, key);
+    await c.update(key, !on, target);
+    scopes.add(scope);
+  }
+  const where = [...scopes].join(' and ');
   void vscode.window.showInformationMessage(
     on
-      ? 'Context Pipeline: editor context is off — your selection and opened file are no longer sent.'
-      : 'Context Pipeline: editor context is on — your selection and opened file are sent with your messages.',
+      ? `Context Pipeline: editor context is off (${where} settings) — your selection and opened file are no longer sent.`
+      : `Context Pipeline: editor context is on (${where} settings) — your selection and opened file are sent with your messages.`,
   );
 }

@@ -15,7 +15,7 @@ import {
   TRIGGER_LABEL,
   turnRangeLabel,
 } from './compactionRowText';
-import { callsIn, originalDescription, originalTooltip, type CallLookup } from './originalRowText';
+import { callsIn, code, originalDescription, originalTooltip, type CallLookup } from './originalRowText';
 
 export { ORPHANED_DESCRIPTION };
 
@@ -153,12 +153,12 @@ export class CompactionsTreeProvider
             'Files re-attached to the next request after this compaction (read fresh from disk); Restore removes them with it.',
             ...files.map(
               (f) =>
-                `- \`${f.path}\` — ${f.attached === 'content' ? `content, ${fmt(f.tokens)} tokens` : `path only: ${f.reason ?? ''}`}`,
+                `- ${code(f.path)} — ${f.attached === 'content' ? `content, ${fmt(f.tokens)} tokens` : `path only: ${f.reason ?? ''}`}`,
             ),
             ...(named.length > 0
               ? [
                   'Other files read or edited earlier, named by path so the agent knows it worked on them:',
-                  ...named.map((f) => `- \`${f.path}\`${f.edited ? ' (edited)' : ''}`),
+                  ...named.map((f) => `- ${code(f.path)}${f.edited ? ' (edited)' : ''}`),
                 ]
               : []),
           ].join('\n\n'),

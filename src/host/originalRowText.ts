@@ -119,7 +119,7 @@ export function originalTooltip(m: Message, lookup: CallLookup): string {
   return [`**${m.role} · turn ${m.turn}**`, '', ...lines, '', 'Click to open the whole message, read-only.'].join('\n');
 }
 
-/** `text` as inline Markdown code, its backticks made harmless. */
-function code(text: string): string {
+/** `text` as inline Markdown code: its backticks replaced by a look-alike so it cannot close the span. */
+export function code(text: string): string {
   return `\`${text.replace(/`/g, 'ˋ')}\``;
 }

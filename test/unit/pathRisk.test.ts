@@ -41,6 +41,49 @@ describe('classifyPathRisk: edits that can run code, change settings or leak sec
     for (const [path, expected] of cases) assert.equal(risk(path), expected, path);
   });
 
+  it('flags what agents, CI, shells, submodules and build tools run or read as instructions', () => {
+    const cases: Array<[string, string]> = [
+      ['AGENTS.md', 'changes-settings'],
+      ['CLAUDE.md', 'changes-settings'],
+      ['.claude/CLAUDE.md', 'changes-settings'],
+      ['CLAUDE.local.md', 'changes-settings'],
+      ['packages/api/AGENTS.md', 'changes-settings'],
+      ['.gitlab-ci.yml', 'runs-code'],
+      ['.circleci/config.yml', 'runs-code'],
+      ['azure-pipelines.yml', 'runs-code'],
+      ['Jenkinsfile', 'runs-code'],
+      ['bitbucket-pipelines.yml', 'runs-code'],
+      ['.travis.yml', 'runs-code'],
+      ['.github/actions/setup/action.yml', 'runs-code'],
+      ['.bashrc', 'runs-code'],
+      ['.zshrc', 'runs-code'],
+      ['.profile', 'runs-code'],
+      ['.config/fish/config.fish', 'runs-code'],
+      ['.git/modules/vendor/lib/hooks/pre-commit', 'runs-code'],
+      ['.git/modules/lib/config', 'runs-code'],
+      ['.githooks/pre-push', 'runs-code'],
+      ['lefthook.yml', 'runs-code'],
+      ['setup.py', 'runs-code'],
+      ['tests/conftest.py', 'runs-code'],
+      ['build.rs', 'runs-code'],
+      ['.cargo/config.toml', 'runs-code'],
+      ['justfile', 'runs-code'],
+      ['Taskfile.yml', 'runs-code'],
+      ['.pnpmfile.cjs', 'runs-code'],
+      ['app/build.gradle.kts', 'runs-code'],
+      ['.ssh/config', 'holds-secrets'],
+      ['.ssh/authorized_keys', 'holds-secrets'],
+      ['.kube/config', 'holds-secrets'],
+      ['.pgpass', 'holds-secrets'],
+      ['gcp/credentials.json', 'holds-secrets'],
+      ['infra/prod.tfvars', 'holds-secrets'],
+    ];
+    for (const [path, expected] of cases) assert.equal(risk(path), expected, path);
+    assert.match(classifyPathRisk('AGENTS.md')?.reason ?? '', /agent's instructions for every later request/);
+    for (const p of ['docs/agents.md.txt', 'src/setup.ts', 'notes/bashrc.md', 'config.yml', 'src/profile.ts'])
+      assert.equal(classifyPathRisk(p), undefined, p);
+  });
+
   it('matches whatever the separator and case, and with a multi-root folder prefix', () => {
     assert.equal(risk('.VSCODE\\Tasks.JSON'), 'runs-code');
     assert.equal(risk('api/.git/hooks/pre-commit'), 'runs-code');

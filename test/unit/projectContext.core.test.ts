@@ -148,6 +148,17 @@ describe('project context: nested instruction folders', () => {
     );
   });
 
+  it("never looks inside installed packages or vendored code: their AGENTS.md is their author's", () => {
+    assert.deepEqual(
+      nestedFoldersToCheck(
+        [read('node_modules/pkg/lib/x.js'), read('packages/web/node_modules/a/b.js'), read('vendor/lib/y.go')],
+        roots,
+        new Set(),
+      ).map((x) => x.display),
+      ['packages', 'packages/web'],
+    );
+  });
+
   it('ignores failed calls, other kinds, and paths outside the workspace', () => {
     assert.deepEqual(
       nestedFoldersToCheck(

@@ -4,6 +4,8 @@
 // pinned selection for the next message.
 //   node --import tsx --test test/vscode/editorContext.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
@@ -38,7 +40,14 @@ describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) },
   /** @type {import('./agentHarness.mjs').AgentWorld} */
   let w;
   before(async () => {
-    w = await startAgentWorld({ workspaceFiles: { 'src/greet.js': GREET, 'README.md': '# Demo\n' } });
+    w = await startAgentWorld({
+      workspaceFiles: {
+        'src/greet.js': GREET,
+        'README.md': '# Demo\n',
+        // The repository turns the selection on itself: Toggle must still turn it off.
+        '.vscode/settings.json': JSON.stringify({ 'contextPipeline.injectSelection': true }),
+      },
+    });
   });
   after(async () => {
     if (!w) return;
@@ -202,6 +211,26 @@ describe('editor context in a real VS Code', { timeout: suiteTimeout(600_000) },
       saved,
       /"source":"ide_selection"[^{}]*"pinned":true|"pinned":true[^{}]*"source":"ide_selection"/,
       'the saved block is pinned',
+    );
+  });
+
+  test("Toggle Editor Context turns it off where it takes effect, even when the workspace's settings turn it on", async () => {
+    await w.command('Context Pipeline: Toggle Editor Context');
+    await w.page
+      .locator('.notifications-toasts', { hasText: 'editor context is off (workspace and user settings)' })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const workspace = JSON.parse(readFileSync(join(w.dirs.workspace, '.vscode/settings.json'), 'utf8'));
+    assert.equal(workspace['contextPipeline.injectSelection'], false, 'written to the workspace, which set it');
+    await w.frame.getByRole('textbox', { name: 'Message' }).click();
+    w.fake.script({ text: 'No context, noted.' });
+    await w.send('Anything selected?');
+    await w.waitForAnswer('No context, noted.');
+    await w.waitIdle();
+    const texts = lastUserTexts(w);
+    assert.equal(
+      texts.filter((t) => t.startsWith('<ide_selection>') || t.startsWith('<ide_opened_file>')).length,
+      0,
+      `no editor context goes: ${JSON.stringify(texts)}`,
     );
   });
 });

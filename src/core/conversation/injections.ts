@@ -55,8 +55,19 @@ export function neutralizeTags(content: string, tags: readonly string[]): string
   return neutralizeTagPattern(content, namesPattern(tags));
 }
 
-/** Tags of ours that only the pipeline writes into a request, never content it carries. */
-export const UNTRUSTED_CONTENT_TAGS: readonly string[] = [...PIPELINE_TAGS, 'conversation_summary'];
+/** Tags the project context (instruction files, workspace facts) wraps content in. */
+export const PROJECT_CONTEXT_TAGS: readonly string[] = ['project_instructions', 'workspace_facts'];
+
+/**
+ * Tags of ours that only the pipeline writes into a request, never content it carries: a
+ * tool result could otherwise fake project instructions in the same message as real nested
+ * ones.
+ */
+export const UNTRUSTED_CONTENT_TAGS: readonly string[] = [
+  ...PIPELINE_TAGS,
+  'conversation_summary',
+  ...PROJECT_CONTEXT_TAGS,
+];
 
 /**
  * Hook output tags (`user-prompt-submit-hook` and the like): a name ending in `-hook` or
@@ -98,7 +109,7 @@ export function renderInjection(injection: Injection): string {
  */
 export function renderInjectionBlock(injection: Injection): { readonly text: string; readonly ref: InjectionRef } {
   const tag = tagOf(injection);
-  const guard = [...PIPELINE_TAGS, ...(injection.kind === 'hook' ? [injection.tag] : [])];
+  const guard = [...UNTRUSTED_CONTENT_TAGS, ...(injection.kind === 'hook' ? [injection.tag] : [])];
   const safe = (s: string) => neutralizeTags(s, guard);
   switch (injection.kind) {
     case 'ide_opened_file':

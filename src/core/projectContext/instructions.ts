@@ -5,7 +5,7 @@
  * with a visible notice. Pure: the host reads the files, this decides and renders.
  */
 import type { TextBlock } from '../conversation/conversationModel';
-import { neutralizeTags, neutralizeUntrusted } from '../conversation/injections';
+import { neutralizeUntrusted } from '../conversation/injections';
 import type { Clock, IdSource, Tokenizer } from '../platform/platformPorts';
 import { safeCutIndex, toWellFormed } from '../platform/text';
 
@@ -54,15 +54,12 @@ export function nestedInstructionNames(settings: InstructionSettings): string[] 
   return [...(settings.agentsMd ? ['AGENTS.md'] : []), ...(settings.claudeMd ? ['CLAUDE.md'] : [])];
 }
 
-/** Tags the project context wraps content in; file content may never open or close them. */
-export const PROJECT_CONTEXT_TAGS: readonly string[] = ['project_instructions', 'workspace_facts'];
-
 /**
  * Untrusted workspace text made safe for the project context: well-formed Unicode, and every
  * tag of ours (project context, pipeline, summary and hook-like tags) neutralised.
  */
 export function neutralizeProjectText(text: string): string {
-  return neutralizeUntrusted(neutralizeTags(toWellFormed(text), PROJECT_CONTEXT_TAGS));
+  return neutralizeUntrusted(toWellFormed(text));
 }
 
 /** A value for a double-quoted attribute: quotes, brackets and ampersands escaped, one line. */

@@ -31,11 +31,36 @@ export interface NestedFolder {
 }
 
 /**
+ * Folders that hold other projects' code (installed packages, vendored sources, virtual
+ * environments): an AGENTS.md there is that package's author's, not this project's, and is
+ * never read as instructions.
+ */
+const DEPENDENCY_FOLDERS = new Set([
+  'node_modules',
+  'bower_components',
+  'jspm_packages',
+  'vendor',
+  'third_party',
+  '.venv',
+  'venv',
+  'site-packages',
+  '.yarn',
+  '.pnpm-store',
+  'Pods',
+  '.git',
+]);
+
+/** Whether `folder` (workspace-relative, `/`- or `\`-separated) is, or is inside, a {@link DEPENDENCY_FOLDERS} folder. */
+export function insideDependencies(folder: string): boolean {
+  return folder.split(/[\\/]/).some((segment) => DEPENDENCY_FOLDERS.has(segment));
+}
+
+/**
  * The folders to look in after a tool round: for every successful read or edit that names a
  * path inside the workspace, each folder from just below its workspace folder down to the
  * file's own folder — outermost first, each once, leaving out those `seen` already holds
- * (keys: display paths). Failed calls, other kinds of calls and paths outside the workspace
- * add nothing.
+ * (keys: display paths), and stopping at a dependency folder ({@link insideDependencies}).
+ * Failed calls, other kinds of calls and paths outside the workspace add nothing.
  */
 export function nestedFoldersToCheck(
   calls: readonly RanToolCall[],
@@ -52,6 +77,7 @@ export function nestedFoldersToCheck(
     if (!file) continue;
     for (const at of foldersBetween(file)) {
       const display = displayWorkspacePath(roots, at);
+      if (insideDependencies(at.relative)) break;
       if (seen.has(display) || added.has(display)) continue;
       added.add(display);
       out.push({ at, display });

@@ -20,6 +20,13 @@ const RULES: readonly SecretRule[] = [
   { pattern: /(^|\/)(\.aws\/credentials|\.docker\/config\.json)$/i, reason: 'it holds cloud or registry credentials' },
   { pattern: /(^|\/)id_(rsa|dsa|ecdsa|ed25519)$/i, reason: 'it is a private SSH key' },
   { pattern: /(^|\/)[^/]*\.(pem|key|p12|pfx|keystore|jks)$/i, reason: 'it is a key or certificate store' },
+  { pattern: /(^|\/)\.ssh\/[^/]+$/i, reason: 'SSH configuration and keys live in .ssh' },
+  { pattern: /(^|\/)\.kube\/config$/i, reason: 'it holds Kubernetes cluster credentials' },
+  { pattern: /(^|\/)\.pgpass$/i, reason: 'it holds database passwords' },
+  {
+    pattern: /(^|\/)(credentials\.json|service-account[^/]*\.json|[^/]*\.tfvars)$/i,
+    reason: 'files of this name usually hold service credentials or deployment secrets',
+  },
 ];
 
 /** Normalises a path for the rules: `/` separators, no ` (unsaved)` suffix of untitled documents. */

@@ -92,6 +92,45 @@ const RULES: readonly RiskRule[] = [
     reason: 'pre-commit runs the hooks it lists on every commit',
   },
   {
+    pattern: /(^|\/)\.git\/modules\/.+\/hooks\/[^/]+$/i,
+    risk: 'runs-code',
+    reason: "a submodule's git hook: git runs it by itself on commit, checkout, merge or push",
+  },
+  {
+    pattern: /(^|\/)\.git\/modules\/.+\/config$/i,
+    risk: 'runs-code',
+    reason: "a submodule's git configuration can make git run programs and can hold credentials",
+  },
+  {
+    pattern: /(^|\/)(\.githooks\/[^/]+|lefthook(-local)?\.ya?ml)$/i,
+    risk: 'runs-code',
+    reason: 'a git hook (or the hooks manager configuration that runs them) on commit or push',
+  },
+  {
+    pattern:
+      /(^|\/)(\.gitlab-ci\.ya?ml|\.circleci\/config\.ya?ml|azure-pipelines\.ya?ml|bitbucket-pipelines\.ya?ml|\.travis\.ya?ml|jenkinsfile|\.buildkite\/[^/]+\.ya?ml|\.github\/actions\/.+\/action\.ya?ml)$/i,
+    risk: 'runs-code',
+    reason: "a CI configuration (or a GitHub action it uses) runs in CI, with the repository's secrets",
+  },
+  {
+    pattern:
+      /(^|\/)(\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zshenv|\.zprofile|\.config\/fish\/config\.fish)$/i,
+    risk: 'runs-code',
+    reason: 'a shell startup file: your shell runs it every time it starts',
+  },
+  {
+    pattern:
+      /(^|\/)(setup\.py|conftest\.py|noxfile\.py|build\.rs|\.cargo\/config(\.toml)?|justfile|taskfile\.ya?ml|\.pnpmfile\.cjs|rakefile|build\.gradle(\.kts)?|settings\.gradle(\.kts)?)$/i,
+    risk: 'runs-code',
+    reason: 'build and test tools run the code in this file (installing, building or testing the project runs it)',
+  },
+  {
+    pattern: /(^|\/)(AGENTS\.md|CLAUDE\.md|CLAUDE\.local\.md)$/i,
+    risk: 'changes-settings',
+    reason:
+      "project instructions: this extension (and other coding agents) read it into the agent's instructions for every later request in this folder",
+  },
+  {
     pattern: /(^|\/)\.vscode\/settings\.json$/i,
     risk: 'changes-settings',
     reason:

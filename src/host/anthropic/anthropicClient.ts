@@ -22,6 +22,7 @@ import {
 } from '../../core/agent/llmErrors';
 import { redactSecrets } from '../../core/security/redact';
 import { forward, resultOf } from './sdkMessages';
+import { newSdkClient } from './sdkClient';
 
 /** The most models {@link AnthropicLlmClient.listModels} collects (the API lists a few dozen). */
 export const MAX_LISTED_MODELS = 200;
@@ -100,12 +101,7 @@ export class AnthropicLlmClient implements LlmClient {
     }
     let client: Anthropic;
     try {
-      client = new Anthropic({
-        apiKey,
-        ...(this.options.baseUrl ? { baseURL: this.options.baseUrl } : {}),
-        maxRetries: 0,
-        timeout: this.options.timeoutMs ?? 600_000,
-      });
+      client = newSdkClient({ apiKey, baseUrl: this.options.baseUrl, timeoutMs: this.options.timeoutMs ?? 600_000 });
     } catch (err) {
       return {
         ok: false,
@@ -239,12 +235,7 @@ export class AnthropicLlmClient implements LlmClient {
     const timeout = AbortSignal.timeout(opts.timeoutMs ?? 5_000);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     try {
-      const client = new Anthropic({
-        apiKey,
-        ...(this.options.baseUrl ? { baseURL: this.options.baseUrl } : {}),
-        maxRetries: 0,
-        timeout: opts.timeoutMs ?? 5_000,
-      });
+      const client = newSdkClient({ apiKey, baseUrl: this.options.baseUrl, timeoutMs: opts.timeoutMs ?? 5_000 });
       return { ok: true, value: await call(client, signal) };
     } catch (err) {
       return { ok: false, error: redactError(classifyFailure(factsOf(err, signal)), apiKey) };

@@ -3,7 +3,8 @@
  * a shell command with its folder. Pure: no VS Code, so it is unit-tested directly.
  */
 import { structuredPatch } from 'diff';
-import { classifyEditRisk } from '../../core/tools/pathRisk';
+import { classifyEditRisk, classifyPathRisk } from '../../core/tools/pathRisk';
+import { shellFileTouches } from '../../core/compaction/shellFiles';
 import type { ChatItem } from '../../protocol/chatItems';
 import type { CommandProposal, EditProposal } from './approval';
 
@@ -83,8 +84,14 @@ export function editApprovalItem(
   return { ...base, diff: shown, added, removed, ...(omitted > 0 ? { omittedLines: omitted } : {}) };
 }
 
-/** The card for a proposed shell command: the command line and the folder it runs in. */
+/**
+ * The card for a proposed shell command: the command line, the folder it runs in, and the
+ * flag of the first risky file its text says it writes (`>`, `tee`, `sed -i`, `cp`, `mv`, as
+ * far as core/compaction/shellFiles.ts understands the line; a command it cannot read is not
+ * flagged, which the card's "read it all" already asks of the user).
+ */
 export function commandApprovalItem(id: string, p: CommandProposal): ApprovalItem {
+  const risk = commandRisk(p.command);
   return {
     kind: 'approval',
     id,
@@ -92,7 +99,18 @@ export function commandApprovalItem(id: string, p: CommandProposal): ApprovalIte
     subject: p.command,
     detail: `in ${p.displayCwd}`,
     state: 'pending',
+    ...(risk ? { risk } : {}),
   };
+}
+
+/** The risk of the first file `command` writes that is flagged, said as what the command does to it. */
+function commandRisk(command: string): ApprovalItem['risk'] {
+  for (const touch of shellFileTouches(command)) {
+    if (!touch.edited) continue;
+    const r = classifyPathRisk(touch.path);
+    if (r) return { kind: r.risk, reason: `it writes ${touch.path} — ${r.reason}` };
+  }
+  return undefined;
 }
 
 function cut(line: string): string {

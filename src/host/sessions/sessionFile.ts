@@ -10,6 +10,7 @@ import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { encodeEntry, type SessionEntry } from '../../core/session/entries';
 import { decodeLine } from '../../core/session/lineCodec';
+import { redactSecrets } from '../../core/security/redact';
 import { acquireLock, pidAlive, releaseLock, SessionLockedError, stillHeld, type HeldLock } from './sessionLock';
 
 export { SessionLockedError } from './sessionLock';
@@ -23,7 +24,6 @@ export interface WriterOptions {
 }
 
 const FILE_MODE = 0o600;
-const REDACTED = '[redacted]';
 const REGISTRY = Symbol.for('context-pipeline.session-writers');
 
 /** Paths with a live writer in this process, shared even if this module is loaded twice. */
@@ -180,19 +180,6 @@ export class SessionWriter {
       throw e;
     }
   }
-}
-
-/**
- * `line` with every occurrence of each secret (raw or JSON-escaped) replaced by `[redacted]`.
- * Secrets shorter than 8 characters are ignored (they would match ordinary text).
- */
-export function redactSecrets(line: string, secrets: readonly string[]): string {
-  let out = line;
-  for (const secret of secrets) {
-    if (secret.length < 8) continue;
-    out = out.split(secret).join(REDACTED).split(JSON.stringify(secret).slice(1, -1)).join(REDACTED);
-  }
-  return out;
 }
 
 /**

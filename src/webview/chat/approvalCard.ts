@@ -14,11 +14,17 @@ export interface ApprovalHandlers {
   openDiff(id: string): void;
 }
 
-/** The flag's label for each kind of risky file. */
+/** The flag's label for each kind of risky file, on an edit's card. */
 const RISK_LABELS: Readonly<Record<Risk['kind'], string>> = {
   'runs-code': 'This file can run code',
-  'changes-settings': 'This file changes editor settings',
+  'changes-settings': 'This file changes editor or agent settings',
   'holds-secrets': 'This file holds secrets',
+};
+/** The flag's label on a command's card: the command writes such a file. */
+const COMMAND_RISK_LABELS: Readonly<Record<Risk['kind'], string>> = {
+  'runs-code': 'This command writes a file that can run code',
+  'changes-settings': 'This command changes editor or agent settings',
+  'holds-secrets': 'This command writes a file that holds secrets',
 };
 
 /** Pieces as DOM: text as text nodes, escapes as marked spans (never HTML). */
@@ -41,16 +47,20 @@ function renderCommand(shown: TextDisplay): HTMLElement {
 }
 
 /** The card's warning box: the risk of an edited file and anything hidden in what is shown. */
-function renderWarnings(risk: Risk | undefined, warnings: readonly string[]): HTMLElement[] {
+function renderWarnings(
+  risk: Risk | undefined,
+  warnings: readonly string[],
+  of: 'edit' | 'command' = 'edit',
+): HTMLElement[] {
   const out: HTMLElement[] = [];
   if (risk)
     out.push(
       el(
         'div',
         { class: `risk ${risk.kind}`, role: 'alert', 'data-testid': 'approval-risk', 'data-risk': risk.kind },
-        el('strong', {}, `⚠ ${RISK_LABELS[risk.kind]}: `),
+        el('strong', {}, `⚠ ${(of === 'edit' ? RISK_LABELS : COMMAND_RISK_LABELS)[risk.kind]}: `),
         risk.reason,
-        '. Read the whole change before you apply it.',
+        of === 'edit' ? '. Read the whole change before you apply it.' : '. Read the whole command before you run it.',
       ),
     );
   if (warnings.length > 0)
@@ -147,7 +157,7 @@ export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement
     const scrolls =
       shown.lines.length > 12 ? ` — the box scrolls: read all ${shown.lineCount} lines before you run it` : '';
     node.append(
-      ...renderWarnings(undefined, shown.warnings),
+      ...renderWarnings(item.risk, shown.warnings, 'command'),
       renderCommand(shown),
       el('div', { class: 'detail muted' }, `${item.detail}${scrolls}`),
     );
