@@ -3,6 +3,7 @@ import { createRouter, type Handlers, type Routed } from '../app/router';
 import { parseChatToHost, type ChatToHost, type ChatToWebview } from '../protocol/chat';
 import { MAX_QUEUED, survivesResync } from './chat/resync';
 import { webviewHtml, webviewRoots } from './webviewHtml';
+import { headChars } from '../core/platform/text';
 
 /**
  * What the chat view asks of the rest of the extension: a handler for every message type the
@@ -18,7 +19,7 @@ export interface ChatView {
 
 /**
  * The chat webview in the Context Pipeline side panel. Every incoming message is validated
- * against the protocol and dropped (with a log line) when malformed; outgoing messages are
+ * against the protocol and dropped when malformed (with a log line and a notice in the chat); outgoing messages are
  * queued (see survivesResync) until the webview has posted `ready`.
  */
 export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, vscode.Disposable {
@@ -27,6 +28,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
   private view: vscode.WebviewView | undefined;
   private ready = false;
   private queue: ChatToWebview[] = [];
+  /** Messages refused as malformed so far (ids of their notices). */
+  private refused = 0;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly route: (raw: unknown, view: ChatView) => Promise<Routed<ChatToHost>>;
 
@@ -47,7 +50,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
           for (const m of queued) this.post(m);
         },
       },
-      (error) => this.log.warn(`Dropped a malformed message from the chat view: ${error}`),
+      (error) => {
+        this.log.warn(`Dropped a malformed message from the chat view: ${error}`);
+        // Said in the chat too: what the user sent must not vanish without a word.
+        this.post({
+          type: 'upsert',
+          item: {
+            kind: 'notice',
+            id: `invalid-${++this.refused}`,
+            level: 'warning',
+            text: `The chat could not take that: ${headChars(error, 300)}. Nothing was sent; what you typed is in the message history (Up arrow).`,
+          },
+        });
+      },
     );
   }
 

@@ -10,7 +10,15 @@ import { MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
 
 // ---------- webview → host ----------
 
-const Text = v.pipe(v.string(), v.maxLength(MAX_WEBVIEW_STRING, 'The message is larger than 16 MB'));
+const Text = v.pipe(
+  v.string(),
+  v.maxLength(
+    MAX_WEBVIEW_STRING,
+    `The message is longer than ${MAX_WEBVIEW_STRING.toLocaleString('en-US')} characters (UTF-16 units)`,
+  ),
+);
+/** The longest argument a slash command takes (`/compact` instructions). */
+export const MAX_SLASH_ARG = 4000;
 
 /** Longest link the webview may ask the host to open. */
 export const MAX_LINK_HREF = 2048;
@@ -109,7 +117,13 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({
     type: v.literal('slash'),
     name: v.picklist(['compact', 'new', 'pin']),
-    arg: v.pipe(v.string(), v.maxLength(4000, 'Slash command arguments are limited to 4 000 characters')),
+    arg: v.pipe(
+      v.string(),
+      v.maxLength(
+        MAX_SLASH_ARG,
+        `Slash command arguments are limited to ${MAX_SLASH_ARG.toLocaleString('en-US')} characters`,
+      ),
+    ),
   }),
   /** Open a link from a rendered answer: http(s) in the browser, a relative path as a workspace file. */
   v.strictObject({ type: v.literal('openLink'), href: LinkHref }),

@@ -113,6 +113,12 @@ function checkToolResult(b: Record<string, unknown>, loc: string): void {
   if (b.is_error !== undefined && typeof b.is_error !== 'boolean')
     invalid('tool_result', `${loc}.tool_result.is_error: Input should be a valid boolean`);
   const content = b.content;
+  const empty =
+    content === undefined ||
+    (typeof content === 'string' && content.trim() === '') ||
+    (Array.isArray(content) && content.length === 0);
+  if (b.is_error === true && empty)
+    invalid('tool_result', `${loc}.tool_result: content cannot be empty if is_error is true`);
   if (content === undefined || typeof content === 'string') return;
   if (!Array.isArray(content))
     invalid('tool_result', `${loc}.tool_result.content: Input should be a valid string or a valid list`);
@@ -139,10 +145,24 @@ function checkImage(source: unknown, loc: string): void {
         `${loc}.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`,
       );
     }
-    requireString(source.data, `${loc}.base64.data`, 'image');
+    const data = requireString(source.data, `${loc}.base64.data`, 'image');
+    const actual = formatOf(data);
+    if (actual !== undefined && actual !== source.media_type)
+      invalid('image', `${loc}: Image does not match the provided media type ${String(source.media_type)}`);
   } else if (source.type === 'url') requireString(source.url, `${loc}.url.url`, 'image');
   else if (source.type === 'file') requireString(source.file_id, `${loc}.file.file_id`, 'image');
   else tagError(loc, source.type, ['base64', 'url', 'file']);
+}
+
+/** The format base64 image data is in by its signature bytes, as the API checks it; undefined when unknown. */
+function formatOf(base64: string): string | undefined {
+  const head = Buffer.from(base64.slice(0, 24), 'base64');
+  if (head[0] === 0x89 && head.subarray(1, 4).toString('latin1') === 'PNG') return 'image/png';
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return 'image/jpeg';
+  if (head.subarray(0, 4).toString('latin1') === 'GIF8') return 'image/gif';
+  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP')
+    return 'image/webp';
+  return undefined;
 }
 
 function checkDocument(source: unknown, loc: string): void {

@@ -2,7 +2,30 @@ import { strict as assert } from 'node:assert';
 import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs } from '../../src/core/agent/llmErrors';
 
 describe('classifyFailure', () => {
-  it('recognises exactly the two overflow messages, with their figures', () => {
+  it('recognises the overflow messages with thousands separators or no figures, and a 413 as too large', () => {
+    const a = classifyFailure({ status: 400, message: 'Prompt is too long: 1,050,000 tokens > 1,000,000 maximum' });
+    assert.equal(a.kind, 'prompt_too_long');
+    assert.equal(a.promptTokens, 1_050_000);
+    assert.equal(a.limitTokens, 1_000_000);
+    const bare = classifyFailure({ status: 400, message: 'prompt is too long' });
+    assert.equal(bare.kind, 'prompt_too_long');
+    assert.equal(bare.promptTokens, undefined);
+    const big = classifyFailure({
+      status: 413,
+      type: 'request_too_large',
+      message: 'Request exceeds the maximum allowed number of bytes.',
+    });
+    assert.equal(big.kind, 'prompt_too_long');
+    assert.match(big.message, /larger than the API takes/);
+    const c = classifyFailure({
+      status: 400,
+      message: 'input length and `max_tokens` exceed context limit: 190,000 + 32,000 > 200,000',
+    });
+    assert.equal(c.kind, 'context_exceeded');
+    assert.equal(c.promptTokens, 190_000);
+  });
+
+  it('recognises the two overflow messages with their figures, and nothing else', () => {
     const a = classifyFailure({
       status: 400,
       type: 'invalid_request_error',

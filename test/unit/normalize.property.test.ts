@@ -50,7 +50,8 @@ const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 const media = fc.constantFrom('image/png', 'image/jpeg', 'image/bmp', 'text/plain');
 
 type Spec =
-  | { kind: 'text' | 'summary'; text: string; source: BlockMeta['source'] }
+  | { kind: 'text'; text: string; source: BlockMeta['source'] }
+  | { kind: 'summary'; text: string; source: BlockMeta['source']; server: boolean }
   | { kind: 'tool_use'; id: string; name: string; input: unknown }
   | { kind: 'tool_result'; id: string; content: ToolResultContent; isError: boolean }
   | { kind: 'thinking'; text: string; signature: string | undefined }
@@ -71,6 +72,8 @@ const block: fc.Arbitrary<Spec> = fc.oneof(
       kind: fc.constant('summary' as const),
       text,
       source: fc.constant<BlockMeta['source']>('compactor'),
+      // A server compaction block (its content must not be empty).
+      server: fc.boolean(),
     }),
   },
   {
@@ -98,7 +101,7 @@ const block: fc.Arbitrary<Spec> = fc.oneof(
             fc.record({
               type: fc.constant('image' as const),
               mediaType: media as fc.Arbitrary<'image/png'>,
-              data: fc.constantFrom('iVBORw0KGgo=', '\uD800'),
+              data: fc.constantFrom('iVBORw0KGgo=', '/9j/4AAQ', 'R0lGODlhAQABAAAAACw=', '\uD800'),
             }),
           ),
           { maxLength: 3 },
@@ -120,7 +123,8 @@ const block: fc.Arbitrary<Spec> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('image' as const),
       mediaType: media,
-      data: fc.constantFrom('iVBORw0KGgo=', '\uD83D'),
+      // PNG, JPEG and GIF bytes under any label: the API refuses bytes of another format than the label.
+      data: fc.constantFrom('iVBORw0KGgo=', '/9j/4AAQ', 'R0lGODlhAQABAAAAACw=', '\uD83D'),
     }),
   },
 );
@@ -149,7 +153,14 @@ function build(c: { messages: { role: Message['role']; blocks: Spec[] }[]; syste
       case 'text':
         return { type: 'text', text: s.text, meta: meta(s.source) };
       case 'summary':
-        return { type: 'summary', text: s.text, compactionId: `c${n}`, turnRange: [1, 2], meta: meta('compactor') };
+        return {
+          type: 'summary',
+          text: s.text,
+          compactionId: `c${n}`,
+          turnRange: [1, 2],
+          ...(s.server ? { server: {} } : {}),
+          meta: meta('compactor'),
+        };
       case 'tool_use':
         return { type: 'tool_use', id: s.id, name: s.name, input: s.input, meta: meta('assistant') };
       case 'tool_result':

@@ -15,6 +15,7 @@ import {
   START_PLACEHOLDER,
 } from '../../src/core/normalize/structure';
 import { serializeMessage } from '../../src/core/pipeline/serialize';
+import { EMPTY_ERROR_TEXT } from '../../src/core/normalize/blocks';
 import { assertAccepted, NBuild, pipeline, refusal, stateOf } from './support/normalizeFixtures';
 
 type Content = ReadonlyArray<{ type: string } & Record<string, unknown>>;
@@ -260,7 +261,8 @@ describe('normalize: every repair makes the request valid', () => {
 
   it('turns an image of an unsupported media type into a note', () => {
     const b = new NBuild('p');
-    const p = prepared([b.user(b.text('look'), b.image('image/bmp'), b.image('image/png'))]);
+    // Bytes of no format the API takes (a BMP's "BM" header), labelled as a BMP.
+    const p = prepared([b.user(b.text('look'), b.image('image/bmp', 'Qk0AAAAA'), b.image('image/png'))]);
     assert.deepEqual(p.kinds, ['image_invalid']);
     const content = contentOf(p.messages[0] as { content: unknown });
     assert.deepEqual(
@@ -270,16 +272,70 @@ describe('normalize: every repair makes the request valid', () => {
     assert.match(String((content[1] as unknown as TextBlockParam).text), /unsupported media type "image\/bmp"/);
   });
 
+  it('sends an image with the media type of its bytes when its label says another format', () => {
+    const b = new NBuild('p');
+    const jpeg = '/9j/4AAQSkZJRg==';
+    const use = b.toolUse('read_file', {});
+    const p = prepared([
+      b.user(b.text('look'), b.image('image/jpeg'), b.image('image/bmp'), b.image('image/png', jpeg)),
+      b.assistant(use),
+      b.user({ ...b.toolResult(use.id, 'x'), content: [{ type: 'image', mediaType: 'image/gif', data: jpeg }] }),
+    ]);
+    assert.deepEqual(p.kinds, ['image_type_fixed', 'image_type_fixed', 'image_type_fixed', 'image_type_fixed']);
+    const types = contentOf(p.messages[0] as { content: unknown })
+      .filter((c) => c.type === 'image')
+      .map((c) => (c as unknown as { source: { media_type: string } }).source.media_type);
+    assert.deepEqual(types, ['image/png', 'image/png', 'image/jpeg']);
+    const result = contentOf(p.messages[2] as { content: unknown })[0] as unknown as ToolResultBlockParam;
+    assert.equal((result.content as { source: { media_type: string } }[])[0]?.source.media_type, 'image/jpeg');
+  });
+
+  it('gives an empty error result a placeholder, and leaves out an empty server compaction block', () => {
+    const b = new NBuild('e');
+    const use = b.toolUse('run_command', {});
+    const p = prepared([
+      b.user(b.text('go')),
+      b.assistant(use),
+      b.user({ ...b.toolResult(use.id, ''), isError: true }, b.text('and?')),
+    ]);
+    assert.deepEqual(p.kinds, ['error_result_empty']);
+    const result = contentOf(p.messages[2] as { content: unknown })[0] as unknown as ToolResultBlockParam;
+    assert.equal(result.is_error, true);
+    assert.equal(result.content, EMPTY_ERROR_TEXT);
+  });
+
   it('rewrites a tool call id the API refuses, in the call and its result alike', () => {
     const b = new NBuild('x');
     const use = { ...b.toolUse('read_file', {}), id: 'call.7 x' };
     const p = prepared([b.user(b.text('hi')), b.assistant(use), b.user(b.toolResult('call.7 x', 'out'))]);
     assert.deepEqual(p.kinds, ['tool_id_invalid', 'tool_id_invalid']);
-    assert.equal((contentOf(p.messages[1] as { content: unknown })[0] as unknown as ToolUseBlockParam).id, 'call_7_x');
+    const id = (contentOf(p.messages[1] as { content: unknown })[0] as unknown as ToolUseBlockParam).id;
+    assert.match(id, /^call_7_x_[0-9a-z]+$/);
     assert.equal(
       (contentOf(p.messages[2] as { content: unknown })[0] as unknown as ToolResultBlockParam).tool_use_id,
-      'call_7_x',
+      id,
     );
+  });
+
+  it('keeps two calls apart whose ids differ only in refused characters, each with its own result', () => {
+    const b = new NBuild('c');
+    const one = { ...b.toolUse('read_file', { path: 'ONE.ts' }), id: 'a.b' };
+    const two = { ...b.toolUse('read_file', { path: 'TWO.ts' }), id: 'a_b' };
+    const p = prepared([
+      b.user(b.text('hi')),
+      b.assistant(one, two),
+      // The results come in the other order: each must stay with its own call.
+      b.user(b.toolResult('a_b', 'contents of TWO.ts'), b.toolResult('a.b', 'contents of ONE.ts')),
+    ]);
+    const uses = contentOf(p.messages[1] as { content: unknown }) as unknown as ToolUseBlockParam[];
+    const results = contentOf(p.messages[2] as { content: unknown }) as unknown as ToolResultBlockParam[];
+    const callOf = new Map(uses.map((u) => [u.id, (u.input as { path: string }).path]));
+    assert.equal(new Set(uses.map((u) => u.id)).size, 2);
+    for (const r of results) {
+      const path = callOf.get(r.tool_use_id);
+      assert.ok(path !== undefined, `result ${r.tool_use_id} answers a call`);
+      assert.equal(r.content, `contents of ${path}`);
+    }
   });
 
   it('wraps a tool input that is not an object, and turns a block in the wrong role into text', () => {

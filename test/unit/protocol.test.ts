@@ -29,10 +29,10 @@ describe('chat protocol', () => {
     }
   });
 
-  it('refuses a message larger than 16 MB but takes a 10 MB paste', () => {
+  it('refuses a message longer than 16 Mi characters but takes a 10 MB paste', () => {
     assert.ok(parseChatToHost({ type: 'preview', requestId: 1, text: 'a'.repeat(10 * 1024 * 1024) }).ok);
     const big = parseChatToHost({ type: 'preview', requestId: 1, text: 'a'.repeat(16 * 1024 * 1024 + 1) });
-    assert.ok(!big.ok && /16 MB/.test(big.error));
+    assert.ok(!big.ok && /longer than 16,777,216 characters/.test(big.error));
   });
 
   it('never throws on arbitrary input (property)', () => {

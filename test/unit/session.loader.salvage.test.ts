@@ -7,7 +7,7 @@ import { decodeLine } from '../../src/core/session/lineCodec';
 import { splitSplicedLine } from '../../src/core/session/salvage';
 import { isWellFormed } from '../../src/core/platform/text';
 import { entryToRecord } from '../../src/core/session/compactionEntry';
-import { loadSession } from '../../src/host/sessions/sessionLoader';
+import { analyzeSession, loadSession } from '../../src/host/sessions/sessionLoader';
 import { loaderHarness, NOW, text } from './support/loaderHarness';
 import { Build, emptyState } from './support/builders';
 import {
@@ -46,6 +46,35 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
     assert.match(
       r.report?.fixes.join(' ') ?? '',
       /Line 4 held 1 complete entry run together with a write cut off by a crash; it was split off and kept, and the cut-off part \(70 characters\) was left out/,
+    );
+  });
+
+  it("keeps the user's words of a message whose image cannot be read, and says which block was left out", () => {
+    const entries = entriesOf(sampleConversation());
+    const at = (entries.at(-1) as { at: number }).at + 1;
+    const meta = { tier: 1, source: 'user', createdAt: 0, pinned: false, compactable: false };
+    const message = {
+      id: 'msg_img',
+      role: 'user',
+      turn: 3,
+      blocks: [
+        { type: 'text', text: 'MY IMPORTANT WORDS', meta: { ...meta, id: 'blk_w' } },
+        { type: 'image', mediaType: 'image/bmp', data: 'Qk0=', meta: { ...meta, id: 'blk_img' } },
+      ],
+    };
+    const lines = [...entries.map((e) => encodeEntry(e)), JSON.stringify({ type: 'message', at, message })];
+    const a = analyzeSession(Buffer.from(`${lines.join('\n')}\n`), 'f', NOW);
+    assert.ok(userWords(a.session?.messages ?? []).includes('MY IMPORTANT WORDS'), 'the words are kept');
+    const kept = a.session?.messages.find((m) => m.id === 'msg_img');
+    assert.deepEqual(
+      kept?.blocks.map((b) => b.type),
+      ['text'],
+    );
+    assert.ok(
+      a.fixes.some((f) =>
+        /^Line \d+: 1 block of a message could not be read \(mediaType: .*image\/bmp.*\) and was left out/.test(f),
+      ),
+      a.fixes.join('\n'),
     );
   });
 

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { parseChatToHost } from '../../src/protocol/chat';
-import { parseSlash } from '../../src/webview/chat/composer';
+import { parseSlash, sendProblem } from '../../src/webview/chat/composer';
+import { MAX_WEBVIEW_STRING } from '../../src/protocol/validate';
 
 describe('slash commands in the chat input', () => {
   it('recognises /compact with instructions, /new and /pin; everything else is a message', () => {
@@ -21,5 +22,18 @@ describe('slash commands in the chat input', () => {
     assert.ok(!parseChatToHost({ type: 'slash', name: 'run', arg: 'rm -rf /' }).ok, 'only the three commands');
     assert.ok(!parseChatToHost({ type: 'slash', name: 'compact', arg: 'x'.repeat(4001) }).ok, 'bounded argument');
     assert.ok(!parseChatToHost({ type: 'slash', name: 'new' }).ok, 'arg is required (may be empty)');
+  });
+
+  it('refuses, before the box is cleared, exactly what the host would drop: an over-long message or /compact argument', () => {
+    assert.equal(sendProblem('hello'), undefined);
+    assert.equal(sendProblem(`/compact ${'k'.repeat(4000)}`), undefined);
+    const longArg = `/compact ${'k'.repeat(4001)}`;
+    assert.match(sendProblem(longArg) ?? '', /\/compact takes at most 4,000 characters/);
+    assert.equal(parseChatToHost({ type: 'slash', name: 'compact', arg: 'k'.repeat(4001) }).ok, false);
+    const huge = 'x'.repeat(MAX_WEBVIEW_STRING + 1);
+    assert.match(sendProblem(huge) ?? '', /Save it to a file in the workspace/);
+    assert.equal(parseChatToHost({ type: 'send', text: huge }).ok, false);
+    assert.equal(sendProblem('x'.repeat(MAX_WEBVIEW_STRING)), undefined);
+    assert.ok(parseChatToHost({ type: 'send', text: 'x'.repeat(MAX_WEBVIEW_STRING) }).ok);
   });
 });

@@ -15,13 +15,23 @@ export interface FailureFacts {
   readonly aborted?: boolean;
 }
 
-const PROMPT_TOO_LONG = /prompt is too long:\s*(\d+)\s*tokens\s*>\s*(\d+)\s*maximum/i;
-const CONTEXT_EXCEEDED = /input length and `?max_tokens`? exceed context limit:\s*(\d+)\s*\+\s*(\d+)\s*>\s*(\d+)/i;
+/** "prompt is too long: 210000 tokens > 200000 maximum" (figures with or without thousands separators, or none). */
+const PROMPT_TOO_LONG = /prompt is too long(?::\s*([\d,]+)\s*tokens\s*>\s*([\d,]+)\s*maximum)?/i;
+const CONTEXT_EXCEEDED =
+  /input length and `?max_tokens`? exceed context limit:\s*([\d,]+)\s*\+\s*([\d,]+)\s*>\s*([\d,]+)/i;
+/** The API's 413 `request_too_large`: the request body is over its size limit (32 MB), whatever its tokens. */
+const REQUEST_TOO_LARGE = /request_too_large|request exceeds the maximum (allowed )?(number of bytes|size)/i;
+
+/** A figure the API quoted ("1,050,000" or "1050000"). */
+function figure(text: string): number {
+  return Number(text.replace(/,/g, ''));
+}
 
 /**
- * Classifies a failure exactly. Only the two API messages that mean "the prompt does not
- * fit" become overflow kinds (with the figures they quote); every other 400 is an invalid
- * request. Messages are written for a person and name the request id when there is one.
+ * Classifies a failure exactly. Only the API messages that mean "the prompt does not fit"
+ * become overflow kinds (with the figures they quote, when they quote them), and so does a
+ * 413 (the body is over the API's size limit, which shrinking the history cures too); every
+ * other 400 is an invalid request. Messages are written for a person and name the request id when there is one.
  */
 export function classifyFailure(f: FailureFacts): LlmError {
   const id = f.requestId ? ` (request ${f.requestId})` : '';
@@ -54,12 +64,15 @@ export function classifyFailure(f: FailureFacts): LlmError {
     );
   const tooLong = PROMPT_TOO_LONG.exec(f.message);
   if (tooLong) {
-    return make(
-      'prompt_too_long',
-      `The conversation is too long for the model: ${tooLong[1]} tokens > ${tooLong[2]} maximum${id}.`,
-      false,
-      { promptTokens: Number(tooLong[1]), limitTokens: Number(tooLong[2]) },
-    );
+    const [, prompt, limit] = tooLong;
+    return prompt !== undefined && limit !== undefined
+      ? make(
+          'prompt_too_long',
+          `The conversation is too long for the model: ${prompt} tokens > ${limit} maximum${id}.`,
+          false,
+          { promptTokens: figure(prompt), limitTokens: figure(limit) },
+        )
+      : make('prompt_too_long', `The conversation is too long for the model${id}.`, false);
   }
   const exceeded = CONTEXT_EXCEEDED.exec(f.message);
   if (exceeded) {
@@ -67,9 +80,12 @@ export function classifyFailure(f: FailureFacts): LlmError {
       'context_exceeded',
       `The conversation plus the answer's reserve exceed the context window: ${exceeded[1]} + ${exceeded[2]} > ${exceeded[3]}${id}.`,
       false,
-      { promptTokens: Number(exceeded[1]), limitTokens: Number(exceeded[3]) },
+      { promptTokens: figure(exceeded[1] ?? ''), limitTokens: figure(exceeded[3] ?? '') },
     );
   }
+  // Too many bytes (long before too many tokens: images, huge results): shrinking the history is the way out too.
+  if (f.status === 413 || f.type === 'request_too_large' || REQUEST_TOO_LARGE.test(f.message))
+    return make('prompt_too_long', `The request is larger than the API takes (32 MB)${id}: ${f.message}`, false);
   switch (f.status) {
     case 401:
       return make(
@@ -92,7 +108,6 @@ export function classifyFailure(f: FailureFacts): LlmError {
         false,
       );
     case 400:
-    case 413:
     case 422:
       if (/credit balance/i.test(f.message))
         return make(

@@ -18,6 +18,7 @@ import type {
   ToolUseBlock,
 } from '../conversation/conversationModel';
 import { NO_REPAIRS, type Repair } from './repairs';
+import { sniffImageType } from '../tokens/imageSize';
 import { hasLoneSurrogate, isPlainObject, replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
 
 /** What normalize needs to know about one message, and the blocks it sends. */
@@ -59,11 +60,22 @@ export function scanMessage(m: Message): MessageScan {
   return scan;
 }
 
-/** A tool call id the API accepts: characters outside `[a-zA-Z0-9_-]` become `_` (deterministic, so a call and its result stay paired). */
+/**
+ * A tool call id the API accepts: characters outside `[a-zA-Z0-9_-]` become `_`, and a hash
+ * of the original is appended (deterministic, so a call and its result stay paired).
+ */
 export function sanitizeToolId(id: string): string {
   if (TOOL_ID_PATTERN.test(id)) return id;
-  const s = id.replace(/[^a-zA-Z0-9_-]/g, '_');
-  return s.length > 0 ? s : 'toolu_empty';
+  // A hash of the original keeps two ids apart that differ only in refused characters
+  // (`a.b` and `a_b`): otherwise their results could be paired with the wrong call.
+  return `${id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'toolu'}_${fnv1a(id).toString(36)}`;
+}
+
+/** FNV-1a over the UTF-16 code units of `text`: a 32-bit unsigned hash. */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /** `meta` for a block normalize made from another: same id and origin, no token memo (the content changed). */
@@ -104,7 +116,9 @@ function needsRepair(b: Block, role: Message['role']): boolean {
     case 'text':
       return b.text.trim().length === 0 || hasLoneSurrogate(b.text);
     case 'summary':
-      return hasLoneSurrogate(b.text);
+      // A server compaction block's content must not be empty (SDK: "Empty string content is not allowed").
+      // …and it can only be in an assistant message.
+      return hasLoneSurrogate(b.text) || (b.server !== undefined && (b.text.trim() === '' || role !== 'assistant'));
     case 'thinking':
       if (b.redactedData !== undefined)
         return role !== 'assistant' || b.redactedData === '' || hasLoneSurrogate(b.redactedData);
@@ -118,18 +132,49 @@ function needsRepair(b: Block, role: Message['role']): boolean {
         replaceLoneSurrogatesDeep(b.input) !== b.input
       );
     case 'tool_result':
-      return role !== 'user' || !TOOL_ID_PATTERN.test(b.toolUseId) || contentNeedsRepair(b.content);
+      return (
+        role !== 'user' ||
+        !TOOL_ID_PATTERN.test(b.toolUseId) ||
+        contentNeedsRepair(b.content) ||
+        (b.isError === true && contentEmpty(b.content))
+      );
     case 'image':
-      return role !== 'user' || !IMAGE_MEDIA.has(b.mediaType) || hasLoneSurrogate(b.data);
+      return role !== 'user' || imageNeedsRepair(b.mediaType, b.data);
   }
+}
+
+/**
+ * Whether a tool result's content says nothing (empty or blank text, no image): the API
+ * refuses that with `is_error` ("content cannot be empty if is_error is true").
+ */
+function contentEmpty(c: ToolResultContent): boolean {
+  if (typeof c === 'string') return c.trim() === '';
+  return c.every((p) => p.type === 'text' && p.text.trim() === '');
+}
+
+/** An image the API would refuse: an unsupported media type, lone surrogates, or bytes of another format than it says. */
+function imageNeedsRepair(mediaType: string, data: string): boolean {
+  if (!IMAGE_MEDIA.has(mediaType) || hasLoneSurrogate(data)) return true;
+  const actual = sniffImageType(data);
+  return actual !== undefined && actual !== mediaType;
+}
+
+/**
+ * The media type an image can be sent with: its own when its bytes agree (or are of no known
+ * format, left to the API), the format of its bytes when they say another supported one (a
+ * PNG labelled image/jpeg is common), else undefined (it becomes a note).
+ */
+function sendableMediaType(mediaType: string, data: string): ImageMediaType | undefined {
+  if (hasLoneSurrogate(data)) return undefined;
+  const actual = sniffImageType(data);
+  if (actual !== undefined) return actual;
+  return IMAGE_MEDIA.has(mediaType) ? (mediaType as ImageMediaType) : undefined;
 }
 
 function contentNeedsRepair(c: ToolResultContent): boolean {
   if (typeof c === 'string') return hasLoneSurrogate(c);
   return c.some((p) =>
-    p.type === 'text'
-      ? p.text.trim().length === 0 || hasLoneSurrogate(p.text)
-      : !IMAGE_MEDIA.has(p.mediaType) || hasLoneSurrogate(p.data),
+    p.type === 'text' ? p.text.trim().length === 0 || hasLoneSurrogate(p.text) : imageNeedsRepair(p.mediaType, p.data),
   );
 }
 
@@ -149,6 +194,15 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
       return [{ ...b, text, meta: derivedMeta(b.meta) }];
     }
     case 'summary':
+      if (b.server !== undefined && b.text.trim() === '') {
+        note('empty_text_dropped', `An empty server compaction block of message ${m.id} was left out.`);
+        return [];
+      }
+      if (b.server !== undefined && m.role !== 'assistant') {
+        note('block_wrong_role', `A server compaction block in user message ${m.id} was sent as a summary in text.`);
+        const { server: _server, ...summary } = b;
+        return [{ ...summary, text: replaceLoneSurrogates(b.text), meta: derivedMeta(b.meta) }];
+      }
       surrogates(`the summary ${b.compactionId}`);
       return [{ ...b, text: replaceLoneSurrogates(b.text), meta: derivedMeta(b.meta) }];
     case 'thinking':
@@ -174,6 +228,16 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
         return [
           textFor(b.meta, `[An image (${replaceLoneSurrogates(b.mediaType)}) in an assistant message was left out.]`),
         ];
+      }
+      {
+        const mediaType = sendableMediaType(b.mediaType, b.data);
+        if (mediaType !== undefined) {
+          note(
+            'image_type_fixed',
+            `An image of message ${m.id} said ${JSON.stringify(replaceLoneSurrogates(b.mediaType))} but is ${mediaType}; it was sent as ${mediaType}.`,
+          );
+          return [{ ...b, mediaType, meta: derivedMeta(b.meta) }];
+        }
       }
       note(
         'image_invalid',
@@ -243,8 +307,15 @@ function repairToolResult(b: ToolResultBlock, m: Message, note: Note): Block[] {
       'tool_id_invalid',
       `The tool result id ${JSON.stringify(replaceLoneSurrogates(b.toolUseId))} was rewritten as ${id}.`,
     );
+  if (b.isError === true && contentEmpty(content)) {
+    note('error_result_empty', `The empty error result of tool call ${id} (message ${m.id}) got a placeholder.`);
+    return [{ ...b, toolUseId: id, content: EMPTY_ERROR_TEXT, meta: derivedMeta(b.meta, id) }];
+  }
   return [{ ...b, toolUseId: id, content, meta: derivedMeta(b.meta, id) }];
 }
+
+/** What an error tool result with no content says instead. */
+export const EMPTY_ERROR_TEXT = '(the tool failed without a message)';
 
 /**
  * A tool result's content with lone surrogates replaced, empty text parts left out and
@@ -267,7 +338,15 @@ function repairContent(c: ToolResultContent, note: (kind: Repair['kind'], what: 
       if (text !== p.text) note('lone_surrogate', 'Lone surrogates were replaced by U+FFFD');
       return [{ type: 'text' as const, text }];
     }
-    if (IMAGE_MEDIA.has(p.mediaType) && !hasLoneSurrogate(p.data)) return [p];
+    const mediaType = sendableMediaType(p.mediaType, p.data);
+    if (mediaType === p.mediaType) return [p];
+    if (mediaType !== undefined) {
+      note(
+        'image_type_fixed',
+        `An image said ${JSON.stringify(replaceLoneSurrogates(p.mediaType))} but is ${mediaType}; it was sent as ${mediaType}`,
+      );
+      return [{ ...p, mediaType }];
+    }
     note('image_invalid', 'An invalid image became a note');
     return [{ type: 'text' as const, text: imageNote(p.mediaType) }];
   });

@@ -31,10 +31,14 @@ export type RepairKind =
   | 'empty_text_dropped'
   /** A message left without content got a placeholder. */
   | 'empty_message'
+  /** An error tool result with no content got a placeholder (the API refuses an empty one). */
+  | 'error_result_empty'
   /** A thinking block without a valid signature was left out. */
   | 'thinking_dropped'
   /** An image with a media type the API does not take became a note. */
   | 'image_invalid'
+  /** An image whose bytes are of another supported format than its media type was sent with the right one. */
+  | 'image_type_fixed'
   /** An image over one of the API's per-request image limits (count, size) was sent as a note (imageLimits.ts). */
   | 'image_over_limit'
   /** A block in a role that cannot send it (a tool_use in a user message…) became text or was left out. */
@@ -69,11 +73,13 @@ const PHRASES: Readonly<Record<RepairKind, readonly [one: string, many: string]>
   lone_surrogate: ['block with lone surrogates fixed', 'blocks with lone surrogates fixed'],
   empty_text_dropped: ['empty text block left out', 'empty text blocks left out'],
   empty_message: ['empty message given a placeholder', 'empty messages given a placeholder'],
+  error_result_empty: ['empty error result given a placeholder', 'empty error results given a placeholder'],
   thinking_dropped: ['unsigned thinking block left out', 'unsigned thinking blocks left out'],
   image_invalid: [
     'image with an unsupported type replaced by a note',
     'images with an unsupported type replaced by a note',
   ],
+  image_type_fixed: ['image sent with the media type of its bytes', 'images sent with the media type of their bytes'],
   image_over_limit: [
     "image over the API's image limits sent as a note",
     "images over the API's image limits sent as a note",

@@ -3,6 +3,7 @@
  * token cost the Anthropic API charges for an image of that size. Pure: decodes only the
  * bytes it reads, straight from the base64 string, so a 5 MB screenshot costs microseconds.
  */
+import type { ImageMediaType } from '../conversation/conversationModel';
 
 /** Width and height in pixels. */
 export interface ImageDimensions {
@@ -128,6 +129,20 @@ function jpeg(b: Base64Bytes): ImageDimensions | undefined {
     if (len < 2) return undefined;
     i += 2 + len;
   }
+  return undefined;
+}
+
+/**
+ * The format base64 image data is in, by its signature bytes alone (PNG, JPEG, GIF, WebP), or
+ * undefined when it starts with none of them. The API refuses an image whose media type is
+ * not its format ("Image does not match the provided media type").
+ */
+export function sniffImageType(base64: string): ImageMediaType | undefined {
+  const b = new Base64Bytes(/\s/.test(base64.slice(0, 64)) ? base64.slice(0, 64).replace(/\s+/g, '') : base64);
+  if (b.at(0) === 0x89 && b.ascii(1, 3) === 'PNG') return 'image/png';
+  if (b.at(0) === 0xff && b.at(1) === 0xd8 && b.at(2) === 0xff) return 'image/jpeg';
+  if (b.ascii(0, 4) === 'GIF8') return 'image/gif';
+  if (b.ascii(0, 4) === 'RIFF' && b.ascii(8, 4) === 'WEBP') return 'image/webp';
   return undefined;
 }
 

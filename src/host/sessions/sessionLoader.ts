@@ -18,6 +18,7 @@ import {
 import { decodeLine, newerFormatVersion, readableFormatVersion } from '../../core/session/lineCodec';
 import { replaySession, type ReplayedSession } from '../../core/session/replay';
 import { splitSplicedLine, wellFormedEntry } from '../../core/session/salvage';
+import { salvageMessageBlocks } from '../../core/session/blockSalvage';
 import { writeFileAtomic } from './sessionFile';
 import { plural } from '../../core/tools/result';
 
@@ -201,6 +202,14 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
     if (spliced) {
       for (const e of spliced.entries) keep(e, l);
       fixes.push(splicedFix(l.line, spliced.entries.length, spliced.droppedChars));
+      continue;
+    }
+    const salvaged = l.unterminated ? undefined : salvageMessageBlocks(l.text, version);
+    if (salvaged) {
+      keep(salvaged.entry, l);
+      fixes.push(
+        `Line ${l.line}: ${plural(salvaged.droppedBlocks, 'block')} of a message could not be read (${salvaged.reason}) and ${salvaged.droppedBlocks === 1 ? 'was' : 'were'} left out; the rest of the message was kept.`,
+      );
       continue;
     }
     if (l.unterminated)

@@ -1,6 +1,8 @@
 import { el } from '../shared/dom';
 import { icon } from '../shared/icons';
 import { chipKeyAction, chipKind, focusAfterRemoval } from './chipKeys';
+import { MAX_SLASH_ARG } from '../../protocol/chat';
+import { MAX_WEBVIEW_STRING } from '../../protocol/validate';
 
 /** The chat's slash commands, with what they do (shown as completions). */
 export const SLASH_COMMANDS = [
@@ -13,6 +15,19 @@ export const SLASH_COMMANDS = [
 export function parseSlash(text: string): { name: (typeof SLASH_COMMANDS)[number]['name']; arg: string } | undefined {
   const m = /^\/(compact|new|pin)(?:\s+([\s\S]*))?$/.exec(text.trim());
   return m ? { name: m[1] as 'compact' | 'new' | 'pin', arg: (m[2] ?? '').trim() } : undefined;
+}
+
+/**
+ * Why `text` cannot be sent as typed (the protocol's limits, checked before the box is
+ * cleared so nothing is lost), or undefined when it can.
+ */
+export function sendProblem(text: string): string | undefined {
+  if (text.length > MAX_WEBVIEW_STRING)
+    return `This message has ${text.length.toLocaleString('en-US')} characters; the chat takes at most ${MAX_WEBVIEW_STRING.toLocaleString('en-US')}. Save it to a file in the workspace and ask Claude to read it.`;
+  const slash = parseSlash(text);
+  if (slash && slash.arg.length > MAX_SLASH_ARG)
+    return `/${slash.name} takes at most ${MAX_SLASH_ARG.toLocaleString('en-US')} characters of instructions (these have ${slash.arg.length.toLocaleString('en-US')}).`;
+  return undefined;
 }
 
 /** What the composer asks of the page. */
@@ -82,6 +97,13 @@ export class Composer {
     { class: 'queue-note', role: 'status', 'data-testid': 'queued-note', hidden: '' },
     'Queued: sends when this turn ends · Esc cancels',
   );
+  /** Why the last Send was refused (the text stays in the box); hidden once the text changes. */
+  private readonly problemNote = el('div', {
+    class: 'send-problem',
+    role: 'alert',
+    'data-testid': 'send-problem',
+    hidden: '',
+  });
   private history: string[] = [];
   private cursor = -1;
 
@@ -99,10 +121,12 @@ export class Composer {
       this.announcer,
       this.suggestions,
       this.queueNote,
+      this.problemNote,
       this.input,
       el('div', { class: 'actions' }, this.previewButton, this.sendButton),
     );
     this.input.addEventListener('input', () => {
+      this.problemNote.hidden = true;
       handlers.draftChanged(this.input.value);
       this.suggest();
     });
@@ -214,6 +238,10 @@ export class Composer {
   private submit(): void {
     const text = this.input.value;
     if (!text.trim()) return;
+    const problem = sendProblem(text);
+    this.problemNote.textContent = problem ?? '';
+    this.problemNote.hidden = problem === undefined;
+    if (problem !== undefined) return;
     this.history = [...this.history.filter((h) => h !== text), text].slice(-50);
     this.cursor = -1;
     this.input.value = '';
