@@ -69,13 +69,29 @@ describe('tools: read_file', () => {
     const text = expectOk(await readFileTool({ path: 'long.txt' }, toolContext([ws])));
     const line2 = text.split('\n')[1] ?? '';
     assert.ok(line2.startsWith(numbered(2, 'x'.repeat(2000))));
-    assert.match(line2, /… \[line cut: 3,000 more characters\]$/);
+    assert.match(line2, /… \[line cut: 3,000 more characters; read on with offset=2, column=2001\]$/);
     assert.match(text, /1 line longer than 2,000 characters was cut/);
   });
 
   it('cuts long lines without splitting a surrogate pair', async () => {
     const text = expectOk(await readFileTool({ path: 'emoji.txt' }, toolContext([ws], { readMaxLineChars: 10 })));
-    assert.ok(text.includes(`${'a'.repeat(9)}… [line cut: 6 more characters]`), text);
+    assert.ok(text.includes(`${'a'.repeat(9)}… [line cut: 6 more characters; read on with offset=1, column=10]`), text);
+  });
+
+  it('reads on in a cut line from the column its note names, to the end of the line', async () => {
+    const ctx = toolContext([ws]);
+    const first = expectOk(await readFileTool({ path: 'long.txt', offset: 2, limit: 1 }, ctx));
+    const column = Number(/column=(\d+)\]/.exec(first)?.[1]);
+    assert.equal(column, 2001);
+    const second = expectOk(await readFileTool({ path: 'long.txt', offset: 2, limit: 1, column }, ctx));
+    assert.ok(second.startsWith(numbered(2, `[from column 2,001] ${'x'.repeat(2000)}`)), second.slice(0, 80));
+    assert.match(second, /read on with offset=2, column=4001\]/);
+    const third = expectOk(await readFileTool({ path: 'long.txt', offset: 2, limit: 1, column: 4001 }, ctx));
+    assert.doesNotMatch(third.split('\n')[0] ?? '', /line cut/, 'the last 1,000 characters fit');
+    assert.match(
+      expectError(await readFileTool({ path: 'long.txt', offset: 2, column: 5001 }, ctx)),
+      /column 5,001 is past the end of line 2 of long\.txt, which has 5,000 characters/,
+    );
   });
 
   it('stops at the character cap and says where to continue', async () => {

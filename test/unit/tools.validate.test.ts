@@ -91,7 +91,7 @@ describe('tools: schemas and input validation', () => {
     );
     assert.equal(
       error(validateToolInput('read_file', { file_path: 'a' })),
-      'read_file: unknown parameter "file_path" (did you mean "path"?). Accepted parameters: path (required), offset, limit.',
+      'read_file: unknown parameter "file_path" (did you mean "path"?). Accepted parameters: path (required), offset, limit, column.',
     );
     assert.equal(
       error(validateToolInput('edit_file', { path: 'a', old_string: 'x' })),
@@ -112,7 +112,7 @@ describe('tools: schemas and input validation', () => {
     );
     assert.match(
       error(validateToolInput('read_file', 'a.ts')),
-      /^read_file: the input must be a JSON object with the parameters path \(required\), offset, limit \(got "a\.ts"\)\.$/,
+      /^read_file: the input must be a JSON object with the parameters path \(required\), offset, limit, column \(got "a\.ts"\)\.$/,
     );
     assert.match(error(validateToolInput('read_file', [1])), /must be a JSON object/);
     assert.match(

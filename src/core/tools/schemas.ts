@@ -27,7 +27,7 @@ const readFile: ToolSchema = {
     'Read a text file of the workspace.',
     `Each line comes back prefixed with its line number and a tab (\`     7\\t…\`); that prefix is not part of the file, so never copy it into edit_file's old_string.`,
     `Returns at most ${n(L.readDefaultLines)} lines from \`offset\` (1-based, default 1); page through longer files with \`offset\` and \`limit\`.`,
-    `Lines longer than ${n(L.readMaxLineChars)} characters are cut, and one result holds at most ${n(L.maxResultChars)} characters; a note at the end says where to continue.`,
+    `Lines longer than ${n(L.readMaxLineChars)} characters are cut (read on with \`column\`), and one result holds at most ${n(L.maxResultChars)} characters; a note at the end says where to continue.`,
     'Binary files (images, archives, executables…) are refused with their size and type.',
   ].join(' '),
   inputSchema: {
@@ -39,6 +39,12 @@ const readFile: ToolSchema = {
         type: 'integer',
         minimum: 1,
         description: `How many lines to return. Default ${n(L.readDefaultLines)}.`,
+      },
+      column: {
+        type: 'integer',
+        minimum: 1,
+        description:
+          'Start the first line returned (the one at `offset`) at this character (1-based), to read on in a line that was cut. Default 1.',
       },
     },
     required: ['path'],

@@ -17,6 +17,7 @@ const ReadFileSchema = v.strictObject({
   path: NonEmpty,
   offset: v.optional(Int(1, Number.MAX_SAFE_INTEGER)),
   limit: v.optional(Int(1, MAX_READ_LIMIT)),
+  column: v.optional(Int(1, Number.MAX_SAFE_INTEGER)),
 });
 const ListFilesSchema = v.strictObject({ path: v.optional(NonEmpty), glob: v.optional(NonEmpty) });
 const SearchSchema = v.strictObject({
@@ -80,7 +81,12 @@ const PATH = 'a non-empty string';
 type CheckedTool = ValidatedToolCall['name'] | typeof RECALL_TOOL_NAME;
 
 const WORDS: Readonly<Record<CheckedTool, FieldWords>> = {
-  read_file: { path: PATH, offset: 'an integer ≥ 1', limit: `an integer from 1 to ${formatCount(MAX_READ_LIMIT)}` },
+  read_file: {
+    path: PATH,
+    offset: 'an integer ≥ 1',
+    limit: `an integer from 1 to ${formatCount(MAX_READ_LIMIT)}`,
+    column: 'an integer ≥ 1',
+  },
   list_files: { path: PATH, glob: 'a non-empty glob string' },
   search: {
     pattern: 'a non-empty string',

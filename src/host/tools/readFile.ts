@@ -23,9 +23,10 @@ export function numberLine(lineNo: number, text: string): string {
 }
 
 /**
- * Reads `input.path` from line `offset` (1-based, default 1), at most `limit` lines (default
- * `limits.readDefaultLines`) and at most `limits.maxResultChars` characters, each line
- * prefixed by {@link numberLine}. A note at the end says which lines were shown and where to
+ * Reads `input.path` from line `offset` (1-based, default 1) — that line from character
+ * `column` (1-based, default 1) — at most `limit` lines (default `limits.readDefaultLines`)
+ * and at most `limits.maxResultChars` characters, each line prefixed by {@link numberLine}; a
+ * cut line says the column to read on from. A note at the end says which lines were shown and where to
  * continue. Missing files, folders, binary files, offsets past the end and secret-looking
  * files (secretGuard.ts) are error results.
  */
@@ -76,6 +77,7 @@ async function readOpened(
   }
 
   const offset = input.offset ?? 1;
+  const column = input.column ?? 1;
   const limit = input.limit ?? limits.readDefaultLines;
   const budget = Math.max(0, limits.maxResultChars - FOOTER_RESERVE);
   const countAll = info.size <= limits.readCountLinesMaxBytes;
@@ -99,12 +101,21 @@ async function readOpened(
         if (countAll) continue;
         break;
       }
-      const text = lineNo === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-      let line = text;
+      const whole = lineNo === 1 ? raw.replace(/^\uFEFF/, '') : raw;
+      // `column` starts the first line shown further in (reading on in a cut line).
+      const from = lineNo === offset ? column - 1 : 0;
+      if (from > 0 && from >= whole.length)
+        return toolError(
+          `read_file: column ${formatCount(column)} is past the end of line ${formatCount(lineNo)} of ${shown}, which has ${plural(whole.length, 'character')}.`,
+        );
+      const start = from > 0 ? startOfChar(whole, from) : 0;
+      const text = whole.slice(start);
+      const prefix = start > 0 ? `[from column ${formatCount(start + 1)}] ` : '';
+      let line = `${prefix}${text}`;
       if (text.length > limits.readMaxLineChars) {
         cutLines++;
         const kept = headChars(text, limits.readMaxLineChars);
-        line = `${kept}… [line cut: ${formatCount(text.length - kept.length)} more characters]`;
+        line = `${prefix}${kept}… [line cut: ${formatCount(text.length - kept.length)} more characters; read on with offset=${lineNo}, column=${start + kept.length + 1}]`;
       }
       const numbered = numberLine(lineNo, line);
       if (out.length > 0 && chars + numbered.length + 1 > budget) {
@@ -146,6 +157,12 @@ async function readOpened(
       `[${plural(cutLines, 'line')} longer than ${formatCount(limits.readMaxLineChars)} characters ${cutLines === 1 ? 'was' : 'were'} cut.]`,
     );
   return toolOk(notes.length > 0 ? `${out.join('\n')}\n\n${notes.join('\n')}` : out.join('\n'));
+}
+
+/** `at`, or one less when it would split a surrogate pair (the pair then starts the slice whole). */
+function startOfChar(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  return at > 0 && c >= 0xdc00 && c <= 0xdfff ? at - 1 : at;
 }
 
 /** The first `maxBytes` bytes of the open file. */
