@@ -88,6 +88,10 @@ describe('classifyPathRisk: edits that can run code, change settings or leak sec
     assert.equal(risk('.VSCODE\\Tasks.JSON'), 'runs-code');
     assert.equal(risk('api/.git/hooks/pre-commit'), 'runs-code');
     assert.equal(risk('/home/me/ws/.vscode/settings.json'), 'changes-settings');
+    // Windows writes `package.json. ` to `package.json`, and `.git.\hooks` to `.git\hooks`.
+    assert.equal(risk('package.json. '), 'runs-code');
+    assert.equal(risk('.git.\\hooks\\pre-commit'), 'runs-code');
+    assert.equal(risk('./.env.'), 'holds-secrets');
   });
 
   it('leaves ordinary files alone, including look-alikes', () => {

@@ -75,4 +75,52 @@ describe('the SDK client takes where requests go from the user alone, not the en
       attacker.server.close();
     }
   });
+
+  it('calls a stream that ends before message_stop a cut answer (not an unreachable API), and sends it again', async () => {
+    const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(
+          sse('message_start', {
+            type: 'message_start',
+            message: {
+              id: 'msg_1',
+              type: 'message',
+              role: 'assistant',
+              model: 'claude-sonnet-4-6',
+              content: [],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: { input_tokens: 10, output_tokens: 1 },
+            },
+          }),
+        );
+        res.end(); // a proxy closing the response cleanly, mid-answer
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new AnthropicLlmClient({
+        apiKey: async () => KEY,
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 1 },
+        sleep: async () => undefined,
+      });
+      const r = await client.stream(
+        { model: 'claude-sonnet-4-6', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+        { signal: new AbortController().signal, onEvent: () => undefined },
+      );
+      assert.equal(r.ok, false);
+      if (r.ok) return;
+      assert.equal(r.error.kind, 'network');
+      assert.match(r.error.message, /^The connection closed before the answer was complete/);
+      assert.equal(requests, 2, 'sent again once');
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -78,6 +78,29 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
     );
   });
 
+  it('reads a file saved as UTF-16 (LE or BE, with or without a byte order mark) as the same session', () => {
+    const utf8 = `${entriesOf(sampleConversation())
+      .map((e) => encodeEntry(e))
+      .join('\n')}\n`;
+    const expected = analyzeSession(Buffer.from(utf8), 'f', NOW).session?.messages;
+    assert.ok(expected && expected.length > 0);
+    const le = Buffer.from(utf8, 'utf16le');
+    const be = Buffer.from(le).swap16();
+    for (const [name, bytes] of [
+      ['LE with BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), le])],
+      ['BE with BOM', Buffer.concat([Buffer.from([0xfe, 0xff]), be])],
+      ['LE without BOM', le],
+    ] as const) {
+      const a = analyzeSession(bytes, 'f', NOW);
+      assert.deepEqual(a.session?.messages, expected, name);
+      assert.ok(
+        a.fixes.some((f) => /saved as UTF-16/.test(f)),
+        `${name}: ${a.fixes.join(' | ')}`,
+      );
+      assert.ok(!a.fixes.some((f) => /NUL byte/.test(f)), name);
+    }
+  });
+
   it('splitSplicedLine: nested blocks are never taken for entries; a plain torn line yields nothing', () => {
     const conv = sampleConversation();
     const [a, b, c] = entriesOf(conv).slice(1, 4).map(encodeEntry) as [string, string, string];

@@ -11,6 +11,8 @@ export interface FailureFacts {
   readonly requestId?: string;
   /** Set when the connection failed or dropped (no HTTP answer, or the stream was cut). */
   readonly connection?: boolean;
+  /** The connection failed after the answer had begun to arrive (it was reached, then cut). */
+  readonly midStream?: boolean;
   readonly timeout?: boolean;
   readonly aborted?: boolean;
 }
@@ -56,6 +58,12 @@ export function classifyFailure(f: FailureFacts): LlmError {
   if (f.type === 'rate_limit_error' || f.status === 429)
     return make('rate_limit', `Rate limited by the Anthropic API${id}. Your message is kept.`, true);
   if (f.timeout) return make('timeout', `The request timed out${id}. Your message is kept; try again.`, true);
+  if (f.connection && f.midStream)
+    return make(
+      'network',
+      `The connection closed before the answer was complete${id}: ${f.message}. Your message is kept.`,
+      true,
+    );
   if (f.connection || (f.status === undefined && !f.type))
     return make(
       'network',

@@ -144,12 +144,18 @@ const RULES: readonly RiskRule[] = [
 ];
 
 /**
- * The risk of editing `path` (workspace-relative or absolute, any separator), or undefined
- * for an ordinary file. Files that run code come first, then settings, then secrets (the
- * shared rule of core/secretFiles.ts).
+ * The risk of editing `path` (workspace-relative or absolute, any separator; trailing dots
+ * and spaces of a name ignored, as Windows ignores them), or undefined for an ordinary file.
+ * Files that run code come first, then settings, then secrets (the shared rule of
+ * core/secretFiles.ts).
  */
 export function classifyPathRisk(path: string): PathRisk | undefined {
-  const p = path.replace(/\\/g, '/');
+  // Windows drops trailing dots and spaces from each name: `package.json.` is `package.json`.
+  const p = path
+    .replace(/\\/g, '/')
+    .split('/')
+    .map((seg) => (seg === '.' || seg === '..' ? seg : seg.replace(/[. ]+$/, '')))
+    .join('/');
   const rule = RULES.find((r) => r.pattern.test(p));
   if (rule) return { risk: rule.risk, reason: rule.reason };
   const secret = secretFileReason(p);

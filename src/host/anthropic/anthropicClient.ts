@@ -137,7 +137,7 @@ export class AnthropicLlmClient implements LlmClient {
     client: Anthropic,
     params: MessageCreateParamsNonStreaming,
     server: ServerRequestParts,
-    opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void },
+    opts: StreamOptions,
   ): Promise<{ ok: true; result: LlmResult }> {
     return betaAttempt(client, params, server, opts);
   }
@@ -251,15 +251,22 @@ export class AnthropicLlmClient implements LlmClient {
       readonly server?: ServerRequestParts;
     },
   ): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError; retryAfter: string | null }> {
+    // Whether the answer had begun (any stream event): a connection lost after that was reached, and cut.
+    let begun = false;
+    const watched = { ...opts, onStreamEvent: () => (begun = true) };
     try {
-      if (opts.server) return await this.attemptBeta(client, params, opts.server, opts);
+      if (opts.server) return await this.attemptBeta(client, params, opts.server, watched);
       const stream = client.messages.stream(params, { signal: opts.signal });
-      for await (const event of stream) forward(event, opts.onEvent);
+      for await (const event of stream) {
+        begun = true;
+        forward(event, opts.onEvent);
+      }
       return { ok: true, result: resultOf(await stream.finalMessage(), stream.request_id) };
     } catch (err) {
+      const facts = factsOf(err, opts.signal);
       return {
         ok: false,
-        error: classifyFailure(factsOf(err, opts.signal)),
+        error: classifyFailure(begun && facts.connection ? { ...facts, midStream: true } : facts),
         retryAfter: err instanceof APIError ? (err.headers?.get('retry-after') ?? null) : null,
       };
     }
@@ -277,7 +284,7 @@ async function betaAttempt(
   client: Anthropic,
   params: MessageCreateParamsNonStreaming,
   server: ServerRequestParts,
-  opts: { readonly signal: AbortSignal; readonly onEvent: (event: LlmEvent) => void },
+  opts: StreamOptions,
 ): Promise<{ ok: true; result: LlmResult }> {
   // The non-beta body is a valid beta body (the beta types are a superset); the cast names that.
   const body = {
@@ -286,8 +293,18 @@ async function betaAttempt(
     betas: [...server.betas],
   } as unknown as BetaMessageStreamParams;
   const stream = client.beta.messages.stream(body, { signal: opts.signal });
-  for await (const event of stream) forward(event, opts.onEvent);
+  for await (const event of stream) {
+    opts.onStreamEvent?.();
+    forward(event, opts.onEvent);
+  }
   return { ok: true, result: resultOf(await stream.finalMessage(), stream.request_id) };
+}
+
+/** What one streamed attempt reports to: the events, and (optionally) that any stream event arrived. */
+interface StreamOptions {
+  readonly signal: AbortSignal;
+  readonly onEvent: (event: LlmEvent) => void;
+  readonly onStreamEvent?: () => void;
 }
 
 /** `error` with the key (in any form redactSecrets knows) removed from its message. */

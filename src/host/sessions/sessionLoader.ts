@@ -148,10 +148,15 @@ export function analyzeSession(bytes: Uint8Array, fallbackId: string, now: numbe
     };
   const fixes: string[] = [];
   const dropped: (DroppedLine & { torn?: boolean })[] = [];
-  const clean = stripNul(bytes);
-  if (clean.length !== bytes.length)
-    fixes.push(`Removed ${plural(bytes.length - clean.length, 'NUL byte')} (left by a crash or a disk error).`);
-  let changed = clean.length !== bytes.length;
+  const utf8 = fromUtf16(bytes);
+  if (utf8 !== bytes)
+    fixes.push(
+      'The file was saved as UTF-16 (an editor\'s "Save with Encoding"); it was read as UTF-16 and saved again as UTF-8.',
+    );
+  const clean = stripNul(utf8);
+  if (clean.length !== utf8.length)
+    fixes.push(`Removed ${plural(utf8.length - clean.length, 'NUL byte')} (left by a crash or a disk error).`);
+  let changed = utf8 !== bytes || clean.length !== utf8.length;
   const lines = splitLines(clean);
   const first = lines.find((l) => l.text.trim());
   const newer = first && newerFormatVersion(first.text);
@@ -370,4 +375,21 @@ async function writeBackup(file: string, bytes: Uint8Array, now: number): Promis
     }
     return candidate;
   }
+}
+
+/**
+ * `bytes` as UTF-8 when they are UTF-16 text (a byte order mark, or a first `{"` with a NUL
+ * after each character, as an editor saving "UTF-16 LE/BE" writes it), else `bytes` itself.
+ */
+export function fromUtf16(bytes: Uint8Array): Uint8Array {
+  const le =
+    (bytes[0] === 0xff && bytes[1] === 0xfe) ||
+    (bytes[0] === 0x7b && bytes[1] === 0 && bytes[2] === 0x22 && bytes[3] === 0);
+  const be =
+    (bytes[0] === 0xfe && bytes[1] === 0xff) ||
+    (bytes[0] === 0 && bytes[1] === 0x7b && bytes[2] === 0 && bytes[3] === 0x22);
+  if (!le && !be) return bytes;
+  // TextDecoder drops the byte order mark itself.
+  const text = new TextDecoder(le ? 'utf-16le' : 'utf-16be').decode(bytes);
+  return new TextEncoder().encode(text);
 }
