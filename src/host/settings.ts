@@ -7,7 +7,15 @@ import type { CacheTtl } from '../core/conversation/conversationModel';
 import type { ThinkingSetting } from '../core/models/thinking';
 import { DEFAULT_INSTRUCTION_SETTINGS } from '../core/projectContext/instructions';
 import type { ProjectContextSettings } from './projectContext/projectContextSession';
-import { ignoredSettingWarning, isBoolean, isString, userLevelValue } from './trustedSetting';
+import {
+  COST_SETTINGS,
+  ignoredSettingWarning,
+  isBoolean,
+  isString,
+  userLevelValue,
+  workspaceCostNotice,
+  workspaceCostSettings,
+} from './trustedSetting';
 
 /** The configuration section every setting of the extension lives under. */
 export const SETTINGS_SECTION = 'contextPipeline';
@@ -25,6 +33,7 @@ export function readPipelineConfig(): ConfigResult {
 /** The raw settings, as the user set them. */
 export function readSettings(): PipelineSettings {
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  noteWorkspaceCostSettings(c);
   return {
     model: c.get<string>('model'),
     summarizerModel: c.get<string>('summarizerModel'),
@@ -135,4 +144,20 @@ function userOnly<T>(c: vscode.WorkspaceConfiguration, key: string, isValue: (v:
     void vscode.window.showWarningMessage(ignoredSettingWarning(SETTINGS_SECTION, key, r.ignored));
   }
   return r.value;
+}
+
+/** The workspace cost settings already reported in this window (by what they were set to). */
+let costNoticeShown = '';
+
+/** Says once per window (and again when they change) which cost settings the workspace sets. */
+function noteWorkspaceCostSettings(c: vscode.WorkspaceConfiguration): void {
+  const set = workspaceCostSettings(new Map(COST_SETTINGS.map((key) => [key, c.inspect(key)])));
+  const tag = JSON.stringify(set);
+  if (tag === costNoticeShown) return;
+  costNoticeShown = tag;
+  const notice = workspaceCostNotice(SETTINGS_SECTION, set);
+  if (!notice) return;
+  void vscode.window
+    .showInformationMessage(`Context Pipeline: ${notice}`, 'Open Workspace Settings')
+    .then((pick) => (pick ? vscode.commands.executeCommand('workbench.action.openWorkspaceSettingsFile') : undefined));
 }

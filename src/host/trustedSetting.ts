@@ -78,3 +78,50 @@ export function ignoredSettingWarning(section: string, key: string, ignored: rea
 export const isString = (v: unknown): v is string => typeof v === 'string';
 /** Type guard for boolean settings. */
 export const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+
+/**
+ * Settings a workspace may set that decide what each request costs (the model, its reasoning
+ * and output budget, the cache's lifetime, how long a turn may run): honoured, since a
+ * project may need them, but said once so a cloned repository cannot raise the bill quietly.
+ */
+export const COST_SETTINGS: readonly string[] = [
+  'model',
+  'summarizerModel',
+  'thinking',
+  'maxOutputTokens',
+  'contextWindow',
+  'cacheTtl',
+  'maxToolRounds',
+];
+
+/**
+ * The notice for the cost settings the workspace (or a folder) sets to something other than
+ * the user's own value, or undefined when it sets none: which settings, to what, and that
+ * they override the user's. Values are shown as JSON, cut at 60 characters.
+ */
+export function workspaceCostNotice(
+  section: string,
+  set: readonly { readonly key: string; readonly value: unknown }[],
+): string | undefined {
+  if (set.length === 0) return undefined;
+  const list = set
+    .map(({ key, value }) => {
+      const shown = JSON.stringify(value) ?? String(value);
+      return `${section}.${key} = ${shown.length > 60 ? `${shown.slice(0, 59)}…` : shown}`;
+    })
+    .join(', ');
+  return `This workspace's settings choose ${list}. They decide what each request costs and override your user settings; change them in the workspace settings if you did not mean them.`;
+}
+
+/** The cost settings of `inspected` (key → what inspect() reported) that the workspace or a folder sets to another value than the user's. */
+export function workspaceCostSettings(
+  inspected: ReadonlyMap<string, InspectedSetting | undefined>,
+): { readonly key: string; readonly value: unknown }[] {
+  const out: { key: string; value: unknown }[] = [];
+  for (const key of COST_SETTINGS) {
+    const i = inspected.get(key);
+    const value = i?.workspaceFolderValue ?? i?.workspaceValue;
+    if (value !== undefined && JSON.stringify(value) !== JSON.stringify(i?.globalValue)) out.push({ key, value });
+  }
+  return out;
+}

@@ -1,7 +1,15 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ignoredSettingWarning, isBoolean, isString, userLevelValue } from '../../src/host/trustedSetting';
+import {
+  ignoredSettingWarning,
+  isBoolean,
+  isString,
+  userLevelValue,
+  workspaceCostNotice,
+  workspaceCostSettings,
+  type InspectedSetting,
+} from '../../src/host/trustedSetting';
 
 const root = join(__dirname, '..', '..');
 
@@ -68,5 +76,31 @@ describe('user-only settings (baseUrl, enableRunCommand)', () => {
       ignoredSettingWarning('contextPipeline', 'enableRunCommand', ['workspace folder']),
       /folder settings: whether Claude may run shell commands/,
     );
+  });
+});
+
+describe('cost settings a workspace sets: honoured, and said once', () => {
+  it('lists the cost settings the workspace or a folder sets to another value than the user, folder first', () => {
+    const set = workspaceCostSettings(
+      new Map<string, InspectedSetting>([
+        ['model', { globalValue: 'claude-sonnet-4-6', workspaceValue: 'claude-opus-4-6' }],
+        ['thinking', { workspaceValue: 'high', workspaceFolderValue: 'max' }],
+        ['maxOutputTokens', { globalValue: 8000, workspaceValue: 8000 }],
+        ['cacheTtl', { globalValue: '1h' }],
+        ['softThreshold', { workspaceValue: 0.5 }],
+      ]),
+    );
+    assert.deepEqual(set, [
+      { key: 'model', value: 'claude-opus-4-6' },
+      { key: 'thinking', value: 'max' },
+    ]);
+    const notice = workspaceCostNotice('contextPipeline', set) ?? '';
+    assert.match(
+      notice,
+      /^This workspace's settings choose contextPipeline\.model = "claude-opus-4-6", contextPipeline\.thinking = "max"\./,
+    );
+    assert.match(notice, /override your user settings/);
+    assert.equal(workspaceCostNotice('contextPipeline', []), undefined);
+    assert.match(workspaceCostNotice('s', [{ key: 'model', value: 'x'.repeat(100) }]) ?? '', /x{58}…/);
   });
 });
