@@ -113,7 +113,10 @@ export function workspaceCostNotice(
   return `This workspace's settings choose ${list}. They decide what each request costs and override your user settings; change them in the workspace settings if you did not mean them.`;
 }
 
-/** The cost settings of `inspected` (key → what inspect() reported) that the workspace or a folder sets to another value than the user's. */
+/**
+ * The cost settings of `inspected` (key → what inspect() reported) that the workspace or a
+ * folder sets to another value than the user's; a folder's value wins, as in VS Code.
+ */
 export function workspaceCostSettings(
   inspected: ReadonlyMap<string, InspectedSetting | undefined>,
 ): { readonly key: string; readonly value: unknown }[] {
