@@ -5,25 +5,10 @@ import { renderHeader as renderHeaderView } from './headerView';
 import { renderPreview } from './previewView';
 import { TranscriptView } from './transcriptView';
 import { vscodeApi } from '../shared/vscodeApi';
-
-/**
- * What survives the view being hidden: the draft, the input history and where the user was
- * reading. (The transcript comes from the host.)
- */
-interface ViewState {
-  draft: string;
-  history: string[];
-  /** The item at the top of the viewport and the offset into it; absent while following the end. */
-  reading?: { id: string; offset: number };
-}
+import { restoreViewState, type ViewState } from './viewState';
 
 const api = vscodeApi<ViewState>();
-const saved = api.getState();
-const state: ViewState = {
-  draft: saved?.draft ?? '',
-  history: saved?.history ?? [],
-  ...(saved?.reading ? { reading: saved.reading } : {}),
-};
+const state: ViewState = restoreViewState(api.getState());
 /** The first transcript after the view (re)loads goes back to where the user was reading. */
 let restoreReading = state.reading !== undefined;
 let status: Extract<ChatToWebview, { type: 'status' }> | undefined;
