@@ -17,6 +17,7 @@ import type {
 } from '../src/core/conversation/conversationModel';
 import { counterIds } from '../src/core/platform/platformPorts';
 import { standInText, type StandIns } from './blockStandIn';
+import { canonicalModelId } from '../src/core/models/modelIds';
 
 /** Usage as the transcript records it; absent cache fields read as 0. */
 export interface TranscriptUsage {
@@ -243,7 +244,8 @@ export function parseTranscript(
       if (o.kind === 'message') events.push({ kind: 'message', line, message: message(o.message) });
       else if (o.kind === 'usage') {
         const u = o.usage;
-        const model = typeof o.model === 'string' ? o.model : '';
+        // A session logged through Bedrock, Vertex AI or OpenRouter names the model its platform's way.
+        const model = typeof o.model === 'string' ? canonicalModelId(o.model) : '';
         const time = at(o);
         const when = time === undefined ? {} : { at: time };
         if (u === null || u === undefined) events.push({ kind: 'usage', line, model, usage: null, ...when });
