@@ -135,8 +135,8 @@ export function commitResultEdits(
 }
 
 /**
- * Puts the blocks of `edits` (new versions, keyed by the `meta.id` of the block they replace)
- * in place of theirs and returns the new state with ONE record: `originals` the contiguous run
+ * Puts the blocks of `edits` (new versions, keyed by the `meta.id` of the block they replace;
+ * `null` leaves the block out) in place of theirs and returns the new state with ONE record: `originals` the contiguous run
  * from the first to the last changed message, verbatim (same objects); `replacement` the new
  * versions (same ids, new message objects for changed ones, unchanged messages in between as
  * the same objects); one region per changed message; tokens over the whole conversation
@@ -145,7 +145,7 @@ export function commitResultEdits(
 export function commitBlockEdits(
   state: ConversationState,
   ctx: LayerContext,
-  edits: ReadonlyMap<string, Block>,
+  edits: ReadonlyMap<string, Block | null>,
   how: { readonly layer: CompactionLayer; readonly trigger: CompactionTrigger },
 ): LayerResult {
   let first = -1;
@@ -154,7 +154,13 @@ export function commitBlockEdits(
     if (!m.blocks.some((b) => edits.has(b.meta.id))) return m;
     if (first < 0) first = i;
     last = i;
-    return { ...m, blocks: m.blocks.map((b) => edits.get(b.meta.id) ?? b) };
+    return {
+      ...m,
+      blocks: m.blocks.flatMap((b) => {
+        const e = edits.get(b.meta.id);
+        return e === undefined ? [b] : e === null ? [] : [e];
+      }),
+    };
   });
   if (first < 0) return { state };
   const originals = state.messages.slice(first, last + 1);

@@ -12,9 +12,11 @@
  * — a call's long input strings (the API's own context editing clears tool inputs too:
  * `clear_tool_inputs`, platform.claude.com/docs/en/build-with-claude/context-editing), long
  * answer text, and long messages of the user before the newest one — each with a note saying
- * what was left out and why, until the request is back at the hard target. The user's newest
- * words, short messages, thinking blocks (their signature covers them) and pinned blocks are
- * never changed. One record keeps the originals (restorable, and `recall` searches them). Pure.
+ * what was left out and why, until the request is back at the hard target; if that is not
+ * enough (a long session of short messages, none worth cutting), the user's oldest messages
+ * are left out, one marker per message standing for them. The user's newest words, thinking
+ * blocks (their signature covers them) and pinned blocks are never changed. One record keeps
+ * the originals (restorable, and `recall` searches them). Pure.
  */
 import type {
   Block,
@@ -82,6 +84,8 @@ interface Candidate {
   readonly role: Message['role'];
   readonly turn: number;
   readonly tokens: number;
+  /** The id of the message it is in. */
+  readonly message: string;
 }
 
 /** The calls that have a result in `messages` (a call without one did not run). */
@@ -132,21 +136,22 @@ function cutBlock(block: TextBlock | ToolUseBlock, role: Message['role'], ran: b
  * Cuts the blocks compaction keeps (see the module comment) until about `tokensToFree` tokens
  * are freed or nothing is left to cut: first the largest, each to {@link TAIL_GUARD_KEEP_CHARS};
  * then, if that was not enough, the user's older messages, oldest first, each to
- * {@link TAIL_GUARD_STUB_CHARS} — so however many turns a session has, what its words take
- * stays bounded. `wordsOnly`: the user's messages only. One record of layer `tail-guard`
- * (trigger from `ctx`, `auto-hard` by default). The input state and no record when nothing
- * could be cut.
+ * {@link TAIL_GUARD_STUB_CHARS}; then, when that can make the room that is `needed` (default
+ * all of `tokensToFree`), the user's oldest messages are left out (see dropOldest) — so
+ * however many turns a session has, what its words take stays bounded. `wordsOnly`: the
+ * user's messages only. One record of layer `tail-guard` (trigger from `ctx`, `auto-hard` by
+ * default). The input state and no record when nothing could be cut.
  */
 export function guardTail(
   state: ConversationState,
   ctx: LayerContext,
   tokensToFree: number,
-  opts: { readonly wordsOnly?: boolean } = {},
+  opts: { readonly wordsOnly?: boolean; readonly needed?: number } = {},
 ): TailGuardResult {
   if (tokensToFree <= 0) return { state, cut: 0 };
-  const { large, older } = candidatesOf(state, ctx, opts.wordsOnly === true);
+  const { large, older, oldest } = candidatesOf(state, ctx, opts.wordsOnly === true);
   const ran = answeredCalls(state.messages);
-  const edits = new Map<string, { readonly block: Block; readonly tokens: number; readonly role: Message['role'] }>();
+  const edits = new Map<string, Edit>();
   let freed = 0;
   const edit = (c: Candidate, cut: Block) => {
     const now = edits.get(c.block.meta.id)?.tokens ?? c.tokens;
@@ -164,13 +169,92 @@ export function guardTail(
     const cut = cutBlock(c.block, c.role, false, TAIL_GUARD_STUB_CHARS);
     if (cut !== c.block) edit(c, cut);
   }
+  // Only when leaving words out can make the room that is needed: never for a little.
+  const droppable = oldest.reduce((n, c) => n + (edits.get(c.block.meta.id)?.tokens ?? c.tokens), 0);
+  const rest = tokensToFree - freed;
+  const mustFree = Math.min(rest, (opts.needed ?? tokensToFree) - freed);
+  const dropped = rest > 0 && droppable - DROP_MARKER_TOKENS >= mustFree ? dropOldest(oldest, rest, edits, ctx) : 0;
   const blocks = new Map([...edits].map(([id, e]) => [id, e.block]));
   const r = commitBlockEdits(state, ctx, blocks, { layer: 'tail-guard', trigger: 'auto-hard' });
   if (!r.record) return { state, cut: 0 };
   const { tokensBefore, tokensAfter } = r.record;
-  const userCut = [...edits.values()].filter((e) => e.role === 'user').length;
-  return { ...r, cut: edits.size, notice: guardNotice(edits.size - userCut, userCut, tokensBefore - tokensAfter) };
+  const userEdits = [...edits.values()].filter((e) => e.role === 'user');
+  const userCut = userEdits.filter((e) => e.block !== null && !isDropMarker(e.block)).length;
+  const answerCut = edits.size - userEdits.length;
+  return { ...r, cut: edits.size, notice: guardNotice(answerCut, userCut, dropped, tokensBefore - tokensAfter) };
 }
+
+/** One block the guard changed: its new version (null: left out), its tokens now, and whose it was. */
+interface Edit {
+  readonly block: Block | null;
+  readonly tokens: number;
+  readonly role: Message['role'];
+}
+
+/** How every drop marker begins (it stands for the user's messages left out of its message). */
+const DROP_MARKER_HEAD = '[Left out so the request fits the context window:';
+
+/** Whether a block is a marker the guard left for messages of the user it left out. */
+function isDropMarker(b: Block): boolean {
+  return b.type === 'text' && b.text.startsWith(DROP_MARKER_HEAD);
+}
+
+/** The marker standing for `run` (the user's messages left out of one message), in place of its first. */
+function dropMarker(run: readonly Candidate[]): TextBlock {
+  const first = run[0] as Candidate;
+  const turns = run.map((c) => c.turn);
+  const lo = Math.min(...turns);
+  const hi = Math.max(...turns);
+  const what =
+    run.length === 1 ? 'an earlier message of the user' : `${formatCount(run.length)} earlier messages of the user`;
+  // Words a summary holds all sit in its message's turn: a range says nothing then.
+  const when = lo !== hi ? ` (turns ${lo}–${hi})` : run.length === 1 ? ` (turn ${lo})` : '';
+  return {
+    ...(first.block as TextBlock),
+    text: `${DROP_MARKER_HEAD} ${what}${when}. ${run.length === 1 ? 'It' : 'They'} can be restored from the Compactions view, and \`recall\` can read ${run.length === 1 ? 'it' : 'them'}.]`,
+    meta: freshMeta(first.block.meta),
+  };
+}
+
+/**
+ * The last stage: when cutting long messages leaves too much — a long session of short
+ * messages, which no compaction shrinks and no cut makes shorter — and leaving messages out
+ * can make the room, the user's older messages (never the first, which states the task) are
+ * left out, oldest first, until `tokensToFree` tokens are freed; in each message the
+ * first one left out becomes a marker for all of its run (so a message that held only words
+ * still holds a line of them and starts its turn). Records each change in `edits`; returns how
+ * many messages were left out.
+ */
+function dropOldest(
+  oldest: readonly Candidate[],
+  tokensToFree: number,
+  edits: Map<string, Edit>,
+  ctx: LayerContext,
+): number {
+  const runs = new Map<string, Candidate[]>();
+  let freed = 0;
+  for (const c of oldest) {
+    if (freed >= tokensToFree) break;
+    if (isDropMarker(edits.get(c.block.meta.id)?.block ?? c.block)) continue;
+    const now = edits.get(c.block.meta.id)?.tokens ?? c.tokens;
+    const run = runs.get(c.message) ?? [];
+    if (run.length === 0) runs.set(c.message, run);
+    run.push(c);
+    edits.set(c.block.meta.id, { block: null, tokens: 0, role: 'user' });
+    freed += now - (run.length === 1 ? DROP_MARKER_TOKENS : 0);
+  }
+  let count = 0;
+  for (const run of runs.values()) {
+    const first = run[0] as Candidate;
+    const marker = dropMarker(run);
+    edits.set(first.block.meta.id, { block: marker, tokens: blockTokens(marker, first.turn, ctx), role: 'user' });
+    count += run.length;
+  }
+  return count;
+}
+
+/** About what one drop marker takes, for the running count (the record has the exact figures). */
+const DROP_MARKER_TOKENS = 60;
 
 /**
  * What the guard may cut: `large`, largest first (among equals the oldest) — assistant text and
@@ -183,36 +267,51 @@ function candidatesOf(
   state: ConversationState,
   ctx: LayerContext,
   wordsOnly: boolean,
-): { large: Candidate[]; older: Candidate[] } {
+): { large: Candidate[]; older: Candidate[]; oldest: Candidate[] } {
   // The user's newest words (the request being answered) are never cut.
   const newestWords = newestWordsIndex(state.messages);
   const large: Candidate[] = [];
   const older: Candidate[] = [];
+  const oldest: Candidate[] = [];
   state.messages.forEach((m, i) => {
     for (const b of m.blocks) {
       if (b.meta.pinned) continue;
       if (m.role === 'assistant' && (b.type === 'text' || b.type === 'tool_use')) {
         if (wordsOnly) continue;
         const tokens = blockTokens(b, m.turn, ctx);
-        if (tokens >= TAIL_GUARD_MIN_TOKENS) large.push({ block: b, role: m.role, turn: m.turn, tokens });
-      } else if (i < newestWords && b.type === 'text' && isUserWords(b) && cuttableToStub(b)) {
-        const c = { block: b, role: m.role, turn: m.turn, tokens: blockTokens(b, m.turn, ctx) };
+        if (tokens >= TAIL_GUARD_MIN_TOKENS)
+          large.push({ block: b, role: m.role, turn: m.turn, tokens, message: m.id });
+      } else if (i < newestWords && b.type === 'text' && isUserWords(b) && !isDropMarker(b)) {
+        const c = { block: b, role: m.role, turn: m.turn, tokens: blockTokens(b, m.turn, ctx), message: m.id };
+        oldest.push(c);
+        if (!cuttableToStub(b)) continue;
         older.push(c);
         if (b.text.length > TAIL_GUARD_MIN_USER_CHARS) large.push(c);
       }
     }
   });
-  // The first message of the user usually states the task: it goes last in either order.
-  const firstWords = state.messages.find((m) => m.blocks.some(isUserWords));
-  const task = (c: Candidate) => (c.role === 'user' && firstWords?.blocks.includes(c.block) ? 1 : 0);
+  // The first message of the user usually states the task: it goes last in either order,
+  // and it is never left out.
+  // (The first block of them: after a summary, one message holds the words of many turns.)
+  const firstWords = state.messages.flatMap((m) => m.blocks).find(isUserWords);
+  const task = (c: Candidate) => (c.block === firstWords ? 1 : 0);
   large.sort((a, b) => task(a) - task(b) || b.tokens - a.tokens);
   older.sort((a, b) => task(a) - task(b));
-  return { large, older };
+  return { large, older, oldest: oldest.filter((c) => task(c) === 0) };
 }
 
-/** The sentence for the user: what was cut (`answerCut` assistant blocks, `userCut` of their messages) and what it freed. */
-function guardNotice(answerCut: number, userCut: number, freed: number): string {
+/**
+ * The sentence for the user: what was cut (`answerCut` assistant blocks, `userCut` of their
+ * messages), how many of their messages were left out (`userDropped`), and what it freed.
+ */
+function guardNotice(answerCut: number, userCut: number, userDropped: number, freed: number): string {
   const end = `cut in the middle, about ${formatCount(freed)} tokens freed. The originals can be restored from the Compactions view.`;
+  if (userDropped > 0) {
+    const left =
+      userDropped === 1 ? 'one earlier message of yours' : `${formatCount(userDropped)} earlier messages of yours`;
+    const cut = userCut === 0 ? '' : `, ${userCut === 1 ? 'one more' : `${userCut} more`} cut in the middle`;
+    return `Your own words alone were more than the context window leaves (compaction keeps them all): the oldest ${left} ${userDropped === 1 ? 'was' : 'were'} left out${cut}, about ${formatCount(freed)} tokens freed. They can be restored from the Compactions view, and Claude can read them with \`recall\`.`;
+  }
   if (userCut === 0) {
     const what = answerCut === 1 ? 'one large block' : `${answerCut} large blocks`;
     return `The newest messages alone were more than the context window leaves: ${what} (a tool call's input or an answer) ${end}`;
@@ -260,7 +359,7 @@ export function tailGuardStep(
   if (expectedTokens < tailGuardLimit(state.config, deps.settings) * eff) return none;
   const wordsOnly = expectedTokens < HARD_WAIT_LIMIT * eff;
   const depth = TAIL_GUARD_DEPTH_SHARE * eff;
-  const tokensToFree = Math.ceil(expectedTokens - hardTargetTokens(state.config, deps.settings) + depth);
-  const r = guardTail(state, deps.ctx, tokensToFree, { wordsOnly });
+  const needed = Math.ceil(expectedTokens - hardTargetTokens(state.config, deps.settings));
+  const r = guardTail(state, deps.ctx, Math.ceil(needed + depth), { wordsOnly, needed });
   return r.record && r.notice ? { state: r.state, records: [r.record], notices: [r.notice] } : none;
 }
