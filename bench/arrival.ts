@@ -7,7 +7,13 @@ import type { Compactor } from '../src/core/compaction/compactor';
 import { isUserWords } from '../src/core/compaction/regions';
 import { guardToolResultContent } from '../src/core/compaction/toolResultGuard';
 import { planPaste } from '../src/core/conversation/paste';
-import type { Block, BlockMeta, ConversationState, Message } from '../src/core/conversation/conversationModel';
+import type {
+  Block,
+  BlockMeta,
+  ConversationState,
+  Message,
+  TextBlock,
+} from '../src/core/conversation/conversationModel';
 
 /**
  * Where spills would go. Nothing is written: the replay keeps what the model sees (the preview
@@ -40,11 +46,13 @@ export function guardArrival(
   }
   let guarded = 0;
   let pastes = 0;
+  const spilled = wordsToSpill(m, state.config.pasteThresholdChars);
   const single = m.blocks.map((b): Block => {
     // The user's words over the paste threshold are saved to a file, as the chat does on send.
-    if (isUserWords(b) && b.type === 'text') {
+    if (isUserWords(b) && b.type === 'text' && spilled.has(b)) {
       const plan = planPaste(b.text, {
-        thresholdChars: state.config.pasteThresholdChars,
+        // Chosen by wordsToSpill: saved even when this block alone is under the threshold.
+        thresholdChars: 0,
         directory: SPILL_DIRECTORY,
         fileName: `paste-${b.meta.id}.txt`,
       });
@@ -103,4 +111,23 @@ function freshMeta(meta: BlockMeta): BlockMeta {
   const copy: BlockMeta = { ...meta };
   delete copy.tokenCount;
   return copy;
+}
+
+/**
+ * The blocks of the user's words that the chat would save to a file: the chat sends what was
+ * typed as one block, and saves it when it is over the paste threshold; a transcript of
+ * another agent may hold the same words as several blocks (files attached one by one), each
+ * under the threshold, all of them over it. So blocks are taken largest first until what is
+ * left of the message's words is within the threshold (a block over the threshold always).
+ */
+function wordsToSpill(m: Message, thresholdChars: number): Set<Block> {
+  const words = m.blocks.filter((b): b is TextBlock => isUserWords(b) && b.type === 'text');
+  let total = words.reduce((n, b) => n + b.text.length, 0);
+  const out = new Set<Block>();
+  for (const b of [...words].sort((x, y) => y.text.length - x.text.length)) {
+    if (b.text.length <= thresholdChars && total <= thresholdChars) break;
+    out.add(b);
+    total -= b.text.length;
+  }
+  return out;
 }

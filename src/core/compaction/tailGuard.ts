@@ -38,8 +38,12 @@ import { cutMiddle } from './toolResultGuard';
 /** Characters a cut string keeps (head and tail together, with its note). */
 export const TAIL_GUARD_KEEP_CHARS = 2_000;
 
-/** An assistant block smaller than this many tokens is never cut: it would free too little. */
-export const TAIL_GUARD_MIN_TOKENS = 2_000;
+/**
+ * An assistant block smaller than this many tokens is never cut: it would free too little (a
+ * cut keeps about {@link TAIL_GUARD_KEEP_CHARS} characters, some 500 tokens). Not higher: a
+ * round of forty parallel Writes of 1,900 tokens each is more than a 100k window leaves.
+ */
+export const TAIL_GUARD_MIN_TOKENS = 1_000;
 
 /**
  * A message of the user is cut only when its text is longer than this many characters (it
@@ -106,13 +110,34 @@ function note(what: string, cutChars: number, ran: boolean): string {
   return `[… ${formatCount(cutChars)} characters of ${what} left out so the request fits the context window${after}; the original is kept and can be restored from the Compactions view …]`;
 }
 
-/** `value` with every string longer than the keep size cut in the middle (objects and arrays walked). */
+/** Items a long array of a call's input keeps at its head and at its tail. */
+const ARRAY_HEAD_ITEMS = 3;
+const ARRAY_TAIL_ITEMS = 2;
+
+/**
+ * `value` with every string longer than the keep size cut in the middle, and every array
+ * whose JSON is longer than twice the keep size cut to its first and last items with a note
+ * in place of the rest (a MultiEdit of sixty short edits, a plot of thirty thousand numbers:
+ * no single string is long, the whole is); objects and arrays walked.
+ */
 function cutStrings(value: unknown, ran: boolean): unknown {
   if (typeof value === 'string') {
     if (value.length <= TAIL_GUARD_KEEP_CHARS) return value;
     return cutMiddle(value, TAIL_GUARD_KEEP_CHARS, (c) => note('this input', c.cutChars, ran)).text;
   }
-  if (Array.isArray(value)) return value.map((v) => cutStrings(v, ran));
+  if (Array.isArray(value)) {
+    const keep = ARRAY_HEAD_ITEMS + ARRAY_TAIL_ITEMS;
+    if (value.length > keep + 1 && (JSON.stringify(value)?.length ?? 0) > 2 * TAIL_GUARD_KEEP_CHARS) {
+      const left = value.length - keep;
+      const after = ran ? '; the call ran with all of them' : '';
+      return [
+        ...value.slice(0, ARRAY_HEAD_ITEMS).map((v) => cutStrings(v, ran)),
+        `[… ${formatCount(left)} items of this input left out so the request fits the context window${after}; the original is kept and can be restored from the Compactions view …]`,
+        ...value.slice(value.length - ARRAY_TAIL_ITEMS).map((v) => cutStrings(v, ran)),
+      ];
+    }
+    return value.map((v) => cutStrings(v, ran));
+  }
   if (value !== null && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutStrings(v, ran)]));
   return value;
