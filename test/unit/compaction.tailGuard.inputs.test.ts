@@ -2,7 +2,13 @@ import { strict as assert } from 'node:assert';
 import { restoreRecord } from '../../src/core/compaction/apply';
 import { guardTail } from '../../src/core/compaction/tailGuard';
 import type { LayerContext } from '../../src/core/compaction/layerContext';
-import type { Block, ConversationState, Message, ToolUseBlock } from '../../src/core/conversation/conversationModel';
+import type {
+  Block,
+  BlockMeta,
+  ConversationState,
+  Message,
+  ToolUseBlock,
+} from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { fakeClock, testConfig } from './support/builders';
 import { Convo, tokensOf } from './support/compactionFixtures';
@@ -10,7 +16,7 @@ import { assertAccepted, pipeline } from './support/normalizeFixtures';
 
 const config = testConfig({ contextWindow: 100_000, outputReserve: 10_000, keepRecentTurns: 0 });
 const ctx = (): LayerContext => ({ utilisation: 1, tokensOf, clock: fakeClock(), ids: counterIds('ti') });
-const meta = (id: string, source: 'assistant' | 'tool') => ({
+const meta = (id: string, source: 'assistant' | 'tool'): BlockMeta => ({
   id,
   tier: 2,
   source,
