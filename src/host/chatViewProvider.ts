@@ -19,8 +19,9 @@ export interface ChatView {
 
 /**
  * The chat webview in the Context Pipeline side panel. Every incoming message is validated
- * against the protocol and dropped when malformed (with a log line and a notice in the chat); outgoing messages are
- * queued (see survivesResync) until the webview has posted `ready`.
+ * against the protocol and dropped when malformed (with a log line and a notice in the
+ * chat); outgoing messages are queued (see survivesResync) until the webview has posted
+ * `ready`.
  */
 export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, vscode.Disposable {
   /** The view id declared in package.json. */

@@ -23,7 +23,7 @@ import { NextTurnContext } from './chat/nextTurnContext';
 import { spillWriter } from './chat/spillWriter';
 import { redactingLog } from './redactingLog';
 import { SessionStore } from './sessions/sessionStore';
-import { PROJECT_CONTEXT_SETTINGS, readAgentSettings } from './settings';
+import { noteWorkspaceCostSettings, PROJECT_CONTEXT_SETTINGS, readAgentSettings, SETTINGS_SECTION } from './settings';
 import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
 
 /**
@@ -145,6 +145,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('contextPipeline.reloadProjectContext', () => controller?.reloadProjectContext()),
     // Instructions and workspace facts follow their settings without a Reload.
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(SETTINGS_SECTION)) noteWorkspaceCostSettings();
       if (PROJECT_CONTEXT_SETTINGS.some((key) => e.affectsConfiguration(key)))
         void controller
           ?.projectSettingsChanged()
@@ -158,6 +159,8 @@ export function activate(context: vscode.ExtensionContext): void {
       void controller?.postStatus();
     }),
   );
+  // A workspace's cost settings are said once (a few reads; the message does not block).
+  noteWorkspaceCostSettings();
   log.info(`Context Pipeline activated (version ${version}).`);
 }
 

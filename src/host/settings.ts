@@ -33,7 +33,6 @@ export function readPipelineConfig(): ConfigResult {
 /** The raw settings, as the user set them. */
 export function readSettings(): PipelineSettings {
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-  noteWorkspaceCostSettings(c);
   return {
     model: c.get<string>('model'),
     summarizerModel: c.get<string>('summarizerModel'),
@@ -149,8 +148,12 @@ function userOnly<T>(c: vscode.WorkspaceConfiguration, key: string, isValue: (v:
 /** The workspace cost settings already reported in this window (by what they were set to). */
 let costNoticeShown = '';
 
-/** Says once per window (and again when they change) which cost settings the workspace sets. */
-function noteWorkspaceCostSettings(c: vscode.WorkspaceConfiguration): void {
+/**
+ * Says once per window (and again when they change) which cost settings the workspace sets.
+ * Called on activation and when the extension's settings change, not on every read.
+ */
+export function noteWorkspaceCostSettings(): void {
+  const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   const set = workspaceCostSettings(new Map(COST_SETTINGS.map((key) => [key, c.inspect(key)])));
   const tag = JSON.stringify(set);
   if (tag === costNoticeShown) return;

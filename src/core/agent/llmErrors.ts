@@ -33,7 +33,8 @@ function figure(text: string): number {
  * Classifies a failure exactly. Only the API messages that mean "the prompt does not fit"
  * become overflow kinds (with the figures they quote, when they quote them), and so does a
  * 413 (the body is over the API's size limit, which shrinking the history cures too); every
- * other 400 is an invalid request. Messages are written for a person and name the request id when there is one.
+ * other 400 is an invalid request. Messages are written for a person and name the request id
+ * when there is one.
  */
 export function classifyFailure(f: FailureFacts): LlmError {
   const id = f.requestId ? ` (request ${f.requestId})` : '';

@@ -260,7 +260,6 @@ function dropOldest(
   let freed = 0;
   for (const c of oldest) {
     if (freed >= tokensToFree) break;
-    if (isDropMarker(edits.get(c.block.meta.id)?.block ?? c.block)) continue;
     const now = edits.get(c.block.meta.id)?.tokens ?? c.tokens;
     const run = runs.get(c.message) ?? [];
     if (run.length === 0) runs.set(c.message, run);

@@ -154,9 +154,7 @@ function contentEmpty(c: ToolResultContent): boolean {
 
 /** An image the API would refuse: an unsupported media type, lone surrogates, or bytes of another format than it says. */
 function imageNeedsRepair(mediaType: string, data: string): boolean {
-  if (!IMAGE_MEDIA.has(mediaType) || hasLoneSurrogate(data)) return true;
-  const actual = sniffImageType(data);
-  return actual !== undefined && actual !== mediaType;
+  return sendableMediaType(mediaType, data) !== mediaType;
 }
 
 /**
@@ -222,28 +220,27 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
       return [repairToolUse(b, m, note)];
     case 'tool_result':
       return repairToolResult(b, m, note);
-    case 'image':
+    case 'image': {
       if (m.role !== 'user') {
         note('block_wrong_role', `An image in assistant message ${m.id} became a note.`);
         return [
           textFor(b.meta, `[An image (${replaceLoneSurrogates(b.mediaType)}) in an assistant message was left out.]`),
         ];
       }
-      {
-        const mediaType = sendableMediaType(b.mediaType, b.data);
-        if (mediaType !== undefined) {
-          note(
-            'image_type_fixed',
-            `An image of message ${m.id} said ${JSON.stringify(replaceLoneSurrogates(b.mediaType))} but is ${mediaType}; it was sent as ${mediaType}.`,
-          );
-          return [{ ...b, mediaType, meta: derivedMeta(b.meta) }];
-        }
+      const mediaType = sendableMediaType(b.mediaType, b.data);
+      if (mediaType !== undefined) {
+        note(
+          'image_type_fixed',
+          `An image of message ${m.id} said ${JSON.stringify(replaceLoneSurrogates(b.mediaType))} but is ${mediaType}; it was sent as ${mediaType}.`,
+        );
+        return [{ ...b, mediaType, meta: derivedMeta(b.meta) }];
       }
       note(
         'image_invalid',
         `An image of message ${m.id} ${IMAGE_MEDIA.has(b.mediaType) ? 'with invalid data' : 'of an unsupported media type'} became a note.`,
       );
       return [textFor(b.meta, imageNote(b.mediaType))];
+    }
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { SESSION_VERSION, type SessionEntry } from './entries';
 import { decodeLine } from './lineCodec';
+import { isPlainObject } from '../normalize/surrogates';
 
 /** A message read without the blocks that could not be read. */
 export interface SalvagedMessage {
@@ -27,7 +28,7 @@ export function salvageMessageBlocks(line: string, version: number = SESSION_VER
   } catch {
     return undefined;
   }
-  if (!isObject(json) || json.type !== 'message' || !isObject(json.message)) return undefined;
+  if (!isPlainObject(json) || json.type !== 'message' || !isPlainObject(json.message)) return undefined;
   const { message } = json;
   const blocks = message.blocks;
   if (!Array.isArray(blocks) || blocks.length === 0) return undefined;
@@ -44,8 +45,4 @@ export function salvageMessageBlocks(line: string, version: number = SESSION_VER
   return d.ok
     ? { entry: d.entry, droppedBlocks: blocks.length - kept.length, reason: reason ?? 'unreadable' }
     : undefined;
-}
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
 }

@@ -256,12 +256,7 @@ export class AnthropicLlmClient implements LlmClient {
     const watched = { ...opts, onStreamEvent: () => (begun = true) };
     try {
       if (opts.server) return await this.attemptBeta(client, params, opts.server, watched);
-      const stream = client.messages.stream(params, { signal: opts.signal });
-      for await (const event of stream) {
-        begun = true;
-        forward(event, opts.onEvent);
-      }
-      return { ok: true, result: resultOf(await stream.finalMessage(), stream.request_id) };
+      return await consume(client.messages.stream(params, { signal: opts.signal }), watched);
     } catch (err) {
       const facts = factsOf(err, opts.signal);
       return {
@@ -292,7 +287,14 @@ async function betaAttempt(
     ...(server.contextManagement ? { context_management: server.contextManagement } : {}),
     betas: [...server.betas],
   } as unknown as BetaMessageStreamParams;
-  const stream = client.beta.messages.stream(body, { signal: opts.signal });
+  return consume(client.beta.messages.stream(body, { signal: opts.signal }), opts);
+}
+
+/** Reads a message stream to its end: each event forwarded (and told to `onStreamEvent`), then the result. */
+async function consume(
+  stream: ReturnType<Anthropic['messages']['stream']> | ReturnType<Anthropic['beta']['messages']['stream']>,
+  opts: StreamOptions,
+): Promise<{ ok: true; result: LlmResult }> {
   for await (const event of stream) {
     opts.onStreamEvent?.();
     forward(event, opts.onEvent);

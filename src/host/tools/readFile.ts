@@ -5,7 +5,7 @@
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { formatBytes, headChars } from '../../core/platform/text';
+import { formatBytes, headChars, safeCutIndex } from '../../core/platform/text';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { ReadFileInput } from '../../core/tools/validateInput';
 import { guessBinaryType, looksBinary } from './binary';
@@ -26,9 +26,9 @@ export function numberLine(lineNo: number, text: string): string {
  * Reads `input.path` from line `offset` (1-based, default 1) — that line from character
  * `column` (1-based, default 1) — at most `limit` lines (default `limits.readDefaultLines`)
  * and at most `limits.maxResultChars` characters, each line prefixed by {@link numberLine}; a
- * cut line says the column to read on from. A note at the end says which lines were shown and where to
- * continue. Missing files, folders, binary files, offsets past the end and secret-looking
- * files (secretGuard.ts) are error results.
+ * cut line says the column to read on from. A note at the end says which lines were shown
+ * and where to continue. Missing files, folders, binary files, offsets or columns past the
+ * end and secret-looking files (secretGuard.ts) are error results.
  */
 export async function readFileTool(input: ReadFileInput, ctx: ToolContext): Promise<ToolResult> {
   const refused = await secretReadRefusal('read_file', input.path, ctx);
@@ -108,7 +108,7 @@ async function readOpened(
         return toolError(
           `read_file: column ${formatCount(column)} is past the end of line ${formatCount(lineNo)} of ${shown}, which has ${plural(whole.length, 'character')}.`,
         );
-      const start = from > 0 ? startOfChar(whole, from) : 0;
+      const start = safeCutIndex(whole, from);
       const text = whole.slice(start);
       const prefix = start > 0 ? `[from column ${formatCount(start + 1)}] ` : '';
       let line = `${prefix}${text}`;
@@ -157,12 +157,6 @@ async function readOpened(
       `[${plural(cutLines, 'line')} longer than ${formatCount(limits.readMaxLineChars)} characters ${cutLines === 1 ? 'was' : 'were'} cut.]`,
     );
   return toolOk(notes.length > 0 ? `${out.join('\n')}\n\n${notes.join('\n')}` : out.join('\n'));
-}
-
-/** `at`, or one less when it would split a surrogate pair (the pair then starts the slice whole). */
-function startOfChar(text: string, at: number): number {
-  const c = text.charCodeAt(at);
-  return at > 0 && c >= 0xdc00 && c <= 0xdfff ? at - 1 : at;
 }
 
 /** The first `maxBytes` bytes of the open file. */
