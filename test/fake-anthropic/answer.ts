@@ -6,6 +6,7 @@
 import { thinkingSignature, type IdSource } from './ids';
 import { PER_TOOL_BLOCK } from './promptLayout';
 import { defaultAnswerText } from './script';
+import { boundThinkingSignature, checksThinkingPrefix } from './thinkingPrefix';
 import { countTokens } from './tokenizer';
 import type { ApiRequest } from './request';
 import type { AnswerStep, FakeUsage, StopReason } from './types';
@@ -30,8 +31,12 @@ export interface Answer {
 /** The answer to `req` for `step` (undefined: the default echo). */
 export function buildAnswer(step: AnswerStep | undefined, req: ApiRequest, ids: IdSource): Answer {
   const content: OutBlock[] = [];
-  if (step?.thinking)
-    content.push({ type: 'thinking', thinking: step.thinking, signature: thinkingSignature(step.thinking) });
+  if (step?.thinking) {
+    const signature = checksThinkingPrefix(req.model)
+      ? boundThinkingSignature(req, step.thinking)
+      : thinkingSignature(step.thinking);
+    content.push({ type: 'thinking', thinking: step.thinking, signature });
+  }
   if (step?.redactedThinking) content.push({ type: 'redacted_thinking', data: step.redactedThinking });
   const uses = step?.toolUses ?? [];
   const text = step?.text ?? (uses.length === 0 ? defaultAnswerText(req) : undefined);

@@ -13,6 +13,7 @@ import type { ApiRequest } from './request';
 import { checkImageLimits } from './validateImages';
 import { checkMessages } from './validateMessages';
 import { checkWellFormedStrings } from './validateStrings';
+import { checkThinkingPrefix } from './thinkingPrefix';
 import { checkThinkingHistory } from './validateThinking';
 import { checkSystem, checkToolChoice, checkTools } from './validateTools';
 
@@ -77,6 +78,7 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
   const request = body as unknown as ApiRequest;
   checkBreakpoints(request);
   checkThinkingHistory(request);
+  checkThinkingPrefix(request);
   if (!isKnownModel(body.model)) reject(404, 'not_found_error', 'model_not_found', `model: ${body.model}`);
   if (endpoint === 'messages' && typeof body.max_tokens === 'number') {
     const limit = maxOutputTokens(body.model);

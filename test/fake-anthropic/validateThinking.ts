@@ -13,7 +13,8 @@ import { thinkingSignature } from './ids';
 import { invalid, isObject } from './reject';
 import { blocksOf, type ApiRequest } from './request';
 
-const MINTED = /^[A-Za-z0-9+/]{43}=$/;
+/** A signature this server minted: the text's (`thinkingSignature`), alone or followed by a prefix digest (thinkingPrefix.ts). */
+const MINTED = /^([A-Za-z0-9+/]{43}=)(?:[A-Za-z0-9+/]{43}=)?$/;
 
 /** Throws the API's 400 when the history breaks a thinking rule. */
 export function checkThinkingHistory(req: ApiRequest): void {
@@ -22,7 +23,8 @@ export function checkThinkingHistory(req: ApiRequest): void {
   if (lastAssistant < 0) return;
   const blocks = blocksOf(msgs[lastAssistant] as (typeof msgs)[number]);
   blocks.forEach((b, j) => {
-    if (b.type === 'thinking' && MINTED.test(b.signature) && b.signature !== thinkingSignature(b.thinking)) {
+    const minted = b.type === 'thinking' ? MINTED.exec(b.signature) : null;
+    if (b.type === 'thinking' && minted && minted[1] !== thinkingSignature(b.thinking)) {
       invalid(
         'thinking_modified',
         `messages.${lastAssistant}.content.${j}: \`thinking\` or \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`,

@@ -14,6 +14,7 @@ const usage = (input: number, read = 0, write = 0, output = 0) => ({
 describe('model table', () => {
   it('knows the current and legacy models the docs list, with windows and output limits', () => {
     for (const id of [
+      'claude-fable-5-2',
       'claude-fable-5-1',
       'claude-opus-5-5',
       'claude-sonnet-5-5',
@@ -45,6 +46,9 @@ describe('model table', () => {
   });
 
   it("prices 5m and 1h cache writes and reads from the model's own rate card", () => {
+    // Fable 5.2: $8 in, $40 out, 5m write $10, 1h write $16, read $0.20.
+    assert.equal(requestCostUsd('claude-fable-5-2', usage(1_000_000, 1_000_000, 0, 1_000_000)), 48.2);
+    assert.equal(requestCostUsd('claude-fable-5-2', usage(0, 0, 1_000_000), '1h'), 16);
     // Sonnet 4.6: $3 in, $15 out, 5m write $3.75, 1h write $6, read $0.30.
     assert.equal(requestCostUsd('claude-sonnet-4-6', usage(1_000_000)), 3);
     assert.equal(requestCostUsd('claude-sonnet-4-6', usage(0, 0, 1_000_000), '5m'), 3.75);

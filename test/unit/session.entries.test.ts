@@ -27,6 +27,24 @@ function everyEntryType(): SessionEntry[] {
     { type: 'message', at: 1, message: u1 },
     { type: 'message', at: 2, message: a1 },
     { type: 'message', at: 3, message: u2 },
+    // Signed thinking with empty text (display `omitted`), bound to its prefix (thinkingBinding.ts).
+    {
+      type: 'message',
+      at: 3,
+      message: b.message(
+        'assistant',
+        [
+          {
+            type: 'thinking',
+            thinking: '',
+            signature: 'EqQBCkYIBxgCKkB',
+            prefixDigest: '0f1e2d3c4b5a6978',
+            meta: { id: 'blk_th', tier: 2, source: 'assistant', createdAt: 3, pinned: false, compactable: true },
+          },
+        ],
+        1,
+      ),
+    },
     {
       type: 'usage',
       at: 4,

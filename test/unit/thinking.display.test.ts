@@ -81,6 +81,7 @@ describe('thinking in the chat: protocol items', () => {
     assert.equal(thinkingLabel({ text: 'abc' }, true), 'Thinking…');
     assert.equal(thinkingLabel({ text: 'abc', tokens: 1234 }, false), 'Thinking · 1,234 tokens');
     assert.equal(thinkingLabel({ text: '', redacted: true }, false), 'Thinking (redacted)');
+    assert.equal(thinkingLabel({ text: '' }, false), 'Thinking (not shown)');
     assert.equal(
       thinkingLabel({ text: 'abc', tokens: 2, redacted: true }, false),
       'Thinking · 2 tokens (partly redacted)',
@@ -180,6 +181,25 @@ describe('redacted thinking: kept, stored, sent back', () => {
         first.redactedData === 'ABC==' &&
         first.thinking === '' &&
         first.signature === undefined,
+    );
+  });
+
+  it('keeps signed thinking whose text is empty (display `omitted`) and drops unsigned empty thinking', () => {
+    const b = new Build('om');
+    const state = emptyState({ messages: [b.message('user', [b.text('hi')], 1)] });
+    const r = appendAssistantMessage(
+      state,
+      [
+        { type: 'thinking', thinking: '', signature: 'EqQBCkYIBxgC' },
+        { type: 'thinking', thinking: '  ' },
+        { type: 'text', text: 'Hello' },
+      ],
+      { clock: fakeClock(), ids: b.ids },
+    );
+    assert.ok(r.ok);
+    assert.deepEqual(
+      r.message.blocks.map((x) => (x.type === 'thinking' ? `thinking:${x.signature ?? ''}` : x.type)),
+      ['thinking:EqQBCkYIBxgC', 'text'],
     );
   });
 

@@ -6,6 +6,7 @@ import { modelInfo } from '../models/modelFacts';
 import { serverCompactionRecord } from '../compaction/serverCompaction';
 import { requestCostUsd } from './cost';
 import { serverRequestFor } from './serverRequest';
+import { requestPrefixDigest } from '../pipeline/thinkingBinding';
 import { turnEndReason, type TurnEndReason } from './events';
 import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound, type ToolRoundResults } from './toolRound';
@@ -148,7 +149,8 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
         result.content.length > 0
           ? result.content
           : [{ type: 'text' as const, text: '[Claude returned an empty answer.]' }];
-      const message = await core.appendAssistant(content);
+      const thinks = content.some((c) => c.type === 'thinking' || c.type === 'redacted_thinking');
+      const message = await core.appendAssistant(content, thinks ? requestPrefixDigest(prepared.sent) : undefined);
       if (!message) {
         reason = 'error';
         break;

@@ -10,6 +10,7 @@ import type { SpillReader } from '../recall/corpus';
 import type { AgentEvent, SessionSink } from './events';
 import { RequestAccounting } from './requestAccounting';
 import { prepareRequest, type PreparedRequest } from '../pipeline/pipeline';
+import { bindThinking } from '../pipeline/thinkingBinding';
 import { makeRequestCounter } from '../pipeline/requestTokens';
 import { STOPPED_BEFORE_ANSWER, STOPPED_SUFFIX } from './standInAnswers';
 
@@ -154,8 +155,12 @@ export class SessionCore {
     return '';
   }
 
-  /** Appends an assistant message, saves it and tells the views; undefined (after an error event) when it cannot be recorded. */
-  async appendAssistant(content: readonly AssistantContent[]): Promise<Message | undefined> {
+  /**
+   * Appends an assistant message, saves it and tells the views; undefined (after an error event)
+   * when it cannot be recorded. `prefix` (the request's `requestPrefixDigest`) binds the answer's
+   * thinking to the context it was produced after (thinkingBinding.ts).
+   */
+  async appendAssistant(content: readonly AssistantContent[], prefix?: string): Promise<Message | undefined> {
     const appended = appendAssistantMessage(this.state, content, this.deps);
     if (!appended.ok) {
       this.emit({
@@ -164,10 +169,14 @@ export class SessionCore {
       });
       return undefined;
     }
-    this.state = appended.state;
-    await this.deps.sink.message(appended.message);
-    this.emit({ type: 'message_added', message: appended.message });
-    return appended.message;
+    const message = prefix === undefined ? appended.message : bindThinking(appended.message, prefix);
+    this.state =
+      message === appended.message
+        ? appended.state
+        : { ...appended.state, messages: [...appended.state.messages.slice(0, -1), message] };
+    await this.deps.sink.message(message);
+    this.emit({ type: 'message_added', message });
+    return message;
   }
 
   /** A stop while streaming keeps what was said, marked as stopped, so history stays consistent. */

@@ -18,7 +18,8 @@ export type AppendResult =
 
 /**
  * Appends the assistant's answer to the conversation. Empty text parts are dropped (the
- * API rejects them and a stream may produce them); the answer is refused when nothing is
+ * API rejects them and a stream may produce them), and so is thinking with neither text nor
+ * signature (signed thinking with empty text, display `omitted`, is kept to be sent back); the answer is refused when nothing is
  * left, when it does not follow a user message, or when a tool call id repeats one already
  * in the conversation.
  */
@@ -44,7 +45,8 @@ export function appendAssistantMessage(
     if (c.type === 'text') {
       if (c.text.trim()) blocks.push({ type: 'text', text: c.text, meta });
     } else if (c.type === 'thinking') {
-      if (c.thinking.trim())
+      // A signed block is kept even when its text is empty (thinking display `omitted`): the API wants it back as returned.
+      if (c.thinking.trim() || c.signature)
         blocks.push({
           type: 'thinking',
           thinking: c.thinking,

@@ -127,6 +127,11 @@ export interface ThinkingBlock {
   readonly signature?: string;
   /** Set on a redacted thinking block: the API's `data`, to be passed back unchanged. */
   readonly redactedData?: string;
+  /**
+   * A digest of the prefix the block was produced after (system, tools, earlier messages and
+   * blocks), for models that refuse thinking whose prefix changed (`thinkingBinding.ts`).
+   */
+  readonly prefixDigest?: string;
   readonly meta: BlockMeta;
 }
 

@@ -85,6 +85,27 @@ const UNDOCUMENTED_MIN_CACHE = 4096;
 
 /** Every current and legacy model the docs list, newest families first. */
 export const MODEL_TABLE: readonly ModelRow[] = [
+  // Fable / Mythos 5.2 (released 2026-11-09): 1M window, 128K output and always-on adaptive
+  // thinking per https://platform.claude.com/docs/en/models/fable-5-2/whats-new-fable-5-2. The
+  // pricing page in the index predates it: $8 / $40, 5m $10, 1h $16, hits $0.20 are the list
+  // prices as resellers quote them (docs.laozhang.ai "Claude Fable 5.2 API", rightsize v0.10.2);
+  // Mythos 5.2 is assumed priced as Fable 5.2, as Mythos 5.1 is as Fable 5.1.
+  {
+    id: 'claude-fable-5-2',
+    contextWindow: M,
+    maxOutput: 128 * K,
+    minCacheableTokens: UNDOCUMENTED_MIN_CACHE,
+    prices: { ...standard(8, 40), cacheRead: 0.2 },
+    tokenizer: NEW,
+  },
+  {
+    id: 'claude-mythos-5-2',
+    contextWindow: M,
+    maxOutput: 128 * K,
+    minCacheableTokens: UNDOCUMENTED_MIN_CACHE,
+    prices: { ...standard(8, 40), cacheRead: 0.2 },
+    tokenizer: NEW,
+  },
   // Fable / Mythos 5.1: cache hits $0.25 (0.025×), per the pricing page.
   {
     id: 'claude-fable-5-1',

@@ -35,6 +35,8 @@ export type RepairKind =
   | 'error_result_empty'
   /** A thinking block without a valid signature was left out. */
   | 'thinking_dropped'
+  /** A thinking block whose prefix changed since it was produced (and every one after it) was left out (thinkingBinding.ts). */
+  | 'thinking_unbound'
   /** An image with a media type the API does not take became a note. */
   | 'image_invalid'
   /** An image whose bytes are of another supported format than its media type was sent with the right one. */
@@ -75,6 +77,10 @@ const PHRASES: Readonly<Record<RepairKind, readonly [one: string, many: string]>
   empty_message: ['empty message given a placeholder', 'empty messages given a placeholder'],
   error_result_empty: ['empty error result given a placeholder', 'empty error results given a placeholder'],
   thinking_dropped: ['unsigned thinking block left out', 'unsigned thinking blocks left out'],
+  thinking_unbound: [
+    'thinking block after a change to the context left out',
+    'thinking blocks after a change to the context left out',
+  ],
   image_invalid: [
     'image with an unsupported type replaced by a note',
     'images with an unsupported type replaced by a note',

@@ -4,6 +4,7 @@ import type { ConversationState } from '../conversation/conversationModel';
 import { normalizeState, type Repair } from '../normalize/normalize';
 import type { Clock } from '../platform/platformPorts';
 import { sentBlockCount, serializeRequest } from './serialize';
+import { dropUnboundThinking } from './thinkingBinding';
 
 /** Token counts of one request, calibrated to the model's tokenizer as well as known. */
 export interface RequestTokens {
@@ -38,9 +39,10 @@ export interface PreparedRequest {
 }
 
 /**
- * The per-turn tail of the pipeline, after assembly: normalize → estimate → cache anchors →
- * serialize. Normalize comes first so that the token counts and the anchors' message indices
- * are those of the messages actually sent. The state passed in is never changed (the session
+ * The per-turn tail of the pipeline, after assembly: normalize → thinking whose prefix changed
+ * left out (thinkingBinding.ts; normalize again when that empties a message) → estimate →
+ * cache anchors → serialize. Normalize comes first so that the token counts and the anchors'
+ * message indices are those of the messages actually sent. The state passed in is never changed (the session
  * file keeps what it holds). Pure given its ports; cost is O(messages) with every block
  * counted and serialised once.
  */
@@ -48,7 +50,7 @@ export function prepareRequest(
   input: ConversationState,
   deps: { readonly count: RequestCounter; readonly clock: Clock; readonly previous?: PreviousBreakpoint },
 ): PreparedRequest {
-  const { state, repairs } = normalizeState(input);
+  const { state, repairs } = sendableState(input);
   const tokens = deps.count(state);
   const now = deps.clock.now();
   const anchors = planCacheAnchors({
@@ -75,4 +77,13 @@ export function prepareRequest(
     anchors,
     ...(last && lastMessage ? { lastBreakpoint: { messageId: lastMessage.id, sentAt: now } } : {}),
   };
+}
+
+/** The state as sent: normalized, then without thinking the model would refuse (normalized again if that changed it). */
+function sendableState(input: ConversationState): { state: ConversationState; repairs: readonly Repair[] } {
+  const normalized = normalizeState(input);
+  const unbound = dropUnboundThinking(normalized.state);
+  if (unbound.repairs.length === 0) return normalized;
+  const again = normalizeState(unbound.state);
+  return { state: again.state, repairs: [...normalized.repairs, ...unbound.repairs, ...again.repairs] };
 }

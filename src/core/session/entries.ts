@@ -215,6 +215,7 @@ const block = v.variant('type', [
     thinking: v.string(),
     signature: v.optional(v.string()),
     redactedData: v.optional(v.string()),
+    prefixDigest: v.optional(v.string()),
     meta,
   }),
   v.strictObject({ type: v.literal('image'), mediaType, data: v.string(), meta }),

@@ -1,0 +1,113 @@
+import { strict as assert } from 'node:assert';
+import type { Message, ThinkingBlock } from '../../src/core/conversation/conversationModel';
+import { checksThinkingPrefix } from '../../src/core/models/preservedThinking';
+import { bindThinking, dropUnboundThinking, requestPrefixDigest } from '../../src/core/pipeline/thinkingBinding';
+import { Build, emptyState, testConfig } from './support/builders';
+import { pipeline, refusal } from './support/normalizeFixtures';
+
+const FABLE = testConfig({ model: 'claude-fable-5-1' });
+
+function thinking(b: Build, text: string): ThinkingBlock {
+  const meta = {
+    id: b.ids.next('blk'),
+    tier: 2 as const,
+    source: 'assistant' as const,
+    createdAt: 0,
+    pinned: false,
+    compactable: true,
+  };
+  return { type: 'thinking', thinking: text, signature: `sig-${text.length}`, meta };
+}
+
+/** A turn of two tool rounds, each answer bound to the request that produced it, as the turn loop does. */
+function boundTurn(config = FABLE) {
+  const b = new Build('tb');
+  const system = [b.text('You are a coding agent.', 'system')];
+  const u1 = b.message('user', [b.text('Read a.ts and b.ts')], 1);
+  const c1 = b.toolUse('read_file', { path: 'a.ts' });
+  const c2 = b.toolUse('read_file', { path: 'b.ts' });
+  let state = emptyState({ system, config, messages: [u1] });
+  const a1 = bindThinking(b.message('assistant', [thinking(b, 'read a first'), c1], 1), requestPrefixDigest(state));
+  const r1 = b.message('user', [b.toolResult(c1.id, 'export const a = 1;')], 1);
+  state = { ...state, messages: [u1, a1, r1] };
+  const a2 = bindThinking(b.message('assistant', [thinking(b, 'now b'), c2], 1), requestPrefixDigest(state));
+  const r2 = b.message('user', [b.toolResult(c2.id, 'export const b = 2;')], 1);
+  return { b, state: { ...state, messages: [u1, a1, r1, a2, r2] }, u1, a1, r1, a2, r2 };
+}
+
+const thinkingOf = (messages: readonly Message[]) =>
+  messages.flatMap((m) => m.blocks.filter((x) => x.type === 'thinking').map((x) => (x as ThinkingBlock).thinking));
+
+describe('thinking bound to its prefix (preserved thinking)', () => {
+  it('knows which models check the prefix, in any platform spelling', () => {
+    for (const id of [
+      'claude-fable-5-1',
+      'claude-fable-5-2-20261109',
+      'claude-mythos-5-2',
+      'claude-opus-5-5',
+      'claude-sonnet-5-5',
+      'claude-haiku-5-5',
+      'us.anthropic.claude-opus-5-5-v1:0',
+      'claude-opus-6',
+    ])
+      assert.ok(checksThinkingPrefix(id), id);
+    for (const id of [
+      'claude-fable-5',
+      'claude-opus-5',
+      'claude-sonnet-5',
+      'claude-opus-4-8',
+      'claude-sonnet-4-6',
+      'gpt-5',
+    ])
+      assert.ok(!checksThinkingPrefix(id), id);
+  });
+
+  it('keeps every thinking block while nothing before it changed (the same state back)', () => {
+    const t = boundTurn();
+    const out = dropUnboundThinking(t.state);
+    assert.equal(out.state, t.state);
+    assert.deepEqual(out.repairs, []);
+  });
+
+  it('after an edit, leaves out the thinking after it and every later block, and keeps what came before', () => {
+    const t = boundTurn();
+    const masked = { ...t.r1, blocks: [t.b.toolResult((t.a1.blocks[1] as { id: string }).id, '[result masked]')] };
+    const out = dropUnboundThinking({ ...t.state, messages: [t.u1, t.a1, masked, t.a2, t.r2] });
+    assert.deepEqual(thinkingOf(out.state.messages), ['read a first'], 'the thinking before the edit stays');
+    assert.deepEqual(
+      out.repairs.map((r) => [r.kind, r.messageId]),
+      [['thinking_unbound', t.a2.id]],
+    );
+    const edited = { ...t.u1, blocks: [t.b.text('Read a.ts')] };
+    assert.deepEqual(
+      thinkingOf(dropUnboundThinking({ ...t.state, messages: [edited, t.a1, t.r1, t.a2, t.r2] }).state.messages),
+      [],
+    );
+    const system = [t.b.text('You are a careful coding agent.', 'system')];
+    assert.deepEqual(thinkingOf(dropUnboundThinking({ ...t.state, system }).state.messages), []);
+  });
+
+  it('leaves out thinking never bound, and later thinking with it; other models keep everything', () => {
+    const t = boundTurn();
+    const unbound = {
+      ...t.a1,
+      blocks: t.a1.blocks.map((x) => (x.type === 'thinking' ? { ...x, prefixDigest: undefined } : x)),
+    };
+    const state = { ...t.state, messages: [t.u1, unbound, t.r1, t.a2, t.r2] };
+    assert.deepEqual(thinkingOf(dropUnboundThinking(state).state.messages), []);
+    const older = { ...state, config: testConfig({ model: 'claude-sonnet-4-6' }) };
+    assert.equal(dropUnboundThinking(older).state, older);
+  });
+
+  it('the request for a changed history is valid for the fake API (a thinking-only answer gets a placeholder)', () => {
+    const t = boundTurn();
+    const edited = { ...t.u1, blocks: [t.b.text('Read a.ts, then b.ts')] };
+    const onlyThinking = bindThinking(t.b.message('assistant', [thinking(t.b, 'hmm')], 2), 'stale');
+    const next = t.b.message('user', [t.b.text('go on')], 2);
+    const state = { ...t.state, messages: [edited, t.a1, t.r1, t.a2, t.r2, onlyThinking, next] };
+    const prepared = pipeline().prepare(state);
+    assert.equal(refusal(prepared.params), undefined);
+    assert.deepEqual(thinkingOf(prepared.sent.messages), []);
+    assert.equal(prepared.repairs.filter((r) => r.kind === 'thinking_unbound').length, 3);
+  });
+});
