@@ -74,6 +74,11 @@ describe('thinking bound to its prefix (preserved thinking)', () => {
     const masked = { ...t.r1, blocks: [t.b.toolResult((t.a1.blocks[1] as { id: string }).id, '[result masked]')] };
     const out = dropUnboundThinking({ ...t.state, messages: [t.u1, t.a1, masked, t.a2, t.r2] });
     assert.deepEqual(thinkingOf(out.state.messages), ['read a first'], 'the thinking before the edit stays');
+    const again = dropUnboundThinking({ ...t.state, messages: [t.u1, t.a1, masked, t.a2, t.r2] });
+    assert.ok(
+      again.state.messages.every((m, i) => m === out.state.messages[i]),
+      'the same message objects each request (the estimator anchors and the serializer memoises by identity)',
+    );
     assert.deepEqual(
       out.repairs.map((r) => [r.kind, r.messageId]),
       [['thinking_unbound', t.a2.id]],

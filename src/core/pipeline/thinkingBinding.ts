@@ -137,14 +137,32 @@ export function dropUnboundThinking(state: ConversationState): UnboundThinking {
   const repairs: Repair[] = [];
   const messages = state.messages.map((m, i) => {
     if (i < start.message) return m;
-    const kept = m.blocks.filter((b, j) => {
-      const drop = (i > start.message || j >= start.block) && b.type === 'thinking' && isSendableThinking(b);
-      if (drop) repairs.push(unboundRepair(m, b as ThinkingBlock));
-      return !drop;
+    const first = i > start.message ? 0 : start.block;
+    m.blocks.forEach((b, j) => {
+      if (j >= first && b.type === 'thinking' && isSendableThinking(b)) repairs.push(unboundRepair(m, b));
     });
-    return kept.length === m.blocks.length ? m : { ...m, blocks: kept };
+    return withoutThinkingFrom(m, first);
   });
   return { state: { ...state, messages }, repairs };
+}
+
+const strippedMemo = new WeakMap<Message, Map<number, Message>>();
+
+/**
+ * `m` without its sendable thinking from block `first` on; memoised per message and index, so
+ * each request gets the same object back (the estimator's anchor and the serializer's memo
+ * compare messages by identity).
+ */
+function withoutThinkingFrom(m: Message, first: number): Message {
+  let byIndex = strippedMemo.get(m);
+  if (!byIndex) strippedMemo.set(m, (byIndex = new Map()));
+  let out = byIndex.get(first);
+  if (!out) {
+    const blocks = m.blocks.filter((b, j) => j < first || b.type !== 'thinking' || !isSendableThinking(b));
+    out = blocks.length === m.blocks.length ? m : { ...m, blocks };
+    byIndex.set(first, out);
+  }
+  return out;
 }
 
 function unboundRepair(m: Message, b: ThinkingBlock): Repair {
