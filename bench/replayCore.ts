@@ -18,6 +18,8 @@ import { buildLedger } from '../src/core/pipeline/ledger';
 import type { ConversationState, Message, PipelineConfig } from '../src/core/conversation/conversationModel';
 import type { RepairKind } from '../src/core/normalize/normalize';
 import { prepareRequest } from '../src/core/pipeline/pipeline';
+import { bindThinking, requestPrefixDigest } from '../src/core/pipeline/thinkingBinding';
+import { checksThinkingPrefix } from '../src/core/models/preservedThinking';
 import { counterIds, type Tokenizer } from '../src/core/platform/platformPorts';
 import { serverRequestFor } from '../src/core/agent/serverRequest';
 import { isServerStrategy } from '../src/core/server/serverContext';
@@ -198,6 +200,8 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   let afterCompaction = false;
   /** Usage of the request just sent (as the replay's cache served it), until its answer arrives. */
   let answered: Usage | undefined;
+  /** The prefix digest of the request just sent, for a model that checks its thinking's prefix (thinkingBinding.ts). */
+  let answerPrefix: string | undefined;
 
   for (const [index, e] of t.events.entries()) {
     if (e.kind === 'compaction') {
@@ -214,6 +218,9 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       totals.guarded += g.guarded;
       totals.pastes += g.pastes;
       state = { ...state, messages: appendMerged(state.messages, g.message) };
+      // The answer's thinking is bound to the request it answered, as the extension binds it (sessionCore.ts).
+      if (e.message.role === 'assistant' && answerPrefix !== undefined) state = withBoundAnswer(state, answerPrefix);
+      else if (e.message.role === 'user') answerPrefix = undefined;
       continue;
     }
     if (!e.usage) continue;
@@ -255,6 +262,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       ...(previous ? { previous } : {}),
     });
     previous = prepared.lastBreakpoint;
+    answerPrefix = checksThinkingPrefix(e.model) ? requestPrefixDigest(prepared.sent) : undefined;
     for (const kind of new Set(prepared.repairs.map((r) => r.kind))) repairs.set(kind, (repairs.get(kind) ?? 0) + 1);
     const ledger = buildLedger(prepared.sent, prepared.anchors, tokenizer, cal);
     // Under a server strategy the request carries the app's own context_management (serverRequest.ts).
@@ -337,4 +345,12 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     log,
     trace,
   };
+}
+
+/** `state` with its last message (the answer, merged with its earlier records) bound to `prefix`. */
+function withBoundAnswer(state: ConversationState, prefix: string): ConversationState {
+  const last = state.messages.at(-1);
+  if (!last || last.role !== 'assistant') return state;
+  const bound = bindThinking(last, prefix);
+  return bound === last ? state : { ...state, messages: [...state.messages.slice(0, -1), bound] };
 }
