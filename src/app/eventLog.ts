@@ -8,8 +8,10 @@ import type { LogPort } from './ports';
 export function logEvent(e: AgentEvent, log: LogPort): void {
   switch (e.type) {
     case 'request_started':
-      if (e.repairs && e.repairs.length > 0 && e.attempt <= 1)
-        log.warn(`${describeRepairs(e.repairs) ?? ''} ${e.repairs.map((r) => r.detail).join(' ')}`);
+      if (!e.repairs || e.repairs.length === 0 || e.attempt > 1) return;
+      // Thinking left out after a compaction recurs on every later request by design: one line, not a warning.
+      if (e.repairs.every((r) => r.kind === 'thinking_unbound')) log.info(describeRepairs(e.repairs) ?? '');
+      else log.warn(`${describeRepairs(e.repairs) ?? ''} ${e.repairs.map((r) => r.detail).join(' ')}`);
       return;
     case 'usage':
       log.info(

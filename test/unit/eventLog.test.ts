@@ -1,0 +1,61 @@
+import { strict as assert } from 'node:assert';
+import { logEvent } from '../../src/app/eventLog';
+import type { LogPort } from '../../src/app/ports';
+import type { Repair } from '../../src/core/normalize/normalize';
+
+function recorder(): LogPort & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    lines,
+    info: (t: string) => void lines.push(`info ${t}`),
+    warn: (t: string) => void lines.push(`warn ${t}`),
+    error: (t: string) => void lines.push(`error ${t}`),
+  };
+}
+
+const unbound: Repair = {
+  kind: 'thinking_unbound',
+  messageId: 'm1',
+  detail: 'A thinking block of message m1 was left out.',
+};
+const orphan: Repair = {
+  kind: 'tool_result_orphan',
+  messageId: 'm2',
+  detail: 'A tool result without its call became text.',
+};
+
+describe('event log: repairs before a request', () => {
+  it('warns with details for a damaged state, says thinking left out after a compaction on one info line', () => {
+    const log = recorder();
+    logEvent(
+      {
+        type: 'request_started',
+        round: 1,
+        attempt: 1,
+        estimatedTokens: 10,
+        anchored: false,
+        repairs: [orphan, unbound],
+      },
+      log,
+    );
+    logEvent(
+      {
+        type: 'request_started',
+        round: 2,
+        attempt: 1,
+        estimatedTokens: 10,
+        anchored: false,
+        repairs: [unbound, unbound],
+      },
+      log,
+    );
+    logEvent(
+      { type: 'request_started', round: 2, attempt: 2, estimatedTokens: 10, anchored: false, repairs: [orphan] },
+      log,
+    );
+    assert.deepEqual(log.lines, [
+      'warn Repaired before sending: 1 tool result without its call sent as text, 1 thinking block after a change to the context left out. A tool result without its call became text. A thinking block of message m1 was left out.',
+      'info Repaired before sending: 2 thinking blocks after a change to the context left out.',
+    ]);
+  });
+});
