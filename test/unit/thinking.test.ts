@@ -50,7 +50,7 @@ describe('extended thinking: request parameters', () => {
 
   it('sends adaptive + effort, or a budget kept under max_tokens, or nothing', () => {
     assert.deepEqual(thinkingParams('claude-sonnet-4-6', 'high', 32_000, []), {
-      thinking: { type: 'adaptive' },
+      thinking: { type: 'adaptive', display: 'summarized' },
       output_config: { effort: 'high' },
     });
     assert.deepEqual(thinkingParams('claude-sonnet-4-5', 'low', 32_000, []), {

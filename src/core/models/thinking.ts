@@ -115,8 +115,8 @@ export function stripsEarlierThinking(model: string): boolean {
 }
 
 /**
- * The thinking fields of a request to `model` with `maxTokens`: adaptive + effort where the
- * model supports it, else a budget (the setting's, lowered to stay under `max_tokens`; left out
+ * The thinking fields of a request to `model` with `maxTokens`: adaptive (summarized display)
+ * + effort where the model supports it, else a budget (the setting's, lowered to stay under `max_tokens`; left out
  * when under 1024 tokens would remain), nothing when off, unsupported, or mid tool-use turn
  * without thinking (see {@link midTurnWithoutThinking}).
  */
@@ -129,7 +129,13 @@ export function thinkingParams(
   if (!setting || setting === 'off') return {};
   const mode = thinkingMode(model);
   if (mode === 'none' || midTurnWithoutThinking(messages)) return {};
-  if (mode === 'adaptive') return { thinking: { type: 'adaptive' }, output_config: { effort: setting } };
+  // `display: 'summarized'`: Opus 4.7 and later and Fable default to `omitted` (thinking blocks come back with empty
+  // text), so a user who turned thinking on would see none of it. SDK 1.12 `ThinkingConfigAdaptive.display`
+  // ("summarized" | "omitted"; "The default depends on the model"); the default change is reported in
+  // https://github.com/anthropics/claude-code/issues/49268 ("Opus 4.7 changed the default for the display
+  // parameter to omitted").
+  if (mode === 'adaptive')
+    return { thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort: setting } };
   const budget = Math.min(THINKING_BUDGETS[setting], maxTokens - MIN_THINKING_BUDGET);
   return budget >= MIN_THINKING_BUDGET ? { thinking: { type: 'enabled', budget_tokens: budget } } : {};
 }
