@@ -8,6 +8,7 @@ import { runRemoval } from './removal';
 import { runReplay } from './replay';
 import { runReplayAll } from './replayAll';
 import { runTranscriptWindow } from './transcriptWindow';
+import { runUnseen } from './unseen/run';
 
 /** A bench subcommand: a one-line usage and a runner returning the exit code. */
 interface Command {
@@ -29,6 +30,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage:
       'replay-all [dir] [--windows N,…]                                      every transcript of dir (test/fixtures) at 100k and 200k (or N,…) under every policy: one table',
     run: runReplayAll,
+  },
+  unseen: {
+    usage:
+      'unseen [--out DIR] [--only S] [--windows N,…] [--policies P,…]        42 generated sessions unlike the fixtures (huge results, images, warts …) at 100k and 200k under default and baseline: one table',
+    run: runUnseen,
   },
   window: {
     usage:

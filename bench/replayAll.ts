@@ -37,6 +37,17 @@ export interface ReplayAllArgs {
 }
 
 /**
+ * Parses the value of `--windows`: whole token counts of at least 1,000, comma-separated
+ * (`_` allowed as a digit separator); an error names the value.
+ */
+export function parseWindows(value: string | undefined): readonly number[] | { readonly error: string } {
+  const list = (value ?? '').split(',').map((x) => Number(x.replace(/_/g, '')));
+  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1_000))
+    return { error: `--windows takes whole token counts of at least 1000, comma-separated (got "${value ?? ''}")` };
+  return list;
+}
+
+/**
  * Parses `[dir] [--windows N,N,…]` (windows in tokens, each at least 1,000); an error names
  * what is wrong. Defaults: test/fixtures and {@link WINDOWS}.
  */
@@ -46,11 +57,8 @@ export function parseReplayAllArgs(args: readonly string[]): ReplayAllArgs | { r
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
     if (a === '--windows') {
-      const list = (args[++i] ?? '').split(',').map((x) => Number(x.replace(/_/g, '')));
-      if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1_000))
-        return {
-          error: `--windows takes whole token counts of at least 1000, comma-separated (got "${args[i] ?? ''}")`,
-        };
+      const list = parseWindows(args[++i]);
+      if ('error' in list) return list;
       windows = list;
     } else if (a.startsWith('--')) return { error: `unknown option ${a}` };
     else if (dir === undefined) dir = a;
