@@ -1,5 +1,5 @@
 /**
- * Every case of the unseen-session sweep, by name (`NN-what-it-holds`): 42 transcripts derived
+ * Every case of the unseen-session sweep, by name (`NN-what-it-holds`): 43 transcripts derived
  * from the three real fixtures or built from scratch, each family in its own file.
  */
 import { COMPACTION_CASES } from './casesCompactions';

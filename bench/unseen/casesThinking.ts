@@ -3,7 +3,7 @@
  * interruption) or only redacted thinking, ~50k-token signed thinking in tool rounds and
  * answers; ~50k-token unsigned thinking (as the pi agent logs it) in the pi session; and
  * ~64k-token signed thinking in six consecutive rounds of one turn (Opus 4.6 at its largest
- * thinking budget).
+ * thinking budget); the pi session as Claude Fable 5.1 (preserved thinking, some of it without text).
  */
 import type { UnseenCase } from './context';
 import type { Block } from './records';
@@ -72,5 +72,25 @@ const signedRounds: UnseenCase = {
   },
 };
 
-/** Family 06: thinking-only and redacted answers, huge signed and unsigned thinking. */
-export const THINKING_CASES: readonly UnseenCase[] = [thinkingOnly, unsignedPi, signedRounds];
+const preservedPi: UnseenCase = {
+  name: '06-preserved-thinking-fable-pi',
+  build: (ctx) => {
+    // The pi session as Claude Fable 5.1 logs it: a model that refuses thinking whose prefix changed
+    // (preservedThinking.ts), and every third thinking block with empty text (display `omitted`), signed.
+    const records = ctx.fixture('pi');
+    let k = 0;
+    for (const r of records) {
+      if (r.kind === 'usage') r.model = 'claude-fable-5-1';
+      if (r.kind !== 'message' || r.message.role !== 'assistant' || typeof r.message.content === 'string') continue;
+      const content: readonly Block[] = r.message.content;
+      r.message = {
+        ...r.message,
+        content: content.map((b) => (b.type === 'thinking' && k++ % 3 === 0 ? { ...b, thinking: '' } : b)),
+      };
+    }
+    return ctx.fill(records);
+  },
+};
+
+/** Family 06: thinking-only and redacted answers, huge signed and unsigned thinking, preserved thinking. */
+export const THINKING_CASES: readonly UnseenCase[] = [thinkingOnly, unsignedPi, signedRounds, preservedPi];
