@@ -81,7 +81,6 @@ describe('thinking in the chat: protocol items', () => {
     assert.equal(thinkingLabel({ text: 'abc' }, true), 'Thinking…');
     assert.equal(thinkingLabel({ text: 'abc', tokens: 1234 }, false), 'Thinking · 1,234 tokens');
     assert.equal(thinkingLabel({ text: '', redacted: true }, false), 'Thinking (redacted)');
-    assert.equal(thinkingLabel({ text: '' }, false), 'Thinking (not shown)');
     assert.equal(
       thinkingLabel({ text: 'abc', tokens: 2, redacted: true }, false),
       'Thinking · 2 tokens (partly redacted)',
@@ -99,6 +98,10 @@ describe('thinking in the chat: transcript items', () => {
     const r = transcriptOf(toolTurn(new Build('r'), [redacted(new Build('r2'))])).find((i) => i.kind === 'assistant');
     assert.ok(r?.kind === 'assistant');
     assert.deepEqual(r.thinking, { text: '', redacted: true });
+    const omitted = { ...signed(new Build('o'), 'x'), thinking: '' };
+    const o = transcriptOf(toolTurn(new Build('o2'), [omitted])).find((i) => i.kind === 'assistant');
+    assert.ok(o?.kind === 'assistant');
+    assert.equal(o.thinking, undefined, 'thinking returned without text (display omitted) shows nothing');
   });
 
   it('shows an answer that has only thinking and tool calls (no text)', () => {

@@ -124,13 +124,14 @@ function imageTokensOf(content: ToolResultContent): number {
 /**
  * An assistant message's thinking for the chat: the text of its thinking blocks, their
  * calibrated tokens when they can be counted, `redacted` when some were redacted; undefined
- * when the message has none.
+ * when the message has none, or only thinking the API returned without text (display
+ * `omitted`: nothing to show, and the user did not ask to see it).
  */
 export function thinkingOf(message: Message, tokensOf?: TokensOf): ChatThinking | undefined {
   const blocks = message.blocks.flatMap((b) => (b.type === 'thinking' ? [b] : []));
-  if (blocks.length === 0) return undefined;
   const text = blocks.flatMap((b) => (b.redactedData === undefined && b.thinking ? [b.thinking] : [])).join('\n\n');
   const redacted = blocks.some((b) => b.redactedData !== undefined);
+  if (!text && !redacted) return undefined;
   return {
     text,
     ...(tokensOf && text ? { tokens: Math.round(tokensOf.text(text)) } : {}),

@@ -8,14 +8,10 @@ import { el, formatTokens } from '../shared/dom';
  * plain text (text nodes, never HTML): nothing in it is interpreted.
  */
 
-/**
- * The disclosure's label: "Thinking…" while streaming, "Thinking · N tokens", "Thinking
- * (redacted)", or "Thinking (not shown)" when the API returned it without text.
- */
+/** The disclosure's label: "Thinking…" while streaming, "Thinking · N tokens", or "Thinking (redacted)". */
 export function thinkingLabel(t: ChatThinking, streaming: boolean): string {
   if (streaming) return 'Thinking…';
   if (!t.text && t.redacted) return 'Thinking (redacted)';
-  if (!t.text) return 'Thinking (not shown)';
   const tokens = t.tokens !== undefined ? ` · ${formatTokens(t.tokens)} tokens` : '';
   return `Thinking${tokens}${t.redacted ? ' (partly redacted)' : ''}`;
 }
@@ -23,10 +19,6 @@ export function thinkingLabel(t: ChatThinking, streaming: boolean): string {
 /** What a redacted part says instead of text. */
 export const REDACTED_NOTE =
   'Part of this reasoning was encrypted by Anthropic’s safety systems; it is sent back to the model unchanged and cannot be shown.';
-
-/** What thinking returned without text says instead (the model's thinking display is `omitted`). */
-export const OMITTED_NOTE =
-  'The API returned this reasoning without its text (thinking display “omitted”); it is sent back to the model unchanged.';
 
 /** The collapsed thinking of an answer (`open`: keep it expanded, e.g. across a re-render). Its text lives in `.thinking-text`. */
 export function renderThinking(t: ChatThinking, streaming: boolean, open = false): HTMLElement {
@@ -36,7 +28,6 @@ export function renderThinking(t: ChatThinking, streaming: boolean, open = false
     el('summary', { title: 'The model’s extended thinking for this answer' }, thinkingLabel(t, streaming)),
     el('div', { class: 'thinking-text' }, t.text),
     ...(t.redacted ? [el('div', { class: 'muted thinking-redacted' }, REDACTED_NOTE)] : []),
-    ...(!t.text && !t.redacted ? [el('div', { class: 'muted thinking-redacted' }, OMITTED_NOTE)] : []),
   );
   details.open = open;
   return details;
