@@ -98,15 +98,21 @@ export function requestText(req) {
  * Sends the long request (ROUNDS reads, then the final answer; summaries queued for whoever
  * asks) and waits for the final answer, failing at once on an error in the chat. Checks what
  * the fake server saw: every request valid, one per round in order, the user's words in each.
+ * `model` answers the turn (the `contextPipeline.model` the world set); with `thinking`, each
+ * answer starts with a thinking block.
  * @param {AgentWorld} w
+ * @param {{ model?: string, thinking?: boolean }} [options]
  */
-export async function runLongTurn(w) {
+export async function runLongTurn(w, { model = CHAT_MODEL, thinking = false } = {}) {
+  /** @param {string} text */
+  const think = (text) => (thinking ? { thinking: text } : {});
   w.fake.script(
     ...Array.from({ length: ROUNDS }, (_, i) => ({
-      match: { model: CHAT_MODEL },
+      match: { model },
+      ...think(`Round ${i + 1}: ${modulePath(i + 1)} is next.`),
       toolUses: [{ name: 'read_file', input: { path: modulePath(i + 1) } }],
     })),
-    { match: { model: CHAT_MODEL }, text: FINAL },
+    { match: { model }, ...think('Every module is read.'), text: FINAL },
   );
   w.fake.script(...Array.from({ length: 40 }, () => ({ match: { model: SUMMARISER }, text: SUMMARY })));
   const first = w.fake.requests.length;
@@ -124,7 +130,7 @@ export async function runLongTurn(w) {
   if (why) assert.fail(why);
   await w.waitIdle();
   const reqs = /** @type {SentRequest[]} */ (w.fake.requests.slice(first));
-  const chat = reqs.filter((r) => r.body?.model === CHAT_MODEL);
+  const chat = reqs.filter((r) => r.body?.model === model);
   assert.deepEqual(
     reqs.filter((r) => !r.valid).map((r) => r.error),
     [],

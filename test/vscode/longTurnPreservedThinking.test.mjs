@@ -1,0 +1,76 @@
+// The long turn of longTurn.test.mjs on Claude Fable 5.1, whose every answer starts with a signed
+// thinking block, in a real VS Code against the fake Anthropic server. Fable checks the prefix of
+// each thinking block sent back and refuses one whose earlier context changed (the fake does too,
+// test/fake-anthropic/thinkingPrefix.ts) — and compacting inside the turn changes it. The turn
+// must complete with every request valid: thinking after an edit is left out, new thinking is sent.
+//   node esbuild.mjs && npm run package && node test/vscode/setup.mjs
+//   node --import tsx --test --test-concurrency=1 test/vscode/longTurnPreservedThinking.test.mjs
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startAgentWorld } from './agentHarness.mjs';
+import { describeRecords, recordsOf, ROUNDS, runLongTurn, ui, WINDOW, WORKSPACE } from './longTurnScenario.mjs';
+
+/** @typedef {import('./agentHarness.mjs').SentRequest} SentRequest */
+
+const MODEL = 'claude-fable-5-1';
+
+/**
+ * The thinking blocks a request sent back.
+ * @param {SentRequest} req
+ */
+const thinkingIn = (req) =>
+  req.body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'thinking')
+    .length;
+
+describe('the long turn on a model with preserved thinking', { timeout: 900_000 }, () => {
+  /** @type {import('./agentHarness.mjs').AgentWorld} */
+  let w;
+  /** @type {typeof import('./workbench.mjs')} */
+  let workbench;
+  /** @type {ReturnType<typeof ui>} */
+  let u;
+  /** @type {string[]} */
+  const shots = [];
+
+  before(async () => {
+    workbench = await import('./workbench.mjs');
+    w = await startAgentWorld({
+      workspaceFiles: WORKSPACE,
+      fakeWindow: WINDOW,
+      settings: {
+        'contextPipeline.model': MODEL,
+        'contextPipeline.contextWindow': WINDOW,
+        'contextPipeline.maxToolRounds': 60,
+      },
+    });
+    u = ui(w, workbench);
+    await workbench.widenSidebar(w.page);
+  });
+
+  after(async () => {
+    if (!w) return;
+    await workbench.screenshot(w.page, 'long-turn-thinking-last').catch(() => undefined);
+    const invalid = w.fake.invalidRequests.map((r) => r.error);
+    process.stderr.write(
+      `[long-turn] preserved thinking: the fake server received ${w.fake.requests.length} requests, ${invalid.length} invalid; screenshots: ${shots.join(', ')}\n`,
+    );
+    await w.close();
+    assert.deepEqual(invalid, [], 'every request the extension sent was valid');
+  });
+
+  test(`${ROUNDS} rounds with thinking complete although the turn is compacted inside`, async () => {
+    const turn = await runLongTurn(w, { model: MODEL, thinking: true });
+    const records = recordsOf(w);
+    const sent = turn.chat.map(thinkingIn);
+    process.stderr.write(
+      `[long-turn] preserved thinking: compactions ${describeRecords(records)}; thinking blocks sent per request: ${sent.join(',')}\n`,
+    );
+    assert.ok(records.length >= 1, 'the turn was compacted');
+    assert.deepEqual(sent.slice(0, 3), [0, 1, 2], 'before any edit, every earlier thinking block goes back');
+    const last = /** @type {number} */ (sent.at(-1));
+    assert.ok(last >= 1, 'thinking produced after the last compaction is sent');
+    assert.ok(last < ROUNDS, `thinking after an edit is left out (${last} of ${ROUNDS} sent)`);
+    await u.scrollChat('bottom');
+    await u.shot('long-turn-thinking-end', shots);
+  });
+});
