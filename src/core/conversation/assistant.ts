@@ -19,9 +19,9 @@ export type AppendResult =
 /**
  * Appends the assistant's answer to the conversation. Empty text parts are dropped (the
  * API rejects them and a stream may produce them), and so is thinking with neither text nor
- * signature (signed thinking with empty text, display `omitted`, is kept to be sent back); the answer is refused when nothing is
- * left, when it does not follow a user message, or when a tool call id repeats one already
- * in the conversation.
+ * signature (signed thinking with empty text, display `omitted`, is kept to be sent back).
+ * The answer is refused when nothing is left, when it does not follow a user message, or
+ * when a tool call id repeats one already in the conversation.
  */
 export function appendAssistantMessage(
   state: ConversationState,
@@ -45,7 +45,7 @@ export function appendAssistantMessage(
     if (c.type === 'text') {
       if (c.text.trim()) blocks.push({ type: 'text', text: c.text, meta });
     } else if (c.type === 'thinking') {
-      // A signed block is kept even when its text is empty (thinking display `omitted`): the API wants it back as returned.
+      // A signed block is kept even when its text is empty (display `omitted`): the API wants it back as returned.
       if (c.thinking.trim() || c.signature)
         blocks.push({
           type: 'thinking',

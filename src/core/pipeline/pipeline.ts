@@ -42,9 +42,9 @@ export interface PreparedRequest {
  * The per-turn tail of the pipeline, after assembly: normalize → thinking whose prefix changed
  * left out (thinkingBinding.ts; normalize again when that empties a message) → estimate →
  * cache anchors → serialize. Normalize comes first so that the token counts and the anchors'
- * message indices are those of the messages actually sent. The state passed in is never changed (the session
- * file keeps what it holds). Pure given its ports; cost is O(messages) with every block
- * counted and serialised once.
+ * message indices are those of the messages actually sent. The state passed in is never
+ * changed (the session file keeps what it holds). Pure given its ports; cost is O(messages)
+ * with every block counted and serialised once.
  */
 export function prepareRequest(
   input: ConversationState,
@@ -79,7 +79,10 @@ export function prepareRequest(
   };
 }
 
-/** The state as sent: normalized, then without thinking the model would refuse (normalized again if that changed it). */
+/**
+ * The state as sent: normalized, then without thinking the model would refuse (normalized
+ * again if that changed it).
+ */
 function sendableState(input: ConversationState): { state: ConversationState; repairs: readonly Repair[] } {
   const normalized = normalizeState(input);
   const unbound = dropUnboundThinking(normalized.state);

@@ -24,7 +24,10 @@ import { serializeMessage, serializeSystem, serializeTools } from './serialize';
 const unitMemo = new WeakMap<object, string>();
 const headMemo = new WeakMap<object, WeakMap<object, string>>();
 
-/** A 64-bit hash of `text` (two independent 32-bit FNV-1a and murmur-style mixes over UTF-16 code units), as 16 hex digits. */
+/**
+ * A 64-bit hash of `text` (an FNV-1a and a murmur-style mix, 32 bits each, over its UTF-16 code
+ * units), as 16 hex digits.
+ */
 function hash(text: string): string {
   let a = 0x811c9dc5;
   let b = 0x9747b28c;
