@@ -86,10 +86,36 @@ function walkMessage(message: Message, before: string, visit?: (index: number, d
   return d;
 }
 
+/** What walking a message from a digest gave: the digest after it, and its first thinking block not bound to its prefix. */
+interface Walked {
+  readonly before: string;
+  readonly after: string;
+  readonly unbound: number | undefined;
+}
+
+const walkedMemo = new WeakMap<Message, Walked>();
+
+/**
+ * `walkMessage` from `before`, checking each sendable thinking block's binding; memoised per
+ * (immutable) message and starting digest, so an unchanged history costs a lookup per message.
+ */
+function checkedWalk(message: Message, before: string): Walked {
+  const hit = walkedMemo.get(message);
+  if (hit?.before === before) return hit;
+  let unbound: number | undefined;
+  const after = walkMessage(message, before, (j, d) => {
+    const b = message.blocks[j];
+    if (unbound === undefined && b?.type === 'thinking' && isSendableThinking(b) && b.prefixDigest !== d) unbound = j;
+  });
+  const walked = { before, after, unbound };
+  walkedMemo.set(message, walked);
+  return walked;
+}
+
 /** The digest of a request's whole prefix: system, tools and every message of `sent` (the normalized state as sent). */
 export function requestPrefixDigest(sent: ConversationState): string {
   let d = headDigest(sent);
-  for (const m of sent.messages) d = walkMessage(m, d);
+  for (const m of sent.messages) d = checkedWalk(m, d).after;
   return d;
 }
 
@@ -128,12 +154,9 @@ export function dropUnboundThinking(state: ConversationState): UnboundThinking {
   let d = headDigest(state);
   let from: { message: number; block: number } | undefined;
   for (let i = 0; i < state.messages.length && !from; i++) {
-    const m = state.messages[i] as Message;
-    d = walkMessage(m, d, (j, before) => {
-      const b = m.blocks[j];
-      if (from || b?.type !== 'thinking' || !isSendableThinking(b)) return;
-      if (b.prefixDigest !== before) from = { message: i, block: j };
-    });
+    const walked = checkedWalk(state.messages[i] as Message, d);
+    if (walked.unbound !== undefined) from = { message: i, block: walked.unbound };
+    d = walked.after;
   }
   if (!from) return { state, repairs: [] };
   const start = from;
