@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- pipeline`: the per-turn cost of the pipeline (assemble + estimate +
- * cache anchors + serialize) at 10k, 100k and 1M tokens of history, next to the floor of
+ * cache anchors + serialize) at 10k, 100k and 1M tokens of history (and at 1M on a model that
+ * checks the prefix of thinking, with thinking in every answer), next to the floor of
  * JSON.stringify of the same request. Estimation is incremental, so its cost must not grow
  * with history; the whole turn must stay within 3× of the floor at 1M tokens.
  */
@@ -10,6 +11,7 @@ import { appendAssistantMessage } from '../src/core/conversation/assistant';
 import { resolveConfig } from '../src/core/pipeline/config';
 import type { ConversationState } from '../src/core/conversation/conversationModel';
 import { prepareRequest } from '../src/core/pipeline/pipeline';
+import { bindThinking, requestPrefixDigest } from '../src/core/pipeline/thinkingBinding';
 import { counterIds } from '../src/core/platform/platformPorts';
 import { makeRequestCounter } from '../src/core/pipeline/requestTokens';
 import { agentSystemPrompt } from '../src/core/projectContext/staticPrompt';
@@ -19,6 +21,8 @@ import { codeText, growTo, prng } from './syntheticHistory';
 
 /** Figures for one history size, in milliseconds (medians). */
 export interface CostRow {
+  /** `plain`, or `thinking`: Claude Fable 5.1 with signed thinking in every answer, bound as the turn loop binds it. */
+  readonly scenario: 'plain' | 'thinking';
   readonly historyTokens: number;
   readonly messages: number;
   readonly assembleMs: number;
@@ -30,8 +34,16 @@ export interface CostRow {
   readonly charsTokenised: number;
 }
 
-const SIZES = [10_000, 100_000, 1_000_000];
+/** The plain scenario at every size, then the thinking one at the largest (its thinking-prefix check walks the history). */
+const RUNS: readonly { readonly size: number; readonly scenario: CostRow['scenario'] }[] = [
+  { size: 10_000, scenario: 'plain' },
+  { size: 100_000, scenario: 'plain' },
+  { size: 1_000_000, scenario: 'plain' },
+  { size: 1_000_000, scenario: 'thinking' },
+];
 const TURNS = 101;
+/** A model that checks the prefix of the thinking sent back (preservedThinking.ts). */
+const THINKING_MODEL = 'claude-fable-5-1';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -40,13 +52,16 @@ function median(xs: number[]): number {
 
 /** Measures the per-turn cost at each size; prints a table and, last, one JSON line. */
 export function runPipelineCost(): CostRow[] {
-  const config = resolveConfig({ contextWindow: 2_000_000 });
-  if (!config.ok) throw new Error(config.error);
+  const plain = resolveConfig({ contextWindow: 2_000_000 });
+  const thinking = resolveConfig({ contextWindow: 2_000_000, model: THINKING_MODEL });
+  if (!plain.ok) throw new Error(plain.error);
+  if (!thinking.ok) throw new Error(thinking.error);
   const inner = createTiktokenTokenizer();
   let charsCounted = 0;
   const tokenizer = { name: inner.name, count: (text: string) => ((charsCounted += text.length), inner.count(text)) };
   const rows: CostRow[] = [];
-  for (const size of SIZES) {
+  for (const { size, scenario } of RUNS) {
+    const config = scenario === 'plain' ? plain : thinking;
     let t = 1_700_000_000_000;
     const clock = { now: () => (t += 1000) };
     const ids = counterIds(`b${size}`);
@@ -93,11 +108,25 @@ export function runPipelineCost(): CostRow[] {
       c.push(charsCounted);
       previous = prepared.lastBreakpoint;
       estimator.observe(next, { input_tokens: estimate.tokens });
-      const answered = appendAssistantMessage(next, [{ type: 'text', text: `Answer ${i}.` }], { clock, ids });
+      const answer = { type: 'text' as const, text: `Answer ${i}.` };
+      // Drawn only in the thinking scenario, so the plain one's text (and figures) stay as they were.
+      const content =
+        scenario === 'plain'
+          ? [answer]
+          : [
+              { type: 'thinking' as const, thinking: `Reasoning ${i}: ${codeText(rand, 2)}`, signature: `sig${i}` },
+              answer,
+            ];
+      const answered = appendAssistantMessage(next, content, { clock, ids });
       if (!answered.ok) throw new Error(answered.error);
       state = answered.state;
+      if (scenario === 'thinking') {
+        const bound = bindThinking(answered.message, requestPrefixDigest(prepared.sent));
+        state = { ...state, messages: [...state.messages.slice(0, -1), bound] };
+      }
     }
     const row: CostRow = {
+      scenario,
       historyTokens: size,
       messages: state.messages.length,
       assembleMs: median(a),
@@ -112,15 +141,18 @@ export function runPipelineCost(): CostRow[] {
   const f = (x: number) => x.toFixed(3).padStart(9);
   console.log('Per-turn pipeline cost (median of 101 turns; the new turn is tokenised, history is memoised)');
   console.log(
-    'history tokens | messages | chars tokenised | assemble ms | estimate ms | whole turn ms | JSON.stringify ms | turn / stringify',
+    `${'history tokens'.padStart(19)} | messages | chars tokenised | assemble ms | estimate ms | whole turn ms | JSON.stringify ms | turn / stringify`,
   );
   for (const r of rows) {
+    const label = `${r.scenario === 'thinking' ? '+thinking ' : ''}${r.historyTokens.toLocaleString('en-US')}`;
     console.log(
-      `${r.historyTokens.toLocaleString('en-US').padStart(14)} | ${String(r.messages).padStart(8)} | ${String(r.charsTokenised).padStart(15)} | ${f(r.assembleMs)}   | ${f(r.estimateMs)}   | ${f(r.pipelineMs)}     | ${f(r.stringifyMs)}         | ${r.ratio.toFixed(2)}×`,
+      `${label.padStart(19)} | ${String(r.messages).padStart(8)} | ${String(r.charsTokenised).padStart(15)} | ${f(r.assembleMs)}   | ${f(r.estimateMs)}   | ${f(r.pipelineMs)}     | ${f(r.stringifyMs)}         | ${r.ratio.toFixed(2)}×`,
     );
   }
-  const small = rows[0];
-  const large = rows.at(-1);
+  const plainRows = rows.filter((r) => r.scenario === 'plain');
+  const small = plainRows[0];
+  const large = plainRows.at(-1);
+  const thought = rows.find((r) => r.scenario === 'thinking');
   if (small && large) {
     console.log(
       `Tokenised per turn: ${small.charsTokenised} characters at ${small.historyTokens.toLocaleString('en-US')} tokens of history, ${large.charsTokenised} at ${large.historyTokens.toLocaleString('en-US')}: only the new turn is counted.`,
@@ -132,11 +164,15 @@ export function runPipelineCost(): CostRow[] {
       `Whole turn at ${large.historyTokens.toLocaleString('en-US')} tokens: ${large.ratio.toFixed(2)}× the JSON.stringify floor (target ≤ 3×).`,
     );
   }
+  if (thought)
+    console.log(
+      `+thinking: ${THINKING_MODEL} with signed thinking in every answer, each request checking the prefix of every thinking block (thinkingBinding.ts): ${thought.pipelineMs.toFixed(3)} ms a turn at ${thought.historyTokens.toLocaleString('en-US')} tokens, ${thought.ratio.toFixed(2)}× the floor.`,
+    );
   console.log(
     JSON.stringify(
       Object.fromEntries(
         rows.map((r) => [
-          String(r.historyTokens),
+          r.scenario === 'plain' ? String(r.historyTokens) : `${r.historyTokens}-thinking`,
           {
             messages: r.messages,
             assemble_ms: round(r.assembleMs),
