@@ -12,8 +12,7 @@
 //   node esbuild.mjs && npm run package && node test/vscode/setup.mjs
 //   node --import tsx --test --test-concurrency=1 test/vscode/longTurn.test.mjs
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { startAgentWorld } from './agentHarness.mjs';
+import { describe, test } from 'node:test';
 import { UI_TIMEOUT } from './timeouts.mjs';
 import {
   CHAT_MODEL,
@@ -21,6 +20,7 @@ import {
   eventually,
   FINAL,
   fmt,
+  longTurnWorld,
   num,
   recordsOf,
   REQUEST,
@@ -32,10 +32,8 @@ import {
   sessionOf,
   SUMMARISER,
   SUMMARY,
-  ui,
   WARNING_TOAST,
   WINDOW,
-  WORKSPACE,
 } from './longTurnScenario.mjs';
 
 /**
@@ -44,49 +42,23 @@ import {
  */
 
 describe('one long turn in a 24k window, masking off: summaries inside the turn', { timeout: 1_200_000 }, () => {
-  /** @type {import('./agentHarness.mjs').AgentWorld} */
-  let w;
-  /** @type {typeof import('./workbench.mjs')} */
-  let workbench;
-  /** @type {ReturnType<typeof ui>} */
-  let u;
+  // keepRecentTurns 0: only the token budget protects the newest history, so the turn in
+  // progress is compacted from the soft threshold on; keepRecentTokens 0: a short second turn
+  // leaves the first one to Compact Now.
+  const world = longTurnWorld({
+    label: 'masking off',
+    shot: 'long-turn',
+    settings: {
+      'contextPipeline.maskToolResults': false,
+      'contextPipeline.keepRecentTurns': 0,
+      'contextPipeline.keepRecentTokens': 0,
+    },
+  });
   /** @type {Awaited<ReturnType<typeof runLongTurn>>} */
   let turn;
-  /** @type {string[]} */
-  const shots = [];
-
-  before(async () => {
-    workbench = await import('./workbench.mjs');
-    w = await startAgentWorld({
-      workspaceFiles: WORKSPACE,
-      fakeWindow: WINDOW,
-      // keepRecentTurns 0: only the token budget protects the newest history, so the turn in
-      // progress is compacted from the soft threshold on; keepRecentTokens 0: a short second turn
-      // leaves the first one to Compact Now.
-      settings: {
-        'contextPipeline.contextWindow': WINDOW,
-        'contextPipeline.maxToolRounds': 60,
-        'contextPipeline.maskToolResults': false,
-        'contextPipeline.keepRecentTurns': 0,
-        'contextPipeline.keepRecentTokens': 0,
-      },
-    });
-    u = ui(w, workbench);
-    await workbench.widenSidebar(w.page);
-  });
-
-  after(async () => {
-    if (!w) return;
-    await workbench.screenshot(w.page, 'long-turn-last').catch(() => undefined);
-    const invalid = w.fake.invalidRequests.map((r) => r.error);
-    process.stderr.write(
-      `[long-turn] the fake server received ${w.fake.requests.length} requests, ${invalid.length} invalid; screenshots: ${shots.join(', ')}\n`,
-    );
-    await w.close();
-    assert.deepEqual(invalid, [], 'every request the extension sent was valid');
-  });
 
   test(`one request runs ${ROUNDS} read_file rounds and completes with no refusal`, async () => {
+    const { w, u, shots } = world;
     turn = await runLongTurn(w);
     const summaries = turn.reqs.filter((r) => r.body?.model === SUMMARISER);
     process.stderr.write(
@@ -97,6 +69,7 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
   });
 
   test('the summaries were made inside the turn, and the chat shows them', async () => {
+    const { w, u, shots } = world;
     const entries = sessionOf(w);
     const records = recordsOf(w);
     process.stderr.write(`[long-turn] compactions: ${describeRecords(records)}\n`);
@@ -166,6 +139,7 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
   });
 
   test('the Compactions view lists the summaries with their originals', async () => {
+    const { w, u, shots } = world;
     const records = recordsOf(w);
     const pane = await u.compactionsPane();
     const session = pane.locator('.monaco-list-row[aria-level="1"]').first();
@@ -212,6 +186,7 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
   });
 
   test('Restore of a summary that a later one folded in is refused, with the reason shown', async (t) => {
+    const { w, u, shots } = world;
     const records = recordsOf(w);
     if (records.length < 2) return t.skip('only one summary: nothing was folded in');
     const pane = await u.compactionsPane();
@@ -235,6 +210,7 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
   });
 
   test('Compact Now after a second turn: the preview matches the run, and Restore brings the originals back', async () => {
+    const { w, u, shots } = world;
     w.fake.script({ match: { model: CHAT_MODEL }, text: SECOND_ANSWER });
     await w.send(SECOND);
     await w.waitForAnswer(SECOND_ANSWER);

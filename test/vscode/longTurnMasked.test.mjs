@@ -4,56 +4,26 @@
 //   node esbuild.mjs && npm run package && node test/vscode/setup.mjs
 //   node --import tsx --test --test-concurrency=1 test/vscode/longTurnMasked.test.mjs
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { startAgentWorld } from './agentHarness.mjs';
+import { describe, test } from 'node:test';
 import { UI_TIMEOUT } from './timeouts.mjs';
 import {
   describeRecords,
   FINAL,
+  longTurnWorld,
   recordsOf,
   ROUNDS,
   runLongTurn,
   sessionOf,
-  ui,
   WINDOW,
-  WORKSPACE,
 } from './longTurnScenario.mjs';
 
 /** @typedef {import('./agentHarness.mjs').SentRequest} SentRequest */
 
 describe('the same long turn with masking on (the default)', { timeout: 900_000 }, () => {
-  /** @type {import('./agentHarness.mjs').AgentWorld} */
-  let w;
-  /** @type {typeof import('./workbench.mjs')} */
-  let workbench;
-  /** @type {ReturnType<typeof ui>} */
-  let u;
-  /** @type {string[]} */
-  const shots = [];
-
-  before(async () => {
-    workbench = await import('./workbench.mjs');
-    w = await startAgentWorld({
-      workspaceFiles: WORKSPACE,
-      fakeWindow: WINDOW,
-      settings: { 'contextPipeline.contextWindow': WINDOW, 'contextPipeline.maxToolRounds': 60 },
-    });
-    u = ui(w, workbench);
-    await workbench.widenSidebar(w.page);
-  });
-
-  after(async () => {
-    if (!w) return;
-    await workbench.screenshot(w.page, 'long-turn-masked-last').catch(() => undefined);
-    const invalid = w.fake.invalidRequests.map((r) => r.error);
-    process.stderr.write(
-      `[long-turn] masking on: the fake server received ${w.fake.requests.length} requests, ${invalid.length} invalid; screenshots: ${shots.join(', ')}\n`,
-    );
-    await w.close();
-    assert.deepEqual(invalid, [], 'every request the extension sent was valid');
-  });
+  const world = longTurnWorld({ label: 'masking on', shot: 'long-turn-masked' });
 
   test(`${ROUNDS} rounds complete with older results masked inside the turn`, async () => {
+    const { w, u, shots } = world;
     const turn = await runLongTurn(w);
     const records = recordsOf(w);
     process.stderr.write(

@@ -6,9 +6,8 @@
 //   node esbuild.mjs && npm run package && node test/vscode/setup.mjs
 //   node --import tsx --test --test-concurrency=1 test/vscode/longTurnPreservedThinking.test.mjs
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { startAgentWorld } from './agentHarness.mjs';
-import { describeRecords, recordsOf, ROUNDS, runLongTurn, ui, WINDOW, WORKSPACE } from './longTurnScenario.mjs';
+import { describe, test } from 'node:test';
+import { describeRecords, longTurnWorld, recordsOf, ROUNDS, runLongTurn } from './longTurnScenario.mjs';
 
 /** @typedef {import('./agentHarness.mjs').SentRequest} SentRequest */
 
@@ -23,42 +22,14 @@ const thinkingIn = (req) =>
     .length;
 
 describe('the long turn on a model with preserved thinking', { timeout: 900_000 }, () => {
-  /** @type {import('./agentHarness.mjs').AgentWorld} */
-  let w;
-  /** @type {typeof import('./workbench.mjs')} */
-  let workbench;
-  /** @type {ReturnType<typeof ui>} */
-  let u;
-  /** @type {string[]} */
-  const shots = [];
-
-  before(async () => {
-    workbench = await import('./workbench.mjs');
-    w = await startAgentWorld({
-      workspaceFiles: WORKSPACE,
-      fakeWindow: WINDOW,
-      settings: {
-        'contextPipeline.model': MODEL,
-        'contextPipeline.contextWindow': WINDOW,
-        'contextPipeline.maxToolRounds': 60,
-      },
-    });
-    u = ui(w, workbench);
-    await workbench.widenSidebar(w.page);
-  });
-
-  after(async () => {
-    if (!w) return;
-    await workbench.screenshot(w.page, 'long-turn-thinking-last').catch(() => undefined);
-    const invalid = w.fake.invalidRequests.map((r) => r.error);
-    process.stderr.write(
-      `[long-turn] preserved thinking: the fake server received ${w.fake.requests.length} requests, ${invalid.length} invalid; screenshots: ${shots.join(', ')}\n`,
-    );
-    await w.close();
-    assert.deepEqual(invalid, [], 'every request the extension sent was valid');
+  const world = longTurnWorld({
+    label: 'preserved thinking',
+    shot: 'long-turn-thinking',
+    settings: { 'contextPipeline.model': MODEL },
   });
 
   test(`${ROUNDS} rounds with thinking complete although the turn is compacted inside`, async () => {
+    const { w, u, shots } = world;
     const turn = await runLongTurn(w, { model: MODEL, thinking: true });
     const records = recordsOf(w);
     const sent = turn.chat.map(thinkingIn);

@@ -1,7 +1,10 @@
-// The long-turn scenario shared by longTurn.test.mjs (masking off) and longTurnMasked.test.mjs
-// (masking on): its workspace of 42 modules, the scripted request, the run of the turn with its
-// checks on every request, the session records it leaves, and helpers acting on the UI.
+// The long-turn scenario shared by longTurn.test.mjs (masking off), longTurnMasked.test.mjs
+// (masking on) and longTurnPreservedThinking.test.mjs (Fable 5.1, thinking in every answer): its
+// workspace of 42 modules, the world it runs in, the scripted request, the run of the turn with
+// its checks on every request, the session records it leaves, and helpers acting on the UI.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
+import { startAgentWorld } from './agentHarness.mjs';
 import { chooseFromContextMenu } from './gestures.mjs';
 import { eventually as shared, GESTURE_TRY, UI_TIMEOUT } from './timeouts.mjs';
 
@@ -92,6 +95,45 @@ export function requestText(req) {
   return req.body.messages
     .flatMap((m) => (typeof m.content === 'string' ? [m.content] : m.content.flatMap(part)))
     .join('\n');
+}
+
+/**
+ * The world of a long-turn test, for the tests of the enclosing `describe`: before them, VS Code
+ * with the WORKSPACE, the fake server's window WINDOW, `contextPipeline.contextWindow` WINDOW, 60
+ * tool rounds and `settings` on top, the side bar widened; after them, a last screenshot
+ * (`${shot}-last`), one log line (`label`: requests received, invalid, screenshots taken), the
+ * world closed, and the assertion that the fake server refused no request.
+ * @param {{ label: string, shot: string, settings?: Record<string, unknown> }} options
+ * @returns {{ w: AgentWorld, u: ReturnType<typeof ui>, shots: string[] }} filled in by `before`
+ */
+export function longTurnWorld({ label, shot, settings = {} }) {
+  const world = /** @type {{ w: AgentWorld, u: ReturnType<typeof ui>, shots: string[] }} */ (
+    /** @type {unknown} */ ({ shots: [] })
+  );
+  /** @type {typeof import('./workbench.mjs')} */
+  let workbench;
+  before(async () => {
+    workbench = await import('./workbench.mjs');
+    world.w = await startAgentWorld({
+      workspaceFiles: WORKSPACE,
+      fakeWindow: WINDOW,
+      settings: { 'contextPipeline.contextWindow': WINDOW, 'contextPipeline.maxToolRounds': 60, ...settings },
+    });
+    world.u = ui(world.w, workbench);
+    await workbench.widenSidebar(world.w.page);
+  });
+  after(async () => {
+    const w = world.w;
+    if (!w) return;
+    await workbench.screenshot(w.page, `${shot}-last`).catch(() => undefined);
+    const invalid = w.fake.invalidRequests.map((r) => r.error);
+    process.stderr.write(
+      `[long-turn] ${label}: the fake server received ${w.fake.requests.length} requests, ${invalid.length} invalid; screenshots: ${world.shots.join(', ')}\n`,
+    );
+    await w.close();
+    assert.deepEqual(invalid, [], 'every request the extension sent was valid');
+  });
+  return world;
 }
 
 /**
