@@ -19,8 +19,10 @@ const BIG = `export const header = 1;\n${'export const value = compute(input, op
 
 /**
  * A session resumed in a smaller window (or carried over from an agent with a larger answer
- * limit) can hold a call whose input alone is more than the window leaves — and compaction
- * never touches the newest tool round. The tail guard cuts it (the file holds it whole).
+ * limit) can hold a call whose input alone is more than the window leaves. Once a newer round
+ * follows it, the call is no longer protected (one message past twice the tail's budget is
+ * not kept for the budget's sake: regions.ts), so it is summarised; when the window turns out
+ * smaller than the extension was told, the tail guard cuts it. Either way the file holds it whole.
  */
 describe('tail guard: a call whose input is more than the window leaves (SDK over HTTP)', function () {
   this.timeout(60_000);
@@ -98,7 +100,7 @@ describe('tail guard: a call whose input is more than the window leaves (SDK ove
     return use.input as { path: string; content: string };
   }
 
-  it('cuts the input before the next request, so the API never refuses it; the file holds it whole', async () => {
+  it('summarises the round that holds it before the next request, so the API never refuses it; undo gives it back', async () => {
     const w = await world();
     w.shrink();
     assert.deepEqual(await w.session.send('Go on'), { ok: true });
@@ -107,16 +109,20 @@ describe('tail guard: a call whose input is more than the window leaves (SDK ove
       [],
       'no request was refused',
     );
-    assert.equal(fake.requests.length, w.requestsBefore + 1, 'no summariser call: compacting could not help');
-    const input = sentInput(w);
-    assert.equal(input.path, 'src/big.ts');
-    assert.ok(input.content.length < 2_100, `${input.content.length}`);
-    assert.match(input.content, /left out so the request fits the context window; the call ran with the whole text/);
+    assert.equal(fake.requests.length, w.requestsBefore + 2, 'one summariser call, then the answer');
     assert.deepEqual(
       w.records.map((r) => r.layer),
-      ['tail-guard'],
+      ['summarise'],
     );
-    assert.match(w.notices().join('\n'), /The newest messages alone were more than the context window leaves/);
+    const record = w.records[0] as CompactionRecord;
+    const original = record.originals.flatMap((m) => m.blocks).find((b) => b.type === 'tool_use');
+    assert.ok(original?.type === 'tool_use', 'the record keeps the call');
+    assert.equal((original.input as { content: string }).content, BIG, 'whole, to restore');
+    assert.ok(
+      !w.session.state.messages.some((m) => m.blocks.some((b) => b.type === 'tool_use')),
+      'the history sent no longer holds the call',
+    );
+    assert.ok(w.written.get('src/big.ts') === BIG, 'the file holds the whole text');
     assert.deepEqual(checkInvariants(w.session.state), []);
   });
 

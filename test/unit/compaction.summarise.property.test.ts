@@ -77,11 +77,21 @@ function recentIds(messages: readonly Message[], turns: number, tokens: number):
   const ids = new Set<string>();
   let seen = 0;
   let sum = 0;
+  // The budget stops at a message that alone would take the tail past twice the budget.
+  let budget = true;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as Message;
-    if (seen < turns || sum < tokens || i >= messages.length - 2) ids.add(m.id);
+    const t = tokensOf(m);
+    const always = seen < turns || i >= messages.length - 2;
+    if (!always && sum < tokens && sum + t > 2 * tokens) {
+      budget = false;
+      // The results of that message's calls go with it.
+      const next = messages[i + 1];
+      if (next && i + 1 < messages.length - 2 && next.blocks.some((b) => b.type === 'tool_result')) ids.delete(next.id);
+    }
+    if (always || (budget && sum < tokens)) ids.add(m.id);
     else break;
-    sum += tokensOf(m);
+    sum += t;
     if (startsTurn(m)) seen++;
   }
   return ids;

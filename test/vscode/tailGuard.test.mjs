@@ -1,9 +1,12 @@
-// A session whose newest messages alone outgrow the window, in a real VS Code: a turn that
-// wrote a ~20k-token file with write_file and stopped there (the call and its result are the
-// newest round, which no compaction touches), resumed with a 24k-token window. Before the tail
-// guard every request of it was "prompt is too long". The next message must go through with
-// the call's input cut in the middle (the note says so), the chat must say what was done, and
-// the Compactions view must list the record with the original; the session file keeps it whole.
+// A session resumed in a much smaller window, in a real VS Code: a turn that wrote a ~20k-token
+// file with write_file and stopped there, resumed with a 24k-token window. Before the tail
+// guard every request of it was "prompt is too long"; the tail guard then cut the call's input.
+// Now the next message puts a stand-in answer after that round, so the round is no longer the
+// newest, and a message past twice the protected tail's budget is not protected for the
+// budget's sake (regions.ts): it is summarised like any older round. The next message must go
+// through, the summary must stand after the user's words, and the Compactions view must list
+// the record with the original; the record keeps the whole input. (The tail guard's own e2e,
+// where the newest message itself outgrows the window, is pastedWords.test.mjs.)
 //   npm run package && node --import tsx --test test/vscode/tailGuard.test.mjs
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -41,7 +44,7 @@ async function buildWriteSession() {
 }
 
 describe(
-  'a resumed session whose newest round outgrows the window, in a real VS Code',
+  'a resumed session whose last round outgrows a smaller window, in a real VS Code',
   { timeout: suiteTimeout(600_000) },
   () => {
     /** @type {import('./agentHarness.mjs').AgentWorld} */
@@ -64,7 +67,7 @@ describe(
 
     after(() => closeWorld(world, 'tail-guard-last'));
 
-    test('the next message goes through with the call’s input cut; the chat and the Compactions view say so', async () => {
+    test('the next message goes through with the written round summarised; the chat and the Compactions view show it', async () => {
       await workbench.openContextPipeline(world.page);
       await world.refindFrame();
       const f = world.frame;
@@ -76,26 +79,24 @@ describe(
       await world.waitForAnswer('TAIL-OK', UI_TIMEOUT);
       await world.waitIdle();
 
+      assert.deepEqual(
+        world.fake.invalidRequests.map((r) => r.error),
+        [],
+        'no request was refused',
+      );
       const chat = /** @type {import('./agentHarness.mjs').SentRequest[]} */ (world.fake.requests).filter(
         (r) => r.path === '/v1/messages' && r.body?.model === CHAT_MODEL,
       );
-      assert.equal(chat.length, 1, 'one request, not refused and sent again');
-      const body = /** @type {ApiRequest} */ (chat[0]?.body);
+      const body = /** @type {ApiRequest} */ (chat.at(-1)?.body);
       const sent = JSON.stringify(body.messages);
-      assert.match(
-        sent,
-        /characters of this input left out so the request fits the context window; the call ran with the whole text/,
+      assert.ok(!sent.includes('export function step0('), 'the written file is no longer in the request');
+      assert.ok(
+        sent.indexOf('Generate src/generated/all.ts') < sent.indexOf('conversation_summary'),
+        "the user's words stand before the summary",
       );
-      assert.ok(sent.includes(`"path":"${PATH}"`), 'the call keeps its path');
 
-      const notice = f.locator('.item.notice', {
-        hasText: 'The newest messages alone were more than the context window leaves',
-      });
-      await notice.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      assert.match(
-        await notice.innerText(),
-        /one large block \(a tool call's input or an answer\) cut in the middle, about [\d,]+ tokens freed/,
-      );
+      const card = f.locator('.summary-card').first();
+      await card.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       await workbench.screenshot(world.page, 'tail-guard-chat');
 
       // The record, with the original, in the session file and in the Compactions view.
@@ -105,7 +106,7 @@ describe(
         .map((l) => JSON.parse(l));
       const record = /** @type {CompactionEntry | undefined} */ (stored.find((e) => e.type === 'compaction'));
       assert.ok(record, 'a compaction record was saved');
-      assert.equal(record.layer, 'tail-guard');
+      assert.equal(record.layer, 'summarise');
       const original = record.originals.flatMap((m) => m.blocks).find((b) => b.type === 'tool_use');
       assert.equal(
         /** @type {{ content?: string }} */ (original?.type === 'tool_use' ? original.input : {}).content,

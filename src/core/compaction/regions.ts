@@ -98,7 +98,14 @@ export function isCutPoint(messages: readonly Message[], i: number): boolean {
 /**
  * Index of the first protected message: at least `keepRecentTokens` of the newest tokens,
  * the newest `keepRecentTurns` whole turns, and always the last tool round (the last
- * assistant message and what follows it), moved back to a cut point. O(n).
+ * assistant message and what follows it), moved to a cut point. O(n).
+ *
+ * One huge message (a 64k-token thinking block, a giant tool call) is not protected for the
+ * budget's sake when it would take the tail past twice its budget: protected whole, it would
+ * stay for as long as the turn lasts, however full the context. So the budget stops before
+ * it, and the cut moves back to a cut point (protecting a little more than the budget) unless
+ * that would protect more than the budget again (the huge round's own results reached): then
+ * it moves forward to the next cut point, never past the last tool round or the kept turns.
  */
 export function protectedFrom(
   messages: readonly Message[],
@@ -108,27 +115,37 @@ export function protectedFrom(
   if (n === 0) return 0;
   // The last tool round: a request in progress (last message from the user) keeps the
   // assistant message before it; a finished turn (last message from the assistant) keeps that turn.
-  let from = n - 1;
-  if ((messages[n - 1] as Message).role === 'assistant') from = lastTurnStart(messages);
-  else if (n >= 2) from = n - 2;
+  let mustFrom = n - 1;
+  if ((messages[n - 1] as Message).role === 'assistant') mustFrom = lastTurnStart(messages);
+  else if (n >= 2) mustFrom = n - 2;
+  let from = mustFrom;
   let tokens = 0;
   for (let i = n - 1; i >= 0 && tokens < opts.keepRecentTokens; i--) {
+    const t = opts.tokensOf(messages[i] as Message);
+    // A message that would take the tail past twice its budget is not taken for the budget's sake.
+    if (i < from && tokens + t > 2 * opts.keepRecentTokens) break;
     from = Math.min(from, i);
-    tokens += opts.tokensOf(messages[i] as Message);
+    tokens += t;
   }
   const keepTurns = Math.max(0, Math.floor(opts.keepRecentTurns));
   if (keepTurns > 0) {
     let seen = 0;
     for (let i = n - 1; i >= 0; i--) {
       if (startsTurn(messages[i] as Message) && ++seen === keepTurns) {
-        from = Math.min(from, i);
+        mustFrom = Math.min(mustFrom, i);
         break;
       }
     }
-    if (seen < keepTurns) from = 0;
+    if (seen < keepTurns) mustFrom = 0;
+    from = Math.min(from, mustFrom);
   }
-  while (from > 0 && !isCutPoint(messages, from)) from--;
-  return from;
+  let back = from;
+  let extra = 0;
+  while (back > 0 && !isCutPoint(messages, back)) extra += opts.tokensOf(messages[--back] as Message);
+  if (extra <= opts.keepRecentTokens) return back;
+  let forward = from;
+  while (forward < mustFrom && !isCutPoint(messages, forward)) forward++;
+  return isCutPoint(messages, forward) ? forward : back;
 }
 
 /** Tokens of the user's own words in `messages`. */
