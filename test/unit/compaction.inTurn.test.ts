@@ -234,6 +234,36 @@ describe('compaction plan (cache-aware)', () => {
     assert.equal(tooBig.action, 'summarise', 'masking would stay above the hard threshold minus its buffer');
   });
 
+  it('at the hard threshold does not mask when the next request’s growth would take it over again and a summary leaves more room', () => {
+    // Rounds whose calls are as large as their results: masking clears only half of each.
+    const c = new Convo('grow');
+    c.add({
+      user: 'Write every generated module',
+      tools: Array.from({ length: 12 }, (_, i) => ({
+        name: 'Write',
+        input: { file_path: `src/gen/m${i}.ts`, content: 'c'.repeat(12_000) },
+        result: `${i}: ${'r'.repeat(12_000)}`,
+      })),
+    });
+    const state = c.state({ messages: c.messages.slice(0, -1), config });
+    const at = (growthPerRequest?: number) =>
+      planCompaction(state, {
+        tokensOf,
+        fixedTokens: 12_000,
+        settings: settings(),
+        cacheWarm: true,
+        mode: 'auto',
+        ...(growthPerRequest !== undefined ? { growthPerRequest } : {}),
+      });
+    const masked = at(1_000);
+    assert.equal(masked.action, 'mask', masked.reason);
+    const room = config.hardThreshold * 90_000 - masked.expectedAfter;
+    assert.equal(at(room - 500).action, 'mask', 'the next request stays under the threshold');
+    const loop = at(room + 500);
+    assert.equal(loop.action, 'summarise', `a mask now would be followed by another next request: ${loop.reason}`);
+    assert.ok(loop.expectedAfter < masked.expectedAfter, 'the summary leaves more room');
+  });
+
   it('over the soft threshold, waits while a summary would not pay back within half its cycle; at the hard threshold never', () => {
     const soft = longTurn(33, 8_000, config);
     const at = (g: number | undefined) =>

@@ -72,27 +72,34 @@ function userWords(state: Pick<ConversationState, 'messages'>): unknown[] {
   return state.messages.flatMap((m) => m.blocks.filter((b) => b.type === 'text' && b.meta.source === 'user'));
 }
 
-/** Ids of the newest messages a summarise must not touch: the last `turns` turns, the last `tokens` tokens and the last tool round. */
+/**
+ * Ids of the newest messages a summarise must not touch: the last `turns` turns, the last tool
+ * round and the last `tokens` tokens; but the budget never takes the tail past twice itself: it
+ * stops before a message that would, and tool results at its head whose call would are left.
+ */
 function recentIds(messages: readonly Message[], turns: number, tokens: number): Set<string> {
   const ids = new Set<string>();
   let seen = 0;
   let sum = 0;
-  // The budget stops at a message that alone would take the tail past twice the budget.
   let budget = true;
+  let head: number | undefined;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i] as Message;
     const t = tokensOf(m);
     const always = seen < turns || i >= messages.length - 2;
-    if (!always && sum < tokens && sum + t > 2 * tokens) {
-      budget = false;
-      // The results of that message's calls go with it.
-      const next = messages[i + 1];
-      if (next && i + 1 < messages.length - 2 && next.blocks.some((b) => b.type === 'tool_result')) ids.delete(next.id);
-    }
-    if (always || (budget && sum < tokens)) ids.add(m.id);
-    else break;
+    if (!always && sum < tokens && sum + t > 2 * tokens) budget = false;
+    if (always) ids.add(m.id);
+    else if (budget && sum < tokens) {
+      ids.add(m.id);
+      head = i;
+    } else break;
     sum += t;
     if (startsTurn(m)) seen++;
+  }
+  const first = head === undefined ? undefined : (messages[head] as Message);
+  if (head !== undefined && first?.blocks.some((b) => b.type === 'tool_result')) {
+    const call = messages[head - 1];
+    if (call && sum + tokensOf(call) > 2 * tokens) ids.delete(first.id);
   }
   return ids;
 }

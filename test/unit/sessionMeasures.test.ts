@@ -17,6 +17,19 @@ describe('session measures: what the plan prices with', () => {
     assert.equal(m.growthPerRequest, 0.8 * 1_000 + 0.2 * 2_000);
   });
 
+  it('measures the growth after a compaction from the size sent, not the size before it', () => {
+    const m = new SessionMeasures();
+    m.observePrompt(100_000);
+    m.observePrompt(110_000);
+    assert.equal(m.growthPerRequest, 10_000);
+    m.observeSent(50_000); // this request compacted 110k to 50k
+    m.observePrompt(112_000); // and the next one grew back by 62k
+    assert.equal(m.growthPerRequest, 0.8 * 10_000 + 0.2 * 62_000, 'not the 2k between the two sizes before');
+    m.observeSent(200_000);
+    m.observePrompt(113_000);
+    assert.equal(m.growthPerRequest, 0.8 * (0.8 * 10_000 + 0.2 * 62_000) + 0.2 * 1_000, 'a larger "sent" is ignored');
+  });
+
   it('takes output beyond what an answer shows as thinking, never negative', () => {
     const m = new SessionMeasures();
     assert.equal(m.thinkingTokens, undefined);

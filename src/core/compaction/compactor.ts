@@ -109,6 +109,7 @@ export class Compactor {
     const tokens = this.deps.measure(state);
     this.measures.observePrompt(tokens);
     const run = await this.guardedLayers(state, opts, { now, idleMs, cold }, tokens);
+    if (run.state !== state) this.measures.observeSent(this.deps.measure(run.state));
     // Whether this request should read the cache: its answer then tells a full miss from an expected one.
     this.measures.sending(
       opts.lastRequestAt !== undefined &&

@@ -259,21 +259,6 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
         ? `the context is ${pct(pressure.utilisation)} full, over the hard threshold (${pct(cfg.hardThreshold)})`
         : `the context is ${pct(pressure.utilisation)} full, over the soft threshold (${pct(cfg.softThreshold)})`;
     const hard = pressure.level === 'hard';
-    // Masking alone is enough: cheaper (no LLM) and it keeps every call and every word.
-    if (
-      mask &&
-      mask.expectedSaving >= pressure.tokensToFree &&
-      (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))
-    )
-      return { ...mask, reason: `Older tool results are cleared because ${why}.` };
-    // At the hard threshold masking still goes first when it takes the prompt below the hard
-    // threshold with its buffer: the cheap, lossless layer before any summary (the summary
-    // follows at the next hard threshold, when there is less left to clear).
-    if (hard && mask && mask.expectedAfter <= (cfg.hardThreshold - settings.hardBuffer) * eff)
-      return {
-        ...mask,
-        reason: `Older tool results are cleared because ${why}; that is enough to leave the threshold, so summarising waits.`,
-      };
     // When what must stay (the system prompt and tools, pins, the protected tail) leaves little
     // room under the hard threshold, a compaction there frees a few thousand tokens and the
     // next request is over it again: a loop of summaries. While the prompt still fits the
@@ -282,7 +267,33 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     const minSaving = minSoftSavingTokens(settings, eff);
     const stuck = (p: CompactionPlan): boolean =>
       hard && tokensBefore <= HARD_WAIT_LIMIT * eff && p.expectedSaving < minSaving;
-    const s = summarisePlan();
+    let summary: { readonly plan: CompactionPlan | undefined } | undefined;
+    const summarised = (): CompactionPlan | undefined => (summary ??= { plan: summarisePlan() }).plan;
+    // At the hard threshold a mask that the next request's growth takes over it again is a
+    // compaction on every request, each rewriting the cache: when a summary would leave more
+    // room, the mask goes first only if the next request is expected to stay under the threshold.
+    const maskLasts = (m: CompactionPlan): boolean => {
+      if (!hard || m.expectedAfter + (inputs.growthPerRequest ?? 0) <= cfg.hardThreshold * eff) return true;
+      const sum = summarised();
+      return !sum || stuck(sum) || sum.expectedAfter >= m.expectedAfter;
+    };
+    // Masking alone is enough: cheaper (no LLM) and it keeps every call and every word.
+    if (
+      mask &&
+      maskLasts(mask) &&
+      mask.expectedSaving >= pressure.tokensToFree &&
+      (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))
+    )
+      return { ...mask, reason: `Older tool results are cleared because ${why}.` };
+    // At the hard threshold masking still goes first when it takes the prompt below the hard
+    // threshold with its buffer: the cheap, lossless layer before any summary (the summary
+    // follows at the next hard threshold, when there is less left to clear).
+    if (hard && mask && maskLasts(mask) && mask.expectedAfter <= (cfg.hardThreshold - settings.hardBuffer) * eff)
+      return {
+        ...mask,
+        reason: `Older tool results are cleared because ${why}; that is enough to leave the threshold, so summarising waits.`,
+      };
+    const s = summarised();
     if (s && !stuck(s) && (hard || (s.expectedSaving >= minSaving && paysBack(s, inputs.growthPerRequest, Infinity))))
       return { ...s, reason: `Older history is summarised because ${why}.${s.reason ? ` ${s.reason}` : ''}` };
     if (mask && !stuck(mask) && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)))

@@ -104,8 +104,8 @@ export function isCutPoint(messages: readonly Message[], i: number): boolean {
  * budget's sake when it would take the tail past twice its budget: protected whole, it would
  * stay for as long as the turn lasts, however full the context. So the budget stops before
  * it, and the cut moves back to a cut point (protecting a little more than the budget) unless
- * that would protect more than the budget again (the huge round's own results reached): then
- * it moves forward to the next cut point, never past the last tool round or the kept turns.
+ * that too would take the tail past twice its budget (the huge round's own results reached):
+ * then it moves forward to the next cut point, never past the last tool round or the kept turns.
  */
 export function protectedFrom(
   messages: readonly Message[],
@@ -139,10 +139,11 @@ export function protectedFrom(
     if (seen < keepTurns) mustFrom = 0;
     from = Math.min(from, mustFrom);
   }
+  let tail = 0;
+  for (let i = from; i < n; i++) tail += opts.tokensOf(messages[i] as Message);
   let back = from;
-  let extra = 0;
-  while (back > 0 && !isCutPoint(messages, back)) extra += opts.tokensOf(messages[--back] as Message);
-  if (extra <= opts.keepRecentTokens) return back;
+  while (back > 0 && !isCutPoint(messages, back)) tail += opts.tokensOf(messages[--back] as Message);
+  if (back === from || tail <= 2 * opts.keepRecentTokens) return back;
   let forward = from;
   while (forward < mustFrom && !isCutPoint(messages, forward)) forward++;
   return isCutPoint(messages, forward) ? forward : back;

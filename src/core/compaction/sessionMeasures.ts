@@ -41,6 +41,15 @@ export class SessionMeasures {
   }
 
   /**
+   * The prompt's size as sent, after that request's compaction: the next request's growth is
+   * measured from it (from the size before the compaction, a request that compacted and then
+   * grew back would read as no growth at all).
+   */
+  observeSent(tokens: number): void {
+    if (this.lastTokens !== undefined) this.lastTokens = Math.min(this.lastTokens, tokens);
+  }
+
+  /**
    * The request about to go out should read the cache (the last one was within the TTL, nothing
    * before it was edited, the prompt is over the model's minimum cacheable length) or not.
    */
