@@ -92,6 +92,39 @@ describe('thinking bound to its prefix (preserved thinking)', () => {
     assert.deepEqual(thinkingOf(dropUnboundThinking({ ...t.state, system }).state.messages), []);
   });
 
+  it('thinking produced after a request that already left some out is bound to that request, and goes', () => {
+    const t = boundTurn();
+    const masked = { ...t.r1, blocks: [t.b.toolResult((t.a1.blocks[1] as { id: string }).id, '[result masked]')] };
+    const p = pipeline();
+    const first = p.prepare({ ...t.state, messages: [t.u1, t.a1, masked, t.a2, t.r2] });
+    assert.deepEqual(thinkingOf(first.sent.messages), ['read a first']);
+    // The answer to that request, bound to it as the turn loop binds it, then its result.
+    const c3 = t.b.toolUse('read_file', { path: 'c.ts' });
+    const a3 = bindThinking(
+      t.b.message('assistant', [thinking(t.b, 'then c'), c3], 1),
+      requestPrefixDigest(first.sent),
+    );
+    const r3 = t.b.message('user', [t.b.toolResult(c3.id, 'export const c = 3;')], 1);
+    const second = p.prepare({ ...t.state, messages: [t.u1, t.a1, masked, t.a2, t.r2, a3, r3] });
+    assert.deepEqual(
+      thinkingOf(second.sent.messages),
+      ['read a first', 'then c'],
+      'the new thinking goes; the thinking produced before the edit with the edited result in its prefix does not',
+    );
+    assert.deepEqual(
+      second.repairs.filter((r) => r.kind === 'thinking_unbound').map((r) => r.messageId),
+      [t.a2.id],
+    );
+    const c4 = t.b.toolUse('read_file', { path: 'd.ts' });
+    const a4 = bindThinking(
+      t.b.message('assistant', [thinking(t.b, 'then d'), c4], 1),
+      requestPrefixDigest(second.sent),
+    );
+    const r4 = t.b.message('user', [t.b.toolResult(c4.id, 'export const d = 4;')], 1);
+    const third = p.prepare({ ...t.state, messages: [t.u1, t.a1, masked, t.a2, t.r2, a3, r3, a4, r4] });
+    assert.deepEqual(thinkingOf(third.sent.messages), ['read a first', 'then c', 'then d'], 'and keeps going');
+  });
+
   it('leaves out thinking never bound, and later thinking with it; other models keep everything', () => {
     const t = boundTurn();
     const unbound = {

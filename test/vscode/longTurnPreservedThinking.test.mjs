@@ -39,8 +39,13 @@ describe('the long turn on a model with preserved thinking', { timeout: 900_000 
     assert.ok(records.length >= 1, 'the turn was compacted');
     assert.deepEqual(sent.slice(0, 3), [0, 1, 2], 'before any edit, every earlier thinking block goes back');
     const last = /** @type {number} */ (sent.at(-1));
-    assert.ok(last >= 1, 'thinking produced after the last compaction is sent');
     assert.ok(last < ROUNDS, `thinking after an edit is left out (${last} of ${ROUNDS} sent)`);
+    // Thinking produced after an edit is bound to the request that left the older thinking out,
+    // so the next request sends it: after the first edit, requests with no edit of their own
+    // send one block more than the request before them.
+    const firstEdit = sent.findIndex((n, i) => i > 0 && n < /** @type {number} */ (sent[i - 1]) + 1);
+    const grew = sent.filter((n, i) => i > firstEdit && n > /** @type {number} */ (sent[i - 1])).length;
+    assert.ok(firstEdit > 0 && grew >= 5, `thinking produced after an edit is sent again (${grew} requests)`);
     await u.scrollChat('bottom');
     await u.shot('long-turn-thinking-end', shots);
   });

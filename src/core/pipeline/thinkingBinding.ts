@@ -142,51 +142,57 @@ export interface UnboundThinking {
 }
 
 /**
- * For a model that checks the prefix of thinking blocks: `state` without its first thinking
- * block whose prefix changed since it was produced (or that was never bound) and without every
- * thinking block after it. Other models, and states whose thinking is all still bound, come
- * back unchanged (the same object).
+ * For a model that checks the prefix of thinking blocks: `state` without each thinking block
+ * whose prefix, as this request sends it, is not the one it was produced after (or that was
+ * never bound). The prefix is taken as sent: once a block is left out, a later block produced
+ * after a request that already left it out is still bound and goes (the API checks each block
+ * against the request it receives), while a block produced with it in its prefix is left out
+ * too. Other models, and states whose thinking is all still bound, come back unchanged (the
+ * same object).
  */
 export function dropUnboundThinking(state: ConversationState): UnboundThinking {
   if (!checksThinkingPrefix(state.config.model)) return { state, repairs: [] };
   if (!state.messages.some((m) => m.blocks.some((b) => b.type === 'thinking' && isSendableThinking(b))))
     return { state, repairs: [] };
   let d = headDigest(state);
-  let from: { message: number; block: number } | undefined;
-  for (let i = 0; i < state.messages.length && !from; i++) {
-    const walked = checkedWalk(state.messages[i] as Message, d);
-    if (walked.unbound !== undefined) from = { message: i, block: walked.unbound };
-    d = walked.after;
-  }
-  if (!from) return { state, repairs: [] };
-  const start = from;
   const repairs: Repair[] = [];
-  const messages = state.messages.map((m, i) => {
-    if (i < start.message) return m;
-    const first = i > start.message ? 0 : start.block;
-    m.blocks.forEach((b, j) => {
-      if (j >= first && b.type === 'thinking' && isSendableThinking(b)) repairs.push(unboundRepair(m, b));
-    });
-    return withoutThinkingFrom(m, first);
+  let changed = false;
+  const messages = state.messages.map((m) => {
+    let out = m;
+    let walked = checkedWalk(out, d);
+    // Each pass leaves out the first unbound block of what is left; the blocks after it are
+    // checked again against the message without it.
+    const left: number[] = [];
+    while (walked.unbound !== undefined) {
+      const block = out.blocks[walked.unbound] as ThinkingBlock;
+      repairs.push(unboundRepair(m, block));
+      left.push(m.blocks.indexOf(block));
+      out = withoutThinkingAt(m, left);
+      walked = checkedWalk(out, d);
+    }
+    if (out !== m) changed = true;
+    d = walked.after;
+    return out;
   });
-  return { state: { ...state, messages }, repairs };
+  return changed ? { state: { ...state, messages }, repairs } : { state, repairs: [] };
 }
 
-const strippedMemo = new WeakMap<Message, Map<number, Message>>();
+const strippedMemo = new WeakMap<Message, Map<string, Message>>();
 
 /**
- * `m` without its sendable thinking from block `first` on; memoised per message and index, so
- * each request gets the same object back (the estimator's anchor and the serializer's memo
- * compare messages by identity).
+ * `m` without the thinking blocks at `indices` (of `m`); memoised per message and index set,
+ * so each request gets the same object back (the estimator's anchor, the serializer's memo
+ * and the digests' memo compare messages by identity).
  */
-function withoutThinkingFrom(m: Message, first: number): Message {
-  let byIndex = strippedMemo.get(m);
-  if (!byIndex) strippedMemo.set(m, (byIndex = new Map()));
-  let out = byIndex.get(first);
+function withoutThinkingAt(m: Message, indices: readonly number[]): Message {
+  let byKey = strippedMemo.get(m);
+  if (!byKey) strippedMemo.set(m, (byKey = new Map()));
+  const key = indices.join(',');
+  let out = byKey.get(key);
   if (!out) {
-    const blocks = m.blocks.filter((b, j) => j < first || b.type !== 'thinking' || !isSendableThinking(b));
-    out = blocks.length === m.blocks.length ? m : { ...m, blocks };
-    byIndex.set(first, out);
+    const blocks = m.blocks.filter((_, j) => !indices.includes(j));
+    out = { ...m, blocks };
+    byKey.set(key, out);
   }
   return out;
 }
