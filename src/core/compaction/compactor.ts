@@ -109,7 +109,6 @@ export class Compactor {
     const tokens = this.deps.measure(state);
     this.measures.observePrompt(tokens);
     const run = await this.guardedLayers(state, opts, { now, idleMs, cold }, tokens);
-    if (run.state !== state) this.measures.observeSent(this.deps.measure(run.state));
     // Whether this request should read the cache: its answer then tells a full miss from an expected one.
     this.measures.sending(
       opts.lastRequestAt !== undefined &&
@@ -141,7 +140,11 @@ export class Compactor {
     const first = step(state, near ? this.plan(state, { cacheWarm: !timing.cold, mode: 'auto' }).expectedAfter : 0);
     const run = await this.layersBeforeRequest(first.state, opts, timing);
     // Nothing changed (the common case): the request's size is the one measured before.
-    const last = step(run.state, run.state === state ? tokens : this.deps.measure(run.state));
+    const measured = run.state === state ? tokens : this.deps.measure(run.state);
+    const last = step(run.state, measured);
+    // The next request's growth is measured from what this one sends.
+    if (last.state !== state)
+      this.measures.observeSent(last.state === run.state ? measured : this.deps.measure(last.state));
     return {
       state: last.state,
       records: [...first.records, ...run.records, ...last.records],
