@@ -7,6 +7,7 @@
 import { addCosts } from '../core/agent/cost';
 import type { AgentSession, CompactionEntryState } from '../core/agent/agentSession';
 import type { AgentEvent } from '../core/agent/events';
+import type { TurnInput } from '../core/conversation/assemble';
 import type { ConversationState, Message, PipelineConfig } from '../core/conversation/conversationModel';
 import type { Clock } from '../core/platform/platformPorts';
 import { toWellFormed } from '../core/platform/text';
@@ -125,8 +126,8 @@ export class ChatService {
     await this.postAll();
   }
 
-  /** Sends the user's words as a new turn, with the context that goes with the next message. */
-  async send(text: string): Promise<void> {
+  /** Sends the user's words (and the images pasted with them) as a new turn, with the next message's context. */
+  async send(text: string, images: TurnInput['images'] = []): Promise<void> {
     // A lone surrogate would be stored and resent with every later request, which the API rejects.
     const wellFormed = toWellFormed(text);
     await this.run(async (agent) => {
@@ -135,7 +136,7 @@ export class ChatService {
       try {
         agent.setPending(taken.injections);
         this.postPendingContext();
-        const result = await agent.send(wellFormed);
+        const result = await agent.send(wellFormed, images);
         sent = result.ok;
         return result;
       } finally {

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { applyUserMessage, assembleUserMessage } from '../core/conversation/assemble';
+import { applyUserMessage, assembleUserMessage, type TurnInput } from '../core/conversation/assemble';
 import { buildLedger, describeRepairs } from '../core/pipeline/ledger';
 import type { ConversationState, Injection, ToolSchema } from '../core/conversation/conversationModel';
 import { prepareRequest } from '../core/pipeline/pipeline';
@@ -37,8 +37,8 @@ export class RequestPreviewer {
     private readonly editorInjections: () => Injection[] = () => currentEditorInjections(),
   ) {}
 
-  /** Builds the preview for `text`; problems come back as an error result, never a throw. */
-  async preview(requestId: number, text: string): Promise<PreviewResult> {
+  /** Builds the preview for `text` (and its images); problems come back as an error result, never a throw. */
+  async preview(requestId: number, text: string, images: TurnInput['images'] = []): Promise<PreviewResult> {
     const resolved = readPipelineConfig();
     if (!resolved.ok) return { type: 'previewResult', requestId, ok: false, error: resolved.error };
     const tokenizer = await (this.tokenizer ??= loadTokenizer().then((r) => {
@@ -58,7 +58,7 @@ export class RequestPreviewer {
         };
     const assembled = assembleUserMessage(
       state,
-      { userText: text, pasteDirectory: '<session folder>' },
+      { userText: text, images, pasteDirectory: '<session folder>' },
       { clock, ids },
     );
     if (!assembled.ok) return { type: 'previewResult', requestId, ok: false, error: assembled.error.message };

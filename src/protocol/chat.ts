@@ -82,18 +82,63 @@ const LinkHref = v.pipe(
   v.check(isAllowedLinkHref, 'Only http(s) URLs and workspace-relative paths may be opened'),
 );
 
+/**
+ * Media types the Messages API takes for a base64 image (SDK `Base64ImageSource.media_type`:
+ * 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp').
+ */
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+
+/**
+ * The most base64 characters one image may have: the API refuses more ("image exceeds 5 MB
+ * maximum", https://platform.claude.com/docs/en/build-with-claude/vision, image size limits:
+ * 5 MB per image through the API).
+ */
+export const MAX_IMAGE_BASE64 = 5 * 1024 * 1024;
+
+/**
+ * Images one message may carry from the composer. The API refuses a request of more than 20
+ * images when one is over 2000 px a side (the vision guide); the composer scales each to at
+ * most 1568 px, so this is a limit on how much one message may cost, not the API's.
+ */
+export const MAX_MESSAGE_IMAGES = 20;
+
+const ImageAttachment = v.strictObject({
+  mediaType: v.picklist(IMAGE_MEDIA_TYPES, 'Images may be PNG, JPEG, GIF or WebP'),
+  data: v.pipe(
+    v.string(),
+    v.minLength(4, 'An image has no data'),
+    v.maxLength(MAX_IMAGE_BASE64, 'An image is over the API limit of 5 MB (base64)'),
+    v.regex(/^[A-Za-z0-9+/]+={0,2}$/, 'An image is not base64 data'),
+  ),
+});
+
+/** An image pasted or dropped into the composer, as base64 (no `data:` prefix). */
+export type ImageAttachment = v.InferOutput<typeof ImageAttachment>;
+
+const Images = v.optional(
+  v.pipe(
+    v.array(ImageAttachment),
+    v.maxLength(MAX_MESSAGE_IMAGES, `A message may carry at most ${MAX_MESSAGE_IMAGES} images`),
+  ),
+);
+
 const ApprovalId = v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, 'Invalid approval id'));
 
 const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('ready') }),
-  /** Send the user's words as a new turn. */
-  v.strictObject({ type: v.literal('send'), text: Text }),
+  /** Send the user's words (and the images pasted with them) as a new turn. */
+  v.strictObject({ type: v.literal('send'), text: Text, images: Images }),
   /** Stop the running turn. */
   v.strictObject({ type: v.literal('stop') }),
   /** Re-send the last request after an error. */
   v.strictObject({ type: v.literal('retry') }),
   /** Assemble (not send) the given text and show what the request would hold. */
-  v.strictObject({ type: v.literal('preview'), requestId: v.pipe(v.number(), v.integer(), v.minValue(0)), text: Text }),
+  v.strictObject({
+    type: v.literal('preview'),
+    requestId: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    text: Text,
+    images: Images,
+  }),
   /**
    * Run one of the extension's own commands. None runs a tool or changes a setting: each opens
    * a view or a prompt (Set API Key, Compact Now and Choose Model ask first), or starts a new

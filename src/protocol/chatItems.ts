@@ -35,6 +35,16 @@ export const ChatItemSchema = v.variant('kind', [
     id: v.string(),
     text: v.string(),
     injected: v.array(InjectedSchema),
+    /** Images sent with the words (base64, shown as thumbnails) with their calibrated tokens. */
+    images: v.optional(
+      v.array(
+        v.strictObject({
+          mediaType: v.picklist(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+          data: v.string(),
+          tokens: v.number(),
+        }),
+      ),
+    ),
     turn: v.number(),
     pinned: v.optional(v.boolean()),
     tokens: v.optional(v.number()),

@@ -1,6 +1,6 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { ToolRunner } from './agentPorts';
-import { applyUserMessage, assembleUserMessage } from '../conversation/assemble';
+import { applyUserMessage, assembleUserMessage, type TurnInput } from '../conversation/assemble';
 import type { ConversationState, Injection } from '../conversation/conversationModel';
 import type { ContextHealth } from '../compaction/health';
 import { withRecall } from '../recall/recallTool';
@@ -126,11 +126,11 @@ export class AgentSession {
   }
 
   /**
-   * Sends the user's words as a new turn. If the previous request failed and left the user's
-   * last message unanswered, a short assistant note records that first, so roles alternate
-   * and nothing the user wrote is dropped.
+   * Sends the user's words (with the images pasted beside them) as a new turn. If the
+   * previous request failed and left the user's last message unanswered, a short assistant
+   * note records that first, so roles alternate and nothing the user wrote is dropped.
    */
-  async send(userText: string): Promise<SendResult> {
+  async send(userText: string, images: TurnInput['images'] = []): Promise<SendResult> {
     const core = this.core;
     if (core.running) return { ok: false, reason: 'A turn is still running; stop it or wait for it to finish.' };
     const before = core.state;
@@ -140,7 +140,7 @@ export class AgentSession {
     }
     const assembled = assembleUserMessage(
       core.state,
-      { userText, pasteDirectory: this.deps.pasteDirectory },
+      { userText, images, pasteDirectory: this.deps.pasteDirectory },
       this.deps,
     );
     if (!assembled.ok) {

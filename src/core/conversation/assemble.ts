@@ -2,6 +2,8 @@ import { injectionProblem, renderInjectionBlock, sourceOf } from './injections';
 import type {
   Block,
   ConversationState,
+  ImageBlock,
+  ImageMediaType,
   Injection,
   Message,
   TextBlock,
@@ -22,6 +24,12 @@ export interface ToolResultInput {
 export interface TurnInput {
   readonly userText?: string;
   readonly toolResults?: readonly ToolResultInput[];
+  /**
+   * Images the user pasted with the words (base64, already within the API's limits: the
+   * composer scales them and the protocol checks them). Sent before the words, as the vision
+   * guide advises ("image-then-text"); they need words to go with.
+   */
+  readonly images?: ReadonlyArray<{ readonly mediaType: ImageMediaType; readonly data: string }>;
   /** Where an oversized paste is to be saved (the session folder). */
   readonly pasteDirectory: string;
 }
@@ -76,6 +84,9 @@ export function assembleUserMessage(state: ConversationState, input: TurnInput, 
   const userText = input.userText ?? '';
   const hasWords = userText.trim().length > 0;
   const results = input.toolResults ?? [];
+  const images = input.images ?? [];
+  if (!hasWords && images.length > 0)
+    return fail('empty_message', 'Add a few words to go with the image: what should Claude do with it?');
   if (!hasWords && results.length === 0) {
     return fail(
       'empty_message',
@@ -140,6 +151,8 @@ export function assembleUserMessage(state: ConversationState, input: TurnInput, 
     );
   }
 
+  for (const image of images) blocks.push(imageBlock(image, now, deps.ids));
+
   const spills: Spill[] = [];
   if (hasWords) {
     const plan = planPaste(userText, {
@@ -186,6 +199,20 @@ function toolResultBlock(r: ToolResultInput, now: number, ids: IdSource): ToolRe
       pinned: false,
       compactable: true,
     },
+  };
+}
+
+/** A pasted image: the user's (tier 1), compactable (a summary names it; the words stay). */
+function imageBlock(
+  image: { readonly mediaType: ImageMediaType; readonly data: string },
+  now: number,
+  ids: IdSource,
+): ImageBlock {
+  return {
+    type: 'image',
+    mediaType: image.mediaType,
+    data: image.data,
+    meta: { id: ids.next('blk'), tier: 1, source: 'user', createdAt: now, pinned: false, compactable: true },
   };
 }
 

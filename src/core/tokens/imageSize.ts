@@ -5,18 +5,16 @@
  */
 import type { ImageMediaType } from '../conversation/conversationModel';
 
-/** Width and height in pixels. */
-export interface ImageDimensions {
-  readonly width: number;
-  readonly height: number;
-}
+import { MAX_IMAGE_TOKENS, imageTokensForSize, type ImageDimensions } from '../../protocol/imageTokens';
 
-/** The API scales an image down until its long edge is at most this many pixels… */
-export const MAX_IMAGE_EDGE = 1568;
-/** …and it costs at most about this many tokens (it is scaled down until it fits). */
-export const MAX_IMAGE_TOKENS = 1600;
-/** Pixels per token: tokens ≈ width × height / 750 (Anthropic vision docs). */
-export const PIXELS_PER_TOKEN = 750;
+// The API's image figures live in src/protocol (the composer scales and prices pasted images with them).
+export {
+  MAX_IMAGE_EDGE,
+  MAX_IMAGE_TOKENS,
+  PIXELS_PER_TOKEN,
+  imageTokensForSize,
+  type ImageDimensions,
+} from '../../protocol/imageTokens';
 
 const B64 = new Int16Array(128).fill(-1);
 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.split('').forEach((c, i) => {
@@ -159,21 +157,6 @@ export function imageDimensions(base64: string): ImageDimensions | undefined {
     if (d) return d.width > 0 && d.height > 0 ? d : undefined;
   }
   return undefined;
-}
-
-/**
- * Tokens the API charges for an image of this size: it is first scaled down (aspect kept)
- * until the long edge is ≤ 1568 px and it costs ≤ ~1600 tokens, then costs
- * ceil(width × height / 750). Always ≥ 1.
- */
-export function imageTokensForSize(d: ImageDimensions): number {
-  let scale = Math.min(1, MAX_IMAGE_EDGE / Math.max(d.width, d.height));
-  const maxPixels = MAX_IMAGE_TOKENS * PIXELS_PER_TOKEN;
-  const pixels = d.width * d.height * scale * scale;
-  if (pixels > maxPixels) scale *= Math.sqrt(maxPixels / pixels);
-  const w = Math.max(1, Math.round(d.width * scale));
-  const h = Math.max(1, Math.round(d.height * scale));
-  return Math.min(MAX_IMAGE_TOKENS, Math.max(1, Math.ceil((w * h) / PIXELS_PER_TOKEN)));
 }
 
 /**

@@ -3,6 +3,7 @@
  * refuses a map that misses one), each a thin call into the chat service or a VS Code command.
  */
 import * as vscode from 'vscode';
+import type { ImageAttachment } from '../../protocol/chat';
 import type { ChatViewHandlers } from '../chatViewProvider';
 import type { ChatApprover } from '../approvals/chatApprover';
 import type { RequestPreviewer } from '../requestPreview';
@@ -14,7 +15,7 @@ export interface ChatRouteDeps {
   readonly chat: () =>
     | {
         onReady(): Promise<void>;
-        send(text: string): Promise<void>;
+        send(text: string, images?: readonly ImageAttachment[]): Promise<void>;
         stop(): void;
         retry(): Promise<void>;
         pin(messageId: string, pinned: boolean): Promise<void>;
@@ -35,12 +36,12 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
       // Prompts still waiting for an answer come back after the view was hidden or reloaded.
       for (const item of approver.pending()) view.post({ type: 'upsert', item });
     },
-    send: (m) => deps.chat()?.send(m.text),
+    send: (m) => deps.chat()?.send(m.text, m.images ?? []),
     stop: () => deps.chat()?.stop(),
     retry: () => deps.chat()?.retry(),
     pin: (m) => deps.chat()?.pin(m.messageId, m.pinned),
     dismissContext: (m) => deps.chat()?.dismissContext(m.key),
-    preview: async (m, view) => view.post(await previewer.preview(m.requestId, m.text)),
+    preview: async (m, view) => view.post(await previewer.preview(m.requestId, m.text, m.images ?? [])),
     command: async (m) => {
       await vscode.commands.executeCommand(`contextPipeline.${m.command}`);
     },

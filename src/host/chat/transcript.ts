@@ -164,7 +164,7 @@ export function isPinned(m: Message): boolean {
   return m.blocks.length > 0 && m.blocks.every((b) => b.meta.pinned);
 }
 
-/** The items a user message shows: the user's words with what was injected alongside. */
+/** The items a user message shows: the user's words with what was injected alongside and the images pasted with them. */
 export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | undefined {
   const words = message.blocks.flatMap((b) => (b.type === 'text' && b.meta.source === 'user' ? [b.text] : []));
   if (words.length === 0) return undefined;
@@ -172,11 +172,17 @@ export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | unde
     const i = injectedOf(b);
     return i ? [i] : [];
   });
+  const images = message.blocks.flatMap((b) =>
+    b.type === 'image' && b.meta.source === 'user'
+      ? [{ mediaType: b.mediaType, data: b.data, tokens: imageTokens(b.data) }]
+      : [],
+  );
   return {
     kind: 'user',
     id: message.id,
     text: words.join('\n\n'),
     injected,
+    ...(images.length > 0 ? { images } : {}),
     turn: message.turn,
     pinned: isPinned(message),
     ...(tokensOf ? { tokens: Math.round(tokensOf(message)) } : {}),

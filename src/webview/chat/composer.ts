@@ -1,7 +1,8 @@
 import { el } from '../shared/dom';
 import { icon } from '../shared/icons';
 import { chipKeyAction, chipKind, focusAfterRemoval } from './chipKeys';
-import { MAX_SLASH_ARG } from '../../protocol/chat';
+import { MAX_SLASH_ARG, type ImageAttachment } from '../../protocol/chat';
+import { ImageTray, imageFiles } from './imageTray';
 import { MAX_WEBVIEW_STRING } from '../../protocol/validate';
 
 /** The chat's slash commands, with what they do (shown as completions). */
@@ -32,9 +33,9 @@ export function sendProblem(text: string): string | undefined {
 
 /** What the composer asks of the page. */
 export interface ComposerHandlers {
-  send(text: string): void;
+  send(text: string, images: readonly ImageAttachment[]): void;
   stop(): void;
-  preview(text: string): void;
+  preview(text: string, images: readonly ImageAttachment[]): void;
   draftChanged(text: string): void;
   /** Leave a context chip out of the next message. */
   dismissContext(key: string): void;
@@ -106,6 +107,8 @@ export class Composer {
   });
   private history: string[] = [];
   private cursor = -1;
+  /** Images pasted or dropped for the next message. */
+  private readonly images = new ImageTray(() => (this.problemNote.hidden = true));
 
   constructor(
     private readonly handlers: ComposerHandlers,
@@ -121,6 +124,8 @@ export class Composer {
       this.announcer,
       this.suggestions,
       this.queueNote,
+      this.images.root,
+      this.images.noteNode,
       this.problemNote,
       this.input,
       el('div', { class: 'actions' }, this.previewButton, this.sendButton),
@@ -132,7 +137,34 @@ export class Composer {
     });
     this.input.addEventListener('keydown', (e) => this.onKey(e));
     this.sendButton.addEventListener('click', () => (this.busy ? handlers.stop() : this.submit()));
-    this.previewButton.addEventListener('click', () => handlers.preview(this.input.value));
+    this.previewButton.addEventListener('click', () => handlers.preview(this.input.value, this.images.attachments()));
+    this.acceptImages();
+  }
+
+  /**
+   * A paste with image files attaches them (text in the same paste is still pasted); files
+   * dropped on the composer too.
+   */
+  private acceptImages(): void {
+    this.input.addEventListener('paste', (e) => {
+      const files = imageFiles(e.clipboardData);
+      if (files.length === 0) return;
+      if (!e.clipboardData?.types.includes('text/plain')) e.preventDefault();
+      void this.images.add(files);
+    });
+    this.root.addEventListener('dragover', (e) => {
+      if (!e.dataTransfer?.types.includes('Files')) return;
+      e.preventDefault();
+      this.root.classList.add('dropping');
+    });
+    this.root.addEventListener('dragleave', () => this.root.classList.remove('dropping'));
+    this.root.addEventListener('drop', (e) => {
+      this.root.classList.remove('dropping');
+      const files = imageFiles(e.dataTransfer);
+      if (files.length === 0) return;
+      e.preventDefault();
+      void this.images.add(files);
+    });
   }
 
   /** Switches between Send and Stop; a message queued during the turn goes when it ends. */
@@ -237,8 +269,14 @@ export class Composer {
 
   private submit(): void {
     const text = this.input.value;
-    if (!text.trim()) return;
-    const problem = sendProblem(text);
+    if (!text.trim() && this.images.size === 0) return;
+    const problem = this.images.pending
+      ? 'The images are still being read; send again in a moment.'
+      : !text.trim()
+        ? 'Add a few words to go with the image: what should Claude do with it?'
+        : this.images.size > 0 && parseSlash(text)
+          ? 'A slash command takes no images: remove them, or send them with a message.'
+          : sendProblem(text);
     this.problemNote.textContent = problem ?? '';
     this.problemNote.hidden = problem === undefined;
     if (problem !== undefined) return;
@@ -247,7 +285,9 @@ export class Composer {
     this.input.value = '';
     this.handlers.draftChanged('');
     this.suggest();
-    this.handlers.send(text);
+    const images = this.images.attachments();
+    this.images.clear();
+    this.handlers.send(text, images);
   }
 
   /** Shows the slash commands matching what was typed (`/`, `/co` …) until a space is typed. */

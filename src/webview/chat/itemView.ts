@@ -100,6 +100,7 @@ class ItemRenderer {
           { class: `item user${item.pinned ? ' pinned' : ''}`, 'data-id': item.id },
           this.who('You', item.id, item.pinned, item.tokens),
           ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []),
+          ...(item.images?.length ? [userImages(item.images)] : []),
           el('div', { class: 'text' }, item.text),
         );
       }
@@ -211,4 +212,28 @@ class ItemRenderer {
       }
     }
   }
+}
+
+/** The images a user message carried: thumbnails (a click shows one at full width). */
+function userImages(images: NonNullable<Extract<ChatItem, { kind: 'user' }>['images']>): HTMLElement {
+  return el(
+    'div',
+    { class: 'user-images', 'data-testid': 'user-images' },
+    ...images.map((img, i) => {
+      const node = el('img', {
+        src: `data:${img.mediaType};base64,${img.data}`,
+        alt: `Image ${i + 1} of your message`,
+        title: `Image ${i + 1}: about ${img.tokens.toLocaleString('en-US')} tokens · click to enlarge`,
+        tabindex: '0',
+      });
+      const toggle = () => node.classList.toggle('enlarged');
+      node.addEventListener('click', toggle);
+      node.addEventListener('keydown', (e) => {
+        if (e.key !== 'Enter' && e.key !== ' ') return;
+        e.preventDefault();
+        toggle();
+      });
+      return node;
+    }),
+  );
 }

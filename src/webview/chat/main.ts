@@ -46,17 +46,26 @@ const empty = el(
 const scroll = el('div', { class: 'scroll' }, empty, transcript.root, previewSlot);
 const composer = new Composer(
   {
-    send: (text) => {
+    send: (text, images) => {
       state.history = [...composer.sent()];
       save();
       previewSlot.replaceChildren();
       const slash = parseSlash(text);
-      post(slash ? { type: 'slash', name: slash.name, arg: slash.arg } : { type: 'send', text });
+      post(
+        slash
+          ? { type: 'slash', name: slash.name, arg: slash.arg }
+          : { type: 'send', text, ...(images.length > 0 ? { images: [...images] } : {}) },
+      );
     },
     stop: () => post({ type: 'stop' }),
-    preview: (text) => {
+    preview: (text, images) => {
       awaitingPreview = nextPreviewId++;
-      post({ type: 'preview', requestId: awaitingPreview, text });
+      post({
+        type: 'preview',
+        requestId: awaitingPreview,
+        text,
+        ...(images.length > 0 ? { images: [...images] } : {}),
+      });
     },
     draftChanged: (text) => {
       state.draft = text;

@@ -192,7 +192,9 @@ export function estimateItemHeight(item: ChatItem, m: TextMetrics): number {
   const who = m.lineHeight + 2;
   switch (item.kind) {
     case 'user':
-      return who + rows(item.text) + 14 + (item.injected.length > 0 ? m.lineHeight + 4 : 0);
+      return (
+        who + rows(item.text) + 14 + (item.injected.length > 0 ? m.lineHeight + 4 : 0) + (item.images?.length ? 104 : 0)
+      );
     case 'assistant':
       // Code fences add a block's padding and a toolbar line.
       return who + rows(item.text) + Math.floor((item.text.split('```').length - 1) / 2) * (m.lineHeight + 16);
