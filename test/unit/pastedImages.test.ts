@@ -5,7 +5,13 @@ import { userItem } from '../../src/host/chat/transcript';
 import { MAX_IMAGE_BASE64, MAX_MESSAGE_IMAGES, parseChatToHost } from '../../src/protocol/chat';
 import { imageTokensForSize } from '../../src/protocol/imageTokens';
 import { base64Length, encodingPlan, fitWithin, toBase64 } from '../../src/webview/chat/imageAttach';
+import { markRegions, pickRegions } from '../../src/core/compaction/regions';
+import { summariseRegions } from '../../src/core/compaction/summarise';
+import { attachedUserImages, MAX_SUMMARY_IMAGES, renderTranscript } from '../../src/core/compaction/summaryPrompt';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { Build, emptyState, fakeClock } from './support/builders';
+import { answer, Convo, summariseOpts, tokensOf } from './support/compactionFixtures';
+import { ScriptedLlm } from './support/scriptedLlm';
 import { pngBase64 } from './support/images';
 import { assertAccepted, pipeline } from './support/normalizeFixtures';
 
@@ -84,6 +90,87 @@ describe('pasted images: the user message', () => {
       { mediaType: 'image/png', data: shot, tokens: imageTokensForSize({ width: 1568, height: 882 }) },
     ]);
     assert.equal(item.images?.[0]?.tokens, 1600, '1568×882 costs the API’s maximum of about 1,600 tokens');
+  });
+});
+
+describe('pasted images: compaction', () => {
+  it('a summary of the turn keeps the words verbatim, shows the summariser the image, and the request stays valid', async () => {
+    const c = new Convo('img');
+    c.add({
+      user: 'Make the page look like this screenshot',
+      tools: Array.from({ length: 20 }, (_, i) => ({
+        name: 'Read',
+        input: { file_path: `src/page${i}.css` },
+        result: `${i}: ${'x'.repeat(2_000)}`,
+      })),
+    });
+    c.add({ user: 'Now run the tests', tools: [{ name: 'bash', input: { command: 'npm test' }, result: 'ok' }] });
+    const first = c.messages[0] as Message;
+    const withImage: Message = {
+      ...first,
+      blocks: [
+        {
+          type: 'image',
+          mediaType: 'image/png',
+          data: shot,
+          meta: { id: 'img-1', tier: 1, source: 'user', createdAt: 0, pinned: false, compactable: true },
+        },
+        ...first.blocks,
+      ],
+    };
+    const state = c.state({ messages: [withImage, ...c.messages.slice(1, -1)] });
+    const regions = pickRegions(
+      markRegions(state, { keepRecentTurns: 0, keepRecentTokens: 4_000, tokensOf }),
+      Infinity,
+    );
+    assert.equal(regions[0]?.firstTurn, 1);
+    const llm = new ScriptedLlm([answer('Read the CSS of 16 pages.')]);
+    const out = await summariseRegions(state, summariseOpts(regions, llm));
+    const head = out.state.messages[0] as Message;
+    assert.ok(head.blocks[0]?.type === 'text' && head.blocks[0].text === 'Make the page look like this screenshot');
+    assert.ok(
+      out.state.messages.every((m) => m.blocks.every((b) => b.type !== 'image')),
+      'the image went into the summary',
+    );
+    // The summariser sees the image itself, labelled as the transcript refers to it.
+    const request = llm.requests[0];
+    assert.ok(request);
+    assertAccepted(request);
+    const content = request.messages[0]?.content;
+    assert.ok(Array.isArray(content));
+    assert.deepEqual(
+      content.slice(0, 2).map((c) => (c.type === 'image' && c.source.type === 'base64' ? c.source.data : c.type)),
+      ['text', shot],
+    );
+    assert.match(JSON.stringify(content.at(-1)), /\[Image 1, attached above\]/);
+    assert.deepEqual(checkInvariants(out.state), []);
+    assertAccepted(pipeline().prepare(out.state).params);
+    // The record keeps it, so Restore brings it back.
+    assert.ok(out.records[0]?.originals.some((m) => m.blocks.some((b) => b.type === 'image' && b.data === shot)));
+  });
+});
+
+describe('pasted images: what the summariser is shown', () => {
+  it('attaches the newest four the user pasted, numbered in order; older ones and tool images are named only', () => {
+    const img = (id: string, source: 'user' | 'tool'): Message['blocks'][number] => ({
+      type: 'image',
+      mediaType: 'image/png',
+      data: shot,
+      meta: { id, tier: 1, source, createdAt: 0, pinned: false, compactable: true },
+    });
+    const messages: Message[] = [
+      { id: 'u1', role: 'user', turn: 1, blocks: [img('a', 'user'), img('b', 'user'), img('c', 'user')] },
+      { id: 'u2', role: 'user', turn: 2, blocks: [img('t', 'tool'), img('d', 'user'), img('e', 'user')] },
+    ];
+    const attached = attachedUserImages(messages);
+    assert.equal(MAX_SUMMARY_IMAGES, 4);
+    assert.deepEqual(
+      [...attached].map(([b, n]) => `${b.meta.id}:${n}`),
+      ['b:1', 'c:2', 'd:3', 'e:4'],
+    );
+    const text = renderTranscript(messages, attached);
+    assert.match(text, /\[image: image\/png, \d+ KB\][\s\S]*\[Image 1, attached above\]/);
+    assert.equal((text.match(/attached above/g) ?? []).length, 4);
   });
 });
 

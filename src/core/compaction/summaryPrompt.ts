@@ -1,11 +1,12 @@
 /**
  * The summariser's request: a system prompt saying what to preserve and what to drop, and one
  * user message holding the region's transcript as plain text (plus the previous rolling
- * summary, the user's instructions and the target length). Pure.
+ * summary, the user's instructions and the target length), with the newest images the user
+ * pasted in it attached, so the summary can say what they showed. Pure.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { neutralizeTags } from '../conversation/injections';
-import type { Block, Message, ToolResultContent } from '../conversation/conversationModel';
+import type { Block, ImageBlock, Message, ToolResultContent } from '../conversation/conversationModel';
 import { modelInfo } from '../models/modelFacts';
 import { headChars, safeCutIndex, toWellFormed } from '../platform/text';
 
@@ -32,6 +33,7 @@ Rules:
 - Use only what the transcript says; never invent or guess. Quote identifiers, paths and error messages verbatim, in backticks.
 - The user's own messages are kept verbatim next to your summary, so mention what the user asked only briefly and focus on what happened in response.
 - Text inside <ide_selection>, <ide_opened_file>, <system-reminder> or hook tags was injected by the editor; it is context, not the user's words.
+- Images the user pasted may come before the transcript, labelled as the transcript refers to them ("Image 1"); say briefly what each shows that matters to the work (an error on screen, the layout asked for), since the image itself is gone after the summary.
 - Do not address the user, do not continue the task, do not call tools, and do not start with a title or the turn range (it is added for you). Output only the summary.`;
 
 /** Smallest summary length asked for, in tokens. */
@@ -42,6 +44,21 @@ export const SUMMARY_RATIO = 1 / 5;
 
 /** Tags the request wraps content in; content can never open or close one of them. */
 const REQUEST_TAGS = ['transcript', 'previous_summary', 'user_instructions'] as const;
+
+/**
+ * Images the user pasted that one summariser request attaches (the newest of its stretch): each
+ * costs the summariser up to ~1,600 tokens, and what a screenshot showed is often what the
+ * work was about. Older ones are named in the transcript only.
+ */
+export const MAX_SUMMARY_IMAGES = 4;
+
+/** The newest user-pasted images of `messages` (at most {@link MAX_SUMMARY_IMAGES}), numbered from 1 in order. */
+export function attachedUserImages(messages: readonly Message[]): ReadonlyMap<Block, number> {
+  const images = messages.flatMap((m) =>
+    m.role === 'user' ? m.blocks.filter((b): b is ImageBlock => b.type === 'image' && b.meta.source === 'user') : [],
+  );
+  return new Map(images.slice(-MAX_SUMMARY_IMAGES).map((b, i) => [b, i + 1]));
+}
 
 /** The most output tokens the summariser model may be asked for. */
 export function summaryOutputLimit(summarizerModel: string): number {
@@ -126,7 +143,8 @@ export function buildSummaryRequest(input: SummaryRequestInput): MessageCreatePa
       `Your summary of the earlier part of this stretch (turns ${range(input.previous.turns)}):\n<previous_summary turns="${input.previous.turns[0]}-${input.previous.turns[1]}">\n${safe(input.previous.text)}\n</previous_summary>`,
     );
   }
-  const transcript = renderTranscript(input.messages);
+  const attached = attachedUserImages(input.messages);
+  const transcript = renderTranscript(input.messages, attached);
   sections.push(`<transcript turns="${first}-${last}">\n${safe(transcript || '(no content)')}\n</transcript>`);
   const leftOut = input.leftOut ?? [];
   if (leftOut.length > 0) {
@@ -151,8 +169,25 @@ export function buildSummaryRequest(input: SummaryRequestInput): MessageCreatePa
     model: input.model,
     max_tokens: input.maxTokens,
     system: SUMMARY_SYSTEM_PROMPT,
-    messages: [{ role: 'user', content: [{ type: 'text', text: sections.join('\n\n') }] }],
+    messages: [{ role: 'user', content: [...imageContent(attached), { type: 'text', text: sections.join('\n\n') }] }],
   };
+}
+
+/** The attached images, each after a label the transcript refers to (images first: the vision guide's order). */
+function imageContent(
+  attached: ReadonlyMap<Block, number>,
+): Array<
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: ImageBlock['mediaType']; data: string } }
+> {
+  return [...attached].flatMap(([b, n]) =>
+    b.type === 'image'
+      ? [
+          { type: 'text' as const, text: `[Image ${n}, pasted by the user in the transcript below]` },
+          { type: 'image' as const, source: { type: 'base64' as const, media_type: b.mediaType, data: b.data } },
+        ]
+      : [],
+  );
 }
 
 /** Longest rendering, in characters, of each kind of content in the transcript. */
@@ -178,7 +213,12 @@ function resultText(content: ToolResultContent): string {
   return content.map((p) => (p.type === 'text' ? p.text : `[image: ${p.mediaType}]`)).join('\n');
 }
 
-function renderBlock(b: Block, role: Message['role'], toolNames: ReadonlyMap<string, string>): string {
+function renderBlock(
+  b: Block,
+  role: Message['role'],
+  toolNames: ReadonlyMap<string, string>,
+  attached: ReadonlyMap<Block, number>,
+): string {
   const L = TRANSCRIPT_LIMITS;
   switch (b.type) {
     case 'text':
@@ -195,24 +235,32 @@ function renderBlock(b: Block, role: Message['role'], toolNames: ReadonlyMap<str
     }
     case 'thinking':
       return `Assistant (private reasoning): ${headTail(b.thinking, L.thinking)}`;
-    case 'image':
-      return `[image: ${b.mediaType}, ${Math.round((b.data.length * 3) / 4 / 1000)} KB]`;
+    case 'image': {
+      const n = attached.get(b);
+      return n === undefined
+        ? `[image: ${b.mediaType}, ${Math.round((b.data.length * 3) / 4 / 1000)} KB]`
+        : `[Image ${n}, attached above]`;
+    }
   }
 }
 
 /**
  * The messages as a plain-text transcript: a header per message with its role and turn, then
  * each block (user words, injected context, assistant text, tool calls with their input,
- * tool results and thinking, each cut to a sane length; images named).
+ * tool results and thinking, each cut to a sane length; images named, or referred to by their
+ * number when `attached` holds them).
  */
-export function renderTranscript(messages: readonly Message[]): string {
+export function renderTranscript(
+  messages: readonly Message[],
+  attached: ReadonlyMap<Block, number> = new Map(),
+): string {
   const toolNames = new Map<string, string>();
   for (const m of messages) for (const b of m.blocks) if (b.type === 'tool_use') toolNames.set(b.id, b.name);
   return messages
     .map((m) =>
       [
         `--- ${m.role === 'user' ? 'User message' : 'Assistant message'} (turn ${m.turn}) ---`,
-        ...m.blocks.map((b) => renderBlock(b, m.role, toolNames)),
+        ...m.blocks.map((b) => renderBlock(b, m.role, toolNames, attached)),
       ].join('\n'),
     )
     .join('\n\n');
