@@ -23,6 +23,25 @@ describe("the chat webview's saved state is validated like a message", () => {
     });
   });
 
+  it('restores the images waiting in the tray, and drops a damaged tray rather than the draft', () => {
+    const image = {
+      name: 'shot.png',
+      mediaType: 'image/png' as const,
+      data: 'iVBORw0KGgo=',
+      width: 1568,
+      height: 882,
+      scaledFrom: { width: 2560, height: 1440 },
+      tokens: 1600,
+    };
+    const saved = { draft: 'why is it cut off?', history: [], images: [image] };
+    assert.deepEqual(restoreViewState(saved), saved);
+    assert.deepEqual(restoreViewState({ ...saved, images: [{ ...image, mediaType: 'image/svg+xml' }] }), {
+      draft: 'why is it cut off?',
+      history: [],
+    });
+    assert.deepEqual(restoreViewState({ ...saved, images: [] }), { draft: 'why is it cut off?', history: [] });
+  });
+
   it('never throws and always gives a draft string and a history of strings (property)', () => {
     fc.assert(
       fc.property(fc.anything(), (x) => {

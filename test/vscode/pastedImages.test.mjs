@@ -62,20 +62,20 @@ describe('images pasted into the chat, in a real VS Code', { timeout: suiteTimeo
   after(() => closeWorld(world, 'pasted-images-last'));
 
   test('a pasted retina screenshot is scaled, shown with its tokens, sent with the words, and shown in the chat', async () => {
-    const f = world.frame;
-    const input = f.getByRole('textbox', { name: 'Message' });
+    let f = world.frame;
+    let input = f.getByRole('textbox', { name: 'Message' });
 
     // Not an image: refused by name; what was typed stays.
     await input.fill('Why is the header cut off?');
     await pasteImage(f, { width: 0, height: 0, broken: true });
-    const note = f.getByTestId('image-note');
+    let note = f.getByTestId('image-note');
     await note.filter({ hasText: 'notes.png could not be read as an image' }).waitFor({ timeout: UI_TIMEOUT });
     assert.equal(await input.inputValue(), 'Why is the header cut off?');
     assert.equal(await f.getByTestId('image-chip').count(), 0);
 
     // A real screenshot: scaled to 1568 px on its long edge, with its tokens.
     await pasteImage(f, { width: 2560, height: 1440 });
-    const chip = f.getByTestId('image-chip');
+    let chip = f.getByTestId('image-chip');
     await chip.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.match(await chip.innerText(), /1568×882 · 1,600 tok/);
     assert.match(await note.innerText(), /screenshot\.png scaled from 2560×1440 to 1568×882/);
@@ -93,6 +93,23 @@ describe('images pasted into the chat, in a real VS Code', { timeout: suiteTimeo
       .getByRole('button', { name: /^Remove screenshot\.png, 800×600/ })
       .click();
     await eventually('the second image to leave the tray', async () => (await chip.count()) === 1);
+
+    // Kept with the draft: another view in the side bar disposes the chat webview; back, the
+    // words and the image are still there.
+    await world.page.locator('.part.activitybar [aria-label^="Explorer"]').first().click();
+    await world.page
+      .locator('.part.sidebar .composite.title', { hasText: 'Explorer' })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await workbench.openContextPipeline(world.page);
+    await world.refindFrame();
+    f = world.frame;
+    input = f.getByRole('textbox', { name: 'Message' });
+    note = f.getByTestId('image-note');
+    chip = f.getByTestId('image-chip');
+    await chip.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.equal(await chip.count(), 1);
+    assert.match(await chip.innerText(), /1568×882 · 1,600 tok/);
+    assert.equal(await input.inputValue(), 'Why is the header cut off?');
 
     // Without words it is not sent, and the image stays.
     await input.fill('');

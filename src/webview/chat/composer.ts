@@ -2,6 +2,7 @@ import { el } from '../shared/dom';
 import { icon } from '../shared/icons';
 import { chipKeyAction, chipKind, focusAfterRemoval } from './chipKeys';
 import { MAX_SLASH_ARG, type ImageAttachment } from '../../protocol/chat';
+import type { AttachedImage } from './imageAttach';
 import { ImageTray, imageFiles } from './imageTray';
 import { MAX_WEBVIEW_STRING } from '../../protocol/validate';
 
@@ -37,6 +38,8 @@ export interface ComposerHandlers {
   stop(): void;
   preview(text: string, images: readonly ImageAttachment[]): void;
   draftChanged(text: string): void;
+  /** The images waiting in the tray changed (saved with the draft). */
+  imagesChanged(images: readonly AttachedImage[]): void;
   /** Leave a context chip out of the next message. */
   dismissContext(key: string): void;
 }
@@ -108,13 +111,18 @@ export class Composer {
   private history: string[] = [];
   private cursor = -1;
   /** Images pasted or dropped for the next message. */
-  private readonly images = new ImageTray(() => (this.problemNote.hidden = true));
+  private readonly images: ImageTray;
 
   constructor(
     private readonly handlers: ComposerHandlers,
     draft: string,
     history: readonly string[],
+    images: readonly AttachedImage[] = [],
   ) {
+    this.images = new ImageTray((now) => {
+      this.problemNote.hidden = true;
+      handlers.imagesChanged(now);
+    }, images);
     this.input.value = draft;
     this.history = [...history];
     this.root = el(

@@ -29,7 +29,14 @@ export class ImageTray {
   /** Files still being read: Send waits for them (see `pending`). */
   private reading = 0;
 
-  constructor(private readonly changed: () => void = () => undefined) {}
+  /** `changed` hears of every change (to save the tray with the draft); `initial`: a saved tray. */
+  constructor(
+    private readonly changed: (images: readonly AttachedImage[]) => void = () => undefined,
+    initial: readonly AttachedImage[] = [],
+  ) {
+    this.images = [...initial];
+    this.render();
+  }
 
   /** The note under the tray (a refused file, a scaled one). */
   get noteNode(): HTMLElement {
@@ -67,7 +74,7 @@ export class ImageTray {
     }
     this.render();
     this.say([...problems, ...scaled].join(' · '), problems.length > 0);
-    this.changed();
+    this.changed(this.images);
   }
 
   /** The images for a send (or a preview): as the protocol carries them. */
@@ -80,6 +87,7 @@ export class ImageTray {
     this.images = [];
     this.render();
     this.say('', false);
+    this.changed(this.images);
   }
 
   private say(text: string, problem: boolean): void {
@@ -104,7 +112,7 @@ export class ImageTray {
       this.images.splice(index, 1);
       this.render();
       this.say('', false);
-      this.changed();
+      this.changed(this.images);
     });
     return el(
       'span',

@@ -71,10 +71,16 @@ const composer = new Composer(
       state.draft = text;
       save();
     },
+    imagesChanged: (images) => {
+      if (images.length > 0) state.images = [...images];
+      else delete state.images;
+      save();
+    },
     dismissContext: (key) => post({ type: 'dismissContext', key }),
   },
   state.draft,
   state.history,
+  state.images,
 );
 root.append(header, banner, scroll, composer.root);
 let readingTimer: ReturnType<typeof setTimeout> | undefined;

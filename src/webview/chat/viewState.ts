@@ -1,9 +1,16 @@
 import * as v from 'valibot';
+import { IMAGE_MEDIA_TYPES, MAX_MESSAGE_IMAGES } from '../../protocol/chat';
+import type { AttachedImage } from './imageAttach';
 
-/** What the chat webview keeps across reloads (VS Code's webview state): the draft, the sent history, the reading position. */
+/**
+ * What the chat webview keeps across reloads (VS Code's webview state): the draft and the
+ * images pasted for it, the sent history, the reading position.
+ */
 export interface ViewState {
   draft: string;
   history: string[];
+  /** Images waiting in the composer's tray. */
+  images?: AttachedImage[];
   /** The item at the top of the viewport and the offset into it; absent while following the end. */
   reading?: { id: string; offset: number };
 }
@@ -12,6 +19,22 @@ const Schema = v.object({
   draft: v.optional(v.string(), ''),
   history: v.optional(v.pipe(v.array(v.string()), v.maxLength(50)), []),
   reading: v.optional(v.object({ id: v.string(), offset: v.pipe(v.number(), v.finite()) })),
+  images: v.optional(
+    v.pipe(
+      v.array(
+        v.object({
+          name: v.string(),
+          mediaType: v.picklist(IMAGE_MEDIA_TYPES),
+          data: v.string(),
+          width: v.number(),
+          height: v.number(),
+          scaledFrom: v.optional(v.object({ width: v.number(), height: v.number() })),
+          tokens: v.number(),
+        }),
+      ),
+      v.maxLength(MAX_MESSAGE_IMAGES),
+    ),
+  ),
 });
 
 /**
@@ -22,8 +45,8 @@ const Schema = v.object({
 export function restoreViewState(saved: unknown): ViewState {
   const whole = v.safeParse(Schema, saved);
   if (whole.success) {
-    const { draft, history, reading } = whole.output;
-    return { draft, history, ...(reading ? { reading } : {}) };
+    const { draft, history, reading, images } = whole.output;
+    return { draft, history, ...(reading ? { reading } : {}), ...(images?.length ? { images } : {}) };
   }
   // Keep what is valid field by field.
   const o = typeof saved === 'object' && saved !== null ? (saved as Record<string, unknown>) : {};
@@ -32,9 +55,11 @@ export function restoreViewState(saved: unknown): ViewState {
     return r.success ? r.output : fallback;
   };
   const reading = field(Schema.entries.reading, o.reading, undefined);
+  const images = field(Schema.entries.images, o.images, undefined);
   return {
     draft: field(Schema.entries.draft, o.draft, ''),
     history: field(Schema.entries.history, o.history, []),
     ...(reading ? { reading } : {}),
+    ...(images?.length ? { images } : {}),
   };
 }
