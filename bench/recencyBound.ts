@@ -4,21 +4,25 @@
  * every policy of ours does) and the newest messages up to `keep` tokens (at least the newest
  * one) — no summaries, no masks, no re-attached files. Its cost is the cost floor
  * (costFloor.ts: system prompt read, each message written once, the output) plus one cache
- * read of everything it keeps that was already sent before; its rewrites (the window slides,
- * so a real policy would cut in chunks and write the rest again) and any summariser are left
- * out, so it is a lower bound for a policy that keeps this much. Its FRR (frr.ts, without
- * summaries) is what that tail retains.
+ * read of everything it keeps that was already sent before — written again instead where the
+ * cache was cold for every policy: a real full miss of the session (no cache read outside its
+ * own compaction, as the replay flushes it) or a gap past the 5-minute TTL. Its rewrites (the
+ * window slides, so a real policy would cut in chunks and write the rest again), the system
+ * prompt's rewrite on a cold cache and any summariser are left out, so it is a lower bound for
+ * a policy that keeps this much. Its FRR (frr.ts, without summaries) is what that tail retains.
  *
  * `recencyBound` finds the smallest tail whose FRR reaches a target (the baseline's less two
  * points, the issue's bar): the bound's cost ÷ the baseline's then says how far below the
  * baseline any policy of recent-history retention can get at that recall. Recall grows with
  * the tail (a longer tail sends a superset), so the search bisects on whole thousands.
  */
+import { ttlMs } from '../src/core/cache/cacheAnchors';
 import { isUserWords } from '../src/core/compaction/regions';
 import type { Message } from '../src/core/conversation/conversationModel';
 import { calibratedMessageTokens } from '../src/core/tokens/calibratedTokens';
 import { FrrTally, frrShare } from './frr';
 import { CostTally, totalOf } from './pricing';
+import { FALLBACK_GAP_MS } from './replayCore';
 import type { PreparedTranscript } from './replayCore';
 
 /** One tail length's figures. */
@@ -51,7 +55,10 @@ export function recencyPoint(t: PreparedTranscript, keep: number): RecencyPoint 
   let sentBefore = 0; // messages[0 .. sentBefore) had been sent by an earlier request
   let keptTotal = 0;
   let requests = 0;
+  let afterCompaction = false;
+  let lastAt: number | undefined;
   t.events.forEach((e, i) => {
+    if (e.kind === 'compaction') afterCompaction = true;
     if (e.kind === 'message') {
       messages.push(e.message);
       sizes.push(tokensOf(e.message));
@@ -68,9 +75,22 @@ export function recencyPoint(t: PreparedTranscript, keep: number): RecencyPoint 
     const sent = [...older.map((w) => w.message), ...messages.slice(from)];
     let read = olderTokens;
     for (let j = from; j < Math.min(sentBefore, messages.length); j++) read += sizes[j] as number;
+    // Cold for any policy (as the replay has it): a real full miss, or idle past the TTL.
+    // The replay's clock: the record's time, never backwards; 20 s on when a record has none.
+    const at =
+      e.at !== undefined ? Math.max(lastAt ?? e.at, e.at) : lastAt === undefined ? undefined : lastAt + FALLBACK_GAP_MS;
+    const expired = lastAt !== undefined && at !== undefined && at - lastAt >= ttlMs('5m');
+    const cold = requests > 0 && ((!afterCompaction && e.usage.cache_read_input_tokens === 0) || expired);
+    lastAt = at;
+    afterCompaction = false;
     reads.add(
       e.model,
-      { input_tokens: 0, cache_read_input_tokens: read, cache_creation_input_tokens: 0, output_tokens: 0 },
+      {
+        input_tokens: 0,
+        cache_read_input_tokens: cold ? 0 : read,
+        cache_creation_input_tokens: cold ? read : 0,
+        output_tokens: 0,
+      },
       '5m',
     );
     keptTotal += olderTokens + tail;

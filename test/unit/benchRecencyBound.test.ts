@@ -30,6 +30,32 @@ describe('bench replay: the recency bound', function () {
     assert.ok((points[0]?.frr as number) < 0.9, 'the newest message alone misses much');
   });
 
+  it("where the session's cache was cold (a real full miss, a gap past the TTL) what it keeps is written again, not read", () => {
+    // The same session with every request warm: 20 s apart, each reading the cache.
+    const warmEvents = t.events.map((e, i) =>
+      e.kind === 'usage' && e.usage
+        ? {
+            ...e,
+            at: Date.UTC(2026, 0, 1) + i * 20_000,
+            // The same prompt size (the calibration learns from it), all of it read from the cache.
+            usage: {
+              ...e.usage,
+              input_tokens: 0,
+              cache_creation_input_tokens: 0,
+              cache_read_input_tokens:
+                e.usage.input_tokens + e.usage.cache_read_input_tokens + e.usage.cache_creation_input_tokens,
+            },
+          }
+        : e,
+    );
+    const warm = prepareTranscript(file, warmEvents, createTiktokenTokenizer());
+    for (const keep of [4_000, 32_000]) {
+      const [real, always] = [recencyPoint(t, keep), recencyPoint(warm, keep)];
+      assert.equal(real.frr, always.frr, 'recall does not depend on the cache');
+      assert.ok((real.costUsd as number) > (always.costUsd as number), `${keep}: ${real.costUsd} > ${always.costUsd}`);
+    }
+  });
+
   it('the whole history recalls every identifier referenced', () => {
     assert.equal(recencyPoint(t, Number.MAX_SAFE_INTEGER).frr, 1);
   });
