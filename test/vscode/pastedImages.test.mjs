@@ -68,7 +68,7 @@ describe('images pasted into the chat, in a real VS Code', { timeout: suiteTimeo
     // Not an image: refused by name; what was typed stays.
     await input.fill('Why is the header cut off?');
     await pasteImage(f, { width: 0, height: 0, broken: true });
-    let note = f.getByTestId('image-note');
+    const note = f.getByTestId('image-note');
     await note.filter({ hasText: 'notes.png could not be read as an image' }).waitFor({ timeout: UI_TIMEOUT });
     assert.equal(await input.inputValue(), 'Why is the header cut off?');
     assert.equal(await f.getByTestId('image-chip').count(), 0);
@@ -104,7 +104,6 @@ describe('images pasted into the chat, in a real VS Code', { timeout: suiteTimeo
     await world.refindFrame();
     f = world.frame;
     input = f.getByRole('textbox', { name: 'Message' });
-    note = f.getByTestId('image-note');
     chip = f.getByTestId('image-chip');
     await chip.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.equal(await chip.count(), 1);
