@@ -44,6 +44,11 @@ describe('pasted images: the user message', () => {
     );
     const image = blocks[1];
     assert.ok(image?.type === 'image');
+    // The second says JPEG but holds a PNG (a dropped file's type comes from its name): stored as its bytes say.
+    assert.deepEqual(
+      blocks.flatMap((x) => (x.type === 'image' ? [x.mediaType] : [])),
+      ['image/png', 'image/png'],
+    );
     assert.equal(image.data, shot);
     assert.equal(image.meta.tier, 1);
     assert.equal(image.meta.compactable, true, 'a summary may name an image; only the words stay verbatim');
@@ -56,7 +61,6 @@ describe('pasted images: the user message', () => {
     assert.ok(Array.isArray(content));
     assert.deepEqual(
       content.map((c) => (c.type === 'image' && c.source.type === 'base64' ? `image:${c.source.media_type}` : c.type)),
-      // The second was labelled JPEG but holds a PNG: it goes with the type its bytes have.
       ['text', 'image:image/png', 'image:image/png', 'text'],
     );
   });
@@ -161,6 +165,13 @@ describe('pasted images: what the summariser is shown', () => {
     const messages: Message[] = [
       { id: 'u1', role: 'user', turn: 1, blocks: [img('a', 'user'), img('b', 'user'), img('c', 'user')] },
       { id: 'u2', role: 'user', turn: 2, blocks: [img('t', 'tool'), img('d', 'user'), img('e', 'user')] },
+      // Not an image the API takes: named, never attached (the summariser's request is not normalized).
+      {
+        id: 'u3',
+        role: 'user',
+        turn: 3,
+        blocks: [{ ...img('x', 'user'), data: 'AAAAAAAA' } as Message['blocks'][number]],
+      },
     ];
     const attached = attachedUserImages(messages);
     assert.equal(MAX_SUMMARY_IMAGES, 4);
@@ -171,6 +182,11 @@ describe('pasted images: what the summariser is shown', () => {
     const text = renderTranscript(messages, attached);
     assert.match(text, /\[image: image\/png, \d+ KB\][\s\S]*\[Image 1, attached above\]/);
     assert.equal((text.match(/attached above/g) ?? []).length, 4);
+    assert.equal(
+      (text.match(/\[image: image\/png, \d+ KB\]/g) ?? []).length,
+      3,
+      "the oldest, the tool's and the one that is not an image",
+    );
   });
 });
 

@@ -9,6 +9,7 @@ import { neutralizeTags } from '../conversation/injections';
 import type { Block, ImageBlock, Message, ToolResultContent } from '../conversation/conversationModel';
 import { modelInfo } from '../models/modelFacts';
 import { headChars, safeCutIndex, toWellFormed } from '../platform/text';
+import { sniffImageType } from '../tokens/imageSize';
 
 /** What the summariser is told, once per request. */
 export const SUMMARY_SYSTEM_PROMPT = `You condense an old stretch of a conversation between a user and an AI coding assistant (including the assistant's tool calls and their results). Your summary replaces those messages in the assistant's context: whatever you leave out is gone for the assistant, so it must be able to continue the work from your summary alone.
@@ -52,10 +53,18 @@ const REQUEST_TAGS = ['transcript', 'previous_summary', 'user_instructions'] as 
  */
 export const MAX_SUMMARY_IMAGES = 4;
 
-/** The newest user-pasted images of `messages` (at most {@link MAX_SUMMARY_IMAGES}), numbered from 1 in order. */
+/**
+ * The newest user-pasted images of `messages` whose bytes are an image the API takes (at most
+ * {@link MAX_SUMMARY_IMAGES}), numbered from 1 in order.
+ */
 export function attachedUserImages(messages: readonly Message[]): ReadonlyMap<Block, number> {
   const images = messages.flatMap((m) =>
-    m.role === 'user' ? m.blocks.filter((b): b is ImageBlock => b.type === 'image' && b.meta.source === 'user') : [],
+    m.role === 'user'
+      ? m.blocks.filter(
+          (b): b is ImageBlock =>
+            b.type === 'image' && b.meta.source === 'user' && sniffImageType(b.data) !== undefined,
+        )
+      : [],
   );
   return new Map(images.slice(-MAX_SUMMARY_IMAGES).map((b, i) => [b, i + 1]));
 }
@@ -184,7 +193,11 @@ function imageContent(
     b.type === 'image'
       ? [
           { type: 'text' as const, text: `[Image ${n}, pasted by the user in the transcript below]` },
-          { type: 'image' as const, source: { type: 'base64' as const, media_type: b.mediaType, data: b.data } },
+          {
+            type: 'image' as const,
+            // As its bytes say (the request is not normalized): a mislabelled image would be refused.
+            source: { type: 'base64' as const, media_type: sniffImageType(b.data) ?? b.mediaType, data: b.data },
+          },
         ]
       : [],
   );

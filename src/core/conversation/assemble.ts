@@ -11,6 +11,7 @@ import type {
   ToolResultContent,
 } from './conversationModel';
 import { planPaste, type Spill } from './paste';
+import { sniffImageType } from '../tokens/imageSize';
 import type { Clock, IdSource } from '../platform/platformPorts';
 
 /** A tool's answer to one tool_use of the last assistant message. */
@@ -210,7 +211,8 @@ function imageBlock(
 ): ImageBlock {
   return {
     type: 'image',
-    mediaType: image.mediaType,
+    // As its bytes say: a dropped file's type comes from its name's extension.
+    mediaType: sniffImageType(image.data) ?? image.mediaType,
     data: image.data,
     meta: { id: ids.next('blk'), tier: 1, source: 'user', createdAt: now, pinned: false, compactable: true },
   };

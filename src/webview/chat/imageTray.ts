@@ -9,7 +9,7 @@ import { el, formatTokens } from '../shared/dom';
 import { icon } from '../shared/icons';
 import { attachImage, type AttachedImage, type AttachFailure } from './imageAttach';
 
-/** The image files among `items` (a paste's or a drop's DataTransfer). */
+/** The image files in `data` (a paste's or a drop's DataTransfer); none when it is null. */
 export function imageFiles(data: DataTransfer | null): File[] {
   if (!data) return [];
   return [...data.files].filter((f) => f.type.startsWith('image/'));
