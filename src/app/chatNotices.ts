@@ -11,7 +11,7 @@ export const NOT_OPENED =
   'No session could be opened; see the "Context Pipeline" output for why. Your message was not sent.';
 
 /** Stop was pressed while a message was being prepared. */
-export const STOPPED_BEFORE_SENT = 'Stopped before the message was sent; press ↑ in the message box to get it back.';
+export const STOPPED_BEFORE_SENT = 'Stopped before the message was sent; it is back in the message box.';
 
 /** Posts notices and errors to the chat view. */
 export class ChatNotices {

@@ -130,9 +130,9 @@ export class ChatService {
   async send(text: string, images: TurnInput['images'] = []): Promise<void> {
     // A lone surrogate would be stored and resent with every later request, which the API rejects.
     const wellFormed = toWellFormed(text);
+    let sent = false;
     await this.run(async (agent) => {
       const taken = this.deps.nextTurn.take(this.sessionLabel?.id);
-      let sent = false;
       try {
         agent.setPending(taken.injections);
         this.postPendingContext();
@@ -145,6 +145,8 @@ export class ChatService {
         this.postPendingContext();
       }
     });
+    // Refused before it entered the conversation: the composer takes it back.
+    if (!sent) this.deps.view.post({ type: 'unsent' });
   }
 
   /** Stops the running turn, or a message still being prepared (it is then not sent). */

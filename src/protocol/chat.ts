@@ -290,6 +290,12 @@ const ToWebviewSchema = v.variant('type', [
     /** Kinds turned off in the settings, so the user knows why nothing shows. */
     disabled: v.array(v.picklist(['ide_selection', 'ide_opened_file'])),
   }),
+  /**
+   * The last message did not go (refused before it entered the conversation: invalid settings,
+   * no session, stopped while it was prepared, a turn still running): the composer takes its
+   * words and images back, unless something new was typed or pasted meanwhile.
+   */
+  v.strictObject({ type: v.literal('unsent') }),
   /** A retry is scheduled: show a countdown (cleared by `waitMs: 0`). */
   v.strictObject({ type: v.literal('retrying'), waitMs: v.number(), attempt: v.number(), reason: v.string() }),
 ]);

@@ -60,11 +60,13 @@ describe('ChatService: the status it publishes', () => {
     const notice = t.posts.find((p) => p.type === 'upsert' && p.item.kind === 'notice');
     assert.match(
       notice?.type === 'upsert' && notice.item.kind === 'notice' ? notice.item.text : '',
-      /Stopped before the message was sent.*↑/,
+      /Stopped before the message was sent; it is back in the message box/,
     );
+    assert.equal(t.posts.filter((p) => p.type === 'unsent').length, 1, 'the composer takes it back');
     assert.equal(statuses(t.posts).at(-1)?.busy, false);
     await t.service.send('again');
     assert.equal(t.agents.seen.length, 1, 'a later message is not stopped');
+    assert.equal(t.posts.filter((p) => p.type === 'unsent').length, 1, 'a message that went is not given back');
   });
 
   it('with invalid settings: the header says so, no figures are published, and a message is refused with the reason', async () => {
@@ -76,7 +78,8 @@ describe('ChatService: the status it publishes', () => {
     assert.equal(statuses(t.posts).at(-1)?.model, '(invalid settings)');
     assert.deepEqual(t.figures, []);
     await t.service.send('hi');
-    const err = t.posts.at(-1);
+    assert.equal(t.posts.at(-1)?.type, 'unsent', 'the composer takes the message back');
+    const err = t.posts.at(-2);
     assert.ok(err?.type === 'upsert' && err.item.kind === 'error');
     assert.equal(err.item.kind === 'error' && err.item.text.endsWith('your message was not sent.'), true);
     assert.deepEqual(t.agents.seen, []);

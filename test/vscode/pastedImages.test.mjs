@@ -153,3 +153,38 @@ describe('images pasted into the chat, in a real VS Code', { timeout: suiteTimeo
     assert.equal(await again.count(), 1);
   });
 });
+
+describe(
+  'a message the extension refuses gives its words and images back, in a real VS Code',
+  {
+    timeout: suiteTimeout(600_000),
+  },
+  () => {
+    /** @type {import('./agentHarness.mjs').AgentWorld} */
+    let world;
+    before(async () => {
+      // A window too small to work in: every message is refused before it is sent.
+      world = await startAgentWorld({ settings: { 'contextPipeline.contextWindow': 10 } });
+    });
+
+    after(() => closeWorld(world, 'pasted-images-refused-last'));
+
+    test('the words go back in the box and the image in the tray', async () => {
+      const f = world.frame;
+      const input = f.getByRole('textbox', { name: 'Message' });
+      await pasteImage(f, { width: 640, height: 480 });
+      const chip = f.getByTestId('image-chip');
+      await chip.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await input.fill('What is wrong with this dialog?');
+      await input.press('Enter');
+      await f.locator('.item.error', { hasText: 'your message was not sent' }).waitFor({ timeout: UI_TIMEOUT });
+      await eventually(
+        'the words to come back',
+        async () => (await input.inputValue()) === 'What is wrong with this dialog?',
+      );
+      assert.equal(await chip.count(), 1, 'the image is back in the tray');
+      assert.match(await chip.innerText(), /640×480/);
+      assert.equal(world.fake.requests.filter((r) => r.path === '/v1/messages').length, 0, 'nothing was sent');
+    });
+  },
+);

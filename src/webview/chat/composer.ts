@@ -112,6 +112,8 @@ export class Composer {
   private cursor = -1;
   /** Images pasted or dropped for the next message. */
   private readonly images: ImageTray;
+  /** The last message sent, until the next: given back if the host says it did not go. */
+  private lastSent: { readonly text: string; readonly images: readonly AttachedImage[] } | undefined;
 
   constructor(
     private readonly handlers: ComposerHandlers,
@@ -294,8 +296,24 @@ export class Composer {
     this.handlers.draftChanged('');
     this.suggest();
     const images = this.images.attachments();
+    this.lastSent = { text, images: this.images.shown() };
     this.images.clear();
     this.handlers.send(text, images);
+  }
+
+  /**
+   * The host refused the last message before it entered the conversation: its words go back
+   * in the box (unless something was typed since) and its images in the tray.
+   */
+  takeBack(): void {
+    const last = this.lastSent;
+    this.lastSent = undefined;
+    if (!last) return;
+    if (this.input.value === '') {
+      this.input.value = last.text;
+      this.handlers.draftChanged(last.text);
+    }
+    this.images.restore(last.images);
   }
 
   /** Shows the slash commands matching what was typed (`/`, `/co` …) until a space is typed. */

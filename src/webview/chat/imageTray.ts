@@ -82,6 +82,19 @@ export class ImageTray {
     return this.images.map(({ mediaType, data }) => ({ mediaType, data }));
   }
 
+  /** Puts `images` back (a message that did not go), unless others were added meanwhile. */
+  restore(images: readonly AttachedImage[]): void {
+    if (this.images.length > 0 || images.length === 0) return;
+    this.images = [...images];
+    this.render();
+    this.changed(this.images);
+  }
+
+  /** The images as shown (to give back if the message does not go). */
+  shown(): readonly AttachedImage[] {
+    return [...this.images];
+  }
+
   /** Empties the tray (after a send). */
   clear(): void {
     this.images = [];

@@ -144,6 +144,9 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'retrying':
       showCountdown(m.waitMs, m.attempt, m.reason);
       return;
+    case 'unsent':
+      composer.takeBack();
+      return;
     case 'pendingContext':
       composer.setContext(m.chips, m.disabled);
       return;
