@@ -315,7 +315,7 @@ export function printBounds(bounds: readonly BoundRow[], rows: readonly ReplayRo
   const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)} %`);
   const num = (x: number | null) => (x === null ? '–' : x.toFixed(2));
   console.log(
-    "Recency bound: the least a policy that keeps only the newest history (and the user's words) pays to hold the baseline's FRR less 2 points — the cost floor plus reading that tail, its rewrites and any summariser not counted:",
+    "Recency bound: the least a policy that keeps only the newest history (and the user's words) pays to hold the baseline's FRR less 2 points — the cost floor plus reading that tail (writing it again where the session's cache was cold: a real full miss, a gap past the TTL), its own rewrites and any summariser not counted:",
   );
   for (const b of bounds) {
     const d = rows.find((r) => r.transcript === b.transcript && r.window === b.window && r.policy === 'default');
