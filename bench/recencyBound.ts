@@ -22,7 +22,7 @@ import type { Message } from '../src/core/conversation/conversationModel';
 import { calibratedMessageTokens } from '../src/core/tokens/calibratedTokens';
 import { FrrTally, frrShare } from './frr';
 import { CostTally, totalOf } from './pricing';
-import { FALLBACK_GAP_MS } from './replayCore';
+import { isRealFullMiss, ReplayClock } from './replayClock';
 import type { PreparedTranscript } from './replayCore';
 
 /** One tail length's figures. */
@@ -56,7 +56,7 @@ export function recencyPoint(t: PreparedTranscript, keep: number): RecencyPoint 
   let keptTotal = 0;
   let requests = 0;
   let afterCompaction = false;
-  let lastAt: number | undefined;
+  const clock = new ReplayClock();
   t.events.forEach((e, i) => {
     if (e.kind === 'compaction') afterCompaction = true;
     if (e.kind === 'message') {
@@ -75,13 +75,10 @@ export function recencyPoint(t: PreparedTranscript, keep: number): RecencyPoint 
     const sent = [...older.map((w) => w.message), ...messages.slice(from)];
     let read = olderTokens;
     for (let j = from; j < Math.min(sentBefore, messages.length); j++) read += sizes[j] as number;
-    // Cold for any policy (as the replay has it): a real full miss, or idle past the TTL.
-    // The replay's clock: the record's time, never backwards; 20 s on when a record has none.
-    const at =
-      e.at !== undefined ? Math.max(lastAt ?? e.at, e.at) : lastAt === undefined ? undefined : lastAt + FALLBACK_GAP_MS;
-    const expired = lastAt !== undefined && at !== undefined && at - lastAt >= ttlMs('5m');
-    const cold = requests > 0 && ((!afterCompaction && e.usage.cache_read_input_tokens === 0) || expired);
-    lastAt = at;
+    // Cold for any policy, as the replay has it: a real full miss, or idle past the TTL.
+    const last = clock.now;
+    const expired = clock.advance(e.at) - last >= ttlMs('5m') && requests > 0;
+    const cold = expired || isRealFullMiss(e.usage, requests, afterCompaction);
     afterCompaction = false;
     reads.add(
       e.model,

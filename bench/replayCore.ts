@@ -39,13 +39,11 @@ import { ScriptedSummariser } from './scriptedSummariser';
 import { SUMMARY_LENGTH } from './summaryLength';
 import type { TranscriptEvent } from './transcript';
 import type { ReplayOptions, ReplayResult, RequestTrace } from './replayTypes';
+import { isRealFullMiss, REPLAY_START, ReplayClock } from './replayClock';
 
 export type { ReplayOptions, ReplayResult, RequestTrace } from './replayTypes';
 
-/** Time between two requests when a usage record has no `at`. */
-export const FALLBACK_GAP_MS = 20_000;
-/** The replay's clock at a first request without `at`. */
-const START = Date.parse('2026-01-01T09:00:00Z');
+export { FALLBACK_GAP_MS } from './replayClock';
 
 /** A transcript with what every replay of it shares (pass 1). */
 export interface PreparedTranscript {
@@ -126,9 +124,8 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     return c;
   };
 
-  let now = START;
-  let started = false;
-  const clock = { now: () => now };
+  const time = new ReplayClock();
+  const clock = { now: () => time.now };
   const api = new ReplayApi(clock.now, textTokens);
   // The main model's thinking per answer, as the compactor measures it (below), bills a main-model summary.
   const summariser: ScriptedSummariser = new ScriptedSummariser({
@@ -165,7 +162,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   const firstModel = t.events.find((e) => e.kind === 'usage' && e.usage !== null);
   let state: ConversationState = {
     // The unseen system prompt and tools: one block, counted as `overhead` tokens.
-    system: [systemStandin(START)],
+    system: [systemStandin(REPLAY_START)],
     tools: [],
     messages: [],
     pending: [],
@@ -224,11 +221,8 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       continue;
     }
     if (!e.usage) continue;
-    // The transcript's clock (never backwards); START only stands in until a record has a time.
-    if (e.at !== undefined) now = started ? Math.max(now, e.at) : e.at;
-    else if (started) now += FALLBACK_GAP_MS;
-    started = true;
-    const flushed = totals.requests > 0 && !afterCompaction && e.usage.cache_read_input_tokens === 0;
+    const now = time.advance(e.at);
+    const flushed = isRealFullMiss(e.usage, totals.requests, afterCompaction);
     if (flushed) {
       api.flush();
       totals.flushes++;

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ChatItemSchema } from './chatItems';
+import { IMAGE_MEDIA_TYPES } from './imageTokens';
 import { PressureSchema } from './pressure';
 import { MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
 
@@ -82,11 +83,7 @@ const LinkHref = v.pipe(
   v.check(isAllowedLinkHref, 'Only http(s) URLs and workspace-relative paths may be opened'),
 );
 
-/**
- * Media types the Messages API takes for a base64 image (SDK `Base64ImageSource.media_type`:
- * 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp').
- */
-export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+export { IMAGE_MEDIA_TYPES };
 
 /**
  * The most base64 characters one image may have: the API refuses more ("image exceeds 5 MB

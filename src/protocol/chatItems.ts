@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { IMAGE_MEDIA_TYPES } from './imageTokens';
 
 /**
  * What the chat view shows, item by item. The host builds these from the conversation and
@@ -39,7 +40,7 @@ export const ChatItemSchema = v.variant('kind', [
     images: v.optional(
       v.array(
         v.strictObject({
-          mediaType: v.picklist(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+          mediaType: v.picklist(IMAGE_MEDIA_TYPES),
           data: v.string(),
           tokens: v.number(),
         }),

@@ -1,10 +1,16 @@
 /**
- * What the Anthropic API charges for an image, by its size (vision guide,
+ * The Anthropic API's image facts: the media types it takes, and what it charges for an image, by its size (vision guide,
  * https://platform.claude.com/docs/en/build-with-claude/vision, "Evaluate image size":
  * tokens = width × height / 750; an image whose long edge is over 1568 px, or that would cost
  * more than about 1,600 tokens, is first scaled down, aspect kept). One home for the host's
  * counts (core/tokens/imageSize.ts re-exports it) and the composer's pasted images. Pure.
  */
+
+/**
+ * Media types the Messages API takes for a base64 image (SDK `Base64ImageSource.media_type`:
+ * 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp').
+ */
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
 /** Width and height in pixels. */
 export interface ImageDimensions {

@@ -132,6 +132,18 @@ export async function startAgentWorld({
       await openContextPipeline(page);
       frame = await chatFrame(page);
     },
+    /**
+     * Shows another view container in the side bar (the Explorer), which disposes the chat
+     * webview (no retained context), then opens the chat again and re-finds it.
+     */
+    async hideAndReopenChat() {
+      await page.locator('.part.activitybar [aria-label^="Explorer"]').first().click();
+      await page
+        .locator('.part.sidebar .composite.title', { hasText: 'Explorer' })
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      await openContextPipeline(page);
+      frame = await chatFrame(page);
+    },
     /** Navigates to the workbench again and re-finds the chat webview (after the extension host was killed). */
     async reopen() {
       await openWorkbench(page, server.url);

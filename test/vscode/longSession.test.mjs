@@ -296,13 +296,7 @@ describe('a 2 000-message session in a real VS Code', { timeout: suiteTimeout(90
     const reading = await topItem();
     assert.ok(reading && reading !== session.lastId, `reading in the middle (${reading})`);
     // Another view container in the side bar disposes the chat webview (no retained context).
-    await world.page.locator('.part.activitybar [aria-label^="Explorer"]').first().click();
-    await world.page
-      .locator('.part.sidebar .composite.title', { hasText: 'Explorer' })
-      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    const { openContextPipeline } = await import('./workbench.mjs');
-    await openContextPipeline(world.page);
-    await world.refindFrame();
+    await world.hideAndReopenChat();
     await world.frame.waitForFunction(inFrame.visible, /** @type {const} */ ([reading, false]), {
       timeout: UI_TIMEOUT,
       polling: 50,

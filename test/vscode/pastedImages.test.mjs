@@ -96,12 +96,7 @@ describe('images pasted into the chat, in a real VS Code', { timeout: suiteTimeo
 
     // Kept with the draft: another view in the side bar disposes the chat webview; back, the
     // words and the image are still there.
-    await world.page.locator('.part.activitybar [aria-label^="Explorer"]').first().click();
-    await world.page
-      .locator('.part.sidebar .composite.title', { hasText: 'Explorer' })
-      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    await workbench.openContextPipeline(world.page);
-    await world.refindFrame();
+    await world.hideAndReopenChat();
     f = world.frame;
     input = f.getByRole('textbox', { name: 'Message' });
     chip = f.getByTestId('image-chip');

@@ -57,7 +57,7 @@ export const MAX_SUMMARY_IMAGES = 4;
  * The newest user-pasted images of `messages` whose bytes are an image the API takes (at most
  * {@link MAX_SUMMARY_IMAGES}), numbered from 1 in order.
  */
-export function attachedUserImages(messages: readonly Message[]): ReadonlyMap<Block, number> {
+export function attachedUserImages(messages: readonly Message[]): ReadonlyMap<ImageBlock, number> {
   const images = messages.flatMap((m) =>
     m.role === 'user'
       ? m.blocks.filter(
@@ -184,23 +184,19 @@ export function buildSummaryRequest(input: SummaryRequestInput): MessageCreatePa
 
 /** The attached images, each after a label the transcript refers to (images first: the vision guide's order). */
 function imageContent(
-  attached: ReadonlyMap<Block, number>,
+  attached: ReadonlyMap<ImageBlock, number>,
 ): Array<
   | { type: 'text'; text: string }
   | { type: 'image'; source: { type: 'base64'; media_type: ImageBlock['mediaType']; data: string } }
 > {
-  return [...attached].flatMap(([b, n]) =>
-    b.type === 'image'
-      ? [
-          { type: 'text' as const, text: `[Image ${n}, pasted by the user in the transcript below]` },
-          {
-            type: 'image' as const,
-            // As its bytes say (the request is not normalized): a mislabelled image would be refused.
-            source: { type: 'base64' as const, media_type: sniffImageType(b.data) ?? b.mediaType, data: b.data },
-          },
-        ]
-      : [],
-  );
+  return [...attached].flatMap(([b, n]) => [
+    { type: 'text' as const, text: `[Image ${n}, pasted by the user in the transcript below]` },
+    {
+      type: 'image' as const,
+      // As its bytes say (the request is not normalized): a mislabelled image would be refused.
+      source: { type: 'base64' as const, media_type: sniffImageType(b.data) ?? b.mediaType, data: b.data },
+    },
+  ]);
 }
 
 /** Longest rendering, in characters, of each kind of content in the transcript. */
@@ -230,7 +226,7 @@ function renderBlock(
   b: Block,
   role: Message['role'],
   toolNames: ReadonlyMap<string, string>,
-  attached: ReadonlyMap<Block, number>,
+  attached: ReadonlyMap<ImageBlock, number>,
 ): string {
   const L = TRANSCRIPT_LIMITS;
   switch (b.type) {
@@ -265,7 +261,7 @@ function renderBlock(
  */
 export function renderTranscript(
   messages: readonly Message[],
-  attached: ReadonlyMap<Block, number> = new Map(),
+  attached: ReadonlyMap<ImageBlock, number> = new Map(),
 ): string {
   const toolNames = new Map<string, string>();
   for (const m of messages) for (const b of m.blocks) if (b.type === 'tool_use') toolNames.set(b.id, b.name);

@@ -18,6 +18,7 @@
  * header's `title` stays; a stopped or failed turn is recorded in the conversation itself).
  */
 import * as v from 'valibot';
+import { IMAGE_MEDIA_TYPES } from '../../protocol/imageTokens';
 import type { Usage } from '../agent/agentPorts';
 import type { Message } from '../conversation/conversationModel';
 import type { CacheMiss } from '../cache/cacheMiss';
@@ -183,7 +184,7 @@ const meta = v.strictObject({
   pinned: v.boolean(),
   compactable: v.boolean(),
 });
-const mediaType = v.picklist(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+const mediaType = v.picklist(IMAGE_MEDIA_TYPES);
 const resultContent = v.union([
   v.string(),
   v.array(

@@ -18,6 +18,24 @@ let countdown: ReturnType<typeof setInterval> | undefined;
 
 const post = (message: ChatToHost) => api.postMessage(message);
 const save = () => api.setState(state);
+let draftTimer: ReturnType<typeof setTimeout> | undefined;
+/**
+ * Saves the draft: at once, but while images wait in the tray (megabytes of state) at most once
+ * every 250 ms of typing, and when the box loses focus, so a keystroke does not copy them all.
+ */
+const saveDraft = () => {
+  if (!state.images) return save();
+  draftTimer ??= setTimeout(() => {
+    draftTimer = undefined;
+    save();
+  }, 250);
+};
+const flushDraft = () => {
+  if (draftTimer === undefined) return;
+  clearTimeout(draftTimer);
+  draftTimer = undefined;
+  save();
+};
 
 const root = document.getElementById('app') as HTMLElement;
 const header = el('header', { class: 'header' });
@@ -69,7 +87,7 @@ const composer = new Composer(
     },
     draftChanged: (text) => {
       state.draft = text;
-      save();
+      saveDraft();
     },
     imagesChanged: (images) => {
       if (images.length > 0) state.images = [...images];
@@ -83,6 +101,8 @@ const composer = new Composer(
   state.images,
 );
 root.append(header, banner, scroll, composer.root);
+composer.root.addEventListener('focusout', flushDraft);
+document.addEventListener('visibilitychange', flushDraft);
 let readingTimer: ReturnType<typeof setTimeout> | undefined;
 // The reading position is saved 250 ms after a scroll; `data-reading-save="pending"` on the
 // scroller says one is due, so tests wait for the save itself rather than for a time.
