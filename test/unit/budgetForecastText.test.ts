@@ -51,6 +51,17 @@ describe('budget panel: forecast text', () => {
     );
   });
 
+  it('says so when no token budget is set (keepRecentTokens 0) instead of a 0-token budget', () => {
+    const older = forecastText(
+      snap({ keepRecentTokens: 0, protectedFrom: 2, protectedTokens: 499, tokensBefore: 900 }),
+    ).next?.text;
+    assert.match(older ?? '', /from turn 2: no token budget is set, so the kept turns and the last tool round\)/);
+    assert.doesNotMatch(older ?? '', /0-token budget/);
+    const all = forecastText(snap({ keepRecentTokens: 0 })).next?.text;
+    assert.match(all ?? '', /keeps the newest turns and the last tool round verbatim \(no token budget is set\)/);
+    assert.doesNotMatch(all ?? '', /newest 0 tokens/);
+  });
+
   it('forecasts the soft threshold from the growth per turn, or says there is not enough to go by', () => {
     assert.match(forecastText(snap({})).forecast, /^≈ \d+ turns until the soft threshold/);
     assert.match(forecastText(snap({}, [1_000])).forecast, /^Not enough turns yet/);

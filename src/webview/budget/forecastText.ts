@@ -18,9 +18,16 @@ const turnsWord = (n: number) => `${n} ${n === 1 ? 'turn' : 'turns'}`;
 function keptText(next: NonNullable<BudgetSnapshot['nextCompaction']>): string {
   if (next.keepsFromTurn === undefined) return '';
   const own = 'your own words are kept verbatim (only if they alone outgrow the window are older long ones cut)';
+  // keepRecentTokens 0: no token budget, only the kept turns and the last tool round stay.
+  const noBudget = next.keepBudget <= 0;
   if (next.keepsAll)
-    return ` It keeps the newest ${formatTokens(next.keepBudget)} tokens verbatim: today that is the whole conversation (${formatTokens(next.keptTokens)} tokens); ${own}.`;
-  return ` It keeps the newest ${formatTokens(next.keptTokens)} tokens verbatim (from turn ${next.keepsFromTurn}: at least its ${formatTokens(next.keepBudget)}-token budget, out to where a tool round starts); ${own}.`;
+    return noBudget
+      ? ` It keeps the newest turns and the last tool round verbatim (no token budget is set): today that is the whole conversation (${formatTokens(next.keptTokens)} tokens); ${own}.`
+      : ` It keeps the newest ${formatTokens(next.keepBudget)} tokens verbatim: today that is the whole conversation (${formatTokens(next.keptTokens)} tokens); ${own}.`;
+  const reach = noBudget
+    ? 'no token budget is set, so the kept turns and the last tool round'
+    : `at least its ${formatTokens(next.keepBudget)}-token budget, out to where a tool round starts`;
+  return ` It keeps the newest ${formatTokens(next.keptTokens)} tokens verbatim (from turn ${next.keepsFromTurn}: ${reach}); ${own}.`;
 }
 
 /** The forecast card's text for snapshot `s`. */
