@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { createRouter, type Handlers, type Routed } from '../app/router';
 import { parseChatToHost, type ChatToHost, type ChatToWebview } from '../protocol/chat';
 import { MAX_QUEUED, survivesResync } from './chat/resync';
+import { SentImages } from './chat/sentImages';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 import { headChars } from '../core/platform/text';
 
@@ -29,6 +30,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
   private view: vscode.WebviewView | undefined;
   private ready = false;
   private queue: ChatToWebview[] = [];
+  /** The pasted images the current webview holds: their data is posted once (see SentImages). */
+  private readonly sentImages = new SentImages();
   /** Messages refused as malformed so far (ids of their notices). */
   private refused = 0;
   private readonly disposables: vscode.Disposable[] = [];
@@ -45,6 +48,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
         ...handlers,
         ready: async (message, view) => {
           this.ready = true;
+          // A webview that (re)loaded holds no images: the transcript it is sent next carries them.
+          this.sentImages.reset();
           const queued = this.queue;
           this.queue = [];
           await handlers.ready(message, view);
@@ -71,6 +76,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
     if (this.view) this.log.info('The chat view was created again; the new one takes over.');
     this.view = view;
     this.ready = false;
+    this.sentImages.reset();
     view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
     view.webview.html = webviewHtml({
       webview: view.webview,
@@ -110,11 +116,16 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
       if (survivesResync(message)) this.queue = [...this.queue, message].slice(-MAX_QUEUED);
       return;
     }
-    void this.view.webview
-      .postMessage(message)
-      .then(undefined, (err: unknown) =>
-        this.log.error(`Could not post ${message.type} to the chat view: ${String(err)}`),
-      );
+    void this.view.webview.postMessage(this.sentImages.strip(message)).then(
+      (delivered) => {
+        // Not delivered: what it carried may be missing there, so the next posts send images whole.
+        if (!delivered) this.sentImages.reset();
+      },
+      (err: unknown) => {
+        this.sentImages.reset();
+        this.log.error(`Could not post ${message.type} to the chat view: ${String(err)}`);
+      },
+    );
   }
 
   private async receive(raw: unknown): Promise<void> {

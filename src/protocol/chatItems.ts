@@ -36,12 +36,20 @@ export const ChatItemSchema = v.variant('kind', [
     id: v.string(),
     text: v.string(),
     injected: v.array(InjectedSchema),
-    /** Images sent with the words (base64, shown as thumbnails) with their calibrated tokens. */
+    /**
+     * Images sent with the words (shown as thumbnails) with their calibrated tokens. `ref`
+     * names the image for the life of the session (its block id); `data` (base64) comes only
+     * the first time a webview is sent that image: later posts of the same item (a transcript
+     * rebuilt by a compaction, a pin) leave it out and the webview reuses what it has (see
+     * host/chat/sentImages.ts and webview/chat/imageCache.ts), so megabytes of screenshots are
+     * not posted again with every rebuild.
+     */
     images: v.optional(
       v.array(
         v.strictObject({
+          ref: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
           mediaType: v.picklist(IMAGE_MEDIA_TYPES),
-          data: v.string(),
+          data: v.optional(v.string()),
           tokens: v.number(),
         }),
       ),

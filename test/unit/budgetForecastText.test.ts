@@ -52,9 +52,8 @@ describe('budget panel: forecast text', () => {
   });
 
   it('says so when no token budget is set (keepRecentTokens 0) instead of a 0-token budget', () => {
-    const older = forecastText(
-      snap({ keepRecentTokens: 0, protectedFrom: 2, protectedTokens: 499, tokensBefore: 900 }),
-    ).next?.text;
+    const older = forecastText(snap({ keepRecentTokens: 0, protectedFrom: 2, protectedTokens: 499, tokensBefore: 900 }))
+      .next?.text;
     assert.match(older ?? '', /from turn 2: no token budget is set, so the kept turns and the last tool round\)/);
     assert.doesNotMatch(older ?? '', /0-token budget/);
     const all = forecastText(snap({ keepRecentTokens: 0 })).next?.text;

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { applyUserMessage, assembleUserMessage } from '../../src/core/conversation/assemble';
 import { checkInvariants } from '../../src/core/conversation/invariants';
-import { userItem } from '../../src/host/chat/transcript';
+import { imageRef, userItem } from '../../src/host/chat/transcript';
 import { MAX_IMAGE_BASE64, MAX_MESSAGE_IMAGES, parseChatToHost } from '../../src/protocol/chat';
 import { imageTokensForSize } from '../../src/protocol/imageTokens';
 import { base64Length, encodingPlan, fitWithin, toBase64 } from '../../src/webview/chat/imageAttach';
@@ -90,8 +90,15 @@ describe('pasted images: the user message', () => {
     const item = userItem(r.value.message);
     assert.ok(item?.kind === 'user');
     assert.equal(item.text, 'look');
+    const block = r.value.message.blocks.find((x) => x.type === 'image');
+    assert.ok(block);
     assert.deepEqual(item.images, [
-      { mediaType: 'image/png', data: shot, tokens: imageTokensForSize({ width: 1568, height: 882 }) },
+      {
+        ref: imageRef(block.meta.id, shot),
+        mediaType: 'image/png',
+        data: shot,
+        tokens: imageTokensForSize({ width: 1568, height: 882 }),
+      },
     ]);
     assert.equal(item.images?.[0]?.tokens, 1600, '1568×882 costs the API’s maximum of about 1,600 tokens');
   });

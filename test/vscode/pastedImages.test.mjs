@@ -138,6 +138,17 @@ describe('images pasted into the chat, in a real VS Code', { timeout: suiteTimeo
     assert.equal(await thumb.locator('img').count(), 1);
     await workbench.screenshot(world.page, 'pasted-images-chat');
 
+    // Pinning rebuilds the whole transcript, which names the image by ref without its data
+    // (posted once per webview): the thumbnail still shows, decoded from what the view holds.
+    await f.locator('.item.user', { hasText: 'Why is the header cut off?' }).locator('.pin').click();
+    await f.locator('.item.user.pinned', { hasText: 'Why is the header cut off?' }).waitFor({ timeout: UI_TIMEOUT });
+    const rebuilt = f.locator('.item.user', { hasText: 'Why is the header cut off?' }).getByTestId('user-images');
+    await rebuilt.locator('img').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await eventually('the rebuilt thumbnail to decode at 1568 px', async () =>
+      rebuilt.locator('img').evaluate((img) => /** @type {HTMLImageElement} */ (img).naturalWidth === 1568),
+    );
+    assert.equal(await rebuilt.locator('.image-missing').count(), 0, 'no image shows as not loaded');
+
     // Saved with the session: after Developer: Reload Window the message shows it again.
     await world.reloadWindow();
     const again = world.frame

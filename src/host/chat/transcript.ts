@@ -164,6 +164,14 @@ export function isPinned(m: Message): boolean {
   return m.blocks.length > 0 && m.blocks.every((b) => b.meta.pinned);
 }
 
+/**
+ * The name the chat gives a pasted image: its block id (unique in the session) and the size
+ * of its data, so two images never share one even across sessions. Cheap: no hash of the data.
+ */
+export function imageRef(blockId: string, data: string): string {
+  return `${blockId}#${data.length}`;
+}
+
 /** The items a user message shows: the user's words with what was injected alongside and the images pasted with them. */
 export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | undefined {
   const words = message.blocks.flatMap((b) => (b.type === 'text' && b.meta.source === 'user' ? [b.text] : []));
@@ -174,7 +182,7 @@ export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | unde
   });
   const images = message.blocks.flatMap((b) =>
     b.type === 'image' && b.meta.source === 'user'
-      ? [{ mediaType: b.mediaType, data: b.data, tokens: imageTokens(b.data) }]
+      ? [{ ref: imageRef(b.meta.id, b.data), mediaType: b.mediaType, data: b.data, tokens: imageTokens(b.data) }]
       : [],
   );
   return {

@@ -220,6 +220,13 @@ function userImages(images: NonNullable<Extract<ChatItem, { kind: 'user' }>['ima
     'div',
     { class: 'user-images', 'data-testid': 'user-images' },
     ...images.map((img, i) => {
+      // Its data never reached this view (a post was lost): say so rather than show a broken image.
+      if (img.data === undefined)
+        return el(
+          'span',
+          { class: 'image-missing', title: 'Reopen the chat view to load it' },
+          `Image ${i + 1} (about ${img.tokens.toLocaleString('en-US')} tokens) not loaded`,
+        );
       const node = el('img', {
         src: `data:${img.mediaType};base64,${img.data}`,
         alt: `Image ${i + 1} of your message`,

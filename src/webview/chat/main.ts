@@ -2,6 +2,7 @@ import { parseChatToWebview, type ChatToHost, type ChatToWebview } from '../../p
 import { Composer, parseSlash } from './composer';
 import { el, formatTokens } from '../shared/dom';
 import { renderHeader as renderHeaderView } from './headerView';
+import { ImageCache } from './imageCache';
 import { renderPreview } from './previewView';
 import { TranscriptView } from './transcriptView';
 import { vscodeApi } from '../shared/vscodeApi';
@@ -123,6 +124,9 @@ scroll.addEventListener(
   { passive: true },
 );
 
+// Pasted images are posted once and named by ref after that (host/chat/sentImages.ts).
+const images = new ImageCache();
+
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const parsed = parseChatToWebview(event.data);
   if (!parsed.ok) {
@@ -145,14 +149,14 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       // A rebuilt history (a pin, a compaction) keeps the user where they were reading; the
       // first transcript after the view (re)loads goes back to the saved position.
       const reading = restoreReading ? state.reading : transcript.readingPosition();
-      transcript.reset([...m.items, ...waiting]);
+      transcript.reset([...images.transcript(m.items), ...waiting]);
       if (reading) transcript.restoreReadingPosition(reading);
       restoreReading = false;
       empty.hidden = m.items.length + waiting.length > 0;
       return;
     }
     case 'upsert':
-      transcript.upsert(m.item);
+      transcript.upsert(images.upsert(m.item));
       empty.hidden = true;
       return;
     case 'delta':
