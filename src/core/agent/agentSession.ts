@@ -133,29 +133,32 @@ export class AgentSession {
   async send(userText: string, images: TurnInput['images'] = []): Promise<SendResult> {
     const core = this.core;
     if (core.running) return { ok: false, reason: 'A turn is still running; stop it or wait for it to finish.' };
-    const before = core.state;
-    if (before.messages.at(-1)?.role === 'user') {
-      const note = await core.appendAssistant([{ type: 'text', text: NO_ANSWER }]);
-      if (!note) return { ok: false, reason: 'Could not record the failed request.' };
-    }
-    const assembled = assembleUserMessage(
-      core.state,
-      { userText, images, pasteDirectory: this.deps.pasteDirectory },
-      this.deps,
-    );
-    if (!assembled.ok) {
-      core.state = before;
-      return { ok: false, reason: assembled.error.message };
-    }
-    for (const spill of assembled.value.spills) await this.deps.writeFile(spill.path, spill.content);
-    core.state = applyUserMessage(core.state, assembled.value);
-    await this.deps.sink.message(assembled.value.message);
-    for (const d of assembled.value.dropped)
-      this.emit({ type: 'notice', level: 'warning', text: `Left out of your message: ${d.reason}.` });
-    this.emit({ type: 'turn_started', turn: assembled.value.message.turn });
-    this.emit({ type: 'message_added', message: assembled.value.message, injected: assembled.value.injected });
-    await this.loop();
-    return { ok: true };
+    // Running from here on, while the message is saved: a Stop stops the turn, a Compact Now waits for it.
+    return this.turn(new AbortController(), async (controller) => {
+      const before = core.state;
+      if (before.messages.at(-1)?.role === 'user') {
+        const note = await core.appendAssistant([{ type: 'text', text: NO_ANSWER }]);
+        if (!note) return { ok: false, reason: 'Could not record the failed request.' };
+      }
+      const assembled = assembleUserMessage(
+        core.state,
+        { userText, images, pasteDirectory: this.deps.pasteDirectory },
+        this.deps,
+      );
+      if (!assembled.ok) {
+        core.state = before;
+        return { ok: false, reason: assembled.error.message };
+      }
+      for (const spill of assembled.value.spills) await this.deps.writeFile(spill.path, spill.content);
+      core.state = applyUserMessage(core.state, assembled.value);
+      await this.deps.sink.message(assembled.value.message);
+      for (const d of assembled.value.dropped)
+        this.emit({ type: 'notice', level: 'warning', text: `Left out of your message: ${d.reason}.` });
+      this.emit({ type: 'turn_started', turn: assembled.value.message.turn });
+      this.emit({ type: 'message_added', message: assembled.value.message, injected: assembled.value.injected });
+      await runTurnLoop(core, this.tools, controller);
+      return { ok: true };
+    });
   }
 
   /** Re-sends the last request after a failure (the user's message is already in history). */
@@ -163,16 +166,27 @@ export class AgentSession {
     if (this.core.running) return { ok: false, reason: 'A turn is still running.' };
     const last = this.core.state.messages.at(-1);
     if (last?.role !== 'user') return { ok: false, reason: 'There is no unanswered message to retry.' };
-    this.emit({ type: 'turn_started', turn: last.turn });
-    await this.loop();
-    return { ok: true };
+    return this.turn(new AbortController(), async (controller) => {
+      this.emit({ type: 'turn_started', turn: last.turn });
+      await runTurnLoop(this.core, this.tools, controller);
+      return { ok: true };
+    });
   }
 
-  /** The turn loop, then the compaction queued behind it (if any). */
-  private async loop(): Promise<void> {
+  /**
+   * Runs `body` as the session's running turn under `controller` (busy, stoppable, Compact Now
+   * queued behind it) from its first step, then runs the compaction queued behind it (if any),
+   * however `body` ended.
+   */
+  private async turn(
+    controller: AbortController,
+    body: (controller: AbortController) => Promise<SendResult>,
+  ): Promise<SendResult> {
+    this.core.running = controller;
     try {
-      await runTurnLoop(this.core, this.tools);
+      return await body(controller);
     } finally {
+      if (this.core.running === controller) this.core.running = undefined;
       this.commands.runQueued();
     }
   }

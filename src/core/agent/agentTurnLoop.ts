@@ -22,11 +22,12 @@ import { plural } from '../tools/result';
  * refuses, the user stops, a compaction cannot be saved, or an error remains after retries.
  * The user's message is already in `core.state` (its last message). Every completed message
  * goes to the session sink before the next step, so a crash loses at most the message being
- * streamed. Marks the core running while it runs and always ends with `turn_finished`.
- * `tools`: the workspace tools with `recall` answered on this session's compactions.
+ * streamed. Runs under `controller`, the turn's (`core.running`, set by the caller from Send
+ * on, so a Stop or a Compact Now while the user's message was being saved already applies);
+ * clears it when done and always ends with `turn_finished`. `tools`: the workspace tools with
+ * `recall` answered on this session's compactions.
  */
-export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise<void> {
-  const controller = new AbortController();
+export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controller: AbortController): Promise<void> {
   core.running = controller;
   let reason: TurnEndReason = 'end_turn';
   let stopReason: string | null | undefined;
@@ -56,11 +57,12 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner): Promise
             break;
           }
         }
-        if (controller.signal.aborted) {
-          reason = 'stopped';
-          if (core.state.messages.at(-1)?.role === 'user') await core.recordStop('');
-          break;
-        }
+      }
+      // Stopped before the request (while the message was saved, or a compaction ran): nothing is sent.
+      if (controller.signal.aborted) {
+        reason = 'stopped';
+        if (core.state.messages.at(-1)?.role === 'user') await core.recordStop('');
+        break;
       }
       const sent = core.state;
       // A model switch restarts the estimator's calibration from that model's tokenizer prior.
