@@ -1,6 +1,6 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { ToolRunner } from './agentPorts';
-import { applyUserMessage, assembleUserMessage, type TurnInput } from '../conversation/assemble';
+import { applyUserMessage, assembleUserMessage, type ToolResultInput, type TurnInput } from '../conversation/assemble';
 import type { ConversationState, Injection } from '../conversation/conversationModel';
 import type { ContextHealth } from '../compaction/health';
 import { withRecall } from '../recall/recallTool';
@@ -8,7 +8,7 @@ import type { AgentEvent } from './events';
 import { runTurnLoop } from './agentTurnLoop';
 import { SessionCommands } from './sessionCommands';
 import { SessionCore, type AgentDeps, type CompactionEntryState, type SendResult } from './sessionCore';
-import { NO_ANSWER } from './standInAnswers';
+import { INTERRUPTED_CALL, NO_ANSWER } from './standInAnswers';
 
 export type { AgentDeps, CompactionEntryState, SendResult } from './sessionCore';
 
@@ -128,7 +128,9 @@ export class AgentSession {
   /**
    * Sends the user's words (with the images pasted beside them) as a new turn. If the
    * previous request failed and left the user's last message unanswered, a short assistant
-   * note records that first, so roles alternate and nothing the user wrote is dropped.
+   * note records that first, so roles alternate and nothing the user wrote is dropped. Tool
+   * calls the history left without results (the session was closed, or the round failed,
+   * while they ran: the file ends with the calls) are answered as interrupted, before the words.
    */
   async send(userText: string, images: TurnInput['images'] = []): Promise<SendResult> {
     const core = this.core;
@@ -142,7 +144,7 @@ export class AgentSession {
       }
       const assembled = assembleUserMessage(
         core.state,
-        { userText, images, pasteDirectory: this.deps.pasteDirectory },
+        { userText, images, pasteDirectory: this.deps.pasteDirectory, toolResults: interruptedCalls(core.state) },
         this.deps,
       );
       if (!assembled.ok) {
@@ -190,4 +192,13 @@ export class AgentSession {
       this.commands.runQueued();
     }
   }
+}
+
+/** An interrupted result for each tool call of the last message, when it is the assistant's (none otherwise). */
+function interruptedCalls(state: ConversationState): ToolResultInput[] {
+  const last = state.messages.at(-1);
+  if (last?.role !== 'assistant') return [];
+  return last.blocks.flatMap((b) =>
+    b.type === 'tool_use' ? [{ toolUseId: b.id, content: INTERRUPTED_CALL, isError: true }] : [],
+  );
 }

@@ -14,6 +14,13 @@ export const STOPPED_BEFORE_ANSWER = '[Stopped by the user before Claude answere
 /** A stop while the tools of a round were running. */
 export const STOPPED_WHILE_TOOLS_RAN = '[Stopped by the user while tools were running.]';
 
+/**
+ * The result of a tool call the history left without one (the session was closed, or the
+ * round failed, while its tools ran), sent with the user's next words.
+ */
+export const INTERRUPTED_CALL =
+  'Cancelled: the turn ended before this tool returned a result (the session was closed or the tool round failed), so it may not have run or finished.';
+
 /** Appended to what Claude had streamed when the user stopped it (that answer stays Claude's). */
 export const STOPPED_SUFFIX = '[Stopped by the user.]';
 
