@@ -130,6 +130,11 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
             round--;
             continue;
           }
+          if (controller.signal.aborted) {
+            await core.recordStop('');
+            reason = 'stopped';
+            break;
+          }
           core.emit({
             type: 'error',
             error: {

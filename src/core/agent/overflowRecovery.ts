@@ -36,7 +36,8 @@ export type RecoveryStep = {
  * must produce a record); then cut the largest assistant blocks once (a call's long input, a
  * long answer: what no compaction touches when it is the newest; tailGuard.ts); then cut
  * oversized tool results once. Returns undefined when
- * nothing is left to try — the caller then shows a clear error with what the user can do.
+ * nothing is left to try — the caller then shows a clear error with what the user can do —
+ * and, past the compaction, once `signal` has aborted (the user's Stop: nothing more is cut).
  */
 export async function recoverOverflow(
   state: ConversationState,
@@ -76,6 +77,8 @@ export async function recoverOverflow(
         ],
       };
   }
+  // Stopped (during the compaction, or before): nothing more is cut; the turn ends as stopped.
+  if (signal.aborted) return undefined;
   if (compactor && !budget.tailCut) {
     budget.tailCut = true;
     const tail = compactor.cutTail(state, over);
