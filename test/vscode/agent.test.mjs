@@ -393,4 +393,42 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     const note = w.frame.locator('.item.assistant.stand-in');
     assert.match(await note.locator('.who').innerText(), /^Context Pipeline/, 'the "No answer" note is not Claude\'s');
   });
+
+  test('a session whose host died while its tool round ran goes on: the open call is answered as interrupted', async () => {
+    await w.newSession();
+    // An edit waiting for approval: the tool round is running, its call saved, its result not.
+    w.fake.script({
+      text: 'Editing greet.',
+      toolUses: [
+        {
+          name: 'edit_file',
+          input: { path: 'src/greet.js', old_string: 'export function greet', new_string: 'export function hi' },
+        },
+      ],
+    });
+    await w.send('Rename greet');
+    await w.frame
+      .locator('[data-testid="approval"][data-state="pending"]')
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const killed = w.killExtensionHost();
+    process.stderr.write(`[agent] killed extension host ${killed.join(', ')} during a tool round\n`);
+    await w.page.reload();
+    await w.reopen();
+    await w.frame.locator('.item.user', { hasText: 'Rename greet' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const before = w.fake.requests.length;
+    w.fake.script({ text: 'Picked up after the interrupted edit.' });
+    await w.send('Where were we?');
+    await w.waitForAnswer('Picked up after the interrupted edit.');
+    const sent = /** @type {import('./agentHarness.mjs').SentRequest[]} */ (w.fake.requests)
+      .slice(before)
+      .filter((r) => r.path === '/v1/messages');
+    assert.ok(sent.length > 0 && sent.every((r) => r.valid), 'every request after the restart is valid');
+    const last = sent.at(-1)?.body.messages.at(-1);
+    assert.ok(last && Array.isArray(last.content));
+    const result = last.content.find((b) => b.type === 'tool_result');
+    assert.ok(result && result.type === 'tool_result', 'the open call is answered in the next message');
+    assert.equal(result.is_error, true);
+    assert.match(JSON.stringify(result.content), /the turn ended before this tool returned a result/);
+    assert.equal(await w.frame.locator('.item.error').count(), 0, 'no error in the chat');
+  });
 });
