@@ -5,34 +5,9 @@
  */
 import type { CompactionEntryState } from '../core/agent/agentSession';
 import { recalledLabel } from '../core/recall/recallTool';
-import type { CompactionRecord } from '../core/compaction/types';
+import { LAYER_LABEL, TRIGGER_LABEL } from '../core/compaction/labels';
 
-/** How each trigger is named in a row's label. */
-export const TRIGGER_LABEL: Record<CompactionRecord['trigger'], string> = {
-  'auto-soft': 'Auto (soft)',
-  'auto-hard': 'Auto (hard)',
-  manual: 'Manual',
-  overflow: 'Overflow',
-  'tool-result': 'Tool result',
-  budget: 'Budget',
-  idle: 'Idle',
-};
-
-/** What each layer did, in a few words: the kind of a compaction's row. */
-export const LAYER_LABEL: Record<CompactionRecord['layer'], string> = {
-  'tool-result-guard': 'result cut on arrival',
-  'budget-trim': 'results trimmed',
-  snip: 'stale reads removed',
-  microcompact: 'old results cleared',
-  mask: 'results cleared',
-  summarise: 'summary',
-  'fallback-drop': 'turns dropped (summary failed)',
-  'middle-removal': 'middle turns removed',
-  'oldest-removal': 'oldest turns removed',
-  hybrid: 'turns removed',
-  'server-compact': 'summary by the API',
-  'tail-guard': 'cut to fit the window',
-};
+export { LAYER_LABEL, TRIGGER_LABEL } from '../core/compaction/labels';
 
 /** `Auto (soft) · 10:42:07`, or `Server compaction · 10:42:07` for the API's compaction; `time`: the record's time as shown. */
 export function compactionLabel(entry: CompactionEntryState, time: string): string {

@@ -93,7 +93,8 @@ export class AgentSession {
 
   /**
    * Undoes a compaction: its originals go back in place of its replacement. Refused, with the
-   * reason, while a turn runs, when a later compaction swallowed it, when the restored
+   * reason, while a turn runs, when a later compaction still in effect changed its messages
+   * (swallowed them or edited them in place: restore that one first), when the restored
    * history would not fit the window, or when the restore cannot be saved (nothing changes).
    */
   restore(recordId: string): Promise<SendResult> {

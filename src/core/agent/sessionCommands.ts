@@ -1,6 +1,7 @@
 import type { ConversationState } from '../conversation/conversationModel';
 import { pinBlock, pinMessage, type PinChange } from '../conversation/pins';
-import { restoreRecord } from '../compaction/apply';
+import { restoreRecord, type ApplyResult } from '../compaction/apply';
+import { laterChanges, restoreOrderRefusal } from '../compaction/restoreOrder';
 import { effectiveWindow } from '../compaction/policy';
 import { SERVER_RESTORE_REFUSAL } from '../compaction/serverCompaction';
 import { errorText, type SendResult, type SessionCore } from './sessionCore';
@@ -139,7 +140,7 @@ export class SessionCommands {
       };
     if (!entry.active) return { ok: false, reason: 'This compaction was already restored.' };
     if (entry.record.layer === 'server-compact') return { ok: false, reason: SERVER_RESTORE_REFUSAL };
-    const restored = restoreRecord(core.state, entry.record);
+    const restored = this.restored(recordId);
     if (!restored.ok) return { ok: false, reason: restored.reason };
     if (core.deps.compactor) {
       const tokens = core.deps.estimator.estimate(restored.state).tokens;
@@ -156,9 +157,13 @@ export class SessionCommands {
       return { ok: false, reason: `The restore could not be saved, so nothing was changed: ${errorText(err)}` };
     }
     // Applied to the state as it is after the save (the same, unless a turn started meanwhile).
-    const now = restoreRecord(core.state, entry.record);
+    const now = this.restored(recordId);
     if (!now.ok) {
-      const reason = `The restore was saved, but the conversation changed meanwhile (${now.reason}); reopen the session to see it restored.`;
+      // A compaction made meanwhile changed its messages: the saved restore is skipped on reopen too (replay.ts).
+      const reason =
+        'order' in now
+          ? `The restore was saved, but a compaction made meanwhile changed its messages, so it was not applied: ${now.reason}`
+          : `The restore was saved, but the conversation changed meanwhile (${now.reason}); reopen the session to see it restored.`;
       core.emit({ type: 'error', error: { kind: 'unknown', retryable: false, message: reason } });
       return { ok: false, reason };
     }
@@ -169,6 +174,22 @@ export class SessionCommands {
     core.emit({ type: 'restored', recordId });
     core.emit({ type: 'history_replaced', messages: core.state.messages });
     return { ok: true };
+  }
+
+  /**
+   * The conversation with compaction `recordId` undone, or why not: a later compaction still
+   * in effect changed a message it would put back (restore that one first: restoring this one
+   * now would undo that change too, while the view still shows it in effect), or its
+   * replacement no longer stands in the conversation.
+   */
+  private restored(
+    recordId: string,
+  ): ApplyResult | { readonly ok: false; readonly reason: string; readonly order: true } {
+    const entry = this.core.compactions.find((c) => c.record.id === recordId);
+    if (!entry) return { ok: false, reason: 'No such compaction in this session.' };
+    const later = laterChanges(this.core.compactions, recordId);
+    if (later.length > 0) return { ok: false, reason: restoreOrderRefusal(entry.record, later), order: true };
+    return restoreRecord(this.core.state, entry.record);
   }
 
   /** Persists a recall from `compactionIds`, then counts it and tells the views. */

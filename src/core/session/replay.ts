@@ -11,6 +11,7 @@ import {
   type SessionEntry,
   type UsageEntry,
 } from './entries';
+import { laterChanges, type RestoreOrderEntry } from '../compaction/restoreOrder';
 import { repairMessages } from './repair';
 import { requestHistoryOf, type RequestHistory } from './requestHistory';
 
@@ -53,7 +54,8 @@ export interface ReplayedSession {
 
 /**
  * Applies the entries in order: messages append, a compaction swaps the messages it names
- * for its replacement, a restore swaps them back, a repair entry resets the conversation,
+ * for its replacement, a restore swaps them back (skipped while a later compaction still in
+ * effect changed its messages: restoreOrder.ts), a repair entry resets the conversation,
  * pins and usage are collected. A compaction none of whose messages are
  * in the conversation is kept as `orphaned` (out of effect) when it holds originals. Entries
  * that cannot apply (an unknown compaction, a second header) are skipped and reported.
@@ -115,6 +117,13 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       }
       case 'restore': {
         const c = compactions.get(e.compactionId);
+        const later = c?.active ? laterChanges(orderEntries(compactions), e.compactionId) : [];
+        // Written by a build that restored out of order: undoing it now would undo the later change too.
+        if (c && later.length > 0)
+          return skip(
+            i,
+            `The undo of compaction ${e.compactionId} was skipped: a later compaction still in effect (${later.map((l) => l.id).join(', ')}) changed its messages.`,
+          );
         const swapped = c?.active
           ? swap(
               messages,
@@ -194,6 +203,17 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
     fixes: repaired.fixes,
     ignored: ignored.sort((a, b) => a - b),
   };
+}
+
+/** The compactions so far, oldest first, as restore order reads them. */
+function orderEntries(
+  compactions: ReadonlyMap<string, { entry: CompactionEntry; active: boolean; orphaned?: true }>,
+): RestoreOrderEntry<CompactionEntry>[] {
+  return [...compactions.values()].map((c) => ({
+    record: c.entry,
+    active: c.active,
+    ...(c.orphaned ? { orphaned: true as const } : {}),
+  }));
 }
 
 /** Replaces the messages whose ids are in `ids` by `replacement`, placed where the first was. */
