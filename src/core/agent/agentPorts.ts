@@ -32,6 +32,7 @@ export type LlmErrorKind =
   | 'context_exceeded' // 400 "input length and `max_tokens` exceed context limit: …"
   | 'invalid_request' // any other 400
   | 'not_found' // 404 (model unknown)
+  | 'session_file' // the session file (or a file in the session folder) could not be written: not the API's
   | 'unknown';
 
 /** A failed request, in words a person understands. */

@@ -9,6 +9,10 @@ import { runTurnLoop } from './agentTurnLoop';
 import { SessionCommands } from './sessionCommands';
 import { SessionCore, type AgentDeps, type CompactionEntryState, type SendResult } from './sessionCore';
 import { INTERRUPTED_CALL, NO_ANSWER } from './standInAnswers';
+import { sessionFileFailure, sessionFolderFailure } from './sessionWrite';
+
+/** What a message refused for a failed write leaves. */
+const NOT_SENT = 'your message was not sent (nothing of it was kept)';
 
 export type { AgentDeps, CompactionEntryState, SendResult } from './sessionCore';
 
@@ -132,6 +136,8 @@ export class AgentSession {
    * note records that first, so roles alternate and nothing the user wrote is dropped. Tool
    * calls the history left without results (the session was closed, or the round failed,
    * while they ran: the file ends with the calls) are answered as interrupted, before the words.
+   * The message is saved before it enters the conversation: a failed write refuses it with the
+   * reason, and nothing is sent.
    */
   async send(userText: string, images: TurnInput['images'] = []): Promise<SendResult> {
     const core = this.core;
@@ -152,9 +158,18 @@ export class AgentSession {
         core.state = before;
         return { ok: false, reason: assembled.error.message };
       }
-      for (const spill of assembled.value.spills) await this.deps.writeFile(spill.path, spill.content);
+      // Saved before memory changes: a failed write refuses the message (the composer takes it back).
+      try {
+        for (const spill of assembled.value.spills) await this.deps.writeFile(spill.path, spill.content);
+      } catch (err) {
+        return { ok: false, reason: sessionFolderFailure(err, 'Your pasted text', NOT_SENT, 'send it again') };
+      }
+      try {
+        await this.deps.sink.message(assembled.value.message);
+      } catch (err) {
+        return { ok: false, reason: sessionFileFailure(err, NOT_SENT, 'send it again') };
+      }
       core.state = applyUserMessage(core.state, assembled.value);
-      await this.deps.sink.message(assembled.value.message);
       for (const d of assembled.value.dropped)
         this.emit({ type: 'notice', level: 'warning', text: `Left out of your message: ${d.reason}.` });
       this.emit({ type: 'turn_started', turn: assembled.value.message.turn });

@@ -12,14 +12,22 @@ import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound, type ToolRoundResults } from './toolRound';
 import { roundGuardNotice } from '../compaction/roundGuard';
 import { addContextAfterTools } from './contextAfterTools';
-import type { SessionCore } from './sessionCore';
+import { errorText, type SessionCore } from './sessionCore';
+import {
+  resultsNotKept,
+  saveOrStop,
+  SessionWriteError,
+  sessionFileFailure,
+  sessionFolderFailure,
+} from './sessionWrite';
 import { STOPPED_WHILE_TOOLS_RAN } from './standInAnswers';
 import { plural } from '../tools/result';
 
 /**
  * The turn loop of a session: assemble → compact when due → cache anchors → serialize →
  * stream → run tools → next request … until the model ends its turn, hits max_tokens or
- * refuses, the user stops, a compaction cannot be saved, or an error remains after retries.
+ * refuses, the user stops, a compaction or a message cannot be saved (sessionWrite.ts: memory
+ * stays as the file has it, one `error` tells why), or an error remains after retries.
  * The user's message is already in `core.state` (its last message). Every completed message
  * goes to the session sink before the next step, so a crash loses at most the message being
  * streamed. Runs under `controller`, the turn's (`core.running`, set by the caller from Send
@@ -198,11 +206,12 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
         },
       });
       const results = await fitRound(core, calls, ran, outcomes);
-      core.state = await addContextAfterTools(core.state, core.deps.contextAfterTools, calls, results, (text) =>
+      // Memory changes only once the results are saved: a failed save leaves it as the file has it.
+      const withContext = await addContextAfterTools(core.state, core.deps.contextAfterTools, calls, results, (text) =>
         core.emit({ type: 'notice', level: 'warning', text }),
       );
       const assembled = assembleUserMessage(
-        core.state,
+        withContext,
         { toolResults: results, pasteDirectory: core.deps.pasteDirectory },
         core.deps,
       );
@@ -218,16 +227,34 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
         reason = 'error';
         break;
       }
-      core.state = applyUserMessage(core.state, assembled.value);
-      await core.deps.sink.message(assembled.value.message);
+      const names = [...new Set(calls.map((c) => c.name))].join(', ');
+      await saveOrStop(
+        () => core.deps.sink.message(assembled.value.message),
+        (err) => sessionFileFailure(err, resultsNotKept(`the results of ${names}`), 'send a message'),
+      );
+      core.state = applyUserMessage(withContext, assembled.value);
       core.emit({ type: 'message_added', message: assembled.value.message, injected: assembled.value.injected });
       if (controller.signal.aborted) {
         // The cancelled results are in history; end with a short note so the next user message alternates.
-        await core.appendAssistant([{ type: 'text', text: STOPPED_WHILE_TOOLS_RAN }]);
+        await core.appendAssistant(
+          [{ type: 'text', text: STOPPED_WHILE_TOOLS_RAN }],
+          undefined,
+          'the note that the turn was stopped',
+        );
         reason = 'stopped';
         break;
       }
     }
+  } catch (err) {
+    // The core's boundary: a failed write (or anything unforeseen) is an error event, and the turn ends.
+    reason = 'error';
+    core.emit({
+      type: 'error',
+      error:
+        err instanceof SessionWriteError
+          ? err.error
+          : { kind: 'unknown', retryable: false, message: `The turn failed unexpectedly: ${errorText(err)}` },
+    });
   } finally {
     core.running = undefined;
     core.emit({ type: 'turn_finished', reason, ...(stopReason !== undefined ? { stopReason } : {}) });
@@ -254,7 +281,17 @@ async function fitRound(
     toolName: (id) => byId.get(id)?.name ?? 'tool',
     original: (id) => originals.get(id),
   });
-  for (const spill of fitted.spills) await core.deps.writeFile(spill.path, spill.content);
+  for (const spill of fitted.spills)
+    await saveOrStop(
+      () => core.deps.writeFile(spill.path, spill.content),
+      (err) =>
+        sessionFolderFailure(
+          err,
+          `A tool output (${spill.path})`,
+          resultsNotKept("the round's results"),
+          'send a message',
+        ),
+    );
   // A changed result's card shows what the model will see, as after a reload.
   fitted.results.forEach((r, i) => {
     const call = byId.get(r.toolUseId);

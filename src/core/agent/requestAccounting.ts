@@ -5,6 +5,7 @@
  * answer arrives, everything it tells us: the estimator's anchor, the cache verdict, the cost,
  * the usage record saved and shown. One job: account for each request. Pure (ports only).
  */
+import { saveOrStop, sessionFileFailure } from './sessionWrite';
 import type { CountTokensPort, LlmResult } from './agentPorts';
 import { ttlMs, type PreviousBreakpoint } from '../cache/cacheAnchors';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
@@ -90,7 +91,8 @@ export class RequestAccounting {
   /**
    * An answer arrived for `prepared` (built from `sent`): anchors the estimator on it, judges
    * the cache, updates the health figures (warning after a streak of misses), prices it with
-   * what the server reported, then saves and emits the usage record.
+   * what the server reported, then saves and emits the usage record (a save that fails throws a
+   * SessionWriteError: the turn ends before the answer is kept).
    */
   async answered(sent: ConversationState, prepared: PreparedRequest, result: LlmResult): Promise<void> {
     const hitExpected =
@@ -125,7 +127,17 @@ export class RequestAccounting {
       ...(result.server ? { server: result.server } : {}),
       ...(counted !== undefined ? { counted } : {}),
     };
-    await this.deps.sink.usage(record);
+    // Before the answer is saved: a failed write ends the turn with memory as the file has it (sessionWrite.ts).
+    await saveOrStop(
+      () => this.deps.sink.usage(record),
+      (err) =>
+        sessionFileFailure(
+          err,
+          "this request's usage and Claude's answer were not kept: the answer is not in the conversation, and your message waits for one",
+          'Retry to ask again',
+        ),
+      true,
+    );
     this.emit({ type: 'usage', ...record, reportedTokens: reportedPromptTokens(result.usage) });
   }
 }

@@ -13,6 +13,7 @@ import { prepareRequest, type PreparedRequest } from '../pipeline/pipeline';
 import { bindThinking } from '../pipeline/thinkingBinding';
 import { makeRequestCounter } from '../pipeline/requestTokens';
 import { STOPPED_BEFORE_ANSWER, STOPPED_SUFFIX } from './standInAnswers';
+import { SessionWriteError, sessionFileFailure } from './sessionWrite';
 
 /** Ports and settings of an agent session. */
 export interface AgentDeps {
@@ -156,11 +157,17 @@ export class SessionCore {
   }
 
   /**
-   * Appends an assistant message, saves it and tells the views; undefined (after an error event)
-   * when it cannot be recorded. `prefix` (the request's `requestPrefixDigest`) binds the answer's
-   * thinking to the context it was produced after (thinkingBinding.ts).
+   * Saves an assistant message, then appends it and tells the views; undefined (after an error
+   * event) when it cannot be recorded — a failed save (kind `session_file`) leaves memory as
+   * the file has it, the user's message unanswered, so Retry asks again. `prefix` (the
+   * request's `requestPrefixDigest`) binds the answer's thinking to the context it was
+   * produced after (thinkingBinding.ts). `what`: the message, in the error's words.
    */
-  async appendAssistant(content: readonly AssistantContent[], prefix?: string): Promise<Message | undefined> {
+  async appendAssistant(
+    content: readonly AssistantContent[],
+    prefix?: string,
+    what = "Claude's answer",
+  ): Promise<Message | undefined> {
     const appended = appendAssistantMessage(this.state, content, this.deps);
     if (!appended.ok) {
       this.emit({
@@ -170,11 +177,18 @@ export class SessionCore {
       return undefined;
     }
     const message = prefix === undefined ? appended.message : bindThinking(appended.message, prefix);
+    try {
+      await this.deps.sink.message(message);
+    } catch (err) {
+      const lost = `${what} was not kept: it is not in the conversation, and your message waits for an answer`;
+      const text = sessionFileFailure(err, lost, 'Retry to ask again');
+      this.emit({ type: 'error', error: new SessionWriteError(text, true).error });
+      return undefined;
+    }
     this.state =
       message === appended.message
         ? appended.state
         : { ...appended.state, messages: [...appended.state.messages.slice(0, -1), message] };
-    await this.deps.sink.message(message);
     this.emit({ type: 'message_added', message });
     return message;
   }
@@ -182,6 +196,6 @@ export class SessionCore {
   /** A stop while streaming keeps what was said, marked as stopped, so history stays consistent. */
   async recordStop(streamedText: string): Promise<void> {
     const text = streamedText.trim() ? `${streamedText}\n\n${STOPPED_SUFFIX}` : STOPPED_BEFORE_ANSWER;
-    await this.appendAssistant([{ type: 'text', text }]);
+    await this.appendAssistant([{ type: 'text', text }], undefined, 'the note that the turn was stopped');
   }
 }

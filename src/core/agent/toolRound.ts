@@ -4,6 +4,7 @@ import type { Compactor } from '../compaction/compactor';
 import { neutralizeToolResult } from '../conversation/injections';
 import { roundResultText } from '../compaction/roundGuard';
 import type { AgentEvent } from './events';
+import { resultsNotKept, saveOrStop, sessionFolderFailure } from './sessionWrite';
 
 /** What a tool round needs. */
 export interface ToolRoundDeps {
@@ -35,7 +36,8 @@ export interface ToolRoundResults {
  * 30 KB it is saved to a file and replaced by a preview and the path, still too long it is cut.
  * Then our tags in it (`<system-reminder>`, `<ide_selection>`, …, lookalikes too) are
  * neutralised, as in any untrusted content; the spilled file keeps the original, and so does
- * one the round guard writes later (from `originals`).
+ * one the round guard writes later (from `originals`). A spill that cannot be written throws
+ * a SessionWriteError (sessionWrite.ts): the round stops there, and so does the turn.
  */
 export async function runToolRound(
   calls: readonly ToolCall[],
@@ -67,7 +69,18 @@ export async function runToolRound(
         fileName: `tool-${call.id}.txt`,
         toolName: call.name,
       });
-      if (guarded.spill) await deps.writeFile(guarded.spill.path, guarded.spill.content);
+      const spill = guarded.spill;
+      if (spill)
+        await saveOrStop(
+          () => deps.writeFile(spill.path, spill.content),
+          (err) =>
+            sessionFolderFailure(
+              err,
+              `The output of ${call.name}`,
+              resultsNotKept("the round's results"),
+              'send a message',
+            ),
+        );
       final = { ...final, content: guarded.content };
     }
     // Untrusted content: it may not open, close or fake one of our tags (lookalikes included).
