@@ -200,7 +200,11 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
     await u.restore(oldest);
     const toast = w.page.locator(WARNING_TOAST, { hasText: 'could not restore' });
     await toast.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.match(await toast.innerText(), /A later compaction includes part of this one; restore that one first\./);
+    // The reason names the later summary (as the Compactions view shows it) that must be restored first.
+    assert.match(
+      await toast.innerText(),
+      /A later compaction \(Auto \(hard\) · summary, turns? [\d–]+\) changed messages this one would put back; restoring this one now would undo that change too\. Restore that one first\./,
+    );
     assert.ok(
       !(await oldest.locator('.label-description').innerText()).includes('restored'),
       'the refused compaction is not marked restored',
