@@ -13,7 +13,7 @@ import type { Clock } from '../core/platform/platformPorts';
 import { toWellFormed } from '../core/platform/text';
 import { sessionDisplayTitle } from '../core/session/markdown';
 import type { TokenEstimator } from '../core/tokens/estimator';
-import { ChatNotices, NOT_OPENED, STOPPED_BEFORE_SENT } from './chatNotices';
+import { ChatNotices } from './chatNotices';
 import { logEvent } from './eventLog';
 import type {
   AgentFactory,
@@ -29,12 +29,14 @@ import type {
   TranscriptPort,
 } from './ports';
 import { PendingContext, type PinnedSelection } from './pendingContext';
-import { SendPreparation } from './sendPreparation';
 import { SessionLifecycle, type Opened } from './sessionLifecycle';
 import type { OpenSession, SessionPort } from './sessionPort';
 import { Signal } from './signal';
 import { statusReport, type ContextFigures } from './statusReport';
 import { tokensOf, type TokensOf } from './tokensOf';
+import { TurnRunner, type Outcome } from './turnRunner';
+
+export type { Outcome } from './turnRunner';
 
 /** What the chat service needs; every editor-facing need is a port. */
 export interface ChatServiceDeps {
@@ -51,9 +53,6 @@ export interface ChatServiceDeps {
   readonly version: string;
   readonly clock: Clock;
 }
-
-/** A result of the agent's commands. */
-export type Outcome = { ok: true } | { ok: false; reason: string };
 
 /** The chat of the open session; see the file comment. */
 export class ChatService {
@@ -74,8 +73,8 @@ export class ChatService {
   /** Undefined once a request's price is unknown. */
   private costUsd: number | undefined = 0;
   private promptTokens = 0;
-  private readonly preparing = new SendPreparation();
   private readonly notices: ChatNotices;
+  private readonly turns: TurnRunner;
 
   constructor(private readonly deps: ChatServiceDeps) {
     this.notices = new ChatNotices(deps.view, deps.clock);
@@ -95,6 +94,14 @@ export class ChatService {
       opened: (o) => this.opened(o),
       notifier: deps.notifier,
       log: deps.log,
+    });
+    this.turns = new TurnRunner({
+      settings: deps.settings,
+      notices: this.notices,
+      ensure: () => this.lifecycle.ensure(),
+      prepare: (runtime, config) => this.prepare(runtime, config),
+      postStatus: () => this.postStatus(),
+      agent: () => this.agent,
     });
     this.unsubscribe = deps.settings.onDidChange(() => void this.postStatus());
   }
@@ -131,7 +138,7 @@ export class ChatService {
     // A lone surrogate would be stored and resent with every later request, which the API rejects.
     const wellFormed = toWellFormed(text);
     let sent = false;
-    await this.run(async (agent) => {
+    await this.turns.run(async (agent) => {
       const taken = this.deps.nextTurn.take(this.sessionLabel?.id);
       try {
         agent.setPending(taken.injections);
@@ -151,13 +158,12 @@ export class ChatService {
 
   /** Stops the running turn, or a message still being prepared (it is then not sent). */
   stop(): void {
-    if (!this.agent?.busy) this.preparing.stop();
-    this.agent?.stop();
+    this.turns.stop();
   }
 
   /** Re-sends the last request after an error. */
   retry(): Promise<void> {
-    return this.run(async (agent) => agent.retry());
+    return this.turns.run(async (agent) => agent.retry());
   }
 
   /** Pins or unpins a whole message (the chat's Pin toggle); a refusal is shown in the chat. */
@@ -253,7 +259,7 @@ export class ChatService {
     });
     // Busy as it is when posted (reports built concurrently may finish out of order), and
     // from Send on, while a message is still being prepared.
-    this.deps.view.post({ ...r.status, busy: (this.agent?.busy ?? false) || this.preparing.active });
+    this.deps.view.post({ ...r.status, busy: this.turns.busy });
     if (r.figures) this.onStatus.fire(r.figures);
     this.onBudgetChanged.fire();
   }
@@ -321,39 +327,6 @@ export class ChatService {
     this.deps.view.post({ type: 'transcript', items: this.deps.transcript.items(this.messages(), this.tokensOf()) });
     await this.postStatus();
     this.postPendingContext();
-  }
-
-  private async run(action: (agent: AgentSession) => Promise<Outcome>): Promise<void> {
-    const resolved = this.deps.settings.pipelineConfig();
-    if (!resolved.ok)
-      return this.notices.error(
-        `${resolved.error} Change it in Settings (contextPipeline.*); your message was not sent.`,
-      );
-    // Busy from Send on: the composer shows Stop (a second Enter queues) while the session opens
-    // and the project context is read, so a waiting message is never invisible.
-    this.preparing.begin();
-    let o: Opened | undefined;
-    try {
-      void this.postStatus();
-      o = await this.lifecycle.ensure();
-      if (o) this.notices.project(await this.prepare(o.runtime, resolved.config));
-    } finally {
-      this.preparing.end();
-    }
-    if (!o) {
-      this.notices.error(NOT_OPENED);
-      return this.postStatus();
-    }
-    if (this.preparing.wasStopped && !o.runtime.agent.busy) {
-      this.notices.notice('s', 'info', STOPPED_BEFORE_SENT);
-      return this.postStatus();
-    }
-    const { agent } = o.runtime;
-    const started = action(agent);
-    await this.postStatus();
-    const result = await started;
-    if (!result.ok) this.notices.notice('n', 'warning', result.reason);
-    await this.postStatus();
   }
 
   /**
