@@ -92,6 +92,7 @@ export class ChatService {
       },
       start: (open, config) => this.start(open, config),
       opened: (o) => this.opened(o),
+      turnRunning: () => this.turns.busy,
       notifier: deps.notifier,
       log: deps.log,
     });

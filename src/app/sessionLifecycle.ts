@@ -3,7 +3,9 @@
  * resume a stored one. Switches run one at a time (a resume arriving while a new session is
  * being created waits for it, then switches), and a switch superseded by a later New or
  * Resume before its session arrived is dropped (the session it opened is closed again), so
- * the chat always ends on the session asked for last.
+ * the chat always ends on the session asked for last. A switch is refused while a turn runs,
+ * which it does from Send on (while the message is prepared too); a message sent while a
+ * switch is under way waits for it and goes to the session switched to.
  */
 import type { PipelineConfig } from '../core/conversation/conversationModel';
 import type { LogPort, Notifier, SessionRuntime } from './ports';
@@ -31,6 +33,11 @@ export interface SessionLifecycleDeps {
   readonly start: (open: OpenSession, config: PipelineConfig) => Promise<SessionRuntime>;
   /** Told after a session became the open one (before the switch resolves). */
   readonly opened: (o: Opened) => void;
+  /**
+   * Whether a turn runs from the chat's point of view: from Send on, while the message is
+   * still prepared (before the agent itself is busy), until its outcome is posted.
+   */
+  readonly turnRunning: () => boolean;
   readonly notifier: Notifier;
   readonly log: LogPort;
 }
@@ -41,6 +48,8 @@ export class SessionLifecycle {
   private generation = 0;
   private lock: Promise<unknown> = Promise.resolve();
   private ensuring: Promise<void> | undefined;
+  /** New and Resume calls not yet resolved (queued or running). */
+  private switching = 0;
 
   constructor(private readonly deps: SessionLifecycleDeps) {}
 
@@ -50,11 +59,12 @@ export class SessionLifecycle {
   }
 
   /**
-   * Opens the latest session (or a new one) when none is open; waits for a switch under way.
+   * Opens the latest session (or a new one) when none is open; waits for a switch under way
+   * (a message sent meanwhile goes to the session switched to, not to the one being closed).
    * A failure is logged and shown, and the next call tries again.
    */
   async ensure(): Promise<Opened | undefined> {
-    if (this.currentValue && !this.ensuring) return this.currentValue;
+    if (this.currentValue && !this.ensuring && this.switching === 0) return this.currentValue;
     this.ensuring ??= this.exclusive(async () => {
       if (this.currentValue) return;
       const config = this.deps.config();
@@ -81,9 +91,9 @@ export class SessionLifecycle {
   /** Starts a fresh session (the old one stays on disk). */
   fresh(): Promise<SwitchOutcome> {
     const generation = ++this.generation;
-    return this.exclusive(async () => {
+    return this.switch(async () => {
       if (generation !== this.generation) return 'superseded';
-      if (this.currentValue?.runtime.agent.busy) {
+      if (this.running()) {
         this.deps.notifier.warn('Context Pipeline: stop the running turn before starting a new session.');
         return 'busy';
       }
@@ -102,9 +112,9 @@ export class SessionLifecycle {
   /** Switches to the stored session `id`. */
   resume(id: string): Promise<SwitchOutcome> {
     const generation = ++this.generation;
-    return this.exclusive(async () => {
+    return this.switch(async () => {
       if (generation !== this.generation) return 'superseded';
-      if (this.currentValue?.runtime.agent.busy) {
+      if (this.running()) {
         this.deps.notifier.warn('Context Pipeline: stop the running turn before switching sessions.');
         return 'busy';
       }
@@ -131,6 +141,21 @@ export class SessionLifecycle {
   async dispose(): Promise<void> {
     this.currentValue?.runtime.agent.stop();
     await this.closeCurrent();
+  }
+
+  /** Whether a turn runs: the open agent's, or a message sent and not yet settled (see deps). */
+  private running(): boolean {
+    return (this.currentValue?.runtime.agent.busy ?? false) || this.deps.turnRunning();
+  }
+
+  /** Runs a New or Resume after the switches before it, counted while it is pending (see ensure). */
+  private async switch(op: () => Promise<SwitchOutcome>): Promise<SwitchOutcome> {
+    this.switching++;
+    try {
+      return await this.exclusive(op);
+    } finally {
+      this.switching--;
+    }
   }
 
   private async closeCurrent(): Promise<void> {

@@ -76,6 +76,51 @@ describe('ChatService: opening, new and resume', () => {
     await sending;
   });
 
+  it('refuses to switch while a message is still prepared (after Send, before its turn starts), and the message goes to its session', async () => {
+    const t = fakeChat();
+    await t.service.onReady();
+    t.agents.projectGate = new Gate();
+    const sending = t.service.send('hi');
+    await t.agents.projectWaited.wait();
+    await t.service.resume('other');
+    await t.service.newSession();
+    assert.deepEqual(
+      t.toasts.map((x) => x.text),
+      [
+        'Context Pipeline: stop the running turn before switching sessions.',
+        'Context Pipeline: stop the running turn before starting a new session.',
+      ],
+    );
+    t.agents.projectGate.open();
+    await sending;
+    assert.equal(t.service.sessionLabel?.id, 'new-1');
+    assert.deepEqual(t.sessions.closed, [], 'the session the message went to was not closed under it');
+    assert.deepEqual(
+      t.service.messages().map((m) => m.role),
+      ['user', 'assistant'],
+    );
+  });
+
+  it('a message sent while a switch is under way waits for it and goes to the session switched to', async () => {
+    const t = fakeChat();
+    await t.service.onReady();
+    const loading = new Gate();
+    t.sessions.holds.set('b', loading);
+    const resumed = t.service.resume('b');
+    await t.sessions.waiting.reached(1);
+    const sending = t.service.send('for b');
+    loading.open();
+    await Promise.all([resumed, sending]);
+    assert.equal(t.service.sessionLabel?.id, 'b');
+    assert.deepEqual(t.sessions.closed, ['new-1']);
+    assert.deepEqual(
+      t.service.messages().map((m) => m.role),
+      ['user', 'assistant'],
+      'the message is in the session switched to, not in the one closed',
+    );
+    assert.deepEqual(t.toasts, []);
+  });
+
   it('a session that cannot be loaded is reported and the open one stays', async () => {
     const t = fakeChat();
     await t.service.onReady();
