@@ -139,6 +139,8 @@ export class ChatService {
     // A lone surrogate would be stored and resent with every later request, which the API rejects.
     const wellFormed = toWellFormed(text);
     let sent = false;
+    // Refused before it entered the conversation: the composer takes it back (before busy ends).
+    const giveBack = () => this.deps.view.post({ type: 'unsent' });
     await this.turns.run(async (agent) => {
       const taken = this.deps.nextTurn.take(this.sessionLabel?.id);
       try {
@@ -152,9 +154,7 @@ export class ChatService {
         taken.settle(sent);
         this.postPendingContext();
       }
-    });
-    // Refused before it entered the conversation: the composer takes it back.
-    if (!sent) this.deps.view.post({ type: 'unsent' });
+    }, giveBack);
   }
 
   /** Stops the running turn, or a message still being prepared (it is then not sent). */

@@ -1,16 +1,11 @@
 /**
  * The messages between Send and the start of their turn (the session opening, the project
- * context being read), and a Stop pressed meanwhile: the chat is busy from Send on, and a
- * stopped message is not sent.
+ * context being read), and a Stop pressed meanwhile: a stopped message is not sent (the chat
+ * is busy from Send on: turnRunner.ts).
  */
 export class SendPreparation {
   private count = 0;
   private stopped = false;
-
-  /** Whether a message is being prepared now. */
-  get active(): boolean {
-    return this.count > 0;
-  }
 
   /** A message starts being prepared. */
   begin(): void {

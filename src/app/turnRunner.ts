@@ -31,12 +31,17 @@ export interface TurnRunnerDeps {
 /** Runs sends and retries; see the file comment. */
 export class TurnRunner {
   private readonly preparing = new SendPreparation();
+  /** Runs from Send until their outcome is posted (the words given back included). */
+  private unsettled = 0;
 
   constructor(private readonly deps: TurnRunnerDeps) {}
 
-  /** Whether the chat is busy: a turn runs, or a message is being prepared. */
+  /**
+   * Whether the chat is busy: a turn runs, or a message is sent and its outcome not yet posted
+   * (while it is prepared, and until a message that did not go is back in the composer).
+   */
   get busy(): boolean {
-    return (this.deps.agent()?.busy ?? false) || this.preparing.active;
+    return (this.deps.agent()?.busy ?? false) || this.unsettled > 0;
   }
 
   /** Stops the running turn, or a message still being prepared (it is then not sent). */
@@ -46,12 +51,32 @@ export class TurnRunner {
     agent?.stop();
   }
 
-  /** Runs `action` (the agent's send or retry) as a turn from Send on; see the file comment. */
-  async run(action: (agent: AgentSession) => Promise<Outcome>): Promise<void> {
-    const { notices, postStatus } = this.deps;
+  /**
+   * Runs `action` (the agent's send or retry) as a turn from Send on; see the file comment.
+   * `refused` is called when it did not go (the composer takes the words back), before the
+   * status that ends busy: the composer is never idle and empty in between, where words typed
+   * would be overwritten or a queued message sent in place of the one given back.
+   */
+  async run(action: (agent: AgentSession) => Promise<Outcome>, refused: () => void = () => undefined): Promise<void> {
     const resolved = this.deps.settings.pipelineConfig();
-    if (!resolved.ok)
-      return notices.error(`${resolved.error} Change it in Settings (contextPipeline.*); your message was not sent.`);
+    if (!resolved.ok) {
+      this.deps.notices.error(
+        `${resolved.error} Change it in Settings (contextPipeline.*); your message was not sent.`,
+      );
+      return refused();
+    }
+    this.unsettled++;
+    try {
+      if (!(await this.attempt(action, resolved.config))) refused();
+    } finally {
+      this.unsettled--;
+      await this.deps.postStatus();
+    }
+  }
+
+  /** Prepares the turn and runs `action`; whether it went (a refusal is said in the chat). */
+  private async attempt(action: (agent: AgentSession) => Promise<Outcome>, config: PipelineConfig): Promise<boolean> {
+    const { notices, postStatus } = this.deps;
     // Busy from Send on: the composer shows Stop (a second Enter queues) while the session opens
     // and the project context is read, so a waiting message is never invisible.
     this.preparing.begin();
@@ -59,23 +84,22 @@ export class TurnRunner {
     try {
       void postStatus();
       o = await this.deps.ensure();
-      if (o) notices.project(await this.deps.prepare(o.runtime, resolved.config));
+      if (o) notices.project(await this.deps.prepare(o.runtime, config));
     } finally {
       this.preparing.end();
     }
     if (!o) {
       notices.error(NOT_OPENED);
-      return postStatus();
+      return false;
     }
     if (this.preparing.wasStopped && !o.runtime.agent.busy) {
       notices.notice('s', 'info', STOPPED_BEFORE_SENT);
-      return postStatus();
+      return false;
     }
-    const { agent } = o.runtime;
-    const started = action(agent);
+    const started = action(o.runtime.agent);
     await postStatus();
     const result = await started;
     if (!result.ok) notices.notice('n', 'warning', result.reason);
-    await postStatus();
+    return result.ok;
   }
 }

@@ -69,6 +69,28 @@ describe('ChatService: the status it publishes', () => {
     assert.equal(t.posts.filter((p) => p.type === 'unsent').length, 1, 'a message that went is not given back');
   });
 
+  // The composer must never be idle and empty between the two: words typed there would be
+  // overwritten, or a message queued during the turn sent in place of the one given back.
+  it('a message that did not go is given back before the status that ends busy (stopped while prepared, refused by the agent)', async () => {
+    const stopped = fakeChat();
+    stopped.agents.projectGate = new Gate();
+    const sending = stopped.service.send('hello');
+    await stopped.agents.projectWaited.wait();
+    stopped.service.stop();
+    stopped.agents.projectGate.open();
+    await sending;
+    // A whitespace-only message stands for any the agent refuses before it enters the conversation.
+    const refused = fakeChat();
+    await refused.service.send('   ');
+    for (const t of [stopped, refused]) {
+      const fromBusy = t.posts.slice(t.posts.findIndex((p) => p.type === 'status' && p.busy));
+      const seq = fromBusy.map((p) => (p.type === 'status' ? (p.busy ? 'busy' : 'idle') : p.type));
+      assert.ok(seq.includes('unsent'), `given back: ${seq.join(' ')}`);
+      assert.ok(seq.indexOf('unsent') < seq.indexOf('idle'), `unsent before idle: ${seq.join(' ')}`);
+      assert.equal(statuses(t.posts).at(-1)?.busy, false);
+    }
+  });
+
   it('with invalid settings: the header says so, no figures are published, and a message is refused with the reason', async () => {
     const t = fakeChat();
     t.settings.pipeline = { contextWindow: 10 };
