@@ -27,6 +27,7 @@ import type {
   SettingsPort,
   ToolSchemasPort,
   TranscriptPort,
+  TranscriptRendering,
 } from './ports';
 import { PendingContext, type PinnedSelection } from './pendingContext';
 import { SessionLifecycle, type Opened } from './sessionLifecycle';
@@ -67,7 +68,7 @@ export class ChatService {
   /** A session became the open one. */
   readonly onSessionOpened = new Signal<OpenSession>();
   private readonly lifecycle: SessionLifecycle;
-  private readonly renderer: { render(e: AgentEvent): void };
+  private readonly renderer: TranscriptRendering;
   private readonly pending: PendingContext;
   private readonly unsubscribe: () => void;
   /** Undefined once a request's price is unknown. */
@@ -128,7 +129,10 @@ export class ChatService {
     return this.runtime?.estimator;
   }
 
-  /** The webview (re)loaded: send the whole transcript, the status and the pending context. */
+  /**
+   * The webview (re)loaded: send the whole transcript with the running turn's answer and tool
+   * cards so far, the status and the pending context.
+   */
   async onReady(): Promise<void> {
     await this.lifecycle.ensure();
     await this.postAll();
@@ -325,7 +329,8 @@ export class ChatService {
   }
 
   private async postAll(): Promise<void> {
-    this.deps.view.post({ type: 'transcript', items: this.deps.transcript.items(this.messages(), this.tokensOf()) });
+    // With the turn in flight: a view that was hidden and shown again mid-answer gets it back.
+    this.renderer.resync(this.messages());
     await this.postStatus();
     this.postPendingContext();
   }

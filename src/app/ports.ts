@@ -11,7 +11,6 @@ import type { Tokenizer } from '../core/platform/platformPorts';
 import type { ConfigResult } from '../core/pipeline/config';
 import type { TokenEstimator } from '../core/tokens/estimator';
 import type { ChatToWebview } from '../protocol/chat';
-import type { ChatItem } from '../protocol/chatItems';
 import type { TokensOf } from './tokensOf';
 import type { LiveTransport } from './liveTransport';
 import type { OpenSession } from './sessionPort';
@@ -120,10 +119,20 @@ export interface NextTurnPort {
 /** The tools offered to the model now (they follow the settings). */
 export type ToolSchemasPort = () => readonly ToolSchema[];
 
+/** Posts a session's chat: the updates of each agent event, and the whole transcript on demand. */
+export interface TranscriptRendering {
+  /** Posts the chat updates of one event (events with nothing to show are ignored). */
+  render(e: AgentEvent): void;
+  /**
+   * Posts the whole transcript of `messages`, then what is in flight in the running turn (the
+   * answer streamed so far, the tool cards of the round in progress): a view that (re)loaded
+   * mid-turn shows the turn as it stands, not only what the conversation holds.
+   */
+  resync(messages: readonly Message[]): void;
+}
+
 /** Renders chat items from messages and agent events (the host's transcript code). */
 export interface TranscriptPort {
-  /** The whole transcript of `messages`. */
-  items(messages: readonly Message[], tokensOf?: TokensOf): ChatItem[];
-  /** A renderer that posts the chat updates of each event to `view`. */
-  renderer(view: ChatViewPort, tokensOf: () => TokensOf | undefined): { render(e: AgentEvent): void };
+  /** A renderer that posts the chat of the open session to `view`. */
+  renderer(view: ChatViewPort, tokensOf: () => TokensOf | undefined): TranscriptRendering;
 }

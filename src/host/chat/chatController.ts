@@ -19,7 +19,6 @@ import type { NextTurnContext } from './nextTurnContext';
 import { hostAgentFactory } from './agentFactory';
 import type { SessionPort } from '../../app/sessionPort';
 import { TranscriptRenderer } from './transcriptRenderer';
-import { transcriptOf } from './transcript';
 import { vscodeNotifier, vscodeSettings } from './vscodePorts';
 
 /** What the controller needs from the extension. */
@@ -68,7 +67,7 @@ export class ChatController implements vscode.Disposable {
       agents: hostAgentFactory({ ...deps, settings: vscodeSettings, clock }),
       nextTurn: deps.nextTurn,
       toolSchemas: deps.toolSchemas,
-      transcript: { items: transcriptOf, renderer: (v, tokensOf) => new TranscriptRenderer(v, tokensOf) },
+      transcript: { renderer: (v, tokensOf) => new TranscriptRenderer(v, tokensOf) },
       version: deps.version,
       clock,
     });

@@ -1,4 +1,7 @@
 import type { AgentEvent } from '../../core/agent/events';
+import type { Message } from '../../core/conversation/conversationModel';
+import type { ChatItem } from '../../protocol/chatItems';
+import type { TranscriptRendering } from '../../app/ports';
 import type { ChatView } from '../chatViewProvider';
 import { assistantItem, toolItem, transcriptOf, userItem, type TokensOf } from './transcript';
 
@@ -6,16 +9,42 @@ import { assistantItem, toolItem, transcriptOf, userItem, type TokensOf } from '
  * Turns a session's events into chat-view updates: user messages, the streamed answer and its thinking (one
  * item per answer, reused across retries so no partial text is left behind), tool cards,
  * notices, errors with Retry, the retry countdown, and full re-renders when compaction or a
- * restore replaced the history.
+ * restore replaced the history. Keeps what is in flight (the answer streamed so far, the tool
+ * cards of the round in progress) so a resync rebuilds it in a view that was hidden meanwhile
+ * (its deltas and cards were not delivered).
  */
-export class TranscriptRenderer {
+export class TranscriptRenderer implements TranscriptRendering {
   private streamId = '';
   private streamCount = 0;
+  /** What the answer in flight (item `streamId`) streamed so far; undefined when none is. */
+  private streamed: { text: string; thinking: string } | undefined;
+  /** The tool cards of the round in progress, as last posted (their results are not in the conversation yet). */
+  private readonly roundTools = new Map<string, ChatItem>();
 
   constructor(
     private readonly view: ChatView,
     private readonly tokensOf: () => TokensOf | undefined = () => undefined,
   ) {}
+
+  /**
+   * Posts the whole transcript of `messages`, then the tool cards of the round in progress and
+   * the answer streamed so far (see TranscriptRendering.resync).
+   */
+  resync(messages: readonly Message[]): void {
+    this.view.post({ type: 'transcript', items: transcriptOf(messages, this.tokensOf()) });
+    for (const item of this.roundTools.values()) this.view.post({ type: 'upsert', item });
+    if (this.streamId && this.streamed) {
+      const { text, thinking } = this.streamed;
+      const item: ChatItem = { kind: 'assistant', id: this.streamId, text, streaming: true };
+      this.view.post({ type: 'upsert', item: thinking ? { ...item, thinking: { text: thinking } } : item });
+    }
+  }
+
+  /** Posts a tool card and keeps it as the round's (see roundTools). */
+  private tool(item: ChatItem): void {
+    this.roundTools.set(item.id, item);
+    this.view.post({ type: 'upsert', item });
+  }
 
   /** Renders one event (events with nothing to show are ignored). */
   render(e: AgentEvent): void {
@@ -23,6 +52,8 @@ export class TranscriptRenderer {
     switch (e.type) {
       case 'message_added': {
         if (e.message.role === 'user') {
+          // The round's results (or the user's words): its cards are in the conversation now.
+          this.roundTools.clear();
           const item = userItem(e.message, this.tokensOf());
           if (item) post({ type: 'upsert', item });
           return;
@@ -31,31 +62,36 @@ export class TranscriptRenderer {
         if (this.streamId || (item.kind === 'assistant' && (item.text || item.thinking)))
           post({ type: 'upsert', item });
         this.streamId = '';
-        for (const b of e.message.blocks)
-          if (b.type === 'tool_use') post({ type: 'upsert', item: toolItem(b.id, b.name, b.input) });
+        this.streamed = undefined;
+        for (const b of e.message.blocks) if (b.type === 'tool_use') this.tool(toolItem(b.id, b.name, b.input));
         return;
       }
       case 'request_started':
         // A retry (or a resend after overflow recovery) restarts the same answer: the item of a
         // request that produced no message is reused and cleared, never left behind.
         if (!this.streamId) this.streamId = `stream-${++this.streamCount}`;
+        this.streamed = { text: '', thinking: '' };
         post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: true } });
         post({ type: 'retrying', waitMs: 0, attempt: e.attempt, reason: '' });
         return;
       case 'text_delta':
-        if (this.streamId) post({ type: 'delta', id: this.streamId, text: e.text });
+        if (!this.streamId) return;
+        if (this.streamed) this.streamed.text += e.text;
+        post({ type: 'delta', id: this.streamId, text: e.text });
         return;
       case 'thinking_delta':
-        if (this.streamId) post({ type: 'thinkingDelta', id: this.streamId, text: e.text });
+        if (!this.streamId) return;
+        if (this.streamed) this.streamed.thinking += e.text;
+        post({ type: 'thinkingDelta', id: this.streamId, text: e.text });
         return;
       case 'retrying':
         post({ type: 'retrying', waitMs: e.waitMs, attempt: e.attempt, reason: e.error.message });
         return;
       case 'tool_started':
-        post({ type: 'upsert', item: toolItem(e.call.id, e.call.name, e.call.input) });
+        this.tool(toolItem(e.call.id, e.call.name, e.call.input));
         return;
       case 'tool_finished':
-        post({ type: 'upsert', item: toolItem(e.call.id, e.call.name, e.call.input, e.outcome, this.tokensOf()) });
+        this.tool(toolItem(e.call.id, e.call.name, e.call.input, e.outcome, this.tokensOf()));
         return;
       case 'notice':
         post({
@@ -72,6 +108,7 @@ export class TranscriptRenderer {
         if (this.streamId)
           post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: false } });
         this.streamId = '';
+        this.streamed = undefined;
         post({
           type: 'upsert',
           item: {
@@ -83,6 +120,8 @@ export class TranscriptRenderer {
         });
         return;
       case 'turn_finished':
+        this.roundTools.clear();
+        this.streamed = undefined;
         post({ type: 'retrying', waitMs: 0, attempt: 0, reason: '' });
         return;
       case 'compaction_started':
@@ -109,7 +148,8 @@ export class TranscriptRenderer {
         return;
       case 'history_replaced':
         this.streamId = '';
-        post({ type: 'transcript', items: transcriptOf(e.messages, this.tokensOf()) });
+        this.streamed = undefined;
+        this.resync(e.messages);
         return;
       default:
         return;

@@ -19,6 +19,7 @@ import { ChatService } from '../../../src/app/chatService';
 import { LiveTransport } from '../../../src/app/liveTransport';
 import type { AgentFactory, AgentSettings, SettingsPort } from '../../../src/app/ports';
 import type { OpenSession, SessionPort } from '../../../src/app/sessionPort';
+import { TranscriptRenderer } from '../../../src/host/chat/transcriptRenderer';
 import { agentDeps } from './agentDeps';
 import { fakeClock } from './builders';
 import { Counter, Gate } from './gate';
@@ -54,9 +55,13 @@ export interface SeenRequest {
   readonly lastUserText: string;
 }
 
-/** A scripted answer; `hold` keeps the request open until the gate opens. */
+/**
+ * A scripted answer; `streamed`: text deltas sent as soon as the request starts; `hold` keeps
+ * the request open (after them) until the gate opens.
+ */
 export interface Answer {
   readonly content: readonly AssistantContent[];
+  readonly streamed?: readonly string[];
   readonly hold?: Gate;
 }
 
@@ -199,6 +204,7 @@ export class FakeAgents implements AgentFactory {
         const answer = this.answers.shift() ?? { content: [{ type: 'text', text: 'ok' }] };
         this.requests.bump();
         opts.onEvent({ type: 'request_started', attempt: 1 });
+        for (const text of answer.streamed ?? []) opts.onEvent({ type: 'text_delta', index: 0, text });
         await answer.hold?.wait();
         const toolUse = answer.content.some((c) => c.type === 'tool_use');
         return {
@@ -216,8 +222,11 @@ export class FakeAgents implements AgentFactory {
   }
 }
 
-/** A chat service over fakes, and the fakes to drive and inspect it. */
-export function fakeChat() {
+/**
+ * A chat service over fakes, and the fakes to drive and inspect it. Its transcript is one
+ * notice per message unless `realTranscript` (the host's TranscriptRenderer).
+ */
+export function fakeChat({ realTranscript = false }: { readonly realTranscript?: boolean } = {}) {
   const posts: ChatToWebview[] = [];
   const toasts: Array<{ level: 'info' | 'warn' | 'error'; text: string }> = [];
   const logLines: string[] = [];
@@ -249,9 +258,22 @@ export function fakeChat() {
     },
     toolSchemas: () => [],
     transcript: {
-      items: (messages) =>
-        messages.map((m) => ({ kind: 'notice' as const, id: m.id, level: 'info' as const, text: m.role })),
-      renderer: () => ({ render: () => undefined }),
+      renderer: (view, tokensOf) =>
+        realTranscript
+          ? new TranscriptRenderer(view, tokensOf)
+          : {
+              render: () => undefined,
+              resync: (messages) =>
+                view.post({
+                  type: 'transcript',
+                  items: messages.map((m) => ({
+                    kind: 'notice' as const,
+                    id: m.id,
+                    level: 'info' as const,
+                    text: m.role,
+                  })),
+                }),
+            },
     },
     version: '0.0.0-test',
     clock: fakeClock(),
