@@ -8,7 +8,7 @@ import { imageTokens } from '../../core/tokens/imageSize';
 import { endsInsideTurn } from '../../core/compaction/summaryReplacement';
 import type { Block, InjectionRef, Message, ToolResultContent } from '../../core/conversation/conversationModel';
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
-import { isStandInAnswer } from '../../core/agent/standInAnswers';
+import { INTERRUPTED_CALL, isStandInAnswer } from '../../core/agent/standInAnswers';
 
 /** Longest tool input / result preview the chat shows (the full text stays in the session). */
 export const PREVIEW_CHARS = 4_000;
@@ -197,13 +197,19 @@ export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | unde
   };
 }
 
+/** What a call without a result stands for when no turn runs: the result the next message sends for it. */
+const INTERRUPTED: ToolOutcome = { content: INTERRUPTED_CALL, isError: true };
+
 /**
  * Rebuilds the whole transcript from the conversation (on resume or when the view reloads):
  * user words with their injected context, assistant text (with its thinking), tool calls with their results,
  * and compaction summaries as notices (`inTurn` when the summary ends inside a turn: the
- * core writes IN_TURN_NOTE into exactly those, see endsInsideTurn).
+ * core writes IN_TURN_NOTE into exactly those, see endsInsideTurn). A call without a result
+ * is running only while a turn runs (`turnRunning`) and it is in the last message; otherwise
+ * it was interrupted (a session closed while its tools ran, reopened) and shows cancelled,
+ * with the result its next message answers it with (INTERRUPTED_CALL).
  */
-export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf): ChatItem[] {
+export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf, turnRunning = false): ChatItem[] {
   const items: ChatItem[] = [];
   const results = new Map<string, { content: ToolResultContent; isError: boolean }>();
   for (const m of messages)
@@ -236,8 +242,12 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf):
     const item = assistantItem(m, tokensOf);
     if (item.kind === 'assistant' && (item.text || item.thinking || m.blocks.some((b) => b.type === 'tool_use')))
       items.push(item);
+    const inFlight = turnRunning && m === messages.at(-1);
     for (const b of m.blocks)
-      if (b.type === 'tool_use') items.push(toolItem(b.id, b.name, b.input, results.get(b.id), tokensOf));
+      if (b.type === 'tool_use')
+        items.push(
+          toolItem(b.id, b.name, b.input, results.get(b.id) ?? (inFlight ? undefined : INTERRUPTED), tokensOf),
+        );
   }
   return items;
 }

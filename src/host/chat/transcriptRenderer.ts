@@ -20,6 +20,8 @@ export class TranscriptRenderer implements TranscriptRendering {
   private streamed: { text: string; thinking: string } | undefined;
   /** The tool cards of the round in progress, as last posted (their results are not in the conversation yet). */
   private readonly roundTools = new Map<string, ChatItem>();
+  /** Whether a turn runs (turn_started … turn_finished): only then is a call without a result running. */
+  private inTurn = false;
 
   constructor(
     private readonly view: ChatView,
@@ -31,7 +33,7 @@ export class TranscriptRenderer implements TranscriptRendering {
    * the answer streamed so far (see TranscriptRendering.resync).
    */
   resync(messages: readonly Message[]): void {
-    this.view.post({ type: 'transcript', items: transcriptOf(messages, this.tokensOf()) });
+    this.view.post({ type: 'transcript', items: transcriptOf(messages, this.tokensOf(), this.inTurn) });
     for (const item of this.roundTools.values()) this.view.post({ type: 'upsert', item });
     if (this.streamId && this.streamed) {
       const { text, thinking } = this.streamed;
@@ -119,7 +121,11 @@ export class TranscriptRenderer implements TranscriptRendering {
           },
         });
         return;
+      case 'turn_started':
+        this.inTurn = true;
+        return;
       case 'turn_finished':
+        this.inTurn = false;
         this.roundTools.clear();
         this.streamed = undefined;
         post({ type: 'retrying', waitMs: 0, attempt: 0, reason: '' });
