@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installSession, sessionsDir } from './sessionFiles.mjs';
 import { ensureHarness, REPO_ROOT } from './setup.mjs';
+import { createStreamHold } from './streamHold.mjs';
 import { eventually, UI_TIMEOUT, WORKBENCH_TIMEOUT } from './timeouts.mjs';
 
 /** The packaged extension the tests install (CP_VSIX overrides it, e.g. a copy another build cannot clobber). */
@@ -71,6 +72,7 @@ export async function startAgentWorld({
   mkdirSync(dirs.workspace, { recursive: true });
   if (prepare) await prepare(dirs);
 
+  const streamHold = createStreamHold();
   // What started so far is stopped again when a later step fails (the caller gets no world to close).
   /** @type {import('../fake-anthropic/index.ts').FakeAnthropic | undefined} */
   let fake;
@@ -83,7 +85,11 @@ export async function startAgentWorld({
   /** @type {import('playwright-core').Frame} The chat webview; unset (undefined) while `openChat` is false and until refindFrame(). */
   let frame;
   try {
-    fake = await startFakeAnthropic({ port: 0, ...(fakeWindow ? { window: fakeWindow } : {}) });
+    fake = await startFakeAnthropic({
+      port: 0,
+      ...(fakeWindow ? { window: fakeWindow } : {}),
+      sleep: streamHold.sleep,
+    });
     await installExtension(VSIX, dirs.extensions, dirs.userData);
     server = await startCodeServer({
       workspaceDir: dirs.workspace,
@@ -109,6 +115,8 @@ export async function startAgentWorld({
 
   const world = {
     fake,
+    /** Holds the fake's answer stream mid-way (a step with `deltaDelayMs`) until released. */
+    streamHold,
     server,
     page,
     dirs,
