@@ -76,6 +76,8 @@ export class ChatService {
   private promptTokens = 0;
   private readonly notices: ChatNotices;
   private readonly turns: TurnRunner;
+  /** Turns started in this service's sessions (a sent message entered the conversation). */
+  private turnsStarted = 0;
 
   constructor(private readonly deps: ChatServiceDeps) {
     this.notices = new ChatNotices(deps.view, deps.clock);
@@ -100,6 +102,7 @@ export class ChatService {
     this.turns = new TurnRunner({
       settings: deps.settings,
       notices: this.notices,
+      log: deps.log,
       ensure: () => this.lifecycle.ensure(),
       prepare: (runtime, config) => this.prepare(runtime, config),
       postStatus: () => this.postStatus(),
@@ -142,23 +145,29 @@ export class ChatService {
   async send(text: string, images: TurnInput['images'] = []): Promise<void> {
     // A lone surrogate would be stored and resent with every later request, which the API rejects.
     const wellFormed = toWellFormed(text);
-    let sent = false;
-    // Refused before it entered the conversation: the composer takes it back (before busy ends).
-    const giveBack = () => this.deps.view.post({ type: 'unsent' });
-    await this.turns.run(async (agent) => {
-      const taken = this.deps.nextTurn.take(this.sessionLabel?.id);
-      try {
-        agent.setPending(taken.injections);
-        this.postPendingContext();
-        const result = await agent.send(wellFormed, images);
-        sent = result.ok;
-        return result;
-      } finally {
-        // Not sent (refused or failed): the pins and dismissed chips wait for the next message.
-        taken.settle(sent);
-        this.postPendingContext();
-      }
-    }, giveBack);
+    // The turns started before the agent took it: one more once the message entered the conversation.
+    let before: number | undefined;
+    const entered = () => before !== undefined && this.turnsStarted > before;
+    await this.turns.run(
+      async (agent) => {
+        const taken = this.deps.nextTurn.take(this.sessionLabel?.id);
+        let sent = false;
+        try {
+          agent.setPending(taken.injections);
+          this.postPendingContext();
+          before = this.turnsStarted;
+          const result = await agent.send(wellFormed, images);
+          sent = result.ok;
+          return result;
+        } finally {
+          // Not sent (refused, or failed before it was saved): the pins and dismissed chips wait for the next message.
+          taken.settle(sent || entered());
+          this.postPendingContext();
+        }
+      },
+      // Refused before it entered the conversation: the composer takes it back (before busy ends).
+      { refused: () => this.deps.view.post({ type: 'unsent' }), entered },
+    );
   }
 
   /** Stops the running turn, or a message still being prepared (it is then not sent). */
@@ -365,6 +374,7 @@ export class ChatService {
 
   /** Turns agent events into chat items, figures and log lines. */
   private render(e: AgentEvent): void {
+    if (e.type === 'turn_started') this.turnsStarted++;
     this.onAgentEvent.fire({ event: e, state: this.agent?.state });
     if (e.type !== 'text_delta' && e.type !== 'thinking_delta') this.onBudgetChanged.fire();
     this.renderer.render(e);

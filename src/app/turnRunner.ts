@@ -6,18 +6,31 @@
  */
 import type { AgentSession } from '../core/agent/agentSession';
 import type { PipelineConfig } from '../core/conversation/conversationModel';
+import { errorText } from '../core/agent/sessionCore';
 import { NOT_OPENED, STOPPED_BEFORE_SENT, type ChatNotices } from './chatNotices';
-import type { ProjectNotice, SessionRuntime, SettingsPort } from './ports';
+import type { LogPort, ProjectNotice, SessionRuntime, SettingsPort } from './ports';
 import { SendPreparation } from './sendPreparation';
 import type { Opened } from './sessionLifecycle';
 
 /** A result of the agent's commands. */
 export type Outcome = { ok: true } | { ok: false; reason: string };
 
+/**
+ * How a send gives its message back when it did not go: `refused` tells the composer (the words
+ * and images go back in the box); `entered` says whether the message entered the conversation
+ * (saved: a failure after that is the turn's, and nothing is given back).
+ */
+export interface GiveBack {
+  readonly refused: () => void;
+  readonly entered: () => boolean;
+}
+
 /** What a run needs from the chat service. */
 export interface TurnRunnerDeps {
   readonly settings: SettingsPort;
   readonly notices: ChatNotices;
+  /** Where an unexpected failure is logged with its stack. */
+  readonly log: LogPort;
   /** The open session, opening one when none is (SessionLifecycle.ensure). */
   readonly ensure: () => Promise<Opened | undefined>;
   /** Gives the agent the config and tools, and waits for the project context. */
@@ -53,11 +66,15 @@ export class TurnRunner {
 
   /**
    * Runs `action` (the agent's send or retry) as a turn from Send on; see the file comment.
-   * `refused` is called when it did not go (the composer takes the words back), before the
-   * status that ends busy: the composer is never idle and empty in between, where words typed
-   * would be overwritten or a queued message sent in place of the one given back.
+   * `giveBack.refused` is called when a send did not go (the composer takes the words back),
+   * before the status that ends busy: the composer is never idle and empty in between, where
+   * words typed would be overwritten or a queued message sent in place of the one given back.
+   * A failure thrown before the message entered the conversation (the preparation, or the
+   * agent before it saved the message) is logged, said in the chat as an error, and the
+   * message given back; one thrown after is the caller's to report.
    */
-  async run(action: (agent: AgentSession) => Promise<Outcome>, refused: () => void = () => undefined): Promise<void> {
+  async run(action: (agent: AgentSession) => Promise<Outcome>, giveBack?: GiveBack): Promise<void> {
+    const refused = giveBack?.refused ?? (() => undefined);
     const resolved = this.deps.settings.pipelineConfig();
     if (!resolved.ok) {
       this.deps.notices.error(
@@ -66,16 +83,40 @@ export class TurnRunner {
       return refused();
     }
     this.unsettled++;
+    let acting = false;
     try {
-      if (!(await this.attempt(action, resolved.config))) refused();
+      if (!(await this.attempt(action, resolved.config, () => (acting = true)))) refused();
+    } catch (err) {
+      if (acting && (giveBack?.entered() ?? true)) throw err;
+      this.failed(err, giveBack !== undefined);
+      refused();
     } finally {
       this.unsettled--;
       await this.deps.postStatus();
     }
   }
 
-  /** Prepares the turn and runs `action`; whether it went (a refusal is said in the chat). */
-  private async attempt(action: (agent: AgentSession) => Promise<Outcome>, config: PipelineConfig): Promise<boolean> {
+  /** An unexpected failure before the message went: logged with its stack and said in the chat. */
+  private failed(err: unknown, send: boolean): void {
+    this.deps.log.error(
+      `${send ? 'Send' : 'Retry'} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
+    this.deps.notices.error(
+      send
+        ? `Your message was not sent: ${errorText(err)}. It is back in the message box; see the "Context Pipeline" output for details.`
+        : `The retry did not start: ${errorText(err)}. See the "Context Pipeline" output for details.`,
+    );
+  }
+
+  /**
+   * Prepares the turn and runs `action` (`acting` is called just before); whether it went (a
+   * refusal is said in the chat).
+   */
+  private async attempt(
+    action: (agent: AgentSession) => Promise<Outcome>,
+    config: PipelineConfig,
+    acting: () => void,
+  ): Promise<boolean> {
     const { notices, postStatus } = this.deps;
     // Busy from Send on: the composer shows Stop (a second Enter queues) while the session opens
     // and the project context is read, so a waiting message is never invisible.
@@ -96,6 +137,7 @@ export class TurnRunner {
       notices.notice('s', 'info', STOPPED_BEFORE_SENT);
       return false;
     }
+    acting();
     const started = action(o.runtime.agent);
     await postStatus();
     const result = await started;
