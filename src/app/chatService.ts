@@ -29,6 +29,7 @@ import type {
   TranscriptPort,
   TranscriptRendering,
 } from './ports';
+import { ManualCompaction } from './manualCompaction';
 import { PendingContext, type PinnedSelection } from './pendingContext';
 import { SessionLifecycle, type Opened } from './sessionLifecycle';
 import type { OpenSession, SessionPort } from './sessionPort';
@@ -76,6 +77,7 @@ export class ChatService {
   private promptTokens = 0;
   private readonly notices: ChatNotices;
   private readonly turns: TurnRunner;
+  private readonly compaction: ManualCompaction;
   /** Turns started in this service's sessions (a sent message entered the conversation). */
   private turnsStarted = 0;
 
@@ -107,6 +109,15 @@ export class ChatService {
       prepare: (runtime, config) => this.prepare(runtime, config),
       postStatus: () => this.postStatus(),
       agent: () => this.agent,
+    });
+    this.compaction = new ManualCompaction({
+      ensure: () => this.lifecycle.ensure(),
+      prepared: () => this.turns.prepared(),
+      refresh: (rt) => {
+        const resolved = deps.settings.pipelineConfig();
+        if (resolved.ok) this.refresh(rt, resolved.config);
+      },
+      postStatus: () => this.postStatus(),
     });
     this.unsubscribe = deps.settings.onDidChange(() => void this.postStatus());
   }
@@ -208,20 +219,14 @@ export class ChatService {
     return o ? o.runtime.compactor.preview(o.runtime.agent.state) : undefined;
   }
 
-  /** Compacts now (queued until the running turn ends); resolves with the outcome. */
-  async compactNow(instructions?: string): Promise<Outcome> {
-    const o = await this.lifecycle.ensure();
-    if (!o) return { ok: false, reason: 'No session is open.' };
-    const resolved = this.deps.settings.pipelineConfig();
-    if (resolved.ok && !o.runtime.agent.busy) this.refresh(o.runtime, resolved.config);
-    const r = await o.runtime.agent.compactNow(instructions);
-    await this.postStatus();
-    return r;
+  /** Compacts now (after a message being prepared, queued until the running turn ends); resolves with the outcome. */
+  compactNow(instructions?: string): Promise<Outcome> {
+    return this.compaction.run(instructions);
   }
 
-  /** Drops a Compact Now that waits for the running turn. */
+  /** Drops a Compact Now that waits for a message being prepared or the running turn. */
   cancelQueuedCompaction(): void {
-    if (this.agent?.cancelQueuedCompaction()) this.notices.notice('q', 'info', 'Queued compaction cancelled.');
+    if (this.compaction.cancel(this.agent)) this.notices.notice('q', 'info', 'Queued compaction cancelled.');
   }
 
   /** Undoes a compaction of the open session. */

@@ -57,6 +57,11 @@ export class TurnRunner {
     return (this.deps.agent()?.busy ?? false) || this.unsettled > 0;
   }
 
+  /** Resolves once no message is being prepared (a message that goes has started its turn by then). */
+  prepared(): Promise<void> {
+    return this.preparing.settled();
+  }
+
   /** Stops the running turn, or a message still being prepared (it is then not sent). */
   stop(): void {
     const agent = this.deps.agent();
