@@ -289,8 +289,9 @@ const ToWebviewSchema = v.variant('type', [
   }),
   /**
    * The last message did not go (refused before it entered the conversation: invalid settings,
-   * no session, stopped while it was prepared, a turn still running): the composer takes its
-   * words and images back, unless something new was typed or pasted meanwhile.
+   * no session, stopped while it was prepared, a turn still running, a failure before it was
+   * saved): the composer takes its words and images back, ahead of anything written since (a
+   * message queued meanwhile then waits for the user: webview/chat/giveBack.ts).
    */
   v.strictObject({ type: v.literal('unsent') }),
   /** A retry is scheduled: show a countdown (cleared by `waitMs: 0`). */

@@ -1,7 +1,8 @@
 import { el } from '../shared/dom';
 import { icon } from '../shared/icons';
 import { chipKeyAction, chipKind, focusAfterRemoval } from './chipKeys';
-import { MAX_SLASH_ARG, type ImageAttachment } from '../../protocol/chat';
+import { MAX_MESSAGE_IMAGES, MAX_SLASH_ARG, type ImageAttachment } from '../../protocol/chat';
+import { giveBack } from './giveBack';
 import type { AttachedImage } from './imageAttach';
 import { ImageTray, imageFiles } from './imageTray';
 import { MAX_WEBVIEW_STRING } from '../../protocol/validate';
@@ -286,7 +287,9 @@ export class Composer {
         ? 'Add a few words to go with the image: what should Claude do with it?'
         : this.images.size > 0 && parseSlash(text)
           ? 'A slash command takes no images: remove them, or send them with a message.'
-          : sendProblem(text);
+          : this.images.size > MAX_MESSAGE_IMAGES
+            ? `A message takes at most ${MAX_MESSAGE_IMAGES} images: remove ${this.images.size - MAX_MESSAGE_IMAGES}.`
+            : sendProblem(text);
     this.problemNote.textContent = problem ?? '';
     this.problemNote.hidden = problem === undefined;
     if (problem !== undefined) return;
@@ -302,18 +305,25 @@ export class Composer {
   }
 
   /**
-   * The host refused the last message before it entered the conversation: its words go back
-   * in the box (unless something was typed since) and its images in the tray.
+   * The host refused the last message before it entered the conversation: its words and images
+   * go back in the box and tray, ahead of anything written since, and a queued message waits
+   * for the user (giveBack.ts).
    */
   takeBack(): void {
     const last = this.lastSent;
     this.lastSent = undefined;
     if (!last) return;
-    if (this.input.value === '') {
-      this.input.value = last.text;
-      this.handlers.draftChanged(last.text);
+    const back = giveBack(last, { text: this.input.value, images: this.images.shown(), queued: this.queued });
+    this.setQueued(back.queued);
+    if (back.text !== this.input.value) {
+      this.input.value = back.text;
+      this.handlers.draftChanged(back.text);
+      this.suggest();
     }
-    this.images.restore(last.images);
+    this.images.replace(back.images);
+    // After the tray's change (which hides the note).
+    this.problemNote.textContent = back.note ?? '';
+    this.problemNote.hidden = back.note === undefined;
   }
 
   /** Shows the slash commands matching what was typed (`/`, `/co` …) until a space is typed. */

@@ -82,9 +82,8 @@ export class ImageTray {
     return this.images.map(({ mediaType, data }) => ({ mediaType, data }));
   }
 
-  /** Puts `images` back (a message that did not go), unless others were added meanwhile. */
-  restore(images: readonly AttachedImage[]): void {
-    if (this.images.length > 0 || images.length === 0) return;
+  /** Shows exactly `images` (a message that did not go, given back ahead of those added since). */
+  replace(images: readonly AttachedImage[]): void {
     this.images = [...images];
     this.render();
     this.changed(this.images);
