@@ -125,8 +125,9 @@ export interface TranscriptRendering {
   render(e: AgentEvent): void;
   /**
    * Posts the whole transcript of `messages`, then what is in flight in the running turn (the
-   * answer streamed so far, the tool cards of the round in progress): a view that (re)loaded
-   * mid-turn shows the turn as it stands, not only what the conversation holds.
+   * answer streamed so far, the tool cards of the round in progress, the compaction running,
+   * the retry countdown or none): a view that (re)loaded mid-turn shows the turn as it stands,
+   * not only what the conversation holds.
    */
   resync(messages: readonly Message[]): void;
 }

@@ -10,8 +10,8 @@ import { assistantItem, toolItem, transcriptOf, userItem, type TokensOf } from '
  * item per answer, reused across retries so no partial text is left behind), tool cards,
  * notices, errors with Retry, the retry countdown, and full re-renders when compaction or a
  * restore replaced the history. Keeps what is in flight (the answer streamed so far, the tool
- * cards of the round in progress) so a resync rebuilds it in a view that was hidden meanwhile
- * (its deltas and cards were not delivered).
+ * cards of the round in progress, a retry's countdown, a compaction running) so a resync
+ * rebuilds it in a view that was hidden meanwhile (what was posted to it then was not delivered).
  */
 export class TranscriptRenderer implements TranscriptRendering {
   private streamId = '';
@@ -22,10 +22,16 @@ export class TranscriptRenderer implements TranscriptRendering {
   private readonly roundTools = new Map<string, ChatItem>();
   /** Whether a turn runs (turn_started … turn_finished): only then is a call without a result running. */
   private inTurn = false;
+  /** The retry waited for (its countdown ends at `until`, on `now`'s clock); undefined when none is. */
+  private retry: { until: number; attempt: number; reason: string } | undefined;
+  /** The notice of the compaction running (compaction_started … compaction_finished). */
+  private compacting: ChatItem | undefined;
 
+  /** `now`: the clock a retry's countdown is measured on (ms). */
   constructor(
     private readonly view: ChatView,
     private readonly tokensOf: () => TokensOf | undefined = () => undefined,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -33,6 +39,16 @@ export class TranscriptRenderer implements TranscriptRendering {
    * the answer streamed so far (see TranscriptRendering.resync).
    */
   resync(messages: readonly Message[]): void {
+    this.history(messages);
+    if (this.compacting) this.view.post({ type: 'upsert', item: this.compacting });
+    // The countdown as it stands, or none (clears one a view kept from before it was hidden).
+    const left = this.retry ? this.retry.until - this.now() : 0;
+    const { attempt, reason } = left > 0 && this.retry ? this.retry : { attempt: 0, reason: '' };
+    this.view.post({ type: 'retrying', waitMs: Math.max(0, left), attempt, reason });
+  }
+
+  /** The whole transcript, then the round's tool cards and the answer streamed so far. */
+  private history(messages: readonly Message[]): void {
     this.view.post({ type: 'transcript', items: transcriptOf(messages, this.tokensOf(), this.inTurn) });
     for (const item of this.roundTools.values()) this.view.post({ type: 'upsert', item });
     if (this.streamId && this.streamed) {
@@ -73,6 +89,7 @@ export class TranscriptRenderer implements TranscriptRendering {
         // request that produced no message is reused and cleared, never left behind.
         if (!this.streamId) this.streamId = `stream-${++this.streamCount}`;
         this.streamed = { text: '', thinking: '' };
+        this.retry = undefined;
         post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: true } });
         post({ type: 'retrying', waitMs: 0, attempt: e.attempt, reason: '' });
         return;
@@ -87,6 +104,8 @@ export class TranscriptRenderer implements TranscriptRendering {
         post({ type: 'thinkingDelta', id: this.streamId, text: e.text });
         return;
       case 'retrying':
+        this.retry =
+          e.waitMs > 0 ? { until: this.now() + e.waitMs, attempt: e.attempt, reason: e.error.message } : undefined;
         post({ type: 'retrying', waitMs: e.waitMs, attempt: e.attempt, reason: e.error.message });
         return;
       case 'tool_started':
@@ -107,6 +126,7 @@ export class TranscriptRenderer implements TranscriptRendering {
         });
         return;
       case 'error':
+        this.retry = undefined;
         if (this.streamId)
           post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: false } });
         this.streamId = '';
@@ -128,18 +148,20 @@ export class TranscriptRenderer implements TranscriptRendering {
         this.inTurn = false;
         this.roundTools.clear();
         this.streamed = undefined;
+        this.retry = undefined;
         post({ type: 'retrying', waitMs: 0, attempt: 0, reason: '' });
         return;
       case 'compaction_started':
-        post({
-          type: 'upsert',
-          item: {
-            kind: 'notice',
-            id: `c-${Date.now()}`,
-            level: 'info',
-            text: e.trigger === 'manual' ? 'Compacting…' : `Compacting older history (${e.trigger})…`,
-          },
-        });
+        this.compacting = {
+          kind: 'notice',
+          id: `c-${Date.now()}`,
+          level: 'info',
+          text: e.trigger === 'manual' ? 'Compacting…' : `Compacting older history (${e.trigger})…`,
+        };
+        post({ type: 'upsert', item: this.compacting });
+        return;
+      case 'compaction_finished':
+        this.compacting = undefined;
         return;
       case 'compaction_queued':
         post({
@@ -155,7 +177,9 @@ export class TranscriptRenderer implements TranscriptRendering {
       case 'history_replaced':
         this.streamId = '';
         this.streamed = undefined;
-        this.resync(e.messages);
+        // The compaction's result replaces its "Compacting…" notice; the countdown is untouched.
+        this.compacting = undefined;
+        this.history(e.messages);
         return;
       default:
         return;
