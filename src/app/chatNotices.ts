@@ -1,6 +1,6 @@
 /**
  * Notices and errors the chat service posts into the chat as items of their own: each with
- * an id from the clock (project-context notices also numbered, as several arrive at once).
+ * an id from the clock and a number, so items posted in the same millisecond never share one.
  */
 import type { Clock } from '../core/platform/platformPorts';
 import type { ChatItem } from '../protocol/chatItems';
@@ -24,8 +24,13 @@ export class ChatNotices {
 
   /** A notice; `prefix` names its kind in the item's id. */
   notice(prefix: string, level: 'info' | 'warning', text: string): void {
-    const id = `${prefix}-${this.clock.now()}${prefix === 'ctx' ? `-${++this.count}` : ''}`;
+    const id = this.id(prefix);
     this.view.post({ type: 'upsert', item: { kind: 'notice', id, level, text } });
+  }
+
+  /** A new item id: `prefix` (its kind), the clock and a number unique to these notices. */
+  private id(prefix: string): string {
+    return `${prefix}-${this.clock.now()}-${++this.count}`;
   }
 
   /** The project context's notices, in order. */
@@ -35,7 +40,7 @@ export class ChatNotices {
 
   /** An error that cannot be retried (the message was not sent). */
   error(text: string): void {
-    const item: ChatItem = { kind: 'error', id: `err-${this.clock.now()}`, text, retryable: false };
+    const item: ChatItem = { kind: 'error', id: this.id('err'), text, retryable: false };
     this.view.post({ type: 'upsert', item });
   }
 }

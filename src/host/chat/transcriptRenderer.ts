@@ -5,6 +5,9 @@ import type { TranscriptRendering } from '../../app/ports';
 import type { ChatView } from '../chatViewProvider';
 import { assistantItem, toolItem, transcriptOf, userItem, type TokensOf } from './transcript';
 
+/** Items this process numbered: a notice's or an error's id is unique even when two come in the same millisecond. */
+let itemCount = 0;
+
 /**
  * Turns a session's events into chat-view updates: user messages, the streamed answer and its thinking (one
  * item per answer, reused across retries so no partial text is left behind), tool cards,
@@ -56,6 +59,15 @@ export class TranscriptRenderer implements TranscriptRendering {
       const item: ChatItem = { kind: 'assistant', id: this.streamId, text, streaming: true };
       this.view.post({ type: 'upsert', item: thinking ? { ...item, thinking: { text: thinking } } : item });
     }
+  }
+
+  /**
+   * A new id for a notice or an error item: `ev-` (the chat service's own notices never start
+   * so), its kind, the clock and a number no other item of this process has, so a second item
+   * in the same millisecond never replaces the first in the view.
+   */
+  private itemId(kind: string): string {
+    return `ev-${kind}-${this.now()}-${++itemCount}`;
   }
 
   /** Posts a tool card and keeps it as the round's (see roundTools). */
@@ -119,7 +131,7 @@ export class TranscriptRenderer implements TranscriptRendering {
           type: 'upsert',
           item: {
             kind: 'notice',
-            id: `n-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`,
+            id: this.itemId('n'),
             level: e.level,
             text: e.text,
           },
@@ -135,7 +147,7 @@ export class TranscriptRenderer implements TranscriptRendering {
           type: 'upsert',
           item: {
             kind: 'error',
-            id: `err-${Date.now()}`,
+            id: this.itemId('err'),
             text: e.error.message,
             retryable: e.error.retryable || e.error.kind === 'network',
           },
@@ -154,7 +166,7 @@ export class TranscriptRenderer implements TranscriptRendering {
       case 'compaction_started':
         this.compacting = {
           kind: 'notice',
-          id: `c-${Date.now()}`,
+          id: this.itemId('c'),
           level: 'info',
           text: e.trigger === 'manual' ? 'Compacting…' : `Compacting older history (${e.trigger})…`,
         };
@@ -168,7 +180,7 @@ export class TranscriptRenderer implements TranscriptRendering {
           type: 'upsert',
           item: {
             kind: 'notice',
-            id: `q-${Date.now()}`,
+            id: this.itemId('q'),
             level: 'info',
             text: 'Compaction queued: it runs when this turn ends.',
           },
