@@ -38,9 +38,9 @@ export class ChatNotices {
     for (const n of notices) this.notice('ctx', n.level, n.text);
   }
 
-  /** An error that cannot be retried (the message was not sent). */
-  error(text: string): void {
-    const item: ChatItem = { kind: 'error', id: this.id('err'), text, retryable: false };
+  /** An error; `retryable`: it shows Retry (the message is in the conversation, unanswered). */
+  error(text: string, retryable = false): void {
+    const item: ChatItem = { kind: 'error', id: this.id('err'), text, retryable };
     this.view.post({ type: 'upsert', item });
   }
 }

@@ -76,7 +76,8 @@ export class TurnRunner {
    * words typed would be overwritten or a queued message sent in place of the one given back.
    * A failure thrown before the message entered the conversation (the preparation, or the
    * agent before it saved the message) is logged, said in the chat as an error, and the
-   * message given back; one thrown after is the caller's to report.
+   * message given back; one thrown after is logged and said in the chat as an error (with
+   * Retry while the message is unanswered), never thrown at the caller.
    */
   async run(action: (agent: AgentSession) => Promise<Outcome>, giveBack?: GiveBack): Promise<void> {
     const refused = giveBack?.refused ?? (() => undefined);
@@ -92,9 +93,11 @@ export class TurnRunner {
     try {
       if (!(await this.attempt(action, resolved.config, () => (acting = true)))) refused();
     } catch (err) {
-      if (acting && (giveBack?.entered() ?? true)) throw err;
-      this.failed(err, giveBack !== undefined);
-      refused();
+      if (acting && (giveBack?.entered() ?? true)) this.failedInTurn(err, giveBack !== undefined);
+      else {
+        this.failed(err, giveBack !== undefined);
+        refused();
+      }
     } finally {
       this.unsettled--;
       await this.deps.postStatus();
@@ -110,6 +113,23 @@ export class TurnRunner {
       send
         ? `Your message was not sent: ${errorText(err)}. It is back in the message box; see the "Context Pipeline" output for details.`
         : `The retry did not start: ${errorText(err)}. See the "Context Pipeline" output for details.`,
+    );
+  }
+
+  /**
+   * An unexpected failure after the message entered the conversation (saved: nothing is given
+   * back): logged with its stack and said in the chat as an error, with Retry when the message
+   * is still unanswered and no turn runs (Retry then sends it again).
+   */
+  private failedInTurn(err: unknown, send: boolean): void {
+    this.deps.log.error(
+      `${send ? 'Send' : 'Retry'} failed after the message was saved: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
+    const agent = this.deps.agent();
+    const unanswered = agent !== undefined && !agent.busy && agent.state.messages.at(-1)?.role === 'user';
+    this.deps.notices.error(
+      `${send ? 'Your message was saved, but its turn' : 'The retry'} failed: ${errorText(err)}.${unanswered ? ' Retry sends it again;' : ''} See the "Context Pipeline" output for details.`,
+      unanswered,
     );
   }
 

@@ -10,6 +10,9 @@ function sequence(posts: readonly ChatToWebview[]): string[] {
     .map((p) => (p.type === 'status' ? (p.busy ? 'busy' : 'idle') : p.type === 'upsert' ? p.item.kind : p.type));
 }
 
+const errorItems = (posts: readonly ChatToWebview[]) =>
+  posts.flatMap((p) => (p.type === 'upsert' && p.item.kind === 'error' ? [p.item] : []));
+
 const errors = (posts: readonly ChatToWebview[]) =>
   posts.flatMap((p) => (p.type === 'upsert' && p.item.kind === 'error' ? [p.item.text] : []));
 
@@ -60,7 +63,7 @@ describe('ChatService: a send that fails with an exception', () => {
     assert.deepEqual(t.agents.seen, []);
   });
 
-  it('thrown after the message entered the conversation: nothing is given back, and the failure reaches the caller', async () => {
+  it('thrown after the message entered the conversation and was answered: an error in the chat, no Retry, nothing given back', async () => {
     const t = fakeChat();
     const agent = (await t.service.conversation()) && t.service.runtime?.agent;
     assert.ok(agent);
@@ -71,8 +74,45 @@ describe('ChatService: a send that fails with an exception', () => {
         throw new Error('late failure');
       },
     });
-    await assert.rejects(t.service.send('hello'), /late failure/);
+    await t.service.send('hello'); // resolves: said in the chat, not a pop-up from the router
     assert.equal(t.posts.filter((p) => p.type === 'unsent').length, 0, 'the message is in the conversation');
+    const error = errorItems(t.posts).at(-1);
+    assert.match(error?.text ?? '', /Your message was saved, but its turn failed: late failure/);
+    assert.equal(error?.retryable, false, 'answered: nothing to retry');
+    assert.ok(
+      t.logLines.some((l) => l.includes('late failure') && l.includes('Error')),
+      'logged with its stack',
+    );
     assert.equal(sequence(t.posts).at(-1), 'idle', 'no longer busy');
+  });
+
+  it('thrown as the turn starts (the message saved, unanswered): an error in the chat with Retry, which sends it', async () => {
+    const t = fakeChat({ realTranscript: true });
+    await t.service.conversation();
+    // The chat's listener fails on the saved message's event: the agent's send throws before its request.
+    const push = t.posts.push.bind(t.posts);
+    let armed = true;
+    Object.assign(t.posts, {
+      push: (...items: ChatToWebview[]) => {
+        if (armed && items.some((m) => m.type === 'upsert' && m.item.kind === 'user')) {
+          armed = false;
+          throw new Error('view gone');
+        }
+        return push(...items);
+      },
+    });
+    await t.service.send('hello');
+    assert.equal(t.agents.seen.length, 0, 'no request went');
+    assert.equal(t.posts.filter((p) => p.type === 'unsent').length, 0, 'the message is in the conversation');
+    const error = errorItems(t.posts).at(-1);
+    assert.match(error?.text ?? '', /Your message was saved, but its turn failed: view gone\. Retry sends it again/);
+    assert.equal(error?.retryable, true);
+    assert.equal(sequence(t.posts).at(-1), 'idle', 'no longer busy');
+    await t.service.retry();
+    assert.deepEqual(
+      t.agents.seen.map((s) => s.lastUserText),
+      ['hello'],
+      'Retry sent the saved message',
+    );
   });
 });
