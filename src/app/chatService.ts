@@ -29,7 +29,7 @@ import type {
   TranscriptPort,
   TranscriptRendering,
 } from './ports';
-import { ManualCompaction } from './manualCompaction';
+import { ManualCompaction, STOPPED_COMPACTION } from './manualCompaction';
 import { PendingContext, type PinnedSelection } from './pendingContext';
 import { SessionLifecycle, type Opened } from './sessionLifecycle';
 import type { OpenSession, SessionPort } from './sessionPort';
@@ -181,8 +181,9 @@ export class ChatService {
     );
   }
 
-  /** Stops the running turn, or a message still being prepared (it is then not sent). */
+  /** Stops the running turn, or a message still being prepared (it is then not sent), and cancels a Compact Now waiting for either. */
   stop(): void {
+    if (this.compaction.cancel(this.agent, STOPPED_COMPACTION)) this.notices.notice('q', 'info', STOPPED_COMPACTION);
     this.turns.stop();
   }
 

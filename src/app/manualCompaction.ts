@@ -3,11 +3,18 @@
  * starts: the session opening, the project context being read) goes first: the compaction
  * waits for its preparation to end and then queues behind its turn, as it does behind a
  * running turn, instead of taking the session and leaving the message refused. Cancelling
- * (the progress's Cancel) drops a compaction waiting for either.
+ * (the progress's Cancel) drops a compaction waiting for either; so does Stop, with
+ * {@link STOPPED_COMPACTION}: Stop means "stop what the agent is doing and about to do", and a
+ * compaction that started right after it (minutes of summarising, the history rewritten)
+ * would be the opposite; Compact Now again runs it once the chat is idle.
  */
 import type { SendResult } from '../core/agent/sessionCore';
 import type { SessionRuntime } from './ports';
 import type { Opened } from './sessionLifecycle';
+
+/** Why a Compact Now waiting for the turn (or a message being prepared) did not run: Stop was pressed. */
+export const STOPPED_COMPACTION =
+  'Stop cancelled the compaction that was queued behind the turn; nothing was compacted. Run Compact Now again to compact.';
 
 /** What a manual compaction needs from the chat service. */
 export interface ManualCompactionDeps {
@@ -24,20 +31,20 @@ export interface ManualCompactionDeps {
 /** Runs and cancels Compact Now; see the file comment. */
 export class ManualCompaction {
   /** Compactions waiting for a message's preparation: Cancel marks them. */
-  private readonly waiting = new Set<{ cancelled: boolean }>();
+  private readonly waiting = new Set<{ cancelled?: string }>();
 
   constructor(private readonly deps: ManualCompactionDeps) {}
 
   /** Compacts now (after a message being prepared, queued behind a running turn); resolves with the outcome. */
   async run(instructions?: string): Promise<SendResult> {
-    const ticket = { cancelled: false };
+    const ticket: { cancelled?: string } = {};
     this.waiting.add(ticket);
     try {
       await this.deps.prepared();
     } finally {
       this.waiting.delete(ticket);
     }
-    if (ticket.cancelled) return { ok: false, reason: 'Cancelled.' };
+    if (ticket.cancelled !== undefined) return { ok: false, reason: ticket.cancelled };
     const o = await this.deps.ensure();
     if (!o) return { ok: false, reason: 'No session is open.' };
     if (!o.runtime.agent.busy) this.deps.refresh(o.runtime);
@@ -46,11 +53,11 @@ export class ManualCompaction {
     return r;
   }
 
-  /** Drops the compactions waiting for a message or a turn; whether there was one. */
-  cancel(agent: { cancelQueuedCompaction(): boolean } | undefined): boolean {
+  /** Drops the compactions waiting for a message or a turn (they resolve with `reason`); whether there was one. */
+  cancel(agent: { cancelQueuedCompaction(reason?: string): boolean } | undefined, reason = 'Cancelled.'): boolean {
     const waited = this.waiting.size > 0;
-    for (const t of this.waiting) t.cancelled = true;
+    for (const t of this.waiting) t.cancelled = reason;
     this.waiting.clear();
-    return (agent?.cancelQueuedCompaction() ?? false) || waited;
+    return (agent?.cancelQueuedCompaction(reason) ?? false) || waited;
   }
 }

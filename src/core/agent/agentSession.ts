@@ -90,9 +90,9 @@ export class AgentSession {
     return this.commands.setBlockPinned(blockId, pinned);
   }
 
-  /** Drops a queued manual compaction. */
-  cancelQueuedCompaction(): boolean {
-    return this.commands.cancelQueuedCompaction();
+  /** Drops a queued manual compaction; it resolves with `reason` (default `Cancelled.`). */
+  cancelQueuedCompaction(reason?: string): boolean {
+    return this.commands.cancelQueuedCompaction(reason);
   }
 
   /**

@@ -39,12 +39,12 @@ export class SessionCommands {
     return this.runManualCompaction(instructions);
   }
 
-  /** Drops a queued manual compaction (it resolves with `Cancelled.`); false when none was queued. */
-  cancelQueuedCompaction(): boolean {
+  /** Drops a queued manual compaction (it resolves with `reason`); false when none was queued. */
+  cancelQueuedCompaction(reason = 'Cancelled.'): boolean {
     const q = this.queued;
     if (!q) return false;
     this.queued = undefined;
-    q.done({ ok: false, reason: 'Cancelled.' });
+    q.done({ ok: false, reason });
     return true;
   }
 
