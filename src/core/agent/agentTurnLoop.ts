@@ -128,6 +128,13 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
             recovery,
             core.deps.compactor,
             controller.signal,
+            {
+              clock: core.deps.clock,
+              ids: core.deps.ids,
+              tokensOf: (m) =>
+                core.deps.compactor?.tokensOf(m) ??
+                core.deps.estimator.estimate({ ...core.state, system: [], tools: [], messages: [m] }).tokens,
+            },
           );
           if (step) {
             const adopted = await core.adopt(step.state, step.records, step.notices);

@@ -3,6 +3,8 @@ import type { Compactor } from '../compaction/compactor';
 import { effectiveWindow } from '../compaction/policy';
 import type { CompactionRecord } from '../compaction/types';
 import type { ConversationState } from '../conversation/conversationModel';
+import { commitBlockEdits, type LayerContext } from '../compaction/layerContext';
+import type { Block } from '../conversation/conversationModel';
 import { cutOversizedToolResults } from './overflow';
 import { plural } from '../tools/result';
 
@@ -35,7 +37,8 @@ export type RecoveryStep = {
  * leaves ≥ 1 024 tokens); then compact with the configured strategy (at most 3 times, each
  * must produce a record); then cut the largest assistant blocks once (a call's long input, a
  * long answer: what no compaction touches when it is the newest; tailGuard.ts); then cut
- * oversized tool results once. Returns undefined when
+ * oversized tool results once, as one record of layer `overflow-cut` keeping the results whole
+ * (restorable, in the Compactions view, searched by `recall`). Returns undefined when
  * nothing is left to try — the caller then shows a clear error with what the user can do —
  * and, past the compaction, once `signal` has aborted (the user's Stop: nothing more is cut).
  */
@@ -45,6 +48,7 @@ export async function recoverOverflow(
   budget: RecoveryBudget,
   compactor: Compactor | undefined,
   signal: AbortSignal,
+  ctx: Pick<LayerContext, 'clock' | 'ids' | 'tokensOf'>,
 ): Promise<RecoveryStep | undefined> {
   const cfg = state.config;
   const limit = error.limitTokens ?? cfg.contextWindow;
@@ -88,10 +92,18 @@ export async function recoverOverflow(
   if (!budget.cut) {
     budget.cut = true;
     const cut = cutOversizedToolResults(state, 20_000, Math.max(over * 4 * 1.3, 20_000));
-    if (cut.cutBlocks > 0)
+    const edits = new Map<string, Block>();
+    cut.state.messages.forEach((m, i) =>
+      m.blocks.forEach((b, j) => {
+        if (b !== state.messages[i]?.blocks[j]) edits.set(b.meta.id, b);
+      }),
+    );
+    const layer = { ...ctx, utilisation: 1, trigger: 'overflow' as const };
+    const committed = commitBlockEdits(state, layer, edits, { layer: 'overflow-cut', trigger: 'overflow' });
+    if (cut.cutBlocks > 0 && committed.record)
       return {
-        state: cut.state,
-        records: [],
+        state: committed.state,
+        records: [committed.record],
         notices: [
           `The conversation did not fit the context window; ${plural(cut.cutBlocks, 'large tool result')} ${cut.cutBlocks === 1 ? 'was' : 'were'} cut (${cut.charsRemoved.toLocaleString('en-US')} characters) and the request was sent again.`,
         ],

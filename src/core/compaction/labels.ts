@@ -30,4 +30,5 @@ export const LAYER_LABEL: Record<CompactionRecord['layer'], string> = {
   hybrid: 'turns removed',
   'server-compact': 'summary by the API',
   'tail-guard': 'cut to fit the window',
+  'overflow-cut': 'results cut to fit the window',
 };

@@ -23,7 +23,9 @@ export type CompactionLayer =
   /** The API's server compaction (`compact_20260112`); see serverCompaction.ts. */
   | 'server-compact'
   /** The newest assistant blocks cut to fit the window (tailGuard.ts). */
-  | 'tail-guard';
+  | 'tail-guard'
+  /** Oversized tool results cut after the API said the prompt is too long (agent/overflow.ts). */
+  | 'overflow-cut';
 
 /** A contiguous run of whole messages, by turn range and ids. */
 export interface CompactionRegion {

@@ -39,6 +39,7 @@ const LAYERS = [
   'hybrid',
   'server-compact',
   'tail-guard',
+  'overflow-cut',
 ] as const satisfies readonly CompactionLayer[];
 
 /** What started a compaction. */
