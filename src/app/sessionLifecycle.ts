@@ -10,6 +10,7 @@
 import type { PipelineConfig } from '../core/conversation/conversationModel';
 import type { LogPort, Notifier, SessionRuntime } from './ports';
 import type { OpenSession, SessionPort } from './sessionPort';
+import { errorDetail } from '../core/agent/sessionCore';
 
 /** The open session and its runtime. */
 export interface Opened {
@@ -74,9 +75,7 @@ export class SessionLifecycle {
     })
       .catch((err: unknown) => {
         // Reported, not swallowed: the next message tries again (e.g. after the disk or settings are fixed).
-        this.deps.log.error(
-          `Could not open a session: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-        );
+        this.deps.log.error(`Could not open a session: ${errorDetail(err)}`);
         this.deps.notifier.error(
           `Context Pipeline could not open a session: ${err instanceof Error ? err.message : String(err)}`,
         );

@@ -6,7 +6,7 @@
  */
 import type { AgentSession } from '../core/agent/agentSession';
 import type { PipelineConfig } from '../core/conversation/conversationModel';
-import { errorText } from '../core/agent/sessionCore';
+import { errorDetail, errorText } from '../core/agent/sessionCore';
 import { NOT_OPENED, STOPPED_BEFORE_SENT, type ChatNotices } from './chatNotices';
 import type { LogPort, ProjectNotice, SessionRuntime, SettingsPort } from './ports';
 import { SendPreparation } from './sendPreparation';
@@ -106,9 +106,7 @@ export class TurnRunner {
 
   /** An unexpected failure before the message went: logged with its stack and said in the chat. */
   private failed(err: unknown, send: boolean): void {
-    this.deps.log.error(
-      `${send ? 'Send' : 'Retry'} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-    );
+    this.deps.log.error(`${send ? 'Send' : 'Retry'} failed: ${errorDetail(err)}`);
     this.deps.notices.error(
       send
         ? `Your message was not sent: ${errorText(err)}. It is back in the message box; see the "Context Pipeline" output for details.`
@@ -122,9 +120,7 @@ export class TurnRunner {
    * is still unanswered and no turn runs (Retry then sends it again).
    */
   private failedInTurn(err: unknown, send: boolean): void {
-    this.deps.log.error(
-      `${send ? 'Send' : 'Retry'} failed after the message was saved: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-    );
+    this.deps.log.error(`${send ? 'Send' : 'Retry'} failed after the message was saved: ${errorDetail(err)}`);
     const agent = this.deps.agent();
     const unanswered = agent !== undefined && !agent.busy && agent.state.messages.at(-1)?.role === 'user';
     this.deps.notices.error(

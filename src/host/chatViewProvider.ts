@@ -5,6 +5,7 @@ import { MAX_QUEUED, survivesResync } from './chat/resync';
 import { SentImages } from './chat/sentImages';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 import { headChars } from '../core/platform/text';
+import { errorDetail } from '../core/agent/sessionCore';
 
 /**
  * What the chat view asks of the rest of the extension: a handler for every message type the
@@ -133,9 +134,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
     try {
       await this.route(raw, this);
     } catch (err) {
-      this.log.error(
-        `Handling ${type} from the chat view failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-      );
+      this.log.error(`Handling ${type} from the chat view failed: ${errorDetail(err)}`);
       void vscode.window.showErrorMessage(
         `Context Pipeline: ${type} failed — ${err instanceof Error ? err.message : String(err)}`,
       );

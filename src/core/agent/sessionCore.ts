@@ -58,6 +58,11 @@ export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** A failure for the log: an Error's stack (its message when it has none), anything else as text. */
+export function errorDetail(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
 /**
  * The mutable state of one agent session, shared by its turn loop (agentTurnLoop.ts) and its
  * commands (sessionCommands.ts), with the steps both need: adopting a compaction pass (saved

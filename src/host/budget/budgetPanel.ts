@@ -3,6 +3,7 @@ import { createRouter, type Routed } from '../../app/router';
 import { parseBudgetToHost, type BudgetToHost, type BudgetToWebview } from '../../protocol/budget';
 import type { ChatController } from '../chat/chatController';
 import { webviewHtml, webviewRoots } from '../webviewHtml';
+import { errorDetail } from '../../core/agent/sessionCore';
 
 /** Least time between two snapshots posted to the panel. */
 const THROTTLE_MS = 500;
@@ -109,9 +110,7 @@ export class BudgetPanel implements vscode.Disposable {
         reason: 'No session is open yet: send a message in the Context Pipeline chat.',
       };
     } catch (err) {
-      this.log.error(
-        `Building the budget snapshot failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-      );
+      this.log.error(`Building the budget snapshot failed: ${errorDetail(err)}`);
       return;
     }
     this.post(message);
