@@ -6,6 +6,7 @@
  * The one exception is `meta.tokenCount`, a memo the token counter fills once per block
  * (see tokens/blockTokens.ts) — an unchanged block is therefore never counted twice.
  */
+import type { ToolEffect } from '../tools/toolDefinition';
 
 /** Trust tier: 0 = system/developer, 1 = the user, 2 = the model, 3 = external (tools, files, hooks). */
 export type Tier = 0 | 1 | 2 | 3;
@@ -172,6 +173,18 @@ export interface ToolSchema {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: { readonly type: 'object'; readonly [key: string]: unknown };
+  /**
+   * What the tool does for the pipeline (toolDefinition.ts), from its definition; absent on
+   * tools the pipeline does not define (a replayed transcript's), which are classified by name.
+   */
+  readonly effect?: ToolEffect;
+  /** The MCP server the tool comes from (for the budget by server); absent for built-ins. */
+  readonly server?: string;
+  /**
+   * Sent with `defer_loading: true`: the model finds it through the API's tool search and only
+   * then sees its definition. Set by the pipeline's tool-loading plan, never by a tool itself.
+   */
+  readonly deferLoading?: boolean;
 }
 
 /** Context waiting to be injected into the next user message, wrapped in its tag. */
