@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { selectEnabledTools } from '../core/tools/schemas';
 import { ApiKeyStore } from './apiKey';
 import { BudgetPanel } from './budget/budgetPanel';
 import { ChatController } from './chat/chatController';
@@ -72,7 +71,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const statusBar = new ContextStatusBar();
   // The open conversation's prompt as last measured, for Choose Model's "what a switch means".
   let promptTokens = 0;
-  const toolSchemas = () => selectEnabledTools({ runCommandEnabled: readAgentSettings().enableRunCommand });
+  const toolSchemas = () => tools.schemas();
   const previewer = new RequestPreviewer(
     log,
     async () => controller?.conversation(),

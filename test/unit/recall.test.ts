@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import type { CompactionRecord } from '../../src/core/compaction/types';
 import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
 import { buildCorpus, type SpilledOutput } from '../../src/core/recall/corpus';
-import { runRecall, withRecall, type RecallContext } from '../../src/core/recall/recallTool';
+import { recallDefinition, runRecall, type RecallContext } from '../../src/core/recall/recallTool';
+import { withSessionTools } from '../../src/core/tools/toolRegistry';
 import { findHits } from '../../src/core/recall/search';
 import { Build } from './support/builders';
 import { Convo, lines } from './support/compactionBuilders';
@@ -164,9 +165,10 @@ describe('recall: search', () => {
     const spills: SpilledOutput[] = [
       { path: '/s/x.files/tool-toolu_9.txt', text: 'line 1\nDeprecationWarning: Buffer() is deprecated\nline 3' },
     ];
-    const runner = withRecall(
+    const runner = withSessionTools(
       { run: async () => ({ content: 'workspace', isError: false }) },
-      { compactions: () => history().compactions, spills: { read: async () => spills } },
+      [recallDefinition({ compactions: () => history().compactions, spills: { read: async () => spills } })],
+      () => 0,
     );
     const out = await runner.run(
       { id: 'toolu_r1', name: 'recall', input: { query: 'deprecationwarning' } },

@@ -1,11 +1,50 @@
 import { strict as assert } from 'node:assert';
-import { RECALL_TOOL, selectEnabledTools, TOOL_NAMES, WORKSPACE_TOOLS } from '../../src/core/tools/schemas';
-import { validateRecallInput, validateToolInput, type ValidationResult } from '../../src/core/tools/validateInput';
+import { RECALL_SPEC } from '../../src/core/recall/recallSpec';
+import { EDIT_FILE_SPEC } from '../../src/core/tools/builtin/editFileSpec';
+import { LIST_FILES_SPEC } from '../../src/core/tools/builtin/listFilesSpec';
+import { READ_FILE_SPEC } from '../../src/core/tools/builtin/readFileSpec';
+import { RUN_COMMAND_SPEC } from '../../src/core/tools/builtin/runCommandSpec';
+import { SEARCH_SPEC } from '../../src/core/tools/builtin/searchSpec';
+import type { InputCheck, ToolSpec } from '../../src/core/tools/toolDefinition';
+import { WorkspaceToolRunner } from '../../src/host/tools/workspaceToolRunner';
+import { ScriptedApprover } from './support/toolsWorkspace';
 
-function error(r: ValidationResult): string {
-  if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r.call)}`);
+const SPECS: readonly ToolSpec[] = [
+  READ_FILE_SPEC,
+  LIST_FILES_SPEC,
+  SEARCH_SPEC,
+  EDIT_FILE_SPEC,
+  RUN_COMMAND_SPEC,
+] as readonly ToolSpec[];
+const WORKSPACE_TOOLS = SPECS.map((s) => s.schema);
+const RECALL_TOOL = RECALL_SPEC.schema;
+const validateRecallInput = (input: unknown) => RECALL_SPEC.validate(input);
+
+/** The input check of the built-in `name`, with the call tagged by name as before. */
+function validateToolInput(name: string, input: unknown) {
+  const spec = SPECS.find((s) => s.schema.name === name);
+  if (!spec) throw new Error(`no built-in ${name}`);
+  const r = spec.validate(input);
+  return r.ok ? { ok: true as const, call: { name, input: r.input } } : r;
+}
+
+function error(r: InputCheck<unknown> | ReturnType<typeof validateToolInput>): string {
+  if (r.ok) throw new Error(`expected an error, got ${JSON.stringify(r)}`);
   return r.error;
 }
+
+/** The schemas the host offers with run_command on or off. */
+function selectEnabledTools(settings: { runCommandEnabled: boolean }) {
+  return runners[settings.runCommandEnabled ? 'on' : 'off'].schemas();
+}
+const runner = (on: boolean) =>
+  new WorkspaceToolRunner({
+    roots: [],
+    approver: new ScriptedApprover(),
+    runCommandEnabled: () => on,
+    filesExclude: () => ({}),
+  });
+const runners = { on: runner(true), off: runner(false) };
 
 describe('tools: schemas and input validation', () => {
   it('offers the five workspace tools and recall, run_command only when enabled, as stable objects', () => {
@@ -23,7 +62,11 @@ describe('tools: schemas and input validation', () => {
     );
     assert.equal(selectEnabledTools({ runCommandEnabled: true }), selectEnabledTools({ runCommandEnabled: true }));
     assert.equal(selectEnabledTools({ runCommandEnabled: false }), selectEnabledTools({ runCommandEnabled: false }));
-    assert.equal(selectEnabledTools({ runCommandEnabled: true }).at(-1), RECALL_TOOL);
+    assert.equal(selectEnabledTools({ runCommandEnabled: true }).at(-1)?.description, RECALL_TOOL.description);
+    assert.deepEqual(
+      selectEnabledTools({ runCommandEnabled: true }).map((t) => t.effect),
+      ['read', 'list', 'search', 'edit', 'run', 'recall'],
+    );
   });
 
   it('describes recall, and its validator accepts exactly the advertised parameters', () => {
@@ -121,10 +164,12 @@ describe('tools: schemas and input validation', () => {
     );
   });
 
-  it('names the tools when the tool is unknown', () => {
+  it('names the tools when the tool is unknown', async () => {
+    const out = await runners.off.run({ id: 't', name: 'write_file', input: {} }, new AbortController().signal);
+    assert.equal(out.isError, true);
     assert.equal(
-      error(validateToolInput('write_file', {})),
-      `Unknown tool "write_file". The workspace tools are: ${Object.values(TOOL_NAMES).join(', ')}.`,
+      out.content,
+      'Unknown tool "write_file". The tools are: read_file, list_files, search, edit_file, recall.',
     );
   });
 });

@@ -3,7 +3,9 @@ import type { ToolRunner } from './agentPorts';
 import { applyUserMessage, assembleUserMessage, type ToolResultInput, type TurnInput } from '../conversation/assemble';
 import type { ConversationState, Injection } from '../conversation/conversationModel';
 import type { ContextHealth } from '../compaction/health';
-import { withRecall } from '../recall/recallTool';
+import { recallDefinition } from '../recall/recallTool';
+import { RECALL_MAX_CHARS } from '../recall/recallSpec';
+import { withSessionTools } from '../tools/toolRegistry';
 import type { AgentEvent } from './events';
 import { runTurnLoop } from './agentTurnLoop';
 import { SessionCommands } from './sessionCommands';
@@ -36,11 +38,12 @@ export class AgentSession {
   ) {
     this.core = new SessionCore(initial, deps, emit, compactions);
     this.commands = new SessionCommands(this.core);
-    this.tools = withRecall(deps.tools, {
+    const recall = recallDefinition({
       compactions: () => this.core.compactions,
       ...(deps.spills ? { spills: deps.spills } : {}),
-      onRecalled: (call, ids) => this.commands.noteRecall(call.id, ids),
+      onRecalled: (toolUseId, ids) => this.commands.noteRecall(toolUseId, ids),
     });
+    this.tools = withSessionTools(deps.tools, [recall], () => deps.clock.now(), RECALL_MAX_CHARS);
   }
 
   /** Every compaction of the session, oldest first, with whether it is in effect. */

@@ -1,10 +1,13 @@
 /**
- * What a tool call does, recognised by its name and input rather than by our own tool names:
- * real transcripts use `read_file`, `read`, `Read`, `view`, `Bash`, `grep`, `Edit` … alike.
- * The cheap layers (snip, masking) use it to find stale reads and to describe a cleared
+ * What a tool call does. A call to a tool the pipeline defines carries its definition's effect
+ * (`meta.effect`, recorded when the call was made: built-ins, MCP tools, session tools); any
+ * other call — a replayed transcript's `read`, `Read`, `view`, `Bash`, `grep`, `Edit` … — is
+ * recognised by its name and input. The cheap layers (snip, masking), re-attach, the file
+ * index and nested instructions use it to find reads and edits and to describe a cleared
  * result. Pure.
  */
 import type { ToolUseBlock } from '../conversation/conversationModel';
+import type { ToolEffect } from '../tools/toolDefinition';
 
 /** The kind of work a tool call does. */
 export type ToolKind = 'read' | 'edit' | 'list' | 'search' | 'run' | 'other';
@@ -32,11 +35,31 @@ const NAME_KINDS: ReadonlyArray<readonly [RegExp, ToolKind]> = [
 
 const PATH_FIELDS = ['path', 'file_path', 'filePath', 'file', 'filename', 'target_file', 'notebook_path'] as const;
 
-/** Classifies a tool call by its name (and, for unknown names, by its input's fields). */
-export function classifyToolCall(use: Pick<ToolUseBlock, 'name' | 'input'>): ToolCallInfo {
+/** The kind of work of each effect a definition can declare. */
+const EFFECT_KINDS: Readonly<Record<ToolEffect, ToolKind>> = {
+  read: 'read',
+  list: 'list',
+  search: 'search',
+  edit: 'edit',
+  run: 'run',
+  recall: 'other',
+  external: 'other',
+};
+
+/** A tool call as classification reads it: its name, input and, when recorded, its definition's effect. */
+export type ClassifiableCall = Pick<ToolUseBlock, 'name' | 'input'> & {
+  readonly meta?: { readonly effect?: ToolEffect };
+};
+
+/**
+ * Classifies a tool call by its recorded effect, else by its name (and, for unknown names, by
+ * its input's fields).
+ */
+export function classifyToolCall(use: ClassifiableCall): ToolCallInfo {
   const input = typeof use.input === 'object' && use.input !== null ? (use.input as Record<string, unknown>) : {};
-  let kind: ToolKind = 'other';
-  for (const [re, k] of NAME_KINDS) {
+  const effect = use.meta?.effect;
+  let kind: ToolKind = effect ? EFFECT_KINDS[effect] : 'other';
+  for (const [re, k] of effect ? [] : NAME_KINDS) {
     if (re.test(use.name)) {
       kind = k;
       break;
@@ -44,8 +67,8 @@ export function classifyToolCall(use: Pick<ToolUseBlock, 'name' | 'input'>): Too
   }
   const path = PATH_FIELDS.map((f) => input[f]).find((v): v is string => typeof v === 'string' && v.trim() !== '');
   // `str_replace_editor`-style tools say what they do in a `command` field.
-  if (kind === 'edit' && input.command === 'view') kind = 'read';
-  if (kind === 'other' && typeof input.command === 'string' && path === undefined) kind = 'run';
+  if (!effect && kind === 'edit' && input.command === 'view') kind = 'read';
+  if (!effect && kind === 'other' && typeof input.command === 'string' && path === undefined) kind = 'run';
   const offset = positiveInt(input.offset) ?? positiveInt(input.start_line) ?? positiveInt(input.line);
   const limit = positiveInt(input.limit) ?? positiveInt(input.lines);
   return {
@@ -57,7 +80,7 @@ export function classifyToolCall(use: Pick<ToolUseBlock, 'name' | 'input'>): Too
 }
 
 /** A one-line description of a call for a stub: its name and its most telling input, at most ~120 characters. */
-export function describeToolCall(use: Pick<ToolUseBlock, 'name' | 'input'>): string {
+export function describeToolCall(use: ClassifiableCall): string {
   const input = typeof use.input === 'object' && use.input !== null ? (use.input as Record<string, unknown>) : {};
   const info = classifyToolCall(use);
   const detail = info.path ?? firstString(input, ['command', 'pattern', 'query', 'url', 'glob', 'regex']);

@@ -70,7 +70,14 @@ export function appendAssistantMessage(
       if (known.has(c.id))
         return { ok: false, error: `The tool call id ${c.id} was already used in this conversation.` };
       known.add(c.id);
-      blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input, meta: { ...meta, toolUseId: c.id } });
+      const effect = state.tools.find((t) => t.name === c.name)?.effect;
+      blocks.push({
+        type: 'tool_use',
+        id: c.id,
+        name: c.name,
+        input: c.input,
+        meta: { ...meta, toolUseId: c.id, ...(effect ? { effect } : {}) },
+      });
     }
   }
   if (blocks.length === 0) return { ok: false, error: 'The answer was empty.' };

@@ -44,6 +44,12 @@ export interface BlockMeta {
   /** For tool_use and tool_result: the id of the tool call this block belongs to. */
   readonly toolUseId?: string;
   /**
+   * For a tool_use: what the called tool does, from its definition when the call was made
+   * (toolDefinition.ts). Absent for a tool the pipeline did not define (a replayed transcript's,
+   * or a call saved before this field existed): such calls are classified by name.
+   */
+  readonly effect?: ToolEffect;
+  /**
    * For a block rendered from an injection (editor context, reminder, hook): what it was built
    * from, so readers (the chat's chips, the pinned regions) never parse it back from the prose.
    * Absent on blocks saved by versions before it existed.

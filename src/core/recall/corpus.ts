@@ -6,7 +6,7 @@
  */
 import type { CompactionRecord } from '../compaction/types';
 import type { Block, Message, ToolResultContent } from '../conversation/conversationModel';
-import { RECALL_TOOL_NAME } from '../tools/schemas';
+import { RECALL_TOOL_NAME } from './recallSpec';
 
 /** A file the session saved to its folder (a large paste or tool result), with its text. */
 export interface SpilledOutput {

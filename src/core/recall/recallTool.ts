@@ -1,16 +1,15 @@
 /**
  * The recall tool: checks a call's input, searches or reads the session's compacted history
  * (see corpus.ts, search.ts, read.ts) and says which compactions the answer came from. The
- * agent runs it itself — it needs the session's compactions — through {@link withRecall},
- * which routes `recall` calls away from the workspace ToolRunner. Pure but for the ports.
+ * session binds it (it needs the session's compactions) with {@link recallDefinition}. Pure
+ * but for the ports.
  */
-import type { ToolCall, ToolOutcome, ToolRunner } from '../agent/agentPorts';
 import type { CompactionRecord } from '../compaction/types';
 import { toWellFormed } from '../platform/text';
 import { capOutput, DEFAULT_TOOL_LIMITS, type ToolLimits } from '../tools/limits';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../tools/result';
-import { RECALL_MAX_CHARS, RECALL_MAX_HITS, RECALL_TOOL_NAME } from '../tools/schemas';
-import { validateRecallInput, type RecallInput } from '../tools/validateInput';
+import { bindTool, type ToolDefinition } from '../tools/toolDefinition';
+import { RECALL_MAX_CHARS, RECALL_MAX_HITS, RECALL_SPEC, type RecallInput } from './recallSpec';
 import { buildCorpus, type SpilledOutput, type SpillReader } from './corpus';
 import { locateById, locateTurn, pageDocument } from './read';
 import { findHits, formatHits } from './search';
@@ -41,7 +40,7 @@ const HOW =
  * normal result suggesting broader terms.
  */
 export function runRecall(input: unknown, ctx: RecallContext): RecallOutcome {
-  const checked = validateRecallInput(input);
+  const checked = RECALL_SPEC.validate(input);
   if (!checked.ok) return failed(checked.error);
   const q = checked.input;
   const modes = [q.query, q.id, q.turn].filter((x) => x !== undefined).length;
@@ -107,42 +106,39 @@ function read(q: RecallInput, ctx: RecallContext, limits: ToolLimits, maxChars: 
   return { ...page, compactionIds: page.isError ? [] : doc.compactionIds };
 }
 
-/** How the agent wires recall into its tool runner. */
+/** How the agent binds recall to its session. */
 export interface RecallRouting {
   /** The session's compactions as they are at the time of the call. */
   readonly compactions: () => readonly { readonly record: CompactionRecord }[];
   /** The session's saved outputs; without it they are not searched. */
   readonly spills?: SpillReader;
   /** Called after a recall returned content from these compactions (e.g. to count and persist it). */
-  readonly onRecalled?: (call: ToolCall, compactionIds: readonly string[]) => Promise<void>;
+  readonly onRecalled?: (toolUseId: string, compactionIds: readonly string[]) => Promise<void>;
 }
 
 /**
- * A ToolRunner that answers `recall` calls itself (on the compactions and spills of
- * `routing`) and passes every other call to `inner`. Never throws, like any ToolRunner.
+ * recall bound to a session (`routing`): the definition the session adds to its tools (see
+ * `withSessionTools`). Its execution never throws: a failure is an error result.
  */
-export function withRecall(inner: ToolRunner, routing: RecallRouting): ToolRunner {
-  return {
-    run: async (call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> => {
-      if (call.name !== RECALL_TOOL_NAME) return inner.run(call, signal);
-      let spills: readonly SpilledOutput[];
-      try {
-        spills = (await routing.spills?.read()) ?? [];
-      } catch {
-        spills = [];
-      }
-      let r: RecallOutcome;
-      try {
-        r = runRecall(call.input, { compactions: routing.compactions(), spills });
-      } catch (e) {
-        r = failed(`recall failed: ${e instanceof Error ? e.message : String(e)}. Try another query.`);
-      }
-      // A count that could not be saved must not fail the call: the content was found.
-      if (!r.isError && r.compactionIds.length > 0)
-        await routing.onRecalled?.(call, r.compactionIds).catch(() => undefined);
-      return { content: r.text === '' ? '(no output)' : r.text, isError: r.isError };
-    },
-  };
+export function recallDefinition(routing: RecallRouting): ToolDefinition<RecallInput> {
+  return bindTool(RECALL_SPEC, async (input, ctx) => {
+    let spills: readonly SpilledOutput[];
+    try {
+      spills = (await routing.spills?.read()) ?? [];
+    } catch {
+      spills = [];
+    }
+    let r: RecallOutcome;
+    try {
+      r = runRecall(input, { compactions: routing.compactions(), spills });
+    } catch (e) {
+      r = failed(`recall failed: ${e instanceof Error ? e.message : String(e)}. Try another query.`);
+    }
+    // A count that could not be saved must not fail the call: the content was found.
+    if (!r.isError && r.compactionIds.length > 0)
+      await routing.onRecalled?.(ctx.toolUseId, r.compactionIds).catch(() => undefined);
+    return { content: r.text === '' ? '(no output)' : r.text, isError: r.isError };
+  });
 }
 
 /** `recalled 3×`: how often the agent recalled from a compaction, for the views ('' for never). */

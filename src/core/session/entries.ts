@@ -31,6 +31,7 @@ import type {
   RetentionCheck,
 } from '../compaction/types';
 import { compactionFields } from './compactionEntry';
+import { TOOL_EFFECTS } from '../tools/toolDefinition';
 
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
@@ -170,6 +171,7 @@ const meta = v.strictObject({
   createdAt: num,
   origin: v.optional(v.string()),
   toolUseId: v.optional(v.string()),
+  effect: v.optional(v.picklist(TOOL_EFFECTS)),
   injection: v.optional(
     v.strictObject({
       kind: v.picklist(['ide_opened_file', 'ide_selection', 'system_reminder', 'hook']),

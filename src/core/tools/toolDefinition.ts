@@ -71,8 +71,24 @@ export interface ToolDefinition<I = unknown> {
    */
   target(input: I): string | undefined;
   execute(input: I, ctx: ToolRunContext): Promise<ToolExecution>;
+  /**
+   * Whether the tool is offered to the model now (a setting may turn it off); absent: always.
+   * A call to a tool not offered still reaches `execute`, which refuses it with the reason.
+   */
+  readonly offered?: () => boolean;
 }
 
 /** A definition with its input type erased, as the registry holds it. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyToolDefinition = ToolDefinition<any>;
+
+/**
+ * A tool's contract without its execution: what the pure core knows of a built-in or session
+ * tool (its schema, effect, approval and input check). The host binds `execute` to it.
+ */
+export type ToolSpec<I = unknown> = Omit<ToolDefinition<I>, 'execute'>;
+
+/** `spec` with its execution bound: the definition the registry routes to. */
+export function bindTool<I>(spec: ToolSpec<I>, execute: ToolDefinition<I>['execute']): ToolDefinition<I> {
+  return { ...spec, execute };
+}

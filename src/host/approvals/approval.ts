@@ -2,6 +2,9 @@
  * The user's consent to the agent's side effects. Tools ask an Approver before they write a
  * file or run a command; the VS Code implementation shows a diff or the command in a modal.
  */
+import type { ApprovalDecision } from '../../core/tools/approvalWords';
+
+export { declinedMessage, type ApprovalDecision } from '../../core/tools/approvalWords';
 
 /** An edit waiting for approval. */
 export interface EditProposal {
@@ -25,12 +28,6 @@ export interface CommandProposal {
   readonly displayCwd: string;
 }
 
-/** The user's answer. `reason`, when given, is passed on to the model. */
-export interface ApprovalDecision {
-  readonly approved: boolean;
-  readonly reason?: string;
-}
-
 /**
  * Asks the user. Implementations resolve (never reject) once the user has answered; a
  * dismissed prompt is a refusal. `signal` is aborted when the user pressed Stop meanwhile:
@@ -39,11 +36,4 @@ export interface ApprovalDecision {
 export interface Approver {
   approveEdit(proposal: EditProposal, signal: AbortSignal): Promise<ApprovalDecision>;
   approveCommand(proposal: CommandProposal, signal: AbortSignal): Promise<ApprovalDecision>;
-}
-
-/** The sentence that tells the model the user said no, with their reason when they gave one. */
-export function declinedMessage(what: string, decision: ApprovalDecision): string {
-  const reason = decision.reason?.trim();
-  const stop = reason && !/[.!?]$/.test(reason) ? '.' : '';
-  return `The user declined ${what}.${reason ? ` Their reason: ${reason}${stop}` : ' They gave no reason.'}`;
 }

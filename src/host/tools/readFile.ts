@@ -7,7 +7,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { formatBytes, headChars, safeCutIndex } from '../../core/platform/text';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
-import type { ReadFileInput } from '../../core/tools/validateInput';
+import type { ReadFileInput } from '../../core/tools/builtin/readFileSpec';
 import { guessBinaryType, looksBinary } from './binary';
 import { openConfined } from './confinedFs';
 import { resolveToolPath } from './paths';

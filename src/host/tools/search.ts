@@ -8,7 +8,7 @@ import { relative, sep } from 'node:path';
 import { Minimatch } from 'minimatch';
 import { formatBytes, safeCutIndex } from '../../core/platform/text';
 import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
-import type { SearchInput } from '../../core/tools/validateInput';
+import type { SearchInput } from '../../core/tools/builtin/searchSpec';
 import { looksLikeSecret } from '../../core/security/secretFiles';
 import { looksBinary } from './binary';
 import { openConfined } from './confinedFs';

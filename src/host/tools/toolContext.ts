@@ -4,6 +4,8 @@
  */
 import type { ToolLimits } from '../../core/tools/limits';
 
+export { stoppedMessage } from '../../core/tools/toolRegistry';
+
 /** The environment of one tool call. */
 export interface ToolContext {
   /** Workspace folders, as VS Code lists them; the first one is the default. Not empty. */
@@ -33,9 +35,4 @@ export interface ToolContext {
 export function realTimeout(ms: number, fire: () => void): () => void {
   const timer = setTimeout(fire, ms);
   return () => clearTimeout(timer);
-}
-
-/** The result text when a call was stopped by the user. */
-export function stoppedMessage(tool: string): string {
-  return `${tool}: stopped by the user before it finished.`;
 }

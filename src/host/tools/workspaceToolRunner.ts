@@ -1,22 +1,18 @@
 /**
- * The ToolRunner of the agent loop: checks each call's input, dispatches it to the
- * workspace tool of that name, caps what comes back and times it. It never throws: an
- * exception inside a tool becomes an error outcome naming the tool.
+ * The host's tool registry: the built-in tools (builtinTools.ts) and any others the host adds
+ * (MCP servers' tools), routed by name through the core's ToolRegistry — checked, approved
+ * where the tool says so, executed, capped and timed. It never throws: an exception inside a
+ * tool becomes an error outcome naming the tool.
  */
 import type { ToolCall, ToolOutcome, ToolRunner } from '../../core/agent/agentPorts';
 import type { FreshRead } from '../../core/compaction/reattach';
-import { toWellFormed } from '../../core/platform/text';
-import { capOutput, DEFAULT_TOOL_LIMITS, type ToolLimits } from '../../core/tools/limits';
-import { toolError, type ToolResult } from '../../core/tools/result';
-import { validateToolInput, type ValidatedToolCall } from '../../core/tools/validateInput';
+import type { ToolSchema } from '../../core/conversation/conversationModel';
+import { DEFAULT_TOOL_LIMITS, type ToolLimits } from '../../core/tools/limits';
+import type { AnyToolDefinition } from '../../core/tools/toolDefinition';
+import { ToolRegistry, type CallApprover } from '../../core/tools/toolRegistry';
 import type { Approver } from '../approvals/approval';
-import { editFileTool } from './editFile';
-import { listFilesTool } from './listFiles';
-import { readFileTool } from './readFile';
+import { builtinTools } from './builtinTools';
 import { readFresh } from './readFresh';
-import { runCommandTool } from './runCommand';
-import { searchTool } from './search';
-import { stoppedMessage, type ToolContext } from './toolContext';
 import type { FilesExclude } from './workspaceFilter';
 
 /** What the runner needs from the host. Functions are read on every call, so setting changes apply at once. */
@@ -35,20 +31,51 @@ export interface WorkspaceToolRunnerOptions {
   readonly secrets?: () => readonly string[];
   /** The workspace's `files.exclude` setting. */
   readonly filesExclude: () => FilesExclude;
+  /** Tools besides the built-ins (an MCP server's), offered after them; read on every call. */
+  readonly extraTools?: () => readonly AnyToolDefinition[];
+  /** Consent for tools that ask before they run (MCP tools); without it their calls are refused. */
+  readonly approveCall?: CallApprover;
   /** Overrides of the default caps (tests use small ones). */
   readonly limits?: Partial<ToolLimits>;
   /** Milliseconds clock for durationMs; defaults to performance.now. */
   readonly now?: () => number;
 }
 
-/** Runs the five workspace tools over Node's fs and child_process. */
+/** The agent's tools over Node's fs and child_process, plus the host's extra tools. */
 export class WorkspaceToolRunner implements ToolRunner {
-  private readonly limits: ToolLimits;
-  private readonly now: () => number;
+  private readonly registry: ToolRegistry;
+  private readonly roots: () => readonly string[];
 
   constructor(private readonly options: WorkspaceToolRunnerOptions) {
-    this.limits = { ...DEFAULT_TOOL_LIMITS, ...options.limits };
-    this.now = options.now ?? (() => performance.now());
+    const limits = { ...DEFAULT_TOOL_LIMITS, ...options.limits };
+    const given = options.roots;
+    this.roots = typeof given === 'function' ? given : () => given;
+    const builtins = builtinTools({
+      roots: this.roots,
+      readOnlyRoots: () => options.readOnlyRoots?.() ?? [],
+      approver: options.approver,
+      runCommandEnabled: options.runCommandEnabled,
+      secrets: () => options.secrets?.() ?? [],
+      filesExclude: options.filesExclude,
+      limits,
+    });
+    const extra = options.extraTools;
+    this.registry = new ToolRegistry({
+      definitions: extra ? () => [...builtins, ...extra()] : () => builtins,
+      now: options.now ?? (() => performance.now()),
+      maxResultChars: limits.maxResultChars,
+      ...(options.approveCall ? { approve: options.approveCall } : {}),
+    });
+  }
+
+  /** The tools to offer the model now, in a stable order (see ToolRegistry.schemas). */
+  schemas(): readonly ToolSchema[] {
+    return this.registry.schemas();
+  }
+
+  /** The definition named `name`, if any (the chat's cards and the approval ask it what a tool is). */
+  definition(name: string): AnyToolDefinition | undefined {
+    return this.registry.get(name);
   }
 
   /**
@@ -56,17 +83,8 @@ export class WorkspaceToolRunner implements ToolRunner {
    * empty, well-formed UTF-16 (a lone surrogate, e.g. echoed from the model's input, becomes
    * U+FFFD), and `isError` is set for invalid input, refusals, failures, declines and Stop.
    */
-  async run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
-    const started = this.now();
-    let result: ToolResult;
-    try {
-      result = await this.dispatch(call, signal);
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      result = toolError(`${call.name} failed: ${message}. Check the input and try again, or try another approach.`);
-    }
-    const text = toWellFormed(capOutput(result.text === '' ? '(no output)' : result.text, this.limits.maxResultChars));
-    return { content: text, isError: result.isError, durationMs: Math.max(0, Math.round(this.now() - started)) };
+  run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+    return this.registry.run(call, signal);
   }
 
   /**
@@ -74,46 +92,12 @@ export class WorkspaceToolRunner implements ToolRunner {
    * folders, same confinement, secrets refused; see readFresh.ts). Never throws.
    */
   async readFresh(path: string): Promise<FreshRead> {
-    const roots = typeof this.options.roots === 'function' ? this.options.roots() : this.options.roots;
+    const roots = this.roots();
     if (roots.length === 0) return { ok: false, reason: 'no folder is open' };
     try {
       return await readFresh({ roots, sessionRoots: this.options.readOnlyRoots?.() ?? [] }, path);
     } catch {
       return { ok: false, reason: 'it could not be read' };
-    }
-  }
-
-  private async dispatch(call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
-    const checked = validateToolInput(call.name, call.input);
-    if (!checked.ok) return toolError(checked.error);
-    if (signal.aborted) return toolError(stoppedMessage(call.name));
-    const roots = typeof this.options.roots === 'function' ? this.options.roots() : this.options.roots;
-    if (roots.length === 0)
-      return toolError(
-        `${call.name}: no folder is open in VS Code, so there is no workspace to work in. Ask the user to open a folder.`,
-      );
-    const ctx: ToolContext = { roots, sessionRoots: this.options.readOnlyRoots?.() ?? [], signal, limits: this.limits };
-    return this.runChecked(checked.call, ctx);
-  }
-
-  private runChecked(call: ValidatedToolCall, ctx: ToolContext): Promise<ToolResult> {
-    switch (call.name) {
-      case 'read_file':
-        return readFileTool(call.input, ctx);
-      case 'list_files':
-        return listFilesTool(call.input, ctx, this.options.filesExclude());
-      case 'search':
-        return searchTool(call.input, ctx, this.options.filesExclude());
-      case 'edit_file':
-        return editFileTool(call.input, ctx, this.options.approver);
-      case 'run_command':
-        return runCommandTool(
-          call.input,
-          ctx,
-          this.options.runCommandEnabled(),
-          this.options.approver,
-          this.options.secrets?.() ?? [],
-        );
     }
   }
 }
