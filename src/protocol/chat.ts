@@ -175,6 +175,8 @@ const ToHostSchema = v.variant('type', [
     id: ApprovalId,
     approved: v.boolean(),
     reason: v.optional(v.pipe(v.string(), v.maxLength(2000, 'A reason is limited to 2 000 characters'))),
+    /** With an approval of an MCP tool's call: always allow this tool, or every tool of its server. */
+    remember: v.optional(v.picklist(['tool', 'server'])),
   }),
   /** Show a pending edit's diff in VS Code's diff editor again. */
   v.strictObject({ type: v.literal('openDiff'), id: ApprovalId }),

@@ -104,11 +104,18 @@ export const ChatItemSchema = v.variant('kind', [
   v.strictObject({
     kind: v.literal('approval'),
     id: v.string(),
-    tool: v.picklist(['edit_file', 'run_command']),
-    /** The file (workspace-relative) or the command line. */
+    tool: v.picklist(['edit_file', 'run_command', 'mcp']),
+    /** The file (workspace-relative), the command line, or an MCP call's input as indented JSON. */
     subject: v.string(),
-    /** One line of context: "new file", or the folder a command runs in. */
+    /** One line of context: "new file", the folder a command runs in, or an MCP tool's server and name. */
     detail: v.string(),
+    /**
+     * An MCP tool's call: the server, the tool's own name, its whole description (untrusted:
+     * shown, never followed) and whether it says it only reads.
+     */
+    mcp: v.optional(
+      v.strictObject({ server: v.string(), tool: v.string(), description: v.string(), readOnly: v.boolean() }),
+    ),
     /** The unified diff of an edit, line by line (`op`: '+', '-', ' ' or '@' for a hunk header). */
     diff: v.optional(v.array(v.strictObject({ op: v.picklist(['+', '-', ' ', '@']), text: v.string() }))),
     added: v.optional(v.number()),

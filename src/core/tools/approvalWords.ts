@@ -4,6 +4,11 @@
 export interface ApprovalDecision {
   readonly approved: boolean;
   readonly reason?: string;
+  /**
+   * With an approval of an MCP tool's call: allow that tool (or every tool of its server)
+   * without asking from now on. Kept in the user's settings, never the workspace's.
+   */
+  readonly remember?: 'tool' | 'server';
 }
 
 /** The sentence that tells the model the user said no, with their reason when they gave one. */

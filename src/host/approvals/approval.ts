@@ -28,6 +28,22 @@ export interface CommandProposal {
   readonly displayCwd: string;
 }
 
+/** A call of an MCP server's tool waiting for approval. */
+export interface ToolCallProposal {
+  /** The configured server name. */
+  readonly server: string;
+  /** The server's own name of the tool. */
+  readonly tool: string;
+  /** The tool's name as the model calls it (`mcp__server__tool`). */
+  readonly name: string;
+  /** The tool's description, untrusted (our tags neutralised). */
+  readonly description: string;
+  /** The checked input. */
+  readonly input: unknown;
+  /** The server says the tool only reads (`readOnlyHint`). */
+  readonly readOnly: boolean;
+}
+
 /**
  * Asks the user. Implementations resolve (never reject) once the user has answered; a
  * dismissed prompt is a refusal. `signal` is aborted when the user pressed Stop meanwhile:

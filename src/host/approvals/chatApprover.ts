@@ -5,8 +5,9 @@
  * validated `approval` message and only settles a prompt that is still pending.
  */
 import * as vscode from 'vscode';
-import type { ApprovalDecision, Approver, CommandProposal, EditProposal } from './approval';
+import type { ApprovalDecision, Approver, CommandProposal, EditProposal, ToolCallProposal } from './approval';
 import { commandApprovalItem, editApprovalItem, type ApprovalItem } from './approvalCard';
+import { toolCallApprovalItem } from './toolCallCard';
 import { PendingApprovals } from './pendingApprovals';
 
 /** URI scheme of the read-only documents the diff editor shows. */
@@ -79,9 +80,16 @@ export class ChatApprover implements Approver, vscode.Disposable {
     return this.prompts.ask(commandApprovalItem(id, proposal), signal);
   }
 
+  /** Shows an MCP tool's call (server, tool, description, input) in the chat and waits for Allow or Deny. */
+  approveToolCall(proposal: ToolCallProposal, signal: AbortSignal): Promise<ApprovalDecision> {
+    const id = `approval-${Date.now().toString(36)}-${this.nextId++}`;
+    this.surface.reveal();
+    return this.prompts.ask(toolCallApprovalItem(id, proposal), signal);
+  }
+
   /** The user's answer from the chat. Answers for prompts that are not pending are logged and dropped. */
-  answer(id: string, approved: boolean, reason?: string): void {
-    const r = this.prompts.answer(id, approved, reason);
+  answer(id: string, approved: boolean, reason?: string, remember?: 'tool' | 'server'): void {
+    const r = this.prompts.answer(id, approved, reason, remember);
     if (!r.ok)
       this.log.warn(
         `Ignored an answer for approval ${id}: it is ${r.why === 'settled' ? 'already answered' : 'not known'}.`,

@@ -49,6 +49,7 @@ export class PendingApprovals {
     id: string,
     approved: boolean,
     reason?: string,
+    remember?: 'tool' | 'server',
   ): { ok: true; item: ApprovalItem } | { ok: false; why: AnswerRefusal } {
     const w = this.waiting.get(id);
     if (!w) return { ok: false, why: this.settled.has(id) ? 'settled' : 'unknown' };
@@ -58,7 +59,9 @@ export class PendingApprovals {
       state: approved ? 'approved' : 'rejected',
       ...(text ? { reason: text } : {}),
     };
-    this.finish(id, item, text ? { approved, reason: text } : { approved });
+    // "Always allow" is only heard with an approval of an MCP call: nothing else can be remembered.
+    const kept = approved && remember && w.item.tool === 'mcp' ? { remember } : {};
+    this.finish(id, item, { approved, ...(text ? { reason: text } : {}), ...kept });
     return { ok: true, item };
   }
 

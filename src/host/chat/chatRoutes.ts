@@ -53,7 +53,7 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     },
     openLink: (m) => openChatLink(m.href, log),
     copy: (m) => copyToClipboard(m.text),
-    approval: (m) => approver.answer(m.id, m.approved, m.reason),
+    approval: (m) => approver.answer(m.id, m.approved, m.reason, m.remember),
     openDiff: (m) => approver.openDiff(m.id),
   };
 }

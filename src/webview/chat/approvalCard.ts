@@ -8,8 +8,11 @@ type Risk = NonNullable<Approval['risk']>;
 
 /** What an approval card can ask of the page. */
 export interface ApprovalHandlers {
-  /** The user's answer; `reason` (optional) goes to the model. */
-  answer(id: string, approved: boolean, reason?: string): void;
+  /**
+   * The user's answer; `reason` (optional) goes to the model; `remember` (an MCP call's
+   * approval only) always allows that tool or its whole server from now on.
+   */
+  answer(id: string, approved: boolean, reason?: string, remember?: 'tool' | 'server'): void;
   /** Open the edit's diff in VS Code's diff editor. */
   openDiff(id: string): void;
 }
@@ -28,15 +31,15 @@ const COMMAND_RISK_LABELS: Readonly<Record<Risk['kind'], string>> = {
 };
 
 /** Pieces as DOM: text as text nodes, escapes as marked spans (never HTML). */
-function renderPieces(pieces: readonly Piece[]): Array<Node | string> {
+export function renderPieces(pieces: readonly Piece[]): Array<Node | string> {
   return pieces.map((p) =>
     p.kind === 'text' ? p.text : el('span', { class: `esc ${p.category}`, title: p.title }, p.text),
   );
 }
 
-/** A command shown whole: every line (escaped), blank-line runs as one marker. */
-function renderCommand(shown: TextDisplay): HTMLElement {
-  const pre = el('pre', { class: 'command', 'data-testid': 'approval-command' });
+/** A command (or a call's input) shown whole: every line (escaped), blank-line runs as one marker. */
+export function renderCommand(shown: TextDisplay, testId = 'approval-command'): HTMLElement {
+  const pre = el('pre', { class: 'command', 'data-testid': testId });
   shown.lines.forEach((line, i) => {
     if (i > 0) pre.append('\n');
     if (line.kind === 'blank-run')
@@ -47,7 +50,7 @@ function renderCommand(shown: TextDisplay): HTMLElement {
 }
 
 /** The card's warning box: the risk of an edited file and anything hidden in what is shown. */
-function renderWarnings(
+export function renderWarnings(
   risk: Risk | undefined,
   warnings: readonly string[],
   of: 'edit' | 'command' = 'edit',

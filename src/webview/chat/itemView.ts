@@ -2,6 +2,7 @@ import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
 import { icon } from '../shared/icons';
 import { renderApproval, type ApprovalHandlers } from './approvalCard';
+import { renderToolCallApproval } from './toolCallApproval';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { summaryTitle } from './summaryTitle';
 import { renderThinking } from './thinkingView';
@@ -191,7 +192,9 @@ class ItemRenderer {
         );
       }
       case 'approval':
-        return renderApproval(item, this.h.approvals);
+        return item.tool === 'mcp'
+          ? renderToolCallApproval(item, this.h.approvals)
+          : renderApproval(item, this.h.approvals);
       case 'notice':
         return el('div', { class: `item notice ${item.level}`, 'data-id': item.id, role: 'status' }, item.text);
       case 'error': {

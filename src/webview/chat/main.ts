@@ -48,8 +48,8 @@ const transcript = new TranscriptView({
   pin: (messageId, pinned) => post({ type: 'pin', messageId, pinned }),
   showCompactions: () => post({ type: 'command', command: 'showCompactions' }),
   approvals: {
-    answer: (id, approved, reason) =>
-      post(reason ? { type: 'approval', id, approved, reason } : { type: 'approval', id, approved }),
+    answer: (id, approved, reason, remember) =>
+      post({ type: 'approval', id, approved, ...(reason ? { reason } : {}), ...(remember ? { remember } : {}) }),
     openDiff: (id) => post({ type: 'openDiff', id }),
   },
 });
