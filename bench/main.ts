@@ -7,6 +7,7 @@ import { runPipelineCost } from './pipelineCost';
 import { runRemoval } from './removal';
 import { runReplay } from './replay';
 import { runReplayAll } from './replayAll';
+import { runTools } from './tools/run';
 import { runTranscriptWindow } from './transcriptWindow';
 import { runUnseen } from './unseen/run';
 
@@ -35,6 +36,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage:
       'unseen [--out DIR] [--only S] [--windows N,…] [--policies P,…]        42 generated sessions unlike the fixtures (huge results, images, warts …) at 100k and 200k under default and baseline: one table',
     run: runUnseen,
+  },
+  tools: {
+    usage:
+      'tools [--window N] [--k N] [--sets DIR] [dir…]                       MCP tool sets (bench/tools/sets/): tokens per request and replay cost of the fixtures, eager vs deferred',
+    run: runTools,
   },
   window: {
     usage:

@@ -40,8 +40,9 @@ import { SUMMARY_LENGTH } from './summaryLength';
 import type { TranscriptEvent } from './transcript';
 import type { ReplayOptions, ReplayResult, RequestTrace } from './replayTypes';
 import { isRealFullMiss, REPLAY_START, ReplayClock } from './replayClock';
+import { withLoadedTools } from './tools/toolLoad';
 
-export type { ReplayOptions, ReplayResult, RequestTrace } from './replayTypes';
+export type { ReplayOptions, ReplayResult, ReplayToolLoad, RequestTrace } from './replayTypes';
 
 export { FALLBACK_GAP_MS } from './replayClock';
 
@@ -108,7 +109,9 @@ export function prepareTranscript(
 
 /** Replays a prepared transcript under one policy and window. */
 export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promise<ReplayResult> {
-  const { tokenizer, calibration: cal, overhead } = t;
+  const { tokenizer, calibration: cal } = t;
+  // The transcript's unseen system prompt and tools, and the tool definitions the bench adds (toolLoad.ts).
+  const overhead = t.overhead + (opts.toolLoad?.prefixTokens ?? 0);
   const textTokens = (text: string) => Math.round(calibratedTextTokens(text, tokenizer, cal));
   const tokensOf = (m: Message) => calibratedMessageTokens(m, tokenizer, cal);
   const measure = (s: ConversationState) => overhead + s.messages.reduce((n, m) => n + tokensOf(m), 0);
@@ -211,7 +214,9 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       if (e.message.role === 'assistant' && answered !== undefined) compactor.observeAnswer(answered, e.message);
       answered = undefined;
       files.observe(e.message);
-      const g = guardArrival(e.message, state, compactor, state.config.contextWindow, names);
+      const loadedText = opts.toolLoad?.loadedText;
+      const arrived = loadedText ? withLoadedTools(e.message, state.messages, loadedText) : e.message;
+      const g = guardArrival(arrived, state, compactor, state.config.contextWindow, names);
       totals.guarded += g.guarded;
       totals.pastes += g.pastes;
       state = { ...state, messages: appendMerged(state.messages, g.message) };

@@ -69,4 +69,21 @@ export interface ReplayOptions {
   readonly policy: ReplayPolicy;
   /** Summary length model of the scripted summariser (default SUMMARY_LENGTH). */
   readonly summaryLength?: SummaryLengthModel;
+  /** Tool definitions added to every request (`npm run bench -- tools`); none by default. */
+  readonly toolLoad?: ReplayToolLoad;
+}
+
+/** Tool definitions a replay adds to the transcript's own (bench/tools/toolLoad.ts). */
+export interface ReplayToolLoad {
+  /**
+   * Calibrated tokens added to the unseen system prompt and tools on every request (the
+   * definitions sent eagerly, or the tool search tool): counted in the prompt, and written to
+   * the cache whenever the prefix is.
+   */
+  readonly prefixTokens: number;
+  /**
+   * A tool search's result (the definitions it loaded), put into the history before the
+   * session's first tool call, and again at the next call after a compaction took it.
+   */
+  readonly loadedText?: string;
 }
