@@ -46,6 +46,6 @@ if (process.argv.includes('--stdio')) {
   if (process.argv.includes('--fail-start')) {
     process.stderr.write(`cannot start: token ${process.env.SECRET_TOKEN}\n`, () => process.exit(2));
   } else {
-    await tinyServer().connect(new StdioServerTransport());
+    void tinyServer().connect(new StdioServerTransport());
   }
 }
