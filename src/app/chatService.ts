@@ -51,6 +51,11 @@ export interface ChatServiceDeps {
   readonly agents: AgentFactory;
   readonly nextTurn: NextTurnPort;
   readonly toolSchemas: ToolSchemasPort;
+  /**
+   * Brings the tools up to date at a turn boundary (MCP servers started, changed tool lists
+   * taken) before `toolSchemas` is read; never throws.
+   */
+  readonly toolsAtTurnBoundary?: () => Promise<void>;
   readonly transcript: TranscriptPort;
   readonly version: string;
   readonly clock: Clock;
@@ -356,6 +361,7 @@ export class ChatService {
    */
   private async prepare(runtime: SessionRuntime, config: PipelineConfig): Promise<readonly ProjectNotice[]> {
     const { agent } = runtime;
+    if (!agent.busy) await this.deps.toolsAtTurnBoundary?.();
     agent.update({ config, tools: this.deps.toolSchemas() });
     if (!agent.busy) this.refresh(runtime, config);
     return runtime.project.ready(agent);

@@ -24,6 +24,10 @@ import { redactingLog } from './redactingLog';
 import { SessionStore } from './sessions/sessionStore';
 import { noteWorkspaceCostSettings, PROJECT_CONTEXT_SETTINGS, readAgentSettings, SETTINGS_SECTION } from './settings';
 import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
+import { toolCallApprover } from './approvals/toolCallPolicy';
+import { McpServers } from './mcpServers';
+import type { AnyToolDefinition } from '../core/tools/toolDefinition';
+import { mcpCallSettings, rememberAlwaysAllow } from './mcpSettings';
 
 /**
  * Activation: wires the adapters and views. Cheap by design — the tokenizer, the session
@@ -51,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): void {
     secrets,
   });
   const sessions = new StoreSessionPort(store, () => vscode.workspace.workspaceFolders?.[0]?.name ?? '');
-  const tools = new WorkspaceToolRunner({
+  const tools: WorkspaceToolRunner = new WorkspaceToolRunner({
     roots: () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
     approver,
     readOnlyRoots: () => {
@@ -61,7 +65,17 @@ export function activate(context: vscode.ExtensionContext): void {
     runCommandEnabled: () => readAgentSettings().enableRunCommand,
     secrets,
     filesExclude: () => vscode.workspace.getConfiguration('files').get<Record<string, boolean>>('exclude') ?? {},
+    // `mcp` is created just below; its tools are read per call and per turn, never before.
+    extraTools: (): readonly AnyToolDefinition[] => mcp.definitions(),
+    approveCall: toolCallApprover({
+      settings: mcpCallSettings,
+      ask: (proposal, signal) => approver.approveToolCall(proposal, signal),
+      remember: rememberAlwaysAllow,
+      log: (text) => log.info(text),
+    }),
   });
+  // Tool names MCP tools never shadow: the built-ins and the session's own.
+  const mcp: McpServers = new McpServers(context, log, new Set(tools.definitionNames()));
 
   // Assigned once below; the chat view's callbacks above may run before that (hence `let`).
   // eslint-disable-next-line prefer-const
@@ -89,6 +103,7 @@ export function activate(context: vscode.ExtensionContext): void {
     sessions,
     tools,
     toolSchemas,
+    toolsAtTurnBoundary: () => mcp.atTurnBoundary(),
     pasteDirectory: (id) => join(store.dir, `${id}.files`),
     writeFile: spillWriter(secrets),
     log,
@@ -108,6 +123,7 @@ export function activate(context: vscode.ExtensionContext): void {
     chat,
     controller,
     approver,
+    mcp,
     statusBar,
     compactions,
     vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, chat, {

@@ -27,6 +27,8 @@ export interface ChatControllerDeps {
   readonly sessions: SessionPort;
   readonly tools: ToolRunner;
   readonly toolSchemas: () => readonly ToolSchema[];
+  /** Brings the tools up to date at a turn boundary (MCP servers); never throws. */
+  readonly toolsAtTurnBoundary?: () => Promise<void>;
   /** Folder for spilled pastes of a session. */
   readonly pasteDirectory: (sessionId: string) => string;
   readonly writeFile: (path: string, content: string) => Promise<void>;
@@ -67,6 +69,7 @@ export class ChatController implements vscode.Disposable {
       agents: hostAgentFactory({ ...deps, settings: vscodeSettings, clock }),
       nextTurn: deps.nextTurn,
       toolSchemas: deps.toolSchemas,
+      ...(deps.toolsAtTurnBoundary ? { toolsAtTurnBoundary: deps.toolsAtTurnBoundary } : {}),
       transcript: { renderer: (v, tokensOf) => new TranscriptRenderer(v, tokensOf) },
       version: deps.version,
       clock,

@@ -73,6 +73,11 @@ export class WorkspaceToolRunner implements ToolRunner {
     return this.registry.schemas();
   }
 
+  /** The names of every tool the host defines itself (offered or not): names MCP tools never take. */
+  definitionNames(): string[] {
+    return this.registry.definitions().map((d) => d.schema.name);
+  }
+
   /** The definition named `name`, if any (the chat's cards and the approval ask it what a tool is). */
   definition(name: string): AnyToolDefinition | undefined {
     return this.registry.get(name);
