@@ -26,6 +26,7 @@ import { noteWorkspaceCostSettings, PROJECT_CONTEXT_SETTINGS, readAgentSettings,
 import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
 import { toolCallApprover } from './approvals/toolCallPolicy';
 import { McpServers } from './mcpServers';
+import { budgetToolsSource } from './budget/toolsSource';
 import type { AnyToolDefinition } from '../core/tools/toolDefinition';
 import { mcpCallSettings, rememberAlwaysAllow } from './mcpSettings';
 
@@ -117,6 +118,7 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   const compactions = new CompactionsTreeProvider(controller);
   const budgetController = controller;
+  const toolsCard = budgetToolsSource(mcp, () => budgetController.toolsSession());
 
   context.subscriptions.push(
     log,
@@ -151,10 +153,11 @@ export function activate(context: vscode.ExtensionContext): void {
     editorContext.onDidChange(debounce(() => controller?.postPendingContext(), 150)),
     registerPinCommand({ lastEditor: () => editorContext.editor, pin: (p) => controller?.pinText(p), log }),
     vscode.commands.registerCommand('contextPipeline.showBudget', () =>
-      BudgetPanel.show(context.extensionUri, budgetController, log),
+      BudgetPanel.show(context.extensionUri, budgetController, log, toolsCard),
     ),
     vscode.window.registerWebviewPanelSerializer(BudgetPanel.viewType, {
-      deserializeWebviewPanel: async (panel) => BudgetPanel.revive(panel, context.extensionUri, budgetController, log),
+      deserializeWebviewPanel: async (panel) =>
+        BudgetPanel.revive(panel, context.extensionUri, budgetController, log, toolsCard),
     }),
     vscode.commands.registerCommand('contextPipeline.newSession', () => controller?.newSession()),
     vscode.commands.registerCommand('contextPipeline.reloadProjectContext', () => controller?.reloadProjectContext()),

@@ -10,11 +10,22 @@ import { parseWith, type Parsed } from './validate';
 const Id = (what: string) =>
   v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, `Invalid ${what} id`));
 
+/** A server's or a tool's own name (shown, never interpreted): bounded printable text. */
+const ServerName = v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[^\u0000-\u001f]+$/, 'Invalid name'));
+
 const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('ready') }),
   v.strictObject({ type: v.literal('restore'), id: Id('compaction') }),
   /** Unpin a whole message (`kind: 'message'`, a message id) or one pinned block (a block id). */
   v.strictObject({ type: v.literal('unpin'), kind: v.picklist(['message', 'block']), id: Id('message or block') }),
+  /** An MCP server for this session: turn it on or off, start a failed one afresh, or ask its approval again. */
+  v.strictObject({
+    type: v.literal('mcpServer'),
+    action: v.picklist(['enable', 'disable', 'retry', 'approve']),
+    server: ServerName,
+  }),
+  /** One MCP tool (the server's own name) on or off for this session. */
+  v.strictObject({ type: v.literal('mcpTool'), server: ServerName, tool: ServerName, enabled: v.boolean() }),
 ]);
 
 /** A validated message from the budget webview. */
@@ -163,8 +174,52 @@ const SnapshotSchema = v.strictObject({
   busy: v.boolean(),
 });
 
+/**
+ * The Tools card: the definitions the next request carries, by server and by tool (deferred
+ * ones are found by tool search and cost nothing until then), and each MCP server's state.
+ */
+const ToolsSchema = v.strictObject({
+  type: v.literal('tools'),
+  /** Tokens of the tool definitions the next request sends (calibrated). */
+  tokens: N,
+  /** Tokens they would take if every tool were loaded. */
+  eagerTokens: N,
+  /** How deferred tools are found: the API's tool search, the client's find_tools, or nothing is deferred. */
+  search: v.picklist(['server', 'client', 'none']),
+  /** Built-ins (server '') first, then each server's tools. */
+  groups: v.array(
+    v.strictObject({
+      server: v.string(),
+      tokens: N,
+      eagerTokens: N,
+      tools: v.array(v.strictObject({ name: v.string(), tokens: N, deferred: v.boolean() })),
+    }),
+  ),
+  servers: v.array(
+    v.strictObject({
+      name: v.string(),
+      /** Where it is configured, in words. */
+      source: v.string(),
+      transport: v.string(),
+      state: v.picklist(['disabled', 'awaiting-approval', 'starting', 'ready', 'failed', 'stopped']),
+      message: v.optional(v.string()),
+      stderrTail: v.optional(v.string()),
+      toolCount: N,
+      /** Its tool list changed; the new one applies at the next turn. */
+      stale: v.boolean(),
+      notices: v.array(v.string()),
+      disabledTools: v.array(v.string()),
+      /** The server's own tool names (for the on/off switches). */
+      tools: v.array(v.string()),
+    }),
+  ),
+  /** A configuration change waits for the next turn (the tool list, and so the cache, changes then). */
+  changePending: v.boolean(),
+});
+
 const ToWebviewSchema = v.variant('type', [
   SnapshotSchema,
+  ToolsSchema,
   v.strictObject({ type: v.literal('empty'), reason: v.string() }),
   v.strictObject({ type: v.literal('notice'), level: v.picklist(['info', 'warning']), text: v.string() }),
 ]);
@@ -173,6 +228,8 @@ const ToWebviewSchema = v.variant('type', [
 export type BudgetToWebview = v.InferOutput<typeof ToWebviewSchema>;
 /** Everything the panel shows at one moment. */
 export type BudgetSnapshot = Extract<BudgetToWebview, { type: 'snapshot' }>;
+/** The Tools card's content. */
+export type BudgetTools = Extract<BudgetToWebview, { type: 'tools' }>;
 /** One pinned region of a snapshot. */
 export type BudgetPinnedRow = BudgetSnapshot['pinned'][number];
 

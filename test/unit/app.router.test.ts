@@ -24,6 +24,8 @@ const budgetSamples: { [K in BudgetToHost['type']]: Extract<BudgetToHost, { type
   ready: { type: 'ready' },
   restore: { type: 'restore', id: 'c-1' },
   unpin: { type: 'unpin', kind: 'block', id: 'b-1' },
+  mcpServer: { type: 'mcpServer', action: 'retry', server: 'fs' },
+  mcpTool: { type: 'mcpTool', server: 'fs', tool: 'read_text_file', enabled: false },
 };
 
 /** A handler map that records which handler got what (with the context it was given). */

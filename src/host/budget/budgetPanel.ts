@@ -1,9 +1,19 @@
 import * as vscode from 'vscode';
 import { createRouter, type Routed } from '../../app/router';
-import { parseBudgetToHost, type BudgetToHost, type BudgetToWebview } from '../../protocol/budget';
+import { parseBudgetToHost, type BudgetToHost, type BudgetTools, type BudgetToWebview } from '../../protocol/budget';
 import type { ChatController } from '../chat/chatController';
 import { webviewHtml, webviewRoots } from '../webviewHtml';
 import { errorDetail } from '../../core/agent/sessionCore';
+
+/** The Tools card's source: the report, its changes, and what its buttons and switches do. */
+export interface BudgetToolsSource {
+  report(): BudgetTools;
+  onDidChange(listener: () => void): vscode.Disposable;
+  /** A server's button: on or off for the session, a fresh start, or its approval asked again. */
+  serverAction(action: 'enable' | 'disable' | 'retry' | 'approve', server: string): Promise<void>;
+  /** One tool (the server's own name) on or off for the session, from the next message. */
+  toolSwitch(server: string, tool: string, enabled: boolean): void;
+}
 
 /** Least time between two snapshots posted to the panel. */
 const THROTTLE_MS = 500;
@@ -24,7 +34,12 @@ export class BudgetPanel implements vscode.Disposable {
   private readonly route: (raw: unknown) => Promise<Routed<BudgetToHost>>;
 
   /** Opens (or reveals) the panel. */
-  static show(extensionUri: vscode.Uri, controller: ChatController, log: vscode.LogOutputChannel): void {
+  static show(
+    extensionUri: vscode.Uri,
+    controller: ChatController,
+    log: vscode.LogOutputChannel,
+    tools?: BudgetToolsSource,
+  ): void {
     if (BudgetPanel.current) {
       BudgetPanel.current.panel.reveal();
       BudgetPanel.current.schedule();
@@ -36,7 +51,7 @@ export class BudgetPanel implements vscode.Disposable {
       vscode.ViewColumn.Active,
       BudgetPanel.options(extensionUri),
     );
-    BudgetPanel.current = new BudgetPanel(panel, extensionUri, controller, log);
+    BudgetPanel.current = new BudgetPanel(panel, extensionUri, controller, log, tools);
   }
 
   /** Restores a panel VS Code kept across a reload. */
@@ -45,10 +60,11 @@ export class BudgetPanel implements vscode.Disposable {
     extensionUri: vscode.Uri,
     controller: ChatController,
     log: vscode.LogOutputChannel,
+    tools?: BudgetToolsSource,
   ): void {
     BudgetPanel.current?.dispose();
     panel.webview.options = BudgetPanel.options(extensionUri);
-    BudgetPanel.current = new BudgetPanel(panel, extensionUri, controller, log);
+    BudgetPanel.current = new BudgetPanel(panel, extensionUri, controller, log, tools);
   }
 
   private static options(extensionUri: vscode.Uri): vscode.WebviewPanelOptions & vscode.WebviewOptions {
@@ -60,6 +76,7 @@ export class BudgetPanel implements vscode.Disposable {
     extensionUri: vscode.Uri,
     private readonly controller: ChatController,
     private readonly log: vscode.LogOutputChannel,
+    private readonly tools?: BudgetToolsSource,
   ) {
     this.route = createRouter(
       parseBudgetToHost,
@@ -67,6 +84,14 @@ export class BudgetPanel implements vscode.Disposable {
         ready: () => this.onReady(),
         unpin: (m) => this.unpin(m.kind, m.id),
         restore: (m) => this.restore(m.id),
+        mcpServer: async (m) => {
+          await this.tools?.serverAction(m.action, m.server);
+          this.schedule();
+        },
+        mcpTool: (m) => {
+          this.tools?.toolSwitch(m.server, m.tool, m.enabled);
+          this.schedule();
+        },
       },
       (error) => this.log.warn(`Dropped a malformed message from the budget panel: ${error}`),
     );
@@ -87,6 +112,7 @@ export class BudgetPanel implements vscode.Disposable {
         if (panel.visible) this.schedule();
       }),
       controller.onDidChangeBudget(() => this.schedule()),
+      ...(tools ? [tools.onDidChange(() => this.schedule())] : []),
       controller.onDidChangeCompactions(() => this.schedule()),
     );
   }
@@ -114,6 +140,13 @@ export class BudgetPanel implements vscode.Disposable {
       return;
     }
     this.post(message);
+    if (this.tools) {
+      try {
+        this.post(this.tools.report());
+      } catch (err) {
+        this.log.error(`Building the Tools card failed: ${errorDetail(err)}`);
+      }
+    }
   }
 
   private post(message: BudgetToWebview): void {

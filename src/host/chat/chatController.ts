@@ -9,6 +9,8 @@ import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, Message, ToolSchema } from '../../core/conversation/conversationModel';
 import type { TokenEstimator } from '../../core/tokens/estimator';
+import type { Tokenizer } from '../../core/platform/platformPorts';
+import type { Calibration } from '../../core/tokens/calibration';
 import { ChatService, type Outcome } from '../../app/chatService';
 import type { ContextFigures } from '../../app/statusReport';
 import type { BudgetSnapshot } from '../../protocol/budget';
@@ -178,6 +180,12 @@ export class ChatController implements vscode.Disposable {
   }
 
   /** What the Context Budget panel shows for the open session (undefined before one is open). */
+  /** The open session's conversation and how it is counted (for the Tools card); undefined before a session. */
+  toolsSession(): { state: ConversationState; tokenizer: Tokenizer; calibration: Calibration } | undefined {
+    const rt = this.service.runtime;
+    return rt ? { state: rt.agent.state, tokenizer: rt.tokenizer, calibration: rt.estimator.calibration } : undefined;
+  }
+
   budgetSnapshot(): BudgetSnapshot | undefined {
     const rt = this.service.runtime;
     if (!rt) return undefined;

@@ -1,4 +1,4 @@
-import { parseBudgetToWebview, type BudgetSnapshot, type BudgetToHost } from '../../protocol/budget';
+import { parseBudgetToWebview, type BudgetSnapshot, type BudgetToHost, type BudgetTools } from '../../protocol/budget';
 import { el, formatTokens } from '../shared/dom';
 import { forecastText } from './forecastText';
 import { ledgerServerNote } from './serverText';
@@ -6,6 +6,7 @@ import { vscodeApi } from '../shared/vscodeApi';
 import { history } from './requests';
 import { pinnedSection } from './pinned';
 import { section, table, usd } from './ui';
+import { toolsSection } from './tools';
 import { windowBar } from './windowBar';
 
 const api = vscodeApi<Record<string, never>>();
@@ -164,6 +165,10 @@ const NOTICE_MS = 10_000;
 
 let lastJson = '';
 let lastBanner = false;
+/** The Tools card's content, posted apart from the snapshot (servers have states without a session too). */
+let tools: BudgetTools | undefined;
+/** Why there is no snapshot (no session yet), when there is none. */
+let emptyReason: string | undefined;
 
 /**
  * Draws a snapshot. An identical snapshot (the host posts on every event, throttled) changes
@@ -171,7 +176,7 @@ let lastBanner = false;
  * the <details> the user had open (by their data-key) are opened again.
  */
 function render(s: BudgetSnapshot): void {
-  const json = JSON.stringify(s);
+  const json = JSON.stringify([s, tools]);
   const showBanner = notice !== undefined && Date.now() < notice.until;
   if (json === lastJson && showBanner === lastBanner && !showBanner) return;
   lastJson = json;
@@ -198,6 +203,7 @@ function render(s: BudgetSnapshot): void {
     windowBar(s),
     el('div', { class: 'grid2' }, accuracy(s), forecast(s)),
     pinnedSection(s.pinned, post),
+    ...(tools ? [toolsSection(tools, post)] : []),
     history(s),
     ledger(s),
     compactions(s),
@@ -213,15 +219,31 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
     return;
   }
   const m = parsed.value;
-  if (m.type === 'snapshot') render(m);
-  else if (m.type === 'empty') {
-    lastJson = '';
-    root.replaceChildren(el('p', { class: 'muted', 'data-testid': 'budget-empty' }, m.reason));
+  if (m.type === 'snapshot') {
+    emptyReason = undefined;
+    render(m);
+  } else if (m.type === 'empty') {
+    emptyReason = m.reason;
+    last = undefined;
+    renderEmpty();
+  } else if (m.type === 'tools') {
+    tools = m;
+    if (last) render(last);
+    else if (emptyReason !== undefined) renderEmpty();
   } else {
     notice = { level: m.level, text: m.text, until: Date.now() + NOTICE_MS };
     if (last) render(last);
   }
 });
+
+/** No session yet: the reason, and the Tools card (MCP servers have states before any session). */
+function renderEmpty(): void {
+  lastJson = '';
+  root.replaceChildren(
+    el('p', { class: 'muted', 'data-testid': 'budget-empty' }, emptyReason ?? ''),
+    ...(tools ? [toolsSection(tools, post)] : []),
+  );
+}
 
 root.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
 post({ type: 'ready' });
