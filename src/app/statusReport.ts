@@ -5,6 +5,7 @@
  */
 import type { AgentSession } from '../core/agent/agentSession';
 import { BUDGET_CATEGORIES, CATEGORY_LABELS, categoriesOf } from '../core/pipeline/budget';
+import { toolBudget } from '../core/pipeline/toolBudget';
 import { contextPressure, type ContextPressure } from '../core/pipeline/window';
 import { classifyBaseUrl, withEndpointBanner } from '../core/security/endpoint';
 import type { Tokenizer } from '../core/platform/platformPorts';
@@ -34,6 +35,8 @@ export interface ContextFigures {
   readonly compactions: number;
   /** The next request by category (calibrated tokens), largest first, when a session is open. */
   readonly breakdown?: ReadonlyArray<{ readonly label: string; readonly tokens: number }>;
+  /** The tool definitions by source (built-ins '', then each MCP server), when a session is open. */
+  readonly tools?: ReadonlyArray<{ readonly server: string; readonly tokens: number; readonly deferred: number }>;
 }
 
 /** What the status is built from. */
@@ -53,14 +56,20 @@ export interface StatusInputs {
 }
 
 /** The next request by category for the status-bar tooltip (largest first). */
-function breakdown(inp: StatusInputs): { breakdown?: Array<{ label: string; tokens: number }> } {
+function breakdown(inp: StatusInputs): Pick<ContextFigures, 'breakdown' | 'tools'> {
   const { agent, tokenizer, estimator } = inp;
   if (!agent || !tokenizer || !estimator) return {};
   const totals = categoriesOf(agent.state, tokenizer, estimator.calibration);
+  const tools = toolBudget(agent.state.tools, tokenizer, estimator.calibration);
   return {
     breakdown: BUDGET_CATEGORIES.map((c) => ({ label: CATEGORY_LABELS[c], tokens: totals.tokens[c] })).sort(
       (a, b) => b.tokens - a.tokens,
     ),
+    tools: tools.groups.map((g) => ({
+      server: g.server,
+      tokens: g.tokens,
+      deferred: g.tools.filter((t) => t.deferred).length,
+    })),
   };
 }
 

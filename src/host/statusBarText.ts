@@ -31,6 +31,14 @@ export function statusBarText(f: ContextFigures): StatusBarText {
     for (const b of parts) lines.push(`| ${b.label} | ${Math.round(b.tokens).toLocaleString('en-US')} |\n`);
     lines.push('\n');
   }
+  const tools = f.tools ?? [];
+  if (tools.length > 1 || tools.some((g) => g.server !== '')) {
+    const each = tools.map(
+      (g) =>
+        `${g.server === '' ? 'built-in' : g.server} ${Math.round(g.tokens).toLocaleString('en-US')}${g.deferred > 0 ? ` (${g.deferred} deferred)` : ''}`,
+    );
+    lines.push(`Tool definitions: ${each.join(' · ')}.\n\n`);
+  }
   lines.push(
     `Compaction: soft at ${Math.round(f.softThreshold * 100)}%, hard at ${Math.round(f.hardThreshold * 100)}% of ${effective.toLocaleString('en-US')} tokens · ${f.compactions} so far.\n\n`,
     `Cost this session: ${f.costUsd === undefined ? "— (a model's price is unknown)" : `$${f.costUsd.toFixed(4)}`}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`,
