@@ -163,6 +163,8 @@ function blockItem(
       };
     }
     case 'image':
+    // The search and what it found are in the summary; the blocks hold no content to recall.
+    case 'server_tool':
       return undefined;
   }
 }
