@@ -45,7 +45,7 @@ export type RepairKind =
   | 'image_over_limit'
   /** A block in a role that cannot send it (a tool_use in a user message…) became text or was left out. */
   | 'block_wrong_role'
-  /** A server tool call without its result in the same assistant message (or the reverse), or a malformed one, was left out (serverBlocks.ts). */
+  /** A server tool call without its result in its assistant message (or the reverse), or a malformed one, was left out. */
   | 'server_tool_unpaired'
   /** A tool search result's reference to a tool that is not deferred in the request was left out (serverBlocks.ts). */
   | 'tool_reference_unresolved';

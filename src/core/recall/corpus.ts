@@ -162,8 +162,8 @@ function blockItem(
         text: resultText(b.content),
       };
     }
+    // A tool search and what it found are in the summary; the blocks hold no content to recall.
     case 'image':
-    // The search and what it found are in the summary; the blocks hold no content to recall.
     case 'server_tool':
       return undefined;
   }
