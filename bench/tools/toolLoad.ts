@@ -21,7 +21,7 @@
  * when a request has tools is the same both ways (the request has tools either way) and is
  * already in each transcript's measured overhead, so it is not added.
  */
-import type { Tool } from '@anthropic-ai/sdk/resources/messages';
+import type { ToolUnion } from '@anthropic-ai/sdk/resources/messages';
 import type { Message, TextBlock, ToolSchema } from '../../src/core/conversation/conversationModel';
 import type { Tokenizer } from '../../src/core/platform/platformPorts';
 import { serializeTools } from '../../src/core/pipeline/serialize';
@@ -52,7 +52,7 @@ export const LOADED_BLOCK_ID = 'tool-search-loaded-';
 /** What a set costs a request, both ways. */
 export interface ToolRequestModel {
   /** The `tools` array sent eagerly: every definition. */
-  readonly eagerTools: readonly Tool[];
+  readonly eagerTools: readonly ToolUnion[];
   /** The `tools` array sent deferred: the search tool, then every definition with `defer_loading: true`. */
   readonly deferredTools: readonly unknown[];
   /** Calibrated tokens of every definition: what each request carries eagerly. */

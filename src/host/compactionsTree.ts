@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { CompactionEntryState } from '../core/agent/agentSession';
+import { describeServerBlock } from '../core/conversation/serverTools';
 import { describeReattached } from '../core/compaction/reattach';
 import { describeIndexed } from '../core/compaction/fileIndex';
 import { indexedFilesOf } from '../core/compaction/reattachRecord';
@@ -297,6 +298,9 @@ function messageDocument(m: Message): string {
         break;
       case 'image':
         out.push(`[image ${b.mediaType}]`, '');
+        break;
+      case 'server_tool':
+        out.push(`**Server tool** ${describeServerBlock(b)}`, '');
         break;
     }
   }

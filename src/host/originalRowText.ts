@@ -5,6 +5,7 @@
  * by the call it answers and its size. Plain text (no `vscode`), so it is unit-tested.
  */
 import { describeToolCall } from '../core/compaction/toolKinds';
+import { describeServerBlock } from '../core/conversation/serverTools';
 import { isPlaceholder, resultText } from '../core/compaction/layerContext';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Block, Message, ToolResultBlock, ToolUseBlock } from '../core/conversation/conversationModel';
@@ -76,6 +77,8 @@ function blockPhrase(b: Block, lookup: CallLookup): string | undefined {
       return 'thinking';
     case 'image':
       return 'image';
+    case 'server_tool':
+      return describeServerBlock(b);
     default:
       return undefined;
   }
@@ -114,6 +117,8 @@ export function originalTooltip(m: Message, lookup: CallLookup): string {
           : `- Thinking: ${formatCount(b.thinking.length)} chars`;
       case 'image':
         return `- Image (${b.mediaType})`;
+      case 'server_tool':
+        return `- Server tool: ${code(oneLine(describeServerBlock(b), TOOLTIP_TEXT_CHARS))}`;
     }
   });
   return [`**${m.role} · turn ${m.turn}**`, '', ...lines, '', 'Click to open the whole message, read-only.'].join('\n');

@@ -8,6 +8,7 @@ import { PER_TOOL_BLOCK } from './promptLayout';
 import { defaultAnswerText } from './script';
 import { boundThinkingSignature, checksThinkingPrefix } from './thinkingPrefix';
 import { countTokens } from './tokenizer';
+import { searchToolOf, searchTools } from './toolSearch';
 import type { ApiRequest } from './request';
 import type { AnswerStep, FakeUsage, StopReason } from './types';
 
@@ -19,7 +20,18 @@ export type OutBlock =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
   /** A server compaction's summary (first in the content; its tokens are the compaction iteration's). */
-  | { readonly type: 'compaction'; readonly content: string; readonly encrypted_content: string };
+  | { readonly type: 'compaction'; readonly content: string; readonly encrypted_content: string }
+  /** A call of the API's tool search (SDK `ServerToolUseBlock`), streamed like a tool_use. */
+  | { readonly type: 'server_tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
+  /** Its result (SDK `ToolSearchToolResultBlock`), whole in content_block_start. */
+  | {
+      readonly type: 'tool_search_tool_result';
+      readonly tool_use_id: string;
+      readonly content: {
+        readonly type: 'tool_search_tool_search_result';
+        readonly tool_references: readonly { readonly type: 'tool_reference'; readonly tool_name: string }[];
+      };
+    };
 
 /** What the scripted model answers. */
 export interface Answer {
@@ -38,6 +50,7 @@ export function buildAnswer(step: AnswerStep | undefined, req: ApiRequest, ids: 
     content.push({ type: 'thinking', thinking: step.thinking, signature });
   }
   if (step?.redactedThinking) content.push({ type: 'redacted_thinking', data: step.redactedThinking });
+  if (step?.toolSearch) content.push(...toolSearchBlocks(req, step.toolSearch.pattern, ids));
   const uses = step?.toolUses ?? [];
   const text = step?.text ?? (uses.length === 0 ? defaultAnswerText(req) : undefined);
   if (text) content.push({ type: 'text', text });
@@ -56,9 +69,28 @@ export function buildAnswer(step: AnswerStep | undefined, req: ApiRequest, ids: 
   return { content, stopReason: step?.stopReason ?? natural, outputTokens: step?.outputTokens ?? Math.max(1, cost) };
 }
 
+/** A tool search of the request's search tool for `pattern`: the call, and its result naming the tools found. */
+function toolSearchBlocks(req: ApiRequest, pattern: string, ids: IdSource): OutBlock[] {
+  const tool = searchToolOf(req);
+  if (!tool) throw new Error('The scripted step has toolSearch, but the request has no tool search tool.');
+  const id = ids.next('srvtoolu_01');
+  const bm25 = tool.name === 'tool_search_tool_bm25';
+  return [
+    { type: 'server_tool_use', id, name: String(tool.name), input: bm25 ? { query: pattern } : { pattern } },
+    {
+      type: 'tool_search_tool_result',
+      tool_use_id: id,
+      content: {
+        type: 'tool_search_tool_search_result',
+        tool_references: searchTools(req, pattern).map((tool_name) => ({ type: 'tool_reference' as const, tool_name })),
+      },
+    },
+  ];
+}
+
 /** Output tokens of one block. */
 export function outputTokens(b: OutBlock): number {
-  if (b.type === 'compaction') return 0;
+  if (b.type === 'compaction' || b.type === 'tool_search_tool_result') return 0;
   if (b.type === 'thinking') return countTokens(b.thinking);
   if (b.type === 'redacted_thinking') return Math.ceil(b.data.length / 4);
   if (b.type === 'text') return countTokens(b.text);

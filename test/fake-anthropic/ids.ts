@@ -1,5 +1,5 @@
 /**
- * Deterministic ids in the API's formats (`msg_01…`, `toolu_01…`, `req_011…`) from per-server
+ * Deterministic ids in the API's formats (`msg_01…`, `toolu_01…`, `srvtoolu_01…`, `req_011…`) from per-server
  * counters, so runs are reproducible, and the signature the scripted model puts on thinking.
  */
 import { createHash } from 'node:crypto';
@@ -9,7 +9,7 @@ export class IdSource {
   private readonly counters = new Map<string, number>();
 
   /** The next id with `prefix`, e.g. `toolu_01Fake000000000000000003`. */
-  next(prefix: 'msg_01' | 'toolu_01' | 'req_011'): string {
+  next(prefix: 'msg_01' | 'toolu_01' | 'srvtoolu_01' | 'req_011'): string {
     const n = (this.counters.get(prefix) ?? 0) + 1;
     this.counters.set(prefix, n);
     return `${prefix}Fake${n.toString().padStart(18, '0')}`;

@@ -10,6 +10,7 @@ import { ttlOf, type CacheTtl } from './cacheControl';
 import { imageTokensForBase64, UNKNOWN_IMAGE_TOKENS } from './imageTokens';
 import { blocksOf, type ApiRequest } from './request';
 import { countTokens } from './tokenizer';
+import { deferredTools } from './toolSearch';
 
 /** Tokens of every request (the prompt's frame), attributed to the first block. */
 export const REQUEST_OVERHEAD = 7;
@@ -60,9 +61,18 @@ export function layoutPrompt(req: ApiRequest, opts: { readonly count?: boolean }
     const breakpoint = cacheable ? (ttlOf(source) ?? innerBreakpoint(source)) : undefined;
     blocks.push({ loc, key, tokens: count ? tokens() : 0, cacheable, ...(breakpoint ? { breakpoint } : {}) });
   };
+  // A deferred tool is not in the prompt until a tool search references it (toolSearch.ts).
   (req.tools ?? []).forEach((t, i) =>
-    push(`tools.${i}`, `tool:${withoutCacheControl(t)}`, () => toolTokens(t) + (i === 0 ? TOOLS_PREAMBLE : 0), t),
+    push(
+      `tools.${i}`,
+      `tool:${withoutCacheControl(t)}`,
+      () =>
+        ((t as { defer_loading?: unknown }).defer_loading === true ? 0 : toolTokens(t)) +
+        (i === 0 ? TOOLS_PREAMBLE : 0),
+      t,
+    ),
   );
+  const deferred = new Map(deferredTools(req).map((t) => [String(t.name), t as unknown as ToolUnion]));
   const system: readonly TextBlockParam[] =
     typeof req.system === 'string' ? (req.system ? [{ type: 'text', text: req.system }] : []) : (req.system ?? []);
   system.forEach((b, i) => push(`system.${i}`, `system:${withoutCacheControl(b)}`, () => countTokens(b.text), b));
@@ -74,7 +84,7 @@ export function layoutPrompt(req: ApiRequest, opts: { readonly count?: boolean }
       push(
         `messages.${i}.content.${j}`,
         key,
-        () => blockTokens(b) + head,
+        () => blockTokens(b) + head + referencedTokens(b, deferred),
         b,
         b.type !== 'thinking' && b.type !== 'redacted_thinking',
       );
@@ -84,6 +94,18 @@ export function layoutPrompt(req: ApiRequest, opts: { readonly count?: boolean }
   if (first && count) blocks[0] = { ...first, tokens: first.tokens + REQUEST_OVERHEAD };
   applyAutomaticBreakpoint(req, blocks);
   return { blocks, totalTokens: blocks.reduce((n, b) => n + b.tokens, 0) };
+}
+
+/** What a tool search result adds to the prompt: the definitions of the deferred tools it references. */
+function referencedTokens(b: object, deferred: ReadonlyMap<string, ToolUnion>): number {
+  const r = b as { type?: unknown; content?: { tool_references?: unknown } };
+  if (r.type !== 'tool_search_tool_result' || !Array.isArray(r.content?.tool_references)) return 0;
+  let n = 0;
+  for (const ref of r.content.tool_references as { tool_name?: unknown }[]) {
+    const tool = deferred.get(String(ref.tool_name));
+    if (tool) n += toolTokens(tool);
+  }
+  return n;
 }
 
 function innerBreakpoint(source: object): CacheTtl | undefined {

@@ -62,6 +62,7 @@ const FIELDS: Record<string, Check> = {
   thinking: str,
   redactedThinking: (v) => typeof v === 'string' && v !== '',
   toolUses,
+  toolSearch: (v) => isObject(v) && typeof v.pattern === 'string' && Object.keys(v).every((k) => k === 'pattern'),
   stopReason: (v) => typeof v === 'string' && STOP_REASONS.includes(v),
   outputTokens: num,
   deltaDelayMs: num,

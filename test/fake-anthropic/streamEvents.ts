@@ -49,8 +49,14 @@ function blockEvents(b: OutBlock, index: number, size: number): SseEvent[] {
   } else if (b.type === 'text') {
     out.push(start({ type: 'text', text: '' }));
     for (const c of chunks(b.text, size)) out.push(delta({ type: 'text_delta', text: c }));
+  } else if (b.type === 'tool_search_tool_result') {
+    out.push(start({ ...b }));
   } else {
-    out.push(start({ type: 'tool_use', id: b.id, name: b.name, input: {} }));
+    out.push(
+      b.type === 'server_tool_use'
+        ? start({ type: 'server_tool_use', id: b.id, name: b.name, input: {}, caller: { type: 'direct' } })
+        : start({ type: 'tool_use', id: b.id, name: b.name, input: {} }),
+    );
     out.push(delta({ type: 'input_json_delta', partial_json: '' }));
     for (const c of chunks(JSON.stringify(b.input), size))
       out.push(delta({ type: 'input_json_delta', partial_json: c }));

@@ -60,6 +60,13 @@ export interface AnswerStep extends StepCommon {
    */
   readonly redactedThinking?: string;
   readonly toolUses?: readonly ScriptedToolUse[];
+  /**
+   * A tool search before the text and tool calls (toolSearch.ts): a `server_tool_use` of the
+   * request's tool search tool with this pattern (or query, for BM25), and its
+   * `tool_search_tool_result` referencing the deferred tools found. Needs a tool search tool in
+   * the request; the step's `toolUses` may then call a tool found.
+   */
+  readonly toolSearch?: { readonly pattern: string };
   /** Default: `tool_use` when there are tool calls, else `end_turn` (or `max_tokens` when the answer is cut). */
   readonly stopReason?: StopReason;
   /** Reported output tokens; default: the answer counted with the server's tokenizer. */

@@ -16,6 +16,8 @@ export const BLOCK_TYPES = [
   'redacted_thinking',
   'document',
   'compaction',
+  'server_tool_use',
+  'tool_search_tool_result',
 ] as const;
 
 /** Pattern of tool_use ids (and of tool names, with a length limit). */
@@ -31,6 +33,9 @@ const FIELDS: Record<(typeof BLOCK_TYPES)[number], ReadonlySet<string>> = {
   document: new Set(['type', 'source', 'cache_control', 'citations', 'context', 'title']),
   // SDK BetaCompactionBlockParam; only accepted under the compact beta (contextManagement.ts).
   compaction: new Set(['type', 'content', 'encrypted_content', 'signature', 'cache_control', 'tool_changes']),
+  // SDK ServerToolUseBlockParam / ToolSearchToolResultBlockParam; their pairing and references: toolSearch.ts.
+  server_tool_use: new Set(['type', 'id', 'name', 'input', 'cache_control', 'caller']),
+  tool_search_tool_result: new Set(['type', 'tool_use_id', 'content', 'cache_control']),
 };
 
 const IMAGE_MEDIA = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
@@ -101,6 +106,10 @@ export function checkBlock(b: unknown, loc: string, role: 'user' | 'assistant'):
     case 'redacted_thinking':
       onlyIn('assistant');
       requireString(b.data, `${loc}.redacted_thinking.data`, 'redacted_thinking');
+      break;
+    case 'server_tool_use':
+    case 'tool_search_tool_result':
+      onlyIn('assistant');
       break;
   }
   if (type !== 'thinking' && type !== 'redacted_thinking') checkCacheControl(b.cache_control, `${loc}.${type}`);

@@ -16,6 +16,7 @@ import { checkWellFormedStrings } from './validateStrings';
 import { checkThinkingPrefix } from './thinkingPrefix';
 import { checkThinkingHistory } from './validateThinking';
 import { checkSystem, checkToolChoice, checkTools } from './validateTools';
+import { checkToolSearch } from './toolSearch';
 
 /** The API route a body was sent to. */
 export type Endpoint = 'messages' | 'count_tokens';
@@ -72,6 +73,7 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
   checkToolChoice(body.tool_choice, body.tools);
   checkThinking(body.thinking, body.max_tokens);
   checkMessages(body.messages, body.model);
+  checkToolSearch(body as unknown as ApiRequest);
   checkImageLimits(body.messages, body);
   checkCacheControl(body.cache_control, '');
   checkDiagnostics(body.diagnostics);

@@ -5,6 +5,7 @@
  */
 import { checkCacheControl } from './cacheControl';
 import { invalid, isObject, noExtraKeys, requireString } from './reject';
+import { isKnownToolType } from './toolSearch';
 import { checkText } from './validateBlocks';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
@@ -48,6 +49,11 @@ export function checkTools(tools: unknown): void {
     const at = custom ? `${loc}.custom` : `${loc}.${String(t.type)}`;
     const name = requireString(t.name, `${at}.name`, 'tools');
     if (custom) checkCustomTool(t, at, name);
+    else if (typeof t.type !== 'string' || !isKnownToolType(t.type))
+      invalid(
+        'tools',
+        `${loc}: Input tag '${String(t.type)}' found using 'type' does not match any of the expected tags`,
+      );
     if (names.has(name)) invalid('tools_unique', 'tools: Tool names must be unique.');
     names.add(name);
     checkCacheControl(t.cache_control, at);

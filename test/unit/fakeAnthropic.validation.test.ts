@@ -127,7 +127,7 @@ const cases: readonly Case[] = [
     rule: 'block_type',
     edit: (b) => (block(b, 4, 0).type = 'markdown'),
     message:
-      /^messages\.4\.content\.0: Input tag 'markdown' found using 'type' does not match any of the expected tags: 'text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'compaction'$/,
+      /^messages\.4\.content\.0: Input tag 'markdown' found using 'type' does not match any of the expected tags: 'text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'compaction', 'server_tool_use', 'tool_search_tool_result'$/,
   },
   {
     name: 'no extra fields on blocks (no pipeline metadata leaks)',

@@ -5,6 +5,7 @@
  * pasted in it attached, so the summary can say what they showed. Pure.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import { describeServerBlock } from '../conversation/serverTools';
 import { neutralizeTags } from '../conversation/injections';
 import type { Block, ImageBlock, Message, ToolResultContent } from '../conversation/conversationModel';
 import { modelInfo } from '../models/modelFacts';
@@ -250,6 +251,9 @@ function renderBlock(
         ? `[image: ${b.mediaType}, ${Math.round((b.data.length * 3) / 4 / 1000)} KB]`
         : `[Image ${n}, attached above]`;
     }
+    case 'server_tool':
+      // The summary names the tools found, so a later request knows they exist (the references themselves go).
+      return `Assistant (API server tool) ${describeServerBlock(b)}`;
   }
 }
 

@@ -1,4 +1,5 @@
-import type { Block, ConversationState, Message } from './conversationModel';
+import type { Block, ConversationState, Message, ServerToolRaw } from './conversationModel';
+import { isServerToolRaw, serverCallId } from './serverTools';
 import type { Clock, IdSource } from '../platform/platformPorts';
 
 /** Content of an assistant answer as the API returned it (already parsed from the stream). */
@@ -9,7 +10,12 @@ export type AssistantContent =
   /** Safety-redacted thinking: opaque `data` to send back unchanged (SDK `RedactedThinkingBlock`). */
   | { readonly type: 'redacted_thinking'; readonly data: string }
   /** A server compaction block (`compact_20260112`): the summary and the opaque field to send back verbatim. */
-  | { readonly type: 'compaction'; readonly content: string; readonly encryptedContent?: string | null };
+  | { readonly type: 'compaction'; readonly content: string; readonly encryptedContent?: string | null }
+  /**
+   * A server tool block (`server_tool_use`, `tool_search_tool_result`…: SDK `ServerToolUseBlock`,
+   * `ToolSearchToolResultBlock`), its JSON as the API sent it, to be kept and sent back verbatim.
+   */
+  | { readonly type: 'server_tool'; readonly raw: ServerToolRaw };
 
 /** Result of appending an answer: the new state, or why it was refused (state unchanged). */
 export type AppendResult =
@@ -66,6 +72,10 @@ export function appendAssistantMessage(
           server: c.encryptedContent !== undefined ? { encryptedContent: c.encryptedContent } : {},
           meta: { ...meta, source: 'compactor', compactable: false },
         });
+    } else if (c.type === 'server_tool') {
+      // A block of a shape the API does not return is left out here rather than refused later.
+      if (isServerToolRaw(c.raw))
+        blocks.push({ type: 'server_tool', raw: c.raw, meta: { ...meta, toolUseId: serverCallId(c.raw) } });
     } else {
       if (known.has(c.id))
         return { ok: false, error: `The tool call id ${c.id} was already used in this conversation.` };

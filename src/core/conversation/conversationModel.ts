@@ -158,8 +158,34 @@ export interface SummaryBlock {
   readonly meta: BlockMeta;
 }
 
+/**
+ * A block of one of the API's server tools (run by the API, not by us), kept as the API sent
+ * it: the call (`server_tool_use`, SDK `ServerToolUseBlock`) or its result (`tool_search_tool_result`,
+ * `web_search_tool_result`…, SDK `ToolSearchToolResultBlock` etc.), both in the assistant message.
+ *
+ * One block type holding the raw JSON rather than one typed block per server tool: the API
+ * wants these blocks back verbatim (its result types are many and grow with each server tool),
+ * and the pipeline only needs the pairing id, the tool's name and, for tool search, the query
+ * and the tools found — read from `raw` by `serverTools.ts`. Every exhaustive switch then has
+ * one case to handle, and a server tool the pipeline does not know still round-trips.
+ */
+export interface ServerToolBlock {
+  readonly type: 'server_tool';
+  /** The API's block as JSON (`type`, and `id`/`name`/`input` or `tool_use_id`/`content`), without `cache_control`. */
+  readonly raw: ServerToolRaw;
+  /** `meta.toolUseId` is the call's id (srvtoolu_…): `raw.id` of the call, `raw.tool_use_id` of its result. */
+  readonly meta: BlockMeta;
+}
+
+/** The JSON of a server tool block, as the API sent it. */
+export interface ServerToolRaw {
+  readonly type: string;
+  readonly [key: string]: unknown;
+}
+
 /** Any block of a message. */
-export type Block = TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | ImageBlock | SummaryBlock;
+export type Block =
+  TextBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | ImageBlock | SummaryBlock | ServerToolBlock;
 
 /** Role of a message, as in the Messages API. */
 export type Role = 'user' | 'assistant';
@@ -251,6 +277,11 @@ export interface PipelineConfig {
   readonly pasteThresholdChars: number;
   /** Whether the Models API says the model supports server compaction (absent: not known; the model table decides). */
   readonly serverCompaction?: boolean;
+  /**
+   * The API tool search tool a request with deferred tools (`ToolSchema.deferLoading`) carries
+   * (serialize.ts); absent: regex. Set from the tool loading plan (toolLoading.ts).
+   */
+  readonly toolSearch?: 'regex' | 'bm25';
 }
 
 /** Everything the pipeline needs to build the next request. */

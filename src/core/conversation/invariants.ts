@@ -111,6 +111,7 @@ function roleMayHold(role: Message['role'], b: Block): boolean {
   switch (b.type) {
     case 'tool_use':
     case 'thinking':
+    case 'server_tool':
       return role === 'assistant';
     case 'tool_result':
     case 'image':

@@ -4,7 +4,14 @@
  * maintained table (modelTable.ts, with its sources). A model the table does not know gets
  * conservative limits and NO prices: its cost is unknown, never guessed.
  */
-import { MODEL_TABLE, type ModelPrices, type ModelRow, type RateCard, type TokenizerFamily } from './modelTable';
+import {
+  MODEL_TABLE,
+  TOOL_SEARCH_FAMILIES,
+  type ModelPrices,
+  type ModelRow,
+  type RateCard,
+  type TokenizerFamily,
+} from './modelTable';
 
 export type { ModelPrices, RateCard, TokenizerFamily } from './modelTable';
 
@@ -20,6 +27,8 @@ export interface ModelInfo {
   /** Undefined when the model is unknown: its cost cannot be computed. */
   readonly prices: ModelPrices | undefined;
   readonly tokenizer: TokenizerFamily;
+  /** Whether the model takes the API's tool search tool (modelTable.ts `TOOL_SEARCH_FAMILIES`); false when unknown. */
+  readonly toolSearch: boolean;
 }
 
 /** The answer reserve the pipeline takes by default, whatever the model's output limit above it. */
@@ -33,6 +42,7 @@ export const UNKNOWN_MODEL: Omit<ModelInfo, 'id'> = {
   minCacheableTokens: 4096,
   prices: undefined,
   tokenizer: 'claude',
+  toolSearch: false,
 };
 
 function infoOf(row: ModelRow): ModelInfo {
@@ -44,6 +54,7 @@ function infoOf(row: ModelRow): ModelInfo {
     minCacheableTokens: row.minCacheableTokens,
     prices: row.prices,
     tokenizer: row.tokenizer,
+    toolSearch: TOOL_SEARCH_FAMILIES.has(row.id),
   };
 }
 

@@ -299,3 +299,32 @@ export const MODEL_TABLE: readonly ModelRow[] = [
     tokenizer: OLD,
   },
 ];
+
+/**
+ * The model families that take the API's tool search tool (`defer_loading`, server tool search):
+ * the "supportedModels" of https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool
+ * (claude-fable-5-2 … claude-sonnet-4-5-20250929, and claude-haiku-4-5-20251001; not Opus 4.1 /
+ * 4, Sonnet 4, the 3.x models). The feature is stable there (no beta header; SDK 1.12 has its
+ * types in the non-beta Messages API); an earlier version of the page, in public beta behind
+ * `advanced-tool-use-2025-11-20`, listed only Opus 4.5 and Sonnet 4.5.
+ */
+export const TOOL_SEARCH_FAMILIES: ReadonlySet<string> = new Set([
+  'claude-fable-5-2',
+  'claude-mythos-5-2',
+  'claude-fable-5-1',
+  'claude-mythos-5-1',
+  'claude-fable-5',
+  'claude-mythos-5',
+  'claude-opus-5-5',
+  'claude-opus-5',
+  'claude-sonnet-5-5',
+  'claude-sonnet-5',
+  'claude-haiku-5-5',
+  'claude-haiku-4-5',
+  'claude-opus-4-8',
+  'claude-opus-4-7',
+  'claude-opus-4-6',
+  'claude-sonnet-4-6',
+  'claude-opus-4-5',
+  'claude-sonnet-4-5',
+]);

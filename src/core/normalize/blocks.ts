@@ -18,6 +18,7 @@ import type {
   ToolUseBlock,
 } from '../conversation/conversationModel';
 import { NO_REPAIRS, type Repair } from './repairs';
+import { pairServerBlocks, repairServerBlock, serverBlockNeedsRepair } from './serverBlocks';
 import { sniffImageType } from '../tokens/imageSize';
 import { hasLoneSurrogate, isPlainObject, replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
 
@@ -52,9 +53,8 @@ export function scanMessage(m: Message): MessageScan {
   if (hit) return hit;
   const dirty = m.blocks.some((b) => needsRepair(b, m.role));
   const repairs: Repair[] = [];
-  const blocks = dirty
-    ? m.blocks.flatMap((b) => (needsRepair(b, m.role) ? repairBlock(b, m, repairs) : [b]))
-    : m.blocks;
+  const each = dirty ? m.blocks.flatMap((b) => (needsRepair(b, m.role) ? repairBlock(b, m, repairs) : [b])) : m.blocks;
+  const blocks = pairServerBlocks(each, m, (kind, detail) => repairs.push({ kind, messageId: m.id, detail }));
   const scan = { blocks, repairs: repairs.length > 0 ? repairs : NO_REPAIRS, ...toolIds(blocks) };
   scans.set(m, scan);
   return scan;
@@ -140,6 +140,8 @@ function needsRepair(b: Block, role: Message['role']): boolean {
       );
     case 'image':
       return role !== 'user' || imageNeedsRepair(b.mediaType, b.data);
+    case 'server_tool':
+      return serverBlockNeedsRepair(b, role);
   }
 }
 
@@ -241,6 +243,8 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
       );
       return [textFor(b.meta, imageNote(b.mediaType))];
     }
+    case 'server_tool':
+      return repairServerBlock(b, m, note);
   }
 }
 

@@ -27,6 +27,7 @@ import type { ConversationState, Message, TextBlock, ToolSchema } from '../conve
 import { scanMessage } from './blocks';
 import { limitImages } from './imageLimits';
 import { NO_REPAIRS, type Repair } from './repairs';
+import { resolveToolReferences } from './serverBlocks';
 import { repairStructure } from './structure';
 import { replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
 
@@ -62,10 +63,11 @@ export function normalizeState(state: ConversationState): Normalized {
   const tools = normalizeTools(state.tools);
   const valid = isValidSequence(state.messages);
   const repaired = valid ? { value: state.messages, repairs: NO_REPAIRS } : repairMessages(state.messages);
-  const limited = limitImages(repaired.value);
+  const resolved = resolveToolReferences(repaired.value, tools.value);
+  const limited = limitImages(resolved.value);
   if (limited.value === state.messages && system.value === state.system && tools.value === state.tools)
     return { state, repairs: NO_REPAIRS };
-  const repairs = [...system.repairs, ...tools.repairs, ...repaired.repairs, ...limited.repairs];
+  const repairs = [...system.repairs, ...tools.repairs, ...repaired.repairs, ...resolved.repairs, ...limited.repairs];
   const out: Normalized = {
     state: { ...state, system: system.value, tools: tools.value, messages: limited.value },
     repairs,

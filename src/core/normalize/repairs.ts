@@ -44,7 +44,11 @@ export type RepairKind =
   /** An image over one of the API's per-request image limits (count, size) was sent as a note (imageLimits.ts). */
   | 'image_over_limit'
   /** A block in a role that cannot send it (a tool_use in a user message…) became text or was left out. */
-  | 'block_wrong_role';
+  | 'block_wrong_role'
+  /** A server tool call without its result in its assistant message (or the reverse), or a malformed one, was left out. */
+  | 'server_tool_unpaired'
+  /** A tool search result's reference to a tool that is not deferred in the request was left out (serverBlocks.ts). */
+  | 'tool_reference_unresolved';
 
 /** One repair: its kind, the message it is in (the id in the stored state) and a sentence. */
 export interface Repair {
@@ -91,6 +95,11 @@ const PHRASES: Readonly<Record<RepairKind, readonly [one: string, many: string]>
     "images over the API's image limits sent as a note",
   ],
   block_wrong_role: ['block in the wrong role sent as text', 'blocks in the wrong role sent as text'],
+  server_tool_unpaired: ['unpaired server tool block left out', 'unpaired server tool blocks left out'],
+  tool_reference_unresolved: [
+    'search result with a reference to a tool no longer deferred trimmed',
+    'search results with references to tools no longer deferred trimmed',
+  ],
 };
 
 /**

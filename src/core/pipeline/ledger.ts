@@ -1,5 +1,6 @@
 import type { CacheAnchor } from '../cache/cacheAnchors';
 import type { Block, ConversationState } from '../conversation/conversationModel';
+import { describeServerBlock } from '../conversation/serverTools';
 import { NO_REPAIRS, type Repair } from '../normalize/normalize';
 import type { Tokenizer } from '../platform/platformPorts';
 import { headChars } from '../platform/text';
@@ -123,6 +124,8 @@ export function blockPreviewText(b: Block): string {
         : b.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join(' ');
     case 'image':
       return `[image ${b.mediaType}]`;
+    case 'server_tool':
+      return describeServerBlock(b);
   }
 }
 

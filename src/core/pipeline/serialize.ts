@@ -6,6 +6,9 @@ import type {
   TextBlockParam,
   Tool,
   ToolResultBlockParam,
+  ToolSearchToolBm25_20251119,
+  ToolSearchToolRegex20251119,
+  ToolUnion,
   UserMessageParam,
 } from '@anthropic-ai/sdk/resources/messages';
 import type {
@@ -83,6 +86,11 @@ function serializeBlock(b: Block): ContentBlockParam | undefined {
       return b.signature ? { type: 'thinking', thinking: b.thinking, signature: b.signature } : undefined;
     case 'image':
       return { type: 'image', source: { type: 'base64', media_type: b.mediaType, data: b.data } };
+    case 'server_tool':
+      // Sent back exactly as the API returned it (SDK ServerToolUseBlockParam /
+      // ToolSearchToolResultBlockParam take the response block's fields); normalize left out
+      // unpaired halves and references the request cannot resolve (serverBlocks.ts).
+      return b.raw as unknown as ContentBlockParam;
   }
 }
 
@@ -112,13 +120,36 @@ export function serializeSystem(system: readonly TextBlock[]): TextBlockParam[] 
   return system.map((b) => ({ type: 'text', text: b.text }));
 }
 
-/** Tool schemas as the API's tool definitions. */
-export function serializeTools(tools: readonly ToolSchema[]): Tool[] {
-  return tools.map((t) => ({
+/**
+ * Tool schemas as the API's tool definitions, in their order; a deferred tool with
+ * `defer_loading: true` (SDK `Tool.defer_loading`: "If true, tool will not be included in
+ * initial system prompt. Only loaded when returned via tool_reference from tool search"). When
+ * any tool is deferred, the API's tool search tool `search` (default regex) goes last: never
+ * deferred itself ("The tool search tool itself must never have defer_loading: true", and at
+ * least one tool must be non-deferred, https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool),
+ * so the `tools` cache breakpoint, on the last tool, never sits on a deferred tool, whose
+ * definition is not in the cached prefix
+ * (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching).
+ */
+export function serializeTools(tools: readonly ToolSchema[], search: ToolSearchVariant = 'regex'): ToolUnion[] {
+  const out: ToolUnion[] = tools.map((t) => ({
     name: t.name,
     description: t.description,
     input_schema: t.inputSchema as Tool['input_schema'],
+    ...(t.deferLoading === true ? { defer_loading: true } : {}),
   }));
+  if (tools.some((t) => t.deferLoading === true)) out.push(toolSearchTool(search));
+  return out;
+}
+
+/** Which of the API's tool search tools a request with deferred tools carries. */
+export type ToolSearchVariant = 'regex' | 'bm25';
+
+/** The API's tool search tool (SDK `ToolSearchToolRegex20251119` / `ToolSearchToolBm25_20251119`). */
+export function toolSearchTool(variant: ToolSearchVariant): ToolSearchToolRegex20251119 | ToolSearchToolBm25_20251119 {
+  return variant === 'bm25'
+    ? { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' }
+    : { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' };
 }
 
 /** The cache_control value for a TTL (5m is the API's default and is left implicit). */
@@ -137,12 +168,12 @@ export function serializeRequest(
 ): MessageCreateParamsNonStreaming {
   const ttl = state.config.cacheTtl;
   const system = serializeSystem(state.system);
-  const tools = serializeTools(state.tools);
+  const tools = serializeTools(state.tools, state.config.toolSearch);
   const messages = state.messages.map(serializeMessage);
   for (const bp of breakpoints) {
     if (bp.at === 'tools' && tools.length > 0) {
       const i = tools.length - 1;
-      tools[i] = { ...(tools[i] as Tool), cache_control: cacheControl(ttl) };
+      tools[i] = { ...(tools[i] as ToolUnion), cache_control: cacheControl(ttl) };
     } else if (bp.at === 'system' && system.length > 0) {
       const i = system.length - 1;
       system[i] = { ...(system[i] as TextBlockParam), cache_control: cacheControl(ttl) };

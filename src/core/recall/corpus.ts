@@ -162,7 +162,9 @@ function blockItem(
         text: resultText(b.content),
       };
     }
+    // A tool search and what it found are in the summary; the blocks hold no content to recall.
     case 'image':
+    case 'server_tool':
       return undefined;
   }
 }

@@ -5,6 +5,7 @@
  * paging and caps. Pure.
  */
 import type { CompactionRecord } from '../compaction/types';
+import { describeServerBlock } from '../conversation/serverTools';
 import type { Block, Message } from '../conversation/conversationModel';
 import { headChars } from '../platform/text';
 import type { ToolLimits } from '../tools/limits';
@@ -80,6 +81,9 @@ export function renderMessage(
       }
       case 'image':
         out.push(`[image ${b.mediaType}]`);
+        break;
+      case 'server_tool':
+        out.push(`--- server tool: ${describeServerBlock(b)} ---`);
         break;
     }
   }

@@ -230,6 +230,12 @@ const block = v.variant('type', [
     server: v.optional(v.strictObject({ encryptedContent: v.optional(v.nullable(v.string())) })),
     meta,
   }),
+  // The API's block verbatim: only its `type` is checked here (normalize checks the rest before sending).
+  v.strictObject({
+    type: v.literal('server_tool'),
+    raw: v.looseObject({ type: v.string() }),
+    meta,
+  }),
 ]);
 const message = v.strictObject({
   id: v.string(),

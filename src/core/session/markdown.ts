@@ -3,6 +3,7 @@
  * request cost. For people, not for reloading (the JSONL export is the lossless one). Pure.
  */
 import { addCosts } from '../agent/cost';
+import { describeServerBlock } from '../conversation/serverTools';
 import type { Block, Message, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
 import { formatBytes, headChars } from '../platform/text';
 import type { UsageEntry } from './entries';
@@ -84,6 +85,9 @@ function renderBlock(
       return;
     case 'image':
       out.push(`_[image: ${b.mediaType}, ${formatBytes(Math.floor((b.data.length * 3) / 4))}]_`, '');
+      return;
+    case 'server_tool':
+      out.push(`_Server tool: ${describeServerBlock(b)}_`, '');
       return;
     case 'tool_use': {
       out.push(

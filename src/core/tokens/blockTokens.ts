@@ -21,6 +21,7 @@
  */
 import type { Block, Message, TextBlock, ToolResultContent, ToolSchema } from '../conversation/conversationModel';
 import type { Tokenizer } from '../platform/platformPorts';
+import { toolReferences } from '../conversation/serverTools';
 import { imageTokens } from './imageSize';
 
 /** Raw framing tokens the API adds around each message (role markers). */
@@ -106,6 +107,14 @@ function countBlock(block: Block, tokenizer: Tokenizer): number {
       return TOOL_RESULT_FRAMING + toolResultRaw(block.content, tokenizer);
     case 'image':
       return IMAGE_FRAMING + imageTokens(block.data);
+    case 'server_tool':
+      // Sent back verbatim: counted as its JSON with a tool block's framing (a call like a
+      // tool_use, a result like a tool_result). A tool_reference also makes the API load the
+      // referenced definition, which the tool loading plan counts with the tools (toolLoading.ts).
+      return (
+        (block.raw.type === 'server_tool_use' ? TOOL_USE_FRAMING : TOOL_RESULT_FRAMING) +
+        tokenizer.count(JSON.stringify(block.raw))
+      );
   }
 }
 
@@ -185,9 +194,47 @@ export function toolSchemaRawTokens(tool: ToolSchema, tokenizer: Tokenizer): num
   return n;
 }
 
-/** Raw tokens of all tool schemas (each memoised per object). */
+/**
+ * Raw tokens of the tool definitions the model sees up front (each memoised per object): a
+ * deferred tool is not in the prompt until a tool search references it
+ * (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching:
+ * "Deferred tools are not included in the system-prompt prefix"), so it is left out here and
+ * counted where it is referenced ({@link referencedToolsRawTokens}); the tool search tool that
+ * serialize adds when any tool is deferred is counted as a small schema.
+ */
 export function toolsRawTokens(tools: readonly ToolSchema[], tokenizer: Tokenizer): RawTokens {
   let text = 0;
-  for (const tool of tools) text += toolSchemaRawTokens(tool, tokenizer);
+  let deferred = false;
+  for (const tool of tools) {
+    if (tool.deferLoading === true) deferred = true;
+    else text += toolSchemaRawTokens(tool, tokenizer);
+  }
+  if (deferred) text += TOOL_SCHEMA_FRAMING + tokenizer.count(TOOL_SEARCH_DEFINITION);
   return { text, fixed: 0 };
+}
+
+/** What the tool search tool's definition is counted as (the API does not say what it adds). */
+const TOOL_SEARCH_DEFINITION = 'tool_search_tool_regex\nSearch the deferred tools by a regular expression.';
+
+const referencesMemo = new WeakMap<Message, readonly string[]>();
+
+/**
+ * Raw tokens of the deferred tool definitions a message's tool search results reference: the
+ * API loads each referenced definition inline where the reference is, so the message costs
+ * them (each tool counted once per message, only when it is deferred in `tools`).
+ */
+export function referencedToolsRawTokens(message: Message, tools: readonly ToolSchema[], tokenizer: Tokenizer): number {
+  let names = referencesMemo.get(message);
+  if (names === undefined) {
+    const found = new Set<string>();
+    for (const b of message.blocks) if (b.type === 'server_tool') for (const n of toolReferences(b.raw)) found.add(n);
+    names = [...found];
+    referencesMemo.set(message, names);
+  }
+  let n = 0;
+  for (const name of names) {
+    const tool = tools.find((t) => t.name === name && t.deferLoading === true);
+    if (tool) n += toolSchemaRawTokens(tool, tokenizer);
+  }
+  return n;
 }

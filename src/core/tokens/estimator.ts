@@ -43,6 +43,7 @@ import { stripsEarlierThinking } from '../models/thinking';
 import {
   addTokens,
   messageRawTokens,
+  referencedToolsRawTokens,
   messageThinkingRawTokens,
   NO_TOKENS,
   type RawTokens,
@@ -287,7 +288,7 @@ export class TokenEstimator {
   private rawOf(request: PromptRequest): RawTokens {
     let raw = addTokens(systemRawTokens(request.system, this.tokenizer), toolsRawTokens(request.tools, this.tokenizer));
     const last = lastTurn(request.messages);
-    for (const m of request.messages) raw = addTokens(raw, this.messageRaw(m, last));
+    for (const m of request.messages) raw = addTokens(raw, this.messageRaw(m, last, request.tools));
     return raw;
   }
 
@@ -297,8 +298,10 @@ export class TokenEstimator {
   }
 
   /** A message's raw tokens as the API counts them in a request whose last turn is `last`. */
-  private messageRaw(m: Message, last: number): RawTokens {
-    const raw = messageRawTokens(m, this.tokenizer);
+  private messageRaw(m: Message, last: number, tools: PromptRequest['tools']): RawTokens {
+    const own = messageRawTokens(m, this.tokenizer);
+    const loaded = m.role === 'assistant' ? referencedToolsRawTokens(m, tools, this.tokenizer) : 0;
+    const raw = loaded === 0 ? own : { text: own.text + loaded, fixed: own.fixed };
     if (m.role !== 'assistant' || m.turn >= last || !this.strips()) return raw;
     const thinking = messageThinkingRawTokens(m, this.tokenizer);
     return thinking === 0 ? raw : subTokens(raw, { text: thinking, fixed: 0 });
@@ -325,8 +328,10 @@ export class TokenEstimator {
     else while (common < old.length && common < cur.length && old[common] === cur[common]) common++;
     const oldLast = lastTurn(old);
     const curLast = lastTurn(cur);
-    for (let i = common; i < old.length; i++) removed = addTokens(removed, this.messageRaw(old[i] as Message, oldLast));
-    for (let i = common; i < cur.length; i++) added = addTokens(added, this.messageRaw(cur[i] as Message, curLast));
+    for (let i = common; i < old.length; i++)
+      removed = addTokens(removed, this.messageRaw(old[i] as Message, oldLast, a.tools));
+    for (let i = common; i < cur.length; i++)
+      added = addTokens(added, this.messageRaw(cur[i] as Message, curLast, request.tools));
     if (curLast > oldLast && this.strips()) {
       // A new turn: the anchor counted its last turn's thinking, which the API now strips.
       for (let i = common - 1; i >= 0 && (old[i] as Message).turn >= oldLast; i--) {

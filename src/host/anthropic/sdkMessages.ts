@@ -5,6 +5,7 @@ import type { BetaMessage, BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/r
 import type { LlmEvent, LlmResult } from '../../core/agent/agentPorts';
 import { parseServerReport } from '../../core/server/serverReport';
 import type { AssistantContent } from '../../core/conversation/assistant';
+import type { ServerToolRaw } from '../../core/conversation/conversationModel';
 import type { ApiCacheMissReason } from '../../core/cache/cacheMiss';
 
 /**
@@ -29,6 +30,7 @@ export function resultOf(final: Message | BetaMessage, requestId: string | null 
     else if (b.type === 'tool_use') content.push({ type: 'tool_use', id: b.id, name: b.name, input: b.input });
     else if (b.type === 'thinking') content.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
     else if (b.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: b.data });
+    else if (b.type === 'server_tool_use' || b.type.endsWith('_tool_result')) content.push(serverToolOf(b));
   }
   const u = final.usage;
   const report =
@@ -52,6 +54,17 @@ export function resultOf(final: Message | BetaMessage, requestId: string | null 
     },
     ...(report ? { server: report } : {}),
   };
+}
+
+/**
+ * A server tool block (SDK `ServerToolUseBlock`, `ToolSearchToolResultBlock`, `WebSearchToolResultBlock`…)
+ * as the core keeps it: its JSON as the API sent it, so it goes back verbatim. A `caller` of
+ * `{type: 'direct'}` (the default, SDK `DirectCaller`) is left out: the param accepts it but does not need it.
+ */
+function serverToolOf(b: object): AssistantContent {
+  const { caller, ...rest } = b as { caller?: { type?: unknown } } & Record<string, unknown>;
+  const raw = caller === undefined || caller.type === 'direct' ? rest : { ...rest, caller };
+  return { type: 'server_tool', raw: JSON.parse(JSON.stringify(raw)) as ServerToolRaw };
 }
 
 /** Forwards the stream events the core shows live (text, thinking and tool-input deltas, tool starts) to `onEvent`. */

@@ -9,6 +9,7 @@ import { endsInsideTurn } from '../../core/compaction/summaryReplacement';
 import type { Block, InjectionRef, Message, ToolResultContent } from '../../core/conversation/conversationModel';
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
 import { INTERRUPTED_CALL, isStandInAnswer } from '../../core/agent/standInAnswers';
+import { describeServerBlocks } from '../../core/conversation/serverTools';
 
 /** Longest tool input / result preview the chat shows (the full text stays in the session). */
 export const PREVIEW_CHARS = 4_000;
@@ -242,6 +243,7 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf, 
     const item = assistantItem(m, tokensOf);
     if (item.kind === 'assistant' && (item.text || item.thinking || m.blocks.some((b) => b.type === 'tool_use')))
       items.push(item);
+    items.push(...serverToolItems(m));
     const inFlight = turnRunning && m === messages.at(-1);
     for (const b of m.blocks)
       if (b.type === 'tool_use')
@@ -250,4 +252,20 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf, 
         );
   }
   return items;
+}
+
+/**
+ * The API's server tool blocks of an assistant message (a tool search and what it found) as
+ * small info notices, one per call and its result: `Tool search: searched tools for "x": found a, b`.
+ * Minimal on purpose; the chat UI may give them a card of their own later.
+ */
+export function serverToolItems(m: Message): ChatItem[] {
+  const blocks = m.blocks.flatMap((b) => (b.type === 'server_tool' ? [b] : []));
+  if (blocks.length === 0) return [];
+  return describeServerBlocks(blocks).map((line, i) => ({
+    kind: 'notice' as const,
+    id: `${blocks[0]?.meta.id ?? m.id}-server-${i}`,
+    level: 'info' as const,
+    text: `Server tool: ${line}`,
+  }));
 }

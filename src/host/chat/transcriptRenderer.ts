@@ -3,7 +3,7 @@ import type { Message } from '../../core/conversation/conversationModel';
 import type { ChatItem } from '../../protocol/chatItems';
 import type { TranscriptRendering } from '../../app/ports';
 import type { ChatView } from '../chatViewProvider';
-import { assistantItem, toolItem, transcriptOf, userItem, type TokensOf } from './transcript';
+import { assistantItem, serverToolItems, toolItem, transcriptOf, userItem, type TokensOf } from './transcript';
 
 /** Items this process numbered: a notice's or an error's id is unique even when two come in the same millisecond. */
 let itemCount = 0;
@@ -93,6 +93,7 @@ export class TranscriptRenderer implements TranscriptRendering {
           post({ type: 'upsert', item });
         this.streamId = '';
         this.streamed = undefined;
+        for (const notice of serverToolItems(e.message)) post({ type: 'upsert', item: notice });
         for (const b of e.message.blocks) if (b.type === 'tool_use') this.tool(toolItem(b.id, b.name, b.input));
         return;
       }

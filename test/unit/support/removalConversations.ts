@@ -61,6 +61,8 @@ function blockChars(b: Block): number {
       return b.thinking.length;
     case 'image':
       return 400;
+    case 'server_tool':
+      return JSON.stringify(b.raw).length;
   }
 }
 
