@@ -51,10 +51,7 @@ export interface ChatServiceDeps {
   readonly agents: AgentFactory;
   readonly nextTurn: NextTurnPort;
   readonly toolSchemas: ToolSchemasPort;
-  /**
-   * Brings the tools up to date at a turn boundary (MCP servers started, changed tool lists
-   * taken) before `toolSchemas` is read; never throws.
-   */
+  /** Brings the tools up to date at a turn boundary (MCP servers, changed tool lists); never throws. */
   readonly toolsAtTurnBoundary?: () => Promise<void>;
   readonly transcript: TranscriptPort;
   readonly version: string;

@@ -40,6 +40,8 @@ export interface AgentSettings {
   readonly baseUrl: string;
   readonly enableRunCommand: boolean;
   readonly maxToolRounds: number;
+  /** `contextPipeline.toolSearch.deferThreshold`: MCP definitions over this many tokens are deferred. */
+  readonly deferThreshold: number;
 }
 
 /** The current settings, read fresh on every call, and a signal when they change. */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { DEFAULT_DEFER_THRESHOLD_TOKENS } from '../core/tools/toolLoading';
 import { DEFAULT_MODEL, resolveConfig, type ConfigResult, type PipelineSettings } from '../core/pipeline/config';
 import { modelLimits } from './anthropic/modelLimitsCache';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../core/compaction/policy';
@@ -113,6 +114,8 @@ export interface AgentSettings {
   readonly baseUrl: string;
   readonly enableRunCommand: boolean;
   readonly maxToolRounds: number;
+  /** `contextPipeline.toolSearch.deferThreshold`: MCP definitions over this many tokens are deferred. */
+  readonly deferThreshold: number;
 }
 
 /**
@@ -126,6 +129,7 @@ export function readAgentSettings(): AgentSettings {
     baseUrl: userOnly(c, 'baseUrl', isString, '').trim(),
     enableRunCommand: userOnly(c, 'enableRunCommand', isBoolean, false),
     maxToolRounds: Math.max(1, Math.floor(c.get<number>('maxToolRounds', 100))),
+    deferThreshold: Math.max(0, Math.floor(c.get<number>('toolSearch.deferThreshold', DEFAULT_DEFER_THRESHOLD_TOKENS))),
   };
 }
 

@@ -6,6 +6,7 @@ import type { ContextHealth } from '../compaction/health';
 import { recallDefinition } from '../recall/recallTool';
 import { RECALL_MAX_CHARS } from '../recall/recallSpec';
 import { withSessionTools } from '../tools/toolRegistry';
+import type { ToolLoadingPlan } from '../tools/toolLoading';
 import type { AgentEvent } from './events';
 import { runTurnLoop } from './agentTurnLoop';
 import { SessionCommands } from './sessionCommands';
@@ -43,7 +44,8 @@ export class AgentSession {
       ...(deps.spills ? { spills: deps.spills } : {}),
       onRecalled: (toolUseId, ids) => this.commands.noteRecall(toolUseId, ids),
     });
-    this.tools = withSessionTools(deps.tools, [recall], () => deps.clock.now(), RECALL_MAX_CHARS);
+    const own = deps.toolLoader ? [recall, deps.toolLoader.findTools] : [recall];
+    this.tools = withSessionTools(deps.tools, own, () => deps.clock.now(), RECALL_MAX_CHARS);
   }
 
   /** Every compaction of the session, oldest first, with whether it is in effect. */
@@ -120,7 +122,16 @@ export class AgentSession {
 
   /** Replaces settings-derived parts (config, system, tools) between turns. */
   update(patch: Partial<Pick<ConversationState, 'config' | 'system' | 'tools'>>): void {
-    this.core.state = { ...this.core.state, ...patch };
+    const { tools, ...rest } = patch;
+    this.core.state = { ...this.core.state, ...rest };
+    // The tools offered go through the tool loading plan (deferred MCP tools, find_tools).
+    if (tools) this.core.planTools(tools);
+    else if (rest.config) this.core.planTools();
+  }
+
+  /** The tool loading plan of the tools offered now (what is deferred, the figures); undefined without a loader. */
+  toolPlan(): ToolLoadingPlan | undefined {
+    return this.deps.toolLoader?.plan(this.core.offered);
   }
 
   /** Queues editor context for the next user message (replacing what was queued). */

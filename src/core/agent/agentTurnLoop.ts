@@ -51,6 +51,8 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
         });
         break;
       }
+      // find_tools may have loaded tools in the round before: they join this request.
+      core.planTools();
       const compactor = core.deps.compactor;
       if (compactor) {
         const run = await compactor.beforeRequest(core.state, {

@@ -1,7 +1,8 @@
 import type { CountTokensPort, LlmClient, ToolRunner } from './agentPorts';
 import { appendAssistantMessage, type AssistantContent } from '../conversation/assistant';
 import type { ContextAfterTools } from './contextAfterTools';
-import type { ConversationState, Message } from '../conversation/conversationModel';
+import type { ConversationState, Message, ToolSchema } from '../conversation/conversationModel';
+import type { ToolLoader } from '../tools/toolLoader';
 import type { Clock, IdSource, Tokenizer } from '../platform/platformPorts';
 import type { TokenEstimator } from '../tokens/estimator';
 import type { Compactor } from '../compaction/compactor';
@@ -38,6 +39,11 @@ export interface AgentDeps {
   readonly spills?: SpillReader;
   /** Exact prompt size (`count_tokens`), asked beside the first request per model; without it nothing is counted. */
   readonly countTokens?: CountTokensPort;
+  /**
+   * Turns the tools offered into the tools each request sends (deferred loading, find_tools);
+   * without it every offered tool is sent as it is.
+   */
+  readonly toolLoader?: ToolLoader;
 }
 
 /** A compaction of this session and whether it is in effect (restore undoes it). */
@@ -69,8 +75,10 @@ export function errorDetail(err: unknown): string {
  * first) and appending an assistant message. Not used on its own: AgentSession is the facade.
  */
 export class SessionCore {
-  /** The conversation as it stands. */
+  /** The conversation as it stands (its `tools` as the next request sends them). */
   state: ConversationState;
+  /** The tools offered (built-ins, MCP servers'), before the tool loading plan. */
+  offered: readonly ToolSchema[];
   /** The controller of the running turn or manual compaction. */
   running: AbortController | undefined;
   /** Whether a manual compaction runs. */
@@ -85,9 +93,21 @@ export class SessionCore {
     readonly emit: (event: AgentEvent) => void,
     compactions: readonly CompactionEntryState[],
   ) {
-    this.state = initial;
+    this.offered = initial.tools;
+    this.state = { ...initial, tools: deps.toolLoader?.tools(initial.tools) ?? initial.tools };
     this.compactions = [...compactions];
     this.accounting = new RequestAccounting(deps, emit);
+  }
+
+  /**
+   * Takes the tools offered (between turns), or, with no argument, plans again what the next
+   * request sends (each round: `find_tools` may have loaded tools). Keeps the same array
+   * while nothing changed.
+   */
+  planTools(offered: readonly ToolSchema[] = this.offered): void {
+    this.offered = offered;
+    const tools = this.deps.toolLoader?.tools(offered) ?? offered;
+    if (tools !== this.state.tools) this.state = { ...this.state, tools };
   }
 
   /**

@@ -5,7 +5,7 @@ import { NO_REPAIRS, type Repair } from '../normalize/normalize';
 import type { Tokenizer } from '../platform/platformPorts';
 import { headChars } from '../platform/text';
 import { isSendableThinking } from '../models/thinking';
-import { blockRawTokens, toolSchemaRawTokens } from '../tokens/blockTokens';
+import { blockRawTokens, toolSchemaRawTokens, toolSearchRawTokens } from '../tokens/blockTokens';
 import { applyCalibration, type Calibration } from '../tokens/calibration';
 import { calibratedBlockTokens } from '../tokens/calibratedTokens';
 
@@ -62,17 +62,31 @@ export function buildLedger(
     anchors.flatMap((a) => (a.target.at === 'message' ? [a.target.messageIndex] : [])),
   );
   const cal = (raw: number) => Math.round(applyCalibration(calibration, { text: raw, fixed: 0 }));
+  // A deferred tool costs nothing until a tool search references it; the search tool, which
+  // serialize adds last when any tool is deferred, carries the tools' breakpoint then.
+  const searched = state.tools.some((t) => t.deferLoading === true);
   state.tools.forEach((t, i) => {
+    const deferred = t.deferLoading === true;
     rows.push({
       position: rows.length + 1,
       role: 'tools',
-      kind: 'tool schema',
-      source: 'system',
-      tokens: cal(toolSchemaRawTokens(t, tokenizer)),
+      kind: deferred ? 'tool schema · deferred' : 'tool schema',
+      source: t.server !== undefined ? `mcp · ${t.server}` : 'built-in',
+      tokens: deferred ? 0 : cal(toolSchemaRawTokens(t, tokenizer)),
       preview: oneLine(`${t.name}: ${t.description}`),
-      breakpoint: i === state.tools.length - 1 && has('tools'),
+      breakpoint: !searched && i === state.tools.length - 1 && has('tools'),
     });
   });
+  if (searched)
+    rows.push({
+      position: rows.length + 1,
+      role: 'tools',
+      kind: 'tool search',
+      source: 'api',
+      tokens: cal(toolSearchRawTokens(tokenizer)),
+      preview: 'tool_search_tool: finds the deferred tools (the API does not publish what its definition adds)',
+      breakpoint: has('tools'),
+    });
   state.system.forEach((b, i) => {
     rows.push({
       position: rows.length + 1,

@@ -6,7 +6,7 @@
  */
 import type { ToolSchema } from '../conversation/conversationModel';
 import type { Tokenizer } from '../platform/platformPorts';
-import { toolSchemaRawTokens } from '../tokens/blockTokens';
+import { toolSchemaRawTokens, toolSearchRawTokens } from '../tokens/blockTokens';
 import { applyCalibration, type Calibration } from '../tokens/calibration';
 
 /** One tool's cost. */
@@ -29,7 +29,10 @@ export interface ToolGroupCost {
 
 /** The whole tool list's cost. */
 export interface ToolBudget {
+  /** Tokens of the tool list the request carries: the loaded definitions, and the tool search tool when any is deferred. */
   readonly tokens: number;
+  /** Tokens of the tool search tool's definition (0 when nothing is deferred). */
+  readonly searchTokens: number;
   readonly eagerTokens: number;
   readonly groups: readonly ToolGroupCost[];
 }
@@ -51,8 +54,13 @@ export function toolBudget(tools: readonly ToolSchema[], tokenizer: Tokenizer, c
     eagerTokens: list.reduce((a, x) => a + x.tokens, 0),
     tools: list,
   }));
+  const deferred = tools.some((t) => t.deferLoading === true);
+  const searchTokens = deferred
+    ? Math.round(applyCalibration(calibration, { text: toolSearchRawTokens(tokenizer), fixed: 0 }))
+    : 0;
   return {
-    tokens: out.reduce((a, g) => a + g.tokens, 0),
+    tokens: out.reduce((a, g) => a + g.tokens, 0) + searchTokens,
+    searchTokens,
     eagerTokens: out.reduce((a, g) => a + g.eagerTokens, 0),
     groups: out,
   };

@@ -209,8 +209,13 @@ export function toolsRawTokens(tools: readonly ToolSchema[], tokenizer: Tokenize
     if (tool.deferLoading === true) deferred = true;
     else text += toolSchemaRawTokens(tool, tokenizer);
   }
-  if (deferred) text += TOOL_SCHEMA_FRAMING + tokenizer.count(TOOL_SEARCH_DEFINITION);
+  if (deferred) text += toolSearchRawTokens(tokenizer);
   return { text, fixed: 0 };
+}
+
+/** Raw tokens the tool search tool's definition is counted as (serialize adds it when any tool is deferred). */
+export function toolSearchRawTokens(tokenizer: Tokenizer): number {
+  return TOOL_SCHEMA_FRAMING + tokenizer.count(TOOL_SEARCH_DEFINITION);
 }
 
 /** What the tool search tool's definition is counted as (the API does not say what it adds). */

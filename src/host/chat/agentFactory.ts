@@ -16,6 +16,7 @@ import { calibratedMessageTokens } from '../../core/tokens/calibratedTokens';
 import { abortableSleep } from '../abortableSleep';
 import { modelInfo } from '../../core/models/modelFacts';
 import { TokenEstimator } from '../../core/tokens/estimator';
+import { ToolLoader } from '../../core/tools/toolLoader';
 import { LiveTransport } from '../../app/liveTransport';
 import type { AgentFactory, LogPort, SettingsPort } from '../../app/ports';
 import { AnthropicLlmClient } from '../anthropic/anthropicClient';
@@ -79,6 +80,13 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
         modelLimits.ensure(model, (id) => transport.client.retrieveModel(id), hooks.onModelLimits);
       ensureLimits(config.model);
       const estimator = new TokenEstimator(tokenizer);
+      // MCP definitions over the threshold are deferred: behind the API's tool search where the
+      // model takes it (the model table: the Models API reports no such capability), else behind find_tools.
+      const toolLoader = new ToolLoader({
+        tokenizer,
+        thresholdTokens: () => deps.settings.agent().deferThreshold,
+        serverToolSearch: () => modelInfo(built.agent?.state.config.model ?? config.model).toolSearch,
+      });
       // The first estimate of the session already uses the model's tokenizer prior.
       estimator.useModel(config.model, priorFactorFor(modelInfo(config.model).tokenizer));
       // The agent is built after its compactor; the main-model summary asks it for its request.
@@ -119,6 +127,7 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
               .countTokens(params, { signal, timeoutMs: COUNT_TOKENS_TIMEOUT_MS })
               .then((r) => (r.ok ? r : { ok: false as const })),
           contextAfterTools: (calls) => project.afterTools(calls),
+          toolLoader,
         },
         hooks.onEvent,
         open.compactions,

@@ -29,7 +29,12 @@ import { countingTokenizer } from './tokenFakes';
 /** Settings the test changes at will; `change` applies a patch and fires the change signal. */
 export class FakeSettings implements SettingsPort {
   pipeline: PipelineSettings = {};
-  agentValue: AgentSettings = { baseUrl: 'https://one.example', enableRunCommand: false, maxToolRounds: 5 };
+  agentValue: AgentSettings = {
+    baseUrl: 'https://one.example',
+    enableRunCommand: false,
+    maxToolRounds: 5,
+    deferThreshold: 10_000,
+  };
   private readonly listeners = new Set<() => void>();
   pipelineConfig = () => resolveConfig(this.pipeline);
   agent = () => this.agentValue;
