@@ -94,7 +94,8 @@ export class SessionCore {
     compactions: readonly CompactionEntryState[],
   ) {
     this.offered = initial.tools;
-    this.state = { ...initial, tools: deps.toolLoader?.tools(initial.tools) ?? initial.tools };
+    const tools = deps.toolLoader?.tools(initial.tools) ?? initial.tools;
+    this.state = tools === initial.tools ? initial : { ...initial, tools };
     this.compactions = [...compactions];
     this.accounting = new RequestAccounting(deps, emit);
   }

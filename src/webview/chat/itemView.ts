@@ -152,7 +152,7 @@ class ItemRenderer {
         const summary = el(
           'summary',
           {},
-          el('span', { class: 'tool-name' }, item.name),
+          toolName(item.name),
           ' ',
           el('span', { class: 'tool-status' }, status),
           cleared,
@@ -245,5 +245,17 @@ function userImages(images: NonNullable<Extract<ChatItem, { kind: 'user' }>['ima
       });
       return node;
     }),
+  );
+}
+
+/** A tool's name on its card: an MCP tool (`mcp__server__tool`) as its tool and server, the full name in the tooltip. */
+function toolName(name: string): HTMLElement {
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+  if (!mcp) return el('span', { class: 'tool-name' }, name);
+  return el(
+    'span',
+    { class: 'tool-name', title: `${name}: the tool ${mcp[2]} of the MCP server ${mcp[1]}` },
+    mcp[2] ?? name,
+    el('span', { class: 'muted tool-server' }, ` · ${mcp[1]}`),
   );
 }
