@@ -26,6 +26,9 @@ const builds = [
     target: 'node20',
     // The tokenizer (js-tiktoken and its ranks, ~2 MB) is its own bundle, required on first use.
     external: ['vscode', './tokenizer.js'],
+    // jsonc-parser's `main` is a UMD build whose require('./impl/format') esbuild cannot follow
+    // (the bundle fails to load); its ES module build bundles cleanly.
+    alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   },
   {
     ...common,

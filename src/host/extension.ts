@@ -26,6 +26,7 @@ import { noteWorkspaceCostSettings, PROJECT_CONTEXT_SETTINGS, readAgentSettings,
 import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
 import { toolCallApprover } from './approvals/toolCallPolicy';
 import { McpServers } from './mcpServers';
+import { FIND_TOOLS_NAME } from '../core/tools/findTools';
 import { budgetToolsSource } from './budget/toolsSource';
 import type { AnyToolDefinition } from '../core/tools/toolDefinition';
 import { mcpCallSettings, rememberAlwaysAllow } from './mcpSettings';
@@ -76,7 +77,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   });
   // Tool names MCP tools never shadow: the built-ins and the session's own.
-  const mcp: McpServers = new McpServers(context, log, new Set(tools.definitionNames()));
+  const mcp: McpServers = new McpServers(context, log, new Set([...tools.builtinNames(), FIND_TOOLS_NAME]));
 
   // Assigned once below; the chat view's callbacks above may run before that (hence `let`).
   // eslint-disable-next-line prefer-const

@@ -9,6 +9,7 @@
 // next request is valid.
 //   node --import tsx --test test/vscode/mcp.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { closeWorld, startAgentWorld } from './agentHarness.mjs';
@@ -25,6 +26,33 @@ const MCP_JSON = JSON.stringify(
   2,
 );
 const TOOL = 'mcp__everything__echo';
+/** Where the README's screenshots go: docs/screenshots/ with CP_UPDATE_DOCS_SCREENSHOTS=1, else test-results/. */
+const OUT =
+  process.env.CP_UPDATE_DOCS_SCREENSHOTS === '1'
+    ? join(REPO_ROOT, 'docs', 'screenshots')
+    : join(REPO_ROOT, 'test-results', 'screenshots');
+
+/**
+ * Saves the side bar (the chat) and the budget panel's Tools card as `<theme>-mcp-chat.png` and `<theme>-mcp-tools.png`.
+ * @param {AgentWorld} w
+ * @param {'dark' | 'light'} theme
+ */
+async function shots(w, theme) {
+  mkdirSync(OUT, { recursive: true });
+  await w.page.mouse.move(1, 899);
+  await w.page
+    .locator('.part.sidebar')
+    .screenshot({ path: join(OUT, `${theme}-mcp-chat.png`), animations: 'disabled' });
+  await w.command('Context Pipeline: Show Context Budget');
+  const budget = await budgetFrame(w.page);
+  const card = budget.getByTestId('budget-tools');
+  await card.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+  await budget.evaluate(() => {
+    for (const d of document.querySelectorAll('[data-testid="budget-tools"] details')) d.setAttribute('open', '');
+  });
+  await card.screenshot({ path: join(OUT, `${theme}-mcp-tools.png`), animations: 'disabled' });
+  return budget;
+}
 
 /**
  * Clicks Allow on the modal that asks to start the workspace's server, after checking it names what it runs.
@@ -89,8 +117,7 @@ describe('MCP servers from the workspace, in a real VS Code', { timeout: suiteTi
     const toolCard = w.frame.locator('.item.tool', { hasText: 'echo · everything' }).first();
     await toolCard.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
 
-    await w.command('Context Pipeline: Show Context Budget');
-    const budget = await budgetFrame(w.page);
+    const budget = await shots(w, 'dark');
     const server = budget.locator('[data-testid="mcp-server"][data-server="everything"]');
     await server.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.equal(await server.getAttribute('data-state'), 'ready');
@@ -98,9 +125,6 @@ describe('MCP servers from the workspace, in a real VS Code', { timeout: suiteTi
     await eventually('the Tools card to list the server with its tokens', async () =>
       /everything/.test(await table.innerText()),
     );
-    const { screenshot } = await import('./workbench.mjs');
-    await budget.evaluate(() => document.querySelector('[data-testid="budget-tools"]')?.scrollIntoView());
-    await screenshot(w.page, 'mcp-tools-card');
     await closeWorld(w, 'mcp-eager');
     w = undefined;
   });
@@ -108,7 +132,7 @@ describe('MCP servers from the workspace, in a real VS Code', { timeout: suiteTi
   test('deferred behind tool search: the model finds the tool, calls it, and the next request is valid', async () => {
     w = await startAgentWorld({
       workspaceFiles: { '.vscode/mcp.json': MCP_JSON },
-      settings: { 'contextPipeline.toolSearch.deferThreshold': 0 },
+      settings: { 'contextPipeline.toolSearch.deferThreshold': 0, 'workbench.colorTheme': 'Default Light Modern' },
     });
     w.fake.script(
       { toolSearch: { pattern: 'echo' }, toolUses: [{ name: TOOL, input: { message: 'found by search' } }] },
@@ -121,8 +145,10 @@ describe('MCP servers from the workspace, in a real VS Code', { timeout: suiteTi
     await w.waitIdle();
     const sent = w.fake.requests.filter((r) => r.path === '/v1/messages');
     assert.equal(sent.length, 2);
-    const tools = /** @type {{ tools: { name: string, type?: string, defer_loading?: boolean }[] }} */ (sent[0]?.body)
-      .tools;
+    const firstBody = /** @type {{ tools: { name: string, type?: string, defer_loading?: boolean }[] }} */ (
+      sent[0]?.body ?? { tools: [] }
+    );
+    const tools = firstBody.tools;
     assert.ok(
       tools.filter((t) => t.name.startsWith('mcp__everything__')).every((t) => t.defer_loading === true),
       'every MCP tool goes deferred',
@@ -135,7 +161,7 @@ describe('MCP servers from the workspace, in a real VS Code', { timeout: suiteTi
       tools.filter((t) => !t.name.startsWith('mcp__')).every((t) => t.defer_loading !== true),
       'built-ins stay loaded',
     );
-    const second = /** @type {{ messages: { content: { type: string }[] | string }[] }} */ (sent[1]?.body);
+    const second = /** @type {{ messages: { content: { type: string }[] | string }[] }} */ (sent[1]?.body ?? {});
     const answer = second.messages[1]?.content;
     assert.ok(Array.isArray(answer));
     assert.deepEqual(
@@ -146,5 +172,9 @@ describe('MCP servers from the workspace, in a real VS Code', { timeout: suiteTi
     const entries = w.sessionEntries().flatMap((f) => f.entries);
     const saved = JSON.stringify(entries);
     assert.ok(saved.includes('tool_search_tool_result'), 'the search result is in the session file');
+    const budget = await shots(w, 'light');
+    await eventually('the Tools card to mark the server tools deferred', async () =>
+      /deferred/.test(await budget.getByTestId('tools-table').innerText()),
+    );
   });
 });

@@ -45,12 +45,13 @@ export interface WorkspaceToolRunnerOptions {
 export class WorkspaceToolRunner implements ToolRunner {
   private readonly registry: ToolRegistry;
   private readonly roots: () => readonly string[];
+  private readonly builtins: readonly AnyToolDefinition[];
 
   constructor(private readonly options: WorkspaceToolRunnerOptions) {
     const limits = { ...DEFAULT_TOOL_LIMITS, ...options.limits };
     const given = options.roots;
     this.roots = typeof given === 'function' ? given : () => given;
-    const builtins = builtinTools({
+    const builtins = (this.builtins = builtinTools({
       roots: this.roots,
       readOnlyRoots: () => options.readOnlyRoots?.() ?? [],
       approver: options.approver,
@@ -58,7 +59,7 @@ export class WorkspaceToolRunner implements ToolRunner {
       secrets: () => options.secrets?.() ?? [],
       filesExclude: options.filesExclude,
       limits,
-    });
+    }));
     const extra = options.extraTools;
     this.registry = new ToolRegistry({
       definitions: extra ? () => [...builtins, ...extra()] : () => builtins,
@@ -73,9 +74,9 @@ export class WorkspaceToolRunner implements ToolRunner {
     return this.registry.schemas();
   }
 
-  /** The names of every tool the host defines itself (offered or not): names MCP tools never take. */
-  definitionNames(): string[] {
-    return this.registry.definitions().map((d) => d.schema.name);
+  /** The names of the built-in tools (offered or not): names MCP tools never take. Reads no extra tool. */
+  builtinNames(): string[] {
+    return this.builtins.map((d) => d.schema.name);
   }
 
   /** The definition named `name`, if any (the chat's cards and the approval ask it what a tool is). */
