@@ -1,14 +1,16 @@
 /**
  * `npm run bench -- tools [--window N] [--k N] [--sets DIR] [dir…]`: what real MCP servers'
  * tool definitions (bench/tools/sets/, `npm run capture-mcp-tools`) cost, sent eagerly or
- * deferred behind the API's tool search (toolLoad.ts models both).
+ * deferred behind the API's tool search, in the core's figures (toolLoad.ts: the tool loading
+ * plan decides, toolBudget counts as the budget panel does).
  *
  * Per set: its tools; the tokens of its definitions per request, eager vs deferred; and the
  * real sessions (test/fixtures and ../shared/fixtures by default, identical files once) replayed
  * under the default policy with the set added to every request — the same replay and pricing
  * as replay-all (the transcript's clock, its real full cache misses, cache writes and reads,
  * compactions the added tokens bring forward), so writing the definitions to the cache again
- * after each cache miss is counted. Prints a table, the assumptions, and as the last line
+ * after each cache miss is counted. Prints a table, the assumptions, one line per candidate
+ * defer threshold (thresholds.ts: the sets deferred at it and what that saves), and as the last line
  * `{"sets":[{name,tools,eager_tokens,deferred_tokens,replay_cost_eager,replay_cost_deferred},…]}`
  * (costs in USD, summed over the sessions; `null` when a session's model has no price).
  */
@@ -23,7 +25,9 @@ import { prepareTranscript, replay, type PreparedTranscript, type ReplayToolLoad
 import { totalCost } from '../replayReport';
 import { deriveSummaryLength, summarySamples, type SummaryLengthModel } from '../summaryLength';
 import { nothingToReplay, readTranscript } from '../transcript';
-import { DEFAULT_LOADED, PROMPT_CACHING_DOC, SEARCH_TOOL, TOOL_SEARCH_DOC, toolRequestModel } from './toolLoad';
+import { toolSearchTool } from '../../src/core/pipeline/serialize';
+import { thresholdLines } from './thresholds';
+import { DEFAULT_LOADED, PROMPT_CACHING_DOC, TOOL_SEARCH_DOC, toolRequestModel } from './toolLoad';
 import { ALL_SERVERS, readCapturedSets, SETS_DIR, toolSets, type ToolSet } from './toolSets';
 
 /** Folders replayed by default: the repo's fixtures and the shared ones beside the worktree. */
@@ -193,6 +197,7 @@ export function report(
   const head = [
     'set',
     'tools',
+    'plan tok',
     'eager tok',
     'search tok',
     'loaded tok',
@@ -203,13 +208,15 @@ export function report(
     'Δ eager',
     'Δ deferred',
   ];
-  const lines = rows.map((r) => {
-    const f = requestFigures(sets.find((s) => s.name === r.name) as ToolSet, ctx.tokenizer, ctx.k);
+  const figures = rows.map((r) => requestFigures(sets.find((s) => s.name === r.name) as ToolSet, ctx.tokenizer, ctx.k));
+  const lines = rows.map((r, i) => {
+    const f = figures[i] as ReturnType<typeof requestFigures>;
     const delta = (c: number | null) =>
       c === null || baseline === null ? 'unpriced' : `+$${(c - baseline).toFixed(2)}`;
     return [
       r.name,
       String(r.tools),
+      String(f.eagerPlan.eagerTokens),
       String(r.eager_tokens),
       String(f.searchToolTokens),
       String(f.loadedTokens),
@@ -228,8 +235,8 @@ export function report(
   out.push(
     '',
     `Sets: ${sets.map((s) => `${s.name} (${s.origin})`).join('; ')}.`,
-    `Tokens: each definition named mcp__<server>__<tool> and counted as the estimator counts a tool schema (${ctx.tokenizer.name}, prior calibration ×${initialCalibration().factor}); replays use each session's learned calibration.`,
-    `Deferred: a deferred tool is not in the prompt (SDK ToolSearchToolRegex20251119.defer_loading; ${PROMPT_CACHING_DOC}); counted: the declaration ${JSON.stringify(SEARCH_TOOL)} on every request — the server-side definition and instructions it expands into are NOT published, so deferred is understated by that amount.`,
+    `Tokens: the core's figures — planToolLoading (src/core/tools/toolLoading.ts) decides what is deferred, toolBudget (src/core/pipeline/toolBudget.ts) counts the planned tools as the budget panel shows them: each definition, named mcp__<server>__<tool>, by toolSchemaRawTokens, calibrated and rounded per tool (${ctx.tokenizer.name}, prior calibration ×${initialCalibration().factor}); replays use each session's learned calibration. "plan tok" = the raw tokens the plan compares with contextPipeline.toolSearch.deferThreshold.`,
+    `Deferred: a deferred tool is not in the prompt (SDK ToolSearchToolRegex20251119.defer_loading; ${PROMPT_CACHING_DOC}); counted on every request: the tool search tool ${JSON.stringify(toolSearchTool('regex'))} as the core counts it (toolSearchRawTokens, a short schema) — the server-side definition and instructions it expands into are NOT published, so deferred is understated by that amount.`,
     `Loaded: K = ${ctx.k} tools per search (the docs' "3–5 tools", ${TOOL_SEARCH_DOC}), the set's ${ctx.k} largest since the sessions call none of them; loaded at the session's first tool call, kept in the history (${PROMPT_CACHING_DOC}: definitions appended inline, prefix untouched), loaded again at the next call after a compaction took them. "deferred tok" = search tool + loaded (a request after the first search).`,
     `Replay: ${ctx.files.length} sessions (${ctx.files.join(', ')}) at ${ctx.window} tokens, default policy, priced as replay-all prices them; without any set: ${usd(baseline)}. Δ = cost over that.`,
   );
@@ -240,6 +247,18 @@ export function report(
       `Target (issue 32): deferred ≤ ${TARGET_SHARE * 100} % of eager for the ${all.tools}-tool set: ${(share * 100).toFixed(1)} % — ${share <= TARGET_SHARE ? 'met' : 'NOT met'} (per-request tokens; the unpublished search-tool definition not counted).`,
     );
   }
+  out.push(
+    '',
+    'Defer threshold candidates (each set alone as the session\'s MCP tools; "saves" = eager − deferred tokens per request, and the replay cost eager − deferred summed over the sessions; negative: deferring costs more):',
+    ...thresholdLines(
+      rows.map((r, i) => ({
+        ...r,
+        searchToolTokens: (figures[i] as ReturnType<typeof requestFigures>).searchToolTokens,
+      })),
+      sets,
+      ctx.tokenizer,
+    ),
+  );
   return out;
 }
 

@@ -1,7 +1,10 @@
 /**
- * The bench's own model of what a tool set costs a request, sent eagerly or deferred. The
- * deferred-loading pipeline itself lands in `src/core/tools/toolLoading.ts` (another branch):
- * once it does, this module should call that plan instead of modelling it here.
+ * What a tool set costs a request, sent eagerly or deferred, in the core's own figures: the
+ * tool loading plan (`planToolLoading`, src/core/tools/toolLoading.ts) decides what is
+ * deferred, and `toolBudget` (src/core/pipeline/toolBudget.ts) counts the planned tools
+ * exactly as the budget panel does (each definition `toolSchemaRawTokens`, calibrated and
+ * rounded per tool; the tool search tool `toolSearchRawTokens`). Only what a search loads into
+ * the history is modelled here (the sessions replayed call none of these tools).
  *
  * What the API does with a deferred tool, from Anthropic:
  * - `defer_loading: true` — "If true, tool will not be included in initial system prompt. Only
@@ -13,21 +16,21 @@
  *   preserved." ({@link PROMPT_CACHING_DOC}).
  * - Tool search loads "only the 3–5 tools Claude needs for a given request" ({@link TOOL_SEARCH_DOC}).
  * - The size of the tool search tool's own definition (the server-side text the API expands
- *   its declaration into) is not published: only its declaration is counted here, and the
- *   bench says so.
+ *   its declaration into) is not published: the core counts it as a short schema
+ *   (`toolSearchRawTokens`), and the bench says so.
  *
- * Counting: each definition as the estimator counts a tool schema (`toolSchemaRawTokens`,
- * calibrated and rounded per tool as the ledger does). The tool-use system prompt the API adds
- * when a request has tools is the same both ways (the request has tools either way) and is
- * already in each transcript's measured overhead, so it is not added.
+ * The tool-use system prompt the API adds when a request has tools is the same both ways (the
+ * request has tools either way) and is already in each transcript's measured overhead, so it
+ * is not added.
  */
 import type { ToolUnion } from '@anthropic-ai/sdk/resources/messages';
 import type { Message, TextBlock, ToolSchema } from '../../src/core/conversation/conversationModel';
 import type { Tokenizer } from '../../src/core/platform/platformPorts';
-import { serializeTools } from '../../src/core/pipeline/serialize';
+import { serializeTools, toolSearchTool } from '../../src/core/pipeline/serialize';
+import { toolBudget, type ToolBudget } from '../../src/core/pipeline/toolBudget';
 import { calibratedBlockTokens } from '../../src/core/tokens/calibratedTokens';
-import { applyCalibration, type Calibration } from '../../src/core/tokens/calibration';
-import { TOOL_SCHEMA_FRAMING, toolSchemaRawTokens } from '../../src/core/tokens/blockTokens';
+import type { Calibration } from '../../src/core/tokens/calibration';
+import { planToolLoading, type ToolLoadingPlan } from '../../src/core/tools/toolLoading';
 import type { ToolSet } from './toolSets';
 
 /** Anthropic's page on the tool search tool. */
@@ -35,9 +38,6 @@ export const TOOL_SEARCH_DOC = 'https://platform.claude.com/docs/en/agents-and-t
 /** Anthropic's page on deferred tools and the prompt cache. */
 export const PROMPT_CACHING_DOC =
   'https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-use-with-prompt-caching';
-
-/** The tool search tool's declaration as a request carries it (`ToolSearchToolRegex20251119`). */
-export const SEARCH_TOOL = { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' } as const;
 
 /**
  * Tools one search loads, by default: the low end of the docs' "3–5 tools", loaded after the
@@ -51,13 +51,21 @@ export const LOADED_BLOCK_ID = 'tool-search-loaded-';
 
 /** What a set costs a request, both ways. */
 export interface ToolRequestModel {
+  /** The plan with nothing deferred (a threshold no set reaches). */
+  readonly eagerPlan: ToolLoadingPlan;
+  /** The plan with every MCP tool deferred behind the API's tool search (threshold 0). */
+  readonly deferredPlan: ToolLoadingPlan;
   /** The `tools` array sent eagerly: every definition. */
   readonly eagerTools: readonly ToolUnion[];
-  /** The `tools` array sent deferred: the search tool, then every definition with `defer_loading: true`. */
-  readonly deferredTools: readonly unknown[];
-  /** Calibrated tokens of every definition: what each request carries eagerly. */
+  /** The `tools` array sent deferred: every definition with `defer_loading: true`, then the search tool. */
+  readonly deferredTools: readonly ToolUnion[];
+  /** The budget panel's figures of the eager request's tools. */
+  readonly eagerBudget: ToolBudget;
+  /** The budget panel's figures of the deferred request's tools (the search tool's in `searchTokens`). */
+  readonly deferredBudget: ToolBudget;
+  /** What each request carries eagerly: `eagerBudget.tokens`. */
   readonly eagerTokens: number;
-  /** Calibrated tokens of the search tool's declaration (its server-side definition is not published). */
+  /** What each request carries deferred before any search: `deferredBudget.tokens` (the search tool). */
   readonly searchToolTokens: number;
   /** The tools the model is assumed to load: the set's K largest (the fixtures call none of them). */
   readonly loaded: readonly ToolSchema[];
@@ -65,37 +73,46 @@ export interface ToolRequestModel {
   readonly loadedText: string;
   /** Calibrated tokens of that text as the replay counts it. */
   readonly loadedTokens: number;
-  /** A request after the first search: the search tool plus the loaded definitions. */
+  /** A request after the first search: the deferred request's tools plus the loaded definitions. */
   readonly deferredTokens: number;
 }
 
-/** Calibrated tokens of one schema, rounded as the ledger rounds each row. */
-export function schemaTokens(tool: ToolSchema, tokenizer: Tokenizer, calibration: Calibration): number {
-  return Math.round(applyCalibration(calibration, { text: toolSchemaRawTokens(tool, tokenizer), fixed: 0 }));
+/** A threshold no tool set reaches: the plan then defers nothing. */
+const NEVER = Number.POSITIVE_INFINITY;
+
+/** The core's plan for `set` at `thresholdTokens`, on a model with the API's tool search, nothing loaded yet. */
+export function planFor(set: ToolSet, thresholdTokens: number, tokenizer: Tokenizer): ToolLoadingPlan {
+  return planToolLoading({ offered: set.tools, thresholdTokens, serverToolSearch: true, loaded: new Set(), tokenizer });
+}
+
+/** Whether the core defers `set` at `thresholdTokens` (what `contextPipeline.toolSearch.deferThreshold` decides). */
+export function deferredAt(set: ToolSet, thresholdTokens: number, tokenizer: Tokenizer): boolean {
+  return planFor(set, thresholdTokens, tokenizer).search !== undefined;
 }
 
 /**
- * The K tools a search is assumed to load: the largest definitions (which tools a session
- * would use is unknown; the largest are the pessimistic choice for deferred loading).
+ * The K tools a search is assumed to load: the largest definitions by the panel's figures
+ * (which tools a session would use is unknown; the largest are the pessimistic choice for
+ * deferred loading), ties in the plan's order.
  */
-export function loadedTools(
-  tools: readonly ToolSchema[],
-  k: number,
-  tokenizer: Tokenizer,
-  calibration: Calibration,
-): ToolSchema[] {
-  return [...tools]
-    .map((t, i) => ({ t, i, n: schemaTokens(t, tokenizer, calibration) }))
-    .sort((a, b) => b.n - a.n || a.i - b.i)
+export function loadedTools(budget: ToolBudget, tools: readonly ToolSchema[], k: number): ToolSchema[] {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  return budget.groups
+    .flatMap((g) => g.tools)
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => b.c.tokens - a.c.tokens || a.i - b.i)
     .slice(0, Math.max(0, k))
-    .map((x) => x.t);
+    .flatMap(({ c }) => {
+      const t = byName.get(c.name);
+      return t ? [t] : [];
+    });
 }
 
 /** The text standing in the history for one search: the call, its tool_reference result and the expanded definitions. */
 export function loadedToolsText(loaded: readonly ToolSchema[]): string {
   const pattern = loaded.map((t) => t.name).join('|');
   return [
-    `${SEARCH_TOOL.name}\npattern\n${pattern}`,
+    `${toolSearchTool('regex').name}\npattern\n${pattern}`,
     `tool_search_tool_result\n${loaded.map((t) => `tool_reference ${t.name}`).join('\n')}`,
     ...loaded.map((t) => `${t.name}\n${t.description}\n${JSON.stringify(t.inputSchema)}`),
   ].join('\n\n');
@@ -113,23 +130,27 @@ export function toolRequestModel(
   calibration: Calibration,
   k: number = DEFAULT_LOADED,
 ): ToolRequestModel {
-  const eagerTools = serializeTools(set.tools);
-  const eagerTokens = set.tools.reduce((n, t) => n + schemaTokens(t, tokenizer, calibration), 0);
-  const searchRaw = TOOL_SCHEMA_FRAMING + tokenizer.count(JSON.stringify(SEARCH_TOOL));
-  const searchToolTokens = Math.round(applyCalibration(calibration, { text: searchRaw, fixed: 0 }));
-  const loaded = loadedTools(set.tools, k, tokenizer, calibration);
+  const eagerPlan = planFor(set, NEVER, tokenizer);
+  const deferredPlan = planFor(set, 0, tokenizer);
+  const eagerBudget = toolBudget(eagerPlan.tools, tokenizer, calibration);
+  const deferredBudget = toolBudget(deferredPlan.tools, tokenizer, calibration);
+  const loaded = loadedTools(eagerBudget, eagerPlan.tools, k);
   const loadedText = loaded.length > 0 ? loadedToolsText(loaded) : '';
   const loadedTokens =
     loadedText === '' ? 0 : Math.round(calibratedBlockTokens(loadedBlock(loadedText, 'x', 0), tokenizer, calibration));
   return {
-    eagerTools,
-    deferredTools: [SEARCH_TOOL, ...eagerTools.map((t) => ({ ...t, defer_loading: true }))],
-    eagerTokens,
-    searchToolTokens,
+    eagerPlan,
+    deferredPlan,
+    eagerTools: serializeTools(eagerPlan.tools),
+    deferredTools: serializeTools(deferredPlan.tools),
+    eagerBudget,
+    deferredBudget,
+    eagerTokens: eagerBudget.tokens,
+    searchToolTokens: deferredBudget.tokens,
     loaded,
     loadedText,
     loadedTokens,
-    deferredTokens: searchToolTokens + loadedTokens,
+    deferredTokens: deferredBudget.tokens + loadedTokens,
   };
 }
 

@@ -2,7 +2,13 @@ import { strict as assert } from 'node:assert';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { initialCalibration } from '../../src/core/tokens/calibration';
 import { jsonLine, measureSets, parseToolsArgs, requestFigures, toolLoads } from '../../bench/tools/run';
-import { LOADED_BLOCK_ID, SEARCH_TOOL, toolRequestModel, withLoadedTools } from '../../bench/tools/toolLoad';
+import { thresholdLines } from '../../bench/tools/thresholds';
+import { deferredAt, LOADED_BLOCK_ID, toolRequestModel, withLoadedTools } from '../../bench/tools/toolLoad';
+import { serializeTools, toolSearchTool } from '../../src/core/pipeline/serialize';
+import { toolBudget } from '../../src/core/pipeline/toolBudget';
+import { toolSchemaRawTokens, toolSearchRawTokens } from '../../src/core/tokens/blockTokens';
+import { applyCalibration } from '../../src/core/tokens/calibration';
+import { planToolLoading } from '../../src/core/tools/toolLoading';
 import { ALL_SERVERS, parseCapturedSet, SETS_DIR, toolSets, type CapturedSet } from '../../bench/tools/toolSets';
 import { countingTokenizer } from './support/tokenFakes';
 import { prepare, toolSession, words } from './support/benchTranscripts';
@@ -41,12 +47,12 @@ describe('bench tools: MCP tool sets eager vs deferred', () => {
     assert.throws(() => parseCapturedSet('{"name":"x","tools":[]}', 'x.json'), /x\.json: not a captured tool set/);
   });
 
-  it('sends every definition eagerly, or the search tool and every definition deferred; deferred costs less', () => {
+  it('sends every definition eagerly, or every definition deferred and the search tool; deferred costs less', () => {
     const set = toolSets([SMALL, LARGE])[2]!;
     const m = toolRequestModel(set, tokenizer, initialCalibration(), 3);
     assert.equal(m.eagerTools.length, 8);
-    assert.deepEqual(m.deferredTools[0], SEARCH_TOOL);
-    assert.ok(m.deferredTools.slice(1).every((t) => (t as { defer_loading?: boolean }).defer_loading === true));
+    assert.deepEqual(m.deferredTools.at(-1), toolSearchTool('regex'));
+    assert.ok(m.deferredTools.slice(0, -1).every((t) => (t as { defer_loading?: boolean }).defer_loading === true));
     assert.ok(m.searchToolTokens > 0, 'the search tool is never priced at zero');
     // The K largest are loaded: the large server's last three.
     assert.deepEqual(
@@ -56,6 +62,73 @@ describe('bench tools: MCP tool sets eager vs deferred', () => {
     assert.equal(m.deferredTokens, m.searchToolTokens + m.loadedTokens);
     assert.ok(m.deferredTokens < m.eagerTokens, `${m.deferredTokens} < ${m.eagerTokens}`);
     assert.ok(m.loadedTokens < m.eagerTokens);
+  });
+
+  it("takes its figures from the core: the plan's tools and the budget panel's tokens", () => {
+    const set = toolSets([SMALL, LARGE])[2]!;
+    const cal = { ...initialCalibration(), factor: 1.2 };
+    const m = toolRequestModel(set, tokenizer, cal, 3);
+    const plan = (thresholdTokens: number) =>
+      planToolLoading({ offered: set.tools, thresholdTokens, serverToolSearch: true, loaded: new Set(), tokenizer });
+    const eager = plan(Number.POSITIVE_INFINITY);
+    const deferred = plan(0);
+    assert.deepEqual(m.eagerTools, serializeTools(eager.tools));
+    assert.deepEqual(m.deferredTools, serializeTools(deferred.tools));
+    assert.equal(m.eagerTokens, toolBudget(eager.tools, tokenizer, cal).tokens, 'the panel figure, eager');
+    assert.equal(m.searchToolTokens, toolBudget(deferred.tools, tokenizer, cal).tokens, 'the panel figure, deferred');
+    const perTool = set.tools.reduce(
+      (n, t) => n + Math.round(applyCalibration(cal, { text: toolSchemaRawTokens(t, tokenizer), fixed: 0 })),
+      0,
+    );
+    assert.equal(m.eagerTokens, perTool, 'each definition calibrated and rounded as the panel does');
+    assert.equal(
+      m.searchToolTokens,
+      Math.round(applyCalibration(cal, { text: toolSearchRawTokens(tokenizer), fixed: 0 })),
+      "the search tool's definition as the core counts it",
+    );
+    assert.equal(m.eagerPlan.eagerTokens, eager.eagerTokens);
+  });
+
+  it('says which sets each threshold defers, as the plan decides, and what deferring saves', () => {
+    const [small, large, all] = toolSets([SMALL, LARGE]);
+    const raw = (s: typeof small) =>
+      planToolLoading({
+        offered: s!.tools,
+        thresholdTokens: 0,
+        serverToolSearch: true,
+        loaded: new Set(),
+        tokenizer,
+      }).deferredTokens;
+    const between = raw(small) + 1;
+    assert.ok(between < raw(large), 'the fixture: a threshold between the two servers');
+    assert.deepEqual(
+      [small, large, all].map((s) => deferredAt(s!, between, tokenizer)),
+      [false, true, true],
+    );
+    const row = (name: string, eager: number, deferred: number) => ({
+      name,
+      eager_tokens: eager,
+      deferred_tokens: deferred,
+      searchToolTokens: 20,
+      replay_cost_eager: 1,
+      replay_cost_deferred: 0.75,
+    });
+    const lines = thresholdLines(
+      [row('small', 100, 150), row('large', 3000, 900), row('all-servers', 3100, 950)],
+      [small!, large!, all!],
+      tokenizer,
+      [0, between, 1e9],
+    );
+    assert.equal(lines.length, 3);
+    assert.match(
+      lines[0]!,
+      /^Threshold 0: defers small \(saves 80 tok\/request before its first search, −50 after; replay \$0\.25\), large \(/,
+    );
+    assert.match(
+      lines[1]!,
+      new RegExp(`^Threshold ${between}: defers large \\(.*\\), all-servers \\(.*\\)\\. Kept eager: small\\.$`),
+    );
+    assert.equal(lines[2], 'Threshold 1000000000: defers nothing. Kept eager: small, large, all-servers.');
   });
 
   it('puts the search result before the first tool call, once while the history keeps it', () => {

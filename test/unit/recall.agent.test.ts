@@ -6,6 +6,7 @@ import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
+import { SESSION_VERSION } from '../../src/core/session/entries';
 import { replaySession } from '../../src/core/session/replay';
 import { compactionDescription, LAYER_LABEL, recalledTooltip } from '../../src/host/compactionRowText';
 import { fakeClock } from './support/builders';
@@ -208,7 +209,7 @@ describe('recall in the agent loop', () => {
       {
         type: 'header',
         format: 'context-pipeline-session',
-        version: 2,
+        version: SESSION_VERSION,
         sessionId: 's',
         createdAt: 0,
         model: 'm',

@@ -7,7 +7,7 @@ import { markRegions } from '../../src/core/compaction/regions';
 import { summariseRegions } from '../../src/core/compaction/summarise';
 import type { CompactionRecord } from '../../src/core/compaction/types';
 import { checkInvariants } from '../../src/core/conversation/invariants';
-import { encodeEntry, type SessionEntry } from '../../src/core/session/entries';
+import { encodeEntry, SESSION_VERSION, type SessionEntry } from '../../src/core/session/entries';
 import { decodeLine } from '../../src/core/session/lineCodec';
 import { replaySession } from '../../src/core/session/replay';
 import { entryToRecord, recordToEntry } from '../../src/core/session/compactionEntry';
@@ -22,7 +22,7 @@ function fileOf(messages: SessionEntry[], extra: SessionEntry[]): SessionEntry[]
     {
       type: 'header',
       format: 'context-pipeline-session',
-      version: 2,
+      version: SESSION_VERSION,
       sessionId: 's1',
       createdAt: 0,
       model: 'claude-sonnet-4-6',

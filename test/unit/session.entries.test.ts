@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { encodeEntry, type SessionEntry } from '../../src/core/session/entries';
+import { encodeEntry, SESSION_VERSION, type SessionEntry } from '../../src/core/session/entries';
 import { decodeLine, newerFormatVersion } from '../../src/core/session/lineCodec';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { Build } from './support/builders';
@@ -197,7 +197,10 @@ describe('session entries', () => {
       [good.replace('"at":1', '"at":"1"'), /^at:/],
       [good.replace('"turn":1', '"turn":1,"extra":true'), /extra/],
       [good.replace('"tier":1', '"tier":7'), /tier/],
-      [encodeEntry(sampleHeader()).replace('"version":2', '"version":3'), /version/],
+      [
+        encodeEntry(sampleHeader()).replace(`"version":${SESSION_VERSION}`, `"version":${SESSION_VERSION + 1}`),
+        /version/,
+      ],
     ];
     for (const [line, reason] of cases) {
       const d = decodeLine(line);
@@ -207,7 +210,12 @@ describe('session entries', () => {
   });
 
   it('recognises a header written by a newer version', () => {
-    assert.equal(newerFormatVersion(encodeEntry(sampleHeader()).replace('"version":2', '"version":3')), 3);
+    assert.equal(
+      newerFormatVersion(
+        encodeEntry(sampleHeader()).replace(`"version":${SESSION_VERSION}`, `"version":${SESSION_VERSION + 1}`),
+      ),
+      SESSION_VERSION + 1,
+    );
     assert.equal(newerFormatVersion(encodeEntry(sampleHeader())), undefined);
     assert.equal(newerFormatVersion('garbage'), undefined);
   });

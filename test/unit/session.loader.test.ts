@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message } from '../../src/core/conversation/conversationModel';
-import { encodeEntry, type SessionEntry } from '../../src/core/session/entries';
+import { encodeEntry, SESSION_VERSION, type SessionEntry } from '../../src/core/session/entries';
 import { decodeLine } from '../../src/core/session/lineCodec';
 import { loadSession } from '../../src/host/sessions/sessionLoader';
 import { loaderHarness, NOW, text } from './support/loaderHarness';
@@ -136,7 +136,10 @@ describe('session loader', () => {
   });
 
   it('leaves a file written by a newer version untouched', async () => {
-    const content = text(entriesOf(sampleConversation())).replace('"version":2', '"version":3');
+    const content = text(entriesOf(sampleConversation())).replace(
+      `"version":${SESSION_VERSION}`,
+      `"version":${SESSION_VERSION + 1}`,
+    );
     await fsp.writeFile(h.file(), content);
     const r = await loadSession(h.file());
     assert.ok(!r.ok);

@@ -40,7 +40,7 @@ const V1_LINES = [
 ];
 const V1_FILE = `${V1_LINES.join('\n')}\n`;
 
-describe('session format migration (version 1 → 2)', () => {
+describe('session format migration (version 1 → 3)', () => {
   let root: string;
   let file: string;
   beforeEach(async () => {
@@ -53,12 +53,12 @@ describe('session format migration (version 1 → 2)', () => {
   });
 
   it('loads a version 1 file: meta becomes typed fields, the late lines and fields read, nothing is dropped', async () => {
-    assert.equal(SESSION_VERSION, 2);
+    assert.equal(SESSION_VERSION, 3);
     const r = await loadSession(file, { now: () => 1_800_000_000_000 });
     assert.ok(r.ok, r.ok ? '' : r.error);
     assert.deepEqual(r.report?.droppedLines, []);
     assert.deepEqual(r.report?.fixes, [
-      'The session was saved in format version 1 by an earlier version of the extension; it was saved again in version 2.',
+      'The session was saved in format version 1 by an earlier version of the extension; it was saved again in version 3.',
     ]);
     assert.deepEqual(
       r.session.messages.map((m) => m.id),
@@ -106,13 +106,13 @@ describe('session format migration (version 1 → 2)', () => {
     );
   });
 
-  it('saves the file again in version 2, backs up the original byte for byte, and then reads it as it is', async () => {
+  it('saves the file again in version 3, backs up the original byte for byte, and then reads it as it is', async () => {
     const r = await loadSession(file, { now: () => 1_800_000_000_000 });
     assert.ok(r.ok && r.report?.backupPath);
     assert.equal(await fsp.readFile(r.report.backupPath, 'utf8'), V1_FILE);
     const lines = (await fsp.readFile(file, 'utf8')).trim().split('\n');
-    assert.match(lines[0] ?? '', /"version":2/);
-    for (const l of lines) assert.ok(decodeLine(l).ok, `reads as version 2: ${l.slice(0, 60)}`);
+    assert.match(lines[0] ?? '', /"version":3/);
+    for (const l of lines) assert.ok(decodeLine(l).ok, `reads as version 3: ${l.slice(0, 60)}`);
     assert.ok(!lines.some((l) => l.includes('"meta":{"layer"')), 'no compaction keeps its meta');
     const again = await loadSession(file, { now: () => 1_800_000_000_001 });
     assert.ok(again.ok);
@@ -138,12 +138,16 @@ describe('session format migration (version 1 → 2)', () => {
     );
     assert.equal('reattached' in (empty as object), false);
     const typed = { type: 'compaction', layer: 'snip' };
-    assert.equal(migrateEntry(typed, 1), typed, 'a compaction without meta (appended by version 2) is not touched');
+    assert.equal(
+      migrateEntry(typed, 1),
+      typed,
+      'a compaction without meta (appended by version 2 or 3) is not touched',
+    );
     const line = JSON.stringify({ ...v1, meta: {} });
     const asCurrent = decodeLine(line);
     assert.ok(
       asCurrent.ok && asCurrent.entry.type === 'compaction',
-      'read as version 2, a meta is read as version 1 wrote it',
+      'read as version 3, a meta is read as version 1 wrote it',
     );
     assert.equal('meta' in asCurrent.entry, false);
     assert.equal(

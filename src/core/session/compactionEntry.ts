@@ -1,5 +1,5 @@
 /**
- * The typed fields of a compaction entry of the session file (format version 2), their
+ * The typed fields of a compaction entry of the session file (format version 2 and later), their
  * strict schemas, and the mapping between a CompactionRecord and its entry. Pure.
  */
 import * as v from 'valibot';

@@ -9,7 +9,12 @@
  * type or a field must bump the version and add the step to migrate.ts, because readers
  * treat unknown entries and fields as damage, and leave files of a newer version alone.
  *
- * Version 2 (this one): compaction entries carry the record's fields typed (`layer`,
+ * Version 3 (this one): a message may hold `server_tool` blocks (the API's server tool
+ * blocks verbatim, e.g. a tool search and its result) and a tool_use block's meta may hold
+ * `effect` (what the called tool does, from its definition). A version 2 file is a valid
+ * version 3 file but for the header's version (migrate.ts).
+ *
+ * Version 2: compaction entries carry the record's fields typed (`layer`,
  * `strategy`, `regions`, `costUsd`, `durationMs`, `fallbacks`, and optional `summary`,
  * `instructions`, `model`, `retention`, `reattached`) instead of version 1's `meta`; it
  * documents what version 1 files may hold without a bump: `recall` lines and the usage
@@ -36,7 +41,7 @@ import { TOOL_EFFECTS } from '../tools/toolDefinition';
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
 /** The format version this code writes (it reads older ones too, see migrate.ts). */
-export const SESSION_VERSION = 2;
+export const SESSION_VERSION = 3;
 
 /** First line of every session file. Times are milliseconds since the epoch. */
 export interface HeaderEntry {

@@ -1,6 +1,11 @@
 /**
  * Reading session files of older format versions: each line, parsed, is brought to the
- * current version before it is validated. Pure.
+ * current version before it is validated, one step at a time (1 → 2 → 3). Pure.
+ *
+ * Version 2 → 3: the header's version becomes 3; nothing else changes. Version 3 added the
+ * `server_tool` block and the tool_use block's `meta.effect`, both optional, so every
+ * version 2 line is a valid version 3 line (a version 2 build would drop them as damage,
+ * hence the bump: it refuses a version 3 file instead).
  *
  * Version 1 → 2: the header's version becomes 2; a compaction's `meta` (flat values, its
  * structured parts as JSON strings) becomes typed fields. Values version 1 wrote that do not
@@ -16,14 +21,29 @@ import { reattachedSchema, regionSchema, retentionSchema } from './compactionEnt
 /** The oldest format version this code still reads (and saves again in the current one). */
 export const OLDEST_READABLE_VERSION = 1;
 
-/** `json` (one parsed line of a file of format `version`) as the current version writes it; unchanged when nothing differs. */
+/**
+ * `json` (one parsed line of a file of format `version`) as the current version writes it;
+ * the very same value when nothing differs (lineCodec.ts relies on that).
+ */
 export function migrateEntry(json: unknown, version: number): unknown {
-  if (version !== 1 || typeof json !== 'object' || json === null) return json;
-  const o = json as Record<string, unknown>;
+  if (typeof json !== 'object' || json === null) return json;
+  let o = json as Record<string, unknown>;
+  if (version <= 1) o = fromV1(o);
+  if (version <= 2) o = fromV2(o);
+  return o;
+}
+
+/** Version 1 → 2. */
+function fromV1(o: Record<string, unknown>): Record<string, unknown> {
   if (o.type === 'header' && o.version === 1) return { ...o, version: 2 };
-  // A compaction without `meta` is already typed (appended by this version when a rewrite failed).
+  // A compaction without `meta` is already typed (appended by a later version when a rewrite failed).
   if (o.type === 'compaction' && 'meta' in o) return compactionFromV1(o);
-  return json;
+  return o;
+}
+
+/** Version 2 → 3: only the header's version differs. */
+function fromV2(o: Record<string, unknown>): Record<string, unknown> {
+  return o.type === 'header' && o.version === 2 ? { ...o, version: 3 } : o;
 }
 
 function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {

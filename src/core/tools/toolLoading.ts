@@ -28,8 +28,15 @@ import { toolSchemaRawTokens } from '../tokens/blockTokens';
 /** The most tools the API's tool search catalog holds. */
 export const MAX_TOOL_SEARCH_CATALOG = 10_000;
 
-/** Default of the threshold: MCP definitions above this many tokens are deferred. */
-export const DEFAULT_DEFER_THRESHOLD_TOKENS = 10_000;
+/**
+ * Default of the threshold: MCP definitions above this many (raw) tokens are deferred. From
+ * `npm run bench -- tools`: single small servers (memory, everything, filesystem: 940–1,748)
+ * stay eager, where what deferring saves after the first search (≈ 550–1,400 tokens a request)
+ * is of the order of what the bench cannot count (the search tool's unpublished definition,
+ * the search's own output and round trip); playwright alone (3,911) and the four servers
+ * together (61 tools, 7,763) are deferred, saving ≈ 3,600 and 8,300 tokens a request.
+ */
+export const DEFAULT_DEFER_THRESHOLD_TOKENS = 2_000;
 
 /** What the plan is given. */
 export interface ToolLoadingInput {
