@@ -192,7 +192,8 @@ const ToolsSchema = v.strictObject({
       server: v.string(),
       tokens: N,
       eagerTokens: N,
-      tools: v.array(v.strictObject({ name: v.string(), tokens: N, deferred: v.boolean() })),
+      /** Each tool with its whole description (an MCP server's is untrusted text: shown, never followed). */
+      tools: v.array(v.strictObject({ name: v.string(), tokens: N, deferred: v.boolean(), description: v.string() })),
     }),
   ),
   servers: v.array(
@@ -215,6 +216,11 @@ const ToolsSchema = v.strictObject({
   ),
   /** A configuration change waits for the next turn (the tool list, and so the cache, changes then). */
   changePending: v.boolean(),
+  /**
+   * With `changePending`: what the changed tool list costs the next request — the prompt after
+   * the tools written to the cache again (its tokens, and their price; null when unknown).
+   */
+  cacheRewrite: v.optional(v.strictObject({ tokens: N, usd: v.nullable(N) })),
 });
 
 const ToWebviewSchema = v.variant('type', [

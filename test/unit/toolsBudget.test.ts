@@ -43,7 +43,12 @@ describe('tools budget: definitions by source and by tool', () => {
 
   it('the Tools card lists each server with its tool names and is a valid message', () => {
     const m = toolsReport({
-      session: { state: emptyState({ tools }), tokenizer: charTokenizer, calibration: NO_CALIBRATION },
+      session: {
+        state: emptyState({ tools }),
+        tokenizer: charTokenizer,
+        calibration: NO_CALIBRATION,
+        promptTokens: 50_000,
+      },
       statuses: [
         {
           name: 'db',
@@ -62,6 +67,10 @@ describe('tools budget: definitions by source and by tool', () => {
       changePending: true,
     });
     assert.equal(m.search, 'server');
+    assert.equal(m.groups[1]?.tools[0]?.description, 'q'.repeat(800), 'each tool with its whole description');
+    // A pending change prices the cache rewrite: 50,000 tokens written at Sonnet 4.6's 5-minute rate ($3.75/MTok).
+    assert.equal(m.cacheRewrite?.tokens, 50_000);
+    assert.ok(Math.abs((m.cacheRewrite?.usd ?? 0) - 0.1875) < 1e-9, String(m.cacheRewrite?.usd));
     assert.deepEqual(m.servers[0]?.tools, ['drop']);
     assert.equal(m.servers[0]?.source, '.vscode/mcp.json');
     const parsed = parseBudgetToWebview(JSON.parse(JSON.stringify(m)));

@@ -3,6 +3,7 @@
  * session offers them (toolBudget.ts), and every MCP server's state from the hub, with the
  * actions the card's buttons and switches post. No `vscode`.
  */
+import { requestCostUsd } from '../../core/agent/cost';
 import { MCP_SOURCE_LABEL } from '../../core/mcp/mcpConfig';
 import type { ConversationState } from '../../core/conversation/conversationModel';
 import { toolBudget } from '../../core/pipeline/toolBudget';
@@ -19,8 +20,10 @@ export interface ToolsReportInput {
     readonly state: ConversationState;
     readonly tokenizer: Tokenizer;
     readonly calibration: Calibration;
+    /** The next request's estimated prompt (what a changed tool list writes to the cache again). */
+    readonly promptTokens: number;
   };
-  /** The tools offered now when no session is open (counted only with a session). */
+  /** Every configured MCP server's status. */
   readonly statuses: readonly McpServerStatus[];
   /** The MCP tools the hub offers now (to list each server's tool names). */
   readonly definitions: readonly AnyToolDefinition[];
@@ -33,13 +36,36 @@ export function toolsReport(input: ToolsReportInput): BudgetTools {
     ? toolBudget(input.session.state.tools, input.session.tokenizer, input.session.calibration)
     : { tokens: 0, eagerTokens: 0, groups: [] };
   const deferred = budget.groups.some((g) => g.tools.some((t) => t.deferred));
+  const descriptions = new Map(input.session?.state.tools.map((t) => [t.name, t.description]) ?? []);
+  const session = input.session;
+  // The tools open the cached prefix: a changed list writes the whole prompt to the cache again.
+  const rewrite =
+    input.changePending && session && session.promptTokens > 0
+      ? {
+          tokens: session.promptTokens,
+          usd:
+            requestCostUsd(
+              session.state.config.model,
+              {
+                input_tokens: 0,
+                output_tokens: 0,
+                cache_read_input_tokens: 0,
+                cache_creation_input_tokens: session.promptTokens,
+              },
+              session.state.config.cacheTtl,
+            ) ?? null,
+        }
+      : undefined;
   const clientSearch = input.session?.state.tools.some((t) => t.name === 'find_tools') ?? false;
   return {
     type: 'tools',
     tokens: budget.tokens,
     eagerTokens: budget.eagerTokens,
     search: deferred ? 'server' : clientSearch ? 'client' : 'none',
-    groups: budget.groups.map((g) => ({ ...g, tools: [...g.tools] })),
+    groups: budget.groups.map((g) => ({
+      ...g,
+      tools: g.tools.map((t) => ({ ...t, description: descriptions.get(t.name) ?? '' })),
+    })),
     servers: input.statuses.map((s) => {
       const names = new Set(s.disabledTools);
       for (const d of input.definitions)
@@ -59,5 +85,6 @@ export function toolsReport(input: ToolsReportInput): BudgetTools {
       };
     }),
     changePending: input.changePending,
+    ...(rewrite ? { cacheRewrite: rewrite } : {}),
   };
 }

@@ -181,9 +181,13 @@ export class ChatController implements vscode.Disposable {
 
   /** What the Context Budget panel shows for the open session (undefined before one is open). */
   /** The open session's conversation and how it is counted (for the Tools card); undefined before a session. */
-  toolsSession(): { state: ConversationState; tokenizer: Tokenizer; calibration: Calibration } | undefined {
+  toolsSession():
+    { state: ConversationState; tokenizer: Tokenizer; calibration: Calibration; promptTokens: number } | undefined {
     const rt = this.service.runtime;
-    return rt ? { state: rt.agent.state, tokenizer: rt.tokenizer, calibration: rt.estimator.calibration } : undefined;
+    if (!rt) return undefined;
+    const state = rt.agent.state;
+    const promptTokens = rt.estimator.estimate(state).tokens;
+    return { state, tokenizer: rt.tokenizer, calibration: rt.estimator.calibration, promptTokens };
   }
 
   budgetSnapshot(): BudgetSnapshot | undefined {

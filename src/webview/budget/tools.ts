@@ -34,14 +34,19 @@ export function toolsSection(t: BudgetTools, post: (m: BudgetToHost) => void): H
       ` — ${SEARCH_WORDS[t.search]}.`,
     ),
   ];
-  if (t.changePending)
+  if (t.changePending) {
+    const r = t.cacheRewrite;
+    const cost = r
+      ? ` (≈ ${formatTokens(r.tokens)} tokens written to the cache again${r.usd !== null ? `, ≈ $${r.usd.toFixed(4)}` : ''})`
+      : '';
     parts.push(
       el(
         'p',
         { class: 'notice warning', 'data-testid': 'tools-pending' },
-        'The MCP configuration changed: the tool list changes with the next message, and the prompt cache after the tools is written again then.',
+        `The MCP configuration changed: the tool list changes with the next message, and the prompt after the tools is written to the cache again then${cost}.`,
       ),
     );
+  }
   const rows = t.groups.map((g) => [
     g.server === '' ? 'Built-in' : el('code', {}, g.server),
     String(g.tools.length),
