@@ -4,6 +4,7 @@ import { describeServerBlock } from '../core/conversation/serverTools';
 import { describeReattached } from '../core/compaction/reattach';
 import { describeIndexed } from '../core/compaction/fileIndex';
 import { indexedFilesOf } from '../core/compaction/reattachRecord';
+import { lostIdentifiers, significantLoss } from '../core/compaction/retention';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Message } from '../core/conversation/conversationModel';
 import { plural } from '../core/tools/result';
@@ -43,7 +44,7 @@ export const RECORD_SCHEME = 'context-pipeline-record';
 
 /**
  * The Compactions tree. Newest compaction first; each shows its trigger, time and tokens
- * before → after, a warning when the retention check found lost identifiers, and opens its
+ * before → after, a warning when the retention check found a significant loss (significantLoss), and opens its
  * summary and original messages as read-only documents. Restored ones stay listed, marked
  * "· restored" and without the Restore action; orphaned ones (their messages were lost from
  * the file) are marked "· orphaned — originals only", also without Restore.
@@ -83,7 +84,7 @@ export class CompactionsTreeProvider
       }
       case 'compaction': {
         const r = node.entry.record;
-        const lost = r.retention?.lost ?? [];
+        const lost = r.retention ? lostIdentifiers(r.retention) : [];
         const item = new vscode.TreeItem(
           compactionLabel(node.entry, new Date(r.at).toLocaleTimeString()),
           vscode.TreeItemCollapsibleState.Collapsed,
@@ -93,7 +94,7 @@ export class CompactionsTreeProvider
         const recalled = recalledTooltip(node.entry);
         item.contextValue = compactionContextValue(node.entry);
         item.iconPath =
-          lost.length > 0
+          r.retention && significantLoss(r.retention)
             ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
             : new vscode.ThemeIcon(node.entry.active ? 'fold' : 'unfold');
         item.tooltip = new vscode.MarkdownString(

@@ -141,7 +141,11 @@ export const ChatItemSchema = v.variant('kind', [
   }),
   /**
    * A compaction summary standing in for older turns: expands to the summary; links to the
-   * originals. `inTurn`: it ends inside a turn (the earlier tool rounds of that turn).
+   * originals. `inTurn`: it ends inside a turn (the earlier tool rounds of that turn). `text`
+   * is the summary's own prose (Markdown) for a person, without what only the model reads
+   * (heading, notes, compaction id, recall footer); `leftOut`: messages too large to summarise;
+   * `lost`/`lostMore`: identifiers of the originals the summary does not carry (listed, and
+   * how many more).
    */
   v.strictObject({
     kind: v.literal('summary'),
@@ -151,6 +155,9 @@ export const ChatItemSchema = v.variant('kind', [
     text: v.string(),
     compactionId: v.string(),
     inTurn: v.optional(v.boolean()),
+    leftOut: v.optional(v.array(v.string())),
+    lost: v.optional(v.array(v.string())),
+    lostMore: v.optional(v.number()),
   }),
   v.strictObject({ kind: v.literal('error'), id: v.string(), text: v.string(), retryable: v.boolean() }),
 ]);

@@ -1,5 +1,13 @@
 import { strict as assert } from 'node:assert';
-import { checkRetention, containsWord, extractIdentifiers } from '../../src/core/compaction/retention';
+import {
+  checkRetention,
+  containsWord,
+  extractIdentifiers,
+  isOwnName,
+  lostIdentifiers,
+  significantLoss,
+} from '../../src/core/compaction/retention';
+import type { RetentionCheck } from '../../src/core/compaction/types';
 import { Convo } from './support/compactionFixtures';
 
 function originals() {
@@ -87,5 +95,57 @@ describe('retention check (summarise)', () => {
     assert.equal(containsWord('port 8080.', '8080'), true);
     assert.equal(containsWord('port 80800', '8080'), false);
     assert.equal(containsWord('myValidateToken', 'ValidateToken'), false);
+  });
+
+  it('ignores our own tag names and the field names of tool inputs', () => {
+    const o = new Convo().add({
+      user: 'Rename fetchUser',
+      injected: '<ide_selection>\nconst x = fetchUser();\n</ide_selection>',
+      tools: [
+        {
+          name: 'edit_file',
+          input: { file_path: 'src/api/user.ts', old_string: 'fetchUser', new_string: 'loadUser', replace_all: true },
+          result: 'Edited. <system-reminder>conversation_summary</system-reminder>',
+        },
+      ],
+      answer: 'Done.',
+    }).messages;
+    const r = checkRetention(o, '');
+    for (const own of [
+      'ide_selection',
+      'ide_opened_file',
+      'system-reminder',
+      'conversation_summary',
+      'old_string',
+      'new_string',
+      'file_path',
+      'replace_all',
+    ])
+      assert.ok(!r.lost.includes(own), `${own} counted as lost`);
+    assert.ok(r.lost.includes('src/api/user.ts'), "a tool input's values still count");
+    assert.ok(r.lost.includes('fetchUser') && r.lost.includes('loadUser'));
+    assert.ok(isOwnName('/system-reminder') && !isOwnName('fetchUser'));
+  });
+
+  it('warns only on a significant loss: a number the user gave, or almost nothing of the originals kept', () => {
+    const check = (retained: number, lost: string[], numbers: string[] = []): RetentionCheck => ({
+      kinds: {
+        number: { found: numbers.length, lost: numbers },
+        error: { found: 0, lost: [] },
+        path: { found: 0, lost: [] },
+        url: { found: 0, lost: [] },
+        symbol: { found: lost.length, lost },
+      },
+      lost: [...numbers, ...lost],
+      retained,
+    });
+    const twelve = Array.from({ length: 12 }, (_, i) => `someSymbol${i}`);
+    assert.equal(significantLoss(check(0.6, twelve)), false, 'an ordinary summary: 12 lost, most kept');
+    assert.equal(significantLoss(check(0.95, [], ['8080'])), true, "the user's number");
+    assert.equal(significantLoss(check(0.1, twelve)), true, 'almost nothing kept');
+    assert.equal(significantLoss(check(0.1, ['oneSymbol', 'twoSymbol'])), false, 'too few to tell');
+    const old = check(0.1, ['ide_selection', 'old_string', 'new_string', 'file_path', 'replace_all', 'fetchUser']);
+    assert.deepEqual(lostIdentifiers(old), ['fetchUser'], "an old record's own names are left out");
+    assert.equal(significantLoss(old), false);
   });
 });

@@ -13,6 +13,35 @@ export const RETENTION_KINDS: readonly RetentionKind[] = ['number', 'error', 'pa
 const MAX_LOST_PER_KIND = 200;
 const MAX_LOST = 50;
 
+/**
+ * Names of our own making, never the conversation's: the tags the pipeline wraps injected
+ * context and summaries in, and the field names of file tools' inputs (ours and those of the
+ * transcripts we replay, e.g. Claude Code's Edit). They are in every session, and a summary
+ * has no reason to repeat them, so counting them as "lost" only hid what was.
+ */
+const OWN_NAMES: ReadonlySet<string> = new Set([
+  'system-reminder',
+  'system_reminder',
+  'ide_selection',
+  'ide_opened_file',
+  'conversation_summary',
+  'file_path',
+  'old_string',
+  'new_string',
+  'replace_all',
+  'case_sensitive',
+  'max_results',
+  'timeout_ms',
+  'tool_use',
+  'tool_result',
+  'tool_use_id',
+]);
+
+/** Whether an identifier is one of our own names (a tag or a tool-input field name), not the conversation's. */
+export function isOwnName(id: string): boolean {
+  return OWN_NAMES.has(id.replace(/^\/+/, '').toLowerCase());
+}
+
 /** Identifiers of each kind, each with how often it was mentioned. */
 export type Identifiers = Record<RetentionKind, Map<string, number>>;
 
@@ -31,7 +60,17 @@ const CODE_LINE =
 const NUMBER = /(?<![\w.])\d{2,}(?:\.\d+)?(?![\w])/g;
 
 function add(map: Map<string, number>, key: string): void {
+  if (isOwnName(key)) return;
   map.set(key, (map.get(key) ?? 0) + 1);
+}
+
+/** The string values of a tool's input, without its field names (those are the tool's, not the conversation's). */
+function inputValues(input: unknown): string {
+  if (typeof input === 'string') return input;
+  if (typeof input === 'number' || typeof input === 'boolean') return String(input);
+  if (Array.isArray(input)) return input.map(inputValues).join('\n');
+  if (input && typeof input === 'object') return Object.values(input).map(inputValues).join('\n');
+  return '';
 }
 
 function isSymbol(token: string): boolean {
@@ -62,7 +101,10 @@ function resultText(content: ToolResultContent): string {
   return typeof content === 'string' ? content : content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
 }
 
-/** Finds identifiers in messages: everything in text, tool inputs and results; numbers only in the user's words. */
+/**
+ * Finds identifiers in messages: everything in text, tool inputs' values and results; numbers
+ * only in the user's words; never our own names ({@link isOwnName}).
+ */
 export function extractIdentifiers(messages: readonly Message[]): Identifiers {
   const ids: Identifiers = { path: new Map(), symbol: new Map(), error: new Map(), url: new Map(), number: new Map() };
   for (const m of messages) {
@@ -71,7 +113,7 @@ export function extractIdentifiers(messages: readonly Message[]): Identifiers {
         scanText(b.text, ids);
         if (b.type === 'text' && b.meta.source === 'user')
           for (const n of b.text.replace(URL, ' ').matchAll(NUMBER)) add(ids.number, n[0]);
-      } else if (b.type === 'tool_use') scanText(JSON.stringify(b.input) ?? '', ids);
+      } else if (b.type === 'tool_use') scanText(inputValues(b.input), ids);
       else if (b.type === 'tool_result') scanText(resultText(b.content), ids);
     }
   }
@@ -146,4 +188,32 @@ export function checkRetention(originals: readonly Message[], replacementText: s
     lostAll.push(...lost);
   }
   return { kinds, lost: lostAll.slice(0, MAX_LOST), retained: found === 0 ? 1 : kept / found };
+}
+
+/** The identifiers a check found lost, without our own names (records saved before they were left out still list them). */
+export function lostIdentifiers(check: RetentionCheck): readonly string[] {
+  return check.lost.filter((id) => !isOwnName(id));
+}
+
+/** Below this share of the originals' identifiers kept, a summary has lost their specifics. */
+export const LOW_RETENTION_SHARE = 0.2;
+
+/** Fewest lost identifiers for a low share to count: a region with a handful of identifiers is no signal. */
+export const LOW_RETENTION_MIN_LOST = 5;
+
+/**
+ * Whether what a summary lost is worth a warning (⚠). A summary is meant to be shorter than
+ * what it replaces: most identifiers a tool result brought in (the symbols of a file read
+ * whole, the lines of a test run) are rightly left out, and every one of them stays
+ * recallable, so "some identifiers lost" is every ordinary compaction and a warning on it
+ * teaches the user to ignore the sign. Two cases are not ordinary:
+ * - a number the user gave is lost: the user's words are kept verbatim beside the summary,
+ *   so such a loss means the replacement dropped what the user asked for;
+ * - the summary kept less than {@link LOW_RETENTION_SHARE} of the identifiers (and at least
+ *   {@link LOW_RETENTION_MIN_LOST} are lost): it carries almost none of the originals'
+ *   files, symbols and errors — a generic or cut-off summary, a summariser failure in disguise.
+ */
+export function significantLoss(check: RetentionCheck): boolean {
+  if (check.kinds.number.lost.length > 0) return true;
+  return check.retained < LOW_RETENTION_SHARE && lostIdentifiers(check).length >= LOW_RETENTION_MIN_LOST;
 }

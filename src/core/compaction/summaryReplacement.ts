@@ -22,12 +22,15 @@ export const DROP_ACK = "Understood. I'll continue without those turns.";
 /** Appended to a summary that is followed by the user's own words. */
 export const USER_WORDS_NOTE = "(The user's own messages from these turns follow, verbatim.)";
 
+/** Appended to a summary that ends inside a turn whose user's words stand before it. */
+export const USER_WORDS_BEFORE_NOTE = "(The user's own messages from these turns stand above, verbatim.)";
+
 /** Appended to a summary that ends inside a turn (the turn in progress or a long older one). */
 export const IN_TURN_NOTE =
   'This summary ends inside a turn: the work on the request above continues in the messages after it. Do not start that request over; carry on from where it stands.';
 
 /** The note versions before 0.7.1 wrote (sessions saved then still hold it). */
-const IN_TURN_NOTE_BEFORE_0_7_1 =
+export const IN_TURN_NOTE_BEFORE_0_7_1 =
   'This summary ends inside the current turn: the work on the latest request continues in the messages after it. Do not start the request over; carry on from where it stands.';
 
 /** Whether a summary's text says it ends inside a turn (either version of {@link IN_TURN_NOTE}). */
@@ -143,15 +146,18 @@ export function summaryText(
 ): string {
   const placement = words === true ? 'after' : words === false ? 'none' : words;
   const parts = [`${summaryHeading(firstTurn, lastTurn)}\n\n${stripHeading(body)}`];
-  if (leftOut.length > 0)
-    parts.push(
-      `Left out of this summary because they were too large to summarise:\n${leftOut.map((l) => `- ${l}`).join('\n')}`,
-    );
+  if (leftOut.length > 0) parts.push(`${LEFT_OUT_HEADING}\n${leftOut.map((l) => `- ${l}`).join('\n')}`);
   if (placement === 'after') parts.push(USER_WORDS_NOTE);
-  if (placement === 'before') parts.push("(The user's own messages from these turns stand above, verbatim.)");
+  if (placement === 'before') parts.push(USER_WORDS_BEFORE_NOTE);
   if (inTurn) parts.push(IN_TURN_NOTE);
   return parts.join('\n\n');
 }
+
+/** The line before the list of messages too large to summarise. */
+export const LEFT_OUT_HEADING = 'Left out of this summary because they were too large to summarise:';
+
+/** Start of the recall footer (see recallFooter). */
+export const FOOTER_START = '(This summary replaces ';
 
 /** Most identifiers the recall footer lists as not carried by the summary. */
 export const FOOTER_MAX_LOST = 20;
@@ -174,7 +180,7 @@ export function recallFooter(
 ): string {
   const turns = firstTurn === lastTurn ? `turn ${firstTurn}` : `turns ${firstTurn}–${lastTurn}`;
   const lines = [
-    `(This summary replaces ${turns} — compaction ${compactionId}. Their original messages and tool results are kept: search them with the recall tool (query) and read them in full (id or turn).)`,
+    `${FOOTER_START}${turns} — compaction ${compactionId}. Their original messages and tool results are kept: search them with the recall tool (query) and read them in full (id or turn).)`,
   ];
   if (lost.length > 0) {
     const shown = lost

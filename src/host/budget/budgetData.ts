@@ -1,4 +1,5 @@
 import type { WindowSource } from '../../core/pipeline/config';
+import { lostIdentifiers } from '../../core/compaction/retention';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { CompactionPlan } from '../../core/compaction/plan';
 import type { AgentEvent } from '../../core/agent/events';
@@ -202,8 +203,8 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
         tokensBefore: c.record.tokensBefore,
         tokensAfter: c.record.tokensAfter,
         costUsd: c.record.costUsd,
-        lost: c.record.retention?.lost.length ?? 0,
-        lostIds: (c.record.retention?.lost ?? []).slice(0, 10),
+        lost: c.record.retention ? lostIdentifiers(c.record.retention).length : 0,
+        lostIds: (c.record.retention ? lostIdentifiers(c.record.retention) : []).slice(0, 10),
         active: c.active,
       })),
     forecast: {

@@ -6,7 +6,14 @@ import { headChars } from '../../core/platform/text';
 import { IMAGE_FRAMING } from '../../core/tokens/blockTokens';
 import { imageTokens } from '../../core/tokens/imageSize';
 import { endsInsideTurn } from '../../core/compaction/summaryReplacement';
-import type { Block, InjectionRef, Message, ToolResultContent } from '../../core/conversation/conversationModel';
+import { summaryParts } from '../../core/compaction/summaryParts';
+import type {
+  Block,
+  InjectionRef,
+  Message,
+  SummaryBlock,
+  ToolResultContent,
+} from '../../core/conversation/conversationModel';
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
 import { INTERRUPTED_CALL, isStandInAnswer } from '../../core/agent/standInAnswers';
 import { describeServerBlocks } from '../../core/conversation/serverTools';
@@ -202,6 +209,25 @@ export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | unde
 const INTERRUPTED: ToolOutcome = { content: INTERRUPTED_CALL, isError: true };
 
 /**
+ * The card of a summary block: the summary's own prose for a person (summaryParts), the
+ * messages left out and the identifiers it does not carry; what only the model reads stays out.
+ */
+export function summaryItem(b: SummaryBlock): ChatItem {
+  const parts = summaryParts(b.text);
+  return {
+    kind: 'summary',
+    id: b.meta.id,
+    firstTurn: b.turnRange[0],
+    lastTurn: b.turnRange[1],
+    text: parts.prose,
+    compactionId: b.compactionId,
+    ...(endsInsideTurn(b.text) ? { inTurn: true } : {}),
+    ...(parts.leftOut.length ? { leftOut: [...parts.leftOut] } : {}),
+    ...(parts.lost.length || parts.lostMore ? { lost: [...parts.lost], lostMore: parts.lostMore } : {}),
+  };
+}
+
+/**
  * Rebuilds the whole transcript from the conversation (on resume or when the view reloads):
  * user words with their injected context, assistant text (with its thinking), tool calls with their results,
  * and compaction summaries as notices (`inTurn` when the summary ends inside a turn: the
@@ -220,17 +246,7 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf, 
     if (m.role === 'user') {
       const u = userItem(m, tokensOf);
       const summaries: ChatItem[] = [];
-      for (const b of m.blocks)
-        if (b.type === 'summary')
-          summaries.push({
-            kind: 'summary',
-            id: b.meta.id,
-            firstTurn: b.turnRange[0],
-            lastTurn: b.turnRange[1],
-            text: b.text,
-            compactionId: b.compactionId,
-            ...(endsInsideTurn(b.text) ? { inTurn: true } : {}),
-          });
+      for (const b of m.blocks) if (b.type === 'summary') summaries.push(summaryItem(b));
       // In the order the model reads them: a summary of whole turns comes before the user's
       // words it keeps ("…follow, verbatim"), one that ends inside a turn after them.
       const words = u ? [u] : [];

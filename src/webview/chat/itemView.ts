@@ -4,7 +4,7 @@ import { icon } from '../shared/icons';
 import { renderApproval, type ApprovalHandlers } from './approvalCard';
 import { renderToolCallApproval } from './toolCallApproval';
 import { renderMarkdown, type MarkdownActions } from './markdown';
-import { summaryTitle } from './summaryTitle';
+import { lostSentence, summaryTitle } from './summaryTitle';
 import { renderThinking } from './thinkingView';
 
 /** What a rendered item can ask of the page. */
@@ -183,11 +183,26 @@ class ItemRenderer {
           'Originals in the Compactions view',
         );
         open.addEventListener('click', () => this.h.showCompactions());
+        // The summary's own prose as Markdown; what it left out and lost in words, below it.
+        const body = this.answerBody(item.text, false);
+        body.classList.add('summary-text');
+        const lost = lostSentence({ lost: item.lost ?? [], lostMore: item.lostMore ?? 0 });
         return el(
           'details',
           { class: 'item notice summary-card', 'data-id': item.id },
           el('summary', {}, summaryTitle(item)),
-          el('div', { class: 'summary-text' }, item.text),
+          body,
+          ...(item.leftOut?.length
+            ? [
+                el(
+                  'div',
+                  { class: 'summary-left-out muted' },
+                  'Left out of the summary as too large to summarise (kept with the originals):',
+                  el('ul', {}, ...item.leftOut.map((l) => el('li', {}, l))),
+                ),
+              ]
+            : []),
+          ...(lost ? [el('div', { class: 'summary-lost muted', 'data-testid': 'summary-lost' }, lost)] : []),
           open,
         );
       }

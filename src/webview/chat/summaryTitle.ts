@@ -16,3 +16,16 @@ export function summaryTitle(item: {
       : `Turns ${a}–${b - 1} and the earlier tool rounds of turn ${b} were compacted into a summary.`;
   return a >= b ? `Turn ${b} was compacted into a summary.` : `Turns ${a}–${b} were compacted into a summary.`;
 }
+
+/**
+ * The card's sentence on what the summary did not carry, or '' when it carried everything:
+ * "3 identifiers from the originals are not in the summary: a, b, c. The model can still recall them."
+ */
+export function lostSentence(parts: { readonly lost: readonly string[]; readonly lostMore?: number }): string {
+  const extra = parts.lostMore ?? 0;
+  const n = parts.lost.length + extra;
+  if (n === 0) return '';
+  const what = n === 1 ? '1 identifier from the originals is' : `${n} identifiers from the originals are`;
+  const more = extra > 0 ? ` and ${extra} more` : '';
+  return `${what} not in the summary: ${parts.lost.join(', ')}${more}. The model can still recall them.`;
+}
