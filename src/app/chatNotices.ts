@@ -13,6 +13,14 @@ export const NOT_OPENED =
 /** Stop was pressed while a message was being prepared. */
 export const STOPPED_BEFORE_SENT = 'Stopped before the message was sent; it is back in the message box.';
 
+/**
+ * No API key is set and requests would go where one is needed: nothing was sent. `send`: a
+ * new message (it goes back to the message box), else a retry.
+ */
+export function noApiKey(send: boolean): string {
+  return `No Anthropic API key is set, so nothing was sent${send ? '; your message is back in the message box' : ''}. Set one with Set API key (it is kept in VS Code's secret storage), or set ANTHROPIC_API_KEY before starting VS Code.`;
+}
+
 /** Posts notices and errors to the chat view. */
 export class ChatNotices {
   private count = 0;
@@ -38,9 +46,12 @@ export class ChatNotices {
     for (const n of notices) this.notice('ctx', n.level, n.text);
   }
 
-  /** An error; `retryable`: it shows Retry (the message is in the conversation, unanswered). */
-  error(text: string, retryable = false): void {
-    const item: ChatItem = { kind: 'error', id: this.id('err'), text, retryable };
+  /**
+   * An error; `retryable`: it shows Retry (the message is in the conversation, unanswered);
+   * `action`: a button of its own (Set API key).
+   */
+  error(text: string, retryable = false, action?: 'setApiKey'): void {
+    const item: ChatItem = { kind: 'error', id: this.id('err'), text, retryable, ...(action ? { action } : {}) };
     this.view.post({ type: 'upsert', item });
   }
 }

@@ -105,6 +105,7 @@ export class ChatService {
     });
     this.turns = new TurnRunner({
       settings: deps.settings,
+      apiKeys: deps.apiKeys,
       notices: this.notices,
       log: deps.log,
       ensure: () => this.lifecycle.ensure(),

@@ -1,5 +1,5 @@
 /**
- * A send or a retry, from Send until its outcome is in the chat: the settings check, the
+ * A send or a retry, from Send until its outcome is in the chat: the settings and API key checks, the
  * preparation (the session opening, the project context being read; `sendPreparation.ts`:
  * busy from Send on, a Stop meanwhile keeps the message from going), the agent's action, and
  * the notices and status after it.
@@ -7,8 +7,9 @@
 import type { AgentSession } from '../core/agent/agentSession';
 import type { PipelineConfig } from '../core/conversation/conversationModel';
 import { errorDetail, errorText } from '../core/agent/sessionCore';
-import { NOT_OPENED, STOPPED_BEFORE_SENT, type ChatNotices } from './chatNotices';
-import type { LogPort, ProjectNotice, SessionRuntime, SettingsPort } from './ports';
+import { classifyBaseUrl } from '../core/security/endpoint';
+import { NOT_OPENED, STOPPED_BEFORE_SENT, noApiKey, type ChatNotices } from './chatNotices';
+import type { ApiKeyPort, LogPort, ProjectNotice, SessionRuntime, SettingsPort } from './ports';
 import { SendPreparation } from './sendPreparation';
 import type { Opened } from './sessionLifecycle';
 
@@ -28,6 +29,8 @@ export interface GiveBack {
 /** What a run needs from the chat service. */
 export interface TurnRunnerDeps {
   readonly settings: SettingsPort;
+  /** Whether an API key is set (a send without one, to a server that needs one, is refused before it goes). */
+  readonly apiKeys: ApiKeyPort;
   readonly notices: ChatNotices;
   /** Where an unexpected failure is logged with its stack. */
   readonly log: LogPort;
@@ -91,7 +94,11 @@ export class TurnRunner {
     this.unsettled++;
     let acting = false;
     try {
-      if (!(await this.attempt(action, resolved.config, () => (acting = true)))) refused();
+      if (await this.keyMissing()) {
+        // Before the message enters the conversation: it neither goes nor names the session.
+        this.deps.notices.error(noApiKey(giveBack !== undefined), false, 'setApiKey');
+        refused();
+      } else if (!(await this.attempt(action, resolved.config, () => (acting = true)))) refused();
     } catch (err) {
       if (acting && (giveBack?.entered() ?? true)) this.failedInTurn(err, giveBack !== undefined);
       else {
@@ -102,6 +109,13 @@ export class TurnRunner {
       this.unsettled--;
       await this.deps.postStatus();
     }
+  }
+
+  /** No key is set, and requests go where one is needed (a server on this machine gets a placeholder). */
+  private async keyMissing(): Promise<boolean> {
+    if ((await this.deps.apiKeys.status()) !== 'missing') return false;
+    const baseUrl = this.deps.settings.agent().baseUrl;
+    return !baseUrl || classifyBaseUrl(baseUrl).kind !== 'local';
   }
 
   /** An unexpected failure before the message went: logged with its stack and said in the chat. */

@@ -139,12 +139,14 @@ const ToHostSchema = v.variant('type', [
   /**
    * Run one of the extension's own commands. None runs a tool or changes a setting: each opens
    * a view or a prompt (Set API Key, Compact Now and Choose Model ask first), or starts a new
-   * session (the current one stays in Sessions…).
+   * session (the current one stays in Sessions…). `openBaseUrlSetting` opens the Settings
+   * editor at `contextPipeline.baseUrl` (the first-run card's offline path); the user edits it.
    */
   v.strictObject({
     type: v.literal('command'),
     command: v.picklist([
       'setApiKey',
+      'openBaseUrlSetting',
       'compactNow',
       'newSession',
       'showBudget',

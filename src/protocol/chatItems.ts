@@ -159,7 +159,17 @@ export const ChatItemSchema = v.variant('kind', [
     lost: v.optional(v.array(v.string())),
     lostMore: v.optional(v.number()),
   }),
-  v.strictObject({ kind: v.literal('error'), id: v.string(), text: v.string(), retryable: v.boolean() }),
+  /**
+   * An error; `retryable`: it shows Retry. `action: 'setApiKey'`: the error is about the API
+   * key (none set, or rejected) and shows a Set API key button.
+   */
+  v.strictObject({
+    kind: v.literal('error'),
+    id: v.string(),
+    text: v.string(),
+    retryable: v.boolean(),
+    action: v.optional(v.picklist(['setApiKey'])),
+  }),
 ]);
 
 /** One item of the chat transcript. */

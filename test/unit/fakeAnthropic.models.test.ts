@@ -59,7 +59,15 @@ describe('fake Anthropic: Models API and count_tokens', () => {
     const counted = await llm.countTokens(minimalRequest({ messages: [{ role: 'user', content: filler(50) }] }));
     assert.ok(counted.ok);
     assert.equal(counted.inputTokens, fake.server.allRequests.at(-1)?.inputTokens);
-    const noKey = new AnthropicLlmClient({ apiKey: async () => undefined, baseUrl: fake.server.url });
-    assert.equal((await noKey.countTokens(minimalRequest())).ok, false);
+    const noKeyRemote = new AnthropicLlmClient({ apiKey: async () => undefined, baseUrl: 'https://proxy.example.com' });
+    assert.equal((await noKeyRemote.countTokens(minimalRequest())).ok, false);
+  });
+
+  it('without a key, a server on this machine gets a placeholder (the offline test server), any other none', async () => {
+    const local = new AnthropicLlmClient({ apiKey: async () => undefined, baseUrl: fake.server.url });
+    assert.ok((await local.countTokens(minimalRequest())).ok, 'the local test server answers without a key');
+    const anthropic = new AnthropicLlmClient({ apiKey: async () => undefined });
+    const r = await anthropic.countTokens(minimalRequest());
+    assert.ok(!r.ok && r.error.kind === 'authentication');
   });
 });

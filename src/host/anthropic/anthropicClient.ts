@@ -24,6 +24,12 @@ import { redactSecrets } from '../../core/security/redact';
 import { forward, resultOf } from './sdkMessages';
 import { newSdkClient } from './sdkClient';
 
+/**
+ * The key sent to a server on this machine when the user set none (README: the offline test
+ * server accepts any key). Not a secret; a real key set by the user always goes instead.
+ */
+export const LOCAL_PLACEHOLDER_KEY = 'sk-ant-local-placeholder-no-key';
+
 /** The most models {@link AnthropicLlmClient.listModels} collects (the API lists a few dozen). */
 export const MAX_LISTED_MODELS = 200;
 
@@ -64,7 +70,8 @@ export class AnthropicLlmClient implements LlmClient {
       readonly server?: ServerRequestParts;
     },
   ): Promise<{ readonly ok: true; readonly result: LlmResult } | { readonly ok: false; readonly error: LlmError }> {
-    const apiKey = await this.options.apiKey();
+    const endpoint = this.options.baseUrl ? classifyBaseUrl(this.options.baseUrl) : undefined;
+    const apiKey = await this.keyFor(endpoint);
     if (!apiKey) {
       return {
         ok: false,
@@ -88,7 +95,6 @@ export class AnthropicLlmClient implements LlmClient {
         },
       };
     }
-    const endpoint = this.options.baseUrl ? classifyBaseUrl(this.options.baseUrl) : undefined;
     if (endpoint?.kind === 'invalid') {
       return {
         ok: false,
@@ -214,15 +220,20 @@ export class AnthropicLlmClient implements LlmClient {
     return r.ok ? { ok: true, inputTokens: r.value.input_tokens } : r;
   }
 
+  /** The user's key; with none, the placeholder for a server on this machine (the offline test server needs no real key). */
+  private async keyFor(endpoint: ReturnType<typeof classifyBaseUrl> | undefined): Promise<string | undefined> {
+    return (await this.options.apiKey()) || (endpoint?.kind === 'local' ? LOCAL_PLACEHOLDER_KEY : undefined);
+  }
+
   /** One request with the key, endpoint and timeout checks of `stream`, no retry; the error is redacted. */
   private async once<T>(
     opts: { readonly signal?: AbortSignal; readonly timeoutMs?: number },
     call: (client: Anthropic, signal: AbortSignal) => Promise<T>,
   ): Promise<{ ok: true; value: T } | { ok: false; error: LlmError }> {
-    const apiKey = await this.options.apiKey();
+    const endpoint = this.options.baseUrl ? classifyBaseUrl(this.options.baseUrl) : undefined;
+    const apiKey = await this.keyFor(endpoint);
     if (!apiKey || apiKeyCharProblem(apiKey))
       return { ok: false, error: { kind: 'authentication', retryable: false, message: 'No usable API key.' } };
-    const endpoint = this.options.baseUrl ? classifyBaseUrl(this.options.baseUrl) : undefined;
     if (endpoint?.kind === 'invalid')
       return {
         ok: false,

@@ -43,7 +43,9 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     dismissContext: (m) => deps.chat()?.dismissContext(m.key),
     preview: async (m, view) => view.post(await previewer.preview(m.requestId, m.text, m.images ?? [])),
     command: async (m) => {
-      await vscode.commands.executeCommand(`contextPipeline.${m.command}`);
+      if (m.command === 'openBaseUrlSetting')
+        await vscode.commands.executeCommand('workbench.action.openSettings', 'contextPipeline.baseUrl');
+      else await vscode.commands.executeCommand(`contextPipeline.${m.command}`);
     },
     // The same commands as the palette, so they go through the same checks and approvals.
     slash: async (m) => {

@@ -150,7 +150,9 @@ export class TranscriptRenderer implements TranscriptRendering {
             kind: 'error',
             id: this.itemId('err'),
             text: e.error.message,
-            retryable: e.error.retryable || e.error.kind === 'network',
+            // A key set (or set again) after an authentication error: Retry sends the message still unanswered.
+            retryable: e.error.retryable || e.error.kind === 'network' || e.error.kind === 'authentication',
+            ...(e.error.kind === 'authentication' ? { action: 'setApiKey' as const } : {}),
           },
         });
         return;

@@ -17,6 +17,8 @@ export interface ItemHandlers {
   pin(messageId: string, pinned: boolean): void;
   /** Reveal the Compactions view (a summary card's originals). */
   showCompactions(): void;
+  /** Run Set API Key (an error about the API key). */
+  setApiKey(): void;
   /** Answers and diffs of approval cards. */
   approvals: ApprovalHandlers;
 }
@@ -218,6 +220,11 @@ class ItemRenderer {
           { class: 'item error', 'data-id': item.id, role: 'alert' },
           el('div', { class: 'text' }, item.text),
         );
+        if (item.action === 'setApiKey') {
+          const set = el('button', { class: 'primary with-icon', type: 'button' }, icon('key'), 'Set API key');
+          set.addEventListener('click', () => this.h.setApiKey());
+          node.append(set);
+        }
         if (item.retryable) {
           const retry = el('button', { class: 'secondary with-icon', type: 'button' }, icon('refresh'), 'Retry');
           retry.addEventListener('click', () => {

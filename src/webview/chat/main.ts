@@ -7,6 +7,7 @@ import { renderPreview } from './previewView';
 import { TranscriptView } from './transcriptView';
 import { vscodeApi } from '../shared/vscodeApi';
 import { restoreViewState, type ViewState } from './viewState';
+import { needsWelcome, renderWelcome } from './welcome';
 
 const api = vscodeApi<ViewState>();
 const state: ViewState = restoreViewState(api.getState());
@@ -46,22 +47,31 @@ const transcript = new TranscriptView({
   retry: () => post({ type: 'retry' }),
   markdown: { openLink: (href) => post({ type: 'openLink', href }), copy: (text) => post({ type: 'copy', text }) },
   pin: (messageId, pinned) => post({ type: 'pin', messageId, pinned }),
-  showCompactions: () => post({ type: 'command', command: 'showCompactions' }),
+  showCompactions: () => command('showCompactions'),
+  setApiKey: () => command('setApiKey'),
   approvals: {
     answer: (id, approved, reason, remember) =>
       post({ type: 'approval', id, approved, ...(reason ? { reason } : {}), ...(remember ? { remember } : {}) }),
     openDiff: (id) => post({ type: 'openDiff', id }),
   },
 });
-const empty = el(
-  'div',
-  { class: 'empty' },
-  el(
-    'p',
-    {},
-    'Ask Claude about your workspace. Your selection and opened file go along as context — you see exactly what was sent under each message.',
-  ),
+const command = (c: Extract<ChatToHost, { type: 'command' }>['command']) => post({ type: 'command', command: c });
+const emptyText = el(
+  'p',
+  {},
+  'Ask Claude about your workspace. Your selection and opened file go along as context — you see exactly what was sent under each message.',
 );
+const welcome = renderWelcome(command);
+const empty = el('div', { class: 'empty' }, emptyText);
+/** Whether the transcript holds no item. */
+let chatEmpty = true;
+/** The empty chat's text, or the welcome card on a first run (no API key); hidden once the chat has items. */
+const showEmpty = (isEmpty: boolean) => {
+  chatEmpty = isEmpty;
+  empty.hidden = !isEmpty;
+  const wanted = needsWelcome(status, isEmpty) ? welcome : emptyText;
+  if (empty.firstChild !== wanted) empty.replaceChildren(wanted);
+};
 const scroll = el('div', { class: 'scroll' }, empty, transcript.root, previewSlot);
 const composer = new Composer(
   {
@@ -139,6 +149,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       status = m;
       composer.setBusy(m.busy);
       renderHeader();
+      showEmpty(chatEmpty);
       return;
     case 'transcript': {
       // The history was rebuilt (a compaction, a restore, a pin): approvals still waiting for
@@ -152,12 +163,12 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       transcript.reset([...images.transcript(m.items), ...waiting]);
       if (reading) transcript.restoreReadingPosition(reading);
       restoreReading = false;
-      empty.hidden = m.items.length + waiting.length > 0;
+      showEmpty(m.items.length + waiting.length === 0);
       return;
     }
     case 'upsert':
       transcript.upsert(images.upsert(m.item));
-      empty.hidden = true;
+      showEmpty(false);
       return;
     case 'delta':
       transcript.append(m.id, m.text);
@@ -184,7 +195,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
 post({ type: 'ready' });
 
 function renderHeader(): void {
-  if (status) renderHeaderView(header, status, contextMeter(status), (command) => post({ type: 'command', command }));
+  if (status) renderHeaderView(header, status, contextMeter(status), command);
 }
 
 /**

@@ -239,6 +239,8 @@ export function fakeChat({ realTranscript = false }: { readonly realTranscript?:
   const sessions = new FakeSessions();
   const agents = new FakeAgents(settings);
   const figures: Array<{ promptTokens: number; window: number }> = [];
+  /** The API key's status the service sees (set `keys.status` to 'missing' for a first run). */
+  const keys: { status: 'secret-storage' | 'environment' | 'missing' } = { status: 'secret-storage' };
   const service = new ChatService({
     view: { post: (m) => void posts.push(m) },
     notifier: {
@@ -252,7 +254,7 @@ export function fakeChat({ realTranscript = false }: { readonly realTranscript?:
       error: (t) => void logLines.push(t),
     },
     settings,
-    apiKeys: { status: async () => 'secret-storage', problem: async () => undefined },
+    apiKeys: { status: async () => keys.status, problem: async () => undefined },
     sessions,
     agents,
     nextTurn: {
@@ -284,5 +286,5 @@ export function fakeChat({ realTranscript = false }: { readonly realTranscript?:
     clock: fakeClock(),
   });
   service.onStatus.on((f) => void figures.push({ promptTokens: f.promptTokens, window: f.window }));
-  return { service, posts, toasts, logLines, settings, sessions, agents, figures };
+  return { service, posts, toasts, logLines, settings, sessions, agents, figures, keys };
 }
