@@ -100,6 +100,10 @@ test(
           ) || undefined,
       );
 
+      // A first run: no key and an empty chat show the welcome card with Set API key.
+      const welcome = frame.locator('[data-testid="welcome"]');
+      await welcome.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.match(await welcome.innerText(), /Set API key[\s\S]*npm run fake-anthropic/);
       log(`screenshot: ${await screenshot(page, 'smoke-context-pipeline')}`);
 
       // A person's first actions: preview what a message would send, then send it with no API
@@ -136,11 +140,14 @@ test(
       const error = frame.locator('.item.error');
       await error.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       assert.match(await error.innerText(), /No Anthropic API key is set/);
-      assert.match(
-        await frame.locator('.item.user').first().innerText(),
-        /Explain what src\/greet\.js does\./,
-        'the message is kept',
+      await error.locator('button', { hasText: 'Set API key' }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // Refused before it entered the conversation: the words are back in the message box, not in the chat.
+      await frame.waitForFunction(
+        () => document.querySelector('textarea')?.value.includes('Explain what src/greet.js does.'),
+        undefined,
+        { timeout: UI_TIMEOUT },
       );
+      assert.equal(await frame.locator('.item.user').count(), 0, 'the message did not enter the conversation');
       log(`screenshot: ${await screenshot(page, 'smoke-no-api-key')}`);
     } catch (err) {
       failure = err;
