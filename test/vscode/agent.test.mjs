@@ -226,7 +226,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     // The declined edit's row is neutral (not an error) and carries the reason.
     assert.match(
       await w.frame.locator('.item.tool.declined summary').innerText(),
-      /^Edit src\/greet\.js \+1 −0 Declined — no farewell please( · \d+ ms)? · [\d,]+ tokens$/,
+      /^Edit src\/greet\.js \+1 −0 Declined — no farewell please\.( · \d+ ms)? · [\d,]+ tokens$/,
     );
     assert.equal(await w.frame.locator('.item.tool.error').count(), 0, 'no tool row is an error');
     // The diff editor tab closes once the edit is answered.
