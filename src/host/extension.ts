@@ -116,6 +116,7 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     nextTurn,
     readFresh: (path) => tools.readFresh(path),
+    toolDefinition: (name) => tools.definition(name),
   });
   const compactions = new CompactionsTreeProvider(controller);
   const budgetController = controller;

@@ -75,12 +75,21 @@ export const ChatItemSchema = v.variant('kind', [
     thinking: v.optional(ThinkingSchema),
     standIn: v.optional(v.boolean()),
   }),
+  /**
+   * A tool call. `summary`: what it acts on, on one line (`Read src/a.ts`, `echo · everything
+   * "hi"`; core/tools/callSummary.ts), shown on the collapsed row; `name` is the tool's full
+   * name. `status`: `awaiting` while its approval card waits for the user, `declined` when the
+   * user said no (with their `reason`, if any) — neither is an error. `durationMs` leaves out
+   * the time the user took to answer.
+   */
   v.strictObject({
     kind: v.literal('tool'),
     id: v.string(),
     name: v.string(),
+    summary: v.pipe(v.string(), v.maxLength(400), v.regex(/^[^\n\r]*$/)),
     input: v.string(),
-    status: v.picklist(['running', 'done', 'error', 'cancelled']),
+    status: v.picklist(['running', 'awaiting', 'done', 'error', 'declined', 'cancelled']),
+    reason: v.optional(v.string()),
     result: v.optional(v.string()),
     durationMs: v.optional(v.number()),
     /** Calibrated tokens of the whole result as sent to the model (not just the preview). */

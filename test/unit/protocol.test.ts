@@ -64,13 +64,28 @@ describe('chat protocol', () => {
     assert.ok(
       parseChatToWebview({
         type: 'upsert',
-        item: { kind: 'tool', id: 'toolu_1', name: 'read_file', input: '{}', status: 'done', result: 'x' },
+        item: {
+          kind: 'tool',
+          id: 'toolu_1',
+          name: 'read_file',
+          summary: 'Read a.ts',
+          input: '{}',
+          status: 'done',
+          result: 'x',
+        },
       }).ok,
     );
+    // The summary is one line, and every tool item has one; the honest states are states.
+    const tool = { kind: 'tool', id: 'toolu_1', name: 'edit_file', summary: 'Edit a.ts +1 −1', input: '{}' };
+    for (const status of ['awaiting', 'declined'])
+      assert.ok(parseChatToWebview({ type: 'upsert', item: { ...tool, status, reason: 'tabs' } }).ok, status);
+    assert.ok(!parseChatToWebview({ type: 'upsert', item: { ...tool, status: 'done', summary: 'Edit\na.ts' } }).ok);
+    assert.ok(!parseChatToWebview({ type: 'upsert', item: { ...tool, status: 'done', summary: undefined } }).ok);
+    assert.ok(!parseChatToWebview({ type: 'upsert', item: { ...tool, status: 'done', summary: 's'.repeat(401) } }).ok);
     assert.ok(
       !parseChatToWebview({
         type: 'upsert',
-        item: { kind: 'tool', id: 'toolu_1', name: 'read_file', input: '{}', status: 'exploded' },
+        item: { kind: 'tool', id: 'toolu_1', name: 'read_file', summary: 'Read a.ts', input: '{}', status: 'exploded' },
       }).ok,
     );
     assert.ok(parseChatToWebview({ type: 'delta', id: 'stream-1', text: 'Hel' }).ok);

@@ -157,7 +157,7 @@ describe('tools: edit_file', () => {
     );
     assert.match(
       text,
-      /The user declined this edit to a\.ts\. Their reason: use a constant instead\. The file is unchanged\. Do not retry the same edit/,
+      /The user declined this edit to a\.ts\. Their reason: use a constant instead\.\nThe file is unchanged\. Do not retry the same edit/,
     );
     assert.equal(await read('a.ts'), 'const a = 1;\nconst b = 2;\nconst a2 = 1;\n');
     const noReason = expectError(

@@ -120,7 +120,7 @@ describe('tools: one registry routes every tool by name', () => {
     assert.equal(declined.isError, true);
     assert.match(
       String(declined.content),
-      /^The user declined this call to ask\. Their reason: not on prod\. It did not run\./,
+      /^The user declined this call to ask\. Their reason: not on prod\.\nIt did not run\./,
     );
     assert.deepEqual(ran, ['1']);
     assert.deepEqual(asked, ['ask:{"x":"1"}:toolu_a', 'ask:{"x":"2"}:toolu_b']);

@@ -111,7 +111,7 @@ function manualTimeout() {
         new ScriptedApprover({ approved: false, reason: 'not now' }),
       ),
     );
-    assert.match(text, /The user declined to run this command\. Their reason: not now\. It did not run\./);
+    assert.match(text, /The user declined to run this command\. Their reason: not now\.\nIt did not run\./);
     await assert.rejects(readFile(join(ws, 'ran.txt')));
   });
 

@@ -210,6 +210,7 @@ describe('virtual transcript window: estimates and the node cache', () => {
       kind: 'tool',
       id: 't',
       name: 'read_file',
+      summary: 'Read a.ts',
       input: '{}'.repeat(500),
       status: 'done',
       result: 'r'.repeat(5000),

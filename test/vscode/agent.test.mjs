@@ -162,6 +162,11 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
       /^\+\s*return `Hello, \$\{name\}! Welcome back.`;/,
     );
     assert.match(await card.locator('.counts').innerText(), /\+1\s+−1/);
+    // The call's row says what it edits, and that it waits for the user (not "running…").
+    const row = w.frame.locator('.item.tool.awaiting');
+    await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.equal(await row.locator('summary').innerText(), 'Edit src/greet.js +1 −1 Awaiting approval');
+    assert.equal(await row.locator('.tool-name').getAttribute('title'), 'edit_file');
     await w.page
       .locator('.tabs-container .tab', { hasText: 'greet.js ↔ proposed edit' })
       .first()
@@ -181,6 +186,14 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
       .locator('[data-testid="approval"][data-state="approved"]')
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.equal(await focused(), 'approval', 'focus stays on the answered card');
+    // The applied edit's card says what happened, and its row is done.
+    assert.equal(
+      await w.frame.locator('[data-testid="approval"][data-state="approved"] .approval-head').innerText(),
+      'Edited src/greet.js +1 −1',
+    );
+    await w.frame
+      .locator('.item.tool.done', { hasText: 'Edit src/greet.js +1 −1' })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     // The second edit: rejected with a reason.
     const second = w.frame.locator('[data-testid="approval"][data-state="pending"]');
     await second.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
@@ -208,8 +221,14 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     );
     assert.equal(
       await w.frame.locator('[data-testid="approval"][data-state="rejected"] .outcome').innerText(),
-      'Rejected. Reason: no farewell please',
+      'Declined. Reason: no farewell please',
     );
+    // The declined edit's row is neutral (not an error) and carries the reason.
+    assert.match(
+      await w.frame.locator('.item.tool.declined summary').innerText(),
+      /^Edit src\/greet\.js \+1 −0 Declined — no farewell please\.( · \d+ ms)? · [\d,]+ tokens$/,
+    );
+    assert.equal(await w.frame.locator('.item.tool.error').count(), 0, 'no tool row is an error');
     // The diff editor tab closes once the edit is answered.
     await w.page
       .locator('.tabs-container .tab', { hasText: 'proposed edit' })

@@ -52,11 +52,11 @@ describe('the same long turn with masking on (the default)', { timeout: 900_000 
     await u.scrollChat('bottom');
     await u.shot('long-turn-masked-end', shots);
     await u.scrollChat('top');
-    const card = w.frame.locator('.item.tool', { hasText: 'read_file' }).first();
+    const card = w.frame.locator('.item.tool', { hasText: 'Read src/mod' }).first();
     await card.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.match(
       await card.locator('summary').innerText(),
-      /^read_file ✓ · result cleared · [\d,]+ tokens$/,
+      /^Read src\/mod\d\d\.ts ✓ · result cleared · [\d,]+ tokens$/,
       'the collapsed card says its result was cleared',
     );
     await card.locator('summary').click();

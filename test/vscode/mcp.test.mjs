@@ -116,6 +116,7 @@ describe('MCP servers from the workspace, in a real VS Code', { timeout: suiteTi
     assert.ok(result && JSON.stringify(result.content).includes('hello from mcp'), 'the echo went back to the model');
     const toolCard = w.frame.locator('.item.tool', { hasText: 'echo · everything' }).first();
     await toolCard.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.match(await toolCard.locator('summary').innerText(), /^echo · everything "hello from mcp" ✓/);
 
     const budget = await shots(w, 'dark');
     const server = budget.locator('[data-testid="mcp-server"][data-server="everything"]');

@@ -104,7 +104,9 @@ describe('a round of parallel calls larger than the window', { timeout: suiteTim
     assert.ok(path, 'the call of a saved result');
     const card = w.frame.locator('.item.tool', { hasText: path }).first();
     await card.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.match(await card.locator('summary').innerText(), /^read_file ✓ · saved to a file · \d+ ms · [\d,]+ tokens$/);
+    const row = await card.locator('summary').innerText();
+    assert.match(row, /^Read \S+ ✓ · saved to a file · \d+ ms · [\d,]+ tokens$/);
+    assert.ok(row.startsWith(`Read ${path} ✓`), `the row names the file read: ${row}`);
     await card.locator('summary').click();
     await card
       .locator('pre', { hasText: 'is not shown inline because' })

@@ -104,13 +104,19 @@ export interface ToolCall {
 export interface ToolOutcome {
   readonly content: ToolResultContent;
   readonly isError: boolean;
-  /** Wall time, for the UI. */
+  /** Wall time the call took, for the UI, without the time the user took to answer its approval. */
   readonly durationMs?: number;
+  /** The time the user took to answer the call's approval (absent when nobody was asked). */
+  readonly approvalMs?: number;
 }
+
+/** Where a running call is: working, or waiting for the user's answer to its approval. */
+export type ToolCallState = 'running' | 'awaiting_approval';
 
 /** Runs the agent's tools in the workspace. Never throws: failures are `isError` outcomes. */
 export interface ToolRunner {
-  run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome>;
+  /** `onState` hears when the call starts and stops waiting for the user's approval. */
+  run(call: ToolCall, signal: AbortSignal, onState?: (state: ToolCallState) => void): Promise<ToolOutcome>;
 }
 
 /** What `count_tokens` said about a prompt: its exact size, or nothing (failed, timed out, stopped). */

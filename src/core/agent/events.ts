@@ -1,4 +1,4 @@
-import type { LlmError, ToolCall, ToolOutcome, Usage } from './agentPorts';
+import type { LlmError, ToolCall, ToolCallState, ToolOutcome, Usage } from './agentPorts';
 import type { CacheMiss } from '../cache/cacheMiss';
 import type { ContextHealth } from '../compaction/health';
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types';
@@ -58,6 +58,8 @@ export type AgentEvent =
       /** The exact count_tokens figure that anchored this request before its usage. */ readonly counted?: number;
     }
   | { readonly type: 'tool_started'; readonly call: ToolCall }
+  /** A running call started (`awaiting_approval`) or stopped (`running`) waiting for the user's approval. */
+  | { readonly type: 'tool_state'; readonly call: ToolCall; readonly state: ToolCallState }
   | { readonly type: 'tool_finished'; readonly call: ToolCall; readonly outcome: ToolOutcome }
   | { readonly type: 'notice'; readonly level: 'info' | 'warning'; readonly text: string }
   | { readonly type: 'error'; readonly error: LlmError }

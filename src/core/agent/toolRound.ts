@@ -56,7 +56,7 @@ export async function runToolRound(
       continue;
     }
     deps.emit({ type: 'tool_started', call });
-    const outcome = await deps.tools.run(call, signal);
+    const outcome = await deps.tools.run(call, signal, (state) => deps.emit({ type: 'tool_state', call, state }));
     const cancelled = signal.aborted && outcome.isError;
     const partial = typeof outcome.content === 'string' && outcome.content ? `\n${outcome.content}` : '';
     let final = cancelled

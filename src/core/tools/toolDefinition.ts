@@ -5,6 +5,7 @@
  * through one ToolRegistry (toolRegistry.ts). Pure types.
  */
 import type { ToolResultContent, ToolSchema } from '../conversation/conversationModel';
+import type { ApprovalDecision } from './approvalWords';
 
 /**
  * What a tool does, as the pipeline sees it: snip and masking find stale reads by it,
@@ -49,6 +50,11 @@ export interface ToolRunContext {
   readonly signal: AbortSignal;
   /** The API's id of the call (toolu_…). */
   readonly toolUseId: string;
+  /**
+   * Wraps the wait for the user's answer (an edit's diff, a command): meanwhile the call shows
+   * as awaiting approval, and the wait is left out of its duration. Absent: nothing measures it.
+   */
+  readonly askUser?: (ask: () => Promise<ApprovalDecision>) => Promise<ApprovalDecision>;
 }
 
 /**
@@ -70,6 +76,13 @@ export interface ToolDefinition<I = unknown> {
    * the pattern of a search, the command of a run, the query of a recall. Undefined when none.
    */
   target(input: I): string | undefined;
+  /** What a search (or list) is limited to — its folder or glob — when not the whole workspace. */
+  scope?(input: I): string | undefined;
+  /**
+   * The lines an edit adds and removes, when its input tells them (a `replace_all` does not:
+   * the occurrences are counted only when it runs).
+   */
+  lines?(input: I): { readonly added: number; readonly removed: number } | undefined;
   execute(input: I, ctx: ToolRunContext): Promise<ToolExecution>;
   /**
    * Whether the tool is offered to the model now (a setting may turn it off); absent: always.

@@ -5,12 +5,12 @@
  * agent's ToolRunner; a session adds its own tools (recall) with {@link withSessionTools}.
  * Pure: the clock and the approver are given.
  */
-import type { ToolCall, ToolOutcome, ToolRunner } from '../agent/agentPorts';
+import type { ToolCall, ToolCallState, ToolOutcome, ToolRunner } from '../agent/agentPorts';
 import type { ToolResultContent, ToolSchema } from '../conversation/conversationModel';
 import { toWellFormed } from '../platform/text';
 import { declinedMessage, type ApprovalDecision } from './approvalWords';
 import { capOutput, DEFAULT_TOOL_LIMITS } from './limits';
-import type { AnyToolDefinition, ToolExecution } from './toolDefinition';
+import type { AnyToolDefinition, ToolExecution, ToolRunContext } from './toolDefinition';
 
 /** A call waiting for the user's consent (definitions with approval `ask`). */
 export interface CallApprovalRequest {
@@ -72,25 +72,45 @@ export class ToolRegistry implements ToolRunner {
   /**
    * Runs `call`. The outcome's text is at most `maxResultChars` characters (each text part of
    * a mixed result), never empty, well-formed UTF-16, and `isError` is set for an unknown
-   * tool, invalid input, a refusal, a failure, a decline and Stop.
+   * tool, invalid input, a refusal, a failure, a decline and Stop. Every wait for the user's
+   * approval (the registry's own, or the tool's through `askUser`) is told to `onState`,
+   * measured as `approvalMs` and left out of `durationMs`.
    */
-  async run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
-    const started = this.deps.now();
+  async run(call: ToolCall, signal: AbortSignal, onState?: (state: ToolCallState) => void): Promise<ToolOutcome> {
+    const now = this.deps.now;
+    const started = now();
+    let approvalMs: number | undefined;
+    const askUser = async (ask: () => Promise<ApprovalDecision>): Promise<ApprovalDecision> => {
+      const asked = now();
+      onState?.('awaiting_approval');
+      try {
+        return await ask();
+      } finally {
+        approvalMs = (approvalMs ?? 0) + Math.max(0, now() - asked);
+        onState?.('running');
+      }
+    };
     let result: ToolExecution;
     try {
-      result = await this.dispatch(call, signal);
+      result = await this.dispatch(call, signal, askUser);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       result = failed(`${call.name} failed: ${message}. Check the input and try again, or try another approach.`);
     }
+    const waited = approvalMs ?? 0;
     return {
       content: finish(result.content, this.deps.maxResultChars ?? DEFAULT_TOOL_LIMITS.maxResultChars),
       isError: result.isError,
-      durationMs: Math.max(0, Math.round(this.deps.now() - started)),
+      durationMs: Math.max(0, Math.round(now() - started - waited)),
+      ...(approvalMs !== undefined ? { approvalMs: Math.round(approvalMs) } : {}),
     };
   }
 
-  private async dispatch(call: ToolCall, signal: AbortSignal): Promise<ToolExecution> {
+  private async dispatch(
+    call: ToolCall,
+    signal: AbortSignal,
+    askUser: NonNullable<ToolRunContext['askUser']>,
+  ): Promise<ToolExecution> {
     const definition = this.get(call.name);
     if (!definition) {
       const names = this.schemas().map((s) => s.name);
@@ -102,14 +122,15 @@ export class ToolRegistry implements ToolRunner {
     if (definition.approval === 'ask') {
       if (!this.deps.approve)
         return failed(`${call.name}: this tool needs the user's approval, and none can be asked here.`);
-      const decision = await this.deps.approve({ definition, input: checked.input, toolUseId: call.id }, signal);
+      const approve = this.deps.approve;
+      const decision = await askUser(() => approve({ definition, input: checked.input, toolUseId: call.id }, signal));
       if (signal.aborted) return failed(stoppedMessage(call.name));
       if (!decision.approved)
         return failed(
-          `${declinedMessage(`this call to ${call.name}`, decision)} It did not run. Do not call it again unchanged; adjust to the user's reason or ask them.`,
+          `${declinedMessage(`this call to ${call.name}`, decision)}\nIt did not run. Do not call it again unchanged; adjust to the user's reason or ask them.`,
         );
     }
-    return definition.execute(checked.input, { signal, toolUseId: call.id });
+    return definition.execute(checked.input, { signal, toolUseId: call.id, askUser });
   }
 
   private offeredSchema(d: AnyToolDefinition): ToolSchema {
@@ -133,7 +154,10 @@ export function withSessionTools(
   maxResultChars?: number,
 ): ToolRunner {
   const own = new ToolRegistry({ definitions: () => definitions, now, ...(maxResultChars ? { maxResultChars } : {}) });
-  return { run: (call, signal) => (own.get(call.name) ? own.run(call, signal) : inner.run(call, signal)) };
+  return {
+    run: (call, signal, onState) =>
+      own.get(call.name) ? own.run(call, signal, onState) : inner.run(call, signal, onState),
+  };
 }
 
 /** The result text when a call was stopped by the user. */

@@ -9,6 +9,7 @@ import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, Message, ToolSchema } from '../../core/conversation/conversationModel';
 import type { TokenEstimator } from '../../core/tokens/estimator';
+import type { ToolLookup } from '../../core/tools/callSummary';
 import type { Tokenizer } from '../../core/platform/platformPorts';
 import type { Calibration } from '../../core/tokens/calibration';
 import { ChatService, type Outcome } from '../../app/chatService';
@@ -42,6 +43,8 @@ export interface ChatControllerDeps {
   readonly nextTurn: NextTurnContext;
   /** Reads a file fresh (read_file's rules) for the re-attach after a compaction. */
   readonly readFresh?: ReadFresh;
+  /** The tools' definitions by name, which the chat's tool rows are summarised from. */
+  readonly toolDefinition?: ToolLookup;
 }
 
 /** Connects the chat view to the chat service; see the file comment. */
@@ -72,7 +75,7 @@ export class ChatController implements vscode.Disposable {
       nextTurn: deps.nextTurn,
       toolSchemas: deps.toolSchemas,
       ...(deps.toolsAtTurnBoundary ? { toolsAtTurnBoundary: deps.toolsAtTurnBoundary } : {}),
-      transcript: { renderer: (v, tokensOf) => new TranscriptRenderer(v, tokensOf) },
+      transcript: { renderer: (v, tokensOf) => new TranscriptRenderer(v, tokensOf, Date.now, deps.toolDefinition) },
       version: deps.version,
       clock,
     });

@@ -17,6 +17,8 @@ import type {
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
 import { INTERRUPTED_CALL, isStandInAnswer } from '../../core/agent/standInAnswers';
 import { describeServerBlocks } from '../../core/conversation/serverTools';
+import { callSummary, type ToolLookup } from '../../core/tools/callSummary';
+import { declinedOf } from '../../core/tools/approvalWords';
 
 /** Longest tool input / result preview the chat shows (the full text stays in the session). */
 export const PREVIEW_CHARS = 4_000;
@@ -80,9 +82,12 @@ export function inputText(input: unknown): string {
 }
 
 /**
- * The chat item of a tool call (running until it has an outcome); `tokensOf` counts the result
- * as the model sees it. A result compaction replaced by a placeholder is marked `cleared`; one
- * a guard saved to a file (the model sees its beginning and the path) is marked `spilled`.
+ * The chat item of a tool call (running until it has an outcome), with its one-line summary
+ * from the tool's definition (`lookup`; see callSummary); `tokensOf` counts the result as the
+ * model sees it. A call the user declined is `declined` with their reason (from the result's
+ * words, so a saved session shows it too). A result compaction replaced by a placeholder is
+ * marked `cleared`; one a guard saved to a file (the model sees its beginning and the path) is
+ * marked `spilled`.
  */
 export function toolItem(
   id: string,
@@ -90,14 +95,27 @@ export function toolItem(
   input: unknown,
   outcome?: ToolOutcome | { content: ToolResultContent; isError: boolean },
   tokensOf?: TokensOf,
+  lookup?: ToolLookup,
 ): ChatItem {
   const cancelled = outcome?.isError && typeof outcome.content === 'string' && outcome.content.startsWith('Cancelled:');
+  const declined = outcome?.isError ? declinedOf(outcome.content) : undefined;
+  const status = !outcome
+    ? 'running'
+    : cancelled
+      ? 'cancelled'
+      : declined
+        ? 'declined'
+        : outcome.isError
+          ? 'error'
+          : 'done';
   return {
     kind: 'tool',
     id,
     name,
+    summary: callSummary(lookup?.(name), name, input),
     input: inputText(input),
-    status: !outcome ? 'running' : cancelled ? 'cancelled' : outcome.isError ? 'error' : 'done',
+    status,
+    ...(declined?.reason ? { reason: declined.reason } : {}),
     ...(outcome ? { result: resultText(outcome.content) } : {}),
     ...(outcome && 'durationMs' in outcome && outcome.durationMs !== undefined
       ? { durationMs: outcome.durationMs }
@@ -234,9 +252,15 @@ export function summaryItem(b: SummaryBlock): ChatItem {
  * core writes IN_TURN_NOTE into exactly those, see endsInsideTurn). A call without a result
  * is running only while a turn runs (`turnRunning`) and it is in the last message; otherwise
  * it was interrupted (a session closed while its tools ran, reopened) and shows cancelled,
- * with the result its next message answers it with (INTERRUPTED_CALL).
+ * with the result its next message answers it with (INTERRUPTED_CALL). `lookup` finds the
+ * tools' definitions for their rows' summaries.
  */
-export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf, turnRunning = false): ChatItem[] {
+export function transcriptOf(
+  messages: readonly Message[],
+  tokensOf?: TokensOf,
+  turnRunning = false,
+  lookup?: ToolLookup,
+): ChatItem[] {
   const items: ChatItem[] = [];
   const results = new Map<string, { content: ToolResultContent; isError: boolean }>();
   for (const m of messages)
@@ -264,7 +288,7 @@ export function transcriptOf(messages: readonly Message[], tokensOf?: TokensOf, 
     for (const b of m.blocks)
       if (b.type === 'tool_use')
         items.push(
-          toolItem(b.id, b.name, b.input, results.get(b.id) ?? (inFlight ? undefined : INTERRUPTED), tokensOf),
+          toolItem(b.id, b.name, b.input, results.get(b.id) ?? (inFlight ? undefined : INTERRUPTED), tokensOf, lookup),
         );
   }
   return items;

@@ -1,4 +1,6 @@
 import type { AgentEvent } from '../../core/agent/events';
+import type { ToolOutcome } from '../../core/agent/agentPorts';
+import type { ToolLookup } from '../../core/tools/callSummary';
 import type { Message } from '../../core/conversation/conversationModel';
 import type { ChatItem } from '../../protocol/chatItems';
 import type { TranscriptRendering } from '../../app/ports';
@@ -30,11 +32,15 @@ export class TranscriptRenderer implements TranscriptRendering {
   /** The notice of the compaction running (compaction_started … compaction_finished). */
   private compacting: ChatItem | undefined;
 
-  /** `now`: the clock a retry's countdown is measured on (ms). */
+  /**
+   * `now`: the clock a retry's countdown is measured on (ms); `lookup`: the tools' definitions,
+   * which the tool rows' summaries are made from.
+   */
   constructor(
     private readonly view: ChatView,
     private readonly tokensOf: () => TokensOf | undefined = () => undefined,
     private readonly now: () => number = Date.now,
+    private readonly lookup?: ToolLookup,
   ) {}
 
   /**
@@ -52,7 +58,7 @@ export class TranscriptRenderer implements TranscriptRendering {
 
   /** The whole transcript, then the round's tool cards and the answer streamed so far. */
   private history(messages: readonly Message[]): void {
-    this.view.post({ type: 'transcript', items: transcriptOf(messages, this.tokensOf(), this.inTurn) });
+    this.view.post({ type: 'transcript', items: transcriptOf(messages, this.tokensOf(), this.inTurn, this.lookup) });
     for (const item of this.roundTools.values()) this.view.post({ type: 'upsert', item });
     if (this.streamId && this.streamed) {
       const { text, thinking } = this.streamed;
@@ -68,6 +74,11 @@ export class TranscriptRenderer implements TranscriptRendering {
    */
   private itemId(kind: string): string {
     return `ev-${kind}-${this.now()}-${++itemCount}`;
+  }
+
+  /** A tool call's item (with its outcome once it has one), summarised from its definition. */
+  private toolItem(id: string, name: string, input: unknown, outcome?: ToolOutcome): ChatItem {
+    return toolItem(id, name, input, outcome, outcome ? this.tokensOf() : undefined, this.lookup);
   }
 
   /** Posts a tool card and keeps it as the round's (see roundTools). */
@@ -94,7 +105,7 @@ export class TranscriptRenderer implements TranscriptRendering {
         this.streamId = '';
         this.streamed = undefined;
         for (const notice of serverToolItems(e.message)) post({ type: 'upsert', item: notice });
-        for (const b of e.message.blocks) if (b.type === 'tool_use') this.tool(toolItem(b.id, b.name, b.input));
+        for (const b of e.message.blocks) if (b.type === 'tool_use') this.tool(this.toolItem(b.id, b.name, b.input));
         return;
       }
       case 'request_started':
@@ -122,10 +133,17 @@ export class TranscriptRenderer implements TranscriptRendering {
         post({ type: 'retrying', waitMs: e.waitMs, attempt: e.attempt, reason: e.error.message });
         return;
       case 'tool_started':
-        this.tool(toolItem(e.call.id, e.call.name, e.call.input));
+        this.tool(this.toolItem(e.call.id, e.call.name, e.call.input));
         return;
+      case 'tool_state': {
+        // Its approval card waits for the user (`awaiting`), or the user answered (`running`).
+        const item = this.roundTools.get(e.call.id) ?? this.toolItem(e.call.id, e.call.name, e.call.input);
+        if (item.kind === 'tool' && (item.status === 'running' || item.status === 'awaiting'))
+          this.tool({ ...item, status: e.state === 'awaiting_approval' ? 'awaiting' : 'running' });
+        return;
+      }
       case 'tool_finished':
-        this.tool(toolItem(e.call.id, e.call.name, e.call.input, e.outcome, this.tokensOf()));
+        this.tool(this.toolItem(e.call.id, e.call.name, e.call.input, e.outcome));
         return;
       case 'notice':
         post({

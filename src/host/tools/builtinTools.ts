@@ -50,16 +50,21 @@ export interface BuiltinToolDeps {
  * (`withSessionTools`), so the definition here only answers a call made outside a session.
  */
 export function builtinTools(deps: BuiltinToolDeps): readonly AnyToolDefinition[] {
-  const workspace = <I>(spec: ToolSpec<I>, run: (input: I, ctx: ToolContext) => Promise<ToolResult>) =>
-    bindTool(spec, (input, call) => inWorkspace(deps, call, spec.schema.name, (ctx) => run(input, ctx)));
+  const workspace = <I>(
+    spec: ToolSpec<I>,
+    run: (input: I, ctx: ToolContext, approver: Approver) => Promise<ToolResult>,
+  ) =>
+    bindTool(spec, (input, call) =>
+      inWorkspace(deps, call, spec.schema.name, (ctx) => run(input, ctx, timedApprover(deps.approver, call))),
+    );
   return [
     workspace(READ_FILE_SPEC, readFileTool),
     workspace(LIST_FILES_SPEC, (input, ctx) => listFilesTool(input, ctx, deps.filesExclude())),
     workspace(SEARCH_SPEC, (input, ctx) => searchTool(input, ctx, deps.filesExclude())),
-    workspace(EDIT_FILE_SPEC, (input, ctx) => editFileTool(input, ctx, deps.approver)),
+    workspace(EDIT_FILE_SPEC, editFileTool),
     {
-      ...workspace(RUN_COMMAND_SPEC, (input, ctx) =>
-        runCommandTool(input, ctx, deps.runCommandEnabled(), deps.approver, deps.secrets()),
+      ...workspace(RUN_COMMAND_SPEC, (input, ctx, approver) =>
+        runCommandTool(input, ctx, deps.runCommandEnabled(), approver, deps.secrets()),
       ),
       offered: deps.runCommandEnabled,
     },
@@ -67,6 +72,19 @@ export function builtinTools(deps: BuiltinToolDeps): readonly AnyToolDefinition[
       asExecution(toolError("recall: it reads a session's compacted history, and no session is open.")),
     ),
   ];
+}
+
+/**
+ * `approver` with each wait for the user's answer passed through the call's `askUser`, so the
+ * chat shows the call awaiting approval meanwhile and its duration leaves the wait out.
+ */
+function timedApprover(approver: Approver, call: ToolRunContext): Approver {
+  const askUser = call.askUser;
+  if (!askUser) return approver;
+  return {
+    approveEdit: (proposal, signal) => askUser(() => approver.approveEdit(proposal, signal)),
+    approveCommand: (proposal, signal) => askUser(() => approver.approveCommand(proposal, signal)),
+  };
 }
 
 async function inWorkspace(

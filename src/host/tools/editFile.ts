@@ -80,7 +80,7 @@ export async function editFileTool(input: EditFileInput, ctx: ToolContext, appro
   if (ctx.signal.aborted) return toolError(`${stoppedMessage('edit_file')} ${shown} is unchanged.`);
   if (!decision.approved) {
     return toolError(
-      `${declinedMessage(`this edit to ${shown}`, decision)} The file is unchanged. Do not retry the same edit; adjust it to the user's reason, or ask them how to proceed.`,
+      `${declinedMessage(`this edit to ${shown}`, decision)}\nThe file is unchanged. Do not retry the same edit; adjust it to the user's reason, or ask them how to proceed.`,
     );
   }
 

@@ -61,7 +61,7 @@ export async function runCommandTool(
   if (ctx.signal.aborted) return toolError('run_command: stopped by the user; the command did not run.');
   if (!decision.approved)
     return toolError(
-      `${declinedMessage('to run this command', decision)} It did not run. Do not run it again unchanged; adjust to the user's reason or ask them.`,
+      `${declinedMessage('to run this command', decision)}\nIt did not run. Do not run it again unchanged; adjust to the user's reason or ask them.`,
     );
 
   const timeoutMs = Math.min(input.timeout_ms ?? ctx.limits.commandDefaultTimeoutMs, ctx.limits.commandMaxTimeoutMs);

@@ -4,7 +4,7 @@
  * where the tool says so, executed, capped and timed. It never throws: an exception inside a
  * tool becomes an error outcome naming the tool.
  */
-import type { ToolCall, ToolOutcome, ToolRunner } from '../../core/agent/agentPorts';
+import type { ToolCall, ToolCallState, ToolOutcome, ToolRunner } from '../../core/agent/agentPorts';
 import type { FreshRead } from '../../core/compaction/reattach';
 import type { ToolSchema } from '../../core/conversation/conversationModel';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from '../../core/tools/limits';
@@ -89,8 +89,8 @@ export class WorkspaceToolRunner implements ToolRunner {
    * empty, well-formed UTF-16 (a lone surrogate, e.g. echoed from the model's input, becomes
    * U+FFFD), and `isError` is set for invalid input, refusals, failures, declines and Stop.
    */
-  run(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
-    return this.registry.run(call, signal);
+  run(call: ToolCall, signal: AbortSignal, onState?: (state: ToolCallState) => void): Promise<ToolOutcome> {
+    return this.registry.run(call, signal, onState);
   }
 
   /**

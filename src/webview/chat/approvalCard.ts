@@ -79,6 +79,27 @@ export function renderWarnings(
 }
 
 /**
+ * The head of an edit's or a command's card, by its state: what Claude asks while it waits,
+ * then what happened — `Edited src/a.ts`, `Ran a command`, or that the user declined it.
+ */
+export function approvalTitle(item: Pick<Approval, 'tool' | 'detail' | 'state'>): string {
+  const created = item.detail.startsWith('new file');
+  if (item.tool !== 'edit_file')
+    return {
+      pending: 'Claude wants to run a command ',
+      approved: 'Ran a command ',
+      rejected: 'Declined a command ',
+      cancelled: 'Stopped before running a command ',
+    }[item.state];
+  return {
+    pending: created ? 'Claude wants to create ' : 'Claude wants to edit ',
+    approved: created ? 'Created ' : 'Edited ',
+    rejected: created ? 'Declined creating ' : 'Declined the edit of ',
+    cancelled: created ? 'Stopped before creating ' : 'Stopped before editing ',
+  }[item.state];
+}
+
+/**
  * An inline approval: for an edit the diff (added/removed lines coloured, hunk headers
  * dimmed), with a prominent flag when the file can run code, change settings or hold
  * secrets; for a command every line of it, with blank-line runs collapsed into a visible
@@ -89,11 +110,7 @@ export function renderWarnings(
  */
 export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement {
   const edit = item.tool === 'edit_file';
-  const title = edit
-    ? item.detail.startsWith('new file')
-      ? 'Claude wants to create '
-      : 'Claude wants to edit '
-    : 'Claude wants to run a command ';
+  const title = approvalTitle(item);
   const counts =
     edit && item.added !== undefined
       ? el(
@@ -168,7 +185,7 @@ export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement
   if (item.state !== 'pending') {
     const outcome = {
       approved: edit ? 'Applied.' : 'Approved to run.',
-      rejected: edit ? 'Rejected.' : 'Not run.',
+      rejected: edit ? 'Declined.' : 'Not run.',
       cancelled: 'Cancelled (Stop was pressed).',
     }[item.state];
     node.append(el('div', { class: 'outcome', role: 'status' }, outcome, item.reason ? ` Reason: ${item.reason}` : ''));

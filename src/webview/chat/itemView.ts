@@ -128,7 +128,14 @@ class ItemRenderer {
         );
       }
       case 'tool': {
-        const status = { running: 'running…', done: '✓', error: '✗ error', cancelled: '⊘ cancelled' }[item.status];
+        const status = {
+          running: 'running…',
+          awaiting: 'Awaiting approval',
+          done: '✓',
+          error: '✗ error',
+          declined: 'Declined',
+          cancelled: '⊘ cancelled',
+        }[item.status];
         const cleared = item.cleared
           ? el(
               'span',
@@ -154,9 +161,12 @@ class ItemRenderer {
         const summary = el(
           'summary',
           {},
-          toolName(item.name),
+          el('span', { class: 'tool-name', title: toolTitle(item.name) }, item.summary),
           ' ',
           el('span', { class: 'tool-status' }, status),
+          item.reason
+            ? el('span', { class: 'muted reason', title: 'Your reason, passed on to Claude' }, ` — ${item.reason}`)
+            : '',
           cleared,
           spilled,
           item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '',
@@ -270,14 +280,8 @@ function userImages(images: NonNullable<Extract<ChatItem, { kind: 'user' }>['ima
   );
 }
 
-/** A tool's name on its card: an MCP tool (`mcp__server__tool`) as its tool and server, the full name in the tooltip. */
-function toolName(name: string): HTMLElement {
+/** A tool row's tooltip: the tool's full name (an MCP tool's as its tool and server too). */
+function toolTitle(name: string): string {
   const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
-  if (!mcp) return el('span', { class: 'tool-name' }, name);
-  return el(
-    'span',
-    { class: 'tool-name', title: `${name}: the tool ${mcp[2]} of the MCP server ${mcp[1]}` },
-    mcp[2] ?? name,
-    el('span', { class: 'muted tool-server' }, ` · ${mcp[1]}`),
-  );
+  return mcp ? `${name}: the tool ${mcp[2]} of the MCP server ${mcp[1]}` : name;
 }

@@ -50,4 +50,25 @@ export const EDIT_FILE_SPEC: ToolSpec<EditFileInput> = {
   readOnly: false,
   validate: (input) => checkInput('edit_file', Shape, WORDS, input),
   target: (input) => input.path,
+  lines: (input) => (input.replace_all ? undefined : changedLines(input.old_string, input.new_string)),
 };
+
+/**
+ * The lines replacing `before` by `after` adds and removes, the lines both start and end with
+ * left out (one hunk: a change in two places far apart counts the lines between them). A final
+ * newline does not make a line, as in an editor.
+ */
+export function changedLines(before: string, after: string): { added: number; removed: number } {
+  const a = linesOf(before);
+  const b = linesOf(after);
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let end = 0;
+  while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
+  return { added: b.length - start - end, removed: a.length - start - end };
+}
+
+function linesOf(text: string): string[] {
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  return text === '' ? [] : body.split('\n');
+}

@@ -69,4 +69,5 @@ export const SEARCH_SPEC: ToolSpec<SearchInput> = {
   readOnly: true,
   validate: (input) => checkInput('search', Shape, WORDS, input),
   target: (input) => input.pattern,
+  scope: (input) => [input.path, input.glob].filter((s) => s !== undefined).join(' ') || undefined,
 };
