@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import type { ChatItem } from '../../src/protocol/chatItems';
-import { layoutTurns, moreLabel, RUN_SHOWN, type ItemLayout } from '../../src/webview/chat/turnLayout';
+import type { Slot } from '../../src/webview/chat/renderedNodes';
+import { SlotEstimates } from '../../src/webview/chat/slotEstimates';
+import { layoutTurns, moreLabel, RUN_SHOWN, SlotLayouts, type ItemLayout } from '../../src/webview/chat/turnLayout';
 
 const user = (id: string): ChatItem => ({ kind: 'user', id, text: 'hi', injected: [], turn: 1 });
 const answer = (id: string, text = '', extra: Partial<Extract<ChatItem, { kind: 'assistant' }>> = {}): ChatItem => ({
@@ -101,5 +103,23 @@ describe('turnLayout', () => {
   it('leaves a run of five calls, and calls split by words, as they are', () => {
     const items = [user('u1'), ...rounds('x', 5), answer('mid', 'Looking further.'), ...rounds('y', 5)];
     assert.ok(layoutTurns(items, new Set()).every((l) => !l.more));
+  });
+
+  it('gives a hidden item no height (not even the gap) and the "more" control one line', () => {
+    const items = [user('u1'), ...rounds('', 8)];
+    const slots: Slot[] = items.map((item, index) => ({ item, index, raw: 0, measured: false }));
+    const layouts = new SlotLayouts();
+    assert.equal(layouts.apply(slots).length, slots.filter((s) => s.layout && Object.keys(s.layout).length).length);
+    const estimates = new SlotEstimates();
+    const heights = slots.map((slot) => estimates.estimate(slot));
+    slots.forEach((slot, i) => assert.equal(heights[i] === 0, slot.layout?.hidden === true, slot.item.id));
+    const control = layouts.control(slots, 't0-0');
+    assert.ok(control && estimates.estimate(control) > 0 && estimates.estimate(control) < estimates.raw(control.item));
+    assert.equal(estimates.slot(0), 0);
+
+    layouts.expand('t0-0', true);
+    const changed = layouts.apply(slots);
+    assert.ok(changed.length > 0 && slots.every((s) => !s.layout?.hidden || s.item.kind === 'assistant'));
+    assert.deepEqual(layouts.apply(slots), [], 'nothing changes twice');
   });
 });

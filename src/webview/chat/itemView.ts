@@ -6,6 +6,7 @@ import { renderToolCallApproval } from './toolCallApproval';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { lostSentence, summaryTitle } from './summaryTitle';
 import { renderThinking } from './thinkingView';
+import { moreLabel, type ItemLayout, type RoundActions } from './turnLayout';
 
 /** What a rendered item can ask of the page. */
 export interface ItemHandlers {
@@ -21,6 +22,8 @@ export interface ItemHandlers {
   setApiKey(): void;
   /** Answers and diffs of approval cards. */
   approvals: ApprovalHandlers;
+  /** Expand (or fold again) a long run of tool calls, by the id of its first call (see turnLayout.ts). */
+  expandRun(run: string, open: boolean): void;
 }
 
 /**
@@ -28,12 +31,33 @@ export interface ItemHandlers {
  * answers and thinking are text, never HTML; a finished answer is rendered as sanitised Markdown.
  * The node carries `data-id` = item.id; a streaming answer's text lives in its `.text` child.
  */
-export function renderItem(item: ChatItem, handlers: ItemHandlers): HTMLElement {
-  return new ItemRenderer(handlers).render(item);
+export function renderItem(item: ChatItem, handlers: ItemHandlers, layout: ItemLayout = {}): HTMLElement {
+  if (layout.hidden) {
+    // Takes no height (and no gap): the transcript's estimate for it is 0 too (slotEstimates.ts).
+    const node = el('div', { class: 'item folded', 'data-id': item.id, 'aria-hidden': 'true' });
+    node.style.display = 'none';
+    return node;
+  }
+  if (layout.more) return renderMore(item.id, layout.more, handlers);
+  return new ItemRenderer(handlers, layout).render(item);
+}
+
+/** A long run's folded calls: one control, "12 more reads…", that expands them (Enter or Space). */
+function renderMore(id: string, more: NonNullable<ItemLayout['more']>, h: ItemHandlers): HTMLElement {
+  const button = el(
+    'button',
+    { class: 'link tool-more', type: 'button', 'aria-expanded': 'false', 'data-testid': 'tool-run-more' },
+    moreLabel(more),
+  );
+  button.addEventListener('click', () => h.expandRun(more.run, true));
+  return el('div', { class: 'item tool-more-row', 'data-id': id }, button);
 }
 
 class ItemRenderer {
-  constructor(private readonly h: ItemHandlers) {}
+  constructor(
+    private readonly h: ItemHandlers,
+    private readonly layout: ItemLayout,
+  ) {}
 
   /** While streaming: plain text (cheap to append to). Once final: sanitised Markdown. */
   private answerBody(text: string, streaming: boolean): HTMLElement {
@@ -46,40 +70,80 @@ class ItemRenderer {
     }
   }
 
-  /** The header of a message: who, its tokens, and a Pin toggle (pinned messages are never compacted). */
+  /**
+   * The header of a message: who (none for a later answer of the same turn: then it floats over
+   * the message), and — shown on hover and on keyboard focus only — its tokens, Copy and a Pin
+   * toggle (pinned messages are never compacted; a pinned one keeps its pin shown).
+   */
   private who(
-    name: string,
+    name: string | undefined,
     messageId: string | undefined,
     pinned: boolean | undefined,
     tokens: number | undefined,
+    text?: string,
   ): HTMLElement {
-    const head = el('div', { class: 'who' }, name);
-    if (tokens !== undefined)
-      head.append(
-        el(
-          'span',
-          { class: 'muted tokens', title: 'Calibrated tokens of this message' },
-          ` · ${tokens.toLocaleString('en-US')} tokens`,
-        ),
-      );
-    if (messageId) {
-      const pin = el(
-        'button',
-        {
-          class: 'icon-button pin',
-          type: 'button',
-          title: pinned
-            ? 'Pinned — click to unpin: compaction may summarise this message again'
-            : 'Pin: compaction never touches this message',
-          'aria-label': 'Pin message',
-          'aria-pressed': pinned ? 'true' : 'false',
-        },
-        icon(pinned ? 'pinned' : 'pin'),
-      );
-      pin.addEventListener('click', () => this.h.pin(messageId, !pinned));
-      head.append(pin);
-    }
+    const head = el('div', { class: name === undefined ? 'who bare' : 'who' }, name ?? '');
+    if (tokens !== undefined) head.append(tokensLabel(tokens, 'Calibrated tokens of this message'));
+    if (text) head.append(this.copyButton(text));
+    if (messageId) head.append(this.pinButton(messageId, pinned === true));
     return head;
+  }
+
+  private copyButton(text: string): HTMLElement {
+    const copy = el(
+      'button',
+      { class: 'icon-button copy', type: 'button', title: 'Copy message', 'aria-label': 'Copy message' },
+      icon('copy'),
+    );
+    copy.addEventListener('click', () => void copyMessage(text, copy, this.h));
+    return copy;
+  }
+
+  private pinButton(messageId: string, pinned: boolean, label = 'Pin message'): HTMLElement {
+    const pin = el(
+      'button',
+      {
+        class: 'icon-button pin',
+        type: 'button',
+        title: pinned
+          ? 'Pinned — click to unpin: compaction may summarise this message again'
+          : 'Pin: compaction never touches this message',
+        'aria-label': label,
+        'aria-pressed': pinned ? 'true' : 'false',
+      },
+      icon(pinned ? 'pinned' : 'pin'),
+    );
+    pin.addEventListener('click', (e) => {
+      e.preventDefault(); // inside a tool row's <summary>: not a toggle
+      e.stopPropagation();
+      this.h.pin(messageId, !pinned);
+    });
+    return pin;
+  }
+
+  /** On a call's row: the Pin and tokens of its tool-only answer, and the "Show fewer" of an expanded run. */
+  private rowExtras(): HTMLElement[] {
+    const out: HTMLElement[] = [];
+    const round: RoundActions | undefined = this.layout.round;
+    if (round) {
+      const actions = el('span', { class: 'round-actions', 'data-testid': 'round-actions' });
+      if (round.tokens !== undefined)
+        actions.append(tokensLabel(round.tokens, "Calibrated tokens of Claude's message that made this round's calls"));
+      if (round.messageId)
+        actions.append(this.pinButton(round.messageId, round.pinned, "Pin Claude's message of this round"));
+      out.push(actions);
+    }
+    const fewer = this.layout.fewer;
+    if (fewer) {
+      const button = el('button', { class: 'link tool-fewer', type: 'button', 'aria-expanded': 'true' }, 'Show fewer');
+      button.addEventListener('click', (e) => {
+        e.preventDefault();
+        e.stopPropagation();
+        this.h.expandRun(fewer.run, false);
+      });
+      out.push(button);
+    }
+    return out;
   }
 
   render(item: ChatItem): HTMLElement {
@@ -101,25 +165,39 @@ class ItemRenderer {
         return el(
           'div',
           { class: `item user${item.pinned ? ' pinned' : ''}`, 'data-id': item.id },
-          this.who('You', item.id, item.pinned, item.tokens),
+          this.who('You', item.id, item.pinned, item.tokens, item.text),
           ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []),
           ...(item.images?.length ? [userImages(item.images)] : []),
           el('div', { class: 'text' }, item.text),
         );
       }
       case 'assistant': {
+        // An answer the extension wrote in Claude's place (a failed request, a stop): a quiet notice line.
+        if (item.standIn === true && !item.streaming)
+          return el(
+            'div',
+            {
+              class: 'item notice stand-in',
+              'data-id': item.id,
+              title:
+                "Written by Context Pipeline in Claude's place so the conversation stays valid; Claude reads it as its own reply.",
+            },
+            item.text,
+          );
         // A finished answer with no words (tool calls only: its cards follow) shows its header alone.
         const silent = !item.streaming && !item.text && item.thinking === undefined;
-        // An answer the extension wrote in Claude's place (a failed request, a stop) says so.
-        const standIn = item.standIn === true && !item.streaming;
-        const head = this.who(standIn ? 'Context Pipeline' : 'Claude', item.messageId, item.pinned, item.tokens);
-        if (standIn)
-          head.title =
-            "Written by Context Pipeline in Claude's place so the conversation stays valid; Claude reads it as its own reply.";
+        const header = this.layout.header !== false;
+        const head = this.who(
+          header ? 'Claude' : undefined,
+          item.messageId,
+          item.pinned,
+          item.tokens,
+          item.streaming ? undefined : item.text,
+        );
         return el(
           'div',
           {
-            class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}${silent ? ' silent' : ''}${standIn ? ' stand-in' : ''}`,
+            class: `item assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}${silent ? ' silent' : ''}${header ? '' : ' continued'}`,
             'data-id': item.id,
           },
           head,
@@ -171,12 +249,9 @@ class ItemRenderer {
           spilled,
           item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '',
           item.tokens !== undefined
-            ? el(
-                'span',
-                { class: 'muted tokens', title: 'Calibrated tokens of the result as the model sees it' },
-                ` · ${item.tokens.toLocaleString('en-US')} tokens`,
-              )
+            ? tokensLabel(item.tokens, 'Calibrated tokens of the result as the model sees it')
             : '',
+          ...this.rowExtras(),
         );
         return el(
           'details',
@@ -247,6 +322,22 @@ class ItemRenderer {
       }
     }
   }
+}
+
+/** " · 38 tokens", muted. */
+function tokensLabel(tokens: number, title: string): HTMLElement {
+  return el('span', { class: 'muted tokens', title }, ` · ${tokens.toLocaleString('en-US')} tokens`);
+}
+
+/** Copies a message's text: the webview's clipboard, else through the host; the button says it worked. */
+async function copyMessage(text: string, button: HTMLButtonElement, h: ItemHandlers): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    h.markdown.copy(text);
+  }
+  button.replaceChildren(icon('check'));
+  button.title = 'Copied';
 }
 
 /** The images a user message carried: thumbnails (a click shows one at full width). */

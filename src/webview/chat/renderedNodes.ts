@@ -1,6 +1,7 @@
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
 import { keepThinkingOpen } from './thinkingView';
+import type { ItemLayout } from './turnLayout';
 import { LruCache } from './virtualWindow';
 
 /** Rendered nodes kept (detached) after they scroll out, so scrolling back is cheap. */
@@ -12,6 +13,8 @@ export interface Slot {
   index: number;
   raw: number;
   measured: boolean;
+  /** How the item shows in its turn (turnLayout.ts); none: as the item says. */
+  layout?: ItemLayout;
 }
 
 /**
@@ -25,7 +28,7 @@ export class RenderedNodes {
   private readonly idOf = new WeakMap<Element, string>();
 
   constructor(
-    private readonly renderItem: (item: ChatItem) => HTMLElement,
+    private readonly renderItem: (slot: Slot) => HTMLElement,
     private readonly observer: ResizeObserver | undefined,
   ) {}
 
@@ -79,7 +82,7 @@ export class RenderedNodes {
   render(slot: Slot, size: number): HTMLElement {
     const old = this.rendered.get(slot.item.id);
     if (old) this.observer?.unobserve(old);
-    return this.adopt(slot, this.renderItem(slot.item), size);
+    return this.adopt(slot, this.renderItem(slot), size);
   }
 
   /** Takes the slot's node out of the DOM into the cache. */

@@ -1,5 +1,7 @@
 import type { ChatItem } from '../../protocol/chatItems';
-import { EstimateCalibration, estimateItemHeight, type TextMetrics } from './virtualWindow';
+import type { Slot } from './renderedNodes';
+import type { ItemLayout } from './turnLayout';
+import { EstimateCalibration, estimateItemHeight, type HeightIndex, type TextMetrics } from './virtualWindow';
 
 /** Re-estimate unmeasured items when a kind's learned factor moved by more than this. */
 const RECALIBRATE_DRIFT = 0.05;
@@ -33,23 +35,53 @@ export class SlotEstimates {
     return this.metrics?.gap ?? 0;
   }
 
-  /** An item's raw (uncalibrated) height estimate with the current metrics. */
-  raw(item: ChatItem): number {
-    return estimateItemHeight(item, this.metrics ?? DEFAULT_METRICS);
+  /**
+   * An item's raw (uncalibrated) height estimate with the current metrics: 0 for an item its
+   * turn layout hides (turnLayout.ts), one line for the "N more calls…" control standing in
+   * for a folded run.
+   */
+  raw(item: ChatItem, layout?: ItemLayout): number {
+    if (layout?.hidden) return 0;
+    const metrics = this.metrics ?? DEFAULT_METRICS;
+    return layout?.more ? metrics.lineHeight : estimateItemHeight(item, metrics);
   }
 
-  /** The slot height of an unmeasured item: its raw estimate, calibrated by what its kind measured. */
+  /** A slot's new raw estimate (its height unmeasured again), and its slot height. */
+  estimate(slot: Slot): number {
+    slot.raw = this.raw(slot.item, slot.layout);
+    slot.measured = false;
+    return this.estimated(slot.item.kind, slot.raw);
+  }
+
+  /**
+   * Redoes the heights of the slots never measured with the current factors; `rescan`: their
+   * raw estimates too (new metrics), and of those measured but not `onScreen`, since a height
+   * measured at the old width is stale (the ResizeObserver measures those on screen again).
+   */
+  redo(slots: readonly Slot[], heights: HeightIndex, onScreen: (id: string) => boolean, rescan: boolean): void {
+    for (const slot of slots) {
+      if (slot.measured) {
+        if (!rescan || onScreen(slot.item.id)) continue;
+        slot.measured = false;
+      }
+      if (rescan) slot.raw = this.raw(slot.item, slot.layout);
+      heights.set(slot.index, this.estimated(slot.item.kind, slot.raw));
+    }
+  }
+
+  /** The slot height of an unmeasured item: its raw estimate, calibrated by what its kind measured (0 stays 0). */
   estimated(kind: ChatItem['kind'], raw: number): number {
     return this.slot(raw * this.calibration.factor(kind));
   }
 
-  /** The slot height of a measured border box. */
+  /** The slot height of a measured border box; a box of no height (a hidden item, display: none) has no gap either. */
   slot(box: number): number {
-    return box + this.gap;
+    return box > 0 ? box + this.gap : 0;
   }
 
   /** First measurement of an item of `kind`: teaches the calibration; may mark the estimates stale. */
   learn(kind: ChatItem['kind'], raw: number, box: number): void {
+    if (raw <= 0 || box <= 0) return;
     this.calibration.learn(kind, raw, box);
     const was = this.applied.get(kind) ?? 1;
     if (Math.abs(this.calibration.factor(kind) - was) > RECALIBRATE_DRIFT * was) this.stale = true;

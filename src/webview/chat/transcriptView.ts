@@ -4,6 +4,7 @@ import { renderItem, type ItemHandlers } from './itemView';
 import { RenderedNodes, replaceNode, setSpacer, spacer, type Slot } from './renderedNodes';
 import { routeLinks } from './markdown';
 import { SlotEstimates } from './slotEstimates';
+import { SlotLayouts } from './turnLayout';
 import { computeWindow, HeightIndex } from './virtualWindow';
 import { FollowEnd } from './followEnd';
 
@@ -55,12 +56,15 @@ export class TranscriptView {
   /** Items that existed at the last layout: rendering one of them again is not news. */
   private known = 0;
 
-  constructor(private readonly handlers: ItemHandlers) {
+  private readonly layouts = new SlotLayouts();
+
+  constructor(handlers: Omit<ItemHandlers, 'expandRun'>) {
     routeLinks(this.root, handlers.markdown);
     this.root.append(this.topSpacer, this.bottomSpacer);
     this.observer =
       typeof ResizeObserver === 'function' ? new ResizeObserver((entries) => this.onResize(entries)) : undefined;
-    this.rendered = new RenderedNodes((item) => renderItem(item, handlers), this.observer);
+    const own: ItemHandlers = { ...handlers, expandRun: (run, open) => this.expandRun(run, open) };
+    this.rendered = new RenderedNodes((slot) => renderItem(slot.item, own, slot.layout), this.observer);
   }
 
   /** Replaces everything, and follows the end again. */
@@ -71,15 +75,14 @@ export class TranscriptView {
     this.stale.clear();
     this.order = [];
     this.range = { start: 0, end: 0 };
-    const heights: number[] = [];
     for (const item of items) {
       const known = this.slots.get(item.id);
-      const slot = { item, index: known?.index ?? this.order.length, raw: this.estimates.raw(item), measured: false };
       if (!known) this.order.push(item.id);
-      this.slots.set(item.id, slot);
-      heights[slot.index] = this.estimates.estimated(slot.item.kind, slot.raw);
+      this.slots.set(item.id, { item, index: known?.index ?? this.order.length - 1, raw: 0, measured: false });
     }
-    this.heights.reset(heights);
+    const all = this.order.flatMap((id) => this.slots.get(id) ?? []);
+    this.layouts.apply(all);
+    this.heights.reset(all.map((slot) => this.estimates.estimate(slot)));
     this.known = this.order.length;
     this.follow.stuck = true;
     this.sizeChanged = true;
@@ -95,6 +98,7 @@ export class TranscriptView {
       this.slots.set(item.id, added);
       this.order.push(item.id);
       this.heights.push(this.estimates.estimated(added.item.kind, added.raw));
+      this.relayout();
       this.sizeChanged = true;
       // The user's own new message, and a question waiting for their answer, bring them back to the end.
       if (item.kind === 'user' || (item.kind === 'approval' && item.state === 'pending')) this.follow.stuck = true;
@@ -102,12 +106,18 @@ export class TranscriptView {
       return;
     }
     slot.item = item;
-    const old = this.rendered.get(item.id);
+    if (!this.relayout().has(item.id)) this.redo(slot);
+  }
+
+  /** A slot's item or layout changed: a new node when in the DOM, a new estimate on the next frame unless measured. */
+  private redo(slot: Slot): void {
+    this.rendered.invalidate(slot.item.id);
+    const old = this.rendered.get(slot.item.id);
     if (old) replaceNode(old, this.rendered.render(slot, this.order.length));
-    else {
-      this.stale.add(slot.index);
-      this.schedule();
-    }
+    // A hidden node (display: none) is never measured.
+    if (old && !slot.layout?.hidden) return;
+    this.stale.add(slot.index);
+    this.schedule();
   }
 
   /**
@@ -132,6 +142,23 @@ export class TranscriptView {
       this.stale.add(slot.index);
       this.schedule();
     }
+  }
+
+  /**
+   * Applies the turn layout (turnLayout.ts) again: the items whose layout changed are redone. Returns their ids.
+   */
+  private relayout(): Set<string> {
+    const changed = this.layouts.apply(this.order.flatMap((id) => this.slots.get(id) ?? []));
+    for (const slot of changed) this.redo(slot);
+    return new Set(changed.map((slot) => slot.item.id));
+  }
+
+  /** Expands a folded run of calls, or folds it again (focus then goes to its "more" control). */
+  private expandRun(run: string, open: boolean): void {
+    this.layouts.expand(run, open);
+    this.relayout();
+    const control = open ? undefined : this.layouts.control(this.slots.values(), run);
+    if (control) this.rendered.get(control.item.id)?.querySelector('button')?.focus();
   }
 
   /** Whether the transcript has no items. */
@@ -203,10 +230,9 @@ export class TranscriptView {
       this.anchored(() => {
         for (const i of this.stale) {
           const slot = this.slotAt(i);
-          if (!slot || this.rendered.has(slot.item.id)) continue;
-          slot.raw = this.estimates.raw(slot.item);
-          slot.measured = false;
-          this.heights.set(i, this.estimates.estimated(slot.item.kind, slot.raw));
+          // A node in the DOM is measured, unless its layout hides it (display: none is never measured).
+          if (!slot || (this.rendered.has(slot.item.id) && !slot.layout?.hidden)) continue;
+          this.heights.set(i, this.estimates.estimate(slot));
         }
       });
       this.stale.clear();
@@ -362,20 +388,8 @@ export class TranscriptView {
   /** Re-estimates the items never measured (content kept in place); `rescan`: their raw estimates too. */
   private reestimate(rescan: boolean): void {
     this.estimates.markApplied();
-    this.anchored(() => {
-      this.order.forEach((id, i) => {
-        const slot = this.slots.get(id);
-        if (!slot) return;
-        if (slot.measured) {
-          // New metrics (the view's width changed): a height measured at the old width is stale
-          // unless the node is on screen, where the ResizeObserver measures it again.
-          if (!rescan || this.rendered.has(id)) return;
-          slot.measured = false;
-        }
-        if (rescan) slot.raw = this.estimates.raw(slot.item);
-        this.heights.set(i, this.estimates.estimated(slot.item.kind, slot.raw));
-      });
-    });
+    const slots = this.order.flatMap((id) => this.slots.get(id) ?? []);
+    this.anchored(() => this.estimates.redo(slots, this.heights, (id) => this.rendered.has(id), rescan));
   }
 
   /** Reads the page's metrics; a change re-estimates every item not on screen. */

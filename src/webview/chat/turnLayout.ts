@@ -7,6 +7,7 @@
  * into an "N more calls…" control until the user expands it.
  */
 import type { ChatItem } from '../../protocol/chatItems';
+import type { Slot } from './renderedNodes';
 
 /** A run of more calls than this collapses (unless expanded). */
 export const RUN_COLLAPSE_OVER = 5;
@@ -132,4 +133,36 @@ export function moreLabel(more: NonNullable<ItemLayout['more']>): string {
 /** A layout as a string, to tell whether an item's layout changed. */
 export function layoutKey(layout: ItemLayout | undefined): string {
   return layout ? JSON.stringify(layout) : '{}';
+}
+
+/** The turn layout of a transcript's slots, and the runs of calls the user expanded. */
+export class SlotLayouts {
+  /** Runs the user expanded, by the id of their first call. */
+  private readonly expanded = new Set<string>();
+
+  /** Sets each slot's layout (`slots` in transcript order); returns the slots whose layout changed. */
+  apply(slots: readonly Slot[]): Slot[] {
+    const layouts = layoutTurns(
+      slots.map((slot) => slot.item),
+      this.expanded,
+    );
+    return slots.filter((slot, i) => {
+      const next = layouts[i];
+      if (layoutKey(next) === layoutKey(slot.layout)) return false;
+      slot.layout = next;
+      return true;
+    });
+  }
+
+  /** Expands a run of calls (by its first call's id), or folds it again. */
+  expand(run: string, open: boolean): void {
+    if (open) this.expanded.add(run);
+    else this.expanded.delete(run);
+  }
+
+  /** The slot showing a folded run's "more" control. */
+  control(slots: Iterable<Slot>, run: string): Slot | undefined {
+    for (const slot of slots) if (slot.layout?.more?.run === run) return slot;
+    return undefined;
+  }
 }
