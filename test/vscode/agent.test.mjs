@@ -73,8 +73,15 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     const last = /** @type {import('@anthropic-ai/sdk/resources/messages').MessageParam} */ (req.body.messages.at(-1));
     assert.equal(last.role, 'user');
     assert.ok(JSON.stringify(last).includes('What does greet do?'));
-    // Every message shows its tokens and can be pinned (never compacted); the pin is saved.
+    // Every message shows its tokens, Copy and Pin on hover (and keyboard focus) only; a pin is never compacted and is saved.
+    const opacity = (/** @type {import('playwright').Locator} */ l) =>
+      l.evaluate((node) => getComputedStyle(node).opacity);
+    await w.page.mouse.move(0, 0);
+    assert.equal(await opacity(w.frame.locator('.item.assistant .who .tokens').first()), '0', 'tokens hidden at rest');
+    await w.frame.locator('.item.user').first().hover();
     assert.match(await w.frame.locator('.item.user .tokens').first().innerText(), /[\d,]+ tokens/);
+    assert.equal(await opacity(w.frame.locator('.item.user .tokens').first()), '1', 'tokens shown on hover');
+    assert.equal(await opacity(w.frame.locator('.item.user .copy').first()), '1', 'Copy shown on hover');
     await w.frame.locator('.item.user .pin').first().click();
     await w.frame.locator('.item.user.pinned').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.equal(await w.frame.locator('.item.user .pin').first().getAttribute('aria-pressed'), 'true');
@@ -117,7 +124,36 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.equal(await w.frame.locator('.item.assistant.silent .text').count(), 0);
     assert.equal(await w.frame.getByText('(no text)').count(), 0);
     assert.equal(await w.frame.locator('.item.tool.done').count(), 1);
+    // One Claude header for the turn: the answer after the calls shows none of its own.
+    assert.equal(await w.frame.locator('.item.assistant .who:not(.bare)').count(), 1, 'one header per turn');
+    assert.equal(await w.frame.locator('.item.assistant.continued').count(), 1);
     await screenshot(w.page, 'agent-tool-only');
+  });
+
+  test('a long run of calls folds behind "N more reads…", expanded by keyboard, one header for the turn', async () => {
+    await w.newSession();
+    const read = { name: 'read_file', input: { path: 'src/greet.js' } };
+    w.fake.script(
+      { toolUses: [read, read, read, read] },
+      { toolUses: [read, read, read] },
+      { text: 'Read it seven times.' },
+    );
+    await w.send('Read greet.js a lot');
+    await w.waitForAnswer('Read it seven times.');
+    assert.equal(await w.frame.locator('.item.assistant .who:not(.bare)').count(), 1, 'one header per turn');
+    assert.equal(await w.frame.locator('.item.tool.done').count(), 3, 'the first few calls');
+    const more = w.frame.getByTestId('tool-run-more');
+    assert.equal(await more.innerText(), '4 more reads…');
+    await screenshot(w.page, 'agent-run-folded');
+    await more.focus();
+    await w.page.keyboard.press('Enter');
+    await w.frame.locator('.item.tool.done').nth(6).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.equal(await w.frame.getByTestId('tool-run-more').count(), 0);
+    // The second round's tool-only answer shows no header: its Pin is on its first call's row.
+    assert.equal(await w.frame.locator('[data-testid="round-actions"] .pin').count(), 1);
+    await w.frame.getByRole('button', { name: 'Show fewer' }).click();
+    await more.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.equal(await w.frame.locator('.item.tool.done').count(), 3);
   });
 
   test('an edit is approved inline through its diff, and a rejection passes the reason to the model', async () => {

@@ -46,8 +46,10 @@ export function hostDeathTests(world) {
     w.fake.script({ text: 'Back after the crash.' });
     await w.send('three');
     await w.waitForAnswer('Back after the crash.');
-    const note = w.frame.locator('.item.assistant.stand-in');
-    assert.match(await note.locator('.who').innerText(), /^Context Pipeline/, 'the "No answer" note is not Claude\'s');
+    // The "No answer" stand-in is the extension's quiet notice line, not a Claude message.
+    const note = w.frame.locator('.item.notice.stand-in');
+    assert.match(await note.innerText(), /^\[No answer/);
+    assert.equal(await note.locator('.who').count(), 0, 'no header: the "No answer" note is not Claude\'s');
   });
 
   test('a session whose host died while its tool round ran goes on: the open call is answered as interrupted', async () => {
