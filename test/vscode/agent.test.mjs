@@ -1,7 +1,8 @@
 // Whole turns in a real VS Code against the fake Anthropic server, through the chat UI:
 // a plain answer, a multi-tool round, a cancelled tool round, a 429 then success, a 529
 // mid-stream then success, a dropped connection, a huge tool result saved to a file and read
-// back, "prompt is too long" recovered by compaction, and (agentHostDeath.mjs) the
+// back, "prompt is too long" recovered by compaction, (agentTurnLayout.mjs) a long run of calls
+// folded under the turn's one header, and (agentHostDeath.mjs) the
 // extension host killed mid-turn then reopened with no completed message lost. Every request
 // the fake server received must be valid.
 //   node --import tsx --test test/vscode/agent.test.mjs   (after npm run package)
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { hostDeathTests } from './agentHostDeath.mjs';
+import { turnLayoutTests } from './agentTurnLayout.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 import { screenshot } from './workbench.mjs';
 
@@ -74,7 +76,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.equal(last.role, 'user');
     assert.ok(JSON.stringify(last).includes('What does greet do?'));
     // Every message shows its tokens, Copy and Pin on hover (and keyboard focus) only; a pin is never compacted and is saved.
-    const opacity = (/** @type {import('playwright').Locator} */ l) =>
+    const opacity = (/** @type {import('playwright-core').Locator} */ l) =>
       l.evaluate((node) => getComputedStyle(node).opacity);
     await w.page.mouse.move(0, 0);
     assert.equal(await opacity(w.frame.locator('.item.assistant .who .tokens').first()), '0', 'tokens hidden at rest');
@@ -128,32 +130,6 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     assert.equal(await w.frame.locator('.item.assistant .who:not(.bare)').count(), 1, 'one header per turn');
     assert.equal(await w.frame.locator('.item.assistant.continued').count(), 1);
     await screenshot(w.page, 'agent-tool-only');
-  });
-
-  test('a long run of calls folds behind "N more reads…", expanded by keyboard, one header for the turn', async () => {
-    await w.newSession();
-    const read = { name: 'read_file', input: { path: 'src/greet.js' } };
-    w.fake.script(
-      { toolUses: [read, read, read, read] },
-      { toolUses: [read, read, read] },
-      { text: 'Read it seven times.' },
-    );
-    await w.send('Read greet.js a lot');
-    await w.waitForAnswer('Read it seven times.');
-    assert.equal(await w.frame.locator('.item.assistant .who:not(.bare)').count(), 1, 'one header per turn');
-    assert.equal(await w.frame.locator('.item.tool.done').count(), 3, 'the first few calls');
-    const more = w.frame.getByTestId('tool-run-more');
-    assert.equal(await more.innerText(), '4 more reads…');
-    await screenshot(w.page, 'agent-run-folded');
-    await more.focus();
-    await w.page.keyboard.press('Enter');
-    await w.frame.locator('.item.tool.done').nth(6).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.equal(await w.frame.getByTestId('tool-run-more').count(), 0);
-    // The second round's tool-only answer shows no header: its Pin is on its first call's row.
-    assert.equal(await w.frame.locator('[data-testid="round-actions"] .pin').count(), 1);
-    await w.frame.getByRole('button', { name: 'Show fewer' }).click();
-    await more.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    assert.equal(await w.frame.locator('.item.tool.done').count(), 3);
   });
 
   test('an edit is approved inline through its diff, and a rejection passes the reason to the model', async () => {
@@ -411,5 +387,6 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     }
   });
 
+  turnLayoutTests(() => w);
   hostDeathTests(() => w);
 });
