@@ -118,7 +118,7 @@ export function activate(context: vscode.ExtensionContext): void {
     readFresh: (path) => tools.readFresh(path),
     toolDefinition: (name) => tools.definition(name),
   });
-  const compactions = new CompactionsTreeProvider(controller);
+  const compactions = new CompactionsTreeProvider(controller, (name) => tools.definition(name));
   const budgetController = controller;
   const toolsCard = budgetToolsSource(mcp, () => budgetController.toolsSession());
 
