@@ -1,6 +1,7 @@
 import { parseChatToWebview, type ChatToHost, type ChatToWebview } from '../../protocol/chat';
 import { Composer, parseSlash } from './composer';
 import { el, formatTokens } from '../shared/dom';
+import { hardMarkTitle, softMarkTitle } from '../shared/windowMarks';
 import { renderHeader as renderHeaderView } from './headerView';
 import { ImageCache } from './imageCache';
 import { renderPreview } from './previewView';
@@ -199,9 +200,10 @@ function renderHeader(): void {
 }
 
 /**
- * The context bar: used / window, with the soft (auto-compact) and hard thresholds marked. The
- * level and the thresholds in tokens come from the host (`pressure`); without them (invalid
- * settings) the bar shows the usage alone.
+ * The context bar: used / window, with the soft (auto-compact) and hard thresholds marked (each
+ * mark's title says what happens there), and the one "% full" of the usable window beside it.
+ * The level, the thresholds and the figure come from the host (`pressure`); without them
+ * (invalid settings) the bar shows the usage alone.
  */
 function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElement {
   const window = Math.max(1, s.contextWindow);
@@ -233,21 +235,9 @@ function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElemen
     fill,
     reserve,
     ...(p
-      ? [
-          mark(
-            p.softAt / window,
-            'soft',
-            `${s.autoCompact ? 'Auto-compact' : 'Soft threshold'} at ${Math.round(s.softThreshold * 100)}% of ${formatTokens(p.effectiveWindow)} tokens`,
-          ),
-          mark(
-            p.hardAt / window,
-            'hard',
-            `Hard threshold at ${Math.round(s.hardThreshold * 100)}% of ${formatTokens(p.effectiveWindow)} tokens`,
-          ),
-        ]
+      ? [mark(p.softAt / window, 'soft', softMarkTitle(p)), mark(p.hardAt / window, 'hard', hardMarkTitle(p))]
       : []),
   );
-  const pct = (100 * s.promptTokens) / window;
   return el(
     'div',
     { class: 'row meter-row' },
@@ -261,7 +251,7 @@ function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElemen
           ? 'Estimated: no request of this session has reported its usage yet'
           : 'Prompt tokens of the last request, as the API reported them',
       },
-      `${s.promptEstimated ? '≈ ' : ''}${formatTokens(s.promptTokens)} / ${formatTokens(s.contextWindow)} tokens (${pct.toFixed(0)}%)`,
+      `${s.promptEstimated ? '≈ ' : ''}${formatTokens(s.promptTokens)} tokens${p ? ` · ${p.fullness}` : ` / ${formatTokens(s.contextWindow)}`}`,
     ),
   );
 }
