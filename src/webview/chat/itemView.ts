@@ -6,6 +6,7 @@ import { renderToolCallApproval } from './toolCallApproval';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { lostSentence, summaryTitle } from './summaryTitle';
 import { renderThinking } from './thinkingView';
+import { requestIdDetails } from './requestDetails';
 
 /** What a rendered item can ask of the page. */
 export interface ItemHandlers {
@@ -243,6 +244,8 @@ class ItemRenderer {
           });
           node.append(retry);
         }
+        // The request id is for a support ticket, not the reader: under the buttons, closed.
+        if (item.requestId) node.append(requestIdDetails(item.requestId));
         return node;
       }
     }

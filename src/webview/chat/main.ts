@@ -2,6 +2,7 @@ import { parseChatToWebview, type ChatToHost, type ChatToWebview } from '../../p
 import { Composer, parseSlash } from './composer';
 import { el, formatTokens } from '../shared/dom';
 import { hardMarkTitle, softMarkTitle } from '../shared/windowMarks';
+import { requestIdDetails } from './requestDetails';
 import { renderHeader as renderHeaderView } from './headerView';
 import { ImageCache } from './imageCache';
 import { renderPreview } from './previewView';
@@ -178,7 +179,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       transcript.append(m.id, m.text, 'thinking');
       return;
     case 'retrying':
-      showCountdown(m.waitMs, m.attempt, m.reason);
+      showCountdown(m.waitMs, m.attempt, m.reason, m.requestId);
       return;
     case 'unsent':
       composer.takeBack();
@@ -256,7 +257,7 @@ function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElemen
   );
 }
 
-function showCountdown(waitMs: number, attempt: number, reason: string): void {
+function showCountdown(waitMs: number, attempt: number, reason: string, requestId?: string): void {
   if (countdown) clearInterval(countdown);
   countdown = undefined;
   if (waitMs <= 0) {
@@ -264,9 +265,12 @@ function showCountdown(waitMs: number, attempt: number, reason: string): void {
     return;
   }
   const until = Date.now() + waitMs;
+  // The words tick; the request id stays in its disclosure (not rebuilt, so an open one stays open).
+  const words = el('span', { class: 'banner-text' });
+  banner.replaceChildren(words, ...(requestId ? [requestIdDetails(requestId)] : []));
   const tick = () => {
     const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-    banner.textContent = `${reason} Retrying in ${left}s (attempt ${attempt + 1})…`;
+    words.textContent = `${reason} Retrying in ${left}s (attempt ${attempt + 1})…`;
     if (left <= 0 && countdown) clearInterval(countdown);
   };
   banner.hidden = false;
