@@ -107,5 +107,13 @@ describe('budget panel: forecast text', () => {
       past,
       'Already past the soft threshold (9,000 tokens). The next request compacts or proposes compaction.',
     );
+    const far = forecastText({
+      ...snap({}),
+      forecast: { growthPerTurn: 106, turns: 1_080, past: false, limit: 117_600 },
+    });
+    assert.equal(
+      far.forecast,
+      'The soft threshold (117,600 tokens) is ≈ 1,080 turns away. The prompt grows 106 tokens a turn on average.',
+    );
   });
 });

@@ -15,7 +15,7 @@ export interface ForecastText {
   readonly next?: { readonly action: 'none' | 'mask' | 'summarise'; readonly text: string; readonly detail: string };
 }
 
-const turnsWord = (n: number) => `${n} ${n === 1 ? 'turn' : 'turns'}`;
+const turnsWord = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'turn' : 'turns'}`;
 
 /** What the protected tail keeps, in words: its budget, and what it holds today. */
 function keptText(next: NonNullable<BudgetSnapshot['nextCompaction']>): string {
