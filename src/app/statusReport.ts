@@ -103,7 +103,7 @@ export async function statusReport(
     sessionTitle: sessionDisplayTitle(inp.title, agent?.state.messages ?? []) || 'New session',
     promptTokens: shown.tokens,
     ...(shown.estimated ? { promptEstimated: true } : {}),
-    ...(pressure ? { pressure: { ...pressure } } : {}),
+    ...(pressure ? { pressure: { ...pressure, softAction: inp.settings.compaction().softAction } } : {}),
     costUsd: inp.costUsd ?? null,
     warnings: [
       ...(resolved.ok ? resolved.warnings : [resolved.error]),

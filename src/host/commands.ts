@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { apiKeyProblem, type ApiKeyStore } from './apiKey';
 import { SETTINGS_SECTION } from './settings';
+import { SETTINGS_QUERY } from './settingsQuery';
 import { settingTarget } from './settingTarget';
 
 /** Ids of every command the extension contributes (see package.json). */
@@ -9,6 +10,7 @@ export const COMMANDS = {
   newSession: 'contextPipeline.newSession',
   showBudget: 'contextPipeline.showBudget',
   setApiKey: 'contextPipeline.setApiKey',
+  openSettings: 'contextPipeline.openSettings',
   pinSelection: 'contextPipeline.pinSelection',
   toggleEditorContext: 'contextPipeline.toggleEditorContext',
   reloadProjectContext: 'contextPipeline.reloadProjectContext',
@@ -22,6 +24,9 @@ export function registerCommands(deps: { apiKeys: ApiKeyStore; log: vscode.LogOu
   return [
     vscode.commands.registerCommand(COMMANDS.setApiKey, () => setApiKey(deps.apiKeys, deps.log)),
     vscode.commands.registerCommand(COMMANDS.toggleEditorContext, toggleEditorContext),
+    vscode.commands.registerCommand(COMMANDS.openSettings, () =>
+      vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS_QUERY),
+    ),
   ];
 }
 

@@ -17,13 +17,18 @@ export interface StatusBarText {
   readonly tooltip: string;
 }
 
-/** Renders the figures: `$(pulse) 62% · 124k/200k`, toned by the pressure level. */
+/**
+ * Renders the figures: `$(pulse) 62 % of 168k`, toned by the pressure level. The percentage is
+ * the one "% full" (`pressure.percentFull`, of the usable window), as the chat header and the
+ * budget panel show it; the tooltip's first line says it in full (`pressure.fullness`).
+ */
 export function statusBarText(f: ContextFigures): StatusBarText {
   const level = f.pressure.level;
   const effective = f.pressure.effectiveWindow;
   const lines = [
     `**Context Pipeline**\n\n`,
-    `${f.estimated ? 'Estimated prompt (nothing reported yet)' : 'Last prompt'}: ${f.promptTokens.toLocaleString('en-US')} tokens of a ${f.window.toLocaleString('en-US')}-token window (${f.outputReserve.toLocaleString('en-US')} reserved for the answer).\n\n`,
+    `**${f.estimated ? '≈ ' : ''}${f.pressure.fullness}**\n\n`,
+    `${f.estimated ? 'Estimated prompt (nothing reported yet)' : 'Last prompt'}: ${f.promptTokens.toLocaleString('en-US')} tokens. The usable window is the ${f.window.toLocaleString('en-US')}-token window less ${f.outputReserve.toLocaleString('en-US')} reserved for the answer.\n\n`,
   ];
   const parts = (f.breakdown ?? []).filter((b) => b.tokens > 0);
   if (parts.length > 0) {
@@ -44,7 +49,7 @@ export function statusBarText(f: ContextFigures): StatusBarText {
     `Cost this session: ${f.costUsd === undefined ? "— (a model's price is unknown)" : `$${f.costUsd.toFixed(4)}`}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`,
   );
   return {
-    text: `$(pulse) ${f.estimated ? '≈' : ''}${Math.round((100 * f.promptTokens) / Math.max(1, f.window))}% · ${shortTokens(f.promptTokens)}/${shortTokens(f.window)}`,
+    text: `$(pulse) ${f.estimated ? '≈' : ''}${f.pressure.percentFull} % of ${shortTokens(effective)}`,
     tone: level === 'hard' || level === 'over' ? 'error' : level === 'soft' ? 'warning' : undefined,
     tooltip: lines.join(''),
   };

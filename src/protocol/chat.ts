@@ -301,7 +301,14 @@ const ToWebviewSchema = v.variant('type', [
    */
   v.strictObject({ type: v.literal('unsent') }),
   /** A retry is scheduled: show a countdown (cleared by `waitMs: 0`). */
-  v.strictObject({ type: v.literal('retrying'), waitMs: v.number(), attempt: v.number(), reason: v.string() }),
+  v.strictObject({
+    type: v.literal('retrying'),
+    waitMs: v.number(),
+    attempt: v.number(),
+    reason: v.string(),
+    /** The API's id of the request that failed (shown under Details, not in `reason`). */
+    requestId: v.optional(v.pipe(v.string(), v.maxLength(200))),
+  }),
 ]);
 
 /** A message the host sends to the chat webview. */

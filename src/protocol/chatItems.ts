@@ -170,7 +170,8 @@ export const ChatItemSchema = v.variant('kind', [
   }),
   /**
    * An error; `retryable`: it shows Retry. `action: 'setApiKey'`: the error is about the API
-   * key (none set, or rejected) and shows a Set API key button.
+   * key (none set, or rejected) and shows a Set API key button. `requestId`: the API's id of
+   * the failed request, kept out of `text` and shown under Details.
    */
   v.strictObject({
     kind: v.literal('error'),
@@ -178,6 +179,8 @@ export const ChatItemSchema = v.variant('kind', [
     text: v.string(),
     retryable: v.boolean(),
     action: v.optional(v.picklist(['setApiKey'])),
+    /** The API's request id (for support): shown in a disclosure, not in the text. */
+    requestId: v.optional(v.pipe(v.string(), v.maxLength(200))),
   }),
 ]);
 

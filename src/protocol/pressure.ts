@@ -16,6 +16,16 @@ export const PressureSchema = v.strictObject({
   softAt: v.number(),
   /** Prompt tokens at which the hard threshold is crossed. */
   hardAt: v.number(),
+  /** The one "% full": prompt tokens as a whole percentage of the effective (usable) window. */
+  percentFull: v.number(),
+  /** `percentFull` and what it is of, as every surface says it: `62 % of the 168k usable window`. */
+  fullness: v.pipe(v.string(), v.maxLength(200)),
+  /** The soft threshold in words: `70 % (118k)`. */
+  softMark: v.pipe(v.string(), v.maxLength(200)),
+  /** The hard threshold in words: `90 % (151k)`. */
+  hardMark: v.pipe(v.string(), v.maxLength(200)),
+  /** What crossing the soft threshold does (the `contextPipeline.autoCompact` setting), added by the host; absent: unknown. */
+  softAction: v.optional(v.picklist(['auto', 'propose', 'off'])),
 });
 
 /** A validated pressure figure (see {@link PressureSchema}). */

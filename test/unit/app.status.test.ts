@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { resolveConfig } from '../../src/core/pipeline/config';
+import { contextPressure } from '../../src/core/pipeline/window';
 import type { ChatToWebview } from '../../src/protocol/chat';
 import { fakeChat } from './support/chatServiceFakes';
 import { Gate } from './support/gate';
@@ -32,6 +33,18 @@ describe('ChatService: the status it publishes', () => {
     assert.equal(last?.promptTokens, 100);
     assert.equal(last?.sessionTitle, 'hello');
     assert.equal(t.figures.at(-1)?.promptTokens, 100);
+  });
+
+  it("the header's pressure: the one % full of the usable window, and what the soft threshold does", async () => {
+    const t = fakeChat();
+    await t.service.send('hello');
+    const p = statuses(t.posts).at(-1)?.pressure;
+    const r = resolveConfig({});
+    assert.ok(r.ok && p);
+    const expected = contextPressure(100, r.config);
+    assert.equal(p.fullness, expected.fullness);
+    assert.match(p.fullness, /^0 % of the \d+k usable window$/);
+    assert.equal(p.softAction, t.settings.compaction().softAction);
   });
 
   it('busy from Send on: a message waiting for its project context shows Stop at once, then its turn runs', async () => {

@@ -143,16 +143,25 @@ describe('approval cards', () => {
     );
   });
 
-  it('shows a command with its folder', () => {
-    const item = commandApprovalItem('c1', { command: 'npm test', cwd: '/ws', displayCwd: '.' });
+  it('shows a command with its folder, the workspace root by name', () => {
+    const item = commandApprovalItem('c1', { command: 'npm test', cwd: '/ws', displayCwd: '.', rootName: 'myproject' });
     assert.deepEqual(item, {
       kind: 'approval',
       id: 'c1',
       tool: 'run_command',
       subject: 'npm test',
-      detail: 'in .',
+      detail: 'in the workspace root (myproject)',
       state: 'pending',
     });
+    // Without the folder's name, the folder's own; a subfolder as tools show it.
+    assert.equal(
+      commandApprovalItem('c2', { command: 'ls', cwd: '/home/me/shop', displayCwd: '.' }).detail,
+      'in the workspace root (shop)',
+    );
+    assert.equal(
+      commandApprovalItem('c3', { command: 'ls', cwd: '/ws/src/app', displayCwd: 'src/app', rootName: 'ws' }).detail,
+      'in src/app',
+    );
   });
 
   it('flags a command whose text writes a file that can run code, hold secrets or steer the agent', () => {

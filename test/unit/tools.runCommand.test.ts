@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { runCommandTool } from '../../src/host/tools/runCommand';
 import { waitUntil } from './support/gate';
 import {
@@ -74,7 +74,9 @@ function manualTimeout() {
     const lines = (text.split('\n\n')[0] ?? '').split('\n');
     assert.deepEqual([...lines].sort(), ['err', 'out', ws].sort(), 'stdout and stderr are both captured');
     assert.match(text, /\[exit code 0, \d+\.\d s\.\]$/);
-    assert.deepEqual(approver.commands, [{ command: 'echo out; echo err >&2; pwd', cwd: ws, displayCwd: '.' }]);
+    assert.deepEqual(approver.commands, [
+      { command: 'echo out; echo err >&2; pwd', cwd: ws, displayCwd: '.', rootName: basename(ws) },
+    ]);
   });
 
   it('runs in cwd inside the workspace, and refuses a cwd outside', async () => {

@@ -101,6 +101,34 @@ describe(
         assert.ok(segments.includes(c), `bar has ${c} (${segments.join(', ')})`);
       assert.equal(await frame.locator('[data-testid="threshold-soft"]').count(), 1);
       assert.equal(await frame.locator('[data-testid="threshold-hard"]').count(), 1);
+      // The marks say what happens there; the bar has a key to them.
+      assert.match(
+        (await frame.locator('[data-testid="threshold-soft"]').getAttribute('title')) ?? '',
+        /^(Auto-compact|Compaction proposed|Soft threshold) at \d+ % \(\d+k\)/,
+      );
+      assert.match(
+        (await frame.locator('[data-testid="threshold-hard"]').getAttribute('title')) ?? '',
+        /^Must compact at \d+ % \(\d+k\), before the next request is sent$/,
+      );
+      assert.match(await frame.locator('[data-testid="marks-key"]').innerText(), /must compact \d+ % \(\d+k\)/);
+      // One "% full", of the usable window, said the same way in the panel and the chat header.
+      const fullness = /(\d+) % of the (\d+k) usable window/;
+      const panelFull = fullness.exec(await frame.locator('[data-testid="next-estimate"]').innerText());
+      const headerFull = fullness.exec(await w.frame.locator('[data-testid="context-usage"]').innerText());
+      assert.ok(
+        panelFull && headerFull,
+        `both say the % full and what it is of (${panelFull?.[0]}, ${headerFull?.[0]})`,
+      );
+      assert.equal(panelFull[2], headerFull[2], 'of the same usable window');
+      assert.match(
+        (await w.frame.locator('.context-bar .mark.hard').getAttribute('title')) ?? '',
+        /^Must compact at \d+ % \(\d+k\)/,
+      );
+      // The chat view's title bar has the settings gear.
+      assert.ok(
+        (await w.page.locator('.part.sidebar [aria-label="Open Settings"]').count()) >= 1,
+        'a settings gear in the chat view title bar',
+      );
 
       const legend = await frame
         .locator('[data-testid="budget-legend"] tbody tr')

@@ -264,7 +264,11 @@ describe(
       assert.ok(!/summarise/.test(await summaryRow.innerText()), 'no layer id beside the label');
       const turns = row(pane, 'Turns 1–2');
       await expand(turns);
-      const original = pane.locator('.monaco-list-row', { hasText: Q1 }).first();
+      // By its label: the session's own row (titled by the first question) holds Q1 too.
+      const original = pane
+        .locator('.monaco-list-row', { hasText: Q1 })
+        .filter({ has: w.page.locator('.label-name', { hasText: /^\s*Your message\s*$/ }) })
+        .first();
       await original.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       assert.equal((await original.locator('.label-name').innerText()).trim(), 'Your message');
       assert.ok(

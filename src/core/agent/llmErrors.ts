@@ -29,6 +29,20 @@ function figure(text: string): number {
   return Number(text.replace(/,/g, ''));
 }
 
+/** How a message names the API's request id (for support): ` (request req_…)`. */
+export function requestIdNote(requestId: string | undefined): string {
+  return requestId ? ` (request ${requestId})` : '';
+}
+
+/**
+ * An error's message without its request id, for the chat, which keeps the id in a
+ * disclosure of its own (the log keeps the whole message).
+ */
+export function messageWithoutRequestId(error: Pick<LlmError, 'message' | 'requestId'>): string {
+  const note = requestIdNote(error.requestId);
+  return note ? error.message.replace(note, '') : error.message;
+}
+
 /**
  * Classifies a failure exactly. Only the API messages that mean "the prompt does not fit"
  * become overflow kinds (with the figures they quote, when they quote them), and so does a
@@ -37,7 +51,7 @@ function figure(text: string): number {
  * when there is one.
  */
 export function classifyFailure(f: FailureFacts): LlmError {
-  const id = f.requestId ? ` (request ${f.requestId})` : '';
+  const id = requestIdNote(f.requestId);
   const base = {
     ...(f.requestId ? { requestId: f.requestId } : {}),
     ...(f.status !== undefined ? { status: f.status } : {}),

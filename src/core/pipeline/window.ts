@@ -6,6 +6,7 @@
  * their state messages and only display them.
  */
 import type { PipelineConfig } from '../conversation/conversationModel';
+import { shortTokens } from '../platform/text';
 
 /** The window settings the figures are computed from (fractions as in {@link PipelineConfig}). */
 export type WindowFigures = Pick<PipelineConfig, 'contextWindow' | 'outputReserve' | 'softThreshold' | 'hardThreshold'>;
@@ -48,6 +49,32 @@ export interface ContextPressure {
   readonly softAt: number;
   /** Prompt tokens at which the hard threshold is crossed (hard fraction × effective window). */
   readonly hardAt: number;
+  /** The one "% full": `utilisation` as a whole percentage of the effective (usable) window. */
+  readonly percentFull: number;
+  /** {@link percentFull} and what it is of, as every surface says it: `62 % of the 168k usable window`. */
+  readonly fullness: string;
+  /** Where the soft threshold is, in words: `70 % (118k)`. */
+  readonly softMark: string;
+  /** Where the hard threshold is, in words: `90 % (151k)`. */
+  readonly hardMark: string;
+}
+
+/**
+ * How full a prompt of `tokens` makes a usable window of `effective` tokens, as a whole
+ * percentage and in words: `62 % of the 168k usable window`. The chat header, the status bar
+ * and the budget panel all show this figure (never the share of the raw window).
+ */
+export function fullnessOf(
+  tokens: number,
+  effective: number,
+): { readonly percentFull: number; readonly fullness: string } {
+  const percentFull = Math.round((100 * tokens) / Math.max(1, effective));
+  return { percentFull, fullness: `${percentFull} % of the ${shortTokens(effective)} usable window` };
+}
+
+/** A threshold in words: its percentage of the usable window and its tokens, `70 % (118k)`. */
+function markOf(fraction: number, tokens: number): string {
+  return `${Math.round(fraction * 100)} % (${shortTokens(tokens)})`;
 }
 
 /** The pressure a prompt of `tokens` puts on the window `config` describes (the one rule every surface shows). */
@@ -62,11 +89,16 @@ export function contextPressure(tokens: number, config: WindowFigures): ContextP
         : utilisation >= config.softThreshold
           ? 'soft'
           : 'ok';
+  const softAt = Math.round(config.softThreshold * eff);
+  const hardAt = Math.round(config.hardThreshold * eff);
   return {
     level,
     utilisation,
     effectiveWindow: eff,
-    softAt: Math.round(config.softThreshold * eff),
-    hardAt: Math.round(config.hardThreshold * eff),
+    softAt,
+    hardAt,
+    ...fullnessOf(tokens, eff),
+    softMark: markOf(config.softThreshold, softAt),
+    hardMark: markOf(config.hardThreshold, hardAt),
   };
 }

@@ -26,6 +26,8 @@ export interface CommandProposal {
   readonly cwd: string;
   /** The folder as tools show it (relative to the workspace). */
   readonly displayCwd: string;
+  /** The name of the workspace folder it runs in (the card says it rather than `.`). */
+  readonly rootName?: string;
 }
 
 /** A call of an MCP server's tool waiting for approval. */

@@ -2,6 +2,7 @@
  * The chat items that ask for approval: an edit as a unified diff (line by line, capped) and
  * a shell command with its folder. Pure: no VS Code, so it is unit-tested directly.
  */
+import { basename } from 'node:path';
 import { structuredPatch } from 'diff';
 import { classifyEditRisk, classifyPathRisk } from '../../core/tools/pathRisk';
 import { shellFileTouches } from '../../core/compaction/shellFiles';
@@ -97,10 +98,20 @@ export function commandApprovalItem(id: string, p: CommandProposal): ApprovalIte
     id,
     tool: 'run_command',
     subject: p.command,
-    detail: `in ${p.displayCwd}`,
+    detail: commandFolder(p),
     state: 'pending',
     ...(risk ? { risk } : {}),
   };
+}
+
+/**
+ * Where a command runs, in words: `in the workspace root (myproject)` rather than `in .`; a
+ * subfolder as tools show it (`in src/app`, or `in myproject/src` in a multi-root workspace).
+ */
+export function commandFolder(p: Pick<CommandProposal, 'cwd' | 'displayCwd' | 'rootName'>): string {
+  if (p.displayCwd !== '.' && p.displayCwd !== '') return `in ${p.displayCwd}`;
+  const name = p.rootName || basename(p.cwd);
+  return name ? `in the workspace root (${name})` : 'in the workspace root';
 }
 
 /** The risk of the first file `command` writes that is flagged, said as what the command does to it. */

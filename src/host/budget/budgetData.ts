@@ -2,6 +2,7 @@ import type { WindowSource } from '../../core/pipeline/config';
 import { lostIdentifiers } from '../../core/compaction/retention';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { CompactionPlan } from '../../core/compaction/plan';
+import type { SoftAction } from '../../core/compaction/policy';
 import type { AgentEvent } from '../../core/agent/events';
 import {
   BUDGET_CATEGORIES,
@@ -116,6 +117,8 @@ export interface BudgetInputs {
   readonly windowSource?: WindowSource;
   /** The compactor's plan for the next request (where and why the next compaction happens). */
   readonly plan?: CompactionPlan;
+  /** What crossing the soft threshold does (the compaction settings'), for the bar's marks. */
+  readonly softAction?: SoftAction;
 }
 
 /** Builds the panel's snapshot: the next request by category, the last request's ledger and diff, history, forecast. */
@@ -153,7 +156,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     outputReserve: config.outputReserve,
     softThreshold: config.softThreshold,
     hardThreshold: config.hardThreshold,
-    pressure: { ...pressure },
+    pressure: { ...pressure, ...(inp.softAction ? { softAction: inp.softAction } : {}) },
     // What the blocks do not account for (message framing, the API's tool-use prompt, estimator
     // anchoring): shown as its own category so the bar adds up to the anchored estimate.
     categories: [

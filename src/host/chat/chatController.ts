@@ -213,6 +213,7 @@ export class ChatController implements vscode.Disposable {
       busy: rt.agent.busy,
       ...(resolved.ok ? { windowSource: resolved.windowSource } : {}),
       plan: rt.compactor.plan(rt.agent.state, { cacheWarm: true, mode: 'auto' }),
+      softAction: vscodeSettings.compaction().softAction,
     });
   }
 

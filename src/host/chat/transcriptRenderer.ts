@@ -1,5 +1,6 @@
 import type { AgentEvent } from '../../core/agent/events';
 import type { ToolOutcome } from '../../core/agent/agentPorts';
+import { messageWithoutRequestId } from '../../core/agent/llmErrors';
 import type { ToolLookup } from '../../core/tools/callSummary';
 import type { Message } from '../../core/conversation/conversationModel';
 import type { ChatItem } from '../../protocol/chatItems';
@@ -28,7 +29,7 @@ export class TranscriptRenderer implements TranscriptRendering {
   /** Whether a turn runs (turn_started … turn_finished): only then is a call without a result running. */
   private inTurn = false;
   /** The retry waited for (its countdown ends at `until`, on `now`'s clock); undefined when none is. */
-  private retry: { until: number; attempt: number; reason: string } | undefined;
+  private retry: { until: number; attempt: number; reason: string; requestId?: string } | undefined;
   /** The notice of the compaction running (compaction_started … compaction_finished). */
   private compacting: ChatItem | undefined;
 
@@ -52,8 +53,15 @@ export class TranscriptRenderer implements TranscriptRendering {
     if (this.compacting) this.view.post({ type: 'upsert', item: this.compacting });
     // The countdown as it stands, or none (clears one a view kept from before it was hidden).
     const left = this.retry ? this.retry.until - this.now() : 0;
-    const { attempt, reason } = left > 0 && this.retry ? this.retry : { attempt: 0, reason: '' };
-    this.view.post({ type: 'retrying', waitMs: Math.max(0, left), attempt, reason });
+    const { attempt, reason, requestId } =
+      left > 0 && this.retry ? this.retry : { attempt: 0, reason: '', requestId: undefined };
+    this.view.post({
+      type: 'retrying',
+      waitMs: Math.max(0, left),
+      attempt,
+      reason,
+      ...(requestId ? { requestId } : {}),
+    });
   }
 
   /** The whole transcript, then the round's tool cards and the answer streamed so far. */
@@ -129,8 +137,21 @@ export class TranscriptRenderer implements TranscriptRendering {
         return;
       case 'retrying':
         this.retry =
-          e.waitMs > 0 ? { until: this.now() + e.waitMs, attempt: e.attempt, reason: e.error.message } : undefined;
-        post({ type: 'retrying', waitMs: e.waitMs, attempt: e.attempt, reason: e.error.message });
+          e.waitMs > 0
+            ? {
+                until: this.now() + e.waitMs,
+                attempt: e.attempt,
+                reason: messageWithoutRequestId(e.error),
+                ...(e.error.requestId ? { requestId: e.error.requestId } : {}),
+              }
+            : undefined;
+        post({
+          type: 'retrying',
+          waitMs: e.waitMs,
+          attempt: e.attempt,
+          reason: messageWithoutRequestId(e.error),
+          ...(e.error.requestId ? { requestId: e.error.requestId } : {}),
+        });
         return;
       case 'tool_started':
         this.tool(this.toolItem(e.call.id, e.call.name, e.call.input));
@@ -167,7 +188,8 @@ export class TranscriptRenderer implements TranscriptRendering {
           item: {
             kind: 'error',
             id: this.itemId('err'),
-            text: e.error.message,
+            text: messageWithoutRequestId(e.error),
+            ...(e.error.requestId ? { requestId: e.error.requestId } : {}),
             // A key set (or set again) after an authentication error: Retry sends the message still unanswered.
             retryable: e.error.retryable || e.error.kind === 'network' || e.error.kind === 'authentication',
             ...(e.error.kind === 'authentication' ? { action: 'setApiKey' as const } : {}),

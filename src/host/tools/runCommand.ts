@@ -55,7 +55,7 @@ export async function runCommandTool(
   if (ctx.signal.aborted) return toolError('run_command: stopped by the user; the command did not run.');
 
   const decision = await approver.approveCommand(
-    { command: input.command, cwd: where.path, displayCwd: where.display },
+    { command: input.command, cwd: where.path, displayCwd: where.display, rootName: where.root.name },
     ctx.signal,
   );
   if (ctx.signal.aborted) return toolError('run_command: stopped by the user; the command did not run.');

@@ -154,7 +154,11 @@ function compactions(s: BudgetSnapshot): HTMLElement {
 function forecast(s: BudgetSnapshot): HTMLElement {
   const t = forecastText(s);
   const lines: HTMLElement[] = [el('p', {}, t.forecast)];
-  if (t.next) lines.push(el('p', { 'data-testid': 'next-compaction', 'data-action': t.next.action }, t.next.text));
+  if (t.next)
+    lines.push(
+      el('p', { 'data-testid': 'next-compaction', 'data-action': t.next.action }, t.next.text),
+      el('p', { class: 'muted', 'data-testid': 'next-compaction-detail' }, t.next.detail),
+    );
   return section('Forecast', 'budget-forecast', ...lines);
 }
 

@@ -1,9 +1,11 @@
 /**
  * The panel's first card: the window as a stacked bar (next request by category, free space,
- * output reserve) with the thresholds marked where the host's `pressure` puts them.
+ * output reserve) with the thresholds marked where the host's `pressure` puts them, a key to
+ * the marks, and the one "% full" of the usable window (`pressure.fullness`).
  */
 import type { BudgetSnapshot } from '../../protocol/budget';
 import { el, formatTokens } from '../shared/dom';
+import { hardMarkTitle, markLegend, nextMarkTitle, softMarkTitle } from '../shared/windowMarks';
 import { pct, section, table } from './ui';
 
 /** What the next-request figure builds on, in words. */
@@ -53,24 +55,19 @@ export function windowBar(s: BudgetSnapshot): HTMLElement {
     seg.style.width = `${(100 * p.tokens) / window}%`;
     bar.append(seg);
   }
-  for (const [name, f, tokens] of [
-    ['soft', s.softThreshold, s.pressure.softAt],
-    ['hard', s.hardThreshold, s.pressure.hardAt],
+  for (const [name, tokens, title] of [
+    ['soft', s.pressure.softAt, softMarkTitle(s.pressure)],
+    ['hard', s.pressure.hardAt, hardMarkTitle(s.pressure)],
   ] as const) {
-    const at = tokens / window;
-    const mark = el('div', {
-      class: `threshold ${name}`,
-      title: `${name === 'soft' ? 'Soft' : 'Hard'} threshold: ${formatTokens(tokens)} tokens (${Math.round(f * 100)} % of window − reserve)`,
-      'data-testid': `threshold-${name}`,
-    });
-    mark.style.left = `${100 * at}%`;
+    const mark = el('div', { class: `threshold ${name}`, title, 'data-testid': `threshold-${name}` });
+    mark.style.left = `${(100 * tokens) / window}%`;
     bar.append(mark);
   }
   const next = s.nextCompaction;
   if (next) {
     const mark = el('div', {
       class: 'threshold next',
-      title: `Next compaction: at ${formatTokens(next.atTokens)} tokens — ${next.reason}`,
+      title: nextMarkTitle(next.atTokens, next.reason),
       'data-testid': 'next-compaction-mark',
     });
     mark.style.left = `${(100 * Math.min(next.atTokens, effective)) / window}%`;
@@ -92,10 +89,24 @@ export function windowBar(s: BudgetSnapshot): HTMLElement {
     { class: 'muted' },
     `Next request (the conversation so far): ${formatTokens(used)} tokens`,
     ...exactBadge(s),
-    ` — ${formatTokens(s.nextTotal)} in its blocks, the rest framing and the API's tool prompt, ${anchorPhrase(s.nextAnchor)} — ${pct(used, effective)} of window − reserve (${formatTokens(effective)}). Soft ${Math.round(s.softThreshold * 100)} %, hard ${Math.round(s.hardThreshold * 100)} %.`,
+    `, ${s.pressure.fullness}. ${formatTokens(s.nextTotal)} tokens are in its blocks; the rest is framing and the API's tool prompt. It is ${anchorPhrase(s.nextAnchor)}.`,
   );
   summary.setAttribute('data-testid', 'next-estimate');
   summary.setAttribute('data-tokens', String(used));
   summary.setAttribute('data-level', s.pressure.level);
-  return section('Context window', 'budget-window', bar, summary, legend);
+  return section('Context window', 'budget-window', bar, marksKey(s), summary, legend);
+}
+
+/** The key under the bar: what each mark means and where it is (the marks' titles say it in full). */
+function marksKey(s: BudgetSnapshot): HTMLElement {
+  const words = markLegend(s.pressure);
+  const entry = (cls: string, text: string) =>
+    el('span', { class: 'mark-key' }, el('span', { class: `swatch marker ${cls}` }), text);
+  return el(
+    'div',
+    { class: 'chart-key marks-key', 'data-testid': 'marks-key' },
+    entry('soft', words.soft),
+    entry('hard', words.hard),
+    ...(s.nextCompaction ? [entry('next', words.next)] : []),
+  );
 }

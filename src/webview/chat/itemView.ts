@@ -7,6 +7,7 @@ import { renderMarkdown, type MarkdownActions } from './markdown';
 import { lostSentence, summaryTitle } from './summaryTitle';
 import { renderThinking } from './thinkingView';
 import { moreLabel, type ItemLayout, type RoundActions } from './turnLayout';
+import { requestIdDetails } from './requestDetails';
 
 /** What a rendered item can ask of the page. */
 export interface ItemHandlers {
@@ -318,6 +319,8 @@ class ItemRenderer {
           });
           node.append(retry);
         }
+        // The request id is for a support ticket, not the reader: under the buttons, closed.
+        if (item.requestId) node.append(requestIdDetails(item.requestId));
         return node;
       }
     }

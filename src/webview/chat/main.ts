@@ -1,6 +1,8 @@
 import { parseChatToWebview, type ChatToHost, type ChatToWebview } from '../../protocol/chat';
 import { Composer, parseSlash } from './composer';
 import { el, formatTokens } from '../shared/dom';
+import { hardMarkTitle, softMarkTitle } from '../shared/windowMarks';
+import { requestIdDetails } from './requestDetails';
 import { renderHeader as renderHeaderView } from './headerView';
 import { ImageCache } from './imageCache';
 import { renderPreview } from './previewView';
@@ -177,7 +179,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       transcript.append(m.id, m.text, 'thinking');
       return;
     case 'retrying':
-      showCountdown(m.waitMs, m.attempt, m.reason);
+      showCountdown(m.waitMs, m.attempt, m.reason, m.requestId);
       return;
     case 'unsent':
       composer.takeBack();
@@ -199,9 +201,10 @@ function renderHeader(): void {
 }
 
 /**
- * The context bar: used / window, with the soft (auto-compact) and hard thresholds marked. The
- * level and the thresholds in tokens come from the host (`pressure`); without them (invalid
- * settings) the bar shows the usage alone.
+ * The context bar: used / window, with the soft (auto-compact) and hard thresholds marked (each
+ * mark's title says what happens there), and the one "% full" of the usable window beside it.
+ * The level, the thresholds and the figure come from the host (`pressure`); without them
+ * (invalid settings) the bar shows the usage alone.
  */
 function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElement {
   const window = Math.max(1, s.contextWindow);
@@ -233,21 +236,9 @@ function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElemen
     fill,
     reserve,
     ...(p
-      ? [
-          mark(
-            p.softAt / window,
-            'soft',
-            `${s.autoCompact ? 'Auto-compact' : 'Soft threshold'} at ${Math.round(s.softThreshold * 100)}% of ${formatTokens(p.effectiveWindow)} tokens`,
-          ),
-          mark(
-            p.hardAt / window,
-            'hard',
-            `Hard threshold at ${Math.round(s.hardThreshold * 100)}% of ${formatTokens(p.effectiveWindow)} tokens`,
-          ),
-        ]
+      ? [mark(p.softAt / window, 'soft', softMarkTitle(p)), mark(p.hardAt / window, 'hard', hardMarkTitle(p))]
       : []),
   );
-  const pct = (100 * s.promptTokens) / window;
   return el(
     'div',
     { class: 'row meter-row' },
@@ -261,12 +252,12 @@ function contextMeter(s: Extract<ChatToWebview, { type: 'status' }>): HTMLElemen
           ? 'Estimated: no request of this session has reported its usage yet'
           : 'Prompt tokens of the last request, as the API reported them',
       },
-      `${s.promptEstimated ? '≈ ' : ''}${formatTokens(s.promptTokens)} / ${formatTokens(s.contextWindow)} tokens (${pct.toFixed(0)}%)`,
+      `${s.promptEstimated ? '≈ ' : ''}${formatTokens(s.promptTokens)} tokens${p ? ` · ${p.fullness}` : ` / ${formatTokens(s.contextWindow)}`}`,
     ),
   );
 }
 
-function showCountdown(waitMs: number, attempt: number, reason: string): void {
+function showCountdown(waitMs: number, attempt: number, reason: string, requestId?: string): void {
   if (countdown) clearInterval(countdown);
   countdown = undefined;
   if (waitMs <= 0) {
@@ -274,9 +265,12 @@ function showCountdown(waitMs: number, attempt: number, reason: string): void {
     return;
   }
   const until = Date.now() + waitMs;
+  // The words tick; the request id stays in its disclosure (not rebuilt, so an open one stays open).
+  const words = el('span', { class: 'banner-text' });
+  banner.replaceChildren(words, ...(requestId ? [requestIdDetails(requestId)] : []));
   const tick = () => {
     const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-    banner.textContent = `${reason} Retrying in ${left}s (attempt ${attempt + 1})…`;
+    words.textContent = `${reason} Retrying in ${left}s (attempt ${attempt + 1})…`;
     if (left <= 0 && countdown) clearInterval(countdown);
   };
   banner.hidden = false;
