@@ -247,7 +247,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
       .first()
       .waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
     // The editor reverts the file to what is on disk, and tool cards carry their result tokens.
-    assert.match(await w.frame.locator('.item.tool.done .tokens').first().innerText(), /[\d,]+ tokens/);
+    assert.match(await w.frame.locator('.item.tool.done .result-tokens').first().innerText(), /[\d,]+ tokens/);
   });
 
   test('Stop during a tool round cancels it and leaves a history the API accepts', async () => {

@@ -113,7 +113,7 @@ describe('a resumed session over the API’s image limits, in a real VS Code', {
     assert.ok(text.includes('SHOT-1: page 1') && text.includes('SHOT-25: page 25'), 'every tool result is there');
     // A screenshot's card counts its image (about 1,600 tokens), not its caption alone.
     const cardTokens = Number(
-      ((await f.locator('details.item.tool .tokens').last().textContent()) ?? '').replace(/[^\d]/g, ''),
+      ((await f.locator('details.item.tool .result-tokens').last().textContent()) ?? '').replace(/[^\d]/g, ''),
     );
     assert.ok(cardTokens > 1_000, `the last screenshot's card shows ${cardTokens} tokens`);
     await screenshot(world.page, 'image-limits-chat');

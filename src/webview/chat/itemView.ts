@@ -250,7 +250,7 @@ class ItemRenderer {
           spilled,
           item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '',
           item.tokens !== undefined
-            ? tokensLabel(item.tokens, 'Calibrated tokens of the result as the model sees it')
+            ? tokensLabel(item.tokens, 'Calibrated tokens of the result as the model sees it', 'result')
             : '',
           ...this.rowExtras(),
         );
@@ -327,9 +327,9 @@ class ItemRenderer {
   }
 }
 
-/** " · 38 tokens", muted. */
-function tokensLabel(tokens: number, title: string): HTMLElement {
-  return el('span', { class: 'muted tokens', title }, ` · ${tokens.toLocaleString('en-US')} tokens`);
+/** " · 38 tokens", muted; `kind` tells a tool result's count from a message's. */
+function tokensLabel(tokens: number, title: string, kind: 'message' | 'result' = 'message'): HTMLElement {
+  return el('span', { class: `muted tokens ${kind}-tokens`, title }, ` · ${tokens.toLocaleString('en-US')} tokens`);
 }
 
 /** Copies a message's text: the webview's clipboard, else through the host; the button says it worked. */
