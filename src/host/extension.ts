@@ -12,7 +12,6 @@ import { registerChooseModel } from './chooseModel';
 import { registerCommands } from './commands';
 import { registerCompactionCommands } from './compactionCommands';
 import { CompactionsTreeProvider, RECORD_SCHEME } from './compactionsTree';
-import { PREVIEW_SCHEME, PreviewDocument } from './previewDocument';
 import { EditorContextTracker } from './editorContextTracker';
 import { registerPinCommand } from './pinCommand';
 import { RequestPreviewer } from './requestPreview';
@@ -95,18 +94,10 @@ export function activate(context: vscode.ExtensionContext): void {
     toolSchemas,
     () => controller?.estimator,
     () => nextTurn.preview(controller?.sessionLabel?.id),
-    () => controller?.previousBreakpoint,
   );
-  const previewDocument = new PreviewDocument();
   const chat = new ChatViewProvider(
     context.extensionUri,
-    chatRoutes({
-      chat: () => controller?.service,
-      approver,
-      previewer,
-      showPreview: (p) => previewDocument.show(p),
-      log,
-    }),
+    chatRoutes({ chat: () => controller?.service, approver, previewer, log }),
     log,
   );
   controller = new ChatController(chat, {
@@ -127,7 +118,7 @@ export function activate(context: vscode.ExtensionContext): void {
     readFresh: (path) => tools.readFresh(path),
     toolDefinition: (name) => tools.definition(name),
   });
-  const compactions = new CompactionsTreeProvider(controller, (name) => tools.definition(name));
+  const compactions = new CompactionsTreeProvider(controller);
   const budgetController = controller;
   const toolsCard = budgetToolsSource(mcp, () => budgetController.toolsSession());
 
@@ -144,8 +135,6 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.window.registerTreeDataProvider('contextPipeline.compactions', compactions),
     vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, compactions),
-    previewDocument,
-    vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previewDocument),
     ...registerCompactionCommands(controller, log),
     ...registerCommands({ apiKeys, log }),
     registerChooseModel({
