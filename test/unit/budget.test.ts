@@ -6,6 +6,7 @@ import { initialCalibration } from '../../src/core/tokens/calibration';
 import { parseBudgetToHost, parseBudgetToWebview } from '../../src/protocol/budget';
 import { Build, emptyState } from './support/builders';
 import { countingTokenizer } from './support/tokenFakes';
+import { NEUTRAL_PRESSURE } from './support/budgetSnapshots';
 
 function conversation(): { state: ConversationState; b: Build } {
   const b = new Build('bud');
@@ -158,17 +159,7 @@ describe('budget protocol', () => {
       outputReserve: 32_000,
       softThreshold: 0.7,
       hardThreshold: 0.9,
-      pressure: {
-        level: 'ok',
-        utilisation: 0,
-        effectiveWindow: 1,
-        softAt: 1,
-        hardAt: 1,
-        percentFull: 0,
-        fullness: '0 % of the 1 usable window',
-        softMark: '70 % (1)',
-        hardMark: '90 % (1)',
-      },
+      pressure: NEUTRAL_PRESSURE,
       categories: [],
       nextTotal: 0,
       nextEstimate: 0,

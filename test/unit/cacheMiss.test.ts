@@ -21,6 +21,7 @@ import { Build, emptyState, testConfig } from './support/builders';
 import { ScriptedLlm } from './support/scriptedLlm';
 import { nullSink } from './support/sessionSink';
 import { agentDeps } from './support/agentDeps';
+import { NEUTRAL_PRESSURE } from './support/budgetSnapshots';
 
 const u = (input: number, read: number, write: number): Usage => ({
   input_tokens: input,
@@ -298,17 +299,7 @@ describe('cache miss in the agent loop, the session file and the budget panel', 
       outputReserve: 1,
       softThreshold: 0.7,
       hardThreshold: 0.9,
-      pressure: {
-        level: 'ok',
-        utilisation: 0,
-        effectiveWindow: 1,
-        softAt: 1,
-        hardAt: 1,
-        percentFull: 0,
-        fullness: '0 % of the 1 usable window',
-        softMark: '70 % (1)',
-        hardMark: '90 % (1)',
-      },
+      pressure: NEUTRAL_PRESSURE,
       categories: [],
       nextTotal: 0,
       nextEstimate: 0,

@@ -19,6 +19,7 @@ import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { parseBudgetToWebview } from '../../src/protocol/budget';
 import { Build, emptyState, fakeClock, testConfig } from './support/builders';
 import { countingTokenizer, words } from './support/tokenFakes';
+import { NEUTRAL_PRESSURE } from './support/budgetSnapshots';
 
 const deps = () => ({ clock: fakeClock(), ids: counterIds('pc') });
 
@@ -200,17 +201,7 @@ describe('project context: budget categories', () => {
       outputReserve: 0,
       softThreshold: 0.7,
       hardThreshold: 0.9,
-      pressure: {
-        level: 'ok',
-        utilisation: 0,
-        effectiveWindow: 1,
-        softAt: 1,
-        hardAt: 1,
-        percentFull: 0,
-        fullness: '0 % of the 1 usable window',
-        softMark: '70 % (1)',
-        hardMark: '90 % (1)',
-      },
+      pressure: NEUTRAL_PRESSURE,
       categories: [{ id: 'instructions', label: 'Instructions', tokens: 3 }],
       nextTotal: 3,
       nextEstimate: 3,

@@ -8,6 +8,7 @@ import { BudgetHistory } from '../../src/host/budget/budgetData';
 import { compactionContextValue, compactionDescription, compactionLabel } from '../../src/host/compactionRowText';
 import { parseBudgetToWebview, type BudgetSnapshot } from '../../src/protocol/budget';
 import { ledgerServerNote, serverCell } from '../../src/webview/budget/serverText';
+import { NEUTRAL_PRESSURE } from './support/budgetSnapshots';
 
 const usage = {
   input_tokens: 900,
@@ -53,17 +54,7 @@ const snapshot = (requests: unknown[]) => ({
   outputReserve: 1,
   softThreshold: 0.7,
   hardThreshold: 0.9,
-  pressure: {
-    level: 'ok',
-    utilisation: 0,
-    effectiveWindow: 1,
-    softAt: 1,
-    hardAt: 1,
-    percentFull: 0,
-    fullness: '0 % of the 1 usable window',
-    softMark: '70 % (1)',
-    hardMark: '90 % (1)',
-  },
+  pressure: NEUTRAL_PRESSURE,
   categories: [],
   nextTotal: 0,
   nextEstimate: 0,

@@ -33,3 +33,16 @@ export function snapshotWithPlan(
     plan: { ...PLAN_DEFAULTS, ...plan } as CompactionPlan,
   });
 }
+
+/** A neutral pressure for a hand-built snapshot: a 1-token usable window, nothing used. */
+export const NEUTRAL_PRESSURE = {
+  level: 'ok',
+  utilisation: 0,
+  effectiveWindow: 1,
+  softAt: 1,
+  hardAt: 1,
+  percentFull: 0,
+  fullness: '0 % of the 1 usable window',
+  softMark: '70 % (1)',
+  hardMark: '90 % (1)',
+} as const;
