@@ -7,7 +7,7 @@
  */
 import type { ToolSchema } from '../conversation/conversationModel';
 import type { Tokenizer } from '../platform/platformPorts';
-import { FIND_TOOLS_NAME, findToolsDefinition } from './findTools';
+import { findToolsDefinition } from './findTools';
 import type { AnyToolDefinition } from './toolDefinition';
 import { planToolLoading, type ToolLoadingPlan } from './toolLoading';
 
@@ -100,9 +100,4 @@ export class ToolLoader {
     this.copies.set(original, t);
     return t;
   }
-}
-
-/** Whether `name` is the client-side tool search's. */
-export function isFindTools(name: string): boolean {
-  return name === FIND_TOOLS_NAME;
 }

@@ -240,7 +240,7 @@ class ItemRenderer {
         const summary = el(
           'summary',
           {},
-          el('span', { class: 'tool-name', title: toolTitle(item.name) }, item.summary),
+          el('span', { class: 'tool-name', title: item.name }, item.summary),
           ' ',
           el('span', { class: 'tool-status' }, status),
           item.reason
@@ -372,10 +372,4 @@ function userImages(images: NonNullable<Extract<ChatItem, { kind: 'user' }>['ima
       return node;
     }),
   );
-}
-
-/** A tool row's tooltip: the tool's full name (an MCP tool's as its tool and server too). */
-function toolTitle(name: string): string {
-  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
-  return mcp ? `${name}: the tool ${mcp[2]} of the MCP server ${mcp[1]}` : name;
 }
