@@ -12,6 +12,7 @@ import { runTurnLoop } from './agentTurnLoop';
 import { SessionCommands } from './sessionCommands';
 import { SessionCore, type AgentDeps, type CompactionEntryState, type SendResult } from './sessionCore';
 import { INTERRUPTED_CALL, NO_ANSWER } from './standInAnswers';
+import { restoreRewind, rewindLast } from './rewindCommands';
 import { sessionFileFailure, sessionFolderFailure } from './sessionWrite';
 
 /** What a message refused for a failed write leaves. */
@@ -203,6 +204,32 @@ export class AgentSession {
       await runTurnLoop(this.core, this.tools, controller);
       return { ok: true };
     });
+  }
+
+  /**
+   * Retry on the last answer: the answers after the user's last message (`messageId`) leave the
+   * conversation as a rewind record (kept, restorable; rewind.ts), and that message is answered
+   * again. Refused, with the reason, while a turn runs, when `messageId` is not the user's last
+   * message, when that turn was compacted, or when nothing answers it yet.
+   */
+  async retryLast(messageId: string): Promise<SendResult> {
+    const rewound = await rewindLast(this.core, 'retry', messageId);
+    return rewound.ok ? this.retry() : rewound;
+  }
+
+  /**
+   * Edit-and-resend of the user's last message (`messageId`): it and its answers leave as a
+   * rewind record, and `userText` (with `images`) is sent in its place. When the new message
+   * is refused before it enters the conversation, the rewind is undone (nothing is lost).
+   * Refused for the reasons of retryLast (but an unanswered message may be edited).
+   */
+  async editLast(messageId: string, userText: string, images: TurnInput['images'] = []): Promise<SendResult> {
+    const rewound = await rewindLast(this.core, 'edit', messageId);
+    if (!rewound.ok) return rewound;
+    const record = this.core.compactions.at(-1)?.record;
+    const sent = await this.send(userText, images);
+    if (!sent.ok && record?.layer === 'rewind') await restoreRewind(this.core, record);
+    return sent;
   }
 
   /**

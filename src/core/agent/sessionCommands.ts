@@ -4,6 +4,7 @@ import { restoreRecord, type ApplyResult } from '../compaction/apply';
 import { laterChanges, restoreOrderRefusal } from '../compaction/restoreOrder';
 import { effectiveWindow } from '../compaction/policy';
 import { SERVER_RESTORE_REFUSAL } from '../compaction/serverCompaction';
+import { restoreRewind } from './rewindCommands';
 import { errorText, type SendResult, type SessionCore } from './sessionCore';
 
 const WAIT = 'Wait for the running turn or compaction to finish.';
@@ -140,6 +141,7 @@ export class SessionCommands {
       };
     if (!entry.active) return { ok: false, reason: 'This compaction was already restored.' };
     if (entry.record.layer === 'server-compact') return { ok: false, reason: SERVER_RESTORE_REFUSAL };
+    if (entry.record.layer === 'rewind') return restoreRewind(core, entry.record);
     const restored = this.restored(recordId);
     if (!restored.ok) return { ok: false, reason: restored.reason };
     if (core.deps.compactor) {

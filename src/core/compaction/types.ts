@@ -6,7 +6,16 @@
 import type { Message } from '../conversation/conversationModel';
 
 /** What started a compaction. */
-export type CompactionTrigger = 'auto-soft' | 'auto-hard' | 'manual' | 'overflow' | 'tool-result' | 'budget' | 'idle';
+export type CompactionTrigger =
+  | 'auto-soft'
+  | 'auto-hard'
+  | 'manual'
+  | 'overflow'
+  | 'tool-result'
+  | 'budget'
+  | 'idle'
+  /** The user's Retry or Edit of their last message (rewind.ts). */
+  | 'rewind';
 
 /** Which layer (or strategy) made the change, cheapest first. */
 export type CompactionLayer =
@@ -25,7 +34,9 @@ export type CompactionLayer =
   /** The newest assistant blocks cut to fit the window (tailGuard.ts). */
   | 'tail-guard'
   /** Oversized tool results cut after the API said the prompt is too long (agent/overflow.ts). */
-  | 'overflow-cut';
+  | 'overflow-cut'
+  /** Retry or Edit took the last turn out of the conversation (rewind.ts): nothing replaces it. */
+  | 'rewind';
 
 /** A contiguous run of whole messages, by turn range and ids. */
 export interface CompactionRegion {
@@ -82,6 +93,11 @@ export interface CompactionRecord {
    * so restoring the record removes them too.
    */
   readonly reattached?: readonly ReattachedFile[];
+  /**
+   * A rewind's (empty replacement) anchor: the id of the message its originals followed, where
+   * Restore puts them back; absent when they started the conversation (rewind.ts).
+   */
+  readonly after?: string;
 }
 
 /** One file of a compaction's re-attach reminder and the tokens its part of the reminder takes. */

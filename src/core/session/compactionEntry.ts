@@ -25,6 +25,7 @@ const TRIGGERS = [
   'tool-result',
   'budget',
   'idle',
+  'rewind',
 ] as const satisfies readonly CompactionTrigger[];
 const LAYERS = [
   'tool-result-guard',
@@ -40,6 +41,7 @@ const LAYERS = [
   'server-compact',
   'tail-guard',
   'overflow-cut',
+  'rewind',
 ] as const satisfies readonly CompactionLayer[];
 
 /** What started a compaction. */
@@ -93,6 +95,7 @@ export const compactionFields = {
   model: v.optional(v.string()),
   retention: v.optional(retentionSchema),
   reattached: v.optional(v.array(reattachedSchema)),
+  after: v.optional(v.string()),
 };
 
 /** The session file's entry for a record: every field of the record, `replacedIds` the originals' ids. */
@@ -118,6 +121,7 @@ export function recordToEntry(r: CompactionRecord): CompactionEntry {
     ...(r.model !== undefined ? { model: r.model } : {}),
     ...(r.retention ? { retention: r.retention } : {}),
     ...(r.reattached && r.reattached.length > 0 ? { reattached: r.reattached } : {}),
+    ...(r.after !== undefined ? { after: r.after } : {}),
   };
 }
 
@@ -142,5 +146,6 @@ export function entryToRecord(e: CompactionEntry): CompactionRecord {
     ...(e.model !== undefined ? { model: e.model } : {}),
     ...(e.retention ? { retention: e.retention } : {}),
     ...(e.reattached && e.reattached.length > 0 ? { reattached: e.reattached } : {}),
+    ...(e.after !== undefined ? { after: e.after } : {}),
   };
 }

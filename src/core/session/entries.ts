@@ -9,7 +9,12 @@
  * type or a field must bump the version and add the step to migrate.ts, because readers
  * treat unknown entries and fields as damage, and leave files of a newer version alone.
  *
- * Version 3 (this one): a message may hold `server_tool` blocks (the API's server tool
+ * Version 4 (this one): a compaction may be a rewind (trigger and layer `rewind`: the user's
+ * Retry or Edit took their last turn out; core/compaction/rewind.ts) with an empty
+ * replacement and `after`, the id of the message its originals followed, where a restore
+ * puts them back. A version 3 file is a valid version 4 file but for the header's version.
+ *
+ * Version 3: a message may hold `server_tool` blocks (the API's server tool
  * blocks verbatim, e.g. a tool search and its result) and a tool_use block's meta may hold
  * `effect` (what the called tool does, from its definition). A version 2 file is a valid
  * version 3 file but for the header's version (migrate.ts).
@@ -41,7 +46,7 @@ import { TOOL_EFFECTS } from '../tools/toolDefinition';
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
 /** The format version this code writes (it reads older ones too, see migrate.ts). */
-export const SESSION_VERSION = 3;
+export const SESSION_VERSION = 4;
 
 /** First line of every session file. Times are milliseconds since the epoch. */
 export interface HeaderEntry {
@@ -112,6 +117,8 @@ export interface CompactionEntry {
   readonly model?: string;
   readonly retention?: RetentionCheck;
   readonly reattached?: readonly ReattachedFile[];
+  /** A rewind's anchor: the message its originals followed (absent: the start). */
+  readonly after?: string;
 }
 
 /** Undo of the compaction `compactionId`: its originals replace its replacement again. */

@@ -1,6 +1,10 @@
 /**
  * Reading session files of older format versions: each line, parsed, is brought to the
- * current version before it is validated, one step at a time (1 → 2 → 3). Pure.
+ * current version before it is validated, one step at a time (1 → 2 → 3 → 4). Pure.
+ *
+ * Version 3 → 4: the header's version becomes 4; nothing else changes. Version 4 added the
+ * `rewind` trigger and layer and a compaction's optional `after` (a version 3 build would drop
+ * a rewind as damage, hence the bump).
  *
  * Version 2 → 3: the header's version becomes 3; nothing else changes. Version 3 added the
  * `server_tool` block and the tool_use block's `meta.effect`, both optional, so every
@@ -30,6 +34,7 @@ export function migrateEntry(json: unknown, version: number): unknown {
   let o = json as Record<string, unknown>;
   if (version <= 1) o = fromV1(o);
   if (version <= 2) o = fromV2(o);
+  if (version <= 3) o = fromV3(o);
   return o;
 }
 
@@ -44,6 +49,11 @@ function fromV1(o: Record<string, unknown>): Record<string, unknown> {
 /** Version 2 → 3: only the header's version differs. */
 function fromV2(o: Record<string, unknown>): Record<string, unknown> {
   return o.type === 'header' && o.version === 2 ? { ...o, version: 3 } : o;
+}
+
+/** Version 3 → 4: only the header's version differs. */
+function fromV3(o: Record<string, unknown>): Record<string, unknown> {
+  return o.type === 'header' && o.version === 3 ? { ...o, version: 4 } : o;
 }
 
 function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {

@@ -13,6 +13,7 @@ import {
 } from './entries';
 import { laterChanges, type RestoreOrderEntry } from '../compaction/restoreOrder';
 import { repairMessages } from './repair';
+import { reinsertRewind } from '../compaction/rewind';
 import { requestHistoryOf, type RequestHistory } from './requestHistory';
 
 /** A compaction of the session and whether it is still in effect (not restored). */
@@ -124,13 +125,15 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
             i,
             `The undo of compaction ${e.compactionId} was skipped: a later compaction still in effect (${later.map((l) => l.id).join(', ')}) changed its messages.`,
           );
-        const swapped = c?.active
-          ? swap(
-              messages,
-              c.entry.replacement.map((m) => m.id),
-              c.entry.originals,
-            )
-          : undefined;
+        const swapped = !c?.active
+          ? undefined
+          : c.entry.layer === 'rewind'
+            ? reinsertRewind(messages, c.entry)
+            : swap(
+                messages,
+                c.entry.replacement.map((m) => m.id),
+                c.entry.originals,
+              );
         if (!c || !swapped)
           return skip(
             i,

@@ -1,0 +1,101 @@
+/**
+ * Retry and Edit of the user's last message on a live session, and the restore of such a
+ * rewind: each is saved first (a compaction entry, and for a restore the displaced answer's
+ * rewind then the restore), then the conversation changes and the views are told. The rules
+ * of what leaves are core/compaction/rewind.ts's.
+ */
+import type { Message } from '../conversation/conversationModel';
+import {
+  FILES_STAY_CHANGED,
+  planRewind,
+  planRewindRestore,
+  type RewindContext,
+  type RewindKind,
+} from '../compaction/rewind';
+import { classifyToolCall } from '../compaction/toolKinds';
+import type { CompactionRecord } from '../compaction/types';
+import { messageRawTokens } from '../tokens/blockTokens';
+import { errorText, type SendResult, type SessionCore } from './sessionCore';
+
+/** Why a rewind waits. */
+export const REWIND_BUSY = 'A turn is still running: stop it or wait for it to finish first.';
+
+/**
+ * Takes the user's last turn back (Retry: its answers; Edit: the message too), saved first.
+ * Refused while a turn or compaction runs, and for the reasons of `planRewind`. A warning
+ * notice says when the removed turn edited files or ran commands: those stay as they are.
+ */
+export async function rewindLast(core: SessionCore, kind: RewindKind, messageId: string): Promise<SendResult> {
+  if (core.running || core.compacting) return { ok: false, reason: REWIND_BUSY };
+  const plan = planRewind(core.state.messages, messageId, kind, rewindContext(core), core.compactions);
+  if (!plan.ok) return plan;
+  try {
+    await core.deps.sink.compaction(plan.record);
+  } catch (err) {
+    return { ok: false, reason: `The ${kind} could not be saved, so nothing was changed: ${errorText(err)}` };
+  }
+  core.state = { ...core.state, messages: plan.messages };
+  core.compactions.push({ record: plan.record, active: true });
+  edited(core, `the ${kind} of your last message`, [plan.record]);
+  if (changedFiles(plan.record.originals))
+    core.emit({
+      type: 'notice',
+      level: 'warning',
+      text: `${kind === 'retry' ? 'Retry' : 'Edit'}: ${FILES_STAY_CHANGED}`,
+    });
+  return { ok: true };
+}
+
+/**
+ * Restores rewind `record` (see planRewindRestore): the answer that took its place is saved as
+ * a rewind of its own, then the restore; only then does memory change. A failed save leaves
+ * the conversation as it was (a displaced answer's rewind already saved is undone in the file).
+ */
+export async function restoreRewind(core: SessionCore, record: CompactionRecord): Promise<SendResult> {
+  const plan = planRewindRestore(core.state.messages, record, rewindContext(core), core.compactions);
+  if (!plan.ok) return plan;
+  try {
+    if (plan.displaced) await core.deps.sink.compaction(plan.displaced);
+  } catch (err) {
+    return { ok: false, reason: `The restore could not be saved, so nothing was changed: ${errorText(err)}` };
+  }
+  try {
+    await core.deps.sink.restore(record.id);
+  } catch (err) {
+    if (plan.displaced) await core.deps.sink.restore(plan.displaced.id).catch(() => undefined);
+    return { ok: false, reason: `The restore could not be saved, so nothing was changed: ${errorText(err)}` };
+  }
+  core.state = { ...core.state, messages: plan.messages };
+  core.compactions = core.compactions.map((c) => (c.record.id === record.id ? { ...c, active: false } : c));
+  if (plan.displaced) core.compactions.push({ record: plan.displaced, active: true });
+  core.emit({ type: 'restored', recordId: record.id });
+  edited(core, `the restore of ${record.id}`, plan.displaced ? [plan.displaced] : []);
+  return { ok: true };
+}
+
+/** Whether any of `messages` called a tool that edits files or runs commands. */
+export function changedFiles(messages: readonly Message[]): boolean {
+  return messages.some((m) =>
+    m.blocks.some((b) => b.type === 'tool_use' && ['edit', 'run'].includes(classifyToolCall(b).kind)),
+  );
+}
+
+/** The history changed outside a turn: the cache verdict can name it, the compactor re-reads, the views re-render. */
+function edited(core: SessionCore, what: string, records: readonly CompactionRecord[]): void {
+  core.accounting.noteEdit(what);
+  core.deps.compactor?.historyEdited();
+  core.emit({ type: 'history_replaced', messages: core.state.messages });
+  core.emit({ type: 'compaction_finished', records, notices: [] });
+}
+
+function rewindContext(core: SessionCore): RewindContext {
+  const { tokenizer } = core.deps;
+  return {
+    id: core.deps.ids.next('cmp'),
+    at: core.deps.clock.now(),
+    tokensOf: (m) => {
+      const t = messageRawTokens(m, tokenizer);
+      return t.text + t.fixed;
+    },
+  };
+}
