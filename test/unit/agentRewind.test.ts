@@ -53,7 +53,9 @@ function setup(steps: Step[]) {
   };
   /** The id of the user's last message with words (not a tool round's results). */
   const lastUser = () =>
-    session.state.messages.findLast((m) => m.role === 'user' && m.blocks.some((b) => b.meta.source === 'user'))!.id;
+    [...session.state.messages]
+      .reverse()
+      .find((m) => m.role === 'user' && m.blocks.some((b) => b.meta.source === 'user'))!.id;
   return { llm, session, events, check, lastUser };
 }
 
