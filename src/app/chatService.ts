@@ -10,7 +10,6 @@ import type { AgentEvent } from '../core/agent/events';
 import type { TurnInput } from '../core/conversation/assemble';
 import type { ConversationState, Message, PipelineConfig } from '../core/conversation/conversationModel';
 import type { Clock } from '../core/platform/platformPorts';
-import { toWellFormed } from '../core/platform/text';
 import { sessionDisplayTitle } from '../core/session/markdown';
 import type { TokenEstimator } from '../core/tokens/estimator';
 import { ChatNotices } from './chatNotices';
@@ -37,6 +36,7 @@ import { Signal } from './signal';
 import { statusReport, type ContextFigures } from './statusReport';
 import { tokensOf, type TokensOf } from './tokensOf';
 import { TurnRunner, type Outcome } from './turnRunner';
+import { UserTurns } from './userTurns';
 
 export type { Outcome } from './turnRunner';
 
@@ -122,6 +122,14 @@ export class ChatService {
       },
       postStatus: () => this.postStatus(),
     });
+    this.userTurns = new UserTurns({
+      ...deps,
+      notices: this.notices,
+      turns: this.turns,
+      sessionId: () => this.sessionLabel?.id,
+      postPendingContext: () => this.postPendingContext(),
+      turnsStarted: () => this.turnsStarted,
+    });
     this.unsubscribe = deps.settings.onDidChange(() => void this.postStatus());
   }
 
@@ -155,33 +163,12 @@ export class ChatService {
     await this.postAll();
   }
 
+  /** Send, and Retry and Edit of the user's last message (userTurns.ts). */
+  readonly userTurns: UserTurns;
+
   /** Sends the user's words (and the images pasted with them) as a new turn, with the next message's context. */
-  async send(text: string, images: TurnInput['images'] = []): Promise<void> {
-    // A lone surrogate would be stored and resent with every later request, which the API rejects.
-    const wellFormed = toWellFormed(text);
-    // The turns started before the agent took it: one more once the message entered the conversation.
-    let before: number | undefined;
-    const entered = () => before !== undefined && this.turnsStarted > before;
-    await this.turns.run(
-      async (agent) => {
-        const taken = this.deps.nextTurn.take(this.sessionLabel?.id);
-        let sent = false;
-        try {
-          agent.setPending(taken.injections);
-          this.postPendingContext();
-          before = this.turnsStarted;
-          const result = await agent.send(wellFormed, images);
-          sent = result.ok;
-          return result;
-        } finally {
-          // Not sent (refused, or failed before it was saved): the pins and dismissed chips wait for the next message.
-          taken.settle(sent || entered());
-          this.postPendingContext();
-        }
-      },
-      // Refused before it entered the conversation: the composer takes it back (before busy ends).
-      { refused: () => this.deps.view.post({ type: 'unsent' }), entered },
-    );
+  send(text: string, images: TurnInput['images'] = []): Promise<void> {
+    return this.userTurns.send(text, images);
   }
 
   /** Stops the running turn, or a message still being prepared (it is then not sent), and cancels a Compact Now waiting for either. */

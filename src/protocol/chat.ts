@@ -121,6 +121,9 @@ const Images = v.optional(
 
 const ApprovalId = v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, 'Invalid approval id'));
 
+/** A conversation message's id. */
+const MessageId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+
 const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('ready') }),
   /** Send the user's words (and the images pasted with them) as a new turn. */
@@ -129,6 +132,10 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('stop') }),
   /** Re-send the last request after an error. */
   v.strictObject({ type: v.literal('retry') }),
+  /** Retry on the last answer: its answers leave, the user's last message `messageId` is answered again. */
+  v.strictObject({ type: v.literal('retryLast'), messageId: MessageId }),
+  /** Edit-and-resend: `text` (and images) replace the user's last message `messageId` and all after it. */
+  v.strictObject({ type: v.literal('editLast'), messageId: MessageId, text: Text, images: Images }),
   /** Assemble (not send) the given text and show what the request would hold. */
   v.strictObject({
     type: v.literal('preview'),

@@ -9,6 +9,8 @@ const chatSamples: { [K in ChatToHost['type']]: Extract<ChatToHost, { type: K }>
   send: { type: 'send', text: 'hi' },
   stop: { type: 'stop' },
   retry: { type: 'retry' },
+  retryLast: { type: 'retryLast', messageId: 'msg_3' },
+  editLast: { type: 'editLast', messageId: 'msg_3', text: 'new words' },
   preview: { type: 'preview', requestId: 1, text: 'draft' },
   command: { type: 'command', command: 'newSession' },
   pin: { type: 'pin', messageId: 'm1', pinned: true },

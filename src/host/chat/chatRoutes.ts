@@ -18,6 +18,10 @@ export interface ChatRouteDeps {
         send(text: string, images?: readonly ImageAttachment[]): Promise<void>;
         stop(): void;
         retry(): Promise<void>;
+        readonly userTurns: {
+          retryLast(messageId: string): Promise<void>;
+          editLast(messageId: string, text: string, images?: readonly ImageAttachment[]): Promise<void>;
+        };
         pin(messageId: string, pinned: boolean): Promise<void>;
         dismissContext(key: string): void;
       }
@@ -39,6 +43,8 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     send: (m) => deps.chat()?.send(m.text, m.images ?? []),
     stop: () => deps.chat()?.stop(),
     retry: () => deps.chat()?.retry(),
+    retryLast: (m) => deps.chat()?.userTurns.retryLast(m.messageId),
+    editLast: (m) => deps.chat()?.userTurns.editLast(m.messageId, m.text, m.images ?? []),
     pin: (m) => deps.chat()?.pin(m.messageId, m.pinned),
     dismissContext: (m) => deps.chat()?.dismissContext(m.key),
     preview: async (m, view) => view.post(await previewer.preview(m.requestId, m.text, m.images ?? [])),
