@@ -2,7 +2,7 @@ import { el } from '../shared/dom';
 import { icon } from '../shared/icons';
 import { chipKeyAction, chipKind, focusAfterRemoval } from './chipKeys';
 import { MAX_MESSAGE_IMAGES, MAX_SLASH_ARG, type ImageAttachment } from '../../protocol/chat';
-import { giveBack } from './giveBack';
+import { giveBack, type ComposerDraft } from './giveBack';
 import type { AttachedImage } from './imageAttach';
 import { ImageTray, imageFiles } from './imageTray';
 import { MAX_WEBVIEW_STRING } from '../../protocol/validate';
@@ -324,6 +324,16 @@ export class Composer {
     // After the tray's change (which hides the note).
     this.problemNote.textContent = back.note ?? '';
     this.problemNote.hidden = back.note === undefined;
+  }
+
+  /** Puts `draft` in the box and tray (and focus in the box); returns what they held (editLast.ts). */
+  load(draft: ComposerDraft): ComposerDraft {
+    const held = { text: this.input.value, images: this.images.shown() };
+    this.input.value = draft.text;
+    this.handlers.draftChanged(draft.text);
+    this.images.replace(draft.images);
+    this.input.focus();
+    return held;
   }
 
   /** Shows the slash commands matching what was typed (`/`, `/co` …) until a space is typed. */

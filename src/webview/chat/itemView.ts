@@ -8,6 +8,7 @@ import { lostSentence, summaryTitle } from './summaryTitle';
 import { renderThinking } from './thinkingView';
 import { moreLabel, type ItemLayout, type RoundActions } from './turnLayout';
 import { requestIdDetails } from './requestDetails';
+import { lastTurnButton, type LastTurnHandlers } from './lastTurn';
 
 /** What a rendered item can ask of the page. */
 export interface ItemHandlers {
@@ -25,6 +26,8 @@ export interface ItemHandlers {
   approvals: ApprovalHandlers;
   /** Expand (or fold again) a long run of tool calls, by the id of its first call (see turnLayout.ts). */
   expandRun(run: string, open: boolean): void;
+  /** Retry on the last answer, Edit of the last message (lastTurn.ts). */
+  lastTurn: LastTurnHandlers;
 }
 
 /**
@@ -86,8 +89,14 @@ class ItemRenderer {
     const head = el('div', { class: name === undefined ? 'who bare' : 'who' }, name ?? '');
     if (tokens !== undefined) head.append(tokensLabel(tokens, 'Calibrated tokens of this message'));
     if (text) head.append(this.copyButton(text));
+    head.append(...this.lastTurn());
     if (messageId) head.append(this.pinButton(messageId, pinned === true));
     return head;
+  }
+
+  /** Retry or Edit, when this item carries one (lastTurn.ts). */
+  private lastTurn(): HTMLElement[] {
+    return this.layout.last ? [lastTurnButton(this.layout.last, this.h.lastTurn)] : [];
   }
 
   private copyButton(text: string): HTMLElement {
@@ -184,6 +193,7 @@ class ItemRenderer {
                 "Written by Context Pipeline in Claude's place so the conversation stays valid; Claude reads it as its own reply.",
             },
             item.text,
+            ...this.lastTurn(),
           );
         // A finished answer with no words (tool calls only: its cards follow) shows its header alone.
         const silent = !item.streaming && !item.text && item.thinking === undefined;

@@ -4,6 +4,7 @@ import { el, formatTokens } from '../shared/dom';
 import { hardMarkTitle, softMarkTitle } from '../shared/windowMarks';
 import { requestIdDetails } from './requestDetails';
 import { renderHeader as renderHeaderView } from './headerView';
+import { EditLastMessage } from './editLast';
 import { ImageCache } from './imageCache';
 import { renderPreview } from './previewView';
 import { TranscriptView } from './transcriptView';
@@ -56,6 +57,13 @@ const transcript = new TranscriptView({
       post({ type: 'approval', id, approved, ...(reason ? { reason } : {}), ...(remember ? { remember } : {}) }),
     openDiff: (id) => post({ type: 'openDiff', id }),
   },
+  lastTurn: {
+    retry: (messageId) => post({ type: 'retryLast', messageId }),
+    edit: (messageId) => {
+      const item = transcript.itemsWhere((i) => i.kind === 'user' && i.id === messageId)[0];
+      if (item?.kind === 'user') void edit.start(item);
+    },
+  },
 });
 const command = (c: Extract<ChatToHost, { type: 'command' }>['command']) => post({ type: 'command', command: c });
 const emptyText = el(
@@ -82,10 +90,14 @@ const composer = new Composer(
       save();
       previewSlot.replaceChildren();
       const slash = parseSlash(text);
+      const attached = images.length > 0 ? { images: [...images] } : {};
+      const editing = slash ? undefined : edit.take();
       post(
         slash
           ? { type: 'slash', name: slash.name, arg: slash.arg }
-          : { type: 'send', text, ...(images.length > 0 ? { images: [...images] } : {}) },
+          : editing
+            ? { type: 'editLast', messageId: editing, text, ...attached }
+            : { type: 'send', text, ...attached },
       );
     },
     stop: () => post({ type: 'stop' }),
@@ -113,6 +125,8 @@ const composer = new Composer(
   state.history,
   state.images,
 );
+const edit = new EditLastMessage(composer);
+composer.root.insertBefore(edit.root, composer.root.querySelector('.input'));
 root.append(header, banner, scroll, composer.root);
 composer.root.addEventListener('focusout', flushDraft);
 document.addEventListener('visibilitychange', flushDraft);
@@ -150,6 +164,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'status':
       status = m;
       composer.setBusy(m.busy);
+      document.body.classList.toggle('busy', m.busy);
       renderHeader();
       showEmpty(chatEmpty);
       return;
@@ -183,6 +198,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       return;
     case 'unsent':
       composer.takeBack();
+      edit.givenBack();
       return;
     case 'pendingContext':
       composer.setContext(m.chips, m.disabled);

@@ -8,6 +8,7 @@
  */
 import type { ChatItem } from '../../protocol/chatItems';
 import type { Slot } from './renderedNodes';
+import { lastTurnActions, type LastTurnAction } from './lastTurn';
 
 /** A run of more calls than this collapses (unless expanded). */
 export const RUN_COLLAPSE_OVER = 5;
@@ -33,6 +34,8 @@ export interface ItemLayout {
   readonly fewer?: { readonly run: string };
   /** The Pin and tokens of the hidden tool-only answer this call's round belongs to. */
   readonly round?: RoundActions;
+  /** Retry (the last answer) or Edit (the user's last message): see lastTurn.ts. */
+  readonly last?: LastTurnAction;
 }
 
 type Assistant = Extract<ChatItem, { kind: 'assistant' }>;
@@ -75,6 +78,7 @@ export function layoutTurns(items: readonly ChatItem[], expanded: ReadonlySet<st
     } else if (item.kind !== 'tool') carried = undefined;
   });
   for (const run of toolRuns(items, out)) foldRun(items, out, run, expanded);
+  for (const [i, last] of lastTurnActions(items, (i) => !out[i]?.hidden)) out[i] = { ...out[i], last };
   return out;
 }
 

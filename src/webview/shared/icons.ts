@@ -4,7 +4,18 @@ import { el } from './dom';
  * The codicons the webviews use. The font and its classes come from `@vscode/codicons`
  * (dist/webview/codicon.css); a unit test checks every name here against that stylesheet.
  */
-export const ICON_NAMES = ['check', 'close', 'copy', 'key', 'pin', 'pinned', 'plug', 'refresh', 'warning'] as const;
+export const ICON_NAMES = [
+  'check',
+  'close',
+  'copy',
+  'edit',
+  'key',
+  'pin',
+  'pinned',
+  'plug',
+  'refresh',
+  'warning',
+] as const;
 
 /** One of the codicons in ICON_NAMES. */
 export type IconName = (typeof ICON_NAMES)[number];
