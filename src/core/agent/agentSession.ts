@@ -41,7 +41,8 @@ export class AgentSession {
     this.core = new SessionCore(initial, deps, emit, compactions);
     this.commands = new SessionCommands(this.core);
     const recall = recallDefinition({
-      compactions: () => this.core.compactions,
+      // What a Retry or Edit took back is the user's to restore, not the model's to read.
+      compactions: () => this.core.compactions.filter((c) => c.record.layer !== 'rewind'),
       ...(deps.spills ? { spills: deps.spills } : {}),
       onRecalled: (toolUseId, ids) => this.commands.noteRecall(toolUseId, ids),
     });
