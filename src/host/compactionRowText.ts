@@ -9,10 +9,26 @@ import { LAYER_LABEL, TRIGGER_LABEL } from '../core/compaction/labels';
 
 export { LAYER_LABEL, TRIGGER_LABEL } from '../core/compaction/labels';
 
-/** `Auto (soft) · 10:42:07`, or `Server compaction · 10:42:07` for the API's compaction; `time`: the record's time as shown. */
+/** The label of a rewind by what made it (core/compaction/rewind.ts). */
+const REWIND_LABEL: Readonly<Record<string, string>> = {
+  retry: 'Retry',
+  edit: 'Edit',
+  restore: 'Answer set aside by a restore',
+};
+
+/**
+ * `Auto (soft) · 10:42:07`, `Server compaction · 10:42:07` for the API's compaction, `Retry ·
+ * 10:42:07` for a rewind; `time`: the record's time as shown.
+ */
 export function compactionLabel(entry: CompactionEntryState, time: string): string {
   const r = entry.record;
-  return `${r.layer === 'server-compact' ? 'Server compaction' : TRIGGER_LABEL[r.trigger]} · ${time}`;
+  const what =
+    r.layer === 'server-compact'
+      ? 'Server compaction'
+      : r.layer === 'rewind'
+        ? (REWIND_LABEL[r.strategy] ?? TRIGGER_LABEL.rewind)
+        : TRIGGER_LABEL[r.trigger];
+  return `${what} · ${time}`;
 }
 
 /**

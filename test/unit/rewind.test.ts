@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { NO_ANSWER } from '../../src/core/agent/standInAnswers';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { planRewind, planRewindRestore, reinsertRewind, rewindStart } from '../../src/core/compaction/rewind';
+import { compactionContextValue, compactionDescription, compactionLabel } from '../../src/host/compactionRowText';
 import { entryToRecord, recordToEntry } from '../../src/core/session/compactionEntry';
 import { encodeEntry } from '../../src/core/session/entries';
 import { decodeLine } from '../../src/core/session/lineCodec';
@@ -140,6 +141,16 @@ describe('rewind (Retry and Edit of the last message)', () => {
     // Before the restore: the retried state.
     const mid = replaySession(decoded.slice(0, -2));
     assert.deepEqual(ids(mid.messages), [...ids(plan.messages), answer.id]);
+  });
+
+  it('is named in the Compactions view by what made it, and offers Restore while in effect', () => {
+    const ms = twoTurns();
+    const plan = planRewind(ms, ms[2]!.id, 'edit', ctx());
+    assert.ok(plan.ok);
+    const entry = { record: plan.record, active: true };
+    assert.equal(compactionLabel(entry, '10:42:07'), 'Edit · 10:42:07');
+    assert.equal(compactionDescription(entry), '60 → 20 · last turn taken back');
+    assert.equal(compactionContextValue(entry), 'compaction-active');
   });
 
   it('reinsertRewind puts originals back only after their anchor, at the end', () => {

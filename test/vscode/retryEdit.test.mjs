@@ -64,6 +64,13 @@ describe('Retry and Edit of the last turn', { timeout: suiteTimeout(300_000) }, 
     assert.equal(await input.inputValue(), 'What is the capital of France?', 'the composer holds the words');
     const { screenshot } = await import('./workbench.mjs');
     await screenshot(page, 'composer-editing');
+    // Cancel puts back what the composer held (here: nothing), then Edit again.
+    await note.getByRole('button', { name: 'Cancel' }).click();
+    await note.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+    assert.equal(await input.inputValue(), '', 'Cancel restores the composer');
+    await mine.hover();
+    await mine.getByTestId('edit-last').click();
+    await note.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await input.fill('What is the capital of Italy?');
     await input.press('Enter');
     await world().waitForAnswer('The answer to the edit.');

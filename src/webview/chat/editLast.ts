@@ -36,6 +36,15 @@ export class EditLastMessage {
     this.cancelButton.addEventListener('click', () => this.cancel());
   }
 
+  /** Escape in `area` (the composer) stops editing, unless something there used the key already (a queued message). */
+  cancelOnEscape(area: HTMLElement): void {
+    area.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || !this.editing) return;
+      e.preventDefault();
+      this.cancel();
+    });
+  }
+
   /** Whether a message is being edited. */
   get active(): boolean {
     return this.editing !== undefined;
@@ -81,7 +90,7 @@ export class EditLastMessage {
   }
 
   private show(extra: string): void {
-    this.text.textContent = `Editing your last message: sending replaces it and everything after it. Files changed since stay changed.${extra} `;
+    this.text.textContent = `Editing your last message: sending replaces it and everything after it. Files changed since stay changed.${extra} Esc or`;
     this.root.hidden = false;
   }
 }

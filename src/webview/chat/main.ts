@@ -127,6 +127,7 @@ const composer = new Composer(
 );
 const edit = new EditLastMessage(composer);
 composer.root.insertBefore(edit.root, composer.root.querySelector('.input'));
+edit.cancelOnEscape(composer.root);
 root.append(header, banner, scroll, composer.root);
 composer.root.addEventListener('focusout', flushDraft);
 document.addEventListener('visibilitychange', flushDraft);
