@@ -8,7 +8,7 @@ import { encodeEntry } from '../../src/core/session/entries';
 import { decodeLine } from '../../src/core/session/lineCodec';
 import { replaySession } from '../../src/core/session/replay';
 import { Build } from './support/builders';
-import { entriesOf, summaryReplacement } from './support/sessionSamples';
+import { entriesOf, summaryBlock, summaryReplacement } from './support/sessionSamples';
 
 const ctx = (id = 'cmp_r1') => ({ id, at: 1_800_000_000_000, tokensOf: (m: Message) => m.blocks.length * 10 });
 
@@ -81,6 +81,13 @@ describe('rewind (Retry and Edit of the last message)', () => {
     const summarised = [...ms.slice(0, 2), ...summaryReplacement(b, 'cmp_9', 'They asked a second question.')];
     const gone = rewindStart(summarised, ms[2]!.id, 'edit');
     assert.ok(!gone.ok && /compacted/.test(gone.reason), JSON.stringify(gone));
+    // A summary that kept the user's words is not their message as sent.
+    const kept = [
+      ...ms.slice(0, 2),
+      b.message('user', [summaryBlock('cmp_8', 'Summary.', 'blk_s8'), b.text('second question')], 2),
+    ];
+    const words = rewindStart(kept, kept[2]!.id, 'edit');
+    assert.ok(!words.ok && /compacted into a summary/.test(words.reason), JSON.stringify(words));
     // Masked in place (same ids): an active compaction's replacement holds a message of the turn.
     const masked = [{ record: { id: 'cmp_5', layer: 'mask' as const, replacement: [ms[4]!] }, active: true }];
     const r = rewindStart(ms, ms[2]!.id, 'retry', masked);

@@ -53,6 +53,11 @@ export function rewindStart(
   const index = newestWordsIndex(messages);
   const last = messages[index];
   if (!last) return { ok: false, reason: `There is no message of yours to be ${verb}.` };
+  if (isCompactionProduct(last))
+    return {
+      ok: false,
+      reason: `Your last message was compacted into a summary, so it cannot be ${verb}. Restore that compaction in the Compactions view first.`,
+    };
   if (last.id !== messageId)
     return {
       ok: false,

@@ -69,7 +69,7 @@ export function lastTurnButton(a: LastTurnAction, h: LastTurnHandlers): HTMLElem
       class: `icon-button last-turn ${a.action}`,
       type: 'button',
       title,
-      'aria-label': retry ? 'Retry' : 'Edit message',
+      'aria-label': retry ? 'Retry this answer' : 'Edit your last message',
       'data-testid': retry ? 'retry-last' : 'edit-last',
     },
     icon(retry ? 'refresh' : 'edit'),
