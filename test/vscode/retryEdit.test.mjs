@@ -36,6 +36,8 @@ describe('Retry and Edit of the last turn', { timeout: suiteTimeout(300_000) }, 
     // Retry: on the answer's hover actions, next to Copy.
     const answer = frame.locator('.item.assistant', { hasText: 'The first answer.' });
     await answer.hover();
+    const { screenshot } = await import('./workbench.mjs');
+    await screenshot(page, 'retry-hover');
     await answer.getByTestId('retry-last').click();
     await world().waitForAnswer('The second answer.');
     await world().waitIdle();
@@ -62,7 +64,6 @@ describe('Retry and Edit of the last turn', { timeout: suiteTimeout(300_000) }, 
     await note.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.match(await note.innerText(), /Editing your last message/);
     assert.equal(await input.inputValue(), 'What is the capital of France?', 'the composer holds the words');
-    const { screenshot } = await import('./workbench.mjs');
     await screenshot(page, 'composer-editing');
     // Cancel puts back what the composer held (here: nothing), then Edit again.
     await note.getByRole('button', { name: 'Cancel' }).click();
