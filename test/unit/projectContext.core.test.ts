@@ -116,6 +116,41 @@ describe('project context: instruction blocks', () => {
     assert.equal(truncationNotice([], 100), undefined);
   });
 
+  it('caps by cutting once: a 1 MB file is counted a line at a time, and far past the cut the total is extrapolated', () => {
+    let counted = 0;
+    let calls = 0;
+    const charTok = {
+      name: 'chars',
+      count: (t: string) => {
+        counted += t.length;
+        calls++;
+        return Math.ceil(t.length / 4);
+      },
+    };
+    const line = `${'x'.repeat(99)}\n`;
+    const big = line.repeat(10_000); // 1 MB, 250,000 "tokens"
+    const c = capTokens(big, 1_000, charTok);
+    assert.equal(c.truncated, true);
+    assert.ok(c.keptTokens <= 1_000, `${c.keptTokens} kept`);
+    assert.ok(c.text.endsWith('\n'), 'cut at a line end');
+    assert.equal(c.totalEstimated, true);
+    assert.ok(Math.abs(c.totalTokens - 250_000) < 2_500, `${c.totalTokens} ≈ 250,000`);
+    assert.ok(counted < 300_000, `${counted} characters counted, not 1 MB over and over`);
+    // A minified file (one 1 MB line) is searched only in the piece where the budget runs out.
+    counted = 0;
+    calls = 0;
+    const one = capTokens('y'.repeat(1_000_000), 1_000, charTok);
+    assert.equal(one.keptTokens, 1_000);
+    assert.equal(one.text.length, 4_000);
+    assert.ok(counted < 300_000 && calls < 200, `${counted} characters in ${calls} counts`);
+    // Small files are counted exactly, as before.
+    const small = capTokens(line.repeat(10), 100, charTok);
+    assert.equal(small.totalTokens, 250);
+    assert.equal(small.totalEstimated, undefined);
+    const notice = instructionText('A.md', c.text, { ...c, maxTokens: 1_000 });
+    assert.match(notice, /of about 2\d\d,\d{3} tokens shown/);
+  });
+
   it('caps by tokens without splitting a surrogate pair', () => {
     const charTok = { name: 'chars', count: (t: string) => t.length };
     const c = capTokens('ab😀cd', 3, charTok);

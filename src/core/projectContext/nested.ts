@@ -100,9 +100,7 @@ export function nestedInstructionReminder(
   const body = instructionText(
     file.origin,
     capped.text,
-    capped.truncated
-      ? { keptTokens: capped.keptTokens, totalTokens: capped.totalTokens, maxTokens: opts.maxTokens }
-      : undefined,
+    capped.truncated ? { ...capped, maxTokens: opts.maxTokens } : undefined,
   );
   return {
     kind: 'system_reminder',
