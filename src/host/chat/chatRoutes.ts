@@ -20,8 +20,14 @@ export interface ChatRouteDeps {
         retry(): Promise<void>;
         pin(messageId: string, pinned: boolean): Promise<void>;
         dismissContext(key: string): void;
+        postPendingContext(): void;
       }
     | undefined;
+  /** The `@` mentions of the composer: matching files, and attaching the one chosen. */
+  readonly mentions: {
+    query(query: string): Promise<ReadonlyArray<{ readonly path: string; readonly kind: 'file' }>>;
+    attach(path: string): Promise<boolean>;
+  };
   readonly approver: ChatApprover;
   readonly previewer: RequestPreviewer;
   readonly log: vscode.LogOutputChannel;
@@ -55,6 +61,13 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     },
     openLink: (m) => openChatLink(m.href, log),
     copy: (m) => copyToClipboard(m.text),
+    mentionQuery: async (m, view) =>
+      view.post({ type: 'mentionResults', requestId: m.requestId, items: [...(await deps.mentions.query(m.query))] }),
+    // The chip (attached, or why not) shows with the next pending context.
+    attachFile: async (m) => {
+      await deps.mentions.attach(m.path);
+      deps.chat()?.postPendingContext();
+    },
     approval: (m) => approver.answer(m.id, m.approved, m.reason, m.remember),
     openDiff: (m) => approver.openDiff(m.id),
   };
