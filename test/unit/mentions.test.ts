@@ -5,6 +5,8 @@ import { assembleUserMessage } from '../../src/core/conversation/assemble';
 import type { Injection, TextBlock } from '../../src/core/conversation/conversationModel';
 import { renderInjectionBlock } from '../../src/core/conversation/injections';
 import { categoryOf } from '../../src/core/pipeline/budget';
+import { encodeEntry } from '../../src/core/session/entries';
+import { decodeLine } from '../../src/core/session/lineCodec';
 import { blockRawTokens } from '../../src/core/tokens/blockTokens';
 import { injectedOf } from '../../src/host/chat/transcript';
 import { NextTurnContext } from '../../src/host/chat/nextTurnContext';
@@ -151,6 +153,14 @@ describe('@ mentions: the attached-file injection', () => {
     assert.equal(categoryOf({ role: 'user' }, block), 'editor');
     // The user's bubble shows it as an injected chip named by its path.
     assert.deepEqual(injectedOf(block!), { tag: 'attached_file', label: 'src/a.ts', text: chip.text });
+    // Saved with its source and structured data, read back the same.
+    const line = encodeEntry({ type: 'message', at: 1, message: r.value.message });
+    const decoded = decodeLine(line);
+    assert.ok(decoded.ok, decoded.ok ? '' : decoded.reason);
+    assert.deepEqual(
+      decoded.entry.type === 'message' ? decoded.entry.message.blocks[0]?.meta.injection : undefined,
+      block!.meta.injection,
+    );
     // Sent: the attachment is spent, not sent again with the next message.
     taken.settle(true);
     assert.deepEqual(ctx.take('s').injections, []);
@@ -244,6 +254,14 @@ describe('@ mentions: the host checks the path again before reading', () => {
     assert.deepEqual(await mentions.query('a.t'), [{ path: 'src/a.ts', kind: 'file' }]);
     assert.equal(await mentions.attach('src/a.ts'), true);
     assert.deepEqual(got.attached, [{ kind: 'attached_file', path: 'src/a.ts', text: 'export const a = 1;\n' }]);
+  });
+
+  it('a message sent right after choosing a file waits for it: settled resolves once it is read', async () => {
+    void mentions.attach('src/a.ts');
+    void mentions.attach('img.png');
+    assert.equal(got.attached.length + got.refused.length, 0, 'nothing read yet');
+    await mentions.settled();
+    assert.deepEqual([got.attached.map((a) => a.path), got.refused.map(([p]) => p)], [['src/a.ts'], ['img.png']]);
   });
 
   it('refuses, with a reason for the chip, a path never offered, binary and too large files, a link out of the workspace, a secrets file, a missing file', async () => {

@@ -27,6 +27,8 @@ export interface ChatRouteDeps {
   readonly mentions: {
     query(query: string): Promise<ReadonlyArray<{ readonly path: string; readonly kind: 'file' }>>;
     attach(path: string): Promise<boolean>;
+    /** Resolves once the files asked to be attached so far are read (or refused). */
+    settled(): Promise<void>;
   };
   readonly approver: ChatApprover;
   readonly previewer: RequestPreviewer;
@@ -42,7 +44,11 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
       // Prompts still waiting for an answer come back after the view was hidden or reloaded.
       for (const item of approver.pending()) view.post({ type: 'upsert', item });
     },
-    send: (m) => deps.chat()?.send(m.text, m.images ?? []),
+    // A file chosen with `@` just before Send goes with this message.
+    send: async (m) => {
+      await deps.mentions.settled();
+      await deps.chat()?.send(m.text, m.images ?? []);
+    },
     stop: () => deps.chat()?.stop(),
     retry: () => deps.chat()?.retry(),
     pin: (m) => deps.chat()?.pin(m.messageId, m.pinned),

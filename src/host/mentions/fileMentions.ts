@@ -45,6 +45,8 @@ export interface FileMentionsDeps {
 /** Answers mention queries and attaches the files chosen; see the file comment. */
 export class FileMentions {
   private readonly offered = new Set<string>();
+  /** Attachments being read: a message sent meanwhile waits for them (see settled). */
+  private readonly reading = new Set<Promise<boolean>>();
 
   constructor(private readonly deps: FileMentionsDeps) {}
 
@@ -63,9 +65,27 @@ export class FileMentions {
    * Attaches `path` to the next message, or records why it cannot be (a chip says so): a path
    * not offered by {@link query}, or one the read refuses (outside the workspace, a link out of
    * it, a secrets file, a folder, binary), or a file over {@link MAX_ATTACHED_FILE_CHARS}.
-   * Resolves with whether it was attached.
+   * Resolves with whether it was attached; never rejects.
    */
-  async attach(path: string): Promise<boolean> {
+  attach(path: string): Promise<boolean> {
+    const done = this.attachNow(path).catch(() => {
+      this.deps.nextTurn.refuse(path, 'it could not be read');
+      return false;
+    });
+    this.reading.add(done);
+    void done.finally(() => this.reading.delete(done));
+    return done;
+  }
+
+  /**
+   * Resolves once every attachment asked for so far is attached or refused: a message sent
+   * right after choosing a file goes with it (the webview posts `attachFile` before `send`).
+   */
+  async settled(): Promise<void> {
+    await Promise.all([...this.reading]);
+  }
+
+  private async attachNow(path: string): Promise<boolean> {
     const reason = await this.problem(path);
     if (typeof reason === 'string') {
       this.deps.nextTurn.refuse(path, reason);

@@ -72,6 +72,8 @@ export class MentionPicker implements ComposerExtension {
     input.addEventListener('input', () => this.update());
     input.addEventListener('click', () => this.update());
     input.addEventListener('blur', () => this.close());
+    // A press in the list (an option, its scroll bar) keeps the focus in the input.
+    this.list.addEventListener('mousedown', (ev) => ev.preventDefault());
   }
 
   /** Whether the list is showing. */
@@ -168,10 +170,7 @@ export class MentionPicker implements ComposerExtension {
         el('span', { class: 'mention-name' }, path.slice(slash + 1)),
         ...(slash > 0 ? [el('span', { class: 'mention-dir' }, path.slice(0, slash))] : []),
       );
-      li.addEventListener('mousedown', (ev) => {
-        ev.preventDefault();
-        this.choose(i);
-      });
+      li.addEventListener('mousedown', () => this.choose(i));
       return li;
     });
     if (options.length === 0)
