@@ -6,6 +6,7 @@ import { giveBack } from './giveBack';
 import type { AttachedImage } from './imageAttach';
 import { ImageTray, imageFiles } from './imageTray';
 import { MAX_WEBVIEW_STRING } from '../../protocol/validate';
+import type { ComposerExtension } from './mentionPicker';
 
 /** The chat's slash commands, with what they do (shown as completions). */
 export const SLASH_COMMANDS = [
@@ -53,6 +54,8 @@ export interface PendingChip {
   tokens: number;
   text: string;
   pinned: boolean;
+  /** A file mentioned with `@` that could not be attached: why. */
+  error?: string;
 }
 
 /**
@@ -111,6 +114,7 @@ export class Composer {
   });
   private history: string[] = [];
   private cursor = -1;
+  private readonly extensions: ComposerExtension[] = [];
   /** Images pasted or dropped for the next message. */
   private readonly images: ImageTray;
   /** The last message sent, until the next: given back if the host says it did not go. */
@@ -178,6 +182,14 @@ export class Composer {
     });
   }
 
+  /** Adds a part of the input (the `@` picker, made from the input): above it, seeing its keys first. */
+  extend<T extends ComposerExtension>(make: (input: HTMLTextAreaElement) => T): T {
+    const ext = make(this.input);
+    this.extensions.push(ext);
+    this.problemNote.after(ext.root);
+    return ext;
+  }
+
   /** Switches between Send and Stop; a message queued during the turn goes when it ends. */
   setBusy(busy: boolean): void {
     this.busy = busy;
@@ -230,7 +242,7 @@ export class Composer {
    * close button (Enter, Space or a click removes it).
    */
   private chip(c: PendingChip, index: number): HTMLElement {
-    const kind = chipKind(c.tag, c.pinned);
+    const kind = c.error ? 'not attached' : chipKind(c.tag, c.pinned);
     const what = `${kind} ${c.label}`;
     const dismiss = (byKeyboard: boolean) => {
       if (byKeyboard) this.refocus = index;
@@ -252,17 +264,17 @@ export class Composer {
     const node = el(
       'span',
       {
-        class: `pending-chip${c.pinned ? ' pinned' : ''}`,
+        class: `pending-chip${c.pinned ? ' pinned' : ''}${c.error ? ' refused' : ''}`,
         role: 'listitem',
         tabindex: '0',
         'data-tag': c.tag,
         'data-key': c.key,
-        title: `Sent as:\n${c.text}`,
-        'aria-label': `${what}, ${c.tokens.toLocaleString('en-US')} tokens. Delete removes it from this message.`,
+        title: c.error ? c.text : `Sent as:\n${c.text}`,
+        'aria-label': `${what}, ${c.error ?? `${c.tokens.toLocaleString('en-US')} tokens`}. Delete removes it from this message.`,
       },
       el('span', { class: 'chip-kind' }, kind),
       ` ${c.label} `,
-      el('span', { class: 'chip-tokens' }, `${c.tokens.toLocaleString('en-US')} tok`),
+      el('span', { class: 'chip-tokens' }, c.error ? `— ${c.error}` : `${c.tokens.toLocaleString('en-US')} tok`),
       remove,
     );
     node.addEventListener('keydown', (e) => {
@@ -298,6 +310,7 @@ export class Composer {
     this.input.value = '';
     this.handlers.draftChanged('');
     this.suggest();
+    for (const x of this.extensions) x.close();
     const images = this.images.attachments();
     this.lastSent = { text, images: this.images.shown() };
     this.images.clear();
@@ -351,6 +364,7 @@ export class Composer {
   }
 
   private onKey(e: KeyboardEvent): void {
+    if (this.extensions.some((x) => x.onKey(e))) return;
     if (e.key === 'Tab' && !this.suggestions.hidden) {
       const first = this.suggestions.querySelector('li')?.getAttribute('data-command');
       if (first) {
