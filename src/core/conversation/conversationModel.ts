@@ -248,6 +248,12 @@ export type Injection =
       readonly text: string;
       /** The workspace file the reminder carries (nested project instructions), recorded on its block. */
       readonly origin?: string;
+      /**
+       * The pipeline built `text` with its untrusted parts already neutralised and wraps them
+       * in tags of its own on purpose (nested instructions: the file in `<project_instructions>`),
+       * so it is rendered as is instead of being neutralised again (which escaped that wrapper).
+       */
+      readonly prebuilt?: true;
     }
   | {
       readonly kind: 'hook';

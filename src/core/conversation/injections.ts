@@ -149,8 +149,9 @@ export function renderInjectionBlock(injection: Injection): { readonly text: str
     case 'system_reminder':
     case 'hook': {
       const head = `<${tag}>\n`;
+      const body = injection.kind === 'system_reminder' && injection.prebuilt ? injection.text : safe(injection.text);
       return {
-        text: `${head}${safe(injection.text)}\n</${tag}>`,
+        text: `${head}${body}\n</${tag}>`,
         ref: { kind: injection.kind, tag, contentStart: head.length },
       };
     }
