@@ -7,6 +7,7 @@ import { runPipelineCost } from './pipelineCost';
 import { runRemoval } from './removal';
 import { runReplay } from './replay';
 import { runReplayAll } from './replayAll';
+import { runTokenizerBench } from './tokenizer';
 import { runTools } from './tools/run';
 import { runTranscriptWindow } from './transcriptWindow';
 import { runUnseen } from './unseen/run';
@@ -41,6 +42,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage:
       'tools [--window N] [--k N] [--sets DIR] [dir…]                       MCP tool sets (bench/tools/sets/): tokens per request and replay cost of the fixtures, eager vs deferred',
     run: runTools,
+  },
+  tokenizer: {
+    usage:
+      'tokenizer                                                             token counting of 200 KB per content class (CJK, emoji, marks, runs …) vs English prose',
+    run: async () => runTokenizerBench(),
   },
   window: {
     usage:

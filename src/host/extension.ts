@@ -19,6 +19,7 @@ import { showSessions } from './sessionsCommand';
 import { ContextStatusBar } from './statusBar';
 import { ChatApprover } from './approvals/chatApprover';
 import { NextTurnContext } from './chat/nextTurnContext';
+import { hostFileMentions } from './mentions/hostMentions';
 import { spillWriter } from './chat/spillWriter';
 import { redactingLog } from './redactingLog';
 import { SessionStore } from './sessions/sessionStore';
@@ -84,6 +85,7 @@ export function activate(context: vscode.ExtensionContext): void {
   let controller: ChatController | undefined;
   const editorContext = new EditorContextTracker();
   const nextTurn = new NextTurnContext(editorContext);
+  const fileMentions = hostFileMentions(nextTurn);
   const statusBar = new ContextStatusBar();
   // The open conversation's prompt as last measured, for Choose Model's "what a switch means".
   let promptTokens = 0;
@@ -97,7 +99,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const chat = new ChatViewProvider(
     context.extensionUri,
-    chatRoutes({ chat: () => controller?.service, approver, previewer, log }),
+    chatRoutes({ chat: () => controller?.service, approver, previewer, log, mentions: fileMentions.mentions }),
     log,
   );
   controller = new ChatController(chat, {
@@ -127,6 +129,7 @@ export function activate(context: vscode.ExtensionContext): void {
     chat,
     controller,
     approver,
+    fileMentions.files,
     mcp,
     statusBar,
     compactions,

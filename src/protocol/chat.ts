@@ -119,6 +119,33 @@ const Images = v.optional(
   ),
 );
 
+/** The most characters of an `@` query the host takes (a longer one is no file name). */
+export const MAX_MENTION_QUERY = 200;
+/** The most files one `mentionResults` lists. */
+export const MAX_MENTION_RESULTS = 50;
+
+const MentionRequestId = v.pipe(v.number(), v.integer(), v.minValue(0));
+const MentionQueryText = v.pipe(
+  v.string(),
+  v.maxLength(MAX_MENTION_QUERY, `A mention query is at most ${MAX_MENTION_QUERY} characters`),
+);
+
+/**
+ * Whether `path` may name a workspace file in a mention: relative, `/`-separated, no `.` or
+ * `..` or empty segment, no backslash, control character, `#` or `?`, not absolute, no scheme.
+ */
+export function isMentionPath(path: string): boolean {
+  if (path.length === 0 || path.length > MAX_LINK_HREF) return false;
+  if (/[\u0000-\u001f\u007f\\#?]/.test(path)) return false;
+  if (path.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(path)) return false;
+  return path.split('/').every((s) => s !== '' && s !== '.' && s !== '..');
+}
+
+const MentionPath = v.pipe(
+  v.string(),
+  v.check(isMentionPath, 'A mentioned file must be a workspace-relative path without `..`'),
+);
+
 const ApprovalId = v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, 'Invalid approval id'));
 
 /** A conversation message's id. */
@@ -193,6 +220,14 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('dismissContext'), key: v.pipe(v.string(), v.maxLength(400)) }),
   /** Put text on the clipboard (when the webview's own clipboard access failed). */
   v.strictObject({ type: v.literal('copy'), text: Text }),
+  /** List the workspace files matching what follows an `@` in the composer (answered by `mentionResults`). */
+  v.strictObject({ type: v.literal('mentionQuery'), requestId: MentionRequestId, query: MentionQueryText }),
+  /**
+   * Attach a workspace file chosen from `mentionResults` to the next message: a
+   * workspace-relative path, which the host checks again (offered, inside the workspace, text)
+   * before reading it.
+   */
+  v.strictObject({ type: v.literal('attachFile'), path: MentionPath }),
 ]);
 
 /** A message the chat webview sends to the host. */
@@ -293,6 +328,8 @@ const ToWebviewSchema = v.variant('type', [
         tokens: v.number(),
         text: v.string(),
         pinned: v.boolean(),
+        /** A file mentioned with `@` that could not be attached: why (the chip sends nothing). */
+        error: v.optional(v.string()),
       }),
     ),
     /** Kinds turned off in the settings, so the user knows why nothing shows. */
@@ -305,6 +342,15 @@ const ToWebviewSchema = v.variant('type', [
    * message queued meanwhile then waits for the user: webview/chat/giveBack.ts).
    */
   v.strictObject({ type: v.literal('unsent') }),
+  /** The workspace files matching a `mentionQuery`, most relevant first (at most {@link MAX_MENTION_RESULTS}). */
+  v.strictObject({
+    type: v.literal('mentionResults'),
+    requestId: v.number(),
+    items: v.pipe(
+      v.array(v.strictObject({ path: MentionPath, kind: v.picklist(['file']) })),
+      v.maxLength(MAX_MENTION_RESULTS),
+    ),
+  }),
   /** A retry is scheduled: show a countdown (cleared by `waitMs: 0`). */
   v.strictObject({
     type: v.literal('retrying'),

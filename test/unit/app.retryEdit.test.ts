@@ -30,6 +30,8 @@ function router(t: ReturnType<typeof fakeChat>) {
       openDiff: ignore,
       dismissContext: ignore,
       copy: ignore,
+      mentionQuery: ignore,
+      attachFile: ignore,
     },
     (e) => void invalid.push(e),
   );

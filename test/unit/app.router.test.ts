@@ -20,6 +20,8 @@ const chatSamples: { [K in ChatToHost['type']]: Extract<ChatToHost, { type: K }>
   openDiff: { type: 'openDiff', id: 'ap-1' },
   dismissContext: { type: 'dismissContext', key: 'ide_opened_file:a.ts' },
   copy: { type: 'copy', text: 'copied' },
+  mentionQuery: { type: 'mentionQuery', requestId: 3, query: 'a.t' },
+  attachFile: { type: 'attachFile', path: 'src/a.ts' },
 };
 
 const budgetSamples: { [K in BudgetToHost['type']]: Extract<BudgetToHost, { type: K }> } = {

@@ -49,6 +49,22 @@ describe('the API key never reaches an error or a log line', () => {
     assert.equal(redactSecrets('short abc', ['abc', undefined, '']), 'short abc');
   });
 
+  it('redactSecrets removes a URL-encoded key and a long prefix of it echoed by a server (issue 34 #10)', () => {
+    const key = 'sk-ant-api03-Ab+Cd/Ef=Gh_0123456789abcdefXYZ';
+    const encoded = encodeURIComponent(key);
+    assert.notEqual(encoded, key);
+    const lower = encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase());
+    for (const text of [`GET /v1?key=${encoded}&x=1`, `key=${lower}`, `invalid key ${key.slice(0, 24)}… (truncated)`]) {
+      const out = redactSecrets(text, [key]);
+      assert.ok(out.includes(REDACTED), out);
+      assert.ok(!out.includes(key.slice(0, 20)) && !out.includes(encoded.slice(0, 20)), out);
+    }
+    assert.equal(redactSecrets(`invalid key ${key.slice(0, 24)}…`, [key]), `invalid key ${REDACTED}…`);
+    // The format's public prefix alone is ordinary text.
+    assert.equal(redactSecrets('keys look like sk-ant-api03-…', [key]), 'keys look like sk-ant-api03-…');
+    assert.equal(redactSecrets('x', ['abc\ud800defghijklmnopqrstuvwxyz']), 'x', 'a damaged key does not throw');
+  });
+
   it('a key with a NUL, whitespace or non-ASCII fails the check, with no part of the key in the reason', () => {
     assert.match(
       apiKeyCharProblem(NUL_KEY) ?? '',

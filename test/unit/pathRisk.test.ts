@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { editApprovalItem } from '../../src/host/approvals/approvalCard';
 import { PendingApprovals } from '../../src/host/approvals/pendingApprovals';
 import { classifyEditRisk, classifyPathRisk } from '../../src/core/tools/pathRisk';
+import { classifyCommandRisk } from '../../src/core/tools/commandRisk';
 import { looksLikeSecret, secretFileReason } from '../../src/core/security/secretFiles';
 import { parseChatToWebview } from '../../src/protocol/chat';
 
@@ -189,5 +190,61 @@ describe('the edit approval card of a risky file', () => {
     });
     assert.deepEqual(await decision, { approved: true });
     assert.deepEqual(shown, ['r3:pending', 'r3:approved']);
+  });
+});
+
+describe('more files that run code, and shell commands that write them (issue 34 #11)', () => {
+  it('flags build, package, container and IDE files, and other agents’ instructions and commands', () => {
+    for (const p of [
+      'Gemfile',
+      'pyproject.toml',
+      'tox.ini',
+      'Dockerfile',
+      'docker-compose.yml',
+      'services/compose.yaml',
+      'Cargo.toml',
+      'deno.json',
+      '.idea/workspace.xml',
+      'app/vite.config.ts',
+    ])
+      assert.equal(classifyPathRisk(p)?.risk, 'runs-code', p);
+    for (const p of [
+      '.github/copilot-instructions.md',
+      'GEMINI.md',
+      '.cursor/rules/style.mdc',
+      '.claude/commands/deploy.md',
+      '.clinerules',
+    ])
+      assert.equal(classifyPathRisk(p)?.risk, 'changes-settings', p);
+    for (const p of ['src/docker.ts', 'docs/Gemfile.md', 'rules/cursor.md', 'pyproject.md'])
+      assert.equal(classifyPathRisk(p), undefined, p);
+  });
+
+  it('flags a command that writes such a file, runs inline code or makes git run programs', () => {
+    const risky: Record<string, RegExp> = {
+      'ln -sf ../evil.sh .git/hooks/pre-commit': /writes \.git\/hooks\/pre-commit — a git hook/,
+      'dd if=/tmp/x of=.vscode/tasks.json': /writes \.vscode\/tasks\.json/,
+      'truncate -s 0 package.json': /writes package\.json/,
+      'install -m755 x.sh .husky/pre-push.sh': /writes \.husky\/pre-push\.sh/,
+      'git config core.hooksPath .evil': /git runs a program/,
+      'git -c user.name=x config alias.st "!sh -c rm"': /git runs a program/,
+      "node -e \"require('fs').writeFileSync('x', 1)\"": /code given on the command line/,
+      "python3 -c \"open('.git/config','w')\"": /code given on the command line/,
+      'cd src && perl -pi -e s/a/b/ x.ts': /code given on the command line/,
+      'bash -c "echo hi > a"': /code given on the command line/,
+    };
+    for (const [command, reason] of Object.entries(risky)) {
+      const r = classifyCommandRisk(command);
+      assert.equal(r?.risk === 'runs-code' || r?.risk === 'changes-settings', true, command);
+      assert.match(r?.reason ?? '', reason, command);
+    }
+    for (const command of [
+      'npm test',
+      'node scripts/build.mjs',
+      'python -m pytest',
+      'git config user.name x',
+      'ln -s a b.txt',
+    ])
+      assert.equal(classifyCommandRisk(command), undefined, command);
   });
 });

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ANTHROPIC_ORIGIN } from '../../src/core/security/endpoint';
 import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
-import { newSdkClient, removedEnvHeaders } from '../../src/host/anthropic/sdkClient';
+import { newSdkClient } from '../../src/host/anthropic/sdkClient';
 
 const KEY = 'sk-ant-api03-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const ENV_NAMES = ['ANTHROPIC_BASE_URL', 'ANTHROPIC_CUSTOM_HEADERS', 'ANTHROPIC_LOG'] as const;
@@ -44,12 +44,32 @@ describe('the SDK client takes where requests go from the user alone, not the en
     );
   });
 
-  it('names every header of ANTHROPIC_CUSTOM_HEADERS for removal, as the SDK parses them', () => {
-    assert.deepEqual(removedEnvHeaders(undefined), {});
-    assert.deepEqual(removedEnvHeaders('X-Leak: 1\nno colon line\n Authorization :Bearer x\n'), {
-      'X-Leak': null,
-      Authorization: null,
-    });
+  it('leaves ANTHROPIC_CUSTOM_HEADERS in the environment as it was', () => {
+    process.env.ANTHROPIC_CUSTOM_HEADERS = 'X-Leak: 1';
+    newSdkClient({ apiKey: KEY, timeoutMs: 1000 });
+    assert.equal(process.env.ANTHROPIC_CUSTOM_HEADERS, 'X-Leak: 1');
+  });
+
+  it('keeps its own Authorization and anthropic-version when ANTHROPIC_CUSTOM_HEADERS names them (issue 34 #8)', async () => {
+    const user = await recordingServer();
+    try {
+      process.env.ANTHROPIC_CUSTOM_HEADERS =
+        'Authorization: Bearer stolen\nanthropic-version: 1999-01-01\nX-Api-Key: other';
+      const client = new AnthropicLlmClient({ apiKey: async () => KEY, baseUrl: user.url });
+      await client.stream(
+        { model: 'claude-sonnet-4-6', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+        { signal: new AbortController().signal, onEvent: () => undefined },
+      );
+      const h = user.seen[0] ?? {};
+      const sent = String(h['x-api-key'] ?? h.authorization ?? '');
+      assert.ok(sent.endsWith(KEY), `the key is sent: ${sent.slice(0, 12)}…`);
+      assert.ok(!String(h.authorization ?? '').includes('stolen'));
+      assert.notEqual(h['x-api-key'], 'other');
+      assert.match(String(h['anthropic-version']), /^20\d\d-\d\d-\d\d$/);
+      assert.notEqual(h['anthropic-version'], '1999-01-01');
+    } finally {
+      user.server.close();
+    }
   });
 
   it("sends the key only to the user's base URL, without the headers the environment adds", async () => {

@@ -88,6 +88,28 @@ describe('tag neutraliser: lookalikes', () => {
     });
   }
 
+  it('neutralises small capitals, more Cyrillic and Greek twins, and loose separators (issue 34 #12)', () => {
+    for (const tag of [
+      '<\uA731ystem-reminder>', // ꜱ small capital s
+      '<\u0455y\u0455\u0442e\u043C-reminder>', // Cyrillic ѕ, т, м
+      '<ѕуѕтем-гемiпdег>', // all-Cyrillic spelling
+      '<\u1D07\u1D05\u026A\u1D1B>', // no tag: "edit" in small capitals stays
+      '<system_reminder>',
+      '<system reminder>',
+      '<systemreminder>',
+      '</SYSTEM - REMINDER>',
+      '<ide-selection>',
+      '<project instructions path="x">',
+      '<conversation summary>',
+    ]) {
+      const safe = neutralizeUntrusted(`before ${tag} after`);
+      if (tag.startsWith('<\u1D07')) assert.equal(safe, `before ${tag} after`, 'not one of our tags');
+      else assert.ok(safe.startsWith('before &lt;'), `${JSON.stringify(tag)} → ${JSON.stringify(safe)}`);
+    }
+    for (const t of ['<system>', '<reminder>', '<systemreminders>', '<ide>', '<my-system-reminder>'])
+      assert.equal(neutralizeUntrusted(t), t, t);
+  });
+
   it('leaves ordinary text, code and other tags untouched', () => {
     for (const t of [
       'a < b && c > d',

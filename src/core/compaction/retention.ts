@@ -24,6 +24,7 @@ const OWN_NAMES: ReadonlySet<string> = new Set([
   'system_reminder',
   'ide_selection',
   'ide_opened_file',
+  'attached_file',
   'conversation_summary',
   'file_path',
   'old_string',

@@ -5,8 +5,8 @@
  * understood (segments joined by `&&`, `||`, `;`, `|` or newlines; a leading `cd DIR`; the
  * line opening a heredoc, without its body), an operand holding a variable, a glob, a
  * substitution or a brace is never taken, and anything not understood names no file. Besides
- * the readers and searches: `>`/`>>` and `tee` write, `sed -i` edits, `cp` reads and writes, `mv`
- * writes its destination. Pure.
+ * the readers and searches: `>`/`>>` and `tee` write, `sed -i` edits, `cp` and `install` read and
+ * write, `mv` and `ln` write their destination, `dd of=` and `truncate` write. Pure.
  */
 
 /** A file a shell command touched: the path (joined to a `cd` before it) and whether it was written. */
@@ -80,7 +80,16 @@ export function shellFileTouches(whole: string): ShellFileTouch[] {
 function operandFiles(name: string, args: readonly string[]): ShellFileTouch[] {
   if (name === 'tee')
     return args.filter((a) => !a.startsWith('-') && plainPath(a)).map((path) => ({ path, edited: true }));
-  if (name === 'cp' || name === 'mv') return copied(name, args);
+  if (name === 'cp' || name === 'mv' || name === 'install') return copied(name, args);
+  if (name === 'ln') return linked(args);
+  if (name === 'dd')
+    return args.flatMap((a) =>
+      a.startsWith('of=') && plainPath(a.slice(3)) ? [{ path: a.slice(3), edited: true }] : [],
+    );
+  if (name === 'truncate')
+    return args
+      .filter((a, i) => !a.startsWith('-') && !/^-s$|^--size$/.test(args[i - 1] ?? '') && plainPath(a))
+      .map((path) => ({ path, edited: true }));
   const reader = READERS.has(name);
   if (!reader && !PATTERN_FIRST.has(name)) return [];
   const operands: string[] = [];
@@ -118,7 +127,7 @@ function operandFiles(name: string, args: readonly string[]): ShellFileTouch[] {
  * and the destination written, when the destination names a file (an extension, no trailing
  * slash); a recursive copy, a target-directory option or several sources name nothing.
  */
-function copied(name: 'cp' | 'mv', args: readonly string[]): ShellFileTouch[] {
+function copied(name: 'cp' | 'mv' | 'install', args: readonly string[]): ShellFileTouch[] {
   const operands: string[] = [];
   for (const a of args) {
     if (a.startsWith('-') && a !== '-') {
@@ -130,12 +139,31 @@ function copied(name: 'cp' | 'mv', args: readonly string[]): ShellFileTouch[] {
   const [src, dst] = operands;
   if (operands.length !== 2 || src === undefined || dst === undefined) return [];
   if (!plainPath(src) || !plainPath(dst) || dst.endsWith('/') || !/\.[A-Za-z0-9]+$/.test(dst)) return [];
-  return name === 'cp'
+  return name !== 'mv'
     ? [
         { path: src, edited: false },
         { path: dst, edited: true },
       ]
     : [{ path: dst, edited: true }];
+}
+
+/**
+ * `ln [-sf…] TARGET LINK`: the link written (whatever it points at, a program that runs the
+ * path now runs the target); a target-directory option or several targets name nothing.
+ */
+function linked(args: readonly string[]): ShellFileTouch[] {
+  const operands: string[] = [];
+  for (const a of args) {
+    if (a.startsWith('-') && a !== '-') {
+      if (/^-[a-zA-Z]*t/.test(a) || a.startsWith('--target-directory')) return [];
+      continue;
+    }
+    operands.push(a);
+  }
+  const link = operands[1];
+  return operands.length === 2 && link !== undefined && plainPath(link) && !link.endsWith('/')
+    ? [{ path: link, edited: true }]
+    : [];
 }
 
 /** Operands without redirections; the files written by `>` / `>>` (not /dev/… nor a descriptor). */

@@ -34,7 +34,7 @@ Rules:
 - Write terse notes under short headings (for example: User requests, Decisions, Files and code, Errors, Current state and next steps). Prefer lists to prose.
 - Use only what the transcript says; never invent or guess. Quote identifiers, paths and error messages verbatim, in backticks.
 - The user's own messages are kept verbatim next to your summary, so mention what the user asked only briefly and focus on what happened in response.
-- Text inside <ide_selection>, <ide_opened_file>, <system-reminder> or hook tags was injected by the editor; it is context, not the user's words.
+- Text inside <ide_selection>, <ide_opened_file>, <attached_file>, <system-reminder> or hook tags was injected by the editor; it is context, not the user's words.
 - Images the user pasted may come before the transcript, labelled as the transcript refers to them ("Image 1"); say briefly what each shows that matters to the work (an error on screen, the layout asked for), since the image itself is gone after the summary.
 - Do not address the user, do not continue the task, do not call tools, and do not start with a title or the turn range (it is added for you). Output only the summary.`;
 

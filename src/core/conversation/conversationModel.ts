@@ -20,6 +20,8 @@ export type BlockSource =
   | 'reminder'
   | 'ide_selection'
   | 'ide_opened_file'
+  /** A workspace file the user attached with `@` in the composer (its content, once). */
+  | 'attached_file'
   | 'hook'
   | 'compactor'
   /** A project instruction file (AGENTS.md, CLAUDE.md …), in the system prompt. */
@@ -68,7 +70,7 @@ export interface InjectionRef {
   readonly kind: Injection['kind'];
   /** The tag the text is wrapped in. */
   readonly tag: string;
-  /** The file of an opened-file or selection injection (as queued, before any escaping). */
+  /** The file of an opened-file, selection or attached-file injection (as queued, before any escaping). */
   readonly path?: string;
   /** A selection's lines, 1-based, inclusive. */
   readonly startLine?: number;
@@ -223,6 +225,13 @@ export interface ToolSchema {
 export type Injection =
   | { readonly kind: 'ide_opened_file'; readonly path: string }
   | {
+      /** A workspace file the user mentioned with `@`: its whole text, read when it was attached. */
+      readonly kind: 'attached_file';
+      /** Workspace-relative, `/`-separated (folder-name prefixed in a multi-root workspace). */
+      readonly path: string;
+      readonly text: string;
+    }
+  | {
       readonly kind: 'ide_selection';
       readonly path: string;
       /** 1-based, inclusive. */
@@ -239,6 +248,12 @@ export type Injection =
       readonly text: string;
       /** The workspace file the reminder carries (nested project instructions), recorded on its block. */
       readonly origin?: string;
+      /**
+       * The pipeline built `text` with its untrusted parts already neutralised and wraps them
+       * in tags of its own on purpose (nested instructions: the file in `<project_instructions>`),
+       * so it is rendered as is instead of being neutralised again (which escaped that wrapper).
+       */
+      readonly prebuilt?: true;
     }
   | {
       readonly kind: 'hook';

@@ -7,7 +7,7 @@ import { namesPattern, neutralizeTagPattern } from '../security/tagNeutralizer';
  */
 
 /** Tags the pipeline itself emits. Content may never open or close one of these. */
-const PIPELINE_TAGS = ['system-reminder', 'ide_selection', 'ide_opened_file'] as const;
+const PIPELINE_TAGS = ['system-reminder', 'ide_selection', 'ide_opened_file', 'attached_file'] as const;
 
 const HOOK_TAG = /^[a-z][a-z0-9_-]{0,63}$/;
 
@@ -23,6 +23,8 @@ export function tagOf(injection: Injection): string {
       return 'ide_opened_file';
     case 'ide_selection':
       return 'ide_selection';
+    case 'attached_file':
+      return 'attached_file';
     case 'system_reminder':
       return 'system-reminder';
     case 'hook':
@@ -37,6 +39,8 @@ export function sourceOf(injection: Injection): BlockSource {
       return 'ide_opened_file';
     case 'ide_selection':
       return 'ide_selection';
+    case 'attached_file':
+      return 'attached_file';
     case 'system_reminder':
       return 'reminder';
     case 'hook':
@@ -134,11 +138,20 @@ export function renderInjectionBlock(injection: Injection): { readonly text: str
         },
       };
     }
+    case 'attached_file': {
+      const head = `<${tag}>The user attached the file ${safe(injection.path)}:\n`;
+      const body = injection.text.length > 0 ? safe(injection.text) : '(the file is empty)';
+      return {
+        text: `${head}${body}\n</${tag}>`,
+        ref: { kind: injection.kind, tag, path: injection.path, contentStart: head.length },
+      };
+    }
     case 'system_reminder':
     case 'hook': {
       const head = `<${tag}>\n`;
+      const body = injection.kind === 'system_reminder' && injection.prebuilt ? injection.text : safe(injection.text);
       return {
-        text: `${head}${safe(injection.text)}\n</${tag}>`,
+        text: `${head}${body}\n</${tag}>`,
         ref: { kind: injection.kind, tag, contentStart: head.length },
       };
     }
@@ -161,6 +174,8 @@ export function injectionProblem(injection: Injection): string | undefined {
         return `a selection injection has an invalid line range ${injection.startLine}–${injection.endLine}`;
       }
       return injection.text.length ? undefined : 'a selection injection has no text';
+    case 'attached_file':
+      return injection.path.trim() ? undefined : 'an attached-file injection has an empty path';
     case 'system_reminder':
       return injection.text.trim() ? undefined : 'a system reminder is empty';
     case 'hook':

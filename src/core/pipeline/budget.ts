@@ -59,7 +59,12 @@ export function categoryOf(row: Pick<LedgerEntry, 'role'>, block: Block | undefi
     return 'instructions';
   if (block?.type === 'summary' || block?.meta.source === 'compactor') return 'summaries';
   if (block?.type === 'tool_result') return 'toolResults';
-  if (block?.meta.source === 'ide_selection' || block?.meta.source === 'ide_opened_file') return 'editor';
+  if (
+    block?.meta.source === 'ide_selection' ||
+    block?.meta.source === 'ide_opened_file' ||
+    block?.meta.source === 'attached_file'
+  )
+    return 'editor';
   return row.role === 'assistant' ? 'assistant' : 'user';
 }
 

@@ -86,28 +86,89 @@ export interface CappedText {
   readonly totalTokens: number;
   readonly keptTokens: number;
   readonly truncated: boolean;
+  /**
+   * `totalTokens` was extrapolated from what was counted (the text is far over the cap: the
+   * rest is priced at the counted part's tokens per character, not counted).
+   */
+  readonly totalEstimated?: boolean;
+}
+
+/** Longest piece of one line counted at a time (a minified file is one long line). */
+const SEGMENT_CHARS = 2_000;
+
+/** Characters counted past the cut to report the total; beyond, the total is extrapolated. */
+const TOTAL_COUNT_CHARS = 256 * 1024;
+
+/** The text's lines (each with its line end), long lines in SEGMENT_CHARS pieces never splitting a surrogate pair. */
+function* segments(text: string): Generator<string> {
+  let start = 0;
+  while (start < text.length) {
+    const nl = text.indexOf('\n', start);
+    const lineEnd = nl < 0 ? text.length : nl + 1;
+    const end =
+      lineEnd - start > SEGMENT_CHARS ? Math.max(start + 1, safeCutIndex(text, start + SEGMENT_CHARS)) : lineEnd;
+    yield text.slice(start, end);
+    start = end;
+  }
 }
 
 /**
- * The longest start of `text` whose count is at most `maxTokens` (binary search over
- * character cuts, never splitting a surrogate pair; cut back to a line end when one is near).
+ * The longest start of `text` whose count is at most `maxTokens`, cut back to a line end when
+ * one is near, never splitting a surrogate pair. Linear: the text is counted once, line by line
+ * (long lines in pieces), and only the piece where the budget runs out is searched; past the
+ * cut, counting stops after TOTAL_COUNT_CHARS and the rest of the total is extrapolated
+ * (`totalEstimated`), so a 1 MB file costs what its first few hundred KB do.
  */
 export function capTokens(text: string, maxTokens: number, tokenizer: Tokenizer): CappedText {
-  const total = tokenizer.count(text);
-  if (total <= maxTokens) return { text, totalTokens: total, keptTokens: total, truncated: false };
-  if (maxTokens <= 0) return { text: '', totalTokens: total, keptTokens: 0, truncated: true };
+  const budget = Math.max(0, maxTokens);
+  let used = 0;
+  let at = 0;
+  let cut: { index: number; kept: number } | undefined;
+  for (const seg of segments(text)) {
+    const n = tokenizer.count(seg);
+    if (!cut && used + n > budget) cut = cutInside(text, at, seg, budget - used, used, tokenizer);
+    used += n;
+    at += seg.length;
+    if (cut && at - cut.index > TOTAL_COUNT_CHARS && at < text.length) {
+      const total = Math.round(used + ((text.length - at) * used) / Math.max(1, at));
+      return {
+        text: text.slice(0, cut.index),
+        totalTokens: total,
+        keptTokens: cut.kept,
+        truncated: true,
+        totalEstimated: true,
+      };
+    }
+  }
+  if (!cut) return { text, totalTokens: used, keptTokens: used, truncated: false };
+  return { text: text.slice(0, cut.index), totalTokens: used, keptTokens: cut.kept, truncated: true };
+}
+
+/**
+ * Where to cut inside `seg` (which starts at `at` in `text`, after `before` tokens): the most
+ * of it within `left` tokens (binary search over at most SEGMENT_CHARS characters), or the
+ * start of its line when that is near; the tokens kept.
+ */
+function cutInside(
+  text: string,
+  at: number,
+  seg: string,
+  left: number,
+  before: number,
+  tokenizer: Tokenizer,
+): { index: number; kept: number } {
   let lo = 0;
-  let hi = Math.min(text.length, maxTokens * 32);
+  let hi = seg.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (tokenizer.count(text.slice(0, safeCutIndex(text, mid))) <= maxTokens) lo = mid;
+    if (tokenizer.count(seg.slice(0, safeCutIndex(seg, mid))) <= left) lo = mid;
     else hi = mid - 1;
   }
-  let cut = safeCutIndex(text, lo);
-  const lineEnd = text.lastIndexOf('\n', cut - 1);
-  if (lineEnd > cut * 0.8) cut = lineEnd + 1;
-  const kept = text.slice(0, cut);
-  return { text: kept, totalTokens: total, keptTokens: tokenizer.count(kept), truncated: true };
+  const inside = safeCutIndex(seg, lo);
+  const end = at + inside;
+  // Back to the start of the line when the cut is near it (seg is a whole line, or its first piece).
+  if ((at === 0 || text[at - 1] === '\n') && at > end * 0.8) return { index: at, kept: before };
+  return { index: end, kept: before + tokenizer.count(seg.slice(0, inside)) };
 }
 
 /** A file cut or left out by the cap. */
@@ -115,6 +176,13 @@ export interface TruncatedInstruction {
   readonly origin: string;
   readonly totalTokens: number;
   readonly keptTokens: number;
+  /** `totalTokens` is extrapolated (see CappedText). */
+  readonly totalEstimated?: boolean;
+}
+
+/** A file's total for a person: `12,345`, or `about 250,000` when it was extrapolated. */
+function totalPhrase(t: { readonly totalTokens: number; readonly totalEstimated?: boolean }): string {
+  return `${t.totalEstimated ? 'about ' : ''}${t.totalTokens.toLocaleString('en-US')}`;
 }
 
 /** Instruction blocks and what the cap cut. */
@@ -127,11 +195,16 @@ export interface RenderedInstructions {
 export function instructionText(
   origin: string,
   body: string,
-  cut?: { readonly keptTokens: number; readonly totalTokens: number; readonly maxTokens: number },
+  cut?: {
+    readonly keptTokens: number;
+    readonly totalTokens: number;
+    readonly totalEstimated?: boolean;
+    readonly maxTokens: number;
+  },
 ): string {
   const safe = neutralizeProjectText(body).replace(/\s+$/, '');
   const notice = cut
-    ? `${safe === '' ? '' : '\n\n'}[Truncated by Context Pipeline: ${cut.keptTokens.toLocaleString('en-US')} of ${cut.totalTokens.toLocaleString('en-US')} tokens shown (contextPipeline.instructions.maxTokens is ${cut.maxTokens.toLocaleString('en-US')}). Read ${origin} for the rest when you need it.]`
+    ? `${safe === '' ? '' : '\n\n'}[Truncated by Context Pipeline: ${cut.keptTokens.toLocaleString('en-US')} of ${totalPhrase(cut)} tokens shown (contextPipeline.instructions.maxTokens is ${cut.maxTokens.toLocaleString('en-US')}). Read ${origin} for the rest when you need it.]`
     : '';
   return `<project_instructions path="${attributeValue(origin)}">\n${safe}${notice}\n</project_instructions>`;
 }
@@ -154,13 +227,16 @@ export function renderInstructionBlocks(
     const capped = capTokens(f.text, left, opts.tokenizer);
     left -= capped.keptTokens;
     if (capped.truncated)
-      truncated.push({ origin: f.origin, totalTokens: capped.totalTokens, keptTokens: capped.keptTokens });
+      truncated.push({
+        origin: f.origin,
+        totalTokens: capped.totalTokens,
+        keptTokens: capped.keptTokens,
+        ...(capped.totalEstimated ? { totalEstimated: true } : {}),
+      });
     const text = instructionText(
       f.origin,
       capped.text,
-      capped.truncated
-        ? { keptTokens: capped.keptTokens, totalTokens: capped.totalTokens, maxTokens: opts.maxTokens }
-        : undefined,
+      capped.truncated ? { ...capped, maxTokens: opts.maxTokens } : undefined,
     );
     blocks.push({
       type: 'text',
@@ -184,8 +260,8 @@ export function truncationNotice(truncated: readonly TruncatedInstruction[], max
   if (truncated.length === 0) return undefined;
   const parts = truncated.map((t) =>
     t.keptTokens === 0
-      ? `${t.origin} left out (${t.totalTokens.toLocaleString('en-US')} tokens)`
-      : `${t.origin} cut to ${t.keptTokens.toLocaleString('en-US')} of ${t.totalTokens.toLocaleString('en-US')} tokens`,
+      ? `${t.origin} left out (${totalPhrase(t)} tokens)`
+      : `${t.origin} cut to ${t.keptTokens.toLocaleString('en-US')} of ${totalPhrase(t)} tokens`,
   );
   return `Project instructions exceed contextPipeline.instructions.maxTokens (${maxTokens.toLocaleString('en-US')}): ${parts.join('; ')}. The model is told where the text was cut.`;
 }

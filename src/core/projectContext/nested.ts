@@ -7,7 +7,7 @@
 import { classifyToolCall } from '../compaction/toolKinds';
 import type { Injection } from '../conversation/conversationModel';
 import type { Tokenizer } from '../platform/platformPorts';
-import { capTokens, instructionText, type InstructionFile } from './instructions';
+import { capTokens, instructionText, neutralizeProjectText, type InstructionFile } from './instructions';
 import {
   displayWorkspacePath,
   foldersBetween,
@@ -100,13 +100,12 @@ export function nestedInstructionReminder(
   const body = instructionText(
     file.origin,
     capped.text,
-    capped.truncated
-      ? { keptTokens: capped.keptTokens, totalTokens: capped.totalTokens, maxTokens: opts.maxTokens }
-      : undefined,
+    capped.truncated ? { ...capped, maxTokens: opts.maxTokens } : undefined,
   );
   return {
     kind: 'system_reminder',
     origin: file.origin,
-    text: `Project instructions for the files under ${folder}/ (from ${file.origin}); they apply in addition to the more general ones:\n${body}`,
+    prebuilt: true,
+    text: `Project instructions for the files under ${neutralizeProjectText(folder)}/ (from ${neutralizeProjectText(file.origin)}); they apply in addition to the more general ones:\n${body}`,
   };
 }

@@ -78,6 +78,58 @@ const CONFUSABLES: Readonly<Record<string, string>> = {
   '\u03BA': 'k',
   '\u0131': 'i',
   '\u0269': 'i',
+  // Cyrillic letters that read as Latin ones in lowercase or small-capital shapes
+  '\u043C': 'm',
+  '\u0442': 't',
+  '\u043A': 'k',
+  '\u043D': 'h',
+  '\u0432': 'b',
+  '\u0433': 'r',
+  '\u043F': 'n',
+  '\u0438': 'u',
+  '\u044C': 'b',
+  '\u0491': 'r',
+  // Greek
+  '\u03C4': 't',
+  '\u03B7': 'n',
+  '\u03F2': 'c',
+  '\u03C7': 'x',
+  '\u03C9': 'w',
+  '\u03B5': 'e',
+  '\u03B3': 'y',
+  '\u03BC': 'u',
+  // Armenian
+  '\u0585': 'o',
+  '\u057D': 'u',
+  '\u0581': 'g',
+  '\u0570': 'h',
+  '\u0578': 'n',
+  // Latin small capitals and other letter forms NFKC keeps (ꜱ, ᴇ, ʀ …)
+  '\uA731': 's',
+  '\u1D00': 'a',
+  '\u0299': 'b',
+  '\u1D04': 'c',
+  '\u1D05': 'd',
+  '\u1D07': 'e',
+  '\uA730': 'f',
+  '\u0262': 'g',
+  '\u0261': 'g',
+  '\u029C': 'h',
+  '\u026A': 'i',
+  '\u1D0A': 'j',
+  '\u1D0B': 'k',
+  '\u029F': 'l',
+  '\u1D0D': 'm',
+  '\u0274': 'n',
+  '\u1D0F': 'o',
+  '\u1D18': 'p',
+  '\u0280': 'r',
+  '\u1D1B': 't',
+  '\u1D1C': 'u',
+  '\u1D20': 'v',
+  '\u1D21': 'w',
+  '\u028F': 'y',
+  '\u1D22': 'z',
 };
 
 /** Characters whose view is `<` (a test checks this against every code point). */
@@ -165,7 +217,20 @@ export function neutralizeTagPattern(content: string, namePattern: string): stri
   return last === 0 ? content : out + content.slice(last);
 }
 
-/** A RegExp source matching exactly the given tag names (lowercased, escaped). */
+/**
+ * A RegExp source matching the given tag names (lowercased, escaped) on a view, with their
+ * separators loose: where a name has `-` or `_`, any run of `-`, `_` and spaces — or none —
+ * matches, so `<system_reminder>`, `<system reminder>` and `<systemreminder>` read as
+ * `<system-reminder>` (a model would take them for it).
+ */
 export function namesPattern(tags: readonly string[]): string {
-  return tags.map((t) => t.toLowerCase().replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|');
+  return tags
+    .map((t) =>
+      t
+        .toLowerCase()
+        .split(/[-_]+/)
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&'))
+        .join('[-_ ]*'),
+    )
+    .join('|');
 }

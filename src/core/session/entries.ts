@@ -175,6 +175,7 @@ const meta = v.strictObject({
     'reminder',
     'ide_selection',
     'ide_opened_file',
+    'attached_file',
     'hook',
     'compactor',
     'instructions',
@@ -186,7 +187,7 @@ const meta = v.strictObject({
   effect: v.optional(v.picklist(TOOL_EFFECTS)),
   injection: v.optional(
     v.strictObject({
-      kind: v.picklist(['ide_opened_file', 'ide_selection', 'system_reminder', 'hook']),
+      kind: v.picklist(['ide_opened_file', 'ide_selection', 'attached_file', 'system_reminder', 'hook']),
       tag: v.string(),
       path: v.optional(v.string()),
       startLine: v.optional(int),

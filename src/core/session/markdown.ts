@@ -15,6 +15,7 @@ export const MARKDOWN_MAX_TOOL_CHARS = 4000;
 const CONTEXT_SOURCES = new Set([
   'ide_selection',
   'ide_opened_file',
+  'attached_file',
   'reminder',
   'hook',
   'system',

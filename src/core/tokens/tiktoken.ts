@@ -29,36 +29,172 @@ export interface TiktokenRanks {
 }
 
 /**
- * Runs longer than this many characters of one class (letters, whitespace, punctuation) are
- * counted in pieces: js-tiktoken's byte-pair merge is quadratic in the length of one regex
- * piece, and a minified file or a base64 blob would otherwise stall the extension host.
- * Cutting inside such a run can only add tokens (never fewer), which suits an estimate.
+ * The most UTF-8 bytes of one piece BPE is given. Byte-pair merging is quadratic in the bytes
+ * of one piece, so a long run without spaces — a minified file, base64, CJK, emoji sequences,
+ * combining marks — would stall the extension host; longer pieces are counted in parts of at
+ * most this many bytes (never inside a character). Cutting can only add tokens (never fewer),
+ * which suits an estimate.
  */
-const MAX_RUN = 32;
-const LONG_RUN = new RegExp(`\\p{L}{${MAX_RUN}}|\\s{${MAX_RUN}}|[^\\s\\p{L}\\p{N}]{${MAX_RUN}}`, 'gu');
+const PIECE_BYTES = 32;
 
-const encoders = new WeakMap<TiktokenBPE, Tiktoken>();
+/** Distinct parts whose counts are remembered (text repeats words and runs; cleared when full). */
+const MEMO_LIMIT = 50_000;
 
-function encoderFor(ranks: TiktokenBPE): Tiktoken {
-  let enc = encoders.get(ranks);
-  if (!enc) {
-    enc = new Tiktoken(ranks);
-    encoders.set(ranks, enc);
-  }
-  return enc;
+/**
+ * A tokenizer's rank table as js-tiktoken holds it (`rankMap`: the bytes of a token, joined
+ * with commas, to its rank), its pre-tokenizer, a memo of part counts and the pairs already
+ * looked up. js-tiktoken's own merge (`encode`) rescans every pair and re-joins their bytes at
+ * each step — cubic in a piece's bytes, 12 s for 200 KB of CJK — so parts are merged here, on
+ * the same table (see mergeCount). When the table is not where it is expected (another
+ * js-tiktoken version; a unit test fails then), `encode` counts each part instead.
+ */
+interface Encoder {
+  readonly enc: Tiktoken;
+  readonly ranks: ReadonlyMap<string, number> | undefined;
+  readonly pattern: RegExp;
+  readonly memo: Map<string, number>;
+  readonly pairs: PairCache;
 }
 
-/** Tokens of `text`; special-token strings such as `<|endoftext|>` count as plain text. */
-function countWith(enc: Tiktoken, text: string): number {
-  let total = 0;
-  let start = 0;
-  LONG_RUN.lastIndex = 0;
-  for (let m = LONG_RUN.exec(text); m !== null; m = LONG_RUN.exec(text)) {
-    const end = m.index + m[0].length;
-    total += enc.encode(text.slice(start, end), [], []).length;
-    start = end;
+const encoders = new WeakMap<TiktokenBPE, Encoder>();
+const utf8 = new TextEncoder();
+
+function encoderFor(ranks: TiktokenBPE): Encoder {
+  let e = encoders.get(ranks);
+  if (!e) {
+    const enc = new Tiktoken(ranks);
+    const table = (enc as unknown as { rankMap?: unknown }).rankMap;
+    e = {
+      enc,
+      ranks: table instanceof Map && table.get('104,101,108,108,111') !== undefined ? table : undefined,
+      pattern: new RegExp(ranks.pat_str, 'gu'),
+      memo: new Map(),
+      pairs: new Map(),
+    };
+    encoders.set(ranks, e);
   }
-  if (start < text.length) total += enc.encode(start === 0 ? text : text.slice(start), [], []).length;
+  return e;
+}
+
+/** Whether a tokenizer made by {@link createTiktokenTokenizer} merges on the rank table itself (see Encoder). */
+export function mergesOnRankTable(encoding: BundledEncoding | TiktokenRanks = 'cl100k_base'): boolean {
+  return encoderFor(typeof encoding === 'string' ? cl100kBase : encoding.ranks).ranks !== undefined;
+}
+
+/** Left tokens whose pairs are remembered (see {@link PairCache}); cleared when full. */
+const PAIR_CACHE_LIMIT = 20_000;
+
+/**
+ * The rank of the token two adjacent tokens merge into (or -1: they do not), by the left
+ * token's rank, then the right one's. Text repeats the same pairs (a CJK character's
+ * UTF-8 bytes, common syllables), so most steps of a merge are a numeric lookup here instead of
+ * joining bytes into a string key.
+ */
+type PairCache = Map<number, Map<number, number>>;
+
+/**
+ * Tokens of `bytes[from, to)` by byte-pair merging on `ranks` (lowest rank first, as tiktoken
+ * does). Each pair's rank is found once (in `cache`, else by its bytes' key) and again only
+ * when a merge changes it; a step is a scan of numbers.
+ */
+function mergeCount(
+  ranks: ReadonlyMap<string, number>,
+  cache: PairCache,
+  bytes: Uint8Array,
+  from: number,
+  to: number,
+): number {
+  const keys: string[] = [];
+  const tokens: number[] = [];
+  for (let i = from; i < to; i++) {
+    const key = String(bytes[i]);
+    keys.push(key);
+    tokens.push(ranks.get(key) ?? -1);
+  }
+  const rankOf = (i: number): number => {
+    const a = tokens[i] ?? -1;
+    const b = tokens[i + 1] ?? -1;
+    let row = a < 0 ? undefined : cache.get(a);
+    let r = b < 0 ? undefined : row?.get(b);
+    if (r === undefined) {
+      r = ranks.get(`${keys[i]},${keys[i + 1]}`) ?? -1;
+      if (a >= 0 && b >= 0) {
+        if (!row) {
+          if (cache.size >= PAIR_CACHE_LIMIT) cache.clear();
+          row = new Map();
+          cache.set(a, row);
+        }
+        row.set(b, r);
+      }
+    }
+    return r < 0 ? Infinity : r;
+  };
+  const pair: number[] = [];
+  for (let i = 0; i + 1 < keys.length; i++) pair.push(rankOf(i));
+  for (;;) {
+    let best = -1;
+    let bestRank = Infinity;
+    for (let i = 0; i < pair.length; i++) {
+      const r = pair[i] ?? Infinity;
+      if (r < bestRank) {
+        bestRank = r;
+        best = i;
+      }
+    }
+    if (best < 0) return keys.length;
+    keys.splice(best, 2, `${keys[best]},${keys[best + 1]}`);
+    tokens.splice(best, 2, bestRank);
+    pair.splice(best, 1);
+    if (best < pair.length) pair[best] = rankOf(best);
+    if (best > 0) pair[best - 1] = rankOf(best - 1);
+  }
+}
+
+/** Tokens of one part of at most PIECE_BYTES bytes, memoised. */
+function partTokens(e: Encoder, part: string): number {
+  let n = e.memo.get(part);
+  if (n !== undefined) return n;
+  if (e.ranks) {
+    const bytes = utf8.encode(part);
+    n = mergeCount(e.ranks, e.pairs, bytes, 0, bytes.length);
+  } else n = e.enc.encode(part, [], []).length;
+  if (e.memo.size >= MEMO_LIMIT) e.memo.clear();
+  e.memo.set(part, n);
+  return n;
+}
+
+/**
+ * Tokens of one piece of the pre-tokenizer: in parts of at most PIECE_BYTES UTF-8 bytes (never
+ * inside a character), each counted by {@link partTokens}.
+ */
+function pieceTokens(e: Encoder, piece: string): number {
+  if (piece.length * 3 <= PIECE_BYTES) return partTokens(e, piece);
+  let n = 0;
+  let start = 0;
+  let bytes = 0;
+  for (let i = 0; i < piece.length;) {
+    const cp = piece.codePointAt(i) ?? 0;
+    const b = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (bytes + b > PIECE_BYTES) {
+      n += partTokens(e, piece.slice(start, i));
+      start = i;
+      bytes = 0;
+    }
+    bytes += b;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return n + partTokens(e, start === 0 ? piece : piece.slice(start));
+}
+
+/**
+ * Tokens of `text`: split by the encoding's own pre-tokenizer, each piece counted by
+ * {@link pieceTokens}. Linear in the length of the text for any content.
+ */
+function countWith(e: Encoder, text: string): number {
+  let total = 0;
+  const pattern = e.pattern;
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) total += pieceTokens(e, m[0]);
   return total;
 }
 
@@ -66,16 +202,17 @@ function countWith(enc: Tiktoken, text: string): number {
  * Creates a `Tokenizer` counting with js-tiktoken. `encoding` defaults to cl100k_base (see
  * the module comment for why); pass `{ name, ranks }` to use another rank file. Building the
  * rank table takes a few hundred ms once per rank object (memoised); `count` is then
- * deterministic, never throws, and treats special-token strings as ordinary text.
+ * deterministic, linear in the text's length, never throws, and treats special-token strings
+ * as ordinary text.
  */
 export function createTiktokenTokenizer(encoding: BundledEncoding | TiktokenRanks = 'cl100k_base'): Tokenizer {
   const name = typeof encoding === 'string' ? encoding : encoding.name;
   const ranks = typeof encoding === 'string' ? cl100kBase : encoding.ranks;
-  const enc = encoderFor(ranks);
+  const e = encoderFor(ranks);
   return {
     name,
     count(text: string): number {
-      return text.length === 0 ? 0 : countWith(enc, text);
+      return text.length === 0 ? 0 : countWith(e, text);
     },
   };
 }

@@ -125,6 +125,30 @@ const RULES: readonly RiskRule[] = [
     reason: 'build and test tools run the code in this file (installing, building or testing the project runs it)',
   },
   {
+    pattern:
+      /(^|\/)(gemfile|pyproject\.toml|tox\.ini|setup\.cfg|pipfile|cargo\.toml|deno\.jsonc?|composer\.json|pom\.xml|build\.xml|cmakelists\.txt|meson\.build|bazel\.rc|\.bazelrc|workspace(\.bazel)?|build(\.bazel)?|[^/]+\.gemspec|[^/]+\.csproj|directory\.build\.(props|targets)|vite\.config\.[cm]?[jt]s|webpack\.config\.[cm]?[jt]s|jest\.config\.[cm]?[jt]s|vitest\.config\.[cm]?[jt]s|eslint\.config\.[cm]?[jt]s|\.eslintrc\.[cm]?js|babel\.config\.[cm]?js|\.babelrc\.[cm]?js)$/i,
+    risk: 'runs-code',
+    reason:
+      'package managers and build tools run what this file names (dependencies, scripts, plugins, build steps) when the project is installed, built or tested',
+  },
+  {
+    pattern: /(^|\/)(dockerfile|containerfile|[^/]+\.dockerfile|docker-compose(\.[^/]+)?\.ya?ml|compose\.ya?ml)$/i,
+    risk: 'runs-code',
+    reason: 'container builds and compose run the commands this file lists (and can mount your files and secrets)',
+  },
+  {
+    pattern: /(^|\/)\.idea\/(workspace\.xml|runConfigurations\/[^/]+|tasks\.xml)$/i,
+    risk: 'runs-code',
+    reason: 'JetBrains IDE configuration holds run configurations and tasks that run programs',
+  },
+  {
+    pattern:
+      /(^|\/)(\.claude\/commands\/.+|\.claude\/agents\/.+|\.github\/copilot-instructions\.md|\.github\/instructions\/.+|\.github\/prompts\/.+|gemini\.md|\.cursorrules|\.cursor\/rules(\/.+)?|\.windsurfrules|\.clinerules(\/.+)?|\.roo\/rules(\/.+)?)$/i,
+    risk: 'changes-settings',
+    reason:
+      "another coding agent's instructions or commands: that agent reads them into its instructions (or runs them as commands) in this folder",
+  },
+  {
     pattern: /(^|\/)(AGENTS\.md|CLAUDE\.md|CLAUDE\.local\.md)$/i,
     risk: 'changes-settings',
     reason:

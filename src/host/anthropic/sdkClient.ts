@@ -15,28 +15,33 @@ export interface SdkClientSpec {
  * would send the key there) and merges `ANTHROPIC_CUSTOM_HEADERS` into every request; a
  * repository can set both for the extension host (a dev container's `remoteEnv`), and where
  * requests and the key go is the user's setting alone. So the base URL is always explicit
- * (Anthropic's API when the setting is empty), each header the environment would add is
- * removed (a null default header removes it: the SDK's `buildHeaders`), and the log level is
- * fixed so `ANTHROPIC_LOG=debug` cannot print request bodies. SDK retries are off: the caller
- * runs its own loop. Reads `env` (default `process.env`) only for the names to remove.
+ * (Anthropic's API when the setting is empty), the SDK's constructor — the only place it reads
+ * `ANTHROPIC_CUSTOM_HEADERS` — runs with that variable out of `process.env` (put back at once:
+ * the constructor is synchronous), so no header of it is sent and none of the SDK's own
+ * (`Authorization`, `anthropic-version` …) is displaced by one; the log level is fixed so
+ * `ANTHROPIC_LOG=debug` cannot print request bodies. SDK retries are off: the caller runs its
+ * own loop.
  */
-export function newSdkClient(spec: SdkClientSpec, env: NodeJS.ProcessEnv = process.env): Anthropic {
-  return new Anthropic({
-    apiKey: spec.apiKey,
-    baseURL: spec.baseUrl || ANTHROPIC_ORIGIN,
-    defaultHeaders: removedEnvHeaders(env.ANTHROPIC_CUSTOM_HEADERS),
-    logLevel: 'warn',
-    maxRetries: 0,
-    timeout: spec.timeoutMs,
+export function newSdkClient(spec: SdkClientSpec): Anthropic {
+  return withoutEnv('ANTHROPIC_CUSTOM_HEADERS', () => {
+    return new Anthropic({
+      apiKey: spec.apiKey,
+      baseURL: spec.baseUrl || ANTHROPIC_ORIGIN,
+      logLevel: 'warn',
+      maxRetries: 0,
+      timeout: spec.timeoutMs,
+    });
   });
 }
 
-/** Each header named in `ANTHROPIC_CUSTOM_HEADERS` ("Name: value" lines, as the SDK parses it), set to null. */
-export function removedEnvHeaders(customHeaders: string | undefined): Record<string, null> {
-  const removed: Record<string, null> = {};
-  for (const line of (customHeaders ?? '').split('\n')) {
-    const colon = line.indexOf(':');
-    if (colon >= 0) removed[line.substring(0, colon).trim()] = null;
+/** `make()` run with `process.env[name]` removed, restored afterwards (even when `make` throws). */
+function withoutEnv<T>(name: string, make: () => T): T {
+  if (!Object.prototype.hasOwnProperty.call(process.env, name)) return make();
+  const saved = process.env[name];
+  delete process.env[name];
+  try {
+    return make();
+  } finally {
+    process.env[name] = saved;
   }
-  return removed;
 }

@@ -4,8 +4,8 @@
  */
 import { basename } from 'node:path';
 import { structuredPatch } from 'diff';
-import { classifyEditRisk, classifyPathRisk } from '../../core/tools/pathRisk';
-import { shellFileTouches } from '../../core/compaction/shellFiles';
+import { classifyEditRisk } from '../../core/tools/pathRisk';
+import { classifyCommandRisk } from '../../core/tools/commandRisk';
 import type { ChatItem } from '../../protocol/chatItems';
 import type { CommandProposal, EditProposal } from './approval';
 
@@ -86,10 +86,10 @@ export function editApprovalItem(
 }
 
 /**
- * The card for a proposed shell command: the command line, the folder it runs in, and the
- * flag of the first risky file its text says it writes (`>`, `tee`, `sed -i`, `cp`, `mv`, as
- * far as core/compaction/shellFiles.ts understands the line; a command it cannot read is not
- * flagged, which the card's "read it all" already asks of the user).
+ * The card for a proposed shell command: the command line, the folder it runs in, and its risk
+ * flag (core/tools/commandRisk.ts: a risky file it writes, inline code, git configuration
+ * that runs programs; a command it cannot read is not flagged, which the card's "read it all"
+ * already asks of the user).
  */
 export function commandApprovalItem(id: string, p: CommandProposal): ApprovalItem {
   const risk = commandRisk(p.command);
@@ -114,14 +114,10 @@ export function commandFolder(p: Pick<CommandProposal, 'cwd' | 'displayCwd' | 'r
   return name ? `in the workspace root (${name})` : 'in the workspace root';
 }
 
-/** The risk of the first file `command` writes that is flagged, said as what the command does to it. */
+/** The command's risk flag for the card (core/tools/commandRisk.ts). */
 function commandRisk(command: string): ApprovalItem['risk'] {
-  for (const touch of shellFileTouches(command)) {
-    if (!touch.edited) continue;
-    const r = classifyPathRisk(touch.path);
-    if (r) return { kind: r.risk, reason: `it writes ${touch.path} — ${r.reason}` };
-  }
-  return undefined;
+  const r = classifyCommandRisk(command);
+  return r ? { kind: r.risk, reason: r.reason } : undefined;
 }
 
 function cut(line: string): string {

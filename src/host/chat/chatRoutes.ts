@@ -24,8 +24,16 @@ export interface ChatRouteDeps {
         };
         pin(messageId: string, pinned: boolean): Promise<void>;
         dismissContext(key: string): void;
+        postPendingContext(): void;
       }
     | undefined;
+  /** The `@` mentions of the composer: matching files, and attaching the one chosen. */
+  readonly mentions: {
+    query(query: string): Promise<ReadonlyArray<{ readonly path: string; readonly kind: 'file' }>>;
+    attach(path: string): Promise<boolean>;
+    /** Resolves once the files asked to be attached so far are read (or refused). */
+    settled(): Promise<void>;
+  };
   readonly approver: ChatApprover;
   readonly previewer: RequestPreviewer;
   readonly log: vscode.LogOutputChannel;
@@ -40,7 +48,11 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
       // Prompts still waiting for an answer come back after the view was hidden or reloaded.
       for (const item of approver.pending()) view.post({ type: 'upsert', item });
     },
-    send: (m) => deps.chat()?.send(m.text, m.images ?? []),
+    // A file chosen with `@` just before Send goes with this message.
+    send: async (m) => {
+      await deps.mentions.settled();
+      await deps.chat()?.send(m.text, m.images ?? []);
+    },
     stop: () => deps.chat()?.stop(),
     retry: () => deps.chat()?.retry(),
     retryLast: (m) => deps.chat()?.userTurns.retryLast(m.messageId),
@@ -61,6 +73,13 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     },
     openLink: (m) => openChatLink(m.href, log),
     copy: (m) => copyToClipboard(m.text),
+    mentionQuery: async (m, view) =>
+      view.post({ type: 'mentionResults', requestId: m.requestId, items: [...(await deps.mentions.query(m.query))] }),
+    // The chip (attached, or why not) shows with the next pending context.
+    attachFile: async (m) => {
+      await deps.mentions.attach(m.path);
+      deps.chat()?.postPendingContext();
+    },
     approval: (m) => approver.answer(m.id, m.approved, m.reason, m.remember),
     openDiff: (m) => approver.openDiff(m.id),
   };

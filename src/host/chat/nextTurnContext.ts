@@ -8,6 +8,7 @@ import type { Injection } from '../../core/conversation/conversationModel';
 import { sameSelection } from '../editorContext';
 
 type Selection = Extract<Injection, { kind: 'ide_selection' }>;
+type Attached = Extract<Injection, { kind: 'attached_file' }>;
 
 /** Where the editor context comes from (the EditorContextTracker in the extension). */
 export interface EditorContextSource {
@@ -39,6 +40,8 @@ export interface ContextChip {
   readonly text: string;
   readonly tokens: number;
   readonly pinned: boolean;
+  /** A file mentioned with `@` that could not be attached: why (nothing of it is sent). */
+  readonly error?: string;
 }
 
 /** A stable key for an injection: file, lines and a hash of the text for selections. */
@@ -48,6 +51,8 @@ export function injectionKey(i: Injection): string {
       return `file:${i.path}`;
     case 'ide_selection':
       return `${i.pinned ? 'pin' : 'sel'}:${i.path}:${i.startLine}-${i.endLine}:${hash(i.text)}`;
+    case 'attached_file':
+      return `att:${i.path}`;
     case 'system_reminder':
       return `reminder:${hash(i.text)}`;
     case 'hook':
@@ -55,9 +60,19 @@ export function injectionKey(i: Injection): string {
   }
 }
 
-/** The next turn's context: editor context minus dismissed chips, then the queued pins. */
+/** The key of the chip of a file that could not be attached. */
+function refusedKey(path: string): string {
+  return `refused:${path}`;
+}
+
+/**
+ * The next turn's context: editor context minus dismissed chips, then the queued pins, then
+ * the files attached with `@` (and, as chips only, those that could not be).
+ */
 export class NextTurnContext {
   private pins: Selection[] = [];
+  private attached: Attached[] = [];
+  private refused: Array<{ readonly path: string; readonly reason: string }> = [];
   private readonly dismissed = new Set<string>();
 
   constructor(private readonly editor: EditorContextSource) {}
@@ -70,18 +85,45 @@ export class NextTurnContext {
     return true;
   }
 
-  /** Leaves a chip out of the next turn (a pin is dropped from the queue). Unknown keys are ignored. */
+  /**
+   * Attaches a file's text to the next message (it replaces an earlier attachment of the same
+   * path, and a refusal of it).
+   */
+  attach(file: Attached): void {
+    this.refused = this.refused.filter((r) => r.path !== file.path);
+    this.attached = [...this.attached.filter((a) => a.path !== file.path), file];
+  }
+
+  /** A file mentioned with `@` could not be attached: shown as a chip with `reason` until dismissed or sent. */
+  refuse(path: string, reason: string): void {
+    this.attached = this.attached.filter((a) => a.path !== path);
+    this.refused = [...this.refused.filter((r) => r.path !== path), { path, reason }];
+  }
+
+  /** Leaves a chip out of the next turn (a pin or attachment is dropped from the queue). Unknown keys are ignored. */
   dismiss(key: string): void {
-    const before = this.pins.length;
+    const before = this.pins.length + this.attached.length + this.refused.length;
     this.pins = this.pins.filter((p) => injectionKey(p) !== key);
+    this.attached = this.attached.filter((a) => injectionKey(a) !== key);
+    this.refused = this.refused.filter((r) => refusedKey(r.path) !== key);
+    const after = this.pins.length + this.attached.length + this.refused.length;
     // (At most 50 remembered: keys come from the webview; the oldest are forgotten first.)
-    if (this.pins.length === before) this.dismissed.add(key);
+    if (after === before) this.dismissed.add(key);
     if (this.dismissed.size > 50) this.dismissed.delete(this.dismissed.values().next().value as string);
   }
 
   /** The chips the chat shows now, with tokens counted by `count` on the exact tagged text. */
   chips(session: string | undefined, count: (text: string) => number): ContextChip[] {
-    return this.preview(session).map((i) => {
+    const refused: ContextChip[] = this.refused.map((r) => ({
+      key: refusedKey(r.path),
+      tag: 'attached_file',
+      label: r.path,
+      text: `Not attached: ${r.reason}`,
+      tokens: 0,
+      pinned: false,
+      error: r.reason,
+    }));
+    const chips = this.preview(session).map((i) => {
       const text = renderInjection(i);
       return {
         key: injectionKey(i),
@@ -92,6 +134,7 @@ export class NextTurnContext {
         pinned: i.kind === 'ide_selection' && i.pinned === true,
       };
     });
+    return [...chips, ...refused];
   }
 
   /** What the next turn would carry now (for the request preview), without consuming anything. */
@@ -107,8 +150,10 @@ export class NextTurnContext {
     const snap = this.editor.snapshot(session);
     const injections = this.candidates(snap.injections);
     const pins = this.pins;
+    const attached = this.attached;
     const dismissed = [...this.dismissed];
     this.pins = [];
+    this.attached = [];
     let settled = false;
     return {
       injections,
@@ -117,8 +162,10 @@ export class NextTurnContext {
         settled = true;
         if (!sent) {
           this.pins = [...pins, ...this.pins.filter((p) => !pins.some((q) => sameSelection(p, q)))];
+          this.attached = [...attached.filter((a) => !this.attached.some((b) => b.path === a.path)), ...this.attached];
           return;
         }
+        this.refused = [];
         for (const key of dismissed) this.dismissed.delete(key);
         if (snap.openedUri && injections.some((i) => i.kind === 'ide_opened_file'))
           this.editor.markTold(session, snap.openedUri);
@@ -126,12 +173,12 @@ export class NextTurnContext {
     };
   }
 
-  /** Editor context not dismissed and not already queued as a pin, then the pins. */
+  /** Editor context not dismissed and not already queued as a pin, then the pins, then the attached files. */
   private candidates(editor: readonly Injection[]): Injection[] {
     const fromEditor = editor.filter(
       (i) => !this.dismissed.has(injectionKey(i)) && !this.pins.some((p) => sameSelection(p, i)),
     );
-    return [...fromEditor, ...this.pins];
+    return [...fromEditor, ...this.pins, ...this.attached];
   }
 }
 
@@ -141,6 +188,8 @@ function labelOf(i: Injection): string {
       return i.path;
     case 'ide_selection':
       return `${i.path}:${i.startLine}-${i.endLine}`;
+    case 'attached_file':
+      return i.path;
     case 'system_reminder':
       return 'reminder';
     case 'hook':

@@ -32,13 +32,21 @@ export const PREVIEW_CHARS = 4_000;
 export function injectedOf(block: Block): { tag: string; label: string; text: string } | undefined {
   if (block.type !== 'text') return undefined;
   const src = block.meta.source;
-  if (src !== 'ide_selection' && src !== 'ide_opened_file' && src !== 'reminder' && src !== 'hook') return undefined;
+  if (
+    src !== 'ide_selection' &&
+    src !== 'ide_opened_file' &&
+    src !== 'attached_file' &&
+    src !== 'reminder' &&
+    src !== 'hook'
+  )
+    return undefined;
   const ref = block.meta.injection;
   const tag = ref?.tag ?? /^<([a-z][a-z0-9_-]*)>/.exec(block.text)?.[1] ?? src;
   let label = tag;
   if (src === 'reminder') label = block.meta.origin ?? firstLine(block.text, tag) ?? tag;
   if (src === 'ide_opened_file') label = ref?.path ?? /opened the file (.*?) in the IDE/.exec(block.text)?.[1] ?? tag;
   if (src === 'ide_selection') label = selectionLabel(block.text, ref) ?? tag;
+  if (src === 'attached_file') label = ref?.path ?? tag;
   return { tag, label, text: block.text };
 }
 

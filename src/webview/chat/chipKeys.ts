@@ -12,8 +12,14 @@ export function focusAfterRemoval(removed: number, remaining: number): number | 
   return Math.min(Math.max(0, removed), remaining - 1);
 }
 
-/** The short name of a chip's kind, as shown on it: pinned, selection, file, or the tag itself. */
+/** The short name of a chip's kind, as shown on it: pinned, selection, file, attached (`@`), or the tag itself. */
 export function chipKind(tag: string, pinned: boolean): string {
   if (pinned) return 'pinned';
-  return tag === 'ide_selection' ? 'selection' : tag === 'ide_opened_file' ? 'file' : tag;
+  return tag === 'ide_selection'
+    ? 'selection'
+    : tag === 'ide_opened_file'
+      ? 'file'
+      : tag === 'attached_file'
+        ? 'attached'
+        : tag;
 }

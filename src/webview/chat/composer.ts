@@ -1,37 +1,14 @@
 import { el } from '../shared/dom';
 import { icon } from '../shared/icons';
 import { chipKeyAction, chipKind, focusAfterRemoval } from './chipKeys';
-import { MAX_MESSAGE_IMAGES, MAX_SLASH_ARG, type ImageAttachment } from '../../protocol/chat';
+import { MAX_MESSAGE_IMAGES, type ImageAttachment } from '../../protocol/chat';
+import { SLASH_COMMANDS, parseSlash, sendProblem } from './composerChecks';
 import { giveBack, type ComposerDraft } from './giveBack';
 import type { AttachedImage } from './imageAttach';
 import { ImageTray, imageFiles } from './imageTray';
-import { MAX_WEBVIEW_STRING } from '../../protocol/validate';
+import type { ComposerExtension } from './mentionPicker';
 
-/** The chat's slash commands, with what they do (shown as completions). */
-export const SLASH_COMMANDS = [
-  { name: 'compact', hint: '/compact [instructions] — summarise older turns now' },
-  { name: 'new', hint: '/new — start a new session' },
-  { name: 'pin', hint: '/pin — pin the editor selection (never compacted)' },
-] as const;
-
-/** A typed slash command, or undefined when the text is a normal message. */
-export function parseSlash(text: string): { name: (typeof SLASH_COMMANDS)[number]['name']; arg: string } | undefined {
-  const m = /^\/(compact|new|pin)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  return m ? { name: m[1] as 'compact' | 'new' | 'pin', arg: (m[2] ?? '').trim() } : undefined;
-}
-
-/**
- * Why `text` cannot be sent as typed (the protocol's limits, checked before the box is
- * cleared so nothing is lost), or undefined when it can.
- */
-export function sendProblem(text: string): string | undefined {
-  if (text.length > MAX_WEBVIEW_STRING)
-    return `This message has ${text.length.toLocaleString('en-US')} characters; the chat takes at most ${MAX_WEBVIEW_STRING.toLocaleString('en-US')}. Save it to a file in the workspace and ask Claude to read it.`;
-  const slash = parseSlash(text);
-  if (slash && slash.arg.length > MAX_SLASH_ARG)
-    return `/${slash.name} takes at most ${MAX_SLASH_ARG.toLocaleString('en-US')} characters of instructions (these have ${slash.arg.length.toLocaleString('en-US')}).`;
-  return undefined;
-}
+export { SLASH_COMMANDS, parseSlash, sendProblem } from './composerChecks';
 
 /** What the composer asks of the page. */
 export interface ComposerHandlers {
@@ -53,6 +30,8 @@ export interface PendingChip {
   tokens: number;
   text: string;
   pinned: boolean;
+  /** A file mentioned with `@` that could not be attached: why. */
+  error?: string;
 }
 
 /**
@@ -111,6 +90,7 @@ export class Composer {
   });
   private history: string[] = [];
   private cursor = -1;
+  private readonly extensions: ComposerExtension[] = [];
   /** Images pasted or dropped for the next message. */
   private readonly images: ImageTray;
   /** The last message sent, until the next: given back if the host says it did not go. */
@@ -178,6 +158,14 @@ export class Composer {
     });
   }
 
+  /** Adds a part of the input (the `@` picker, made from the input): above it, seeing its keys first. */
+  extend<T extends ComposerExtension>(make: (input: HTMLTextAreaElement) => T): T {
+    const ext = make(this.input);
+    this.extensions.push(ext);
+    this.problemNote.after(ext.root);
+    return ext;
+  }
+
   /** Switches between Send and Stop; a message queued during the turn goes when it ends. */
   setBusy(busy: boolean): void {
     this.busy = busy;
@@ -230,7 +218,7 @@ export class Composer {
    * close button (Enter, Space or a click removes it).
    */
   private chip(c: PendingChip, index: number): HTMLElement {
-    const kind = chipKind(c.tag, c.pinned);
+    const kind = c.error ? 'not attached' : chipKind(c.tag, c.pinned);
     const what = `${kind} ${c.label}`;
     const dismiss = (byKeyboard: boolean) => {
       if (byKeyboard) this.refocus = index;
@@ -252,17 +240,17 @@ export class Composer {
     const node = el(
       'span',
       {
-        class: `pending-chip${c.pinned ? ' pinned' : ''}`,
+        class: `pending-chip${c.pinned ? ' pinned' : ''}${c.error ? ' refused' : ''}`,
         role: 'listitem',
         tabindex: '0',
         'data-tag': c.tag,
         'data-key': c.key,
-        title: `Sent as:\n${c.text}`,
-        'aria-label': `${what}, ${c.tokens.toLocaleString('en-US')} tokens. Delete removes it from this message.`,
+        title: c.error ? c.text : `Sent as:\n${c.text}`,
+        'aria-label': `${what}, ${c.error ?? `${c.tokens.toLocaleString('en-US')} tokens`}. Delete removes it from this message.`,
       },
       el('span', { class: 'chip-kind' }, kind),
       ` ${c.label} `,
-      el('span', { class: 'chip-tokens' }, `${c.tokens.toLocaleString('en-US')} tok`),
+      el('span', { class: 'chip-tokens' }, c.error ? `— ${c.error}` : `${c.tokens.toLocaleString('en-US')} tok`),
       remove,
     );
     node.addEventListener('keydown', (e) => {
@@ -298,6 +286,7 @@ export class Composer {
     this.input.value = '';
     this.handlers.draftChanged('');
     this.suggest();
+    for (const x of this.extensions) x.close();
     const images = this.images.attachments();
     this.lastSent = { text, images: this.images.shown() };
     this.images.clear();
@@ -361,6 +350,7 @@ export class Composer {
   }
 
   private onKey(e: KeyboardEvent): void {
+    if (this.extensions.some((x) => x.onKey(e))) return;
     if (e.key === 'Tab' && !this.suggestions.hidden) {
       const first = this.suggestions.querySelector('li')?.getAttribute('data-command');
       if (first) {

@@ -1,3 +1,4 @@
+import { chipKind } from './chipKeys';
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
 import { icon } from '../shared/icons';
@@ -166,7 +167,7 @@ class ItemRenderer {
             el(
               'summary',
               { title: `Sent as <${i.tag}>` },
-              `${i.tag === 'ide_selection' ? 'selection' : i.tag === 'ide_opened_file' ? 'file' : i.tag}${i.label === i.tag ? '' : ` · ${i.label}`}`,
+              `${chipKind(i.tag, false)}${i.label === i.tag ? '' : ` · ${i.label}`}`,
             ),
             el('pre', { class: 'tagged' }, i.text),
           );

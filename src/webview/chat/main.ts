@@ -1,5 +1,6 @@
 import { parseChatToWebview, type ChatToHost, type ChatToWebview } from '../../protocol/chat';
 import { Composer, parseSlash } from './composer';
+import { MentionPicker } from './mentionPicker';
 import { el, formatTokens } from '../shared/dom';
 import { hardMarkTitle, softMarkTitle } from '../shared/windowMarks';
 import { requestIdDetails } from './requestDetails';
@@ -125,6 +126,13 @@ const composer = new Composer(
   state.history,
   state.images,
 );
+const mentions = composer.extend(
+  (input) =>
+    new MentionPicker(input, {
+      query: (requestId, query) => post({ type: 'mentionQuery', requestId, query }),
+      attach: (path) => post({ type: 'attachFile', path }),
+    }),
+);
 const edit = new EditLastMessage(composer);
 composer.root.insertBefore(edit.root, composer.root.querySelector('.input'));
 edit.cancelOnEscape(composer.root);
@@ -203,6 +211,12 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       return;
     case 'pendingContext':
       composer.setContext(m.chips, m.disabled);
+      return;
+    case 'mentionResults':
+      mentions.results(
+        m.requestId,
+        m.items.map((i) => i.path),
+      );
       return;
     case 'previewResult':
       if (m.requestId === awaitingPreview)
