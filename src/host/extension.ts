@@ -97,7 +97,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const chat = new ChatViewProvider(
     context.extensionUri,
-    chatRoutes({ chat: () => controller?.service, approver, previewer, log }),
+    chatRoutes({ chat: () => controller?.service, history: () => controller?.history, approver, previewer, log }),
     log,
   );
   controller = new ChatController(chat, {

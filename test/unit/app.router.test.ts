@@ -18,6 +18,8 @@ const chatSamples: { [K in ChatToHost['type']]: Extract<ChatToHost, { type: K }>
   openDiff: { type: 'openDiff', id: 'ap-1' },
   dismissContext: { type: 'dismissContext', key: 'ide_opened_file:a.ts' },
   copy: { type: 'copy', text: 'copied' },
+  openCompacted: { type: 'openCompacted', compactionId: 'cmp_1' },
+  openClearedResult: { type: 'openClearedResult', toolUseId: 'toolu_1' },
 };
 
 const budgetSamples: { [K in BudgetToHost['type']]: Extract<BudgetToHost, { type: K }> } = {

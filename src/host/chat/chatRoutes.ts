@@ -22,6 +22,8 @@ export interface ChatRouteDeps {
         dismissContext(key: string): void;
       }
     | undefined;
+  /** Answers what the chat asks of the compacted history (a group's items, a cleared result). */
+  readonly history: () => { openCompacted(id: string): void; openClearedResult(toolUseId: string): void } | undefined;
   readonly approver: ChatApprover;
   readonly previewer: RequestPreviewer;
   readonly log: vscode.LogOutputChannel;
@@ -57,5 +59,7 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     copy: (m) => copyToClipboard(m.text),
     approval: (m) => approver.answer(m.id, m.approved, m.reason, m.remember),
     openDiff: (m) => approver.openDiff(m.id),
+    openCompacted: (m) => deps.history()?.openCompacted(m.compactionId),
+    openClearedResult: (m) => deps.history()?.openClearedResult(m.toolUseId),
   };
 }
