@@ -63,7 +63,7 @@ describe('the compacted history in the chat', () => {
       { toolCalls: 3, answers: 3, userMessages: 3, summaries: 0 },
     );
     assert.equal(group.compactionId, record.id);
-    assert.equal(items[items.indexOf(group) + 1]?.kind, 'summary', 'the group stands right before its summary card');
+    assert.equal(items[items.indexOf(group) - 1]?.kind, 'summary', 'the group stands right after its summary card');
     assert.equal(compactedLabel(group), '3 messages from you · 3 answers · 3 tool calls · summarised');
     const inside = compactedItems(record, (ms) => transcriptOf(ms, undefined, false, undefined, history));
     assert.deepEqual(
@@ -116,7 +116,11 @@ describe('the compacted history in the chat', () => {
     assert.ok(notice?.kind === 'notice', texts(items).join(' | '));
     assert.match(notice.text, /^Re-attached after compaction: src\/f\d\.ts(, src\/f\d\.ts)*$/);
     const at = items.indexOf(notice);
-    assert.equal(items[at - 1]?.kind, 'summary', 'right under the summary');
+    assert.deepEqual(
+      items.slice(at - 2, at).map((i) => i.kind),
+      ['summary', 'compacted'],
+      'right under the summary and its group',
+    );
     assert.deepEqual(
       items.slice(at + 1, at + 4).map((i) => i.kind),
       ['user', 'user', 'user'],

@@ -254,12 +254,12 @@ export function transcriptOf(
   for (const m of messages) {
     if (m.role === 'user') {
       const { bubbles, reminders } = userItems(m, tokensOf, history && ((id) => history.reattached(id)));
-      // Each summary with the group of the rounds it replaced, then the reminders (a re-attach) under it.
+      // Each summary card with the group of the rounds it replaced after it, then the reminders (a re-attach).
       const summaries: ChatItem[] = [];
       for (const b of m.blocks)
         if (b.type === 'summary') {
           const record = history?.record(b.compactionId);
-          summaries.push(...(record ? [compactedGroup(b.meta.id, record)] : []), summaryItem(b));
+          summaries.push(summaryItem(b), ...(record ? [compactedGroup(b.meta.id, record)] : []));
         }
       summaries.push(...reminders);
       // In the order the model reads them: a summary of whole turns comes before the user's

@@ -240,6 +240,9 @@ export class TranscriptRenderer implements TranscriptRendering {
         return;
       case 'turn_finished':
         this.inTurn = false;
+        // A pass that ended without its compaction_finished (it threw) leaves no line behind.
+        this.compacting = undefined;
+        this.announced = undefined;
         this.roundTools.clear();
         this.streamed = undefined;
         this.retry = undefined;

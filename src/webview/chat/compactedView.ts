@@ -55,7 +55,11 @@ export class CompactedView {
       this.fillGroup(body, item.compactionId);
     }
     node.addEventListener('toggle', () => {
-      if (!node.open) return void this.openGroups.delete(item.compactionId);
+      if (!node.open) {
+        // Folded: its items leave the DOM (they are kept here), so nothing hidden is found by a search.
+        this.openGroups.delete(item.compactionId);
+        return void body.replaceChildren();
+      }
       this.openGroups.add(item.compactionId);
       this.fillGroup(body, item.compactionId);
     });
