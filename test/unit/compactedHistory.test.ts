@@ -164,6 +164,9 @@ describe('the compacted history in the chat', () => {
     const group = items.find((i) => i.kind === 'compacted');
     assert.ok(group?.kind === 'compacted' && group.compactionId === inner.id, 'opening it asks for the inner record');
     assert.ok(items.some((i) => i.kind === 'summary'));
+    // The outer group counts the inner rounds too; the kept questions and the compactor's notes once or not at all.
+    const counts = history.counts(outer);
+    assert.deepEqual(counts, { toolCalls: 4, answers: 4, userMessages: 4, summaries: 0 });
     const posts: ChatToWebview[] = [];
     const renderer = new TranscriptRenderer(
       { post: (m) => void posts.push(m) },

@@ -20,31 +20,47 @@ export interface CompactedCounts {
   readonly summaries: number;
 }
 
-/** What `messages` hold: tool calls, answers with words, the user's own messages, summaries. */
-export function compactedCounts(messages: readonly Message[]): CompactedCounts {
-  let toolCalls = 0;
-  let answers = 0;
-  let userMessages = 0;
-  let summaries = 0;
+/**
+ * What `messages` hold: tool calls, answers with words, the user's own messages; an earlier
+ * summary among them adds the calls and answers its own record replaced (`nested`; the user's
+ * words it kept stand beside it), or counts as one summary when that record is unknown.
+ */
+export function compactedCounts(
+  messages: readonly Message[],
+  nested: (compactionId: string) => CompactedCounts | undefined = () => undefined,
+): CompactedCounts {
+  const n = { toolCalls: 0, answers: 0, userMessages: 0, summaries: 0 };
   for (const m of messages) {
-    if (m.role === 'assistant' && m.blocks.some((b) => b.type === 'text' && b.text.trim() !== '')) answers++;
+    // An answer with words of its own (not a compactor's note or acknowledgement around a summary).
+    if (
+      m.role === 'assistant' &&
+      m.blocks.some((b) => b.type === 'text' && b.meta.source !== 'compactor' && b.text.trim())
+    )
+      n.answers++;
     for (const b of m.blocks) {
-      if (b.type === 'tool_use') toolCalls++;
-      else if (b.type === 'summary') summaries++;
-      else if (isUserWords(b)) userMessages++;
+      if (b.type === 'tool_use') n.toolCalls++;
+      else if (isUserWords(b)) n.userMessages++;
+      else if (b.type === 'summary') {
+        const inner = nested(b.compactionId);
+        if (!inner) n.summaries++;
+        else {
+          // Its user's words were kept verbatim beside it, so they are counted here already.
+          n.toolCalls += inner.toolCalls;
+          n.answers += inner.answers;
+          n.summaries += inner.summaries;
+        }
+      }
     }
   }
-  return { toolCalls, answers, userMessages, summaries };
+  return n;
 }
 
-/** The collapsed group of the rounds `record` replaced, shown beside the summary block `summaryId`. */
-export function compactedGroup(summaryId: string, record: CompactionRecord): ChatItem {
-  return {
-    kind: 'compacted',
-    id: `${summaryId}-compacted`,
-    compactionId: record.id,
-    ...compactedCounts(record.originals),
-  };
+/**
+ * The collapsed group of the rounds `record` replaced, shown beside the summary block
+ * `summaryId`, with the counts of everything under it (an earlier summary's rounds included).
+ */
+export function compactedGroup(summaryId: string, record: CompactionRecord, history: CompactedHistory): ChatItem {
+  return { kind: 'compacted', id: `${summaryId}-compacted`, compactionId: record.id, ...history.counts(record) };
 }
 
 /**
@@ -63,6 +79,7 @@ export function compactedItems(
 export class CompactedHistory {
   private byId: Map<string, CompactionRecord> | undefined;
   private byReminder: Map<string, readonly ReattachedFile[]> | undefined;
+  private readonly counted = new Map<string, CompactedCounts>();
 
   constructor(private readonly entries: readonly CompactionEntryState[]) {}
 
@@ -70,6 +87,19 @@ export class CompactedHistory {
   record(id: string): CompactionRecord | undefined {
     this.byId ??= new Map(this.entries.map((e) => [e.record.id, e.record]));
     return this.byId.get(id);
+  }
+
+  /** What `record` replaced, its earlier summaries' rounds included (see compactedCounts); counted once per record. */
+  counts(record: CompactionRecord, seen: ReadonlySet<string> = new Set()): CompactedCounts {
+    const known = this.counted.get(record.id);
+    if (known) return known;
+    const inside = new Set([...seen, record.id]);
+    const counts = compactedCounts(record.originals, (id) => {
+      const inner = inside.has(id) ? undefined : this.record(id);
+      return inner ? this.counts(inner, inside) : undefined;
+    });
+    this.counted.set(record.id, counts);
+    return counts;
   }
 
   /** The files the re-attach reminder block `blockId` named, from the record whose replacement holds it. */

@@ -259,7 +259,7 @@ export function transcriptOf(
       for (const b of m.blocks)
         if (b.type === 'summary') {
           const record = history?.record(b.compactionId);
-          summaries.push(summaryItem(b), ...(record ? [compactedGroup(b.meta.id, record)] : []));
+          summaries.push(summaryItem(b), ...(history && record ? [compactedGroup(b.meta.id, record, history)] : []));
         }
       summaries.push(...reminders);
       // In the order the model reads them: a summary of whole turns comes before the user's
