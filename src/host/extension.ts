@@ -99,7 +99,14 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   const chat = new ChatViewProvider(
     context.extensionUri,
-    chatRoutes({ chat: () => controller?.service, approver, previewer, log, mentions: fileMentions.mentions }),
+    chatRoutes({
+      chat: () => controller?.service,
+      history: () => controller?.history,
+      approver,
+      previewer,
+      log,
+      mentions: fileMentions.mentions,
+    }),
     log,
   );
   controller = new ChatController(chat, {

@@ -234,6 +234,31 @@ describe(
       );
       const users = (await w.frame.locator('.item.user .text').allInnerTexts()).join('\n');
       assert.ok(users.includes(Q1) && users.includes(Q2) && users.includes(Q3), 'the user’s words stay verbatim');
+      // The questions the summary kept are one bubble each, not one merged bubble.
+      assert.deepEqual(await w.frame.locator('[data-testid="transcript"] > .item.user .text').allInnerTexts(), [
+        Q1,
+        Q2,
+        Q3,
+      ]);
+      // The live "Compacting…" line leaves its outcome.
+      const outcome = w.frame.locator('.item.notice', {
+        hasText: /^Compacted [\d.]+k? → [\d.]+k? tokens \(summary\)\.$/,
+      });
+      await outcome.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // The compacted turns stay in view: a collapsed group after the card, which opens to them as they were.
+      const group = w.frame.locator('[data-testid="transcript"] > [data-testid="compacted-group"]');
+      assert.equal(await group.count(), 1);
+      const title = group.locator(':scope > summary');
+      assert.equal(await title.innerText(), '2 messages from you · 2 answers · summarised');
+      assert.equal(await group.locator('.item').count(), 0, 'its items are asked for when it opens, not before');
+      await title.click();
+      await group
+        .locator('.item.assistant .text', { hasText: A2_HEAD })
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.deepEqual(await group.locator('.item.user .text').allInnerTexts(), [Q1, Q2]);
+      assert.ok((await group.locator('.item.assistant .text').first().innerText()).startsWith(A1_HEAD));
+      assert.equal(await group.locator('.pin').count(), 0, 'nothing in the originals can be pinned');
+      await title.click();
     });
 
     test('the Compactions view lists the compaction, its summary and its originals (read-only)', async () => {

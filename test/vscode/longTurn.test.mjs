@@ -136,6 +136,26 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await u.shot('long-turn-summary-card', shots);
     await card.locator('summary').click();
+
+    // The summarised rounds stay in view: a collapsed group after the card opens to their tool rows.
+    const group = w.frame.locator('[data-testid="transcript"] > [data-testid="compacted-group"]').first();
+    const title = group.locator(':scope > summary');
+    const counts = await title.innerText();
+    const calls = Number(/(\d+) tool calls?/.exec(counts)?.[1] ?? 0);
+    assert.ok(calls >= 2 && counts.endsWith(' · summarised'), counts);
+    await title.click();
+    const rows = group.locator('.item.tool .tool-name');
+    await rows.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const names = await rows.allInnerTexts();
+    assert.ok(
+      names.length >= 2 && names.length <= calls && names.every((t) => /^Read src\/mod\d\d\.ts$/.test(t)),
+      `the rows of the summarised rounds (an earlier summary's inside its own group; the title counts them all): ${names.join(', ')}`,
+    );
+    assert.ok(
+      names.includes('Read src/mod01.ts') || (await group.locator('[data-testid="compacted-group"]').count()) > 0,
+    );
+    await u.shot('long-turn-compacted-group', shots);
+    await title.click();
   });
 
   test('the Compactions view lists the summaries with their originals', async () => {

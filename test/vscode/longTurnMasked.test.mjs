@@ -54,16 +54,27 @@ describe('the same long turn with masking on (the default)', { timeout: 900_000 
     await u.scrollChat('top');
     const card = w.frame.locator('.item.tool', { hasText: 'Read src/mod' }).first();
     await card.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const row = await card.locator('summary').innerText();
     assert.match(
-      await card.locator('summary').innerText(),
-      /^Read src\/mod\d\d\.ts ✓ · result cleared · [\d,]+ tokens$/,
+      row,
+      /^Read src\/mod\d\d\.ts ✓ · result cleared — click to see it · [\d,]+ tokens$/,
       'the collapsed card says its result was cleared',
     );
     await card.locator('summary').click();
     assert.match(
-      await card.locator('pre').last().innerText(),
+      await card.locator('pre').nth(1).innerText(),
       /^\[Tool result cleared to save context: read_file src\/mod\d\d\.ts returned about [\d,]+ tokens\./,
     );
+    // "click to see it": the original result, from the compaction that cleared it.
+    const n = /** @type {RegExpMatchArray} */ (/mod(\d\d)\.ts/.exec(row))[1];
+    await card.locator('[data-testid="cleared-result"]').click();
+    const original = card.locator('[data-testid="cleared-original"]');
+    await original.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.ok(
+      (await original.innerText()).includes(`export function mod${n}Step1(input: number): number {`),
+      'the original is the module as read_file returned it',
+    );
+    assert.equal(await card.getAttribute('open'), '', 'the card stays open');
     await u.shot('long-turn-masked-card', shots);
   });
 });

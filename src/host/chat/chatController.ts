@@ -58,6 +58,8 @@ export class ChatController implements vscode.Disposable {
   /** The application service behind the chat (VS Code-free). */
   readonly service: ChatService;
   private budgetHistory = new BudgetHistory();
+  /** The chat's renderer: it answers what the chat asks of the compacted history. */
+  private renderer: TranscriptRenderer | undefined;
 
   constructor(
     view: ChatView,
@@ -75,7 +77,10 @@ export class ChatController implements vscode.Disposable {
       nextTurn: deps.nextTurn,
       toolSchemas: deps.toolSchemas,
       ...(deps.toolsAtTurnBoundary ? { toolsAtTurnBoundary: deps.toolsAtTurnBoundary } : {}),
-      transcript: { renderer: (v, tokensOf) => new TranscriptRenderer(v, tokensOf, Date.now, deps.toolDefinition) },
+      transcript: {
+        renderer: (v, tokensOf) =>
+          (this.renderer = new TranscriptRenderer(v, tokensOf, Date.now, deps.toolDefinition, () => this.compactions)),
+      },
       version: deps.version,
       clock,
     });
@@ -105,6 +110,11 @@ export class ChatController implements vscode.Disposable {
   filesDir(): string | undefined {
     const label = this.service.sessionLabel;
     return label ? this.deps.pasteDirectory(label.id) : undefined;
+  }
+
+  /** Answers the chat's questions about the compacted history (a group's items, a cleared result's original). */
+  get history(): Pick<TranscriptRenderer, 'openCompacted' | 'openClearedResult'> | undefined {
+    return this.renderer;
   }
 
   /** The open session's compactions (empty before a session is open). */

@@ -30,6 +30,8 @@ export interface ChatRouteDeps {
     /** Resolves once the files asked to be attached so far are read (or refused). */
     settled(): Promise<void>;
   };
+  /** Answers what the chat asks of the compacted history (a group's items, a cleared result). */
+  readonly history: () => { openCompacted(id: string): void; openClearedResult(toolUseId: string): void } | undefined;
   readonly approver: ChatApprover;
   readonly previewer: RequestPreviewer;
   readonly log: vscode.LogOutputChannel;
@@ -76,5 +78,7 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     },
     approval: (m) => approver.answer(m.id, m.approved, m.reason, m.remember),
     openDiff: (m) => approver.openDiff(m.id),
+    openCompacted: (m) => deps.history()?.openCompacted(m.compactionId),
+    openClearedResult: (m) => deps.history()?.openClearedResult(m.toolUseId),
   };
 }

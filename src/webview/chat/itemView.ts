@@ -9,6 +9,7 @@ import { lostSentence, summaryTitle } from './summaryTitle';
 import { renderThinking } from './thinkingView';
 import { moreLabel, type ItemLayout, type RoundActions } from './turnLayout';
 import { requestIdDetails } from './requestDetails';
+import type { CompactedView } from './compactedView';
 
 /** What a rendered item can ask of the page. */
 export interface ItemHandlers {
@@ -26,6 +27,8 @@ export interface ItemHandlers {
   approvals: ApprovalHandlers;
   /** Expand (or fold again) a long run of tool calls, by the id of its first call (see turnLayout.ts). */
   expandRun(run: string, open: boolean): void;
+  /** Compacted groups and cleared results, shown from the host on demand (compactedView.ts). */
+  compacted: Pick<CompactedView, 'group' | 'clearedResult'>;
 }
 
 /**
@@ -167,7 +170,7 @@ class ItemRenderer {
         return el(
           'div',
           { class: `item user${item.pinned ? ' pinned' : ''}`, 'data-id': item.id },
-          this.who('You', item.id, item.pinned, item.tokens, item.text),
+          this.who('You', item.messageId ?? item.id, item.pinned, item.tokens, item.text),
           ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []),
           ...(item.images?.length ? [userImages(item.images)] : []),
           el('div', { class: 'text' }, item.text),
@@ -216,17 +219,7 @@ class ItemRenderer {
           declined: 'Declined',
           cancelled: '⊘ cancelled',
         }[item.status];
-        const cleared = item.cleared
-          ? el(
-              'span',
-              {
-                class: 'muted cleared',
-                title:
-                  'Compaction cleared this result to save context; the original is in the Compactions view (Restore brings it back).',
-              },
-              ' · result cleared',
-            )
-          : '';
+        const cleared = item.cleared ? this.h.compacted.clearedResult(item.id) : undefined;
         const spilled = item.spilled
           ? el(
               'span',
@@ -247,7 +240,7 @@ class ItemRenderer {
           item.reason
             ? el('span', { class: 'muted reason', title: 'Your reason, passed on to Claude' }, ` — ${item.reason}`)
             : '',
-          cleared,
+          ...(cleared ? [' · ', cleared.control] : []),
           spilled,
           item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '',
           item.tokens !== undefined
@@ -262,6 +255,7 @@ class ItemRenderer {
           el('div', { class: 'label' }, 'Input'),
           el('pre', {}, item.input),
           ...(item.result !== undefined ? [el('div', { class: 'label' }, 'Result'), el('pre', {}, item.result)] : []),
+          ...(cleared ? [cleared.body] : []),
         );
       }
       case 'summary': {
@@ -299,6 +293,8 @@ class ItemRenderer {
         return item.tool === 'mcp'
           ? renderToolCallApproval(item, this.h.approvals)
           : renderApproval(item, this.h.approvals);
+      case 'compacted':
+        return this.h.compacted.group(item);
       case 'notice':
         return el('div', { class: `item notice ${item.level}`, 'data-id': item.id, role: 'status' }, item.text);
       case 'error': {

@@ -11,6 +11,7 @@ import { TranscriptView } from './transcriptView';
 import { vscodeApi } from '../shared/vscodeApi';
 import { restoreViewState, type ViewState } from './viewState';
 import { needsWelcome, renderWelcome } from './welcome';
+import { CompactedView, renderCompactedItems } from './compactedView';
 
 const api = vscodeApi<ViewState>();
 const state: ViewState = restoreViewState(api.getState());
@@ -46,7 +47,15 @@ const root = document.getElementById('app') as HTMLElement;
 const header = el('header', { class: 'header' });
 const banner = el('div', { class: 'banner', role: 'status', hidden: '' });
 const previewSlot = el('div', { class: 'preview-slot' });
-const transcript = new TranscriptView({
+const compacted: CompactedView = new CompactedView(
+  {
+    compacted: (compactionId) => post({ type: 'openCompacted', compactionId }),
+    clearedResult: (toolUseId) => post({ type: 'openClearedResult', toolUseId }),
+  },
+  (items) => renderCompactedItems(items, { ...handlers, expandRun: () => undefined }),
+);
+const handlers: ConstructorParameters<typeof TranscriptView>[0] = {
+  compacted,
   retry: () => post({ type: 'retry' }),
   markdown: { openLink: (href) => post({ type: 'openLink', href }), copy: (text) => post({ type: 'copy', text }) },
   pin: (messageId, pinned) => post({ type: 'pin', messageId, pinned }),
@@ -57,7 +66,8 @@ const transcript = new TranscriptView({
       post({ type: 'approval', id, approved, ...(reason ? { reason } : {}), ...(remember ? { remember } : {}) }),
     openDiff: (id) => post({ type: 'openDiff', id }),
   },
-});
+};
+const transcript = new TranscriptView(handlers);
 const command = (c: Extract<ChatToHost, { type: 'command' }>['command']) => post({ type: 'command', command: c });
 const emptyText = el(
   'p',
@@ -191,6 +201,12 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       return;
     case 'unsent':
       composer.takeBack();
+      return;
+    case 'compactedItems':
+      compacted.receivedGroup(m.compactionId, m.items, m.error); // their images come with their data
+      return;
+    case 'clearedResult':
+      compacted.receivedResult(m.toolUseId, m.text, m.error);
       return;
     case 'pendingContext':
       composer.setContext(m.chips, m.disabled);
