@@ -28,7 +28,8 @@ export const SETTINGS_SECTION = 'contextPipeline';
  */
 export function readPipelineConfig(): ConfigResult {
   const settings = readSettings();
-  return resolveConfig(settings, modelLimits.get((settings.model ?? '').trim() || DEFAULT_MODEL));
+  const model = (settings.model ?? '').trim() || DEFAULT_MODEL;
+  return resolveConfig(settings, modelLimits.get(model, readAgentSettings().baseUrl));
 }
 
 /** The raw settings, as the user set them. */
