@@ -109,14 +109,15 @@ describe('Markdown while it streams, and code at the side bar width', { timeout:
     await w.hideAndReopenChat();
     await rendered();
     // The streamed body, marked: the finished answer keeps it when it renders the same.
-    await answer().evaluate((node) => node.setAttribute('data-streamed', 'yes'));
+    // (A property, not an attribute: an attribute would make it differ from the finished render.)
+    await answer().evaluate((node) => Object.assign(node, { streamedBody: true }));
     hold.release();
     await w.waitForAnswer('Done: the code above is long.');
     await w.waitIdle();
     const done = w.frame.locator('.item.assistant:not(.streaming) .text.markdown').last();
     assert.equal(
-      await done.getAttribute('data-streamed'),
-      'yes',
+      await done.evaluate((node) => 'streamedBody' in node),
+      true,
       'the streamed body stays: nothing swapped at the end',
     );
     assert.equal(await done.locator('h2').count(), 1);
@@ -145,9 +146,9 @@ describe('Markdown while it streams, and code at the side bar width', { timeout:
       if (theme === 'light') {
         await w.command('Preferences: Color Theme');
         const input = w.page.locator('.quick-input-widget input');
-        await input.fill('Default Light Modern');
+        await input.fill('Light Modern');
         await w.page
-          .locator('.quick-input-widget .monaco-list-row', { hasText: 'Default Light Modern' })
+          .locator('.quick-input-widget .monaco-list-row', { hasText: 'Light Modern' })
           .first()
           .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
         await input.press('Enter');
@@ -162,6 +163,14 @@ describe('Markdown while it streams, and code at the side bar width', { timeout:
         assert.equal(pre.whiteSpace, 'pre', `${theme}: ${selector} keeps its lines`);
         assert.ok(pre.scrolls, `${theme}: ${selector}'s long line scrolls inside it`);
         assert.ok(pre.right <= pre.viewport, `${theme}: ${selector} fits the view (${pre.right} > ${pre.viewport})`);
+        const scrolled = await w.frame
+          .locator(selector)
+          .first()
+          .evaluate((node) => {
+            node.scrollLeft = 80;
+            return node.scrollLeft;
+          });
+        assert.ok(scrolled > 0, `${theme}: ${selector} scrolls sideways on its own`);
       }
       await card.scrollIntoViewIfNeeded();
       await screenshot(w.page, `streaming-markdown-diff-${theme}`);

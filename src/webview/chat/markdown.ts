@@ -3,6 +3,7 @@ import { isAllowedLinkHref } from '../../protocol/chat';
 import { el } from '../shared/dom';
 import { icon } from '../shared/icons';
 import { md, markdownEnv, type MarkdownReferences } from './markdownParser';
+import { scrollFrame } from './scrollFrame';
 
 /**
  * Renders model output as Markdown in the chat webview, safely: markdown-it with raw HTML
@@ -141,7 +142,7 @@ export function renderMarkdown(
     highlight(code, code.textContent ?? '', lang);
     const block = codeBlock(lang, actions);
     pre.replaceWith(block);
-    block.append(pre);
+    block.append(scrollFrame(pre));
   }
   for (const table of Array.from(fragment.querySelectorAll('table'))) {
     const wrap = el('div', { class: 'table-wrap' });
@@ -153,7 +154,8 @@ export function renderMarkdown(
 
 /**
  * A code block's frame: its header (the language, and Copy, which copies the block's text as it
- * is when clicked); the caller appends the `<pre>`. Used by the streamed answer's open fence too.
+ * is when clicked); the caller appends the `<pre>` in a `scrollFrame`. Used by the streamed
+ * answer's open fence too.
  */
 export function codeBlock(lang: string, actions: MarkdownActions): HTMLElement {
   const copy = el(

@@ -1,5 +1,6 @@
 import { el } from '../shared/dom';
 import { codeBlock, renderMarkdown, type MarkdownActions } from './markdown';
+import { scrollFrame } from './scrollFrame';
 import { MarkdownBlockSplitter, type OpenFence, type SplitUpdate } from './markdownBlocks';
 
 /**
@@ -75,7 +76,7 @@ class StreamingBody {
     }
     const code = document.createTextNode(open.code);
     const block = codeBlock(open.lang, this.actions);
-    block.append(el('pre', {}, el('code', open.lang ? { class: `language-${open.lang}` } : {}, code)));
+    block.append(scrollFrame(el('pre', {}, el('code', open.lang ? { class: `language-${open.lang}` } : {}, code))));
     this.replaceTail(block);
     this.fence = { lang: open.lang, code, block };
   }
