@@ -6,10 +6,11 @@
 // hold, so nothing depends on timing.
 //   node --import tsx --test test/vscode/streamingMarkdown.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
-import { screenshot } from './workbench.mjs';
+import { screenshot, SCREENSHOT_DIR } from './workbench.mjs';
 
 const LONG_LINE = `const message = "${'a long line that does not fit in a narrow side bar '.repeat(4).trim()}";`;
 const ANSWER = [
@@ -172,7 +173,20 @@ describe('Markdown while it streams, and code at the side bar width', { timeout:
           });
         assert.ok(scrolled > 0, `${theme}: ${selector} scrolls sideways on its own`);
       }
+      const widths = await card
+        .locator('[data-testid="approval-diff"] .line')
+        .evaluateAll((lines) => lines.map((l) => Math.round(l.getBoundingClientRect().width)));
+      assert.equal(
+        new Set(widths).size,
+        1,
+        `${theme}: every diff line is as wide as the longest: ${widths.join(', ')}`,
+      );
       await card.scrollIntoViewIfNeeded();
+      await card.screenshot({ path: join(SCREENSHOT_DIR, `streaming-markdown-card-${theme}.png`) });
+      await w.frame
+        .locator('.item.assistant .code-block')
+        .first()
+        .screenshot({ path: join(SCREENSHOT_DIR, `streaming-markdown-block-${theme}.png`) });
       await screenshot(w.page, `streaming-markdown-diff-${theme}`);
       await w.frame.locator('.item.assistant .code-block').first().scrollIntoViewIfNeeded();
       await screenshot(w.page, `streaming-markdown-code-${theme}`);
