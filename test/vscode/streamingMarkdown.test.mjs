@@ -172,6 +172,24 @@ describe('Markdown while it streams, and code at the side bar width', { timeout:
             return node.scrollLeft;
           });
         assert.ok(scrolled > 0, `${theme}: ${selector} scrolls sideways on its own`);
+        // Its right edge is shaded while the lines go on past it, and not once scrolled to the end.
+        const shade = () =>
+          w.frame
+            .locator(selector)
+            .first()
+            .evaluate((node) =>
+              Number(getComputedStyle(/** @type {Element} */ (node.parentElement), '::after').opacity),
+            );
+        await eventually(`${theme}: ${selector}'s right edge shaded`, async () => (await shade()) > 0.5);
+        await w.frame
+          .locator(selector)
+          .first()
+          .evaluate((node) => (node.scrollLeft = node.scrollWidth));
+        await eventually(`${theme}: no shade at the end of ${selector}`, async () => (await shade()) < 0.5);
+        await w.frame
+          .locator(selector)
+          .first()
+          .evaluate((node) => (node.scrollLeft = 80));
       }
       const widths = await card
         .locator('[data-testid="approval-diff"] .line')
