@@ -2,7 +2,7 @@ import DOMPurify from 'dompurify';
 import { isAllowedLinkHref } from '../../protocol/chat';
 import { el } from '../shared/dom';
 import { icon } from '../shared/icons';
-import { md, markdownEnv, type MarkdownReferences } from './markdownParser';
+import { LANG_NAME, md, markdownEnv, type MarkdownReferences } from './markdownParser';
 import { scrollFrame } from './scrollFrame';
 
 /**
@@ -77,7 +77,7 @@ const FORBID_TAGS = [
   'template',
 ];
 const DATA_IMAGE = /^data:image\/(?:png|gif|jpeg|webp);base64,[a-z0-9+/=\s]+$/i;
-const SAFE_CLASS = /^(?:language-[\w+#.-]{1,40}|md-align-(?:left|center|right))$/;
+const SAFE_CLASS = new RegExp(`^(?:language-${LANG_NAME.source}|md-align-(?:left|center|right))$`);
 
 const purifier = DOMPurify(window);
 purifier.addHook('uponSanitizeAttribute', (_node, data) => {

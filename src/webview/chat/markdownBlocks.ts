@@ -1,5 +1,5 @@
 import type { Token } from 'markdown-it';
-import { md, markdownEnv, type MarkdownReferences } from './markdownParser';
+import { LANG_NAME, md, markdownEnv, type MarkdownReferences } from './markdownParser';
 
 /**
  * Splits a streamed answer's Markdown into settled blocks and a live tail, so the chat renders
@@ -46,7 +46,7 @@ export interface SplitUpdate {
 }
 
 /** A fence's language name as the final render keeps it (the sanitiser drops other class names). */
-export const SAFE_LANG = /^[\w+#.-]{1,40}$/;
+const SAFE_LANG = new RegExp(`^${LANG_NAME.source}$`);
 
 /** Splits streamed Markdown; push each delta in order. */
 export class MarkdownBlockSplitter {

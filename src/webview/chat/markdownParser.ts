@@ -24,6 +24,9 @@ md.core.ruler.push('cp_table_align', (state) => {
   return true;
 });
 
+/** A code fence's language name the sanitiser keeps (as `language-<name>`); others are dropped. */
+export const LANG_NAME = /[\w+#.-]{1,40}/;
+
 /** Link reference definitions by normalised label, as markdown-it keeps them in its `env`. */
 export type MarkdownReferences = Record<string, { href: string; title: string }>;
 
