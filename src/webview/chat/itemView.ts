@@ -7,6 +7,7 @@ import { renderToolCallApproval } from './toolCallApproval';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { lostSentence, summaryTitle } from './summaryTitle';
 import { renderThinking } from './thinkingView';
+import { streamingBody } from './streamingMarkdown';
 import { moreLabel, type ItemLayout, type RoundActions } from './turnLayout';
 import { requestIdDetails } from './requestDetails';
 import type { CompactedView } from './compactedView';
@@ -32,8 +33,8 @@ export interface ItemHandlers {
 }
 
 /**
- * Renders one transcript item to a fresh DOM node. User text, tool output and streaming
- * answers and thinking are text, never HTML; a finished answer is rendered as sanitised Markdown.
+ * Renders one transcript item to a fresh DOM node. User text, tool output and thinking are
+ * text, never HTML; an answer is rendered as sanitised Markdown (while streaming, block by block).
  * The node carries `data-id` = item.id; a streaming answer's text lives in its `.text` child.
  */
 export function renderItem(item: ChatItem, handlers: ItemHandlers, layout: ItemLayout = {}): HTMLElement {
@@ -64,9 +65,10 @@ class ItemRenderer {
     private readonly layout: ItemLayout,
   ) {}
 
-  /** While streaming: plain text (cheap to append to). Once final: sanitised Markdown. */
+  /** Sanitised Markdown; while streaming, rendered block by block as it arrives (streamingMarkdown.ts). */
   private answerBody(text: string, streaming: boolean): HTMLElement {
-    if (streaming || !text) return el('div', { class: 'text' }, text);
+    if (streaming) return streamingBody(text, this.h.markdown);
+    if (!text) return el('div', { class: 'text' }, text);
     try {
       return el('div', { class: 'text markdown' }, renderMarkdown(text, this.h.markdown));
     } catch (err) {
@@ -207,7 +209,7 @@ class ItemRenderer {
           },
           head,
           ...(item.thinking ? [renderThinking(item.thinking, item.streaming)] : []),
-          ...(silent ? [] : [this.answerBody(item.text, item.streaming || !item.text)]),
+          ...(silent ? [] : [this.answerBody(item.text, item.streaming)]),
         );
       }
       case 'tool': {
