@@ -12,6 +12,7 @@ import { registerChooseModel } from './chooseModel';
 import { registerCommands } from './commands';
 import { registerCompactionCommands } from './compactionCommands';
 import { CompactionsTreeProvider, RECORD_SCHEME } from './compactionsTree';
+import { PREVIEW_SCHEME, PreviewDocument } from './previewDocument';
 import { EditorContextTracker } from './editorContextTracker';
 import { registerPinCommand } from './pinCommand';
 import { RequestPreviewer } from './requestPreview';
@@ -94,10 +95,18 @@ export function activate(context: vscode.ExtensionContext): void {
     toolSchemas,
     () => controller?.estimator,
     () => nextTurn.preview(controller?.sessionLabel?.id),
+    () => controller?.previousBreakpoint,
   );
+  const previewDocument = new PreviewDocument();
   const chat = new ChatViewProvider(
     context.extensionUri,
-    chatRoutes({ chat: () => controller?.service, approver, previewer, log }),
+    chatRoutes({
+      chat: () => controller?.service,
+      approver,
+      previewer,
+      showPreview: (p) => previewDocument.show(p),
+      log,
+    }),
     log,
   );
   controller = new ChatController(chat, {
@@ -118,7 +127,7 @@ export function activate(context: vscode.ExtensionContext): void {
     readFresh: (path) => tools.readFresh(path),
     toolDefinition: (name) => tools.definition(name),
   });
-  const compactions = new CompactionsTreeProvider(controller);
+  const compactions = new CompactionsTreeProvider(controller, (name) => tools.definition(name));
   const budgetController = controller;
   const toolsCard = budgetToolsSource(mcp, () => budgetController.toolsSession());
 
@@ -135,6 +144,8 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.window.registerTreeDataProvider('contextPipeline.compactions', compactions),
     vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, compactions),
+    previewDocument,
+    vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previewDocument),
     ...registerCompactionCommands(controller, log),
     ...registerCommands({ apiKeys, log }),
     registerChooseModel({
