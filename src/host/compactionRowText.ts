@@ -147,6 +147,27 @@ export function turnGroupLabel(turn: number, count: number): string {
   return `Turn ${turn} · ${fmt(count)} automatic compaction${count === 1 ? '' : 's'}`;
 }
 
+/**
+ * A group's description: what its compactions did, by their layers' words — `summary` when all
+ * did the same, else each with its count, the most frequent first (`results cleared ×14 ·
+ * summary ×2`). Their tokens before → after are each compaction's own; the group's tooltip sums
+ * what they took out ({@link turnGroupSaved}).
+ */
+export function turnGroupDescription(entries: readonly CompactionEntryState[]): string {
+  const counts = new Map<string, number>();
+  for (const e of entries) counts.set(LAYER_LABEL[e.record.layer], (counts.get(LAYER_LABEL[e.record.layer]) ?? 0) + 1);
+  if (counts.size === 1) return [...counts.keys()].join('');
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([label, n]) => `${label} ×${fmt(n)}`)
+    .join(' · ');
+}
+
+/** The tokens a group's compactions took out of the prompt together: the sum of each one's before − after. */
+export function turnGroupSaved(entries: readonly CompactionEntryState[]): number {
+  return entries.reduce((n, e) => n + Math.max(0, e.record.tokensBefore - e.record.tokensAfter), 0);
+}
+
 function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }

@@ -19,7 +19,9 @@ import {
   REPLACEMENT_LABEL,
   replacementTitle,
   TRIGGER_LABEL,
+  turnGroupDescription,
   turnGroupLabel,
+  turnGroupSaved,
   turnRangeLabel,
 } from './compactionRowText';
 import {
@@ -128,13 +130,12 @@ export class CompactionsTreeProvider
           turnGroupLabel(node.turn, node.entries.length),
           vscode.TreeItemCollapsibleState.Collapsed,
         );
-        const newest = node.entries[0]?.record;
         const oldest = node.entries[node.entries.length - 1]?.record;
         item.id = `turn:${node.turn}:${oldest?.id ?? ''}`;
         item.contextValue = 'turnGroup';
         item.iconPath = new vscode.ThemeIcon('layers');
-        if (newest && oldest) item.description = `${fmt(oldest.tokensBefore)} → ${fmt(newest.tokensAfter)}`;
-        item.tooltip = `The compactions that ran by themselves during turn ${node.turn}, newest first.`;
+        item.description = turnGroupDescription(node.entries);
+        item.tooltip = `The compactions that ran by themselves during turn ${node.turn}, newest first. Together they took ${fmt(turnGroupSaved(node.entries))} tokens out of the prompt.`;
         return item;
       }
       case 'compaction': {

@@ -4,15 +4,21 @@
  * window, the notes, the ledger of blocks and the cache breakpoints. Plain text (no `vscode`),
  * so it is unit-tested; `previewDocument.ts` shows it.
  */
+import { headChars } from '../core/platform/text';
 import type { ChatToWebview } from '../protocol/chat';
 
 /** A preview that was built (an error result is said in the chat, not in a tab). */
 export type PreviewOk = Extract<ChatToWebview, { type: 'previewResult'; ok: true }>;
 
-/** Characters of a block's preview a ledger row shows. */
-const ROW_PREVIEW_CHARS = 80;
+/** Characters of a block's kind and opening words a ledger line shows (the line stays within ~90). */
+const ROW_PREVIEW_CHARS = 60;
 
-/** The document's Markdown: `summary` on its first line, then the figures and the ledger. */
+/**
+ * The document's Markdown: `summary` on its first line, then the share of the window, the
+ * notes, the ledger as an aligned block (indented: Markdown's code block, so it reads as a
+ * table in the editor and in a rendered view alike; a rule under each cache breakpoint) and
+ * the breakpoints in words.
+ */
 export function previewDocumentText(p: PreviewOk): string {
   const pct = (100 * p.estimatedTokens) / p.contextWindow;
   return [
@@ -24,12 +30,9 @@ export function previewDocumentText(p: PreviewOk): string {
     '',
     ...p.notes.map((n) => `- ${n}`),
     '',
-    '| # | Block | Source | Tokens |',
-    '| ---: | --- | --- | ---: |',
-    ...p.rows.map(
-      (r) =>
-        `| ${r.position} | ${cell(`${r.role} · ${r.kind}${r.breakpoint ? ' · cache breakpoint after' : ''}`)}: ${cell(clip(r.preview))} | ${cell(r.source)} | ${fmt(r.tokens)} |`,
-    ),
+    `## ${p.rows.length} blocks, in the order they are sent`,
+    '',
+    ...ledgerLines(p.rows),
     '',
     p.breakpoints.length > 0
       ? `Cache breakpoints: ${p.breakpoints.map((b) => `${b.label} (${fmt(b.prefixTokens)} tokens, p≈${b.hitProbability}: ${b.reason})`).join('; ')}.`
@@ -39,14 +42,40 @@ export function previewDocumentText(p: PreviewOk): string {
   ].join('\n');
 }
 
-/** Text for one table cell: on one line, its pipes escaped. */
-function cell(text: string): string {
-  return text.replace(/\s+/g, ' ').replace(/\|/g, '\\|').trim();
+/**
+ * The ledger's lines, indented four spaces: `#`, tokens (right-aligned), source, then the
+ * block's role and kind with its opening words; `── cache breakpoint ──` under a block the
+ * cache breakpoint follows.
+ */
+function ledgerLines(rows: PreviewOk['rows']): string[] {
+  const head = { position: '#', tokens: 'Tokens', source: 'Source' };
+  const cells = rows.map((r) => ({
+    position: String(r.position),
+    tokens: fmt(r.tokens),
+    source: flat(r.source),
+    block: clip(`${r.role} · ${r.kind}: ${flat(r.preview)}`),
+    breakpoint: r.breakpoint,
+  }));
+  const width = (k: keyof typeof head) => Math.max(head[k].length, ...cells.map((c) => c[k].length));
+  const [wp, wt, ws] = [width('position'), width('tokens'), width('source')];
+  const line = (c: { position: string; tokens: string; source: string }, block: string) =>
+    `    ${c.position.padStart(wp)}  ${c.tokens.padStart(wt)}  ${c.source.padEnd(ws)}  ${block}`.trimEnd();
+  return [
+    line(head, 'Block'),
+    ...cells.flatMap((c) => [
+      line(c, c.block),
+      ...(c.breakpoint ? [`    ${' '.repeat(wp + wt + 4)}── cache breakpoint ──`] : []),
+    ]),
+  ];
+}
+
+/** Text on one line. */
+function flat(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 function clip(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= ROW_PREVIEW_CHARS ? flat : `${flat.slice(0, ROW_PREVIEW_CHARS - 1)}…`;
+  return text.length <= ROW_PREVIEW_CHARS ? text : `${headChars(text, ROW_PREVIEW_CHARS - 1)}…`;
 }
 
 function fmt(n: number): string {

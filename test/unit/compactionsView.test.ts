@@ -12,7 +12,9 @@ import {
   groupCompactions,
   REPLACEMENT_LABEL,
   replacementTitle,
+  turnGroupDescription,
   turnGroupLabel,
+  turnGroupSaved,
 } from '../../src/host/compactionRowText';
 import { parseRecordDocument, recordDocumentUri } from '../../src/host/recordDocument';
 import { Build } from './support/builders';
@@ -93,6 +95,18 @@ describe('Compactions view: plain labels, turn groups and document titles', () =
       ['e', 'turn 3: d,c,b', 'm', 'a'],
     );
     assert.equal(turnGroupLabel(3, 4), 'Turn 3 · 4 automatic compactions');
+  });
+
+  it('describes a group by what its compactions did, and sums the tokens they took out', () => {
+    const r = (id: string, layer: CompactionRecord['layer'], tokensBefore: number, tokensAfter: number) =>
+      entry(record(id, { layer, tokensBefore, tokensAfter }));
+    const masks = [r('a', 'mask', 15_000, 9_000), r('b', 'mask', 14_000, 9_500)];
+    assert.equal(turnGroupDescription(masks), 'results cleared');
+    assert.equal(
+      turnGroupDescription([r('s', 'summarise', 12_000, 600), ...masks, r('c', 'mask', 13_000, 9_000)]),
+      'results cleared ×3 · summary ×1',
+    );
+    assert.equal(turnGroupSaved([...masks, r('s', 'summarise', 12_000, 600)]), 6_000 + 4_500 + 11_400);
   });
 
   it('gives each document a readable, unique path (the tab title) and finds it again from the URI', () => {

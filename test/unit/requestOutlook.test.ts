@@ -94,6 +94,12 @@ describe('request preview: the one-line summary', () => {
     const lines = previewDocumentText(p).split('\n');
     assert.match(lines[0] ?? '', /^≈ 6,500 tokens · ≈ \$0\.\d{4} to send · 3,000 expected from the prompt cache$/);
     assert.ok(lines.includes('3.3% of the 200,000-token window. Nothing was sent; Preview again to refresh.'));
-    assert.ok(lines.includes('| 1 | user · text · cache breakpoint after: a \\| b c | user | 12 |'), lines.join('\n'));
+    // The ledger: aligned columns, the block on one line, a rule where the cache breakpoint is.
+    const at = lines.indexOf('    #  Tokens  Source  Block');
+    assert.ok(at > 0, lines.join('\n'));
+    assert.deepEqual(lines.slice(at + 1, at + 3), [
+      '    1      12  user    user · text: a | b c',
+      '               ── cache breakpoint ──',
+    ]);
   });
 });
