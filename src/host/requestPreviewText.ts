@@ -10,8 +10,8 @@ import type { ChatToWebview } from '../protocol/chat';
 /** A preview that was built (an error result is said in the chat, not in a tab). */
 export type PreviewOk = Extract<ChatToWebview, { type: 'previewResult'; ok: true }>;
 
-/** Characters of a block's kind and opening words a ledger line shows (the line stays within ~90). */
-const ROW_PREVIEW_CHARS = 60;
+/** Characters of a block's kind and opening words a ledger line shows (a line then fits ~80 columns). */
+const ROW_PREVIEW_CHARS = 48;
 
 /**
  * The document's Markdown: `summary` on its first line, then the share of the window, the
