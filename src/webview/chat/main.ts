@@ -188,11 +188,8 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       composer.setContext(m.chips, m.disabled);
       return;
     case 'previewResult':
-      if (m.requestId === awaitingPreview) {
+      if (m.requestId === awaitingPreview)
         previewSlot.replaceChildren(renderPreview(m, () => previewSlot.replaceChildren()));
-        // Where the user looks: its head in view (the whole of it opens in an editor tab too).
-        previewSlot.scrollIntoView({ block: 'nearest' });
-      }
       return;
   }
 });
