@@ -216,6 +216,9 @@ for (const theme of [
         );
         assert.ok(lines.indexOf('# Request preview') > 0, lines.join('\n'));
         saved.push(await shot(page, '.part.editor', `${theme.id}-preview`, { forDocs: false }));
+        // Leave the window as the next tests expect it: the tab closed, the message box empty.
+        await w.command('View: Close Editor');
+        await tab.waitFor({ state: 'detached', timeout: UI_TIMEOUT });
         await input.fill('');
       });
 
