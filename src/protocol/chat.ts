@@ -293,6 +293,8 @@ const PreviewResultSchema = v.variant('ok', [
     ok: v.literal(true),
     estimatedTokens: v.number(),
     contextWindow: v.number(),
+    /** One line first: tokens, the input's cost estimate, the prompt cache hit expected. */
+    summary: v.string(),
     rows: v.array(LedgerRowSchema),
     breakpoints: v.array(
       v.strictObject({ label: v.string(), prefixTokens: v.number(), hitProbability: v.number(), reason: v.string() }),

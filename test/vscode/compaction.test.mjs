@@ -278,13 +278,31 @@ describe(
       assert.ok(tokensAfter < tokensBefore, description);
 
       await expand(manual);
-      await row(pane, 'Summary').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // By its exact label: the compaction's own row says "summary" in its description.
+      const summaryRow = pane
+        .locator('.monaco-list-row')
+        .filter({ has: w.page.locator('.label-name', { hasText: /^\s*Summary\s*$/ }) })
+        .first();
+      await summaryRow.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // Plain words: the row says what stands in place, never the layer's id ("Summary summarise").
+      assert.equal((await summaryRow.locator('.label-name').innerText()).trim(), 'Summary');
+      assert.ok(!/summarise/.test(await summaryRow.innerText()), 'no layer id beside the label');
       const turns = row(pane, 'Turns 1–2');
       await expand(turns);
-      const original = row(pane, 'user · turn 1');
+      // By its label: the session's own row (titled by the first question) holds Q1 too.
+      const original = pane
+        .locator('.monaco-list-row', { hasText: Q1 })
+        .filter({ has: w.page.locator('.label-name', { hasText: /^\s*Your message\s*$/ }) })
+        .first();
       await original.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      assert.ok((await original.innerText()).includes(Q1), 'the original row shows the start of the user’s words');
-      assert.ok(await row(pane, 'assistant · turn 1').isVisible(), 'the original answer of turn 1 is listed');
+      assert.equal((await original.locator('.label-name').innerText()).trim(), 'Your message');
+      assert.ok(
+        (await original.locator('.label-description').innerText()).includes(Q1),
+        'the original row shows the start of the user’s words',
+      );
+      const answer = pane.locator('.monaco-list-row', { hasText: A1_HEAD }).first();
+      assert.ok(await answer.isVisible(), 'the original answer of turn 1 is listed');
+      assert.equal((await answer.locator('.label-name').innerText()).trim(), "Claude's answer");
       await w.page.mouse.move(10, 890);
       screenshots.push(await workbench.screenshot(w.page, 'compaction-tree'));
 
@@ -293,7 +311,10 @@ describe(
       const editor = w.page.locator('.part.editor .monaco-editor').first();
       await editor.locator('.view-lines', { hasText: Q1 }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       const tab = w.page.locator('.part.editor .tab.active');
-      assert.match((await tab.getAttribute('aria-label')) ?? '', /msg_[^ ]*\.md/, 'the tab names the record document');
+      // A readable tab title: the turn and what the message is, not the message's id.
+      const tabLabel = (await tab.getAttribute('aria-label')) ?? '';
+      assert.match(tabLabel, /Turn 1 · your message\.md/, tabLabel);
+      assert.ok(!/msg_/.test(tabLabel), tabLabel);
       const text = (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
       assert.ok(text.includes('### user · turn 1'), text);
       assert.ok(text.includes(Q1), text);

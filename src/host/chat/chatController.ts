@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { ToolRunner } from '../../core/agent/agentPorts';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { ReadFresh } from '../../core/compaction/reattach';
+import type { PreviousBreakpoint } from '../../core/cache/cacheAnchors';
 import type { ConversationState, Message, ToolSchema } from '../../core/conversation/conversationModel';
 import type { TokenEstimator } from '../../core/tokens/estimator';
 import type { ToolLookup } from '../../core/tools/callSummary';
@@ -135,6 +136,11 @@ export class ChatController implements vscode.Disposable {
   /** The open session's estimator (anchored on its last reported usage), for previews. */
   get estimator(): TokenEstimator | undefined {
     return this.service.estimator;
+  }
+
+  /** The open session's last cache breakpoint, so a preview plans the anchors the real request would. */
+  get previousBreakpoint(): PreviousBreakpoint | undefined {
+    return this.service.runtime?.agent.previousBreakpoint;
   }
 
   /** What Compact Now would do, for the confirmation prompt. */

@@ -7,6 +7,7 @@ import type { ImageAttachment } from '../../protocol/chat';
 import type { ChatViewHandlers } from '../chatViewProvider';
 import type { ChatApprover } from '../approvals/chatApprover';
 import type { RequestPreviewer } from '../requestPreview';
+import type { PreviewOk } from '../requestPreviewText';
 import { copyToClipboard, openChatLink } from './linkHandler';
 
 /** What the chat's handlers call. */
@@ -34,6 +35,8 @@ export interface ChatRouteDeps {
   readonly history: () => { openCompacted(id: string): void; openClearedResult(toolUseId: string): void } | undefined;
   readonly approver: ChatApprover;
   readonly previewer: RequestPreviewer;
+  /** Opens a built preview in an editor tab (focused). */
+  readonly showPreview: (preview: PreviewOk) => Promise<void>;
   readonly log: vscode.LogOutputChannel;
 }
 
@@ -55,7 +58,11 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     retry: () => deps.chat()?.retry(),
     pin: (m) => deps.chat()?.pin(m.messageId, m.pinned),
     dismissContext: (m) => deps.chat()?.dismissContext(m.key),
-    preview: async (m, view) => view.post(await previewer.preview(m.requestId, m.text, m.images ?? [])),
+    preview: async (m, view) => {
+      const result = await previewer.preview(m.requestId, m.text, m.images ?? []);
+      view.post(result);
+      if (result.ok) await deps.showPreview(result);
+    },
     command: async (m) => {
       if (m.command === 'openBaseUrlSetting')
         await vscode.commands.executeCommand('workbench.action.openSettings', 'contextPipeline.baseUrl');
