@@ -112,10 +112,12 @@ const ImageAttachment = v.strictObject({
 /** An image pasted or dropped into the composer, as base64 (no `data:` prefix). */
 export type ImageAttachment = v.InferOutput<typeof ImageAttachment>;
 
+// The count is checked before any image is: a message of a million entries is refused at once.
 const Images = v.optional(
   v.pipe(
-    v.array(ImageAttachment),
+    v.array(v.unknown()),
     v.maxLength(MAX_MESSAGE_IMAGES, `A message may carry at most ${MAX_MESSAGE_IMAGES} images`),
+    v.array(ImageAttachment),
   ),
 );
 

@@ -81,14 +81,14 @@ export function resultText(content: ToolResultContent): string {
       ? content
       : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
   return text.length > PREVIEW_CHARS
-    ? `${text.slice(0, PREVIEW_CHARS)}\n… (${(text.length - PREVIEW_CHARS).toLocaleString('en-US')} more characters)`
+    ? `${headChars(text, PREVIEW_CHARS)}\n… (${(text.length - PREVIEW_CHARS).toLocaleString('en-US')} more characters)`
     : text;
 }
 
 /** A tool call's input as short JSON for the chat. */
 export function inputText(input: unknown): string {
   const json = JSON.stringify(input, null, 2) ?? '';
-  return json.length > PREVIEW_CHARS ? `${json.slice(0, PREVIEW_CHARS)}…` : json;
+  return json.length > PREVIEW_CHARS ? `${headChars(json, PREVIEW_CHARS)}…` : json;
 }
 
 /**
