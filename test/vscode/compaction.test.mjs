@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
+import { compactionsPane, enlargeCompactions, expand, row } from './compactionsPane.mjs';
 import { eventually as poll, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 /**
  * @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld
@@ -96,64 +97,6 @@ describe(
       await w.close();
       assert.deepEqual(invalid, [], 'every request the extension sent was valid');
     });
-
-    /** The Compactions pane (expanded) of the side bar. */
-    async function compactionsPane() {
-      const header = workbench.viewHeader(w.page, 'Compactions');
-      await header.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
-      await eventually(async () => (await header.getAttribute('aria-expanded')) === 'true', {
-        what: 'the Compactions view to expand',
-      });
-      // `has` is matched inside each pane, so it takes a selector relative to the pane.
-      return w.page
-        .locator('.part.sidebar .pane')
-        .filter({ has: w.page.locator('.pane-header[aria-label="Compactions Section"]') });
-    }
-
-    /** Drags the sash above the Compactions pane up so the expanded tree has room (for the screenshots). */
-    async function enlargeCompactions() {
-      const header = workbench.viewHeader(w.page, 'Compactions');
-      const top = /** @type {Box} */ (await header.boundingBox()).y;
-      const sashes = await w.page.locator('.part.sidebar .monaco-sash.horizontal').all();
-      let best;
-      for (const s of sashes) {
-        const b = await s.boundingBox();
-        if (b && b.width > 0 && (!best || Math.abs(b.y - top) < Math.abs(best.y - top))) best = b;
-      }
-      assert.ok(best && Math.abs(best.y - top) < 10, 'the sash above the Compactions view was found');
-      const x = best.x + best.width / 2;
-      const y = best.y + best.height / 2;
-      await w.page.mouse.move(x, y);
-      await w.page.mouse.down();
-      await w.page.mouse.move(x, y - 150, { steps: 5 });
-      await w.page.mouse.move(x, y - 300, { steps: 5 });
-      await w.page.mouse.up();
-      await eventually(async () => /** @type {Box} */ (await header.boundingBox()).y < top - 200, {
-        what: 'the Compactions view to grow',
-      });
-    }
-
-    /**
-     * A row of the Compactions tree whose text matches.
-     * @param {Locator} pane
-     * @param {string} text
-     */
-    function row(pane, text) {
-      return pane.locator('.monaco-list-row', { hasText: text }).first();
-    }
-
-    /**
-     * Expands a collapsed tree row (a click toggles it) and waits until it is expanded.
-     * @param {Locator} r
-     */
-    async function expand(r) {
-      await r.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      if ((await r.getAttribute('aria-expanded')) !== 'true') await r.click();
-      await eventually(async () => (await r.getAttribute('aria-expanded')) === 'true', {
-        what: 'a tree row to expand',
-      });
-    }
 
     test('three turns build a history', async () => {
       w.fake.script({ text: A1 });
@@ -262,10 +205,10 @@ describe(
     });
 
     test('the Compactions view lists the compaction, its summary and its originals (read-only)', async () => {
-      const pane = await compactionsPane();
+      const pane = await compactionsPane(w, workbench);
       const manual = row(pane, 'Manual · ');
       await manual.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      await enlargeCompactions();
+      await enlargeCompactions(w, workbench);
       await workbench.widenSidebar(w.page);
       const label = await manual.locator('.label-name').innerText();
       assert.match(label, /^Manual · /);
@@ -332,7 +275,7 @@ describe(
     });
 
     test('Restore from the tree brings the originals back, and the next request has the whole history', async () => {
-      const pane = await compactionsPane();
+      const pane = await compactionsPane(w, workbench);
       const manual = row(pane, 'Manual · ');
       const { chooseFromContextMenu } = await import('./gestures.mjs');
       await chooseFromContextMenu(w.page, manual, 'Restore');
