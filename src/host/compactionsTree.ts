@@ -1,29 +1,56 @@
 import * as vscode from 'vscode';
 import type { CompactionEntryState } from '../core/agent/agentSession';
-import { describeServerBlock } from '../core/conversation/serverTools';
 import { describeReattached } from '../core/compaction/reattach';
 import { describeIndexed } from '../core/compaction/fileIndex';
 import { indexedFilesOf } from '../core/compaction/reattachRecord';
 import { lostIdentifiers, significantLoss } from '../core/compaction/retention';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Message } from '../core/conversation/conversationModel';
+import type { ToolLookup } from '../core/tools/callSummary';
 import { plural } from '../core/tools/result';
 import {
   compactionContextValue,
   compactionDescription,
   compactionLabel,
+  compactionTurn,
+  groupCompactions,
   ORPHANED_DESCRIPTION,
   recalledTooltip,
+  REPLACEMENT_LABEL,
+  replacementTitle,
   TRIGGER_LABEL,
+  turnGroupDescription,
+  turnGroupLabel,
+  turnGroupSaved,
   turnRangeLabel,
 } from './compactionRowText';
-import { callsIn, code, originalDescription, originalTooltip, type CallLookup } from './originalRowText';
+import {
+  callNamer,
+  callsIn,
+  code,
+  originalRow,
+  originalTitles,
+  originalTooltip,
+  type CallLookup,
+  type CallNamer,
+} from './originalRowText';
+import {
+  messageDocument,
+  parseRecordDocument,
+  recordDocumentUri,
+  summaryDocument,
+  type RecordDocument,
+} from './recordDocument';
 
 export { ORPHANED_DESCRIPTION };
 
-/** Nodes of the Compactions tree: session → compactions → summary / replaced regions → original messages. */
+/**
+ * Nodes of the Compactions tree: session → compactions (a turn's automatic ones grouped under
+ * the turn) → summary / replaced regions → original messages.
+ */
 export type CompactionNode =
   | { readonly kind: 'session'; readonly id: string; readonly title: string }
+  | { readonly kind: 'turn'; readonly turn: number; readonly entries: readonly CompactionEntryState[] }
   | { readonly kind: 'compaction'; readonly entry: CompactionEntryState }
   | { readonly kind: 'summary'; readonly record: CompactionRecord }
   | { readonly kind: 'reattached'; readonly record: CompactionRecord }
@@ -43,7 +70,8 @@ export interface CompactionsSource {
 export const RECORD_SCHEME = 'context-pipeline-record';
 
 /**
- * The Compactions tree. Newest compaction first; each shows its trigger, time and tokens
+ * The Compactions tree. Newest compaction first, the automatic ones of one turn grouped under
+ * it (`Turn 3 · 4 automatic compactions`); each shows its trigger, time and tokens
  * before → after, a warning when the retention check found a significant loss (significantLoss), and opens its
  * summary and original messages as read-only documents. Restored ones stay listed, marked
  * "· restored" and without the Restore action; orphaned ones (their messages were lost from
@@ -57,12 +85,21 @@ export class CompactionsTreeProvider
   private readonly subscription: vscode.Disposable;
   /** The calls of every record, by id, for the rows of tool results; dropped when the compactions change. */
   private callLookup: CallLookup | undefined;
+  /** The titles of every record's originals (unique in the record), by record id; dropped with the lookup. */
+  private readonly titles = new Map<string, Map<string, string>>();
+  private readonly nameCall: CallNamer;
   readonly onDidChangeTreeData = this.changed.event;
   readonly onDidChange = this.docChanged.event;
 
-  constructor(private readonly source: CompactionsSource) {
+  constructor(
+    private readonly source: CompactionsSource,
+    /** The host's tool definitions: calls are then named as the chat names them (`Read src/a.ts`). */
+    toolDefinition?: ToolLookup,
+  ) {
+    this.nameCall = callNamer(toolDefinition);
     this.subscription = source.onDidChangeCompactions(() => {
       this.callLookup = undefined;
+      this.titles.clear();
       this.changed.fire(undefined);
     });
   }
@@ -74,12 +111,31 @@ export class CompactionsTreeProvider
     ));
   }
 
+  private titleOf(record: CompactionRecord, m: Message): string {
+    let titles = this.titles.get(record.id);
+    if (!titles) this.titles.set(record.id, (titles = originalTitles(record.originals, this.calls(), this.nameCall)));
+    return titles.get(m.id) ?? `Turn ${m.turn}`;
+  }
+
   getTreeItem(node: CompactionNode): vscode.TreeItem {
     switch (node.kind) {
       case 'session': {
         const item = new vscode.TreeItem(node.title, vscode.TreeItemCollapsibleState.Expanded);
         item.iconPath = new vscode.ThemeIcon('comment-discussion');
         item.description = plural(this.source.compactions.length, 'compaction');
+        return item;
+      }
+      case 'turn': {
+        const item = new vscode.TreeItem(
+          turnGroupLabel(node.turn, node.entries.length),
+          vscode.TreeItemCollapsibleState.Collapsed,
+        );
+        const oldest = node.entries[node.entries.length - 1]?.record;
+        item.id = `turn:${node.turn}:${oldest?.id ?? ''}`;
+        item.contextValue = 'turnGroup';
+        item.iconPath = new vscode.ThemeIcon('layers');
+        item.description = turnGroupDescription(node.entries);
+        item.tooltip = `The compactions that ran by themselves during turn ${node.turn}, newest first. Together they took ${fmt(turnGroupSaved(node.entries))} tokens out of the prompt.`;
         return item;
       }
       case 'compaction': {
@@ -128,13 +184,10 @@ export class CompactionsTreeProvider
         return item;
       }
       case 'summary': {
-        const item = new vscode.TreeItem(
-          node.record.summary ? 'Summary' : 'Replacement',
-          vscode.TreeItemCollapsibleState.None,
-        );
+        const item = new vscode.TreeItem(REPLACEMENT_LABEL[node.record.layer], vscode.TreeItemCollapsibleState.None);
         item.iconPath = new vscode.ThemeIcon('note');
-        item.description = node.record.layer;
-        item.command = { command: 'vscode.open', title: 'Open', arguments: [recordUri(node.record.id, 'summary')] };
+        item.tooltip = 'What stands in place of the originals now; click to open it, read-only.';
+        item.command = { command: 'vscode.open', title: 'Open', arguments: [summaryUri(node.record)] };
         return item;
       }
       case 'reattached': {
@@ -165,7 +218,7 @@ export class CompactionsTreeProvider
               : []),
           ].join('\n\n'),
         );
-        item.command = { command: 'vscode.open', title: 'Open', arguments: [recordUri(node.record.id, 'summary')] };
+        item.command = { command: 'vscode.open', title: 'Open', arguments: [summaryUri(node.record)] };
         return item;
       }
       case 'region': {
@@ -182,15 +235,18 @@ export class CompactionsTreeProvider
       }
       case 'original': {
         const m = node.message;
-        const item = new vscode.TreeItem(`${m.role} · turn ${m.turn}`, vscode.TreeItemCollapsibleState.None);
         const calls = this.calls();
-        item.description = originalDescription(m, calls);
-        item.tooltip = new vscode.MarkdownString(originalTooltip(m, calls));
+        const row = originalRow(m, calls, this.nameCall);
+        const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+        item.description = row.description;
+        item.tooltip = new vscode.MarkdownString(originalTooltip(m, calls, this.nameCall));
         item.iconPath = new vscode.ThemeIcon(m.role === 'user' ? 'account' : 'hubot');
         item.command = {
           command: 'vscode.open',
           title: 'Open',
-          arguments: [recordUri(node.record.id, `message/${m.id}`)],
+          arguments: [
+            recordUri({ recordId: node.record.id, what: 'message', messageId: m.id }, this.titleOf(node.record, m)),
+          ],
         };
         return item;
       }
@@ -203,8 +259,19 @@ export class CompactionsTreeProvider
       return label && this.source.compactions.length > 0 ? [{ kind: 'session', ...label }] : [];
     }
     switch (node.kind) {
-      case 'session':
-        return [...this.source.compactions].reverse().map((entry) => ({ kind: 'compaction', entry }));
+      case 'session': {
+        const turns = new Map<string, number>();
+        const turnOf = (r: CompactionRecord): number => {
+          const known = turns.get(r.id);
+          if (known !== undefined) return known;
+          const turn = compactionTurn(r, this.source.messages);
+          turns.set(r.id, turn);
+          return turn;
+        };
+        return groupCompactions(this.source.compactions, turnOf);
+      }
+      case 'turn':
+        return node.entries.map((entry) => ({ kind: 'compaction', entry }));
       case 'compaction': {
         const r = node.entry.record;
         const regions: CompactionNode[] =
@@ -229,11 +296,11 @@ export class CompactionsTreeProvider
 
   /** Read-only text of a summary or an original message (virtual documents). */
   provideTextDocumentContent(uri: vscode.Uri): string {
-    const [recordId, what, messageId] = uri.path.replace(/^\//, '').replace(/\.md$/, '').split('/');
-    const record = this.source.compactions.find((c) => c.record.id === recordId)?.record;
-    if (!record) return 'This compaction is not part of the open session.';
-    if (what === 'summary') return summaryDocument(record);
-    const m = record.originals.find((x) => x.id === messageId);
+    const doc = parseRecordDocument(uri.path, uri.query);
+    const record = doc && this.source.compactions.find((c) => c.record.id === doc.recordId)?.record;
+    if (!doc || !record) return 'This compaction is not part of the open session.';
+    if (doc.what === 'summary') return summaryDocument(record);
+    const m = record.originals.find((x) => x.id === doc.messageId);
     return m ? messageDocument(m) : 'This message is not part of the compaction.';
   }
 
@@ -244,68 +311,13 @@ export class CompactionsTreeProvider
   }
 }
 
-/** The virtual document URI of a record's summary or one of its original messages. */
-export function recordUri(recordId: string, what: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: RECORD_SCHEME, path: `/${recordId}/${what}.md` });
+/** The virtual document URI of a record's summary or one of its original messages; `title` names its tab. */
+export function recordUri(doc: RecordDocument, title: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: RECORD_SCHEME, ...recordDocumentUri(doc, title) });
 }
 
-function summaryDocument(r: CompactionRecord): string {
-  const lines = [
-    `# Compaction ${r.id}`,
-    '',
-    `- Trigger: ${r.trigger} · layer: ${r.layer} · strategy: ${r.strategy}`,
-    `- Tokens: ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}`,
-    `- When: ${new Date(r.at).toISOString()}`,
-  ];
-  if (r.model) lines.push(`- Summariser: ${r.model} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`);
-  if (r.instructions) lines.push(`- Instructions: ${r.instructions}`);
-  if (r.fallbacks.length) lines.push(`- Fallbacks: ${r.fallbacks.join('; ')}`);
-  if (r.reattached?.length) lines.push(`- Re-attached: ${describeReattached(r.reattached)}`);
-  const named = indexedFilesOf(r);
-  if (named.length) lines.push(`- Also named (path only): ${describeIndexed(named)}`);
-  if (r.retention)
-    lines.push(
-      `- Retention check: ${Math.round(r.retention.retained * 100)}% of identifiers kept${r.retention.lost.length ? `; lost: ${r.retention.lost.join(', ')}` : ''}`,
-    );
-  lines.push('', '## What stands in place of the originals', '');
-  for (const m of r.replacement) lines.push(messageDocument(m), '');
-  return lines.join('\n');
-}
-
-function messageDocument(m: Message): string {
-  const out = [`### ${m.role} · turn ${m.turn} · ${m.id}`, ''];
-  for (const b of m.blocks) {
-    switch (b.type) {
-      case 'text':
-      case 'summary':
-        out.push(b.text, '');
-        break;
-      case 'thinking':
-        out.push('_(thinking)_', b.thinking, '');
-        break;
-      case 'tool_use':
-        out.push(`**Tool call** \`${b.name}\` (${b.id})`, '```json', JSON.stringify(b.input, null, 2), '```', '');
-        break;
-      case 'tool_result':
-        out.push(
-          `**Tool result** for ${b.toolUseId}${b.isError ? ' (error)' : ''}`,
-          '```',
-          typeof b.content === 'string'
-            ? b.content
-            : b.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n'),
-          '```',
-          '',
-        );
-        break;
-      case 'image':
-        out.push(`[image ${b.mediaType}]`, '');
-        break;
-      case 'server_tool':
-        out.push(`**Server tool** ${describeServerBlock(b)}`, '');
-        break;
-    }
-  }
-  return out.join('\n');
+function summaryUri(r: CompactionRecord): vscode.Uri {
+  return recordUri({ recordId: r.id, what: 'summary' }, replacementTitle(r));
 }
 
 function fmt(n: number): string {

@@ -12,6 +12,7 @@ import { registerChooseModel } from './chooseModel';
 import { registerCommands } from './commands';
 import { registerCompactionCommands } from './compactionCommands';
 import { CompactionsTreeProvider, RECORD_SCHEME } from './compactionsTree';
+import { PREVIEW_SCHEME, PreviewDocument } from './previewDocument';
 import { EditorContextTracker } from './editorContextTracker';
 import { registerPinCommand } from './pinCommand';
 import { RequestPreviewer } from './requestPreview';
@@ -96,10 +97,20 @@ export function activate(context: vscode.ExtensionContext): void {
     toolSchemas,
     () => controller?.estimator,
     () => nextTurn.preview(controller?.sessionLabel?.id),
+    () => controller?.previousBreakpoint,
   );
+  const previewDocument = new PreviewDocument();
   const chat = new ChatViewProvider(
     context.extensionUri,
-    chatRoutes({ chat: () => controller?.service, approver, previewer, log, mentions: fileMentions.mentions }),
+    chatRoutes({
+      chat: () => controller?.service,
+      history: () => controller?.history,
+      approver,
+      previewer,
+      showPreview: (p) => previewDocument.show(p),
+      log,
+      mentions: fileMentions.mentions,
+    }),
     log,
   );
   controller = new ChatController(chat, {
@@ -120,7 +131,7 @@ export function activate(context: vscode.ExtensionContext): void {
     readFresh: (path) => tools.readFresh(path),
     toolDefinition: (name) => tools.definition(name),
   });
-  const compactions = new CompactionsTreeProvider(controller);
+  const compactions = new CompactionsTreeProvider(controller, (name) => tools.definition(name));
   const budgetController = controller;
   const toolsCard = budgetToolsSource(mcp, () => budgetController.toolsSession());
 
@@ -138,6 +149,8 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.window.registerTreeDataProvider('contextPipeline.compactions', compactions),
     vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, compactions),
+    previewDocument,
+    vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previewDocument),
     ...registerCompactionCommands(controller, log),
     ...registerCommands({ apiKeys, log }),
     registerChooseModel({

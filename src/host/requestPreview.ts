@@ -5,6 +5,8 @@ import type { ConversationState, Injection, ToolSchema } from '../core/conversat
 import { prepareRequest } from '../core/pipeline/pipeline';
 import { counterIds, type Clock, type Tokenizer } from '../core/platform/platformPorts';
 import { makeRequestCounter } from '../core/pipeline/requestTokens';
+import { outlookLine, requestOutlook } from '../core/pipeline/requestOutlook';
+import type { PreviousBreakpoint } from '../core/cache/cacheAnchors';
 import { sessionSystemPrompt } from '../core/projectContext/staticPrompt';
 import { TokenEstimator } from '../core/tokens/estimator';
 import type { ChatToWebview } from '../protocol/chat';
@@ -35,6 +37,8 @@ export class RequestPreviewer {
     private readonly sessionEstimator: () => TokenEstimator | undefined = () => undefined,
     /** The editor context the next message would carry, without consuming it. */
     private readonly editorInjections: () => Injection[] = () => currentEditorInjections(),
+    /** The session's last cache breakpoint: the preview plans the anchors the real request would. */
+    private readonly sessionPrevious: () => PreviousBreakpoint | undefined = () => undefined,
   ) {}
 
   /** Builds the preview for `text` (and its images); problems come back as an error result, never a throw. */
@@ -64,7 +68,21 @@ export class RequestPreviewer {
     if (!assembled.ok) return { type: 'previewResult', requestId, ok: false, error: assembled.error.message };
     const next = applyUserMessage(state, assembled.value);
     const estimator = (base ? this.sessionEstimator() : undefined) ?? new TokenEstimator(tokenizer);
-    const prepared = prepareRequest(next, { count: makeRequestCounter(estimator, tokenizer), clock });
+    const previous = base ? this.sessionPrevious() : undefined;
+    const prepared = prepareRequest(next, {
+      count: makeRequestCounter(estimator, tokenizer),
+      clock,
+      ...(previous ? { previous } : {}),
+    });
+    const outlook = requestOutlook({
+      model: resolved.config.model,
+      ttl: resolved.config.cacheTtl,
+      tokens: prepared.tokens,
+      anchors: prepared.anchors,
+      messageIds: prepared.sent.messages.map((m) => m.id),
+      ...(previous ? { previous } : {}),
+      now: clock.now(),
+    });
     // Normalized messages (prepared.sent): what the anchors index and what is really sent.
     const ledger = buildLedger(prepared.sent, prepared.anchors, tokenizer, estimator.calibration, prepared.repairs);
     const repaired = describeRepairs(prepared.repairs);
@@ -83,6 +101,7 @@ export class RequestPreviewer {
       ok: true,
       estimatedTokens: prepared.tokens.total,
       contextWindow: resolved.config.contextWindow,
+      summary: outlookLine(outlook),
       rows: ledger.map((r) => ({
         position: r.position,
         role: r.role,

@@ -6,7 +6,7 @@ import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../core/co
 import { isServerStrategy } from '../core/server/serverContext';
 import type { CacheTtl } from '../core/conversation/conversationModel';
 import type { ThinkingSetting } from '../core/models/thinking';
-import { DEFAULT_INSTRUCTION_SETTINGS } from '../core/projectContext/instructions';
+import { DEFAULT_INSTRUCTION_SETTINGS, MAX_INSTRUCTION_TOKENS } from '../core/projectContext/instructions';
 import type { ProjectContextSettings } from './projectContext/projectContextSession';
 import {
   COST_SETTINGS,
@@ -28,7 +28,8 @@ export const SETTINGS_SECTION = 'contextPipeline';
  */
 export function readPipelineConfig(): ConfigResult {
   const settings = readSettings();
-  return resolveConfig(settings, modelLimits.get((settings.model ?? '').trim() || DEFAULT_MODEL));
+  const model = (settings.model ?? '').trim() || DEFAULT_MODEL;
+  return resolveConfig(settings, modelLimits.get(model, readAgentSettings().baseUrl));
 }
 
 /** The raw settings, as the user set them. */
@@ -72,7 +73,11 @@ export function readProjectContextSettings(): ProjectContextSettings {
     claudeMd: c.get<boolean>('instructions.claudeMd', d.claudeMd) !== false,
     claudeLocalMd: c.get<boolean>('instructions.claudeLocalMd', d.claudeLocalMd) !== false,
     nested: c.get<boolean>('instructions.nested', d.nested) !== false,
-    maxTokens: typeof max === 'number' && Number.isFinite(max) ? Math.max(0, Math.floor(max)) : d.maxTokens,
+    // The schema's maximum, enforced: VS Code does not stop a settings file from holding more.
+    maxTokens:
+      typeof max === 'number' && Number.isFinite(max)
+        ? Math.min(MAX_INSTRUCTION_TOKENS, Math.max(0, Math.floor(max)))
+        : d.maxTokens,
     workspaceFacts: c.get<boolean>('workspaceFacts', true) !== false,
   };
 }

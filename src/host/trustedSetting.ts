@@ -81,7 +81,8 @@ export const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
 
 /**
  * Settings a workspace may set that decide what each request costs (the model, its reasoning
- * and output budget, the cache's lifetime, how long a turn may run): honoured, since a
+ * and output budget, the cache's lifetime, how long a turn may run, how much of the project's
+ * instruction files goes into every request): honoured, since a
  * project may need them, but said once so a cloned repository cannot raise the bill quietly.
  */
 export const COST_SETTINGS: readonly string[] = [
@@ -92,6 +93,7 @@ export const COST_SETTINGS: readonly string[] = [
   'contextWindow',
   'cacheTtl',
   'maxToolRounds',
+  'instructions.maxTokens',
 ];
 
 /**

@@ -112,10 +112,12 @@ const ImageAttachment = v.strictObject({
 /** An image pasted or dropped into the composer, as base64 (no `data:` prefix). */
 export type ImageAttachment = v.InferOutput<typeof ImageAttachment>;
 
+// The count is checked before any image is: a message of a million entries is refused at once.
 const Images = v.optional(
   v.pipe(
-    v.array(ImageAttachment),
+    v.array(v.unknown()),
     v.maxLength(MAX_MESSAGE_IMAGES, `A message may carry at most ${MAX_MESSAGE_IMAGES} images`),
+    v.array(ImageAttachment),
   ),
 );
 
@@ -150,6 +152,8 @@ const ApprovalId = v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(
 
 /** A conversation message's id. */
 const MessageId = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
+/** The id of a compaction or a tool call the webview asks about. */
+const ItemRef = v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, 'Invalid id'));
 
 const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('ready') }),
@@ -218,6 +222,10 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('openDiff'), id: ApprovalId }),
   /** Leave an editor-context block out of the next message (`key` from a `pendingContext` chip). */
   v.strictObject({ type: v.literal('dismissContext'), key: v.pipe(v.string(), v.maxLength(400)) }),
+  /** The user opened a compacted group: send its items (`compactedItems`). */
+  v.strictObject({ type: v.literal('openCompacted'), compactionId: ItemRef }),
+  /** The user asked for a cleared tool result's original (`clearedResult`), by its call's id. */
+  v.strictObject({ type: v.literal('openClearedResult'), toolUseId: ItemRef }),
   /** Put text on the clipboard (when the webview's own clipboard access failed). */
   v.strictObject({ type: v.literal('copy'), text: Text }),
   /** List the workspace files matching what follows an `@` in the composer (answered by `mentionResults`). */
@@ -293,6 +301,8 @@ const PreviewResultSchema = v.variant('ok', [
     ok: v.literal(true),
     estimatedTokens: v.number(),
     contextWindow: v.number(),
+    /** One line first: tokens, the input's cost estimate, the prompt cache hit expected. */
+    summary: v.string(),
     rows: v.array(LedgerRowSchema),
     breakpoints: v.array(
       v.strictObject({ label: v.string(), prefixTokens: v.number(), hitProbability: v.number(), reason: v.string() }),
@@ -350,6 +360,23 @@ const ToWebviewSchema = v.variant('type', [
       v.array(v.strictObject({ path: MentionPath, kind: v.picklist(['file']) })),
       v.maxLength(MAX_MENTION_RESULTS),
     ),
+  }),
+  /**
+   * The items of a compacted group, built from its record's originals (ids prefixed with the
+   * compaction's, see compactedItemId); `error` when the record is no longer kept.
+   */
+  v.strictObject({
+    type: v.literal('compactedItems'),
+    compactionId: v.string(),
+    items: v.array(ChatItemSchema),
+    error: v.optional(v.string()),
+  }),
+  /** A cleared tool result's original text (capped like any result), or why it cannot be shown. */
+  v.strictObject({
+    type: v.literal('clearedResult'),
+    toolUseId: v.string(),
+    text: v.optional(v.string()),
+    error: v.optional(v.string()),
   }),
   /** A retry is scheduled: show a countdown (cleared by `waitMs: 0`). */
   v.strictObject({

@@ -34,6 +34,11 @@ export const ChatItemSchema = v.variant('kind', [
   v.strictObject({
     kind: v.literal('user'),
     id: v.string(),
+    /**
+     * The conversation message the words are in (what Pin pins), when it is not `id`: a
+     * message a compaction merged holds several of the user's messages, one bubble each.
+     */
+    messageId: v.optional(v.string()),
     text: v.string(),
     injected: v.array(InjectedSchema),
     /**
@@ -96,7 +101,7 @@ export const ChatItemSchema = v.variant('kind', [
     tokens: v.optional(v.number()),
     /**
      * The result was cleared by compaction (masked, snipped or cleared when the cache went
-     * cold); the original is in the Compactions view.
+     * cold); the webview asks for the original (`openClearedResult`) when the user clicks.
      */
     cleared: v.optional(v.boolean()),
     /**
@@ -169,6 +174,21 @@ export const ChatItemSchema = v.variant('kind', [
     lostMore: v.optional(v.number()),
   }),
   /**
+   * The rounds a compaction replaced, kept in view as one collapsed group beside its summary
+   * card: the counts of what it holds (tool calls, answers, the user's messages, earlier
+   * summaries). Its items are not sent with the transcript (a record can hold megabytes): the
+   * webview asks for them (`openCompacted`) when the user opens the group.
+   */
+  v.strictObject({
+    kind: v.literal('compacted'),
+    id: v.string(),
+    compactionId: v.pipe(v.string(), v.maxLength(200)),
+    toolCalls: v.number(),
+    answers: v.number(),
+    userMessages: v.number(),
+    summaries: v.number(),
+  }),
+  /**
    * An error; `retryable`: it shows Retry. `action: 'setApiKey'`: the error is about the API
    * key (none set, or rejected) and shows a Set API key button. `requestId`: the API's id of
    * the failed request, kept out of `text` and shown under Details.
@@ -186,3 +206,17 @@ export const ChatItemSchema = v.variant('kind', [
 
 /** One item of the chat transcript. */
 export type ChatItem = v.InferOutput<typeof ChatItemSchema>;
+
+/**
+ * The id an item gets inside a compacted group: the compaction's id, `/`, the item's own id
+ * (nested groups prefix again). Tool call ids never hold `/` (the API allows `[A-Za-z0-9_-]`),
+ * so {@link ownItemId} gives the call's id back.
+ */
+export function compactedItemId(compactionId: string, id: string): string {
+  return `${compactionId}/${id}`;
+}
+
+/** An item's own id without the prefixes of the groups it stands in (see {@link compactedItemId}). */
+export function ownItemId(id: string): string {
+  return id.slice(id.lastIndexOf('/') + 1);
+}

@@ -32,6 +32,8 @@ function router(t: ReturnType<typeof fakeChat>) {
       copy: ignore,
       mentionQuery: ignore,
       attachFile: ignore,
+      openCompacted: ignore,
+      openClearedResult: ignore,
     },
     (e) => void invalid.push(e),
   );

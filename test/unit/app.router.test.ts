@@ -22,6 +22,8 @@ const chatSamples: { [K in ChatToHost['type']]: Extract<ChatToHost, { type: K }>
   copy: { type: 'copy', text: 'copied' },
   mentionQuery: { type: 'mentionQuery', requestId: 3, query: 'a.t' },
   attachFile: { type: 'attachFile', path: 'src/a.ts' },
+  openCompacted: { type: 'openCompacted', compactionId: 'cmp_1' },
+  openClearedResult: { type: 'openClearedResult', toolUseId: 'toolu_1' },
 };
 
 const budgetSamples: { [K in BudgetToHost['type']]: Extract<BudgetToHost, { type: K }> } = {

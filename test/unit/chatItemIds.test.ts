@@ -22,8 +22,11 @@ describe('Chat notice and error ids: two in the same millisecond never share one
       error,
       { type: 'compaction_queued' },
       { type: 'compaction_queued' },
+      // Two compactions, each with its outcome line (a second start of the same one keeps its line).
       { type: 'compaction_started', trigger: 'manual' },
+      { type: 'compaction_finished', records: [], notices: [] },
       { type: 'compaction_started', trigger: 'manual' },
+      { type: 'compaction_finished', records: [], notices: [] },
     ];
     for (const e of events) r.render(e);
     const ids = upserted(posts);

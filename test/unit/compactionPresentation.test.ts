@@ -68,7 +68,7 @@ describe('how compaction reads in the chat and in Compact Now', () => {
         .map((i) => i.kind)
         .join(' ');
     const whole = summary(summaryText(1, 2, 'Talked about auth.', [], 'after'));
-    assert.equal(kinds([whole, b.text('First question'), b.text('Second question')]), 'summary user');
+    assert.equal(kinds([whole, b.text('First question'), b.text('Second question')]), 'summary user user');
     const inTurn = summary(summaryText(1, 2, 'Read mod1 to mod9.', [], 'before', true));
     assert.equal(kinds([b.text('Audit every module.'), inTurn]), 'user summary');
     assert.equal(kinds([whole]), 'summary', 'no user words');

@@ -87,6 +87,22 @@ describe('model table', () => {
 });
 
 describe('window source (setting, Models API, table)', () => {
+  it('takes only plausible figures from the Models API, and refuses a window setting over the maximum (issue 34 #6)', () => {
+    for (const bad of [1e12, Infinity, 15_999, Number.NaN, -1]) {
+      const r = resolveConfig({ model: 'claude-sonnet-4-5' }, { id: 'claude-sonnet-4-5', maxInputTokens: bad });
+      assert.ok(r.ok, String(bad));
+      assert.equal(r.windowSource, 'table', String(bad));
+      assert.equal(r.config.contextWindow, modelInfo('claude-sonnet-4-5').contextWindow);
+      assert.ok(Number.isFinite(r.config.contextWindow));
+      assert.match(r.warnings.join(' '), /not plausible/, String(bad));
+    }
+    const hugeOutput = resolveConfig({ model: 'claude-sonnet-4-5' }, { id: 'claude-sonnet-4-5', maxTokens: Infinity });
+    assert.ok(hugeOutput.ok && Number.isFinite(hugeOutput.config.outputReserve));
+    const setting = resolveConfig({ model: 'claude-sonnet-4-5', contextWindow: 1e12 });
+    assert.equal(setting.ok, false);
+    if (!setting.ok) assert.match(setting.error, /more than the 2,000,000/);
+  });
+
   it('an explicit setting wins, else the Models API, else the table, else an assumption', () => {
     const api = { id: 'claude-sonnet-4-5', maxInputTokens: 1_000_000, maxTokens: 64_000 };
     const set = resolveConfig({ model: 'claude-sonnet-4-5', contextWindow: 150_000 }, api);

@@ -1,7 +1,17 @@
 import { strict as assert } from 'node:assert';
 import type { Message, ToolResultBlock } from '../../src/core/conversation/conversationModel';
 import { maskStub } from '../../src/core/compaction/mask';
-import { callsIn, originalDescription, originalTooltip } from '../../src/host/originalRowText';
+import { READ_FILE_SPEC } from '../../src/core/tools/builtin/readFileSpec';
+import { bindTool, type AnyToolDefinition, type ToolSpec } from '../../src/core/tools/toolDefinition';
+import {
+  callNamer,
+  callsIn,
+  originalDescription,
+  originalRow,
+  originalTitle,
+  originalTitles,
+  originalTooltip,
+} from '../../src/host/originalRowText';
 import { Build } from './support/builders';
 import { pngBase64 } from './support/images';
 
@@ -94,9 +104,70 @@ describe('Compactions view: the rows of original messages', () => {
   it('lists every block in the tooltip, backticks made harmless', () => {
     const m = b.message('user', [b.text('run `rm -rf /`?'), result('done', true)], 4);
     const tip = originalTooltip(m, lookup);
-    assert.match(tip, /^\*\*user · turn 4\*\*/);
+    assert.match(tip, /^\*\*Turn 4 · your message\*\*/);
     assert.ok(tip.includes('- Text: `run ˋrm -rf /ˋ?`'), tip);
     assert.ok(tip.includes('- Tool result (error) of `read_file src/a.ts`: 4 chars'), tip);
     assert.ok(originalTooltip(call, lookup).includes('- Tool call: `run_command npm test --silent`'));
+  });
+
+  const definitions = callNamer((name) =>
+    name === 'read_file'
+      ? bindTool(READ_FILE_SPEC as ToolSpec<unknown>, async () => ({ content: '', isError: false }))
+      : (undefined as AnyToolDefinition | undefined),
+  );
+
+  it('labels a row by what the message is, in plain words, the rest in its description', () => {
+    const ok = b.message('user', [result('x'.repeat(11_234))], 2);
+    assert.deepEqual(originalRow(ok, lookup, definitions), {
+      label: 'Result of Read src/a.ts',
+      description: '11,234 chars',
+    });
+    assert.deepEqual(originalRow(ok, lookup), { label: 'Result of read_file src/a.ts', description: '11,234 chars' });
+    const failed = b.message('user', [{ ...b.toolResult(run.id, 'exit 1'), isError: true }], 2);
+    assert.equal(originalRow(failed, lookup).label, 'Error from run_command npm test --silent');
+    const both = b.message('user', [result('abc'), b.toolResult(run.id, 'ok')], 2);
+    assert.deepEqual(originalRow(both, lookup, definitions), {
+      label: '2 tool results',
+      description: 'result of Read src/a.ts (3 chars) · result of run_command npm test --silent (2 chars)',
+    });
+    const words = b.message(
+      'user',
+      [b.text('<ide_opened_file>x</ide_opened_file>', 'ide_opened_file'), b.text('why?')],
+      2,
+    );
+    assert.deepEqual(originalRow(words, lookup), { label: 'Your message', description: 'why?' });
+    const onlyContext = b.message('user', [b.text('<ide_opened_file>x</ide_opened_file>', 'ide_opened_file')], 2);
+    assert.equal(originalRow(onlyContext, lookup).label, 'Context');
+  });
+
+  it("labels an answer by its one call, its number of calls, or as Claude's answer", () => {
+    const one = b.message('assistant', [b.text('Let me read it.', 'assistant'), read], 2);
+    assert.deepEqual(originalRow(one, lookup, definitions), { label: 'Read src/a.ts', description: 'Let me read it.' });
+    assert.deepEqual(originalRow(call, lookup, definitions), {
+      label: '2 tool calls',
+      description: 'Let me read it. · Read src/a.ts · run_command npm test --silent',
+    });
+    const text = b.message('assistant', [b.text('Done.', 'assistant')], 2);
+    assert.deepEqual(originalRow(text, lookup), { label: "Claude's answer", description: 'Done.' });
+  });
+
+  it('titles the tab of an original by its turn and label, each title unique in its record', () => {
+    const words = b.message('user', [b.text('why?')], 2);
+    const ok = b.message('user', [result('abc')], 2);
+    const again = b.message('user', [result('def')], 2);
+    assert.equal(originalTitle(words, lookup), 'Turn 2 · your message');
+    assert.equal(originalTitle(ok, lookup), 'Turn 2 · Result of read_file src/a.ts');
+    const one = b.message('assistant', [read], 2);
+    assert.equal(originalTitle(one, lookup, definitions), 'Turn 2 · Read src/a.ts');
+    const titles = originalTitles([words, ok, one, again], lookup);
+    assert.deepEqual(
+      [words, ok, one, again].map((m) => titles.get(m.id)),
+      [
+        'Turn 2 · your message',
+        'Turn 2 · Result of read_file src/a.ts',
+        'Turn 2 · read_file src/a.ts',
+        'Turn 2 · Result of read_file src/a.ts (2)',
+      ],
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { applyUserMessage, assembleUserMessage } from '../../src/core/conversation/assemble';
 import { checkInvariants } from '../../src/core/conversation/invariants';
-import { imageRef, userItem } from '../../src/host/chat/transcript';
+import { imageRef, inputText, PREVIEW_CHARS, resultText, userItem } from '../../src/host/chat/transcript';
 import { MAX_IMAGE_BASE64, MAX_MESSAGE_IMAGES, parseChatToHost } from '../../src/protocol/chat';
 import { imageTokensForSize } from '../../src/protocol/imageTokens';
 import { base64Length, encodingPlan, fitWithin, toBase64 } from '../../src/webview/chat/imageAttach';
@@ -227,6 +227,21 @@ describe('pasted images: the protocol', () => {
       assert.match(r.error, reason);
     }
   });
+
+  it('refuses a million image entries by their count, before looking at any of them (issue 34 #15)', () => {
+    let looked = 0;
+    const entry = {
+      get mediaType() {
+        looked++;
+        return 'image/png';
+      },
+      data: shot,
+    };
+    const r = send(Array.from({ length: 1_000_000 }, () => entry));
+    assert.ok(!r.ok);
+    assert.match(r.error, /at most 20 images/);
+    assert.equal(looked, 0);
+  });
 });
 
 describe('pasted images: scaling in the composer', () => {
@@ -266,5 +281,16 @@ describe('pasted images: scaling in the composer', () => {
     const b64 = toBase64(bytes);
     assert.equal(b64, Buffer.from(bytes).toString('base64'));
     assert.equal(b64.length, base64Length(bytes.length));
+  });
+});
+
+describe('the chat never splits a surrogate pair at its preview length (issue 34 #15)', () => {
+  it('cuts a tool result and a tool input before an emoji that straddles 4,000 characters', () => {
+    const text = `${'a'.repeat(PREVIEW_CHARS - 1)}😀${'b'.repeat(10)}`;
+    const shown = resultText(text);
+    assert.ok(shown.startsWith('a'.repeat(PREVIEW_CHARS - 1)));
+    assert.ok(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(shown), 'no lone high surrogate');
+    const input = inputText({ s: text });
+    assert.ok(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(input));
   });
 });

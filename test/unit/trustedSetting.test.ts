@@ -10,6 +10,7 @@ import {
   workspaceCostSettings,
   type InspectedSetting,
 } from '../../src/host/trustedSetting';
+import { MAX_INSTRUCTION_TOKENS } from '../../src/core/projectContext/instructions';
 
 const root = join(__dirname, '..', '..');
 
@@ -80,6 +81,19 @@ describe('user-only settings (baseUrl, enableRunCommand)', () => {
 });
 
 describe('cost settings a workspace sets: honoured, and said once', () => {
+  it('names a workspace-set instruction budget, whose maximum is the schema’s (issue 34 #7)', () => {
+    const set = workspaceCostSettings(
+      new Map<string, InspectedSetting>([['instructions.maxTokens', { workspaceValue: 820_000 }]]),
+    );
+    assert.deepEqual(set, [{ key: 'instructions.maxTokens', value: 820_000 }]);
+    const schema = (
+      JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+        contributes: { configuration: { properties: Record<string, { maximum?: number }> } };
+      }
+    ).contributes.configuration.properties['contextPipeline.instructions.maxTokens'];
+    assert.equal(schema?.maximum, MAX_INSTRUCTION_TOKENS);
+  });
+
   it('lists the cost settings the workspace or a folder sets to another value than the user, folder first', () => {
     const set = workspaceCostSettings(
       new Map<string, InspectedSetting>([

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
+import { compactionsPane, enlargeCompactions, expand, row } from './compactionsPane.mjs';
 import { eventually as poll, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 /**
  * @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld
@@ -97,64 +98,6 @@ describe(
       assert.deepEqual(invalid, [], 'every request the extension sent was valid');
     });
 
-    /** The Compactions pane (expanded) of the side bar. */
-    async function compactionsPane() {
-      const header = workbench.viewHeader(w.page, 'Compactions');
-      await header.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
-      await eventually(async () => (await header.getAttribute('aria-expanded')) === 'true', {
-        what: 'the Compactions view to expand',
-      });
-      // `has` is matched inside each pane, so it takes a selector relative to the pane.
-      return w.page
-        .locator('.part.sidebar .pane')
-        .filter({ has: w.page.locator('.pane-header[aria-label="Compactions Section"]') });
-    }
-
-    /** Drags the sash above the Compactions pane up so the expanded tree has room (for the screenshots). */
-    async function enlargeCompactions() {
-      const header = workbench.viewHeader(w.page, 'Compactions');
-      const top = /** @type {Box} */ (await header.boundingBox()).y;
-      const sashes = await w.page.locator('.part.sidebar .monaco-sash.horizontal').all();
-      let best;
-      for (const s of sashes) {
-        const b = await s.boundingBox();
-        if (b && b.width > 0 && (!best || Math.abs(b.y - top) < Math.abs(best.y - top))) best = b;
-      }
-      assert.ok(best && Math.abs(best.y - top) < 10, 'the sash above the Compactions view was found');
-      const x = best.x + best.width / 2;
-      const y = best.y + best.height / 2;
-      await w.page.mouse.move(x, y);
-      await w.page.mouse.down();
-      await w.page.mouse.move(x, y - 150, { steps: 5 });
-      await w.page.mouse.move(x, y - 300, { steps: 5 });
-      await w.page.mouse.up();
-      await eventually(async () => /** @type {Box} */ (await header.boundingBox()).y < top - 200, {
-        what: 'the Compactions view to grow',
-      });
-    }
-
-    /**
-     * A row of the Compactions tree whose text matches.
-     * @param {Locator} pane
-     * @param {string} text
-     */
-    function row(pane, text) {
-      return pane.locator('.monaco-list-row', { hasText: text }).first();
-    }
-
-    /**
-     * Expands a collapsed tree row (a click toggles it) and waits until it is expanded.
-     * @param {Locator} r
-     */
-    async function expand(r) {
-      await r.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      if ((await r.getAttribute('aria-expanded')) !== 'true') await r.click();
-      await eventually(async () => (await r.getAttribute('aria-expanded')) === 'true', {
-        what: 'a tree row to expand',
-      });
-    }
-
     test('three turns build a history', async () => {
       w.fake.script({ text: A1 });
       await w.send(Q1);
@@ -234,13 +177,38 @@ describe(
       );
       const users = (await w.frame.locator('.item.user .text').allInnerTexts()).join('\n');
       assert.ok(users.includes(Q1) && users.includes(Q2) && users.includes(Q3), 'the user’s words stay verbatim');
+      // The questions the summary kept are one bubble each, not one merged bubble.
+      assert.deepEqual(await w.frame.locator('[data-testid="transcript"] > .item.user .text').allInnerTexts(), [
+        Q1,
+        Q2,
+        Q3,
+      ]);
+      // The live "Compacting…" line leaves its outcome.
+      const outcome = w.frame.locator('.item.notice', {
+        hasText: /^Compacted [\d.]+k? → [\d.]+k? tokens \(summary\)\.$/,
+      });
+      await outcome.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // The compacted turns stay in view: a collapsed group after the card, which opens to them as they were.
+      const group = w.frame.locator('[data-testid="transcript"] > [data-testid="compacted-group"]');
+      assert.equal(await group.count(), 1);
+      const title = group.locator(':scope > summary');
+      assert.equal(await title.innerText(), '2 messages from you · 2 answers · summarised');
+      assert.equal(await group.locator('.item').count(), 0, 'its items are asked for when it opens, not before');
+      await title.click();
+      await group
+        .locator('.item.assistant .text', { hasText: A2_HEAD })
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.deepEqual(await group.locator('.item.user .text').allInnerTexts(), [Q1, Q2]);
+      assert.ok((await group.locator('.item.assistant .text').first().innerText()).startsWith(A1_HEAD));
+      assert.equal(await group.locator('.pin').count(), 0, 'nothing in the originals can be pinned');
+      await title.click();
     });
 
     test('the Compactions view lists the compaction, its summary and its originals (read-only)', async () => {
-      const pane = await compactionsPane();
+      const pane = await compactionsPane(w, workbench);
       const manual = row(pane, 'Manual · ');
       await manual.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      await enlargeCompactions();
+      await enlargeCompactions(w, workbench);
       await workbench.widenSidebar(w.page);
       const label = await manual.locator('.label-name').innerText();
       assert.match(label, /^Manual · /);
@@ -253,13 +221,31 @@ describe(
       assert.ok(tokensAfter < tokensBefore, description);
 
       await expand(manual);
-      await row(pane, 'Summary').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // By its exact label: the compaction's own row says "summary" in its description.
+      const summaryRow = pane
+        .locator('.monaco-list-row')
+        .filter({ has: w.page.locator('.label-name', { hasText: /^\s*Summary\s*$/ }) })
+        .first();
+      await summaryRow.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      // Plain words: the row says what stands in place, never the layer's id ("Summary summarise").
+      assert.equal((await summaryRow.locator('.label-name').innerText()).trim(), 'Summary');
+      assert.ok(!/summarise/.test(await summaryRow.innerText()), 'no layer id beside the label');
       const turns = row(pane, 'Turns 1–2');
       await expand(turns);
-      const original = row(pane, 'user · turn 1');
+      // By its label: the session's own row (titled by the first question) holds Q1 too.
+      const original = pane
+        .locator('.monaco-list-row', { hasText: Q1 })
+        .filter({ has: w.page.locator('.label-name', { hasText: /^\s*Your message\s*$/ }) })
+        .first();
       await original.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      assert.ok((await original.innerText()).includes(Q1), 'the original row shows the start of the user’s words');
-      assert.ok(await row(pane, 'assistant · turn 1').isVisible(), 'the original answer of turn 1 is listed');
+      assert.equal((await original.locator('.label-name').innerText()).trim(), 'Your message');
+      assert.ok(
+        (await original.locator('.label-description').innerText()).includes(Q1),
+        'the original row shows the start of the user’s words',
+      );
+      const answer = pane.locator('.monaco-list-row', { hasText: A1_HEAD }).first();
+      assert.ok(await answer.isVisible(), 'the original answer of turn 1 is listed');
+      assert.equal((await answer.locator('.label-name').innerText()).trim(), "Claude's answer");
       await w.page.mouse.move(10, 890);
       screenshots.push(await workbench.screenshot(w.page, 'compaction-tree'));
 
@@ -268,7 +254,10 @@ describe(
       const editor = w.page.locator('.part.editor .monaco-editor').first();
       await editor.locator('.view-lines', { hasText: Q1 }).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       const tab = w.page.locator('.part.editor .tab.active');
-      assert.match((await tab.getAttribute('aria-label')) ?? '', /msg_[^ ]*\.md/, 'the tab names the record document');
+      // A readable tab title: the turn and what the message is, not the message's id.
+      const tabLabel = (await tab.getAttribute('aria-label')) ?? '';
+      assert.match(tabLabel, /Turn 1 · your message\.md/, tabLabel);
+      assert.ok(!/msg_/.test(tabLabel), tabLabel);
       const text = (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
       assert.ok(text.includes('### user · turn 1'), text);
       assert.ok(text.includes(Q1), text);
@@ -286,7 +275,7 @@ describe(
     });
 
     test('Restore from the tree brings the originals back, and the next request has the whole history', async () => {
-      const pane = await compactionsPane();
+      const pane = await compactionsPane(w, workbench);
       const manual = row(pane, 'Manual · ');
       const { chooseFromContextMenu } = await import('./gestures.mjs');
       await chooseFromContextMenu(w.page, manual, 'Restore');

@@ -136,6 +136,26 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await u.shot('long-turn-summary-card', shots);
     await card.locator('summary').click();
+
+    // The summarised rounds stay in view: a collapsed group after the card opens to their tool rows.
+    const group = w.frame.locator('[data-testid="transcript"] > [data-testid="compacted-group"]').first();
+    const title = group.locator(':scope > summary');
+    const counts = await title.innerText();
+    const calls = Number(/(\d+) tool calls?/.exec(counts)?.[1] ?? 0);
+    assert.ok(calls >= 2 && counts.endsWith(' · summarised'), counts);
+    await title.click();
+    const rows = group.locator('.item.tool .tool-name');
+    await rows.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const names = await rows.allInnerTexts();
+    assert.ok(
+      names.length >= 2 && names.length <= calls && names.every((t) => /^Read src\/mod\d\d\.ts$/.test(t)),
+      `the rows of the summarised rounds (an earlier summary's inside its own group; the title counts them all): ${names.join(', ')}`,
+    );
+    assert.ok(
+      names.includes('Read src/mod01.ts') || (await group.locator('[data-testid="compacted-group"]').count()) > 0,
+    );
+    await u.shot('long-turn-compacted-group', shots);
+    await title.click();
   });
 
   test('the Compactions view lists the summaries with their originals', async () => {
@@ -149,17 +169,34 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
       await session.locator('.label-description').innerText(),
       `${records.length} compaction${records.length === 1 ? '' : 's'}`,
     );
+    // The turn's automatic compactions group under it, described by what they did (all summaries).
+    assert.ok(
+      records.length >= 2 && records.every((r) => r.trigger !== 'manual' && r.layer === 'summarise'),
+      `the turn compacted itself more than once: ${describeRecords(records)}`,
+    );
     const newest = /** @type {CompactionEntry} */ (records.at(-1));
-    const row = u.recordRow(pane, newest);
+    const group = u.turnGroupRow(pane, 1);
+    await group.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.equal(await group.locator('.label-name').innerText(), `Turn 1 · ${records.length} automatic compactions`);
+    assert.equal(await group.locator('.label-description').innerText(), 'summary');
+    assert.equal(
+      await pane.locator('.monaco-list-row[aria-level="2"]').count(),
+      1,
+      "the group is the session's only top-level row",
+    );
+    await u.setExpanded(group, true);
+    const row = u.recordRow(pane, newest, 3);
     await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.match(await row.locator('.label-name').innerText(), /^Auto \((hard|soft)\) · /);
     await u.setExpanded(row, true);
-    await pane
-      .locator('.monaco-list-row[aria-level="3"]', { hasText: 'Summary' })
-      .first()
-      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    // Plain words: what stands in place of the originals, not the layer's id.
+    const summary = pane
+      .locator('.monaco-list-row[aria-level="4"]')
+      .filter({ has: w.page.locator('.label-name', { hasText: /^Summary$/ }) })
+      .first();
+    await summary.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const region = pane
-      .locator('.monaco-list-row[aria-level="3"]')
+      .locator('.monaco-list-row[aria-level="4"]')
       .filter({ has: w.page.locator('.label-name', { hasText: /^Turns? 1(–1)?$/ }) })
       .first();
     assert.equal(
@@ -167,20 +204,26 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
       `${newest.originals.length} messages · ${fmt(newest.tokensBefore)} tokens`,
     );
     await u.setExpanded(region, true);
-    const originals = pane.locator('.monaco-list-row[aria-level="4"]');
+    const originals = pane.locator('.monaco-list-row[aria-level="5"]');
     await originals.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-    const labels = await originals.locator('.label-name').allInnerTexts();
-    assert.ok(
-      labels.includes('assistant · turn 1') && labels.includes('user · turn 1'),
-      `the originals are listed: ${labels.join(', ')}`,
+    // Each row says what its message held, as the chat names it: the call by its tool and path,
+    // the result by its call, its size in the description.
+    const rows = await originals.evaluateAll((els) =>
+      els.map((e) => ({
+        label: e.querySelector('.label-name')?.textContent ?? '',
+        description: e.querySelector('.label-description')?.textContent ?? '',
+      })),
     );
-    // Each row says what its message held: the call by its tool and path, the result by its call and size.
-    const descriptions = await originals.locator('.label-description').allInnerTexts();
+    const said = rows.map((r) => `${r.label} — ${r.description}`).join(' | ');
     assert.ok(
-      descriptions.some((d) => /^read_file src\/mod\d\d\.ts$/.test(d)) &&
-        descriptions.some((d) => /^result of read_file src\/mod\d\d\.ts \([\d,]+ chars\)$/.test(d)),
-      `the originals say what they held: ${descriptions.join(' | ')}`,
+      rows.some((r) => /^Read src\/mod\d\d\.ts$/.test(r.label)),
+      `a call is named as the chat names it: ${said}`,
     );
+    assert.ok(
+      rows.some((r) => /^Result of Read src\/mod\d\d\.ts$/.test(r.label) && /^[\d,]+ chars$/.test(r.description)),
+      `a result is named by its call, with its size: ${said}`,
+    );
+    assert.ok(!rows.some((r) => /· turn \d|^(user|assistant)\b/.test(r.label)), `no role ids in the labels: ${said}`);
     await u.shot('long-turn-tree', shots);
     await u.setExpanded(row, false);
   });
@@ -190,10 +233,11 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
     const records = recordsOf(w);
     if (records.length < 2) return t.skip('only one summary: nothing was folded in');
     const pane = await u.compactionsPane();
-    // The tree lists the newest first: End focuses (and reveals) the oldest.
-    await u.recordRow(pane, /** @type {CompactionEntry} */ (records.at(-1))).click();
+    // The group (expanded) lists the newest first: End focuses (and reveals) the oldest.
+    await u.setExpanded(u.turnGroupRow(pane, 1), true);
+    await u.recordRow(pane, /** @type {CompactionEntry} */ (records.at(-1)), 3).click();
     await w.page.keyboard.press('End');
-    const oldest = u.recordRow(pane, records[0]);
+    const oldest = u.recordRow(pane, records[0], 3);
     await eventually(async () => /** @type {string} */ (await oldest.getAttribute('class')).includes('focused'), {
       what: 'the oldest compaction to be focused',
     });

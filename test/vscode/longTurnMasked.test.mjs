@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { UI_TIMEOUT } from './timeouts.mjs';
 import {
   describeRecords,
+  eventually,
   FINAL,
   longTurnWorld,
   recordsOf,
@@ -17,7 +18,10 @@ import {
   WINDOW,
 } from './longTurnScenario.mjs';
 
-/** @typedef {import('./agentHarness.mjs').SentRequest} SentRequest */
+/**
+ * @typedef {import('./agentHarness.mjs').SentRequest} SentRequest
+ * @typedef {import('../../src/core/session/entries.ts').CompactionEntry} CompactionEntry
+ */
 
 describe('the same long turn with masking on (the default)', { timeout: 900_000 }, () => {
   const world = longTurnWorld({ label: 'masking on', shot: 'long-turn-masked' });
@@ -54,16 +58,77 @@ describe('the same long turn with masking on (the default)', { timeout: 900_000 
     await u.scrollChat('top');
     const card = w.frame.locator('.item.tool', { hasText: 'Read src/mod' }).first();
     await card.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const row = await card.locator('summary').innerText();
     assert.match(
-      await card.locator('summary').innerText(),
-      /^Read src\/mod\d\d\.ts ✓ · result cleared · [\d,]+ tokens$/,
+      row,
+      /^Read src\/mod\d\d\.ts ✓ · result cleared — click to see it · [\d,]+ tokens$/,
       'the collapsed card says its result was cleared',
     );
     await card.locator('summary').click();
     assert.match(
-      await card.locator('pre').last().innerText(),
+      await card.locator('pre').nth(1).innerText(),
       /^\[Tool result cleared to save context: read_file src\/mod\d\d\.ts returned about [\d,]+ tokens\./,
     );
+    // "click to see it": the original result, from the compaction that cleared it.
+    const n = /** @type {RegExpMatchArray} */ (/mod(\d\d)\.ts/.exec(row))[1];
+    await card.locator('[data-testid="cleared-result"]').click();
+    const original = card.locator('[data-testid="cleared-original"]');
+    await original.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.ok(
+      (await original.innerText()).includes(`export function mod${n}Step1(input: number): number {`),
+      'the original is the module as read_file returned it',
+    );
+    assert.equal(await card.getAttribute('open'), '', 'the card stays open');
     await u.shot('long-turn-masked-card', shots);
+  });
+
+  test('the Compactions view names a masking and its results in plain words; an original opens in a titled tab', async () => {
+    const { w, u, shots } = world;
+    const records = recordsOf(w);
+    const mask = /** @type {CompactionEntry} */ (records.filter((r) => r.layer === 'mask').at(-1));
+    const pane = await u.compactionsPane();
+    await u.enlargeCompactions();
+    // The turn's automatic compactions group under it (a lone one stands on its own).
+    const grouped = records.length >= 2;
+    if (grouped) {
+      const group = u.turnGroupRow(pane, 1);
+      await group.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      assert.equal(await group.locator('.label-name').innerText(), `Turn 1 · ${records.length} automatic compactions`);
+      // Described by what they did: the most frequent kind first.
+      assert.match(await group.locator('.label-description').innerText(), /^results cleared\b/);
+      await u.setExpanded(group, true);
+    }
+    const level = grouped ? 3 : 2;
+    const row = u.recordRow(pane, mask, level);
+    await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await u.setExpanded(row, true);
+    const child = pane.locator(`.monaco-list-row[aria-level="${level + 1}"]`);
+    await child
+      .filter({ has: w.page.locator('.label-name', { hasText: /^Tool results cleared$/ }) })
+      .first()
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const region = child.filter({ has: w.page.locator('.label-name', { hasText: /^Turns? 1(–1)?$/ }) }).first();
+    await u.setExpanded(region, true);
+    const result = pane
+      .locator(`.monaco-list-row[aria-level="${level + 2}"]`)
+      .filter({ has: w.page.locator('.label-name', { hasText: /^Result of Read src\/mod\d\d\.ts$/ }) })
+      .first();
+    await result.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.match(await result.locator('.label-description').innerText(), /^[\d,]+ chars$/);
+    const label = (await result.locator('.label-name').innerText()).trim();
+    await u.shot('long-turn-masked-tree', shots);
+
+    // Opened, the original's tab says its turn and what it is (a slash drawn as ∕), not its id.
+    await result.click();
+    const tab = w.page.locator('.part.editor .tab.active');
+    const title = `Turn 1 · ${label.replace(/\//g, '\u2215')}.md`;
+    await eventually(async () => ((await tab.getAttribute('aria-label')) ?? '').includes(title), {
+      what: `the tab "${title}"`,
+    });
+    assert.ok(!/msg_/.test((await tab.getAttribute('aria-label')) ?? ''), 'no message id in the tab title');
+    await w.page
+      .locator('.part.editor .monaco-editor .view-lines', { hasText: '### user · turn 1' })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await u.shot('long-turn-masked-original', shots);
   });
 });

@@ -247,15 +247,31 @@ export function ui(w, workbench) {
         .filter({ has: w.page.locator('.pane-header[aria-label="Compactions Section"]') });
     },
     /**
-     * The tree row of a compaction record (by its "before → after" description).
+     * The tree row of a compaction record (by its "before → after" description): at `level` 2
+     * when it stands on its own (a manual one, a turn's only automatic one), 3 under its turn's
+     * group.
      * @param {Locator} pane
      * @param {CompactionEntry} rec
+     * @param {2 | 3} [level]
      */
-    recordRow(pane, rec) {
+    recordRow(pane, rec, level = 2) {
+      return pane
+        .locator(`.monaco-list-row[aria-level="${level}"]`)
+        .filter({
+          has: w.page.locator('.label-description', { hasText: `${fmt(rec.tokensBefore)} → ${fmt(rec.tokensAfter)}` }),
+        })
+        .first();
+    },
+    /**
+     * The row grouping the automatic compactions of one turn (`Turn 1 · 5 automatic compactions`).
+     * @param {Locator} pane
+     * @param {number} turn
+     */
+    turnGroupRow(pane, turn) {
       return pane
         .locator('.monaco-list-row[aria-level="2"]')
         .filter({
-          has: w.page.locator('.label-description', { hasText: `${fmt(rec.tokensBefore)} → ${fmt(rec.tokensAfter)}` }),
+          has: w.page.locator('.label-name', { hasText: new RegExp(`^Turn ${turn} · \\d+ automatic compactions$`) }),
         })
         .first();
     },

@@ -119,9 +119,26 @@ describe(
       const row = u.recordRow(pane, record);
       await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       assert.match(await row.locator('.label-name').innerText(), /^Auto \(hard\) · /);
+      // The turn's only automatic compaction stands on its own (no group), under it the summary
+      // and the replaced turns in plain words; the write's original named by its call.
+      assert.equal(
+        await pane.locator('.monaco-list-row[aria-level="2"]').count(),
+        1,
+        'the compaction is the only row under the session',
+      );
       await u.setExpanded(row, true);
-      const region = pane.locator('.monaco-list-row[aria-level="3"]').first();
-      await region.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      const children = pane.locator('.monaco-list-row[aria-level="3"]');
+      await children
+        .filter({ has: world.page.locator('.label-name', { hasText: /^Summary$/ }) })
+        .first()
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      const region = children.filter({ has: world.page.locator('.label-name', { hasText: /^Turns? \d/ }) }).first();
+      await u.setExpanded(region, true);
+      await pane
+        .locator('.monaco-list-row[aria-level="4"]')
+        .filter({ has: world.page.locator('.label-name', { hasText: `write_file ${PATH}` }) })
+        .first()
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       await workbench.screenshot(world.page, 'tail-guard-tree');
     });
   },

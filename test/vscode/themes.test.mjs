@@ -171,8 +171,10 @@ for (const theme of [
         const turns = pane.locator('.monaco-list-row', { hasText: /^Turn 1/ }).first();
         await turns.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
         if ((await turns.getAttribute('aria-expanded')) !== 'true') await turns.click();
+        // The user's first question, labelled in plain words (the session's row quotes it too).
         await pane
-          .locator('.monaco-list-row', { hasText: 'user · turn 1' })
+          .locator('.monaco-list-row')
+          .filter({ has: page.locator('.label-name', { hasText: /^\s*Your message\s*$/ }) })
           .first()
           .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
         saved.push(await shot(page, '.part.sidebar', `${theme.id}-compactions`));
@@ -180,6 +182,44 @@ for (const theme of [
         if ((await chatHeader.getAttribute('aria-expanded')) !== 'true') await chatHeader.click();
         await w.refindFrame();
         await w.frame.locator('.summary-card').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      });
+
+      test('Preview opens the request in a focused editor tab, led by its one-line summary', async () => {
+        const { page } = w;
+        const input = w.frame.getByRole('textbox', { name: 'Message' });
+        await input.fill('Does the fix cover refresh tokens too?');
+        await w.frame.getByRole('button', { name: 'Preview' }).click();
+        const tab = page.locator('.part.editor .tab.active', { hasText: 'Request preview' });
+        await tab.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        const editor = page.locator('.part.editor .editor-instance .monaco-editor.focused');
+        await editor.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        const lines = /** @type {string[]} */ (
+          await eventually(async () => {
+            // The rendered lines in the order they stand (the editor reuses their elements).
+            const texts = await editor.locator('.view-line').evaluateAll((els) =>
+              els
+                .map((e) => ({
+                  top: e.getBoundingClientRect().top,
+                  text: (e.textContent ?? '').replace(/\u00a0/g, ' '),
+                }))
+                .sort((a, b) => a.top - b.top)
+                .map((l) => l.text),
+            );
+            return texts.includes('# Request preview') ? texts : undefined;
+          }, 'the preview document to show')
+        );
+        // The first line: tokens, the input's price, the prompt cache hit expected; then the ledger.
+        assert.match(
+          lines[0] ?? '',
+          /^≈ [\d,]+ tokens · ≈ \$\d+\.\d{4} to send · (?:[\d,]+ expected from the prompt cache|no prompt cache hit expected)$/,
+          lines.join('\n'),
+        );
+        assert.ok(lines.indexOf('# Request preview') > 0, lines.join('\n'));
+        saved.push(await shot(page, '.part.editor', `${theme.id}-preview`, { forDocs: false }));
+        // Leave the window as the next tests expect it: the tab closed, the message box empty.
+        await w.command('View: Close Editor');
+        await tab.waitFor({ state: 'detached', timeout: UI_TIMEOUT });
+        await input.fill('');
       });
 
       test('the Context Budget panel', async () => {

@@ -42,18 +42,23 @@ describe('the chat view hidden and shown again mid-turn', { timeout: suiteTimeou
     w.fake.script({ text: ANSWER, chunkChars: 8, deltaDelayMs: 1 });
     await w.send('Explain the module');
     await hold.reached;
-    const streamed = () => w.frame.locator('.item.assistant.streaming .text').innerText({ timeout: UI_TIMEOUT });
-    /** @type {string} */
-    let shown = '';
-    await eventually('part of the answer to show', async () => {
-      shown = await streamed();
-      return shown.length > 0;
-    });
-    assert.ok(ANSWER.startsWith(shown.trim()), `a prefix of the answer shows: ${JSON.stringify(shown)}`);
-    assert.ok(shown.length < ANSWER.length, 'the answer is held mid-way');
+    // Held after 15 events: message_start, content_block_start, ping and 12 deltas of 8 characters.
+    const held = ANSWER.slice(0, 12 * 8).trim();
+    const streaming = () => w.frame.locator('.item.assistant.streaming .text');
+    /** What the streaming answer shows once every held delta arrived (a condition, not a moment's read). */
+    const shows = async (/** @type {string} */ what) => {
+      let shown = '';
+      await eventually(`the streaming answer to show ${JSON.stringify(what)}`, async () => {
+        shown = (await streaming().last().innerText({ timeout: UI_TIMEOUT })).trim();
+        return shown === what;
+      }).catch(() => assert.fail(`the streaming answer shows ${JSON.stringify(shown)}, not ${JSON.stringify(what)}`));
+      assert.equal(await streaming().count(), 1, 'one answer streams');
+    };
+    await shows(held);
+    assert.ok(held.length < ANSWER.length, 'the answer is held mid-way');
 
     await w.hideAndReopenChat();
-    await eventually('the new view to show the answer so far', async () => (await streamed()) === shown);
+    await shows(held);
     await w.frame
       .locator('.composer button.primary.stop')
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT })

@@ -26,6 +26,7 @@ export type LlmErrorKind =
   | 'overloaded' // 529 / overloaded_error (after retries)
   | 'server' // 5xx (after retries)
   | 'network' // connection refused, reset, dropped mid-stream
+  | 'protocol' // the server answered, but not in the Messages API's shape
   | 'timeout'
   | 'aborted' // the user pressed Stop
   | 'prompt_too_long' // 400 "prompt is too long: N tokens > M maximum"

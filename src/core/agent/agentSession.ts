@@ -3,6 +3,7 @@ import type { ToolRunner } from './agentPorts';
 import { applyUserMessage, assembleUserMessage, type ToolResultInput, type TurnInput } from '../conversation/assemble';
 import type { ConversationState, Injection } from '../conversation/conversationModel';
 import type { ContextHealth } from '../compaction/health';
+import type { PreviousBreakpoint } from '../cache/cacheAnchors';
 import { recallDefinition } from '../recall/recallTool';
 import { RECALL_MAX_CHARS } from '../recall/recallSpec';
 import { withSessionTools } from '../tools/toolRegistry';
@@ -115,6 +116,11 @@ export class AgentSession {
   /** The conversation as it stands. */
   get state(): ConversationState {
     return this.core.state;
+  }
+
+  /** Where the last answered request put its last cache breakpoint (a preview plans its anchors with it). */
+  get previousBreakpoint(): PreviousBreakpoint | undefined {
+    return this.core.accounting.previousBreakpoint;
   }
 
   /** Whether a turn is running. */

@@ -58,6 +58,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
         const run = await compactor.beforeRequest(core.state, {
           ...(core.accounting.lastRequestAt !== undefined ? { lastRequestAt: core.accounting.lastRequestAt } : {}),
           signal: controller.signal,
+          onSummarising: (start) => core.emit({ type: 'compaction_started', ...start }),
         });
         if (run.records.length > 0 || run.notices.length > 0) {
           // A compaction that cannot be saved is not applied: the turn ends (the message stays; Retry resends it).

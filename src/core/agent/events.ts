@@ -64,8 +64,11 @@ export type AgentEvent =
   | { readonly type: 'notice'; readonly level: 'info' | 'warning'; readonly text: string }
   | { readonly type: 'error'; readonly error: LlmError }
   | { readonly type: 'turn_finished'; readonly reason: TurnEndReason; readonly stopReason?: string | null }
-  /** A compaction pass starts (automatic, manual or overflow). */
-  | { readonly type: 'compaction_started'; readonly trigger: CompactionTrigger }
+  /**
+   * A compaction pass starts (automatic, manual or overflow); `tokens`: what its summary
+   * summarises, once known (a manual pass says so again when its summary starts).
+   */
+  | { readonly type: 'compaction_started'; readonly trigger: CompactionTrigger; readonly tokens?: number }
   /** A manual compaction waits for the running turn to end. */
   | { readonly type: 'compaction_queued' }
   | {

@@ -15,6 +15,8 @@ export interface FailureFacts {
   readonly midStream?: boolean;
   readonly timeout?: boolean;
   readonly aborted?: boolean;
+  /** The server answered, but not in the Messages API's shape (`message` says which field). */
+  readonly malformed?: boolean;
 }
 
 /** "prompt is too long: 210000 tokens > 200000 maximum" (figures with or without thousands separators, or none). */
@@ -64,6 +66,12 @@ export function classifyFailure(f: FailureFacts): LlmError {
     ...extra,
   });
   if (f.aborted) return make('aborted', 'Stopped.', false);
+  if (f.malformed)
+    return make(
+      'protocol',
+      `The server's answer is not a valid Messages API response${id} (${f.message}). If contextPipeline.baseUrl points at a proxy, check it; your message is kept.`,
+      true,
+    );
   if (f.type === 'overloaded_error' || f.status === 529)
     return make(
       'overloaded',

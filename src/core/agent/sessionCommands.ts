@@ -79,6 +79,7 @@ export class SessionCommands {
         tokensToFree: 'all',
         ...(instructions ? { instructions } : {}),
         signal: controller.signal,
+        onSummarising: (start) => core.emit({ type: 'compaction_started', ...start }),
       });
       const adopted = await core.adopt(run.state, run.records, run.notices);
       if (!adopted.ok) return adopted;

@@ -11,10 +11,12 @@ import {
   reattachPreviewOf,
   removalPreview,
   strategyRun,
+  type BeforeRequestOptions,
   type CompactionPreview,
   type CompactionRun,
   type CompactorDeps,
   type RemovalStrategy,
+  type RunOptions,
 } from './compactorRuns';
 import type { LayerContext, LayerResult } from './layerContext';
 import { microcompact } from './microcompact';
@@ -37,7 +39,7 @@ import { SessionMeasures, type AnswerUsage } from './sessionMeasures';
 import type { CompactionRecord, CompactionTrigger } from './types';
 import { isServerStrategy } from '../server/serverContext';
 
-export type { CompactionPreview, CompactionRun, CompactorDeps } from './compactorRuns';
+export type { CompactionPreview, CompactionRun, CompactorDeps, OnSummarising } from './compactorRuns';
 
 /**
  * Runs the compaction layers, cheapest first: microcompact (cache gone cold), snip (> 60 %),
@@ -99,10 +101,7 @@ export class Compactor {
    * the cache has gone cold (idle past its TTL: the prompt is written again anyway); masking
    * runs when the plan says it pays back (or at a threshold), summaries at the thresholds.
    */
-  async beforeRequest(
-    state: ConversationState,
-    opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal },
-  ): Promise<CompactionRun> {
+  async beforeRequest(state: ConversationState, opts: BeforeRequestOptions): Promise<CompactionRun> {
     const now = this.deps.clock.now();
     const idleMs = opts.lastRequestAt === undefined ? 0 : now - opts.lastRequestAt;
     const cold = opts.lastRequestAt !== undefined && idleMs > ttlMs(state.config.cacheTtl);
@@ -130,7 +129,7 @@ export class Compactor {
    */
   private async guardedLayers(
     state: ConversationState,
-    opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal },
+    opts: BeforeRequestOptions,
     timing: { readonly now: number; readonly idleMs: number; readonly cold: boolean },
     tokens: number,
   ): Promise<CompactionRun> {
@@ -154,7 +153,7 @@ export class Compactor {
 
   private async layersBeforeRequest(
     state: ConversationState,
-    opts: { readonly lastRequestAt?: number; readonly signal: AbortSignal },
+    opts: BeforeRequestOptions,
     { now, idleMs, cold }: { readonly now: number; readonly idleMs: number; readonly cold: boolean },
   ): Promise<CompactionRun> {
     const records: CompactionRecord[] = [];
@@ -176,7 +175,8 @@ export class Compactor {
       // below it), beside the arrival guard and overflow recovery outside this method.
       const pressure = this.plan(s, { cacheWarm: !cold, mode: 'auto' }).pressure;
       if (pressure.level !== 'hard') return { state: s, records, notices };
-      return this.compact(s, { trigger: 'auto-hard', tokensToFree: pressure.tokensToFree, signal: opts.signal });
+      const hard = { trigger: 'auto-hard', tokensToFree: pressure.tokensToFree, signal: opts.signal } as const;
+      return this.compact(s, { ...hard, onSummarising: opts.onSummarising });
     }
     if (cold) {
       layer(microcompact, { idleMs, trigger: 'idle' });
@@ -235,7 +235,7 @@ export class Compactor {
     }
     const run = await this.reattach(
       s,
-      await this.execute(s, this.plan(s, { ...warm, mode: 'auto' }), { trigger, signal: opts.signal }),
+      await this.execute(s, this.plan(s, { ...warm, mode: 'auto' }), { ...opts, trigger }),
       opts.signal,
     );
     return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
@@ -285,11 +285,7 @@ export class Compactor {
   }
 
   /** Executes a summarise plan (see compactorRuns.ts). */
-  private execute(
-    state: ConversationState,
-    plan: CompactionPlan,
-    opts: { readonly trigger: CompactionTrigger; readonly instructions?: string; readonly signal: AbortSignal },
-  ): Promise<CompactionRun> {
+  private execute(state: ConversationState, plan: CompactionPlan, opts: RunOptions): Promise<CompactionRun> {
     return executePlan(this.deps, this.breaker, state, plan, opts);
   }
 
@@ -300,12 +296,7 @@ export class Compactor {
    */
   async compact(
     state: ConversationState,
-    opts: {
-      readonly trigger: CompactionTrigger;
-      readonly tokensToFree: number | 'all';
-      readonly instructions?: string;
-      readonly signal: AbortSignal;
-    },
+    opts: RunOptions & { readonly tokensToFree: number | 'all' },
   ): Promise<CompactionRun> {
     this.historyEdited();
     const settings = ownStrategySettings(this.deps.settings());

@@ -26,6 +26,27 @@ const SUMMARY_WINDOW_SHARE = 0.06;
 /** …but never less than this many tokens. */
 const MIN_SUMMARY_CAP = 1_000;
 
+/**
+ * Told when a summary starts, before the summariser is asked: why, and the calibrated tokens
+ * of the regions it summarises (the chat's "Compacting… (summarising 38k tokens)").
+ */
+export type OnSummarising = (start: { readonly trigger: CompactionTrigger; readonly tokens: number }) => void;
+
+/** The options of a request's compaction pass (Compactor.beforeRequest). */
+export interface BeforeRequestOptions {
+  readonly lastRequestAt?: number;
+  readonly signal: AbortSignal;
+  readonly onSummarising?: OnSummarising | undefined;
+}
+
+/** The options of one compaction run: why, the user's instructions (manual), Stop, and who hears it start. */
+export interface RunOptions {
+  readonly trigger: CompactionTrigger;
+  readonly instructions?: string;
+  readonly signal: AbortSignal;
+  readonly onSummarising?: OnSummarising | undefined;
+}
+
 /** What Compact Now would do: regions, totals, and the plan behind them. */
 export interface CompactionPreview {
   readonly regions: readonly PlannedRegion[];
@@ -124,7 +145,7 @@ export async function executePlan(
   breaker: CircuitBreaker,
   state: ConversationState,
   plan: CompactionPlan,
-  opts: { readonly trigger: CompactionTrigger; readonly instructions?: string; readonly signal: AbortSignal },
+  opts: RunOptions,
 ): Promise<CompactionRun> {
   const settings = deps.settings();
   if (plan.regions.length === 0)
@@ -138,6 +159,7 @@ export async function executePlan(
     };
   // After an overflow the prompt does not fit the main model: only the summariser model can read it.
   const main = plan.summariser?.route === 'main' && opts.trigger !== 'overflow';
+  opts.onSummarising?.({ trigger: opts.trigger, tokens: plan.regions.reduce((n, r) => n + r.tokens, 0) });
   const outcome = await summariseRegions(state, {
     regions: plan.regions,
     trigger: opts.trigger,

@@ -31,6 +31,20 @@ export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 
 /** Smallest window the pipeline accepts, and the size under which it warns. */
 export const MIN_CONTEXT_WINDOW = 16_000;
+
+/**
+ * The largest window taken from a setting or the Models API (the `contextPipeline.contextWindow`
+ * setting's schema maximum): a bigger figure — 1e12, Infinity — would turn compaction off.
+ */
+export const MAX_CONTEXT_WINDOW = 2_000_000;
+
+/** The largest output limit taken from the Models API (no model answers with more). */
+export const MAX_API_OUTPUT_TOKENS = 1_000_000;
+
+/** `n` when it is a finite number within [min, max] (floored), else undefined. */
+function within(n: unknown, min: number, max: number): number | undefined {
+  return typeof n === 'number' && Number.isFinite(n) && n >= min && n <= max ? Math.floor(n) : undefined;
+}
 export const WARN_CONTEXT_WINDOW = 32_000;
 
 /** The protected tail when `keepRecentTokens` is not set: at least this many tokens… */
@@ -107,13 +121,23 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
   const model = (settings.model ?? '').trim() || DEFAULT_MODEL;
   const table = modelInfo(model);
   const fromApi = api && api.id === model ? api : undefined;
-  const apiWindow =
-    fromApi?.maxInputTokens && fromApi.maxInputTokens > 0 ? Math.floor(fromApi.maxInputTokens) : undefined;
-  const apiOutput = fromApi?.maxTokens && fromApi.maxTokens > 0 ? Math.floor(fromApi.maxTokens) : undefined;
-  const info = { ...table, ...(apiOutput ? { outputReserve: Math.min(DEFAULT_OUTPUT_RESERVE, apiOutput) } : {}) };
   const warnings: string[] = [];
+  // The Models API's figures are taken only when plausible: a proxy or a hostile endpoint can
+  // answer anything (a window of 1e12 turns compaction off), and the table is the fallback.
+  const apiWindow = within(fromApi?.maxInputTokens, MIN_CONTEXT_WINDOW, MAX_CONTEXT_WINDOW);
+  const apiOutput = within(fromApi?.maxTokens, 1, MAX_API_OUTPUT_TOKENS);
+  if (fromApi?.maxInputTokens !== undefined && apiWindow === undefined)
+    warnings.push(
+      `The Models API reported a context window of ${String(fromApi.maxInputTokens)} tokens for ${model}, which is not plausible: the maintained table's ${fmt(table.contextWindow)} is used.`,
+    );
+  const info = { ...table, ...(apiOutput ? { outputReserve: Math.min(DEFAULT_OUTPUT_RESERVE, apiOutput) } : {}) };
   const explicitWindow =
     settings.contextWindow && settings.contextWindow > 0 ? Math.floor(settings.contextWindow) : undefined;
+  if (explicitWindow !== undefined && !(explicitWindow <= MAX_CONTEXT_WINDOW))
+    return {
+      ok: false,
+      error: `A context window of ${fmt(explicitWindow)} tokens is more than the ${fmt(MAX_CONTEXT_WINDOW)} Context Pipeline accepts: set contextPipeline.contextWindow to the model's real window (or 0 to use it).`,
+    };
   const windowSource: WindowSource = explicitWindow
     ? 'setting'
     : apiWindow

@@ -23,6 +23,12 @@ export interface InstructionSettings {
   readonly maxTokens: number;
 }
 
+/**
+ * The most `contextPipeline.instructions.maxTokens` may be (its schema maximum in package.json,
+ * which VS Code does not enforce on a settings file): more is taken as this.
+ */
+export const MAX_INSTRUCTION_TOKENS = 200_000;
+
 /** The defaults of {@link InstructionSettings}. */
 export const DEFAULT_INSTRUCTION_SETTINGS: InstructionSettings = {
   agentsMd: true,

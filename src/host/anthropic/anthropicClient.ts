@@ -23,6 +23,7 @@ import {
 import { redactSecrets } from '../../core/security/redact';
 import { forward, resultOf } from './sdkMessages';
 import { newSdkClient } from './sdkClient';
+import { answerShapeProblem, isShapeError, MalformedAnswerError } from './answerShape';
 
 /**
  * The key sent to a server on this machine when the user set none (README: the offline test
@@ -306,11 +307,20 @@ async function consume(
   stream: ReturnType<Anthropic['messages']['stream']> | ReturnType<Anthropic['beta']['messages']['stream']>,
   opts: StreamOptions,
 ): Promise<{ ok: true; result: LlmResult }> {
-  for await (const event of stream) {
-    opts.onStreamEvent?.();
-    forward(event, opts.onEvent);
+  let final: unknown;
+  try {
+    for await (const event of stream) {
+      opts.onStreamEvent?.();
+      forward(event, opts.onEvent);
+    }
+    final = await stream.finalMessage();
+  } catch (err) {
+    // The SDK's parser tripping on a malformed event is the answer's fault, not the connection's.
+    throw isShapeError(err) ? new MalformedAnswerError((err as Error).message) : err;
   }
-  return { ok: true, result: resultOf(await stream.finalMessage(), stream.request_id) };
+  const problem = answerShapeProblem(final);
+  if (problem) throw new MalformedAnswerError(problem);
+  return { ok: true, result: resultOf(final as Parameters<typeof resultOf>[0], stream.request_id) };
 }
 
 /** What one streamed attempt reports to: the events, and (optionally) that any stream event arrived. */
@@ -341,6 +351,7 @@ export function factsOf(err: unknown, signal: AbortSignal): FailureFacts {
       ...(err.status === undefined && !err.type ? { connection: true } : {}),
     };
   }
+  if (err instanceof MalformedAnswerError) return { message: err.message, malformed: true };
   // A stream cut by the peer surfaces as a plain Error/TypeError ("terminated", "socket hang up").
   const message = err instanceof Error ? err.message : String(err);
   return { message, connection: true };

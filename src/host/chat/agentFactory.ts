@@ -77,7 +77,12 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
       );
       // The Models API's window and output limit, once per model, in the background (never on the send path).
       const ensureLimits = (model: string) =>
-        modelLimits.ensure(model, (id) => transport.client.retrieveModel(id), hooks.onModelLimits);
+        modelLimits.ensure(
+          model,
+          transport.settings.baseUrl,
+          (id) => transport.client.retrieveModel(id),
+          hooks.onModelLimits,
+        );
       ensureLimits(config.model);
       const estimator = new TokenEstimator(tokenizer);
       // MCP definitions over the threshold are deferred: behind the API's tool search where the

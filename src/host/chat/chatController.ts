@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { ToolRunner } from '../../core/agent/agentPorts';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { ReadFresh } from '../../core/compaction/reattach';
+import type { PreviousBreakpoint } from '../../core/cache/cacheAnchors';
 import type { ConversationState, Message, ToolSchema } from '../../core/conversation/conversationModel';
 import type { TokenEstimator } from '../../core/tokens/estimator';
 import type { ToolLookup } from '../../core/tools/callSummary';
@@ -58,6 +59,8 @@ export class ChatController implements vscode.Disposable {
   /** The application service behind the chat (VS Code-free). */
   readonly service: ChatService;
   private budgetHistory = new BudgetHistory();
+  /** The chat's renderer: it answers what the chat asks of the compacted history. */
+  private renderer: TranscriptRenderer | undefined;
 
   constructor(
     view: ChatView,
@@ -75,7 +78,10 @@ export class ChatController implements vscode.Disposable {
       nextTurn: deps.nextTurn,
       toolSchemas: deps.toolSchemas,
       ...(deps.toolsAtTurnBoundary ? { toolsAtTurnBoundary: deps.toolsAtTurnBoundary } : {}),
-      transcript: { renderer: (v, tokensOf) => new TranscriptRenderer(v, tokensOf, Date.now, deps.toolDefinition) },
+      transcript: {
+        renderer: (v, tokensOf) =>
+          (this.renderer = new TranscriptRenderer(v, tokensOf, Date.now, deps.toolDefinition, () => this.compactions)),
+      },
       version: deps.version,
       clock,
     });
@@ -107,6 +113,11 @@ export class ChatController implements vscode.Disposable {
     return label ? this.deps.pasteDirectory(label.id) : undefined;
   }
 
+  /** Answers the chat's questions about the compacted history (a group's items, a cleared result's original). */
+  get history(): Pick<TranscriptRenderer, 'openCompacted' | 'openClearedResult'> | undefined {
+    return this.renderer;
+  }
+
   /** The open session's compactions (empty before a session is open). */
   get compactions(): readonly CompactionEntryState[] {
     return this.service.compactions;
@@ -125,6 +136,11 @@ export class ChatController implements vscode.Disposable {
   /** The open session's estimator (anchored on its last reported usage), for previews. */
   get estimator(): TokenEstimator | undefined {
     return this.service.estimator;
+  }
+
+  /** The open session's last cache breakpoint, so a preview plans the anchors the real request would. */
+  get previousBreakpoint(): PreviousBreakpoint | undefined {
+    return this.service.runtime?.agent.previousBreakpoint;
   }
 
   /** What Compact Now would do, for the confirmation prompt. */

@@ -7,6 +7,7 @@ import type { ImageAttachment } from '../../protocol/chat';
 import type { ChatViewHandlers } from '../chatViewProvider';
 import type { ChatApprover } from '../approvals/chatApprover';
 import type { RequestPreviewer } from '../requestPreview';
+import type { PreviewOk } from '../requestPreviewText';
 import { copyToClipboard, openChatLink } from './linkHandler';
 
 /** What the chat's handlers call. */
@@ -34,8 +35,12 @@ export interface ChatRouteDeps {
     /** Resolves once the files asked to be attached so far are read (or refused). */
     settled(): Promise<void>;
   };
+  /** Answers what the chat asks of the compacted history (a group's items, a cleared result). */
+  readonly history: () => { openCompacted(id: string): void; openClearedResult(toolUseId: string): void } | undefined;
   readonly approver: ChatApprover;
   readonly previewer: RequestPreviewer;
+  /** Opens a built preview in an editor tab (focused). */
+  readonly showPreview: (preview: PreviewOk) => Promise<void>;
   readonly log: vscode.LogOutputChannel;
 }
 
@@ -59,7 +64,11 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     editLast: (m) => deps.chat()?.userTurns.editLast(m.messageId, m.text, m.images ?? []),
     pin: (m) => deps.chat()?.pin(m.messageId, m.pinned),
     dismissContext: (m) => deps.chat()?.dismissContext(m.key),
-    preview: async (m, view) => view.post(await previewer.preview(m.requestId, m.text, m.images ?? [])),
+    preview: async (m, view) => {
+      const result = await previewer.preview(m.requestId, m.text, m.images ?? []);
+      view.post(result);
+      if (result.ok) await deps.showPreview(result);
+    },
     command: async (m) => {
       if (m.command === 'openBaseUrlSetting')
         await vscode.commands.executeCommand('workbench.action.openSettings', 'contextPipeline.baseUrl');
@@ -82,5 +91,7 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     },
     approval: (m) => approver.answer(m.id, m.approved, m.reason, m.remember),
     openDiff: (m) => approver.openDiff(m.id),
+    openCompacted: (m) => deps.history()?.openCompacted(m.compactionId),
+    openClearedResult: (m) => deps.history()?.openClearedResult(m.toolUseId),
   };
 }

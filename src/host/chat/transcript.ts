@@ -19,6 +19,8 @@ import { INTERRUPTED_CALL, isStandInAnswer } from '../../core/agent/standInAnswe
 import { describeServerBlocks } from '../../core/conversation/serverTools';
 import { callSummary, type ToolLookup } from '../../core/tools/callSummary';
 import { declinedOf } from '../../core/tools/approvalWords';
+import { compactedGroup, type CompactedHistory } from './compactedHistory';
+import { userItems } from './userBubbles';
 
 /** Longest tool input / result preview the chat shows (the full text stays in the session). */
 export const PREVIEW_CHARS = 4_000;
@@ -79,14 +81,14 @@ export function resultText(content: ToolResultContent): string {
       ? content
       : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
   return text.length > PREVIEW_CHARS
-    ? `${text.slice(0, PREVIEW_CHARS)}\n… (${(text.length - PREVIEW_CHARS).toLocaleString('en-US')} more characters)`
+    ? `${headChars(text, PREVIEW_CHARS)}\n… (${(text.length - PREVIEW_CHARS).toLocaleString('en-US')} more characters)`
     : text;
 }
 
 /** A tool call's input as short JSON for the chat. */
 export function inputText(input: unknown): string {
   const json = JSON.stringify(input, null, 2) ?? '';
-  return json.length > PREVIEW_CHARS ? `${json.slice(0, PREVIEW_CHARS)}…` : json;
+  return json.length > PREVIEW_CHARS ? `${headChars(json, PREVIEW_CHARS)}…` : json;
 }
 
 /**
@@ -206,29 +208,9 @@ export function imageRef(blockId: string, data: string): string {
   return `${blockId}#${data.length}`;
 }
 
-/** The items a user message shows: the user's words with what was injected alongside and the images pasted with them. */
+/** The first bubble of a user message (its words, the editor context and images sent with them); see userItems. */
 export function userItem(message: Message, tokensOf?: TokensOf): ChatItem | undefined {
-  const words = message.blocks.flatMap((b) => (b.type === 'text' && b.meta.source === 'user' ? [b.text] : []));
-  if (words.length === 0) return undefined;
-  const injected = message.blocks.flatMap((b) => {
-    const i = injectedOf(b);
-    return i ? [i] : [];
-  });
-  const images = message.blocks.flatMap((b) =>
-    b.type === 'image' && b.meta.source === 'user'
-      ? [{ ref: imageRef(b.meta.id, b.data), mediaType: b.mediaType, data: b.data, tokens: imageTokens(b.data) }]
-      : [],
-  );
-  return {
-    kind: 'user',
-    id: message.id,
-    text: words.join('\n\n'),
-    injected,
-    ...(images.length > 0 ? { images } : {}),
-    turn: message.turn,
-    pinned: isPinned(message),
-    ...(tokensOf ? { tokens: Math.round(tokensOf(message)) } : {}),
-  };
+  return userItems(message, tokensOf).bubbles[0];
 }
 
 /** What a call without a result stands for when no turn runs: the result the next message sends for it. */
@@ -255,7 +237,9 @@ export function summaryItem(b: SummaryBlock): ChatItem {
 
 /**
  * Rebuilds the whole transcript from the conversation (on resume or when the view reloads):
- * user words with their injected context, assistant text (with its thinking), tool calls with their results,
+ * user words with their editor context (a bubble per message, reminders as notice lines:
+ * userBubbles.ts), each summary with the group of the rounds it replaced (`history`: the
+ * session's records, see compactedHistory.ts), assistant text (with its thinking), tool calls with their results,
  * and compaction summaries as notices (`inTurn` when the summary ends inside a turn: the
  * core writes IN_TURN_NOTE into exactly those, see endsInsideTurn). A call without a result
  * is running only while a turn runs (`turnRunning`) and it is in the last message; otherwise
@@ -268,6 +252,7 @@ export function transcriptOf(
   tokensOf?: TokensOf,
   turnRunning = false,
   lookup?: ToolLookup,
+  history?: CompactedHistory,
 ): ChatItem[] {
   const items: ChatItem[] = [];
   const results = new Map<string, { content: ToolResultContent; isError: boolean }>();
@@ -276,14 +261,19 @@ export function transcriptOf(
       if (b.type === 'tool_result') results.set(b.toolUseId, { content: b.content, isError: b.isError ?? false });
   for (const m of messages) {
     if (m.role === 'user') {
-      const u = userItem(m, tokensOf);
+      const { bubbles, reminders } = userItems(m, tokensOf, history && ((id) => history.reattached(id)));
+      // Each summary card with the group of the rounds it replaced after it, then the reminders (a re-attach).
       const summaries: ChatItem[] = [];
-      for (const b of m.blocks) if (b.type === 'summary') summaries.push(summaryItem(b));
+      for (const b of m.blocks)
+        if (b.type === 'summary') {
+          const record = history?.record(b.compactionId);
+          summaries.push(summaryItem(b), ...(history && record ? [compactedGroup(b.meta.id, record, history)] : []));
+        }
+      summaries.push(...reminders);
       // In the order the model reads them: a summary of whole turns comes before the user's
       // words it keeps ("…follow, verbatim"), one that ends inside a turn after them.
-      const words = u ? [u] : [];
       const first = m.blocks.findIndex((b) => b.type === 'summary' || isUserWords(b));
-      items.push(...(m.blocks[first]?.type === 'summary' ? [...summaries, ...words] : [...words, ...summaries]));
+      items.push(...(m.blocks[first]?.type === 'summary' ? [...summaries, ...bubbles] : [...bubbles, ...summaries]));
       continue;
     }
     // A tool-only answer keeps its header row (tokens, pin), as it does live (the webview draws it

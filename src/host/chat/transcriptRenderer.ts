@@ -6,7 +6,11 @@ import type { Message } from '../../core/conversation/conversationModel';
 import type { ChatItem } from '../../protocol/chatItems';
 import type { TranscriptRendering } from '../../app/ports';
 import type { ChatView } from '../chatViewProvider';
-import { assistantItem, serverToolItems, toolItem, transcriptOf, userItem, type TokensOf } from './transcript';
+import type { CompactionEntryState } from '../../core/agent/sessionCore';
+import { assistantItem, resultText, serverToolItems, toolItem, transcriptOf, type TokensOf } from './transcript';
+import { CompactedHistory, compactedItems } from './compactedHistory';
+import { compactedText, compactingText, worthALine } from './compactionLines';
+import { userItems } from './userBubbles';
 
 /** Items this process numbered: a notice's or an error's id is unique even when two come in the same millisecond. */
 let itemCount = 0;
@@ -32,17 +36,49 @@ export class TranscriptRenderer implements TranscriptRendering {
   private retry: { until: number; attempt: number; reason: string; requestId?: string } | undefined;
   /** The notice of the compaction running (compaction_started … compaction_finished). */
   private compacting: ChatItem | undefined;
+  /** Whether a "Compacting…" line announced the compaction running (its outcome line follows), and whether it failed. */
+  private announced: { failed: boolean } | undefined;
 
   /**
    * `now`: the clock a retry's countdown is measured on (ms); `lookup`: the tools' definitions,
-   * which the tool rows' summaries are made from.
+   * which the tool rows' summaries are made from; `compactions`: the open session's, whose
+   * originals the compacted groups and cleared results are shown from.
    */
   constructor(
     private readonly view: ChatView,
     private readonly tokensOf: () => TokensOf | undefined = () => undefined,
     private readonly now: () => number = Date.now,
     private readonly lookup?: ToolLookup,
+    private readonly compactions: () => readonly CompactionEntryState[] = () => [],
   ) {}
+
+  /** The items of compaction `id`'s group (built from its originals), or why there are none. */
+  openCompacted(compactionId: string): void {
+    const history = new CompactedHistory(this.compactions());
+    const record = history.record(compactionId);
+    const build = (messages: readonly Message[]) =>
+      transcriptOf(messages, this.tokensOf(), false, this.lookup, history);
+    this.view.post(
+      record
+        ? { type: 'compactedItems', compactionId, items: compactedItems(record, build) }
+        : {
+            type: 'compactedItems',
+            compactionId,
+            items: [],
+            error: 'This compaction is no longer kept in the session.',
+          },
+    );
+  }
+
+  /** The original of a cleared tool result (capped like any result), or why it cannot be shown. */
+  openClearedResult(toolUseId: string): void {
+    const original = new CompactedHistory(this.compactions()).clearedResult(toolUseId);
+    this.view.post(
+      original
+        ? { type: 'clearedResult', toolUseId, text: resultText(original.content) }
+        : { type: 'clearedResult', toolUseId, error: 'The original result is no longer kept in the session.' },
+    );
+  }
 
   /**
    * Posts the whole transcript of `messages`, then the tool cards of the round in progress and
@@ -66,7 +102,9 @@ export class TranscriptRenderer implements TranscriptRendering {
 
   /** The whole transcript, then the round's tool cards and the answer streamed so far. */
   private history(messages: readonly Message[]): void {
-    this.view.post({ type: 'transcript', items: transcriptOf(messages, this.tokensOf(), this.inTurn, this.lookup) });
+    const history = new CompactedHistory(this.compactions());
+    const items = transcriptOf(messages, this.tokensOf(), this.inTurn, this.lookup, history);
+    this.view.post({ type: 'transcript', items });
     for (const item of this.roundTools.values()) this.view.post({ type: 'upsert', item });
     if (this.streamId && this.streamed) {
       const { text, thinking } = this.streamed;
@@ -103,8 +141,8 @@ export class TranscriptRenderer implements TranscriptRendering {
         if (e.message.role === 'user') {
           // The round's results (or the user's words): its cards are in the conversation now.
           this.roundTools.clear();
-          const item = userItem(e.message, this.tokensOf());
-          if (item) post({ type: 'upsert', item });
+          const { bubbles, reminders } = userItems(e.message, this.tokensOf());
+          for (const item of [...reminders, ...bubbles]) post({ type: 'upsert', item });
           return;
         }
         const item = assistantItem(e.message, this.tokensOf(), this.streamId || e.message.id);
@@ -179,6 +217,7 @@ export class TranscriptRenderer implements TranscriptRendering {
         return;
       case 'error':
         this.retry = undefined;
+        if (this.announced) this.announced.failed = true;
         if (this.streamId)
           post({ type: 'upsert', item: { kind: 'assistant', id: this.streamId, text: '', streaming: false } });
         this.streamId = '';
@@ -201,22 +240,36 @@ export class TranscriptRenderer implements TranscriptRendering {
         return;
       case 'turn_finished':
         this.inTurn = false;
+        // A pass that ended without its compaction_finished (it threw) leaves no line behind.
+        this.compacting = undefined;
+        this.announced = undefined;
         this.roundTools.clear();
         this.streamed = undefined;
         this.retry = undefined;
         post({ type: 'retrying', waitMs: 0, attempt: 0, reason: '' });
         return;
-      case 'compaction_started':
-        this.compacting = {
-          kind: 'notice',
-          id: this.itemId('c'),
-          level: 'info',
-          text: e.trigger === 'manual' ? 'Compacting…' : `Compacting older history (${e.trigger})…`,
-        };
+      case 'compaction_started': {
+        // A manual pass says so again once its summary starts (with its tokens): the same line.
+        const id = this.compacting?.id ?? this.itemId('c');
+        this.announced ??= { failed: false };
+        this.compacting = { kind: 'notice', id, level: 'info', text: compactingText(e.trigger, e.tokens) };
         post({ type: 'upsert', item: this.compacting });
         return;
+      }
       case 'compaction_finished':
+        // Its outcome, where a "Compacting…" line announced it (or it summarised or removed turns).
+        if (this.announced || worthALine(e.records))
+          post({
+            type: 'upsert',
+            item: {
+              kind: 'notice',
+              id: this.itemId('cf'),
+              level: 'info',
+              text: compactedText(e.records, this.announced?.failed === true),
+            },
+          });
         this.compacting = undefined;
+        this.announced = undefined;
         return;
       case 'compaction_queued':
         post({

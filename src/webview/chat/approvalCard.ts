@@ -1,5 +1,6 @@
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
+import { scrollFrame } from './scrollFrame';
 import { icon } from '../shared/icons';
 import { displayText, escapeLine, piecesText, type Piece, type TextDisplay } from './visibleText';
 
@@ -170,7 +171,7 @@ export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement
           `… ${item.omittedLines.toLocaleString('en-US')} more diff lines — open the diff to see them all`,
         ),
       );
-    node.append(...renderWarnings(item.risk, hidden.warnings), diff);
+    node.append(...renderWarnings(item.risk, hidden.warnings), scrollFrame(diff));
     if (item.detail !== 'edit' && item.detail !== 'new file')
       node.append(el('div', { class: 'detail muted' }, item.detail.replace(/^(edit|new file) · /, '')));
   } else if (shown) {

@@ -7,8 +7,10 @@ import { renderToolCallApproval } from './toolCallApproval';
 import { renderMarkdown, type MarkdownActions } from './markdown';
 import { lostSentence, summaryTitle } from './summaryTitle';
 import { renderThinking } from './thinkingView';
+import { streamingBody } from './streamingMarkdown';
 import { moreLabel, type ItemLayout, type RoundActions } from './turnLayout';
 import { requestIdDetails } from './requestDetails';
+import type { CompactedView } from './compactedView';
 import { lastTurnButton, type LastTurnHandlers } from './lastTurn';
 
 /** What a rendered item can ask of the page. */
@@ -27,13 +29,15 @@ export interface ItemHandlers {
   approvals: ApprovalHandlers;
   /** Expand (or fold again) a long run of tool calls, by the id of its first call (see turnLayout.ts). */
   expandRun(run: string, open: boolean): void;
+  /** Compacted groups and cleared results, shown from the host on demand (compactedView.ts). */
+  compacted: Pick<CompactedView, 'group' | 'clearedResult'>;
   /** Retry on the last answer, Edit of the last message (lastTurn.ts). */
   lastTurn: LastTurnHandlers;
 }
 
 /**
- * Renders one transcript item to a fresh DOM node. User text, tool output and streaming
- * answers and thinking are text, never HTML; a finished answer is rendered as sanitised Markdown.
+ * Renders one transcript item to a fresh DOM node. User text, tool output and thinking are
+ * text, never HTML; an answer is rendered as sanitised Markdown (while streaming, block by block).
  * The node carries `data-id` = item.id; a streaming answer's text lives in its `.text` child.
  */
 export function renderItem(item: ChatItem, handlers: ItemHandlers, layout: ItemLayout = {}): HTMLElement {
@@ -64,9 +68,10 @@ class ItemRenderer {
     private readonly layout: ItemLayout,
   ) {}
 
-  /** While streaming: plain text (cheap to append to). Once final: sanitised Markdown. */
+  /** Sanitised Markdown; while streaming, rendered block by block as it arrives (streamingMarkdown.ts). */
   private answerBody(text: string, streaming: boolean): HTMLElement {
-    if (streaming || !text) return el('div', { class: 'text' }, text);
+    if (streaming) return streamingBody(text, this.h.markdown);
+    if (!text) return el('div', { class: 'text' }, text);
     try {
       return el('div', { class: 'text markdown' }, renderMarkdown(text, this.h.markdown));
     } catch (err) {
@@ -176,7 +181,7 @@ class ItemRenderer {
         return el(
           'div',
           { class: `item user${item.pinned ? ' pinned' : ''}`, 'data-id': item.id },
-          this.who('You', item.id, item.pinned, item.tokens, item.text),
+          this.who('You', item.messageId ?? item.id, item.pinned, item.tokens, item.text),
           ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []),
           ...(item.images?.length ? [userImages(item.images)] : []),
           el('div', { class: 'text' }, item.text),
@@ -214,7 +219,7 @@ class ItemRenderer {
           },
           head,
           ...(item.thinking ? [renderThinking(item.thinking, item.streaming)] : []),
-          ...(silent ? [] : [this.answerBody(item.text, item.streaming || !item.text)]),
+          ...(silent ? [] : [this.answerBody(item.text, item.streaming)]),
         );
       }
       case 'tool': {
@@ -226,17 +231,7 @@ class ItemRenderer {
           declined: 'Declined',
           cancelled: '⊘ cancelled',
         }[item.status];
-        const cleared = item.cleared
-          ? el(
-              'span',
-              {
-                class: 'muted cleared',
-                title:
-                  'Compaction cleared this result to save context; the original is in the Compactions view (Restore brings it back).',
-              },
-              ' · result cleared',
-            )
-          : '';
+        const cleared = item.cleared ? this.h.compacted.clearedResult(item.id) : undefined;
         const spilled = item.spilled
           ? el(
               'span',
@@ -257,7 +252,7 @@ class ItemRenderer {
           item.reason
             ? el('span', { class: 'muted reason', title: 'Your reason, passed on to Claude' }, ` — ${item.reason}`)
             : '',
-          cleared,
+          ...(cleared ? [' · ', cleared.control] : []),
           spilled,
           item.durationMs !== undefined ? el('span', { class: 'muted' }, ` · ${item.durationMs} ms`) : '',
           item.tokens !== undefined
@@ -272,6 +267,7 @@ class ItemRenderer {
           el('div', { class: 'label' }, 'Input'),
           el('pre', {}, item.input),
           ...(item.result !== undefined ? [el('div', { class: 'label' }, 'Result'), el('pre', {}, item.result)] : []),
+          ...(cleared ? [cleared.body] : []),
         );
       }
       case 'summary': {
@@ -309,6 +305,8 @@ class ItemRenderer {
         return item.tool === 'mcp'
           ? renderToolCallApproval(item, this.h.approvals)
           : renderApproval(item, this.h.approvals);
+      case 'compacted':
+        return this.h.compacted.group(item);
       case 'notice':
         return el('div', { class: `item notice ${item.level}`, 'data-id': item.id, role: 'status' }, item.text);
       case 'error': {

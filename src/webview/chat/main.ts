@@ -12,6 +12,7 @@ import { TranscriptView } from './transcriptView';
 import { vscodeApi } from '../shared/vscodeApi';
 import { restoreViewState, type ViewState } from './viewState';
 import { needsWelcome, renderWelcome } from './welcome';
+import { CompactedView, renderCompactedItems } from './compactedView';
 
 const api = vscodeApi<ViewState>();
 const state: ViewState = restoreViewState(api.getState());
@@ -47,7 +48,15 @@ const root = document.getElementById('app') as HTMLElement;
 const header = el('header', { class: 'header' });
 const banner = el('div', { class: 'banner', role: 'status', hidden: '' });
 const previewSlot = el('div', { class: 'preview-slot' });
-const transcript = new TranscriptView({
+const compacted: CompactedView = new CompactedView(
+  {
+    compacted: (compactionId) => post({ type: 'openCompacted', compactionId }),
+    clearedResult: (toolUseId) => post({ type: 'openClearedResult', toolUseId }),
+  },
+  (items) => renderCompactedItems(items, { ...handlers, expandRun: () => undefined }),
+);
+const handlers: ConstructorParameters<typeof TranscriptView>[0] = {
+  compacted,
   retry: () => post({ type: 'retry' }),
   markdown: { openLink: (href) => post({ type: 'openLink', href }), copy: (text) => post({ type: 'copy', text }) },
   pin: (messageId, pinned) => post({ type: 'pin', messageId, pinned }),
@@ -65,7 +74,8 @@ const transcript = new TranscriptView({
       if (item?.kind === 'user') void edit.start(item);
     },
   },
-});
+};
+const transcript = new TranscriptView(handlers);
 const command = (c: Extract<ChatToHost, { type: 'command' }>['command']) => post({ type: 'command', command: c });
 const emptyText = el(
   'p',
@@ -208,6 +218,12 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
     case 'unsent':
       composer.takeBack();
       edit.givenBack();
+      return;
+    case 'compactedItems':
+      compacted.receivedGroup(m.compactionId, m.items, m.error); // their images come with their data
+      return;
+    case 'clearedResult':
+      compacted.receivedResult(m.toolUseId, m.text, m.error);
       return;
     case 'pendingContext':
       composer.setContext(m.chips, m.disabled);

@@ -1,8 +1,9 @@
 import DOMPurify from 'dompurify';
-import MarkdownIt from 'markdown-it';
 import { isAllowedLinkHref } from '../../protocol/chat';
 import { el } from '../shared/dom';
 import { icon } from '../shared/icons';
+import { LANG_NAME, md, markdownEnv, type MarkdownReferences } from './markdownParser';
+import { scrollFrame } from './scrollFrame';
 
 /**
  * Renders model output as Markdown in the chat webview, safely: markdown-it with raw HTML
@@ -19,24 +20,6 @@ export interface MarkdownActions {
   /** Copy text through the host when the webview's clipboard is not available. */
   copy(text: string): void;
 }
-
-const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
-// Only explicit http(s) URLs become links: bare `README.md` or `a.io` must stay text.
-md.linkify.set({ fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
-md.linkify.add('//', null).add('mailto:', null).add('ftp:', null);
-
-// Table alignment arrives as `style="text-align:…"`; styles are forbidden, so turn it into a class.
-md.core.ruler.push('cp_table_align', (state) => {
-  for (const token of state.tokens) {
-    if (token.type !== 'th_open' && token.type !== 'td_open') continue;
-    const style = token.attrGet('style');
-    if (style === null) continue;
-    token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
-    const align = /text-align:\s*(left|center|right)/.exec(String(style))?.[1];
-    if (align) token.attrJoin('class', `md-align-${align}`);
-  }
-  return true;
-});
 
 const ALLOWED_TAGS = [
   'a',
@@ -94,7 +77,7 @@ const FORBID_TAGS = [
   'template',
 ];
 const DATA_IMAGE = /^data:image\/(?:png|gif|jpeg|webp);base64,[a-z0-9+/=\s]+$/i;
-const SAFE_CLASS = /^(?:language-[\w+#.-]{1,40}|md-align-(?:left|center|right))$/;
+const SAFE_CLASS = new RegExp(`^(?:language-${LANG_NAME.source}|md-align-(?:left|center|right))$`);
 
 const purifier = DOMPurify(window);
 purifier.addHook('uponSanitizeAttribute', (_node, data) => {
@@ -123,9 +106,12 @@ purifier.addHook('afterSanitizeAttributes', (node) => {
   }
 });
 
-/** Parses and sanitises Markdown into inert DOM (no code-block chrome yet). */
-export function sanitizeMarkdown(text: string): DocumentFragment {
-  const html = md.render(text);
+/**
+ * Parses and sanitises Markdown into inert DOM (no code-block chrome yet). `references`: the
+ * link definitions of the text before this piece (a settled block of a streamed answer).
+ */
+export function sanitizeMarkdown(text: string, references?: MarkdownReferences): DocumentFragment {
+  const html = md.render(text, markdownEnv(references));
   return purifier.sanitize(html, {
     ALLOWED_TAGS,
     ALLOWED_ATTR,
@@ -140,28 +126,23 @@ export function sanitizeMarkdown(text: string): DocumentFragment {
   });
 }
 
-/** Renders Markdown to a sanitised fragment with code-block headers (language, Copy). */
-export function renderMarkdown(text: string, actions: MarkdownActions): DocumentFragment {
-  const fragment = sanitizeMarkdown(text);
+/**
+ * Renders Markdown to a sanitised fragment with code-block headers (language, Copy).
+ * `references`: the link definitions of the text before this piece (see sanitizeMarkdown).
+ */
+export function renderMarkdown(
+  text: string,
+  actions: MarkdownActions,
+  references?: MarkdownReferences,
+): DocumentFragment {
+  const fragment = sanitizeMarkdown(text, references);
   for (const code of Array.from(fragment.querySelectorAll('pre > code'))) {
     const pre = code.parentElement as HTMLElement;
     const lang = /(?:^|\s)language-([\w+#.-]+)/.exec(code.getAttribute('class') ?? '')?.[1] ?? '';
-    const source = code.textContent ?? '';
-    highlight(code, source, lang);
-    const copy = el(
-      'button',
-      { class: 'code-copy with-icon', type: 'button', title: 'Copy code', 'aria-label': 'Copy code' },
-      icon('copy'),
-      'Copy',
-    );
-    copy.addEventListener('click', () => void copyText(source, copy, actions));
-    const block = el(
-      'div',
-      { class: 'code-block', 'data-lang': lang || 'text' },
-      el('div', { class: 'code-header' }, el('span', { class: 'code-lang' }, lang || 'text'), copy),
-    );
+    highlight(code, code.textContent ?? '', lang);
+    const block = codeBlock(lang, actions);
     pre.replaceWith(block);
-    block.append(pre);
+    block.append(scrollFrame(pre));
   }
   for (const table of Array.from(fragment.querySelectorAll('table'))) {
     const wrap = el('div', { class: 'table-wrap' });
@@ -169,6 +150,27 @@ export function renderMarkdown(text: string, actions: MarkdownActions): Document
     wrap.append(table);
   }
   return fragment;
+}
+
+/**
+ * A code block's frame: its header (the language, and Copy, which copies the block's text as it
+ * is when clicked); the caller appends the `<pre>` in a `scrollFrame`. Used by the streamed
+ * answer's open fence too.
+ */
+export function codeBlock(lang: string, actions: MarkdownActions): HTMLElement {
+  const copy = el(
+    'button',
+    { class: 'code-copy with-icon', type: 'button', title: 'Copy code', 'aria-label': 'Copy code' },
+    icon('copy'),
+    'Copy',
+  );
+  const block = el(
+    'div',
+    { class: 'code-block', 'data-lang': lang || 'text' },
+    el('div', { class: 'code-header' }, el('span', { class: 'code-lang' }, lang || 'text'), copy),
+  );
+  copy.addEventListener('click', () => void copyText(block.querySelector('pre')?.textContent ?? '', copy, actions));
+  return block;
 }
 
 async function copyText(text: string, button: HTMLButtonElement, actions: MarkdownActions): Promise<void> {

@@ -34,6 +34,7 @@ export function renderPreview(message: PreviewResult, onClose: () => void): HTML
       ),
       close,
     ),
+    el('p', { class: 'summary' }, message.summary),
     bar,
     ...message.notes.map((n) => el('p', { class: 'note' }, n)),
     el(

@@ -1,6 +1,7 @@
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
 import { keepThinkingOpen } from './thinkingView';
+import { keepStreamedBody } from './streamingMarkdown';
 import type { ItemLayout } from './turnLayout';
 import { LruCache } from './virtualWindow';
 
@@ -120,15 +121,16 @@ export function setSpacer(node: HTMLElement, shown: boolean, height: number): vo
 
 /**
  * Puts an item's new node where its old one was, keeping what the user had: an open thinking
- * disclosure stays open, and focus inside the old node stays in the item (on the control of
- * the same `data-testid`, else on the item itself), so answering an approval by keyboard
- * leaves focus on its card and Tab goes on from there.
+ * disclosure stays open, a finished answer keeps its streamed body when it renders the same,
+ * and focus inside the old node stays in the item (on the control of the same `data-testid`,
+ * else on the item itself), so answering an approval by keyboard leaves focus on its card and
+ * Tab goes on from there.
  */
 export function replaceNode(old: HTMLElement, next: HTMLElement): void {
   const focused = document.activeElement;
   const hadFocus = focused instanceof HTMLElement && old.contains(focused);
   const testid = hadFocus ? focused.getAttribute('data-testid') : null;
-  old.replaceWith(keepThinkingOpen(old, next));
+  old.replaceWith(keepStreamedBody(old, keepThinkingOpen(old, next)));
   if (!hadFocus) return;
   const same = testid ? next.querySelector<HTMLElement>(`[data-testid="${CSS.escape(testid)}"]`) : null;
   if (same && !same.matches(':disabled')) return same.focus();

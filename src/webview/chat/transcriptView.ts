@@ -7,6 +7,7 @@ import { SlotEstimates } from './slotEstimates';
 import { SlotLayouts } from './turnLayout';
 import { computeWindow, HeightIndex } from './virtualWindow';
 import { FollowEnd } from './followEnd';
+import { appendToBody } from './streamingMarkdown';
 
 /** Rendered beyond the viewport, above and below: one viewport height, at least MIN_OVERSCAN_PX. */
 const MIN_OVERSCAN_PX = 300;
@@ -121,8 +122,8 @@ export class TranscriptView {
   }
 
   /**
-   * Appends streamed text (or thinking) to an assistant item: O(delta), one text node, no
-   * re-render — except the first thinking of an answer, which adds its disclosure.
+   * Appends streamed text (or thinking) to an assistant item, no re-render (the answer's Markdown
+   * renders only its live tail again) — except the first thinking, which adds its disclosure.
    */
   append(id: string, text: string, part: 'text' | 'thinking' = 'text'): void {
     const slot = this.slots.get(id);
@@ -136,7 +137,7 @@ export class TranscriptView {
     const node = this.rendered.get(id);
     const body = part === 'text' || had ? node?.querySelector(part === 'text' ? '.text' : '.thinking-text') : undefined;
     if (body)
-      body.append(text); // the ResizeObserver sees the growth and keeps the end in view
+      appendToBody(body, text); // the ResizeObserver sees the growth and keeps the end in view
     else if (node) replaceNode(node, this.rendered.render(slot, this.order.length));
     else {
       this.stale.add(slot.index);
