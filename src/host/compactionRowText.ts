@@ -96,7 +96,7 @@ export const REPLACEMENT_LABEL: Record<CompactionRecord['layer'], string> = {
   'server-compact': 'Summary by the API',
   'tail-guard': 'Cut to fit the window',
   'overflow-cut': 'Tool results cut to fit the window',
-  rewind: 'Nothing: Retry or Edit took the turn back',
+  rewind: 'Nothing (taken back by Retry or Edit)',
 };
 
 /** `Summary · turns 1–2`: the title of the document showing what stands in place of a record's originals. */
