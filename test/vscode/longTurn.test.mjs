@@ -155,6 +155,7 @@ describe('one long turn in a 24k window, masking off: summaries inside the turn'
       names.includes('Read src/mod01.ts') || (await group.locator('[data-testid="compacted-group"]').count()) > 0,
     );
     await u.shot('long-turn-compacted-group', shots);
+    await u.docsShot('light-long-turn', shots);
     await title.click();
   });
 

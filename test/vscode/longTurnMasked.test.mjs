@@ -24,7 +24,12 @@ import {
  */
 
 describe('the same long turn with masking on (the default)', { timeout: 900_000 }, () => {
-  const world = longTurnWorld({ label: 'masking on', shot: 'long-turn-masked' });
+  // In the dark theme: the README shows this card in dark, the summarised group (longTurn) in light.
+  const world = longTurnWorld({
+    label: 'masking on',
+    shot: 'long-turn-masked',
+    settings: { 'workbench.colorTheme': 'Default Dark Modern' },
+  });
 
   test(`${ROUNDS} rounds complete with older results masked inside the turn`, async () => {
     const { w, u, shots } = world;
@@ -80,6 +85,7 @@ describe('the same long turn with masking on (the default)', { timeout: 900_000 
     );
     assert.equal(await card.getAttribute('open'), '', 'the card stays open');
     await u.shot('long-turn-masked-card', shots);
+    await u.docsShot('dark-long-turn', shots);
   });
 
   test('the Compactions view names a masking and its results in plain words; an original opens in a titled tab', async () => {

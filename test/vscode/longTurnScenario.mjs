@@ -4,7 +4,10 @@
 // its checks on every request, the session records it leaves, and helpers acting on the UI.
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { startAgentWorld } from './agentHarness.mjs';
+import { REPO_ROOT } from './setup.mjs';
 import { chooseFromContextMenu } from './gestures.mjs';
 import { eventually as shared, GESTURE_TRY, UI_TIMEOUT } from './timeouts.mjs';
 
@@ -353,6 +356,21 @@ export function ui(w, workbench) {
     async shot(name, list) {
       await w.page.mouse.move(10, 890);
       list.push(await workbench.screenshot(w.page, name));
+    },
+    /**
+     * With CP_UPDATE_DOCS_SCREENSHOTS=1, also saves the side bar alone as the README's
+     * `docs/screenshots/<name>.png` (and adds its path to `list`); else does nothing.
+     * @param {string} name
+     * @param {string[]} list
+     */
+    async docsShot(name, list) {
+      if (process.env.CP_UPDATE_DOCS_SCREENSHOTS !== '1') return;
+      const dir = join(REPO_ROOT, 'docs', 'screenshots');
+      mkdirSync(dir, { recursive: true });
+      await w.page.mouse.move(10, 890);
+      const path = join(dir, `${name}.png`);
+      await w.page.locator('.part.sidebar').first().screenshot({ path, animations: 'disabled' });
+      list.push(path);
     },
   };
 }
