@@ -262,6 +262,7 @@ describe('the agent in a real VS Code, against the fake Anthropic API', { timeou
     const card = w.frame.locator('[data-testid="approval"][data-state="pending"]');
     await card.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.equal(await card.locator('[data-testid="approval-command"]').innerText(), 'sleep 600');
+    assert.match(await card.locator('[data-testid="runs-as-you"]').innerText(), /runs as you.*ANTHROPIC_API_KEY/);
     await card.locator('[data-testid="approve"]').click();
     await w.frame.locator('.item.tool.running').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const t0 = Date.now();

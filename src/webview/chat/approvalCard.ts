@@ -181,6 +181,13 @@ export function renderApproval(item: Approval, h: ApprovalHandlers): HTMLElement
       ...renderWarnings(item.risk, shown.warnings, 'command'),
       renderCommand(shown),
       el('div', { class: 'detail muted' }, `${item.detail}${scrolls}`),
+      // Said plainly: the child's environment leaves the key out, but a command of this user
+      // can read the editor's own (/proc/<pid>/environ on Linux) and every file the user can.
+      el(
+        'div',
+        { class: 'detail muted', 'data-testid': 'runs-as-you' },
+        'It runs as you: it can read and change what your account can, including the editor’s environment (an API key set in ANTHROPIC_API_KEY).',
+      ),
     );
   }
   if (item.state !== 'pending') {
