@@ -266,6 +266,7 @@ export class ChatService {
       ...(open?.title !== undefined ? { title: open.title } : {}),
       promptTokens: this.promptTokens,
       costUsd: this.costUsd,
+      ...(rt ? { inUseBaseUrl: rt.transport.settings.baseUrl } : {}),
     });
     // Busy as it is when posted (reports built concurrently may finish out of order), and
     // from Send on, while a message is still being prepared.

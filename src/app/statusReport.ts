@@ -53,6 +53,12 @@ export interface StatusInputs {
   readonly promptTokens: number;
   /** Undefined when a request's price is unknown. */
   readonly costUsd: number | undefined;
+  /**
+   * The base URL the open session's requests go to now (its transport's): the setting's value
+   * from the last turn boundary on. It differs from the setting only while a turn runs after
+   * the setting changed (the turn ends with the endpoint it started with).
+   */
+  readonly inUseBaseUrl?: string;
 }
 
 /** The next request by category for the status-bar tooltip (largest first). */
@@ -87,6 +93,8 @@ export async function statusReport(
       ? { tokens: inp.promptTokens, estimated: false }
       : { tokens: inp.estimator.estimate(agent.state).tokens, estimated: true };
   const pressure = resolved.ok ? contextPressure(shown.tokens, resolved.config) : undefined;
+  const switching = inp.inUseBaseUrl !== undefined && inp.inUseBaseUrl !== settings.baseUrl && (agent?.busy ?? false);
+  const requestsGoTo = switching ? (inp.inUseBaseUrl ?? '') : settings.baseUrl;
   const status: Extract<ChatToWebview, { type: 'status' }> = {
     type: 'status',
     version: inp.version,
@@ -97,8 +105,9 @@ export async function statusReport(
     hardThreshold: resolved.ok ? resolved.config.hardThreshold : 0,
     autoCompact: inp.settings.compaction().softAction === 'auto',
     apiKey: await inp.apiKeys.status(),
-    ...(settings.baseUrl ? { baseUrl: shownBaseUrl(settings.baseUrl) } : {}),
-    ...withEndpointBanner(settings.baseUrl),
+    // Where requests actually go: a turn that runs keeps the endpoint it started with.
+    ...(requestsGoTo ? { baseUrl: shownBaseUrl(requestsGoTo) } : {}),
+    ...withEndpointBanner(requestsGoTo),
     busy: agent?.busy ?? false,
     sessionTitle: sessionDisplayTitle(inp.title, agent?.state.messages ?? []) || 'New session',
     promptTokens: shown.tokens,
@@ -106,6 +115,11 @@ export async function statusReport(
     ...(pressure ? { pressure: { ...pressure, softAction: inp.settings.compaction().softAction } } : {}),
     costUsd: inp.costUsd ?? null,
     warnings: [
+      ...(switching
+        ? [
+            `contextPipeline.baseUrl changed, but this turn goes on sending to ${requestsGoTo ? shownBaseUrl(requestsGoTo) : "Anthropic's API"} until it ends: press Stop to end it now. The next turn goes to ${settings.baseUrl ? shownBaseUrl(settings.baseUrl) : "Anthropic's API"}.`,
+          ]
+        : []),
       ...(resolved.ok ? resolved.warnings : [resolved.error]),
       ...[await inp.apiKeys.problem()].filter((w): w is string => w !== undefined),
     ],

@@ -59,6 +59,32 @@ describe('ChatService: settings changed mid-session', () => {
     assert.deepEqual([first, t.agents.seen.length - first], [1, 3]);
   });
 
+  it('while a turn runs, the header names the endpoint its requests still go to, and says how to stop it (issue 34 #3)', async () => {
+    const t = fakeChat();
+    const hold = new Gate();
+    t.agents.answers.push({ content: [toolUse('toolu_1')], hold }, { content: [{ type: 'text', text: 'done' }] });
+    const first = t.service.send('one');
+    await t.agents.requests.reached(1);
+    t.settings.change({ agent: { baseUrl: '' } });
+    await t.service.postStatus();
+    const during = t.posts.filter((p) => p.type === 'status').at(-1);
+    assert.ok(during?.type === 'status');
+    assert.equal(during.baseUrl, 'https://one.example', 'the old endpoint is shown: requests still go there');
+    assert.ok(during.endpoint, 'its banner stays');
+    assert.match(
+      during.warnings.join(' '),
+      /this turn goes on sending to https:\/\/one\.example until it ends: press Stop/,
+    );
+    hold.open();
+    await first;
+    await t.service.postStatus();
+    const after = t.posts.filter((p) => p.type === 'status').at(-1);
+    assert.ok(after?.type === 'status');
+    assert.equal(after.baseUrl, undefined);
+    assert.equal(after.endpoint, undefined);
+    assert.doesNotMatch(after.warnings.join(' '), /goes on sending/);
+  });
+
   it('the header shows the new base URL once the settings changed', async () => {
     const t = fakeChat();
     await t.service.onReady();
