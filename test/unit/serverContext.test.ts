@@ -11,7 +11,12 @@ import {
 } from '../../src/core/server/serverContext';
 import { billedUsages, parseServerReport } from '../../src/core/server/serverReport';
 import { requestCostUsd, requestCostWithServerUsd } from '../../src/core/agent/cost';
-import { serverCompactionRecord, SERVER_COMPACTION_PLACEHOLDER } from '../../src/core/compaction/serverCompaction';
+import {
+  acceptedServerCompaction,
+  MAX_SERVER_SUMMARY_CHARS,
+  serverCompactionRecord,
+  SERVER_COMPACTION_PLACEHOLDER,
+} from '../../src/core/compaction/serverCompaction';
 import { appendAssistantMessage } from '../../src/core/conversation/assistant';
 import { serializeMessage } from '../../src/core/pipeline/serialize';
 import { normalizeState } from '../../src/core/normalize/normalize';
@@ -364,5 +369,24 @@ describe('server context management (strategies, report, cost, record, fake serv
       );
       assert.equal(noBeta.ok, false);
     });
+  });
+});
+
+describe('a server compaction block is adopted only when asked for (issue 34 #4)', () => {
+  const text = { type: 'text' as const, text: 'answer' };
+  const block = (content: string) => ({ type: 'compaction' as const, content });
+  it('keeps the block when the request asked for compact_20260112 and the summary is of a sane size', () => {
+    const r = acceptedServerCompaction([block('summary'), text], true);
+    assert.equal(r.content.length, 2);
+    assert.equal(r.dropped, undefined);
+  });
+  it('drops a block nobody asked for, and one of a 5 MB summary, saying why', () => {
+    const unasked = acceptedServerCompaction([block('summary'), text], false);
+    assert.deepEqual(unasked.content, [text]);
+    assert.match(unasked.dropped ?? '', /did not ask for/);
+    const huge = acceptedServerCompaction([block('x'.repeat(5_000_000)), text], true);
+    assert.deepEqual(huge.content, [text]);
+    assert.match(huge.dropped ?? '', /over 512,000 characters/);
+    assert.equal(MAX_SERVER_SUMMARY_CHARS, 512_000);
   });
 });

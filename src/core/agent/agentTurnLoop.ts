@@ -3,7 +3,7 @@ import { applyUserMessage, assembleUserMessage, type ToolResultInput } from '../
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { priorFactorFor } from '../tokens/calibration';
 import { modelInfo } from '../models/modelFacts';
-import { serverCompactionRecord } from '../compaction/serverCompaction';
+import { acceptedServerCompaction, serverCompactionRecord } from '../compaction/serverCompaction';
 import { requestCostUsd } from './cost';
 import { serverRequestFor } from './serverRequest';
 import { requestPrefixDigest } from '../pipeline/thinkingBinding';
@@ -170,9 +170,12 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
       const result = answer.result;
       await core.accounting.answered(sent, prepared, result);
       stopReason = result.stopReason;
+      const asked = server.value?.contextManagement?.edits.some((e) => e.type === 'compact_20260112') ?? false;
+      const accepted = acceptedServerCompaction(result.content, asked);
+      if (accepted.dropped) core.emit({ type: 'notice', level: 'warning', text: accepted.dropped });
       const content =
-        result.content.length > 0
-          ? result.content
+        accepted.content.length > 0
+          ? [...accepted.content]
           : [{ type: 'text' as const, text: '[Claude returned an empty answer.]' }];
       const thinks = content.some((c) => c.type === 'thinking' || c.type === 'redacted_thinking');
       const message = await core.appendAssistant(content, thinks ? requestPrefixDigest(prepared.sent) : undefined);

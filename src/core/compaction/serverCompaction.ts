@@ -112,3 +112,35 @@ function isPlaceholder(m: Message | undefined): boolean {
     m.blocks[0].text === SERVER_COMPACTION_PLACEHOLDER
   );
 }
+
+/**
+ * The longest server compaction summary adopted, in characters: the server writes it as an
+ * answer, and no model answers more than 128k tokens (about 512k characters of text). A bigger
+ * one is no summary the API wrote.
+ */
+export const MAX_SERVER_SUMMARY_CHARS = 512_000;
+
+/**
+ * An answer's content with its `compaction` blocks kept only when the request asked for server
+ * compaction (`asked`: its context management held `compact_20260112`) and the summary is
+ * within MAX_SERVER_SUMMARY_CHARS; `dropped` says why any was left out (for a notice). A proxy
+ * or a hostile endpoint could otherwise replace the whole history with a block nobody asked for.
+ */
+export function acceptedServerCompaction<C extends { readonly type: string }>(
+  content: readonly C[],
+  asked: boolean,
+): { readonly content: readonly C[]; readonly dropped?: string } {
+  const blocks = content.filter((c) => c.type === 'compaction');
+  if (blocks.length === 0) return { content };
+  const tooLong = blocks.some((c) => {
+    const text = (c as { readonly content?: unknown }).content;
+    return typeof text === 'string' && text.length > MAX_SERVER_SUMMARY_CHARS;
+  });
+  if (asked && !tooLong) return { content };
+  return {
+    content: content.filter((c) => c.type !== 'compaction'),
+    dropped: asked
+      ? `The answer carried a compaction summary over ${MAX_SERVER_SUMMARY_CHARS.toLocaleString('en-US')} characters; it was left out and the history kept.`
+      : 'The answer carried a server compaction block this request did not ask for; it was left out and the history kept.',
+  };
+}
