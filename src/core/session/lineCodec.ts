@@ -6,6 +6,30 @@ import * as v from 'valibot';
 import { sessionEntrySchema, SESSION_FORMAT, SESSION_VERSION, type SessionEntry } from './entries';
 import { migrateEntry, OLDEST_READABLE_VERSION } from './migrate';
 
+/**
+ * The deepest nesting a line may have. No entry the extension writes comes near it (a tool
+ * input is the model's JSON), and a deeper one would overflow the stack of everything that
+ * walks it later (JSON.stringify of a request, the repair's comparison): refused here.
+ */
+export const MAX_LINE_DEPTH = 512;
+
+/** How deeply `text`'s JSON arrays and objects nest, counted outside strings in one pass. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
+}
+
 /** Result of reading one line: the entry, or a short reason it was rejected. */
 export type DecodedLine =
   { readonly ok: true; readonly entry: SessionEntry } | { readonly ok: false; readonly reason: string };
@@ -20,9 +44,14 @@ export type DecodedLine =
 export function decodeLine(line: string, version: number = SESSION_VERSION): DecodedLine {
   const text = line.trim();
   if (text.length === 0) return { ok: false, reason: 'empty line' };
+  const depth = nestingDepth(text);
+  if (depth > MAX_LINE_DEPTH)
+    return { ok: false, reason: `nested ${depth.toLocaleString('en-US')} levels deep (at most ${MAX_LINE_DEPTH})` };
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // An own `__proto__` key (hand-made: our writer never writes one) is left out rather than
+    // failing the whole entry, which would take the user's words with it.
+    json = JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value));
   } catch (e) {
     return { ok: false, reason: `not JSON (${e instanceof Error ? e.message : String(e)})` };
   }

@@ -20,7 +20,7 @@
  * `server` and `counted` fields, added before the bump; it may as well lack them).
  */
 import * as v from 'valibot';
-import { reattachedSchema, regionSchema, retentionSchema } from './compactionEntry';
+import { layerSchema, reattachedSchema, regionSchema, retentionSchema } from './compactionEntry';
 
 /** The oldest format version this code still reads (and saves again in the current one). */
 export const OLDEST_READABLE_VERSION = 1;
@@ -85,7 +85,8 @@ function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {
   const model = str('model');
   return {
     ...rest,
-    layer: str('layer') ?? 'summarise',
+    // A layer this version does not know (hand-made, or a later one's) is read as a summary.
+    layer: knownLayer(str('layer')) ?? 'summarise',
     strategy: str('strategy') ?? 'summarise',
     regions: regions.success ? regions.output : [],
     costUsd: num('costUsd'),
@@ -97,4 +98,9 @@ function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {
     ...(retention.success ? { retention: retention.output } : {}),
     ...(reattached.length > 0 ? { reattached } : {}),
   };
+}
+
+/** `layer` when it is one this version knows, else undefined. */
+function knownLayer(layer: string | undefined): string | undefined {
+  return layer !== undefined && v.is(layerSchema, layer) ? layer : undefined;
 }

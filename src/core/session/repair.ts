@@ -143,7 +143,7 @@ function dedupe(
   const out: Message[] = [];
   for (const m of messages) {
     meter.steps += 1 + m.blocks.length;
-    const json = JSON.stringify(m);
+    const json = stableText(m);
     const before = seen.get(m.id);
     if (before === json) {
       fixes.push(`Message ${m.id} was written twice; the second copy was dropped.`);
@@ -249,4 +249,16 @@ function contentText(c: ToolResultContent): string {
 
 function preview(text: string): string {
   return text.length > ORPHAN_PREVIEW_CHARS ? `${headChars(text, ORPHAN_PREVIEW_CHARS)}…` : text;
+}
+
+/**
+ * A message as JSON for comparing copies; a message that cannot be written as JSON (nested too
+ * deep for the stack) gets a text of its own, so it is never taken for a copy and never throws.
+ */
+function stableText(m: Message): string {
+  try {
+    return JSON.stringify(m);
+  } catch {
+    return `\u0000unwritable ${m.id} ${m.blocks.length}`;
+  }
 }
