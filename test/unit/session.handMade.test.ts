@@ -26,9 +26,11 @@ describe('hand-made session files', () => {
       [header, user('m1', 1, 'my question'), answer('m2', 1, deep), ''].join('\n'),
     );
     const a = analyzeSession(bytes, 's1', 5);
-    const words = a.session.messages.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
+    const session = a.session;
+    assert.ok(session, 'the file is read');
+    const words = session.messages.flatMap((m) => m.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
     assert.ok(words.includes('my question'));
-    assert.doesNotThrow(() => JSON.stringify(a.session.messages), 'what was read can be sent');
+    assert.doesNotThrow(() => JSON.stringify(session.messages), 'what was read can be sent');
     assert.ok(
       a.fixes.some((f) => /nested 4,00\d levels deep/.test(f)),
       a.fixes.join(' | '),

@@ -7,6 +7,7 @@ import { after, before } from 'node:test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgentWorld } from './agentHarness.mjs';
+import { compactionsPane } from './compactionsPane.mjs';
 import { REPO_ROOT } from './setup.mjs';
 import { chooseFromContextMenu } from './gestures.mjs';
 import { eventually as shared, GESTURE_TRY, UI_TIMEOUT } from './timeouts.mjs';
@@ -238,17 +239,7 @@ export const describeRecords = (records) =>
 export function ui(w, workbench) {
   return {
     /** The Compactions pane (expanded) of the side bar. */
-    async compactionsPane() {
-      const header = workbench.viewHeader(w.page, 'Compactions');
-      await header.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
-      await eventually(async () => (await header.getAttribute('aria-expanded')) === 'true', {
-        what: 'the Compactions view to expand',
-      });
-      return w.page
-        .locator('.part.sidebar .pane')
-        .filter({ has: w.page.locator('.pane-header[aria-label="Compactions Section"]') });
-    },
+    compactionsPane: () => compactionsPane(w, workbench),
     /**
      * The tree row of a compaction record (by its "before → after" description): at `level` 2
      * when it stands on its own (a manual one, a turn's only automatic one), 3 under its turn's
