@@ -49,9 +49,34 @@ describe('abortableSleep (one abortable timeout)', () => {
     await assert.rejects(slept, /aborted/);
   });
 
-  it('resolves when the time is up, and a later abort changes nothing', async () => {
+  it('resolves when the time is up, and a later abort changes nothing (its listener is gone)', async () => {
     const c = new AbortController();
-    await abortableSleep(0, c.signal);
+    const listeners = new Set<unknown>();
+    const add = c.signal.addEventListener.bind(c.signal);
+    const remove = c.signal.removeEventListener.bind(c.signal);
+    c.signal.addEventListener = ((
+      type: string,
+      fn: EventListenerOrEventListenerObject,
+      o?: AddEventListenerOptions,
+    ) => {
+      listeners.add(fn);
+      add(type, fn, o);
+    }) as AbortSignal['addEventListener'];
+    c.signal.removeEventListener = ((type: string, fn: EventListenerOrEventListenerObject) => {
+      listeners.delete(fn);
+      remove(type, fn);
+    }) as AbortSignal['removeEventListener'];
+    let settled: string | undefined;
+    const slept = abortableSleep(0, c.signal).then(
+      () => (settled = 'resolved'),
+      () => (settled = 'rejected'),
+    );
+    assert.equal(listeners.size, 1, 'it listens while it waits');
+    await slept;
+    assert.equal(settled, 'resolved');
+    assert.equal(listeners.size, 0, 'the listener is removed once the time is up');
     c.abort();
+    await Promise.resolve();
+    assert.equal(settled, 'resolved', 'an abort after the time is up changes nothing');
   });
 });
