@@ -31,28 +31,62 @@ export interface NestedFolder {
 }
 
 /**
- * Folders that hold other projects' code (installed packages, vendored sources, virtual
- * environments): an AGENTS.md there is that package's author's, not this project's, and is
- * never read as instructions.
+ * Folder names that hold other projects' code or tools' output (installed packages, vendored
+ * sources, virtual environments, build and cache folders, other version-control stores),
+ * lowercase: an AGENTS.md there is that package's author's, not this project's, and is never
+ * read as instructions. Matched case-insensitively (`Node_Modules` is `node_modules` on a
+ * case-insensitive disk). The host also decides by what a folder is (ignored by git or the
+ * excludes, a virtual environment's `pyvenv.cfg`, a `CACHEDIR.TAG`, a submodule, a link out):
+ * host/projectContext/thirdPartyFolder.ts.
  */
 const DEPENDENCY_FOLDERS = new Set([
   'node_modules',
   'bower_components',
   'jspm_packages',
+  'web_modules',
   'vendor',
+  'vendors',
   'third_party',
+  'third-party',
+  'thirdparty',
+  '3rdparty',
+  'external',
+  'externals',
+  'deps',
+  '_deps',
   '.venv',
   'venv',
+  'env',
+  'virtualenv',
+  '.virtualenv',
   'site-packages',
+  'dist-packages',
+  '.tox',
+  '.nox',
+  '__pypackages__',
+  '.terraform',
   '.yarn',
   '.pnpm-store',
-  'Pods',
+  'pods',
+  'carthage',
+  '.bundle',
+  '.cargo',
+  'target',
+  '.gradle',
+  '.m2',
+  'elm-stuff',
+  '.stack-work',
+  '_build',
+  '.dart_tool',
+  '.pub-cache',
   '.git',
+  '.hg',
+  '.svn',
 ]);
 
-/** Whether `folder` (workspace-relative, `/`- or `\`-separated) is, or is inside, a {@link DEPENDENCY_FOLDERS} folder. */
+/** Whether `folder` (workspace-relative, `/`- or `\`-separated) is, or is inside, a {@link DEPENDENCY_FOLDERS} folder (any letter case). */
 export function insideDependencies(folder: string): boolean {
-  return folder.split(/[\\/]/).some((segment) => DEPENDENCY_FOLDERS.has(segment));
+  return folder.split(/[\\/]/).some((segment) => DEPENDENCY_FOLDERS.has(segment.toLowerCase()));
 }
 
 /**

@@ -5,6 +5,7 @@
  * secrets-looking files and names a mention cannot carry (see isMentionPath).
  */
 import * as vscode from 'vscode';
+import { configuredExcludes } from '../excludeSettings';
 import { isMentionPath } from '../../protocol/chat';
 import { looksLikeSecret } from '../../core/security/secretFiles';
 import { WorkspaceFilter, type FilesExclude } from '../tools/workspaceFilter';
@@ -73,12 +74,8 @@ async function listFiles(): Promise<readonly string[]> {
 
 /** `files.exclude` and `search.exclude` of a folder, with the folders never offered: the globs switched on. */
 function excludeMap(scope: vscode.Uri): FilesExclude {
-  const on: Record<string, boolean> = {};
+  const on: Record<string, boolean> = { ...configuredExcludes(scope) };
   for (const glob of ALWAYS_EXCLUDED) on[glob] = true;
-  for (const section of ['files', 'search']) {
-    const map = vscode.workspace.getConfiguration(section, scope).get<Record<string, unknown>>('exclude') ?? {};
-    for (const [glob, value] of Object.entries(map)) if (value === true) on[glob] = true;
-  }
   return on;
 }
 

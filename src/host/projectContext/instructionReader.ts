@@ -42,6 +42,12 @@ export interface ProjectFiles {
    * inside a workspace folder; undefined when that cannot be told (then a link is not followed).
    */
   insideWorkspace?(at: WorkspaceLocation): Promise<boolean | undefined>;
+  /**
+   * Why the folder at `at` holds another project's files (ignored by git or the excludes, a
+   * virtual environment, a cache, a submodule, a link out: thirdPartyFolder.ts), or undefined
+   * when it is this project's; absent: decided by the folder names alone.
+   */
+  thirdPartyReason?(at: WorkspaceLocation): Promise<string | undefined>;
 }
 
 /** A file that exists but was not used, and why. */

@@ -87,6 +87,8 @@ export class ProjectContextSession {
   /** Nested folders already looked in, and instruction files already injected (by origin). */
   private readonly checked = new Set<string>();
   private readonly injected = new Set<string>();
+  /** Nested folders found to be another project's (thirdPartyReason): nothing at or below them is read. */
+  private readonly thirdParty = new Set<string>();
 
   constructor(private readonly deps: ProjectContextDeps) {}
 
@@ -170,6 +172,13 @@ export class ProjectContextSession {
     const out: Injection[] = [];
     for (const folder of folders) {
       this.checked.add(folder.display);
+      if ([...this.thirdParty].some((t) => folder.display.startsWith(`${t}/`))) continue;
+      const why = await this.deps.files.thirdPartyReason?.(folder.at).catch(() => undefined);
+      if (why) {
+        this.thirdParty.add(folder.display);
+        this.deps.log?.(`Nested instructions under ${folder.display}/ are not read: ${why}.`);
+        continue;
+      }
       const read = await readFolderInstructions(this.deps.files, folder.at, names);
       for (const s of read.skipped) this.deps.log?.(`Nested instructions ${s.origin} not used: ${s.reason}.`);
       for (const file of read.files) {

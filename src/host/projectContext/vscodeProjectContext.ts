@@ -11,6 +11,8 @@ import { readProjectContextSettings } from '../settings';
 import { GIT_INIT_WAIT_MS, type GitApi, type WaitForEvent } from './gitFacts';
 import type { FileProbe, ProjectFiles } from './instructionReader';
 import { ProjectContextSession } from './projectContextSession';
+import { ThirdPartyFolders } from './thirdPartyFolder';
+import { configuredExcludes } from '../excludeSettings';
 
 /** The workspace folders as name and file-system path. */
 function workspaceRoots(): RootFolder[] {
@@ -47,6 +49,11 @@ export function vscodeProjectFiles(): ProjectFiles {
         workspaceRoots().map(async (r) => ({ name: r.name, path: await realpath(r.path).catch(() => r.path) })),
       );
       return locateInWorkspace(real, roots) !== undefined;
+    },
+    thirdPartyReason: async (at) => {
+      const folder = vscode.workspace.workspaceFolders?.[at.rootIndex];
+      if (!folder || folder.uri.scheme !== 'file') return undefined;
+      return new ThirdPartyFolders(() => configuredExcludes(folder.uri)).reason(folder.uri.fsPath, at.relative);
     },
   };
 }
