@@ -89,7 +89,7 @@ describe('nested instructions: other projects’ folders', () => {
           return t === undefined ? { kind: 'missing' } : { kind: 'file', size: t.length, symlink: false };
         },
         read: async (at: WorkspaceLocation) => new TextEncoder().encode(files.get(at.relative) ?? ''),
-        thirdPartyReason: async (at: WorkspaceLocation) =>
+        thirdPartyJudge: () => async (at: WorkspaceLocation) =>
           at.relative === 'src/gen' ? 'ignored by git (.gitignore)' : undefined,
       },
       settings: () => ({

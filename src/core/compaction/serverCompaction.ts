@@ -17,6 +17,7 @@
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
 import type { CompactionRecord } from './types';
+import type { AssistantContent } from '../conversation/assistant';
 
 /** Why a server compaction cannot be restored (shown to the user). */
 export const SERVER_RESTORE_REFUSAL =
@@ -126,16 +127,13 @@ export const MAX_SERVER_SUMMARY_CHARS = 512_000;
  * within MAX_SERVER_SUMMARY_CHARS; `dropped` says why any was left out (for a notice). A proxy
  * or a hostile endpoint could otherwise replace the whole history with a block nobody asked for.
  */
-export function acceptedServerCompaction<C extends { readonly type: string }>(
-  content: readonly C[],
+export function acceptedServerCompaction(
+  content: readonly AssistantContent[],
   asked: boolean,
-): { readonly content: readonly C[]; readonly dropped?: string } {
-  const blocks = content.filter((c) => c.type === 'compaction');
+): { readonly content: readonly AssistantContent[]; readonly dropped?: string } {
+  const blocks = content.flatMap((c) => (c.type === 'compaction' ? [c] : []));
   if (blocks.length === 0) return { content };
-  const tooLong = blocks.some((c) => {
-    const text = (c as { readonly content?: unknown }).content;
-    return typeof text === 'string' && text.length > MAX_SERVER_SUMMARY_CHARS;
-  });
+  const tooLong = blocks.some((c) => c.content.length > MAX_SERVER_SUMMARY_CHARS);
   if (asked && !tooLong) return { content };
   return {
     content: content.filter((c) => c.type !== 'compaction'),

@@ -3,6 +3,8 @@
  * error messages shown in the chat, log lines, spill files. Pure.
  */
 
+import { toWellFormed } from '../platform/text';
+
 /** What every occurrence of a secret becomes. */
 export const REDACTED = '[redacted]';
 
@@ -22,7 +24,7 @@ export const MIN_ECHOED_PREFIX = 20;
  */
 function formsOf(secret: string): string[] {
   const controls = /[\u0000-\u001f\u007f-\u009f]/g;
-  const urlEncoded = encodeURIComponent(toWellFormedKey(secret));
+  const urlEncoded = encodeURIComponent(toWellFormed(secret));
   const forms = new Set<string>([
     secret,
     JSON.stringify(secret).slice(1, -1),
@@ -50,11 +52,6 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
     for (const form of formsOf(secret)) out = redactEchoes(out.split(form).join(REDACTED), form);
   }
   return out;
-}
-
-/** A lone surrogate made U+FFFD, so a damaged key still URL-encodes (encodeURIComponent throws on one). */
-function toWellFormedKey(s: string): string {
-  return s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
 /**

@@ -43,11 +43,12 @@ export interface ProjectFiles {
    */
   insideWorkspace?(at: WorkspaceLocation): Promise<boolean | undefined>;
   /**
-   * Why the folder at `at` holds another project's files (ignored by git or the excludes, a
-   * virtual environment, a cache, a submodule, a link out: thirdPartyFolder.ts), or undefined
-   * when it is this project's; absent: decided by the folder names alone.
+   * A judge, for one tool round, of why a folder holds another project's files (ignored by git
+   * or the excludes, a virtual environment, a cache, a submodule, a link out:
+   * thirdPartyFolder.ts), undefined when it is this project's; it keeps the `.gitignore` files
+   * it read for that round. Absent: decided by the folder names alone.
    */
-  thirdPartyReason?(at: WorkspaceLocation): Promise<string | undefined>;
+  thirdPartyJudge?(): (at: WorkspaceLocation) => Promise<string | undefined>;
 }
 
 /** A file that exists but was not used, and why. */

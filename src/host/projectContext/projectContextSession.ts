@@ -170,10 +170,11 @@ export class ProjectContextSession {
     if (names.length === 0 || !this.deps.files.trusted()) return [];
     const folders = nestedFoldersToCheck(calls, this.deps.files.folders(), this.checked);
     const out: Injection[] = [];
+    const thirdParty = this.deps.files.thirdPartyJudge?.();
     for (const folder of folders) {
       this.checked.add(folder.display);
       if ([...this.thirdParty].some((t) => folder.display.startsWith(`${t}/`))) continue;
-      const why = await this.deps.files.thirdPartyReason?.(folder.at).catch(() => undefined);
+      const why = await thirdParty?.(folder.at).catch(() => undefined);
       if (why) {
         this.thirdParty.add(folder.display);
         this.deps.log?.(`Nested instructions under ${folder.display}/ are not read: ${why}.`);

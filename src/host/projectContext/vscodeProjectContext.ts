@@ -50,10 +50,13 @@ export function vscodeProjectFiles(): ProjectFiles {
       );
       return locateInWorkspace(real, roots) !== undefined;
     },
-    thirdPartyReason: async (at) => {
-      const folder = vscode.workspace.workspaceFolders?.[at.rootIndex];
-      if (!folder || folder.uri.scheme !== 'file') return undefined;
-      return new ThirdPartyFolders(() => configuredExcludes(folder.uri)).reason(folder.uri.fsPath, at.relative);
+    thirdPartyJudge: () => {
+      const folders = new ThirdPartyFolders((rootPath) => configuredExcludes(vscode.Uri.file(rootPath)));
+      return async (at) => {
+        const folder = vscode.workspace.workspaceFolders?.[at.rootIndex];
+        if (!folder || folder.uri.scheme !== 'file') return undefined;
+        return folders.reason(folder.uri.fsPath, at.relative);
+      };
     },
   };
 }
