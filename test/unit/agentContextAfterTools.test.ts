@@ -80,4 +80,16 @@ describe('AgentSession: context after tool rounds (nested instructions hook)', (
     assert.ok(failing.events.some((e) => e.type === 'notice' && e.level === 'warning' && /disk gone/.test(e.text)));
     assert.ok(failing.events.some((e) => e.type === 'turn_finished' && e.reason === 'end_turn'));
   });
+
+  it('shows the hook’s info lines in the chat as info notices', async () => {
+    const t = setup(steps(), async (_calls, note) => {
+      note('Nested instructions not read: vendor/ (ignored by git).');
+      return [];
+    });
+    await t.session.send('read it');
+    assert.ok(
+      t.events.some((e) => e.type === 'notice' && e.level === 'info' && /not read: vendor\//.test(e.text)),
+      JSON.stringify(t.events.filter((e) => e.type === 'notice')),
+    );
+  });
 });

@@ -11,7 +11,11 @@ import {
   truncationNotice,
   DEFAULT_INSTRUCTION_SETTINGS,
 } from '../../src/core/projectContext/instructions';
-import { nestedFoldersToCheck, nestedInstructionReminder } from '../../src/core/projectContext/nested';
+import {
+  nestedFoldersToCheck,
+  nestedInstructionReminder,
+  notReadNestedLine,
+} from '../../src/core/projectContext/nested';
 import { renderInjection } from '../../src/core/conversation/injections';
 import { locateInWorkspace } from '../../src/core/projectContext/paths';
 import { isoDate, renderWorkspaceFacts, workspaceFactsText } from '../../src/core/projectContext/workspaceFacts';
@@ -184,14 +188,19 @@ describe('project context: nested instruction folders', () => {
     );
   });
 
-  it("never looks inside installed packages or vendored code: their AGENTS.md is their author's", () => {
+  it("marks installed packages and vendored code as dependencies (told about, never read): their AGENTS.md is their author's", () => {
+    const folders = nestedFoldersToCheck(
+      [read('node_modules/pkg/x.js'), read('packages/web/Node_Modules/a/b.js'), read('vendor/y.go')],
+      roots,
+      new Set(),
+    );
     assert.deepEqual(
-      nestedFoldersToCheck(
-        [read('node_modules/pkg/lib/x.js'), read('packages/web/node_modules/a/b.js'), read('vendor/lib/y.go')],
-        roots,
-        new Set(),
-      ).map((x) => x.display),
+      folders.filter((x) => !x.dependency).map((x) => x.display),
       ['packages', 'packages/web'],
+    );
+    assert.deepEqual(
+      folders.filter((x) => x.dependency).map((x) => x.display),
+      ['node_modules', 'node_modules/pkg', 'packages/web/Node_Modules', 'packages/web/Node_Modules/a', 'vendor'],
     );
   });
 
@@ -318,5 +327,19 @@ describe('project context: workspace facts', () => {
 
   it('dates by the injected clock (local calendar day)', () => {
     assert.equal(isoDate(new Date(2026, 0, 5, 12, 0).getTime()), '2026-01-05');
+  });
+});
+
+describe('notReadNestedLine', () => {
+  it('names up to four entries with their reasons, counts the rest, and says nothing for none', () => {
+    assert.equal(notReadNestedLine([]), undefined);
+    assert.equal(
+      notReadNestedLine([{ what: 'vendor/', why: 'it is ignored by git.' }]),
+      'Nested instructions not read: vendor/ (it is ignored by git).',
+    );
+    const six = ['a/', 'b/', 'c/', 'd/', 'e/', 'f/'].map((what) => ({ what, why: 'a virtualenv' }));
+    const line = notReadNestedLine(six) ?? '';
+    assert.match(line, /^Nested instructions not read: a\/ \(a virtualenv\), b\/ .*d\/ \(a virtualenv\), and 2 more/);
+    assert.ok(!line.includes('e/'), line);
   });
 });

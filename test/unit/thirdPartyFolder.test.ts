@@ -106,14 +106,30 @@ describe('nested instructions: other projects’ folders', () => {
       log: (l: string) => logs.push(l),
     } as unknown as ConstructorParameters<typeof ProjectContextSession>[0]);
     const call = (path: string) => ({ id: `t-${path}`, name: 'read_file', input: { path }, isError: false });
-    const first = await s.afterTools([call('src/gen/x.ts')]);
+    const notes: string[] = [];
+    const first = await s.afterTools([call('src/gen/x.ts')], (t) => notes.push(t));
     assert.deepEqual(
       first.map((i) => (i.kind === 'system_reminder' ? i.origin : '')),
       ['src/AGENTS.md'],
     );
-    assert.deepEqual(await s.afterTools([call('src/gen/deep/y.ts')]), [], 'a later round does not read below it');
+    assert.deepEqual(
+      notes,
+      ['Nested instructions not read: src/gen/AGENTS.md (ignored by git (.gitignore)).'],
+      'the chat is told in one line, naming the file left out',
+    );
+    assert.deepEqual(
+      await s.afterTools([call('src/gen/deep/y.ts')], (t) => notes.push(t)),
+      [],
+      'a later round does not read below it',
+    );
+    assert.equal(
+      notes[1],
+      'Nested instructions not read: src/gen/deep/AGENTS.md (inside src/gen/, ignored by git (.gitignore)).',
+    );
+    assert.deepEqual(await s.afterTools([call('src/gen/deep/z.ts')], (t) => notes.push(t)), []);
+    assert.equal(notes.length, 2, 'a folder is told about once');
     assert.ok(
-      logs.some((l) => /under src\/gen\/ are not read: ignored by git/.test(l)),
+      logs.some((l) => /src\/gen\/AGENTS\.md not read: ignored by git/.test(l)),
       logs.join(' | '),
     );
   });

@@ -220,9 +220,10 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
       });
       const results = await fitRound(core, calls, ran, outcomes);
       // Memory changes only once the results are saved: a failed save leaves it as the file has it.
-      const withContext = await addContextAfterTools(core.state, core.deps.contextAfterTools, calls, results, (text) =>
-        core.emit({ type: 'notice', level: 'warning', text }),
-      );
+      const withContext = await addContextAfterTools(core.state, core.deps.contextAfterTools, calls, results, {
+        note: (text) => core.emit({ type: 'notice', level: 'info', text }),
+        warn: (text) => core.emit({ type: 'notice', level: 'warning', text }),
+      });
       const assembled = assembleUserMessage(
         withContext,
         { toolResults: results, pasteDirectory: core.deps.pasteDirectory },

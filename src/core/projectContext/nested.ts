@@ -28,6 +28,8 @@ export interface NestedFolder {
   readonly at: WorkspaceLocation;
   /** How the folder is shown (workspace-relative, folder-name prefixed in a multi-root workspace). */
   readonly display: string;
+  /** Set for a {@link DEPENDENCY_FOLDERS} folder or one inside it: never read, only told about. */
+  readonly dependency?: true;
 }
 
 /**
@@ -93,7 +95,8 @@ export function insideDependencies(folder: string): boolean {
  * The folders to look in after a tool round: for every successful read or edit that names a
  * path inside the workspace, each folder from just below its workspace folder down to the
  * file's own folder — outermost first, each once, leaving out those `seen` already holds
- * (keys: display paths), and stopping at a dependency folder ({@link insideDependencies}).
+ * (keys: display paths); a dependency folder ({@link insideDependencies}) and those below it
+ * are marked `dependency`, to be told about, never read.
  * Failed calls, other kinds of calls and paths outside the workspace add nothing.
  */
 export function nestedFoldersToCheck(
@@ -111,10 +114,9 @@ export function nestedFoldersToCheck(
     if (!file) continue;
     for (const at of foldersBetween(file)) {
       const display = displayWorkspacePath(roots, at);
-      if (insideDependencies(at.relative)) break;
       if (seen.has(display) || added.has(display)) continue;
       added.add(display);
-      out.push({ at, display });
+      out.push(insideDependencies(at.relative) ? { at, display, dependency: true } : { at, display });
     }
   }
   return out;
@@ -142,4 +144,26 @@ export function nestedInstructionReminder(
     prebuilt: true,
     text: `Project instructions for the files under ${neutralizeProjectText(folder)}/ (from ${neutralizeProjectText(file.origin)}); they apply in addition to the more general ones:\n${body}`,
   };
+}
+
+/** A nested instruction file or folder not read, with why (e.g. `vendor/lib/`, "it is ignored by git"). */
+export interface NotReadNested {
+  readonly what: string;
+  readonly why: string;
+}
+
+/** Most entries the chat line names before "and N more". */
+const MAX_NAMED_NOT_READ = 4;
+
+/**
+ * The chat's info line for one tool round's nested instructions not read (undefined for none):
+ * "Nested instructions not read: vendor/lib/ (it is ignored by git), … and 2 more (see the
+ * Context Pipeline output)". Reasons are the reader's own words, without a final period.
+ */
+export function notReadNestedLine(entries: readonly NotReadNested[]): string | undefined {
+  if (entries.length === 0) return undefined;
+  const named = entries.slice(0, MAX_NAMED_NOT_READ).map((e) => `${e.what} (${e.why.replace(/\.$/, '')})`);
+  const more = entries.length - named.length;
+  const tail = more > 0 ? `, and ${more} more (listed in the Context Pipeline output)` : '';
+  return `Nested instructions not read: ${named.join(', ')}${tail}.`;
 }

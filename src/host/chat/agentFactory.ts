@@ -131,7 +131,7 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
             transport.client
               .countTokens(params, { signal, timeoutMs: COUNT_TOKENS_TIMEOUT_MS })
               .then((r) => (r.ok ? r : { ok: false as const })),
-          contextAfterTools: (calls) => project.afterTools(calls),
+          contextAfterTools: (calls, note) => project.afterTools(calls, note),
           toolLoader,
         },
         hooks.onEvent,

@@ -153,3 +153,21 @@ export async function readFolderInstructions(
   }
   return { files: found, skipped };
 }
+
+/**
+ * The instruction files (`names`) that exist in `folder`, as display paths, without reading
+ * them: for telling the user which files of a folder that is never read were left out.
+ */
+export async function instructionFilesIn(
+  files: ProjectFiles,
+  folder: WorkspaceLocation,
+  names: readonly string[],
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of names) {
+    const at = childOf(folder, name);
+    const probe = await files.stat(at).catch(() => undefined);
+    if (probe && probe.kind !== 'missing') out.push(displayWorkspacePath(files.folders(), at));
+  }
+  return out;
+}

@@ -14,16 +14,28 @@ import {
   truncationNotice,
   type InstructionSettings,
 } from '../../core/projectContext/instructions';
-import { nestedFoldersToCheck, nestedInstructionReminder } from '../../core/projectContext/nested';
+import {
+  nestedFoldersToCheck,
+  nestedInstructionReminder,
+  notReadNestedLine,
+  type NestedFolder,
+  type NotReadNested,
+} from '../../core/projectContext/nested';
 import {
   describeProjectContextChange,
   diffProjectContext,
   isProjectContextBlock,
   withProjectContext,
 } from '../../core/projectContext/system';
+import type { WorkspaceLocation } from '../../core/projectContext/paths';
 import { isoDate, renderWorkspaceFacts } from '../../core/projectContext/workspaceFacts';
 import { gatherGitFacts, within, type GitApi, type WaitForEvent } from './gitFacts';
-import { readFolderInstructions, readRootInstructions, type ProjectFiles } from './instructionReader';
+import {
+  instructionFilesIn,
+  readFolderInstructions,
+  readRootInstructions,
+  type ProjectFiles,
+} from './instructionReader';
 
 /** The `contextPipeline.instructions.*` settings and `contextPipeline.workspaceFacts`. */
 export interface ProjectContextSettings extends InstructionSettings {
@@ -87,8 +99,8 @@ export class ProjectContextSession {
   /** Nested folders already looked in, and instruction files already injected (by origin). */
   private readonly checked = new Set<string>();
   private readonly injected = new Set<string>();
-  /** Nested folders found to be another project's (thirdPartyReason): nothing at or below them is read. */
-  private readonly thirdParty = new Set<string>();
+  /** Nested folders found to be another project's, with why: nothing at or below them is read. */
+  private readonly thirdParty = new Map<string, string>();
 
   constructor(private readonly deps: ProjectContextDeps) {}
 
@@ -163,25 +175,35 @@ export class ProjectContextSession {
         if (b.meta.source === 'reminder' && b.meta.origin !== undefined) this.injected.add(b.meta.origin);
   }
 
-  /** After a tool round: the nested instruction files of the folders the round read or edited in, not yet injected this session. */
-  async afterTools(calls: readonly CompletedToolCall[]): Promise<Injection[]> {
+  /**
+   * After a tool round: the nested instruction files of the folders the round read or edited
+   * in, not yet injected this session. Folders and files not read (third-party, duplicate, too
+   * large…) are told once to `note` (one chat line per round) and each to the log.
+   */
+  async afterTools(calls: readonly CompletedToolCall[], note?: (text: string) => void): Promise<Injection[]> {
     const settings = this.deps.settings();
     const names = nestedInstructionNames(settings);
     if (names.length === 0 || !this.deps.files.trusted()) return [];
     const folders = nestedFoldersToCheck(calls, this.deps.files.folders(), this.checked);
     const out: Injection[] = [];
-    const thirdParty = this.deps.files.thirdPartyJudge?.();
+    const notRead: NotReadNested[] = [];
+    const judge = this.deps.files.thirdPartyJudge?.();
     for (const folder of folders) {
       this.checked.add(folder.display);
-      if ([...this.thirdParty].some((t) => folder.display.startsWith(`${t}/`))) continue;
-      const why = await thirdParty?.(folder.at).catch(() => undefined);
+      const why = await this.notReadReason(folder, judge);
       if (why) {
-        this.thirdParty.add(folder.display);
-        this.deps.log?.(`Nested instructions under ${folder.display}/ are not read: ${why}.`);
+        // Told only where an instruction file is: a git-ignored build folder without one is no news.
+        for (const origin of await instructionFilesIn(this.deps.files, folder.at, names)) {
+          this.deps.log?.(`Nested instructions ${origin} not read: ${why}.`);
+          notRead.push({ what: origin, why });
+        }
         continue;
       }
       const read = await readFolderInstructions(this.deps.files, folder.at, names);
-      for (const s of read.skipped) this.deps.log?.(`Nested instructions ${s.origin} not used: ${s.reason}.`);
+      for (const s of read.skipped) {
+        this.deps.log?.(`Nested instructions ${s.origin} not used: ${s.reason}.`);
+        notRead.push({ what: s.origin, why: s.reason });
+      }
       for (const file of read.files) {
         if (this.injected.has(file.origin)) continue;
         this.injected.add(file.origin);
@@ -193,7 +215,25 @@ export class ProjectContextSession {
         );
       }
     }
+    const line = notReadNestedLine(notRead);
+    if (line) note?.(line);
     return out;
+  }
+
+  /**
+   * Why nothing in `folder` is read as instructions (a dependency folder, another project's
+   * folder as `judge` finds it, or inside one found earlier), undefined when it is this project's.
+   */
+  private async notReadReason(
+    folder: NestedFolder,
+    judge: ((at: WorkspaceLocation) => Promise<string | undefined>) | undefined,
+  ): Promise<string | undefined> {
+    if (folder.dependency) return 'installed or vendored code (a dependency folder)';
+    for (const [outer, why] of this.thirdParty)
+      if (folder.display.startsWith(`${outer}/`)) return `inside ${outer}/, ${why}`;
+    const why = await judge?.(folder.at).catch(() => undefined);
+    if (why) this.thirdParty.set(folder.display, why);
+    return why;
   }
 
   /** Reads everything; never rejects (a failure becomes a warning and an empty project context). */

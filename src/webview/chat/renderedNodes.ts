@@ -101,7 +101,8 @@ export class RenderedNodes {
     node.setAttribute('aria-setsize', String(size));
     this.idOf.set(node, slot.item.id);
     this.rendered.set(slot.item.id, node);
-    this.observer?.observe(node);
+    // The border box: what is measured (a padding or border change alone resizes the item too).
+    this.observer?.observe(node, { box: 'border-box' });
     return node;
   }
 }

@@ -56,7 +56,6 @@ export class TranscriptView {
   private busyUntilNextFrame = false;
   /** Items that existed at the last layout: rendering one of them again is not news. */
   private known = 0;
-
   private readonly layouts = new SlotLayouts();
 
   constructor(handlers: Omit<ItemHandlers, 'expandRun'>) {
@@ -205,6 +204,7 @@ export class TranscriptView {
     scroller.style.overflowAnchor = 'none';
     scroller.addEventListener('scroll', () => this.onScroll(), { passive: true });
     this.observer?.observe(scroller);
+    this.observer?.observe(this.root, { box: 'border-box' }); // a change no item's box shows (a margin)
     return scroller;
   }
 
@@ -317,11 +317,11 @@ export class TranscriptView {
     const scroller = this.scroller;
     if (!scroller || scroller.clientHeight === 0) return;
     const measured: Array<[number, number]> = [];
-    let viewportResized = false;
+    let keepEnd = false; // the viewport, or the transcript as a whole, changed size
     for (const entry of entries) {
-      if (entry.target === scroller) {
-        viewportResized = true;
-        this.readMetrics();
+      if (entry.target === scroller || entry.target === this.root) {
+        keepEnd = true;
+        if (entry.target === scroller) this.readMetrics();
         continue;
       }
       const id = this.rendered.idOfNode(entry.target);
@@ -340,8 +340,8 @@ export class TranscriptView {
         for (const [i, h] of measured) this.heights.set(i, h);
       });
     }
-    // The viewport changed (header, composer): stay at the end in this frame, before a later resize races a scroll event.
-    if (viewportResized && this.follow.stuck) this.follow.scrollToEnd(scroller);
+    // The viewport or the content changed: stay at the end in this frame, before a later resize races a scroll event.
+    if (keepEnd && this.follow.stuck) this.follow.scrollToEnd(scroller);
     this.schedule();
   }
 
