@@ -1,6 +1,7 @@
 import type { SessionSink } from '../core/agent/events';
 import type { CompactionEntryState } from '../core/agent/agentSession';
 import type { Message } from '../core/conversation/conversationModel';
+import type { Plan } from '../core/plan/plan';
 import type { RequestHistory } from '../core/session/requestHistory';
 
 /** A session opened for chatting: its history so far and where new entries go. */
@@ -9,6 +10,8 @@ export interface OpenSession {
   /** A title the user gave the session, if any (else it is named by its first words). */
   readonly title?: string;
   readonly messages: readonly Message[];
+  /** The agent's plan as the session left it (absent: none). */
+  readonly plan?: Plan;
   /** Compactions recorded in the session, oldest first, with whether each is in effect. */
   readonly compactions: readonly CompactionEntryState[];
   /** Cost so far (undefined when a request's price is unknown) and the last reported prompt size, for the header. */

@@ -369,7 +369,7 @@ describe('re-attach after compaction: through the compactor', () => {
       text: 'y'.repeat(4 * tokensOf(original)),
       meta: { id: ids.next('b'), tier: 3, source: 'reminder', createdAt: 0, pinned: false, compactable: false },
     };
-    assert.equal(withReattachment(state, record, big, [], tokensOf), undefined);
+    assert.equal(withReattachment(state, record, [big], { reattached: [] }, tokensOf), undefined);
     const small: TextBlock = {
       type: 'text',
       text: 'ok',
@@ -378,8 +378,8 @@ describe('re-attach after compaction: through the compactor', () => {
     const r = withReattachment(
       state,
       record,
-      small,
-      [{ path: 'a', tokens: 1, attached: 'reference', reason: 'r' }],
+      [small],
+      { reattached: [{ path: 'a', tokens: 1, attached: 'reference', reason: 'r' }] },
       tokensOf,
     );
     assert.ok(r);

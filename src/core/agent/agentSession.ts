@@ -5,6 +5,9 @@ import type { ConversationState, Injection } from '../conversation/conversationM
 import type { ContextHealth } from '../compaction/health';
 import type { PreviousBreakpoint } from '../cache/cacheAnchors';
 import { recallDefinition } from '../recall/recallTool';
+import { planDefinition } from '../plan/planTool';
+import type { Plan } from '../plan/plan';
+import { clearPlan, setPlan } from './planCommands';
 import { RECALL_MAX_CHARS } from '../recall/recallSpec';
 import { withSessionTools } from '../tools/toolRegistry';
 import type { ToolLoadingPlan } from '../tools/toolLoading';
@@ -30,7 +33,7 @@ export type { AgentDeps, CompactionEntryState, SendResult } from './sessionCore'
 export class AgentSession {
   private readonly core: SessionCore;
   private readonly commands: SessionCommands;
-  /** The workspace tools, with `recall` answered here on this session's compactions. */
+  /** The workspace tools, with `recall` (on this session's compactions) and `update_plan` answered here. */
   private readonly tools: ToolRunner;
 
   constructor(
@@ -47,7 +50,8 @@ export class AgentSession {
       ...(deps.spills ? { spills: deps.spills } : {}),
       onRecalled: (toolUseId, ids) => this.commands.noteRecall(toolUseId, ids),
     });
-    const own = deps.toolLoader ? [recall, deps.toolLoader.findTools] : [recall];
+    const plan = planDefinition({ adopt: (p, toolUseId) => setPlan(this.core, p, toolUseId) });
+    const own = deps.toolLoader ? [recall, plan, deps.toolLoader.findTools] : [recall, plan];
     this.tools = withSessionTools(deps.tools, own, () => deps.clock.now(), RECALL_MAX_CHARS);
   }
 
@@ -111,6 +115,16 @@ export class AgentSession {
    */
   restore(recordId: string): Promise<SendResult> {
     return this.commands.restore(recordId);
+  }
+
+  /** The agent's plan (update_plan), undefined when there is none. */
+  get plan(): Plan | undefined {
+    return this.core.state.plan;
+  }
+
+  /** The user clears the plan (saved first; allowed while a turn runs). */
+  clearPlan(): Promise<SendResult> {
+    return clearPlan(this.core);
   }
 
   /** The conversation as it stands. */

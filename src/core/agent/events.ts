@@ -3,6 +3,7 @@ import type { CacheMiss } from '../cache/cacheMiss';
 import type { ContextHealth } from '../compaction/health';
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types';
 import type { Injection, Message } from '../conversation/conversationModel';
+import type { Plan } from '../plan/plan';
 import type { Repair } from '../normalize/normalize';
 import type { ServerReport } from '../server/serverReport';
 
@@ -82,6 +83,8 @@ export type AgentEvent =
   /** The conversation was replaced (compaction or restore): views re-render it. */
   | { readonly type: 'history_replaced'; readonly messages: readonly Message[] }
   | { readonly type: 'health'; readonly health: ContextHealth }
+  /** The plan changed: update_plan replaced it (`plan`), or the user cleared it (`plan` absent). */
+  | { readonly type: 'plan_changed'; readonly plan?: Plan }
   /**
    * `count_tokens` gave the exact size of the first request of the session (or the first after a
    * model switch): `tokens`, sent with the estimate `estimated`. `anchored`: it answered before
@@ -102,6 +105,11 @@ export interface SessionSink {
     readonly toolUseId: string;
     readonly compactionIds: readonly string[];
   }): Promise<void>;
+  /**
+   * The plan became `plan` (by the update_plan call `toolUseId`), or was cleared by the user
+   * (`plan` undefined). Optional: without it the plan is not kept across a reload.
+   */
+  plan?(record: { readonly at: number; readonly plan?: Plan; readonly toolUseId?: string }): Promise<void>;
   /** Blocks were pinned (never compacted) or unpinned. */
   pins(blockIds: readonly string[], pinned: boolean): Promise<void>;
   usage(record: {

@@ -18,7 +18,7 @@ import { effectiveWindow, type CompactionSettings } from './policy';
 import { previewReattach, reattach, type ReadFresh } from './reattachRun';
 import { summariseRegions } from './summarise';
 import type { SummariserChoice } from './summariserRoute';
-import type { CompactionRecord, CompactionTrigger, ReattachedFile } from './types';
+import type { CarriedPlan, CompactionRecord, CompactionTrigger, ReattachedFile } from './types';
 import { isServerStrategy } from '../server/serverContext';
 
 /** A summary may take at most this share of the main model's effective window (so summaries never crowd it)… */
@@ -64,7 +64,9 @@ export interface CompactionPreview {
    * The run reads them again, so a file changed meanwhile may fare differently.
    */
   readonly reattached: readonly ReattachedFile[];
-  /** Tokens of that reminder with the files read now (0 when there is none); counted in `expectedAfter`. */
+  /** The plan the run would carry (survivePlan.ts), when it would. */
+  readonly carriedPlan?: CarriedPlan;
+  /** Tokens of what survives (the plan's reminder, the files' read now; 0 when nothing); counted in `expectedAfter`. */
   readonly reattachTokens: number;
   /** Summarise strategy: who would write the summaries and the expected cost of each route. */
   readonly summariser?: SummariserChoice;
@@ -164,6 +166,7 @@ export async function executePlan(
     regions: plan.regions,
     trigger: opts.trigger,
     ...(opts.instructions ? { instructions: opts.instructions } : {}),
+    ...(state.plan ? { plan: state.plan } : {}),
     summariser: deps.summariser,
     summarizerModel: state.config.summarizerModel,
     ...(main ? { main: { prefix: mainPrefixOf(deps, state), ttl: state.config.cacheTtl } } : {}),
@@ -245,9 +248,9 @@ export function removalPreview(
 }
 
 /**
- * After a run that summarised or dropped turns: re-attaches the files read or edited most
- * recently to its last such record (see reattachRun.ts), when the setting is on and a
- * reader was given; the run as it was otherwise. `surplusOver`: the re-attached content may
+ * After a run that summarised or dropped turns: the survive step (reattachRun.ts) puts the
+ * plan and — when the setting is on and a reader was given — the files read or edited most
+ * recently into its last such record; the run as it was otherwise. `surplusOver`: the re-attached content may
  * take only the tokens the run freed beyond this many.
  */
 export async function reattachAfter(
@@ -257,9 +260,10 @@ export async function reattachAfter(
   signal: AbortSignal,
   surplusOver?: number,
 ): Promise<CompactionRun> {
-  const readFresh = deps.readFresh;
   const settings = deps.settings();
-  if (!readFresh || settings.reattachAfterCompaction === false || signal.aborted) return run;
+  if (signal.aborted) return run;
+  // The plan always survives; files only with a reader and the setting on.
+  const readFresh = settings.reattachAfterCompaction === false ? undefined : deps.readFresh;
   const r = await reattach(before, run, {
     readFresh,
     tokensOf: deps.tokensOf,
@@ -272,19 +276,23 @@ export async function reattachAfter(
   return { ...run, state: r.state, records: r.records };
 }
 
-/** The files a compaction of `regions` would re-attach and name, and the reminder's tokens (for the preview). */
+/** What survives a compaction of `regions` — the plan, the files re-attached and named — and the reminders' tokens (for the preview). */
 export async function reattachPreviewOf(
   deps: CompactorDeps,
   state: ConversationState,
   regions: ReadonlyArray<{ readonly messageIds: readonly string[] }>,
   expectedAfter: number,
-): Promise<Pick<CompactionPreview, 'reattached' | 'named' | 'reattachTokens'>> {
+): Promise<Pick<CompactionPreview, 'reattached' | 'named' | 'reattachTokens' | 'carriedPlan'>> {
   const settings = deps.settings();
-  const readFresh = deps.readFresh;
-  if (!readFresh || settings.reattachAfterCompaction === false || regions.length === 0)
-    return { reattached: [], named: [], reattachTokens: 0 };
+  const readFresh = settings.reattachAfterCompaction === false ? undefined : deps.readFresh;
+  if (regions.length === 0) return { reattached: [], named: [], reattachTokens: 0 };
   const replaced = new Set(regions.flatMap((r) => r.messageIds));
   const after = state.messages.filter((m) => !replaced.has(m.id));
   const read = await previewReattach(state, after, expectedAfter, { readFresh, tokensOf: deps.tokensOf, settings });
-  return { reattached: read.files, named: read.named.map((f) => f.path), reattachTokens: read.tokens };
+  return {
+    reattached: read.files,
+    named: read.named.map((f) => f.path),
+    reattachTokens: read.tokens,
+    ...(read.plan ? { carriedPlan: read.plan } : {}),
+  };
 }

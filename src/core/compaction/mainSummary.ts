@@ -11,7 +11,8 @@ import type { LlmClient } from '../agent/agentPorts';
 import { requestCostUsd } from '../agent/cost';
 import type { CacheTtl, ConversationState } from '../conversation/conversationModel';
 import { summaryTextOf, type GuardedCall, type ChunkRunResult } from './summariseChunks';
-import { SUMMARY_SYSTEM_PROMPT, summaryTargetTokens } from './summaryPrompt';
+import { planSection, SUMMARY_SYSTEM_PROMPT, summaryTargetTokens } from './summaryPrompt';
+import type { Plan } from '../plan/plan';
 import { toWellFormed } from '../platform/text';
 import type { CompactionRegion } from './types';
 
@@ -44,6 +45,8 @@ export interface MainInstructionInput {
   readonly targetTokens: number;
   readonly maxTokens: number;
   readonly instructions?: string;
+  /** The assistant's plan, which the summary refers to (summaryPrompt.ts `planSection`). */
+  readonly plan?: Plan;
 }
 
 /** The summarise instruction appended to the main request. */
@@ -52,6 +55,7 @@ export function mainSummaryInstruction(input: MainInstructionInput): string {
     '[Context compaction: this request comes from the app, not from the user. Pause the task; do not call tools.]',
     `Summarise messages ${input.from + 1} to ${input.to + 1} of this conversation (counting every user and assistant message from the first, starting at 1; they are turns ${input.regionTurns[0]}–${input.regionTurns[1]}). Your summary will replace exactly those messages; every message after them stays as it is, so summarise nothing after message ${input.to + 1}.`,
     SUMMARY_SYSTEM_PROMPT,
+    ...(input.plan ? [planSection(input.plan)] : []),
     `Aim for about ${input.targetTokens.toLocaleString('en-US')} tokens; never more than ${input.maxTokens.toLocaleString('en-US')}.`,
   ];
   if (input.instructions?.trim())
@@ -96,6 +100,7 @@ export interface MainRunOptions {
   readonly maxSummaryTokens: number;
   readonly regionTokens: number;
   readonly instructions?: string;
+  readonly plan?: Plan;
 }
 
 /**
@@ -119,6 +124,7 @@ export async function runMain(
       targetTokens: target,
       maxTokens: limit,
       ...(opts.instructions?.trim() ? { instructions: opts.instructions } : {}),
+      ...(opts.plan ? { plan: opts.plan } : {}),
     }),
   );
   const res = guard.signal.aborted

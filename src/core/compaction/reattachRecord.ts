@@ -1,15 +1,16 @@
 /**
- * Puts a compaction's re-attach reminder into the compaction itself: the block becomes the
- * last block of the user message that holds the record's summary (or removal marker), so it
- * is persisted, shown and restored with the record. Pure.
+ * Puts what survives a compaction — its parts' reminders (the plan, the re-attached files) —
+ * into the compaction itself: the blocks become the last blocks of the user message that holds
+ * the record's summary (or removal marker), so they are persisted, shown and restored with the
+ * record. Pure.
  */
 import type { Block, ConversationState, Message } from '../conversation/conversationModel';
 import { applyRecord, restoreRecord } from './apply';
 import { reminderFiles, type IndexedFile } from './fileIndex';
 import { isReattachReminder } from './reattach';
-import type { CompactionLayer, CompactionRecord, ReattachedFile } from './types';
+import type { CompactionLayer, CompactionRecord } from './types';
 
-/** Layers that summarise or drop whole regions: a compaction by one of them re-attaches files. The cheap result layers do not. */
+/** Layers that summarise or drop whole regions: after one of them the plan and files survive (reattachRun.ts). The cheap result layers do not. */
 export const REATTACH_LAYERS: ReadonlySet<CompactionLayer> = new Set<CompactionLayer>([
   'summarise',
   'fallback-drop',
@@ -27,9 +28,12 @@ export function leadMessageIndex(replacement: readonly Message[]): number {
   );
 }
 
+/** What the record lists of the parts that survived it (each present only when its part is). */
+export type SurvivedFields = Partial<Pick<CompactionRecord, 'reattached' | 'carriedPlan'>>;
+
 /**
- * `record` (applied in `state`, its replacement standing there) rebuilt with `block` appended
- * to its lead message and `files` listed: restored, then applied again with the new
+ * `record` (applied in `state`, its replacement standing there) rebuilt with `blocks` appended
+ * to its lead message and `listed` recorded: restored, then applied again with the new
  * replacement; `tokensAfter` recounted with `tokensOf`. Undefined — nothing changed — when
  * the record has no lead message, no longer stands in `state`, or would stop shrinking the
  * context.
@@ -37,18 +41,18 @@ export function leadMessageIndex(replacement: readonly Message[]): number {
 export function withReattachment(
   state: ConversationState,
   record: CompactionRecord,
-  block: Block,
-  files: readonly ReattachedFile[],
+  blocks: readonly Block[],
+  listed: SurvivedFields,
   tokensOf: (m: Message) => number,
 ): { readonly state: ConversationState; readonly record: CompactionRecord } | undefined {
   const lead = leadMessageIndex(record.replacement);
   if (lead < 0) return undefined;
-  const replacement = record.replacement.map((m, i) => (i === lead ? { ...m, blocks: [...m.blocks, block] } : m));
+  const replacement = record.replacement.map((m, i) => (i === lead ? { ...m, blocks: [...m.blocks, ...blocks] } : m));
   const tokensAfter = replacement.reduce((n, m) => n + tokensOf(m), 0);
   if (tokensAfter >= record.tokensBefore) return undefined;
   const restored = restoreRecord(state, record);
   if (!restored.ok) return undefined;
-  const rebuilt: CompactionRecord = { ...record, replacement, tokensAfter, reattached: files };
+  const rebuilt: CompactionRecord = { ...record, replacement, tokensAfter, ...listed };
   const applied = applyRecord(restored.state, rebuilt);
   return applied.ok ? { state: applied.state, record: rebuilt } : undefined;
 }

@@ -1,8 +1,12 @@
 /**
- * The re-attach step of a compaction run: picks the files (reattachCandidates.ts), reads them
- * fresh and renders the reminder (reattach.ts) within the room the compaction left, and puts
- * it into the run's last record that summarised or dropped turns (reattachRecord.ts). Pure
- * apart from the injected reader; never fails — at worst the run is returned unchanged.
+ * The survive step of a compaction run — what survives a compaction that summarised or
+ * dropped turns, one mechanism with parts: the agent's plan (survivePlan.ts: unless the kept
+ * history still shows it) and the files read or edited most recently (reattachCandidates.ts,
+ * read fresh and rendered by reattach.ts within the room the compaction left). Each part is
+ * one reminder block in the run's last such record (reattachRecord.ts), counted in its
+ * `tokensAfter` and the budget, listed in the record (`carriedPlan`, `reattached`) and undone
+ * by its Restore. Pure apart from the injected reader; never fails — at worst the run is
+ * returned unchanged.
  */
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
@@ -17,7 +21,8 @@ import {
 } from './reattach';
 import { reattachSelection, type IndexedFile } from './fileIndex';
 import { REATTACH_LAYERS, withReattachment } from './reattachRecord';
-import type { CompactionRecord, ReattachedFile } from './types';
+import { planPart, type PlanPart } from './survivePlan';
+import type { CarriedPlan, CompactionRecord, ReattachedFile } from './types';
 
 export type { ReadFresh } from './reattach';
 
@@ -38,9 +43,10 @@ export const REATTACH_WINDOW_SHARE = 0.1;
  */
 export const REATTACH_ROOM_SHARE = 0.25;
 
-/** What re-attaching needs besides the run. */
+/** What the survive step needs besides the run. */
 export interface ReattachDeps {
-  readonly readFresh: ReadFresh;
+  /** Reads files fresh; without it (no reader, or the re-attach setting off) no file survives, only the plan. */
+  readonly readFresh: ReadFresh | undefined;
   readonly tokensOf: (m: Message) => number;
   /** Best estimate of a whole request's prompt tokens. */
   readonly measure: (state: ConversationState) => number;
@@ -58,12 +64,13 @@ export interface ReattachOutcome {
 }
 
 /**
- * Re-attaches after `run` (a compaction of `before`): nothing when no record of the run
- * summarised or dropped turns, or no file qualifies. Otherwise one reminder — content while
- * it fits {@link reattachBudget}, the other files as references, then the index of the other
- * files touched earlier (fileIndex.ts) — appended to the lead
- * message of the run's last such record; when even that would stop the record shrinking the
- * context, references only (with the index, then without it); when that does too, nothing.
+ * What survives `run` (a compaction of `before`): nothing when no record of the run
+ * summarised or dropped turns. Otherwise, appended to the lead message of the run's last such
+ * record: the plan's reminder (when there is a plan the kept history does not show), then one
+ * files reminder — content while it fits {@link reattachBudget} (less the plan's tokens), the
+ * other files as references, then the index of the other files touched earlier
+ * (fileIndex.ts). When that would stop the record shrinking the context: references only (with
+ * the index, then without it), then the plan alone; when even that does, nothing.
  */
 export async function reattach(
   before: ConversationState,
@@ -76,28 +83,56 @@ export async function reattach(
   });
   const record = run.records[at];
   if (!record) return run;
-  const read = await readSelection(before.messages, run.state.messages, deps);
-  if (!read) return run;
-  const { index, entries, textTokens } = read;
-  const budget = reattachBudget(run, { ...deps, standing: read.standing });
-  const attempts: Array<{ budget: number; listed: readonly IndexedFile[] }> = [
-    ...(budget > 0 ? [{ budget, listed: index }] : []),
-    { budget: 0, listed: index },
-    ...(index.length > 0 ? [{ budget: 0, listed: [] }] : []),
-  ];
+  const textTokens = textTokenCounter(deps.tokensOf);
+  const plan = planPart(run.state.plan, run.state.messages, textTokens);
+  const read = deps.readFresh
+    ? await readSelection(before.messages, run.state.messages, { ...deps, readFresh: deps.readFresh })
+    : undefined;
+  const planTokens = plan?.carried.tokens ?? 0;
+  const attempts: Array<{ budget: number; listed: readonly IndexedFile[] } | undefined> = [];
+  if (read) {
+    const budget = reattachBudget(run, { ...deps, standing: read.standing + planTokens });
+    attempts.push(
+      ...(budget > 0 ? [{ budget, listed: read.index }] : []),
+      { budget: 0, listed: read.index },
+      ...(read.index.length > 0 ? [{ budget: 0, listed: [] }] : []),
+    );
+  }
+  if (plan) attempts.push(undefined);
   for (const a of attempts) {
-    const r = renderReattachment(entries, a.budget, textTokens, a.listed);
-    if (!r) return run;
-    const rebuilt = withReattachment(run.state, record, reattachBlock(r.text, deps), r.files, deps.tokensOf);
+    const files = a && read ? renderReattachment(read.entries, a.budget, textTokens, a.listed) : undefined;
+    if (a && !files && !plan) return run;
+    const rebuilt = withSurvivors(run.state, record, plan, files, deps);
     if (rebuilt) return { state: rebuilt.state, records: run.records.map((x, i) => (i === at ? rebuilt.record : x)) };
   }
   return run;
 }
 
-/** What a compaction's re-attach would add, as Compact Now's preview reads it before the run. */
+/** `record` rebuilt with the plan's and the files' reminders (each when given); undefined when it stops shrinking. */
+function withSurvivors(
+  state: ConversationState,
+  record: CompactionRecord,
+  plan: PlanPart | undefined,
+  files: { readonly text: string; readonly files: readonly ReattachedFile[] } | undefined,
+  deps: Pick<ReattachDeps, 'tokensOf' | 'clock' | 'ids'>,
+) {
+  if (!plan && !files) return undefined;
+  const blocks = [...(plan ? [reattachBlock(plan.text, deps)] : []), ...(files ? [reattachBlock(files.text, deps)] : [])];
+  return withReattachment(
+    state,
+    record,
+    blocks,
+    { ...(plan ? { carriedPlan: plan.carried } : {}), ...(files ? { reattached: files.files } : {}) },
+    deps.tokensOf,
+  );
+}
+
+/** What survives a compaction, as Compact Now's preview reads it before the run. */
 export interface ReattachPreview {
-  /** Tokens of the reminder (content, references and index). */
+  /** Tokens of the reminders (the plan's; the files': content, references and index). */
   readonly tokens: number;
+  /** The plan it would carry, when it would. */
+  readonly plan?: CarriedPlan;
   /** The files it would re-attach, most recent first: with content, or by path with the reason. */
   readonly files: readonly ReattachedFile[];
   /** The files its index would name by path only, most recent first. */
@@ -105,10 +140,10 @@ export interface ReattachPreview {
 }
 
 /**
- * The re-attach of a compaction of `before` leaving `after` (a prompt of about
- * `expectedAfter` tokens), read now the way the run reads it: the same files, the same
- * budget, the same reminder. The run reads the files again, so a file changed meanwhile
- * changes its figure. Nothing (`tokens` 0, no files) when nothing qualifies.
+ * What survives a compaction of `before` leaving `after` (a prompt of about `expectedAfter`
+ * tokens), read now the way the run reads it: the same plan, the same files, the same budget,
+ * the same reminders. The run reads the files again, so a file changed meanwhile changes its
+ * figure. Nothing (`tokens` 0, no files) when nothing qualifies.
  */
 export async function previewReattach(
   before: ConversationState,
@@ -116,13 +151,19 @@ export async function previewReattach(
   expectedAfter: number,
   deps: Pick<ReattachDeps, 'readFresh' | 'tokensOf' | 'settings'>,
 ): Promise<ReattachPreview> {
-  const read = await readSelection(before.messages, after, deps);
+  const plan = planPart(before.plan, after, textTokenCounter(deps.tokensOf));
+  const read = deps.readFresh
+    ? await readSelection(before.messages, after, { readFresh: deps.readFresh, tokensOf: deps.tokensOf })
+    : undefined;
+  const planned = plan ? { tokens: plan.carried.tokens, plan: plan.carried } : { tokens: 0 };
   const budget = reattachBudget(
     { state: { ...before, messages: after }, records: [] },
-    { measure: () => expectedAfter, settings: deps.settings, standing: read?.standing ?? 0 },
+    { measure: () => expectedAfter, settings: deps.settings, standing: (read?.standing ?? 0) + planned.tokens },
   );
   const r = read && renderReattachment(read.entries, budget, read.textTokens, read.index);
-  return r && read ? { tokens: read.textTokens(r.text), files: r.files, named: read.index } : NOTHING_TO_REATTACH;
+  return r && read
+    ? { ...planned, tokens: planned.tokens + read.textTokens(r.text), files: r.files, named: read.index }
+    : { ...NOTHING_TO_REATTACH, ...planned };
 }
 
 const NOTHING_TO_REATTACH: ReattachPreview = { tokens: 0, files: [], named: [] };
@@ -135,7 +176,7 @@ const NOTHING_TO_REATTACH: ReattachPreview = { tokens: 0, files: [], named: [] }
 async function readSelection(
   before: readonly Message[],
   after: readonly Message[],
-  deps: Pick<ReattachDeps, 'readFresh' | 'tokensOf'>,
+  deps: { readonly readFresh: ReadFresh; readonly tokensOf: (m: Message) => number },
 ): Promise<
   | {
       readonly index: readonly IndexedFile[];

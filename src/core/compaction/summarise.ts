@@ -7,6 +7,7 @@
  * dropped instead, behind a visible marker; a record that would not shrink the context is
  * never applied. The LlmClient never throws; time comes from the injected clock and timeout.
  */
+import type { Plan } from '../plan/plan';
 import type { LlmClient, LlmError } from '../agent/agentPorts';
 import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
@@ -45,6 +46,8 @@ export interface SummariseOptions {
   readonly trigger: CompactionTrigger;
   /** The user's instructions of a manual compaction ("focus on the auth bug"). */
   readonly instructions?: string;
+  /** The assistant's plan (update_plan): the summary refers to its steps. */
+  readonly plan?: Plan;
   readonly summariser: LlmClient;
   readonly summarizerModel: string;
   /**
@@ -151,6 +154,7 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
                 maxSummaryTokens: opts.maxSummaryTokens ?? Number.MAX_SAFE_INTEGER,
                 regionTokens: originals.reduce((n, m) => n + opts.tokensOf(m), 0),
                 ...(opts.instructions?.trim() ? { instructions: opts.instructions } : {}),
+                ...(opts.plan ? { plan: opts.plan } : {}),
               },
               g,
             )

@@ -3,6 +3,7 @@
  * summariser (see chunking.ts) and summarised in order, each request carrying the summary of
  * the chunks before it, so the last answer covers the whole region.
  */
+import type { Plan } from '../plan/plan';
 import type { LlmClient, LlmError, LlmResult } from '../agent/agentPorts';
 import { requestCostUsd } from '../agent/cost';
 import type { Message } from '../conversation/conversationModel';
@@ -82,6 +83,8 @@ export interface ChunkRunOptions {
   readonly contextWindow: number;
   readonly tokensOf: (m: Message) => number;
   readonly instructions?: string;
+  /** The assistant's plan, which the summary refers to. */
+  readonly plan?: Plan;
   /** Upper bound on one summary in tokens, set from the main model's window so summaries never crowd it. */
   readonly maxSummaryTokens?: number;
 }
@@ -168,6 +171,7 @@ export async function runChunks(
       chunks: plan.chunks.length,
       ...(previous ? { previous } : {}),
       ...(opts.instructions?.trim() ? { instructions: opts.instructions } : {}),
+      ...(opts.plan ? { plan: opts.plan } : {}),
       targetTokens: target,
       maxTokens: summaryMaxTokens(target, limit),
       ...(i === plan.chunks.length - 1 ? { leftOut: plan.leftOut } : {}),

@@ -11,6 +11,7 @@ import type { Block, ImageBlock, Message, ToolResultContent } from '../conversat
 import { modelInfo } from '../models/modelFacts';
 import { headChars, safeCutIndex, toWellFormed } from '../platform/text';
 import { sniffImageType } from '../tokens/imageSize';
+import { planLines, type Plan } from '../plan/plan';
 
 /** What the summariser is told, once per request. */
 export const SUMMARY_SYSTEM_PROMPT = `You condense an old stretch of a conversation between a user and an AI coding assistant (including the assistant's tool calls and their results). Your summary replaces those messages in the assistant's context: whatever you leave out is gone for the assistant, so it must be able to continue the work from your summary alone.
@@ -45,7 +46,7 @@ export const MIN_SUMMARY_TOKENS = 200;
 export const SUMMARY_RATIO = 1 / 5;
 
 /** Tags the request wraps content in; content can never open or close one of them. */
-const REQUEST_TAGS = ['transcript', 'previous_summary', 'user_instructions'] as const;
+const REQUEST_TAGS = ['transcript', 'previous_summary', 'user_instructions', 'plan'] as const;
 
 /**
  * Images the user pasted that one summariser request attaches (the newest of its stretch): each
@@ -110,6 +111,16 @@ export interface SummaryRequestInput {
   readonly maxTokens: number;
   /** Messages of the region left out because they are too large. */
   readonly leftOut?: readonly LeftOutMessage[];
+  /** The assistant's plan (update_plan), which survives the compaction: the summary refers to its steps. */
+  readonly plan?: Plan;
+}
+
+/**
+ * The plan's section of a summarise request: the plan survives the compaction as it is (the
+ * survive step carries it), so the summary refers to its steps by number instead of copying it.
+ */
+export function planSection(plan: Plan): string {
+  return `The assistant keeps this plan (update_plan). It stays in the assistant's context after the compaction as it is, so do not copy it: refer to its steps by number where the work relates to them (what was done for which step, what is left of the step in progress).\n<plan>\n${safe(planLines(plan))}\n</plan>`;
 }
 
 /** One line naming a left-out message: id, turn, role, what it held, its size. */
@@ -162,6 +173,7 @@ export function buildSummaryRequest(input: SummaryRequestInput): MessageCreatePa
       `These messages of the stretch were too large to include and are left out; say in the summary that they were dropped and what they were, as far as the transcript tells:\n${leftOut.map((l) => `- ${describeLeftOut(l)}`).join('\n')}`,
     );
   }
+  if (input.plan) sections.push(planSection(input.plan));
   const task = [
     `Write the summary now, following your instructions. Aim for about ${input.targetTokens.toLocaleString('en-US')} tokens; never more than ${input.maxTokens.toLocaleString('en-US')}.`,
   ];

@@ -43,6 +43,7 @@ const EFFECT_KINDS: Readonly<Record<ToolEffect, ToolKind>> = {
   edit: 'edit',
   run: 'run',
   recall: 'other',
+  plan: 'other',
   external: 'other',
 };
 

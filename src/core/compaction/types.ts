@@ -94,6 +94,11 @@ export interface CompactionRecord {
    */
   readonly reattached?: readonly ReattachedFile[];
   /**
+   * The plan the survive step carried after this compaction (survivePlan.ts): part of
+   * `replacement` (one reminder block) like the re-attached files, so restoring removes it.
+   */
+  readonly carriedPlan?: CarriedPlan;
+  /**
    * A rewind's (empty replacement) anchor: the id of the message its originals followed, where
    * Restore puts them back; absent when they started the conversation (rewind.ts).
    */
@@ -108,4 +113,11 @@ export interface ReattachedFile {
   /** `content`: the file's text is attached; `reference`: only its path (and size), with `reason`. */
   readonly attached: 'content' | 'reference';
   readonly reason?: string;
+}
+
+/** The plan a compaction carried: its steps, how many were done, and the tokens its reminder takes. */
+export interface CarriedPlan {
+  readonly steps: number;
+  readonly completed: number;
+  readonly tokens: number;
 }

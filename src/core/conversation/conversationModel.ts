@@ -7,6 +7,7 @@
  * (see tokens/blockTokens.ts) — an unchanged block is therefore never counted twice.
  */
 import type { ToolEffect } from '../tools/toolDefinition';
+import type { Plan } from '../plan/plan';
 
 /** Trust tier: 0 = system/developer, 1 = the user, 2 = the model, 3 = external (tools, files, hooks). */
 export type Tier = 0 | 1 | 2 | 3;
@@ -306,4 +307,9 @@ export interface ConversationState {
   readonly messages: readonly Message[];
   readonly pending: readonly Injection[];
   readonly config: PipelineConfig;
+  /**
+   * The agent's plan (update_plan; core/plan/plan.ts): session state, never sent as such — the
+   * model reads it in its own calls, and after a compaction in the survive reminder.
+   */
+  readonly plan?: Plan;
 }

@@ -2,6 +2,10 @@ import { buildLedger, type LedgerEntry } from './ledger';
 import type { Block, ConversationState } from '../conversation/conversationModel';
 import type { Tokenizer } from '../platform/platformPorts';
 import type { Calibration } from '../tokens/calibration';
+import { UPDATE_PLAN } from '../plan/planSpec';
+import { isPlanReminder } from '../compaction/survivePlan';
+
+const NO_CALLS: ReadonlySet<string> = new Set();
 
 /** What the window is spent on, in the order the budget bar stacks it. */
 export const BUDGET_CATEGORIES = [
@@ -11,6 +15,7 @@ export const BUDGET_CATEGORIES = [
   'tools',
   'pinned',
   'summaries',
+  'plan',
   'user',
   'assistant',
   'toolResults',
@@ -27,6 +32,7 @@ export const CATEGORY_LABELS: Readonly<Record<BudgetCategory | 'free' | 'reserve
   tools: 'Tools',
   pinned: 'Pinned',
   summaries: 'Summaries',
+  plan: 'Plan',
   user: 'User',
   assistant: 'Assistant',
   toolResults: 'Tool results',
@@ -44,9 +50,15 @@ export interface CategoryTotals {
 /**
  * The category of one ledger row, given the block it came from (tool schemas have none). A
  * system row counts as Instructions or Workspace by its block's source, else as System; a
- * reminder carrying a nested instruction file (it has an origin) counts as Instructions.
+ * reminder carrying a nested instruction file (it has an origin) counts as Instructions. The
+ * plan's calls, their results (`planCalls`: the update_plan calls' ids) and the plan carried
+ * over a compaction count as Plan.
  */
-export function categoryOf(row: Pick<LedgerEntry, 'role'>, block: Block | undefined): BudgetCategory {
+export function categoryOf(
+  row: Pick<LedgerEntry, 'role'>,
+  block: Block | undefined,
+  planCalls: ReadonlySet<string> = NO_CALLS,
+): BudgetCategory {
   if (row.role === 'tools') return 'tools';
   if (row.role === 'system')
     return block?.meta.source === 'instructions'
@@ -55,6 +67,13 @@ export function categoryOf(row: Pick<LedgerEntry, 'role'>, block: Block | undefi
         ? 'workspace'
         : 'system';
   if (block?.meta.pinned) return 'pinned';
+  if (
+    block &&
+    ((block.type === 'tool_use' && block.name === UPDATE_PLAN) ||
+      (block.type === 'tool_result' && planCalls.has(block.toolUseId)) ||
+      isPlanReminder(block))
+  )
+    return 'plan';
   if (block?.meta.source === 'instructions' || (block?.meta.source === 'reminder' && block.meta.origin !== undefined))
     return 'instructions';
   if (block?.type === 'summary' || block?.meta.source === 'compactor') return 'summaries';
@@ -71,12 +90,17 @@ export function categoryOf(row: Pick<LedgerEntry, 'role'>, block: Block | undefi
 /** Sums a ledger of `state` by category (blocks, system blocks included, found by id for their meta). */
 export function categorizeLedger(state: ConversationState, ledger: readonly LedgerEntry[]): CategoryTotals {
   const blocks = new Map<string, Block>();
+  const planCalls = new Set<string>();
   for (const b of state.system) blocks.set(b.meta.id, b);
-  for (const m of state.messages) for (const b of m.blocks) blocks.set(b.meta.id, b);
+  for (const m of state.messages)
+    for (const b of m.blocks) {
+      blocks.set(b.meta.id, b);
+      if (b.type === 'tool_use' && b.name === UPDATE_PLAN) planCalls.add(b.id);
+    }
   const tokens = Object.fromEntries(BUDGET_CATEGORIES.map((c) => [c, 0])) as Record<BudgetCategory, number>;
   let total = 0;
   for (const row of ledger) {
-    const c = categoryOf(row, row.blockId !== undefined ? blocks.get(row.blockId) : undefined);
+    const c = categoryOf(row, row.blockId !== undefined ? blocks.get(row.blockId) : undefined, planCalls);
     tokens[c] += row.tokens;
     total += row.tokens;
   }

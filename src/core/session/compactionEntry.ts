@@ -95,6 +95,7 @@ export const compactionFields = {
   model: v.optional(v.string()),
   retention: v.optional(retentionSchema),
   reattached: v.optional(v.array(reattachedSchema)),
+  carriedPlan: v.optional(v.strictObject({ steps: int, completed: int, tokens: num })),
   after: v.optional(v.string()),
 };
 
@@ -121,6 +122,7 @@ export function recordToEntry(r: CompactionRecord): CompactionEntry {
     ...(r.model !== undefined ? { model: r.model } : {}),
     ...(r.retention ? { retention: r.retention } : {}),
     ...(r.reattached && r.reattached.length > 0 ? { reattached: r.reattached } : {}),
+    ...(r.carriedPlan ? { carriedPlan: r.carriedPlan } : {}),
     ...(r.after !== undefined ? { after: r.after } : {}),
   };
 }
@@ -146,6 +148,7 @@ export function entryToRecord(e: CompactionEntry): CompactionRecord {
     ...(e.model !== undefined ? { model: e.model } : {}),
     ...(e.retention ? { retention: e.retention } : {}),
     ...(e.reattached && e.reattached.length > 0 ? { reattached: e.reattached } : {}),
+    ...(e.carriedPlan ? { carriedPlan: e.carriedPlan } : {}),
     ...(e.after !== undefined ? { after: e.after } : {}),
   };
 }

@@ -9,7 +9,13 @@
  * type or a field must bump the version and add the step to migrate.ts, because readers
  * treat unknown entries and fields as damage, and leave files of a newer version alone.
  *
- * Version 4 (this one): a compaction may be a rewind (trigger and layer `rewind`: the user's
+ * Version 5 (this one): `plan` lines (the agent's plan, update_plan: core/plan/plan.ts; an
+ * empty `steps` is the user's Clear), the tool_use effect `plan`, and a compaction's optional
+ * `carriedPlan` (the plan the survive step carried after it). A version 4 file is a valid
+ * version 5 file but for the header's version; a version 4 build would drop a plan line as
+ * damage, hence the bump.
+ *
+ * Version 4: a compaction may be a rewind (trigger and layer `rewind`: the user's
  * Retry or Edit took their last turn out; core/compaction/rewind.ts) with an empty
  * replacement and `after`, the id of the message its originals followed, where a restore
  * puts them back. A version 3 file is a valid version 4 file but for the header's version.
@@ -39,14 +45,16 @@ import type {
   CompactionTrigger,
   ReattachedFile,
   RetentionCheck,
+  CarriedPlan,
 } from '../compaction/types';
 import { compactionFields } from './compactionEntry';
 import { TOOL_EFFECTS } from '../tools/toolDefinition';
+import { PLAN_STATUSES, type PlanStatus } from '../plan/plan';
 
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
 /** The format version this code writes (it reads older ones too, see migrate.ts). */
-export const SESSION_VERSION = 4;
+export const SESSION_VERSION = 5;
 
 /** First line of every session file. Times are milliseconds since the epoch. */
 export interface HeaderEntry {
@@ -117,6 +125,7 @@ export interface CompactionEntry {
   readonly model?: string;
   readonly retention?: RetentionCheck;
   readonly reattached?: readonly ReattachedFile[];
+  readonly carriedPlan?: CarriedPlan;
   /** A rewind's anchor: the message its originals followed (absent: the start). */
   readonly after?: string;
 }
@@ -148,6 +157,25 @@ export interface RecallEntry {
 }
 
 /**
+ * The agent's plan became `steps` (by the update_plan call `toolUseId`), or was cleared by the
+ * user (`steps` empty). The shape is checked here; the plan's own rules (core/plan/plan.ts:
+ * limits, one step in progress) when it is replayed, where a line breaking them is left out.
+ */
+export interface PlanEntry {
+  readonly type: 'plan';
+  readonly at: number;
+  readonly steps: readonly PlanStepEntry[];
+  readonly toolUseId?: string;
+}
+
+/** One step of a plan line, as written (the plan's rules are checked on replay). */
+export interface PlanStepEntry {
+  readonly step: string;
+  readonly status: PlanStatus;
+  readonly note?: string;
+}
+
+/**
  * Written by the loader after it repaired the conversation: from here on the conversation
  * is exactly `messages`; `fixes` says what was changed and why.
  */
@@ -160,7 +188,15 @@ export interface RepairEntry {
 
 /** Any line of a session file. */
 export type SessionEntry =
-  HeaderEntry | MessageEntry | UsageEntry | CompactionEntry | RestoreEntry | PinEntry | RecallEntry | RepairEntry;
+  | HeaderEntry
+  | MessageEntry
+  | UsageEntry
+  | CompactionEntry
+  | RestoreEntry
+  | PinEntry
+  | RecallEntry
+  | PlanEntry
+  | RepairEntry;
 
 const num = v.pipe(v.number(), v.finite());
 const int = v.pipe(v.number(), v.safeInteger());
@@ -339,6 +375,14 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
   v.strictObject({ type: v.literal('restore'), at: num, compactionId: v.string() }),
   v.strictObject({ type: v.picklist(['pin', 'unpin']), at: num, blockId: v.string() }),
   v.strictObject({ type: v.literal('recall'), at: num, toolUseId: v.string(), compactionIds: v.array(v.string()) }),
+  v.strictObject({
+    type: v.literal('plan'),
+    at: num,
+    steps: v.array(
+      v.strictObject({ step: v.string(), status: v.picklist(PLAN_STATUSES), note: v.optional(v.string()) }),
+    ),
+    toolUseId: v.optional(v.string()),
+  }),
   v.strictObject({ type: v.literal('repair'), at: num, fixes: v.array(v.string()), messages: v.array(message) }),
 ]);
 

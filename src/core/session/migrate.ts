@@ -1,6 +1,10 @@
 /**
  * Reading session files of older format versions: each line, parsed, is brought to the
- * current version before it is validated, one step at a time (1 → 2 → 3 → 4). Pure.
+ * current version before it is validated, one step at a time (1 → 2 → 3 → 4 → 5). Pure.
+ *
+ * Version 4 → 5: the header's version becomes 5; nothing else changes. Version 5 added `plan`
+ * lines, the tool_use effect `plan` and a compaction's optional `carriedPlan` (a version 4
+ * build would drop them as damage, hence the bump).
  *
  * Version 3 → 4: the header's version becomes 4; nothing else changes. Version 4 added the
  * `rewind` trigger and layer and a compaction's optional `after` (a version 3 build would drop
@@ -35,6 +39,7 @@ export function migrateEntry(json: unknown, version: number): unknown {
   if (version <= 1) o = fromV1(o);
   if (version <= 2) o = fromV2(o);
   if (version <= 3) o = fromV3(o);
+  if (version <= 4) o = fromV4(o);
   return o;
 }
 
@@ -54,6 +59,11 @@ function fromV2(o: Record<string, unknown>): Record<string, unknown> {
 /** Version 3 → 4: only the header's version differs. */
 function fromV3(o: Record<string, unknown>): Record<string, unknown> {
   return o.type === 'header' && o.version === 3 ? { ...o, version: 4 } : o;
+}
+
+/** Version 4 → 5: only the header's version differs. */
+function fromV4(o: Record<string, unknown>): Record<string, unknown> {
+  return o.type === 'header' && o.version === 4 ? { ...o, version: 5 } : o;
 }
 
 function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {

@@ -15,6 +15,7 @@ import { laterChanges, type RestoreOrderEntry } from '../compaction/restoreOrder
 import { repairMessages } from './repair';
 import { reinsertRewind } from '../compaction/rewind';
 import { requestHistoryOf, type RequestHistory } from './requestHistory';
+import { checkPlanSteps, type Plan } from '../plan/plan';
 
 /** A compaction of the session and whether it is still in effect (not restored). */
 export interface CompactionState {
@@ -43,6 +44,8 @@ export interface ReplayedSession {
   /** Every request with its usage and compaction markers, rebuilt from the applied entries. */
   readonly requestHistory: RequestHistory;
   readonly compactions: readonly CompactionState[];
+  /** The agent's plan as the last readable plan line left it (undefined: none, or cleared). */
+  readonly plan: Plan | undefined;
   /** Latest time found in the entries (ms). */
   readonly updatedAt: number;
   /** Entries that could not be applied, as sentences for the user. */
@@ -57,7 +60,8 @@ export interface ReplayedSession {
  * Applies the entries in order: messages append, a compaction swaps the messages it names
  * for its replacement, a restore swaps them back (skipped while a later compaction still in
  * effect changed its messages: restoreOrder.ts), a repair entry resets the conversation,
- * pins and usage are collected. A compaction none of whose messages are
+ * pins and usage are collected, the last plan line gives the plan (one breaking the plan's
+ * rules is skipped and reported). A compaction none of whose messages are
  * in the conversation is kept as `orphaned` (out of effect) when it holds originals. Entries
  * that cannot apply (an unknown compaction, a second header) are skipped and reported.
  * The result is then repaired with `repairMessages`. A missing header is reported and
@@ -68,6 +72,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
   let title: string | undefined;
   let messages: Message[] = [];
   let updatedAt = 0;
+  let plan: Plan | undefined;
   const pinState = new Map<string, { pinned: boolean; index: number[] }>();
   const usage: UsageEntry[] = [];
   const compactions = new Map<
@@ -159,6 +164,17 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
           if (c) c.recalled = (c.recalled ?? 0) + 1;
         }
         break;
+      case 'plan': {
+        if (e.steps.length === 0) {
+          plan = undefined;
+          break;
+        }
+        // A hand-made or damaged plan breaking the plan's rules is left out: the plan before it stands.
+        const checked = checkPlanSteps(e.steps, 'the plan');
+        if (!checked.ok) return skip(i, `A saved plan was left out: ${checked.error.replace(/^the plan: /, '')}`);
+        plan = checked.plan;
+        break;
+      }
       case 'repair':
         messages = [...e.messages];
         break;
@@ -201,6 +217,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       ...(c.orphaned ? { orphaned: true as const } : {}),
       ...(c.recalled ? { recalled: c.recalled } : {}),
     })),
+    plan,
     updatedAt,
     problems,
     fixes: repaired.fixes,

@@ -27,6 +27,7 @@ const VERBS: Readonly<Record<Exclude<ToolEffect, 'external'>, string>> = {
   edit: 'Edit',
   run: 'Run',
   recall: 'Recall',
+  plan: 'Plan:',
 };
 
 /** Effects whose target is words (a pattern, a query, an argument) rather than a path or a command: quoted. */

@@ -69,6 +69,7 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
         messages: open.messages,
         pending: [],
         config,
+        ...(open.plan ? { plan: open.plan } : {}),
       };
       // baseUrl is read from the user's settings only (see settings.ts and trustedSetting.ts).
       const transport = new LiveTransport(

@@ -68,6 +68,14 @@ export class StoreSessionPort implements SessionPort {
       restore: async (recordId) => {
         await writer.append({ type: 'restore', at: this.now(), compactionId: recordId });
       },
+      plan: async (p) => {
+        await writer.append({
+          type: 'plan',
+          at: p.at,
+          steps: p.plan?.steps ?? [],
+          ...(p.toolUseId !== undefined ? { toolUseId: p.toolUseId } : {}),
+        });
+      },
       recall: async (r) => {
         await writer.append({ type: 'recall', at: r.at, toolUseId: r.toolUseId, compactionIds: r.compactionIds });
       },
@@ -92,6 +100,7 @@ export class StoreSessionPort implements SessionPort {
       id,
       ...(replayed?.title ? { title: replayed.title } : {}),
       messages,
+      ...(replayed?.plan ? { plan: replayed.plan } : {}),
       compactions: (replayed?.compactions ?? []).map((c) => ({
         record: entryToRecord(c.entry),
         active: c.active,

@@ -10,6 +10,7 @@ import { RUN_COMMAND_SPEC } from '../../core/tools/builtin/runCommandSpec';
 import { SEARCH_SPEC } from '../../core/tools/builtin/searchSpec';
 import type { ToolLimits } from '../../core/tools/limits';
 import { RECALL_SPEC } from '../../core/recall/recallSpec';
+import { UPDATE_PLAN_SPEC } from '../../core/plan/planSpec';
 import { toolError, type ToolResult } from '../../core/tools/result';
 import {
   bindTool,
@@ -46,8 +47,9 @@ export interface BuiltinToolDeps {
 /**
  * The built-in tools in the order they are offered: the workspace tools, then recall (always
  * offered, so the tool list — the start of the cached prompt — does not change when the first
- * compaction happens). recall runs on the session's compactions: the session binds it
- * (`withSessionTools`), so the definition here only answers a call made outside a session.
+ * compaction happens) and update_plan. Both are session state — recall runs on the session's
+ * compactions, update_plan changes its plan: the session binds them (`withSessionTools`), so
+ * the definitions here only answer a call made outside a session.
  */
 export function builtinTools(deps: BuiltinToolDeps): readonly AnyToolDefinition[] {
   const workspace = <I>(
@@ -70,6 +72,9 @@ export function builtinTools(deps: BuiltinToolDeps): readonly AnyToolDefinition[
     },
     bindTool(RECALL_SPEC, async () =>
       asExecution(toolError("recall: it reads a session's compacted history, and no session is open.")),
+    ),
+    bindTool(UPDATE_PLAN_SPEC, async () =>
+      asExecution(toolError("update_plan: it keeps a session's plan, and no session is open.")),
     ),
   ];
 }
