@@ -189,6 +189,12 @@ export class ChatService {
     else this.onBudgetChanged.fire();
   }
 
+  /** The user cleared the plan's checklist (saved; the chat hears `plan_changed`). */
+  async clearPlan(): Promise<void> {
+    const r = (await this.agent?.clearPlan()) ?? { ok: true as const };
+    if (!r.ok) this.notices.notice('p', 'warning', r.reason);
+  }
+
   /** Starts a fresh session (the old one stays on disk). */
   async newSession(): Promise<void> {
     if ((await this.lifecycle.fresh()) === 'switched') await this.postAll();

@@ -84,7 +84,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
       extensionUri: this.extensionUri,
       title: 'Context Pipeline',
       script: 'dist/webview/chat.js',
-      styles: ['media/chat.css'],
+      styles: ['media/chat.css', 'media/plan.css'],
       body: '<main id="app" data-testid="chat-root" aria-live="polite"></main>',
     });
     this.disposables.push(

@@ -2,7 +2,9 @@ import * as v from 'valibot';
 import { ChatItemSchema } from './chatItems';
 import { IMAGE_MEDIA_TYPES } from './imageTokens';
 import { PressureSchema } from './pressure';
-import { MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
+import { MAX_LINK_HREF, MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
+import { MAX_MENTION_RESULTS, MentionPath, MentionQueryText, MentionRequestId } from './mentions';
+import { ClearPlanSchema, PlanSchema } from './plan';
 
 /**
  * The chat webview's protocol: a union keyed on `type` in each direction, with a runtime
@@ -21,8 +23,8 @@ const Text = v.pipe(
 /** The longest argument a slash command takes (`/compact` instructions). */
 export const MAX_SLASH_ARG = 4000;
 
-/** Longest link the webview may ask the host to open. */
-export const MAX_LINK_HREF = 2048;
+export { MAX_LINK_HREF } from './validate';
+export { isMentionPath, MAX_MENTION_QUERY, MAX_MENTION_RESULTS } from './mentions';
 
 /**
  * Whether a link from rendered model output may be opened by the host: an absolute
@@ -121,33 +123,6 @@ const Images = v.optional(
   ),
 );
 
-/** The most characters of an `@` query the host takes (a longer one is no file name). */
-export const MAX_MENTION_QUERY = 200;
-/** The most files one `mentionResults` lists. */
-export const MAX_MENTION_RESULTS = 50;
-
-const MentionRequestId = v.pipe(v.number(), v.integer(), v.minValue(0));
-const MentionQueryText = v.pipe(
-  v.string(),
-  v.maxLength(MAX_MENTION_QUERY, `A mention query is at most ${MAX_MENTION_QUERY} characters`),
-);
-
-/**
- * Whether `path` may name a workspace file in a mention: relative, `/`-separated, no `.` or
- * `..` or empty segment, no backslash, control character, `#` or `?`, not absolute, no scheme.
- */
-export function isMentionPath(path: string): boolean {
-  if (path.length === 0 || path.length > MAX_LINK_HREF) return false;
-  if (/[\u0000-\u001f\u007f\\#?]/.test(path)) return false;
-  if (path.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(path)) return false;
-  return path.split('/').every((s) => s !== '' && s !== '.' && s !== '..');
-}
-
-const MentionPath = v.pipe(
-  v.string(),
-  v.check(isMentionPath, 'A mentioned file must be a workspace-relative path without `..`'),
-);
-
 const ApprovalId = v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:-]+$/, 'Invalid approval id'));
 
 /** A conversation message's id. */
@@ -236,6 +211,8 @@ const ToHostSchema = v.variant('type', [
    * before reading it.
    */
   v.strictObject({ type: v.literal('attachFile'), path: MentionPath }),
+  /** The user cleared the plan's checklist (src/protocol/plan.ts). */
+  ClearPlanSchema,
 ]);
 
 /** A message the chat webview sends to the host. */
@@ -387,6 +364,8 @@ const ToWebviewSchema = v.variant('type', [
     /** The API's id of the request that failed (shown under Details, not in `reason`). */
     requestId: v.optional(v.pipe(v.string(), v.maxLength(200))),
   }),
+  /** The agent's plan as it stands (src/protocol/plan.ts): the checklist above the composer. */
+  PlanSchema,
 ]);
 
 /** A message the host sends to the chat webview. */

@@ -6,6 +6,9 @@ export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok
 /** Upper bound on any single string a webview may send (a 10 MB paste is allowed, more is not). */
 export const MAX_WEBVIEW_STRING = 16 * 1024 * 1024;
 
+/** Longest link the webview may ask the host to open. */
+export const MAX_LINK_HREF = 2048;
+
 /**
  * Validates `input` against `schema` without throwing; the error names the first failing
  * path and the expectation, e.g. `text: Invalid type: Expected string but received 42`.

@@ -24,6 +24,7 @@ const chatSamples: { [K in ChatToHost['type']]: Extract<ChatToHost, { type: K }>
   attachFile: { type: 'attachFile', path: 'src/a.ts' },
   openCompacted: { type: 'openCompacted', compactionId: 'cmp_1' },
   openClearedResult: { type: 'openClearedResult', toolUseId: 'toolu_1' },
+  clearPlan: { type: 'clearPlan' },
 };
 
 const budgetSamples: { [K in BudgetToHost['type']]: Extract<BudgetToHost, { type: K }> } = {

@@ -16,6 +16,7 @@ function conversation(): { state: ConversationState; b: Build } {
   };
   const editor = b.text('<ide_opened_file>the user opened src/a.ts</ide_opened_file>', 'ide_opened_file');
   const use = b.toolUse('read_file', { path: 'src/a.ts' });
+  const planUse = b.toolUse('update_plan', { steps: [{ step: 'Read a.ts', status: 'in_progress' }] });
   const summary = {
     type: 'summary' as const,
     text: 'Earlier: we discussed the auth bug.',
@@ -42,6 +43,8 @@ function conversation(): { state: ConversationState; b: Build } {
       b.message('user', [pinned, editor, b.text('What does a.ts do?')], 2),
       b.message('assistant', [b.text('Let me read it.', 'assistant'), use], 2),
       b.message('user', [b.toolResult(use.id, 'export const a = 1; export const b = 2;')], 2),
+      b.message('assistant', [planUse], 2),
+      b.message('user', [b.toolResult(planUse.id, 'Plan updated: 0 of 1 done; in progress: Read a.ts.')], 2),
       b.message('assistant', [b.text('It exports a and b.', 'assistant')], 2),
     ],
   });
@@ -82,7 +85,7 @@ describe('budget categories', () => {
     const tok = countingTokenizer();
     const cal = initialCalibration();
     const before = buildLedger({ ...state, messages: state.messages.slice(0, 3) }, [], tok, cal);
-    const after = buildLedger({ ...state, messages: state.messages.slice(1) }, [], tok, cal);
+    const after = buildLedger({ ...state, messages: state.messages.slice(1, 5) }, [], tok, cal);
     const d = diffLedgers(before, after);
     assert.equal(d.added.length, 2);
     assert.equal(d.removed.length, 1);

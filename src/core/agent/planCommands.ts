@@ -32,6 +32,9 @@ export async function clearPlan(core: SessionCore): Promise<SendResult> {
     await setPlan(core, undefined);
     return { ok: true };
   } catch (err) {
-    return { ok: false, reason: `The plan could not be cleared: the session file could not be written (${errorText(err)}).` };
+    return {
+      ok: false,
+      reason: `The plan could not be cleared: the session file could not be written (${errorText(err)}).`,
+    };
   }
 }

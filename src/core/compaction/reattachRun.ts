@@ -117,7 +117,10 @@ function withSurvivors(
   deps: Pick<ReattachDeps, 'tokensOf' | 'clock' | 'ids'>,
 ) {
   if (!plan && !files) return undefined;
-  const blocks = [...(plan ? [reattachBlock(plan.text, deps)] : []), ...(files ? [reattachBlock(files.text, deps)] : [])];
+  const blocks = [
+    ...(plan ? [reattachBlock(plan.text, deps)] : []),
+    ...(files ? [reattachBlock(files.text, deps)] : []),
+  ];
   return withReattachment(
     state,
     record,

@@ -38,7 +38,10 @@ export const UPDATE_PLAN_SPEC: ToolSpec<Plan> = {
           items: {
             type: 'object',
             properties: {
-              step: { type: 'string', description: `What to do, one short line (at most ${PLAN_MAX_STEP_CHARS} characters).` },
+              step: {
+                type: 'string',
+                description: `What to do, one short line (at most ${PLAN_MAX_STEP_CHARS} characters).`,
+              },
               status: { type: 'string', enum: ['pending', 'in_progress', 'completed'] },
               note: {
                 type: 'string',
@@ -63,7 +66,10 @@ export const UPDATE_PLAN_SPEC: ToolSpec<Plan> = {
       return { ok: false, error: `${UPDATE_PLAN}: the input must be a JSON object { "steps": [...] }.` };
     const extra = Object.keys(input).find((k) => k !== 'steps');
     if (extra !== undefined)
-      return { ok: false, error: `${UPDATE_PLAN}: unknown parameter "${extra}". Accepted parameters: steps (required).` };
+      return {
+        ok: false,
+        error: `${UPDATE_PLAN}: unknown parameter "${extra}". Accepted parameters: steps (required).`,
+      };
     const checked = checkPlanSteps((input as { steps?: unknown }).steps);
     return checked.ok ? { ok: true, input: checked.plan } : checked;
   },

@@ -80,7 +80,14 @@ export class ChatController implements vscode.Disposable {
       ...(deps.toolsAtTurnBoundary ? { toolsAtTurnBoundary: deps.toolsAtTurnBoundary } : {}),
       transcript: {
         renderer: (v, tokensOf) =>
-          (this.renderer = new TranscriptRenderer(v, tokensOf, Date.now, deps.toolDefinition, () => this.compactions)),
+          (this.renderer = new TranscriptRenderer(
+            v,
+            tokensOf,
+            Date.now,
+            deps.toolDefinition,
+            () => this.compactions,
+            () => this.service.runtime?.agent.plan,
+          )),
       },
       version: deps.version,
       clock,

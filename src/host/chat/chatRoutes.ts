@@ -24,6 +24,7 @@ export interface ChatRouteDeps {
           editLast(messageId: string, text: string, images?: readonly ImageAttachment[]): Promise<void>;
         };
         pin(messageId: string, pinned: boolean): Promise<void>;
+        clearPlan(): Promise<void>;
         dismissContext(key: string): void;
         postPendingContext(): void;
       }
@@ -63,6 +64,7 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     retryLast: (m) => deps.chat()?.userTurns.retryLast(m.messageId),
     editLast: (m) => deps.chat()?.userTurns.editLast(m.messageId, m.text, m.images ?? []),
     pin: (m) => deps.chat()?.pin(m.messageId, m.pinned),
+    clearPlan: () => deps.chat()?.clearPlan(),
     dismissContext: (m) => deps.chat()?.dismissContext(m.key),
     preview: async (m, view) => {
       const result = await previewer.preview(m.requestId, m.text, m.images ?? []);

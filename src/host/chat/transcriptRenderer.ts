@@ -11,6 +11,8 @@ import { assistantItem, resultText, serverToolItems, toolItem, transcriptOf, typ
 import { CompactedHistory, compactedItems } from './compactedHistory';
 import { compactedText, compactingText, worthALine } from './compactionLines';
 import { userItems } from './userBubbles';
+import { planMessage } from './planMessage';
+import type { Plan } from '../../core/plan/plan';
 
 /** Items this process numbered: a notice's or an error's id is unique even when two come in the same millisecond. */
 let itemCount = 0;
@@ -42,7 +44,8 @@ export class TranscriptRenderer implements TranscriptRendering {
   /**
    * `now`: the clock a retry's countdown is measured on (ms); `lookup`: the tools' definitions,
    * which the tool rows' summaries are made from; `compactions`: the open session's, whose
-   * originals the compacted groups and cleared results are shown from.
+   * originals the compacted groups and cleared results are shown from; `plan`: its plan, sent
+   * with every whole transcript (the checklist).
    */
   constructor(
     private readonly view: ChatView,
@@ -50,6 +53,7 @@ export class TranscriptRenderer implements TranscriptRendering {
     private readonly now: () => number = Date.now,
     private readonly lookup?: ToolLookup,
     private readonly compactions: () => readonly CompactionEntryState[] = () => [],
+    private readonly plan: () => Plan | undefined = () => undefined,
   ) {}
 
   /** The items of compaction `id`'s group (built from its originals), or why there are none. */
@@ -105,6 +109,7 @@ export class TranscriptRenderer implements TranscriptRendering {
     const history = new CompactedHistory(this.compactions());
     const items = transcriptOf(messages, this.tokensOf(), this.inTurn, this.lookup, history);
     this.view.post({ type: 'transcript', items });
+    this.view.post(planMessage(this.plan()));
     for (const item of this.roundTools.values()) this.view.post({ type: 'upsert', item });
     if (this.streamId && this.streamed) {
       const { text, thinking } = this.streamed;
@@ -190,6 +195,9 @@ export class TranscriptRenderer implements TranscriptRendering {
           reason: messageWithoutRequestId(e.error),
           ...(e.error.requestId ? { requestId: e.error.requestId } : {}),
         });
+        return;
+      case 'plan_changed':
+        post(planMessage(e.plan));
         return;
       case 'tool_started':
         this.tool(this.toolItem(e.call.id, e.call.name, e.call.input));

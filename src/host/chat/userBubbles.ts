@@ -6,6 +6,7 @@
  * reminders) as a quiet notice line of its own, not a chip inside the user's words.
  */
 import { isReattachReminder } from '../../core/compaction/reattach';
+import { isPlanReminder } from '../../core/compaction/survivePlan';
 import { isUserWords } from '../../core/compaction/regions';
 import type { ReattachedFile } from '../../core/compaction/types';
 import type { Block, Message } from '../../core/conversation/conversationModel';
@@ -81,6 +82,7 @@ export function reminderLine(b: Block, reattached?: ReattachedOf): string | unde
     const more = files.length > MAX_NAMED_FILES ? ` and ${files.length - MAX_NAMED_FILES} more` : '';
     return `Re-attached after compaction: ${named.join(', ')}${more}`;
   }
+  if (isPlanReminder(b)) return 'Your plan, carried over the compaction for Claude';
   if (b.meta.origin !== undefined) return `Instructions added for this folder: ${b.meta.origin}`;
   return `Reminder for Claude: ${i.label}`;
 }

@@ -13,6 +13,7 @@ import { vscodeApi } from '../shared/vscodeApi';
 import { restoreViewState, type ViewState } from './viewState';
 import { needsWelcome, renderWelcome } from './welcome';
 import { CompactedView, renderCompactedItems } from './compactedView';
+import { PlanView } from './planView';
 
 const api = vscodeApi<ViewState>();
 const state: ViewState = restoreViewState(api.getState());
@@ -146,7 +147,8 @@ const mentions = composer.extend(
 const edit = new EditLastMessage(composer);
 composer.root.insertBefore(edit.root, composer.root.querySelector('.input'));
 edit.cancelOnEscape(composer.root);
-root.append(header, banner, scroll, composer.root);
+const plan = new PlanView(() => post({ type: 'clearPlan' }));
+root.append(header, banner, scroll, plan.root, composer.root);
 composer.root.addEventListener('focusout', flushDraft);
 document.addEventListener('visibilitychange', flushDraft);
 let readingTimer: ReturnType<typeof setTimeout> | undefined;
@@ -233,6 +235,9 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
         m.requestId,
         m.items.map((i) => i.path),
       );
+      return;
+    case 'plan':
+      plan.show(m.steps);
       return;
     case 'previewResult':
       if (m.requestId === awaitingPreview)

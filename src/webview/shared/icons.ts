@@ -6,12 +6,17 @@ import { el } from './dom';
  */
 export const ICON_NAMES = [
   'check',
+  'checklist',
+  'chevron-right',
+  'circle-large-outline',
   'close',
   'copy',
   'edit',
   'key',
+  'pass-filled',
   'pin',
   'pinned',
+  'play-circle',
   'plug',
   'refresh',
   'warning',

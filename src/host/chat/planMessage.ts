@@ -1,0 +1,8 @@
+/** The chat's checklist message for the agent's plan (src/protocol/plan.ts). */
+import type { Plan } from '../../core/plan/plan';
+import type { ChatToWebview } from '../../protocol/chat';
+
+/** `{ type: 'plan' }` with the plan's steps, or without steps when there is no plan (cleared). */
+export function planMessage(plan: Plan | undefined): ChatToWebview {
+  return plan ? { type: 'plan', steps: plan.steps.map((s) => ({ ...s })) } : { type: 'plan' };
+}
