@@ -86,7 +86,7 @@ describe('update_plan: the input check and the result', () => {
 });
 
 describe('update_plan in the agent loop', () => {
-  function world(steps2: Parameters<typeof ScriptedLlm>[0], failSave = false) {
+  function world(steps2: ConstructorParameters<typeof ScriptedLlm>[0], failSave = false) {
     const saved: Array<{ plan?: Plan; toolUseId?: string }> = [];
     const sink = nullSink({
       plan: async (p) => {
