@@ -54,6 +54,7 @@ export type CompactionNode =
   | { readonly kind: 'compaction'; readonly entry: CompactionEntryState }
   | { readonly kind: 'summary'; readonly record: CompactionRecord }
   | { readonly kind: 'reattached'; readonly record: CompactionRecord }
+  | { readonly kind: 'carriedPlan'; readonly record: CompactionRecord }
   | { readonly kind: 'region'; readonly record: CompactionRecord; readonly index: number }
   | { readonly kind: 'original'; readonly record: CompactionRecord; readonly message: Message };
 
@@ -190,6 +191,15 @@ export class CompactionsTreeProvider
         item.command = { command: 'vscode.open', title: 'Open', arguments: [summaryUri(node.record)] };
         return item;
       }
+      case 'carriedPlan': {
+        const p = node.record.carriedPlan;
+        const item = new vscode.TreeItem('Carried the plan', vscode.TreeItemCollapsibleState.None);
+        item.description = p ? `${p.completed} of ${p.steps} done · ${fmt(p.tokens)} tokens` : '';
+        item.iconPath = new vscode.ThemeIcon('checklist');
+        item.tooltip =
+          "Claude's plan (update_plan), carried to the next request after this compaction; Restore removes it with it.";
+        return item;
+      }
       case 'reattached': {
         const files = node.record.reattached ?? [];
         const named = indexedFilesOf(node.record);
@@ -280,7 +290,8 @@ export class CompactionsTreeProvider
             : [{ kind: 'region', record: r, index: -1 }];
         const reattached: CompactionNode[] =
           (r.reattached?.length ?? 0) > 0 || indexedFilesOf(r).length > 0 ? [{ kind: 'reattached', record: r }] : [];
-        return [{ kind: 'summary', record: r }, ...reattached, ...regions];
+        const plan: CompactionNode[] = r.carriedPlan ? [{ kind: 'carriedPlan', record: r }] : [];
+        return [{ kind: 'summary', record: r }, ...plan, ...reattached, ...regions];
       }
       case 'region': {
         const reg = node.record.regions[node.index];

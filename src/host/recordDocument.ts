@@ -60,6 +60,10 @@ export function summaryDocument(r: CompactionRecord): string {
   if (r.model) lines.push(`- Summariser: ${r.model} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`);
   if (r.instructions) lines.push(`- Instructions: ${r.instructions}`);
   if (r.fallbacks.length) lines.push(`- Fallbacks: ${r.fallbacks.join('; ')}`);
+  if (r.carriedPlan)
+    lines.push(
+      `- Plan carried: ${r.carriedPlan.completed} of ${r.carriedPlan.steps} steps done (${fmt(r.carriedPlan.tokens)} tokens)`,
+    );
   if (r.reattached?.length) lines.push(`- Re-attached: ${describeReattached(r.reattached)}`);
   const named = indexedFilesOf(r);
   if (named.length) lines.push(`- Also named (path only): ${describeIndexed(named)}`);
