@@ -6,7 +6,7 @@ import { turnRangeText } from './compactionRowText';
 /**
  * What Compact Now would do, in a sentence: the turns, their tokens → the expected size of
  * what replaces them (the figures the Compactions view then shows for the records) and the
- * saving; then the files it would re-attach fresh from disk, those it would list without
+ * saving; then the plan it would carry, the files it would re-attach fresh from disk, those it would list without
  * their content (no room left, too large, gone) and how many others it would name by path
  * (the file index), with the reminder's tokens as read now; then the whole prompt
  * before → after, that reminder included; then who would write the summaries, with the
@@ -19,7 +19,9 @@ export function previewSentence(preview: CompactionPreview): string {
   const after = preview.regions.reduce((n, r) => n + r.expectedTokensAfter, 0);
   const sentence = `Would compact ${turns}: about ${fmt(before)} → ${fmt(after)} tokens (saves ~${fmt(preview.expectedSaving)}).`;
   const withContent = preview.reattached.filter((f) => f.attached === 'content').map((f) => f.path);
+  const plan = preview.carriedPlan;
   const then = [
+    ...(plan ? [`carries the plan (${plan.completed} of ${plan.steps} done)`] : []),
     ...(withContent.length > 0 ? [`re-attaches ${withContent.join(', ')} (read fresh from disk)`] : []),
     ...withoutContent(preview.reattached),
     ...(preview.named.length > 0
@@ -30,7 +32,7 @@ export function previewSentence(preview: CompactionPreview): string {
   ];
   const reattach =
     then.length > 0
-      ? ` Then ${[then.slice(0, -1).join(', '), then.at(-1)].filter(Boolean).join(' and ')}: ~${fmt(preview.reattachTokens)} tokens as the files are now.`
+      ? ` Then ${[then.slice(0, -1).join(', '), then.at(-1)].filter(Boolean).join(' and ')}: ~${fmt(preview.reattachTokens)} tokens${then.length > (plan ? 1 : 0) ? ' as the files are now' : ''}.`
       : '';
   const whole = ` The whole prompt: about ${fmt(preview.tokensBefore)} → ${fmt(preview.expectedAfter)} tokens.`;
   const summariser = preview.summariser ? ` ${capitalised(describeChoice(preview.summariser))}.` : '';

@@ -8,7 +8,6 @@ import { encodeEntry, SESSION_VERSION, type SessionEntry } from '../../src/core/
 import { decodeLine } from '../../src/core/session/lineCodec';
 import { replaySession } from '../../src/core/session/replay';
 import { loadSession } from '../../src/host/sessions/sessionLoader';
-import { fakeClock } from './support/builders';
 import { agentDeps } from './support/agentDeps';
 import { Convo } from './support/compactionBuilders';
 import { FakeTools, ScriptedLlm } from './support/scriptedLlm';

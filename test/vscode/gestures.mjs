@@ -133,6 +133,23 @@ export function runCommand(page, title, options = {}) {
 }
 
 /**
+ * Switches VS Code to the Light Modern color theme as a person does (Preferences: Color
+ * Theme, then the theme's row) and waits until the workbench is light.
+ * @param {import('playwright-core').Page} page
+ */
+export async function chooseLightTheme(page) {
+  await runCommand(page, 'Preferences: Color Theme');
+  const input = page.locator('.quick-input-widget input');
+  await input.fill('Light Modern');
+  await page
+    .locator('.quick-input-widget .monaco-list-row', { hasText: 'Light Modern' })
+    .first()
+    .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+  await input.press('Enter');
+  await page.locator('.monaco-workbench.vs').waitFor({ state: 'attached', timeout: UI_TIMEOUT });
+}
+
+/**
  * Opens a workspace file with Quick Open (Ctrl+P), retrying until its row shows.
  * @param {import('playwright-core').Page} page
  * @param {string} name e.g. `greet.js`

@@ -6,7 +6,7 @@
 // Screenshots of the checklist in the dark and the light theme, narrow and wide side bar.
 //   CP_SKIP_PACKAGE=1 node --import tsx --test test/vscode/plan.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
@@ -161,7 +161,9 @@ describe('the plan: checklist, compaction, clear — in a real VS Code', { timeo
     const before = w.fake.requests.length;
     await w.command('Context Pipeline: Compact Now');
     const widget = w.page.locator('.quick-input-widget');
-    await widget.locator('.quick-input-message', { hasText: 'Would compact' }).waitFor({ timeout: UI_TIMEOUT });
+    const prompt = widget.locator('.quick-input-message', { hasText: 'Would compact' });
+    await prompt.waitFor({ timeout: UI_TIMEOUT });
+    assert.match(await prompt.innerText(), /Then carries the plan \(2 of 3 done\)/, 'the preview names the plan');
     await widget.locator('input').press('Enter');
     await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
     const summariserReq = await eventually('the summariser request', () =>
@@ -195,12 +197,8 @@ describe('the plan: checklist, compaction, clear — in a real VS Code', { timeo
   });
 
   test('the checklist in the light theme, and in a wide side bar', async () => {
-    const file = join(w.dirs.userData, 'User', 'settings.json');
-    const settings = JSON.parse(readFileSync(file, 'utf8'));
-    writeFileSync(file, JSON.stringify({ ...settings, 'workbench.colorTheme': 'Default Light Modern' }, null, 2));
-    await eventually('the light theme applies', async () =>
-      /(^|\s)vs(\s|$)/.test((await w.page.locator('.monaco-workbench').getAttribute('class')) ?? ''),
-    );
+    const { chooseLightTheme } = await import('./gestures.mjs');
+    await chooseLightTheme(w.page);
     await shoot('plan-light-narrow');
     const { widenSidebar } = await import('./workbench.mjs');
     await widenSidebar(w.page, 300);

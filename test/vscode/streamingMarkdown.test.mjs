@@ -145,15 +145,8 @@ describe('Markdown while it streams, and code at the side bar width', { timeout:
     await card.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     for (const theme of ['dark', 'light']) {
       if (theme === 'light') {
-        await w.command('Preferences: Color Theme');
-        const input = w.page.locator('.quick-input-widget input');
-        await input.fill('Light Modern');
-        await w.page
-          .locator('.quick-input-widget .monaco-list-row', { hasText: 'Light Modern' })
-          .first()
-          .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-        await input.press('Enter');
-        await w.page.locator('.monaco-workbench.vs').waitFor({ state: 'attached', timeout: UI_TIMEOUT });
+        const { chooseLightTheme } = await import('./gestures.mjs');
+        await chooseLightTheme(w.page);
       }
       const code = await styleOf(w, '.item.assistant .code-block pre code');
       assert.equal(code.background, 'rgba(0, 0, 0, 0)', `${theme}: a block's code has no background of its own`);

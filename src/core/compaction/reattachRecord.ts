@@ -10,7 +10,10 @@ import { reminderFiles, type IndexedFile } from './fileIndex';
 import { isReattachReminder } from './reattach';
 import type { CompactionLayer, CompactionRecord } from './types';
 
-/** Layers that summarise or drop whole regions: after one of them the plan and files survive (reattachRun.ts). The cheap result layers do not. */
+/**
+ * Layers that summarise or drop whole regions: after one of them the plan and files survive
+ * (reattachRun.ts). The cheap result layers do not.
+ */
 export const REATTACH_LAYERS: ReadonlySet<CompactionLayer> = new Set<CompactionLayer>([
   'summarise',
   'fallback-drop',

@@ -25,7 +25,7 @@ export class PlanView {
     const clearButton = el(
       'button',
       { class: 'icon-button plan-clear', type: 'button', title: 'Clear the plan', 'aria-label': 'Clear the plan' },
-      icon('close'),
+      icon('clear-all'),
     );
     clearButton.addEventListener('click', (e) => {
       // A click on the button must not toggle the details it sits in.

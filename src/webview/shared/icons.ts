@@ -8,6 +8,7 @@ export const ICON_NAMES = [
   'check',
   'checklist',
   'chevron-right',
+  'clear-all',
   'circle-large-outline',
   'close',
   'copy',
