@@ -108,13 +108,13 @@ describe('Chat resync: a view hidden and shown again mid-turn gets the turn in f
     const answer = shown.at(-1);
     assert.ok(answer?.kind === 'assistant' && answer.streaming);
     assert.deepEqual([answer.text, answer.thinking?.text], ['It sets', 'The file is short.']);
-    // Once the turn is over nothing is in flight: a resync is the saved transcript alone (and no countdown).
+    // Once the turn is over nothing is in flight: a resync is the saved transcript alone, with the plan (none), and no countdown.
     r.render({ type: 'turn_finished', reason: 'stopped' });
     posts.length = 0;
     r.resync([user, calls, results]);
     assert.deepEqual(
       posts.map((p) => (p.type === 'retrying' ? `retrying ${p.waitMs}` : p.type)),
-      ['transcript', 'retrying 0'],
+      ['transcript', 'plan', 'retrying 0'],
     );
   });
 });

@@ -47,25 +47,25 @@ const runner = (on: boolean) =>
 const runners = { on: runner(true), off: runner(false) };
 
 describe('tools: schemas and input validation', () => {
-  it('offers the five workspace tools and recall, run_command only when enabled, as stable objects', () => {
+  it('offers the five workspace tools, recall and update_plan, run_command only when enabled, as stable objects', () => {
     assert.deepEqual(
       WORKSPACE_TOOLS.map((t) => t.name),
       ['read_file', 'list_files', 'search', 'edit_file', 'run_command'],
     );
     assert.deepEqual(
       selectEnabledTools({ runCommandEnabled: false }).map((t) => t.name),
-      ['read_file', 'list_files', 'search', 'edit_file', 'recall'],
+      ['read_file', 'list_files', 'search', 'edit_file', 'recall', 'update_plan'],
     );
     assert.deepEqual(
       selectEnabledTools({ runCommandEnabled: true }).map((t) => t.name),
-      ['read_file', 'list_files', 'search', 'edit_file', 'run_command', 'recall'],
+      ['read_file', 'list_files', 'search', 'edit_file', 'run_command', 'recall', 'update_plan'],
     );
     assert.equal(selectEnabledTools({ runCommandEnabled: true }), selectEnabledTools({ runCommandEnabled: true }));
     assert.equal(selectEnabledTools({ runCommandEnabled: false }), selectEnabledTools({ runCommandEnabled: false }));
-    assert.equal(selectEnabledTools({ runCommandEnabled: true }).at(-1)?.description, RECALL_TOOL.description);
+    assert.equal(selectEnabledTools({ runCommandEnabled: true }).at(-2)?.description, RECALL_TOOL.description);
     assert.deepEqual(
       selectEnabledTools({ runCommandEnabled: true }).map((t) => t.effect),
-      ['read', 'list', 'search', 'edit', 'run', 'recall'],
+      ['read', 'list', 'search', 'edit', 'run', 'recall', 'plan'],
     );
   });
 
@@ -169,7 +169,7 @@ describe('tools: schemas and input validation', () => {
     assert.equal(out.isError, true);
     assert.equal(
       out.content,
-      'Unknown tool "write_file". The tools are: read_file, list_files, search, edit_file, recall.',
+      'Unknown tool "write_file". The tools are: read_file, list_files, search, edit_file, recall, update_plan.',
     );
   });
 });
