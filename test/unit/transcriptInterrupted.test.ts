@@ -60,7 +60,7 @@ describe('Transcript: a tool call that never got a result', () => {
     r.render({ type: 'turn_finished', reason: 'error' });
     assert.equal(statusAfterResync(), 'cancelled', 'the turn ended without its results');
     r.render({ type: 'history_replaced', messages });
-    const replaced = posts.findLast((p) => p.type === 'transcript');
+    const replaced = [...posts].reverse().find((p) => p.type === 'transcript');
     assert.ok(replaced?.type === 'transcript');
     assert.deepEqual(toolCards(replaced.items).at(-1)?.slice(0, 2), ['read_file', 'cancelled']);
   });
