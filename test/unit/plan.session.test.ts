@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import { counterIds } from '../../src/core/platform/platformPorts';
-import { encodeEntry, SESSION_VERSION, type SessionEntry } from '../../src/core/session/entries';
+import { encodeEntry, SESSION_VERSION } from '../../src/core/session/entries';
 import { decodeLine } from '../../src/core/session/lineCodec';
 import { replaySession } from '../../src/core/session/replay';
 import { loadSession } from '../../src/host/sessions/sessionLoader';
 import { agentDeps } from './support/agentDeps';
 import { Convo } from './support/compactionBuilders';
 import { FakeTools, ScriptedLlm } from './support/scriptedLlm';
+import { sampleHeader } from './support/sessionSamples';
 import { withStorePort } from './support/storePort';
 
 const ID = '2026-11-28T10-00-00-vfour1';
@@ -78,15 +79,7 @@ describe('the plan in the session file (version 5)', () => {
   });
 
   it('replays the last plan, a Clear (no steps) ends it, and a hand-made plan breaking the rules is left out with the reason', () => {
-    const header: SessionEntry = {
-      type: 'header',
-      format: 'context-pipeline-session',
-      version: SESSION_VERSION,
-      sessionId: 's',
-      createdAt: 0,
-      model: 'm',
-      workspace: '',
-    };
+    const header = sampleHeader();
     const two = [
       { step: 'a', status: 'in_progress' as const },
       { step: 'b', status: 'in_progress' as const },

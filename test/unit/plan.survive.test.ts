@@ -1,7 +1,5 @@
 import { strict as assert } from 'node:assert';
 import { AgentSession } from '../../src/core/agent/agentSession';
-import { Compactor } from '../../src/core/compaction/compactor';
-import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { isPlanReminder, PLAN_HEADING, planStandsIn } from '../../src/core/compaction/survivePlan';
 import { buildSummaryRequest } from '../../src/core/compaction/summaryPrompt';
 import { checkInvariants } from '../../src/core/conversation/invariants';
@@ -11,7 +9,7 @@ import type { Plan } from '../../src/core/plan/plan';
 import { initialCalibration } from '../../src/core/tokens/calibration';
 import { fakeClock } from './support/builders';
 import { agentDeps } from './support/agentDeps';
-import { Convo, lines, tokensOf } from './support/compactionBuilders';
+import { Convo, lines, testCompactor } from './support/compactionBuilders';
 import { FakeTools, ScriptedLlm } from './support/scriptedLlm';
 import { nullSink } from './support/sessionSink';
 import { countingTokenizer } from './support/tokenFakes';
@@ -49,15 +47,7 @@ function world(planTurn: 1 | 3, plan: Plan = PLAN) {
   const summariser = new ScriptedLlm([
     { content: [{ type: 'text', text: 'Step 1 done: the config test fails on a port.' }] },
   ]);
-  const compactor = new Compactor({
-    summariser,
-    clock,
-    ids,
-    tokensOf,
-    measure: (s) => 500 + s.messages.reduce((n, m) => n + tokensOf(m), 0),
-    settings: () => DEFAULT_COMPACTION_SETTINGS,
-    timeout: () => new Promise(() => undefined),
-  });
+  const compactor = testCompactor(summariser, { clock, ids });
   const llm = new ScriptedLlm([{ content: [{ type: 'text', text: 'Continuing with step 2.' }] }]);
   const session = new AgentSession(
     { ...c.state({ keepRecentTurns: 1, keepRecentTokens: 0 }), plan },
