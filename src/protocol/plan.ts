@@ -19,10 +19,14 @@ export const PlanStepSchema = v.strictObject({
 /** One step of the checklist. */
 export type PlanStepView = v.InferOutput<typeof PlanStepSchema>;
 
-/** host → webview: the agent's plan as it stands now; without `steps`, there is none (cleared). */
+/**
+ * host → webview: the agent's plan as it stands now, with its progress in words (`2 of 3
+ * done`, the core's `progressWords`); without `steps`, there is none (cleared).
+ */
 export const PlanSchema = v.strictObject({
   type: v.literal('plan'),
   steps: v.optional(v.pipe(v.array(PlanStepSchema), v.minLength(1), v.maxLength(MAX_PLAN_STEPS_SHOWN))),
+  progress: v.optional(v.pipe(v.string(), v.maxLength(200))),
 });
 
 /** webview → host: the user cleared the plan. */

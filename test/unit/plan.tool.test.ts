@@ -12,6 +12,8 @@ import { Convo } from './support/compactionBuilders';
 import { agentDeps } from './support/agentDeps';
 import { FakeTools, ScriptedLlm } from './support/scriptedLlm';
 import { nullSink } from './support/sessionSink';
+import { planMessage } from '../../src/host/chat/planMessage';
+import { parseChatToHost, parseChatToWebview } from '../../src/protocol/chat';
 
 const steps = (...s: Array<[string, Plan['steps'][number]['status'], string?]>) =>
   s.map(([step, status, note]) => ({ step, status, ...(note !== undefined ? { note } : {}) }));
@@ -179,5 +181,23 @@ describe('update_plan in the agent loop', () => {
     const before = w.saved.length;
     assert.deepEqual(await w.session.clearPlan(), { ok: true });
     assert.equal(w.saved.length, before);
+  });
+});
+
+describe('the plan between the host and the chat', () => {
+  it('the checklist message carries the steps and the progress words, and validates; no plan hides it', () => {
+    const plan = { steps: steps(['Read', 'completed'], ['Fix', 'in_progress', 'a note'], ['Test', 'pending']) };
+    const m = planMessage(plan);
+    assert.deepEqual(m, { type: 'plan', steps: plan.steps, progress: '1 of 3 done' });
+    assert.deepEqual(parseChatToWebview(m), { ok: true, value: m });
+    assert.deepEqual(planMessage(undefined), { type: 'plan' });
+    assert.ok(parseChatToWebview({ type: 'plan' }).ok);
+    assert.ok(!parseChatToWebview({ type: 'plan', steps: [] }).ok, 'an empty list is no plan');
+    assert.ok(!parseChatToWebview({ type: 'plan', steps: [{ step: 'a', status: 'done' }] }).ok);
+  });
+
+  it("the user's Clear is a typed message with nothing else in it", () => {
+    assert.deepEqual(parseChatToHost({ type: 'clearPlan' }), { ok: true, value: { type: 'clearPlan' } });
+    assert.ok(!parseChatToHost({ type: 'clearPlan', steps: [] }).ok);
   });
 });

@@ -237,7 +237,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       );
       return;
     case 'plan':
-      plan.show(m.steps);
+      plan.show(m.steps, m.progress);
       return;
     case 'previewResult':
       if (m.requestId === awaitingPreview)

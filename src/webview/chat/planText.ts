@@ -1,10 +1,5 @@
-/** The checklist's words (pure): its count and each step's status in words, for the title and screen readers. */
+/** The checklist's words (pure): the step in progress and each step's status in words, for screen readers. */
 import type { PlanStepView } from '../../protocol/plan';
-
-/** `3 of 7 done`. */
-export function planCount(steps: readonly PlanStepView[]): string {
-  return `${steps.filter((s) => s.status === 'completed').length} of ${steps.length} done`;
-}
 
 /** The step in progress, if any. */
 export function stepInProgress(steps: readonly PlanStepView[]): PlanStepView | undefined {

@@ -6,7 +6,7 @@
 import type { PlanStepView } from '../../protocol/plan';
 import { el } from '../shared/dom';
 import { icon, type IconName } from '../shared/icons';
-import { planCount, statusWords, stepInProgress } from './planText';
+import { statusWords, stepInProgress } from './planText';
 
 const STATUS_ICONS: Readonly<Record<PlanStepView['status'], IconName>> = {
   completed: 'pass-filled',
@@ -46,15 +46,18 @@ export class PlanView {
     this.root.hidden = true;
   }
 
-  /** Shows `steps` (undefined: no plan, the checklist hides). The collapsed or open state stays as the user left it. */
-  show(steps: readonly PlanStepView[] | undefined): void {
+  /**
+   * Shows `steps` with the host's `progress` words (undefined steps: no plan, the checklist
+   * hides). The collapsed or open state stays as the user left it.
+   */
+  show(steps: readonly PlanStepView[] | undefined, progress = ''): void {
     if (!steps || steps.length === 0) {
       this.root.hidden = true;
       this.list.replaceChildren();
       return;
     }
     this.root.hidden = false;
-    this.count.textContent = planCount(steps);
+    this.count.textContent = progress;
     const now = stepInProgress(steps);
     this.current.textContent = now ? now.step : '';
     this.current.title = now ? now.step : '';
