@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ChatItemSchema } from './chatItems';
 import { IMAGE_MEDIA_TYPES } from './imageTokens';
 import { PressureSchema } from './pressure';
-import { MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
+import { isBase64Text, MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
 
 /**
  * The chat webview's protocol: a union keyed on `type` in each direction, with a runtime
@@ -105,7 +105,7 @@ const ImageAttachment = v.strictObject({
     v.string(),
     v.minLength(4, 'An image has no data'),
     v.maxLength(MAX_IMAGE_BASE64, 'An image is over the API limit of 5 MB (base64)'),
-    v.regex(/^[A-Za-z0-9+/]+={0,2}$/, 'An image is not base64 data'),
+    v.check((s) => s.length > MAX_IMAGE_BASE64 || isBase64Text(s), 'An image is not base64 data'),
   ),
 });
 
