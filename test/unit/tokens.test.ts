@@ -17,6 +17,8 @@ import {
 import { chars4Tokenizer } from '../../src/core/tokens/chars4';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
+import { ByteTrie } from '../../src/core/tokens/byteTrie';
+import { TrieMerger } from '../../src/core/tokens/trieMerge';
 import { createTiktokenTokenizer, mergesOnRankTable } from '../../src/core/tokens/tiktoken';
 import { createTokenizerLoader } from '../../src/host/tokenizerLoader';
 import { countingTokenizer, mk, words } from './support/tokenFakes';
@@ -46,9 +48,11 @@ describe('tokenizers', () => {
       true,
       "js-tiktoken's rank table is found (else every piece goes through its slow merge)",
     );
-    // What makes it fast, checked without a stopwatch: each rank lookup is one Map.get, and
-    // their number grows with the text's bytes (long runs are merged in parts of at most 32
-    // bytes; a pair's rank is looked up once and again only when a merge changes it).
+    // What makes it fast, checked without a stopwatch: a rank lookup is a step on the byte
+    // trie (ByteTrie.edge: one byte), a memo lookup a Map.get, and their number grows with the
+    // text's bytes (long runs are merged in parts of at most 32 bytes; a pair's rank is looked
+    // up once and again only when a merge changes it). A merge rescans its part's pairs, so a
+    // part merged is at most 32 bytes and each byte is merged at most once (fewer: the memo).
     const utf8 = new TextEncoder();
     const samples: Record<string, string> = {
       letters: 'a'.repeat(50_000),
@@ -60,21 +64,45 @@ describe('tokenizers', () => {
       combining: 'a\u0301\u0302\u0303e\u0308'.repeat(5_000),
     };
     const get = Map.prototype.get;
+    const edge = ByteTrie.prototype.edge;
+    const merge = TrieMerger.prototype.count;
     for (const [name, text] of Object.entries(samples)) {
       let lookups = 0;
+      let steps = 0;
+      let merged = 0;
+      let longest = 0;
+      TrieMerger.prototype.count = function (this: TrieMerger, bytes: Uint8Array, from: number, to: number) {
+        merged += to - from;
+        longest = Math.max(longest, to - from);
+        return merge.call(this, bytes, from, to);
+      };
       Map.prototype.get = function (this: Map<unknown, unknown>, key: unknown) {
         lookups++;
         return get.call(this, key);
+      };
+      ByteTrie.prototype.edge = function (this: ByteTrie, node: number, byte: number) {
+        steps++;
+        return edge.call(this, node, byte);
       };
       let n: number;
       try {
         n = tk.count(text);
       } finally {
         Map.prototype.get = get;
+        ByteTrie.prototype.edge = edge;
+        TrieMerger.prototype.count = merge;
       }
       assert.ok(n > 0, name);
       const bytes = utf8.encode(text).length;
-      assert.ok(lookups <= 6 * bytes, `${name}: ${lookups} lookups for ${bytes} bytes`);
+      assert.ok(merged > 0 && steps > 0, `${name}: merged on the trie`);
+      assert.ok(
+        longest <= 32 && merged <= bytes,
+        `${name}: ${merged} bytes merged for ${bytes}, parts up to ${longest}`,
+      );
+      assert.ok(
+        lookups + steps <= 6 * bytes,
+        `${name}: ${lookups} memo lookups and ${steps} trie steps for ${bytes} bytes`,
+      );
     }
     // Cutting long runs only adds tokens, never fewer than a free-running count would give.
     assert.ok(tk.count('x'.repeat(1000)) >= 1000 / 32);

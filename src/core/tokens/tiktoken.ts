@@ -18,6 +18,8 @@
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 import type { Tokenizer } from '../platform/platformPorts';
+import { buildByteTrie } from './byteTrie';
+import { TrieMerger } from './trieMerge';
 
 /** The encodings this module bundles. Others can be passed as `TiktokenRanks`. */
 export type BundledEncoding = 'cl100k_base';
@@ -41,19 +43,20 @@ const PIECE_BYTES = 32;
 const MEMO_LIMIT = 50_000;
 
 /**
- * A tokenizer's rank table as js-tiktoken holds it (`rankMap`: the bytes of a token, joined
- * with commas, to its rank), its pre-tokenizer, a memo of part counts and the pairs already
- * looked up. js-tiktoken's own merge (`encode`) rescans every pair and re-joins their bytes at
- * each step — cubic in a piece's bytes, 12 s for 200 KB of CJK — so parts are merged here, on
- * the same table (see mergeCount). When the table is not where it is expected (another
- * js-tiktoken version; a unit test fails then), `encode` counts each part instead.
+ * A rank table as a byte trie (byteTrie.ts) with its merger (trieMerge.ts), the encoding's
+ * pre-tokenizer and a memo of part counts. js-tiktoken's own merge (`encode`) rescans every
+ * pair and re-joins their bytes at each step — cubic in a piece's bytes, 12 s for 200 KB of
+ * CJK — so parts are merged on the trie instead. When the rank data is not in the expected
+ * format (another js-tiktoken version; a unit test fails then), js-tiktoken's `encode` counts
+ * each part.
  */
 interface Encoder {
-  readonly enc: Tiktoken;
-  readonly ranks: ReadonlyMap<string, number> | undefined;
+  readonly merger: TrieMerger | undefined;
+  readonly fallback: () => Tiktoken;
   readonly pattern: RegExp;
   readonly memo: Map<string, number>;
-  readonly pairs: PairCache;
+  /** A part's UTF-8 bytes (a part is at most PIECE_BYTES bytes). */
+  readonly scratch: Uint8Array;
 }
 
 const encoders = new WeakMap<TiktokenBPE, Encoder>();
@@ -62,102 +65,33 @@ const utf8 = new TextEncoder();
 function encoderFor(ranks: TiktokenBPE): Encoder {
   let e = encoders.get(ranks);
   if (!e) {
-    const enc = new Tiktoken(ranks);
-    const table = (enc as unknown as { rankMap?: unknown }).rankMap;
+    const trie = buildByteTrie(ranks);
+    let enc: Tiktoken | undefined;
     e = {
-      enc,
-      ranks: table instanceof Map && table.get('104,101,108,108,111') !== undefined ? table : undefined,
+      merger: trie && new TrieMerger(trie),
+      fallback: () => (enc ??= new Tiktoken(ranks)),
       pattern: new RegExp(ranks.pat_str, 'gu'),
       memo: new Map(),
-      pairs: new Map(),
+      scratch: new Uint8Array(PIECE_BYTES * 2),
     };
     encoders.set(ranks, e);
   }
   return e;
 }
 
-/** Whether a tokenizer made by {@link createTiktokenTokenizer} merges on the rank table itself (see Encoder). */
+/** Whether a tokenizer made by {@link createTiktokenTokenizer} merges on its own byte trie (see Encoder). */
 export function mergesOnRankTable(encoding: BundledEncoding | TiktokenRanks = 'cl100k_base'): boolean {
-  return encoderFor(typeof encoding === 'string' ? cl100kBase : encoding.ranks).ranks !== undefined;
-}
-
-/** Left tokens whose pairs are remembered (see {@link PairCache}); cleared when full. */
-const PAIR_CACHE_LIMIT = 20_000;
-
-/**
- * The rank of the token two adjacent tokens merge into (or -1: they do not), by the left
- * token's rank, then the right one's. Text repeats the same pairs (a CJK character's
- * UTF-8 bytes, common syllables), so most steps of a merge are a numeric lookup here instead of
- * joining bytes into a string key.
- */
-type PairCache = Map<number, Map<number, number>>;
-
-/**
- * Tokens of `bytes[from, to)` by byte-pair merging on `ranks` (lowest rank first, as tiktoken
- * does). Each pair's rank is found once (in `cache`, else by its bytes' key) and again only
- * when a merge changes it; a step is a scan of numbers.
- */
-function mergeCount(
-  ranks: ReadonlyMap<string, number>,
-  cache: PairCache,
-  bytes: Uint8Array,
-  from: number,
-  to: number,
-): number {
-  const keys: string[] = [];
-  const tokens: number[] = [];
-  for (let i = from; i < to; i++) {
-    const key = String(bytes[i]);
-    keys.push(key);
-    tokens.push(ranks.get(key) ?? -1);
-  }
-  const rankOf = (i: number): number => {
-    const a = tokens[i] ?? -1;
-    const b = tokens[i + 1] ?? -1;
-    let row = a < 0 ? undefined : cache.get(a);
-    let r = b < 0 ? undefined : row?.get(b);
-    if (r === undefined) {
-      r = ranks.get(`${keys[i]},${keys[i + 1]}`) ?? -1;
-      if (a >= 0 && b >= 0) {
-        if (!row) {
-          if (cache.size >= PAIR_CACHE_LIMIT) cache.clear();
-          row = new Map();
-          cache.set(a, row);
-        }
-        row.set(b, r);
-      }
-    }
-    return r < 0 ? Infinity : r;
-  };
-  const pair: number[] = [];
-  for (let i = 0; i + 1 < keys.length; i++) pair.push(rankOf(i));
-  for (;;) {
-    let best = -1;
-    let bestRank = Infinity;
-    for (let i = 0; i < pair.length; i++) {
-      const r = pair[i] ?? Infinity;
-      if (r < bestRank) {
-        bestRank = r;
-        best = i;
-      }
-    }
-    if (best < 0) return keys.length;
-    keys.splice(best, 2, `${keys[best]},${keys[best + 1]}`);
-    tokens.splice(best, 2, bestRank);
-    pair.splice(best, 1);
-    if (best < pair.length) pair[best] = rankOf(best);
-    if (best > 0) pair[best - 1] = rankOf(best - 1);
-  }
+  return encoderFor(typeof encoding === 'string' ? cl100kBase : encoding.ranks).merger !== undefined;
 }
 
 /** Tokens of one part of at most PIECE_BYTES bytes, memoised. */
 function partTokens(e: Encoder, part: string): number {
   let n = e.memo.get(part);
   if (n !== undefined) return n;
-  if (e.ranks) {
-    const bytes = utf8.encode(part);
-    n = mergeCount(e.ranks, e.pairs, bytes, 0, bytes.length);
-  } else n = e.enc.encode(part, [], []).length;
+  if (e.merger) {
+    const { written } = utf8.encodeInto(part, e.scratch);
+    n = e.merger.count(e.scratch, 0, written);
+  } else n = e.fallback().encode(part, [], []).length;
   if (e.memo.size >= MEMO_LIMIT) e.memo.clear();
   e.memo.set(part, n);
   return n;
