@@ -116,6 +116,43 @@ describe('tokenizers', () => {
     ])
       assert.equal(tk.count(text), reference.encode(text, [], []).length, text);
   });
+
+  it('a long run counts as js-tiktoken counts its parts of at most 32 UTF-8 bytes, cut between characters', () => {
+    const tk = createTiktokenTokenizer();
+    const reference = new Tiktoken(cl100kRanks);
+    const pattern = new RegExp(cl100kRanks.pat_str, 'gu');
+    // The definition, on strings: each piece of the pre-tokenizer in parts of at most 32 bytes.
+    const byParts = (text: string): number => {
+      let n = 0;
+      for (const [piece] of text.matchAll(pattern)) {
+        let part = '';
+        let bytes = 0;
+        for (const ch of piece) {
+          const b = new TextEncoder().encode(ch).length;
+          if (bytes + b > 32) {
+            n += reference.encode(part, [], []).length;
+            part = '';
+            bytes = 0;
+          }
+          part += ch;
+          bytes += b;
+        }
+        n += reference.encode(part, [], []).length;
+      }
+      return n;
+    };
+    const runs = [
+      'abcdefghijklmnopqrstuvwxyz'.repeat(9),
+      'QmFzZTY0IGlzIGEgZ3JvdXAgb2YgYmluYXJ5LXRvLXRleHQgZW5jb2Rpbmc'.repeat(7),
+      Array.from({ length: 300 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20_000))).join(''),
+      '👨‍👩‍👧‍👦👩🏽‍💻🏳️‍🌈'.repeat(40),
+      `${'漢字'.repeat(30)}\ud800${'ab'.repeat(40)}\udc00${'é'.repeat(50)}`, // lone surrogates: U+FFFD
+      '='.repeat(500),
+    ];
+    for (const text of runs) assert.equal(tk.count(text), byParts(text), text.slice(0, 40));
+    // Repeating a run (its parts remembered) changes nothing.
+    for (const text of runs) assert.equal(tk.count(text), byParts(text), text.slice(0, 40));
+  });
 });
 
 describe('blockRawTokens', () => {

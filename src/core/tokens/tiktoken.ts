@@ -19,6 +19,7 @@ import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 import type { Tokenizer } from '../platform/platformPorts';
 import { buildByteTrie } from './byteTrie';
+import { BytePartMemo, hashBytes } from './bytePartMemo';
 import { TrieMerger } from './trieMerge';
 
 /** The encodings this module bundles. Others can be passed as `TiktokenRanks`. */
@@ -52,6 +53,10 @@ const MEMO_LIMIT = 50_000;
  */
 interface Encoder {
   readonly merger: TrieMerger | undefined;
+  /** Counts of the parts of long pieces, by their bytes. */
+  readonly parts: BytePartMemo;
+  /** A long piece's UTF-8 bytes (grown as needed). */
+  buffer: Uint8Array;
   readonly fallback: () => Tiktoken;
   readonly pattern: RegExp;
   readonly memo: Map<string, number>;
@@ -69,6 +74,8 @@ function encoderFor(ranks: TiktokenBPE): Encoder {
     let enc: Tiktoken | undefined;
     e = {
       merger: trie && new TrieMerger(trie),
+      parts: new BytePartMemo(PIECE_BYTES),
+      buffer: new Uint8Array(1024),
       fallback: () => (enc ??= new Tiktoken(ranks)),
       pattern: new RegExp(ranks.pat_str, 'gu'),
       memo: new Map(),
@@ -99,10 +106,12 @@ function partTokens(e: Encoder, part: string): number {
 
 /**
  * Tokens of one piece of the pre-tokenizer: in parts of at most PIECE_BYTES UTF-8 bytes (never
- * inside a character), each counted by {@link partTokens}.
+ * inside a character), each counted by {@link partTokens}, or by {@link longPieceTokens} when
+ * merging on the trie.
  */
 function pieceTokens(e: Encoder, piece: string): number {
   if (piece.length * 3 <= PIECE_BYTES) return partTokens(e, piece);
+  if (e.merger) return longPieceTokens(e, e.merger, piece);
   let n = 0;
   let start = 0;
   let bytes = 0;
@@ -118,6 +127,42 @@ function pieceTokens(e: Encoder, piece: string): number {
     i += cp > 0xffff ? 2 : 1;
   }
   return n + partTokens(e, start === 0 ? piece : piece.slice(start));
+}
+
+/**
+ * Tokens of a piece that may be longer than PIECE_BYTES: its UTF-8 bytes (a lone surrogate is
+ * U+FFFD, as TextEncoder writes it) cut into the same parts as {@link pieceTokens} cuts the
+ * string — at most PIECE_BYTES bytes, never inside a character — each merged on the trie,
+ * memoised by its bytes.
+ */
+function longPieceTokens(e: Encoder, merger: TrieMerger, piece: string): number {
+  if (e.buffer.length < piece.length * 3) e.buffer = new Uint8Array(piece.length * 3);
+  const bytes = e.buffer;
+  const length = utf8.encodeInto(piece, bytes).written;
+  if (length <= PIECE_BYTES) return partTokens(e, piece);
+  let n = 0;
+  let start = 0;
+  for (let i = 0; i < length;) {
+    const lead = bytes[i] ?? 0;
+    const next = i + (lead < 0xc0 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4);
+    if (next - start > PIECE_BYTES) {
+      n += bytePartTokens(e, merger, bytes, start, i);
+      start = i;
+    }
+    i = next;
+  }
+  return n + bytePartTokens(e, merger, bytes, start, length);
+}
+
+/** Tokens of the part `bytes[from, to)` of a long piece, memoised by its bytes. */
+function bytePartTokens(e: Encoder, merger: TrieMerger, bytes: Uint8Array, from: number, to: number): number {
+  const hash = hashBytes(bytes, from, to);
+  let n = e.parts.get(bytes, from, to, hash);
+  if (n < 0) {
+    n = merger.count(bytes, from, to);
+    e.parts.set(bytes, from, to, hash, n);
+  }
+  return n;
 }
 
 /**
