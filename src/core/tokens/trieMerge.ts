@@ -29,19 +29,23 @@ export class TrieMerger {
   private pairRank = new Int32Array(INITIAL_BYTES + 1);
   /** The node of token i merged with the next token. */
   private pairNode = new Int32Array(INITIAL_BYTES + 1);
-  /** The node of every two bytes (`first * 256 + second`), or -1: the first step of every merge, precomputed. */
-  private readonly twoBytes = new Int32Array(65_536);
-  /** The rank of every two bytes merged (NONE: they do not merge). */
-  private readonly twoRanks = new Int32Array(65_536);
+  /**
+   * Every two bytes merged — the first step of every merge, precomputed: at
+   * `(first * 256 + second) * 2` the node (-1: none), then the rank (NONE: they do not merge).
+   */
+  private readonly twoBytes = new Int32Array(2 * 65_536);
+  /** The node of every single byte, or -1. */
+  private readonly oneByte = new Int32Array(256);
 
   constructor(private readonly trie: ByteTrie) {
     for (let a = 0; a < 256; a++) {
       const first = trie.child(0, a);
+      this.oneByte[a] = first;
       for (let b = 0; b < 256; b++) {
         const slot = first < 0 ? -1 : trie.edge(first, b);
         const r = slot < 0 ? -1 : trie.edgeRank(slot);
-        this.twoBytes[a * 256 + b] = slot < 0 ? -1 : trie.edgeNode(slot);
-        this.twoRanks[a * 256 + b] = r < 0 ? NONE : r;
+        this.twoBytes[(a * 256 + b) * 2] = slot < 0 ? -1 : trie.edgeNode(slot);
+        this.twoBytes[(a * 256 + b) * 2 + 1] = r < 0 ? NONE : r;
       }
     }
   }
@@ -55,33 +59,46 @@ export class TrieMerger {
     const n = to - from;
     if (n <= 1) return Math.max(0, n);
     if (n >= this.next.length) this.grow(n);
-    const { trie, next, prev, node, pairRank, pairNode, twoBytes, twoRanks } = this;
+    const { next, prev, node, pairRank, pairNode, twoBytes, oneByte } = this;
     let b0 = bytes[from] ?? 0;
     for (let i = 0; i < n; i++) {
       next[i] = i + 1;
       prev[i] = i - 1;
-      node[i] = trie.child(0, b0);
+      node[i] = oneByte[b0] ?? -1;
       if (i + 1 < n) {
         const b1 = bytes[from + i + 1] ?? 0;
-        const k = b0 * 256 + b1;
+        const k = (b0 * 256 + b1) * 2;
         pairNode[i] = twoBytes[k] ?? -1;
-        pairRank[i] = twoRanks[k] ?? NONE;
+        pairRank[i] = twoBytes[k + 1] ?? NONE;
         b0 = b1;
       } else pairRank[i] = NONE;
     }
     let tokens = n;
+    let best = -1;
+    let bestRank = NONE;
+    let scanned = true;
     for (;;) {
-      let best = -1;
-      let bestRank = NONE;
-      // A dense scan in byte order (an absorbed token's slot holds NONE): leftmost lowest rank.
-      for (let i = 0; i < n; i++) {
-        const r = pairRank[i] ?? NONE;
-        if (r < bestRank) {
-          bestRank = r;
-          best = i;
+      // The runner-up of a scan: the lowest pair after `best` (leftmost on a tie).
+      let second = -1;
+      let secondRank = NONE;
+      if (scanned) {
+        // A dense scan in byte order (an absorbed token's slot holds NONE): leftmost lowest rank.
+        best = -1;
+        bestRank = NONE;
+        for (let i = 0; i < n; i++) {
+          const r = pairRank[i] ?? NONE;
+          if (r < bestRank) {
+            second = best;
+            secondRank = bestRank;
+            best = i;
+            bestRank = r;
+          } else if (r < secondRank) {
+            second = i;
+            secondRank = r;
+          }
         }
       }
-      if (best < 0) return tokens;
+      if (best < 0 || bestRank === NONE) return tokens;
       // The next token is absorbed into `best`.
       const gone = next[best] ?? n;
       const after = next[gone] ?? n;
@@ -94,6 +111,25 @@ export class TrieMerger {
       else pairRank[best] = NONE;
       const before = prev[best] ?? -1;
       if (before >= 0) this.pair(bytes, from, before, best, after);
+      // Only the pairs at `before` and `best` changed (and `gone`'s went): when the scan's
+      // runner-up is none of them, the next merge is the lowest of it and those two — no scan.
+      if (scanned && second !== gone && second !== before) {
+        let nextBest = second;
+        let nextRank = second < 0 ? NONE : secondRank;
+        const atBest = pairRank[best] ?? NONE;
+        if (atBest < nextRank || (atBest === nextRank && best < nextBest)) {
+          nextBest = best;
+          nextRank = atBest;
+        }
+        const atBefore = before < 0 ? NONE : (pairRank[before] ?? NONE);
+        if (atBefore < nextRank || (atBefore === nextRank && before < nextBest)) {
+          nextBest = before;
+          nextRank = atBefore;
+        }
+        best = nextBest;
+        bestRank = nextRank;
+        scanned = false;
+      } else scanned = true;
     }
   }
 
