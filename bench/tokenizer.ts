@@ -5,12 +5,15 @@
  * ideographs: the worst case, nothing repeats), emoji ZWJ sequences, combining marks, long
  * letter runs without spaces, base64 — against English prose. Each class is counted by a fresh
  * counter (its piece memo empty), best of three. The target (issue 34): every class within 3×
- * the time of English prose. Prints a table and a last JSON line.
+ * the time of English prose. Prints the one-time cost of a counter's rank table (the byte trie,
+ * src/core/tokens/byteTrie.ts: first build in this process, its size), a table and a last JSON
+ * line.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
+import { buildByteTrie } from '../src/core/tokens/byteTrie';
 import { createTiktokenTokenizer } from '../src/core/tokens/tiktoken';
 import { prng } from './syntheticHistory';
 
@@ -77,8 +80,17 @@ function time(text: string): { ms: number; tokens: number } {
   return { ms: best, tokens };
 }
 
-/** Runs the bench: one row per class, then the JSON line. */
+/** The first build of cl100k_base's byte trie in this process (ms, cold) and its size (MB). */
+function trieCost(): { ms: number; mb: number } {
+  const t0 = performance.now();
+  const trie = buildByteTrie({ ...cl100kBase });
+  return { ms: performance.now() - t0, mb: (trie?.byteLength ?? 0) / 1e6 };
+}
+
+/** Runs the bench: the trie's cost, one row per class, then the JSON line. */
 export function runTokenizerBench(): number {
+  const trie = trieCost();
+  console.log(`rank table → byte trie: ${trie.ms.toFixed(0)} ms (first build), ${trie.mb.toFixed(1)} MB`);
   const rows = Object.entries(samples()).map(([name, text]) => ({ name, chars: text.length, ...time(text) }));
   const prose = rows[0]?.ms ?? 1;
   console.log(`class               chars     tokens      ms   × prose   (target ≤ ${TARGET_RATIO}×)`);
@@ -92,6 +104,7 @@ export function runTokenizerBench(): number {
     JSON.stringify({
       bench: 'tokenizer',
       chars: SIZE,
+      trie: { buildMs: Math.round(trie.ms), mb: +trie.mb.toFixed(1) },
       classes: Object.fromEntries(
         out.map((r) => [r.name, { ms: Math.round(r.ms), tokens: r.tokens, ratio: +r.ratio.toFixed(2) }]),
       ),
