@@ -9,7 +9,9 @@
  *   cl100k_base and 0.023 % / 0.19 % with o200k_base (unbiased variant: 0.010 / 0.077 vs
  *   0.009 / 0.075); both count this session within 0.5 % of each other;
  * - cl100k_base costs half: 1.1 MB of ranks instead of 2.3 MB in dist/tokenizer.js, ~0.3 s
- *   instead of ~0.55 s to build the rank table, ~30 MB less heap.
+ *   instead of ~0.55 s to build js-tiktoken's rank table, ~30 MB less heap. (That table is no
+ *   longer built: parts are merged on a byte trie, byteTrie.ts — for cl100k_base 6.6 MB of
+ *   typed arrays, built in ~0.05–0.2 s, as `npm run bench -- tokenizer` prints.)
  *
  * This is the only module of src/core that imports js-tiktoken, and nothing in src/core
  * imports this module statically: the host loads it through dist/tokenizer.js
@@ -40,28 +42,30 @@ export interface TiktokenRanks {
  */
 const PIECE_BYTES = 32;
 
-/** Distinct parts whose counts are remembered (text repeats words and runs; cleared when full). */
+/** Distinct parts whose counts are remembered without a trie (cleared when full). */
 const MEMO_LIMIT = 50_000;
 
+/** The largest piece buffer kept between counts (a longer piece gets one of its own). */
+const BUFFER_KEPT = 1 << 16;
+
 /**
- * A rank table as a byte trie (byteTrie.ts) with its merger (trieMerge.ts), the encoding's
- * pre-tokenizer and a memo of part counts. js-tiktoken's own merge (`encode`) rescans every
- * pair and re-joins their bytes at each step — cubic in a piece's bytes, 12 s for 200 KB of
- * CJK — so parts are merged on the trie instead. When the rank data is not in the expected
- * format (another js-tiktoken version; a unit test fails then), js-tiktoken's `encode` counts
- * each part.
+ * A rank table as a byte trie (byteTrie.ts) with its merger (trieMerge.ts) and a memo of part
+ * counts by their bytes (bytePartMemo.ts), and the encoding's pre-tokenizer. js-tiktoken's own
+ * merge (`encode`) rescans every pair and re-joins their bytes at each step — cubic in a
+ * piece's bytes, 12 s for 200 KB of CJK — and its table is a Map of comma-joined byte strings,
+ * so parts are merged on the trie instead. When the rank data is not in the expected format
+ * (another js-tiktoken version; a unit test fails then), js-tiktoken's `encode` counts each
+ * part (`fallback`, `memo`).
  */
 interface Encoder {
   readonly merger: TrieMerger | undefined;
-  /** Counts of the parts of long pieces, by their bytes. */
+  /** Counts of parts merged on the trie, by their bytes. */
   readonly parts: BytePartMemo;
-  /** A long piece's UTF-8 bytes (grown as needed). */
+  /** A piece's UTF-8 bytes (grown as needed up to BUFFER_KEPT). */
   buffer: Uint8Array;
   readonly fallback: () => Tiktoken;
   readonly pattern: RegExp;
   readonly memo: Map<string, number>;
-  /** A part's UTF-8 bytes (a part is at most PIECE_BYTES bytes). */
-  readonly scratch: Uint8Array;
 }
 
 const encoders = new WeakMap<TiktokenBPE, Encoder>();
@@ -79,7 +83,6 @@ function encoderFor(ranks: TiktokenBPE): Encoder {
       fallback: () => (enc ??= new Tiktoken(ranks)),
       pattern: new RegExp(ranks.pat_str, 'gu'),
       memo: new Map(),
-      scratch: new Uint8Array(PIECE_BYTES * 2),
     };
     encoders.set(ranks, e);
   }
@@ -91,14 +94,11 @@ export function mergesOnRankTable(encoding: BundledEncoding | TiktokenRanks = 'c
   return encoderFor(typeof encoding === 'string' ? cl100kBase : encoding.ranks).merger !== undefined;
 }
 
-/** Tokens of one part of at most PIECE_BYTES bytes, memoised. */
+/** Tokens of one part of at most PIECE_BYTES bytes by js-tiktoken's `encode` (no trie), memoised. */
 function partTokens(e: Encoder, part: string): number {
   let n = e.memo.get(part);
   if (n !== undefined) return n;
-  if (e.merger) {
-    const { written } = utf8.encodeInto(part, e.scratch);
-    n = e.merger.count(e.scratch, 0, written);
-  } else n = e.fallback().encode(part, [], []).length;
+  n = e.fallback().encode(part, [], []).length;
   if (e.memo.size >= MEMO_LIMIT) e.memo.clear();
   e.memo.set(part, n);
   return n;
@@ -106,12 +106,12 @@ function partTokens(e: Encoder, part: string): number {
 
 /**
  * Tokens of one piece of the pre-tokenizer: in parts of at most PIECE_BYTES UTF-8 bytes (never
- * inside a character), each counted by {@link partTokens}, or by {@link longPieceTokens} when
- * merging on the trie.
+ * inside a character), each merged on the trie ({@link trieTokens}) or, without one, counted
+ * by {@link partTokens}.
  */
 function pieceTokens(e: Encoder, piece: string): number {
+  if (e.merger) return trieTokens(e, e.merger, piece);
   if (piece.length * 3 <= PIECE_BYTES) return partTokens(e, piece);
-  if (e.merger) return longPieceTokens(e, e.merger, piece);
   let n = 0;
   let start = 0;
   let bytes = 0;
@@ -130,16 +130,17 @@ function pieceTokens(e: Encoder, piece: string): number {
 }
 
 /**
- * Tokens of a piece that may be longer than PIECE_BYTES: its UTF-8 bytes (a lone surrogate is
- * U+FFFD, as TextEncoder writes it) cut into the same parts as {@link pieceTokens} cuts the
- * string — at most PIECE_BYTES bytes, never inside a character — each merged on the trie,
+ * Tokens of a piece on the trie: its UTF-8 bytes (a lone surrogate is U+FFFD, as TextEncoder
+ * writes it, and as js-tiktoken encodes it) cut into the same parts as {@link pieceTokens}
+ * cuts the string — at most PIECE_BYTES bytes, never inside a character — each merged,
  * memoised by its bytes.
  */
-function longPieceTokens(e: Encoder, merger: TrieMerger, piece: string): number {
-  if (e.buffer.length < piece.length * 3) e.buffer = new Uint8Array(piece.length * 3);
-  const bytes = e.buffer;
+function trieTokens(e: Encoder, merger: TrieMerger, piece: string): number {
+  const most = piece.length * 3;
+  if (e.buffer.length < most && most <= BUFFER_KEPT) e.buffer = new Uint8Array(Math.max(most, 2 * e.buffer.length));
+  const bytes = most <= e.buffer.length ? e.buffer : new Uint8Array(most);
   const length = utf8.encodeInto(piece, bytes).written;
-  if (length <= PIECE_BYTES) return partTokens(e, piece);
+  if (length <= PIECE_BYTES) return bytePartTokens(e, merger, bytes, 0, length);
   let n = 0;
   let start = 0;
   for (let i = 0; i < length;) {
@@ -154,7 +155,7 @@ function longPieceTokens(e: Encoder, merger: TrieMerger, piece: string): number 
   return n + bytePartTokens(e, merger, bytes, start, length);
 }
 
-/** Tokens of the part `bytes[from, to)` of a long piece, memoised by its bytes. */
+/** Tokens of the part `bytes[from, to)` of a piece, memoised by its bytes. */
 function bytePartTokens(e: Encoder, merger: TrieMerger, bytes: Uint8Array, from: number, to: number): number {
   const hash = hashBytes(bytes, from, to);
   let n = e.parts.get(bytes, from, to, hash);
