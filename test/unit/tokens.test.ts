@@ -46,7 +46,7 @@ describe('tokenizers', () => {
     assert.equal(
       mergesOnRankTable(),
       true,
-      "js-tiktoken's rank table is found (else every piece goes through its slow merge)",
+      "js-tiktoken's rank data is read into the byte trie (else every part goes through js-tiktoken's slow merge)",
     );
     // What makes it fast, checked without a stopwatch: a rank lookup is a step on the byte
     // trie (ByteTrie.edge: one byte), a memo lookup a Map.get, and their number grows with the
