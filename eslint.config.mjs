@@ -4,6 +4,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { voidPromiseReason } from './scripts/eslint/voidPromiseReason.mjs';
 
 const NODE_IO = [
   'fs',
@@ -60,6 +61,20 @@ export default tseslint.config(
         'error',
         { code: 140, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true },
       ],
+    },
+  },
+  // Type-aware promise rules on the shipped code: a promise nobody awaits or catches is an
+  // unhandled rejection in the extension host (or the webview). Each intended fire-and-forget
+  // stays a `void` with a comment saying who handles its rejection.
+  {
+    files: ['src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { local: { rules: { 'void-promise-reason': voidPromiseReason } } },
+    rules: {
+      'local/void-promise-reason': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
     },
   },
   { files: ['src/webview/**'], languageOptions: { globals: { ...globals.browser } } },

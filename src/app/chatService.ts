@@ -37,6 +37,7 @@ import { statusReport, type ContextFigures } from './statusReport';
 import { tokensOf, type TokensOf } from './tokensOf';
 import { TurnRunner, type Outcome } from './turnRunner';
 import { UserTurns } from './userTurns';
+import { inBackground } from '../core/platform/background';
 
 export type { Outcome } from './turnRunner';
 
@@ -130,7 +131,7 @@ export class ChatService {
       postPendingContext: () => this.postPendingContext(),
       turnsStarted: () => this.turnsStarted,
     });
-    this.unsubscribe = deps.settings.onDidChange(() => void this.postStatus());
+    this.unsubscribe = deps.settings.onDidChange(() => this.postStatusInBackground());
   }
 
   /** The open session's runtime (agent, estimator, compactor, tokenizer), if one is open. */
@@ -281,6 +282,11 @@ export class ChatService {
     this.onBudgetChanged.fire();
   }
 
+  /** postStatus without waiting: for listeners (a failure is logged). */
+  private postStatusInBackground(): void {
+    inBackground(this.postStatus(), this.deps.log, 'Posting the status');
+  }
+
   /** Reload Project Instructions: reads instructions and facts again and says in the chat what changed. */
   async reloadProjectContext(): Promise<void> {
     const o = await this.lifecycle.ensure();
@@ -307,7 +313,7 @@ export class ChatService {
   /** Stops a running turn, closes the session and drops every listener. */
   dispose(): void {
     this.unsubscribe();
-    void this.lifecycle.dispose();
+    inBackground(this.lifecycle.dispose(), this.deps.log, 'Closing the session');
     for (const s of [
       this.onStatus,
       this.onCompactionsChanged,
@@ -362,10 +368,13 @@ export class ChatService {
   private async start(open: OpenSession, config: PipelineConfig): Promise<SessionRuntime> {
     const runtime = await this.deps.agents.build(open, config, {
       onEvent: (e) => this.render(e),
-      onModelLimits: () => void this.postStatus(),
+      onModelLimits: () => this.postStatusInBackground(),
     });
-    // Read once per session, in the background; the first send awaits it (see run).
-    void runtime.project.load().then(() => runtime.project.apply(runtime.agent) && this.onBudgetChanged.fire());
+    // Read once per session, in the background; the first send awaits it (see run) and says a failure too.
+    const loaded = runtime.project
+      .load()
+      .then(() => runtime.project.apply(runtime.agent) && this.onBudgetChanged.fire());
+    inBackground(loaded, this.deps.log, 'Reading the project context');
     return runtime;
   }
 
@@ -388,6 +397,6 @@ export class ChatService {
       this.promptTokens = e.reportedTokens;
     } else if (e.type === 'compaction_finished' || e.type === 'restored' || e.type === 'recalled')
       this.onCompactionsChanged.fire();
-    else if (e.type === 'turn_finished' || e.type === 'health') void this.postStatus();
+    else if (e.type === 'turn_finished' || e.type === 'health') this.postStatusInBackground();
   }
 }

@@ -6,7 +6,8 @@
  */
 import type { AgentSession } from '../core/agent/agentSession';
 import type { PipelineConfig } from '../core/conversation/conversationModel';
-import { errorDetail, errorText } from '../core/agent/sessionCore';
+import { inBackground } from '../core/platform/background';
+import { errorDetail, errorText } from '../core/platform/errors';
 import { classifyBaseUrl } from '../core/security/endpoint';
 import { NOT_OPENED, STOPPED_BEFORE_SENT, noApiKey, type ChatNotices } from './chatNotices';
 import type { ApiKeyPort, LogPort, ProjectNotice, SessionRuntime, SettingsPort } from './ports';
@@ -158,7 +159,7 @@ export class TurnRunner {
     this.preparing.begin();
     let o: Opened | undefined;
     try {
-      void postStatus();
+      inBackground(postStatus(), this.deps.log, 'Posting the status');
       o = await this.deps.ensure();
       if (o) notices.project(await this.deps.prepare(o.runtime, config));
     } finally {

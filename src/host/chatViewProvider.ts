@@ -5,7 +5,8 @@ import { MAX_QUEUED, survivesResync } from './chat/resync';
 import { SentImages } from './chat/sentImages';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 import { headChars } from '../core/platform/text';
-import { errorDetail } from '../core/agent/sessionCore';
+import { errorDetail } from '../core/platform/errors';
+import { toast } from './toasts';
 
 /**
  * What the chat view asks of the rest of the extension: a handler for every message type the
@@ -105,7 +106,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
       if (!this.view.visible) this.view.show(true);
       return;
     }
-    void vscode.commands
+    vscode.commands
       .executeCommand(`${ChatViewProvider.viewId}.focus`)
       .then(undefined, (err: unknown) => this.log.warn(`Could not reveal the chat view: ${String(err)}`));
   }
@@ -117,7 +118,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
       if (survivesResync(message)) this.queue = [...this.queue, message].slice(-MAX_QUEUED);
       return;
     }
-    void this.view.webview.postMessage(this.sentImages.strip(message)).then(
+    this.view.webview.postMessage(this.sentImages.strip(message)).then(
       (delivered) => {
         // Not delivered: what it carried may be missing there, so the next posts send images whole.
         if (!delivered) this.sentImages.reset();
@@ -135,9 +136,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, ChatView, v
       await this.route(raw, this);
     } catch (err) {
       this.log.error(`Handling ${type} from the chat view failed: ${errorDetail(err)}`);
-      void vscode.window.showErrorMessage(
-        `Context Pipeline: ${type} failed — ${err instanceof Error ? err.message : String(err)}`,
-      );
+      toast.error(`Context Pipeline: ${type} failed — ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 

@@ -11,6 +11,7 @@ import { settingTarget } from './settingTarget';
 import type { CacheTtl } from '../core/conversation/conversationModel';
 import { isModelId, modelChoices, type ListedModel, type ModelChoice } from '../core/models/modelChoices';
 import { DEFAULT_MODEL } from '../core/pipeline/config';
+import { toast } from './toasts';
 
 /** The command's id. */
 export const CHOOSE_MODEL_COMMAND = 'contextPipeline.chooseModel';
@@ -42,7 +43,7 @@ export function registerChooseModel(deps: ChooseModelDeps): vscode.Disposable {
   return vscode.commands.registerCommand(CHOOSE_MODEL_COMMAND, () =>
     chooseModel(deps).catch((err: unknown) => {
       deps.log.error('Choose Model failed.', { error: String(err) });
-      void vscode.window.showErrorMessage(`Context Pipeline: could not change the model — ${String(err)}`);
+      toast.error(`Context Pipeline: could not change the model — ${String(err)}`);
     }),
   );
 }
@@ -76,12 +77,16 @@ async function chooseModel(deps: ChooseModelDeps): Promise<void> {
   render(true);
   pick.busy = true;
   pick.onDidChangeValue(() => render(false));
-  void deps.listModels().then((listed) => {
+  const listed = (models: readonly ListedModel[] | undefined): void => {
     pick.busy = false;
-    if (listed && listed.length > 0) {
-      choices = modelChoices({ ...base, listed });
+    if (models && models.length > 0) {
+      choices = modelChoices({ ...base, listed: models });
       render(pick.value.trim() === '');
     } else pick.title = 'Choose Model — the Models API was not reached: the models the extension knows';
+  };
+  deps.listModels().then(listed, (err: unknown) => {
+    deps.log.error('Choose Model: listing the models failed.', { error: String(err) });
+    listed(undefined);
   });
   const chosen = await new Promise<string | undefined>((resolve) => {
     pick.onDidAccept(() => {

@@ -3,6 +3,7 @@ import { apiKeyProblem, type ApiKeyStore } from './apiKey';
 import { SETTINGS_SECTION } from './settings';
 import { SETTINGS_QUERY } from './settingsQuery';
 import { settingTarget } from './settingTarget';
+import { toast } from './toasts';
 
 /** Ids of every command the extension contributes (see package.json). */
 export const COMMANDS = {
@@ -42,12 +43,12 @@ async function setApiKey(apiKeys: ApiKeyStore, log: vscode.LogOutputChannel): Pr
   if (value === undefined) return; // cancelled
   const stored = await apiKeys.set(value);
   if (!stored.ok) {
-    void vscode.window.showErrorMessage(`Context Pipeline: the key was not stored. ${stored.problem}`);
+    toast.error(`Context Pipeline: the key was not stored. ${stored.problem}`);
     return;
   }
   const cleared = value.trim() === '';
   log.info(cleared ? 'API key removed from secret storage.' : 'API key stored in secret storage.');
-  void vscode.window.showInformationMessage(
+  toast.info(
     cleared
       ? 'Context Pipeline: the stored API key was removed.'
       : 'Context Pipeline: API key saved in secret storage.',
@@ -65,7 +66,7 @@ async function toggleEditorContext(): Promise<void> {
     scopes.add(scope);
   }
   const where = [...scopes].join(' and ');
-  void vscode.window.showInformationMessage(
+  toast.info(
     on
       ? `Context Pipeline: editor context is off (${where} settings) — your selection and opened file are no longer sent.`
       : `Context Pipeline: editor context is on (${where} settings) — your selection and opened file are sent with your messages.`,

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ChatController } from './chat/chatController';
 import type { CompactionNode } from './compactionsTree';
 import { previewSentence } from './compactionPreviewText';
+import { toast } from './toasts';
 
 /**
  * Compact Now (a preview of what would be compacted and the expected saving, optional
@@ -19,11 +20,8 @@ export function registerCompactionCommands(
     vscode.commands.registerCommand('contextPipeline.restoreCompaction', async (node?: CompactionNode) => {
       if (node?.kind !== 'compaction') return;
       const r = await controller.restore(node.entry.record.id);
-      if (r.ok)
-        void vscode.window.showInformationMessage(
-          'Context Pipeline: the original messages are back in the conversation.',
-        );
-      else void vscode.window.showWarningMessage(`Context Pipeline: could not restore — ${r.reason}`);
+      if (r.ok) toast.info('Context Pipeline: the original messages are back in the conversation.');
+      else toast.warn(`Context Pipeline: could not restore — ${r.reason}`);
     }),
     vscode.commands.registerCommand('contextPipeline.showCompactions', () =>
       vscode.commands.executeCommand('contextPipeline.compactions.focus'),
@@ -48,13 +46,11 @@ export function registerCompactionCommands(
 async function compactNow(controller: ChatController, log: vscode.LogOutputChannel, given?: string): Promise<void> {
   const preview = await controller.compactionPreview();
   if (!preview) {
-    void vscode.window.showWarningMessage('Context Pipeline: no session is open.');
+    toast.warn('Context Pipeline: no session is open.');
     return;
   }
   if (preview.regions.length === 0) {
-    void vscode.window.showInformationMessage(
-      'Context Pipeline: nothing to compact — everything is recent, pinned or already a summary.',
-    );
+    toast.info('Context Pipeline: nothing to compact — everything is recent, pinned or already a summary.');
     return;
   }
   const instructions =
@@ -83,11 +79,9 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
     },
   );
   if (result.ok)
-    void vscode.window.showInformationMessage(
-      'Context Pipeline: compaction done. See it, its originals and Restore in the Compactions view.',
-    );
+    toast.info('Context Pipeline: compaction done. See it, its originals and Restore in the Compactions view.');
   else {
     log.warn(`Compact Now: ${result.reason}`);
-    void vscode.window.showWarningMessage(`Context Pipeline: ${result.reason}`);
+    toast.warn(`Context Pipeline: ${result.reason}`);
   }
 }

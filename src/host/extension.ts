@@ -24,6 +24,7 @@ import { hostFileMentions } from './mentions/hostMentions';
 import { spillWriter } from './chat/spillWriter';
 import { redactingLog } from './redactingLog';
 import { SessionStore } from './sessions/sessionStore';
+import { inBackground } from '../core/platform/background';
 import { noteWorkspaceCostSettings, PROJECT_CONTEXT_SETTINGS, readAgentSettings, SETTINGS_SECTION } from './settings';
 import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
 import { toolCallApprover } from './approvals/toolCallPolicy';
@@ -52,7 +53,14 @@ export function activate(context: vscode.ExtensionContext): void {
     { show: (item) => chat.post({ type: 'upsert', item }), reveal: () => chat.reveal() },
     log,
   );
-  void apiKeys.get().then((k) => (knownKey = k));
+  // The key in use, for redaction: read now and after each change of it.
+  const learnKey = (): void =>
+    inBackground(
+      apiKeys.get().then((k) => (knownKey = k)),
+      log,
+      'Reading the API key',
+    );
+  learnKey();
   const store = SessionStore.inGlobalStorage(context.globalStorageUri.fsPath, {
     now: Date.now,
     random: Math.random,
@@ -181,9 +189,9 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('contextPipeline.reloadProjectContext', () => controller?.reloadProjectContext()),
     // Instructions and workspace facts follow their settings without a Reload.
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SETTINGS_SECTION)) noteWorkspaceCostSettings();
+      if (e.affectsConfiguration(SETTINGS_SECTION)) noteWorkspaceCostSettings(log);
       if (PROJECT_CONTEXT_SETTINGS.some((key) => e.affectsConfiguration(key)))
-        void controller
+        controller
           ?.projectSettingsChanged()
           .catch((err: unknown) =>
             log.error('Reloading the project context after a settings change failed.', { error: String(err) }),
@@ -191,12 +199,12 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.commands.registerCommand('contextPipeline.showSessions', () => showSessions(store, controller, log)),
     apiKeys.onDidChange(() => {
-      void apiKeys.get().then((k) => (knownKey = k));
-      void controller?.postStatus();
+      learnKey();
+      if (controller) inBackground(controller.postStatus(), log, 'Posting the status');
     }),
   );
   // A workspace's cost settings are said once (a few reads; the message does not block).
-  noteWorkspaceCostSettings();
+  noteWorkspaceCostSettings(log);
   log.info(`Context Pipeline activated (version ${version}).`);
 }
 

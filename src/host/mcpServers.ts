@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { inBackground } from '../core/platform/background';
 import * as vscode from 'vscode';
 import type { McpConfigSet, McpInputSpec } from '../core/mcp/mcpConfig';
 import { MCP_SOURCE_LABEL } from '../core/mcp/mcpConfig';
@@ -19,6 +20,7 @@ import type { AnyToolDefinition } from '../core/tools/toolDefinition';
 import type { McpApprovalDecision, McpApprovalRequest } from './mcp/mcpApproval';
 import { McpHub } from './mcp/mcpHub';
 import type { McpServerStatus } from './mcp/mcpServerState';
+import { toast } from './toasts';
 
 /** The setting that lists the user's own servers. */
 export const MCP_SERVERS_SETTING = 'contextPipeline.mcpServers';
@@ -107,7 +109,7 @@ export class McpServers implements vscode.Disposable {
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
-    void this.hub.dispose();
+    inBackground(this.hub.dispose(), this.log, 'Stopping the MCP servers');
   }
 
   private configChanged(): void {
@@ -120,7 +122,7 @@ export class McpServers implements vscode.Disposable {
       this.log.warn(`MCP: ${r.message}`);
       if (this.refusedShown.has(r.message)) continue;
       this.refusedShown.add(r.message);
-      void vscode.window.showWarningMessage(`Context Pipeline: ${r.message}`);
+      toast.warn(`Context Pipeline: ${r.message}`);
     }
   }
 

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from './commands';
 import { selectionOf } from './editorContextTracker';
+import { toast } from './toasts';
 
 /** What Pin Selection needs: the editor to pin from, and where pins are queued. */
 export interface PinCommandDeps {
@@ -25,9 +26,7 @@ export function registerPinCommand(deps: PinCommandDeps): vscode.Disposable {
   return vscode.commands.registerCommand(COMMANDS.pinSelection, () => {
     const editor = vscode.window.activeTextEditor ?? deps.lastEditor();
     if (!editor) {
-      void vscode.window.showWarningMessage(
-        'Context Pipeline: open a file and select the lines to pin first. Nothing was pinned.',
-      );
+      toast.warn('Context Pipeline: open a file and select the lines to pin first. Nothing was pinned.');
       return;
     }
     const sel = selectionOf(editor, { pinned: true });
@@ -41,7 +40,7 @@ export function registerPinCommand(deps: PinCommandDeps): vscode.Disposable {
               ? 'this file looks like it holds secrets, so it is never sent'
               : "this file is excluded by the workspace's files.exclude setting";
       deps.log.info(`Pin Selection refused: ${sel.reason}.`);
-      void vscode.window.showWarningMessage(`Context Pipeline: nothing was pinned — ${why}.`);
+      toast.warn(`Context Pipeline: nothing was pinned — ${why}.`);
       return;
     }
     const { path, startLine, endLine, text, truncatedChars } = sel.injection;

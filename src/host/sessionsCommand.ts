@@ -3,6 +3,7 @@ import type { ChatController } from './chat/chatController';
 import { sessionPickItem } from './sessions/sessionPick';
 import type { SessionStore } from './sessions/sessionStore';
 import { plural } from '../core/tools/result';
+import { toast } from './toasts';
 
 /**
  * "Context Pipeline: Sessions…": pick a session, then resume it, export it (Markdown or
@@ -17,7 +18,7 @@ export async function showSessions(
 ): Promise<void> {
   const list = await store.list();
   if (list.length === 0) {
-    void vscode.window.showInformationMessage('Context Pipeline: no sessions yet.');
+    toast.info('Context Pipeline: no sessions yet.');
     return;
   }
   const picked = await vscode.window.showQuickPick(
@@ -28,10 +29,10 @@ export async function showSessions(
   const action = await vscode.window.showQuickPick(picked.actions, { title: picked.label });
   if (!action) return;
   const report = (r: { ok: true } | { ok: false; error: string }, done: string) => {
-    if (r.ok) void vscode.window.showInformationMessage(done);
+    if (r.ok) toast.info(done);
     else {
       log.error(r.error);
-      void vscode.window.showErrorMessage(`Context Pipeline: ${r.error}`);
+      toast.error(`Context Pipeline: ${r.error}`);
     }
   };
   switch (action) {

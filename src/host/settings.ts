@@ -17,6 +17,9 @@ import {
   workspaceCostNotice,
   workspaceCostSettings,
 } from './trustedSetting';
+import { toast } from './toasts';
+import { inBackground } from '../core/platform/background';
+import type { Logger } from '../core/platform/platformPorts';
 
 /** The configuration section every setting of the extension lives under. */
 export const SETTINGS_SECTION = 'contextPipeline';
@@ -149,7 +152,7 @@ function userOnly<T>(c: vscode.WorkspaceConfiguration, key: string, isValue: (v:
   const tag = `${key}:${r.ignored.join(',')}`;
   if (r.ignored.length > 0 && !warned.has(tag)) {
     warned.add(tag);
-    void vscode.window.showWarningMessage(ignoredSettingWarning(SETTINGS_SECTION, key, r.ignored));
+    toast.warn(ignoredSettingWarning(SETTINGS_SECTION, key, r.ignored));
   }
   return r.value;
 }
@@ -159,9 +162,10 @@ let costNoticeShown = '';
 
 /**
  * Says once per window (and again when they change) which cost settings the workspace sets.
- * Called on activation and when the extension's settings change, not on every read.
+ * Called on activation and when the extension's settings change, not on every read. A failure
+ * to open the workspace settings from the notice's button goes to `log`.
  */
-export function noteWorkspaceCostSettings(): void {
+export function noteWorkspaceCostSettings(log: Pick<Logger, 'error'>): void {
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
   const set = workspaceCostSettings(new Map(COST_SETTINGS.map((key) => [key, c.inspect(key)])));
   const tag = JSON.stringify(set);
@@ -169,7 +173,8 @@ export function noteWorkspaceCostSettings(): void {
   costNoticeShown = tag;
   const notice = workspaceCostNotice(SETTINGS_SECTION, set);
   if (!notice) return;
-  void vscode.window
+  const opened = vscode.window
     .showInformationMessage(`Context Pipeline: ${notice}`, 'Open Workspace Settings')
     .then((pick) => (pick ? vscode.commands.executeCommand('workbench.action.openWorkspaceSettingsFile') : undefined));
+  inBackground(opened, log, 'Opening the workspace settings');
 }

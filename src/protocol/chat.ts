@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ChatItemSchema } from './chatItems';
 import { IMAGE_MEDIA_TYPES } from './imageTokens';
 import { PressureSchema } from './pressure';
-import { MAX_LINK_HREF, MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
+import { isBase64Text, MAX_LINK_HREF, MAX_WEBVIEW_STRING, parseWith, type Parsed } from './validate';
 import { MAX_MENTION_RESULTS, MentionPath, MentionQueryText, MentionRequestId } from './mentions';
 import { ClearPlanSchema, PlanSchema } from './plan';
 
@@ -107,7 +107,7 @@ const ImageAttachment = v.strictObject({
     v.string(),
     v.minLength(4, 'An image has no data'),
     v.maxLength(MAX_IMAGE_BASE64, 'An image is over the API limit of 5 MB (base64)'),
-    v.regex(/^[A-Za-z0-9+/]+={0,2}$/, 'An image is not base64 data'),
+    v.check((s) => s.length > MAX_IMAGE_BASE64 || isBase64Text(s), 'An image is not base64 data'),
   ),
 });
 

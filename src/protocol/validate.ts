@@ -20,3 +20,22 @@ export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown):
   const path = issue?.path?.map((p) => String(p.key)).join('.') ?? '';
   return { ok: false, error: `${path ? `${path}: ` : ''}${issue?.message ?? 'invalid message'}` };
 }
+
+/**
+ * Whether `s` is non-empty standard base64 (`A–Z a–z 0–9 + /`), with at most two `=` of
+ * padding at its end. One pass, not a regular expression: a regex's backtracking stack can
+ * overflow on a 5 MB string (a RangeError instead of an answer).
+ */
+export function isBase64Text(s: string): boolean {
+  let end = s.length;
+  if (end > 0 && s.charCodeAt(end - 1) === 61) end--;
+  if (end > 0 && s.charCodeAt(end - 1) === 61) end--;
+  if (end === 0) return false;
+  for (let i = 0; i < end; i++) {
+    const c = s.charCodeAt(i);
+    const ok =
+      (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 /* + */ || c === 47; /* / */
+    if (!ok) return false;
+  }
+  return true;
+}

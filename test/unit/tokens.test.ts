@@ -17,6 +17,8 @@ import {
 import { chars4Tokenizer } from '../../src/core/tokens/chars4';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
+import { ByteTrie } from '../../src/core/tokens/byteTrie';
+import { TrieMerger } from '../../src/core/tokens/trieMerge';
 import { createTiktokenTokenizer, mergesOnRankTable } from '../../src/core/tokens/tiktoken';
 import { createTokenizerLoader } from '../../src/host/tokenizerLoader';
 import { countingTokenizer, mk, words } from './support/tokenFakes';
@@ -40,15 +42,18 @@ describe('tokenizers', () => {
 
   it('tiktoken stays linear on any content (minified code, blobs, CJK, emoji, combining marks) and counts like js-tiktoken', function () {
     this.timeout(60_000);
-    const tk = createTiktokenTokenizer();
+    // A copy of the rank data is a counter of its own: its memo holds nothing other tests counted.
+    const tk = createTiktokenTokenizer({ name: 'cl100k_base', ranks: { ...cl100kRanks } });
     assert.equal(
       mergesOnRankTable(),
       true,
-      "js-tiktoken's rank table is found (else every piece goes through its slow merge)",
+      "js-tiktoken's rank data is read into the byte trie (else every part goes through js-tiktoken's slow merge)",
     );
-    // What makes it fast, checked without a stopwatch: each rank lookup is one Map.get, and
-    // their number grows with the text's bytes (long runs are merged in parts of at most 32
-    // bytes; a pair's rank is looked up once and again only when a merge changes it).
+    // What makes it fast, checked without a stopwatch: a rank lookup is a step on the byte
+    // trie (ByteTrie.edge: one byte), a memo lookup a Map.get, and their number grows with the
+    // text's bytes (long runs are merged in parts of at most 32 bytes; a pair's rank is looked
+    // up once and again only when a merge changes it). A merge rescans its part's pairs, so a
+    // part merged is at most 32 bytes and each byte is merged at most once (fewer: the memo).
     const utf8 = new TextEncoder();
     const samples: Record<string, string> = {
       letters: 'a'.repeat(50_000),
@@ -60,21 +65,45 @@ describe('tokenizers', () => {
       combining: 'a\u0301\u0302\u0303e\u0308'.repeat(5_000),
     };
     const get = Map.prototype.get;
+    const edge = ByteTrie.prototype.edge;
+    const merge = TrieMerger.prototype.count;
     for (const [name, text] of Object.entries(samples)) {
       let lookups = 0;
+      let steps = 0;
+      let merged = 0;
+      let longest = 0;
+      TrieMerger.prototype.count = function (this: TrieMerger, bytes: Uint8Array, from: number, to: number) {
+        merged += to - from;
+        longest = Math.max(longest, to - from);
+        return merge.call(this, bytes, from, to);
+      };
       Map.prototype.get = function (this: Map<unknown, unknown>, key: unknown) {
         lookups++;
         return get.call(this, key);
+      };
+      ByteTrie.prototype.edge = function (this: ByteTrie, node: number, byte: number) {
+        steps++;
+        return edge.call(this, node, byte);
       };
       let n: number;
       try {
         n = tk.count(text);
       } finally {
         Map.prototype.get = get;
+        ByteTrie.prototype.edge = edge;
+        TrieMerger.prototype.count = merge;
       }
       assert.ok(n > 0, name);
       const bytes = utf8.encode(text).length;
-      assert.ok(lookups <= 6 * bytes, `${name}: ${lookups} lookups for ${bytes} bytes`);
+      assert.ok(merged > 0 && steps > 0, `${name}: merged on the trie`);
+      assert.ok(
+        longest <= 32 && merged <= bytes,
+        `${name}: ${merged} bytes merged for ${bytes}, parts up to ${longest}`,
+      );
+      assert.ok(
+        lookups + steps <= 6 * bytes,
+        `${name}: ${lookups} memo lookups and ${steps} trie steps for ${bytes} bytes`,
+      );
     }
     // Cutting long runs only adds tokens, never fewer than a free-running count would give.
     assert.ok(tk.count('x'.repeat(1000)) >= 1000 / 32);
@@ -87,6 +116,43 @@ describe('tokenizers', () => {
       'Съешь же ещё этих мягких французских булок 👩🏽‍💻 e\u0301',
     ])
       assert.equal(tk.count(text), reference.encode(text, [], []).length, text);
+  });
+
+  it('a long run counts as js-tiktoken counts its parts of at most 32 UTF-8 bytes, cut between characters', () => {
+    const tk = createTiktokenTokenizer();
+    const reference = new Tiktoken(cl100kRanks);
+    const pattern = new RegExp(cl100kRanks.pat_str, 'gu');
+    // The definition, on strings: each piece of the pre-tokenizer in parts of at most 32 bytes.
+    const byParts = (text: string): number => {
+      let n = 0;
+      for (const [piece] of text.matchAll(pattern)) {
+        let part = '';
+        let bytes = 0;
+        for (const ch of piece) {
+          const b = new TextEncoder().encode(ch).length;
+          if (bytes + b > 32) {
+            n += reference.encode(part, [], []).length;
+            part = '';
+            bytes = 0;
+          }
+          part += ch;
+          bytes += b;
+        }
+        n += reference.encode(part, [], []).length;
+      }
+      return n;
+    };
+    const runs = [
+      'abcdefghijklmnopqrstuvwxyz'.repeat(9),
+      'QmFzZTY0IGlzIGEgZ3JvdXAgb2YgYmluYXJ5LXRvLXRleHQgZW5jb2Rpbmc'.repeat(7),
+      Array.from({ length: 300 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20_000))).join(''),
+      '👨‍👩‍👧‍👦👩🏽‍💻🏳️‍🌈'.repeat(40),
+      `${'漢字'.repeat(30)}\ud800${'ab'.repeat(40)}\udc00${'é'.repeat(50)}`, // lone surrogates: U+FFFD
+      '='.repeat(500),
+    ];
+    for (const text of runs) assert.equal(tk.count(text), byParts(text), text.slice(0, 40));
+    // Repeating a run (its parts remembered) changes nothing.
+    for (const text of runs) assert.equal(tk.count(text), byParts(text), text.slice(0, 40));
   });
 });
 

@@ -84,6 +84,8 @@ export async function startAgentWorld({
   let page;
   /** @type {import('playwright-core').Frame} The chat webview; unset (undefined) while `openChat` is false and until refindFrame(). */
   let frame;
+  // Where a world's start-up time goes (printed, never asserted: the suite's timing table sums these).
+  const marks = [performance.now()];
   try {
     fake = await startFakeAnthropic({
       port: 0,
@@ -91,6 +93,7 @@ export async function startAgentWorld({
       sleep: streamHold.sleep,
     });
     await installExtension(VSIX, dirs.extensions, dirs.userData);
+    marks.push(performance.now());
     server = await startCodeServer({
       workspaceDir: dirs.workspace,
       extensionsDir: dirs.extensions,
@@ -98,13 +101,21 @@ export async function startAgentWorld({
       env: { TMPDIR: dirs.tmp, ANTHROPIC_API_KEY: 'sk-ant-test-key-for-the-fake-server' },
       settings: { 'contextPipeline.baseUrl': fake.url, ...settings },
     });
+    marks.push(performance.now());
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await openWorkbench(page, server.url);
+    marks.push(performance.now());
     if (openChat) {
       await openContextPipeline(page);
       frame = await chatFrame(page);
     }
+    marks.push(performance.now());
+    const secs = (/** @type {number} */ i) => (((marks[i + 1] ?? 0) - (marks[i] ?? 0)) / 1000).toFixed(1);
+    console.log(
+      `# [harness] world started in ${(((marks.at(-1) ?? 0) - (marks[0] ?? 0)) / 1000).toFixed(1)} s: ` +
+        `fake server + install ${secs(0)} s, code-server ${secs(1)} s, browser + workbench ${secs(2)} s, chat view ${secs(3)} s`,
+    );
   } catch (err) {
     await browser?.close().catch(() => undefined);
     await server?.stop().catch(() => undefined);

@@ -12,7 +12,8 @@ import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound, type ToolRoundResults } from './toolRound';
 import { roundGuardNotice } from '../compaction/roundGuard';
 import { addContextAfterTools } from './contextAfterTools';
-import { errorText, type SessionCore } from './sessionCore';
+import { errorText } from '../platform/errors';
+import type { SessionCore } from './sessionCore';
 import {
   resultsNotKept,
   saveOrStop,

@@ -5,7 +5,7 @@
  */
 import type { Plan } from '../plan/plan';
 import type { SendResult, SessionCore } from './sessionCore';
-import { errorText } from './sessionCore';
+import { errorText } from '../platform/errors';
 
 /**
  * Makes `plan` the session's plan (undefined: none), saved first: rejects, changing nothing,

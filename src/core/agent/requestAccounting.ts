@@ -81,6 +81,7 @@ export class RequestAccounting {
    * exact count beside it when this is the first request of its model (never awaited).
    */
   beforeSend(sent: ConversationState, prepared: PreparedRequest, signal: AbortSignal): MessageCreateParamsNonStreaming {
+    // Not awaited, and safe to drop: ExactCount.beforeSend turns a failed count into nothing (the count is optional).
     void this.exactCount.beforeSend(
       { model: sent.config.model, params: prepared.params, sent: prepared.sent, estimated: prepared.tokens.total },
       signal,

@@ -15,7 +15,8 @@ import {
 import { classifyToolCall } from '../compaction/toolKinds';
 import type { CompactionRecord } from '../compaction/types';
 import { messageRawTokens } from '../tokens/blockTokens';
-import { errorText, type SendResult, type SessionCore } from './sessionCore';
+import { errorText } from '../platform/errors';
+import type { SendResult, SessionCore } from './sessionCore';
 
 /** Why a rewind waits. */
 export const REWIND_BUSY = 'A turn is still running: stop it or wait for it to finish first.';

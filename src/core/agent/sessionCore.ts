@@ -4,6 +4,7 @@ import type { ContextAfterTools } from './contextAfterTools';
 import type { ConversationState, Message, ToolSchema } from '../conversation/conversationModel';
 import type { ToolLoader } from '../tools/toolLoader';
 import type { Clock, IdSource, Tokenizer } from '../platform/platformPorts';
+import { errorText } from '../platform/errors';
 import type { TokenEstimator } from '../tokens/estimator';
 import type { Compactor } from '../compaction/compactor';
 import type { CompactionRecord } from '../compaction/types';
@@ -58,16 +59,6 @@ export interface CompactionEntryState {
 
 /** Result of a call that starts a turn or runs a command. */
 export type SendResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
-
-/** The message of a thrown value. */
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** A failure for the log: an Error's stack (its message when it has none), anything else as text. */
-export function errorDetail(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? err.message) : String(err);
-}
 
 /**
  * The mutable state of one agent session, shared by its turn loop (agentTurnLoop.ts) and its

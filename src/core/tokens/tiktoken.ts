@@ -9,7 +9,9 @@
  *   cl100k_base and 0.023 % / 0.19 % with o200k_base (unbiased variant: 0.010 / 0.077 vs
  *   0.009 / 0.075); both count this session within 0.5 % of each other;
  * - cl100k_base costs half: 1.1 MB of ranks instead of 2.3 MB in dist/tokenizer.js, ~0.3 s
- *   instead of ~0.55 s to build the rank table, ~30 MB less heap.
+ *   instead of ~0.55 s to build js-tiktoken's rank table, ~30 MB less heap. (That table is no
+ *   longer built: parts are merged on a byte trie, byteTrie.ts — for cl100k_base 6.6 MB of
+ *   typed arrays, built in ~0.05–0.2 s, as `npm run bench -- tokenizer` prints.)
  *
  * This is the only module of src/core that imports js-tiktoken, and nothing in src/core
  * imports this module statically: the host loads it through dist/tokenizer.js
@@ -18,6 +20,9 @@
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 import type { Tokenizer } from '../platform/platformPorts';
+import { buildByteTrie } from './byteTrie';
+import { BytePartMemo, hashBytes } from './bytePartMemo';
+import { TrieMerger } from './trieMerge';
 
 /** The encodings this module bundles. Others can be passed as `TiktokenRanks`. */
 export type BundledEncoding = 'cl100k_base';
@@ -37,23 +42,30 @@ export interface TiktokenRanks {
  */
 const PIECE_BYTES = 32;
 
-/** Distinct parts whose counts are remembered (text repeats words and runs; cleared when full). */
+/** Distinct parts whose counts are remembered without a trie (cleared when full). */
 const MEMO_LIMIT = 50_000;
 
+/** The largest piece buffer kept between counts (a longer piece gets one of its own). */
+const BUFFER_KEPT = 1 << 16;
+
 /**
- * A tokenizer's rank table as js-tiktoken holds it (`rankMap`: the bytes of a token, joined
- * with commas, to its rank), its pre-tokenizer, a memo of part counts and the pairs already
- * looked up. js-tiktoken's own merge (`encode`) rescans every pair and re-joins their bytes at
- * each step — cubic in a piece's bytes, 12 s for 200 KB of CJK — so parts are merged here, on
- * the same table (see mergeCount). When the table is not where it is expected (another
- * js-tiktoken version; a unit test fails then), `encode` counts each part instead.
+ * A rank table as a byte trie (byteTrie.ts) with its merger (trieMerge.ts) and a memo of part
+ * counts by their bytes (bytePartMemo.ts), and the encoding's pre-tokenizer. js-tiktoken's own
+ * merge (`encode`) rescans every pair and re-joins their bytes at each step — cubic in a
+ * piece's bytes, 12 s for 200 KB of CJK — and its table is a Map of comma-joined byte strings,
+ * so parts are merged on the trie instead. When the rank data is not in the expected format
+ * (another js-tiktoken version; a unit test fails then), js-tiktoken's `encode` counts each
+ * part (`fallback`, `memo`).
  */
 interface Encoder {
-  readonly enc: Tiktoken;
-  readonly ranks: ReadonlyMap<string, number> | undefined;
+  readonly merger: TrieMerger | undefined;
+  /** Counts of parts merged on the trie, by their bytes. */
+  readonly parts: BytePartMemo;
+  /** A piece's UTF-8 bytes (grown as needed up to BUFFER_KEPT). */
+  buffer: Uint8Array;
+  readonly fallback: () => Tiktoken;
   readonly pattern: RegExp;
   readonly memo: Map<string, number>;
-  readonly pairs: PairCache;
 }
 
 const encoders = new WeakMap<TiktokenBPE, Encoder>();
@@ -62,102 +74,31 @@ const utf8 = new TextEncoder();
 function encoderFor(ranks: TiktokenBPE): Encoder {
   let e = encoders.get(ranks);
   if (!e) {
-    const enc = new Tiktoken(ranks);
-    const table = (enc as unknown as { rankMap?: unknown }).rankMap;
+    const trie = buildByteTrie(ranks);
+    let enc: Tiktoken | undefined;
     e = {
-      enc,
-      ranks: table instanceof Map && table.get('104,101,108,108,111') !== undefined ? table : undefined,
+      merger: trie && new TrieMerger(trie),
+      parts: new BytePartMemo(PIECE_BYTES),
+      buffer: new Uint8Array(1024),
+      fallback: () => (enc ??= new Tiktoken(ranks)),
       pattern: new RegExp(ranks.pat_str, 'gu'),
       memo: new Map(),
-      pairs: new Map(),
     };
     encoders.set(ranks, e);
   }
   return e;
 }
 
-/** Whether a tokenizer made by {@link createTiktokenTokenizer} merges on the rank table itself (see Encoder). */
+/** Whether a tokenizer made by {@link createTiktokenTokenizer} merges on its own byte trie (see Encoder). */
 export function mergesOnRankTable(encoding: BundledEncoding | TiktokenRanks = 'cl100k_base'): boolean {
-  return encoderFor(typeof encoding === 'string' ? cl100kBase : encoding.ranks).ranks !== undefined;
+  return encoderFor(typeof encoding === 'string' ? cl100kBase : encoding.ranks).merger !== undefined;
 }
 
-/** Left tokens whose pairs are remembered (see {@link PairCache}); cleared when full. */
-const PAIR_CACHE_LIMIT = 20_000;
-
-/**
- * The rank of the token two adjacent tokens merge into (or -1: they do not), by the left
- * token's rank, then the right one's. Text repeats the same pairs (a CJK character's
- * UTF-8 bytes, common syllables), so most steps of a merge are a numeric lookup here instead of
- * joining bytes into a string key.
- */
-type PairCache = Map<number, Map<number, number>>;
-
-/**
- * Tokens of `bytes[from, to)` by byte-pair merging on `ranks` (lowest rank first, as tiktoken
- * does). Each pair's rank is found once (in `cache`, else by its bytes' key) and again only
- * when a merge changes it; a step is a scan of numbers.
- */
-function mergeCount(
-  ranks: ReadonlyMap<string, number>,
-  cache: PairCache,
-  bytes: Uint8Array,
-  from: number,
-  to: number,
-): number {
-  const keys: string[] = [];
-  const tokens: number[] = [];
-  for (let i = from; i < to; i++) {
-    const key = String(bytes[i]);
-    keys.push(key);
-    tokens.push(ranks.get(key) ?? -1);
-  }
-  const rankOf = (i: number): number => {
-    const a = tokens[i] ?? -1;
-    const b = tokens[i + 1] ?? -1;
-    let row = a < 0 ? undefined : cache.get(a);
-    let r = b < 0 ? undefined : row?.get(b);
-    if (r === undefined) {
-      r = ranks.get(`${keys[i]},${keys[i + 1]}`) ?? -1;
-      if (a >= 0 && b >= 0) {
-        if (!row) {
-          if (cache.size >= PAIR_CACHE_LIMIT) cache.clear();
-          row = new Map();
-          cache.set(a, row);
-        }
-        row.set(b, r);
-      }
-    }
-    return r < 0 ? Infinity : r;
-  };
-  const pair: number[] = [];
-  for (let i = 0; i + 1 < keys.length; i++) pair.push(rankOf(i));
-  for (;;) {
-    let best = -1;
-    let bestRank = Infinity;
-    for (let i = 0; i < pair.length; i++) {
-      const r = pair[i] ?? Infinity;
-      if (r < bestRank) {
-        bestRank = r;
-        best = i;
-      }
-    }
-    if (best < 0) return keys.length;
-    keys.splice(best, 2, `${keys[best]},${keys[best + 1]}`);
-    tokens.splice(best, 2, bestRank);
-    pair.splice(best, 1);
-    if (best < pair.length) pair[best] = rankOf(best);
-    if (best > 0) pair[best - 1] = rankOf(best - 1);
-  }
-}
-
-/** Tokens of one part of at most PIECE_BYTES bytes, memoised. */
+/** Tokens of one part of at most PIECE_BYTES bytes by js-tiktoken's `encode` (no trie), memoised. */
 function partTokens(e: Encoder, part: string): number {
   let n = e.memo.get(part);
   if (n !== undefined) return n;
-  if (e.ranks) {
-    const bytes = utf8.encode(part);
-    n = mergeCount(e.ranks, e.pairs, bytes, 0, bytes.length);
-  } else n = e.enc.encode(part, [], []).length;
+  n = e.fallback().encode(part, [], []).length;
   if (e.memo.size >= MEMO_LIMIT) e.memo.clear();
   e.memo.set(part, n);
   return n;
@@ -165,9 +106,11 @@ function partTokens(e: Encoder, part: string): number {
 
 /**
  * Tokens of one piece of the pre-tokenizer: in parts of at most PIECE_BYTES UTF-8 bytes (never
- * inside a character), each counted by {@link partTokens}.
+ * inside a character), each merged on the trie ({@link trieTokens}) or, without one, counted
+ * by {@link partTokens}.
  */
 function pieceTokens(e: Encoder, piece: string): number {
+  if (e.merger) return trieTokens(e, e.merger, piece);
   if (piece.length * 3 <= PIECE_BYTES) return partTokens(e, piece);
   let n = 0;
   let start = 0;
@@ -184,6 +127,43 @@ function pieceTokens(e: Encoder, piece: string): number {
     i += cp > 0xffff ? 2 : 1;
   }
   return n + partTokens(e, start === 0 ? piece : piece.slice(start));
+}
+
+/**
+ * Tokens of a piece on the trie: its UTF-8 bytes (a lone surrogate is U+FFFD, as TextEncoder
+ * writes it, and as js-tiktoken encodes it) cut into the same parts as {@link pieceTokens}
+ * cuts the string — at most PIECE_BYTES bytes, never inside a character — each merged,
+ * memoised by its bytes.
+ */
+function trieTokens(e: Encoder, merger: TrieMerger, piece: string): number {
+  const most = piece.length * 3;
+  if (e.buffer.length < most && most <= BUFFER_KEPT) e.buffer = new Uint8Array(Math.max(most, 2 * e.buffer.length));
+  const bytes = most <= e.buffer.length ? e.buffer : new Uint8Array(most);
+  const length = utf8.encodeInto(piece, bytes).written;
+  if (length <= PIECE_BYTES) return bytePartTokens(e, merger, bytes, 0, length);
+  let n = 0;
+  let start = 0;
+  for (let i = 0; i < length;) {
+    const lead = bytes[i] ?? 0;
+    const next = i + (lead < 0xc0 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4);
+    if (next - start > PIECE_BYTES) {
+      n += bytePartTokens(e, merger, bytes, start, i);
+      start = i;
+    }
+    i = next;
+  }
+  return n + bytePartTokens(e, merger, bytes, start, length);
+}
+
+/** Tokens of the part `bytes[from, to)` of a piece, memoised by its bytes. */
+function bytePartTokens(e: Encoder, merger: TrieMerger, bytes: Uint8Array, from: number, to: number): number {
+  const hash = hashBytes(bytes, from, to);
+  let n = e.parts.get(bytes, from, to, hash);
+  if (n < 0) {
+    n = merger.count(bytes, from, to);
+    e.parts.set(bytes, from, to, hash, n);
+  }
+  return n;
 }
 
 /**

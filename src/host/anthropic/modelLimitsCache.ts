@@ -32,7 +32,7 @@ export class ModelLimitsCache {
     const k = key(model, endpoint);
     if (!model || this.entries.has(k)) return;
     this.entries.set(k, { state: 'pending' });
-    void fetch(model).then(
+    fetch(model).then(
       (r) => {
         this.entries.set(k, r.ok ? { state: 'done', limits: r.limits } : { state: 'done' });
         if (r.ok) onResolved?.();

@@ -62,6 +62,7 @@ export class ChatApprover implements Approver, vscode.Disposable {
     if (dirty)
       item.detail = `${item.detail} · the file has unsaved changes in the editor; the edit is applied to the file on disk`;
     this.surface.reveal();
+    // Not awaited (the card is asked at once); showDiff catches and logs its own failure.
     void this.showDiff(pair);
     try {
       return await this.prompts.ask(item, signal);

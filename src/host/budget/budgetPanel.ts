@@ -3,7 +3,8 @@ import { createRouter, type Routed } from '../../app/router';
 import { parseBudgetToHost, type BudgetToHost, type BudgetTools, type BudgetToWebview } from '../../protocol/budget';
 import type { ChatController } from '../chat/chatController';
 import { webviewHtml, webviewRoots } from '../webviewHtml';
-import { errorDetail } from '../../core/agent/sessionCore';
+import { errorDetail } from '../../core/platform/errors';
+import { toast } from '../toasts';
 
 /** The Tools card's source: the report, its changes, and what its buttons and switches do. */
 export interface BudgetToolsSource {
@@ -150,7 +151,7 @@ export class BudgetPanel implements vscode.Disposable {
   }
 
   private post(message: BudgetToWebview): void {
-    void this.panel.webview
+    this.panel.webview
       .postMessage(message)
       .then(undefined, (err: unknown) =>
         this.log.error(`Could not post ${message.type} to the budget panel: ${String(err)}`),
@@ -191,11 +192,8 @@ export class BudgetPanel implements vscode.Disposable {
   private async restore(id: string): Promise<void> {
     // Same semantics as Restore in the Compactions tree: the agent refuses when it cannot.
     const r = await this.controller.restore(id);
-    if (r.ok)
-      void vscode.window.showInformationMessage(
-        'Context Pipeline: the original messages are back in the conversation.',
-      );
-    else void vscode.window.showWarningMessage(`Context Pipeline: could not restore — ${r.reason}`);
+    if (r.ok) toast.info('Context Pipeline: the original messages are back in the conversation.');
+    else toast.warn(`Context Pipeline: could not restore — ${r.reason}`);
     this.schedule();
   }
 

@@ -23,7 +23,8 @@ import type { NextTurnContext } from './nextTurnContext';
 import { hostAgentFactory } from './agentFactory';
 import type { SessionPort } from '../../app/sessionPort';
 import { TranscriptRenderer } from './transcriptRenderer';
-import { vscodeNotifier, vscodeSettings } from './vscodePorts';
+import { vscodeSettings } from './vscodePorts';
+import { toast } from '../toasts';
 
 /** What the controller needs from the extension. */
 export interface ChatControllerDeps {
@@ -69,7 +70,7 @@ export class ChatController implements vscode.Disposable {
     const clock = { now: () => Date.now() };
     this.service = new ChatService({
       view,
-      notifier: vscodeNotifier,
+      notifier: toast,
       log: deps.log,
       settings: vscodeSettings,
       apiKeys: deps.apiKeys,

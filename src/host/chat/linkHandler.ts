@@ -2,6 +2,7 @@ import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import * as vscode from 'vscode';
 import { isAllowedLinkHref, parseWorkspaceLink } from '../../protocol/chat';
+import { toast } from '../toasts';
 
 /** Whether `child` is `parent` or inside it (both absolute, already resolved). */
 function isInside(parent: string, child: string): boolean {
@@ -54,7 +55,7 @@ export async function openChatLink(href: string, log: vscode.LogOutputChannel): 
   const file = link && (await resolveWorkspaceLink(link.segments, roots));
   if (!link || !file) {
     log.warn(`Refused to open ${JSON.stringify(href.slice(0, 200))}: not a file in the workspace`);
-    void vscode.window.showWarningMessage(`Context Pipeline: "${href.slice(0, 200)}" is not a file in the workspace.`);
+    toast.warn(`Context Pipeline: "${href.slice(0, 200)}" is not a file in the workspace.`);
     return;
   }
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));

@@ -1,6 +1,6 @@
-/** The chat service's editor ports, implemented with VS Code: settings and toasts. */
+/** The chat service's settings port, implemented with VS Code (its toasts are ../toasts.ts). */
 import * as vscode from 'vscode';
-import type { Notifier, SettingsPort } from '../../app/ports';
+import type { SettingsPort } from '../../app/ports';
 import {
   readAgentSettings,
   readCompactionSettings,
@@ -24,11 +24,4 @@ export const vscodeSettings: SettingsPort = {
     });
     return () => d.dispose();
   },
-};
-
-/** Toasts through VS Code's notifications (not awaited: the user answers nothing). */
-export const vscodeNotifier: Notifier = {
-  info: (text) => void vscode.window.showInformationMessage(text),
-  warn: (text) => void vscode.window.showWarningMessage(text),
-  error: (text) => void vscode.window.showErrorMessage(text),
 };

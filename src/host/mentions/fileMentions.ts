@@ -73,6 +73,7 @@ export class FileMentions {
       return false;
     });
     this.reading.add(done);
+    // `done` cannot reject (the catch above refuses the file), so neither can its finally.
     void done.finally(() => this.reading.delete(done));
     return done;
   }

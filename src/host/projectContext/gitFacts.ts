@@ -78,6 +78,7 @@ export async function within<T>(p: Promise<T>, ms: number, wait: WaitForEvent): 
     () => undefined,
   );
   await wait((fire) => {
+    // `settled` cannot reject (both outcomes are handled above).
     void settled.then(fire);
     return { dispose: () => undefined };
   }, ms);

@@ -141,6 +141,7 @@ export class Composer {
       const files = imageFiles(e.clipboardData);
       if (files.length === 0) return;
       if (!e.clipboardData?.types.includes('text/plain')) e.preventDefault();
+      // Not awaited: ImageTray.add never rejects (attachImage turns each failure into a message in the tray).
       void this.images.add(files);
     });
     this.root.addEventListener('dragover', (e) => {
@@ -154,6 +155,7 @@ export class Composer {
       const files = imageFiles(e.dataTransfer);
       if (files.length === 0) return;
       e.preventDefault();
+      // Not awaited: ImageTray.add never rejects (attachImage turns each failure into a message in the tray).
       void this.images.add(files);
     });
   }

@@ -127,6 +127,9 @@ export async function attachImage(file: File): Promise<AttachedImage | AttachFai
       ...(fitted.width !== width || fitted.height !== height ? { scaledFrom: { width, height } } : {}),
       tokens: imageTokensForSize(fitted),
     };
+  } catch {
+    // Its bytes could not be read or encoded (e.g. the file changed on disk): said like any other refusal.
+    return { name, error: `${name} could not be read` };
   } finally {
     bitmap.close();
   }

@@ -111,6 +111,7 @@ class ItemRenderer {
       { class: 'icon-button copy', type: 'button', title: 'Copy message', 'aria-label': 'Copy message' },
       icon('copy'),
     );
+    // copyMessage cannot reject: a refused clipboard falls back to the host's copy.
     copy.addEventListener('click', () => void copyMessage(text, copy, this.h));
     return copy;
   }

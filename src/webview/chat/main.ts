@@ -72,6 +72,7 @@ const handlers: ConstructorParameters<typeof TranscriptView>[0] = {
     retry: (messageId) => post({ type: 'retryLast', messageId }),
     edit: (messageId) => {
       const item = transcript.itemsWhere((i) => i.kind === 'user' && i.id === messageId)[0];
+      // EditLast.start cannot reject: an image that does not decode is left out and said.
       if (item?.kind === 'user') void edit.start(item);
     },
   },

@@ -169,6 +169,7 @@ export function codeBlock(lang: string, actions: MarkdownActions): HTMLElement {
     { class: 'code-block', 'data-lang': lang || 'text' },
     el('div', { class: 'code-header' }, el('span', { class: 'code-lang' }, lang || 'text'), copy),
   );
+  // copyText cannot reject: a refused clipboard falls back to the host's copy.
   copy.addEventListener('click', () => void copyText(block.querySelector('pre')?.textContent ?? '', copy, actions));
   return block;
 }
