@@ -38,7 +38,6 @@ import { tokensOf, type TokensOf } from './tokensOf';
 import { TurnRunner, type Outcome } from './turnRunner';
 import { UserTurns } from './userTurns';
 import { inBackground } from '../core/platform/background';
-
 export type { Outcome } from './turnRunner';
 
 /** What the chat service needs; every editor-facing need is a port. */
@@ -192,8 +191,8 @@ export class ChatService {
 
   /** The user cleared the plan's checklist (saved; the chat hears `plan_changed`). */
   async clearPlan(): Promise<void> {
-    const r = (await this.agent?.clearPlan()) ?? { ok: true as const };
-    if (!r.ok) this.notices.notice('p', 'warning', r.reason);
+    const r = await this.agent?.clearPlan();
+    if (r && !r.ok) this.notices.notice('p', 'warning', r.reason);
   }
 
   /** Starts a fresh session (the old one stays on disk). */
@@ -371,9 +370,8 @@ export class ChatService {
       onModelLimits: () => this.postStatusInBackground(),
     });
     // Read once per session, in the background; the first send awaits it (see run) and says a failure too.
-    const loaded = runtime.project
-      .load()
-      .then(() => runtime.project.apply(runtime.agent) && this.onBudgetChanged.fire());
+    const { project, agent } = runtime;
+    const loaded = project.load().then(() => project.apply(agent) && this.onBudgetChanged.fire());
     inBackground(loaded, this.deps.log, 'Reading the project context');
     return runtime;
   }
