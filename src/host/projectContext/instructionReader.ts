@@ -164,10 +164,11 @@ export async function instructionFilesIn(
   names: readonly string[],
 ): Promise<string[]> {
   const out: string[] = [];
+  const roots = files.folders();
   for (const name of names) {
     const at = childOf(folder, name);
     const probe = await files.stat(at).catch(() => undefined);
-    if (probe && probe.kind !== 'missing') out.push(displayWorkspacePath(files.folders(), at));
+    if (probe && probe.kind !== 'missing') out.push(displayWorkspacePath(roots, at));
   }
   return out;
 }
