@@ -5,6 +5,7 @@
 import { runEstimate } from './estimate';
 import { runPipelineCost } from './pipelineCost';
 import { runRemoval } from './removal';
+import { runSubagentsBench } from './subagents';
 import { runReplay } from './replay';
 import { runReplayAll } from './replayAll';
 import { runTokenizerBench } from './tokenizer';
@@ -42,6 +43,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage:
       'tools [--window N] [--k N] [--sets DIR] [dir…]                       MCP tool sets (bench/tools/sets/): tokens per request and replay cost of the fixtures, eager vs deferred',
     run: runTools,
+  },
+  subagents: {
+    usage:
+      'subagents                                                             a scripted exploration read in the parent vs by subagents: parent prompt tokens and cost, subagents billed',
+    run: async () => runSubagentsBench(),
   },
   tokenizer: {
     usage:

@@ -4,7 +4,7 @@
  * turn's events as chat items, publishes the status figures, and takes settings changed
  * mid-session (between turns: a turn in flight finishes with the settings it started with).
  */
-import { addCosts } from '../core/agent/cost';
+import { SessionBill } from './sessionBill';
 import type { AgentSession, CompactionEntryState } from '../core/agent/agentSession';
 import type { AgentEvent } from '../core/agent/events';
 import type { TurnInput } from '../core/conversation/assemble';
@@ -75,8 +75,7 @@ export class ChatService {
   private readonly pending: PendingContext;
   private readonly unsubscribe: () => void;
   /** Undefined once a request's price is unknown. */
-  private costUsd: number | undefined = 0;
-  private promptTokens = 0;
+  private readonly bill = new SessionBill();
   private readonly notices: ChatNotices;
   private readonly turns: TurnRunner;
   private readonly compaction: ManualCompaction;
@@ -270,8 +269,9 @@ export class ChatService {
       settings: this.deps.settings,
       ...(rt ? { agent: rt.agent, estimator: rt.estimator, tokenizer: rt.tokenizer } : {}),
       ...(open?.title !== undefined ? { title: open.title } : {}),
-      promptTokens: this.promptTokens,
-      costUsd: this.costUsd,
+      promptTokens: this.bill.promptTokens,
+      costUsd: this.bill.costUsd,
+      subagentsCostUsd: this.bill.subagentsCostUsd,
       ...(rt ? { inUseBaseUrl: rt.transport.settings.baseUrl } : {}),
     });
     // Busy as it is when posted (reports built concurrently may finish out of order), and
@@ -377,8 +377,7 @@ export class ChatService {
   }
 
   private opened(o: Opened): void {
-    this.costUsd = o.open.costUsd;
-    this.promptTokens = o.open.lastPromptTokens;
+    this.bill.opened(o.open);
     this.onSessionOpened.fire(o.open);
     this.onCompactionsChanged.fire();
   }
@@ -390,9 +389,9 @@ export class ChatService {
     if (e.type !== 'text_delta' && e.type !== 'thinking_delta') this.onBudgetChanged.fire();
     this.renderer.render(e);
     logEvent(e, this.deps.log);
-    if (e.type === 'usage') {
-      this.costUsd = addCosts(this.costUsd, e.costUsd);
-      this.promptTokens = e.reportedTokens;
+    if (this.bill.observe(e)) {
+      // A subagent's cost shows at once; a request's with the turn's next status.
+      if (e.type === 'subagent_finished') this.postStatusInBackground();
     } else if (e.type === 'compaction_finished' || e.type === 'restored' || e.type === 'recalled')
       this.onCompactionsChanged.fire();
     else if (e.type === 'turn_finished' || e.type === 'health') this.postStatusInBackground();

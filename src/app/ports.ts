@@ -2,6 +2,7 @@
  * The ports of the chat service: what it needs from the editor, each implemented by a thin
  * VS Code adapter in src/host and by fakes in the unit tests.
  */
+import type { SubagentSettings } from '../core/subagents/subagentPort';
 import type { AgentSession } from '../core/agent/agentSession';
 import type { AgentEvent } from '../core/agent/events';
 import type { Compactor } from '../core/compaction/compactor';
@@ -50,6 +51,8 @@ export interface SettingsPort {
   pipelineConfig(): ConfigResult;
   agent(): AgentSettings;
   compaction(): CompactionSettings;
+  /** The subagent settings (`contextPipeline.subagents.*`). */
+  subagents(): SubagentSettings;
   /** Whether each kind of editor context is injected. */
   editorContext(): { readonly selection: boolean; readonly openedFile: boolean };
   /** Calls `listener` after any of the extension's settings changed; returns its unsubscribe. */

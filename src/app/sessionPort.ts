@@ -3,6 +3,7 @@ import type { CompactionEntryState } from '../core/agent/agentSession';
 import type { Message } from '../core/conversation/conversationModel';
 import type { Plan } from '../core/plan/plan';
 import type { RequestHistory } from '../core/session/requestHistory';
+import type { SubagentRecord } from '../core/subagents/subagentRecord';
 
 /** A session opened for chatting: its history so far and where new entries go. */
 export interface OpenSession {
@@ -14,7 +15,12 @@ export interface OpenSession {
   readonly plan?: Plan;
   /** Compactions recorded in the session, oldest first, with whether each is in effect. */
   readonly compactions: readonly CompactionEntryState[];
-  /** Cost so far (undefined when a request's price is unknown) and the last reported prompt size, for the header. */
+  /** The subagents that ended, oldest first (their cards and the bill). */
+  readonly subagents: readonly SubagentRecord[];
+  /**
+   * Cost so far, its subagents' included (undefined when a request's price is unknown), and the
+   * last reported prompt size, for the header.
+   */
   readonly costUsd: number | undefined;
   readonly lastPromptTokens: number;
   /** The requests made so far (usage, compaction markers), for the budget panel's history. */
@@ -29,6 +35,18 @@ export interface OpenSession {
 export interface SessionPort {
   /** A new, empty session. */
   create(model: string): Promise<OpenSession>;
+  /**
+   * A new, empty session of a subagent: its header names the parent session and its task call
+   * (it is listed under its parent), `title` its task.
+   */
+  createChild(
+    model: string,
+    parent: { readonly sessionId: string; readonly toolUseId: string; readonly title: string },
+  ): Promise<OpenSession>;
+  /** Saves a readable Markdown transcript of session `id` (secrets redacted) to the file `dest`. */
+  saveTranscript(id: string, dest: string): Promise<{ ok: true } | { ok: false; error: string }>;
+  /** The Markdown transcript of session `id` (secrets redacted), for a read-only view. */
+  transcript(id: string): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
   /** The most recently updated session, if any. */
   openLatest(): Promise<OpenSession | undefined>;
   /** A session by id; an error value when it cannot be loaded at all. */

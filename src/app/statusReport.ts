@@ -30,6 +30,8 @@ export interface ContextFigures {
   readonly pressure: ContextPressure;
   /** Undefined when a request's price is unknown. */
   readonly costUsd: number | undefined;
+  /** Present when subagents ran: the part of `costUsd` they spent (undefined when one's price is unknown). */
+  readonly subagents?: { readonly costUsd: number | undefined };
   /** cache reads / prompt tokens of this session, 0..1, when known. */
   readonly cacheHitRate?: number;
   readonly compactions: number;
@@ -51,8 +53,10 @@ export interface StatusInputs {
   readonly title?: string;
   /** The last reported prompt size (0 before the first usage). */
   readonly promptTokens: number;
-  /** Undefined when a request's price is unknown. */
+  /** Undefined when a request's price is unknown; its subagents' included. */
   readonly costUsd: number | undefined;
+  /** The part of `costUsd` the session's subagents spent (0: none ran). */
+  readonly subagentsCostUsd: number | undefined;
   /**
    * The base URL the open session's requests go to now (its transport's): the setting's value
    * from the last turn boundary on. It differs from the setting only while a turn runs after
@@ -135,6 +139,7 @@ export async function statusReport(
     hardThreshold: resolved.config.hardThreshold,
     pressure,
     costUsd: inp.costUsd,
+    ...(inp.subagentsCostUsd !== 0 ? { subagents: { costUsd: inp.subagentsCostUsd } } : {}),
     ...(health && health.promptTokens > 0 ? { cacheHitRate: health.cacheHitRate } : {}),
     compactions: agent?.compactions.filter((c) => c.active).length ?? 0,
     ...breakdown(inp),

@@ -1,3 +1,5 @@
+import { TranscriptDocuments, TRANSCRIPT_SCHEME } from './subagents/transcriptDocument';
+import { readSubagentSettings } from './subagents/subagentSettings';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -75,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): void {
       return dir && existsSync(dir) ? [dir] : [];
     },
     runCommandEnabled: () => readAgentSettings().enableRunCommand,
+    subagentsEnabled: () => readSubagentSettings().enabled,
     secrets,
     filesExclude: () => vscode.workspace.getConfiguration('files').get<Record<string, boolean>>('exclude') ?? {},
     // `mcp` is created just below; its tools are read per call and per turn, never before.
@@ -108,6 +111,7 @@ export function activate(context: vscode.ExtensionContext): void {
     () => controller?.previousBreakpoint,
   );
   const previewDocument = new PreviewDocument();
+  const transcripts = new TranscriptDocuments(sessions);
   const chat = new ChatViewProvider(
     context.extensionUri,
     chatRoutes({
@@ -116,6 +120,7 @@ export function activate(context: vscode.ExtensionContext): void {
       approver,
       previewer,
       showPreview: (p) => previewDocument.show(p),
+      openSubagent: (id) => transcripts.show(id),
       log,
       mentions: fileMentions.mentions,
     }),
@@ -159,6 +164,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, compactions),
     previewDocument,
     vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, previewDocument),
+    transcripts,
+    vscode.workspace.registerTextDocumentContentProvider(TRANSCRIPT_SCHEME, transcripts),
     ...registerCompactionCommands(controller, log),
     ...registerCommands({ apiKeys, log }),
     registerChooseModel({

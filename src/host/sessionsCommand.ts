@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { ChatController } from './chat/chatController';
-import { sessionPickItem } from './sessions/sessionPick';
+import { sessionPickItem, withChildrenUnderParents } from './sessions/sessionPick';
 import type { SessionStore } from './sessions/sessionStore';
 import { plural } from '../core/tools/result';
 import { toast } from './toasts';
@@ -22,7 +22,7 @@ export async function showSessions(
     return;
   }
   const picked = await vscode.window.showQuickPick(
-    list.map((s) => sessionPickItem(s, (ms) => new Date(ms).toLocaleString())),
+    withChildrenUnderParents(list).map((s) => sessionPickItem(s, (ms) => new Date(ms).toLocaleString())),
     { title: 'Context Pipeline sessions', placeHolder: 'Pick a session to resume, export or delete' },
   );
   if (!picked) return;

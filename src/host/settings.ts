@@ -144,7 +144,13 @@ export function readAgentSettings(): AgentSettings {
 /** Settings whose ignored workspace value was already reported in this window. */
 const warned = new Set<string>();
 
-function userOnly<T>(c: vscode.WorkspaceConfiguration, key: string, isValue: (v: unknown) => v is T, fallback: T): T {
+/** A setting's value from the user's settings only (see trustedSetting.ts); warns once when a workspace set it. */
+export function userOnly<T>(
+  c: vscode.WorkspaceConfiguration,
+  key: string,
+  isValue: (v: unknown) => v is T,
+  fallback: T,
+): T {
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) =>
     vscode.workspace.getConfiguration(SETTINGS_SECTION, f.uri).inspect(key),
   );

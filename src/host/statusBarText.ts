@@ -46,11 +46,16 @@ export function statusBarText(f: ContextFigures): StatusBarText {
   }
   lines.push(
     `Compaction: soft at ${Math.round(f.softThreshold * 100)}%, hard at ${Math.round(f.hardThreshold * 100)}% of ${effective.toLocaleString('en-US')} tokens · ${f.compactions} so far.\n\n`,
-    `Cost this session: ${f.costUsd === undefined ? "— (a model's price is unknown)" : `$${f.costUsd.toFixed(4)}`}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`,
+    `Cost this session: ${f.costUsd === undefined ? "— (a model's price is unknown)" : `$${f.costUsd.toFixed(4)}`}${f.subagents ? subagentsPart(f.subagents.costUsd) : ''}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`,
   );
   return {
     text: `$(pulse) ${f.estimated ? '≈' : ''}${f.pressure.percentFull} % of ${shortTokens(effective)}`,
     tone: level === 'hard' || level === 'over' ? 'error' : level === 'soft' ? 'warning' : undefined,
     tooltip: lines.join(''),
   };
+}
+
+/** " (subagents $0.0123)": what the session's subagents spent of its cost. */
+function subagentsPart(usd: number | undefined): string {
+  return ` (subagents ${usd === undefined ? '—' : `$${usd.toFixed(4)}`})`;
 }

@@ -57,6 +57,7 @@ export function userLevelValue<T>(
 const WHY: Readonly<Record<string, string>> = {
   baseUrl: 'where requests — and your API key — go',
   enableRunCommand: 'whether Claude may run shell commands',
+  'subagents.allowEdits': 'whether subagents may propose edits and commands',
 };
 
 /**

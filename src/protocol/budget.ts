@@ -92,6 +92,24 @@ const RequestRow = v.strictObject({
   /** Tokens of the API's server-compaction iterations in this request (input + output). */
   serverCompactionTokens: v.optional(N),
 });
+/** A subagent that ended: its requests are billed to the session (shown as the Subagents row). */
+const SubagentRow = v.strictObject({
+  /** The parent's turn it ran in. */
+  turn: N,
+  description: v.string(),
+  model: v.string(),
+  state: v.picklist(['done', 'failed', 'stopped']),
+  requests: N,
+  rounds: N,
+  toolCalls: N,
+  /** Summed over its requests: input + cache reads + cache writes. */
+  promptTokens: N,
+  cacheRead: N,
+  cacheWrite: N,
+  output: N,
+  /** Null when a request's price was unknown. */
+  costUsd: v.nullable(N),
+});
 /** A pinned region: a whole message, or one pinned block (e.g. a selection) of a message. */
 const PinnedRow = v.strictObject({
   kind: v.picklist(['message', 'block']),
@@ -142,6 +160,8 @@ const SnapshotSchema = v.strictObject({
   tokenizer: v.string(),
   last: v.optional(v.strictObject({ estimated: N, reported: N })),
   requests: v.array(RequestRow),
+  /** The session's subagents that ended, oldest first (the newest 200). */
+  subagents: v.array(SubagentRow),
   ledger: v.array(LedgerRow),
   /** What normalize repaired in the last request before sending it: one line, and each repair. */
   repairs: v.optional(v.strictObject({ summary: v.string(), details: v.array(v.string()) })),

@@ -201,6 +201,8 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('openCompacted'), compactionId: ItemRef }),
   /** The user asked for a cleared tool result's original (`clearedResult`), by its call's id. */
   v.strictObject({ type: v.literal('openClearedResult'), toolUseId: ItemRef }),
+  /** Open a subagent's transcript (its child session, by id) from its task card. */
+  v.strictObject({ type: v.literal('openSubagent'), sessionId: ItemRef }),
   /** Put text on the clipboard (when the webview's own clipboard access failed). */
   v.strictObject({ type: v.literal('copy'), text: Text }),
   /** List the workspace files matching what follows an `@` in the composer (answered by `mentionResults`). */

@@ -26,6 +26,29 @@ const ThinkingSchema = v.strictObject({
   redacted: v.optional(v.boolean()),
 });
 
+/**
+ * A subagent's figures on its task call's card (live while it runs): its child session (Open
+ * transcript), model, state and what it did and cost — billed to the turn.
+ */
+const SubagentCardSchema = v.strictObject({
+  sessionId: v.pipe(v.string(), v.maxLength(200), v.regex(/^[\w.:-]*$/)),
+  model: v.string(),
+  state: v.picklist(['running', 'done', 'failed', 'stopped']),
+  requests: v.number(),
+  rounds: v.number(),
+  toolCalls: v.number(),
+  /** The last tool call, one line. */
+  lastTool: v.optional(v.pipe(v.string(), v.maxLength(400))),
+  compactions: v.number(),
+  /** Every prompt and answer token of its requests. */
+  tokens: v.number(),
+  /** Null when a price is unknown. */
+  costUsd: v.nullable(v.number()),
+});
+
+/** A subagent's card figures. */
+export type SubagentCard = v.InferOutput<typeof SubagentCardSchema>;
+
 /** An answer's thinking as the chat shows it. */
 export type ChatThinking = v.InferOutput<typeof ThinkingSchema>;
 
@@ -109,6 +132,8 @@ export const ChatItemSchema = v.variant('kind', [
      * round); the model sees its beginning and the path.
      */
     spilled: v.optional(v.boolean()),
+    /** A task call: its subagent's figures (see SubagentCardSchema). */
+    subagent: v.optional(SubagentCardSchema),
   }),
   /**
    * The agent asks before a side effect: an edit (with its diff) or a shell command. Answered

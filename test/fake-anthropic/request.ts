@@ -44,6 +44,16 @@ export function lastUserText(req: ApiRequest): string {
   return '';
 }
 
+/** The text blocks of the first user message, joined by newlines ('' when there is none). */
+export function firstUserText(req: ApiRequest): string {
+  const m = req.messages.find((x) => x.role === 'user');
+  return m
+    ? blocksOf(m)
+        .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+        .join('\n')
+    : '';
+}
+
 /** Number of `tool_result` blocks in the last user message. */
 export function lastToolResultCount(req: ApiRequest): number {
   const m = req.messages.at(-1);

@@ -6,7 +6,7 @@
  * silently ignored option.
  */
 import { isObject } from './reject';
-import { lastToolResultCount, lastUserText, type ApiRequest } from './request';
+import { firstUserText, lastToolResultCount, lastUserText, type ApiRequest } from './request';
 import type { ApiErrorType, ScriptStep } from './types';
 
 const STOP_REASONS = [
@@ -48,7 +48,9 @@ const toolUses: Check = (v) =>
 const match: Check = (v) =>
   isObject(v) &&
   (v.model === undefined || str(v.model)) &&
-  (v.lastUserTextIncludes === undefined || str(v.lastUserTextIncludes));
+  (v.lastUserTextIncludes === undefined || str(v.lastUserTextIncludes)) &&
+  (v.firstUserTextIncludes === undefined || str(v.firstUserTextIncludes)) &&
+  Object.keys(v).every((k) => ['model', 'lastUserTextIncludes', 'firstUserTextIncludes'].includes(k));
 
 const FIELDS: Record<string, Check> = {
   delayMs: num,
@@ -104,6 +106,7 @@ function fits(step: ScriptStep, req: ApiRequest): boolean {
   if (!m) return true;
   if (m.model !== undefined && m.model !== req.model) return false;
   if (m.lastUserTextIncludes !== undefined && !lastUserText(req).includes(m.lastUserTextIncludes)) return false;
+  if (m.firstUserTextIncludes !== undefined && !firstUserText(req).includes(m.firstUserTextIncludes)) return false;
   return true;
 }
 

@@ -33,6 +33,8 @@ export interface StepMatch {
   readonly model?: string;
   /** The text of the request's last user message must contain this. */
   readonly lastUserTextIncludes?: string;
+  /** The text of the request's first user message contains this (a subagent's task prompt). */
+  readonly firstUserTextIncludes?: string;
 }
 
 /** What every step may carry. */

@@ -34,6 +34,7 @@ function router(t: ReturnType<typeof fakeChat>) {
       attachFile: ignore,
       openCompacted: ignore,
       openClearedResult: ignore,
+      openSubagent: ignore,
       clearPlan: ignore,
     },
     (e) => void invalid.push(e),

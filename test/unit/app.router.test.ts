@@ -24,6 +24,7 @@ const chatSamples: { [K in ChatToHost['type']]: Extract<ChatToHost, { type: K }>
   attachFile: { type: 'attachFile', path: 'src/a.ts' },
   openCompacted: { type: 'openCompacted', compactionId: 'cmp_1' },
   openClearedResult: { type: 'openClearedResult', toolUseId: 'toolu_1' },
+  openSubagent: { type: 'openSubagent', sessionId: '2026-11-29T01-00-00-abc123' },
   clearPlan: { type: 'clearPlan' },
 };
 

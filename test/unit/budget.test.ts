@@ -169,6 +169,7 @@ describe('budget protocol', () => {
       calibration: 1,
       tokenizer: 'o200k',
       requests: [],
+      subagents: [],
       ledger: [],
       compactions: [],
       pinned: [

@@ -208,6 +208,7 @@ describe('project context: budget categories', () => {
       calibration: 1,
       tokenizer: 't',
       requests: [],
+      subagents: [],
       ledger: [
         {
           position: 1,

@@ -61,6 +61,7 @@ const snapshot = (requests: unknown[]) => ({
   calibration: 1,
   tokenizer: 't',
   requests,
+  subagents: [],
   ledger: [],
   compactions: [],
   pinned: [],

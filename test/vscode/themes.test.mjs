@@ -205,8 +205,11 @@ for (const theme of [
                 .sort((a, b) => a.top - b.top)
                 .map((l) => l.text),
             );
-            return texts.includes('# Request preview') ? texts : undefined;
-          }, 'the preview document to show')
+            // Monaco moves reused line elements while it renders: a snapshot taken mid-render can
+            // list them out of order, so wait for one that starts with the summary (a document
+            // that does not start so never shows one, and the wait fails with its lines).
+            return texts.includes('# Request preview') && /^≈ /.test(texts[0] ?? '') ? texts : undefined;
+          }, 'the preview document to show, led by its summary line')
         );
         // The first line: tokens, the input's price, the prompt cache hit expected; then the ledger.
         assert.match(

@@ -9,6 +9,8 @@ import { planDefinition } from '../plan/planTool';
 import type { Plan } from '../plan/plan';
 import { clearPlan, setPlan } from './planCommands';
 import { RECALL_MAX_CHARS } from '../recall/recallSpec';
+import { sessionTaskTool } from './subagentRouting';
+import { TASK_REPORT_MAX_CHARS } from '../subagents/taskSpec';
 import { withSessionTools } from '../tools/toolRegistry';
 import type { ToolLoadingPlan } from '../tools/toolLoading';
 import type { AgentEvent } from './events';
@@ -33,7 +35,7 @@ export type { AgentDeps, CompactionEntryState, SendResult } from './sessionCore'
 export class AgentSession {
   private readonly core: SessionCore;
   private readonly commands: SessionCommands;
-  /** The workspace tools, with `recall` (on this session's compactions) and `update_plan` answered here. */
+  /** The workspace tools, with `recall` (on this session's compactions), `update_plan` and `task` answered here. */
   private readonly tools: ToolRunner;
 
   constructor(
@@ -52,7 +54,12 @@ export class AgentSession {
     });
     const plan = planDefinition({ adopt: (p, toolUseId) => setPlan(this.core, p, toolUseId) });
     const own = deps.toolLoader ? [recall, plan, deps.toolLoader.findTools] : [recall, plan];
-    this.tools = withSessionTools(deps.tools, own, () => deps.clock.now(), RECALL_MAX_CHARS);
+    const now = () => deps.clock.now();
+    const tools = withSessionTools(deps.tools, own, now, RECALL_MAX_CHARS);
+    // A subagent's report has its own cap; the tool-result guard spills a long one to a file.
+    this.tools = deps.subagents
+      ? withSessionTools(tools, [sessionTaskTool(this.core, deps.subagents)], now, TASK_REPORT_MAX_CHARS)
+      : tools;
   }
 
   /** Every compaction of the session, oldest first, with whether it is in effect. */

@@ -23,6 +23,10 @@ import {
 } from './sessionWrite';
 import { STOPPED_WHILE_TOOLS_RAN } from './standInAnswers';
 import { plural } from '../tools/result';
+import { TASK } from '../subagents/taskSpec';
+
+/** Tools whose calls of one round run together: subagents (each in its own context). */
+const PARALLEL_TOOLS: ReadonlySet<string> = new Set([TASK]);
 
 /**
  * The turn loop of a session: assemble → compact when due → cache anchors → serialize →
@@ -214,6 +218,9 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
         writeFile: core.deps.writeFile,
         spillDirectory: core.deps.pasteDirectory,
         contextWindow: core.state.config.contextWindow,
+        ...(core.deps.subagents
+          ? { parallel: { names: PARALLEL_TOOLS, limit: core.deps.subagents.settings().maxConcurrent } }
+          : {}),
         emit: (e) => {
           if (e.type === 'tool_finished') outcomes.set(e.call.id, e.outcome);
           core.emit(e);

@@ -4,6 +4,7 @@ import type { ContextHealth } from '../compaction/health';
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types';
 import type { Injection, Message } from '../conversation/conversationModel';
 import type { Plan } from '../plan/plan';
+import type { SubagentFigures, SubagentRecord } from '../subagents/subagentRecord';
 import type { Repair } from '../normalize/normalize';
 import type { ServerReport } from '../server/serverReport';
 
@@ -85,6 +86,10 @@ export type AgentEvent =
   | { readonly type: 'health'; readonly health: ContextHealth }
   /** The plan changed: update_plan replaced it (`plan`), or the user cleared it (`plan` absent). */
   | { readonly type: 'plan_changed'; readonly plan?: Plan }
+  /** A subagent's figures changed (the task call `toolUseId`'s card follows them). */
+  | { readonly type: 'subagent_progress'; readonly toolUseId: string; readonly figures: SubagentFigures }
+  /** A subagent ended; its record (what it did and cost) was saved to the session, unless `notSaved` says why not. */
+  | { readonly type: 'subagent_finished'; readonly record: SubagentRecord; readonly notSaved?: string }
   /**
    * `count_tokens` gave the exact size of the first request of the session (or the first after a
    * model switch): `tokens`, sent with the estimate `estimated`. `anchored`: it answered before
@@ -110,6 +115,11 @@ export interface SessionSink {
    * (`plan` undefined). Optional: without it the plan is not kept across a reload.
    */
   plan?(record: { readonly at: number; readonly plan?: Plan; readonly toolUseId?: string }): Promise<void>;
+  /**
+   * A subagent of this session ended: what it did and cost (its requests are billed to this
+   * session). Optional: without it the cost is shown but not kept across a reload.
+   */
+  subagent?(record: SubagentRecord): Promise<void>;
   /** Blocks were pinned (never compacted) or unpinned. */
   pins(blockIds: readonly string[], pinned: boolean): Promise<void>;
   usage(record: {

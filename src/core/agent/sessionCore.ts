@@ -9,6 +9,7 @@ import type { TokenEstimator } from '../tokens/estimator';
 import type { Compactor } from '../compaction/compactor';
 import type { CompactionRecord } from '../compaction/types';
 import type { SpillReader } from '../recall/corpus';
+import type { SubagentLauncher } from '../subagents/subagentPort';
 import type { AgentEvent, SessionSink } from './events';
 import { RequestAccounting } from './requestAccounting';
 import { prepareRequest, type PreparedRequest } from '../pipeline/pipeline';
@@ -45,6 +46,11 @@ export interface AgentDeps {
    * without it every offered tool is sent as it is.
    */
   readonly toolLoader?: ToolLoader;
+  /**
+   * Opens child sessions for the `task` tool (subagents); without it `task` is not bound here
+   * (a call gets the built-in refusal). A subagent's own session has none: depth limit 1.
+   */
+  readonly subagents?: SubagentLauncher;
 }
 
 /** A compaction of this session and whether it is in effect (restore undoes it). */

@@ -44,6 +44,7 @@ const EFFECT_KINDS: Readonly<Record<ToolEffect, ToolKind>> = {
   run: 'run',
   recall: 'other',
   plan: 'other',
+  delegate: 'other',
   external: 'other',
 };
 

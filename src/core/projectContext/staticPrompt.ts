@@ -29,9 +29,14 @@ export const STATIC_SYSTEM_PROMPT = [
  * pinned and never compactable. Only its id and creation time vary; the text never does.
  */
 export function agentSystemPrompt(deps: { readonly clock: Clock; readonly ids: IdSource }): TextBlock {
+  return systemTextBlock(STATIC_SYSTEM_PROMPT, deps);
+}
+
+/** `text` as a block of the system prompt: source `system`, tier 0, pinned, never compactable. */
+export function systemTextBlock(text: string, deps: { readonly clock: Clock; readonly ids: IdSource }): TextBlock {
   return {
     type: 'text',
-    text: STATIC_SYSTEM_PROMPT,
+    text,
     meta: {
       id: deps.ids.next('sys'),
       tier: 0,

@@ -9,7 +9,13 @@
  * type or a field must bump the version and add the step to migrate.ts, because readers
  * treat unknown entries and fields as damage, and leave files of a newer version alone.
  *
- * Version 5 (this one): `plan` lines (the agent's plan, update_plan: core/plan/plan.ts; an
+ * Version 6 (this one): `subagent` lines (a subagent of this session ended: what it did and
+ * cost, core/subagents/subagentRecord.ts), the header's optional `parent` (this session is a
+ * subagent's: the parent session and its task call) and the tool_use effect `delegate`. A
+ * version 5 file is a valid version 6 file but for the header's version; a version 5 build
+ * would drop a subagent line as damage (losing the subagent's cost), hence the bump.
+ *
+ * Version 5: `plan` lines (the agent's plan, update_plan: core/plan/plan.ts; an
  * empty `steps` is the user's Clear), the tool_use effect `plan`, and a compaction's optional
  * `carriedPlan` (the plan the survive step carried after it). A version 4 file is a valid
  * version 5 file but for the header's version; a version 4 build would drop a plan line as
@@ -34,7 +40,6 @@
  * header's `title` stays; a stopped or failed turn is recorded in the conversation itself).
  */
 import * as v from 'valibot';
-import { IMAGE_MEDIA_TYPES } from '../../protocol/imageTokens';
 import type { Usage } from '../agent/agentPorts';
 import type { Message } from '../conversation/conversationModel';
 import type { CacheMiss } from '../cache/cacheMiss';
@@ -48,13 +53,14 @@ import type {
   CarriedPlan,
 } from '../compaction/types';
 import { compactionFields } from './compactionEntry';
-import { TOOL_EFFECTS } from '../tools/toolDefinition';
+import { int, messageSchema as message, num } from './messageSchema';
 import { PLAN_STATUSES, type PlanStatus } from '../plan/plan';
+import type { SubagentRecord } from '../subagents/subagentRecord';
 
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
 /** The format version this code writes (it reads older ones too, see migrate.ts). */
-export const SESSION_VERSION = 5;
+export const SESSION_VERSION = 6;
 
 /** First line of every session file. Times are milliseconds since the epoch. */
 export interface HeaderEntry {
@@ -67,6 +73,8 @@ export interface HeaderEntry {
   readonly model: string;
   /** Name of the workspace the session belongs to ('' when no folder was open). */
   readonly workspace: string;
+  /** A subagent's session: the session whose task call (`toolUseId`) started it. */
+  readonly parent?: { readonly sessionId: string; readonly toolUseId: string };
 }
 
 /** A message appended to the conversation, with every block's metadata. */
@@ -176,6 +184,16 @@ export interface PlanStepEntry {
 }
 
 /**
+ * A subagent of this session ended (see SubagentRecord): its requests are billed here, its
+ * transcript is the session `sessionId`.
+ */
+export interface SubagentEntry extends Omit<SubagentRecord, 'costUsd'> {
+  readonly type: 'subagent';
+  /** Absent when a request's price was unknown. */
+  readonly costUsd?: number;
+}
+
+/**
  * Written by the loader after it repaired the conversation: from here on the conversation
  * is exactly `messages`; `fixes` says what was changed and why.
  */
@@ -196,102 +214,9 @@ export type SessionEntry =
   | PinEntry
   | RecallEntry
   | PlanEntry
+  | SubagentEntry
   | RepairEntry;
 
-const num = v.pipe(v.number(), v.finite());
-const int = v.pipe(v.number(), v.safeInteger());
-const meta = v.strictObject({
-  id: v.string(),
-  tier: v.picklist([0, 1, 2, 3]),
-  source: v.picklist([
-    'system',
-    'user',
-    'assistant',
-    'tool',
-    'reminder',
-    'ide_selection',
-    'ide_opened_file',
-    'attached_file',
-    'hook',
-    'compactor',
-    'instructions',
-    'workspace',
-  ]),
-  createdAt: num,
-  origin: v.optional(v.string()),
-  toolUseId: v.optional(v.string()),
-  effect: v.optional(v.picklist(TOOL_EFFECTS)),
-  injection: v.optional(
-    v.strictObject({
-      kind: v.picklist(['ide_opened_file', 'ide_selection', 'attached_file', 'system_reminder', 'hook']),
-      tag: v.string(),
-      path: v.optional(v.string()),
-      startLine: v.optional(int),
-      endLine: v.optional(int),
-      contentStart: v.optional(int),
-    }),
-  ),
-  tokenCount: v.optional(num),
-  pinned: v.boolean(),
-  compactable: v.boolean(),
-});
-const mediaType = v.picklist(IMAGE_MEDIA_TYPES);
-const resultContent = v.union([
-  v.string(),
-  v.array(
-    v.variant('type', [
-      v.strictObject({ type: v.literal('text'), text: v.string() }),
-      v.strictObject({ type: v.literal('image'), mediaType, data: v.string() }),
-    ]),
-  ),
-]);
-const block = v.variant('type', [
-  v.strictObject({ type: v.literal('text'), text: v.string(), meta }),
-  // JSON drops an undefined input; read it back as the empty object the API expects.
-  v.strictObject({
-    type: v.literal('tool_use'),
-    id: v.string(),
-    name: v.string(),
-    input: v.optional(v.unknown(), () => ({})),
-    meta,
-  }),
-  v.strictObject({
-    type: v.literal('tool_result'),
-    toolUseId: v.string(),
-    content: resultContent,
-    isError: v.optional(v.boolean()),
-    meta,
-  }),
-  v.strictObject({
-    type: v.literal('thinking'),
-    thinking: v.string(),
-    signature: v.optional(v.string()),
-    redactedData: v.optional(v.string()),
-    prefixDigest: v.optional(v.string()),
-    meta,
-  }),
-  v.strictObject({ type: v.literal('image'), mediaType, data: v.string(), meta }),
-  v.strictObject({
-    type: v.literal('summary'),
-    text: v.string(),
-    compactionId: v.string(),
-    turnRange: v.strictTuple([int, int]),
-    server: v.optional(v.strictObject({ encryptedContent: v.optional(v.nullable(v.string())) })),
-    meta,
-  }),
-  // The API's block verbatim: only its `type` is checked here (normalize checks the rest before sending).
-  v.strictObject({
-    type: v.literal('server_tool'),
-    raw: v.looseObject({ type: v.string() }),
-    meta,
-  }),
-]);
-const message = v.strictObject({
-  id: v.string(),
-  role: v.picklist(['user', 'assistant']),
-  blocks: v.array(block),
-  turn: int,
-});
 const usage = v.strictObject({
   input_tokens: int,
   output_tokens: int,
@@ -346,6 +271,7 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     title: v.optional(v.string()),
     model: v.string(),
     workspace: v.string(),
+    parent: v.optional(v.strictObject({ sessionId: v.string(), toolUseId: v.string() })),
   }),
   v.strictObject({ type: v.literal('message'), at: num, message }),
   v.strictObject({
@@ -382,6 +308,22 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
       v.strictObject({ step: v.string(), status: v.picklist(PLAN_STATUSES), note: v.optional(v.string()) }),
     ),
     toolUseId: v.optional(v.string()),
+  }),
+  v.strictObject({
+    type: v.literal('subagent'),
+    at: num,
+    toolUseId: v.string(),
+    sessionId: v.string(),
+    description: v.string(),
+    model: v.string(),
+    state: v.picklist(['done', 'failed', 'stopped']),
+    requests: int,
+    rounds: int,
+    toolCalls: int,
+    lastTool: v.optional(v.string()),
+    compactions: int,
+    usage,
+    costUsd: v.optional(num),
   }),
   v.strictObject({ type: v.literal('repair'), at: num, fixes: v.array(v.string()), messages: v.array(message) }),
 ]);

@@ -1,6 +1,10 @@
 /**
  * Reading session files of older format versions: each line, parsed, is brought to the
- * current version before it is validated, one step at a time (1 → 2 → 3 → 4 → 5). Pure.
+ * current version before it is validated, one step at a time (1 → 2 → 3 → 4 → 5 → 6). Pure.
+ *
+ * Version 5 → 6: the header's version becomes 6; nothing else changes. Version 6 added
+ * `subagent` lines, the header's optional `parent` and the tool_use effect `delegate` (a
+ * version 5 build would drop them as damage, hence the bump).
  *
  * Version 4 → 5: the header's version becomes 5; nothing else changes. Version 5 added `plan`
  * lines, the tool_use effect `plan` and a compaction's optional `carriedPlan` (a version 4
@@ -40,6 +44,7 @@ export function migrateEntry(json: unknown, version: number): unknown {
   if (version <= 2) o = fromV2(o);
   if (version <= 3) o = fromV3(o);
   if (version <= 4) o = fromV4(o);
+  if (version <= 5) o = fromV5(o);
   return o;
 }
 
@@ -64,6 +69,11 @@ function fromV3(o: Record<string, unknown>): Record<string, unknown> {
 /** Version 4 → 5: only the header's version differs. */
 function fromV4(o: Record<string, unknown>): Record<string, unknown> {
   return o.type === 'header' && o.version === 4 ? { ...o, version: 5 } : o;
+}
+
+/** Version 5 → 6: only the header's version differs. */
+function fromV5(o: Record<string, unknown>): Record<string, unknown> {
+  return o.type === 'header' && o.version === 5 ? { ...o, version: 6 } : o;
 }
 
 function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {

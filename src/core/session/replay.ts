@@ -16,6 +16,8 @@ import { repairMessages } from './repair';
 import { reinsertRewind } from '../compaction/rewind';
 import { requestHistoryOf, type RequestHistory } from './requestHistory';
 import { checkPlanSteps, type Plan } from '../plan/plan';
+import { subagentRecordOf } from './subagentEntry';
+import type { SubagentRecord } from '../subagents/subagentRecord';
 
 /** A compaction of the session and whether it is still in effect (not restored). */
 export interface CompactionState {
@@ -46,6 +48,8 @@ export interface ReplayedSession {
   readonly compactions: readonly CompactionState[];
   /** The agent's plan as the last readable plan line left it (undefined: none, or cleared). */
   readonly plan: Plan | undefined;
+  /** The session's subagents that ended, oldest first (what each did and cost). */
+  readonly subagents: readonly SubagentRecord[];
   /** Latest time found in the entries (ms). */
   readonly updatedAt: number;
   /** Entries that could not be applied, as sentences for the user. */
@@ -73,6 +77,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
   let messages: Message[] = [];
   let updatedAt = 0;
   let plan: Plan | undefined;
+  const subagents: SubagentRecord[] = [];
   const pinState = new Map<string, { pinned: boolean; index: number[] }>();
   const usage: UsageEntry[] = [];
   const compactions = new Map<
@@ -175,6 +180,9 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
         plan = checked.plan;
         break;
       }
+      case 'subagent':
+        subagents.push(subagentRecordOf(e));
+        break;
       case 'repair':
         messages = [...e.messages];
         break;
@@ -218,6 +226,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       ...(c.recalled ? { recalled: c.recalled } : {}),
     })),
     plan,
+    subagents,
     updatedAt,
     problems,
     fixes: repaired.fixes,

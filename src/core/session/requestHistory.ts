@@ -4,13 +4,15 @@
  * it again after a window reload or a resume. Pure.
  *
  * Nothing new is stored for it: every request already leaves a `usage` entry (API usage,
- * estimate, cost, turn) and every compaction a `compaction` entry, in the order they
- * happened, so older session files rebuild the same way.
+ * estimate, cost, turn), every compaction a `compaction` entry and every subagent that ended
+ * a `subagent` entry, in the order they happened, so older session files rebuild the same way.
  */
 import type { CacheMiss } from '../cache/cacheMiss';
 import type { SessionEntry } from './entries';
 import { clearedInputTokens, type ServerReport } from '../server/serverReport';
 import { reportedPromptTokens, reportedTotalTokens } from '../tokens/promptTokens';
+import type { SubagentRecord } from '../subagents/subagentRecord';
+import { subagentRecordOf } from './subagentEntry';
 
 /** A request row's server figures (none when the server did nothing); shared with the live budget history. */
 export function serverFigures(report: ServerReport | undefined): {
@@ -71,6 +73,16 @@ export interface RequestHistory {
   readonly turnPrompts: readonly number[];
   /** A compaction ran after the last request: the next request gets the marker. */
   readonly compactedSinceLast: boolean;
+  /**
+   * The subagents that ended, oldest first, each with the turn of the parent it ran in: their
+   * requests are billed to the session but are not its requests (they never change its prompt).
+   */
+  readonly subagents: readonly SubagentRun[];
+}
+
+/** A subagent's record with the parent's turn it ran in. */
+export interface SubagentRun extends SubagentRecord {
+  readonly turn: number;
 }
 
 /** The history of a session with no request. */
@@ -78,6 +90,7 @@ export const EMPTY_REQUEST_HISTORY: RequestHistory = Object.freeze({
   requests: [],
   turnPrompts: [],
   compactedSinceLast: false,
+  subagents: [],
 });
 
 /** What one request reported, as both the live events and the session file know it. */
@@ -108,6 +121,7 @@ export interface RequestInput {
 export class RequestHistoryBuilder {
   private readonly rows: RequestRecord[];
   private readonly points: number[];
+  private readonly runs: SubagentRun[];
   private compacted: boolean;
   private lastTurn: number | undefined;
 
@@ -115,6 +129,7 @@ export class RequestHistoryBuilder {
   constructor(saved: RequestHistory = EMPTY_REQUEST_HISTORY) {
     this.rows = [...saved.requests];
     this.points = [...saved.turnPrompts];
+    this.runs = [...saved.subagents];
     this.compacted = saved.compactedSinceLast;
     this.lastTurn = saved.requests.at(-1)?.turn;
   }
@@ -147,6 +162,13 @@ export class RequestHistoryBuilder {
     return row;
   }
 
+  /** A subagent ended during the turn of the last request (the task call's): its row. */
+  subagent(record: SubagentRecord): SubagentRun {
+    const run = { ...record, turn: this.lastTurn ?? 0 };
+    this.runs.push(run);
+    return run;
+  }
+
   /** A compaction happened: the next request gets the marker. */
   compaction(): void {
     this.compacted = true;
@@ -159,19 +181,25 @@ export class RequestHistoryBuilder {
 
   /** The history so far (copies: later requests do not change it). */
   history(): RequestHistory {
-    return { requests: [...this.rows], turnPrompts: [...this.points], compactedSinceLast: this.compacted };
+    return {
+      requests: [...this.rows],
+      turnPrompts: [...this.points],
+      compactedSinceLast: this.compacted,
+      subagents: [...this.runs],
+    };
   }
 }
 
 /**
  * Walks the entries in file order with {@link RequestHistoryBuilder}: each `usage` entry is a
- * request; a `compaction` entry marks the next request. Other entries are ignored. Pass the
+ * request; a `compaction` entry marks the next request; a `subagent` entry is a subagent's row. Other entries are ignored. Pass the
  * entries that replay applied (see `replaySession`), so a skipped compaction marks nothing.
  */
 export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHistory {
   const builder = new RequestHistoryBuilder();
   for (const e of entries) {
     if (e.type === 'compaction') builder.compaction();
+    if (e.type === 'subagent') builder.subagent(subagentRecordOf(e));
     if (e.type !== 'usage') continue;
     builder.request({
       turn: e.turn,

@@ -28,6 +28,7 @@ const VERBS: Readonly<Record<Exclude<ToolEffect, 'external'>, string>> = {
   run: 'Run',
   recall: 'Recall',
   plan: 'Plan:',
+  delegate: 'Subagent:',
 };
 
 /** Effects whose target is words (a pattern, a query, an argument) rather than a path or a command: quoted. */

@@ -10,10 +10,10 @@ import type { ApprovalDecision } from './approvalWords';
 /**
  * What a tool does, as the pipeline sees it: snip and masking find stale reads by it,
  * re-attach and the file index find the files touched, risk flags and the ledger group by it.
- * `plan` changes only the session's plan (update_plan). `external` is anything else (an MCP
- * tool, unless the pipeline can tell better).
+ * `plan` changes only the session's plan (update_plan). `delegate` hands work to a subagent
+ * (task). `external` is anything else (an MCP tool, unless the pipeline can tell better).
  */
-export type ToolEffect = 'read' | 'list' | 'search' | 'edit' | 'run' | 'recall' | 'plan' | 'external';
+export type ToolEffect = 'read' | 'list' | 'search' | 'edit' | 'run' | 'recall' | 'plan' | 'delegate' | 'external';
 
 /** Every ToolEffect, in the order the views list them. */
 export const TOOL_EFFECTS: readonly ToolEffect[] = [
@@ -24,6 +24,7 @@ export const TOOL_EFFECTS: readonly ToolEffect[] = [
   'run',
   'recall',
   'plan',
+  'delegate',
   'external',
 ];
 
@@ -40,7 +41,7 @@ export type ToolApproval = 'none' | 'own' | 'ask';
 /** Where a tool comes from. */
 export type ToolOrigin =
   | { readonly kind: 'builtin' }
-  /** Bound per session (recall, update_plan, and later subagents): executed through the session's overlay. */
+  /** Bound per session (recall, update_plan, task): executed through the session's overlay. */
   | { readonly kind: 'session' }
   /** A tool of an MCP server: `server` is the configured server name, `tool` the server's own tool name. */
   | { readonly kind: 'mcp'; readonly server: string; readonly tool: string };

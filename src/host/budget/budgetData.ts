@@ -18,9 +18,15 @@ import { prepareRequest } from '../../core/pipeline/pipeline';
 import type { Tokenizer } from '../../core/platform/platformPorts';
 import { contextPressure } from '../../core/pipeline/window';
 import { makeRequestCounter } from '../../core/pipeline/requestTokens';
-import { EMPTY_REQUEST_HISTORY, RequestHistoryBuilder, type RequestHistory } from '../../core/session/requestHistory';
+import {
+  EMPTY_REQUEST_HISTORY,
+  RequestHistoryBuilder,
+  type RequestHistory,
+  type SubagentRun,
+} from '../../core/session/requestHistory';
 import type { TokenEstimator } from '../../core/tokens/estimator';
 import type { BudgetSnapshot } from '../../protocol/budget';
+import { reportedPromptTokens } from '../../core/tokens/promptTokens';
 
 const MAX_REQUESTS = 200;
 const clock = { now: () => Date.now() };
@@ -54,6 +60,29 @@ export class BudgetHistory {
       .history()
       .requests.slice(-MAX_REQUESTS)
       .map(({ turn: _turn, costUsd, ...row }) => ({ ...row, costUsd: costUsd ?? null }));
+  }
+
+  /** The subagents that ended, oldest first, with the turn each ran in (the task cards' figures). */
+  get subagentRuns(): readonly SubagentRun[] {
+    return this.builder.history().subagents;
+  }
+
+  /** The subagents that ended, as the protocol lists them (the newest 200). */
+  get subagents(): BudgetSnapshot['subagents'] {
+    return this.subagentRuns.slice(-MAX_REQUESTS).map((r) => ({
+      turn: r.turn,
+      description: r.description,
+      model: r.model,
+      state: r.state,
+      requests: r.requests,
+      rounds: r.rounds,
+      toolCalls: r.toolCalls,
+      promptTokens: reportedPromptTokens(r.usage),
+      cacheRead: r.usage.cache_read_input_tokens,
+      cacheWrite: r.usage.cache_creation_input_tokens,
+      output: r.usage.output_tokens,
+      costUsd: r.costUsd ?? null,
+    }));
   }
 
   /** Per turn that made a request: its last prompt + answer (the forecast's series). */
@@ -94,6 +123,9 @@ export class BudgetHistory {
         return;
       case 'compaction_finished':
         if (e.records.length > 0) this.builder.compaction();
+        return;
+      case 'subagent_finished':
+        this.builder.subagent(e.record);
         return;
       case 'error':
         this.awaitingUsage = false;
@@ -170,6 +202,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     tokenizer: tokenizer.name,
     ...(lastRequest ? { last: { estimated: lastRequest.estimated, reported: lastRequest.promptTokens } } : {}),
     requests,
+    subagents: history.subagents,
     ledger: lastLedger.map((r) => ({
       position: r.position,
       role: r.role,

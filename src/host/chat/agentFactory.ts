@@ -25,6 +25,9 @@ import type { ApiKeyStore } from '../apiKey';
 import { createProjectContext } from '../projectContext/vscodeProjectContext';
 import { loadTokenizer } from '../tokenizerLoader';
 import { folderSpillReader } from './spillReader';
+import type { SessionPort } from '../../app/sessionPort';
+import type { ToolLookup } from '../../core/tools/callSummary';
+import { subagentLauncher } from '../subagents/subagentLauncher';
 
 /** How long the exact first count (`count_tokens`) may take before the estimate stays as it is. */
 export const COUNT_TOKENS_TIMEOUT_MS = 3_000;
@@ -41,6 +44,10 @@ export interface AgentFactoryDeps {
   readonly log: LogPort;
   /** Reads a file fresh (read_file's rules) for the re-attach after a compaction; without it nothing is re-attached. */
   readonly readFresh?: ReadFresh;
+  /** Where subagents' child sessions go; with `toolDefinition`, sessions get subagents (task). */
+  readonly sessions?: Pick<SessionPort, 'createChild' | 'saveTranscript'>;
+  /** The tools' definitions by name (what a subagent may use, its cards' one-line summaries). */
+  readonly toolDefinition?: ToolLookup;
 }
 
 /**
@@ -134,6 +141,26 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
               .then((r) => (r.ok ? r : { ok: false as const })),
           contextAfterTools: (calls, note) => project.afterTools(calls, note),
           toolLoader,
+          ...(deps.sessions && deps.toolDefinition
+            ? {
+                subagents: subagentLauncher({
+                  parentId: open.id,
+                  parent: () => built.agent?.state,
+                  sessions: deps.sessions,
+                  settings: deps.settings,
+                  subagentSettings: () => deps.settings.subagents(),
+                  llm: transport.llm,
+                  tokenizer,
+                  clock,
+                  tools: deps.tools,
+                  toolSchemas: deps.toolSchemas,
+                  toolDefinition: deps.toolDefinition,
+                  filesDirectory: deps.pasteDirectory(open.id),
+                  writeFile: deps.writeFile,
+                  ...(deps.readFresh ? { readFresh: deps.readFresh } : {}),
+                }),
+              }
+            : {}),
         },
         hooks.onEvent,
         open.compactions,

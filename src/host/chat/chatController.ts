@@ -88,6 +88,7 @@ export class ChatController implements vscode.Disposable {
             deps.toolDefinition,
             () => this.compactions,
             () => this.service.runtime?.agent.plan,
+            () => this.budgetHistory.subagentRuns,
           )),
       },
       version: deps.version,

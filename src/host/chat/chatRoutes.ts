@@ -40,6 +40,8 @@ export interface ChatRouteDeps {
   readonly history: () => { openCompacted(id: string): void; openClearedResult(toolUseId: string): void } | undefined;
   readonly approver: ChatApprover;
   readonly previewer: RequestPreviewer;
+  /** Opens a subagent's transcript (its child session) read-only in an editor tab. */
+  readonly openSubagent: (sessionId: string) => Promise<void>;
   /** Opens a built preview in an editor tab (focused). */
   readonly showPreview: (preview: PreviewOk) => Promise<void>;
   readonly log: vscode.LogOutputChannel;
@@ -95,5 +97,6 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     openDiff: (m) => approver.openDiff(m.id),
     openCompacted: (m) => deps.history()?.openCompacted(m.compactionId),
     openClearedResult: (m) => deps.history()?.openClearedResult(m.toolUseId),
+    openSubagent: (m) => deps.openSubagent(m.sessionId),
   };
 }

@@ -6,6 +6,8 @@ import { addCosts } from '../../core/agent/cost';
 import { reportedPromptTokens } from '../../core/tokens/promptTokens';
 import type { SessionWriter } from '../sessions/sessionFile';
 import { entryToRecord, recordToEntry } from '../../core/session/compactionEntry';
+import { subagentEntryOf } from '../../core/session/subagentEntry';
+import { subagentsCost } from '../../core/subagents/subagentRecord';
 import type { SessionStore } from '../sessions/sessionStore';
 import type { OpenSession, SessionPort } from '../../app/sessionPort';
 
@@ -20,6 +22,27 @@ export class StoreSessionPort implements SessionPort {
   async create(model: string): Promise<OpenSession> {
     const created = await this.store.create({ model, workspace: this.workspace() });
     return this.wrap(created.id, created.writer, undefined, []);
+  }
+
+  async createChild(
+    model: string,
+    parent: { readonly sessionId: string; readonly toolUseId: string; readonly title: string },
+  ): Promise<OpenSession> {
+    const created = await this.store.create({
+      model,
+      workspace: this.workspace(),
+      title: parent.title,
+      parent: { sessionId: parent.sessionId, toolUseId: parent.toolUseId },
+    });
+    return this.wrap(created.id, created.writer, undefined, []);
+  }
+
+  saveTranscript(id: string, dest: string): Promise<{ ok: true } | { ok: false; error: string }> {
+    return this.store.exportMarkdown(id, dest);
+  }
+
+  transcript(id: string): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
+    return this.store.markdown(id);
   }
 
   async openLatest(): Promise<OpenSession | undefined> {
@@ -76,6 +99,9 @@ export class StoreSessionPort implements SessionPort {
           ...(p.toolUseId !== undefined ? { toolUseId: p.toolUseId } : {}),
         });
       },
+      subagent: async (record) => {
+        await writer.append({ ...subagentEntryOf(record), at: record.at });
+      },
       recall: async (r) => {
         await writer.append({ type: 'recall', at: r.at, toolUseId: r.toolUseId, compactionIds: r.compactionIds });
       },
@@ -107,7 +133,12 @@ export class StoreSessionPort implements SessionPort {
         ...(c.orphaned ? { orphaned: c.orphaned } : {}),
         ...(c.recalled ? { recalled: c.recalled } : {}),
       })),
-      costUsd: (replayed?.usage ?? []).reduce<number | undefined>((n, u) => addCosts(n, u.costUsd), 0),
+      // The session's bill: its own requests and its subagents'.
+      costUsd: addCosts(
+        (replayed?.usage ?? []).reduce<number | undefined>((n, u) => addCosts(n, u.costUsd), 0),
+        subagentsCost(replayed?.subagents ?? []),
+      ),
+      subagents: replayed?.subagents ?? [],
       lastPromptTokens: last ? reportedPromptTokens(last.usage) : 0,
       requestHistory: replayed?.requestHistory ?? EMPTY_REQUEST_HISTORY,
       sink,

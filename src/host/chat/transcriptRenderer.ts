@@ -13,6 +13,8 @@ import { compactedText, compactingText, worthALine } from './compactionLines';
 import { userItems } from './userBubbles';
 import { planMessage } from './planMessage';
 import type { Plan } from '../../core/plan/plan';
+import type { SubagentFigures, SubagentRecord } from '../../core/subagents/subagentRecord';
+import { withSubagents } from './subagentCards';
 
 /** Items this process numbered: a notice's or an error's id is unique even when two come in the same millisecond. */
 let itemCount = 0;
@@ -40,12 +42,15 @@ export class TranscriptRenderer implements TranscriptRendering {
   private compacting: ChatItem | undefined;
   /** Whether a "Compacting…" line announced the compaction running (its outcome line follows), and whether it failed. */
   private announced: { failed: boolean } | undefined;
+  /** The figures of the subagents of the round in progress, by task call id (live; their records come later). */
+  private readonly running = new Map<string, SubagentFigures>();
 
   /**
    * `now`: the clock a retry's countdown is measured on (ms); `lookup`: the tools' definitions,
    * which the tool rows' summaries are made from; `compactions`: the open session's, whose
    * originals the compacted groups and cleared results are shown from; `plan`: its plan, sent
-   * with every whole transcript (the checklist).
+   * with every whole transcript (the checklist); `subagents`: the session's subagent records
+   * (their task cards' figures).
    */
   constructor(
     private readonly view: ChatView,
@@ -54,7 +59,14 @@ export class TranscriptRenderer implements TranscriptRendering {
     private readonly lookup?: ToolLookup,
     private readonly compactions: () => readonly CompactionEntryState[] = () => [],
     private readonly plan: () => Plan | undefined = () => undefined,
+    private readonly subagents: () => readonly SubagentRecord[] = () => [],
   ) {}
+
+  /** A task call's subagent figures: live while its round runs, else its saved record. */
+  private figures(): (toolUseId: string) => SubagentFigures | undefined {
+    const records = new Map(this.subagents().map((r) => [r.toolUseId, r]));
+    return (id) => this.running.get(id) ?? records.get(id);
+  }
 
   /** The items of compaction `id`'s group (built from its originals), or why there are none. */
   openCompacted(compactionId: string): void {
@@ -108,7 +120,7 @@ export class TranscriptRenderer implements TranscriptRendering {
   private history(messages: readonly Message[]): void {
     const history = new CompactedHistory(this.compactions());
     const items = transcriptOf(messages, this.tokensOf(), this.inTurn, this.lookup, history);
-    this.view.post({ type: 'transcript', items });
+    this.view.post({ type: 'transcript', items: withSubagents(items, this.figures()) });
     this.view.post(planMessage(this.plan()));
     for (const item of this.roundTools.values()) this.view.post({ type: 'upsert', item });
     if (this.streamId && this.streamed) {
@@ -132,8 +144,9 @@ export class TranscriptRenderer implements TranscriptRendering {
     return toolItem(id, name, input, outcome, outcome ? this.tokensOf() : undefined, this.lookup);
   }
 
-  /** Posts a tool card and keeps it as the round's (see roundTools). */
-  private tool(item: ChatItem): void {
+  /** Posts a tool card (with its subagent's figures, for a task call) and keeps it as the round's (see roundTools). */
+  private tool(card: ChatItem): void {
+    const [item = card] = withSubagents([card], this.figures());
     this.roundTools.set(item.id, item);
     this.view.post({ type: 'upsert', item });
   }
@@ -212,6 +225,16 @@ export class TranscriptRenderer implements TranscriptRendering {
       case 'tool_finished':
         this.tool(this.toolItem(e.call.id, e.call.name, e.call.input, e.outcome));
         return;
+      case 'subagent_progress':
+      case 'subagent_finished': {
+        const figures = e.type === 'subagent_progress' ? e.figures : e.record;
+        this.running.set(e.type === 'subagent_progress' ? e.toolUseId : e.record.toolUseId, figures);
+        const item = this.roundTools.get(e.type === 'subagent_progress' ? e.toolUseId : e.record.toolUseId);
+        if (item) this.tool(item);
+        if (e.type === 'subagent_finished' && e.notSaved)
+          post({ type: 'upsert', item: { kind: 'notice', id: this.itemId('sa'), level: 'warning', text: e.notSaved } });
+        return;
+      }
       case 'notice':
         post({
           type: 'upsert',
@@ -252,6 +275,7 @@ export class TranscriptRenderer implements TranscriptRendering {
         this.compacting = undefined;
         this.announced = undefined;
         this.roundTools.clear();
+        this.running.clear();
         this.streamed = undefined;
         this.retry = undefined;
         post({ type: 'retrying', waitMs: 0, attempt: 0, reason: '' });

@@ -8,6 +8,7 @@ import {
   readPipelineConfig,
   SETTINGS_SECTION,
 } from '../settings';
+import { readSubagentSettings } from '../subagents/subagentSettings';
 
 /**
  * The extension's settings, read fresh on each call (baseUrl and enableRunCommand from the
@@ -17,6 +18,7 @@ export const vscodeSettings: SettingsPort = {
   pipelineConfig: readPipelineConfig,
   agent: readAgentSettings,
   compaction: readCompactionSettings,
+  subagents: readSubagentSettings,
   editorContext: readEditorContextSettings,
   onDidChange(listener) {
     const d = vscode.workspace.onDidChangeConfiguration((e) => {

@@ -81,6 +81,8 @@ export class SessionStore {
     readonly model: string;
     readonly workspace: string;
     readonly title?: string;
+    /** A subagent's session: its parent session and task call. */
+    readonly parent?: { readonly sessionId: string; readonly toolUseId: string };
   }): Promise<{ id: string; header: HeaderEntry; writer: SessionWriter }> {
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
     for (let attempt = 0; ; attempt++) {
@@ -95,6 +97,7 @@ export class SessionStore {
         ...(fields.title !== undefined ? { title: fields.title } : {}),
         model: fields.model,
         workspace: fields.workspace,
+        ...(fields.parent ? { parent: fields.parent } : {}),
       };
       let fh: Awaited<ReturnType<typeof fsp.open>>;
       try {
@@ -192,10 +195,20 @@ export class SessionStore {
 
   /** Writes a readable Markdown transcript of the session to `dest` (secrets redacted). */
   async exportMarkdown(id: string, dest: string): Promise<StoreResult> {
+    const md = await this.markdown(id);
+    if (!md.ok) return md;
+    await writeFileAtomic(dest, md.text);
+    return { ok: true };
+  }
+
+  /**
+   * The session's readable Markdown transcript (secrets redacted), read without taking its
+   * writer: a session being written (a running subagent's) shows what it holds so far.
+   */
+  async markdown(id: string): Promise<StoreResult<{ readonly text: string }>> {
     const a = await this.analyze(id);
     if (!a.ok) return a;
-    await writeFileAtomic(dest, redactSecrets(sessionToMarkdown(a.session), this.secrets()));
-    return { ok: true };
+    return { ok: true, text: redactSecrets(sessionToMarkdown(a.session), this.secrets()) };
   }
 
   private async analyze(id: string) {

@@ -29,6 +29,8 @@ export interface SessionSummary {
   readonly damage?: string;
   /** Why the file could not be summarised at all, when it could not. */
   readonly error?: string;
+  /** A subagent's session: the id of the session whose task started it. */
+  readonly parent?: string;
 }
 
 /** Reads `length` bytes at `position` (fewer at the end of the file). */
@@ -110,6 +112,7 @@ export async function summarizeSession(id: string, reader: RangeReader, facts: F
     sizeBytes: facts.size,
     damaged: found.length > 0,
     ...(found[0] !== undefined ? { damage: found[0] } : {}),
+    ...(header?.parent ? { parent: header.parent.sessionId } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import { SEARCH_SPEC } from '../../core/tools/builtin/searchSpec';
 import type { ToolLimits } from '../../core/tools/limits';
 import { RECALL_SPEC } from '../../core/recall/recallSpec';
 import { UPDATE_PLAN_SPEC } from '../../core/plan/planSpec';
+import { TASK_SPEC } from '../../core/subagents/taskSpec';
 import { toolError, type ToolResult } from '../../core/tools/result';
 import {
   bindTool,
@@ -37,6 +38,8 @@ export interface BuiltinToolDeps {
   readonly approver: Approver;
   /** The `contextPipeline.enableRunCommand` setting: run_command is offered (and runs) only when true. */
   readonly runCommandEnabled: () => boolean;
+  /** The `contextPipeline.subagents.enabled` setting: task is offered only when true. */
+  readonly subagentsEnabled: () => boolean;
   /** Secrets in use (the API key): stripped from run_command's environment. */
   readonly secrets: () => readonly string[];
   /** The workspace's `files.exclude` setting. */
@@ -47,9 +50,10 @@ export interface BuiltinToolDeps {
 /**
  * The built-in tools in the order they are offered: the workspace tools, then recall (always
  * offered, so the tool list — the start of the cached prompt — does not change when the first
- * compaction happens) and update_plan. Both are session state — recall runs on the session's
- * compactions, update_plan changes its plan: the session binds them (`withSessionTools`), so
- * the definitions here only answer a call made outside a session.
+ * compaction happens), update_plan and task (while subagents are on). All are session state —
+ * recall runs on the session's compactions, update_plan changes its plan, task opens child
+ * sessions: the session binds them (`withSessionTools`), so the definitions here only answer
+ * a call made outside a session.
  */
 export function builtinTools(deps: BuiltinToolDeps): readonly AnyToolDefinition[] {
   const workspace = <I>(
@@ -76,6 +80,12 @@ export function builtinTools(deps: BuiltinToolDeps): readonly AnyToolDefinition[
     bindTool(UPDATE_PLAN_SPEC, async () =>
       asExecution(toolError("update_plan: it keeps a session's plan, and no session is open.")),
     ),
+    {
+      ...bindTool(TASK_SPEC, async () =>
+        asExecution(toolError('task: subagents run from a session, and no session is open.')),
+      ),
+      offered: deps.subagentsEnabled,
+    },
   ];
 }
 

@@ -27,6 +27,8 @@ export interface WorkspaceToolRunnerOptions {
   readonly approver: Approver;
   /** The `contextPipeline.enableRunCommand` setting. */
   readonly runCommandEnabled: () => boolean;
+  /** The `contextPipeline.subagents.enabled` setting: `task` is offered when true (absent: never). */
+  readonly subagentsEnabled?: () => boolean;
   /** Secrets in use (the API key): stripped from run_command's environment. */
   readonly secrets?: () => readonly string[];
   /** The workspace's `files.exclude` setting. */
@@ -56,6 +58,7 @@ export class WorkspaceToolRunner implements ToolRunner {
       readOnlyRoots: () => options.readOnlyRoots?.() ?? [],
       approver: options.approver,
       runCommandEnabled: options.runCommandEnabled,
+      subagentsEnabled: options.subagentsEnabled ?? (() => false),
       secrets: () => options.secrets?.() ?? [],
       filesExclude: options.filesExclude,
       limits,

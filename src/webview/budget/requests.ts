@@ -57,10 +57,10 @@ export function history(s: BudgetSnapshot): HTMLElement {
         serverCell(r),
       ];
     });
-  const total = s.requests.reduce<number | null>(
-    (a, r) => (a === null || r.costUsd === null ? null : a + r.costUsd),
-    0,
-  );
+  const agents = subagentsRow(s.subagents);
+  const sum = (a: number | null, c: number | null) => (a === null || c === null ? null : a + c);
+  const own = s.requests.reduce<number | null>((a, r) => sum(a, r.costUsd), 0);
+  const total = sum(own, agents?.costUsd ?? 0);
   return section(
     'Requests',
     'budget-history',
@@ -68,13 +68,54 @@ export function history(s: BudgetSnapshot): HTMLElement {
     key,
     table(
       ['Request', 'Prompt', 'Cache read', 'Cache write', 'Output', 'Hit rate', 'Cost', 'Cache miss', 'Server'],
-      rows,
+      agents ? [agents.cells, ...rows] : rows,
       { class: 'requests', 'data-testid': 'requests-table' },
     ),
     el(
       'p',
       { class: 'muted' },
-      `${s.requests.length} ${s.requests.length === 1 ? 'request' : 'requests'}, ${usd(total)} in this session (newest first, at most 20 listed).`,
+      `${s.requests.length} ${s.requests.length === 1 ? 'request' : 'requests'}${agents ? ` and ${agents.count} ${agents.count === 1 ? 'subagent' : 'subagents'}` : ''}, ${usd(total)} in this session${agents ? ` (${usd(agents.costUsd)} of it by subagents)` : ''} (newest first, at most 20 listed).`,
     ),
   );
+}
+
+/**
+ * The Subagents row: every subagent's requests summed (they are billed to the session but are
+ * not its requests, so they are not in the chart); its title lists each subagent. Undefined
+ * when none ran.
+ */
+function subagentsRow(
+  runs: BudgetSnapshot['subagents'],
+): { cells: (string | Node)[]; costUsd: number | null; count: number } | undefined {
+  if (runs.length === 0) return undefined;
+  const add = (k: 'promptTokens' | 'cacheRead' | 'cacheWrite' | 'output' | 'requests') =>
+    runs.reduce((n, r) => n + r[k], 0);
+  const costUsd = runs.reduce<number | null>((a, r) => (a === null || r.costUsd === null ? null : a + r.costUsd), 0);
+  const prompt = add('promptTokens');
+  const each = runs
+    .map(
+      (r) =>
+        `Turn ${r.turn} · ${r.description} · ${r.state} · ${r.requests} ${r.requests === 1 ? 'request' : 'requests'} · ${usd(r.costUsd)}`,
+    )
+    .join('\n');
+  const label = el(
+    'span',
+    { class: 'subagents-label', title: each, 'data-testid': 'subagents-row' },
+    `Subagents ×${runs.length}`,
+  );
+  return {
+    count: runs.length,
+    costUsd,
+    cells: [
+      label,
+      `${formatTokens(prompt)} in ${add('requests')}`,
+      formatTokens(add('cacheRead')),
+      formatTokens(add('cacheWrite')),
+      formatTokens(add('output')),
+      pct(add('cacheRead'), prompt),
+      usd(costUsd),
+      '',
+      '',
+    ],
+  };
 }

@@ -12,6 +12,7 @@ import { moreLabel, type ItemLayout, type RoundActions } from './turnLayout';
 import { requestIdDetails } from './requestDetails';
 import type { CompactedView } from './compactedView';
 import { lastTurnButton, type LastTurnHandlers } from './lastTurn';
+import { subagentBody, subagentFigures } from './subagentView';
 
 /** What a rendered item can ask of the page. */
 export interface ItemHandlers {
@@ -33,6 +34,8 @@ export interface ItemHandlers {
   compacted: Pick<CompactedView, 'group' | 'clearedResult'>;
   /** Retry on the last answer, Edit of the last message (lastTurn.ts). */
   lastTurn: LastTurnHandlers;
+  /** Open a subagent's transcript (its child session) from its task card. */
+  openSubagent(sessionId: string): void;
 }
 
 /**
@@ -259,12 +262,14 @@ class ItemRenderer {
           item.tokens !== undefined
             ? tokensLabel(item.tokens, 'Calibrated tokens of the result as the model sees it', 'result')
             : '',
+          item.subagent ? subagentFigures(item.subagent) : '',
           ...this.rowExtras(),
         );
         return el(
           'details',
           { class: `item tool ${item.status}`, 'data-id': item.id },
           summary,
+          ...(item.subagent ? [subagentBody(item.subagent, (id) => this.h.openSubagent(id))] : []),
           el('div', { class: 'label' }, 'Input'),
           el('pre', {}, item.input),
           ...(item.result !== undefined ? [el('div', { class: 'label' }, 'Result'), el('pre', {}, item.result)] : []),

@@ -62,6 +62,7 @@ const handlers: ConstructorParameters<typeof TranscriptView>[0] = {
   markdown: { openLink: (href) => post({ type: 'openLink', href }), copy: (text) => post({ type: 'copy', text }) },
   pin: (messageId, pinned) => post({ type: 'pin', messageId, pinned }),
   showCompactions: () => command('showCompactions'),
+  openSubagent: (sessionId) => post({ type: 'openSubagent', sessionId }),
   setApiKey: () => command('setApiKey'),
   approvals: {
     answer: (id, approved, reason, remember) =>

@@ -3,6 +3,7 @@
  * app.* tests. The agent is a real AgentSession; its LLM client comes from a recording
  * factory, so a test sees which base URL and tool-round limit each request used.
  */
+import { DEFAULT_SUBAGENT_SETTINGS } from '../../../src/core/subagents/subagentSettings';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../../src/core/agent/agentPorts';
 import { AgentSession } from '../../../src/core/agent/agentSession';
@@ -40,6 +41,7 @@ export class FakeSettings implements SettingsPort {
   agent = () => this.agentValue;
   compaction = () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' as const });
   editorContext = () => ({ selection: true, openedFile: true });
+  subagents = () => DEFAULT_SUBAGENT_SETTINGS;
   onDidChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -76,6 +78,7 @@ function openSession(id: string, closed: string[]): OpenSession {
     id,
     messages: [],
     compactions: [],
+    subagents: [],
     costUsd: 0,
     lastPromptTokens: 0,
     requestHistory: EMPTY_REQUEST_HISTORY,
@@ -107,6 +110,17 @@ export class FakeSessions implements SessionPort {
     this.created.push(id);
     await this.hold(id);
     return openSession(id, this.closed);
+  }
+  async createChild(): Promise<OpenSession> {
+    const id = `child-${++this.count}`;
+    this.created.push(id);
+    return openSession(id, this.closed);
+  }
+  async saveTranscript(): Promise<{ ok: true }> {
+    return { ok: true };
+  }
+  async transcript(id: string): Promise<{ ok: true; text: string }> {
+    return { ok: true, text: `# ${id}` };
   }
   async openLatest(): Promise<OpenSession | undefined> {
     return undefined;

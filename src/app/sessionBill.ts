@@ -1,0 +1,41 @@
+/**
+ * What the open session has cost and its last reported prompt size, for the header and the
+ * status bar: its own requests and its subagents' (billed to it; subagentRecord.ts). Starts
+ * from what the session file holds, then follows the events. Pure.
+ */
+import { addCosts } from '../core/agent/cost';
+import type { AgentEvent } from '../core/agent/events';
+import { subagentsCost } from '../core/subagents/subagentRecord';
+import type { OpenSession } from './sessionPort';
+
+/** The open session's bill (see the module comment). */
+export class SessionBill {
+  /** Everything the session cost (undefined when a price is unknown). */
+  costUsd: number | undefined = 0;
+  /** The part of `costUsd` its subagents spent. */
+  subagentsCostUsd: number | undefined = 0;
+  /** The last prompt size the API reported (0 before any). */
+  promptTokens = 0;
+
+  /** A session was opened: its bill so far. */
+  opened(open: Pick<OpenSession, 'costUsd' | 'subagents' | 'lastPromptTokens'>): void {
+    this.costUsd = open.costUsd;
+    this.subagentsCostUsd = subagentsCost(open.subagents);
+    this.promptTokens = open.lastPromptTokens;
+  }
+
+  /** Takes one event; true when the bill changed. */
+  observe(e: AgentEvent): boolean {
+    if (e.type === 'usage') {
+      this.costUsd = addCosts(this.costUsd, e.costUsd);
+      this.promptTokens = e.reportedTokens;
+      return true;
+    }
+    if (e.type === 'subagent_finished') {
+      this.costUsd = addCosts(this.costUsd, e.record.costUsd);
+      this.subagentsCostUsd = addCosts(this.subagentsCostUsd, e.record.costUsd);
+      return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The session's side of its subagents (task): their figures go to the views as they change,
+ * and each one's record, when it ends, is saved to the session file (the parent's bill) and
+ * then announced. A record that cannot be saved is still announced (its cost is shown for
+ * this window) with the reason; the subagent's own session file holds its requests either way.
+ */
+import type { SessionCore } from './sessionCore';
+import type { SubagentLauncher } from '../subagents/subagentPort';
+import { taskDefinition } from '../subagents/taskTool';
+import type { ToolDefinition } from '../tools/toolDefinition';
+import type { TaskInput } from '../subagents/taskSpec';
+import { errorText } from '../platform/errors';
+
+/** task bound to `core`'s session, running subagents through `launcher`. */
+export function sessionTaskTool(core: SessionCore, launcher: SubagentLauncher): ToolDefinition<TaskInput> {
+  return taskDefinition({
+    launcher,
+    clock: core.deps.clock,
+    progress: (toolUseId, figures) => core.emit({ type: 'subagent_progress', toolUseId, figures }),
+    finished: async (record) => {
+      let notSaved: string | undefined;
+      try {
+        await core.deps.sink.subagent?.(record);
+      } catch (err) {
+        notSaved = `The subagent's cost could not be saved to the session file (${errorText(err)}); it is counted until the window closes, and its own session file holds its requests.`;
+      }
+      core.emit({ type: 'subagent_finished', record, ...(notSaved ? { notSaved } : {}) });
+    },
+  });
+}
