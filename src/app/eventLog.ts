@@ -21,6 +21,14 @@ export function logEvent(e: AgentEvent, log: LogPort): void {
     case 'error':
       log.error(`Turn failed: ${e.error.kind}: ${e.error.message}`);
       return;
+    case 'subagent_finished': {
+      const r = e.record;
+      log.info(
+        `Subagent "${r.description}" (session ${r.sessionId}, ${r.model}) ${r.state}: ${r.rounds} rounds, ${r.toolCalls} tool calls, ${r.requests} requests, ${r.costUsd === undefined ? 'price unknown' : formatUsd(r.costUsd)} billed to this session.`,
+      );
+      if (e.notSaved) log.warn(e.notSaved);
+      return;
+    }
     case 'compaction_finished':
       for (const r of e.records)
         log.info(

@@ -182,6 +182,25 @@ describe('update_plan in the agent loop', () => {
     assert.deepEqual(await w.session.clearPlan(), { ok: true });
     assert.equal(w.saved.length, before);
   });
+
+  it('Claude is told of a Clear once, with the next message', async () => {
+    const said = (r: (typeof w.llm.requests)[number] | undefined) =>
+      JSON.stringify(r?.messages.at(-1)).split('The user cleared your plan').length - 1;
+    const w = world([
+      { content: [{ type: 'tool_use', id: 'toolu_p1', name: 'update_plan', input: { steps: plan3 } }] },
+      { content: [{ type: 'text', text: 'On it.' }] },
+      { content: [{ type: 'text', text: 'Plan dropped.' }] },
+      { content: [{ type: 'text', text: 'Next.' }] },
+    ]);
+    await w.session.send('Fix the bug');
+    await w.session.clearPlan();
+    await w.session.send('Forget that plan');
+    assert.equal(said(w.llm.requests[2]), 1, 'the reminder goes with the message after the Clear');
+    assert.match(JSON.stringify(w.llm.requests[2]?.messages.at(-1)), /<system-reminder>/);
+    await w.session.send('And now?');
+    assert.equal(said(w.llm.requests[3]), 0, 'once');
+    assert.deepEqual(checkInvariants(w.session.state), []);
+  });
 });
 
 describe('the plan between the host and the chat', () => {

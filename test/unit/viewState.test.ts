@@ -9,6 +9,15 @@ describe("the chat webview's saved state is validated like a message", () => {
     assert.deepEqual(restoreViewState({ draft: '', history: [] }), { draft: '', history: [] });
   });
 
+  it('keeps the plan folded across a reload, and reads a damaged flag as open', () => {
+    assert.deepEqual(restoreViewState({ draft: '', history: [], planFolded: true }), {
+      draft: '',
+      history: [],
+      planFolded: true,
+    });
+    assert.deepEqual(restoreViewState({ draft: 'd', history: [], planFolded: 'yes' }), { draft: 'd', history: [] });
+  });
+
   it('keeps each valid field of a damaged state and defaults the rest', () => {
     assert.deepEqual(restoreViewState(undefined), { draft: '', history: [] });
     assert.deepEqual(restoreViewState('junk'), { draft: '', history: [] });

@@ -7,7 +7,7 @@ import type { PreviousBreakpoint } from '../cache/cacheAnchors';
 import { recallDefinition } from '../recall/recallTool';
 import { planDefinition } from '../plan/planTool';
 import type { Plan } from '../plan/plan';
-import { clearPlan, setPlan } from './planCommands';
+import { clearPlan, planClearedInjections, setPlan } from './planCommands';
 import { RECALL_MAX_CHARS } from '../recall/recallSpec';
 import { sessionTaskTool } from './subagentRouting';
 import { TASK_REPORT_MAX_CHARS } from '../subagents/taskSpec';
@@ -192,8 +192,11 @@ export class AgentSession {
         const note = await core.appendAssistant([{ type: 'text', text: NO_ANSWER }]);
         if (!note) return { ok: false, reason: 'Could not record the failed request.' };
       }
+      const cleared = planClearedInjections(core);
+      const withReminder =
+        cleared.length > 0 ? { ...core.state, pending: [...core.state.pending, ...cleared] } : core.state;
       const assembled = assembleUserMessage(
-        core.state,
+        withReminder,
         { userText, images, pasteDirectory: this.deps.pasteDirectory, toolResults: interruptedCalls(core.state) },
         this.deps,
       );
@@ -213,6 +216,7 @@ export class AgentSession {
         return { ok: false, reason: sessionFileFailure(err, NOT_SENT, 'send it again') };
       }
       core.state = applyUserMessage(core.state, assembled.value);
+      core.planClearedUnsaid = false;
       for (const d of assembled.value.dropped)
         this.emit({ type: 'notice', level: 'warning', text: `Left out of your message: ${d.reason}.` });
       this.emit({ type: 'turn_started', turn: assembled.value.message.turn });

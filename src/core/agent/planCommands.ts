@@ -6,6 +6,7 @@
 import type { Plan } from '../plan/plan';
 import type { SendResult, SessionCore } from './sessionCore';
 import { errorText } from '../platform/errors';
+import type { Injection } from '../conversation/conversationModel';
 
 /**
  * Makes `plan` the session's plan (undefined: none), saved first: rejects, changing nothing,
@@ -19,17 +20,26 @@ export async function setPlan(core: SessionCore, plan: Plan | undefined, toolUse
   });
   const { plan: _old, ...rest } = core.state;
   core.state = plan ? { ...rest, plan } : rest;
+  // A new plan is what Claude follows now: a Clear before it needs no more telling.
+  if (plan) core.planClearedUnsaid = false;
   core.emit(plan ? { type: 'plan_changed', plan } : { type: 'plan_changed' });
 }
 
+/** What Claude is told, with the user's next message, after the user cleared the plan. */
+export const PLAN_CLEARED_REMINDER =
+  'The user cleared your plan (update_plan). Do not follow it any longer; make a new plan with update_plan if the task still needs one.';
+
 /**
  * The user's Clear of the plan: allowed at any time (a running turn keeps going; its next
- * update_plan makes a new plan). Nothing to clear is not an error. A failed save is the reason.
+ * update_plan makes a new plan). Claude is told with the user's next message
+ * (`core.planClearedUnsaid`, see `planClearedInjections`). Nothing to clear is not an error.
+ * A failed save is the reason.
  */
 export async function clearPlan(core: SessionCore): Promise<SendResult> {
   if (!core.state.plan) return { ok: true };
   try {
     await setPlan(core, undefined);
+    core.planClearedUnsaid = true;
     return { ok: true };
   } catch (err) {
     return {
@@ -37,4 +47,12 @@ export async function clearPlan(core: SessionCore): Promise<SendResult> {
       reason: `The plan could not be cleared: the session file could not be written (${errorText(err)}).`,
     };
   }
+}
+
+/**
+ * The reminder that goes with the user's next message when the user cleared the plan and
+ * Claude was not told yet (none when it made a new plan since: that plan is what it follows).
+ */
+export function planClearedInjections(core: SessionCore): Injection[] {
+  return core.planClearedUnsaid && !core.state.plan ? [{ kind: 'system_reminder', text: PLAN_CLEARED_REMINDER }] : [];
 }

@@ -80,6 +80,8 @@ export class SessionCore {
   running: AbortController | undefined;
   /** Whether a manual compaction runs. */
   compacting = false;
+  /** The user cleared the plan and Claude has not been told yet (planCommands.ts). */
+  planClearedUnsaid = false;
   /** Every compaction of the session, oldest first. */
   compactions: CompactionEntryState[];
   readonly accounting: RequestAccounting;

@@ -149,7 +149,15 @@ const mentions = composer.extend(
 const edit = new EditLastMessage(composer);
 composer.root.insertBefore(edit.root, composer.root.querySelector('.input'));
 edit.cancelOnEscape(composer.root);
-const plan = new PlanView(() => post({ type: 'clearPlan' }));
+const plan = new PlanView(
+  () => post({ type: 'clearPlan' }),
+  state.planFolded === true,
+  (folded) => {
+    if (folded) state.planFolded = true;
+    else delete state.planFolded;
+    save();
+  },
+);
 root.append(header, banner, scroll, plan.root, composer.root);
 composer.root.addEventListener('focusout', flushDraft);
 document.addEventListener('visibilitychange', flushDraft);

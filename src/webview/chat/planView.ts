@@ -14,14 +14,17 @@ const STATUS_ICONS: Readonly<Record<PlanStepView['status'], IconName>> = {
   pending: 'circle-large-outline',
 };
 
-/** The checklist; `clear` is called when the user clears the plan. */
+/**
+ * The checklist; `clear` is called when the user clears the plan. It starts folded when
+ * `folded` says so, and `onFold` hears each fold or unfold (the view state keeps it across reloads).
+ */
 export class PlanView {
   readonly root: HTMLDetailsElement;
   private readonly count = el('span', { class: 'plan-count' });
   private readonly current = el('span', { class: 'plan-current' });
   private readonly list = el('ol', { class: 'plan-steps' });
 
-  constructor(clear: () => void) {
+  constructor(clear: () => void, folded = false, onFold: (folded: boolean) => void = () => undefined) {
     const clearButton = el(
       'button',
       { class: 'icon-button plan-clear', type: 'button', title: 'Clear the plan', 'aria-label': 'Clear the plan' },
@@ -42,8 +45,9 @@ export class PlanView {
       this.current,
       clearButton,
     );
-    this.root = el('details', { class: 'plan', open: '' }, summary, this.list);
+    this.root = el('details', { class: 'plan', ...(folded ? {} : { open: '' }) }, summary, this.list);
     this.root.hidden = true;
+    this.root.addEventListener('toggle', () => onFold(!this.root.open));
   }
 
   /**
