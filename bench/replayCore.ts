@@ -10,6 +10,8 @@
  * count in cost and recall like everything else the prompt holds.
  * Token counts are the calibrated estimate learned from the transcript's real usage.
  */
+import { CostBreakdown, writeCause } from './costBreakdown';
+import { ttlMs } from '../src/core/cache/cacheAnchors';
 import type { Usage } from '../src/core/agent/agentPorts';
 import { Compactor } from '../src/core/compaction/compactor';
 import { effectiveWindow } from '../src/core/compaction/policy';
@@ -197,6 +199,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   const serverSide = isServerStrategy(opts.policy.settings.strategy);
   const signal = new AbortController().signal;
   let lastRequestAt: number | undefined;
+  const breakdown = new CostBreakdown();
   let afterCompaction = false;
   /** Usage of the request just sent (as the replay's cache served it), until its answer arrives. */
   let answered: Usage | undefined;
@@ -288,6 +291,17 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     }
     const usage: Usage = { ...split, output_tokens: e.usage.output_tokens };
     cost.add(e.model, usage, state.config.cacheTtl);
+    breakdown.request(
+      e.model,
+      usage,
+      state.config.cacheTtl,
+      writeCause({
+        flushed,
+        gapMs: lastRequestAt === undefined ? undefined : now - lastRequestAt,
+        ttlMs: ttlMs(state.config.cacheTtl),
+        compacted: run.records.length > 0,
+      }),
+    );
     totals.input += usage.input_tokens;
     totals.read += usage.cache_read_input_tokens;
     totals.write += usage.cache_creation_input_tokens;
@@ -314,6 +328,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   const summariserModels = new Map<string, number>();
   for (const c of summariser.requests) {
     summariserCost.add(c.model, c.usage, state.config.cacheTtl);
+    breakdown.summary(c.model, c.usage, state.config.cacheTtl);
     summariserModels.set(c.model, (summariserModels.get(c.model) ?? 0) + 1);
   }
   return {
@@ -336,6 +351,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     tokens: { input: totals.input, read: totals.read, write: totals.write, output: totals.output },
     cost,
     summariserCost,
+    breakdown: breakdown.parts(),
     floor: t.floor,
     summariserCalls: summariser.calls,
     summariserModels,

@@ -2,6 +2,7 @@
  * How replays are printed: one replay in detail (`replay`), many as a table (`replay-all`),
  * and the JSON row each bench prints as its last line.
  */
+import { breakdownRows, printBreakdown } from './costBreakdown';
 import { FRR_KINDS, frrShare, type FrrCount } from './frr';
 import { totalOf, unknownModels } from './pricing';
 import type { ReplayResult } from './replayCore';
@@ -188,9 +189,16 @@ export function printTable(
   }
   printRouteTable(results, rows);
   if (bounds.length > 0) printBounds(bounds, rows);
+  const breakdown = breakdownRows(results);
+  printBreakdown(breakdown, shortName);
   for (const s of skipped) console.log(`SKIPPED ${s.transcript}: ${s.error}`);
   console.log(
-    JSON.stringify({ rows, ...(bounds.length > 0 ? { bounds } : {}), ...(skipped.length > 0 ? { skipped } : {}) }),
+    JSON.stringify({
+      rows,
+      breakdown,
+      ...(bounds.length > 0 ? { bounds } : {}),
+      ...(skipped.length > 0 ? { skipped } : {}),
+    }),
   );
   return rows;
 }

@@ -4,6 +4,7 @@ import type { RepairKind } from '../src/core/normalize/normalize';
 import type { FrrTotals } from './frr';
 import type { ReplayPolicy } from './policies';
 import type { CostTally } from './pricing';
+import type { CostParts } from './costBreakdown';
 import type { SummaryLengthModel } from './summaryLength';
 
 /** One request of a replay, for tests and the detailed report. */
@@ -50,6 +51,8 @@ export interface ReplayResult {
   readonly tokens: { readonly input: number; readonly read: number; readonly write: number; readonly output: number };
   readonly cost: CostTally;
   readonly summariserCost: CostTally;
+  /** Where the money went (costBreakdown.ts): reads, writes by cause, input, output, summariser. */
+  readonly breakdown: CostParts;
   /** The transcript's cost floor (costFloor.ts), the same for every policy. */
   readonly floor: CostTally;
   readonly summariserCalls: number;
