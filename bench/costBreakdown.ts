@@ -7,6 +7,8 @@
  * - `miss`: the real session had a full cache miss here (the replay flushed its cache);
  * - `ttl`: the gap since the previous request was longer than the cache's lifetime;
  * - `compaction`: a compaction changed the history just before this request;
+ * - `server`: the API's context editing (`clear_tool_uses`) cleared results in this request,
+ *   so what follows the first cleared result is written again;
  * - `growth`: otherwise — what the conversation added since the previous request.
  * The whole write of a request goes to its cause (a compaction request's write includes that
  * request's growth), so the causes add up to the writes exactly.
@@ -17,7 +19,7 @@ import { modelInfo, rateCardFor } from '../src/core/models/modelFacts';
 import { reportedPromptTokens } from '../src/core/tokens/promptTokens';
 
 /** Why a request wrote to the cache (see the module comment). */
-export type WriteCause = 'growth' | 'compaction' | 'ttl' | 'miss';
+export type WriteCause = 'growth' | 'compaction' | 'server' | 'ttl' | 'miss';
 
 /** Dollars by part; `unpriced` counts requests of models without prices (left out of the dollars). */
 export interface CostParts {
@@ -35,16 +37,18 @@ export function writeCause(o: {
   readonly gapMs: number | undefined;
   readonly ttlMs: number;
   readonly compacted: boolean;
+  readonly serverEdited?: boolean;
 }): WriteCause {
   if (o.flushed) return 'miss';
   if (o.gapMs !== undefined && o.gapMs > o.ttlMs) return 'ttl';
-  return o.compacted ? 'compaction' : 'growth';
+  if (o.compacted) return 'compaction';
+  return o.serverEdited ? 'server' : 'growth';
 }
 
 /** A running breakdown of one replay's cost. */
 export class CostBreakdown {
   private read = 0;
-  private readonly write: Record<WriteCause, number> = { growth: 0, compaction: 0, ttl: 0, miss: 0 };
+  private readonly write: Record<WriteCause, number> = { growth: 0, compaction: 0, server: 0, ttl: 0, miss: 0 };
   private input = 0;
   private output = 0;
   private summariser = 0;
@@ -114,6 +118,7 @@ export interface BreakdownRow {
   readonly read: number;
   readonly write_growth: number;
   readonly write_compaction: number;
+  readonly write_server: number;
   readonly write_ttl: number;
   readonly write_miss: number;
   readonly input: number;
@@ -135,6 +140,7 @@ export function breakdownRows(
     read: r4(r.breakdown.read),
     write_growth: r4(r.breakdown.write.growth),
     write_compaction: r4(r.breakdown.write.compaction),
+    write_server: r4(r.breakdown.write.server),
     write_ttl: r4(r.breakdown.write.ttl),
     write_miss: r4(r.breakdown.write.miss),
     input: r4(r.breakdown.input),
@@ -149,7 +155,7 @@ export function breakdownRows(
  */
 export function printBreakdown(rows: readonly BreakdownRow[], name: (file: string) => string): void {
   console.log(
-    'Where the money goes ($): cache reads · cache writes by cause (growth, after a compaction, after a gap past the TTL, a real full miss) · uncached input · output · summariser',
+    "Where the money goes ($): cache reads · cache writes by cause (growth, after a compaction, after the API's clear_tool_uses, after a gap past the TTL, a real full miss) · uncached input · output · summariser",
   );
   const head = [
     'transcript',
@@ -158,6 +164,7 @@ export function printBreakdown(rows: readonly BreakdownRow[], name: (file: strin
     'read',
     'w:growth',
     'w:compact',
+    'w:server',
     'w:ttl',
     'w:miss',
     'input',
@@ -168,9 +175,17 @@ export function printBreakdown(rows: readonly BreakdownRow[], name: (file: strin
     name(r.transcript),
     `${Math.round(r.window / 1000)}k`,
     r.policy,
-    ...[r.read, r.write_growth, r.write_compaction, r.write_ttl, r.write_miss, r.input, r.output, r.summariser].map(
-      (x) => x.toFixed(2),
-    ),
+    ...[
+      r.read,
+      r.write_growth,
+      r.write_compaction,
+      r.write_server,
+      r.write_ttl,
+      r.write_miss,
+      r.input,
+      r.output,
+      r.summariser,
+    ].map((x) => x.toFixed(2)),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
   const line = (xs: readonly string[]) =>

@@ -300,6 +300,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
         gapMs: lastRequestAt === undefined ? undefined : now - lastRequestAt,
         ttlMs: ttlMs(state.config.cacheTtl),
         compacted: run.records.length > 0,
+        serverEdited: cleared !== undefined,
       }),
     );
     totals.input += usage.input_tokens;
