@@ -2,7 +2,7 @@
  * The server context-management parts of the next request (see serverContext.ts), from the
  * compaction settings and the state. Pure.
  */
-import { effectiveWindow, type CompactionSettings } from '../compaction/policy';
+import { clearAtLeastTokensFor, effectiveWindow, type CompactionSettings } from '../compaction/policy';
 import type { ConversationState } from '../conversation/conversationModel';
 import { hasServerCompaction } from '../pipeline/serialize';
 import { DEFAULT_SERVER_CONTEXT_SETTINGS, serverRequestParts, type ServerRequestParts } from '../server/serverContext';
@@ -27,6 +27,8 @@ export function serverRequestFor(
     softTokens: state.config.softThreshold * effectiveWindow(state.config),
     thinking: false,
     hasCompactionBlock,
+    ...(settings ? { clearAtLeastTokens: clearAtLeastTokensFor(settings, effectiveWindow(state.config)) } : {}),
+    toolNames: state.tools.map((t) => t.name),
   });
   if (!r.ok) return r;
   return r.value.betas.length > 0 || r.value.contextManagement ? { ok: true, value: r.value } : { ok: true };

@@ -44,13 +44,24 @@ export interface ServerContextSettings {
   readonly triggerTokens: number;
   /** Tool uses `clear_tool_uses` keeps (most recent); 0: the API's default (3). */
   readonly keepToolUses: number;
-  /** Tokens a clear must free at least (else nothing is cleared); 0: not sent (the API clears whatever it can). */
+  /**
+   * Tokens a clear must free at least (else nothing is cleared); 0: the least our own masking
+   * frees at once (`ServerRequestInput.clearAtLeastTokens`), so a clear — which rewrites the
+   * cache after the first result it clears — happens rarely and frees a lot.
+   */
   readonly clearAtLeastTokens: number;
-  /** Tools whose uses are never cleared. */
+  /** Tools whose uses are never cleared, besides {@link NEVER_CLEARED_TOOLS}. */
   readonly excludeTools: readonly string[];
 }
 
-/** Defaults: trigger at the soft threshold, the API's keep, no minimum, nothing excluded. */
+/**
+ * Session tools whose results `clear_tool_uses` never clears: recall's (what the model asked
+ * to see again), update_plan's (one line each) and task's (a subagent's report: the only copy
+ * of its work in the context). Sent in `exclude_tools` when the request offers them.
+ */
+export const NEVER_CLEARED_TOOLS: readonly string[] = ['recall', 'update_plan', 'task'];
+
+/** Defaults: trigger at the soft threshold, the API's keep, the plan's minimum, only the session tools excluded. */
 export const DEFAULT_SERVER_CONTEXT_SETTINGS: ServerContextSettings = {
   triggerTokens: 0,
   keepToolUses: 0,
@@ -104,6 +115,10 @@ export interface ServerRequestInput {
   readonly thinking: boolean;
   /** Whether the history holds a server compaction block (it needs the compaction beta to be sent back). */
   readonly hasCompactionBlock: boolean;
+  /** The least a clear frees when the settings set none (the plan's rule for cheap edits); 0: none sent. */
+  readonly clearAtLeastTokens?: number;
+  /** Names of the tools the request offers (`exclude_tools` names only those). */
+  readonly toolNames?: readonly string[];
 }
 
 /**
@@ -139,14 +154,15 @@ export function serverRequestParts(
     });
     betas.add(COMPACT_BETA);
   } else {
+    const atLeast = Math.round(s.clearAtLeastTokens > 0 ? s.clearAtLeastTokens : (input.clearAtLeastTokens ?? 0));
+    const offered = new Set(input.toolNames ?? []);
+    const exclude = [...new Set([...NEVER_CLEARED_TOOLS.filter((n) => offered.has(n)), ...s.excludeTools])];
     edits.push({
       type: 'clear_tool_uses_20250919',
       trigger: { type: 'input_tokens', value: Math.max(1, trigger) },
       keep: { type: 'tool_uses', value: s.keepToolUses > 0 ? s.keepToolUses : CLEAR_TOOL_USES_DEFAULTS.keep },
-      ...(s.clearAtLeastTokens > 0
-        ? { clear_at_least: { type: 'input_tokens' as const, value: s.clearAtLeastTokens } }
-        : {}),
-      ...(s.excludeTools.length > 0 ? { exclude_tools: [...s.excludeTools] } : {}),
+      ...(atLeast > 0 ? { clear_at_least: { type: 'input_tokens' as const, value: atLeast } } : {}),
+      ...(exclude.length > 0 ? { exclude_tools: exclude } : {}),
     });
   }
   if (input.thinking || input.strategy === 'server-clear-tool-uses') betas.add(CONTEXT_MANAGEMENT_BETA);
