@@ -3,8 +3,9 @@
  * (default test/fixtures/) at 100k and 200k windows (or the ones given) under every policy,
  * and prints one table row per replay, the notes (refused requests by reason, unknown models, FRR by kind), the recency
  * bound of each transcript and window (recencyBound.ts) and, as the last line,
- * `{"rows":[…],"bounds":[…]}`. The scripted summariser's length is calibrated on the folder's
- * own `compaction` records (summaryLength.ts). Each transcript is parsed and prepared once
+ * `{"rows":[…],"bounds":[…]}`. The scripted summariser's length is the one rule of every bench,
+ * `SUMMARY_LENGTH` (summaryLength.ts: measured on the committed fixtures, re-derived by its unit
+ * test), never calibrated on the folder being measured. Each transcript is parsed and prepared once
  * and shared by its replays (token counts are memoised on its blocks). A transcript that cannot
  * be read is named and skipped (the others still replay; the exit code is then 1), and valid
  * blocks the replay cannot carry are counted as text stand-ins (blockStandIn.ts).
@@ -17,7 +18,7 @@ import { prepareTranscript, replay } from './replayCore';
 import { frrShare } from './frr';
 import { boundRow, type BoundRow } from './recencyBound';
 import { describeReplayRepairs, printTable, totalCost, type SkippedTranscript, type TimedResult } from './replayReport';
-import { deriveSummaryLength, summarySamples } from './summaryLength';
+import { SUMMARY_LENGTH } from './summaryLength';
 import {
   describeIgnored,
   nothingToReplay,
@@ -113,9 +114,9 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
     process.stderr.write(`no transcript in ${dir} could be read\n`);
     return 1;
   }
-  const length = deriveSummaryLength(transcripts.flatMap((t) => summarySamples(t.events, (s) => tokenizer.count(s))));
+  const length = SUMMARY_LENGTH;
   console.log(
-    `Summary length of the scripted summariser, from the folder's compaction records: max(${length.floor}, ${(length.ratio * 100).toFixed(1)} % of the region) tokens, at most max_tokens`,
+    `Summary length of the scripted summariser (SUMMARY_LENGTH, measured on the fixtures' compaction records): max(${length.floor}, ${(length.ratio * 100).toFixed(1)} % of the region) tokens, at most max_tokens`,
   );
   const results: TimedResult[] = [];
   const bounds: BoundRow[] = [];

@@ -23,7 +23,7 @@ import type { Tokenizer } from '../../src/core/platform/platformPorts';
 import { policy } from '../policies';
 import { prepareTranscript, replay, type PreparedTranscript, type ReplayToolLoad } from '../replayCore';
 import { totalCost } from '../replayReport';
-import { deriveSummaryLength, summarySamples, type SummaryLengthModel } from '../summaryLength';
+import { SUMMARY_LENGTH, type SummaryLengthModel } from '../summaryLength';
 import { nothingToReplay, readTranscript } from '../transcript';
 import { toolSearchTool } from '../../src/core/pipeline/serialize';
 import { thresholdLines } from './thresholds';
@@ -286,7 +286,8 @@ export async function runTools(args: readonly string[]): Promise<number> {
     process.stderr.write(`no transcript to replay in ${parsed.dirs.join(', ')}\n`);
     return 1;
   }
-  const summaryLength = deriveSummaryLength(read.flatMap((t) => summarySamples(t.events, (s) => tokenizer.count(s))));
+  // The one summary length rule of every bench (summaryLength.ts), not one fitted to the folder.
+  const summaryLength = SUMMARY_LENGTH;
   const transcripts = read.map((t) => prepareTranscript(t.file, t.events, tokenizer));
   const started = performance.now();
   const { rows, baseline } = await measureSets(sets, transcripts, { ...parsed, summaryLength }, tokenizer);
