@@ -2,6 +2,7 @@ import type { SessionSink } from '../core/agent/events';
 import type { CompactionEntryState } from '../core/agent/agentSession';
 import type { Message } from '../core/conversation/conversationModel';
 import type { Plan } from '../core/plan/plan';
+import type { PlanChange } from '../core/plan/planHistory';
 import type { RequestHistory } from '../core/session/requestHistory';
 import type { SubagentRecord } from '../core/subagents/subagentRecord';
 
@@ -13,6 +14,8 @@ export interface OpenSession {
   readonly messages: readonly Message[];
   /** The agent's plan as the session left it (absent: none). */
   readonly plan?: Plan;
+  /** Every change of the plan so far, oldest first (a rewind puts the plan back by it). */
+  readonly planChanges?: readonly PlanChange[];
   /** Compactions recorded in the session, oldest first, with whether each is in effect. */
   readonly compactions: readonly CompactionEntryState[];
   /** The subagents that ended, oldest first (their cards and the bill). */

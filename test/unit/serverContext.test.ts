@@ -130,34 +130,6 @@ describe('server context management (strategies, report, cost, record, fake serv
     });
   });
 
-  it("a session's request clears only when it frees the plan's minimum, and never the session tools' results", () => {
-    const st = {
-      ...state([user('u1', 'hi', 1)]),
-      tools: ['read_file', 'recall', 'update_plan'].map((name) => ({
-        name,
-        description: name,
-        inputSchema: { type: 'object' as const },
-      })),
-    };
-    const r = serverRequestFor(st, { ...DEFAULT_COMPACTION_SETTINGS, strategy: 'server-clear-tool-uses' });
-    assert.ok(r.ok && r.value);
-    const edit = r.value.contextManagement?.edits[0];
-    assert.ok(edit?.type === 'clear_tool_uses_20250919');
-    // 10 % of the effective window (200k − 8k), at most 20k: the plan's rule for cheap edits.
-    assert.deepEqual(edit.clear_at_least, { type: 'input_tokens', value: 19_200 });
-    assert.deepEqual(edit.exclude_tools, ['recall', 'update_plan'], 'only the session tools the request offers');
-    const set = serverRequestFor(st, {
-      ...DEFAULT_COMPACTION_SETTINGS,
-      strategy: 'server-clear-tool-uses',
-      server: { ...DEFAULT_SERVER_CONTEXT_SETTINGS, clearAtLeastTokens: 3_000, excludeTools: ['read_file', 'recall'] },
-    });
-    assert.ok(set.ok && set.value);
-    const e2 = set.value.contextManagement?.edits[0];
-    assert.ok(e2?.type === 'clear_tool_uses_20250919');
-    assert.deepEqual(e2.clear_at_least, { type: 'input_tokens', value: 3_000 }, "the user's setting wins");
-    assert.deepEqual(e2.exclude_tools, ['recall', 'update_plan', 'read_file']);
-  });
-
   it('builds compact_20260112 (trigger at least 50k) only where the model supports it; clear_thinking goes first', () => {
     const r = serverRequestParts({ ...base, strategy: 'server-compact', softTokens: 20_000, thinking: true });
     assert.ok(r.ok);

@@ -7,6 +7,7 @@ import type { PreviousBreakpoint } from '../cache/cacheAnchors';
 import { recallDefinition } from '../recall/recallTool';
 import { planDefinition } from '../plan/planTool';
 import type { Plan } from '../plan/plan';
+import type { PlanChange } from '../plan/planHistory';
 import { clearPlan, planClearedInjections, setPlan } from './planCommands';
 import { RECALL_MAX_CHARS } from '../recall/recallSpec';
 import { sessionTaskTool } from './subagentRouting';
@@ -43,8 +44,9 @@ export class AgentSession {
     private readonly deps: AgentDeps,
     private readonly emit: (event: AgentEvent) => void,
     compactions: readonly CompactionEntryState[] = [],
+    planChanges: readonly PlanChange[] = [],
   ) {
-    this.core = new SessionCore(initial, deps, emit, compactions);
+    this.core = new SessionCore(initial, deps, emit, compactions, planChanges);
     this.commands = new SessionCommands(this.core);
     const recall = recallDefinition({
       // What a Retry or Edit took back is the user's to restore, not the model's to read.

@@ -3,7 +3,7 @@
  * user's Clear. Saved first (`SessionSink.plan`), then the state's `plan` changes and
  * `plan_changed` goes to the views.
  */
-import type { Plan } from '../plan/plan';
+import { samePlan, type Plan } from '../plan/plan';
 import type { SendResult, SessionCore } from './sessionCore';
 import { errorText } from '../platform/errors';
 import type { Injection } from '../conversation/conversationModel';
@@ -20,6 +20,11 @@ export async function setPlan(core: SessionCore, plan: Plan | undefined, toolUse
   });
   const { plan: _old, ...rest } = core.state;
   core.state = plan ? { ...rest, plan } : rest;
+  core.planChanges.push({
+    at: core.deps.clock.now(),
+    ...(plan ? { plan } : {}),
+    ...(toolUseId !== undefined ? { toolUseId } : {}),
+  });
   // A new plan is what Claude follows now: a Clear before it needs no more telling.
   if (plan) core.planClearedUnsaid = false;
   core.emit(plan ? { type: 'plan_changed', plan } : { type: 'plan_changed' });
@@ -55,4 +60,27 @@ export async function clearPlan(core: SessionCore): Promise<SendResult> {
  */
 export function planClearedInjections(core: SessionCore): Injection[] {
   return core.planClearedUnsaid && !core.state.plan ? [{ kind: 'system_reminder', text: PLAN_CLEARED_REMINDER }] : [];
+}
+
+/**
+ * After a rewind or its restore changed the conversation: makes `plan` the session's plan when
+ * it differs (saved first, as any change). A save that fails is a warning; the conversation
+ * change stands (the plan is only the session's note of the task).
+ */
+export async function followPlan(core: SessionCore, plan: Plan | undefined, why: string): Promise<void> {
+  if (samePlan(plan, core.state.plan)) return;
+  try {
+    await setPlan(core, plan);
+    core.emit({
+      type: 'notice',
+      level: 'info',
+      text: plan ? `The plan is back as it was ${why}.` : `The plan is cleared, as it was ${why}.`,
+    });
+  } catch (err) {
+    core.emit({
+      type: 'notice',
+      level: 'warning',
+      text: `The plan could not be put back as it was ${why}: the session file could not be written (${errorText(err)}).`,
+    });
+  }
 }

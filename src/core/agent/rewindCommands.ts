@@ -17,6 +17,8 @@ import type { CompactionRecord } from '../compaction/types';
 import { messageRawTokens } from '../tokens/blockTokens';
 import { errorText } from '../platform/errors';
 import type { SendResult, SessionCore } from './sessionCore';
+import { latestPlanIn, planBefore, planChangedSince, startOf } from '../plan/planHistory';
+import { followPlan } from './planCommands';
 
 /** Why a rewind waits. */
 export const REWIND_BUSY = 'A turn is still running: stop it or wait for it to finish first.';
@@ -38,6 +40,10 @@ export async function rewindLast(core: SessionCore, kind: RewindKind, messageId:
   core.state = { ...core.state, messages: plan.messages };
   core.compactions.push({ record: plan.record, active: true });
   edited(core, `the ${kind} of your last message`, [plan.record]);
+  // The plan goes back to what it was before the turn taken back, when that turn changed it.
+  const start = startOf(plan.record.originals);
+  if (planChangedSince(core.planChanges, start))
+    await followPlan(core, planBefore(core.planChanges, start), 'before that turn');
   if (changedFiles(plan.record.originals))
     core.emit({
       type: 'notice',
@@ -71,6 +77,11 @@ export async function restoreRewind(core: SessionCore, record: CompactionRecord)
   if (plan.displaced) core.compactions.push({ record: plan.displaced, active: true });
   core.emit({ type: 'restored', recordId: record.id });
   edited(core, `the restore of ${record.id}`, plan.displaced ? [plan.displaced] : []);
+  // The restored turn's plan comes back with it; else the plan before the answer it displaced.
+  const restored = latestPlanIn(record.originals);
+  if (restored) await followPlan(core, restored, 'in the restored turn');
+  else if (plan.displaced && planChangedSince(core.planChanges, startOf(plan.displaced.originals)))
+    await followPlan(core, planBefore(core.planChanges, startOf(plan.displaced.originals)), 'before that answer');
   return { ok: true };
 }
 

@@ -10,6 +10,7 @@ import type { Compactor } from '../compaction/compactor';
 import type { CompactionRecord } from '../compaction/types';
 import type { SpillReader } from '../recall/corpus';
 import type { SubagentLauncher } from '../subagents/subagentPort';
+import type { PlanChange } from '../plan/planHistory';
 import type { AgentEvent, SessionSink } from './events';
 import { RequestAccounting } from './requestAccounting';
 import { prepareRequest, type PreparedRequest } from '../pipeline/pipeline';
@@ -82,6 +83,8 @@ export class SessionCore {
   compacting = false;
   /** The user cleared the plan and Claude has not been told yet (planCommands.ts). */
   planClearedUnsaid = false;
+  /** Every change of the plan, oldest first (planHistory.ts): a rewind puts the plan back by it. */
+  planChanges: PlanChange[];
   /** Every compaction of the session, oldest first. */
   compactions: CompactionEntryState[];
   readonly accounting: RequestAccounting;
@@ -91,7 +94,9 @@ export class SessionCore {
     readonly deps: AgentDeps,
     readonly emit: (event: AgentEvent) => void,
     compactions: readonly CompactionEntryState[],
+    planChanges: readonly PlanChange[] = [],
   ) {
+    this.planChanges = [...planChanges];
     this.offered = initial.tools;
     const tools = deps.toolLoader?.tools(initial.tools) ?? initial.tools;
     this.state = tools === initial.tools ? initial : { ...initial, tools };

@@ -16,6 +16,7 @@ import { repairMessages } from './repair';
 import { reinsertRewind } from '../compaction/rewind';
 import { requestHistoryOf, type RequestHistory } from './requestHistory';
 import { checkPlanSteps, type Plan } from '../plan/plan';
+import type { PlanChange } from '../plan/planHistory';
 import { subagentRecordOf } from './subagentEntry';
 import type { SubagentRecord } from '../subagents/subagentRecord';
 
@@ -48,6 +49,8 @@ export interface ReplayedSession {
   readonly compactions: readonly CompactionState[];
   /** The agent's plan as the last readable plan line left it (undefined: none, or cleared). */
   readonly plan: Plan | undefined;
+  /** Every readable plan line as a change of the plan, oldest first (planHistory.ts). */
+  readonly planChanges: readonly PlanChange[];
   /** The session's subagents that ended, oldest first (what each did and cost). */
   readonly subagents: readonly SubagentRecord[];
   /** Latest time found in the entries (ms). */
@@ -78,6 +81,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
   let updatedAt = 0;
   let plan: Plan | undefined;
   const subagents: SubagentRecord[] = [];
+  const planChanges: PlanChange[] = [];
   const pinState = new Map<string, { pinned: boolean; index: number[] }>();
   const usage: UsageEntry[] = [];
   const compactions = new Map<
@@ -172,12 +176,14 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       case 'plan': {
         if (e.steps.length === 0) {
           plan = undefined;
+          planChanges.push({ at: e.at, ...(e.toolUseId !== undefined ? { toolUseId: e.toolUseId } : {}) });
           break;
         }
         // A hand-made or damaged plan breaking the plan's rules is left out: the plan before it stands.
         const checked = checkPlanSteps(e.steps, 'the plan');
         if (!checked.ok) return skip(i, `A saved plan was left out: ${checked.error.replace(/^the plan: /, '')}`);
         plan = checked.plan;
+        planChanges.push({ at: e.at, plan, ...(e.toolUseId !== undefined ? { toolUseId: e.toolUseId } : {}) });
         break;
       }
       case 'subagent':
@@ -226,6 +232,7 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
       ...(c.recalled ? { recalled: c.recalled } : {}),
     })),
     plan,
+    planChanges,
     subagents,
     updatedAt,
     problems,

@@ -164,6 +164,7 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
         },
         hooks.onEvent,
         open.compactions,
+        open.planChanges,
       );
       built.agent = agent;
       return { agent, estimator, compactor, tokenizer, project, transport, onConfig: (c) => ensureLimits(c.model) };

@@ -127,6 +127,7 @@ export class StoreSessionPort implements SessionPort {
       ...(replayed?.title ? { title: replayed.title } : {}),
       messages,
       ...(replayed?.plan ? { plan: replayed.plan } : {}),
+      ...(replayed?.planChanges.length ? { planChanges: replayed.planChanges } : {}),
       compactions: (replayed?.compactions ?? []).map((c) => ({
         record: entryToRecord(c.entry),
         active: c.active,
