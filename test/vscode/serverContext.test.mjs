@@ -50,6 +50,9 @@ describe(
           'contextPipeline.compactionStrategy': 'server-clear-tool-uses',
           'contextPipeline.serverTriggerTokens': 1000,
           'contextPipeline.serverKeepToolUses': 1,
+          // The default minimum (10 % of the window) is more than this small scenario's results:
+          // a minimum of one token lets the server clear as soon as the trigger is passed.
+          'contextPipeline.clearAtLeastTokens': 1,
           'workbench.colorTheme': 'Default Dark Modern',
         },
       });
