@@ -5,7 +5,9 @@
  * context the replay sends. Identifiers are extracted as the compaction retention check does
  * (src/core/compaction/retention.ts: paths, symbols, URLs, error lines; numbers are only taken
  * from the user's words, so an answer has none). Measured with and without the text of
- * summary blocks: the scripted summariser is extractive, so "with" is an upper bound.
+ * summary blocks: "with" counts the scripted summaries' text, which carries less than the real
+ * summaries did (summaryCarry.ts measures both on the fixtures' compactions), so it is a
+ * simulation, not an upper bound.
  * Requests are weighted by their identifier count (a pooled share).
  */
 import { containsWord, extractIdentifiers, messagesText } from '../src/core/compaction/retention';

@@ -142,6 +142,7 @@ export function printTable(
   results: readonly TimedResult[],
   bounds: readonly BoundRow[] = [],
   skipped: readonly SkippedTranscript[] = [],
+  extra: Readonly<Record<string, unknown>> = {},
 ): ReplayRow[] {
   const baselines = new Map<string, number | null>();
   for (const { result: r } of results)
@@ -175,7 +176,7 @@ export function printTable(
   console.log(line(COLUMNS));
   for (const c of cells) console.log(line(c));
   console.log(
-    "compactions: records of every layer (of which summaries); server clears: requests the API's clear_tool_uses edited; re-attached: tokens of file content re-attached after compactions; cost $: model + summariser; floor ÷ base.: the least any policy could pay (the system prompt read from cache, each message written once, the output) ÷ the baseline; FRR: forward-reference recall, with / without summary text.",
+    "compactions: records of every layer (of which summaries); server clears: requests the API's clear_tool_uses edited; re-attached: tokens of file content re-attached after compactions; cost $: model + summariser; floor ÷ base.: the least any policy could pay (the system prompt read from cache, each message written once, the output) ÷ the baseline; FRR: forward-reference recall, with / without summary text (with: the scripted summaries, which carry less than real ones: see Summary carry).",
   );
   for (const { result: r } of results) {
     const where = `${shortName(r.transcript)} ${Math.round(r.window / 1000)}k ${r.policy}`;
@@ -196,6 +197,7 @@ export function printTable(
     JSON.stringify({
       rows,
       breakdown,
+      ...extra,
       ...(bounds.length > 0 ? { bounds } : {}),
       ...(skipped.length > 0 ? { skipped } : {}),
     }),
