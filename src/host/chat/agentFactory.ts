@@ -6,14 +6,11 @@
  */
 import type { ToolRunner } from '../../core/agent/agentPorts';
 import { AgentSession } from '../../core/agent/agentSession';
-import { Compactor } from '../../core/compaction/compactor';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, ToolSchema } from '../../core/conversation/conversationModel';
 import { counterIds, type Clock } from '../../core/platform/platformPorts';
 import { sessionSystemPrompt } from '../../core/projectContext/staticPrompt';
 import { priorFactorFor } from '../../core/tokens/calibration';
-import { calibratedMessageTokens } from '../../core/tokens/calibratedTokens';
-import { abortableSleep } from '../abortableSleep';
 import { modelInfo } from '../../core/models/modelFacts';
 import { TokenEstimator } from '../../core/tokens/estimator';
 import { ToolLoader } from '../../core/tools/toolLoader';
@@ -25,6 +22,7 @@ import type { ApiKeyStore } from '../apiKey';
 import { createProjectContext } from '../projectContext/vscodeProjectContext';
 import { loadTokenizer } from '../tokenizerLoader';
 import { folderSpillReader } from './spillReader';
+import { sessionCompactor } from './sessionCompactor';
 import type { SessionPort } from '../../app/sessionPort';
 import type { ToolLookup } from '../../core/tools/callSummary';
 import { subagentLauncher } from '../subagents/subagentLauncher';
@@ -104,16 +102,15 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
       estimator.useModel(config.model, priorFactorFor(modelInfo(config.model).tokenizer));
       // The agent is built after its compactor; the main-model summary asks it for its request.
       const built: { agent?: AgentSession } = {};
-      const compactor = new Compactor({
-        mainRequest: (s) => built.agent?.mainRequest(s),
-        summariser: transport.llm,
+      const compactor = sessionCompactor({
+        agent: () => built.agent,
+        llm: transport.llm,
         clock,
         ids,
-        tokensOf: (m) => calibratedMessageTokens(m, tokenizer, estimator.calibration),
-        measure: (st) => estimator.estimate(st).tokens,
+        tokenizer,
+        estimator,
         settings: () => deps.settings.compaction(),
         ...(deps.readFresh ? { readFresh: deps.readFresh } : {}),
-        timeout: abortableSleep,
       });
       const agent = new AgentSession(
         state,

@@ -9,7 +9,6 @@
  */
 import type { LlmClient, ToolRunner } from '../../core/agent/agentPorts';
 import { AgentSession } from '../../core/agent/agentSession';
-import { Compactor } from '../../core/compaction/compactor';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, ToolSchema } from '../../core/conversation/conversationModel';
 import { counterIds, type Clock, type Tokenizer } from '../../core/platform/platformPorts';
@@ -17,7 +16,6 @@ import { errorText } from '../../core/platform/errors';
 import { isServerStrategy } from '../../core/server/serverContext';
 import { callSummary, type ToolLookup } from '../../core/tools/callSummary';
 import { priorFactorFor } from '../../core/tokens/calibration';
-import { calibratedMessageTokens } from '../../core/tokens/calibratedTokens';
 import { TokenEstimator } from '../../core/tokens/estimator';
 import { modelInfo } from '../../core/models/modelFacts';
 import { subagentToolRunner, subagentToolSchemas } from '../../core/subagents/childTools';
@@ -26,7 +24,7 @@ import { subagentConfig } from '../../core/subagents/subagentSettings';
 import type { SubagentLauncher, SubagentSettings } from '../../core/subagents/subagentPort';
 import type { SettingsPort } from '../../app/ports';
 import type { SessionPort } from '../../app/sessionPort';
-import { abortableSleep } from '../abortableSleep';
+import { sessionCompactor } from '../chat/sessionCompactor';
 
 /** What the launcher of one parent session needs. */
 export interface LauncherDeps {
@@ -82,20 +80,19 @@ export function subagentLauncher(deps: LauncherDeps): SubagentLauncher {
       const estimator = new TokenEstimator(deps.tokenizer);
       estimator.useModel(config.model, priorFactorFor(modelInfo(config.model).tokenizer));
       const built: { agent?: AgentSession } = {};
-      const compactor = new Compactor({
-        mainRequest: (s) => built.agent?.mainRequest(s),
-        summariser: deps.llm,
+      const compactor = sessionCompactor({
+        agent: () => built.agent,
+        llm: deps.llm,
         clock,
         ids,
-        tokensOf: (m) => calibratedMessageTokens(m, deps.tokenizer, estimator.calibration),
-        measure: (st) => estimator.estimate(st).tokens,
+        tokenizer: deps.tokenizer,
+        estimator,
         // Nobody can press Compact Now for a subagent: it compacts itself, with our strategies.
         settings: () => {
           const c = deps.settings.compaction();
           return { ...c, softAction: 'auto', ...(isServerStrategy(c.strategy) ? { strategy: 'summarise' } : {}) };
         },
         ...(deps.readFresh ? { readFresh: deps.readFresh } : {}),
-        timeout: abortableSleep,
       });
       const state: ConversationState = {
         system: subagentSystem(parent.system, { clock, ids }),

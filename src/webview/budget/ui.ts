@@ -1,4 +1,4 @@
-import { el } from '../shared/dom';
+import { el, formatUsd } from '../shared/dom';
 
 /** A card of the panel: a heading and its content, with a test id. */
 export function section(title: string, testid: string, ...children: Array<Node | string>): HTMLElement {
@@ -24,4 +24,4 @@ export const pct = (part: number, whole: number): string =>
   whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : '–';
 
 /** A cost, or `—` when the model's price is unknown. */
-export const usd = (n: number | null): string => (n === null ? '—' : `$${n.toFixed(4)}`);
+export const usd = formatUsd;

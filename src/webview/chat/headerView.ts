@@ -1,5 +1,5 @@
 import type { ChatToHost, ChatToWebview } from '../../protocol/chat';
-import { el } from '../shared/dom';
+import { el, formatUsd } from '../shared/dom';
 import { icon } from '../shared/icons';
 
 type Status = Extract<ChatToWebview, { type: 'status' }>;
@@ -28,7 +28,7 @@ export function renderHeader(header: HTMLElement, s: Status, meter: HTMLElement,
             ? 'Cost unknown: the price of a model used in this session is not known'
             : 'Cost of this session so far (reported usage × list prices)',
       },
-      s.costUsd === null ? '—' : `$${s.costUsd.toFixed(4)}`,
+      formatUsd(s.costUsd),
     ),
     meter,
     // Decided by the host by parsing the URL; shown for as long as requests go anywhere but Anthropic's API.

@@ -4,16 +4,7 @@
  * its transcript (the child session, read-only).
  */
 import type { SubagentCard } from '../../protocol/chatItems';
-import { el, formatTokens } from '../shared/dom';
-
-/** `$0.0123`, or `—` when unknown. */
-function usd(costUsd: number | null): string {
-  return costUsd === null ? '—' : `$${costUsd.toFixed(4)}`;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
+import { countOf, el, formatTokens, formatUsd } from '../shared/dom';
 
 /** The row's figures, on their own line: `3 rounds · 7 tools · 21.4k tokens · $0.0123`, with the whole story in its title. */
 export function subagentFigures(card: SubagentCard): HTMLElement {
@@ -23,9 +14,9 @@ export function subagentFigures(card: SubagentCard): HTMLElement {
     {
       class: `muted subagent-figures ${card.state}`,
       'data-testid': 'subagent-figures',
-      title: `Subagent on ${card.model}: ${plural(card.requests, 'request')}, ${formatTokens(card.tokens)} tokens, ${usd(card.costUsd)}, billed to this turn (budget panel: Subagents row).${running ? ' Still running.' : ''}`,
+      title: `Subagent on ${card.model}: ${countOf(card.requests, 'request')}, ${formatTokens(card.tokens)} tokens, ${formatUsd(card.costUsd)}, billed to this turn (budget panel: Subagents row).${running ? ' Still running.' : ''}`,
     },
-    `${plural(card.rounds, 'round')} · ${plural(card.toolCalls, 'tool')} · ${formatTokens(card.tokens)} tokens · ${usd(card.costUsd)}`,
+    `${countOf(card.rounds, 'round')} · ${countOf(card.toolCalls, 'tool')} · ${formatTokens(card.tokens)} tokens · ${formatUsd(card.costUsd)}`,
   );
 }
 
@@ -57,7 +48,7 @@ export function subagentBody(card: SubagentCard, open: (sessionId: string) => vo
       { class: 'muted' },
       `${card.model} · ${state}`,
       card.lastTool ? ` · last: ${card.lastTool}` : '',
-      card.compactions > 0 ? ` · compacted its context ${plural(card.compactions, 'time')}` : '',
+      card.compactions > 0 ? ` · compacted its context ${countOf(card.compactions, 'time')}` : '',
       ' · ',
       link,
     ),

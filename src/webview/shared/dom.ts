@@ -14,3 +14,13 @@ export function el<K extends keyof HTMLElementTagNameMap>(
 export function formatTokens(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
+
+/** A cost for people: `$0.0123`, or `—` when it is unknown (null). */
+export function formatUsd(n: number | null): string {
+  return n === null ? '—' : `$${n.toFixed(4)}`;
+}
+
+/** `1 round`, `3 rounds`. */
+export function countOf(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
