@@ -213,6 +213,12 @@ describe(
         await frame.locator('[data-testid="budget-history"] p.muted').last().innerText(),
         /3 requests and 2 subagents, \$\d+\.\d{4} in this session \(\$\d+\.\d{4} of it by subagents\)/,
       );
+      // The Requests card with its Subagents row, for looking at (not a docs screenshot).
+      const history = frame.locator('[data-testid="budget-history"]');
+      const path = join(REPO_ROOT, 'test-results', 'screenshots', 'light-budget-subagents.png');
+      mkdirSync(join(REPO_ROOT, 'test-results', 'screenshots'), { recursive: true });
+      await history.screenshot({ path, animations: 'disabled' });
+      saved.push(path);
       await w.command('View: Close Editor');
     });
 
