@@ -174,6 +174,11 @@ export class RequestHistoryBuilder {
     this.compacted = true;
   }
 
+  /** The subagents so far (the builder's own list, read-only: no copy of the requests). */
+  get subagents(): readonly SubagentRun[] {
+    return this.runs;
+  }
+
   /** The turn of the last request (undefined before any). */
   get turn(): number | undefined {
     return this.lastTurn;

@@ -64,7 +64,8 @@ export class BudgetHistory {
 
   /** The subagents that ended, oldest first, with the turn each ran in (the task cards' figures). */
   get subagentRuns(): readonly SubagentRun[] {
-    return this.builder.history().subagents;
+    // Read on every task card the chat posts: the runs alone, never a copy of the whole history.
+    return this.builder.subagents;
   }
 
   /** The subagents that ended, as the protocol lists them (the newest 200). */
