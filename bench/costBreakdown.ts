@@ -13,6 +13,7 @@
  * The whole write of a request goes to its cause (a compaction request's write includes that
  * request's growth), so the causes add up to the writes exactly.
  */
+import { requestCostUsd } from '../src/core/agent/cost';
 import type { Usage } from '../src/core/agent/agentPorts';
 import type { CacheTtl } from '../src/core/conversation/conversationModel';
 import { modelInfo, rateCardFor } from '../src/core/models/modelFacts';
@@ -102,12 +103,12 @@ function partsOf(
   if (!prices) return undefined;
   const card = rateCardFor(prices, reportedPromptTokens(usage));
   const m = 1_000_000;
-  return {
-    read: (usage.cache_read_input_tokens * card.cacheRead) / m,
-    write: (usage.cache_creation_input_tokens * (ttl === '1h' ? card.cacheWrite1h : card.cacheWrite5m)) / m,
-    input: (usage.input_tokens * card.input) / m,
-    output: (usage.output_tokens * card.output) / m,
-  };
+  const read = (usage.cache_read_input_tokens * card.cacheRead) / m;
+  const input = (usage.input_tokens * card.input) / m;
+  const output = (usage.output_tokens * card.output) / m;
+  // Writes are what is left of the request's price (cost.ts prices each lifetime the usage splits).
+  const write = Math.max(0, (requestCostUsd(model, usage, ttl) ?? 0) - read - input - output);
+  return { read, write, input, output };
 }
 
 /** One replay's breakdown as the JSON line carries it (dollars, 4 decimals). */

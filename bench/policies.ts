@@ -11,7 +11,9 @@
  *   window, one compaction of everything compactable.
  * - `claude-code`: what Claude Code does — summarise everything when the prompt reaches
  *   window − 33k, keeping about 10k recent tokens, with the main model from its cache
- *   (`summarizer: main`).
+ *   (`summarizer: main`); its system prompt and tools are shared by all its users, so always
+ *   warm (real Claude Code sessions read them after 40-minute pauses); 5-minute breakpoints.
+ *   `baseline` keeps 5-minute breakpoints everywhere too: a saving from lifetimes is ours.
  * - `server-clear`: the app under `compactionStrategy: server-clear-tool-uses` with its default
  *   server settings — each request carries the `clear_tool_uses_20250919` edit the app sends
  *   (trigger at the soft threshold, keep the API's 3 tool uses, no `clear_at_least`), which the
@@ -22,7 +24,7 @@
 import type { CompactionRun, Compactor } from '../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS, effectiveWindow, type CompactionSettings } from '../src/core/compaction/policy';
 import type { PipelineSettings } from '../src/core/pipeline/config';
-import type { ConversationState } from '../src/core/conversation/conversationModel';
+import type { CacheTtl, ConversationState } from '../src/core/conversation/conversationModel';
 
 /** What a policy gets before each request. */
 export interface PolicyContext {
@@ -30,6 +32,8 @@ export interface PolicyContext {
   /** Best estimate of a state's prompt tokens. */
   readonly measure: (s: ConversationState) => number;
   readonly lastRequestAt?: number;
+  /** The lifetime the previous request wrote its last breakpoint with. */
+  readonly lastTtl?: CacheTtl;
   readonly signal: AbortSignal;
 }
 
@@ -42,6 +46,8 @@ export interface ReplayPolicy {
   readonly settings: CompactionSettings;
   /** Pipeline settings over the replay's own (model, window). */
   readonly pipeline: Partial<PipelineSettings>;
+  /** Whether its tools and system prompt are a prefix other sessions keep warm (Claude Code's, shared by its users). */
+  readonly sharedPrefix?: boolean;
   /** Compacts (or not) before a request. */
   beforeRequest(state: ConversationState, ctx: PolicyContext): Promise<CompactionRun>;
 }
@@ -87,6 +93,7 @@ function layered(
     beforeRequest: (state, ctx) =>
       ctx.compactor.beforeRequest(state, {
         ...(ctx.lastRequestAt !== undefined ? { lastRequestAt: ctx.lastRequestAt } : {}),
+        ...(ctx.lastTtl ? { lastTtl: ctx.lastTtl } : {}),
         signal: ctx.signal,
       }),
   };
@@ -99,12 +106,14 @@ function summariseAll(
   extra: Partial<CompactionSettings>,
   pipeline: Partial<PipelineSettings>,
   at: (s: ConversationState) => number,
+  sharedPrefix = false,
 ): ReplayPolicy {
   return {
     name,
     description,
     settings: withSettings(extra),
     pipeline,
+    sharedPrefix,
     beforeRequest: async (state, ctx) =>
       ctx.measure(state) >= at(state)
         ? ctx.compactor.compact(state, { trigger: 'auto-hard', tokensToFree: 'all', signal: ctx.signal })
@@ -155,8 +164,8 @@ export function policy(name: PolicyName): ReplayPolicy {
         'baseline',
         'BASELINE: no cheap layers; summarise everything at 85 %',
         {},
-        // A fixed tail, so the reference does not move when the extension's default does.
-        { keepRecentTokens: BASELINE_KEEP_RECENT_TOKENS },
+        // A fixed tail, so the reference does not move when the extension's default does; every breakpoint for 5 minutes.
+        { keepRecentTokens: BASELINE_KEEP_RECENT_TOKENS, cacheTtl: '5m' },
         (s) => 0.85 * effectiveWindow(s.config),
       );
     case 'claude-code':
@@ -164,8 +173,9 @@ export function policy(name: PolicyName): ReplayPolicy {
         'claude-code',
         'Claude Code: summarise everything at window − 33k with the main model, keep ~10k recent tokens',
         {},
-        { keepRecentTokens: 10_000, keepRecentTurns: 1, summarizer: 'main' },
+        { keepRecentTokens: 10_000, keepRecentTurns: 1, summarizer: 'main', cacheTtl: '5m' },
         (s) => s.config.contextWindow - CLAUDE_CODE_BUFFER,
+        true,
       );
     case 'server-clear':
       return layered(

@@ -25,6 +25,8 @@ export interface CacheSplit {
   readonly input_tokens: number;
   readonly cache_read_input_tokens: number;
   readonly cache_creation_input_tokens: number;
+  /** The writes by lifetime, as the API reports them. */
+  readonly cache_creation: { readonly ephemeral_5m_input_tokens: number; readonly ephemeral_1h_input_tokens: number };
 }
 
 /** What the API's `clear_tool_uses` did to a request (its `applied_edits`, on calibrated counts). */
@@ -92,13 +94,15 @@ export class ReplayApi {
    * it: when the prompt reaches the trigger, every tool result but the last `keep` becomes the
    * placeholder (unless less than `clear_at_least` would go), and the cache sees the edited
    * prompt — its prefix changes at the first cleared result, so everything after it is written
-   * again.
+   * again. With `sharedPrefix`, the tools and system prompt are a prefix other sessions keep
+   * warm (Claude Code's, read by all its users): they are cached whatever the gap.
    */
   sendMain(
     params: MessageCreateParamsNonStreaming,
     blockTokens: readonly number[],
     overhead: number,
     server?: ServerRequestParts,
+    sharedPrefix = false,
   ): ApiOutcome {
     const v = this.validate(params);
     if (!v.ok) return v;
@@ -114,6 +118,11 @@ export class ReplayApi {
       return { ...b, tokens };
     });
     this.lastMain = memo;
+    if (sharedPrefix) {
+      // Other sessions of the same client read its tools and system prompt all the time: that prefix is always warm.
+      const stable = layout.blocks.filter((b) => !b.loc.startsWith('messages')).length;
+      this.cache.keepWarm(req.model, layout, stable, '5m');
+    }
     const promptTokens = blocks.reduce((n, b) => n + b.tokens, 0);
     const edits = server?.contextManagement ? this.serverEdits(params, server) : { ok: true as const, edits: [] };
     if (!edits.ok) return edits;
@@ -216,6 +225,7 @@ export class ReplayApi {
       input_tokens: u.input_tokens,
       cache_read_input_tokens: u.cache_read_input_tokens,
       cache_creation_input_tokens: u.cache_creation_input_tokens,
+      cache_creation: u.cache_creation,
     };
   }
 }

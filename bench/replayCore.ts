@@ -12,6 +12,8 @@
  */
 import { CostBreakdown, writeCause } from './costBreakdown';
 import { ttlMs } from '../src/core/cache/cacheAnchors';
+import { ReplyGaps, startsTurn } from '../src/core/cache/replyGaps';
+import { usualWriteTtl } from '../src/core/cache/usualWriteTtl';
 import type { Usage } from '../src/core/agent/agentPorts';
 import { Compactor } from '../src/core/compaction/compactor';
 import { effectiveWindow } from '../src/core/compaction/policy';
@@ -150,6 +152,8 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     anchored: false,
   });
   let previous: ReturnType<typeof prepareRequest>['lastBreakpoint'];
+  // The session's rhythm of turns and replies, learned as the extension learns it (requestAccounting.ts).
+  const gaps = new ReplyGaps();
   const compactor = new Compactor({
     summariser,
     clock,
@@ -160,7 +164,13 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     timeout: () => new Promise(() => undefined),
     readFresh: files.readFresh,
     mainRequest: (s) => {
-      const p = prepareRequest(s, { count, clock, ...(previous ? { previous } : {}) });
+      const p = prepareRequest(s, {
+        count,
+        clock,
+        gaps: gaps.stats,
+        missRate: compactor.measuredMissRate(),
+        ...(previous ? { previous } : {}),
+      });
       return { params: p.params, sent: p.sent };
     },
   });
@@ -244,6 +254,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       measure,
       signal,
       ...(lastRequestAt !== undefined ? { lastRequestAt } : {}),
+      ...(previous ? { lastTtl: previous.ttl } : {}),
     });
     state = run.state;
     for (const r of run.records) {
@@ -261,8 +272,12 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     const prepared = prepareRequest(state, {
       count,
       clock,
+      gaps: gaps.stats,
+      missRate: compactor.measuredMissRate(),
       ...(previous ? { previous } : {}),
     });
+    gaps.observe(now, startsTurn(prepared.sent.messages));
+    const lifetimeMs = ttlMs(previous?.ttl ?? usualWriteTtl(state.config.cacheTtl));
     previous = prepared.lastBreakpoint;
     answerPrefix = checksThinkingPrefix(e.model) ? requestPrefixDigest(prepared.sent) : undefined;
     for (const kind of new Set(prepared.repairs.map((r) => r.kind))) repairs.set(kind, (repairs.get(kind) ?? 0) + 1);
@@ -277,10 +292,16 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
             ledger.map((r) => r.tokens),
             overhead - textTokens(SYSTEM_STANDIN),
             server?.value,
+            opts.policy.sharedPrefix === true,
           );
     const split = sent.ok
       ? sent.split
-      : { input_tokens: Math.round(tokens), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+      : {
+          input_tokens: Math.round(tokens),
+          cache_read_input_tokens: 0,
+          cache_creation_input_tokens: 0,
+          cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+        };
     const cleared = sent.ok ? sent.cleared : undefined;
     if (cleared) {
       totals.serverClears++;
@@ -290,15 +311,16 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       );
     }
     const usage: Usage = { ...split, output_tokens: e.usage.output_tokens };
-    cost.add(e.model, usage, state.config.cacheTtl);
+    const usualTtl = usualWriteTtl(state.config.cacheTtl);
+    cost.add(e.model, usage, usualTtl);
     breakdown.request(
       e.model,
       usage,
-      state.config.cacheTtl,
+      usualTtl,
       writeCause({
         flushed,
         gapMs: lastRequestAt === undefined ? undefined : now - lastRequestAt,
-        ttlMs: ttlMs(state.config.cacheTtl),
+        ttlMs: lifetimeMs,
         compacted: run.records.length > 0,
         serverEdited: cleared !== undefined,
       }),
@@ -328,8 +350,8 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   const summariserCost = new CostTally();
   const summariserModels = new Map<string, number>();
   for (const c of summariser.requests) {
-    summariserCost.add(c.model, c.usage, state.config.cacheTtl);
-    breakdown.summary(c.model, c.usage, state.config.cacheTtl);
+    summariserCost.add(c.model, c.usage, usualWriteTtl(state.config.cacheTtl));
+    breakdown.summary(c.model, c.usage, usualWriteTtl(state.config.cacheTtl));
     summariserModels.set(c.model, (summariserModels.get(c.model) ?? 0) + 1);
   }
   return {

@@ -76,7 +76,6 @@ export class RequestPreviewer {
     });
     const outlook = requestOutlook({
       model: resolved.config.model,
-      ttl: resolved.config.cacheTtl,
       tokens: prepared.tokens,
       anchors: prepared.anchors,
       messageIds: prepared.sent.messages.map((m) => m.id),

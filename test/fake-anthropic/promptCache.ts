@@ -4,7 +4,9 @@
  * entry at the breakpoint's block and up to 20 blocks before it (the API's lookback); the
  * longest hit over all breakpoints is read. Every breakpoint whose prefix reaches the model's
  * minimum cacheable length is then written (or refreshed). Entries live 5 minutes, or 1 hour
- * for `ttl: "1h"`, on the injected clock, and a read refreshes them.
+ * for `ttl: "1h"`, on the injected clock, and a read refreshes them for their own lifetime: an
+ * entry is not made longer-lived by a later breakpoint with another `ttl` at the same place
+ * (the docs do not say it is; assuming it would flatter a 1-hour mark on a 5-minute entry).
  *
  * Usage: cache_read = tokens up to the hit; cache_creation = tokens from there to the last
  * written breakpoint; input_tokens = the rest (after the last breakpoint, or not cacheable).
@@ -81,7 +83,7 @@ export class PromptCache {
       if (tokens < minCacheable) continue;
       const key = hashes[bp.at] as string;
       const existing = this.entries.get(key);
-      const ttl: CacheTtl = existing?.ttl === '1h' ? '1h' : bp.ttl;
+      const ttl: CacheTtl = existing ? existing.ttl : bp.ttl;
       this.entries.set(key, { ttl, expiresAt: now + TTL_MS[ttl] });
       this.counters.writes++;
       if (tokens > covered) {
@@ -98,6 +100,19 @@ export class PromptCache {
       cache_creation_input_tokens: creation,
       cache_creation: { ephemeral_5m_input_tokens: created['5m'], ephemeral_1h_input_tokens: created['1h'] },
     };
+  }
+
+  /**
+   * Marks the prefix of the first `count` blocks as just read, with no counter moved: a prefix
+   * other sessions keep warm (a client's system prompt shared by all its users). No entry is
+   * made when `count` is 0.
+   */
+  keepWarm(model: string, layout: PromptLayout, count: number, ttl: CacheTtl): void {
+    if (count <= 0) return;
+    let hash = createHash('sha256').update(`model:${model}`).digest('hex');
+    for (const b of layout.blocks.slice(0, count))
+      hash = createHash('sha256').update(hash).update('\u0000').update(b.key).digest('hex');
+    this.entries.set(hash, { ttl, expiresAt: this.now() + TTL_MS[ttl] });
   }
 
   /** Counters since the last clear, and the number of live entries. */

@@ -79,7 +79,8 @@ describe('bench policies', () => {
 
   it('claude-code summarises everything at window − 33k, keeping ~10k recent tokens and 1 turn', async () => {
     const p = policy('claude-code');
-    assert.deepEqual(p.pipeline, { keepRecentTokens: 10_000, keepRecentTurns: 1, summarizer: 'main' });
+    assert.deepEqual(p.pipeline, { keepRecentTokens: 10_000, keepRecentTurns: 1, summarizer: 'main', cacheTtl: '5m' });
+    assert.equal(p.sharedPrefix, true, 'its system prompt and tools are shared by all its users: always warm');
     const below = setup(100_000 - CLAUDE_CODE_BUFFER - 1, p.pipeline);
     await p.beforeRequest(below.state, below.ctx);
     assert.deepEqual(below.calls, []);

@@ -12,7 +12,6 @@ function input(overrides: Partial<AnchorPlanInput> = {}): AnchorPlanInput {
     systemTokens: 2_000,
     messages: Array.from({ length: 10 }, (_, i) => ({ id: `m${i}`, tokens: 1_000, blocks: 2 })),
     minCacheableTokens: 1024,
-    ttl: '5m',
     now: 1_000_000,
     ...overrides,
   };
@@ -49,7 +48,7 @@ describe('planCacheAnchors', () => {
 
   it('adds a read breakpoint at the previous position when more than 20 blocks were added', () => {
     const messages = Array.from({ length: 30 }, (_, i) => ({ id: `m${i}`, tokens: 500, blocks: 1 }));
-    const previous = { messageId: 'm5', sentAt: 1_000_000 - 60_000 };
+    const previous = { messageId: 'm5', sentAt: 1_000_000 - 60_000, ttl: '5m' as const, prefixTokens: 0 };
     const a = planCacheAnchors(input({ messages, previous }));
     assert.equal(a.length, MAX_BREAKPOINTS);
     assert.deepEqual(
@@ -59,7 +58,10 @@ describe('planCacheAnchors', () => {
     assert.match(a[2]!.reason, new RegExp(`${24} blocks`));
     // Within the lookback the final breakpoint finds the old entry by itself: no extra one.
     const near = planCacheAnchors(
-      input({ messages, previous: { messageId: `m${29 - CACHE_LOOKBACK_BLOCKS + 1}`, sentAt: 999_000 } }),
+      input({
+        messages,
+        previous: { messageId: `m${29 - CACHE_LOOKBACK_BLOCKS + 1}`, sentAt: 999_000, ttl: '5m', prefixTokens: 0 },
+      }),
     );
     assert.equal(near.filter((x) => x.target.at === 'message').length, 1);
   });
@@ -67,7 +69,9 @@ describe('planCacheAnchors', () => {
   it('ranks by tokens × hit probability and keeps at most 4', () => {
     const messages = Array.from({ length: 40 }, (_, i) => ({ id: `m${i}`, tokens: 500, blocks: 1 }));
     // A cold previous entry (older than the TTL) is worth little; it loses to the stable prefixes only when its score is lower.
-    const cold = planCacheAnchors(input({ messages, previous: { messageId: 'm2', sentAt: 1_000_000 - 400_000 } }));
+    const cold = planCacheAnchors(
+      input({ messages, previous: { messageId: 'm2', sentAt: 1_000_000 - 400_000, ttl: '5m', prefixTokens: 0 } }),
+    );
     const prev = cold.find((x) => x.target.at === 'message' && x.target.messageIndex === 2);
     assert.ok(prev, 'still chosen: there are only 4 candidates');
     assert.ok(prev.hitProbability < 0.1);

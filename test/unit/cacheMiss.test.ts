@@ -47,7 +47,17 @@ const fp = (state: ConversationState, at: number, anchored = true): RequestFinge
       sent: state,
       params: { model: state.config.model, max_tokens: 100, messages: [] },
       anchors: anchored
-        ? [{ target: { at: 'system' }, prefixTokens: 2000, hitProbability: 1, score: 1, reason: '' }]
+        ? [
+            {
+              target: { at: 'system' },
+              prefixTokens: 2000,
+              hitProbability: 1,
+              score: 1,
+              reason: '',
+              ttl: '5m',
+              ttlReason: '',
+            },
+          ]
         : [],
     },
     at,

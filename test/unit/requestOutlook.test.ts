@@ -6,23 +6,25 @@
 import { strict as assert } from 'node:assert';
 import { requestCostUsd } from '../../src/core/agent/cost';
 import type { CacheAnchor } from '../../src/core/cache/cacheAnchors';
+import type { TimedAnchor } from '../../src/core/cache/ttlChoice';
 import { outlookLine, requestOutlook, type OutlookInput } from '../../src/core/pipeline/requestOutlook';
 import { previewDocumentText, type PreviewOk } from '../../src/host/requestPreviewText';
 import { testConfig } from './support/builders';
 
-const anchor = (target: CacheAnchor['target'], prefixTokens: number, hitProbability: number): CacheAnchor => ({
+const anchor = (target: CacheAnchor['target'], prefixTokens: number, hitProbability: number): TimedAnchor => ({
   target,
   prefixTokens,
   hitProbability,
   score: prefixTokens * hitProbability,
   reason: 'r',
+  ttl: '5m',
+  ttlReason: 'r',
 });
 
 describe('request preview: the one-line summary', () => {
   const model = testConfig().model;
   const input: OutlookInput = {
     model,
-    ttl: '5m',
     tokens: { tools: 1000, system: 2000, messages: [3000, 500], total: 6500, anchored: false },
     anchors: [
       anchor({ at: 'tools' }, 1000, 0.98),
@@ -55,12 +57,21 @@ describe('request preview: the one-line summary', () => {
   });
 
   it('expects the prefix through the previous breakpoint while its cache entry lives', () => {
-    const warm = requestOutlook({ ...input, previous: { messageId: 'm1', sentAt: input.now - 60_000 } });
+    const warm = requestOutlook({
+      ...input,
+      previous: { messageId: 'm1', sentAt: input.now - 60_000, ttl: '5m', prefixTokens: 6000 },
+    });
     assert.equal(warm.cachedTokens, 6000);
     assert.equal(warm.cacheWriteTokens, 500);
-    const cold = requestOutlook({ ...input, previous: { messageId: 'm1', sentAt: input.now - 400_000 } });
+    const cold = requestOutlook({
+      ...input,
+      previous: { messageId: 'm1', sentAt: input.now - 400_000, ttl: '5m', prefixTokens: 6000 },
+    });
     assert.equal(cold.cachedTokens, 3000);
-    const gone = requestOutlook({ ...input, previous: { messageId: 'compacted', sentAt: input.now } });
+    const gone = requestOutlook({
+      ...input,
+      previous: { messageId: 'compacted', sentAt: input.now, ttl: '5m', prefixTokens: 6000 },
+    });
     assert.equal(gone.cachedTokens, 3000);
   });
 

@@ -15,6 +15,11 @@ export interface Usage {
   readonly output_tokens: number;
   readonly cache_read_input_tokens: number;
   readonly cache_creation_input_tokens: number;
+  /**
+   * The writes split by lifetime, as the API reports them (SDK `Usage.cache_creation`); absent
+   * when the server gave no split (then all writes are priced at the request's usual lifetime).
+   */
+  readonly cache_creation?: { readonly ephemeral_5m_input_tokens: number; readonly ephemeral_1h_input_tokens: number };
 }
 
 /** Why a request to Claude failed, classified so the loop and the UI can act on it. */

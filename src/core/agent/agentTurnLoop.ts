@@ -1,6 +1,7 @@
 import type { LlmResult, ToolCall, ToolOutcome, ToolRunner } from './agentPorts';
 import { applyUserMessage, assembleUserMessage, type ToolResultInput } from '../conversation/assemble';
-import type { ConversationState, Message } from '../conversation/conversationModel';
+import type { CacheTtl, Message } from '../conversation/conversationModel';
+import { usualWriteTtl } from '../cache/usualWriteTtl';
 import { priorFactorFor } from '../tokens/calibration';
 import { modelInfo } from '../models/modelFacts';
 import { acceptedServerCompaction, serverCompactionRecord } from '../compaction/serverCompaction';
@@ -62,6 +63,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
       if (compactor) {
         const run = await compactor.beforeRequest(core.state, {
           ...(core.accounting.lastRequestAt !== undefined ? { lastRequestAt: core.accounting.lastRequestAt } : {}),
+          ...(core.accounting.previousBreakpoint ? { lastTtl: core.accounting.previousBreakpoint.ttl } : {}),
           signal: controller.signal,
           onSummarising: (start) => core.emit({ type: 'compaction_started', ...start }),
         });
@@ -189,7 +191,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
         break;
       }
       core.deps.compactor?.observeAnswer(result.usage, message);
-      await adoptServerCompaction(core, message, result, sent.config.cacheTtl);
+      await adoptServerCompaction(core, message, result, usualWriteTtl(sent.config.cacheTtl));
       const calls: ToolCall[] = message.blocks.flatMap((b) =>
         b.type === 'tool_use' ? [{ id: b.id, name: b.name, input: b.input }] : [],
       );
@@ -336,7 +338,7 @@ async function adoptServerCompaction(
   core: SessionCore,
   message: Message,
   result: LlmResult,
-  ttl: ConversationState['config']['cacheTtl'],
+  ttl: CacheTtl,
 ): Promise<void> {
   const compactionUsage = (result.server?.iterations ?? []).filter((i) => i.type === 'compaction');
   const costUsd = compactionUsage.reduce(

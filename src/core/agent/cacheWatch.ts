@@ -41,7 +41,7 @@ export class CacheWatch {
    * missed. `hitExpected` (the health rule) decides whether the miss counts toward the streak.
    */
   observe(
-    prepared: Pick<PreparedRequest, 'sent' | 'params' | 'anchors'>,
+    prepared: Pick<PreparedRequest, 'sent' | 'params' | 'anchors' | 'lastBreakpoint'>,
     result: LlmResult,
     at: number,
     hitExpected: boolean,

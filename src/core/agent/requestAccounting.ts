@@ -1,6 +1,7 @@
 /**
  * What the turn loop keeps about its requests, beside the conversation: where the previous
- * request put its cache breakpoint and when it was sent, the context-health figures, why the
+ * request put its cache breakpoint, when it was sent and for how long, the session's rhythm
+ * of turns and replies (replyGaps.ts, for the cache lifetimes), the context-health figures, why the
  * prompt cache missed (cacheWatch.ts), the exact first count (exactCount.ts) — and, when an
  * answer arrives, everything it tells us: the estimator's anchor, the cache verdict, the cost,
  * the usage record saved and shown. One job: account for each request. Pure (ports only).
@@ -8,6 +9,8 @@
 import { saveOrStop, sessionFileFailure } from './sessionWrite';
 import type { CountTokensPort, LlmResult } from './agentPorts';
 import { ttlMs, type PreviousBreakpoint } from '../cache/cacheAnchors';
+import { ReplyGaps, startsTurn, type GapStats } from '../cache/replyGaps';
+import { usualWriteTtl } from '../cache/usualWriteTtl';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import {
   CACHE_MISS_WARNING_STREAK,
@@ -39,6 +42,8 @@ export interface AccountingDeps {
 export class RequestAccounting {
   private previous: PreviousBreakpoint | undefined;
   private lastAt: number | undefined;
+  private sendingAt: number | undefined;
+  private readonly gaps = new ReplyGaps();
   private healthValue: ContextHealth = EMPTY_HEALTH;
   private readonly cacheWatch = new CacheWatch();
   private readonly exactCount: ExactFirstCount;
@@ -65,6 +70,11 @@ export class RequestAccounting {
     return this.previous;
   }
 
+  /** The session's rhythm so far, for the next request's cache lifetimes (ttlChoice.ts). */
+  get gapStats(): GapStats {
+    return this.gaps.stats;
+  }
+
   /** A change to the history that the next request's cache verdict should name (a pin, a restore). */
   noteEdit(what: string): void {
     this.cacheWatch.note(what);
@@ -81,6 +91,7 @@ export class RequestAccounting {
    * exact count beside it when this is the first request of its model (never awaited).
    */
   beforeSend(sent: ConversationState, prepared: PreparedRequest, signal: AbortSignal): MessageCreateParamsNonStreaming {
+    this.sendingAt = this.deps.clock.now();
     // Not awaited, and safe to drop: ExactCount.beforeSend turns a failed count into nothing (the count is optional).
     void this.exactCount.beforeSend(
       { model: sent.config.model, params: prepared.params, sent: prepared.sent, estimated: prepared.tokens.total },
@@ -98,10 +109,12 @@ export class RequestAccounting {
   async answered(sent: ConversationState, prepared: PreparedRequest, result: LlmResult): Promise<void> {
     const hitExpected =
       this.lastAt !== undefined &&
-      this.deps.clock.now() - this.lastAt < ttlMs(sent.config.cacheTtl) &&
+      this.deps.clock.now() - this.lastAt < ttlMs(this.previous?.ttl ?? usualWriteTtl(sent.config.cacheTtl)) &&
       prepared.anchors.length > 0;
     this.previous = prepared.lastBreakpoint;
     const now = this.deps.clock.now();
+    // Only answered requests count: a request that failed and is sent again is one request.
+    this.gaps.observe(this.sendingAt ?? now, startsTurn(prepared.sent.messages));
     this.lastAt = now;
     // The estimator anchors on what was sent: the normalized messages the counts refer to.
     const counted = this.exactCount.usageArrived();
@@ -115,7 +128,7 @@ export class RequestAccounting {
       result.model || sent.config.model,
       result.usage,
       result.server,
-      sent.config.cacheTtl,
+      usualWriteTtl(sent.config.cacheTtl),
     );
     const record = {
       usage: result.usage,

@@ -117,7 +117,7 @@ export class SessionCore {
 
   /**
    * The request the turn loop would send for `state` now: prepareRequest with the session's
-   * token counter and its previous cache breakpoint. The one place that builds it, so the
+   * token counter, its previous cache breakpoint and its rhythm of replies (cache lifetimes). The one place that builds it, so the
    * main-model summary (the compactor's `mainRequest`) reuses the agent's exact prefix and
    * breakpoints. Pure with respect to the session (nothing is recorded).
    */
@@ -126,6 +126,8 @@ export class SessionCore {
     return prepareRequest(state, {
       count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer),
       clock: this.deps.clock,
+      gaps: this.accounting.gapStats,
+      ...(this.deps.compactor ? { missRate: this.deps.compactor.measuredMissRate() } : {}),
       ...(previous ? { previous } : {}),
     });
   }

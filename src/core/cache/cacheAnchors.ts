@@ -11,10 +11,14 @@ export function ttlMs(ttl: CacheTtl): number {
   return ttl === '1h' ? 3_600_000 : 300_000;
 }
 
-/** Where the previous request placed its last message breakpoint, and when it was sent. */
+/** Where the previous request placed its last message breakpoint, when, for how long, and over how many tokens. */
 export interface PreviousBreakpoint {
   readonly messageId: string;
   readonly sentAt: number;
+  /** The lifetime it was written with. */
+  readonly ttl: CacheTtl;
+  /** Tokens of the prefix it cached. */
+  readonly prefixTokens: number;
 }
 
 /** What the planner needs to know about the request being built (all token counts calibrated). */
@@ -24,7 +28,6 @@ export interface AnchorPlanInput {
   /** One entry per message, in order. */
   readonly messages: ReadonlyArray<{ readonly id: string; readonly tokens: number; readonly blocks: number }>;
   readonly minCacheableTokens: number;
-  readonly ttl: CacheTtl;
   readonly now: number;
   readonly previous?: PreviousBreakpoint;
 }
@@ -92,7 +95,7 @@ export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
       let blocksSince = 0;
       for (let i = prevIndex + 1; i <= lastIndex; i++) blocksSince += input.messages[i]?.blocks ?? 0;
       if (blocksSince >= CACHE_LOOKBACK_BLOCKS) {
-        const warm = input.now - prev.sentAt < ttlMs(input.ttl);
+        const warm = input.now - prev.sentAt < ttlMs(prev.ttl);
         add(
           { at: 'message', messageIndex: prevIndex },
           prefix[prevIndex] ?? 0,

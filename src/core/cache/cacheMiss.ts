@@ -16,6 +16,7 @@
  * longer needed, and the SDK has `diagnostics` on the non-beta `MessageCreateParams`, which is what
  * we send (no header).
  */
+import { usualWriteTtl } from './usualWriteTtl';
 import { ttlMs } from './cacheAnchors';
 import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
 import type { PreparedRequest } from '../pipeline/pipeline';
@@ -76,7 +77,7 @@ export interface CacheUsage {
 
 /** The fingerprint of a prepared request sent at `at`. */
 export function fingerprintOf(
-  prepared: Pick<PreparedRequest, 'sent' | 'params' | 'anchors'>,
+  prepared: Pick<PreparedRequest, 'sent' | 'params' | 'anchors' | 'lastBreakpoint'>,
   at: number,
 ): RequestFingerprint {
   const s: ConversationState = prepared.sent;
@@ -92,7 +93,7 @@ export function fingerprintOf(
     }),
     messages: s.messages,
     at,
-    ttl: s.config.cacheTtl,
+    ttl: prepared.lastBreakpoint?.ttl ?? usualWriteTtl(s.config.cacheTtl),
     minCacheableTokens: s.config.minCacheableTokens,
     anchored: prepared.anchors.length > 0,
   };

@@ -1,4 +1,5 @@
-import type { ConversationState, Message } from '../conversation/conversationModel';
+import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
+import { usualWriteTtl } from '../cache/usualWriteTtl';
 import type { Spill } from '../conversation/paste';
 import type { IdSource } from '../platform/platformPorts';
 import { ttlMs } from '../cache/cacheAnchors';
@@ -56,6 +57,8 @@ export class Compactor {
   private readonly measures = new SessionMeasures();
   /** When a request last went out after beforeRequest (about `now` there): Compact Now's cache warmth for the summariser route. */
   private sentAt: number | undefined;
+  /** The lifetime of the previous request's last breakpoint, as beforeRequest last heard it. */
+  private sentTtl: CacheTtl | undefined;
   /** A compaction outside beforeRequest (Compact Now, overflow recovery) or a restore changed the history since the last request. */
   private editedSinceRequest = false;
 
@@ -104,7 +107,8 @@ export class Compactor {
   async beforeRequest(state: ConversationState, opts: BeforeRequestOptions): Promise<CompactionRun> {
     const now = this.deps.clock.now();
     const idleMs = opts.lastRequestAt === undefined ? 0 : now - opts.lastRequestAt;
-    const cold = opts.lastRequestAt !== undefined && idleMs > ttlMs(state.config.cacheTtl);
+    const lifetime = ttlMs(opts.lastTtl ?? usualWriteTtl(state.config.cacheTtl));
+    const cold = opts.lastRequestAt !== undefined && idleMs > lifetime;
     const tokens = this.deps.measure(state);
     this.measures.observePrompt(tokens);
     const run = await this.guardedLayers(state, opts, { now, idleMs, cold }, tokens);
@@ -167,6 +171,7 @@ export class Compactor {
       }
     };
     this.sentAt = now;
+    this.sentTtl = opts.lastTtl;
     const settings = this.deps.settings();
     if (isServerStrategy(settings.strategy)) {
       // The server clears or compacts at its trigger; ours stays off (no masking, no cold-cache
@@ -179,7 +184,11 @@ export class Compactor {
       return this.compact(s, { ...hard, onSummarising: opts.onSummarising });
     }
     if (cold) {
-      layer(microcompact, { idleMs, trigger: 'idle' });
+      layer(microcompact, {
+        idleMs,
+        lifetimeMs: ttlMs(opts.lastTtl ?? usualWriteTtl(state.config.cacheTtl)),
+        trigger: 'idle',
+      });
       layer(snip);
       layer(budgetTrim);
     }
@@ -262,6 +271,11 @@ export class Compactor {
     return this.measures.thinkingTokens;
   }
 
+  /** The session's measured share of requests that expected a cache read and found none (sessionMeasures.ts). */
+  measuredMissRate(): number {
+    return this.measures.cacheMissRate;
+  }
+
   /** The plan for `state` now (see plan.ts): what would be compacted, why, and what it costs. */
   plan(
     state: ConversationState,
@@ -277,7 +291,8 @@ export class Compactor {
       // The summariser's route needs a cache the last request really wrote (Compact Now: the last send within the TTL).
       routeCacheWarm:
         opts.routeCacheWarm ??
-        (this.sentAt !== undefined && this.deps.clock.now() - this.sentAt <= ttlMs(state.config.cacheTtl)),
+        (this.sentAt !== undefined &&
+          this.deps.clock.now() - this.sentAt <= ttlMs(this.sentTtl ?? usualWriteTtl(state.config.cacheTtl))),
       ...(this.measures.growthPerRequest !== undefined ? { growthPerRequest: this.measures.growthPerRequest } : {}),
       ...(this.measures.thinkingTokens !== undefined ? { mainThinkingTokens: this.measures.thinkingTokens } : {}),
       cacheMissRate: this.measures.cacheMissRate,

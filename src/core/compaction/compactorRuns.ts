@@ -4,7 +4,8 @@
  * a removal strategy, and the re-attach after either. Also the compactor's ports and results.
  */
 import type { LlmClient } from '../agent/agentPorts';
-import type { ConversationState, Message } from '../conversation/conversationModel';
+import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
+import { usualWriteTtl } from '../cache/usualWriteTtl';
 import { modelInfo } from '../models/modelFacts';
 import { prepareRequest } from '../pipeline/pipeline';
 import { counterIds, type Clock, type IdSource } from '../platform/platformPorts';
@@ -35,6 +36,8 @@ export type OnSummarising = (start: { readonly trigger: CompactionTrigger; reado
 /** The options of a request's compaction pass (Compactor.beforeRequest). */
 export interface BeforeRequestOptions {
   readonly lastRequestAt?: number;
+  /** The lifetime the previous request wrote its last breakpoint with (absent: the setting's usual one). */
+  readonly lastTtl?: CacheTtl;
   readonly signal: AbortSignal;
   readonly onSummarising?: OnSummarising | undefined;
 }
@@ -169,7 +172,7 @@ export async function executePlan(
     ...(state.plan ? { plan: state.plan } : {}),
     summariser: deps.summariser,
     summarizerModel: state.config.summarizerModel,
-    ...(main ? { main: { prefix: mainPrefixOf(deps, state), ttl: state.config.cacheTtl } } : {}),
+    ...(main ? { main: { prefix: mainPrefixOf(deps, state), ttl: usualWriteTtl(state.config.cacheTtl) } } : {}),
     contextWindow: modelInfo(state.config.summarizerModel).contextWindow,
     maxSummaryTokens: Math.max(MIN_SUMMARY_CAP, Math.floor(SUMMARY_WINDOW_SHARE * effectiveWindow(state.config))),
     tokensOf: deps.tokensOf,

@@ -26,6 +26,8 @@ export interface LayerContext {
   readonly ids: IdSource;
   /** Milliseconds since the last request was sent (microcompact only). */
   readonly idleMs?: number;
+  /** How long the cache that idle time is measured against lives (microcompact; absent: the setting's usual lifetime). */
+  readonly lifetimeMs?: number;
   /** Overrides the trigger the layer would record. */
   readonly trigger?: CompactionTrigger;
 }

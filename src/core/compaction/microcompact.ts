@@ -5,6 +5,7 @@
  * record. Pure: the caller measures the idle time.
  */
 import { ttlMs } from '../cache/cacheAnchors';
+import { usualWriteTtl } from '../cache/usualWriteTtl';
 import type { ConversationState, ToolResultContent } from '../conversation/conversationModel';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import {
@@ -24,15 +25,17 @@ export function clearedPlaceholder(idleMs: number): string {
 }
 
 /**
- * The microcompact layer. When `ctx.idleMs` is longer than the cache TTL of
- * `state.config.cacheTtl`, every older tool result (all but the newest `keepRecentResults`,
- * never pinned ones, never placeholders) whose text is longer than `microcompactMinChars` or
- * that holds an image is replaced by {@link clearedPlaceholder}; tool_use blocks and `isError`
- * stay. No idle time, a warm cache or nothing worth clearing: the input state and no record;
- * else one record of layer `microcompact`, trigger `idle` (or `ctx.trigger`).
+ * The microcompact layer. When `ctx.idleMs` is longer than the cache's lifetime
+ * (`ctx.lifetimeMs`: the previous request's last breakpoint's; else the setting's usual one),
+ * every older tool result (all but the newest `keepRecentResults`, never pinned ones, never
+ * placeholders) whose text is longer than `microcompactMinChars` or that holds an image is
+ * replaced by {@link clearedPlaceholder}; tool_use blocks and `isError` stay. No idle time, a
+ * warm cache or nothing worth clearing: the input state and no record; else one record of
+ * layer `microcompact`, trigger `idle` (or `ctx.trigger`).
  */
 export function microcompact(state: ConversationState, ctx: LayerContext): LayerResult {
-  if (ctx.idleMs === undefined || !(ctx.idleMs > ttlMs(state.config.cacheTtl))) return { state };
+  const lifetime = ctx.lifetimeMs ?? ttlMs(usualWriteTtl(state.config.cacheTtl));
+  if (ctx.idleMs === undefined || !(ctx.idleMs > lifetime)) return { state };
   const placeholder = clearedPlaceholder(ctx.idleMs);
   const edits = new Map<string, ToolResultContent>();
   for (const site of olderEditableResults(state.messages, GUARD_DEFAULTS.keepRecentResults)) {

@@ -4,6 +4,7 @@
  * summariserRoute.ts). Pure.
  */
 import type { ConversationState } from '../conversation/conversationModel';
+import { usualWriteTtl } from '../cache/usualWriteTtl';
 import type { CompactionPlan } from './plan';
 import { expectedReplacementTokens, type CandidateRegion } from './regions';
 import { chooseSummariser, expectedSummaryTokens, type SummariserChoice } from './summariserRoute';
@@ -62,7 +63,7 @@ export function summariserChoice(
     promptTokens: figures.promptTokens,
     uncachedTokens: lastAssistant < 0 ? figures.promptTokens : uncached,
     cacheWarm: figures.cacheWarm,
-    cacheTtl: cfg.cacheTtl,
+    cacheTtl: usualWriteTtl(cfg.cacheTtl),
     mainContextWindow: cfg.contextWindow,
     mainOutputReserve: cfg.outputReserve,
     ...(figures.mainUnavailable ? { mainUnavailable: figures.mainUnavailable } : {}),

@@ -263,8 +263,14 @@ export type Injection =
       readonly text: string;
     };
 
-/** Prompt-cache lifetime of the breakpoints the pipeline places. */
+/** Prompt-cache lifetime of one breakpoint. */
 export type CacheTtl = '5m' | '1h';
+
+/**
+ * The lifetime setting of the breakpoints the pipeline places: `auto` chooses per breakpoint
+ * by the gap it must bridge (core/cache/ttlChoice.ts), else one lifetime for all.
+ */
+export type CacheLifetime = 'auto' | CacheTtl;
 
 /** Settings that shape the pipeline. Built by the host from the user's settings. */
 export interface PipelineConfig {
@@ -286,7 +292,7 @@ export interface PipelineConfig {
   readonly hardThreshold: number;
   readonly keepRecentTurns: number;
   readonly keepRecentTokens: number;
-  readonly cacheTtl: CacheTtl;
+  readonly cacheTtl: CacheLifetime;
   /** Smallest prefix (tokens) the model will cache. */
   readonly minCacheableTokens: number;
   /** A pasted input longer than this (characters) is spilled to a file. */

@@ -1,4 +1,4 @@
-import type { CacheTtl, PipelineConfig } from '../conversation/conversationModel';
+import type { CacheLifetime, PipelineConfig } from '../conversation/conversationModel';
 import { pasteThresholdFor } from '../conversation/paste';
 import { DEFAULT_OUTPUT_RESERVE, modelInfo } from '../models/modelFacts';
 import { THINKING_SETTINGS, type ThinkingSetting } from '../models/thinking';
@@ -20,7 +20,7 @@ export interface PipelineSettings {
   readonly keepRecentTurns?: number;
   /** Absent or null: {@link defaultKeepRecentTokens} of the window. */
   readonly keepRecentTokens?: number | null;
-  readonly cacheTtl?: CacheTtl;
+  readonly cacheTtl?: CacheLifetime;
   readonly pasteThresholdChars?: number;
   /** Extended thinking: off (default), low, medium or high. */
   readonly thinking?: ThinkingSetting;
@@ -201,7 +201,7 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
       hardThreshold: hard,
       keepRecentTurns: Math.max(0, Math.floor(settings.keepRecentTurns ?? 0)),
       keepRecentTokens,
-      cacheTtl: settings.cacheTtl === '1h' ? '1h' : '5m',
+      cacheTtl: settings.cacheTtl === '1h' || settings.cacheTtl === '5m' ? settings.cacheTtl : 'auto',
       minCacheableTokens: info.minCacheableTokens,
       pasteThresholdChars: pasteThresholdFor(settings.pasteThresholdChars, window),
       ...(settings.thinking && settings.thinking !== 'off' && THINKING_SETTINGS.includes(settings.thinking)

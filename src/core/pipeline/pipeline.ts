@@ -1,5 +1,8 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { planCacheAnchors, type CacheAnchor, type PreviousBreakpoint } from '../cache/cacheAnchors';
+import { planCacheAnchors, ttlMs, type PreviousBreakpoint } from '../cache/cacheAnchors';
+import { PRIOR_GAP_STATS, type GapStats } from '../cache/replyGaps';
+import { chooseTtls, type TimedAnchor } from '../cache/ttlChoice';
+import { planningPrices } from '../models/modelFacts';
 import type { ConversationState } from '../conversation/conversationModel';
 import { normalizeState, type Repair } from '../normalize/normalize';
 import type { Clock } from '../platform/platformPorts';
@@ -33,7 +36,8 @@ export interface PreparedRequest {
   /** What normalize repaired to make the request valid (empty when nothing). */
   readonly repairs: readonly Repair[];
   readonly tokens: RequestTokens;
-  readonly anchors: readonly CacheAnchor[];
+  /** The breakpoints, in prefix order, each with its lifetime (ttlChoice.ts). */
+  readonly anchors: readonly TimedAnchor[];
   /** Where the last message breakpoint went, to pass as `previous` next turn. */
   readonly lastBreakpoint?: PreviousBreakpoint;
 }
@@ -41,30 +45,44 @@ export interface PreparedRequest {
 /**
  * The per-turn tail of the pipeline, after assembly: normalize → thinking whose prefix changed
  * left out (thinkingBinding.ts; normalize again when that empties a message) → estimate →
- * cache anchors → serialize. Normalize comes first so that the token counts and the anchors'
+ * cache anchors and their lifetimes (`deps.gaps`: the session's rhythm, replyGaps.ts; the
+ * priors when absent) → serialize. Normalize comes first so that the token counts and the anchors'
  * message indices are those of the messages actually sent. The state passed in is never
  * changed (the session file keeps what it holds). Pure given its ports; cost is O(messages)
  * with every block counted and serialised once.
  */
 export function prepareRequest(
   input: ConversationState,
-  deps: { readonly count: RequestCounter; readonly clock: Clock; readonly previous?: PreviousBreakpoint },
+  deps: {
+    readonly count: RequestCounter;
+    readonly clock: Clock;
+    readonly previous?: PreviousBreakpoint;
+    readonly gaps?: GapStats;
+    /** The session's measured full-miss rate (the compactor's); absent: 0. */
+    readonly missRate?: number;
+  },
 ): PreparedRequest {
   const { state, repairs } = sendableState(input);
   const tokens = deps.count(state);
   const now = deps.clock.now();
-  const anchors = planCacheAnchors({
+  const positions = planCacheAnchors({
     toolsTokens: tokens.tools,
     systemTokens: tokens.system,
     messages: state.messages.map((m, i) => ({ id: m.id, tokens: tokens.messages[i] ?? 0, blocks: sentBlockCount(m) })),
     minCacheableTokens: state.config.minCacheableTokens,
-    ttl: state.config.cacheTtl,
     now,
     ...(deps.previous ? { previous: deps.previous } : {}),
   });
+  const anchors = chooseTtls(positions, {
+    lifetime: state.config.cacheTtl,
+    gaps: deps.gaps ?? PRIOR_GAP_STATS,
+    prices: planningPrices(state.config.model),
+    readTokens: warmPrefixTokens(state, tokens, now, deps.previous),
+    missRate: deps.missRate ?? 0,
+  });
   const params = serializeRequest(
     state,
-    anchors.map((a) => a.target),
+    anchors.map((a) => ({ ...a.target, ttl: a.ttl })),
   );
   const lastIndex = state.messages.length - 1;
   const last = anchors.find((a) => a.target.at === 'message' && a.target.messageIndex === lastIndex);
@@ -75,8 +93,25 @@ export function prepareRequest(
     repairs,
     tokens,
     anchors,
-    ...(last && lastMessage ? { lastBreakpoint: { messageId: lastMessage.id, sentAt: now } } : {}),
+    ...(last && lastMessage
+      ? { lastBreakpoint: { messageId: lastMessage.id, sentAt: now, ttl: last.ttl, prefixTokens: last.prefixTokens } }
+      : {}),
   };
+}
+
+/** Tokens through the previous request's last breakpoint when that message is still sent and its entry lives; else 0. */
+function warmPrefixTokens(
+  state: ConversationState,
+  tokens: RequestTokens,
+  now: number,
+  previous: PreviousBreakpoint | undefined,
+): number {
+  if (!previous || now - previous.sentAt >= ttlMs(previous.ttl)) return 0;
+  const at = state.messages.findIndex((m) => m.id === previous.messageId);
+  if (at < 0) return 0;
+  let sum = tokens.tools + tokens.system;
+  for (let i = 0; i <= at; i++) sum += tokens.messages[i] ?? 0;
+  return sum;
 }
 
 /**

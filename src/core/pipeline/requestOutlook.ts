@@ -2,12 +2,13 @@
  * What a request about to be sent should cost, from the figures the pipeline already has: its
  * estimated tokens (the estimator), the prefix the prompt cache should serve (the cache
  * anchors, and the previous request's breakpoint while its entry lives), what it writes to the
- * cache (up to its last breakpoint) and the price of that mix (cost.ts, output left out: it is
+ * cache (up to its last breakpoint, for an hour up to its last 1-hour one) and the price of
+ * that mix (cost.ts, output left out: it is
  * not known before the answer). Pure; the request preview leads with it.
  */
 import { requestCostUsd } from '../agent/cost';
 import { ttlMs, type CacheAnchor, type PreviousBreakpoint } from '../cache/cacheAnchors';
-import type { CacheTtl } from '../conversation/conversationModel';
+import type { TimedAnchor } from '../cache/ttlChoice';
 import type { RequestTokens } from './pipeline';
 
 /** A prefix is expected from the cache when the anchors give it at least this chance. */
@@ -27,9 +28,8 @@ export interface RequestOutlook {
 /** What `requestOutlook` reads: a prepared request's figures and the session's cache state. */
 export interface OutlookInput {
   readonly model: string;
-  readonly ttl: CacheTtl;
   readonly tokens: RequestTokens;
-  readonly anchors: readonly CacheAnchor[];
+  readonly anchors: readonly TimedAnchor[];
   /** The ids of the messages sent, in order (the anchors' and `tokens.messages`' indices). */
   readonly messageIds: readonly string[];
   /** The previous request's last breakpoint, when the session sent one. */
@@ -52,22 +52,21 @@ export function requestOutlook(input: OutlookInput): RequestOutlook {
   );
   const prev = input.previous;
   const at = prev ? input.messageIds.indexOf(prev.messageId) : -1;
-  if (prev && at >= 0 && input.now - prev.sentAt < ttlMs(input.ttl))
+  if (prev && at >= 0 && input.now - prev.sentAt < ttlMs(prev.ttl))
     cached = Math.max(cached, tokens.tools + tokens.system + sum(tokens.messages.slice(0, at + 1)));
   const total = Math.round(tokens.total);
   const cachedTokens = Math.min(total, Math.round(cached));
   const lastBreakpoint = Math.max(0, ...anchors.map((a) => a.prefixTokens));
   const cacheWriteTokens = Math.min(total - cachedTokens, Math.max(0, Math.round(lastBreakpoint) - cachedTokens));
-  const inputCostUsd = requestCostUsd(
-    input.model,
-    {
-      input_tokens: total - cachedTokens - cacheWriteTokens,
-      cache_read_input_tokens: cachedTokens,
-      cache_creation_input_tokens: cacheWriteTokens,
-      output_tokens: 0,
-    },
-    input.ttl,
-  );
+  const lastHour = Math.max(0, ...anchors.filter((a) => a.ttl === '1h').map((a) => a.prefixTokens));
+  const hourTokens = Math.min(cacheWriteTokens, Math.max(0, Math.round(lastHour) - cachedTokens));
+  const inputCostUsd = requestCostUsd(input.model, {
+    input_tokens: total - cachedTokens - cacheWriteTokens,
+    cache_read_input_tokens: cachedTokens,
+    cache_creation_input_tokens: cacheWriteTokens,
+    cache_creation: { ephemeral_5m_input_tokens: cacheWriteTokens - hourTokens, ephemeral_1h_input_tokens: hourTokens },
+    output_tokens: 0,
+  });
   return { tokens: total, cachedTokens, cacheWriteTokens, inputCostUsd };
 }
 

@@ -20,6 +20,7 @@ import type {
   ToolSchema,
 } from '../conversation/conversationModel';
 import { thinkingParams } from '../models/thinking';
+import { usualWriteTtl } from '../cache/usualWriteTtl';
 
 /**
  * Turns core state into the SDK's request types. Message params are memoised per Message
@@ -35,6 +36,9 @@ const memo = new WeakMap<Message, ChatMessageParam>();
 /** Where a prompt-cache breakpoint goes. */
 export type BreakpointTarget =
   { readonly at: 'tools' } | { readonly at: 'system' } | { readonly at: 'message'; readonly messageIndex: number };
+
+/** A breakpoint with the lifetime to write it with (absent: the setting's, 5 minutes under `auto`). */
+export type TimedBreakpoint = BreakpointTarget & { readonly ttl?: CacheTtl };
 
 /**
  * The content blocks a Message becomes (unsigned thinking cannot be sent and is left out; a
@@ -164,13 +168,14 @@ export function cacheControl(ttl: CacheTtl): CacheControlEphemeral {
  */
 export function serializeRequest(
   state: ConversationState,
-  breakpoints: readonly BreakpointTarget[] = [],
+  breakpoints: readonly TimedBreakpoint[] = [],
 ): MessageCreateParamsNonStreaming {
-  const ttl = state.config.cacheTtl;
+  const fallback = usualWriteTtl(state.config.cacheTtl);
   const system = serializeSystem(state.system);
   const tools = serializeTools(state.tools, state.config.toolSearch);
   const messages = state.messages.map(serializeMessage);
   for (const bp of breakpoints) {
+    const ttl = bp.ttl ?? fallback;
     if (bp.at === 'tools' && tools.length > 0) {
       const i = tools.length - 1;
       tools[i] = { ...(tools[i] as ToolUnion), cache_control: cacheControl(ttl) };

@@ -9,7 +9,12 @@
  * type or a field must bump the version and add the step to migrate.ts, because readers
  * treat unknown entries and fields as damage, and leave files of a newer version alone.
  *
- * Version 6 (this one): `subagent` lines (a subagent of this session ended: what it did and
+ * Version 7 (this one): a usage's optional `cache_creation`, its cache writes split by
+ * lifetime as the API reports them (5 minutes, 1 hour: the pipeline now writes both, and they
+ * are priced apart). A version 6 file is a valid version 7 file but for the header's version;
+ * a version 6 build would drop such a usage line as damage (losing its cost), hence the bump.
+ *
+ * Version 6: `subagent` lines (a subagent of this session ended: what it did and
  * cost, core/subagents/subagentRecord.ts), the header's optional `parent` (this session is a
  * subagent's: the parent session and its task call) and the tool_use effect `delegate`. A
  * version 5 file is a valid version 6 file but for the header's version; a version 5 build
@@ -60,7 +65,7 @@ import type { SubagentRecord } from '../subagents/subagentRecord';
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
 /** The format version this code writes (it reads older ones too, see migrate.ts). */
-export const SESSION_VERSION = 6;
+export const SESSION_VERSION = 7;
 
 /** First line of every session file. Times are milliseconds since the epoch. */
 export interface HeaderEntry {
@@ -222,6 +227,7 @@ const usage = v.strictObject({
   output_tokens: int,
   cache_read_input_tokens: int,
   cache_creation_input_tokens: int,
+  cache_creation: v.optional(v.strictObject({ ephemeral_5m_input_tokens: int, ephemeral_1h_input_tokens: int })),
 });
 const cacheMiss = v.strictObject({
   cause: v.picklist([

@@ -1,6 +1,11 @@
 /**
  * Reading session files of older format versions: each line, parsed, is brought to the
- * current version before it is validated, one step at a time (1 → 2 → 3 → 4 → 5 → 6). Pure.
+ * current version before it is validated, one step at a time (1 → 2 → 3 → 4 → 5 → 6 → 7).
+ * Pure.
+ *
+ * Version 6 → 7: the header's version becomes 7; nothing else changes. Version 7 added a
+ * usage's optional `cache_creation` (writes split by lifetime; a version 6 build would drop
+ * such a line as damage, hence the bump).
  *
  * Version 5 → 6: the header's version becomes 6; nothing else changes. Version 6 added
  * `subagent` lines, the header's optional `parent` and the tool_use effect `delegate` (a
@@ -45,6 +50,7 @@ export function migrateEntry(json: unknown, version: number): unknown {
   if (version <= 3) o = fromV3(o);
   if (version <= 4) o = fromV4(o);
   if (version <= 5) o = fromV5(o);
+  if (version <= 6) o = fromV6(o);
   return o;
 }
 
@@ -74,6 +80,11 @@ function fromV4(o: Record<string, unknown>): Record<string, unknown> {
 /** Version 5 → 6: only the header's version differs. */
 function fromV5(o: Record<string, unknown>): Record<string, unknown> {
   return o.type === 'header' && o.version === 5 ? { ...o, version: 6 } : o;
+}
+
+/** Version 6 → 7: only the header's version differs. */
+function fromV6(o: Record<string, unknown>): Record<string, unknown> {
+  return o.type === 'header' && o.version === 6 ? { ...o, version: 7 } : o;
 }
 
 function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {

@@ -44,6 +44,9 @@ const FinalMessage = v.looseObject({
     output_tokens: count,
     cache_read_input_tokens: optionalCount,
     cache_creation_input_tokens: optionalCount,
+    cache_creation: v.optional(
+      v.nullable(v.looseObject({ ephemeral_5m_input_tokens: optionalCount, ephemeral_1h_input_tokens: optionalCount })),
+    ),
   }),
 });
 

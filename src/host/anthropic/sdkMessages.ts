@@ -51,6 +51,14 @@ export function resultOf(final: Message | BetaMessage, requestId: string | null 
       output_tokens: u.output_tokens,
       cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
       cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
+      ...(u.cache_creation
+        ? {
+            cache_creation: {
+              ephemeral_5m_input_tokens: u.cache_creation.ephemeral_5m_input_tokens ?? 0,
+              ephemeral_1h_input_tokens: u.cache_creation.ephemeral_1h_input_tokens ?? 0,
+            },
+          }
+        : {}),
     },
     ...(report ? { server: report } : {}),
   };

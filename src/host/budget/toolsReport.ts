@@ -6,6 +6,7 @@
 import { requestCostUsd } from '../../core/agent/cost';
 import { MCP_SOURCE_LABEL } from '../../core/mcp/mcpConfig';
 import type { ConversationState } from '../../core/conversation/conversationModel';
+import { usualWriteTtl } from '../../core/cache/usualWriteTtl';
 import { toolBudget } from '../../core/pipeline/toolBudget';
 import type { Tokenizer } from '../../core/platform/platformPorts';
 import type { Calibration } from '../../core/tokens/calibration';
@@ -52,7 +53,7 @@ export function toolsReport(input: ToolsReportInput): BudgetTools {
                 cache_read_input_tokens: 0,
                 cache_creation_input_tokens: session.promptTokens,
               },
-              session.state.config.cacheTtl,
+              usualWriteTtl(session.state.config.cacheTtl),
             ) ?? null,
         }
       : undefined;

@@ -1,0 +1,86 @@
+/**
+ * What this session has shown about its own rhythm, for choosing cache lifetimes
+ * (ttlChoice.ts): how often a request ends a turn (the user speaks next), and how often the
+ * user's reply comes back after the 5-minute cache has expired but within the hour a 1-hour
+ * entry lives. Both start from a prior and move toward what the session does, so the first
+ * requests of a session already have an answer and a long session follows its own habits.
+ * Pure: the caller says when each request was sent and whether it started a turn.
+ */
+import type { Message } from '../conversation/conversationModel';
+import { ttlMs } from './cacheAnchors';
+
+/** Whether a request of `messages` starts a turn: its last message is the user's, with no tool result in it. */
+export function startsTurn(messages: readonly Message[]): boolean {
+  const last = messages.at(-1);
+  return last !== undefined && last.role === 'user' && !last.blocks.some((b) => b.type === 'tool_result');
+}
+
+/** What the lifetime choice needs to know about the session's rhythm. */
+export interface GapStats {
+  /** Chance that a request is the last of its turn (its answer goes to the user). */
+  readonly turnEnd: number;
+  /** Chance that, after a turn ends, the user's next message comes after 5 minutes and within the hour. */
+  readonly longReply: number;
+  /** Chance that the reply comes after more than an hour (no lifetime bridges it). */
+  readonly overHour: number;
+  /** Reply gaps observed so far (0: `longReply` and `overHour` are the priors). */
+  readonly replies: number;
+}
+
+/**
+ * The priors, each worth a few observations. Turn end: one request in eight ends a turn (an
+ * agent turn runs a few tool rounds; a plain chat turn is one request). Long reply: one reply
+ * in three comes after a 5-minute pause — people read the answer, try the change, run the tests.
+ */
+const PRIOR_TURN_END = 1 / 8;
+const PRIOR_TURN_END_WEIGHT = 8;
+const PRIOR_LONG_REPLY = 1 / 3;
+const PRIOR_LONG_REPLY_WEIGHT = 3;
+/** One reply in ten comes after more than an hour (lunch, a meeting, the next day). */
+const PRIOR_OVER_HOUR = 1 / 10;
+
+/** The priors alone: what a session that has sent nothing yet is assumed to do. */
+export const PRIOR_GAP_STATS: GapStats = {
+  turnEnd: PRIOR_TURN_END,
+  longReply: PRIOR_LONG_REPLY,
+  overHour: PRIOR_OVER_HOUR,
+  replies: 0,
+};
+
+/** Learns a session's {@link GapStats} from the requests it sends (see the module comment). */
+export class ReplyGaps {
+  private requests = 0;
+  private turnsEnded = 0;
+  private replies = 0;
+  private longReplies = 0;
+  private overHour = 0;
+  private lastAt: number | undefined;
+
+  /**
+   * A request was sent at `at`; `startsTurn` when it carries a new message of the user's
+   * (not only tool results). The gap since the previous request then counts as a reply gap,
+   * and the previous request as the end of its turn.
+   */
+  observe(at: number, startsTurn: boolean): void {
+    if (startsTurn && this.lastAt !== undefined) {
+      this.turnsEnded++;
+      this.replies++;
+      const gap = at - this.lastAt;
+      if (gap > ttlMs('5m') && gap <= ttlMs('1h')) this.longReplies++;
+      else if (gap > ttlMs('1h')) this.overHour++;
+    }
+    if (this.lastAt !== undefined) this.requests++;
+    this.lastAt = at;
+  }
+
+  /** The session's figures so far, each its prior moved by what was observed. */
+  get stats(): GapStats {
+    return {
+      turnEnd: (this.turnsEnded + PRIOR_TURN_END * PRIOR_TURN_END_WEIGHT) / (this.requests + PRIOR_TURN_END_WEIGHT),
+      longReply:
+        (this.longReplies + PRIOR_LONG_REPLY * PRIOR_LONG_REPLY_WEIGHT) / (this.replies + PRIOR_LONG_REPLY_WEIGHT),
+      overHour: (this.overHour + PRIOR_OVER_HOUR * PRIOR_LONG_REPLY_WEIGHT) / (this.replies + PRIOR_LONG_REPLY_WEIGHT),
+      replies: this.replies,
+    };
+  }
+}
