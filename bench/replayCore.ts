@@ -139,7 +139,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     tokens: textTokens,
     length: opts.summaryLength ?? SUMMARY_LENGTH,
     api,
-    mainThinking: (): number => compactor.measuredThinkingTokens() ?? 0,
+    mainThinking: (): number => compactor.measured.thinkingTokens ?? 0,
   });
   const files = new LastKnownFiles();
   // The main request the replay would send for a state (the counts and previous breakpoint below):
@@ -168,7 +168,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
         count,
         clock,
         gaps: gaps.stats,
-        missRate: compactor.measuredMissRate(),
+        missRate: compactor.measured.cacheMissRate,
         ...(previous ? { previous } : {}),
       });
       return { params: p.params, sent: p.sent };
@@ -273,7 +273,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       count,
       clock,
       gaps: gaps.stats,
-      missRate: compactor.measuredMissRate(),
+      missRate: compactor.measured.cacheMissRate,
       ...(previous ? { previous } : {}),
     });
     gaps.observe(now, startsTurn(prepared.sent.messages));

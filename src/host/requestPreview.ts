@@ -109,12 +109,15 @@ export class RequestPreviewer {
         tokens: r.tokens,
         preview: r.preview,
         breakpoint: r.breakpoint,
+        ...(r.ttl ? { breakpointTtl: r.ttl.value } : {}),
       })),
       breakpoints: prepared.anchors.map((a) => ({
         label: a.target.at === 'message' ? `message ${a.target.messageIndex + 1}` : a.target.at,
         prefixTokens: Math.round(a.prefixTokens),
         hitProbability: a.hitProbability,
         reason: a.reason,
+        ttl: a.ttl,
+        ttlReason: a.ttlReason,
       })),
       ...(spill ? { spilledTo: spill.path } : {}),
       notes: spill

@@ -35,11 +35,16 @@ export function previewDocumentText(p: PreviewOk): string {
     ...ledgerLines(p.rows),
     '',
     p.breakpoints.length > 0
-      ? `Cache breakpoints: ${p.breakpoints.map((b) => `${b.label} (${fmt(b.prefixTokens)} tokens, p≈${b.hitProbability}: ${b.reason})`).join('; ')}.`
+      ? `Cache breakpoints: ${p.breakpoints.map((b) => `${b.label} (${fmt(b.prefixTokens)} tokens, p≈${b.hitProbability}: ${b.reason}; ${lifetimeWords(b.ttl)}: ${b.ttlReason})`).join('; ')}.`
       : 'No cache breakpoint: the prompt is shorter than the model caches.',
     ...(p.spilledTo ? ['', `The paste would be saved to ${p.spilledTo}.`] : []),
     '',
   ].join('\n');
+}
+
+/** A lifetime in words: `kept 1 hour`, `kept 5 minutes`. */
+function lifetimeWords(ttl: '5m' | '1h'): string {
+  return ttl === '1h' ? 'kept 1 hour' : 'kept 5 minutes';
 }
 
 /**
@@ -55,6 +60,7 @@ function ledgerLines(rows: PreviewOk['rows']): string[] {
     source: flat(r.source),
     block: clip(`${r.role} · ${r.kind}: ${flat(r.preview)}`),
     breakpoint: r.breakpoint,
+    ttl: r.breakpointTtl,
   }));
   const width = (k: keyof typeof head) => Math.max(head[k].length, ...cells.map((c) => c[k].length));
   const [wp, wt, ws] = [width('position'), width('tokens'), width('source')];
@@ -64,7 +70,9 @@ function ledgerLines(rows: PreviewOk['rows']): string[] {
     line(head, 'Block'),
     ...cells.flatMap((c) => [
       line(c, c.block),
-      ...(c.breakpoint ? [`    ${' '.repeat(wp + wt + 4)}── cache breakpoint ──`] : []),
+      ...(c.breakpoint
+        ? [`    ${' '.repeat(wp + wt + 4)}── cache breakpoint${c.ttl ? ` · ${lifetimeWords(c.ttl)}` : ''} ──`]
+        : []),
     ]),
   ];
 }

@@ -4,7 +4,7 @@ import { DEFAULT_MODEL, resolveConfig, type ConfigResult, type PipelineSettings 
 import { modelLimits } from './anthropic/modelLimitsCache';
 import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from '../core/compaction/policy';
 import { isServerStrategy } from '../core/server/serverContext';
-import type { CacheTtl } from '../core/conversation/conversationModel';
+import type { CacheLifetime } from '../core/conversation/conversationModel';
 import type { ThinkingSetting } from '../core/models/thinking';
 import { DEFAULT_INSTRUCTION_SETTINGS, MAX_INSTRUCTION_TOKENS } from '../core/projectContext/instructions';
 import type { ProjectContextSettings } from './projectContext/projectContextSession';
@@ -48,7 +48,7 @@ export function readSettings(): PipelineSettings {
     hardThreshold: c.get<number>('hardThreshold'),
     keepRecentTurns: c.get<number>('keepRecentTurns'),
     keepRecentTokens: c.get<number | null>('keepRecentTokens'),
-    cacheTtl: c.get<CacheTtl>('cacheTtl'),
+    cacheTtl: c.get<CacheLifetime>('cacheTtl'),
     pasteThresholdChars: c.get<number>('pasteThresholdChars'),
     thinking: c.get<ThinkingSetting>('thinking'),
   };

@@ -271,6 +271,8 @@ const LedgerRowSchema = v.strictObject({
   tokens: v.number(),
   preview: v.string(),
   breakpoint: v.boolean(),
+  /** The breakpoint's lifetime (core/cache/ttlChoice.ts). */
+  breakpointTtl: v.optional(v.picklist(['5m', '1h'])),
 });
 
 const PreviewResultSchema = v.variant('ok', [
@@ -284,7 +286,15 @@ const PreviewResultSchema = v.variant('ok', [
     summary: v.string(),
     rows: v.array(LedgerRowSchema),
     breakpoints: v.array(
-      v.strictObject({ label: v.string(), prefixTokens: v.number(), hitProbability: v.number(), reason: v.string() }),
+      v.strictObject({
+        label: v.string(),
+        prefixTokens: v.number(),
+        hitProbability: v.number(),
+        reason: v.string(),
+        /** Its lifetime and why (core/cache/ttlChoice.ts). */
+        ttl: v.picklist(['5m', '1h']),
+        ttlReason: v.string(),
+      }),
     ),
     spilledTo: v.optional(v.string()),
     notes: v.array(v.string()),

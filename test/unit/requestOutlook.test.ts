@@ -97,9 +97,27 @@ describe('request preview: the one-line summary', () => {
       contextWindow: 200_000,
       summary: outlookLine(requestOutlook(input)),
       rows: [
-        { position: 1, role: 'user', kind: 'text', source: 'user', tokens: 12, preview: 'a | b\nc', breakpoint: true },
+        {
+          position: 1,
+          role: 'user',
+          kind: 'text',
+          source: 'user',
+          tokens: 12,
+          preview: 'a | b\nc',
+          breakpoint: true,
+          breakpointTtl: '1h',
+        },
       ],
-      breakpoints: [{ label: 'system', prefixTokens: 3000, hitProbability: 0.95, reason: 'stable' }],
+      breakpoints: [
+        {
+          label: 'system',
+          prefixTokens: 3000,
+          hitProbability: 0.95,
+          reason: 'stable',
+          ttl: '1h',
+          ttlReason: 'pauses pay it back',
+        },
+      ],
       notes: ['Estimated with cl100k_base × 1.00.'],
     };
     const lines = previewDocumentText(p).split('\n');
@@ -110,7 +128,11 @@ describe('request preview: the one-line summary', () => {
     assert.ok(at > 0, lines.join('\n'));
     assert.deepEqual(lines.slice(at + 1, at + 3), [
       '    1      12  user    user · text: a | b c',
-      '               ── cache breakpoint ──',
+      '               ── cache breakpoint · kept 1 hour ──',
     ]);
+    assert.ok(
+      lines.some((l) => l.includes('system (3,000 tokens, p≈0.95: stable; kept 1 hour: pauses pay it back)')),
+      'each breakpoint says its lifetime and why',
+    );
   });
 });

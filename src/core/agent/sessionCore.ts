@@ -127,7 +127,7 @@ export class SessionCore {
       count: makeRequestCounter(this.deps.estimator, this.deps.tokenizer),
       clock: this.deps.clock,
       gaps: this.accounting.gapStats,
-      ...(this.deps.compactor ? { missRate: this.deps.compactor.measuredMissRate() } : {}),
+      ...(this.deps.compactor ? { missRate: this.deps.compactor.measured.cacheMissRate } : {}),
       ...(previous ? { previous } : {}),
     });
   }

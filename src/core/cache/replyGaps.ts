@@ -28,16 +28,17 @@ export interface GapStats {
 }
 
 /**
- * The priors, each worth a few observations. Turn end: one request in eight ends a turn (an
- * agent turn runs a few tool rounds; a plain chat turn is one request). Long reply: one reply
- * in three comes after a 5-minute pause — people read the answer, try the change, run the tests.
+ * The priors, each worth a few observations: an agent turn runs about ten requests (a plain
+ * chat turn is one, a long task a hundred), one reply in five comes after a pause of more than
+ * 5 minutes (people read the answer, try the change, run the tests) and one in twenty after
+ * more than an hour. Pooled over the real sessions in test/fixtures (1 137 requests, 126
+ * replies) the figures are 0.11, 0.17 and 0.
  */
-const PRIOR_TURN_END = 1 / 8;
-const PRIOR_TURN_END_WEIGHT = 8;
-const PRIOR_LONG_REPLY = 1 / 3;
-const PRIOR_LONG_REPLY_WEIGHT = 3;
-/** One reply in ten comes after more than an hour (lunch, a meeting, the next day). */
-const PRIOR_OVER_HOUR = 1 / 10;
+const PRIOR_TURN_END = 1 / 10;
+const PRIOR_TURN_END_WEIGHT = 10;
+const PRIOR_LONG_REPLY = 1 / 5;
+const PRIOR_LONG_REPLY_WEIGHT = 5;
+const PRIOR_OVER_HOUR = 1 / 20;
 
 /** The priors alone: what a session that has sent nothing yet is assumed to do. */
 export const PRIOR_GAP_STATS: GapStats = {

@@ -263,17 +263,12 @@ export class Compactor {
   }
 
   /**
-   * Output tokens the main model spends per answer beyond what it shows (its thinking), as
-   * measured by {@link observeAnswer}; undefined before the first answer. The plan prices a
-   * main-model summary with it; a replay bills that summary with it.
+   * What the compactor measured on the session (sessionMeasures.ts), read-only: the main
+   * model's thinking per answer (the plan prices a main-model summary with it; a replay bills
+   * that summary with it) and the full-miss rate (the cache lifetimes price with it).
    */
-  measuredThinkingTokens(): number | undefined {
-    return this.measures.thinkingTokens;
-  }
-
-  /** The session's measured share of requests that expected a cache read and found none (sessionMeasures.ts). */
-  measuredMissRate(): number {
-    return this.measures.cacheMissRate;
+  get measured(): Pick<SessionMeasures, 'thinkingTokens' | 'cacheMissRate'> {
+    return this.measures;
   }
 
   /** The plan for `state` now (see plan.ts): what would be compacted, why, and what it costs. */

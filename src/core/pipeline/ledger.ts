@@ -1,5 +1,5 @@
 import type { CacheAnchor } from '../cache/cacheAnchors';
-import type { Block, ConversationState } from '../conversation/conversationModel';
+import type { Block, CacheTtl, ConversationState } from '../conversation/conversationModel';
 import { describeServerBlock } from '../conversation/serverTools';
 import { NO_REPAIRS, type Repair } from '../normalize/normalize';
 import type { Tokenizer } from '../platform/platformPorts';
@@ -23,6 +23,8 @@ export interface LedgerEntry {
   readonly preview: string;
   /** Whether a cache breakpoint sits on this block. */
   readonly breakpoint: boolean;
+  /** The breakpoint's lifetime and why it was chosen (when there is one and the anchors say). */
+  readonly ttl?: { readonly value: CacheTtl; readonly reason: string };
   readonly blockId?: string;
   /** The workspace file the block's content came from (project instructions), when it did. */
   readonly origin?: string;
@@ -47,7 +49,7 @@ const PREVIEW_CHARS = 160;
  */
 export function buildLedger(
   state: ConversationState,
-  anchors: readonly CacheAnchor[],
+  anchors: readonly (CacheAnchor & { readonly ttl?: CacheTtl; readonly ttlReason?: string })[],
   tokenizer: Tokenizer,
   calibration: Calibration,
   repairs: readonly Repair[] = NO_REPAIRS,
@@ -61,6 +63,10 @@ export function buildLedger(
   const messageBreakpoints = new Set(
     anchors.flatMap((a) => (a.target.at === 'message' ? [a.target.messageIndex] : [])),
   );
+  const ttlOf = (match: (a: CacheAnchor) => boolean): { ttl?: { value: CacheTtl; reason: string } } => {
+    const a = anchors.find(match);
+    return a?.ttl !== undefined ? { ttl: { value: a.ttl, reason: a.ttlReason ?? '' } } : {};
+  };
   const cal = (raw: number) => Math.round(applyCalibration(calibration, { text: raw, fixed: 0 }));
   // A deferred tool costs nothing until a tool search references it; the search tool, which
   // serialize adds last when any tool is deferred, carries the tools' breakpoint then.
@@ -75,6 +81,7 @@ export function buildLedger(
       tokens: deferred ? 0 : cal(toolSchemaRawTokens(t, tokenizer)),
       preview: oneLine(`${t.name}: ${t.description}`),
       breakpoint: !searched && i === state.tools.length - 1 && has('tools'),
+      ...(!searched && i === state.tools.length - 1 ? ttlOf((a) => a.target.at === 'tools') : {}),
     });
   });
   if (searched)
@@ -86,6 +93,7 @@ export function buildLedger(
       tokens: cal(toolSearchRawTokens(tokenizer)),
       preview: 'tool_search_tool: finds the deferred tools (the API does not publish what its definition adds)',
       breakpoint: has('tools'),
+      ...ttlOf((a) => a.target.at === 'tools'),
     });
   state.system.forEach((b, i) => {
     rows.push({
@@ -96,6 +104,7 @@ export function buildLedger(
       tokens: cal(blockRawTokens(b, tokenizer)),
       preview: oneLine(b.text),
       breakpoint: i === state.system.length - 1 && has('system'),
+      ...(i === state.system.length - 1 ? ttlOf((a) => a.target.at === 'system') : {}),
       blockId: b.meta.id,
       ...originOf(b),
       ...(repairOf.has(b.meta.id) ? { repair: repairOf.get(b.meta.id) } : {}),
@@ -113,6 +122,9 @@ export function buildLedger(
         tokens: calibratedBlockTokens(b, tokenizer, calibration),
         preview: oneLine(blockPreviewText(b)),
         breakpoint: messageBreakpoints.has(mi) && bi === lastCacheable,
+        ...(messageBreakpoints.has(mi) && bi === lastCacheable
+          ? ttlOf((a) => a.target.at === 'message' && a.target.messageIndex === mi)
+          : {}),
         blockId: b.meta.id,
         ...originOf(b),
         ...(repairOf.has(b.meta.id) ? { repair: repairOf.get(b.meta.id) } : {}),

@@ -211,6 +211,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
       source: r.source,
       tokens: r.tokens,
       breakpoint: r.breakpoint,
+      ...(r.ttl ? { breakpointTtl: r.ttl } : {}),
       preview: r.preview,
       ...(r.blockId !== undefined ? { blockId: r.blockId } : {}),
       ...(r.origin !== undefined ? { origin: r.origin } : {}),

@@ -58,7 +58,13 @@ function ledger(s: BudgetSnapshot): HTMLElement {
     `${r.role} · ${r.kind}${r.repair !== undefined ? ' · repaired' : ''}`,
     r.origin !== undefined ? `${r.source} · ${r.origin}` : r.source,
     formatTokens(r.tokens),
-    r.breakpoint ? '◆' : '',
+    r.breakpoint
+      ? el(
+          'span',
+          { class: 'breakpoint', title: breakpointTitle(r.breakpointTtl) },
+          r.breakpointTtl ? `◆ ${r.breakpointTtl.value}` : '◆',
+        )
+      : '',
     el(
       'span',
       { class: 'preview', title: r.repair !== undefined ? `${r.repair}\n\n${r.preview}` : r.preview },
@@ -99,7 +105,11 @@ function ledger(s: BudgetSnapshot): HTMLElement {
     if (diffRows.length > 0)
       parts.push(table(['', 'Block', 'Before', 'After'], diffRows, { class: 'diff', 'data-testid': 'ledger-diff' }));
   }
-  return section(`Last request — ${s.ledger.length} blocks (◆ cache breakpoint)`, 'budget-ledger', ...parts);
+  return section(
+    `Last request — ${s.ledger.length} blocks (◆ cache breakpoint, with how long the cache keeps it)`,
+    'budget-ledger',
+    ...parts,
+  );
 }
 
 /** 5. Compactions, newest first, with Restore. */
@@ -251,3 +261,10 @@ function renderEmpty(): void {
 
 root.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
 post({ type: 'ready' });
+
+/** A breakpoint's tooltip: its lifetime and why it was chosen. */
+function breakpointTitle(ttl: { readonly value: '5m' | '1h'; readonly reason: string } | undefined): string {
+  if (!ttl) return 'cache breakpoint after this block';
+  const kept = ttl.value === '1h' ? '1 hour' : '5 minutes';
+  return `Cache breakpoint after this block, kept ${kept}${ttl.reason ? `: ${ttl.reason}` : ''}`;
+}

@@ -58,7 +58,7 @@ export function renderPreview(message: PreviewResult, onClose: () => void): HTML
       ? el(
           'p',
           { class: 'note' },
-          `Cache breakpoints: ${message.breakpoints.map((b) => `${b.label} (${formatTokens(b.prefixTokens)} tokens, p≈${b.hitProbability})`).join('; ')}`,
+          `Cache breakpoints: ${message.breakpoints.map((b) => `${b.label} (${formatTokens(b.prefixTokens)} tokens, p≈${b.hitProbability}, kept ${b.ttl === '1h' ? '1 hour' : '5 minutes'})`).join('; ')}`,
         )
       : el('p', { class: 'note' }, 'No cache breakpoint: the prompt is shorter than the model caches.'),
   );
@@ -66,7 +66,8 @@ export function renderPreview(message: PreviewResult, onClose: () => void): HTML
 }
 
 function rowView(row: LedgerRow): HTMLTableRowElement {
-  const tr = el('tr', row.breakpoint ? { class: 'breakpoint', title: 'cache breakpoint after this block' } : {});
+  const kept = row.breakpointTtl === '1h' ? ', kept 1 hour' : row.breakpointTtl === '5m' ? ', kept 5 minutes' : '';
+  const tr = el('tr', row.breakpoint ? { class: 'breakpoint', title: `cache breakpoint after this block${kept}` } : {});
   tr.append(
     el('td', {}, String(row.position)),
     el(

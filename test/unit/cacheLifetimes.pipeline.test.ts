@@ -1,0 +1,123 @@
+import { strict as assert } from 'node:assert';
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import { Compactor } from '../../src/core/compaction/compactor';
+import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
+import type { ConversationState } from '../../src/core/conversation/conversationModel';
+import { buildLedger } from '../../src/core/pipeline/ledger';
+import { prepareRequest, type RequestTokens } from '../../src/core/pipeline/pipeline';
+import { counterIds } from '../../src/core/platform/platformPorts';
+import { validateRequest } from '../../test/fake-anthropic/validateRequest';
+import { initialCalibration } from '../../src/core/tokens/calibration';
+import { fakeClock } from './support/builders';
+import { Convo, lines, tokensOf } from './support/compactionBuilders';
+import { countingTokenizer } from './support/tokenFakes';
+
+const MIN = 60_000;
+const CHATTY = { turnEnd: 0.5, longReply: 0.6, overHour: 0.05, replies: 10 };
+const LOOPING = { turnEnd: 0.01, longReply: 0.6, overHour: 0.05, replies: 10 };
+
+/** A conversation whose system prompt is 15k tokens and whose messages are 40k, counted by hand. */
+function request() {
+  const count = (s: ConversationState): RequestTokens => ({
+    tools: 0,
+    system: 15_000,
+    messages: s.messages.map(() => 40_000 / Math.max(1, s.messages.length)),
+    total: 55_000,
+    anchored: false,
+  });
+  return { count, clock: fakeClock() };
+}
+
+function ttlsOf(params: MessageCreateParamsNonStreaming): string[] {
+  const out: string[] = [];
+  const visit = (b: object) => {
+    const cc = 'cache_control' in b ? (b.cache_control as { ttl?: string } | null | undefined) : undefined;
+    if (cc) out.push(cc.ttl ?? '5m');
+  };
+  for (const s of Array.isArray(params.system) ? params.system : []) visit(s);
+  for (const m of params.messages) if (typeof m.content !== 'string') for (const b of m.content) visit(b);
+  return out;
+}
+
+describe('cache lifetimes through the pipeline', () => {
+  const convo = new Convo().user('look at a.ts').read('a.ts', lines(40)).say('done').user('and b.ts?');
+  const withSystem: ConversationState = {
+    ...convo.state(),
+    system: [convo.b.text('You are a coding agent.', 'system')],
+  };
+
+  it('writes each breakpoint with its lifetime, 1-hour ones first; the fake API accepts the request', () => {
+    const { count, clock } = request();
+    // The previous request wrote everything up to the answer a minute ago: this one writes only the new question.
+    const answer = withSystem.messages.at(-2);
+    assert.ok(answer);
+    const previous = { messageId: answer.id, sentAt: clock.now() - MIN, ttl: '5m' as const, prefixTokens: 45_000 };
+    const cold = prepareRequest(withSystem, { count, clock, gaps: CHATTY });
+    assert.deepEqual(
+      ttlsOf(cold.params),
+      ['1h', '5m'],
+      'writing the whole prompt for an hour costs more than it saves',
+    );
+    const chatty = prepareRequest(withSystem, { count, clock, gaps: CHATTY, previous });
+    assert.deepEqual(ttlsOf(chatty.params), ['1h', '1h']);
+    assert.equal(chatty.lastBreakpoint?.ttl, '1h');
+    validateRequest(JSON.parse(JSON.stringify(chatty.params)), 'messages');
+    const looping = prepareRequest(withSystem, { count, clock, gaps: LOOPING, previous });
+    assert.deepEqual(ttlsOf(looping.params), ['1h', '5m']);
+    validateRequest(JSON.parse(JSON.stringify(looping.params)), 'messages');
+    // The ledger says each breakpoint's lifetime and why.
+    const ledger = buildLedger(looping.sent, looping.anchors, countingTokenizer(), initialCalibration());
+    const marked = ledger.filter((r) => r.breakpoint);
+    assert.deepEqual(
+      marked.map((r) => r.ttl?.value),
+      ['1h', '5m'],
+    );
+    assert.match(marked[1]?.ttl?.reason ?? '', /kept for 5 minutes: a 1 % chance the turn ends here/);
+  });
+
+  it('a fixed cacheTtl setting writes every breakpoint with it', () => {
+    const { count, clock } = request();
+    const fixed = { ...withSystem, config: { ...withSystem.config, cacheTtl: '5m' as const } };
+    assert.deepEqual(ttlsOf(prepareRequest(fixed, { count, clock, gaps: CHATTY }).params), ['5m', '5m']);
+  });
+});
+
+describe('the cache counts as cold after the lifetime the last request wrote', () => {
+  /** Five long tool results, then a new question: microcompact material once the cache is cold. */
+  function idleSession(): ConversationState {
+    const c = new Convo().user();
+    for (let i = 0; i < 5; i++) c.call('run_command', { command: `c${i}` }, lines(10, 50, `o${i}`));
+    c.say()
+      .user()
+      .read('a.ts', lines(10, 50, 'r1'))
+      .read('b.ts', lines(10, 50, 'r2'))
+      .read('c.ts', lines(10, 50, 'r3'));
+    return c.say().user('next').state();
+  }
+
+  it('20 minutes after a 1-hour tail nothing is cleared; after a 5-minute tail old results are', async () => {
+    const clock = fakeClock();
+    const compactor = new Compactor({
+      summariser: { complete: () => Promise.reject(new Error('no summary expected')) } as never,
+      clock,
+      ids: counterIds('r'),
+      tokensOf,
+      measure: (s) => s.messages.reduce((n, m) => n + tokensOf(m), 0),
+      settings: () => DEFAULT_COMPACTION_SETTINGS,
+      timeout: () => new Promise(() => undefined),
+    });
+    const signal = new AbortController().signal;
+    const state = idleSession();
+    const lastRequestAt = clock.now() - 20 * MIN;
+    const warm = await compactor.beforeRequest(state, { lastRequestAt, lastTtl: '1h', signal });
+    assert.deepEqual(
+      warm.records.map((r) => r.layer),
+      [],
+    );
+    const cold = await compactor.beforeRequest(state, { lastRequestAt, lastTtl: '5m', signal });
+    assert.ok(
+      cold.records.some((r) => r.layer === 'microcompact'),
+      cold.records.map((r) => r.layer).join(),
+    );
+  });
+});
