@@ -16,7 +16,8 @@
  *   `baseline` keeps 5-minute breakpoints everywhere too: a saving from lifetimes is ours.
  * - `server-clear`: the app under `compactionStrategy: server-clear-tool-uses` with its default
  *   server settings — each request carries the `clear_tool_uses_20250919` edit the app sends
- *   (trigger at the soft threshold, keep the API's 3 tool uses, no `clear_at_least`), which the
+ *   (trigger at the soft threshold, keep at least 3 tool uses and clear in whole batches —
+ *   core/server/clearBatch.ts —, `clear_at_least` the plan's minimum), which the
  *   replay's API applies as the API does (replayApi.ts: the client keeps everything, the
  *   request processed and cached is the edited one). Our side keeps only the hard-threshold
  *   summary as a safety net (Compactor.beforeRequest under a server strategy).
@@ -180,7 +181,7 @@ export function policy(name: PolicyName): ReplayPolicy {
     case 'server-clear':
       return layered(
         'server-clear',
-        "the API's clear_tool_uses (trigger at the soft threshold, keep 3); our summary only at the hard threshold",
+        "the API's clear_tool_uses (trigger at the soft threshold, batched keep ≥ 3); our summary only at the hard threshold",
         { strategy: 'server-clear-tool-uses' },
       );
   }

@@ -7,6 +7,8 @@ import { requestCostUsd } from '../../src/core/agent/cost';
 import { DEFAULT_COMPACTION_SETTINGS, effectiveWindow } from '../../src/core/compaction/policy';
 import { resolveConfig } from '../../src/core/pipeline/config';
 import type { Message } from '../../src/core/conversation/conversationModel';
+import { planningPrices } from '../../src/core/models/modelFacts';
+import { batchedKeep, clearBatchSize } from '../../src/core/server/clearBatch';
 import { CLEARED_PLACEHOLDER } from '../../test/fake-anthropic/contextManagement';
 import { prepare, RESULT_WORDS, toolSession } from './support/benchTranscripts';
 
@@ -25,11 +27,12 @@ describe('bench replay: server-clear (the API’s clear_tool_uses)', () => {
     );
   });
 
-  it('clears at the trigger (the soft threshold), keeping the 3 most recent tool uses', async () => {
+  it('clears at the trigger (the soft threshold), keeping at least the 3 most recent tool uses, in whole batches', async () => {
     const r = await run(26, 'server-clear');
     const config = resolveConfig({ contextWindow: WINDOW, model: 'claude-sonnet-4-5' });
     assert.ok(config.ok);
     const trigger = config.config.softThreshold * effectiveWindow(config.config);
+    const batch = clearBatchSize(3, planningPrices('claude-sonnet-4-5'));
     assert.equal(r.invalidCount, 0);
     assert.equal(r.guarded, 0, 'no result spilled on arrival');
     assert.equal(r.overflows, 0);
@@ -40,14 +43,13 @@ describe('bench replay: server-clear (the API’s clear_tool_uses)', () => {
       const sentTokens = t.usage.input_tokens + t.usage.cache_read_input_tokens + t.usage.cache_creation_input_tokens;
       if (k < first) {
         assert.equal(t.serverCleared, undefined);
-        assert.ok(t.tokens < trigger + 50, `request ${k} under the trigger is not edited`);
         continue;
       }
       assert.ok(t.tokens >= trigger - 50, `request ${k} at or over the trigger`);
       assert.equal(
         t.serverCleared?.toolUses,
-        k - 3,
-        `request ${k}: all but the 3 most recent of its ${k} tool results`,
+        k - batchedKeep(k, 3, batch),
+        `request ${k}: its oldest results cleared in whole batches of ${batch}, at least 3 kept`,
       );
       assert.ok(
         Math.abs(sentTokens + t.serverCleared!.tokens - t.tokens) < 50 + 10 * k,
@@ -61,20 +63,18 @@ describe('bench replay: server-clear (the API’s clear_tool_uses)', () => {
     assert.ok(row.server_cleared_tokens > 0);
   });
 
-  it('prices the cache rewrite after each clear: everything from the first newly cleared result is written again', async () => {
+  it('prices the cache rewrite when a batch moves, and reads the edited prefix while it stays', async () => {
     const server = await run(26, 'server-clear');
     const first = server.trace.findIndex((t) => t.serverCleared !== undefined);
     const t = server.trace[first]!;
     // The clear changes the prompt at the first tool result: only the task before it can be read.
     assert.ok(t.usage.cache_read_input_tokens < 1_000, `read ${t.usage.cache_read_input_tokens}`);
     assert.ok(t.usage.cache_creation_input_tokens > 3 * RESULT_WORDS, `written ${t.usage.cache_creation_input_tokens}`);
-    // The next request clears one more result (the 4th most recent): the prefix up to it is read, the rest written again.
+    // The next request clears the same results: the edited prefix is read, only the new result written.
     const next = server.trace[first + 1]!;
-    assert.equal(next.serverCleared?.toolUses, (t.serverCleared?.toolUses ?? 0) + 1);
-    assert.ok(
-      next.usage.cache_creation_input_tokens > 2 * RESULT_WORDS,
-      'the kept results after the newly cleared one are written again',
-    );
+    assert.equal(next.serverCleared?.toolUses, t.serverCleared?.toolUses);
+    assert.ok(next.usage.cache_read_input_tokens >= t.usage.cache_creation_input_tokens, 'the edited prefix is read');
+    assert.ok(next.usage.cache_creation_input_tokens < 2 * RESULT_WORDS, 'only what is new is written');
     // The cost is the sum of what each request was billed, writes included.
     const expected = server.trace.reduce((n, x) => n + (requestCostUsd(x.model, x.usage) ?? NaN), 0);
     assert.ok(Math.abs((server.cost.total() ?? -1) - expected) < 1e-12);

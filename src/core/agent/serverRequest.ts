@@ -5,12 +5,19 @@
 import { clearAtLeastTokensFor, effectiveWindow, type CompactionSettings } from '../compaction/policy';
 import type { ConversationState } from '../conversation/conversationModel';
 import { hasServerCompaction } from '../pipeline/serialize';
-import { DEFAULT_SERVER_CONTEXT_SETTINGS, serverRequestParts, type ServerRequestParts } from '../server/serverContext';
+import { planningPrices } from '../models/modelFacts';
+import { clearBatchSize } from '../server/clearBatch';
+import {
+  CLEAR_TOOL_USES_DEFAULTS,
+  DEFAULT_SERVER_CONTEXT_SETTINGS,
+  serverRequestParts,
+  type ServerRequestParts,
+} from '../server/serverContext';
 
 /**
  * `context_management` and betas for a request of `state` under `settings` (none without
  * settings, unless the history holds a server compaction block), or why the request cannot
- * be sent. `clear_thinking` is never sent: it is valid only with thinking enabled on the
+ * be sent. A clear's `keep` is batched (clearBatch.ts) so the cleared set moves rarely. `clear_thinking` is never sent: it is valid only with thinking enabled on the
  * request, and without it the API keeps its own default for earlier thinking.
  */
 export function serverRequestFor(
@@ -29,7 +36,24 @@ export function serverRequestFor(
     hasCompactionBlock,
     ...(settings ? { clearAtLeastTokens: clearAtLeastTokensFor(settings, effectiveWindow(state.config)) } : {}),
     toolNames: state.tools.map((t) => t.name),
+    batching: {
+      toolResults: toolResultCount(state),
+      batch: clearBatchSize(keepOf(settings), planningPrices(state.config.model)),
+    },
   });
   if (!r.ok) return r;
   return r.value.betas.length > 0 || r.value.contextManagement ? { ok: true, value: r.value } : { ok: true };
+}
+
+/** The tool results `state` sends (what the API's `keep` counts). */
+function toolResultCount(state: ConversationState): number {
+  let n = 0;
+  for (const m of state.messages) for (const b of m.blocks) if (b.type === 'tool_result') n++;
+  return n;
+}
+
+/** The fewest tool uses a clear keeps under `settings`. */
+function keepOf(settings: CompactionSettings | undefined): number {
+  const k = settings?.server?.keepToolUses ?? 0;
+  return k > 0 ? k : CLEAR_TOOL_USES_DEFAULTS.keep;
 }

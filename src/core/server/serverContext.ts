@@ -20,6 +20,8 @@
  *   pause_after_compaction); `AnthropicBeta` lists both header values.
  */
 
+import { batchedKeep } from './clearBatch';
+
 /** The server-side strategies (values of `contextPipeline.compactionStrategy`). */
 export type ServerStrategy = 'server-clear-tool-uses' | 'server-compact';
 
@@ -119,6 +121,12 @@ export interface ServerRequestInput {
   readonly clearAtLeastTokens?: number;
   /** Names of the tools the request offers (`exclude_tools` names only those). */
   readonly toolNames?: readonly string[];
+  /**
+   * Tool results the prompt holds and the batch a clear moves by (clearBatch.ts): `keep` then
+   * grows between clears so the cleared set, and the cached prefix, stay put. Absent: the
+   * fixed `keep`.
+   */
+  readonly batching?: { readonly toolResults: number; readonly batch: number };
 }
 
 /**
@@ -157,10 +165,12 @@ export function serverRequestParts(
     const atLeast = Math.round(s.clearAtLeastTokens > 0 ? s.clearAtLeastTokens : (input.clearAtLeastTokens ?? 0));
     const offered = new Set(input.toolNames ?? []);
     const exclude = [...new Set([...NEVER_CLEARED_TOOLS.filter((n) => offered.has(n)), ...s.excludeTools])];
+    const keep = s.keepToolUses > 0 ? s.keepToolUses : CLEAR_TOOL_USES_DEFAULTS.keep;
+    const b = input.batching;
     edits.push({
       type: 'clear_tool_uses_20250919',
       trigger: { type: 'input_tokens', value: Math.max(1, trigger) },
-      keep: { type: 'tool_uses', value: s.keepToolUses > 0 ? s.keepToolUses : CLEAR_TOOL_USES_DEFAULTS.keep },
+      keep: { type: 'tool_uses', value: b ? batchedKeep(b.toolResults, keep, b.batch) : keep },
       ...(atLeast > 0 ? { clear_at_least: { type: 'input_tokens' as const, value: atLeast } } : {}),
       ...(exclude.length > 0 ? { exclude_tools: exclude } : {}),
     });
