@@ -17,8 +17,9 @@ import {
 /**
  * `context_management` and betas for a request of `state` under `settings` (none without
  * settings, unless the history holds a server compaction block), or why the request cannot
- * be sent. A clear's `keep` is batched (clearBatch.ts) so the cleared set moves rarely. `clear_thinking` is never sent: it is valid only with thinking enabled on the
- * request, and without it the API keeps its own default for earlier thinking.
+ * be sent. A clear's `keep` is batched (clearBatch.ts) so the cleared set moves rarely.
+ * `clear_thinking` is never sent: it is valid only with thinking enabled on the request, and
+ * without it the API keeps its own default for earlier thinking.
  */
 export function serverRequestFor(
   state: ConversationState,
