@@ -47,7 +47,7 @@ export function carryReport(
   );
   for (const r of rows)
     console.log(
-      `  ${r.transcript}: ${r.compactions} compaction(s), ${r.summaryOnly} identifiers: real ${carryShare(r.real, r.summaryOnly)}, scripted ${carryShare(r.scripted, r.summaryOnly)}; ${r.realTokens} / ${r.scriptedTokens} tokens holding ${r.realHeld} / ${r.scriptedHeld} of the region's identifiers`,
+      `  ${r.transcript}: ${r.compactions} compaction(s), ${r.summaryOnly} identifiers: real ${carryShare(r.real, r.summaryOnly)}, scripted ${carryShare(r.scripted, r.summaryOnly)}; ${r.realTokens.toLocaleString('en-US')} / ${r.scriptedTokens.toLocaleString('en-US')} tokens holding ${r.realHeld} / ${r.scriptedHeld} of the region's identifiers`,
     );
   console.log(
     '  so "FRR with summaries" is the recall with scripted summaries calibrated to carry about what real ones carry: a simulation, not an upper bound',
