@@ -5,7 +5,8 @@
  * the run's date and the fixtures' names; the rest of the README is left as it is. Per
  * transcript and window: the default policy's cost, its ratio to the baseline, Claude Code's and
  * server-clear's ratios, the floor, FRR without summaries (default and baseline), overflows and
- * invalid requests over every policy, where the default's money goes; then the mean ratios.
+ * invalid requests over every policy, where the default's money goes; then the mean ratios, and
+ * what the real and the scripted summaries carry (summary_carry).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -38,10 +39,19 @@ export interface TableBreakdown {
   readonly summariser: number;
 }
 
+/** The fields of `summary_carry` the table reads (carryReport.ts `CarryReport`). */
+export interface TableCarry {
+  readonly keep: number;
+  readonly real_share: number | null;
+  readonly scripted_share: number | null;
+  readonly rows: readonly { readonly compactions: number; readonly summaryOnly: number }[];
+}
+
 /** What the table is made of: the JSON line of a replay-all run. */
 export interface ReplayAllJson {
   readonly rows: readonly TableRow[];
   readonly breakdown?: readonly TableBreakdown[];
+  readonly summary_carry?: TableCarry;
 }
 
 export const BEGIN = '<!-- replay-all:begin -->';
@@ -106,6 +116,12 @@ export function readmeTable(json: ReplayAllJson, date: string): string {
       `| **mean** | ${w / 1000}k | | **${ratio(mean(d))}** (${ratio(Math.min(...d))}–${ratio(Math.max(...d))}) | ${ratio(mean(ratios('claude-code')))} | ${ratio(mean(ratios('server-clear')))} | | | | |`,
     );
   }
+  const c = json.summary_carry;
+  if (c && c.real_share !== null && c.scripted_share !== null)
+    out.push(
+      '',
+      `Summary carry: of the ${c.rows.reduce((n, r) => n + r.summaryOnly, 0)} identifiers only a summary could carry at the fixtures' ${c.rows.reduce((n, r) => n + r.compactions, 0)} real compactions, the real summaries carried ${pct(c.real_share)}, the scripted summariser ${pct(c.scripted_share)} (it keeps ${pct(c.keep)} of a region's identifiers).`,
+    );
   return out.join('\n');
 }
 

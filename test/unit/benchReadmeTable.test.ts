@@ -41,6 +41,22 @@ describe('the README benchmark table comes from a replay-all run (bench/readmeTa
     assert.match(a, /\| a \| 100k \| 8\.00 \| 0\.80 \| 0\.95 \| — \| 0\.30 \| 97\.0 % \(98\.0 %\) \| 2 \/ 0 \|/);
     assert.match(lines.find((l) => l.startsWith('| b |')) ?? '', /\| 0 \/ 1 \|/);
     assert.match(lines.at(-1) ?? '', /^\| \*\*mean\*\* \| 100k \| \| \*\*0\.85\*\* \(0\.80–0\.90\) \|/);
+    const carry = readmeTable(
+      {
+        ...json,
+        summary_carry: {
+          keep: 0.08,
+          real_share: 0.594,
+          scripted_share: 0.563,
+          rows: [{ compactions: 3, summaryOnly: 32 }],
+        },
+      },
+      '2026-11-29',
+    );
+    assert.match(
+      carry.split('\n').at(-1) ?? '',
+      /^Summary carry: of the 32 identifiers .* 3 real compactions, the real summaries carried 59\.4 %, the scripted summariser 56\.3 % \(it keeps 8\.0 %/,
+    );
   });
 
   it('finds the JSON line of a saved run, and says when there is none', () => {
