@@ -85,7 +85,7 @@ export function turnRangeLabel(firstTurn: number, lastTurn: number): string {
 export const REPLACEMENT_LABEL: Record<CompactionRecord['layer'], string> = {
   'tool-result-guard': 'Tool result cut on arrival',
   'budget-trim': 'Tool results trimmed',
-  snip: 'Stale reads removed',
+  snip: 'Stale results removed',
   microcompact: 'Old tool results cleared',
   mask: 'Tool results cleared',
   summarise: 'Summary',

@@ -8,9 +8,8 @@ import { CircuitBreaker } from './circuitBreaker';
 import {
   executePlan,
   ownStrategySettings,
+  previewCompaction,
   reattachAfter,
-  reattachPreviewOf,
-  removalPreview,
   strategyRun,
   type BeforeRequestOptions,
   type CompactionPreview,
@@ -26,7 +25,7 @@ import { applyMask, maskCandidates } from './mask';
 import { planCompaction, type CompactionPlan } from './plan';
 import { guardTail, tailGuardLimit, tailGuardStep, type TailGuardResult } from './tailGuard';
 import { pickRegions, protectedFrom } from './regions';
-import { snip } from './snip';
+import { snip, snipAfterCompaction } from './snip';
 import { guardToolResult } from './toolResultGuard';
 import {
   guardRound,
@@ -227,7 +226,10 @@ export class Compactor {
             this.deps.tokensOf,
           )
         : plan.mask;
+      const before = s;
       if (mask.length > 0) layer((st, ctx) => applyMask(st, ctx, mask), { trigger });
+      // Stale results in what the mask makes the next request write again go for free (snip.ts).
+      if (s !== before) layer((st, ctx) => snipAfterCompaction(before, st, ctx), { trigger });
       return { state: s, records, notices };
     }
     if (this.breaker.isOpen) {
@@ -247,7 +249,13 @@ export class Compactor {
       await this.execute(s, this.plan(s, { ...warm, mode: 'auto' }), { ...opts, trigger }),
       opts.signal,
     );
-    return { state: run.state, records: [...records, ...run.records], notices: [...notices, ...run.notices] };
+    // As after a mask: stale results in the kept tail, which the summary makes the next request write again.
+    const stale = snipAfterCompaction(s, run.state, this.context(run.state, { trigger }));
+    return {
+      state: stale.state,
+      records: [...records, ...run.records, ...(stale.record ? [stale.record] : [])],
+      notices: [...notices, ...run.notices],
+    };
   }
 
   /**
@@ -335,27 +343,11 @@ export class Compactor {
   }
 
   /**
-   * What Compact Now would do, before it runs: the very plan `compact(…, 'all')` executes for
-   * the summarise strategy, and a dry run of the removal strategies (which are pure and
-   * deterministic, so the run then removes exactly what the preview showed); then its
-   * re-attach, with the files read now as the run will read them (previewReattach), whose
-   * tokens the whole prompt's `expectedAfter` includes.
+   * What Compact Now would do, before it runs (previewCompaction in compactorRuns.ts): the very
+   * plan `compact(…, 'all')` executes, and its re-attach, whose tokens `expectedAfter` includes.
    */
-  async preview(state: ConversationState): Promise<CompactionPreview> {
-    const settings = ownStrategySettings(this.deps.settings());
-    const plan = this.plan(state, { cacheWarm: true, mode: 'manual' });
-    const base =
-      settings.strategy === 'summarise'
-        ? {
-            regions: plan.regions,
-            tokensBefore: plan.tokensBefore,
-            expectedAfter: plan.expectedAfter,
-            expectedSaving: plan.expectedSaving,
-            ...(plan.summariser ? { summariser: plan.summariser } : {}),
-          }
-        : removalPreview(this.deps, state, settings.strategy, plan.tokensBefore);
-    const reattach = await reattachPreviewOf(this.deps, state, base.regions, base.expectedAfter);
-    return { ...base, plan, ...reattach, expectedAfter: base.expectedAfter + reattach.reattachTokens };
+  preview(state: ConversationState): Promise<CompactionPreview> {
+    return previewCompaction(this.deps, state, this.plan(state, { cacheWarm: true, mode: 'manual' }));
   }
 
   /** Cuts the largest assistant blocks of `state` to free `tokensToFree` (tailGuard.ts): overflow recovery's step. */

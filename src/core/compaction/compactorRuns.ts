@@ -279,6 +279,32 @@ export async function reattachAfter(
   return { ...run, state: r.state, records: r.records };
 }
 
+/**
+ * What Compact Now would do (Compactor.preview) under `plan`, the manual plan of `state`: the
+ * very plan `compact(…, 'all')` executes for the summarise strategy, and a dry run of the
+ * removal strategies (pure and deterministic, so the run removes exactly what the preview
+ * showed); then its re-attach, with the files read now as the run will read them.
+ */
+export async function previewCompaction(
+  deps: CompactorDeps,
+  state: ConversationState,
+  plan: CompactionPlan,
+): Promise<CompactionPreview> {
+  const settings = ownStrategySettings(deps.settings());
+  const base =
+    settings.strategy === 'summarise'
+      ? {
+          regions: plan.regions,
+          tokensBefore: plan.tokensBefore,
+          expectedAfter: plan.expectedAfter,
+          expectedSaving: plan.expectedSaving,
+          ...(plan.summariser ? { summariser: plan.summariser } : {}),
+        }
+      : removalPreview(deps, state, settings.strategy, plan.tokensBefore);
+  const reattach = await reattachPreviewOf(deps, state, base.regions, base.expectedAfter);
+  return { ...base, plan, ...reattach, expectedAfter: base.expectedAfter + reattach.reattachTokens };
+}
+
 /** What survives a compaction of `regions` — the plan, the files re-attached and named — and the reminders' tokens (for the preview). */
 export async function reattachPreviewOf(
   deps: CompactorDeps,

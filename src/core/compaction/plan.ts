@@ -3,8 +3,9 @@
  * to compact and says why — the Compact Now preview shows this very plan and the run executes
  * it. Cache-aware: an edit at message p rewrites every cached token after p once (a cache
  * write instead of a read on the next request) and saves the freed tokens on every later
- * request, so an edit is made when that saving repays the rewrite within a few requests,
- * deeply enough that the next one is far away — and always before the hard threshold.
+ * request (more where requests find the cache empty: they write what they would have read),
+ * so an edit is made when that saving repays the rewrite within a few requests, deeply enough
+ * that the next one is far away — and always before the hard threshold.
  *
  * Prices (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#pricing): a
  * cache read costs 0.1× the input price, a 5-minute cache write 1.25×, so a rewritten token
@@ -172,11 +173,18 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     paybackRequests: Infinity,
   });
 
+  // A request that finds the cache empty (a full miss: the entry was evicted, the server
+  // missed) writes its whole prompt: a freed token saves the write price there, not a read,
+  // and an edit's rewrite costs nothing extra before a request that would have missed anyway.
+  // At the session's measured miss rate m, a freed token saves (0.1 + 1.15·m)× input a
+  // request and a rewritten one costs 1.15·(1 − m)× more (the replayed sessions' real misses
+  // are 0–8 % of their requests; on the pi session they are 14 % of the baseline's bill at 100k).
+  const miss = Math.min(1, Math.max(0, inputs.cacheMissRate ?? 0));
   /** The figures of an edit that changes messages from `first` on, freeing `saving` tokens, plus `llmUsd`. */
   const priced = (first: number, saving: number, llmUsd: number) => {
     const rewrite = inputs.cacheWarm ? Math.max(0, suffix(first) - saving) : 0;
-    const cost = rewrite * REWRITE_PREMIUM * inputPrice + llmUsd;
-    const perRequest = saving * CACHE_READ_FACTOR * inputPrice;
+    const cost = rewrite * REWRITE_PREMIUM * (1 - miss) * inputPrice + llmUsd;
+    const perRequest = saving * (CACHE_READ_FACTOR + miss * REWRITE_PREMIUM) * inputPrice;
     return {
       expectedAfter: tokensBefore - saving,
       expectedSaving: saving,
@@ -277,18 +285,24 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       const sum = summarised();
       return !sum || stuck(sum) || sum.expectedAfter >= m.expectedAfter;
     };
+    // A mask goes before a summary only when it pays back its rewrite within half the cycle it
+    // starts, at the hard threshold too: one that does not leaves history the summary must
+    // compact soon after — two cache rewrites where the summary alone is one (the Claude Code
+    // sessions at 100k: a mask at the hard threshold, the summary 6–19 requests later). When
+    // no summary can run, the mask goes first anyway.
+    const summaryRuns = (): boolean => {
+      const sum = summarised();
+      return sum !== undefined && !stuck(sum);
+    };
+    const maskFirst = (m: CompactionPlan): boolean =>
+      maskLasts(m) && (paysBack(m, inputs.growthPerRequest, settings.paybackRequests) || (hard && !summaryRuns()));
     // Masking alone is enough: cheaper (no LLM) and it keeps every call and every word.
-    if (
-      mask &&
-      maskLasts(mask) &&
-      mask.expectedSaving >= pressure.tokensToFree &&
-      (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))
-    )
+    if (mask && mask.expectedSaving >= pressure.tokensToFree && maskFirst(mask))
       return { ...mask, reason: `Older tool results are cleared because ${why}.` };
     // At the hard threshold masking still goes first when it takes the prompt below the hard
     // threshold with its buffer: the cheap, lossless layer before any summary (the summary
     // follows at the next hard threshold, when there is less left to clear).
-    if (hard && mask && maskLasts(mask) && mask.expectedAfter <= (cfg.hardThreshold - settings.hardBuffer) * eff)
+    if (hard && mask && maskFirst(mask) && mask.expectedAfter <= (cfg.hardThreshold - settings.hardBuffer) * eff)
       return {
         ...mask,
         reason: `Older tool results are cleared because ${why}; that is enough to leave the threshold, so summarising waits.`,
