@@ -80,7 +80,7 @@ describe('1-hour checkpoints: what a pause leaves cached (core/cache/breakpointM
       ttl,
       ttlReason: 'r',
     });
-    const hour = nextBreakpoint(messages, [tail('1h')], NOW, previous(NOW - MIN));
+    const hour = nextBreakpoint(messages, tokens, [tail('1h')], NOW, previous(NOW - MIN));
     assert.deepEqual(hour?.checkpoint, {
       messageId: ids[39],
       index: 39,
@@ -88,7 +88,7 @@ describe('1-hour checkpoints: what a pause leaves cached (core/cache/breakpointM
       sentAt: NOW,
       prefixTokens: 50_000,
     });
-    const five = nextBreakpoint(messages, [tail('5m')], NOW, previous(NOW - MIN));
+    const five = nextBreakpoint(messages, tokens, [tail('5m')], NOW, previous(NOW - MIN));
     assert.deepEqual(five?.checkpoint, checkpoint);
     assert.equal(five?.ttl, '5m');
   });
@@ -113,5 +113,25 @@ describe('1-hour checkpoints: what a pause leaves cached (core/cache/breakpointM
     };
     assert.equal(chooseTtls(anchors, input)[1]?.ttl, '1h', 'no checkpoint: a pause would write 40k again');
     assert.equal(chooseTtls(anchors, { ...input, checkpointTokens: 48_000 })[1]?.ttl, '5m', 'a checkpoint 2k back');
+  });
+});
+
+describe('a compaction that keeps the message ids is not read as a warm prefix', () => {
+  it('a mask shrank what comes before the previous breakpoint: nothing is warm, the checkpoint is gone', () => {
+    const masked: RequestTokens = { ...tokens, messages: tokens.messages.map((t, i) => (i < 5 ? 100 : t)) };
+    assert.deepEqual(cachedPrefixes(messages, masked, NOW, previous(NOW - MIN)), {
+      readTokens: 0,
+      checkpointTokens: 0,
+    });
+    const tail: TimedAnchor = {
+      target: { at: 'message', messageIndex: 39 },
+      prefixTokens: 45_500,
+      hitProbability: 0.8,
+      score: 36_000,
+      reason: 'r',
+      ttl: '5m',
+      ttlReason: 'r',
+    };
+    assert.equal(nextBreakpoint(messages, masked, [tail], NOW, previous(NOW - MIN))?.checkpoint, undefined);
   });
 });

@@ -51,7 +51,9 @@ describe('cache lifetimes through the pipeline', () => {
     // The previous request wrote everything up to the answer a minute ago: this one writes only the new question.
     const answer = withSystem.messages.at(-2);
     assert.ok(answer);
-    const previous = { messageId: answer.id, sentAt: clock.now() - MIN, ttl: '5m' as const, prefixTokens: 45_000 };
+    const n = withSystem.messages.length;
+    const through = 15_000 + (40_000 * (n - 1)) / n;
+    const previous = { messageId: answer.id, sentAt: clock.now() - MIN, ttl: '5m' as const, prefixTokens: through };
     const cold = prepareRequest(withSystem, { count, clock, gaps: CHATTY });
     assert.deepEqual(
       ttlsOf(cold.params),

@@ -7,7 +7,7 @@
  */
 import type { Message } from '../conversation/conversationModel';
 import type { RequestTokens } from '../pipeline/pipeline';
-import { checkpointAlive, ttlMs, type HourCheckpoint, type PreviousBreakpoint } from './cacheAnchors';
+import { checkpointAlive, samePrefix, ttlMs, type HourCheckpoint, type PreviousBreakpoint } from './cacheAnchors';
 import type { TimedAnchor } from './ttlChoice';
 
 /** The cached prefixes a request can count on, in tokens (0: none). */
@@ -26,16 +26,14 @@ export function cachedPrefixes(
   previous: PreviousBreakpoint | undefined,
 ): CachedPrefixes {
   if (!previous) return { readTokens: 0, checkpointTokens: 0 };
-  const through = (index: number) => {
-    let sum = tokens.tools + tokens.system;
-    for (let i = 0; i <= index; i++) sum += tokens.messages[i] ?? 0;
-    return sum;
-  };
+  const through = prefixThrough(tokens);
   const ids = messages.map((m) => m.id);
   const cp = previous.checkpoint;
-  const checkpointTokens = checkpointAlive(cp, ids, now) ? through(cp.index) : 0;
+  const alive = live(cp, ids, tokens, now);
+  const checkpointTokens = alive ? through(alive.index) : 0;
   const at = ids.indexOf(previous.messageId);
-  const warm = at >= 0 && now - previous.sentAt < ttlMs(previous.ttl);
+  // A compaction may keep the message ids and change what comes before them: then nothing is warm.
+  const warm = at >= 0 && now - previous.sentAt < ttlMs(previous.ttl) && samePrefix(previous.prefixTokens, through(at));
   return { readTokens: Math.max(warm ? through(at) : 0, checkpointTokens), checkpointTokens };
 }
 
@@ -46,6 +44,7 @@ export function cachedPrefixes(
  */
 export function nextBreakpoint(
   messages: readonly Message[],
+  tokens: RequestTokens,
   anchors: readonly TimedAnchor[],
   now: number,
   previous: PreviousBreakpoint | undefined,
@@ -59,9 +58,7 @@ export function nextBreakpoint(
   const checkpoint: HourCheckpoint | undefined =
     last.ttl === '1h'
       ? { messageId: lastMessage.id, index: lastIndex, firstId: first.id, sentAt: now, prefixTokens: last.prefixTokens }
-      : checkpointAlive(previous?.checkpoint, ids, now)
-        ? previous?.checkpoint
-        : undefined;
+      : live(previous?.checkpoint, ids, tokens, now);
   return {
     messageId: lastMessage.id,
     sentAt: now,
@@ -69,4 +66,22 @@ export function nextBreakpoint(
     prefixTokens: last.prefixTokens,
     ...(checkpoint ? { checkpoint } : {}),
   };
+}
+
+/** Tokens through each message index: tools, system and the messages up to it. */
+function prefixThrough(tokens: RequestTokens): (index: number) => number {
+  const sums: number[] = [];
+  let sum = tokens.tools + tokens.system;
+  for (const t of tokens.messages) sums.push((sum += t));
+  return (index) => sums[index] ?? sum;
+}
+
+/** `cp` while it is still a cached prefix of these messages (place, first message, hour, size), else undefined. */
+function live(
+  cp: HourCheckpoint | undefined,
+  ids: readonly string[],
+  tokens: RequestTokens,
+  now: number,
+): HourCheckpoint | undefined {
+  return checkpointAlive(cp, ids, now) && samePrefix(cp.prefixTokens, prefixThrough(tokens)(cp.index)) ? cp : undefined;
 }

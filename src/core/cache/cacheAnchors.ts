@@ -36,6 +36,15 @@ export interface PreviousBreakpoint {
   readonly checkpoint?: HourCheckpoint;
 }
 
+/**
+ * Whether a prefix recorded at `recorded` tokens is, at `now` tokens, still the same prefix: a
+ * compaction that kept the message ids (a mask, a snip) changes its size; the estimate itself
+ * moves by well under 1 % between requests.
+ */
+export function samePrefix(recorded: number, now: number): boolean {
+  return Math.abs(recorded - now) <= 0.01 * Math.max(recorded, now) + 64;
+}
+
 /** Whether `cp` is still a cached prefix of `messageIds` at `now`: same place, same first message, within the hour. */
 export function checkpointAlive(
   cp: HourCheckpoint | undefined,
@@ -127,7 +136,7 @@ export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
       let blocksSince = 0;
       for (let i = prevIndex + 1; i <= lastIndex; i++) blocksSince += input.messages[i]?.blocks ?? 0;
       if (blocksSince >= CACHE_LOOKBACK_BLOCKS) {
-        const warm = input.now - prev.sentAt < ttlMs(prev.ttl);
+        const warm = input.now - prev.sentAt < ttlMs(prev.ttl) && samePrefix(prev.prefixTokens, prefix[prevIndex] ?? 0);
         add(
           { at: 'message', messageIndex: prevIndex },
           prefix[prevIndex] ?? 0,
@@ -145,7 +154,8 @@ export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
         input.now,
       ) &&
       cp.index < lastIndex &&
-      cp.index !== prevIndex
+      cp.index !== prevIndex &&
+      samePrefix(cp.prefixTokens, prefix[cp.index] ?? 0)
     ) {
       let blocksSince = 0;
       for (let i = cp.index + 1; i <= lastIndex; i++) blocksSince += input.messages[i]?.blocks ?? 0;

@@ -87,7 +87,7 @@ export function prepareRequest(
     state,
     anchors.map((a) => ({ ...a.target, ttl: a.ttl })),
   );
-  const lastBreakpoint = nextBreakpoint(state.messages, anchors, now, deps.previous);
+  const lastBreakpoint = nextBreakpoint(state.messages, tokens, anchors, now, deps.previous);
   return { params, sent: state, repairs, tokens, anchors, ...(lastBreakpoint ? { lastBreakpoint } : {}) };
 }
 
