@@ -12,6 +12,7 @@ import {
   reattachPreviewOf,
   removalPreview,
   strategyRun,
+  summariserOf,
   type BeforeRequestOptions,
   type CompactionPreview,
   type CompactionRun,
@@ -65,8 +66,7 @@ export class Compactor {
   constructor(private readonly deps: CompactorDeps) {}
 
   /**
-   * The history was edited outside the compactor (a restore): the next request's cache read may
-   * come up empty for that reason, so it is not counted as a miss.
+   * The history was edited outside the compactor (a restore): a next cache read that comes up empty is then no miss.
    */
   historyEdited(): void {
     this.editedSinceRequest = true;
@@ -351,7 +351,7 @@ export class Compactor {
             tokensBefore: plan.tokensBefore,
             expectedAfter: plan.expectedAfter,
             expectedSaving: plan.expectedSaving,
-            ...(plan.summariser ? { summariser: plan.summariser } : {}),
+            ...(plan.summariser ? { summariser: summariserOf(this.deps, state, plan) ?? plan.summariser } : {}),
           }
         : removalPreview(this.deps, state, settings.strategy, plan.tokensBefore);
     const reattach = await reattachPreviewOf(this.deps, state, base.regions, base.expectedAfter);

@@ -9,7 +9,10 @@ import { effectiveWindow } from './window';
 export interface PipelineSettings {
   readonly model?: string;
   readonly summarizerModel?: string;
-  /** Who writes summaries: `auto` (default, by expected cost), `main` (the main model from its cache) or `small` (`summarizerModel`). */
+  /**
+   * Who writes summaries: `auto` (default, by expected cost), `main` (the main model from its
+   * cache), `small` (`summarizerModel`) or `server` (the API: compaction on demand).
+   */
   readonly summarizer?: string;
   /** 0 or absent: the model's window. */
   readonly contextWindow?: number;
@@ -194,7 +197,10 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
     config: {
       model,
       summarizerModel: (settings.summarizerModel ?? '').trim() || 'claude-haiku-4-5',
-      summarizer: settings.summarizer === 'main' || settings.summarizer === 'small' ? settings.summarizer : 'auto',
+      summarizer:
+        settings.summarizer === 'main' || settings.summarizer === 'small' || settings.summarizer === 'server'
+          ? settings.summarizer
+          : 'auto',
       contextWindow: window,
       outputReserve,
       softThreshold: soft,

@@ -281,8 +281,9 @@ export class AnthropicLlmClient implements LlmClient {
 }
 
 /**
- * The request through `beta.messages.stream` with `context_management` and the `betas`
- * (the SDK sends them as the `anthropic-beta` header). The answer's compaction block (first
+ * The request through `beta.messages.stream` with `context_management` (or a compaction
+ * request's `compaction`) and the `betas` (the SDK sends them as the `anthropic-beta` header).
+ * The answer's compaction block (first
  * in its content, SDK `BetaCompactionBlock`; null content means a failed compaction the
  * server treats as a no-op, so it is left out) and the `context_management` /
  * `usage.iterations` report are carried into the result.
@@ -297,6 +298,8 @@ async function betaAttempt(
   const body = {
     ...params,
     ...(server.contextManagement ? { context_management: server.contextManagement } : {}),
+    // A compaction request (compaction on demand; SDK `BetaCompactionConfig`): never with context_management.
+    ...(server.compaction && !server.contextManagement ? { compaction: server.compaction } : {}),
     betas: [...server.betas],
   } as unknown as BetaMessageStreamParams;
   return consume(client.beta.messages.stream(body, { signal: opts.signal }), opts);
