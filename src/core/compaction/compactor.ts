@@ -8,11 +8,9 @@ import { CircuitBreaker } from './circuitBreaker';
 import {
   executePlan,
   ownStrategySettings,
+  previewOf,
   reattachAfter,
-  reattachPreviewOf,
-  removalPreview,
   strategyRun,
-  summariserOf,
   type BeforeRequestOptions,
   type CompactionPreview,
   type CompactionRun,
@@ -110,7 +108,7 @@ export class Compactor {
     const lifetime = ttlMs(opts.lastTtl ?? usualWriteTtl(state.config.cacheTtl));
     const cold = opts.lastRequestAt !== undefined && idleMs > lifetime;
     const tokens = this.deps.measure(state);
-    this.measures.observePrompt(tokens);
+    this.measures.observePrompt(tokens, opts.lastTtl);
     const run = await this.guardedLayers(state, opts, { now, idleMs, cold }, tokens);
     // Whether this request should read the cache: its answer then tells a full miss from an expected one.
     this.measures.sending(
@@ -120,6 +118,7 @@ export class Compactor {
         !this.editedSinceRequest &&
         !isServerStrategy(this.deps.settings().strategy) &&
         tokens >= state.config.minCacheableTokens,
+      { messages: run.state.messages, at: now },
     );
     this.editedSinceRequest = false;
     return run;
@@ -294,9 +293,9 @@ export class Compactor {
     });
   }
 
-  /** Executes a summarise plan (see compactorRuns.ts). */
+  /** Executes a summarise plan (see compactorRuns.ts); the server route reads where the requests ended. */
   private execute(state: ConversationState, plan: CompactionPlan, opts: RunOptions): Promise<CompactionRun> {
-    return executePlan(this.deps, this.breaker, state, plan, opts);
+    return executePlan(this.deps, this.breaker, state, plan, { ...opts, ends: this.measures.ends });
   }
 
   /**
@@ -341,21 +340,8 @@ export class Compactor {
    * re-attach, with the files read now as the run will read them (previewReattach), whose
    * tokens the whole prompt's `expectedAfter` includes.
    */
-  async preview(state: ConversationState): Promise<CompactionPreview> {
-    const settings = ownStrategySettings(this.deps.settings());
-    const plan = this.plan(state, { cacheWarm: true, mode: 'manual' });
-    const base =
-      settings.strategy === 'summarise'
-        ? {
-            regions: plan.regions,
-            tokensBefore: plan.tokensBefore,
-            expectedAfter: plan.expectedAfter,
-            expectedSaving: plan.expectedSaving,
-            ...(plan.summariser ? { summariser: summariserOf(this.deps, state, plan) ?? plan.summariser } : {}),
-          }
-        : removalPreview(this.deps, state, settings.strategy, plan.tokensBefore);
-    const reattach = await reattachPreviewOf(this.deps, state, base.regions, base.expectedAfter);
-    return { ...base, plan, ...reattach, expectedAfter: base.expectedAfter + reattach.reattachTokens };
+  preview(state: ConversationState): Promise<CompactionPreview> {
+    return previewOf(this.deps, state, this.plan(state, { cacheWarm: true, mode: 'manual' }), this.measures.ends);
   }
 
   /** Cuts the largest assistant blocks of `state` to free `tokensToFree` (tailGuard.ts): overflow recovery's step. */

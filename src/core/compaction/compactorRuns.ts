@@ -17,7 +17,8 @@ import { middleRemoval } from './middleRemoval';
 import { oldestRemoval } from './oldestRemoval';
 import type { CompactionPlan, PlannedRegion } from './plan';
 import { effectiveWindow, fixedRequestTokens, type CompactionSettings } from './policy';
-import { serverAnchor, withServerRoute } from './serverRoute';
+import type { RequestEnds } from './requestEnds';
+import { anchorOf, withServerRoute } from './serverRoute';
 import { previewReattach, reattach, type ReadFresh } from './reattachRun';
 import { summariseRegions } from './summarise';
 import type { SummariserChoice } from './summariserRoute';
@@ -50,6 +51,8 @@ export interface RunOptions {
   readonly instructions?: string;
   readonly signal: AbortSignal;
   readonly onSummarising?: OnSummarising | undefined;
+  /** Where the session's requests ended (the Compactor's), for the server route's cache read. */
+  readonly ends?: RequestEnds;
 }
 
 /** What Compact Now would do: regions, totals, and the plan behind them. */
@@ -164,7 +167,7 @@ export async function executePlan(
           ? []
           : [plan.reason || 'Nothing can be compacted: everything is recent, pinned or already a summary.'],
     };
-  const choice = summariserOf(deps, state, plan);
+  const choice = summariserOf(deps, state, plan, opts.ends);
   const route = choice?.route === 'server' ? choice.fallback : choice?.route;
   // After an overflow the prompt does not fit the main model: only the summariser model can read it.
   const main = route === 'main' && opts.trigger !== 'overflow';
@@ -173,7 +176,9 @@ export async function executePlan(
   const ttl = usualWriteTtl(state.config.cacheTtl);
   const first = plan.regions[0];
   const end = first ? state.messages.findIndex((m) => m.id === first.messageIds.at(-1)) : -1;
-  const anchor = server ? serverAnchor(state.messages, end, deps.clock.now(), ttl) : undefined;
+  const anchor = server
+    ? anchorOf(state, end, { now: deps.clock.now(), ...(opts.ends ? { ends: opts.ends } : {}) }).anchor
+    : undefined;
   opts.onSummarising?.({ trigger: opts.trigger, tokens: plan.regions.reduce((n, r) => n + r.tokens, 0) });
   const outcome = await summariseRegions(state, {
     regions: plan.regions,
@@ -216,13 +221,43 @@ export function summariserOf(
   deps: Pick<CompactorDeps, 'tokensOf' | 'measure' | 'clock' | 'settings'>,
   state: ConversationState,
   plan: Pick<CompactionPlan, 'summariser' | 'regions'>,
+  ends?: RequestEnds,
 ): SummariserChoice | undefined {
   return withServerRoute(plan.summariser, state, plan.regions, {
     tokensOf: deps.tokensOf,
     fixedTokens: fixedRequestTokens(state, deps.tokensOf, deps.measure),
     now: deps.clock.now(),
     strategy: deps.settings().strategy,
+    ...(ends ? { ends } : {}),
   });
+}
+
+/**
+ * What Compact Now would do, before it runs: the very plan `compact(…, 'all')` executes for
+ * the summarise strategy (its summariser with the server route weighed), and a dry run of the
+ * removal strategies (which are pure and deterministic, so the run then removes exactly what
+ * the preview showed); then its re-attach, with the files read now as the run will read them
+ * (previewReattach), whose tokens the whole prompt's `expectedAfter` includes.
+ */
+export async function previewOf(
+  deps: CompactorDeps,
+  state: ConversationState,
+  plan: CompactionPlan,
+  ends?: RequestEnds,
+): Promise<CompactionPreview> {
+  const settings = ownStrategySettings(deps.settings());
+  const base =
+    settings.strategy === 'summarise'
+      ? {
+          regions: plan.regions,
+          tokensBefore: plan.tokensBefore,
+          expectedAfter: plan.expectedAfter,
+          expectedSaving: plan.expectedSaving,
+          ...(plan.summariser ? { summariser: summariserOf(deps, state, plan, ends) ?? plan.summariser } : {}),
+        }
+      : removalPreview(deps, state, settings.strategy, plan.tokensBefore);
+  const reattach = await reattachPreviewOf(deps, state, base.regions, base.expectedAfter);
+  return { ...base, plan, ...reattach, expectedAfter: base.expectedAfter + reattach.reattachTokens };
 }
 
 /** Runs a removal strategy to free `tokensToFree` (pure: no LLM). */

@@ -9,9 +9,9 @@
  *
  * Price: the request carries the conversation's own system, tools and thinking, so its prefix
  * is the one earlier requests cached — but only as far as the region's end. The cache holds that
- * far only where an earlier request's prompt ended there: the request that followed the region's
- * last user message wrote its breakpoint on it (serverAnchor). When that entry is expected alive
- * (written within the usual lifetime, nothing before it edited since), the request reads up to it
+ * far only where an earlier request's prompt ended there, on its last breakpoint (RequestEnds,
+ * requestEnds.ts). When that entry is expected alive (written within its lifetime, nothing
+ * before it edited since), the request reads up to it
  * and pays plain input for the rest; else it reads only the stable prefix (tools, system). The
  * summary is billed as the main model's output (expectedSummaryTokens, as our own summaries).
  */
@@ -21,15 +21,10 @@ import type { CacheTtl, ConversationState, Message } from '../conversation/conve
 import { planningPrices } from '../models/modelFacts';
 import { isServerStrategy, supportsOnDemandCompaction } from '../server/serverContext';
 import { expectedReplacementTokens, type CandidateRegion } from './regions';
+import type { RequestEnds, ServerAnchor } from './requestEnds';
 import { expectedSummaryTokens, type RouteCost, type SummariserChoice } from './summariserRoute';
 
-/** Where a compaction request can read the cache to: the message an earlier request's prompt ended with. */
-export interface ServerAnchor {
-  /** Index in the state's messages of that message (the last user message at or before the region's end). */
-  readonly index: number;
-  /** Whether the entry that request wrote there is expected alive now. */
-  readonly alive: boolean;
-}
+export type { ServerAnchor } from './requestEnds';
 
 /** The newest `createdAt` of a message's blocks (0 when it has none). */
 function writtenAt(m: Message): number {
@@ -39,10 +34,12 @@ function writtenAt(m: Message): number {
 }
 
 /**
- * The anchor of a compaction request sending `messages[0..end]`: the last user message at or
- * before `end` (the request after it ended its prompt there and wrote a breakpoint on it). Alive
- * when that was less than `ttl` ago and no message up to it was made or edited since (a
- * compaction changes the prefix, and the entry no longer matches). Undefined without a user message.
+ * The anchor of a compaction request sending `messages[0..end]` by the messages' own times,
+ * for callers that did not see the requests go out (the Compactor remembers them: RequestEnds):
+ * the last user message at or before `end` (the request after it ended its prompt there and
+ * wrote a breakpoint on it). Alive when that was less than `ttl` ago and no message up to it
+ * was made since (a compaction makes new ones). Undefined without a user message. A cheap
+ * layer's edit keeps its blocks' times, so this can take an edited prefix for a live one.
  */
 export function serverAnchor(
   messages: readonly Message[],
@@ -108,6 +105,27 @@ export interface ServerRouteDeps {
   /** The compaction strategy in force (a server strategy's `context_management` cannot go with a compaction request). */
   readonly strategy: string;
   readonly cacheMissRate?: number;
+  /** Where the session's requests ended (the Compactor's); absent: the messages' times decide (serverAnchor). */
+  readonly ends?: RequestEnds;
+}
+
+/** The anchor of a request sending `state.messages[0..end]` now, and whether the stable prefix is warm. */
+export function anchorOf(
+  state: ConversationState,
+  end: number,
+  deps: Pick<ServerRouteDeps, 'now' | 'ends'>,
+): { readonly anchor?: ServerAnchor; readonly stableWarm: boolean } {
+  const ttl = usualWriteTtl(state.config.cacheTtl);
+  if (deps.ends) {
+    const anchor = deps.ends.anchor(state.messages, end, deps.now, ttl);
+    const last = deps.ends.lastSentAt;
+    return { ...(anchor ? { anchor } : {}), stableWarm: last !== undefined && deps.now - last < ttlMs(ttl) };
+  }
+  let lastAnswer = 0;
+  for (const m of state.messages)
+    if (m.role === 'assistant') lastAnswer = Math.max(lastAnswer, m.blocks[0]?.meta.createdAt ?? 0);
+  const anchor = serverAnchor(state.messages, end, deps.now, ttl);
+  return { ...(anchor ? { anchor } : {}), stableWarm: lastAnswer > 0 && deps.now - lastAnswer < ttlMs(ttl) };
 }
 
 /**
@@ -166,10 +184,7 @@ export function withServerRoute(
       : choice;
   const ttl = usualWriteTtl(state.config.cacheTtl);
   const perMessage = state.messages.slice(0, at.end + 1).map(deps.tokensOf);
-  let lastAnswer = 0;
-  for (const m of state.messages)
-    if (m.role === 'assistant') lastAnswer = Math.max(lastAnswer, m.blocks[0]?.meta.createdAt ?? 0);
-  const anchor = serverAnchor(state.messages, at.end, deps.now, ttl);
+  const { anchor, stableWarm } = anchorOf(state, at.end, deps);
   const server: RouteCost = {
     model: state.config.model,
     usd: serverRouteUsd({
@@ -177,7 +192,7 @@ export function withServerRoute(
       fixedTokens: deps.fixedTokens,
       perMessage,
       ...(anchor ? { anchor } : {}),
-      stableWarm: lastAnswer > 0 && deps.now - lastAnswer < ttlMs(ttl),
+      stableWarm,
       ttl,
       outputTokens: expectedSummaryTokens(first.tokens, expectedReplacementTokens(first) - first.userTokens),
       ...((deps.cacheMissRate ?? choice.cacheMissRate)
