@@ -171,6 +171,10 @@ describe('compaction on demand: the server summariser route', () => {
     );
     const later = p.regions.map((r) => ({ ...r, messageIds: r.messageIds.slice(2) }));
     assert.notEqual(withServerRoute(p.summariser, s, later, deps)?.route, 'server');
+    const said = { ...s, config: { ...s.config, onDemandCompaction: false } };
+    assert.match(withServerRoute(p.summariser, said, p.regions, deps)?.reason ?? '', /the Models API says so/);
+    const haikuSaid = { ...haiku, config: { ...haiku.config, onDemandCompaction: true } };
+    assert.equal(withServerRoute(h.summariser, haikuSaid, h.regions, deps)?.route, 'server', 'the capability wins');
     const small = { ...s, config: { ...s.config, summarizer: 'small' as const } };
     assert.equal(withServerRoute(p.summariser, small, p.regions, deps), p.summariser, '`small` is left alone');
   });

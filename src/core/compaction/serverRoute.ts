@@ -131,8 +131,9 @@ export function anchorOf(
 /**
  * Why the server route cannot take `region` of `state`, or its end index (the region's last
  * message in the state). The region must start the history; the model must support compaction
- * on demand; no server strategy may be in force (its `context_management` cannot go with the
- * request); the request must fit the window with its answer room.
+ * on demand (the Models API's capability when it said, else the table); no server strategy may
+ * be in force (its `context_management` cannot go with the request); the request must fit the
+ * window with its answer room.
  */
 export function serverRegionEnd(
   state: ConversationState,
@@ -140,8 +141,11 @@ export function serverRegionEnd(
   deps: Pick<ServerRouteDeps, 'tokensOf' | 'fixedTokens' | 'strategy'>,
 ): { readonly ok: true; readonly end: number } | { readonly ok: false; readonly reason: string } {
   const model = state.config.model;
-  if (!supportsOnDemandCompaction(model))
-    return { ok: false, reason: `${model} does not support compaction on demand` };
+  if (!(state.config.onDemandCompaction ?? supportsOnDemandCompaction(model)))
+    return {
+      ok: false,
+      reason: `${model} does not support compaction on demand${state.config.onDemandCompaction === false ? ' (the Models API says so)' : ''}`,
+    };
   if (isServerStrategy(deps.strategy))
     return {
       ok: false,

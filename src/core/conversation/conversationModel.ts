@@ -314,6 +314,8 @@ export interface PipelineConfig {
   readonly pasteThresholdChars: number;
   /** Whether the Models API says the model supports server compaction (absent: not known; the model table decides). */
   readonly serverCompaction?: boolean;
+  /** Whether the Models API says the model takes a compaction request (compaction on demand; absent: the model table decides). */
+  readonly onDemandCompaction?: boolean;
   /**
    * The API tool search tool a request with deferred tools (`ToolSchema.deferLoading`) carries
    * (serialize.ts); absent: regex. Set from the tool loading plan (toolLoading.ts).

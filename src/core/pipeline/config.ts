@@ -101,6 +101,11 @@ export interface ApiModelLimits {
    * ContextManagementCapability), when the Models API said; absent: unknown (the table decides).
    */
   readonly serverCompaction?: boolean;
+  /**
+   * `capabilities.compaction.summarize.supported` (SDK BetaModelInfo, asked with the
+   * `compact-2026-09-04` beta): whether the model takes a compaction request; absent: the table decides.
+   */
+  readonly onDemandCompaction?: boolean;
 }
 
 /** Result of resolving settings: a config, plus problems a person should read. */
@@ -214,6 +219,7 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
         ? { thinking: settings.thinking }
         : {}),
       ...(fromApi?.serverCompaction !== undefined ? { serverCompaction: fromApi.serverCompaction } : {}),
+      ...(fromApi?.onDemandCompaction !== undefined ? { onDemandCompaction: fromApi.onDemandCompaction } : {}),
     },
   };
 }
