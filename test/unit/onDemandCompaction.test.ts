@@ -8,6 +8,7 @@ import { restoreRecord } from '../../src/core/compaction/apply';
 import type { CompactionRun } from '../../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { serverAnchor, withServerRoute } from '../../src/core/compaction/serverRoute';
+import { describeChoice } from '../../src/core/compaction/summariserRoute';
 import { buildCompactionRequest } from '../../src/core/compaction/serverSummary';
 import type { ConversationState, Message, PipelineConfig } from '../../src/core/conversation/conversationModel';
 import { normalizeState } from '../../src/core/normalize/normalize';
@@ -202,6 +203,7 @@ describe('compaction on demand: the server summariser route', () => {
     const hot = withServerRoute(p.summariser, warm, p.regions, deps);
     assert.equal(hot?.route, 'server', hot?.reason);
     assert.ok(hot.server && hot.fallback);
+    assert.match(describeChoice(hot), /^summariser: the API \(compaction on demand, claude-opus-4-6\), est\. \$/);
     const cold = withServerRoute(p.summariser, warm, p.regions, { ...deps, now: now + 3_600_000 });
     assert.notEqual(cold?.route, 'server');
     assert.ok(cold?.server && cold.server.usd > hot.server.usd, 'weighed, and dearer cold');
