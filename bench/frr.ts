@@ -5,9 +5,11 @@
  * context the replay sends. Identifiers are extracted as the compaction retention check does
  * (src/core/compaction/retention.ts: paths, symbols, URLs, error lines; numbers are only taken
  * from the user's words, so an answer has none). Measured with and without the text of
- * summary blocks: "with" counts the scripted summaries' text, which carries less than the real
- * summaries did (summaryCarry.ts measures both on the fixtures' compactions), so it is a
- * simulation, not an upper bound.
+ * summary blocks: "with" counts the scripted summaries' text, whose keep rule (summaryKeep.ts)
+ * is calibrated so that they carry about the share of summary-only identifiers the real
+ * summaries of the fixtures carried, pooled over their compactions (summaryCarry.ts measures
+ * both): the recall with simulated summaries that keep about as much as real ones — not an
+ * upper bound, and not what any one real summary would have kept.
  * Requests are weighted by their identifier count (a pooled share).
  */
 import { containsWord, extractIdentifiers, messagesText } from '../src/core/compaction/retention';

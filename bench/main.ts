@@ -4,6 +4,7 @@
  */
 import { runEstimate } from './estimate';
 import { runPipelineCost } from './pipelineCost';
+import { runReadmeTable } from './readmeTable';
 import { runRemoval } from './removal';
 import { runSubagentsBench } from './subagents';
 import { runReplay } from './replay';
@@ -33,6 +34,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     usage:
       'replay-all [dir] [--windows N,…]                                      every transcript of dir (test/fixtures) at 100k and 200k (or N,…) under every policy: one table',
     run: runReplayAll,
+  },
+  'readme-table': {
+    usage:
+      "readme-table <replay-all output> [README.md]                         the README's benchmark table, rewritten from a saved replay-all run",
+    run: runReadmeTable,
   },
   unseen: {
     usage:

@@ -3,9 +3,12 @@
  * (default test/fixtures/) at 100k and 200k windows (or the ones given) under every policy,
  * and prints one table row per replay, the notes (refused requests by reason, unknown models, FRR by kind), the recency
  * bound of each transcript and window (recencyBound.ts) and, as the last line,
- * `{"rows":[…],"bounds":[…]}`. The scripted summariser's length is the one rule of every bench,
- * `SUMMARY_LENGTH` (summaryLength.ts: measured on the committed fixtures, re-derived by its unit
- * test), never calibrated on the folder being measured. Each transcript is parsed and prepared once
+ * `{"rows":[…],"bounds":[…],"summary_carry":{…}}`. The scripted summariser follows the one rule
+ * of every bench: its length `SUMMARY_LENGTH` (summaryLength.ts) and the share of identifiers
+ * it keeps `SUMMARY_KEEP` (summaryKeep.ts), both measured on the committed fixtures and
+ * re-derived by their unit tests, never calibrated on the folder being measured; the "Summary
+ * carry" section (carryReport.ts) prints what it carries against the real summaries of the
+ * folder's compactions. Each transcript is parsed and prepared once
  * and shared by its replays (token counts are memoised on its blocks). A transcript that cannot
  * be read is named and skipped (the others still replay; the exit code is then 1), and valid
  * blocks the replay cannot carry are counted as text stand-ins (blockStandIn.ts).
@@ -16,10 +19,11 @@ import { createTiktokenTokenizer } from '../src/core/tokens/tiktoken';
 import { policy, POLICY_NAMES } from './policies';
 import { prepareTranscript, replay } from './replayCore';
 import { frrShare } from './frr';
+import { carryReport } from './carryReport';
 import { boundRow, type BoundRow } from './recencyBound';
 import { describeReplayRepairs, printTable, totalCost, type SkippedTranscript, type TimedResult } from './replayReport';
+import { SUMMARY_KEEP } from './summaryKeep';
 import { SUMMARY_LENGTH } from './summaryLength';
-import { carryShare, summaryCarry, type SummaryCarry } from './summaryCarry';
 import {
   describeIgnored,
   nothingToReplay,
@@ -117,7 +121,7 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
   }
   const length = SUMMARY_LENGTH;
   console.log(
-    `Summary length of the scripted summariser (SUMMARY_LENGTH, measured on the fixtures' compaction records): max(${length.floor}, ${(length.ratio * 100).toFixed(1)} % of the region) tokens, at most max_tokens`,
+    `Scripted summaries (measured on the fixtures' compaction records): max(${length.floor}, ${(length.ratio * 100).toFixed(1)} % of the region) tokens, at most max_tokens (SUMMARY_LENGTH), keeping ${(SUMMARY_KEEP * 100).toFixed(1)} % of the region's identifiers (SUMMARY_KEEP)`,
   );
   const results: TimedResult[] = [];
   const bounds: BoundRow[] = [];
@@ -141,32 +145,7 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
     }
   }
   console.log(`${results.length} replays in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  const carry = await carryRows(transcripts, (text) => tokenizer.count(text));
+  const carry = carryReport(transcripts, (text) => tokenizer.count(text));
   printTable(results, bounds, skipped, { summary_carry: carry });
   return skipped.length > 0 ? 1 : 0;
-}
-
-/**
- * Prints, per transcript with real compactions and in all, the share of the identifiers only a
- * summary could carry that the real summaries carried and that the scripted summariser carries
- * over the same regions (summaryCarry.ts); returns the rows for the JSON line.
- */
-async function carryRows(
-  transcripts: readonly { readonly file: string; readonly events: Parameters<typeof summaryCarry>[0] }[],
-  tokens: (text: string) => number,
-): Promise<(SummaryCarry & { readonly transcript: string })[]> {
-  const rows: (SummaryCarry & { readonly transcript: string })[] = [];
-  for (const t of transcripts) {
-    const c = await summaryCarry(t.events, tokens);
-    if (c.compactions > 0) rows.push({ transcript: t.file, ...c });
-  }
-  const sum = (k: 'summaryOnly' | 'real' | 'scripted') => rows.reduce((n, r) => n + r[k], 0);
-  console.log(
-    `Summary carry: of the identifiers only a summary could carry after the ${rows.reduce((n, r) => n + r.compactions, 0)} real compactions, the real summaries carried ${carryShare(sum('real'), sum('summaryOnly'))}, the scripted summariser ${carryShare(sum('scripted'), sum('summaryOnly'))} (of ${sum('summaryOnly')}); so "FRR with summaries" counts simulated summaries, not an upper bound`,
-  );
-  for (const r of rows)
-    console.log(
-      `  ${r.transcript}: ${r.compactions} compaction(s), ${r.summaryOnly} identifiers: real ${carryShare(r.real, r.summaryOnly)}, scripted ${carryShare(r.scripted, r.summaryOnly)}`,
-    );
-  return rows;
 }

@@ -100,7 +100,9 @@ export function printReplay(r: ReplayResult, description: string, baseline?: num
   out(
     `cost floor ${money(r.floor.total())}: the system prompt read from cache, each message written once, the output (no policy pays less)`,
   );
-  out(`forward-reference recall: ${frrText(r.frr.overall)} (with summaries / without)`);
+  out(
+    `forward-reference recall: ${frrText(r.frr.overall)} (with the scripted summaries, calibrated to carry about what real ones carry / without summaries)`,
+  );
   for (const k of FRR_KINDS) out(`  ${k.padEnd(7)} ${frrText(r.frr.byKind[k])}`);
   const row = rowOf(r, baseline);
   out(JSON.stringify(row));
@@ -176,7 +178,7 @@ export function printTable(
   console.log(line(COLUMNS));
   for (const c of cells) console.log(line(c));
   console.log(
-    "compactions: records of every layer (of which summaries); server clears: requests the API's clear_tool_uses edited; re-attached: tokens of file content re-attached after compactions; cost $: model + summariser; floor ÷ base.: the least any policy could pay (the system prompt read from cache, each message written once, the output) ÷ the baseline; FRR: forward-reference recall, with / without summary text (with: the scripted summaries, which carry less than real ones: see Summary carry).",
+    "compactions: records of every layer (of which summaries); server clears: requests the API's clear_tool_uses edited; re-attached: tokens of file content re-attached after compactions; cost $: model + summariser; floor ÷ base.: the least any policy could pay (the system prompt read from cache, each message written once, the output) ÷ the baseline; FRR: forward-reference recall, with / without summary text (with: the scripted summaries, calibrated to carry about what real ones carry — a simulation, not an upper bound: see Summary carry).",
   );
   for (const { result: r } of results) {
     const where = `${shortName(r.transcript)} ${Math.round(r.window / 1000)}k ${r.policy}`;

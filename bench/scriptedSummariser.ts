@@ -1,26 +1,24 @@
 /**
- * A deterministic stand-in for the summariser model in benches: it "summarises" by keeping
- * the lines of the request that carry identifiers (paths, symbols, errors) — then other lines —
- * until the summary is as long as a real one would be (summaryLength.ts: about
- * max(floor, ratio × the region's tokens), never over max_tokens), and reports usage the way
- * the API would. With an `api` (the replay's ReplayApi), each request is validated and goes
- * through the replay's one prompt cache, so a request of the main model that repeats the
- * main prompt's prefix reads it from cache; a refused request fails as the API would fail it.
- * A main-model summary request (mainSummary.ts) is summarised from the stretch it names only,
- * and priced on the whole prompt it sends, plus the thinking the main model spends per answer.
+ * A deterministic stand-in for the summariser model in benches. It "summarises" by keeping the
+ * identifiers a real summary keeps, by one rule calibrated on the fixtures' real compactions
+ * (summaryKeep.ts: the conversation's own identifiers before tool output's, newest first,
+ * `SUMMARY_KEEP` of them), filling the rest with the stretch's identifier-free lines until the
+ * summary is as long as a real one would be (summaryLength.ts: about max(floor, ratio × the
+ * region's tokens), never over max_tokens), and reports usage the way the API would. With an
+ * `api` (the replay's ReplayApi), each request is validated and goes through the replay's one
+ * prompt cache, so a request of the main model that repeats the main prompt's prefix reads it
+ * from cache; a refused request fails as the API would fail it. A main-model summary request
+ * (mainSummary.ts) is summarised from the stretch it names only, and priced on the whole prompt
+ * it sends, plus the thinking the main model spends per answer.
  */
 import type { ContentBlockParam, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult, Usage } from '../src/core/agent/agentPorts';
 import { stretchOfRequest } from '../src/core/compaction/mainSummary';
-import { safeCutIndex } from '../src/core/platform/text';
 import type { ApiOutcome } from './replayApi';
+import { summarySource, writeSummary, type ScriptedSummaryText, type SummarySource } from './scriptedSummary';
+import { SUMMARY_KEEP } from './summaryKeep';
 import { SUMMARY_LENGTH, summaryLengthTokens, type SummaryLengthModel } from './summaryLength';
-
-const SIGNAL = /[\w./-]+\.[a-z]{1,5}\b|[A-Za-z_]+[A-Z][A-Za-z0-9_]*|Error|error|failed|TODO|decid/;
-/** Longest line a summary keeps. */
-const LINE_CHARS = 200;
-/** Whole lines are taken up to this multiple of the target before the summary is cut to it. */
-const OVERSHOOT = 1.2;
+import { requestPassages } from './summaryPassages';
 
 /** One summariser request as the API saw it. */
 export interface SummariserCall {
@@ -36,6 +34,8 @@ export interface ScriptedSummariserOptions {
   readonly tokens?: (text: string) => number;
   /** How long summaries come out; default SUMMARY_LENGTH (measured on the fixtures). */
   readonly length?: SummaryLengthModel;
+  /** Share of the stretch's identifiers a summary keeps; default SUMMARY_KEEP (calibrated on the fixtures). */
+  readonly keep?: number;
   /** The replay's API: validation and the shared prompt cache. Without it, every input token is uncached. */
   readonly api?: { sendSide(params: MessageCreateParamsNonStreaming): ApiOutcome };
   /**
@@ -56,6 +56,7 @@ export class ScriptedSummariser implements LlmClient {
   /** Every request that reached the (simulated) API, in order. */
   readonly requests: SummariserCall[] = [];
   private readonly tokens: (text: string) => number;
+  private readonly readings = new WeakMap<MessageCreateParamsNonStreaming, Reading>();
 
   constructor(private readonly opts: ScriptedSummariserOptions = {}) {
     this.tokens = opts.tokens ?? ((t) => Math.ceil(t.length / 3.6));
@@ -70,15 +71,10 @@ export class ScriptedSummariser implements LlmClient {
       this.fail--;
       return { ok: false, error: { kind: 'overloaded', message: 'scripted summariser failure', retryable: false } };
     }
-    // A main-model request carries the whole conversation and names the stretch to summarise: only that is the region.
     const stretch = stretchOfRequest(params);
-    const source = stretch ? params.messages.slice(stretch.from - 1, stretch.to) : params.messages;
-    const text = source
-      .map((m) => (typeof m.content === 'string' ? m.content : m.content.map(blockText).join('\n')))
-      .join('\n');
     const system =
       typeof params.system === 'string' ? params.system : (params.system ?? []).map((b) => b.text).join('\n');
-    const regionTokens = this.tokens(text);
+    const { regionTokens } = this.read(params);
     const sent = this.opts.api?.sendSide(params);
     if (sent && !sent.ok) {
       const input = regionTokens + this.tokens(system);
@@ -96,8 +92,7 @@ export class ScriptedSummariser implements LlmClient {
         },
       };
     }
-    const target = summaryLengthTokens(regionTokens, params.max_tokens, this.opts.length ?? SUMMARY_LENGTH);
-    const { summary, tokens: summaryTokens } = this.extract(text, target);
+    const { text: summary, tokens: summaryTokens } = this.draft(params);
     const thinking = stretch ? Math.max(0, Math.round(this.opts.mainThinking?.() ?? 0)) : 0;
     const output = summaryTokens + thinking;
     const split = sent?.ok
@@ -121,32 +116,36 @@ export class ScriptedSummariser implements LlmClient {
   }
 
   /**
-   * Lines with identifiers first, then the others (in order within each), as `- line` items,
-   * until `target` tokens: whole lines while the per-line counts allow with a margin, then the
-   * text is cut to the target (a model stopping at its length), counted on the whole summary.
+   * The summary this summariser writes for `params` keeping `share` of the stretch's identifiers
+   * (default: its `keep`), at the length `SUMMARY_LENGTH` gives the region — what `stream`
+   * answers, without the API. The stretch is read once per request object, for any share.
    */
-  private extract(text: string, target: number): { summary: string; tokens: number } {
-    const lines = text
-      .split('\n')
-      .map((l) => l.trim().slice(0, LINE_CHARS))
-      .filter((l) => l !== '');
-    const ordered = [...lines.filter((l) => SIGNAL.test(l)), ...lines.filter((l) => !SIGNAL.test(l))];
-    const picked: string[] = [];
-    let estimate = 0;
-    for (const line of ordered) {
-      if (estimate >= target * OVERSHOOT) break;
-      picked.push(`- ${line}`);
-      estimate += this.tokens(line);
-    }
-    if (picked.length === 0) return { summary: 'The earlier turns held nothing worth keeping.', tokens: 10 };
-    let summary = picked.join('\n');
-    let tokens = this.tokens(summary);
-    for (let i = 0; i < 4 && tokens > target; i++) {
-      summary = summary.slice(0, safeCutIndex(summary, Math.floor((summary.length * target) / tokens))).trimEnd();
-      tokens = this.tokens(summary);
-    }
-    return { summary, tokens };
+  draft(params: MessageCreateParamsNonStreaming, share = this.opts.keep ?? SUMMARY_KEEP): ScriptedSummaryText {
+    const { source, regionTokens } = this.read(params);
+    const target = summaryLengthTokens(regionTokens, params.max_tokens, this.opts.length ?? SUMMARY_LENGTH);
+    return writeSummary(source, target, this.tokens, share);
   }
+
+  /** The region of a request (a main-model request's named stretch only) and its tokens, read once. */
+  private read(params: MessageCreateParamsNonStreaming): Reading {
+    let r = this.readings.get(params);
+    if (!r) {
+      const stretch = stretchOfRequest(params);
+      const region = stretch ? params.messages.slice(stretch.from - 1, stretch.to) : params.messages;
+      const text = region
+        .map((m) => (typeof m.content === 'string' ? m.content : m.content.map(blockText).join('\n')))
+        .join('\n');
+      r = { source: summarySource(requestPassages(params)), regionTokens: this.tokens(text) };
+      this.readings.set(params, r);
+    }
+    return r;
+  }
+}
+
+/** A request's region as the summariser reads it. */
+interface Reading {
+  readonly source: SummarySource;
+  readonly regionTokens: number;
 }
 
 /** What a block says, as the summary draws from it: text, a tool call, a tool result's text. */

@@ -4,13 +4,18 @@
  * answers after it mention, that appeared in the region the compaction replaced, and that no
  * message after the compaction brought back before the answer mentioned them. Only the summary
  * could have carried those. Measured for the real summary the transcript holds, and for the
- * benches' scripted summariser (scriptedSummariser.ts, at `SUMMARY_LENGTH`) over the same
- * region, so the benches can say how much their simulated summaries keep against real ones.
+ * benches' scripted summariser (scriptedSummariser.ts, at `SUMMARY_LENGTH` and `SUMMARY_KEEP`)
+ * over the same region, sent as the pipeline sends a region to its summariser
+ * (summaryPrompt.ts), so the benches can say how much their simulated summaries keep against
+ * real ones — and `deriveSummaryKeep` calibrates `SUMMARY_KEEP` on it.
  */
-import { containsWord, extractIdentifiers, messagesText } from '../src/core/compaction/retention';
+import { buildSummaryRequest } from '../src/core/compaction/summaryPrompt';
+import { containsWord, extractIdentifiers } from '../src/core/compaction/retention';
 import type { Message } from '../src/core/conversation/conversationModel';
+import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { FRR_KINDS } from './frr';
 import { ScriptedSummariser } from './scriptedSummariser';
+import { SUMMARY_KEEP } from './summaryKeep';
 import { SUMMARY_LENGTH } from './summaryLength';
 import type { TranscriptEvent } from './transcript';
 
@@ -24,40 +29,124 @@ export interface SummaryCarry {
   readonly real: number;
   /** Of them, in the scripted summariser's summary of the same region. */
   readonly scripted: number;
+  /** Tokens of the real summaries, and of the scripted ones (as the caller counts them). */
+  readonly realTokens: number;
+  readonly scriptedTokens: number;
+  /** Distinct identifiers of the compacted regions the real summaries hold, and the scripted ones. */
+  readonly realHeld: number;
+  readonly scriptedHeld: number;
 }
 
 /** No compaction measured. */
-export const NO_CARRY: SummaryCarry = { compactions: 0, summaryOnly: 0, real: 0, scripted: 0 };
+export const NO_CARRY: SummaryCarry = {
+  compactions: 0,
+  summaryOnly: 0,
+  real: 0,
+  scripted: 0,
+  realTokens: 0,
+  scriptedTokens: 0,
+  realHeld: 0,
+  scriptedHeld: 0,
+};
 
-/** The carry of `events`' compactions (see the module comment); `tokens` counts text as the replay does. */
-export async function summaryCarry(
-  events: readonly TranscriptEvent[],
-  tokens: (text: string) => number,
-): Promise<SummaryCarry> {
-  const summariser = new ScriptedSummariser({ tokens, length: SUMMARY_LENGTH });
-  let total = NO_CARRY;
+/** One real compaction, ready to be summarised by the scripted summariser at any share. */
+export interface CarryRegion {
+  /** The summariser request of the compacted region, as the pipeline builds it. */
+  readonly request: MessageCreateParamsNonStreaming;
+  /** The identifiers only a summary could carry (see the module comment). */
+  readonly only: readonly string[];
+  /** The distinct identifiers of the region (FRR's kinds). */
+  readonly held: readonly string[];
+  /** The real summary's text. */
+  readonly summary: string;
+}
+
+/** The real compactions of `events` with what each summary could carry. */
+export function carryRegions(events: readonly TranscriptEvent[]): CarryRegion[] {
+  const out: CarryRegion[] = [];
   let region: Message[] = [];
-  const measured: { region: Message[]; only: string[] }[] = [];
   events.forEach((e, i) => {
     if (e.kind === 'message') region.push(e.message);
     if (e.kind !== 'compaction') return;
-    const only = summaryOnlyIds(region, followingMessages(events, i));
-    total = {
-      ...total,
-      compactions: total.compactions + 1,
-      summaryOnly: total.summaryOnly + only.length,
-      real: total.real + only.filter((id) => containsWord(e.summary, id)).length,
-    };
-    measured.push({ region: [...region], only });
+    const ids = extractIdentifiers(region);
+    out.push({
+      request: regionRequest(region),
+      only: summaryOnlyIds(region, followingMessages(events, i)),
+      held: FRR_KINDS.flatMap((k) => [...ids[k].keys()]),
+      summary: e.summary,
+    });
     // The region of the next compaction starts with this summary (as the agent's history did).
     region = [e.message];
   });
-  let scripted = 0;
-  for (const p of measured) {
-    const text = await scriptedSummary(summariser, messagesText(p.region));
-    scripted += p.only.filter((id) => containsWord(text, id)).length;
+  return out;
+}
+
+/**
+ * The carry of `events`' compactions (see the module comment) with the scripted summariser
+ * keeping `share` of each region's identifiers; `tokens` counts text as the replay does.
+ */
+export function summaryCarry(
+  events: readonly TranscriptEvent[],
+  tokens: (text: string) => number,
+  share: number = SUMMARY_KEEP,
+): SummaryCarry {
+  const summariser = new ScriptedSummariser({ tokens, length: SUMMARY_LENGTH });
+  return carryRegions(events).reduce<SummaryCarry>((total, r) => {
+    const scripted = summariser.draft(r.request, share);
+    return {
+      compactions: total.compactions + 1,
+      summaryOnly: total.summaryOnly + r.only.length,
+      real: total.real + carried(r.only, r.summary),
+      scripted: total.scripted + carried(r.only, scripted.text),
+      realTokens: total.realTokens + tokens(r.summary),
+      scriptedTokens: total.scriptedTokens + scripted.tokens,
+      realHeld: total.realHeld + carried(r.held, r.summary),
+      scriptedHeld: total.scriptedHeld + carried(r.held, scripted.text),
+    };
+  }, NO_CARRY);
+}
+
+/** Grid of shares `deriveSummaryKeep` tries: 0 to 50 % by 0.5 %. */
+const SHARE_STEP = 0.005;
+const SHARE_MAX = 0.5;
+
+/**
+ * The share of identifiers at which the scripted summaries of `regions` (pooled) carry closest
+ * to what their real summaries carried, on a 0.5 % grid, the smaller share on a tie; 0 when no
+ * region has an identifier only a summary could carry (nothing to calibrate on).
+ */
+export function deriveSummaryKeep(regions: readonly CarryRegion[], tokens: (text: string) => number): number {
+  const summariser = new ScriptedSummariser({ tokens, length: SUMMARY_LENGTH });
+  const real = regions.reduce((n, r) => n + carried(r.only, r.summary), 0);
+  if (regions.every((r) => r.only.length === 0)) return 0;
+  let best = { share: 0, gap: Infinity };
+  for (let step = 0; step * SHARE_STEP <= SHARE_MAX + 1e-9; step++) {
+    const share = Math.round(step * SHARE_STEP * 1000) / 1000;
+    const scripted = regions.reduce((n, r) => n + carried(r.only, summariser.draft(r.request, share).text), 0);
+    const gap = Math.abs(scripted - real);
+    if (gap < best.gap) best = { share, gap };
+    if (scripted > real) break;
   }
-  return { ...total, scripted };
+  return best.share;
+}
+
+/** How many of `ids` `text` holds (as whole words). */
+function carried(ids: readonly string[], text: string): number {
+  return ids.filter((id) => containsWord(text, id)).length;
+}
+
+/** The summariser request of a region, as the pipeline's summariser model gets it (one chunk). */
+function regionRequest(region: readonly Message[]): MessageCreateParamsNonStreaming {
+  const turns: [number, number] = [region[0]?.turn ?? 1, region.at(-1)?.turn ?? 1];
+  return buildSummaryRequest({
+    model: 'claude-haiku-4-5',
+    messages: region,
+    regionTurns: turns,
+    chunk: 1,
+    chunks: 1,
+    targetTokens: 8_000,
+    maxTokens: 32_000,
+  });
 }
 
 /** The messages after event `i` up to the next compaction. */
@@ -84,20 +173,6 @@ function summaryOnlyIds(region: readonly Message[], after: readonly Message[]): 
       }
   }
   return [...only];
-}
-
-/** The scripted summariser's summary of `text` (one user message), with room for any length. */
-async function scriptedSummary(summariser: ScriptedSummariser, text: string): Promise<string> {
-  const r = await summariser.stream(
-    {
-      model: 'claude-haiku-4-5',
-      max_tokens: 32_000,
-      system: 'Summarise.',
-      messages: [{ role: 'user', content: [{ type: 'text', text }] }],
-    },
-    { signal: new AbortController().signal, onEvent: () => undefined },
-  );
-  return r.ok ? r.result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('') : '';
 }
 
 /** `a / b` as a percentage with one decimal, or `–` for none. */

@@ -11,9 +11,14 @@ import { fixtureTranscripts, words } from './support/benchTranscripts';
 const quarter = (t: string) => Math.ceil(t.length / 4);
 const signal = new AbortController().signal;
 
-/** The text of a summariser request over `lines` transcript lines (~9 tokens each at 4 characters a token). */
-function transcriptText(lines: number): string {
-  return `<transcript>\n${Array.from({ length: lines }, (_, i) => `src/mod${i}.ts: renamed fooBar${i} to bazQux${i}`).join('\n')}\n</transcript>`;
+/**
+ * The text of a summariser request over `lines` transcript lines (~18 tokens each at 4 characters
+ * a token), each naming identifiers and saying something beside them.
+ */
+function transcriptText(lines: number, prose = true): string {
+  const line = (i: number) =>
+    `src/mod${i}.ts: renamed fooBar${i} to bazQux${i}${prose ? ` after review round ${i} of the module` : ''}`;
+  return `<transcript>\n${Array.from({ length: lines }, (_, i) => line(i)).join('\n')}\n</transcript>`;
 }
 
 function request(text: string, maxTokens: number): MessageCreateParamsNonStreaming {
@@ -61,6 +66,11 @@ describe('bench summariser: length calibrated on the real summaries', () => {
       assert.ok(result.usage.output_tokens <= maxTokens);
       assert.equal(result.stopReason, want === maxTokens ? 'max_tokens' : 'end_turn');
     }
+    const bare = await summarise(s, request(transcriptText(500, false), 8_000));
+    assert.ok(
+      quarter(bare.text) < summaryLengthTokens(quarter(transcriptText(500, false)), 8_000),
+      'a stretch of identifiers alone: the summary is its kept identifiers, shorter than the target, never padded',
+    );
     assert.equal(summaryLengthTokens(100_000, 8_000), 1_700, '1.7 % of a large region');
     assert.equal(summaryLengthTokens(10_000, 8_000), 500, 'the floor for a small one');
     assert.equal(summaryLengthTokens(100_000, 300), 300, 'the cap');

@@ -41,12 +41,20 @@ describe('compaction: the summariser by expected cost', () => {
     const c = chooseSummariser(inputs({}));
     assert.equal(c.route, 'main');
     assert.equal(c.model, 'claude-opus-4-6');
-    // By hand: 158k cache reads at $0.50, 2k written at $6.25, 900 instruction tokens at $5, 2,250 out at $25.
-    const main = (158_000 * 0.5 + 2_000 * 6.25 + 900 * 5 + 2_250 * 25) / 1e6;
-    const small = (150_900 * 1 + 2_250 * 5) / 1e6;
+    // By hand: 158k cache reads at $0.50, 2k written at $6.25, 900 instruction tokens at $5, 2,550 out (1.7 %) at $25.
+    const main = (158_000 * 0.5 + 2_000 * 6.25 + 900 * 5 + 2_550 * 25) / 1e6;
+    const small = (150_900 * 1 + 2_550 * 5) / 1e6;
     assert.ok(Math.abs((c.main?.usd ?? 0) - main) < 1e-9, `${c.main?.usd} vs ${main}`);
     assert.ok(Math.abs(c.small.usd - small) < 1e-9);
-    assert.equal(describeChoice(c), 'summariser: claude-opus-4-6 from cache, est. $0.15 vs claude-haiku-4-5 $0.16');
+    assert.equal(
+      describeChoice(c),
+      'summariser: claude-opus-4-6 from cache, est. $0.1598 vs claude-haiku-4-5 $0.1636',
+      'two estimates cents would show alike, at 4 decimals',
+    );
+    assert.equal(
+      describeChoice({ ...c, main: c.main ? { ...c.main, usd: 0.12 } : undefined }),
+      'summariser: claude-opus-4-6 from cache, est. $0.12 vs claude-haiku-4-5 $0.16',
+    );
     const cents = { ...c, route: 'small' as const, model: 'claude-haiku-4-5', small: { ...c.small, usd: 0.0098 } };
     assert.equal(
       describeChoice({ ...cents, main: c.main ? { ...c.main, usd: 0.0123 } : undefined }),

@@ -76,6 +76,15 @@ describe('batched server clears (core/server/clearBatch.ts)', () => {
     assert.ok(edit?.type === 'clear_tool_uses_20250919');
     const batch = clearBatchSize(3, planningPrices(st.config.model));
     assert.equal(edit.keep.value, batchedKeep(20, 3, batch));
-    assert.ok(edit.keep.value > 3 && edit.keep.value < 20, `keep ${edit.keep.value}`);
+    assert.ok(edit.keep.value > 3 && edit.keep.value < 20, `keep ${edit.keep.value}`); // A keep the user set is sent as it is.
+    const set = serverRequestFor(st, {
+      ...DEFAULT_COMPACTION_SETTINGS,
+      strategy: 'server-clear-tool-uses',
+      server: { ...DEFAULT_SERVER_CONTEXT_SETTINGS, keepToolUses: 2 },
+    });
+    assert.ok(set.ok && set.value);
+    const e2 = set.value.contextManagement?.edits[0];
+    assert.ok(e2?.type === 'clear_tool_uses_20250919');
+    assert.equal(e2.keep.value, 2);
   });
 });

@@ -17,7 +17,8 @@ import {
 /**
  * `context_management` and betas for a request of `state` under `settings` (none without
  * settings, unless the history holds a server compaction block), or why the request cannot
- * be sent. A clear's `keep` is batched (clearBatch.ts) so the cleared set moves rarely.
+ * be sent. The default `keep` of a clear is batched (clearBatch.ts) so the cleared set moves
+ * rarely; a keep the user set is sent as it is.
  * `clear_thinking` is never sent: it is valid only with thinking enabled on the request, and
  * without it the API keeps its own default for earlier thinking.
  */
@@ -38,10 +39,15 @@ export function serverRequestFor(
     ...(hasCompactionBlock ? { compactionBlockBetas: compactionBlockBetas(state) } : {}),
     ...(settings ? { clearAtLeastTokens: clearAtLeastTokensFor(settings, effectiveWindow(state.config)) } : {}),
     toolNames: state.tools.map((t) => t.name),
-    batching: {
-      toolResults: toolResultCount(state),
-      batch: clearBatchSize(keepOf(settings), planningPrices(state.config.model)),
-    },
+    // A keep the user set is sent as it is; the default one is batched.
+    ...((settings?.server?.keepToolUses ?? 0) > 0
+      ? {}
+      : {
+          batching: {
+            toolResults: toolResultCount(state),
+            batch: clearBatchSize(CLEAR_TOOL_USES_DEFAULTS.keep, planningPrices(state.config.model)),
+          },
+        }),
   });
   if (!r.ok) return r;
   return r.value.betas.length > 0 || r.value.contextManagement ? { ok: true, value: r.value } : { ok: true };
@@ -52,10 +58,4 @@ function toolResultCount(state: ConversationState): number {
   let n = 0;
   for (const m of state.messages) for (const b of m.blocks) if (b.type === 'tool_result') n++;
   return n;
-}
-
-/** The fewest tool uses a clear keeps under `settings`. */
-function keepOf(settings: CompactionSettings | undefined): number {
-  const k = settings?.server?.keepToolUses ?? 0;
-  return k > 0 ? k : CLEAR_TOOL_USES_DEFAULTS.keep;
 }

@@ -11,6 +11,19 @@ export function ttlMs(ttl: CacheTtl): number {
   return ttl === '1h' ? 3_600_000 : 300_000;
 }
 
+/**
+ * The newest message breakpoint written for an hour (a checkpoint): what a pause of more than
+ * 5 minutes leaves cached of the conversation when the later, 5-minute breakpoints expire.
+ */
+export interface HourCheckpoint {
+  readonly messageId: string;
+  /** Its message's index, and the first message's id, when it was written (else the prefix changed). */
+  readonly index: number;
+  readonly firstId: string;
+  readonly sentAt: number;
+  readonly prefixTokens: number;
+}
+
 /** Where the previous request placed its last message breakpoint, when, for how long, and over how many tokens. */
 export interface PreviousBreakpoint {
   readonly messageId: string;
@@ -19,6 +32,22 @@ export interface PreviousBreakpoint {
   readonly ttl: CacheTtl;
   /** Tokens of the prefix it cached. */
   readonly prefixTokens: number;
+  /** The newest 1-hour checkpoint so far, while it lives. */
+  readonly checkpoint?: HourCheckpoint;
+}
+
+/** Whether `cp` is still a cached prefix of `messageIds` at `now`: same place, same first message, within the hour. */
+export function checkpointAlive(
+  cp: HourCheckpoint | undefined,
+  messageIds: readonly string[],
+  now: number,
+): cp is HourCheckpoint {
+  return (
+    cp !== undefined &&
+    now - cp.sentAt < ttlMs('1h') &&
+    messageIds[cp.index] === cp.messageId &&
+    messageIds[0] === cp.firstId
+  );
 }
 
 /** What the planner needs to know about the request being built (all token counts calibrated). */
@@ -52,6 +81,9 @@ const P_NEXT_REQUEST = 0.8;
 /** Probability that the entry the previous request wrote is still there (warm / cold). */
 const P_PREVIOUS_WARM = 0.9;
 const P_PREVIOUS_COLD = 0.02;
+/** Probability that a 1-hour checkpoint is what this request reads: after a pause (the later entries expired) or not. */
+const P_CHECKPOINT_AFTER_PAUSE = 0.9;
+const P_CHECKPOINT_BEHIND_WARM = 0.05;
 
 /**
  * Chooses at most 4 prompt-cache breakpoints over tools → system → messages. Candidates:
@@ -101,6 +133,29 @@ export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
           prefix[prevIndex] ?? 0,
           warm ? P_PREVIOUS_WARM : P_PREVIOUS_COLD,
           `${blocksSince} blocks were added since the previous breakpoint, beyond the API's ${CACHE_LOOKBACK_BLOCKS}-block lookback`,
+        );
+      }
+    }
+    const cp = prev?.checkpoint;
+    if (
+      prev &&
+      checkpointAlive(
+        cp,
+        input.messages.map((m) => m.id),
+        input.now,
+      ) &&
+      cp.index < lastIndex &&
+      cp.index !== prevIndex
+    ) {
+      let blocksSince = 0;
+      for (let i = cp.index + 1; i <= lastIndex; i++) blocksSince += input.messages[i]?.blocks ?? 0;
+      if (blocksSince >= CACHE_LOOKBACK_BLOCKS) {
+        const paused = input.now - prev.sentAt >= ttlMs(prev.ttl);
+        add(
+          { at: 'message', messageIndex: cp.index },
+          prefix[cp.index] ?? 0,
+          paused ? P_CHECKPOINT_AFTER_PAUSE : P_CHECKPOINT_BEHIND_WARM,
+          `the 1-hour checkpoint ${blocksSince} blocks back, what a pause leaves cached`,
         );
       }
     }

@@ -19,8 +19,11 @@
  * - The end of the prompt is kept for an hour when the chance that this request ends the turn
  *   × the chance of a reply after 5 minutes × what that reply would otherwise write again is
  *   more than the surcharge on what this request writes (its growth; the whole prompt when the
- *   cache misses anyway). Inside a long tool loop a request rarely ends the turn and writes
- *   little, so the tail stays at 5 minutes; a large prompt whose turn often ends here is kept.
+ *   cache misses anyway). What the reply would write again is what lies after the newest live
+ *   1-hour checkpoint (breakpointMemory.ts: a tail written for an hour stays cached after the
+ *   5-minute entries behind it expire, and is a breakpoint again after a pause), so inside a
+ *   long tool loop a tail is kept for an hour about once every so many thousand tokens of
+ *   growth — a checkpoint — and a pause anywhere in the turn rewrites only what came since.
  * Pure.
  */
 import type { CacheLifetime, CacheTtl } from '../conversation/conversationModel';
@@ -42,6 +45,8 @@ export interface TtlChoiceInput {
   readonly prices: RateCard;
   /** The prefix this request should read from the cache (the previous request's, while it lives), in tokens. */
   readonly readTokens: number;
+  /** The prefix the newest 1-hour checkpoint keeps cached through a pause (breakpointMemory.ts); 0: none. */
+  readonly checkpointTokens?: number;
   /**
    * The session's share of requests that should have read the cache and found nothing (a
    * full miss: everything is written again, at the tail's lifetime); 0 when not measured.
@@ -64,8 +69,8 @@ export function chooseTtls(anchors: readonly CacheAnchor[], input: TtlChoiceInpu
   const stableTokens = Math.max(0, ...anchors.filter((a) => a.target.at !== 'message').map((a) => a.prefixTokens));
   const tail = anchors.at(-1);
   const stableVerdict = stablePays(input);
-  // What a long pause leaves in the cache anyway: the stable prefix, when it is kept for the hour.
-  const survives = stableVerdict.pays ? stableTokens : 0;
+  // What a long pause leaves in the cache anyway: the stable prefix when it is kept for the hour, the last checkpoint.
+  const survives = Math.max(stableVerdict.pays ? stableTokens : 0, input.checkpointTokens ?? 0);
   const tailVerdict = tail?.target.at === 'message' ? tailPays(tail, survives, input) : undefined;
   return anchors.map((a, i): TimedAnchor => {
     if (i === anchors.length - 1 && tailVerdict)

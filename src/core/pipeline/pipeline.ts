@@ -1,5 +1,6 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { planCacheAnchors, ttlMs, type PreviousBreakpoint } from '../cache/cacheAnchors';
+import { cachedPrefixes, nextBreakpoint } from '../cache/breakpointMemory';
+import { planCacheAnchors, type PreviousBreakpoint } from '../cache/cacheAnchors';
 import { PRIOR_GAP_STATS, type GapStats } from '../cache/replyGaps';
 import { chooseTtls, type TimedAnchor } from '../cache/ttlChoice';
 import { planningPrices } from '../models/modelFacts';
@@ -38,7 +39,7 @@ export interface PreparedRequest {
   readonly tokens: RequestTokens;
   /** The breakpoints, in prefix order, each with its lifetime (ttlChoice.ts). */
   readonly anchors: readonly TimedAnchor[];
-  /** Where the last message breakpoint went, to pass as `previous` next turn. */
+  /** Where the last message breakpoint went (and the live 1-hour checkpoint), to pass as `previous` next time. */
   readonly lastBreakpoint?: PreviousBreakpoint;
 }
 
@@ -73,45 +74,21 @@ export function prepareRequest(
     now,
     ...(deps.previous ? { previous: deps.previous } : {}),
   });
+  const cached = cachedPrefixes(state.messages, tokens, now, deps.previous);
   const anchors = chooseTtls(positions, {
     lifetime: state.config.cacheTtl,
     gaps: deps.gaps ?? PRIOR_GAP_STATS,
     prices: planningPrices(state.config.model),
-    readTokens: warmPrefixTokens(state, tokens, now, deps.previous),
+    readTokens: cached.readTokens,
+    checkpointTokens: cached.checkpointTokens,
     missRate: deps.missRate ?? 0,
   });
   const params = serializeRequest(
     state,
     anchors.map((a) => ({ ...a.target, ttl: a.ttl })),
   );
-  const lastIndex = state.messages.length - 1;
-  const last = anchors.find((a) => a.target.at === 'message' && a.target.messageIndex === lastIndex);
-  const lastMessage = state.messages[lastIndex];
-  return {
-    params,
-    sent: state,
-    repairs,
-    tokens,
-    anchors,
-    ...(last && lastMessage
-      ? { lastBreakpoint: { messageId: lastMessage.id, sentAt: now, ttl: last.ttl, prefixTokens: last.prefixTokens } }
-      : {}),
-  };
-}
-
-/** Tokens through the previous request's last breakpoint when that message is still sent and its entry lives; else 0. */
-function warmPrefixTokens(
-  state: ConversationState,
-  tokens: RequestTokens,
-  now: number,
-  previous: PreviousBreakpoint | undefined,
-): number {
-  if (!previous || now - previous.sentAt >= ttlMs(previous.ttl)) return 0;
-  const at = state.messages.findIndex((m) => m.id === previous.messageId);
-  if (at < 0) return 0;
-  let sum = tokens.tools + tokens.system;
-  for (let i = 0; i <= at; i++) sum += tokens.messages[i] ?? 0;
-  return sum;
+  const lastBreakpoint = nextBreakpoint(state.messages, anchors, now, deps.previous);
+  return { params, sent: state, repairs, tokens, anchors, ...(lastBreakpoint ? { lastBreakpoint } : {}) };
 }
 
 /**
