@@ -6,6 +6,10 @@
  *   `contextPipeline.summarizer: auto`, the summariser picked by expected cost).
  * - `default-main` / `default-small`: the default with the summariser forced — the main model
  *   reading its cached prefix, or the summariser model reading the region fresh.
+ * - `default-server`: the default with `summarizer: server` — the API's compaction on demand
+ *   for the region that starts the history (the request sends the history up to the region's
+ *   end and reads what the cache holds of it; bench/serverSummariser.ts), the cheaper of the
+ *   other two for any other region and when it fails.
  * - `rolling` / `stacked`: the default with `summaryPolicy` set.
  * - `baseline`: "summarise everything at 85 %" — no cheap layers; at 85 % of the effective
  *   window, one compaction of everything compactable.
@@ -58,6 +62,7 @@ export const POLICY_NAMES = [
   'default',
   'default-main',
   'default-small',
+  'default-server',
   'rolling',
   'stacked',
   'baseline',
@@ -151,6 +156,13 @@ export function policy(name: PolicyName): ReplayPolicy {
         'the layered pipeline, summaries always by the summariser model reading the region fresh',
         {},
         { summarizer: 'small' },
+      );
+    case 'default-server':
+      return layered(
+        'default-server',
+        "the layered pipeline, summaries by the API's compaction on demand where it can run (else by expected cost)",
+        {},
+        { summarizer: 'server' },
       );
     case 'rolling':
       return layered('rolling', 'the layered pipeline, summaryPolicy rolling (the previous summary folded in)', {

@@ -19,6 +19,7 @@ import {
   type Edit,
 } from '../test/fake-anthropic/contextManagement';
 import type { ServerRequestParts } from '../src/core/server/serverContext';
+import { checkCompaction } from '../test/fake-anthropic/compactionRequest';
 
 /** How the cache split a request's prompt tokens. */
 export interface CacheSplit {
@@ -124,7 +125,8 @@ export class ReplayApi {
       this.cache.keepWarm(req.model, layout, stable, '5m');
     }
     const promptTokens = blocks.reduce((n, b) => n + b.tokens, 0);
-    const edits = server?.contextManagement ? this.serverEdits(params, server) : { ok: true as const, edits: [] };
+    // The history's compaction blocks are checked against the betas sent, server strategy or not.
+    const edits = this.serverEdits(params, server ?? { betas: [] });
     if (!edits.ok) return edits;
     const clear = edits.edits.find(
       (e): e is Extract<Edit, { type: 'clear_tool_uses_20250919' }> => e.type === 'clear_tool_uses_20250919',
@@ -153,19 +155,18 @@ export class ReplayApi {
     return { ok: true, split: this.process(req.model, blocks), promptTokens };
   }
 
-  /** The server edits of a request, validated with its beta headers; a refusal is counted like any other. */
+  /**
+   * The server edits of a request and its compaction blocks, validated with its beta headers
+   * (contextManagement.ts, compactionRequest.ts); a refusal is counted like any other.
+   */
   private serverEdits(
     params: MessageCreateParamsNonStreaming,
     server: ServerRequestParts,
   ): { readonly ok: true; readonly edits: readonly Edit[] } | { readonly ok: false; readonly reason: string } {
     try {
-      return {
-        ok: true,
-        edits: checkContextManagement(
-          { ...params, context_management: server.contextManagement } as unknown as Record<string, unknown>,
-          server.betas.join(','),
-        ),
-      };
+      const body = { ...params, context_management: server.contextManagement } as unknown as Record<string, unknown>;
+      checkCompaction(body, server.betas.join(','));
+      return { ok: true, edits: checkContextManagement(body, server.betas.join(',')) };
     } catch (err) {
       const reason = rejectionReason(err);
       this.invalid.set(reason, (this.invalid.get(reason) ?? 0) + 1);

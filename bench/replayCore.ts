@@ -40,6 +40,7 @@ import { ReplayApi } from './replayApi';
 import { compactionLogLine, fmtTokens, reattachedTokens } from './replayReport';
 import { withClearedResults } from './clearedResults';
 import { ScriptedSummariser } from './scriptedSummariser';
+import { ReplayServerSummariser } from './serverSummariser';
 import { SUMMARY_LENGTH } from './summaryLength';
 import type { TranscriptEvent } from './transcript';
 import type { ReplayOptions, ReplayResult, RequestTrace } from './replayTypes';
@@ -155,7 +156,11 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   // The session's rhythm of turns and replies, learned as the extension learns it (requestAccounting.ts).
   const gaps = new ReplyGaps();
   const compactor = new Compactor({
-    summariser,
+    // Compaction on demand (the `server` route) beside the scripted routes, through the same API and cache.
+    summariser: new ReplayServerSummariser(summariser, api, {
+      tokens: textTokens,
+      length: opts.summaryLength ?? SUMMARY_LENGTH,
+    }),
     clock,
     ids: counterIds('r'),
     tokensOf,
@@ -283,7 +288,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     for (const kind of new Set(prepared.repairs.map((r) => r.kind))) repairs.set(kind, (repairs.get(kind) ?? 0) + 1);
     const ledger = buildLedger(prepared.sent, prepared.anchors, tokenizer, cal);
     // Under a server strategy the request carries the app's own context_management (serverRequest.ts).
-    const server = serverSide ? serverRequestFor(state, opts.policy.settings) : undefined;
+    const server = serverRequestFor(state, serverSide ? opts.policy.settings : undefined);
     const sent =
       server && !server.ok
         ? api.refuse(`server strategy: ${server.reason}`)

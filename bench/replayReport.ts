@@ -207,17 +207,19 @@ export function printTable(
   return rows;
 }
 
-/** The summariser routes side by side: the default policy's cost ÷ baseline with `auto`, `main` and `small`. */
+/** The summariser routes side by side: the default policy's cost ÷ baseline with `auto`, `main`, `small` and `server`. */
 const ROUTE_POLICIES = [
   ['auto', 'default'],
   ['main', 'default-main'],
   ['small', 'default-small'],
+  ['server', 'default-server'],
 ] as const;
 
 /**
  * One line per transcript and window: the default policy's cost ÷ baseline with the summariser
  * picked by expected cost (`auto`), always the main model from its cache (`main`), always the
- * summariser model (`small`); then the summariser's own cost and its calls by model of each.
+ * summariser model (`small`), the API's compaction on demand where it can run (`server`); then
+ * the summariser's own cost and its calls by model of each.
  * Nothing when the replays did not run those policies.
  */
 export function printRouteTable(results: readonly TimedResult[], rows: readonly ReplayRow[]): void {
@@ -255,9 +257,13 @@ export function printRouteTable(results: readonly TimedResult[], rows: readonly 
   ];
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)));
   const line = (xs: readonly string[]) =>
-    xs.map((x, i) => (i < 2 || i >= 5 ? x.padEnd(widths[i] as number) : x.padStart(widths[i] as number))).join('  ');
+    xs
+      .map((x, i) =>
+        i < 2 || i >= 2 + ROUTE_POLICIES.length ? x.padEnd(widths[i] as number) : x.padStart(widths[i] as number),
+      )
+      .join('  ');
   console.log(
-    "Summariser route (policy `default`, contextPipeline.summarizer auto / main / small): cost ÷ baseline, and the summariser's cost and calls by model",
+    "Summariser route (policy `default`, contextPipeline.summarizer auto / main / small / server): cost ÷ baseline, and the summariser's cost and calls by model",
   );
   console.log(line(head));
   for (const l of lines) console.log(line(l));

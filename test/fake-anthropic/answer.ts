@@ -19,8 +19,16 @@ export type OutBlock =
   | { readonly type: 'redacted_thinking'; readonly data: string }
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
-  /** A server compaction's summary (first in the content; its tokens are the compaction iteration's). */
-  | { readonly type: 'compaction'; readonly content: string; readonly encrypted_content: string }
+  /**
+   * A server compaction's summary (first in the content; under `compact_20260112` its tokens are
+   * the compaction iteration's), signed when it answers a compaction request (compactionRequest.ts).
+   */
+  | {
+      readonly type: 'compaction';
+      readonly content: string;
+      readonly encrypted_content: string | null;
+      readonly signature?: string;
+    }
   /** A call of the API's tool search (SDK `ServerToolUseBlock`), streamed like a tool_use. */
   | { readonly type: 'server_tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
   /** Its result (SDK `ToolSearchToolResultBlock`), whole in content_block_start. */

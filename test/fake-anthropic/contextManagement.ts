@@ -62,7 +62,8 @@ export function checkContextManagement(body: Record<string, unknown>, betaHeader
       (m) =>
         isObject(m) &&
         Array.isArray(m.content) &&
-        (m.content as unknown[]).some((b) => isObject(b) && b.type === 'compaction'),
+        // A signed block is a compaction request's, with its own beta (compactionRequest.ts).
+        (m.content as unknown[]).some((b) => isObject(b) && b.type === 'compaction' && typeof b.signature !== 'string'),
     );
   if (hasCompactionBlock && !betas.has(COMPACT_BETA))
     invalid('beta_required', `messages: compaction blocks require the \`${COMPACT_BETA}\` beta header`);

@@ -4,12 +4,14 @@
  * answer — with a message, a stream, or the scripted error or fault.
  */
 import type { ServerResponse } from 'node:http';
-import { buildAnswer, messageBody, type OutBlock, type ServerExtras } from './answer';
+import { buildAnswer, messageBody, type Answer, type OutBlock, type ServerExtras } from './answer';
+import { checkCompaction, defaultCompactionSummary, onDemandBlock } from './compactionRequest';
 import { afterLastCompaction, applyClear, checkContextManagement, type AppliedEdit } from './contextManagement';
 import { countTokens } from './tokenizer';
 import { pause, sendApiError, sendJson } from './http';
 import { minCacheableTokens } from './models';
-import { layoutPrompt } from './promptLayout';
+import { layoutPrompt, type PromptLayout } from './promptLayout';
+import type { ApiRequest } from './request';
 import { RejectionError } from './reject';
 import { writeSse, type StreamPlan } from './sse';
 import type { FakeState } from './state';
@@ -43,6 +45,12 @@ export async function handleMessages(
   try {
     const req = validateRequest(body, endpoint);
     const edits = checkContextManagement(body as Record<string, unknown>, rec.headers['anthropic-beta']);
+    // count_tokens "accepts this parameter and ignores it" (SDK MessageCountTokensParams.compaction).
+    const fields = body as Record<string, unknown>;
+    const ask = checkCompaction(
+      endpoint === 'messages' ? fields : { ...fields, compaction: undefined },
+      rec.headers['anthropic-beta'],
+    );
     // What the model sees: before the last compaction block nothing counts; then the clears.
     let seen = afterLastCompaction(req);
     let layout = layoutPrompt(seen);
@@ -83,6 +91,10 @@ export async function handleMessages(
       return;
     }
 
+    if (ask) {
+      await answerCompaction(state, res, rec, req, layout, step);
+      return;
+    }
     const compact = edits.find((e) => e.type === 'compact_20260112');
     const compaction =
       compact && (layout.totalTokens >= compact.trigger || (step && step.status === undefined && step.compaction))
@@ -154,6 +166,45 @@ export async function handleMessages(
     if (e instanceof RejectionError) refuse(res, rec, e);
     else throw e;
   }
+}
+
+/**
+ * Answers a compaction request: the prompt goes through the cache as any request's does; the
+ * answer is the signed block alone (the scripted summary, else the fake's), its tokens the
+ * output, stop reason `compaction`.
+ */
+async function answerCompaction(
+  state: FakeState,
+  res: ServerResponse,
+  rec: RecordedRequest,
+  req: ApiRequest,
+  layout: PromptLayout,
+  step: AnswerStep | undefined,
+): Promise<void> {
+  const summary =
+    (step?.status === undefined ? step?.compaction?.summary : undefined) ??
+    defaultCompactionSummary(req.messages, layout.totalTokens);
+  const cacheUsage = state.cache.process(req.model, layout, minCacheableTokens(req.model));
+  const answer: Answer = {
+    content: [onDemandBlock(summary)],
+    stopReason: 'compaction',
+    outputTokens: countTokens(summary),
+  };
+  const usage: FakeUsage = { ...cacheUsage, output_tokens: answer.outputTokens, service_tier: 'standard' };
+  rec.usage = usage;
+  const id = state.ids.next('msg_01');
+  if (req.stream) {
+    rec.outcome = await writeSse(
+      res,
+      rec.requestId,
+      streamEvents(id, req.model, answer, usage),
+      streamPlan(step),
+      state.sleep,
+    );
+    return;
+  }
+  rec.outcome = 'answered';
+  sendJson(res, 200, messageBody(id, req.model, answer, usage), { 'request-id': rec.requestId });
 }
 
 /** The compaction block and its iteration usage: the whole prompt read, the summary written. */

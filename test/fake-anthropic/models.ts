@@ -49,3 +49,18 @@ export function refusesPrefill(model: string): boolean {
     /^claude-(opus|sonnet|haiku)-([5-9]|[1-9]\d)(?!\d)/.test(m)
   );
 }
+
+/**
+ * Whether `model` accepts a compaction request (`compaction: {type: 'summarize'}`): the
+ * "supported models" of https://platform.claude.com/docs/en/build-with-claude/compaction-keep-recent-turns
+ * (Opus 4.6 and Sonnet 4.6, Opus 4.7 / 4.8, the 5 family's listed models) and `fake-claude`.
+ */
+export function supportsOnDemandCompaction(model: string): boolean {
+  const m = model.toLowerCase();
+  return (
+    m === FAKE_MODEL ||
+    /^claude-(opus-4-[678]|sonnet-4-6|haiku-5-5|sonnet-5(-5)?|opus-5(-5)?|mythos-5(-1)?|mythos-preview|fable-5(-1)?)(-\d{8})?$/.test(
+      m,
+    )
+  );
+}

@@ -4,11 +4,13 @@
  * (one ModelInfo, or 404 `not_found_error`). Fields follow the SDK's `ModelInfo` type
  * (node_modules/@anthropic-ai/sdk/resources/models.d.ts): `max_input_tokens` is the window the
  * server enforces, `max_tokens` the model's output limit (models.ts), `capabilities` null
- * (allowed by the type: the fake does not model capabilities).
+ * (allowed by the type: the fake does not model capabilities) — except, for one model asked
+ * with the `compact-2026-09-04` beta, its `compaction` capability (compactionRequest.ts).
  */
 import type { ServerResponse } from 'node:http';
 import { sendJson } from './http';
-import { FAKE_MODEL, isKnownModel, maxOutputTokens } from './models';
+import { ON_DEMAND_BETA } from './compactionRequest';
+import { FAKE_MODEL, isKnownModel, maxOutputTokens, supportsOnDemandCompaction } from './models';
 import { invalid, reject } from './reject';
 
 /** The models `GET /v1/models` lists, newest first. */
@@ -49,6 +51,7 @@ export function handleModels(
   query: URLSearchParams,
   window: number,
   requestId: string,
+  betaHeader?: string,
 ): boolean {
   if (path === '/v1/models') {
     const limitText = query.get('limit');
@@ -78,6 +81,10 @@ export function handleModels(
   if (!m) return false;
   const id = decodeURIComponent(m[1] ?? '');
   if (!isKnownModel(id)) reject(404, 'not_found_error', 'model', `model: ${id}`);
-  sendJson(res, 200, modelObject(id, window), { 'request-id': requestId });
+  // With the compaction-on-demand beta, the capability of the top-level `compaction` (SDK BetaCompactionCapability).
+  const onDemand = (betaHeader ?? '').split(',').some((b) => b.trim() === ON_DEMAND_BETA);
+  const supported = supportsOnDemandCompaction(id);
+  const capabilities = onDemand ? { compaction: { supported, summarize: { supported } } } : null;
+  sendJson(res, 200, { ...modelObject(id, window), capabilities }, { 'request-id': requestId });
   return true;
 }

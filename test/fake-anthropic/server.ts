@@ -139,7 +139,10 @@ async function answerApi(
     checkAuth(state, req);
     checkVersion(req);
     const route = `${req.method} ${path}`;
-    if (req.method === 'GET' && handleModels(res, path, query, state.window, rec.requestId)) {
+    if (
+      req.method === 'GET' &&
+      handleModels(res, path, query, state.window, rec.requestId, rec.headers['anthropic-beta'])
+    ) {
       rec.outcome = 'answered';
       return;
     }

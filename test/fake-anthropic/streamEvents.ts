@@ -37,7 +37,15 @@ function blockEvents(b: OutBlock, index: number, size: number): SseEvent[] {
   const out: SseEvent[] = [];
   if (b.type === 'compaction') {
     // SDK BetaMessageStream: the block starts empty and one compaction_delta carries its final value.
-    out.push(start({ type: 'compaction', content: null, encrypted_content: null }));
+    // A signed block (a compaction request's) carries its signature from the start: the summary is whole before it streams.
+    out.push(
+      start({
+        type: 'compaction',
+        content: null,
+        encrypted_content: null,
+        ...(b.signature ? { signature: b.signature } : {}),
+      }),
+    );
     out.push(delta({ type: 'compaction_delta', content: b.content, encrypted_content: b.encrypted_content }));
   } else if (b.type === 'thinking') {
     out.push(start({ type: 'thinking', thinking: '', signature: '' }));

@@ -5,7 +5,15 @@
 
 /** Why the scripted model stopped, as the Messages API reports it. */
 export type StopReason =
-  'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'tool_use'
+  | 'pause_turn'
+  | 'refusal'
+  | 'model_context_window_exceeded'
+  /** The answer to a compaction request (compactionRequest.ts): the block alone. */
+  | 'compaction';
 
 /** The `error.type` values of the API's error bodies. */
 export type ApiErrorType =
@@ -75,7 +83,8 @@ export interface AnswerStep extends StepCommon {
   readonly outputTokens?: number;
   /**
    * Under `compact_20260112`: compact before answering even below the trigger, with this
-   * summary (default: a generated one). Without `compact_20260112` in the request it is ignored.
+   * summary (default: a generated one). A compaction request (`compaction: {type: 'summarize'}`)
+   * answers with this summary. Otherwise it is ignored.
    */
   readonly compaction?: { readonly summary?: string };
   /** Milliseconds between SSE events. */

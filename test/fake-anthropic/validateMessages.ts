@@ -1,5 +1,6 @@
 /**
- * Conversation-level rules of `messages`: non-empty, first message from the user, roles
+ * Conversation-level rules of `messages`: non-empty, first message from the user (or the
+ * compaction block of a compaction on demand), roles
  * alternating (the real API merges consecutive same-role messages; here that is refused,
  * because for this project it signals a pipeline bug), unique tool_use ids ("`tool_use` ids
  * must be unique"), every tool_use answered by a tool_result at the start of the very next
@@ -19,16 +20,26 @@ interface Checked {
   readonly blocks: readonly Record<string, unknown>[];
 }
 
-/** Checks `messages` (already known to be an array) sent to `model`. */
-export function checkMessages(messages: readonly unknown[], model?: string): void {
+/**
+ * Checks `messages` (already known to be an array) sent to `model`. `opts.compaction`: a
+ * compaction request, which summarises what it is sent and samples nothing, so it may end on a
+ * finished assistant turn (https://platform.claude.com/docs/en/build-with-claude/compaction-keep-recent-turns;
+ * an unfinished one is compactionRequest.ts's to refuse).
+ */
+export function checkMessages(
+  messages: readonly unknown[],
+  model?: string,
+  opts: { readonly compaction?: boolean } = {},
+): void {
   if (messages.length === 0) invalid('messages_nonempty', 'messages: at least one message is required');
   const checked = messages.map((m, i) => checkMessage(m, i, i === messages.length - 1));
   checkRoles(checked);
-  checkToolPairs(checked);
+  // A compaction request ending on an unfinished assistant turn gets its own error (compactionRequest.ts).
+  checkToolPairs(opts.compaction && checked.at(-1)?.role === 'assistant' ? checked.slice(0, -1) : checked);
   // Claude 4.6 models refuse a final assistant message (a prefill): "Prefilling assistant
   // messages returns a 400 error on Claude 4.6 models" (platform.claude.com, migration guide,
   // "Prefill removal"); the API's message is the one below.
-  if (checked.at(-1)?.role === 'assistant' && model !== undefined && refusesPrefill(model)) {
+  if (checked.at(-1)?.role === 'assistant' && !opts.compaction && model !== undefined && refusesPrefill(model)) {
     invalid(
       'prefill_unsupported',
       'This model does not support assistant message prefill. The conversation must end with a user message.',
@@ -74,7 +85,10 @@ function checkFinalAssistant(blocks: readonly Record<string, unknown>[]): void {
 }
 
 function checkRoles(messages: readonly Checked[]): void {
-  if (messages[0]?.role !== 'user') invalid('first_user', 'messages: first message must use the "user" role');
+  // The block a compaction request returned goes first, in its assistant message (compaction on demand).
+  const first = messages[0];
+  if (first?.role !== 'user' && first?.blocks[0]?.type !== 'compaction')
+    invalid('first_user', 'messages: first message must use the "user" role');
   for (let i = 1; i < messages.length; i++) {
     const role = messages[i]?.role;
     if (role === messages[i - 1]?.role) {

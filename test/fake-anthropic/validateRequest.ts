@@ -34,6 +34,8 @@ const COMMON_FIELDS = [
   'mcp_servers',
   'context_management',
   'user_profile_id',
+  // Compaction on demand (SDK `BetaCompactionConfig`): count_tokens "accepts this parameter and ignores it".
+  'compaction',
 ];
 const FIELDS: Record<Endpoint, ReadonlySet<string>> = {
   messages: new Set([
@@ -72,7 +74,7 @@ export function validateRequest(body: unknown, endpoint: Endpoint): ApiRequest {
   checkTools(body.tools);
   checkToolChoice(body.tool_choice, body.tools);
   checkThinking(body.thinking, body.max_tokens);
-  checkMessages(body.messages, body.model);
+  checkMessages(body.messages, body.model, { compaction: body.compaction !== undefined && body.compaction !== null });
   checkToolSearch(body as unknown as ApiRequest);
   checkImageLimits(body.messages, body);
   checkCacheControl(body.cache_control, '');

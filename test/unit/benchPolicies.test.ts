@@ -31,7 +31,7 @@ function setup(tokens: number, pipeline = {}) {
 
 describe('bench policies', () => {
   it('default (and its summariser variants), rolling and stacked run the layered pipeline; rolling and stacked set summaryPolicy', async () => {
-    for (const name of ['default', 'default-main', 'default-small', 'rolling', 'stacked'] as const) {
+    for (const name of ['default', 'default-main', 'default-small', 'default-server', 'rolling', 'stacked'] as const) {
       const { state, ctx, calls } = setup(10);
       await policy(name).beforeRequest(state, ctx);
       assert.deepEqual(calls, ['beforeRequest'], name);
@@ -43,6 +43,7 @@ describe('bench policies', () => {
       'default',
       'default-main',
       'default-small',
+      'default-server',
       'rolling',
       'stacked',
       'baseline',
@@ -54,6 +55,7 @@ describe('bench policies', () => {
       ['default', 'auto'],
       ['default-main', 'main'],
       ['default-small', 'small'],
+      ['default-server', 'server'],
     ] as const) {
       assert.deepEqual(policy(name).settings, DEFAULT_COMPACTION_SETTINGS, name);
       assert.deepEqual(policy(name).pipeline, { summarizer }, name);

@@ -111,9 +111,10 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
   });
 
   it('a long session crosses the thresholds and summarises with the summariser model', async () => {
+    // `small`: under `auto` the API's compaction on demand may be the cheaper route (onDemandCompaction.test.ts).
     const w = world(
       fake,
-      { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 },
+      { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0, summarizer: 'small' },
       { maskToolResults: false },
     );
     fake.script({
@@ -153,7 +154,7 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
   it('a failing summariser falls back to a visible drop marker, then the breaker opens after 3 failures', async () => {
     const w = world(
       fake,
-      { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0 },
+      { contextWindow: 24_000, keepRecentTurns: 1, keepRecentTokens: 0, summarizer: 'small' },
       { maskToolResults: false },
     );
     for (let i = 0; i < 3; i++)

@@ -51,7 +51,18 @@ describe('fake Anthropic: Models API and count_tokens', () => {
     const llm = new AnthropicLlmClient({ apiKey: async () => 'test', baseUrl: fake.server.url });
     const limits = await llm.retrieveModel('claude-sonnet-4-5');
     assert.ok(limits.ok);
-    assert.deepEqual(limits.limits, { id: 'claude-sonnet-4-5', maxInputTokens: 200_000, maxTokens: 64_000 });
+    // Asked with the compaction-on-demand beta, the answer also says whether the model takes a compaction request.
+    assert.deepEqual(limits.limits, {
+      id: 'claude-sonnet-4-5',
+      maxInputTokens: 200_000,
+      maxTokens: 64_000,
+      onDemandCompaction: false,
+    });
+    const opus = await llm.retrieveModel('claude-opus-4-6');
+    assert.ok(opus.ok && opus.limits.onDemandCompaction === true);
+    assert.equal(fake.server.allRequests.at(-1)?.headers['anthropic-beta'], 'compact-2026-09-04');
+    const opusCfg = resolveConfig({ model: 'claude-opus-4-6' }, opus.limits);
+    assert.ok(opusCfg.ok && opusCfg.config.onDemandCompaction === true);
     const cfg = resolveConfig({ model: 'claude-sonnet-4-5' }, limits.limits);
     assert.ok(cfg.ok && cfg.windowSource === 'models-api');
     const missing = await llm.retrieveModel('not-a-model');

@@ -4,7 +4,7 @@
  */
 import { clearAtLeastTokensFor, effectiveWindow, type CompactionSettings } from '../compaction/policy';
 import type { ConversationState } from '../conversation/conversationModel';
-import { hasServerCompaction } from '../pipeline/serialize';
+import { compactionBlockBetas, hasServerCompaction } from '../pipeline/serialize';
 import { planningPrices } from '../models/modelFacts';
 import { clearBatchSize } from '../server/clearBatch';
 import {
@@ -36,6 +36,7 @@ export function serverRequestFor(
     softTokens: state.config.softThreshold * effectiveWindow(state.config),
     thinking: false,
     hasCompactionBlock,
+    ...(hasCompactionBlock ? { compactionBlockBetas: compactionBlockBetas(state) } : {}),
     ...(settings ? { clearAtLeastTokens: clearAtLeastTokensFor(settings, effectiveWindow(state.config)) } : {}),
     toolNames: state.tools.map((t) => t.name),
     // A keep the user set is sent as it is; the default one is batched.

@@ -8,7 +8,7 @@ import { CircuitBreaker } from './circuitBreaker';
 import {
   executePlan,
   ownStrategySettings,
-  previewCompaction,
+  previewOf,
   reattachAfter,
   strategyRun,
   type BeforeRequestOptions,
@@ -64,8 +64,7 @@ export class Compactor {
   constructor(private readonly deps: CompactorDeps) {}
 
   /**
-   * The history was edited outside the compactor (a restore): the next request's cache read may
-   * come up empty for that reason, so it is not counted as a miss.
+   * The history was edited outside the compactor (a restore): a next cache read that comes up empty is then no miss.
    */
   historyEdited(): void {
     this.editedSinceRequest = true;
@@ -109,7 +108,7 @@ export class Compactor {
     const lifetime = ttlMs(opts.lastTtl ?? usualWriteTtl(state.config.cacheTtl));
     const cold = opts.lastRequestAt !== undefined && idleMs > lifetime;
     const tokens = this.deps.measure(state);
-    this.measures.observePrompt(tokens);
+    this.measures.observePrompt(tokens, opts.lastTtl);
     const run = await this.guardedLayers(state, opts, { now, idleMs, cold }, tokens);
     // Whether this request should read the cache: its answer then tells a full miss from an expected one.
     this.measures.sending(
@@ -119,6 +118,7 @@ export class Compactor {
         !this.editedSinceRequest &&
         !isServerStrategy(this.deps.settings().strategy) &&
         tokens >= state.config.minCacheableTokens,
+      { messages: run.state.messages, at: now },
     );
     this.editedSinceRequest = false;
     return run;
@@ -302,9 +302,9 @@ export class Compactor {
     });
   }
 
-  /** Executes a summarise plan (see compactorRuns.ts). */
+  /** Executes a summarise plan (see compactorRuns.ts); the server route reads where the requests ended. */
   private execute(state: ConversationState, plan: CompactionPlan, opts: RunOptions): Promise<CompactionRun> {
-    return executePlan(this.deps, this.breaker, state, plan, opts);
+    return executePlan(this.deps, this.breaker, state, plan, { ...opts, ends: this.measures.ends });
   }
 
   /**
@@ -343,11 +343,11 @@ export class Compactor {
   }
 
   /**
-   * What Compact Now would do, before it runs (previewCompaction in compactorRuns.ts): the very
+   * What Compact Now would do, before it runs (previewOf in compactorRuns.ts): the very
    * plan `compact(…, 'all')` executes, and its re-attach, whose tokens `expectedAfter` includes.
    */
   preview(state: ConversationState): Promise<CompactionPreview> {
-    return previewCompaction(this.deps, state, this.plan(state, { cacheWarm: true, mode: 'manual' }));
+    return previewOf(this.deps, state, this.plan(state, { cacheWarm: true, mode: 'manual' }), this.measures.ends);
   }
 
   /** Cuts the largest assistant blocks of `state` to free `tokensToFree` (tailGuard.ts): overflow recovery's step. */

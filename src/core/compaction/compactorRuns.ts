@@ -1,6 +1,7 @@
 /**
  * The runs the Compactor executes once it has decided (compactor.ts): a summarise plan by
- * the route the plan picked (the summariser model, or the main model from its cached prefix),
+ * the route the plan picked (the summariser model, or the main model from its cached prefix —
+ * or the API's compaction on demand for the region that starts the history, serverRoute.ts),
  * a removal strategy, and the re-attach after either. Also the compactor's ports and results.
  */
 import type { LlmClient } from '../agent/agentPorts';
@@ -15,7 +16,9 @@ import type { MainPrefix } from './mainSummary';
 import { middleRemoval } from './middleRemoval';
 import { oldestRemoval } from './oldestRemoval';
 import type { CompactionPlan, PlannedRegion } from './plan';
-import { effectiveWindow, type CompactionSettings } from './policy';
+import { effectiveWindow, fixedRequestTokens, type CompactionSettings } from './policy';
+import type { RequestEnds } from './requestEnds';
+import { anchorOf, withServerRoute } from './serverRoute';
 import { previewReattach, reattach, type ReadFresh } from './reattachRun';
 import { summariseRegions } from './summarise';
 import type { SummariserChoice } from './summariserRoute';
@@ -48,6 +51,8 @@ export interface RunOptions {
   readonly instructions?: string;
   readonly signal: AbortSignal;
   readonly onSummarising?: OnSummarising | undefined;
+  /** Where the session's requests ended (the Compactor's), for the server route's cache read. */
+  readonly ends?: RequestEnds;
 }
 
 /** What Compact Now would do: regions, totals, and the plan behind them. */
@@ -162,8 +167,18 @@ export async function executePlan(
           ? []
           : [plan.reason || 'Nothing can be compacted: everything is recent, pinned or already a summary.'],
     };
+  const choice = summariserOf(deps, state, plan, opts.ends);
+  const route = choice?.route === 'server' ? choice.fallback : choice?.route;
   // After an overflow the prompt does not fit the main model: only the summariser model can read it.
-  const main = plan.summariser?.route === 'main' && opts.trigger !== 'overflow';
+  const main = route === 'main' && opts.trigger !== 'overflow';
+  const server = choice?.route === 'server';
+  const prefix = main || server ? mainPrefixOf(deps, state) : undefined;
+  const ttl = usualWriteTtl(state.config.cacheTtl);
+  const first = plan.regions[0];
+  const end = first ? state.messages.findIndex((m) => m.id === first.messageIds.at(-1)) : -1;
+  const anchor = server
+    ? anchorOf(state, end, { now: deps.clock.now(), ...(opts.ends ? { ends: opts.ends } : {}) }).anchor
+    : undefined;
   opts.onSummarising?.({ trigger: opts.trigger, tokens: plan.regions.reduce((n, r) => n + r.tokens, 0) });
   const outcome = await summariseRegions(state, {
     regions: plan.regions,
@@ -172,7 +187,10 @@ export async function executePlan(
     ...(state.plan ? { plan: state.plan } : {}),
     summariser: deps.summariser,
     summarizerModel: state.config.summarizerModel,
-    ...(main ? { main: { prefix: mainPrefixOf(deps, state), ttl: usualWriteTtl(state.config.cacheTtl) } } : {}),
+    ...(main && prefix ? { main: { prefix, ttl } } : {}),
+    ...(server && prefix
+      ? { server: { prefix, ttl, ...(anchor?.alive ? { anchorId: state.messages[anchor.index]?.id ?? '' } : {}) } }
+      : {}),
     contextWindow: modelInfo(state.config.summarizerModel).contextWindow,
     maxSummaryTokens: Math.max(MIN_SUMMARY_CAP, Math.floor(SUMMARY_WINDOW_SHARE * effectiveWindow(state.config))),
     tokensOf: deps.tokensOf,
@@ -192,7 +210,54 @@ export async function executePlan(
     : [];
   if (breaker.isOpen)
     notices.push('Automatic summarisation is paused after 3 failures in a row. Use "Compact Now" to try again.');
-  return { state: outcome.state, records: outcome.records, notices };
+  return { state: outcome.state, records: outcome.records, notices: [...(outcome.notices ?? []), ...notices] };
+}
+
+/**
+ * The plan's summariser choice with the server route weighed (serverRoute.ts): what a run of
+ * `plan` on `state` takes, and what the Compact Now preview shows.
+ */
+export function summariserOf(
+  deps: Pick<CompactorDeps, 'tokensOf' | 'measure' | 'clock' | 'settings'>,
+  state: ConversationState,
+  plan: Pick<CompactionPlan, 'summariser' | 'regions'>,
+  ends?: RequestEnds,
+): SummariserChoice | undefined {
+  return withServerRoute(plan.summariser, state, plan.regions, {
+    tokensOf: deps.tokensOf,
+    fixedTokens: fixedRequestTokens(state, deps.tokensOf, deps.measure),
+    now: deps.clock.now(),
+    strategy: deps.settings().strategy,
+    ...(ends ? { ends } : {}),
+  });
+}
+
+/**
+ * What Compact Now would do, before it runs: the very plan `compact(…, 'all')` executes for
+ * the summarise strategy (its summariser with the server route weighed), and a dry run of the
+ * removal strategies (which are pure and deterministic, so the run then removes exactly what
+ * the preview showed); then its re-attach, with the files read now as the run will read them
+ * (previewReattach), whose tokens the whole prompt's `expectedAfter` includes.
+ */
+export async function previewOf(
+  deps: CompactorDeps,
+  state: ConversationState,
+  plan: CompactionPlan,
+  ends?: RequestEnds,
+): Promise<CompactionPreview> {
+  const settings = ownStrategySettings(deps.settings());
+  const base =
+    settings.strategy === 'summarise'
+      ? {
+          regions: plan.regions,
+          tokensBefore: plan.tokensBefore,
+          expectedAfter: plan.expectedAfter,
+          expectedSaving: plan.expectedSaving,
+          ...(plan.summariser ? { summariser: summariserOf(deps, state, plan, ends) ?? plan.summariser } : {}),
+        }
+      : removalPreview(deps, state, settings.strategy, plan.tokensBefore);
+  const reattach = await reattachPreviewOf(deps, state, base.regions, base.expectedAfter);
+  return { ...base, plan, ...reattach, expectedAfter: base.expectedAfter + reattach.reattachTokens };
 }
 
 /** Runs a removal strategy to free `tokensToFree` (pure: no LLM). */
@@ -277,32 +342,6 @@ export async function reattachAfter(
     ...(surplusOver !== undefined ? { surplusOver } : {}),
   });
   return { ...run, state: r.state, records: r.records };
-}
-
-/**
- * What Compact Now would do (Compactor.preview) under `plan`, the manual plan of `state`: the
- * very plan `compact(…, 'all')` executes for the summarise strategy, and a dry run of the
- * removal strategies (pure and deterministic, so the run removes exactly what the preview
- * showed); then its re-attach, with the files read now as the run will read them.
- */
-export async function previewCompaction(
-  deps: CompactorDeps,
-  state: ConversationState,
-  plan: CompactionPlan,
-): Promise<CompactionPreview> {
-  const settings = ownStrategySettings(deps.settings());
-  const base =
-    settings.strategy === 'summarise'
-      ? {
-          regions: plan.regions,
-          tokensBefore: plan.tokensBefore,
-          expectedAfter: plan.expectedAfter,
-          expectedSaving: plan.expectedSaving,
-          ...(plan.summariser ? { summariser: plan.summariser } : {}),
-        }
-      : removalPreview(deps, state, settings.strategy, plan.tokensBefore);
-  const reattach = await reattachPreviewOf(deps, state, base.regions, base.expectedAfter);
-  return { ...base, plan, ...reattach, expectedAfter: base.expectedAfter + reattach.reattachTokens };
 }
 
 /** What survives a compaction of `regions` — the plan, the files re-attached and named — and the reminders' tokens (for the preview). */

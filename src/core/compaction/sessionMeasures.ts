@@ -3,8 +3,11 @@
  * request, how many output tokens the main model spends per answer beyond what it shows (its
  * thinking), and how often a request that should have read the prompt cache found nothing
  * there (a full miss no edit of ours explains: the entry was evicted, or the server missed).
- * Moving averages and counts; pure state, no I/O.
+ * Moving averages and counts, and where the recent requests ended (requestEnds.ts); pure
+ * state, no I/O.
  */
+import type { CacheTtl, Message } from '../conversation/conversationModel';
+import { RequestEnds } from './requestEnds';
 
 /** Weight of the newest growth sample in its moving average. */
 const GROWTH_WEIGHT = 0.2;
@@ -31,8 +34,15 @@ export class SessionMeasures {
   private expectedReads = 0;
   private fullMisses = 0;
 
-  /** The prompt's size before a request's compaction (the growth is measured between these). */
-  observePrompt(tokens: number): void {
+  /** Where the session's recent requests ended their prompts, and when (the server route's cache read). */
+  readonly ends = new RequestEnds();
+
+  /**
+   * The prompt's size before a request's compaction (the growth is measured between these), and
+   * the lifetime the previous request wrote its last breakpoint with (when known).
+   */
+  observePrompt(tokens: number, previousTtl?: CacheTtl): void {
+    this.ends.lastTtl(previousTtl);
     if (this.lastTokens !== undefined) {
       const g = tokens - this.lastTokens;
       if (g >= 0) this.growth = this.growth === undefined ? g : (1 - GROWTH_WEIGHT) * this.growth + GROWTH_WEIGHT * g;
@@ -51,10 +61,12 @@ export class SessionMeasures {
 
   /**
    * The request about to go out should read the cache (the last one was within the TTL, nothing
-   * before it was edited, the prompt is over the model's minimum cacheable length) or not.
+   * before it was edited, the prompt is over the model's minimum cacheable length) or not; `sent`:
+   * its history and when it goes out (RequestEnds).
    */
-  sending(expectRead: boolean): void {
+  sending(expectRead: boolean, sent?: { readonly messages: readonly Message[]; readonly at: number }): void {
     this.expectRead = expectRead;
+    if (sent) this.ends.sent(sent.messages, sent.at);
   }
 
   /**

@@ -2,7 +2,9 @@
  * The LLM layer of compaction: summarises picked regions with a separate, cheaper model
  * (rolling over chunks when a region is too big for it) — or, on the main-model route the
  * plan picked (summariserRoute.ts), with the main model reading its cached prefix
- * (mainSummary.ts; the summariser model takes over a region it fails) — records one CompactionRecord per
+ * (mainSummary.ts; the summariser model takes over a region it fails) — or, on the server route,
+ * the first region by the API's compaction on demand (serverSummary.ts; the other routes take
+ * over when it fails, with a notice) — records one CompactionRecord per
  * region and applies it. On a summariser error or timeout the failed region and the rest are
  * dropped instead, behind a visible marker; a record that would not shrink the context is
  * never applied. The LlmClient never throws; time comes from the injected clock and timeout.
@@ -15,7 +17,8 @@ import { applyRecord } from './apply';
 import { messagesText, checkRetention } from './retention';
 import { isUserWords } from './regions';
 import { runMain, type MainPrefix } from './mainSummary';
-import { runChunks, startGuard } from './summariseChunks';
+import { runChunks, startGuard, type GuardedCall } from './summariseChunks';
+import { runServer, type ServerRunResult } from './serverSummary';
 import {
   buildReplacement,
   dropMarker,
@@ -56,6 +59,12 @@ export interface SummariseOptions {
    * chunks); a region that is not falls back to `summarizerModel`.
    */
   readonly main?: { readonly prefix: MainPrefix; readonly ttl: CacheTtl };
+  /**
+   * The server route (serverRoute.ts, serverSummary.ts): when set, the first region — if it
+   * starts the sent history — is summarised by compaction on demand; when that fails, the
+   * region takes the other routes (with a notice).
+   */
+  readonly server?: { readonly prefix: MainPrefix; readonly ttl: CacheTtl; readonly anchorId?: string };
   /** The summariser's context window in tokens; chunks are planned against it. */
   readonly contextWindow: number;
   /** Calibrated tokens of a message. */
@@ -98,6 +107,8 @@ export interface SummariseOutcome {
   readonly error?: string;
   /** The user stopped the run. */
   readonly aborted: boolean;
+  /** Sentences for the user beyond the error (a server summary that fell back to ours). */
+  readonly notices?: readonly string[];
 }
 
 /** A short reason for the drop marker. */
@@ -131,6 +142,7 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
   const skipped: SkippedRegion[] = [];
   let failure: { reason: string; message: string } | undefined;
   const preset = opts.dropReason?.trim();
+  const notices: string[] = [];
   try {
     for (const [index, region] of opts.regions.entries()) {
       const originals = regionMessages(current, region);
@@ -139,6 +151,23 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
         continue;
       }
       const started = opts.clock.now();
+      const server = !preset && index === 0 ? await serverAttempt(originals, region, opts, g) : undefined;
+      if (server?.ok) {
+        const applied = applyRecord(current, server.record);
+        if (server.record.tokensAfter < server.record.tokensBefore && applied.ok) {
+          current = applied.state;
+          records.push(server.record);
+          continue;
+        }
+        notices.push(
+          "The API's summary would not shrink the context; the turns were summarised by our own summariser.",
+        );
+      } else if (server) {
+        if (opts.signal.aborted) return { state: current, records, skipped, failed: false, aborted: true };
+        notices.push(
+          `Compaction on demand failed (${server.error.message}); the turns were summarised by our own summariser instead.`,
+        );
+      }
       let content: RegionContent;
       if (preset) content = dropContent(region, preset, 0);
       else if (!failure) {
@@ -170,6 +199,14 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
             ? { ...small, costUsd: small.costUsd + main.costUsd, notes: [note, ...small.notes] }
             : { ...small, costUsd: small.costUsd + main.costUsd };
           model = opts.summarizerModel;
+        }
+        if (server) {
+          // What the server attempt cost counts in the record of what replaced it.
+          const spent = server.ok ? server.record.costUsd : server.costUsd;
+          const note = `compaction on demand ${server.ok ? 'did not shrink the context' : 'failed'} → ${model}`;
+          r = r.ok
+            ? { ...r, costUsd: r.costUsd + spent, notes: [note, ...r.notes] }
+            : { ...r, costUsd: r.costUsd + spent };
         }
         if (r.ok) {
           const hasWords = originals.some((m) => m.blocks.some(isUserWords));
@@ -227,7 +264,40 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
     failed: failure !== undefined,
     ...(failure ? { error: failure.message } : {}),
     aborted: false,
+    ...(notices.length > 0 ? { notices } : {}),
   };
+}
+
+/** The server route's attempt at the first region (undefined: no server route, or the region does not start the history). */
+function serverAttempt(
+  originals: readonly Message[],
+  region: CompactionRegion,
+  opts: SummariseOptions,
+  g: GuardedCall,
+): Promise<ServerRunResult | undefined> {
+  if (!opts.server) return Promise.resolve(undefined);
+  const s = opts.server;
+  return runServer(
+    originals,
+    region,
+    {
+      summariser: opts.summariser,
+      prefix: s.prefix,
+      ttl: s.ttl,
+      ...(s.anchorId ? { anchorId: s.anchorId } : {}),
+      ...(opts.instructions?.trim() ? { instructions: opts.instructions } : {}),
+      ...(opts.plan ? { plan: opts.plan } : {}),
+    },
+    {
+      clock: opts.clock,
+      ids: opts.ids,
+      tokensOf: opts.tokensOf,
+      trigger: opts.trigger,
+      strategy: opts.strategy,
+      ...(opts.instructions?.trim() ? { instructions: opts.instructions } : {}),
+    },
+    g,
+  );
 }
 
 /** What stands in a region's place, what it cost and which model wrote it (absent: none). */

@@ -1,5 +1,5 @@
 /**
- * Which model writes a summary, by expected cost. Two routes:
+ * Which model writes a summary, by expected cost. Two routes here, and a third beside them:
  *
  * - `small`: the summariser model (`summarizerModel`, Haiku by default) reads the region as a
  *   fresh transcript (plus its summary prompt) at its input price and writes the summary at
@@ -14,19 +14,25 @@
  * For an Opus-class main model with a warm cache, the main route is usually cheaper than
  * Haiku's fresh input (Claude Code and pi summarise this way); with a cold cache or a
  * cheaper main model, the small one usually is. `contextPipeline.summarizer` forces either.
- * Pure.
+ *
+ * The third, `server` (compaction on demand: the API summarises the messages sent, serverRoute.ts
+ * and serverSummary.ts), is weighed after this choice, for the region that starts the history
+ * only; the choice here stays the route of every other region and the fallback. Pure.
  */
 import type { CacheTtl } from '../conversation/conversationModel';
 import { planningPrices } from '../models/modelFacts';
 
-/** The user's setting: pick by expected cost, or always one route. */
-export type SummarizerSetting = 'auto' | 'main' | 'small';
+/**
+ * The user's setting: pick by expected cost, or always one route (`server`: compaction on
+ * demand wherever it can run, the cheaper of the other two elsewhere).
+ */
+export type SummarizerSetting = 'auto' | 'main' | 'small' | 'server';
 
 /** The settings' values, for validation. */
-export const SUMMARIZER_SETTINGS: readonly SummarizerSetting[] = ['auto', 'main', 'small'];
+export const SUMMARIZER_SETTINGS: readonly SummarizerSetting[] = ['auto', 'main', 'small', 'server'];
 
 /** A route the summary can take. */
-export type SummariserRouteName = 'main' | 'small';
+export type SummariserRouteName = 'main' | 'small' | 'server';
 
 /** Tokens of the small route's summary prompt and request framing, per request. */
 export const SMALL_PROMPT_OVERHEAD_TOKENS = 900;
@@ -66,6 +72,10 @@ export interface SummariserChoice {
   readonly reason: string;
   /** The share of expected cache reads this session saw miss, when the main route's warm estimate was priced with it. */
   readonly cacheMissRate?: number;
+  /** The server route's expected cost for the first region (serverRoute.ts), when it was weighed. */
+  readonly server?: RouteCost;
+  /** With route `server`: the route of the regions the server cannot take, and of its fallback. */
+  readonly fallback?: 'main' | 'small';
 }
 
 /** One region to summarise: its tokens and the summary tokens expected out. */
@@ -170,7 +180,8 @@ export function mainRouteFits(
 /**
  * Picks the route: forced by the setting (`main` falls back to `small` only when the prompt
  * does not fit the main model), else the cheaper by expected cost (ties go to `small`, which
- * leaves the main model's rate limits alone). Both costs are recorded either way.
+ * leaves the main model's rate limits alone). Both costs are recorded either way. `server`
+ * picks here as `auto` does (this is then the route of the regions the server cannot take).
  */
 export function chooseSummariser(inputs: RouteInputs): SummariserChoice {
   const small: RouteCost = { model: inputs.smallModel, usd: smallRouteUsd(inputs) };
@@ -215,6 +226,8 @@ export function describeChoice(c: SummariserChoice): string {
     c.cacheMissRate !== undefined && c.cacheMissRate >= 0.005
       ? ` (the cache missed ${Math.round(c.cacheMissRate * 100)} % of the reads this session expected)`
       : '';
+  if (c.route === 'server')
+    return `summariser: the API (compaction on demand, ${c.model}), est. ${usd(c.server?.usd ?? 0)} vs ${c.fallback === 'main' ? `${c.main?.model ?? c.model} from cache ${usd(c.main?.usd ?? 0)}` : `${c.small.model} ${usd(c.small.usd)}`}`;
   if (c.route === 'main')
     return `summariser: ${c.model} from cache, est. ${usd(c.main?.usd ?? 0)}${misses} vs ${c.small.model} ${usd(c.small.usd)}`;
   return c.main

@@ -4,10 +4,12 @@
  * marker) and the user's own words of the region, verbatim and with their original ids:
  * summary first for a region that ends with an assistant message, words first for a region
  * that ends inside a turn (the summary then tells what was done so far on the request above it).
- * A region that starts with an assistant message gets a short assistant note before it; one
+ * A region that starts with an assistant message gets a short assistant note before it (unless
+ * that message is a compaction on demand's block, which starts the history); one
  * that ends with an assistant message gets a short acknowledgement after it. Pure.
  */
 import { neutralizeUntrusted } from '../conversation/injections';
+import { opensWithOnDemandSummary } from '../conversation/assistant';
 import type { Block, ConversationState, Message, TextBlock } from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
 import { isUserWords } from './regions';
@@ -106,7 +108,8 @@ export function buildReplacement(
       : { type: 'text', text: content.text, meta: meta() };
   const inTurn = last.role === 'user';
   const out: Message[] = [];
-  if (first.role === 'assistant')
+  // Nothing stands before a compaction on demand's block (it starts the history): no note is needed to alternate.
+  if (first.role === 'assistant' && !opensWithOnDemandSummary(first))
     out.push({
       id: deps.ids.next('msg'),
       role: 'assistant',

@@ -1,4 +1,4 @@
-import type { Block, ConversationState, Message, ServerToolRaw } from './conversationModel';
+import type { Block, ConversationState, Message, ServerSummaryFields, ServerToolRaw } from './conversationModel';
 import { isServerToolRaw, serverCallId } from './serverTools';
 import type { Clock, IdSource } from '../platform/platformPorts';
 
@@ -9,8 +9,11 @@ export type AssistantContent =
   | { readonly type: 'thinking'; readonly thinking: string; readonly signature?: string }
   /** Safety-redacted thinking: opaque `data` to send back unchanged (SDK `RedactedThinkingBlock`). */
   | { readonly type: 'redacted_thinking'; readonly data: string }
-  /** A server compaction block (`compact_20260112`): the summary and the opaque field to send back verbatim. */
-  | { readonly type: 'compaction'; readonly content: string; readonly encryptedContent?: string | null }
+  /**
+   * A server compaction block (`compact_20260112`, or the answer to a compaction request): the
+   * summary and the fields to send back verbatim (ServerSummaryFields).
+   */
+  | ({ readonly type: 'compaction'; readonly content: string } & Omit<ServerSummaryFields, 'onDemand'>)
   /**
    * A server tool block (`server_tool_use`, `tool_search_tool_result`…: SDK `ServerToolUseBlock`,
    * `ToolSearchToolResultBlock`), its JSON as the API sent it, to be kept and sent back verbatim.
@@ -69,7 +72,7 @@ export function appendAssistantMessage(
           text: c.content,
           compactionId: deps.ids.next('cmp'),
           turnRange: [1, last.turn],
-          server: c.encryptedContent !== undefined ? { encryptedContent: c.encryptedContent } : {},
+          server: serverFieldsOf(c),
           meta: { ...meta, source: 'compactor', compactable: false },
         });
     } else if (c.type === 'server_tool') {
@@ -93,4 +96,24 @@ export function appendAssistantMessage(
   if (blocks.length === 0) return { ok: false, error: 'The answer was empty.' };
   const message: Message = { id: deps.ids.next('msg'), role: 'assistant', blocks, turn: last.turn };
   return { ok: true, state: { ...state, messages: [...state.messages, message] }, message };
+}
+
+/** The fields of a compaction block to keep and send back verbatim (those the API sent). */
+export function serverFieldsOf(c: Omit<ServerSummaryFields, 'onDemand'>): ServerSummaryFields {
+  return {
+    ...(c.encryptedContent !== undefined ? { encryptedContent: c.encryptedContent } : {}),
+    ...(c.signature !== undefined ? { signature: c.signature } : {}),
+    ...(c.toolChanges !== undefined ? { toolChanges: c.toolChanges } : {}),
+  };
+}
+
+/**
+ * Whether `m` opens with the block a compaction request returned (compaction on demand): such a
+ * message goes first in `messages`, assistant though it is, with no placeholder before it —
+ * "The `compaction` block is not the first block of the conversation" is an error (SDK
+ * `CompactionBlockMisplacedError`; https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand).
+ */
+export function opensWithOnDemandSummary(m: Message): boolean {
+  const b = m.blocks[0];
+  return m.role === 'assistant' && b?.type === 'summary' && b.server?.onDemand === true && b.text.trim() !== '';
 }

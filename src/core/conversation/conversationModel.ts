@@ -153,12 +153,26 @@ export interface SummaryBlock {
   /** Inclusive turn range this summary replaces. */
   readonly turnRange: readonly [number, number];
   /**
-   * Set when the API made this summary (server compaction, `compact_20260112`): the block is
-   * sent back as the API's `compaction` block, with `text` as its content and this opaque
-   * field verbatim (see serverContext.ts). Such a summary sits first in an assistant message.
+   * Set when the API made this summary: the block is sent back as the API's `compaction` block,
+   * with `text` as its content and these fields verbatim (see serverContext.ts). Such a summary
+   * sits first in an assistant message: an answer's (`compact_20260112`), or the first message
+   * of the conversation (`onDemand`: compaction on demand, serverSummary.ts).
    */
-  readonly server?: { readonly encryptedContent?: string | null };
+  readonly server?: ServerSummaryFields;
   readonly meta: BlockMeta;
+}
+
+/**
+ * The fields of the API's `compaction` block (SDK `BetaCompactionBlock`) a server summary sends
+ * back verbatim: `encrypted_content`, the `signature` over the summary and the `tool_changes`
+ * of the compacted range; `onDemand` marks a block returned by a compaction request (it needs
+ * the `compact-2026-09-04` beta and must stay the conversation's first block).
+ */
+export interface ServerSummaryFields {
+  readonly encryptedContent?: string | null;
+  readonly signature?: string | null;
+  readonly toolChanges?: readonly Readonly<Record<string, unknown>>[] | null;
+  readonly onDemand?: true;
 }
 
 /**
@@ -280,9 +294,10 @@ export interface PipelineConfig {
   readonly summarizerModel: string;
   /**
    * Who writes summaries (`contextPipeline.summarizer`): `auto` picks by expected cost, `main`
-   * the main model from its prompt cache, `small` always `summarizerModel`. Absent: `auto`.
+   * the main model from its prompt cache, `small` always `summarizerModel`, `server` the API
+   * (compaction on demand) wherever it can. Absent: `auto`.
    */
-  readonly summarizer?: 'auto' | 'main' | 'small';
+  readonly summarizer?: 'auto' | 'main' | 'small' | 'server';
   /** Total context window in tokens. */
   readonly contextWindow: number;
   /** Tokens reserved for the answer (the request's max_tokens). */
@@ -299,6 +314,8 @@ export interface PipelineConfig {
   readonly pasteThresholdChars: number;
   /** Whether the Models API says the model supports server compaction (absent: not known; the model table decides). */
   readonly serverCompaction?: boolean;
+  /** Whether the Models API says the model takes a compaction request (compaction on demand; absent: the model table decides). */
+  readonly onDemandCompaction?: boolean;
   /**
    * The API tool search tool a request with deferred tools (`ToolSchema.deferLoading`) carries
    * (serialize.ts); absent: regex. Set from the tool loading plan (toolLoading.ts).

@@ -1,4 +1,5 @@
 import type { Block, ConversationState, Message } from './conversationModel';
+import { opensWithOnDemandSummary } from './assistant';
 
 /** One broken rule, with where it was found. */
 export interface Violation {
@@ -29,7 +30,8 @@ export interface InvariantOptions {
 
 /**
  * Checks every structural rule the pipeline promises, on the whole state, and returns all
- * violations (empty when the state is sound). Rules: the first message is the user's;
+ * violations (empty when the state is sound). Rules: the first message is the user's (or
+ * opens with the block of a compaction on demand);
  * roles alternate; no empty messages or whitespace-only text; every tool_use is answered by
  * exactly one tool_result in the next user message, and every tool_result answers a tool_use
  * of the previous assistant message; tool results come before other blocks; tool_use ids are
@@ -45,7 +47,8 @@ export function checkInvariants(state: Pick<ConversationState, 'messages'>, opts
   const toolUseIds = new Set<string>();
   messages.forEach((m, i) => {
     const v = (rule: Violation['rule'], detail: string) => out.push({ rule, messageIndex: i, detail });
-    if (i === 0 && m.role !== 'user') v('first_message_not_user', `message ${m.id} is ${m.role}`);
+    if (i === 0 && m.role !== 'user' && !opensWithOnDemandSummary(m))
+      v('first_message_not_user', `message ${m.id} is ${m.role}`);
     const prev = messages[i - 1];
     if (prev && prev.role === m.role) v('roles_not_alternating', `${prev.id} and ${m.id} are both ${m.role}`);
     if (prev && m.turn < prev.turn) v('turn_decreasing', `${m.id} has turn ${m.turn} after ${prev.turn}`);

@@ -8,7 +8,8 @@
  *   second result for one call, becomes text; tool results come first in their message;
  *   repeated tool_use ids are renamed (with their result); invalid ids are rewritten;
  * - other consecutive messages of one role are sent as one; the first and the last message are the
- *   user's (a placeholder before a leading assistant message; "Continue." after a final one,
+ *   user's (a placeholder before a leading assistant message — unless it opens with the block of
+ *   a compaction on demand, which must come first —; "Continue." after a final one,
  *   which Claude 4.6 models would refuse as a prefill);
  * - lone UTF-16 surrogates become U+FFFD everywhere (system, tools, text, tool inputs at any
  *   depth, tool results); empty text is left out and empty messages get a placeholder;
@@ -29,6 +30,7 @@ import { limitImages } from './imageLimits';
 import { NO_REPAIRS, type Repair } from './repairs';
 import { resolveToolReferences } from './serverBlocks';
 import { repairStructure } from './structure';
+import { opensWithOnDemandSummary } from '../conversation/assistant';
 import { replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
 
 export { describeRepairs, NO_REPAIRS, type Repair, type RepairKind } from './repairs';
@@ -95,7 +97,8 @@ function repairMessages(messages: readonly Message[]): Fixed<readonly Message[]>
 }
 
 /**
- * Whether `messages` already is a valid request: not empty, user first and last, roles
+ * Whether `messages` already is a valid request: not empty, user first (or the block of a
+ * compaction on demand) and last, roles
  * alternating, no block needing repair, tool_use ids unique, and each user message starting
  * with exactly one tool_result per tool_use of the message before (and no other).
  *
@@ -106,7 +109,9 @@ function repairMessages(messages: readonly Message[]): Fixed<readonly Message[]>
  */
 export function isValidSequence(messages: readonly Message[]): boolean {
   const n = messages.length;
-  if (n === 0 || messages[0]?.role !== 'user' || messages[n - 1]?.role !== 'user') return false;
+  const first = messages[0];
+  if (!first || (first.role !== 'user' && !opensWithOnDemandSummary(first)) || messages[n - 1]?.role !== 'user')
+    return false;
   const from = validPrefixLength(messages);
   if (from === n) return true;
   if (from === 0) validIds.clear();

@@ -2,7 +2,7 @@
  * The structural repairs, run only when the fast check found a broken rule: consecutive
  * messages of one role are sent as one (tool results first), except after an assistant
  * message with tool calls, which get a user message of their own; the request starts and ends
- * with a user message; repeated tool_use ids are renamed (their result with them); every tool_use
+ * with a user message (or the block of a compaction on demand); repeated tool_use ids are renamed (their result with them); every tool_use
  * is answered in the very next message (an "interrupted" error result when it is not); a
  * tool_result whose tool_use is not in the message just before becomes text; an empty message
  * gets a placeholder.
@@ -14,6 +14,7 @@
  */
 import type { Block, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock } from '../conversation/conversationModel';
 import { derivedMeta, resultText, scanMessage, textFor } from './blocks';
+import { opensWithOnDemandSummary } from '../conversation/assistant';
 import type { Repair } from './repairs';
 
 /** Content of the result given to a tool call that has none. */
@@ -106,7 +107,7 @@ function groupMessages(messages: readonly Message[], repairs: Repair[]): Group[]
     const scan = scanMessage(m);
     repairs.push(...scan.repairs);
     const prev = groups[groups.length - 1];
-    if (!prev && m.role === 'assistant') {
+    if (!prev && m.role === 'assistant' && !opensWithOnDemandSummary(m)) {
       repairs.push({
         kind: 'first_not_user',
         messageId: m.id,

@@ -9,7 +9,10 @@ import { effectiveWindow } from './window';
 export interface PipelineSettings {
   readonly model?: string;
   readonly summarizerModel?: string;
-  /** Who writes summaries: `auto` (default, by expected cost), `main` (the main model from its cache) or `small` (`summarizerModel`). */
+  /**
+   * Who writes summaries: `auto` (default, by expected cost), `main` (the main model from its
+   * cache), `small` (`summarizerModel`) or `server` (the API: compaction on demand).
+   */
   readonly summarizer?: string;
   /** 0 or absent: the model's window. */
   readonly contextWindow?: number;
@@ -98,6 +101,11 @@ export interface ApiModelLimits {
    * ContextManagementCapability), when the Models API said; absent: unknown (the table decides).
    */
   readonly serverCompaction?: boolean;
+  /**
+   * `capabilities.compaction.summarize.supported` (SDK BetaModelInfo, asked with the
+   * `compact-2026-09-04` beta): whether the model takes a compaction request; absent: the table decides.
+   */
+  readonly onDemandCompaction?: boolean;
 }
 
 /** Result of resolving settings: a config, plus problems a person should read. */
@@ -194,7 +202,10 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
     config: {
       model,
       summarizerModel: (settings.summarizerModel ?? '').trim() || 'claude-haiku-4-5',
-      summarizer: settings.summarizer === 'main' || settings.summarizer === 'small' ? settings.summarizer : 'auto',
+      summarizer:
+        settings.summarizer === 'main' || settings.summarizer === 'small' || settings.summarizer === 'server'
+          ? settings.summarizer
+          : 'auto',
       contextWindow: window,
       outputReserve,
       softThreshold: soft,
@@ -208,6 +219,7 @@ export function resolveConfig(settings: PipelineSettings, api?: ApiModelLimits):
         ? { thinking: settings.thinking }
         : {}),
       ...(fromApi?.serverCompaction !== undefined ? { serverCompaction: fromApi.serverCompaction } : {}),
+      ...(fromApi?.onDemandCompaction !== undefined ? { onDemandCompaction: fromApi.onDemandCompaction } : {}),
     },
   };
 }

@@ -16,9 +16,11 @@ import type {
   CacheTtl,
   ConversationState,
   Message,
+  ServerSummaryFields,
   TextBlock,
   ToolSchema,
 } from '../conversation/conversationModel';
+import { COMPACT_BETA, ON_DEMAND_COMPACTION_BETA } from '../server/serverContext';
 import { thinkingParams } from '../models/thinking';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
 
@@ -63,7 +65,7 @@ function serializeBlock(b: Block): ContentBlockParam | undefined {
     case 'text':
       return { type: 'text', text: b.text };
     case 'summary':
-      if (b.server) return compactionParam(b.text, b.server.encryptedContent);
+      if (b.server) return compactionParam(b.text, b.server);
       return {
         type: 'text',
         text: `<conversation_summary turns="${b.turnRange[0]}-${b.turnRange[1]}">\n${b.text}\n</conversation_summary>`,
@@ -100,16 +102,19 @@ function serializeBlock(b: Block): ContentBlockParam | undefined {
 
 /**
  * A server compaction block as the API takes it back (SDK `BetaCompactionBlockParam`:
- * type, content, encrypted_content "to be round-tripped verbatim"). The request type here
- * is the non-beta one, which does not list this block: the cast is the one place the beta
- * shape enters, and the client sends such a request through `beta.messages` with the
- * `compact-2026-01-12` header (see serverContext.ts, anthropicClient.ts).
+ * type, content, encrypted_content "to be round-tripped verbatim", the signature "to be sent
+ * back verbatim", tool_changes "send them back unchanged"). The request type here is the
+ * non-beta one, which does not list this block: the cast is the one place the beta shape
+ * enters, and the client sends such a request through `beta.messages` with the compaction
+ * beta header (see serverContext.ts, anthropicClient.ts).
  */
-function compactionParam(content: string, encryptedContent: string | null | undefined): ContentBlockParam {
+function compactionParam(content: string, server: ServerSummaryFields): ContentBlockParam {
   const block = {
     type: 'compaction' as const,
     content,
-    ...(encryptedContent !== undefined ? { encrypted_content: encryptedContent } : {}),
+    ...(server.encryptedContent !== undefined ? { encrypted_content: server.encryptedContent } : {}),
+    ...(server.signature !== undefined ? { signature: server.signature } : {}),
+    ...(server.toolChanges !== undefined ? { tool_changes: server.toolChanges } : {}),
   };
   return block as unknown as ContentBlockParam;
 }
@@ -117,6 +122,20 @@ function compactionParam(content: string, encryptedContent: string | null | unde
 /** Whether a state's history holds a server compaction block (its request needs the compaction beta). */
 export function hasServerCompaction(state: ConversationState): boolean {
   return state.messages.some((m) => m.blocks.some((b) => b.type === 'summary' && b.server !== undefined));
+}
+
+/**
+ * The beta headers the history's compaction blocks need: `compact-2026-09-04` for a block a
+ * compaction request returned (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand:
+ * the header goes on every later request that carries it), `compact-2026-01-12` for one an
+ * answer carried (`compact_20260112`). Empty without such a block.
+ */
+export function compactionBlockBetas(state: ConversationState): string[] {
+  const betas = new Set<string>();
+  for (const m of state.messages)
+    for (const b of m.blocks)
+      if (b.type === 'summary' && b.server) betas.add(b.server.onDemand ? ON_DEMAND_COMPACTION_BETA : COMPACT_BETA);
+  return [...betas];
 }
 
 /** System blocks as the API's text blocks. */

@@ -18,6 +18,11 @@
  *   keep tool_uses, clear_at_least input_tokens, exclude_tools), `BetaClearThinking20251015Edit`
  *   (keep thinking_turns | 'all'), `BetaCompact20260112Edit` (trigger input_tokens, instructions,
  *   pause_after_compaction); `AnthropicBeta` lists both header values.
+ * - Compaction on demand (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand,
+ *   .../compaction-keep-recent-turns): beta header `compact-2026-09-04`, the top-level
+ *   `compaction: {type: 'summarize'}` (SDK `BetaCompactionConfig`), which cannot be combined
+ *   with `context_management` in one request; the answer is one signed `compaction` block,
+ *   stop reason `compaction`. The summariser route that uses it is compaction/serverSummary.ts.
  */
 
 import { batchedKeep } from './clearBatch';
@@ -34,6 +39,12 @@ export function isServerStrategy(strategy: string): strategy is ServerStrategy {
 export const CONTEXT_MANAGEMENT_BETA = 'context-management-2025-06-27';
 /** Beta header of server compaction (docs: compaction; SDK `AnthropicBeta`). */
 export const COMPACT_BETA = 'compact-2026-01-12';
+/**
+ * Beta header of compaction on demand (SDK `AnthropicBeta` 'compact-2026-09-04'; docs:
+ * compaction-on-demand): sent with the compaction request and with every later request whose
+ * history holds the block it returned.
+ */
+export const ON_DEMAND_COMPACTION_BETA = 'compact-2026-09-04';
 /** The API's defaults for `clear_tool_uses_20250919` (docs: context-editing, "Tool result clearing"). */
 export const CLEAR_TOOL_USES_DEFAULTS = { trigger: 100_000, keep: 3 } as const;
 /** The API's default and minimum compaction trigger (docs: compaction, parameters table). */
@@ -86,10 +97,25 @@ export type ContextEdit =
     }
   | { readonly type: 'compact_20260112'; readonly trigger: { readonly type: 'input_tokens'; readonly value: number } };
 
-/** What a request carries for server context management: body field and beta headers. */
+/**
+ * The top-level `compaction` of a compaction request (SDK `BetaCompactionConfig`): summarise
+ * every message sent and answer with the block alone. `instructions` replace the server's own
+ * summarisation prompt for this request.
+ */
+export interface CompactionConfig {
+  readonly type: 'summarize';
+  readonly instructions?: string;
+}
+
+/**
+ * What a request carries for server context management: body fields and beta headers.
+ * `contextManagement` and `compaction` never go together (the API refuses the pair).
+ */
 export interface ServerRequestParts {
   readonly contextManagement?: { readonly edits: readonly ContextEdit[] };
   readonly betas: readonly string[];
+  /** Present on a compaction request only (serverSummary.ts). */
+  readonly compaction?: CompactionConfig;
 }
 
 /**
@@ -102,6 +128,34 @@ const COMPACTION_MODELS = ['claude-opus-4-6', 'claude-sonnet-4-6', 'claude-opus-
 /** Whether server compaction is supported for `model` (an exact id or a dated/suffixed one). */
 export function supportsServerCompaction(model: string): boolean {
   return COMPACTION_MODELS.some((m) => model === m || model.startsWith(`${m}-`));
+}
+
+/**
+ * Models that support compaction on demand, per the "supported models" of
+ * https://platform.claude.com/docs/en/build-with-claude/compaction-keep-recent-turns (the
+ * compaction-on-demand pages share the list): claude-opus-4-6, claude-sonnet-4-6,
+ * claude-opus-4-7 and the later models listed there. A table, like COMPACTION_MODELS.
+ */
+const ON_DEMAND_MODELS = [
+  'claude-opus-4-6',
+  'claude-sonnet-4-6',
+  'claude-opus-4-7',
+  'claude-opus-4-8',
+  'claude-haiku-5-5',
+  'claude-sonnet-5',
+  'claude-sonnet-5-5',
+  'claude-opus-5',
+  'claude-opus-5-5',
+  'claude-mythos-5',
+  'claude-mythos-5-1',
+  'claude-mythos-preview',
+  'claude-fable-5',
+  'claude-fable-5-1',
+];
+
+/** Whether compaction on demand (`compaction: {type: 'summarize'}`) is supported for `model` (an exact id or a dated/suffixed one). */
+export function supportsOnDemandCompaction(model: string): boolean {
+  return ON_DEMAND_MODELS.some((m) => model === m || model.startsWith(`${m}-`));
 }
 
 /** Inputs of the request parts besides the settings. */
@@ -117,6 +171,12 @@ export interface ServerRequestInput {
   readonly thinking: boolean;
   /** Whether the history holds a server compaction block (it needs the compaction beta to be sent back). */
   readonly hasCompactionBlock: boolean;
+  /**
+   * The betas the history's compaction blocks need (serialize.ts `compactionBlockBetas`: an
+   * on-demand block needs {@link ON_DEMAND_COMPACTION_BETA}); absent: {@link COMPACT_BETA} when
+   * `hasCompactionBlock`.
+   */
+  readonly compactionBlockBetas?: readonly string[];
   /** The least a clear frees when the settings set none (the plan's rule for cheap edits); 0: none sent. */
   readonly clearAtLeastTokens?: number;
   /** Names of the tools the request offers (`exclude_tools` names only those). */
@@ -138,8 +198,7 @@ export interface ServerRequestInput {
 export function serverRequestParts(
   input: ServerRequestInput,
 ): { readonly ok: true; readonly value: ServerRequestParts } | { readonly ok: false; readonly reason: string } {
-  const betas = new Set<string>();
-  if (input.hasCompactionBlock) betas.add(COMPACT_BETA);
+  const betas = new Set<string>(input.compactionBlockBetas ?? (input.hasCompactionBlock ? [COMPACT_BETA] : []));
   if (!isServerStrategy(input.strategy)) return { ok: true, value: { betas: [...betas] } };
   const s = input.settings;
   const trigger = Math.round(s.triggerTokens > 0 ? s.triggerTokens : input.softTokens);

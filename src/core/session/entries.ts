@@ -11,8 +11,10 @@
  *
  * Version 7 (this one): a usage's optional `cache_creation`, its cache writes split by
  * lifetime as the API reports them (5 minutes, 1 hour: the pipeline now writes both, and they
- * are priced apart). A version 6 file is a valid version 7 file but for the header's version;
- * a version 6 build would drop such a usage line as damage (losing its cost), hence the bump.
+ * are priced apart); a server compaction block's optional signature, tool changes and
+ * `onDemand` mark (compaction on demand, core/compaction/serverRoute.ts). A version 6 file is a
+ * valid version 7 file but for the header's version; a version 6 build would drop such lines
+ * as damage (losing a cost or a summary), hence the bump.
  *
  * Version 6: `subagent` lines (a subagent of this session ended: what it did and
  * cost, core/subagents/subagentRecord.ts), the header's optional `parent` (this session is a

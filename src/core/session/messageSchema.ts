@@ -87,7 +87,14 @@ const block = v.variant('type', [
     text: v.string(),
     compactionId: v.string(),
     turnRange: v.strictTuple([int, int]),
-    server: v.optional(v.strictObject({ encryptedContent: v.optional(v.nullable(v.string())) })),
+    server: v.optional(
+      v.strictObject({
+        encryptedContent: v.optional(v.nullable(v.string())),
+        signature: v.optional(v.nullable(v.string())),
+        toolChanges: v.optional(v.nullable(v.array(v.looseObject({ type: v.string() })))),
+        onDemand: v.optional(v.literal(true)),
+      }),
+    ),
     meta,
   }),
   // The API's block verbatim: only its `type` is checked here (normalize checks the rest before sending).

@@ -17,7 +17,11 @@ const BLOCKS: Readonly<Record<string, v.GenericSchema>> = {
   tool_use: v.looseObject({ id: v.string(), name: v.string(), input: v.record(v.string(), v.unknown()) }),
   thinking: v.looseObject({ thinking: v.string(), signature: v.string() }),
   redacted_thinking: v.looseObject({ data: v.string() }),
-  compaction: v.looseObject({ content: v.nullable(v.string()) }),
+  compaction: v.looseObject({
+    content: v.nullable(v.string()),
+    signature: v.optional(v.nullable(v.string())),
+    tool_changes: v.optional(v.nullable(v.array(v.looseObject({ type: v.string() })))),
+  }),
 };
 
 const Block = v.pipe(

@@ -3,11 +3,12 @@ import Anthropic, {
   APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
+  BadRequestError,
 } from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { BetaMessageStreamParams } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agent/agentPorts';
-import type { ServerRequestParts } from '../../core/server/serverContext';
+import { ON_DEMAND_COMPACTION_BETA, type ServerRequestParts } from '../../core/server/serverContext';
 import type { ApiModelLimits } from '../../core/pipeline/config';
 import type { ListedModel } from '../../core/models/modelChoices';
 import { apiKeyCharProblem } from '../../core/security/apiKeyCheck';
@@ -150,7 +151,8 @@ export class AnthropicLlmClient implements LlmClient {
   }
 
   /**
-   * `GET /v1/models/{id}` (SDK `models.retrieve`, ModelInfo's `max_input_tokens` / `max_tokens`),
+   * `GET /v1/models/{id}` (SDK `beta.models.retrieve` with the `compact-2026-09-04` beta, else
+   * `models.retrieve`: ModelInfo's `max_input_tokens` / `max_tokens`, the compaction capabilities),
    * one attempt, no retry: off the send path, so a failure only means the table is used.
    * Never throws; `timeoutMs` (default 5 s) bounds it.
    */
@@ -161,13 +163,22 @@ export class AnthropicLlmClient implements LlmClient {
     { readonly ok: true; readonly limits: ApiModelLimits } | { readonly ok: false; readonly error: LlmError }
   > {
     return this.once(opts, async (client, signal) => {
-      const m = await client.models.retrieve(id, {}, { signal });
+      // With the compaction-on-demand beta the answer says whether the model takes `compaction`
+      // (BetaModelCapabilities.compaction); an endpoint that refuses the beta is asked without it.
+      const m = await client.beta.models
+        .retrieve(id, { betas: [ON_DEMAND_COMPACTION_BETA] }, { signal })
+        .catch((e: unknown) =>
+          e instanceof BadRequestError ? client.models.retrieve(id, {}, { signal }) : Promise.reject(e),
+        );
       const compact = m.capabilities?.context_management?.compact_20260112?.supported;
+      const caps = m.capabilities as { compaction?: { summarize?: { supported?: unknown } } | null } | null;
+      const onDemand = caps?.compaction?.summarize?.supported;
       return {
         id: m.id === id ? id : m.id,
         ...(typeof m.max_input_tokens === 'number' ? { maxInputTokens: m.max_input_tokens } : {}),
         ...(typeof m.max_tokens === 'number' ? { maxTokens: m.max_tokens } : {}),
         ...(typeof compact === 'boolean' ? { serverCompaction: compact } : {}),
+        ...(typeof onDemand === 'boolean' ? { onDemandCompaction: onDemand } : {}),
       };
     }).then((r) => (r.ok ? { ok: true, limits: { ...r.value, id } } : r));
   }
@@ -281,8 +292,9 @@ export class AnthropicLlmClient implements LlmClient {
 }
 
 /**
- * The request through `beta.messages.stream` with `context_management` and the `betas`
- * (the SDK sends them as the `anthropic-beta` header). The answer's compaction block (first
+ * The request through `beta.messages.stream` with `context_management` (or a compaction
+ * request's `compaction`) and the `betas` (the SDK sends them as the `anthropic-beta` header).
+ * The answer's compaction block (first
  * in its content, SDK `BetaCompactionBlock`; null content means a failed compaction the
  * server treats as a no-op, so it is left out) and the `context_management` /
  * `usage.iterations` report are carried into the result.
@@ -297,6 +309,8 @@ async function betaAttempt(
   const body = {
     ...params,
     ...(server.contextManagement ? { context_management: server.contextManagement } : {}),
+    // A compaction request (compaction on demand; SDK `BetaCompactionConfig`): never with context_management.
+    ...(server.compaction && !server.contextManagement ? { compaction: server.compaction } : {}),
     betas: [...server.betas],
   } as unknown as BetaMessageStreamParams;
   return consume(client.beta.messages.stream(body, { signal: opts.signal }), opts);

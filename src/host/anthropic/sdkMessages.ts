@@ -25,6 +25,16 @@ export function resultOf(final: Message | BetaMessage, requestId: string | null 
         type: 'compaction',
         content: b.content,
         ...(b.encrypted_content !== undefined ? { encryptedContent: b.encrypted_content } : {}),
+        // Sent back verbatim with the block (SDK `BetaCompactionBlock.signature`, `tool_changes`).
+        ...(b.signature !== undefined ? { signature: b.signature } : {}),
+        ...(b.tool_changes !== undefined
+          ? {
+              toolChanges:
+                b.tool_changes === null
+                  ? null
+                  : (JSON.parse(JSON.stringify(b.tool_changes)) as Record<string, unknown>[]),
+            }
+          : {}),
       });
     else if (b.type === 'text') content.push({ type: 'text', text: b.text });
     else if (b.type === 'tool_use') content.push({ type: 'tool_use', id: b.id, name: b.name, input: b.input });
