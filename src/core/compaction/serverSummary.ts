@@ -32,7 +32,14 @@ import { checkRetention, messagesText } from './retention';
 import { MAX_SERVER_SUMMARY_CHARS } from './serverCompaction';
 import type { GuardedCall } from './summariseChunks';
 import { planSection, SUMMARY_SYSTEM_PROMPT } from './summaryPrompt';
-import { IN_TURN_NOTE, recallFooter, SUMMARY_ACK, USER_WORDS_BEFORE_NOTE, USER_WORDS_NOTE } from './summaryReplacement';
+import {
+  compactorMeta,
+  IN_TURN_NOTE,
+  recallFooter,
+  SUMMARY_ACK,
+  USER_WORDS_BEFORE_NOTE,
+  USER_WORDS_NOTE,
+} from './summaryReplacement';
 import type { CompactionRecord, CompactionRegion, CompactionTrigger } from './types';
 
 /** The first line of the note after a server summary. */
@@ -196,14 +203,7 @@ export function serverRecord(
   const first = originals[0] as Message;
   const last = originals.at(-1) as Message;
   const now = deps.clock.now();
-  const meta = () => ({
-    id: deps.ids.next('blk'),
-    tier: 0 as const,
-    source: 'compactor' as const,
-    createdAt: now,
-    pinned: false,
-    compactable: false,
-  });
+  const meta = compactorMeta(deps);
   const summary: Block = {
     type: 'summary',
     text: block.content,

@@ -44,6 +44,19 @@ export function endsInsideTurn(summary: string): boolean {
 export const CONTINUE_NOTE = 'Earlier tool rounds of this work were compacted to save context; their summary follows.';
 
 /** The line every summary starts with. */
+/** A factory of block metadata for what a compaction writes: the compactor's, tier 0, never compacted again, stamped now. */
+export function compactorMeta(deps: { readonly ids: IdSource; readonly clock: Clock }): () => Block['meta'] {
+  const now = deps.clock.now();
+  return () => ({
+    id: deps.ids.next('blk'),
+    tier: 0 as const,
+    source: 'compactor' as const,
+    createdAt: now,
+    pinned: false,
+    compactable: false,
+  });
+}
+
 export function summaryHeading(firstTurn: number, lastTurn: number): string {
   return `Summary of turns ${firstTurn}–${lastTurn}:`;
 }
@@ -86,15 +99,7 @@ export function buildReplacement(
   const first = originals[0];
   const last = originals.at(-1);
   if (!first || !last) return [];
-  const now = deps.clock.now();
-  const meta = () => ({
-    id: deps.ids.next('blk'),
-    tier: 0 as const,
-    source: 'compactor' as const,
-    createdAt: now,
-    pinned: false,
-    compactable: false,
-  });
+  const meta = compactorMeta(deps);
   const userWords = originals.flatMap((m) => m.blocks.filter((b): b is TextBlock => isUserWords(b)));
   const lead: Block =
     content.kind === 'summary'
