@@ -5,8 +5,9 @@
  * the run's date and the fixtures' names; the rest of the README is left as it is. Per
  * transcript and window: the default policy's cost, its ratio to the baseline, Claude Code's and
  * server-clear's ratios, the floor, FRR without summaries (default and baseline), overflows and
- * invalid requests over every policy, where the default's money goes; then the mean ratios, and
- * what the real and the scripted summaries carry (summary_carry).
+ * invalid requests over every policy, where the default's money goes; then the mean ratios, the
+ * recency bound of each row (bounds) and what the real and the scripted summaries carry
+ * (summary_carry).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -47,11 +48,22 @@ export interface TableCarry {
   readonly rows: readonly { readonly compactions: number; readonly summaryOnly: number }[];
 }
 
+/** The fields of a `bounds` entry the table reads (recencyBound.ts `BoundRow`). */
+export interface TableBound {
+  readonly transcript: string;
+  readonly window: number;
+  readonly target_frr: number;
+  readonly keep_tokens: number;
+  readonly frr: number;
+  readonly cost_ratio: number | null;
+}
+
 /** What the table is made of: the JSON line of a replay-all run. */
 export interface ReplayAllJson {
   readonly rows: readonly TableRow[];
   readonly breakdown?: readonly TableBreakdown[];
   readonly summary_carry?: TableCarry;
+  readonly bounds?: readonly TableBound[];
 }
 
 export const BEGIN = '<!-- replay-all:begin -->';
@@ -115,6 +127,21 @@ export function readmeTable(json: ReplayAllJson, date: string): string {
     out.push(
       `| **mean** | ${w / 1000}k | | **${ratio(mean(d))}** (${ratio(Math.min(...d))}–${ratio(Math.max(...d))}) | ${ratio(mean(ratios('claude-code')))} | ${ratio(mean(ratios('server-clear')))} | | | | |`,
     );
+  }
+  if (json.bounds && json.bounds.length > 0) {
+    out.push(
+      '',
+      'The recency bound (see below): the least a bare tail of the newest K tokens pays to hold the baseline’s FRR less 2 points.',
+      '',
+      '| transcript | window | FRR to hold | tail that holds it (FRR) | bound ÷ baseline | default ÷ baseline (FRR w/o summaries) |',
+      '|---|---|---|---|---|---|',
+    );
+    for (const b of json.bounds) {
+      const d = find(b.transcript, b.window, 'default');
+      out.push(
+        `| ${short(b.transcript)} | ${b.window / 1000}k | ${pct(b.target_frr)} | newest ${Math.round(b.keep_tokens / 1000)}k (${pct(b.frr)}) | ${ratio(b.cost_ratio)} | ${ratio(d?.cost_ratio)} (${pct(d?.frr_no_summary)}) |`,
+      );
+    }
   }
   const c = json.summary_carry;
   if (c && c.real_share !== null && c.scripted_share !== null)

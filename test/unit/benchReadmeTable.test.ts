@@ -59,6 +59,26 @@ describe('the README benchmark table comes from a replay-all run (bench/readmeTa
     );
   });
 
+  it('writes the recency bound of each row beside the default', () => {
+    const t = readmeTable(
+      {
+        ...json,
+        bounds: [
+          {
+            transcript: 'test/fixtures/real-session-a.transcript.jsonl',
+            window: 100_000,
+            target_frr: 0.96,
+            keep_tokens: 29_000,
+            frr: 0.963,
+            cost_ratio: 0.75,
+          },
+        ],
+      },
+      '2026-11-29',
+    );
+    assert.match(t, /\| a \| 100k \| 96\.0 % \| newest 29k \(96\.3 %\) \| 0\.75 \| 0\.80 \(97\.0 %\) \|/);
+  });
+
   it('finds the JSON line of a saved run, and says when there is none', () => {
     const out = `table…\n${JSON.stringify(json)}\n`;
     const parsed = replayAllJson(out);
