@@ -2,6 +2,14 @@ import { strict as assert } from 'node:assert';
 import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs } from '../../src/core/agent/llmErrors';
 
 describe('classifyFailure', () => {
+  it('an endpoint that refuses a 1-hour cache entry is told how to turn them off', () => {
+    const e = classifyFailure({ status: 400, message: "cache_control.ttl: Input should be '5m'" });
+    assert.equal(e.kind, 'invalid_request');
+    assert.match(e.message, /set contextPipeline\.cacheTtl to 5m\.$/);
+    const other = classifyFailure({ status: 400, message: 'messages: roles must alternate' });
+    assert.doesNotMatch(other.message, /cacheTtl/);
+  });
+
   it('recognises the overflow messages with thousands separators or no figures, and a 413 as too large', () => {
     const a = classifyFailure({ status: 400, message: 'Prompt is too long: 1,050,000 tokens > 1,000,000 maximum' });
     assert.equal(a.kind, 'prompt_too_long');

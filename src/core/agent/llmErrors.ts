@@ -146,6 +146,13 @@ export function classifyFailure(f: FailureFacts): LlmError {
           `The Anthropic account has no credit left${id}. Add credit in the Anthropic Console, then retry.`,
           false,
         );
+      // An endpoint without 1-hour cache entries (some proxies and older models) names the ttl.
+      if (/\bttl\b|cache_control/i.test(f.message))
+        return make(
+          'invalid_request',
+          `The API refused the request${id}: ${f.message}. If this endpoint does not take 1-hour cache entries, set contextPipeline.cacheTtl to 5m.`,
+          false,
+        );
       return make('invalid_request', `The API refused the request${id}: ${f.message}`, false);
   }
   if (f.type === 'api_error' || (f.status !== undefined && f.status >= 500))
