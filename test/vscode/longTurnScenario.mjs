@@ -104,7 +104,7 @@ export function requestText(req) {
 /**
  * The world of a long-turn test, for the tests of the enclosing `describe`: before them, VS Code
  * with the WORKSPACE, the fake server's window WINDOW, `contextPipeline.contextWindow` WINDOW, 60
- * tool rounds and `settings` on top, the side bar widened; after them, a last screenshot
+ * tool rounds, summaries by the summariser model and `settings` on top, the side bar widened; after them, a last screenshot
  * (`${shot}-last`), one log line (`label`: requests received, invalid, screenshots taken), the
  * world closed, and the assertion that the fake server refused no request.
  * @param {{ label: string, shot: string, settings?: Record<string, unknown> }} options
@@ -121,7 +121,14 @@ export function longTurnWorld({ label, shot, settings = {} }) {
     world.w = await startAgentWorld({
       workspaceFiles: WORKSPACE,
       fakeWindow: WINDOW,
-      settings: { 'contextPipeline.contextWindow': WINDOW, 'contextPipeline.maxToolRounds': 60, ...settings },
+      settings: {
+        'contextPipeline.contextWindow': WINDOW,
+        'contextPipeline.maxToolRounds': 60,
+        // The summariser model writes the summaries these tests follow; the chat model's own
+        // route (compaction on demand, which `auto` may pick) has its tests in test/unit.
+        'contextPipeline.summarizer': 'small',
+        ...settings,
+      },
     });
     world.u = ui(world.w, workbench);
     await workbench.widenSidebar(world.w.page);
@@ -176,7 +183,8 @@ export async function runLongTurn(w, { model = CHAT_MODEL, thinking = false } = 
   if (why) assert.fail(why);
   await w.waitIdle();
   const reqs = /** @type {SentRequest[]} */ (w.fake.requests.slice(first));
-  const chat = reqs.filter((r) => r.body?.model === model);
+  // A compaction request (compaction on demand) goes to the chat model too, but is not a round.
+  const chat = reqs.filter((r) => r.body?.model === model && !('compaction' in (r.body ?? {})));
   assert.deepEqual(
     reqs.filter((r) => !r.valid).map((r) => r.error),
     [],
