@@ -285,24 +285,18 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       const sum = summarised();
       return !sum || stuck(sum) || sum.expectedAfter >= m.expectedAfter;
     };
-    // A mask goes before a summary only when it pays back its rewrite within half the cycle it
-    // starts, at the hard threshold too: one that does not leaves history the summary must
-    // compact soon after — two cache rewrites where the summary alone is one (the Claude Code
-    // sessions at 100k: a mask at the hard threshold, the summary 6–19 requests later). When
-    // no summary can run, the mask goes first anyway.
-    const summaryRuns = (): boolean => {
-      const sum = summarised();
-      return sum !== undefined && !stuck(sum);
-    };
-    const maskFirst = (m: CompactionPlan): boolean =>
-      maskLasts(m) && (paysBack(m, inputs.growthPerRequest, settings.paybackRequests) || (hard && !summaryRuns()));
     // Masking alone is enough: cheaper (no LLM) and it keeps every call and every word.
-    if (mask && mask.expectedSaving >= pressure.tokensToFree && maskFirst(mask))
+    if (
+      mask &&
+      maskLasts(mask) &&
+      mask.expectedSaving >= pressure.tokensToFree &&
+      (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests))
+    )
       return { ...mask, reason: `Older tool results are cleared because ${why}.` };
     // At the hard threshold masking still goes first when it takes the prompt below the hard
     // threshold with its buffer: the cheap, lossless layer before any summary (the summary
     // follows at the next hard threshold, when there is less left to clear).
-    if (hard && mask && maskFirst(mask) && mask.expectedAfter <= (cfg.hardThreshold - settings.hardBuffer) * eff)
+    if (hard && mask && maskLasts(mask) && mask.expectedAfter <= (cfg.hardThreshold - settings.hardBuffer) * eff)
       return {
         ...mask,
         reason: `Older tool results are cleared because ${why}; that is enough to leave the threshold, so summarising waits.`,
