@@ -209,6 +209,13 @@ describe(
       const row = frame.locator('[data-testid="subagents-row"]');
       await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
       assert.equal(await row.innerText(), 'Subagents ×2');
+      // The prompt cell says what it sums, in words and in its tooltip.
+      const prompt = frame.locator('[data-testid="subagents-prompt"]');
+      assert.match(await prompt.innerText(), /^[\d,.]+k? in \d+ requests?$/);
+      assert.match(
+        (await prompt.getAttribute('title')) ?? '',
+        /^The prompt tokens of all \d+ subagent requests together/,
+      );
       assert.match(
         await frame.locator('[data-testid="budget-history"] p.muted').last().innerText(),
         /3 requests and 2 subagents, \$\d+\.\d{4} in this session \(\$\d+\.\d{4} of it by subagents\)/,

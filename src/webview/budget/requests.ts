@@ -108,7 +108,14 @@ function subagentsRow(
     costUsd,
     cells: [
       label,
-      `${formatTokens(prompt)} in ${add('requests')}`,
+      el(
+        'span',
+        {
+          title: `The prompt tokens of all ${add('requests')} subagent requests together (each subagent's own context, not this session's)`,
+          'data-testid': 'subagents-prompt',
+        },
+        `${formatTokens(prompt)} in ${add('requests')} ${add('requests') === 1 ? 'request' : 'requests'}`,
+      ),
       formatTokens(add('cacheRead')),
       formatTokens(add('cacheWrite')),
       formatTokens(add('output')),
