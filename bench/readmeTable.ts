@@ -11,60 +11,34 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import type { CarryReport } from './carryReport';
+import type { BreakdownRow } from './costBreakdown';
+import type { BoundRow } from './recencyBound';
+import type { ReplayRow } from './replayReport';
 
-/** The fields of a `rows` entry the table reads (replayReport.ts `ReplayRow`). */
-export interface TableRow {
-  readonly transcript: string;
-  readonly window: number;
-  readonly policy: string;
-  readonly overflows: number;
-  readonly invalid: number;
-  readonly cost_usd: number | null;
-  readonly cost_ratio: number | null;
-  readonly floor_ratio: number | null;
-  readonly frr_no_summary: number | null;
-}
-
-/** The fields of a `breakdown` entry the table reads (costBreakdown.ts `BreakdownRow`). */
-export interface TableBreakdown {
-  readonly transcript: string;
-  readonly window: number;
-  readonly policy: string;
-  readonly read: number;
-  readonly write_growth: number;
-  readonly write_compaction: number;
-  readonly write_server: number;
-  readonly write_ttl: number;
-  readonly write_miss: number;
-  readonly output: number;
-  readonly summariser: number;
-}
-
-/** The fields of `summary_carry` the table reads (carryReport.ts `CarryReport`). */
-export interface TableCarry {
-  readonly keep: number;
-  readonly real_share: number | null;
-  readonly scripted_share: number | null;
-  readonly rows: readonly { readonly compactions: number; readonly summaryOnly: number }[];
-}
-
-/** The fields of a `bounds` entry the table reads (recencyBound.ts `BoundRow`). */
-export interface TableBound {
-  readonly transcript: string;
-  readonly window: number;
-  readonly target_frr: number;
-  readonly keep_tokens: number;
-  readonly frr: number;
-  readonly cost_ratio: number | null;
-}
-
-/** What the table is made of: the JSON line of a replay-all run. */
+/** What the table is made of: the JSON line of a replay-all run (the fields it reads). */
 export interface ReplayAllJson {
   readonly rows: readonly TableRow[];
-  readonly breakdown?: readonly TableBreakdown[];
-  readonly summary_carry?: TableCarry;
-  readonly bounds?: readonly TableBound[];
+  readonly breakdown?: readonly BreakdownRow[];
+  readonly summary_carry?: Pick<CarryReport, 'keep' | 'real_share' | 'scripted_share'> & {
+    readonly rows: readonly Pick<CarryReport['rows'][number], 'compactions' | 'summaryOnly'>[];
+  };
+  readonly bounds?: readonly BoundRow[];
 }
+
+/** The fields of a `rows` entry the table reads (replayReport.ts `ReplayRow`). */
+export type TableRow = Pick<
+  ReplayRow,
+  | 'transcript'
+  | 'window'
+  | 'policy'
+  | 'overflows'
+  | 'invalid'
+  | 'cost_usd'
+  | 'cost_ratio'
+  | 'floor_ratio'
+  | 'frr_no_summary'
+>;
 
 export const BEGIN = '<!-- replay-all:begin -->';
 export const END = '<!-- replay-all:end -->';
@@ -139,7 +113,7 @@ export function readmeTable(json: ReplayAllJson, date: string): string {
     for (const b of json.bounds) {
       const d = find(b.transcript, b.window, 'default');
       out.push(
-        `| ${short(b.transcript)} | ${b.window / 1000}k | ${pct(b.target_frr)} | newest ${Math.round(b.keep_tokens / 1000)}k (${pct(b.frr)}) | ${ratio(b.cost_ratio)} | ${ratio(d?.cost_ratio)} (${pct(d?.frr_no_summary)}) |`,
+        `| ${short(b.transcript)} | ${b.window / 1000}k | ${pct(b.target_frr)} | ${b.keep_tokens === null ? 'none in the window' : `newest ${Math.round(b.keep_tokens / 1000)}k (${pct(b.frr)})`} | ${ratio(b.cost_ratio)} | ${ratio(d?.cost_ratio)} (${pct(d?.frr_no_summary)}) |`,
       );
     }
   }

@@ -21,7 +21,7 @@ import { resolveConfig } from '../src/core/pipeline/config';
 import { buildLedger } from '../src/core/pipeline/ledger';
 import type { ConversationState, Message, PipelineConfig } from '../src/core/conversation/conversationModel';
 import type { RepairKind } from '../src/core/normalize/normalize';
-import { prepareRequest } from '../src/core/pipeline/pipeline';
+import { prepareRequest, type PreparedRequest } from '../src/core/pipeline/pipeline';
 import { bindThinking, requestPrefixDigest } from '../src/core/pipeline/thinkingBinding';
 import { checksThinkingPrefix } from '../src/core/models/preservedThinking';
 import { counterIds, type Tokenizer } from '../src/core/platform/platformPorts';
@@ -155,6 +155,15 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   let previous: ReturnType<typeof prepareRequest>['lastBreakpoint'];
   // The session's rhythm of turns and replies, learned as the extension learns it (requestAccounting.ts).
   const gaps = new ReplyGaps();
+  // The request the replay sends for a state now, as the extension builds it (sessionCore.ts `prepare`).
+  const prepare = (s: ConversationState): PreparedRequest =>
+    prepareRequest(s, {
+      count,
+      clock,
+      gaps: gaps.stats,
+      missRate: compactor.measured.cacheMissRate,
+      ...(previous ? { previous } : {}),
+    });
   const compactor = new Compactor({
     // Compaction on demand (the `server` route) beside the scripted routes, through the same API and cache.
     summariser: new ReplayServerSummariser(summariser, api, {
@@ -169,13 +178,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     timeout: () => new Promise(() => undefined),
     readFresh: files.readFresh,
     mainRequest: (s) => {
-      const p = prepareRequest(s, {
-        count,
-        clock,
-        gaps: gaps.stats,
-        missRate: compactor.measured.cacheMissRate,
-        ...(previous ? { previous } : {}),
-      });
+      const p = prepare(s);
       return { params: p.params, sent: p.sent };
     },
   });
@@ -274,13 +277,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     totals.peak = Math.max(totals.peak, tokens / effectiveWindow(state.config));
     if (tokens + state.config.outputReserve > state.config.contextWindow) totals.overflows++;
     // count gets the normalized state: per-message tokens must index its messages, as the anchors do.
-    const prepared = prepareRequest(state, {
-      count,
-      clock,
-      gaps: gaps.stats,
-      missRate: compactor.measured.cacheMissRate,
-      ...(previous ? { previous } : {}),
-    });
+    const prepared = prepare(state);
     gaps.observe(now, startsTurn(prepared.sent.messages));
     const lifetimeMs = ttlMs(previous?.ttl ?? usualWriteTtl(state.config.cacheTtl));
     previous = prepared.lastBreakpoint;

@@ -77,6 +77,16 @@ describe('the README benchmark table comes from a replay-all run (bench/readmeTa
       '2026-11-29',
     );
     assert.match(t, /\| a \| 100k \| 96\.0 % \| newest 29k \(96\.3 %\) \| 0\.75 \| 0\.80 \(97\.0 %\) \|/);
+    const none = readmeTable(
+      {
+        ...json,
+        bounds: [
+          { transcript: 'b', window: 100_000, target_frr: null, keep_tokens: null, frr: null, cost_ratio: null },
+        ],
+      },
+      '2026-11-29',
+    );
+    assert.match(none, /\| b \| 100k \| — \| none in the window \| — \|/, 'a bound no tail reaches');
   });
 
   it('finds the JSON line of a saved run, and says when there is none', () => {
