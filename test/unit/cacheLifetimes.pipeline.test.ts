@@ -13,8 +13,8 @@ import { Convo, lines, tokensOf } from './support/compactionBuilders';
 import { countingTokenizer } from './support/tokenFakes';
 
 const MIN = 60_000;
-const CHATTY = { turnEnd: 0.5, longReply: 0.6, overHour: 0.05, replies: 10 };
-const LOOPING = { turnEnd: 0.01, longReply: 0.6, overHour: 0.05, replies: 10 };
+const CHATTY = { turnEnd: 0.5, longReply: 0.6, overHour: 0.05, replies: 10, requests: 40 };
+const LOOPING = { turnEnd: 0.01, longReply: 0.6, overHour: 0.05, replies: 10, requests: 200 };
 
 /** A conversation whose system prompt is 15k tokens and whose messages are 40k, counted by hand. */
 function request() {
@@ -75,6 +75,50 @@ describe('cache lifetimes through the pipeline', () => {
       ['1h', '5m'],
     );
     assert.match(marked[1]?.ttl?.reason ?? '', /kept for 5 minutes: a 1 % chance the turn ends here/);
+  });
+
+  it('the stable prefix keeps the lifetime its live entry was written with, and is given one when written again', () => {
+    const { count, clock } = request();
+    const answer = withSystem.messages.at(-2);
+    assert.ok(answer);
+    const n = withSystem.messages.length;
+    const through = 15_000 + (40_000 * (n - 1)) / n;
+    const base = { messageId: answer.id, sentAt: clock.now() - MIN, ttl: '5m' as const, prefixTokens: through };
+    // Written for 5 minutes by the session's first request and still warm: its mark stays 5 minutes, whatever the figures say.
+    const warm5m = prepareRequest(withSystem, {
+      count,
+      clock,
+      gaps: LOOPING,
+      previous: { ...base, stable: { tokens: 15_000, ttl: '5m' } },
+    });
+    assert.deepEqual(ttlsOf(warm5m.params), ['5m', '5m']);
+    assert.match(warm5m.anchors[0]?.ttlReason ?? '', /cached for 5 minutes already/);
+    assert.deepEqual(warm5m.lastBreakpoint?.stable, { tokens: 15_000, ttl: '5m' });
+    // The same entry written for an hour stays an hour.
+    const warm1h = prepareRequest(withSystem, {
+      count,
+      clock,
+      gaps: LOOPING,
+      previous: { ...base, stable: { tokens: 15_000, ttl: '1h' } },
+    });
+    assert.deepEqual(ttlsOf(warm1h.params), ['1h', '5m']);
+    // Expired (the last request was 10 minutes ago): written again, for an hour in a session long enough to pause in.
+    const expired = prepareRequest(withSystem, {
+      count,
+      clock,
+      gaps: LOOPING,
+      previous: { ...base, sentAt: clock.now() - 10 * MIN, stable: { tokens: 15_000, ttl: '5m' } },
+    });
+    assert.equal(ttlsOf(expired.params)[0], '1h');
+    assert.deepEqual(expired.lastBreakpoint?.stable, { tokens: 15_000, ttl: '1h' });
+    // A changed system prompt (another size) is written again too.
+    const changed = prepareRequest(withSystem, {
+      count,
+      clock,
+      gaps: LOOPING,
+      previous: { ...base, stable: { tokens: 9_000, ttl: '5m' } },
+    });
+    assert.equal(ttlsOf(changed.params)[0], '1h');
   });
 
   it('a fixed cacheTtl setting writes every breakpoint with it', () => {

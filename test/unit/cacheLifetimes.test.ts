@@ -43,7 +43,7 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
   });
 
   it('keeps the stable prefix an hour when pauses over 5 minutes come before it is lost; not when full misses lose it first', () => {
-    const pauses = input({ gaps: { turnEnd: 0.1, longReply: 0.5, overHour: 0.05 } });
+    const pauses = input({ gaps: { turnEnd: 0.1, longReply: 0.5, overHour: 0.05, requests: 100 } });
     const t = chooseTtls([...stable], pauses);
     assert.deepEqual(
       t.map((a) => a.ttl),
@@ -51,9 +51,40 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
     );
     assert.match(t[1]!.ttlReason, /kept for an hour/);
     // A session whose cache misses every tenth request and whose user never pauses: an hour would not pay.
-    const busy = input({ gaps: { turnEnd: 0.1, longReply: 0.02, overHour: 0 }, missRate: 0.1 });
+    const busy = input({ gaps: { turnEnd: 0.1, longReply: 0.02, overHour: 0, requests: 100 }, missRate: 0.1 });
     assert.deepEqual(
       chooseTtls([...stable], busy).map((a) => a.ttl),
+      ['5m', '5m'],
+    );
+  });
+
+  it("writes the stable prefix for 5 minutes at a session's first request, and for an hour once the session has run long enough to pause", () => {
+    // Nothing is known of how long the session will run: no pause is expected in it yet.
+    const first = chooseTtls([...stable], input({ gaps: { ...PRIOR_GAP_STATS, requests: 0 } }));
+    assert.deepEqual(
+      first.map((a) => a.ttl),
+      ['5m', '5m'],
+    );
+    assert.match(first[1]!.ttlReason, /~0\.0 pauses over 5 minutes expected in the next 0 requests/);
+    // The same rhythm after 60 requests: the next 60 are expected to pause about once (0.1 × 0.2 × 60): an hour pays.
+    const later = chooseTtls([...stable], input({ gaps: { ...PRIOR_GAP_STATS, requests: 60 } }));
+    assert.deepEqual(
+      later.map((a) => a.ttl),
+      ['1h', '1h'],
+    );
+    // A session that never pauses does not pay for an hour, however long it runs.
+    const never = chooseTtls(
+      [...stable],
+      input({ gaps: { turnEnd: 0.1, longReply: 0.01, overHour: 0.01, requests: 500 } }),
+    );
+    assert.deepEqual(
+      never.map((a) => a.ttl),
+      ['5m', '5m'],
+    );
+    // A live entry keeps its lifetime: the mark says it.
+    const cached = chooseTtls([...stable], input({ gaps: { ...PRIOR_GAP_STATS, requests: 500 }, stableCached: '5m' }));
+    assert.deepEqual(
+      cached.map((a) => a.ttl),
       ['5m', '5m'],
     );
   });
@@ -67,7 +98,7 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
     );
     assert.match(c[2]!.ttlReason, /^kept for an hour: a 50 % chance the turn ends here/);
     // 100 tool rounds per turn: the same prompt, the same growth, the tail stays at 5 minutes.
-    const loop = input({ gaps: { turnEnd: 0.01, longReply: 0.5, overHour: 0.05 }, readTokens: 58_000 });
+    const loop = input({ gaps: { turnEnd: 0.01, longReply: 0.5, overHour: 0.05, requests: 1000 }, readTokens: 58_000 });
     const l = chooseTtls([...stable, tail(60_000)], loop);
     assert.deepEqual(
       l.map((a) => a.ttl),
@@ -102,9 +133,10 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
         (raw, gaps, missRate, readTokens) => {
           const order = (t: CacheAnchor['target']) => (t.at === 'tools' ? -2 : t.at === 'system' ? -1 : t.messageIndex);
           const anchors = raw.map(([t, n]) => anchor(t, n)).sort((a, b) => order(a.target) - order(b.target));
-          const ttls = chooseTtls(anchors, input({ gaps: { ...gaps, replies: 5 }, missRate, readTokens })).map(
-            (a) => a.ttl,
-          );
+          const ttls = chooseTtls(
+            anchors,
+            input({ gaps: { ...gaps, replies: 5, requests: 50 }, missRate, readTokens }),
+          ).map((a) => a.ttl);
           const first5m = ttls.indexOf('5m');
           return first5m < 0 || !ttls.slice(first5m).includes('1h');
         },

@@ -5,7 +5,7 @@
  * And, for the request being built, what of its prompt should still be cached: the previous
  * request's prefix while it lives, else the checkpoint's. Pure.
  */
-import type { Message } from '../conversation/conversationModel';
+import type { CacheTtl, Message } from '../conversation/conversationModel';
 import type { RequestTokens } from '../pipeline/pipeline';
 import { checkpointAlive, samePrefix, ttlMs, type HourCheckpoint, type PreviousBreakpoint } from './cacheAnchors';
 import type { TimedAnchor } from './ttlChoice';
@@ -16,6 +16,8 @@ export interface CachedPrefixes {
   readonly readTokens: number;
   /** The prefix a pause would leave: the live checkpoint's (0 when none). */
   readonly checkpointTokens: number;
+  /** The lifetime of the stable prefix's live entry (tools and system as they are now); absent: it must be written. */
+  readonly stableCached?: CacheTtl;
 }
 
 /** What `messages` (counted as `tokens`) should find cached at `now` after `previous` (see the module comment). */
@@ -34,13 +36,23 @@ export function cachedPrefixes(
   const at = ids.indexOf(previous.messageId);
   // A compaction may keep the message ids and change what comes before them: then nothing is warm.
   const warm = at >= 0 && now - previous.sentAt < ttlMs(previous.ttl) && samePrefix(previous.prefixTokens, through(at));
-  return { readTokens: Math.max(warm ? through(at) : 0, checkpointTokens), checkpointTokens };
+  const stable = previous.stable;
+  const stableWarm =
+    stable !== undefined &&
+    now - previous.sentAt < ttlMs(stable.ttl) &&
+    samePrefix(stable.tokens, tokens.tools + tokens.system);
+  return {
+    readTokens: Math.max(warm ? through(at) : 0, checkpointTokens),
+    checkpointTokens,
+    ...(stableWarm ? { stableCached: stable.ttl } : {}),
+  };
 }
 
 /**
  * The breakpoint record this request leaves for the next (undefined when it placed none on its
- * last message): its tail, and the checkpoint — this tail when it was written for an hour, else
- * the previous checkpoint while it lives.
+ * last message): its tail, the checkpoint — this tail when it was written for an hour, else
+ * the previous checkpoint while it lives — and the stable prefix's entry: the lifetime it was
+ * cached with when this request found it warm (`stableCached`), else the one its mark wrote.
  */
 export function nextBreakpoint(
   messages: readonly Message[],
@@ -48,6 +60,7 @@ export function nextBreakpoint(
   anchors: readonly TimedAnchor[],
   now: number,
   previous: PreviousBreakpoint | undefined,
+  stableCached?: CacheTtl,
 ): PreviousBreakpoint | undefined {
   const lastIndex = messages.length - 1;
   const last = anchors.find((a) => a.target.at === 'message' && a.target.messageIndex === lastIndex);
@@ -59,12 +72,15 @@ export function nextBreakpoint(
     last.ttl === '1h'
       ? { messageId: lastMessage.id, index: lastIndex, firstId: first.id, sentAt: now, prefixTokens: last.prefixTokens }
       : live(previous?.checkpoint, ids, tokens, now);
+  const stableMark = anchors.filter((a) => a.target.at !== 'message').at(-1);
+  const stableTtl = stableCached ?? stableMark?.ttl;
   return {
     messageId: lastMessage.id,
     sentAt: now,
     ttl: last.ttl,
     prefixTokens: last.prefixTokens,
     ...(checkpoint ? { checkpoint } : {}),
+    ...(stableTtl ? { stable: { tokens: tokens.tools + tokens.system, ttl: stableTtl } } : {}),
   };
 }
 

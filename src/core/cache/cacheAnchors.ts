@@ -34,6 +34,8 @@ export interface PreviousBreakpoint {
   readonly prefixTokens: number;
   /** The newest 1-hour checkpoint so far, while it lives. */
   readonly checkpoint?: HourCheckpoint;
+  /** The stable prefix (tools and system) it left cached: its tokens and the lifetime its entry was written with. */
+  readonly stable?: { readonly tokens: number; readonly ttl: CacheTtl };
 }
 
 /**

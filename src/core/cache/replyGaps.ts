@@ -25,6 +25,8 @@ export interface GapStats {
   readonly overHour: number;
   /** Reply gaps observed so far (0: `longReply` and `overHour` are the priors). */
   readonly replies: number;
+  /** Requests sent so far after the first (0: nothing is known of the session's length). */
+  readonly requests: number;
 }
 
 /**
@@ -46,6 +48,7 @@ export const PRIOR_GAP_STATS: GapStats = {
   longReply: PRIOR_LONG_REPLY,
   overHour: PRIOR_OVER_HOUR,
   replies: 0,
+  requests: 0,
 };
 
 /** Learns a session's {@link GapStats} from the requests it sends (see the module comment). */
@@ -82,6 +85,7 @@ export class ReplyGaps {
         (this.longReplies + PRIOR_LONG_REPLY * PRIOR_LONG_REPLY_WEIGHT) / (this.replies + PRIOR_LONG_REPLY_WEIGHT),
       overHour: (this.overHour + PRIOR_OVER_HOUR * PRIOR_LONG_REPLY_WEIGHT) / (this.replies + PRIOR_LONG_REPLY_WEIGHT),
       replies: this.replies,
+      requests: this.requests,
     };
   }
 }

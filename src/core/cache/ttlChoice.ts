@@ -12,10 +12,17 @@
  * Under the `auto` lifetime each choice is priced with what this session has shown
  * (replyGaps.ts: how often a turn ends, how often the reply comes after 5 minutes but within
  * the hour, or after more than an hour; the compactor's measured full-miss rate):
- * - The stable prefix (tools, system prompt, instructions) is kept for an hour when the pauses
- *   it is expected to bridge before it is lost anyway (to a full miss, or a pause of over an
- *   hour) each save what rewriting it costs (1.25× − 0.1×) by more than the one dearer write
- *   (0.75× more).
+ * - The stable prefix (tools, system prompt, instructions) is given its lifetime when it is
+ *   written — a live entry keeps the lifetime it was written with (the docs do not say a later
+ *   mark lengthens it), so while it is cached its mark says that lifetime. When written, it is
+ *   kept for an hour when the pauses over 5 minutes it is expected to bridge in the rest of the
+ *   session, before it is lost anyway (to a full miss, or a pause of over an hour), each save
+ *   what rewriting it costs (1.25× − 0.1×) by more than the one dearer write (0.75× more). The
+ *   rest of the session is taken to be as long again as it has run so far (the Lindy estimate
+ *   of a length nothing else is known about): a session's first request writes it for 5
+ *   minutes, and a session whose replies come back late writes it for an hour when its first
+ *   long pause has it written again — at most one rewrite more than knowing from the start,
+ *   and no surcharge at all on a session that never pauses.
  * - The end of the prompt is kept for an hour when the chance that this request ends the turn
  *   × the chance of a reply after 5 minutes × what that reply would otherwise write again is
  *   more than the surcharge on what this request writes (its growth; the whole prompt when the
@@ -52,6 +59,8 @@ export interface TtlChoiceInput {
    * full miss: everything is written again, at the tail's lifetime); 0 when not measured.
    */
   readonly missRate: number;
+  /** The lifetime of the stable prefix's live cache entry (breakpointMemory.ts); absent: this request writes it. */
+  readonly stableCached?: CacheTtl;
 }
 
 /** A lifetime decision in words. */
@@ -93,17 +102,24 @@ function multiples(p: RateCard): { readonly surcharge: number; readonly rewrite:
 }
 
 /**
- * Whether an hour pays for the stable prefix: the long pauses it bridges before it is lost
- * anyway × the rewrite each saves, against one dearer write.
+ * Whether an hour pays for the stable prefix: kept as it is while cached; when written, the long
+ * pauses it bridges in the rest of the session before it is lost anyway × the rewrite each
+ * saves, against one dearer write (see the module comment).
  */
 function stablePays(input: TtlChoiceInput): Verdict {
+  if (input.stableCached)
+    return {
+      pays: input.stableCached === '1h',
+      reason: `the stable prefix is cached for ${input.stableCached === '1h' ? 'an hour' : '5 minutes'} already (a live entry keeps the lifetime it was written with)`,
+    };
   const { surcharge, rewrite } = multiples(input.prices);
   const g = input.gaps;
   const bridged = g.turnEnd * g.longReply;
-  const lost = Math.max(1e-6, clamp01(input.missRate) + g.turnEnd * g.overHour);
-  // Each request ends in a bridged pause with chance `bridged` and loses the entry with chance `lost`.
-  const pauses = bridged / lost;
-  const figures = `~${pauses.toFixed(1)} pauses over 5 minutes expected before it is lost anyway, each saving ${rewrite.toFixed(2)}× its size against ${surcharge.toFixed(2)}× once`;
+  const lost = Math.min(1, Math.max(1e-6, clamp01(input.missRate) + g.turnEnd * g.overHour));
+  // Each request ends in a bridged pause with chance `bridged` and loses the entry with chance `lost`,
+  // over a rest of the session as long as what has run.
+  const pauses = (bridged * (1 - (1 - lost) ** g.requests)) / lost;
+  const figures = `~${pauses.toFixed(1)} pauses over 5 minutes expected in the next ${g.requests} requests before it is lost anyway, each saving ${rewrite.toFixed(2)}× its size against ${surcharge.toFixed(2)}× once`;
   return pauses * rewrite > surcharge
     ? { pays: true, reason: `the stable prefix is kept for an hour: ${figures}` }
     : { pays: false, reason: `the stable prefix is kept for 5 minutes: ${figures}` };

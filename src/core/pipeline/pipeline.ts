@@ -82,12 +82,13 @@ export function prepareRequest(
     readTokens: cached.readTokens,
     checkpointTokens: cached.checkpointTokens,
     missRate: deps.missRate ?? 0,
+    ...(cached.stableCached ? { stableCached: cached.stableCached } : {}),
   });
   const params = serializeRequest(
     state,
     anchors.map((a) => ({ ...a.target, ttl: a.ttl })),
   );
-  const lastBreakpoint = nextBreakpoint(state.messages, tokens, anchors, now, deps.previous);
+  const lastBreakpoint = nextBreakpoint(state.messages, tokens, anchors, now, deps.previous, cached.stableCached);
   return { params, sent: state, repairs, tokens, anchors, ...(lastBreakpoint ? { lastBreakpoint } : {}) };
 }
 
