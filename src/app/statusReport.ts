@@ -39,6 +39,8 @@ export interface ContextFigures {
   readonly breakdown?: ReadonlyArray<{ readonly label: string; readonly tokens: number }>;
   /** The tool definitions by source (built-ins '', then each MCP server), when a session is open. */
   readonly tools?: ReadonlyArray<{ readonly server: string; readonly tokens: number; readonly deferred: number }>;
+  /** The context engine in use, by name (set by the host, which owns the engine registry). */
+  readonly engine?: string;
 }
 
 /** What the status is built from. */

@@ -27,7 +27,13 @@ import { spillWriter } from './chat/spillWriter';
 import { redactingLog } from './redactingLog';
 import { SessionStore } from './sessions/sessionStore';
 import { inBackground } from '../core/platform/background';
-import { noteWorkspaceCostSettings, PROJECT_CONTEXT_SETTINGS, readAgentSettings, SETTINGS_SECTION } from './settings';
+import {
+  noteWorkspaceCostSettings,
+  PROJECT_CONTEXT_SETTINGS,
+  readAgentSettings,
+  readContextEngine,
+  SETTINGS_SECTION,
+} from './settings';
 import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
 import { toolCallApprover } from './approvals/toolCallPolicy';
 import { McpServers } from './mcpServers';
@@ -35,12 +41,16 @@ import { FIND_TOOLS_NAME } from '../core/tools/findTools';
 import { budgetToolsSource } from './budget/toolsSource';
 import type { AnyToolDefinition } from '../core/tools/toolDefinition';
 import { mcpCallSettings, rememberAlwaysAllow } from './mcpSettings';
+import type { ContextPipelineApi } from '../../api/context-pipeline';
+import { EngineRegistry } from '../core/engine/engineRegistry';
+import { contextPipelineApi } from './publicApi';
+import { offerEngineMigration } from './engineMigration';
 
 /**
  * Activation: wires the adapters and views. Cheap by design — the tokenizer, the session
  * and the SDK client load on first use, not here. Every disposable goes to context.subscriptions.
  */
-export function activate(context: vscode.ExtensionContext): void {
+export function activate(context: vscode.ExtensionContext): ContextPipelineApi {
   let knownKey: string | undefined;
   // Secrets that must never be written or shown: the key in use and the environment's.
   const secrets = (): string[] =>
@@ -126,7 +136,9 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     log,
   );
+  const engines = new EngineRegistry();
   controller = new ChatController(chat, {
+    engines: { registry: engines, chosen: readContextEngine },
     apiKeys,
     sessions,
     tools,
@@ -137,7 +149,8 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     version,
     onStatus: (figures) => {
-      statusBar.update(figures);
+      const engine = controller?.engineName();
+      statusBar.update(engine ? { ...figures, engine } : figures);
       promptTokens = figures.promptTokens;
     },
     nextTurn,
@@ -212,7 +225,9 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   // A workspace's cost settings are said once (a few reads; the message does not block).
   noteWorkspaceCostSettings(log);
+  inBackground(offerEngineMigration(log), log, 'Offering the context engine setting');
   log.info(`Context Pipeline activated (version ${version}).`);
+  return contextPipelineApi(engines, log);
 }
 
 /** Calls `fn` once calls have paused for `ms`. */

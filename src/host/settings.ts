@@ -1,3 +1,4 @@
+import { LAYERED, SERVER_COMPACT } from '../core/engine/engineRegistry';
 import * as vscode from 'vscode';
 import { DEFAULT_DEFER_THRESHOLD_TOKENS } from '../core/tools/toolLoading';
 import { DEFAULT_MODEL, resolveConfig, type ConfigResult, type PipelineSettings } from '../core/pipeline/config';
@@ -85,10 +86,25 @@ export function readProjectContextSettings(): ProjectContextSettings {
   };
 }
 
+/**
+ * The chosen context engine's id (`contextPipeline.contextEngine`). Before the setting existed
+ * the API's compaction was the compactionStrategy `server-compact`: with the engine left at its
+ * default, that value still chooses the `server-compact` engine (a notice says to move it).
+ */
+export function readContextEngine(): string {
+  const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  const chosen = c.get<string>('contextEngine', LAYERED);
+  const id = typeof chosen === 'string' && chosen.trim() ? chosen.trim() : LAYERED;
+  if (id === LAYERED && c.get<string>('compactionStrategy') === SERVER_COMPACT) return SERVER_COMPACT;
+  return id;
+}
+
 /** Compaction settings, with the engine's defaults for what the user did not set. */
 export function readCompactionSettings(): CompactionSettings {
   const c = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-  const strategy = c.get<string>('compactionStrategy', 'summarise');
+  // The server-compact engine is the API's compaction behind our layers.
+  const strategy =
+    readContextEngine() === SERVER_COMPACT ? SERVER_COMPACT : c.get<string>('compactionStrategy', 'summarise');
   const soft = c.get<string>('autoCompact', 'auto');
   return {
     ...DEFAULT_COMPACTION_SETTINGS,

@@ -44,6 +44,7 @@ export function statusBarText(f: ContextFigures): StatusBarText {
     );
     lines.push(`Tool definitions: ${each.join(' · ')}.\n\n`);
   }
+  if (f.engine) lines.push(`Context engine: ${f.engine}.\n\n`);
   lines.push(
     `Compaction: soft at ${Math.round(f.softThreshold * 100)}%, hard at ${Math.round(f.hardThreshold * 100)}% of ${effective.toLocaleString('en-US')} tokens · ${f.compactions} so far.\n\n`,
     `Cost this session: ${f.costUsd === undefined ? "— (a model's price is unknown)" : `$${f.costUsd.toFixed(4)}`}${f.subagents ? subagentsPart(f.subagents.costUsd) : ''}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`,

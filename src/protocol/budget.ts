@@ -143,6 +143,8 @@ const SnapshotSchema = v.strictObject({
   contextWindow: N,
   /** Where the window came from: the user's setting, the Models API, the maintained table, or assumed (unknown model). */
   windowSource: v.optional(v.picklist(['setting', 'models-api', 'table', 'assumed'])),
+  /** The context engine of the last request (or the one chosen, before any), and why the layered one served it instead. */
+  engine: v.optional(v.strictObject({ id: v.string(), name: v.string(), fallback: v.optional(v.string()) })),
   outputReserve: N,
   softThreshold: N,
   hardThreshold: N,

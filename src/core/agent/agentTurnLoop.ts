@@ -25,6 +25,7 @@ import {
 import { STOPPED_WHILE_TOOLS_RAN } from './standInAnswers';
 import { plural } from '../tools/result';
 import { TASK } from '../subagents/taskSpec';
+import type { EngineUse } from '../engine/engineSlot';
 
 /** Tools whose calls of one round run together: subagents (each in its own context). */
 const PARALLEL_TOOLS: ReadonlySet<string> = new Set([TASK]);
@@ -59,22 +60,12 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
       }
       // find_tools may have loaded tools in the round before: they join this request.
       core.planTools();
-      const compactor = core.deps.compactor;
-      if (compactor) {
-        const run = await compactor.beforeRequest(core.state, {
-          ...(core.accounting.lastRequestAt !== undefined ? { lastRequestAt: core.accounting.lastRequestAt } : {}),
-          ...(core.accounting.previousBreakpoint ? { lastTtl: core.accounting.previousBreakpoint.ttl } : {}),
-          signal: controller.signal,
-          onSummarising: (start) => core.emit({ type: 'compaction_started', ...start }),
-        });
-        if (run.records.length > 0 || run.notices.length > 0) {
-          // A compaction that cannot be saved is not applied: the turn ends (the message stays; Retry resends it).
-          const adopted = await core.adopt(run.state, run.records, run.notices);
-          if (!adopted.ok) {
-            reason = 'error';
-            break;
-          }
-        }
+      const engine = core.deps.engine;
+      // An engine that owns compaction keeps the history within its budget itself: the layers stay off.
+      const engineOwns = engine?.ownsCompaction() ?? false;
+      if (!engineOwns && !(await compactBeforeRequest(core, controller))) {
+        reason = 'error';
+        break;
       }
       // Stopped before the request (while the message was saved, or a compaction ran): nothing is sent.
       if (controller.signal.aborted) {
@@ -82,7 +73,22 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
         if (core.state.messages.at(-1)?.role === 'user') await core.recordStop('');
         break;
       }
-      const sent = core.state;
+      let sent = core.state;
+      let engineUse: EngineUse | undefined;
+      if (engine && !controller.signal.aborted) {
+        const step = await engine.assemble(core.state, { signal: controller.signal });
+        engineUse = step.use;
+        if (step.kind === 'engine') sent = step.state;
+        else {
+          if (step.notice) core.emit({ type: 'notice', level: 'warning', text: step.notice });
+          // The layered engine serves this request: its layers run now if the engine had kept them off.
+          if (engineOwns && !(await compactBeforeRequest(core, controller))) {
+            reason = 'error';
+            break;
+          }
+          sent = core.state;
+        }
+      }
       // A model switch restarts the estimator's calibration from that model's tokenizer prior.
       core.deps.estimator.useModel(sent.config.model, priorFactorFor(modelInfo(sent.config.model).tokenizer));
       const prepared = core.prepare(sent);
@@ -115,6 +121,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
               estimatedTokens: prepared.tokens.total,
               anchored: prepared.tokens.anchored,
               ...(prepared.repairs.length > 0 ? { repairs: prepared.repairs } : {}),
+              ...(engineUse ? { engine: engineUse } : {}),
             });
           } else if (e.type === 'text_delta') {
             streamedText += e.text;
@@ -176,6 +183,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
       }
       const result = answer.result;
       await core.accounting.answered(sent, prepared, result);
+      engine?.observe(result.usage);
       stopReason = result.stopReason;
       const asked = server.value?.contextManagement?.edits.some((e) => e.type === 'compact_20260112') ?? false;
       const accepted = acceptedServerCompaction(result.content, asked);
@@ -197,6 +205,8 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
       );
       if (calls.length === 0) {
         reason = turnEndReason(result.stopReason);
+        const afterTurn = await engine?.afterTurn(core.state, controller.signal);
+        if (afterTurn) core.emit({ type: 'notice', level: 'warning', text: afterTurn });
         if (reason === 'max_tokens')
           core.emit({
             type: 'notice',
@@ -283,6 +293,26 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
     core.running = undefined;
     core.emit({ type: 'turn_finished', reason, ...(stopReason !== undefined ? { stopReason } : {}) });
   }
+}
+
+/**
+ * The pipeline's own compaction before a request, when due (the layered engine): adopted when
+ * it changed anything. False when its result could not be saved (the turn must end; the error
+ * was emitted).
+ */
+async function compactBeforeRequest(core: SessionCore, controller: AbortController): Promise<boolean> {
+  const compactor = core.deps.compactor;
+  if (!compactor) return true;
+  const run = await compactor.beforeRequest(core.state, {
+    ...(core.accounting.lastRequestAt !== undefined ? { lastRequestAt: core.accounting.lastRequestAt } : {}),
+    ...(core.accounting.previousBreakpoint ? { lastTtl: core.accounting.previousBreakpoint.ttl } : {}),
+    signal: controller.signal,
+    onSummarising: (start) => core.emit({ type: 'compaction_started', ...start }),
+  });
+  if (run.records.length === 0 && run.notices.length === 0) return true;
+  // A compaction that cannot be saved is not applied: the turn ends (the message stays; Retry resends it).
+  const adopted = await core.adopt(run.state, run.records, run.notices);
+  return adopted.ok;
 }
 
 /**

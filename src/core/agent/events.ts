@@ -1,3 +1,4 @@
+import type { EngineUse } from '../engine/engineSlot';
 import type { LlmError, ToolCall, ToolCallState, ToolOutcome, Usage } from './agentPorts';
 import type { CacheMiss } from '../cache/cacheMiss';
 import type { ContextHealth } from '../compaction/health';
@@ -41,6 +42,8 @@ export type AgentEvent =
       readonly estimatedTokens: number;
       readonly anchored: boolean;
       readonly repairs?: readonly Repair[];
+      /** The context engine that assembled it (absent without a slot), and why the layered one served it instead. */
+      readonly engine?: EngineUse;
     }
   | { readonly type: 'text_delta'; readonly text: string }
   /** Streamed extended thinking of the answer (shown collapsed in the chat). */

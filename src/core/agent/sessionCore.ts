@@ -1,3 +1,4 @@
+import type { EngineSlot } from '../engine/engineSlot';
 import type { CountTokensPort, LlmClient, ToolRunner } from './agentPorts';
 import { appendAssistantMessage, type AssistantContent } from '../conversation/assistant';
 import type { ContextAfterTools } from './contextAfterTools';
@@ -36,6 +37,8 @@ export interface AgentDeps {
   readonly maxToolRounds: number;
   /** The compaction engine; without it the history is never compacted. */
   readonly compactor?: Compactor;
+  /** The session's context engine slot (engineSlot.ts); absent: the layered pipeline alone. */
+  readonly engine?: EngineSlot;
   /** Context to add after each tool round (nested project instructions); its injections go with the tool results. */
   readonly contextAfterTools?: ContextAfterTools;
   /** The session's saved outputs, for the recall tool; without it they are not searched. */

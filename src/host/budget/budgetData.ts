@@ -1,3 +1,4 @@
+import type { EngineUse } from '../../core/engine/engineSlot';
 import type { WindowSource } from '../../core/pipeline/config';
 import { lostIdentifiers } from '../../core/compaction/retention';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
@@ -47,6 +48,8 @@ export class BudgetHistory {
   private awaitingUsage = false;
   /** The turn running now (from `turn_started`; before one, the turn of the last saved request). */
   private turn: number;
+  /** The context engine that assembled the last request, and why the layered one served it instead (when it did). */
+  engine: EngineUse | undefined;
 
   /** Starts from the history the session file holds (empty for a new session). */
   constructor(saved: RequestHistory = EMPTY_REQUEST_HISTORY) {
@@ -98,6 +101,7 @@ export class BudgetHistory {
         this.turn = e.turn;
         return;
       case 'request_started':
+        this.engine = e.engine;
         if (state) {
           // A retry resends the same conversation: it replaces, not shifts.
           if (this.awaitingUsage) this.sent[this.sent.length - 1] = state;
@@ -152,6 +156,8 @@ export interface BudgetInputs {
   readonly plan?: CompactionPlan;
   /** What crossing the soft threshold does (the compaction settings'), for the bar's marks. */
   readonly softAction?: SoftAction;
+  /** The context engine chosen now (id), when the last request did not say one. */
+  readonly engineId?: string;
 }
 
 /** Builds the panel's snapshot: the next request by category, the last request's ledger and diff, history, forecast. */
@@ -186,6 +192,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     model: config.model,
     contextWindow: config.contextWindow,
     ...(inp.windowSource ? { windowSource: inp.windowSource } : {}),
+    ...engineOf(history.engine, inp.engineId),
     outputReserve: config.outputReserve,
     softThreshold: config.softThreshold,
     hardThreshold: config.hardThreshold,
@@ -287,4 +294,14 @@ function nextCompactionOf(
 
 function mutableDiff(d: ReturnType<typeof diffLedgers>): NonNullable<BudgetSnapshot['diff']> {
   return { added: [...d.added], removed: [...d.removed], changed: [...d.changed] };
+}
+
+/** The snapshot's engine: the last request's (with its fallback reason), else the one chosen now. */
+function engineOf(
+  last: EngineUse | undefined,
+  chosen: string | undefined,
+): { engine?: { id: string; name: string; fallback?: string } } {
+  if (last && (chosen === undefined || last.id === chosen))
+    return { engine: { id: last.id, name: last.name, ...(last.fallback ? { fallback: last.fallback } : {}) } };
+  return chosen ? { engine: { id: chosen, name: chosen } } : {};
 }

@@ -26,6 +26,10 @@ import { sessionCompactor } from './sessionCompactor';
 import type { SessionPort } from '../../app/sessionPort';
 import type { ToolLookup } from '../../core/tools/callSummary';
 import { subagentLauncher } from '../subagents/subagentLauncher';
+import { EngineSlot } from '../../core/engine/engineSlot';
+import type { EngineRegistry } from '../../core/engine/engineRegistry';
+import { calibratedMessageTokens } from '../../core/tokens/calibratedTokens';
+import { abortableSleep } from '../abortableSleep';
 
 /** How long the exact first count (`count_tokens`) may take before the estimate stays as it is. */
 export const COUNT_TOKENS_TIMEOUT_MS = 3_000;
@@ -46,6 +50,8 @@ export interface AgentFactoryDeps {
   readonly sessions?: Pick<SessionPort, 'createChild' | 'saveTranscript'>;
   /** The tools' definitions by name (what a subagent may use, its cards' one-line summaries). */
   readonly toolDefinition?: ToolLookup;
+  /** The context engines registered in this extension host, and the chosen one's id (read per request). */
+  readonly engines?: { readonly registry: EngineRegistry; readonly chosen: () => string };
 }
 
 /**
@@ -112,10 +118,22 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
         settings: () => deps.settings.compaction(),
         ...(deps.readFresh ? { readFresh: deps.readFresh } : {}),
       });
+      const engine = deps.engines
+        ? new EngineSlot({
+            registry: deps.engines.registry,
+            engineId: deps.engines.chosen,
+            sessionId: open.id,
+            messageTokens: (ms) => ms.map((m) => calibratedMessageTokens(m, tokenizer, estimator.calibration)),
+            measure: (st) => estimator.estimate(st).tokens,
+            now: () => clock.now(),
+            sleep: abortableSleep,
+          })
+        : undefined;
       const agent = new AgentSession(
         state,
         {
           llm: transport.llm,
+          ...(engine ? { engine } : {}),
           tools: deps.tools,
           sink: open.sink,
           clock,

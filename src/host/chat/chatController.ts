@@ -3,6 +3,7 @@
  * ports to VS Code (the chat view, toasts, settings, the session store, the agent factory),
  * turns its signals into VS Code events, and keeps the budget panel's request history.
  */
+import type { EngineRegistry } from '../../core/engine/engineRegistry';
 import * as vscode from 'vscode';
 import type { ToolRunner } from '../../core/agent/agentPorts';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
@@ -47,6 +48,8 @@ export interface ChatControllerDeps {
   readonly readFresh?: ReadFresh;
   /** The tools' definitions by name, which the chat's tool rows are summarised from. */
   readonly toolDefinition?: ToolLookup;
+  /** The context engines of this extension host and the chosen one's id. */
+  readonly engines?: { readonly registry: EngineRegistry; readonly chosen: () => string };
 }
 
 /** Connects the chat view to the chat service; see the file comment. */
@@ -218,6 +221,18 @@ export class ChatController implements vscode.Disposable {
     return { state, tokenizer: rt.tokenizer, calibration: rt.estimator.calibration, promptTokens };
   }
 
+  /** The context engine in use, by name: the last request's, else the chosen one's id (undefined without engines). */
+  engineName(): string | undefined {
+    const chosen = this.deps.engines?.chosen();
+    if (chosen === undefined) return undefined;
+    const last = this.budgetHistory.engine;
+    return last && last.id === chosen
+      ? last.fallback
+        ? `${last.name} (the last request fell back to layered)`
+        : last.name
+      : chosen;
+  }
+
   budgetSnapshot(): BudgetSnapshot | undefined {
     const rt = this.service.runtime;
     if (!rt) return undefined;
@@ -233,6 +248,7 @@ export class ChatController implements vscode.Disposable {
       ...(resolved.ok ? { windowSource: resolved.windowSource } : {}),
       plan: rt.compactor.plan(rt.agent.state, { cacheWarm: true, mode: 'auto' }),
       softAction: vscodeSettings.compaction().softAction,
+      ...(this.deps.engines ? { engineId: this.deps.engines.chosen() } : {}),
     });
   }
 

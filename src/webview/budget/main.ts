@@ -204,8 +204,17 @@ function render(s: BudgetSnapshot): void {
     el(
       'span',
       { class: 'muted' },
-      `${s.session} · ${s.model} · window ${formatTokens(s.contextWindow)}${s.windowSource ? ` (${WINDOW_SOURCE[s.windowSource]})` : ''}${s.busy ? ' · turn running…' : ''}`,
+      `${s.session} · ${s.model} · window ${formatTokens(s.contextWindow)}${s.windowSource ? ` (${WINDOW_SOURCE[s.windowSource]})` : ''}${s.engine ? ` · engine ${s.engine.name}` : ''}${s.busy ? ' · turn running…' : ''}`,
     ),
+    ...(s.engine?.fallback
+      ? [
+          el(
+            'p',
+            { class: 'notice warning', 'data-testid': 'budget-engine-fallback' },
+            `Last request: the context engine "${s.engine.name}" was not used — ${s.engine.fallback}.`,
+          ),
+        ]
+      : []),
   );
   const banner =
     notice && Date.now() < notice.until
