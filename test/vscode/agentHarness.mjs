@@ -42,7 +42,8 @@ export const VSIX = process.env.CP_VSIX ?? join(REPO_ROOT, 'dist', 'context-pipe
  * runs before code-server starts (e.g. to write session files); with `openChat: false` the
  * workbench is open but the chat is not (call openContextPipeline, then `refindFrame()`).
  * @param {{ workspaceFiles?: Record<string, string>, settings?: Record<string, unknown>, fakeWindow?: number,
- *   prepare?: (dirs: AgentDirs) => unknown, openChat?: boolean }} [options]
+ *   prepare?: (dirs: AgentDirs) => unknown, openChat?: boolean, extraExtensions?: string[] }} [options]
+ * `extraExtensions`: folders of other extensions (a package.json and plain JS), linked in beside ours.
  */
 export async function startAgentWorld({
   workspaceFiles = {},
@@ -50,10 +51,11 @@ export async function startAgentWorld({
   fakeWindow,
   prepare,
   openChat = true,
+  extraExtensions = [],
 } = {}) {
   await ensureHarness();
   const { startFakeAnthropic } = await import('../fake-anthropic/index.ts');
-  const { installExtension, startCodeServer } = await import('./codeServer.mjs');
+  const { installExtension, linkExtension, startCodeServer } = await import('./codeServer.mjs');
   const { chatFrame, framesWith, launchBrowser, openContextPipeline, openWorkbench } = await import('./workbench.mjs');
   const { runCommand } = await import('./gestures.mjs');
 
@@ -93,6 +95,7 @@ export async function startAgentWorld({
       sleep: streamHold.sleep,
     });
     await installExtension(VSIX, dirs.extensions, dirs.userData);
+    for (const folder of extraExtensions) linkExtension(folder, dirs.extensions);
     marks.push(performance.now());
     server = await startCodeServer({
       workspaceDir: dirs.workspace,
