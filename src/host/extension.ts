@@ -119,6 +119,7 @@ export function activate(context: vscode.ExtensionContext): ContextPipelineApi {
     () => controller?.estimator,
     () => nextTurn.preview(controller?.sessionLabel?.id),
     () => controller?.previousBreakpoint,
+    () => controller?.previewRequest,
   );
   const previewDocument = new PreviewDocument();
   const transcripts = new TranscriptDocuments(sessions);

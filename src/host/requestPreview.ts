@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { applyUserMessage, assembleUserMessage, type TurnInput } from '../core/conversation/assemble';
 import { buildLedger, describeRepairs } from '../core/pipeline/ledger';
 import type { ConversationState, Injection, ToolSchema } from '../core/conversation/conversationModel';
-import { prepareRequest } from '../core/pipeline/pipeline';
+import { prepareRequest, type PreparedRequest } from '../core/pipeline/pipeline';
+import type { EngineUse } from '../core/engine/engineSlot';
 import { counterIds, type Clock, type Tokenizer } from '../core/platform/platformPorts';
 import { makeRequestCounter } from '../core/pipeline/requestTokens';
 import { outlookLine, requestOutlook } from '../core/pipeline/requestOutlook';
@@ -37,8 +38,15 @@ export class RequestPreviewer {
     private readonly sessionEstimator: () => TokenEstimator | undefined = () => undefined,
     /** The editor context the next message would carry, without consuming it. */
     private readonly editorInjections: () => Injection[] = () => currentEditorInjections(),
-    /** The session's last cache breakpoint: the preview plans the anchors the real request would. */
+    /** The session's last cache breakpoint: the outlook says what the cache should still hold. */
     private readonly sessionPrevious: () => PreviousBreakpoint | undefined = () => undefined,
+    /**
+     * The open session's request path (AgentSession.previewRequest: its context engine, then
+     * prepare with its cache memory and lifetimes): the preview is built the way the send builds it.
+     */
+    private readonly sessionRequest: () =>
+      ((state: ConversationState) => Promise<{ prepared: PreparedRequest; engine?: EngineUse }>) | undefined = () =>
+      undefined,
   ) {}
 
   /** Builds the preview for `text` (and its images); problems come back as an error result, never a throw. */
@@ -69,11 +77,12 @@ export class RequestPreviewer {
     const next = applyUserMessage(state, assembled.value);
     const estimator = (base ? this.sessionEstimator() : undefined) ?? new TokenEstimator(tokenizer);
     const previous = base ? this.sessionPrevious() : undefined;
-    const prepared = prepareRequest(next, {
-      count: makeRequestCounter(estimator, tokenizer),
-      clock,
-      ...(previous ? { previous } : {}),
-    });
+    const viaSession = base ? this.sessionRequest() : undefined;
+    const built = viaSession
+      ? await viaSession(next)
+      : { prepared: prepareRequest(next, { count: makeRequestCounter(estimator, tokenizer), clock }) };
+    const prepared = built.prepared;
+    const engine = 'engine' in built ? built.engine : undefined;
     const outlook = requestOutlook({
       model: resolved.config.model,
       tokens: prepared.tokens,
@@ -88,6 +97,13 @@ export class RequestPreviewer {
     const notes = [
       ...(repaired ? [repaired, ...prepared.repairs.slice(0, 5).map((r) => `Repair: ${r.detail}`)] : []),
       `Estimated with ${tokenizer.name} × ${estimator.calibration.factor.toFixed(2)}${prepared.tokens.anchored ? ', anchored on the last usage the API reported' : ''}${base && base.messages.length > 0 ? ", on top of this session's history" : ''}.`,
+      ...(engine && engine.id !== 'layered'
+        ? [
+            engine.fallback
+              ? `Context engine: ${engine.name} would not be used (${engine.fallback}).`
+              : `Context engine: ${engine.name} chose these messages (the session keeps the whole history).`,
+          ]
+        : []),
       ...assembled.value.dropped.map((d) => `Left out: ${d.reason}.`),
       ...(assembled.value.injected.length === 0
         ? ['No editor context: no file is active, or editor context is off.']

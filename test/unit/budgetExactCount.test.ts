@@ -52,10 +52,10 @@ describe('budget: the exact count_tokens anchor', () => {
 
   it('a row shows the count its usage carries (the count that anchored before it), as the saved session does', () => {
     const before = new BudgetHistory();
-    for (const e of [started, exact(400, true), usage(402, 400)]) before.observe(e, state);
+    for (const e of [started, exact(400, true), usage(402, 400)]) before.observe(e);
     assert.equal(before.requests[0]?.counted, 400);
     const after = new BudgetHistory();
-    for (const e of [started, usage(402), exact(400, false)]) after.observe(e, state);
+    for (const e of [started, usage(402), exact(400, false)]) after.observe(e);
     assert.equal(
       after.requests[0]?.counted,
       undefined,
@@ -67,7 +67,7 @@ describe('budget: the exact count_tokens anchor', () => {
     const estimator = new TokenEstimator(chars4Tokenizer);
     estimator.anchorExact(state, 321);
     const history = new BudgetHistory();
-    for (const e of [started, exact(321, true), usage(325, 321)]) history.observe(e, state);
+    for (const e of [started, exact(321, true), usage(325, 321)]) history.observe(e);
     const snap = snapshot(estimator, history);
     const parsed = parseBudgetToWebview(snap);
     assert.ok(parsed.ok);

@@ -30,7 +30,7 @@ async function playSession(sink: SessionSink, live: BudgetHistory, clock: { now(
     messages.push(m);
     await sink.message(m);
   };
-  const event = (e: AgentEvent) => live.observe(e, undefined);
+  const event = (e: AgentEvent) => live.observe(e);
   const request = async (u: Usage, extra: Partial<Parameters<SessionSink['usage']>[0]> = {}) => {
     event({
       type: 'request_started',

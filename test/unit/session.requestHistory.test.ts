@@ -256,7 +256,7 @@ describe('BudgetHistory seeded from the session file', () => {
       },
       { type: 'turn_finished', reason: 'end_turn' },
     ];
-    for (const e of events) h.observe(e, undefined);
+    for (const e of events) h.observe(e);
     assert.deepEqual(h.requests.at(-1), {
       index: 4,
       promptTokens: 500,
@@ -270,9 +270,9 @@ describe('BudgetHistory seeded from the session file', () => {
     });
     assert.deepEqual(h.turnPrompts, [1000, 525, 510]);
     // A turn that ends with no reported usage (stopped, failed) adds no forecast point, as in the file.
-    h.observe({ type: 'turn_started', turn: 4 }, undefined);
-    h.observe({ type: 'request_started', round: 1, attempt: 1, estimatedTokens: 520, anchored: true }, undefined);
-    h.observe({ type: 'turn_finished', reason: 'stopped' }, undefined);
+    h.observe({ type: 'turn_started', turn: 4 });
+    h.observe({ type: 'request_started', round: 1, attempt: 1, estimatedTokens: 520, anchored: true });
+    h.observe({ type: 'turn_finished', reason: 'stopped' });
     assert.deepEqual(h.turnPrompts, [1000, 525, 510]);
   });
 

@@ -90,19 +90,16 @@ describe('subagents in the views: the card, the budget row, the status bar', () 
 
   it('the budget panel lists the subagents apart from the requests, with the turn each ran in', () => {
     const h = new BudgetHistory();
-    h.observe({ type: 'turn_started', turn: 3 }, undefined);
-    h.observe(
-      {
-        type: 'usage',
-        usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
-        model: 'claude-sonnet-4-6',
-        costUsd: 0.001,
-        estimatedTokens: 10,
-        reportedTokens: 10,
-      },
-      undefined,
-    );
-    h.observe({ type: 'subagent_finished', record: RECORD }, undefined);
+    h.observe({ type: 'turn_started', turn: 3 });
+    h.observe({
+      type: 'usage',
+      usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      model: 'claude-sonnet-4-6',
+      costUsd: 0.001,
+      estimatedTokens: 10,
+      reportedTokens: 10,
+    });
+    h.observe({ type: 'subagent_finished', record: RECORD });
     assert.equal(h.requests.length, 1);
     assert.deepEqual(h.subagents, [
       {

@@ -1,3 +1,5 @@
+import type { EngineUse } from '../engine/engineSlot';
+import type { PreparedRequest } from '../pipeline/pipeline';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { ToolRunner } from './agentPorts';
 import { applyUserMessage, assembleUserMessage, type ToolResultInput, type TurnInput } from '../conversation/assemble';
@@ -142,6 +144,24 @@ export class AgentSession {
   }
 
   /** Where the last answered request put its last cache breakpoint (a preview plans its anchors with it). */
+  /** The requests actually sent, the one before the last and the last (requestAccounting.ts `sentRequests`). */
+  get sentRequests(): readonly PreparedRequest[] {
+    return this.core.accounting.sentRequests;
+  }
+
+  /** The request a send would make for `state` now, by the send's own path (SessionCore.previewRequest). */
+  previewRequest(
+    state: ConversationState,
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<{ readonly prepared: PreparedRequest; readonly engine?: EngineUse }> {
+    return this.core.previewRequest(state, signal);
+  }
+
+  /** The request the next send would make for `state` with the layered engine: prepare with the session's memory. */
+  prepareNext(state: ConversationState): PreparedRequest {
+    return this.core.prepare(state);
+  }
+
   get previousBreakpoint(): PreviousBreakpoint | undefined {
     return this.core.accounting.previousBreakpoint;
   }

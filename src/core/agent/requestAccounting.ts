@@ -47,6 +47,7 @@ export class RequestAccounting {
   private healthValue: ContextHealth = EMPTY_HEALTH;
   private readonly cacheWatch = new CacheWatch();
   private readonly exactCount: ExactFirstCount;
+  private sentValue: readonly PreparedRequest[] = [];
 
   constructor(
     private readonly deps: AccountingDeps,
@@ -58,6 +59,15 @@ export class RequestAccounting {
   /** Context health figures so far. */
   get health(): ContextHealth {
     return this.healthValue;
+  }
+
+  /**
+   * The requests actually sent, as prepared (normalized state, anchors with their lifetimes,
+   * params): the one before the last and the last, oldest first (this window only). The budget
+   * panel's ledger and its diff read these, never a rebuild.
+   */
+  get sentRequests(): readonly PreparedRequest[] {
+    return this.sentValue;
   }
 
   /** When the last answered request was sent (for the compactor's idle check). */
@@ -92,6 +102,12 @@ export class RequestAccounting {
    */
   beforeSend(sent: ConversationState, prepared: PreparedRequest, signal: AbortSignal): MessageCreateParamsNonStreaming {
     this.sendingAt = this.deps.clock.now();
+    // A retry sends the same request again: it replaces the record, it does not shift it.
+    const last = this.sentValue.at(-1);
+    this.sentValue =
+      last?.params === prepared.params
+        ? [...this.sentValue.slice(0, -1), prepared]
+        : [...this.sentValue, prepared].slice(-2);
     // Not awaited, and safe to drop: ExactCount.beforeSend turns a failed count into nothing (the count is optional).
     void this.exactCount.beforeSend(
       { model: sent.config.model, params: prepared.params, sent: prepared.sent, estimated: prepared.tokens.total },

@@ -1,4 +1,4 @@
-import type { EngineSlot } from '../engine/engineSlot';
+import type { EngineSlot, EngineUse } from '../engine/engineSlot';
 import type { CountTokensPort, LlmClient, ToolRunner } from './agentPorts';
 import { appendAssistantMessage, type AssistantContent } from '../conversation/assistant';
 import type { ContextAfterTools } from './contextAfterTools';
@@ -133,6 +133,20 @@ export class SessionCore {
       ...(this.deps.compactor ? { missRate: this.deps.compactor.measured.cacheMissRate } : {}),
       ...(previous ? { previous } : {}),
     });
+  }
+
+  /**
+   * The request the next send would make for `state`, by the path a send takes: the chosen
+   * context engine's messages (engineSlot.ts; the layered engine's are the state's own), then
+   * {@link prepare}. Quiet: no notice, nothing recorded (the request preview and the budget use it).
+   */
+  async previewRequest(
+    state: ConversationState,
+    signal: AbortSignal,
+  ): Promise<{ readonly prepared: PreparedRequest; readonly engine?: EngineUse }> {
+    const step = this.deps.engine ? await this.deps.engine.assemble(state, { signal, quiet: true }) : undefined;
+    const sent = step?.kind === 'engine' ? step.state : state;
+    return { prepared: this.prepare(sent), ...(step ? { engine: step.use } : {}) };
   }
 
   /**

@@ -91,8 +91,21 @@ export class EngineSlot {
   }
 
   /** The messages to send for `state` (see {@link EngineStep}). */
-  async assemble(state: ConversationState, opts: { readonly signal: AbortSignal }): Promise<EngineStep> {
+  async assemble(
+    state: ConversationState,
+    opts: { readonly signal: AbortSignal; readonly quiet?: boolean },
+  ): Promise<EngineStep> {
     const id = this.deps.engineId();
+    const step = await this.step(state, id, opts.signal);
+    // A preview (quiet) neither says the notice nor uses up the one a real request will say.
+    if (opts.quiet && step.kind === 'layered' && step.notice) {
+      this.unsay(id);
+      return { kind: 'layered', use: step.use };
+    }
+    return step;
+  }
+
+  private async step(state: ConversationState, id: string, signal: AbortSignal): Promise<EngineStep> {
     if (isLayeredEngine(id)) return { kind: 'layered', use: { id, name: builtinName(id) } };
     const got = this.instance(id);
     if (!got.ok) return this.fallback(id, id, got.reason);
@@ -100,11 +113,11 @@ export class EngineSlot {
     const name = nameOf(live.engine, id);
     const { context, view } = this.context(state, this.lastUsage);
     if (!live.bootstrapped && live.engine.bootstrap) {
-      const b = await this.call(() => live.engine.bootstrap?.(context), opts.signal);
+      const b = await this.call(() => live.engine.bootstrap?.(context), signal);
       if (!b.ok) return this.fallback(id, name, `its bootstrap ${b.reason}`, live);
     }
     live.bootstrapped = true;
-    const r = await this.call(() => live.engine.assemble(context), opts.signal);
+    const r = await this.call(() => live.engine.assemble(context), signal);
     if (!r.ok) return this.fallback(id, name, `its assemble ${r.reason}`, live);
     const result = r.value as { messages?: unknown } | null | undefined;
     const messages = fromEngineMessages(result?.messages, view, this.deps.now());
@@ -223,6 +236,11 @@ export class EngineSlot {
       stop.abort();
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  private unsay(id: string): void {
+    if (this.live?.id === id) this.live.noticed = false;
+    else this.unknownNoticed.delete(id);
   }
 
   private release(): void {

@@ -1,3 +1,4 @@
+import type { PreparedRequest } from '../../core/pipeline/pipeline';
 import type { EngineUse } from '../../core/engine/engineSlot';
 import type { WindowSource } from '../../core/pipeline/config';
 import { lostIdentifiers } from '../../core/compaction/retention';
@@ -42,8 +43,6 @@ type RequestRow = BudgetSnapshot['requests'][number];
  * and the prompt size at the end of each turn (for the forecast).
  */
 export class BudgetHistory {
-  /** Conversation of the request before the last, and of the last one (this window only: not in the session file). */
-  sent: ConversationState[] = [];
   private readonly builder: RequestHistoryBuilder;
   private awaitingUsage = false;
   /** The turn running now (from `turn_started`; before one, the turn of the last saved request). */
@@ -94,19 +93,14 @@ export class BudgetHistory {
     return this.builder.history().turnPrompts;
   }
 
-  /** Takes one event of the open session (`state`: its conversation when the event happened). */
-  observe(e: AgentEvent, state: ConversationState | undefined): void {
+  /** Takes one event of the open session. */
+  observe(e: AgentEvent): void {
     switch (e.type) {
       case 'turn_started':
         this.turn = e.turn;
         return;
       case 'request_started':
         this.engine = e.engine;
-        if (state) {
-          // A retry resends the same conversation: it replaces, not shifts.
-          if (this.awaitingUsage) this.sent[this.sent.length - 1] = state;
-          else this.sent = [...this.sent, state].slice(-2);
-        }
         this.awaitingUsage = true;
         return;
       case 'usage':
@@ -158,6 +152,13 @@ export interface BudgetInputs {
   readonly softAction?: SoftAction;
   /** The context engine chosen now (id), when the last request did not say one. */
   readonly engineId?: string;
+  /**
+   * The requests actually sent, as the agent recorded them (AgentSession.sentRequests): the
+   * one before the last and the last. The ledger and its diff are read from these, never rebuilt.
+   */
+  readonly sent?: readonly PreparedRequest[];
+  /** The next request by the send's own path (AgentSession.prepareNext: the cache memory and lifetimes); absent: prepareRequest alone. */
+  readonly prepareNext?: (state: ConversationState) => PreparedRequest;
 }
 
 /** Builds the panel's snapshot: the next request by category, the last request's ledger and diff, history, forecast. */
@@ -166,15 +167,17 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
   const config = state.config;
   const calibration = estimator.calibration;
   const next = { ...state, pending: [] };
-  const prepared = prepareRequest(next, { count: makeRequestCounter(estimator, tokenizer), clock });
+  const prepared =
+    inp.prepareNext?.(next) ?? prepareRequest(next, { count: makeRequestCounter(estimator, tokenizer), clock });
   // The ledger indexes the normalized messages the anchors were planned on (prepared.sent).
   const nextLedger = buildLedger(prepared.sent, prepared.anchors, tokenizer, calibration, prepared.repairs);
   const totals = categorizeLedger(prepared.sent, nextLedger);
-  const ledgerOf = (s: ConversationState) => {
-    const p = prepareRequest(s, { count: makeRequestCounter(estimator, tokenizer), clock });
-    return { rows: buildLedger(p.sent, p.anchors, tokenizer, calibration, p.repairs), repairs: p.repairs };
-  };
-  const [before, lastSent] = history.sent.length === 2 ? history.sent : [undefined, history.sent[0]];
+  const ledgerOf = (p: PreparedRequest) => ({
+    rows: buildLedger(p.sent, p.anchors, tokenizer, calibration, p.repairs),
+    repairs: p.repairs,
+  });
+  const sent = inp.sent ?? [];
+  const [before, lastSent] = sent.length === 2 ? sent : [undefined, sent[0]];
   const last = lastSent ? ledgerOf(lastSent) : undefined;
   const lastLedger = last?.rows ?? [];
   const prevLedger = before ? ledgerOf(before).rows : undefined;

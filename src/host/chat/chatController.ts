@@ -4,6 +4,8 @@
  * turns its signals into VS Code events, and keeps the budget panel's request history.
  */
 import type { EngineRegistry } from '../../core/engine/engineRegistry';
+import type { EngineUse } from '../../core/engine/engineSlot';
+import type { PreparedRequest } from '../../core/pipeline/pipeline';
 import * as vscode from 'vscode';
 import type { ToolRunner } from '../../core/agent/agentPorts';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
@@ -97,7 +99,7 @@ export class ChatController implements vscode.Disposable {
       version: deps.version,
       clock,
     });
-    this.service.onAgentEvent.on(({ event, state }) => this.budgetHistory.observe(event, state));
+    this.service.onAgentEvent.on(({ event }) => this.budgetHistory.observe(event));
     this.service.onSessionOpened.on((open) => (this.budgetHistory = new BudgetHistory(open.requestHistory)));
     this.service.onStatus.on((f) => deps.onStatus?.(f));
     this.service.onBudgetChanged.on(() => this.budgetChanged.fire());
@@ -151,6 +153,13 @@ export class ChatController implements vscode.Disposable {
   }
 
   /** The open session's last cache breakpoint, so a preview plans the anchors the real request would. */
+  /** The open session's request path for a preview (AgentSession.previewRequest); undefined without a session. */
+  get previewRequest():
+    ((state: ConversationState) => Promise<{ prepared: PreparedRequest; engine?: EngineUse }>) | undefined {
+    const agent = this.service.runtime?.agent;
+    return agent ? (state) => agent.previewRequest(state) : undefined;
+  }
+
   get previousBreakpoint(): PreviousBreakpoint | undefined {
     return this.service.runtime?.agent.previousBreakpoint;
   }
@@ -249,6 +258,8 @@ export class ChatController implements vscode.Disposable {
       plan: rt.compactor.plan(rt.agent.state, { cacheWarm: true, mode: 'auto' }),
       softAction: vscodeSettings.compaction().softAction,
       ...(this.deps.engines ? { engineId: this.deps.engines.chosen() } : {}),
+      sent: rt.agent.sentRequests,
+      prepareNext: (s) => rt.agent.prepareNext(s),
     });
   }
 
