@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as v from 'valibot';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
-import type { Usage } from '../../src/core/agent/agentPorts';
+import type { Usage } from '../../src/core/llm/llmClient';
 import {
   cacheMissWarning,
   explainCacheMiss,

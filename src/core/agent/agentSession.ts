@@ -1,5 +1,5 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { ToolRunner } from './agentPorts';
+import type { ToolRunner } from '../tools/toolRunner';
 import { applyUserMessage, assembleUserMessage, type ToolResultInput, type TurnInput } from '../conversation/assemble';
 import type { ConversationState, Injection } from '../conversation/conversationModel';
 import type { ContextHealth } from '../compaction/health';

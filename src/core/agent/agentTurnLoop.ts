@@ -1,11 +1,12 @@
-import type { LlmResult, ToolCall, ToolOutcome, ToolRunner } from './agentPorts';
+import type { LlmResult } from '../llm/llmClient';
+import type { ToolCall, ToolOutcome, ToolRunner } from '../tools/toolRunner';
 import { applyUserMessage, assembleUserMessage, type ToolResultInput } from '../conversation/assemble';
 import type { CacheTtl, Message } from '../conversation/conversationModel';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
 import { priorFactorFor } from '../tokens/calibration';
 import { modelInfo } from '../models/modelFacts';
 import { acceptedServerCompaction, serverCompactionRecord } from '../compaction/serverCompaction';
-import { requestCostUsd } from './cost';
+import { requestCostUsd } from '../llm/cost';
 import { serverRequestFor } from './serverRequest';
 import { requestPrefixDigest } from '../pipeline/thinkingBinding';
 import { turnEndReason, type TurnEndReason } from './events';

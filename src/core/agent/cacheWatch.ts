@@ -4,7 +4,7 @@
  * explains each miss (see `cacheMiss.ts`). Pure state, no I/O.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmResult } from './agentPorts';
+import type { LlmResult } from '../llm/llmClient';
 import {
   cacheMissWarning,
   explainCacheMiss,

@@ -1,4 +1,4 @@
-import type { LlmError } from './agentPorts';
+import type { LlmError } from '../llm/llmClient';
 import type { Compactor } from '../compaction/compactor';
 import { effectiveWindow } from '../compaction/policy';
 import type { CompactionRecord } from '../compaction/types';

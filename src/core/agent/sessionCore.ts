@@ -1,4 +1,5 @@
-import type { CountTokensPort, LlmClient, ToolRunner } from './agentPorts';
+import type { CountTokensPort, LlmClient } from '../llm/llmClient';
+import type { ToolRunner } from '../tools/toolRunner';
 import { appendAssistantMessage, type AssistantContent } from '../conversation/assistant';
 import type { ContextAfterTools } from './contextAfterTools';
 import type { ConversationState, Message, ToolSchema } from '../conversation/conversationModel';

@@ -16,8 +16,8 @@
  * alternating. The record keeps the originals (Restore puts them back) and the summary text.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmClient, LlmError } from '../agent/agentPorts';
-import { requestCostUsd } from '../agent/cost';
+import type { LlmClient, LlmError } from '../llm/llmClient';
+import { requestCostUsd } from '../llm/cost';
 import type { AssistantContent } from '../conversation/assistant';
 import { serverFieldsOf } from '../conversation/assistant';
 import type { Block, CacheTtl, Message, TextBlock } from '../conversation/conversationModel';

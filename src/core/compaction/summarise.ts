@@ -10,7 +10,7 @@
  * never applied. The LlmClient never throws; time comes from the injected clock and timeout.
  */
 import type { Plan } from '../plan/plan';
-import type { LlmClient, LlmError } from '../agent/agentPorts';
+import type { LlmClient, LlmError } from '../llm/llmClient';
 import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
 import { applyRecord } from './apply';

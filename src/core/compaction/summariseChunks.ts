@@ -4,8 +4,8 @@
  * the chunks before it, so the last answer covers the whole region.
  */
 import type { Plan } from '../plan/plan';
-import type { LlmClient, LlmError, LlmResult } from '../agent/agentPorts';
-import { requestCostUsd } from '../agent/cost';
+import type { LlmClient, LlmError, LlmResult } from '../llm/llmClient';
+import { requestCostUsd } from '../llm/cost';
 import type { Message } from '../conversation/conversationModel';
 import { plural } from '../tools/result';
 import { planChunks } from './chunking';

@@ -6,7 +6,7 @@
  * that mix (cost.ts, output left out: it is
  * not known before the answer). Pure; the request preview leads with it.
  */
-import { requestCostUsd } from '../agent/cost';
+import { requestCostUsd } from '../llm/cost';
 import { ttlMs, type CacheAnchor, type PreviousBreakpoint } from '../cache/cacheAnchors';
 import type { TimedAnchor } from '../cache/ttlChoice';
 import type { RequestTokens } from './pipeline';

@@ -47,10 +47,10 @@
  * header's `title` stays; a stopped or failed turn is recorded in the conversation itself).
  */
 import * as v from 'valibot';
-import type { Usage } from '../agent/agentPorts';
+import type { Usage } from '../llm/llmClient';
 import type { Message } from '../conversation/conversationModel';
 import type { CacheMiss } from '../cache/cacheMiss';
-import type { ServerReport } from '../server/serverReport';
+import type { ServerReport } from '../llm/serverReport';
 import type {
   CompactionLayer,
   CompactionRegion,

@@ -9,7 +9,7 @@
  */
 import type { CacheMiss } from '../cache/cacheMiss';
 import type { SessionEntry } from './entries';
-import { clearedInputTokens, type ServerReport } from '../server/serverReport';
+import { clearedInputTokens, type ServerReport } from '../llm/serverReport';
 import { reportedPromptTokens, reportedTotalTokens } from '../tokens/promptTokens';
 import type { SubagentRecord } from '../subagents/subagentRecord';
 import { subagentRecordOf } from './subagentEntry';

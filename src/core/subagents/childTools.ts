@@ -4,7 +4,7 @@
  * allowed them (`contextPipeline.subagents.allowEdits`; each still asks for approval). Never
  * `task` (depth limit 1) nor `update_plan` (the plan is the parent's). Pure.
  */
-import type { ToolRunner } from '../agent/agentPorts';
+import type { ToolRunner } from '../tools/toolRunner';
 import type { ToolSchema } from '../conversation/conversationModel';
 import type { AnyToolDefinition, ToolEffect } from '../tools/toolDefinition';
 import { TASK } from './taskSpec';

@@ -3,7 +3,7 @@
  * context window, model, estimator, compactor and cache breakpoints, read-only tools) and
  * runs it through the same turn loop. The core drives it through this port only.
  */
-import type { ToolCall } from '../agent/agentPorts';
+import type { ToolCall } from '../tools/toolRunner';
 import type { AgentEvent } from '../agent/events';
 import type { Message } from '../conversation/conversationModel';
 import type { SendResult } from '../agent/sessionCore';

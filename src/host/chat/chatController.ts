@@ -4,7 +4,7 @@
  * turns its signals into VS Code events, and keeps the budget panel's request history.
  */
 import * as vscode from 'vscode';
-import type { ToolRunner } from '../../core/agent/agentPorts';
+import type { ToolRunner } from '../../core/tools/toolRunner';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { PreviousBreakpoint } from '../../core/cache/cacheAnchors';

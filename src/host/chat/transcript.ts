@@ -1,4 +1,4 @@
-import type { ToolOutcome } from '../../core/agent/agentPorts';
+import type { ToolOutcome } from '../../core/tools/toolRunner';
 import { isPlaceholder } from '../../core/compaction/layerContext';
 import { isSpillPreview } from '../../core/compaction/toolResultGuard';
 import { isUserWords } from '../../core/compaction/regions';

@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../../core/agent/events';
-import type { ToolOutcome } from '../../core/agent/agentPorts';
-import { messageWithoutRequestId } from '../../core/agent/llmErrors';
+import type { ToolOutcome } from '../../core/tools/toolRunner';
+import { messageWithoutRequestId } from '../../core/llm/llmErrors';
 import type { ToolLookup } from '../../core/tools/callSummary';
 import type { Message } from '../../core/conversation/conversationModel';
 import type { ChatItem } from '../../protocol/chatItems';

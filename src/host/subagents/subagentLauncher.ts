@@ -7,7 +7,8 @@
  * spills into the parent's files folder (so its read_file reads its own spills and the parent's
  * recall finds them), and when it closes, its transcript is saved there too (Markdown).
  */
-import type { LlmClient, ToolRunner } from '../../core/agent/agentPorts';
+import type { LlmClient } from '../../core/llm/llmClient';
+import type { ToolRunner } from '../../core/tools/toolRunner';
 import { AgentSession } from '../../core/agent/agentSession';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, ToolSchema } from '../../core/conversation/conversationModel';

@@ -5,7 +5,7 @@
  */
 import { AgentSession } from '../../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../../src/core/agent/events';
-import type { ToolCall, ToolRunner } from '../../../src/core/agent/agentPorts';
+import type { ToolCall, ToolRunner } from '../../../src/core/tools/toolRunner';
 import type { ConversationState, ToolSchema } from '../../../src/core/conversation/conversationModel';
 import { counterIds } from '../../../src/core/platform/platformPorts';
 import { subagentToolRunner } from '../../../src/core/subagents/childTools';
