@@ -14,7 +14,7 @@ import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound, type ToolRoundResults } from './toolRound';
 import { roundGuardNotice } from '../compaction/roundGuard';
 import { addContextAfterTools } from './contextAfterTools';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 import type { SessionCore } from './sessionCore';
 import {
   resultsNotKept,
@@ -24,7 +24,7 @@ import {
   sessionFolderFailure,
 } from './sessionWrite';
 import { STOPPED_WHILE_TOOLS_RAN } from './standInAnswers';
-import { plural } from '../tools/result';
+import { plural } from '../text/counts';
 import { TASK } from '../subagents/taskSpec';
 
 /** Tools whose calls of one round run together: subagents (each in its own context). */

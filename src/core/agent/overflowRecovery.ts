@@ -6,7 +6,7 @@ import type { ConversationState } from '../conversation/conversationModel';
 import { commitBlockEdits, type LayerContext } from '../compaction/layerContext';
 import type { Block } from '../conversation/conversationModel';
 import { cutOversizedToolResults } from './overflow';
-import { plural } from '../tools/result';
+import { plural } from '../text/counts';
 
 /** What has been tried in this turn; every step is bounded, so recovery never loops. */
 export interface RecoveryBudget {

@@ -5,7 +5,7 @@
  */
 import { samePlan, type Plan } from '../plan/plan';
 import type { SendResult, SessionCore } from './sessionCore';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 import type { Injection } from '../conversation/conversationModel';
 
 /**

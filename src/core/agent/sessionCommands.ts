@@ -5,7 +5,7 @@ import { laterChanges, restoreOrderRefusal } from '../compaction/restoreOrder';
 import { effectiveWindow } from '../compaction/policy';
 import { SERVER_RESTORE_REFUSAL } from '../compaction/serverCompaction';
 import { restoreRewind } from './rewindCommands';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 import type { SendResult, SessionCore } from './sessionCore';
 
 const WAIT = 'Wait for the running turn or compaction to finish.';

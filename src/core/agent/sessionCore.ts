@@ -5,7 +5,7 @@ import type { ContextAfterTools } from './contextAfterTools';
 import type { ConversationState, Message, ToolSchema } from '../conversation/conversationModel';
 import type { ToolLoader } from '../tools/toolLoader';
 import type { Clock, IdSource, Tokenizer } from '../platform/platformPorts';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 import type { TokenEstimator } from '../tokens/estimator';
 import type { Compactor } from '../compaction/compactor';
 import type { CompactionRecord } from '../compaction/types';

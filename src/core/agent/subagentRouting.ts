@@ -9,7 +9,7 @@ import type { SubagentLauncher } from '../subagents/subagentPort';
 import { taskDefinition } from '../subagents/taskTool';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import type { TaskInput } from '../subagents/taskSpec';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 
 /** task bound to `core`'s session, running subagents through `launcher`. */
 export function sessionTaskTool(core: SessionCore, launcher: SubagentLauncher): ToolDefinition<TaskInput> {

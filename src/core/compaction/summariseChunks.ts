@@ -7,7 +7,7 @@ import type { Plan } from '../plan/plan';
 import type { LlmClient, LlmError, LlmResult } from '../llm/llmClient';
 import { requestCostUsd } from '../llm/cost';
 import type { Message } from '../conversation/conversationModel';
-import { plural } from '../tools/result';
+import { plural } from '../text/counts';
 import { planChunks } from './chunking';
 import {
   buildSummaryRequest,

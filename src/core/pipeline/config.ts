@@ -2,7 +2,7 @@ import type { CacheLifetime, PipelineConfig } from '../conversation/conversation
 import { pasteThresholdFor } from '../conversation/paste';
 import { DEFAULT_OUTPUT_RESERVE, modelInfo } from '../models/modelFacts';
 import { THINKING_SETTINGS, type ThinkingSetting } from '../models/thinking';
-import { formatCount as fmt } from '../tools/result';
+import { formatCount as fmt } from '../text/counts';
 import { effectiveWindow } from './window';
 
 /** What a user may set; everything optional, resolved against the model's facts. */

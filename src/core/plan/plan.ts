@@ -8,7 +8,7 @@
 import * as v from 'valibot';
 import { neutralizeUntrusted } from '../conversation/injections';
 import { toWellFormed } from '../platform/text';
-import { formatCount } from '../tools/result';
+import { formatCount } from '../text/counts';
 
 /** Where a step stands. */
 export type PlanStatus = 'pending' | 'in_progress' | 'completed';

@@ -8,7 +8,7 @@
 import type { AgentEvent, TurnEndReason } from '../agent/events';
 import type { Message } from '../conversation/conversationModel';
 import type { Clock } from '../platform/platformPorts';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 import { headChars } from '../platform/text';
 import type { ToolExecution } from '../tools/toolDefinition';
 import type { SubagentLauncher, SubagentTask } from './subagentPort';

@@ -13,7 +13,7 @@ import { AgentSession } from '../../core/agent/agentSession';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, ToolSchema } from '../../core/conversation/conversationModel';
 import { counterIds, type Clock, type Tokenizer } from '../../core/platform/platformPorts';
-import { errorText } from '../../core/platform/errors';
+import { errorText } from '../../core/text/errors';
 import { isServerStrategy } from '../../core/server/serverContext';
 import { callSummary, type ToolLookup } from '../../core/tools/callSummary';
 import { priorFactorFor } from '../../core/tokens/calibration';
