@@ -5,7 +5,7 @@ import { buildSummaryRequest } from '../../src/core/compaction/summaryPrompt';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { categoriesOf } from '../../src/core/pipeline/budget';
-import type { Plan } from '../../src/core/plan/plan';
+import type { Plan } from '../../src/core/conversation/conversationModel';
 import { initialCalibration } from '../../src/core/tokens/calibration';
 import { fakeClock } from './support/builders';
 import { agentDeps } from './support/agentDeps';

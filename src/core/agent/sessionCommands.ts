@@ -1,5 +1,5 @@
 import type { ConversationState } from '../conversation/conversationModel';
-import { pinBlock, pinMessage, type PinChange } from '../conversation/pins';
+import { pinBlock, pinMessage, type PinChange } from '../compaction/pins';
 import { restoreRecord, type ApplyResult } from '../compaction/apply';
 import { laterChanges, restoreOrderRefusal } from '../compaction/restoreOrder';
 import { effectiveWindow } from '../compaction/policy';

@@ -13,7 +13,7 @@
 import type { ToolResultInput } from '../conversation/assemble';
 import type { ConversationState, Message, TextBlock, ToolResultContent } from '../conversation/conversationModel';
 import type { Spill } from '../conversation/paste';
-import { imageDimensions, imageTokens } from '../tokens/imageSize';
+import { imageDimensions, imageTokens } from '../conversation/imageSize';
 import { formatCount, plural } from '../text/counts';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { fixedRequestTokens, hardTargetTokens, type CompactionSettings } from './policy';

@@ -5,8 +5,8 @@
  * step (reattachRun.ts) puts it into the compaction's lead message beside the re-attached
  * files, so it is counted, recorded (`carriedPlan`) and undone by Restore with them. Pure.
  */
-import type { Block, Message } from '../conversation/conversationModel';
-import { checkPlanSteps, planLines, planProgress, progressWords, samePlan, type Plan } from '../plan/plan';
+import type { Block, Message, Plan } from '../conversation/conversationModel';
+import { checkPlanSteps, planLines, planProgress, progressWords, samePlan } from '../plan/plan';
 import { UPDATE_PLAN } from '../plan/planSpec';
 import { toWellFormed } from '../platform/text';
 import type { CarriedPlan } from './types';

@@ -6,27 +6,13 @@
  * it. Pure.
  */
 import * as v from 'valibot';
+import type { Plan, PlanStatus, PlanStep } from '../conversation/conversationModel';
 import { neutralizeUntrusted } from '../conversation/injections';
 import { toWellFormed } from '../platform/text';
 import { formatCount } from '../text/counts';
 
-/** Where a step stands. */
-export type PlanStatus = 'pending' | 'in_progress' | 'completed';
-
 /** Every PlanStatus. */
 export const PLAN_STATUSES: readonly PlanStatus[] = ['pending', 'in_progress', 'completed'];
-
-/** One step of the plan: what to do, where it stands, and an optional short note. */
-export interface PlanStep {
-  readonly step: string;
-  readonly status: PlanStatus;
-  readonly note?: string;
-}
-
-/** The plan: its steps in order (never empty: a cleared plan is no plan). */
-export interface Plan {
-  readonly steps: readonly PlanStep[];
-}
 
 /** Most steps a plan may have: a longer list is a backlog, not a plan. */
 export const PLAN_MAX_STEPS = 30;

@@ -5,8 +5,8 @@
  * `task` (depth limit 1) nor `update_plan` (the plan is the parent's). Pure.
  */
 import type { ToolRunner } from '../tools/toolRunner';
-import type { ToolSchema } from '../conversation/conversationModel';
-import type { AnyToolDefinition, ToolEffect } from '../tools/toolDefinition';
+import type { ToolSchema, ToolEffect } from '../conversation/conversationModel';
+import type { AnyToolDefinition } from '../tools/toolDefinition';
 import { TASK } from './taskSpec';
 
 /** Effects a subagent always gets. */

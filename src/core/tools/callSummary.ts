@@ -9,7 +9,8 @@
 import { describeToolCall } from '../compaction/toolKinds';
 import { mcpCallTarget } from '../mcp/mcpTarget';
 import { headChars } from '../platform/text';
-import type { AnyToolDefinition, ToolEffect } from './toolDefinition';
+import type { AnyToolDefinition } from './toolDefinition';
+import type { ToolEffect } from '../conversation/conversationModel';
 
 /** Finds a tool's definition by the name the model called it with (the host's registry). */
 export type ToolLookup = (name: string) => AnyToolDefinition | undefined;

@@ -10,7 +10,7 @@ import { isPlanReminder } from '../../core/compaction/survivePlan';
 import { isUserWords } from '../../core/compaction/regions';
 import type { ReattachedFile } from '../../core/compaction/types';
 import type { Block, Message } from '../../core/conversation/conversationModel';
-import { imageTokens } from '../../core/tokens/imageSize';
+import { imageTokens } from '../../core/conversation/imageSize';
 import type { ChatItem } from '../../protocol/chatItems';
 import { imageRef, injectedOf, isPinned, type TokensOf } from './transcript';
 
