@@ -12,7 +12,7 @@ import {
   type RewindContext,
   type RewindKind,
 } from '../compaction/rewind';
-import { classifyToolCall } from '../compaction/toolKinds';
+import { classifyToolCall } from '../tools/toolKinds';
 import type { CompactionRecord } from '../compaction/types';
 import { messageRawTokens } from '../tokens/blockTokens';
 import { errorText } from '../text/errors';

@@ -6,7 +6,7 @@
  * it. Pure.
  */
 import * as v from 'valibot';
-import type { Plan, PlanStatus, PlanStep } from '../conversation/conversationModel';
+import type { Block, Plan, PlanStatus, PlanStep } from '../conversation/conversationModel';
 import { neutralizeUntrusted } from '../conversation/injections';
 import { toWellFormed } from '../platform/text';
 import { formatCount } from '../text/counts';
@@ -148,4 +148,20 @@ export function planLines(plan: Plan): string {
 /** Words on one line: runs of whitespace (newlines too) become one space; trimmed, well formed. */
 function oneLine(text: string): string {
   return toWellFormed(text.replace(/\s+/g, ' ').trim());
+}
+
+/** The line the plan reminder starts with (after its tag). */
+export const PLAN_HEADING = 'Your plan, carried over the context compaction (update_plan)';
+
+/** The plan reminder's text for `plan`. */
+export function planReminderText(plan: Plan): string {
+  const p = planProgress(plan);
+  return toWellFormed(
+    `<system-reminder>\n${PLAN_HEADING}: ${progressWords(p)}. This is the current plan; keep it up to date with update_plan as you work ([x] completed, [>] in progress, [ ] pending).\n${planLines(plan)}\n</system-reminder>`,
+  );
+}
+
+/** Whether a block is a compaction's plan reminder. */
+export function isPlanReminder(b: Block): boolean {
+  return b.type === 'text' && b.meta.source === 'reminder' && b.text.startsWith(`<system-reminder>\n${PLAN_HEADING}`);
 }
