@@ -4,7 +4,7 @@ import { buildLedger, describeRepairs } from '../core/pipeline/ledger';
 import type { ConversationState, Injection, ToolSchema } from '../core/conversation/conversationModel';
 import { prepareRequest } from '../core/pipeline/pipeline';
 import { counterIds, type Clock, type Tokenizer } from '../core/platform/platformPorts';
-import { makeRequestCounter } from '../core/pipeline/requestTokens';
+import { makeRequestCounter } from '../core/tokens/requestTokens';
 import { outlookLine, requestOutlook } from '../core/pipeline/requestOutlook';
 import type { PreviousBreakpoint } from '../core/cache/cacheAnchors';
 import { sessionSystemPrompt } from '../core/projectContext/staticPrompt';

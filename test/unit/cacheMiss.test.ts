@@ -9,7 +9,7 @@ import {
   fingerprintOf,
   type CacheMiss,
   type RequestFingerprint,
-} from '../../src/core/cache/cacheMiss';
+} from '../../src/core/pipeline/cacheMiss';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { sessionEntrySchema, type SessionEntry } from '../../src/core/session/entries';

@@ -11,7 +11,7 @@ import {
   fingerprintOf,
   type CacheMiss,
   type RequestFingerprint,
-} from '../cache/cacheMiss';
+} from '../pipeline/cacheMiss';
 import type { PreparedRequest } from '../pipeline/pipeline';
 
 /** How many recent explanations are kept for the streak warning. */

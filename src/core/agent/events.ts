@@ -1,6 +1,6 @@
 import type { LlmError, Usage } from '../llm/llmClient';
 import type { ToolCall, ToolCallState, ToolOutcome } from '../tools/toolRunner';
-import type { CacheMiss } from '../cache/cacheMiss';
+import type { CacheMiss } from '../pipeline/cacheMiss';
 import type { ContextHealth } from '../compaction/health';
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types';
 import type { Injection, Message, Plan } from '../conversation/conversationModel';

@@ -16,7 +16,7 @@ import type { AgentEvent, SessionSink } from './events';
 import { RequestAccounting } from './requestAccounting';
 import { prepareRequest, type PreparedRequest } from '../pipeline/pipeline';
 import { bindThinking } from '../pipeline/thinkingBinding';
-import { makeRequestCounter } from '../pipeline/requestTokens';
+import { makeRequestCounter } from '../tokens/requestTokens';
 import { STOPPED_BEFORE_ANSWER, STOPPED_SUFFIX } from './standInAnswers';
 import { SessionWriteError, sessionFileFailure } from './sessionWrite';
 

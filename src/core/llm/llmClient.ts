@@ -68,7 +68,7 @@ export type LlmEvent =
 
 /**
  * The API's `diagnostics.cache_miss_reason`, as the client parses it (only the fields we use);
- * what each reason means, and how the core attributes a miss, is in `cache/cacheMiss.ts`.
+ * what each reason means, and how the core attributes a miss, is in `pipeline/cacheMiss.ts`.
  */
 export type ApiCacheMissReason =
   | {

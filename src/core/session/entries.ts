@@ -49,7 +49,7 @@
 import * as v from 'valibot';
 import type { Usage } from '../llm/llmClient';
 import type { Message, PlanStatus } from '../conversation/conversationModel';
-import type { CacheMiss } from '../cache/cacheMiss';
+import type { CacheMiss } from '../pipeline/cacheMiss';
 import type { ServerReport } from '../llm/serverReport';
 import type {
   CompactionLayer,

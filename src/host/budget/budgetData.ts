@@ -17,7 +17,7 @@ import { pinnedRegions } from '../../core/compaction/pins';
 import { prepareRequest } from '../../core/pipeline/pipeline';
 import type { Tokenizer } from '../../core/platform/platformPorts';
 import { contextPressure } from '../../core/pipeline/window';
-import { makeRequestCounter } from '../../core/pipeline/requestTokens';
+import { makeRequestCounter } from '../../core/tokens/requestTokens';
 import {
   EMPTY_REQUEST_HISTORY,
   RequestHistoryBuilder,

@@ -16,11 +16,11 @@
  * longer needed, and the SDK has `diagnostics` on the non-beta `MessageCreateParams`, which is what
  * we send (no header).
  */
-import { usualWriteTtl } from './usualWriteTtl';
-import { ttlMs } from './cacheAnchors';
+import { usualWriteTtl } from '../cache/usualWriteTtl';
+import { ttlMs } from '../cache/cacheAnchors';
 import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
-import type { PreparedRequest } from '../pipeline/pipeline';
-import { serializeMessage, serializeSystem, serializeTools } from '../pipeline/serialize';
+import type { PreparedRequest } from './pipeline';
+import { serializeMessage, serializeSystem, serializeTools } from './serialize';
 import type { ApiCacheMissReason } from '../llm/llmClient';
 
 /** Why a request read less from the cache than the previous one had cached. */
