@@ -25,7 +25,7 @@ import { addCosts } from '../src/core/llm/cost';
 import { resolveConfig } from '../src/core/pipeline/config';
 import { counterIds } from '../src/core/platform/platformPorts';
 import { subagentToolRunner } from '../src/core/subagents/childTools';
-import type { SubagentLauncher } from '../src/core/subagents/subagentPort';
+import type { SubagentLauncher } from '../src/core/agent/subagentPort';
 import { subagentSystem } from '../src/core/subagents/subagentPrompt';
 import { subagentsCost, type SubagentRecord } from '../src/core/subagents/subagentRecord';
 import { DEFAULT_SUBAGENT_SETTINGS, subagentConfig } from '../src/core/subagents/subagentSettings';

@@ -10,7 +10,7 @@ import type { TokenEstimator } from '../tokens/estimator';
 import type { Compactor } from '../compaction/compactor';
 import type { CompactionRecord } from '../compaction/types';
 import type { SpillReader } from '../recall/corpus';
-import type { SubagentLauncher } from '../subagents/subagentPort';
+import type { SubagentLauncher } from './subagentPort';
 import type { PlanChange } from '../plan/planHistory';
 import type { AgentEvent, SessionSink } from './events';
 import { RequestAccounting } from './requestAccounting';

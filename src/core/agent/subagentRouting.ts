@@ -5,8 +5,8 @@
  * this window) with the reason; the subagent's own session file holds its requests either way.
  */
 import type { SessionCore } from './sessionCore';
-import type { SubagentLauncher } from '../subagents/subagentPort';
-import { taskDefinition } from '../subagents/taskTool';
+import type { SubagentLauncher } from './subagentPort';
+import { taskDefinition } from './taskTool';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import type { TaskInput } from '../subagents/taskSpec';
 import { errorText } from '../text/errors';
