@@ -1,7 +1,7 @@
 /**
  * Where a replay's money goes: cache reads, cache writes by cause, uncached input, output and
  * the summariser, in dollars at each request's own model's rate card (the prices of
- * src/core/models/modelTable.ts, as src/core/agent/cost.ts prices a whole request).
+ * src/core/models/modelTable.ts, as src/core/llm/cost.ts prices a whole request).
  *
  * A request's cache write is put down to one cause, the first that applies:
  * - `miss`: the real session had a full cache miss here (the replay flushed its cache);
@@ -13,8 +13,8 @@
  * The whole write of a request goes to its cause (a compaction request's write includes that
  * request's growth), so the causes add up to the writes exactly.
  */
-import { requestCostUsd } from '../src/core/agent/cost';
-import type { Usage } from '../src/core/agent/agentPorts';
+import { requestCostUsd } from '../src/core/llm/cost';
+import type { Usage } from '../src/core/llm/llmClient';
 import type { CacheTtl } from '../src/core/conversation/conversationModel';
 import { modelInfo, rateCardFor } from '../src/core/models/modelFacts';
 import { reportedPromptTokens } from '../src/core/tokens/promptTokens';

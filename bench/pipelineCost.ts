@@ -13,7 +13,7 @@ import type { ConversationState } from '../src/core/conversation/conversationMod
 import { prepareRequest } from '../src/core/pipeline/pipeline';
 import { bindThinking, requestPrefixDigest } from '../src/core/pipeline/thinkingBinding';
 import { counterIds } from '../src/core/platform/platformPorts';
-import { makeRequestCounter } from '../src/core/pipeline/requestTokens';
+import { makeRequestCounter } from '../src/core/tokens/requestTokens';
 import { agentSystemPrompt } from '../src/core/projectContext/staticPrompt';
 import { TokenEstimator } from '../src/core/tokens/estimator';
 import { createTiktokenTokenizer } from '../src/core/tokens/tiktoken';

@@ -1,10 +1,10 @@
 /**
- * Prices a replay's requests, each by its own model (src/core/models.ts, src/core/agent/cost.ts).
+ * Prices a replay's requests, each by its own model (src/core/models.ts, src/core/llm/cost.ts).
  * A model the table does not know is never priced as another: its requests are counted as
  * unpriced, by model, so the bench can say the cost is unknown instead of guessing.
  */
-import type { Usage } from '../src/core/agent/agentPorts';
-import { requestCostUsd } from '../src/core/agent/cost';
+import type { Usage } from '../src/core/llm/llmClient';
+import { requestCostUsd } from '../src/core/llm/cost';
 import type { CacheTtl } from '../src/core/conversation/conversationModel';
 
 /** The price of one request, or why there is none. */

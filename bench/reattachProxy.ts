@@ -7,7 +7,7 @@
 import type { FreshRead } from '../src/core/compaction/reattach';
 import { resultText } from '../src/core/compaction/layerContext';
 import { normalisePath } from '../src/core/compaction/snip';
-import { classifyToolCall } from '../src/core/compaction/toolKinds';
+import { classifyToolCall } from '../src/core/tools/toolKinds';
 import type { Message } from '../src/core/conversation/conversationModel';
 import { utf8Length } from '../src/core/platform/text';
 

@@ -3,7 +3,7 @@
  * (replayCore.ts) and the recency bound (recencyBound.ts): the clock over its usage records,
  * and where its cache missed entirely.
  */
-import type { Usage } from '../src/core/agent/agentPorts';
+import type { Usage } from '../src/core/llm/llmClient';
 
 /** Time between two requests when a usage record has no `at`. */
 export const FALLBACK_GAP_MS = 20_000;

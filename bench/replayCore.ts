@@ -14,7 +14,7 @@ import { CostBreakdown, writeCause } from './costBreakdown';
 import { ttlMs } from '../src/core/cache/cacheAnchors';
 import { ReplyGaps, startsTurn } from '../src/core/cache/replyGaps';
 import { usualWriteTtl } from '../src/core/cache/usualWriteTtl';
-import type { Usage } from '../src/core/agent/agentPorts';
+import type { Usage } from '../src/core/llm/llmClient';
 import { Compactor } from '../src/core/compaction/compactor';
 import { effectiveWindow } from '../src/core/compaction/policy';
 import { resolveConfig } from '../src/core/pipeline/config';

@@ -1,5 +1,5 @@
 /** What a replay measures and takes (replayCore.ts runs it, replayReport.ts prints it). */
-import type { Usage } from '../src/core/agent/agentPorts';
+import type { Usage } from '../src/core/llm/llmClient';
 import type { RepairKind } from '../src/core/normalize/normalize';
 import type { FrrTotals } from './frr';
 import type { ReplayPolicy } from './policies';

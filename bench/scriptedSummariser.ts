@@ -12,7 +12,7 @@
  * it sends, plus the thinking the main model spends per answer.
  */
 import type { ContentBlockParam, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmClient, LlmError, LlmEvent, LlmResult, Usage } from '../src/core/agent/agentPorts';
+import type { LlmClient, LlmError, LlmEvent, LlmResult, Usage } from '../src/core/llm/llmClient';
 import { stretchOfRequest } from '../src/core/compaction/mainSummary';
 import type { ApiOutcome } from './replayApi';
 import { summarySource, writeSummary, type ScriptedSummaryText, type SummarySource } from './scriptedSummary';

@@ -11,7 +11,7 @@
  * the replay prices every summariser call.
  */
 import type { MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../src/core/agent/agentPorts';
+import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../src/core/llm/llmClient';
 import type { ServerRequestParts } from '../src/core/server/serverContext';
 import { checkCompaction, compactionSignature } from '../test/fake-anthropic/compactionRequest';
 import { rejectionReason, type ReplayApi } from './replayApi';

@@ -19,7 +19,11 @@ const typecheckHarness = [
 ];
 const steps = [
   ['type-check', 'npx', ['tsc', '-p', '.', '--noEmit']],
-  ['lint (ESLint: layer boundaries, unused code, line length; Prettier)', 'npm', ['run', 'lint']],
+  [
+    'lint (src/core folder cycles; ESLint: layer boundaries, unused code, line length; Prettier)',
+    'npm',
+    ['run', 'lint'],
+  ],
   ['unit tests', 'npx', ['mocha']],
   ...(process.env.CP_SKIP_VSCODE === '1'
     ? harnessInstalled()

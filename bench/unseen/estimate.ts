@@ -2,10 +2,10 @@
  * A rough Claude-token estimate of the generator's messages, so the usage it writes for a
  * request fits the history before it: cl100k_base counts × 1.2 (Claude tokens per cl100k
  * token, roughly) with the per-block overheads of the API, and images by their header size
- * (src/core/tokens/imageSize.ts). Not the replay's estimator: the replay calibrates its own
+ * (src/core/conversation/imageSize.ts). Not the replay's estimator: the replay calibrates its own
  * from the usage this writes, as it does on a real transcript.
  */
-import { imageTokens } from '../../src/core/tokens/imageSize';
+import { imageTokens } from '../../src/core/conversation/imageSize';
 import type { Tokenizer } from '../../src/core/platform/platformPorts';
 import { isObject, type MessageParam } from './records';
 

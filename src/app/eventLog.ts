@@ -1,5 +1,5 @@
 /** What the extension's log says about an agent's events (repairs, usage, failures, compactions). */
-import { formatUsd } from '../core/agent/cost';
+import { formatUsd } from '../core/llm/cost';
 import type { AgentEvent } from '../core/agent/events';
 import { describeRepairs } from '../core/normalize/normalize';
 import type { LogPort } from './ports';

@@ -4,7 +4,7 @@
  * current client) and reads `maxToolRounds` per turn; `apply` swaps them, and the service calls
  * it only between turns, so a turn in flight finishes with the settings it started with.
  */
-import type { LlmClient } from '../core/agent/agentPorts';
+import type { LlmClient } from '../core/llm/llmClient';
 
 /** The settings a transport is built from. */
 export interface TransportSettings {

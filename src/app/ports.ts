@@ -2,7 +2,7 @@
  * The ports of the chat service: what it needs from the editor, each implemented by a thin
  * VS Code adapter in src/host and by fakes in the unit tests.
  */
-import type { SubagentSettings } from '../core/subagents/subagentPort';
+import type { SubagentSettings } from '../core/subagents/subagentSettings';
 import type { AgentSession } from '../core/agent/agentSession';
 import type { AgentEvent } from '../core/agent/events';
 import type { Compactor } from '../core/compaction/compactor';

@@ -3,7 +3,7 @@
  * status bar: its own requests and its subagents' (billed to it; subagentRecord.ts). Starts
  * from what the session file holds, then follows the events. Pure.
  */
-import { addCosts } from '../core/agent/cost';
+import { addCosts } from '../core/llm/cost';
 import type { AgentEvent } from '../core/agent/events';
 import { subagentsCost } from '../core/subagents/subagentRecord';
 import type { OpenSession } from './sessionPort';

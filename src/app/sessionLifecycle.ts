@@ -10,7 +10,7 @@
 import type { PipelineConfig } from '../core/conversation/conversationModel';
 import type { LogPort, Notifier, SessionRuntime } from './ports';
 import type { OpenSession, SessionPort } from './sessionPort';
-import { errorDetail } from '../core/platform/errors';
+import { errorDetail } from '../core/text/errors';
 
 /** The open session and its runtime. */
 export interface Opened {

@@ -1,7 +1,6 @@
 import type { SessionSink } from '../core/agent/events';
 import type { CompactionEntryState } from '../core/agent/agentSession';
-import type { Message } from '../core/conversation/conversationModel';
-import type { Plan } from '../core/plan/plan';
+import type { Message, Plan } from '../core/conversation/conversationModel';
 import type { PlanChange } from '../core/plan/planHistory';
 import type { RequestHistory } from '../core/session/requestHistory';
 import type { SubagentRecord } from '../core/subagents/subagentRecord';

@@ -7,7 +7,7 @@
 import type { AgentSession } from '../core/agent/agentSession';
 import type { PipelineConfig } from '../core/conversation/conversationModel';
 import { inBackground } from '../core/platform/background';
-import { errorDetail, errorText } from '../core/platform/errors';
+import { errorDetail, errorText } from '../core/text/errors';
 import { classifyBaseUrl } from '../core/security/endpoint';
 import { NOT_OPENED, STOPPED_BEFORE_SENT, noApiKey, type ChatNotices } from './chatNotices';
 import type { ApiKeyPort, LogPort, ProjectNotice, SessionRuntime, SettingsPort } from './ports';

@@ -5,7 +5,7 @@ import { MAX_QUEUED, survivesResync } from './chat/resync';
 import { SentImages } from './chat/sentImages';
 import { webviewHtml, webviewRoots } from './webviewHtml';
 import { headChars } from '../core/platform/text';
-import { errorDetail } from '../core/platform/errors';
+import { errorDetail } from '../core/text/errors';
 import { toast } from './toasts';
 
 /**

@@ -7,7 +7,7 @@ import { lostIdentifiers, significantLoss } from '../core/compaction/retention';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Message } from '../core/conversation/conversationModel';
 import type { ToolLookup } from '../core/tools/callSummary';
-import { plural } from '../core/tools/result';
+import { plural } from '../core/text/counts';
 import {
   compactionContextValue,
   compactionDescription,

@@ -11,7 +11,7 @@ import { isPlaceholder, resultText } from '../core/compaction/layerContext';
 import type { CompactionRecord } from '../core/compaction/types';
 import type { Block, Message, ToolResultBlock, ToolUseBlock } from '../core/conversation/conversationModel';
 import { headChars } from '../core/platform/text';
-import { formatCount } from '../core/tools/result';
+import { formatCount } from '../core/text/counts';
 
 /** Finds the call a tool result answers, by its id; undefined when no record holds it. */
 export type CallLookup = (toolUseId: string) => ToolUseBlock | undefined;

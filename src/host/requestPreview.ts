@@ -5,7 +5,7 @@ import type { ConversationState, Injection, ToolSchema } from '../core/conversat
 import { prepareRequest, type PreparedRequest } from '../core/pipeline/pipeline';
 import type { EngineUse } from '../core/engine/engineSlot';
 import { counterIds, type Clock, type Tokenizer } from '../core/platform/platformPorts';
-import { makeRequestCounter } from '../core/pipeline/requestTokens';
+import { makeRequestCounter } from '../core/tokens/requestTokens';
 import { outlookLine, requestOutlook } from '../core/pipeline/requestOutlook';
 import type { PreviousBreakpoint } from '../core/cache/cacheAnchors';
 import { sessionSystemPrompt } from '../core/projectContext/staticPrompt';

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import type { ChatController } from './chat/chatController';
 import { sessionPickItem, withChildrenUnderParents } from './sessions/sessionPick';
 import type { SessionStore } from './sessions/sessionStore';
-import { plural } from '../core/tools/result';
+import { plural } from '../core/text/counts';
 import { toast } from './toasts';
 
 /**

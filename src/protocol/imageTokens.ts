@@ -3,7 +3,7 @@
  * https://platform.claude.com/docs/en/build-with-claude/vision, "Evaluate image size":
  * tokens = width × height / 750; an image whose long edge is over 1568 px, or that would cost
  * more than about 1,600 tokens, is first scaled down, aspect kept). One home for the host's
- * counts (core/tokens/imageSize.ts re-exports it) and the composer's pasted images. Pure.
+ * counts (core/conversation/imageSize.ts re-exports it) and the composer's pasted images. Pure.
  */
 
 /**

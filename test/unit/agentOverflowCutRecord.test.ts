@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { LlmClient, LlmError, LlmResult } from '../../src/core/agent/agentPorts';
+import type { LlmClient, LlmError, LlmResult } from '../../src/core/llm/llmClient';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { CompactionRecord } from '../../src/core/compaction/types';
 import { checkInvariants } from '../../src/core/conversation/invariants';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { LlmClient, LlmError, LlmResult } from '../../src/core/agent/agentPorts';
+import type { LlmClient, LlmError, LlmResult } from '../../src/core/llm/llmClient';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { Compactor } from '../../src/core/compaction/compactor';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { requestCostUsd } from '../../src/core/agent/cost';
+import { requestCostUsd } from '../../src/core/llm/cost';
 import { policy } from '../../bench/policies';
 import { priceRequest } from '../../bench/pricing';
 import { parseReplayArgs } from '../../bench/replay';

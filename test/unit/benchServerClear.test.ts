@@ -3,7 +3,7 @@ import { policy } from '../../bench/policies';
 import { replay, type ReplayResult } from '../../bench/replayCore';
 import { withClearedResults } from '../../bench/clearedResults';
 import { rowOf } from '../../bench/replayReport';
-import { requestCostUsd } from '../../src/core/agent/cost';
+import { requestCostUsd } from '../../src/core/llm/cost';
 import { DEFAULT_COMPACTION_SETTINGS, effectiveWindow } from '../../src/core/compaction/policy';
 import { resolveConfig } from '../../src/core/pipeline/config';
 import type { Message } from '../../src/core/conversation/conversationModel';

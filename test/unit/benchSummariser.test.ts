@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import { requestCostUsd } from '../../src/core/agent/cost';
+import { requestCostUsd } from '../../src/core/llm/cost';
 import { createTiktokenTokenizer } from '../../src/core/tokens/tiktoken';
 import { ReplayApi } from '../../bench/replayApi';
 import { ScriptedSummariser } from '../../bench/scriptedSummariser';

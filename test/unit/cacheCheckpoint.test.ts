@@ -5,7 +5,7 @@ import { PRIOR_GAP_STATS } from '../../src/core/cache/replyGaps';
 import { chooseTtls, type TimedAnchor } from '../../src/core/cache/ttlChoice';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { planningPrices } from '../../src/core/models/modelFacts';
-import type { RequestTokens } from '../../src/core/pipeline/pipeline';
+import type { RequestTokens } from '../../src/core/tokens/requestTokens';
 import { Build } from './support/builders';
 
 const MIN = 60_000;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { CacheAnchor } from '../../src/core/cache/cacheAnchors';
 import { PRIOR_GAP_STATS, ReplyGaps, startsTurn, type GapStats } from '../../src/core/cache/replyGaps';
 import { chooseTtls, type TtlChoiceInput } from '../../src/core/cache/ttlChoice';
-import { requestCostUsd } from '../../src/core/agent/cost';
+import { requestCostUsd } from '../../src/core/llm/cost';
 import { planningPrices } from '../../src/core/models/modelFacts';
 import { PromptCache } from '../../test/fake-anthropic/promptCache';
 import type { PromptLayout } from '../../test/fake-anthropic/promptLayout';
@@ -180,7 +180,7 @@ describe("the session's rhythm (core/cache/replyGaps.ts)", () => {
   });
 });
 
-describe('writes priced per lifetime (core/agent/cost.ts)', () => {
+describe('writes priced per lifetime (core/llm/cost.ts)', () => {
   it('prices the 1-hour part of the writes at the 1-hour price, the rest at 5 minutes', () => {
     const p = planningPrices(MODEL);
     const usage = {

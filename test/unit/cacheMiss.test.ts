@@ -2,14 +2,14 @@ import { strict as assert } from 'node:assert';
 import * as v from 'valibot';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
-import type { Usage } from '../../src/core/agent/agentPorts';
+import type { Usage } from '../../src/core/llm/llmClient';
 import {
   cacheMissWarning,
   explainCacheMiss,
   fingerprintOf,
   type CacheMiss,
   type RequestFingerprint,
-} from '../../src/core/cache/cacheMiss';
+} from '../../src/core/pipeline/cacheMiss';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { sessionEntrySchema, type SessionEntry } from '../../src/core/session/entries';

@@ -1,8 +1,8 @@
 import { strict as assert } from 'node:assert';
 import type { ImageBlock } from '../../src/core/conversation/conversationModel';
-import { pinnedRegions } from '../../src/core/conversation/pins';
+import { pinnedRegions } from '../../src/core/compaction/pins';
 import { buildLedger } from '../../src/core/pipeline/ledger';
-import { makeRequestCounter } from '../../src/core/pipeline/requestTokens';
+import { makeRequestCounter } from '../../src/core/tokens/requestTokens';
 import { blockFixedTokens, blockRawTokens, messageRawTokens } from '../../src/core/tokens/blockTokens';
 import {
   calibratedBlockTokens,

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { Message } from '../../src/core/conversation/conversationModel';
-import { imageTokens } from '../../src/core/tokens/imageSize';
+import { imageTokens } from '../../src/core/conversation/imageSize';
 import { toolItem, type TokensOf } from '../../src/host/chat/transcript';
 import { pngBase64 } from './support/images';
 

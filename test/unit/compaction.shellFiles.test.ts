@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { shellFileTouches } from '../../src/core/compaction/shellFiles';
+import { shellFileTouches } from '../../src/core/tools/shellFiles';
 
 const paths = (command: string) => shellFileTouches(command).map((t) => `${t.path}${t.edited ? ' (edited)' : ''}`);
 

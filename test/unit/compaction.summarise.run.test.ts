@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import type { LlmClient } from '../../src/core/agent/agentPorts';
-import { requestCostUsd } from '../../src/core/agent/cost';
+import type { LlmClient } from '../../src/core/llm/llmClient';
+import { requestCostUsd } from '../../src/core/llm/cost';
 import { restoreRecord } from '../../src/core/compaction/apply';
 import { CircuitBreaker } from '../../src/core/compaction/circuitBreaker';
 import { markRegions } from '../../src/core/compaction/regions';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { resolveConfig } from '../../src/core/pipeline/config';
 import { modelInfo } from '../../src/core/models/modelFacts';
-import { pasteThresholdFor } from '../../src/core/conversation/paste';
+import { pasteThresholdFor } from '../../src/core/pipeline/window';
 
 describe('resolveConfig', () => {
   it('resolves defaults from the model', () => {

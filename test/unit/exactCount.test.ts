@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
-import type { ExactCountResult, LlmClient, LlmError, LlmEvent, LlmResult } from '../../src/core/agent/agentPorts';
+import type { ExactCountResult, LlmClient, LlmError, LlmEvent, LlmResult } from '../../src/core/llm/llmClient';
 import type { AssistantContent } from '../../src/core/conversation/assistant';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { emptyState, testConfig } from './support/builders';

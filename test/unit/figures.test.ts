@@ -4,7 +4,7 @@ import {
   effectiveWindow as policyEffectiveWindow,
   pressureOf,
 } from '../../src/core/compaction/policy';
-import { requestCostUsd } from '../../src/core/agent/cost';
+import { requestCostUsd } from '../../src/core/llm/cost';
 import { withRequest, EMPTY_HEALTH } from '../../src/core/compaction/health';
 import { contextPressure, effectiveWindow, PRESSURE_LEVELS } from '../../src/core/pipeline/window';
 import { reportedPromptTokens, reportedTotalTokens } from '../../src/core/tokens/promptTokens';

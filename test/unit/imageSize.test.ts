@@ -1,5 +1,10 @@
 import { strict as assert } from 'node:assert';
-import { imageDimensions, imageTokens, imageTokensForSize, MAX_IMAGE_TOKENS } from '../../src/core/tokens/imageSize';
+import {
+  imageDimensions,
+  imageTokens,
+  imageTokensForSize,
+  MAX_IMAGE_TOKENS,
+} from '../../src/core/conversation/imageSize';
 import {
   gifBase64,
   jpegBase64,

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { assembleUserMessage } from '../../src/core/conversation/assemble';
 import type { Block, TextBlock } from '../../src/core/conversation/conversationModel';
 import { renderInjection, renderInjectionBlock } from '../../src/core/conversation/injections';
-import { selectionOf } from '../../src/core/conversation/pins';
+import { selectionOf } from '../../src/core/compaction/pins';
 import { encodeEntry } from '../../src/core/session/entries';
 import { decodeLine } from '../../src/core/session/lineCodec';
 import { injectedOf } from '../../src/host/chat/transcript';

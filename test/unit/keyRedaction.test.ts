@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiKeyCharProblem, apiKeyProblem } from '../../src/core/security/apiKeyCheck';
-import type { LlmEvent } from '../../src/core/agent/agentPorts';
+import type { LlmEvent } from '../../src/core/llm/llmClient';
 import { REDACTED, redactSecrets } from '../../src/core/security/redact';
 import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
 import { redactingLog } from '../../src/host/redactingLog';

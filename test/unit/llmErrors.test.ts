@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs } from '../../src/core/agent/llmErrors';
+import { classifyFailure, DEFAULT_RETRY_POLICY, retryDelayMs } from '../../src/core/llm/llmErrors';
 
 describe('classifyFailure', () => {
   it('an endpoint that refuses a 1-hour cache entry is told how to turn them off', () => {

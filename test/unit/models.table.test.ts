@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { addCosts, formatUsd, requestCostUsd } from '../../src/core/agent/cost';
+import { addCosts, formatUsd, requestCostUsd } from '../../src/core/llm/cost';
 import { resolveConfig } from '../../src/core/pipeline/config';
 import { modelInfo, planningPrices } from '../../src/core/models/modelFacts';
 import { MODEL_TABLE } from '../../src/core/models/modelTable';

@@ -4,7 +4,7 @@ import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { BudgetHistory, buildBudgetSnapshot } from '../../src/host/budget/budgetData';
 import { parseBudgetToWebview } from '../../src/protocol/budget';
 import { prepareRequest } from '../../src/core/pipeline/pipeline';
-import { makeRequestCounter } from '../../src/core/pipeline/requestTokens';
+import { makeRequestCounter } from '../../src/core/tokens/requestTokens';
 import { fakeClock } from './support/builders';
 import { NBuild, stateOf } from './support/normalizeFixtures';
 

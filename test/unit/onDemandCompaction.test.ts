@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { startFakeAnthropic, type FakeAnthropic } from '../fake-anthropic';
 import { compactionSignature } from '../fake-anthropic/compactionRequest';
 import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
-import type { LlmClient } from '../../src/core/agent/agentPorts';
+import type { LlmClient } from '../../src/core/llm/llmClient';
 import { serverRequestFor } from '../../src/core/agent/serverRequest';
 import { restoreRecord } from '../../src/core/compaction/apply';
 import type { CompactionRun } from '../../src/core/compaction/compactor';

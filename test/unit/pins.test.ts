@@ -11,7 +11,7 @@ import {
   pinnedRegions,
   PREVIEW_CHARS,
   selectionOf,
-} from '../../src/core/conversation/pins';
+} from '../../src/core/compaction/pins';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { replaySession } from '../../src/core/session/replay';

@@ -6,7 +6,7 @@ import { buildLedger } from '../../src/core/pipeline/ledger';
 import { MESSAGE_FRAMING } from '../../src/core/tokens/blockTokens';
 import type { ConversationState } from '../../src/core/conversation/conversationModel';
 import { prepareRequest } from '../../src/core/pipeline/pipeline';
-import { makeRequestCounter } from '../../src/core/pipeline/requestTokens';
+import { makeRequestCounter } from '../../src/core/tokens/requestTokens';
 import { agentSystemPrompt } from '../../src/core/projectContext/staticPrompt';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { Build, emptyState, fakeClock } from './support/builders';

@@ -3,7 +3,7 @@ import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
-import type { Plan } from '../../src/core/plan/plan';
+import type { Plan } from '../../src/core/conversation/conversationModel';
 import { latestPlanIn, planBefore } from '../../src/core/plan/planHistory';
 import { replaySession } from '../../src/core/session/replay';
 import { agentDeps } from './support/agentDeps';

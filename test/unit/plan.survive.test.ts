@@ -1,11 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { AgentSession } from '../../src/core/agent/agentSession';
-import { isPlanReminder, PLAN_HEADING, planStandsIn } from '../../src/core/compaction/survivePlan';
+import { isPlanReminder, PLAN_HEADING } from '../../src/core/plan/plan';
+import { planStandsIn } from '../../src/core/compaction/survivePlan';
 import { buildSummaryRequest } from '../../src/core/compaction/summaryPrompt';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { categoriesOf } from '../../src/core/pipeline/budget';
-import type { Plan } from '../../src/core/plan/plan';
+import type { Plan } from '../../src/core/conversation/conversationModel';
 import { initialCalibration } from '../../src/core/tokens/calibration';
 import { fakeClock } from './support/builders';
 import { agentDeps } from './support/agentDeps';

@@ -5,7 +5,7 @@ import { buildLedger } from '../../src/core/pipeline/ledger';
 import type { TextBlock } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { prepareRequest } from '../../src/core/pipeline/pipeline';
-import { makeRequestCounter } from '../../src/core/pipeline/requestTokens';
+import { makeRequestCounter } from '../../src/core/tokens/requestTokens';
 import { agentSystemPrompt } from '../../src/core/projectContext/staticPrompt';
 import { renderInstructionBlocks } from '../../src/core/projectContext/instructions';
 import {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { Usage } from '../../src/core/agent/agentPorts';
+import type { Usage } from '../../src/core/llm/llmClient';
 import type { AgentEvent, SessionSink } from '../../src/core/agent/events';
 import type { CompactionRecord } from '../../src/core/compaction/types';
 import type { Message } from '../../src/core/conversation/conversationModel';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { classifyFailure, messageWithoutRequestId, requestIdNote } from '../../src/core/agent/llmErrors';
+import { classifyFailure, messageWithoutRequestId, requestIdNote } from '../../src/core/llm/llmErrors';
 import { TranscriptRenderer } from '../../src/host/chat/transcriptRenderer';
 import { parseChatToWebview, type ChatToWebview } from '../../src/protocol/chat';
 

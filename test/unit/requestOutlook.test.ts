@@ -4,7 +4,7 @@
  * (the estimator's tokens, the cache anchors, the previous breakpoint, cost.ts).
  */
 import { strict as assert } from 'node:assert';
-import { requestCostUsd } from '../../src/core/agent/cost';
+import { requestCostUsd } from '../../src/core/llm/cost';
 import type { CacheAnchor } from '../../src/core/cache/cacheAnchors';
 import type { TimedAnchor } from '../../src/core/cache/ttlChoice';
 import { outlookLine, requestOutlook, type OutlookInput } from '../../src/core/pipeline/requestOutlook';

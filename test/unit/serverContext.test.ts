@@ -9,8 +9,8 @@ import {
   serverRequestParts,
   supportsServerCompaction,
 } from '../../src/core/server/serverContext';
-import { billedUsages, parseServerReport } from '../../src/core/server/serverReport';
-import { requestCostUsd, requestCostWithServerUsd } from '../../src/core/agent/cost';
+import { billedUsages, parseServerReport } from '../../src/core/llm/serverReport';
+import { requestCostUsd, requestCostWithServerUsd } from '../../src/core/llm/cost';
 import {
   acceptedServerCompaction,
   MAX_SERVER_SUMMARY_CHARS,
@@ -23,7 +23,7 @@ import { normalizeState } from '../../src/core/normalize/normalize';
 import { encodeEntry } from '../../src/core/session/entries';
 import { decodeLine } from '../../src/core/session/lineCodec';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
-import type { LlmEvent } from '../../src/core/agent/agentPorts';
+import type { LlmEvent } from '../../src/core/llm/llmClient';
 import { resolveConfig } from '../../src/core/pipeline/config';
 import { serverRequestFor } from '../../src/core/agent/serverRequest';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { CompactionEntryState } from '../../src/core/agent/agentSession';
 import type { CompactionRecord } from '../../src/core/compaction/types';
-import type { ServerReport } from '../../src/core/server/serverReport';
+import type { ServerReport } from '../../src/core/llm/serverReport';
 import { requestHistoryOf } from '../../src/core/session/requestHistory';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { BudgetHistory } from '../../src/host/budget/budgetData';

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { AgentEvent } from '../../src/core/agent/events';
-import type { Usage } from '../../src/core/agent/agentPorts';
+import type { Usage } from '../../src/core/llm/llmClient';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { replaySession } from '../../src/core/session/replay';

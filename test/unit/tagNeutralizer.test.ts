@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import type { ToolCall, ToolOutcome, ToolRunner } from '../../src/core/agent/agentPorts';
+import type { ToolCall, ToolOutcome, ToolRunner } from '../../src/core/tools/toolRunner';
 import { runToolRound } from '../../src/core/agent/toolRound';
 import { neutralizeTags, neutralizeUntrusted, UNTRUSTED_CONTENT_TAGS } from '../../src/core/conversation/injections';
 import { isOpener, viewOfChar } from '../../src/core/security/tagNeutralizer';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { AgentEvent } from '../../src/core/agent/events';
-import type { LlmEvent } from '../../src/core/agent/agentPorts';
+import type { LlmEvent } from '../../src/core/llm/llmClient';
 import { appendAssistantMessage } from '../../src/core/conversation/assistant';
 import type { Message, ThinkingBlock } from '../../src/core/conversation/conversationModel';
 import { normalizeState } from '../../src/core/normalize/normalize';

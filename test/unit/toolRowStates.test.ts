@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ToolCall, ToolCallState, ToolOutcome } from '../../src/core/agent/agentPorts';
+import type { ToolCall, ToolCallState, ToolOutcome } from '../../src/core/tools/toolRunner';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { runToolRound } from '../../src/core/agent/toolRound';
 import { declinedMessage, declinedOf } from '../../src/core/tools/approvalWords';

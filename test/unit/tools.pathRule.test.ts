@@ -7,7 +7,7 @@
 import { strict as assert } from 'node:assert';
 import { mkdir, readFile, symlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { ToolOutcome } from '../../src/core/agent/agentPorts';
+import type { ToolOutcome } from '../../src/core/tools/toolRunner';
 import { WorkspaceToolRunner } from '../../src/host/tools/workspaceToolRunner';
 import { cleanTempDirs, ScriptedApprover, tempDir, writeTree } from './support/toolsWorkspace';
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { appendAssistantMessage } from '../../src/core/conversation/assistant';
-import { classifyToolCall } from '../../src/core/compaction/toolKinds';
+import { classifyToolCall } from '../../src/core/tools/toolKinds';
 import type { ToolSchema } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { decodeLine } from '../../src/core/session/lineCodec';

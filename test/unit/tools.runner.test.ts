@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ToolOutcome } from '../../src/core/agent/agentPorts';
+import type { ToolOutcome } from '../../src/core/tools/toolRunner';
 import type { Approver } from '../../src/host/approvals/approval';
 import { WorkspaceToolRunner } from '../../src/host/tools/workspaceToolRunner';
 import { cleanTempDirs, ScriptedApprover, tempDir, writeTree } from './support/toolsWorkspace';

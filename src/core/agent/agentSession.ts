@@ -1,14 +1,13 @@
 import type { EngineUse } from '../engine/engineSlot';
 import type { PreparedRequest } from '../pipeline/pipeline';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { ToolRunner } from './agentPorts';
+import type { ToolRunner } from '../tools/toolRunner';
 import { applyUserMessage, assembleUserMessage, type ToolResultInput, type TurnInput } from '../conversation/assemble';
-import type { ConversationState, Injection } from '../conversation/conversationModel';
+import type { ConversationState, Injection, Plan } from '../conversation/conversationModel';
 import type { ContextHealth } from '../compaction/health';
 import type { PreviousBreakpoint } from '../cache/cacheAnchors';
 import { recallDefinition } from '../recall/recallTool';
 import { planDefinition } from '../plan/planTool';
-import type { Plan } from '../plan/plan';
 import type { PlanChange } from '../plan/planHistory';
 import { clearPlan, planClearedInjections, setPlan } from './planCommands';
 import { RECALL_MAX_CHARS } from '../recall/recallSpec';

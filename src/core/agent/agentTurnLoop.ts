@@ -1,11 +1,12 @@
-import type { LlmResult, ToolCall, ToolOutcome, ToolRunner } from './agentPorts';
+import type { LlmResult } from '../llm/llmClient';
+import type { ToolCall, ToolOutcome, ToolRunner } from '../tools/toolRunner';
 import { applyUserMessage, assembleUserMessage, type ToolResultInput } from '../conversation/assemble';
 import type { CacheTtl, Message } from '../conversation/conversationModel';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
 import { priorFactorFor } from '../tokens/calibration';
 import { modelInfo } from '../models/modelFacts';
 import { acceptedServerCompaction, serverCompactionRecord } from '../compaction/serverCompaction';
-import { requestCostUsd } from './cost';
+import { requestCostUsd } from '../llm/cost';
 import { serverRequestFor } from './serverRequest';
 import { requestPrefixDigest } from '../pipeline/thinkingBinding';
 import { turnEndReason, type TurnEndReason } from './events';
@@ -13,7 +14,7 @@ import { newRecoveryBudget, recoverOverflow } from './overflowRecovery';
 import { runToolRound, type ToolRoundResults } from './toolRound';
 import { roundGuardNotice } from '../compaction/roundGuard';
 import { addContextAfterTools } from './contextAfterTools';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 import type { SessionCore } from './sessionCore';
 import {
   resultsNotKept,
@@ -23,7 +24,7 @@ import {
   sessionFolderFailure,
 } from './sessionWrite';
 import { STOPPED_WHILE_TOOLS_RAN } from './standInAnswers';
-import { plural } from '../tools/result';
+import { plural } from '../text/counts';
 import { TASK } from '../subagents/taskSpec';
 import type { EngineUse } from '../engine/engineSlot';
 

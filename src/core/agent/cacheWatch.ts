@@ -4,14 +4,14 @@
  * explains each miss (see `cacheMiss.ts`). Pure state, no I/O.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmResult } from './agentPorts';
+import type { LlmResult } from '../llm/llmClient';
 import {
   cacheMissWarning,
   explainCacheMiss,
   fingerprintOf,
   type CacheMiss,
   type RequestFingerprint,
-} from '../cache/cacheMiss';
+} from '../pipeline/cacheMiss';
 import type { PreparedRequest } from '../pipeline/pipeline';
 
 /** How many recent explanations are kept for the streak warning. */

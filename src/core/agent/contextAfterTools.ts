@@ -3,7 +3,7 @@
  * the folders the agent just read or edited in): its port, and how its answer joins the
  * pending injections of the tool-results message. Pure.
  */
-import type { ToolCall } from './agentPorts';
+import type { ToolCall } from '../tools/toolRunner';
 import type { ToolResultInput } from '../conversation/assemble';
 import type { ConversationState, Injection } from '../conversation/conversationModel';
 

@@ -1,13 +1,13 @@
 import type { EngineUse } from '../engine/engineSlot';
-import type { LlmError, ToolCall, ToolCallState, ToolOutcome, Usage } from './agentPorts';
-import type { CacheMiss } from '../cache/cacheMiss';
+import type { LlmError, Usage } from '../llm/llmClient';
+import type { ToolCall, ToolCallState, ToolOutcome } from '../tools/toolRunner';
+import type { CacheMiss } from '../pipeline/cacheMiss';
 import type { ContextHealth } from '../compaction/health';
 import type { CompactionRecord, CompactionTrigger } from '../compaction/types';
-import type { Injection, Message } from '../conversation/conversationModel';
-import type { Plan } from '../plan/plan';
+import type { Injection, Message, Plan } from '../conversation/conversationModel';
 import type { SubagentFigures, SubagentRecord } from '../subagents/subagentRecord';
 import type { Repair } from '../normalize/normalize';
-import type { ServerReport } from '../server/serverReport';
+import type { ServerReport } from '../llm/serverReport';
 
 /** Why a turn ended. */
 export type TurnEndReason =

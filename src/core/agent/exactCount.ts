@@ -7,7 +7,7 @@
  * answers after the usage, or after the next request left, is only reported.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { CountTokensPort } from './agentPorts';
+import type { CountTokensPort } from '../llm/llmClient';
 import type { PromptRequest, TokenEstimator } from '../tokens/estimator';
 import type { AgentEvent } from './events';
 

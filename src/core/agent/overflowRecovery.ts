@@ -1,4 +1,4 @@
-import type { LlmError } from './agentPorts';
+import type { LlmError } from '../llm/llmClient';
 import type { Compactor } from '../compaction/compactor';
 import { effectiveWindow } from '../compaction/policy';
 import type { CompactionRecord } from '../compaction/types';
@@ -6,7 +6,7 @@ import type { ConversationState } from '../conversation/conversationModel';
 import { commitBlockEdits, type LayerContext } from '../compaction/layerContext';
 import type { Block } from '../conversation/conversationModel';
 import { cutOversizedToolResults } from './overflow';
-import { plural } from '../tools/result';
+import { plural } from '../text/counts';
 
 /** What has been tried in this turn; every step is bounded, so recovery never loops. */
 export interface RecoveryBudget {

@@ -3,10 +3,10 @@
  * user's Clear. Saved first (`SessionSink.plan`), then the state's `plan` changes and
  * `plan_changed` goes to the views.
  */
-import { samePlan, type Plan } from '../plan/plan';
+import { samePlan } from '../plan/plan';
 import type { SendResult, SessionCore } from './sessionCore';
-import { errorText } from '../platform/errors';
-import type { Injection } from '../conversation/conversationModel';
+import { errorText } from '../text/errors';
+import type { Injection, Plan } from '../conversation/conversationModel';
 
 /**
  * Makes `plan` the session's plan (undefined: none), saved first: rejects, changing nothing,

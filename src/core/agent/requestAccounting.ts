@@ -7,7 +7,7 @@
  * the usage record saved and shown. One job: account for each request. Pure (ports only).
  */
 import { saveOrStop, sessionFileFailure } from './sessionWrite';
-import type { CountTokensPort, LlmResult } from './agentPorts';
+import type { CountTokensPort, LlmResult } from '../llm/llmClient';
 import { ttlMs, type PreviousBreakpoint } from '../cache/cacheAnchors';
 import { ReplyGaps, startsTurn, type GapStats } from '../cache/replyGaps';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
@@ -25,7 +25,7 @@ import type { PreparedRequest } from '../pipeline/pipeline';
 import type { Clock } from '../platform/platformPorts';
 import type { TokenEstimator } from '../tokens/estimator';
 import { CacheWatch } from './cacheWatch';
-import { requestCostWithServerUsd } from './cost';
+import { requestCostWithServerUsd } from '../llm/cost';
 import { reportedPromptTokens } from '../tokens/promptTokens';
 import type { AgentEvent, SessionSink } from './events';
 import { ExactFirstCount } from './exactCount';

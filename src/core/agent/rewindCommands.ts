@@ -12,10 +12,10 @@ import {
   type RewindContext,
   type RewindKind,
 } from '../compaction/rewind';
-import { classifyToolCall } from '../compaction/toolKinds';
+import { classifyToolCall } from '../tools/toolKinds';
 import type { CompactionRecord } from '../compaction/types';
 import { messageRawTokens } from '../tokens/blockTokens';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 import type { SendResult, SessionCore } from './sessionCore';
 import { latestPlanIn, planBefore, planChangedSince, startOf } from '../plan/planHistory';
 import { followPlan } from './planCommands';

@@ -1,11 +1,11 @@
 import type { ConversationState } from '../conversation/conversationModel';
-import { pinBlock, pinMessage, type PinChange } from '../conversation/pins';
+import { pinBlock, pinMessage, type PinChange } from '../compaction/pins';
 import { restoreRecord, type ApplyResult } from '../compaction/apply';
 import { laterChanges, restoreOrderRefusal } from '../compaction/restoreOrder';
 import { effectiveWindow } from '../compaction/policy';
 import { SERVER_RESTORE_REFUSAL } from '../compaction/serverCompaction';
 import { restoreRewind } from './rewindCommands';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 import type { SendResult, SessionCore } from './sessionCore';
 
 const WAIT = 'Wait for the running turn or compaction to finish.';

@@ -1,22 +1,23 @@
 import type { EngineSlot, EngineUse } from '../engine/engineSlot';
-import type { CountTokensPort, LlmClient, ToolRunner } from './agentPorts';
+import type { CountTokensPort, LlmClient } from '../llm/llmClient';
+import type { ToolRunner } from '../tools/toolRunner';
 import { appendAssistantMessage, type AssistantContent } from '../conversation/assistant';
 import type { ContextAfterTools } from './contextAfterTools';
 import type { ConversationState, Message, ToolSchema } from '../conversation/conversationModel';
 import type { ToolLoader } from '../tools/toolLoader';
 import type { Clock, IdSource, Tokenizer } from '../platform/platformPorts';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 import type { TokenEstimator } from '../tokens/estimator';
 import type { Compactor } from '../compaction/compactor';
 import type { CompactionRecord } from '../compaction/types';
 import type { SpillReader } from '../recall/corpus';
-import type { SubagentLauncher } from '../subagents/subagentPort';
+import type { SubagentLauncher } from './subagentPort';
 import type { PlanChange } from '../plan/planHistory';
 import type { AgentEvent, SessionSink } from './events';
 import { RequestAccounting } from './requestAccounting';
 import { prepareRequest, type PreparedRequest } from '../pipeline/pipeline';
 import { bindThinking } from '../pipeline/thinkingBinding';
-import { makeRequestCounter } from '../pipeline/requestTokens';
+import { makeRequestCounter } from '../tokens/requestTokens';
 import { STOPPED_BEFORE_ANSWER, STOPPED_SUFFIX } from './standInAnswers';
 import { SessionWriteError, sessionFileFailure } from './sessionWrite';
 

@@ -4,7 +4,7 @@
  * conversation as the file has it; the failure becomes a {@link SessionWriteError}, which the
  * turn loop turns into one `error` event (kind `session_file`) and ends the turn with.
  */
-import type { LlmError } from './agentPorts';
+import type { LlmError } from '../llm/llmClient';
 
 /** What to tell the user after a failed write: free space or fix the folder, then `then`. */
 const FIX = 'Free some disk space or check that the session folder can be written';

@@ -5,11 +5,11 @@
  * this window) with the reason; the subagent's own session file holds its requests either way.
  */
 import type { SessionCore } from './sessionCore';
-import type { SubagentLauncher } from '../subagents/subagentPort';
-import { taskDefinition } from '../subagents/taskTool';
+import type { SubagentLauncher } from './subagentPort';
+import { taskDefinition } from './taskTool';
 import type { ToolDefinition } from '../tools/toolDefinition';
 import type { TaskInput } from '../subagents/taskSpec';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 
 /** task bound to `core`'s session, running subagents through `launcher`. */
 export function sessionTaskTool(core: SessionCore, launcher: SubagentLauncher): ToolDefinition<TaskInput> {

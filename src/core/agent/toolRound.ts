@@ -1,4 +1,4 @@
-import type { ToolCall, ToolRunner } from './agentPorts';
+import type { ToolCall, ToolRunner } from '../tools/toolRunner';
 import type { ToolResultInput } from '../conversation/assemble';
 import type { Compactor } from '../compaction/compactor';
 import { neutralizeToolResult } from '../conversation/injections';

@@ -6,7 +6,7 @@
  * request's prefix while it lives, else the checkpoint's. Pure.
  */
 import type { CacheTtl, Message } from '../conversation/conversationModel';
-import type { RequestTokens } from '../pipeline/pipeline';
+import type { RequestTokens } from '../tokens/requestTokens';
 import { checkpointAlive, samePrefix, ttlMs, type HourCheckpoint, type PreviousBreakpoint } from './cacheAnchors';
 import type { TimedAnchor } from './ttlChoice';
 

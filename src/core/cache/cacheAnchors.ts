@@ -1,10 +1,13 @@
 import type { CacheTtl } from '../conversation/conversationModel';
-import type { BreakpointTarget } from '../pipeline/serialize';
 
 /** The API accepts at most this many cache_control breakpoints per request. */
 export const MAX_BREAKPOINTS = 4;
 /** How many blocks before a breakpoint the API checks for an earlier cache entry. */
 export const CACHE_LOOKBACK_BLOCKS = 20;
+
+/** Where a prompt-cache breakpoint goes. */
+export type BreakpointTarget =
+  { readonly at: 'tools' } | { readonly at: 'system' } | { readonly at: 'message'; readonly messageIndex: number };
 
 /** Time-to-live of a cache entry, in milliseconds. */
 export function ttlMs(ttl: CacheTtl): number {

@@ -4,7 +4,7 @@
  * then 15 000 characters, with a notice. Cheap, no LLM, one reversible record. Pure.
  */
 import type { ConversationState, ToolResultContent } from '../conversation/conversationModel';
-import { formatCount } from '../tools/result';
+import { formatCount } from '../text/counts';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import {
   commitResultEdits,

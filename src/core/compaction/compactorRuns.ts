@@ -4,7 +4,7 @@
  * or the API's compaction on demand for the region that starts the history, serverRoute.ts),
  * a removal strategy, and the re-attach after either. Also the compactor's ports and results.
  */
-import type { LlmClient } from '../agent/agentPorts';
+import type { LlmClient } from '../llm/llmClient';
 import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
 import { modelInfo } from '../models/modelFacts';

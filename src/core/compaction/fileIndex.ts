@@ -9,8 +9,8 @@
 import type { Message } from '../conversation/conversationModel';
 import { toolResultSites } from './layerContext';
 import { fileKey, fileTouches, reattachCandidates, type ReattachCandidate } from './reattachCandidates';
-import { shellFileTouches } from './shellFiles';
-import { classifyToolCall } from './toolKinds';
+import { shellFileTouches } from '../tools/shellFiles';
+import { classifyToolCall } from '../tools/toolKinds';
 
 /** The line that opens the index inside a re-attach reminder. */
 export const FILE_INDEX_HEADING =

@@ -1,4 +1,4 @@
-import type { Usage } from '../agent/agentPorts';
+import type { Usage } from '../llm/llmClient';
 import type { CompactionRecord } from './types';
 import { reportedPromptTokens } from '../tokens/promptTokens';
 

@@ -7,12 +7,11 @@
  * the prefix the last request cached, so a warm cache serves it as cache reads.
  */
 import type { MessageCreateParamsNonStreaming, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmClient } from '../agent/agentPorts';
-import { requestCostUsd } from '../agent/cost';
-import type { CacheTtl, ConversationState } from '../conversation/conversationModel';
+import type { LlmClient } from '../llm/llmClient';
+import { requestCostUsd } from '../llm/cost';
+import type { CacheTtl, ConversationState, Plan } from '../conversation/conversationModel';
 import { summaryTextOf, type GuardedCall, type ChunkRunResult } from './summariseChunks';
 import { planSection, SUMMARY_SYSTEM_PROMPT, summaryTargetTokens } from './summaryPrompt';
-import type { Plan } from '../plan/plan';
 import { toWellFormed } from '../platform/text';
 import type { CompactionRegion } from './types';
 

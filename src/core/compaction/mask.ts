@@ -17,7 +17,7 @@ import {
   type LayerResult,
   type ResultSite,
 } from './layerContext';
-import { describeToolCall } from './toolKinds';
+import { describeToolCall } from '../tools/toolKinds';
 
 /** A result smaller than this many tokens is left alone: its stub would save too little. */
 export const MASK_MIN_TOKENS = 60;

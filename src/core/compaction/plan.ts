@@ -15,7 +15,7 @@ import { planningPrices } from '../models/modelFacts';
 import { isServerStrategy } from '../server/serverContext';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { maskCandidates, type MaskCandidate } from './mask';
-import { formatCount } from '../tools/result';
+import { formatCount } from '../text/counts';
 import {
   clearAtLeastTokensFor,
   effectiveWindow,

@@ -1,12 +1,12 @@
 /**
  * Which files a compaction re-attaches: the ones the agent read or edited most recently,
  * unless the kept history still shows them verbatim. Tool calls are recognised by what they
- * do (toolKinds.ts), not by our own tool names. Pure.
+ * do (tools/toolKinds.ts), not by our own tool names. Pure.
  */
 import type { Message, ToolResultBlock } from '../conversation/conversationModel';
 import { isPlaceholder, toolResultSites } from './layerContext';
 import { normalisePath } from './snip';
-import { classifyToolCall } from './toolKinds';
+import { classifyToolCall } from '../tools/toolKinds';
 
 /** How many files a compaction re-attaches at most. */
 export const REATTACH_MAX_FILES = 5;

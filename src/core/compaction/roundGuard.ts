@@ -13,8 +13,8 @@
 import type { ToolResultInput } from '../conversation/assemble';
 import type { ConversationState, Message, TextBlock, ToolResultContent } from '../conversation/conversationModel';
 import type { Spill } from '../conversation/paste';
-import { imageDimensions, imageTokens } from '../tokens/imageSize';
-import { formatCount, plural } from '../tools/result';
+import { imageDimensions, imageTokens } from '../conversation/imageSize';
+import { formatCount, plural } from '../text/counts';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { fixedRequestTokens, hardTargetTokens, type CompactionSettings } from './policy';
 import { isUserWords, newestWordsIndex } from './regions';

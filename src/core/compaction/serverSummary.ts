@@ -16,12 +16,11 @@
  * alternating. The record keeps the originals (Restore puts them back) and the summary text.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmClient, LlmError } from '../agent/agentPorts';
-import { requestCostUsd } from '../agent/cost';
+import type { LlmClient, LlmError } from '../llm/llmClient';
+import { requestCostUsd } from '../llm/cost';
 import type { AssistantContent } from '../conversation/assistant';
 import { serverFieldsOf } from '../conversation/assistant';
-import type { Block, CacheTtl, Message, TextBlock } from '../conversation/conversationModel';
-import type { Plan } from '../plan/plan';
+import type { Block, CacheTtl, Message, TextBlock, Plan } from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
 import { toWellFormed } from '../platform/text';
 import { cacheControl, type ChatMessageParam } from '../pipeline/serialize';

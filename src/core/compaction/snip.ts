@@ -13,7 +13,7 @@
  */
 import type { ConversationState, ToolResultContent, ToolUseBlock } from '../conversation/conversationModel';
 import { GUARD_DEFAULTS } from './guardDefaults';
-import { classifyToolCall, describeToolCall } from './toolKinds';
+import { classifyToolCall, describeToolCall } from '../tools/toolKinds';
 import {
   commitResultEdits,
   hasImages,

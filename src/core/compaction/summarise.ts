@@ -9,9 +9,8 @@
  * dropped instead, behind a visible marker; a record that would not shrink the context is
  * never applied. The LlmClient never throws; time comes from the injected clock and timeout.
  */
-import type { Plan } from '../plan/plan';
-import type { LlmClient, LlmError } from '../agent/agentPorts';
-import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
+import type { LlmClient, LlmError } from '../llm/llmClient';
+import type { CacheTtl, ConversationState, Message, Plan } from '../conversation/conversationModel';
 import type { Clock, IdSource } from '../platform/platformPorts';
 import { applyRecord } from './apply';
 import { messagesText, checkRetention } from './retention';

@@ -3,11 +3,10 @@
  * summariser (see chunking.ts) and summarised in order, each request carrying the summary of
  * the chunks before it, so the last answer covers the whole region.
  */
-import type { Plan } from '../plan/plan';
-import type { LlmClient, LlmError, LlmResult } from '../agent/agentPorts';
-import { requestCostUsd } from '../agent/cost';
-import type { Message } from '../conversation/conversationModel';
-import { plural } from '../tools/result';
+import type { LlmClient, LlmError, LlmResult } from '../llm/llmClient';
+import { requestCostUsd } from '../llm/cost';
+import type { Message, Plan } from '../conversation/conversationModel';
+import { plural } from '../text/counts';
 import { planChunks } from './chunking';
 import {
   buildSummaryRequest,

@@ -7,11 +7,11 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { describeServerBlock } from '../conversation/serverTools';
 import { neutralizeTags } from '../conversation/injections';
-import type { Block, ImageBlock, Message, ToolResultContent } from '../conversation/conversationModel';
+import type { Block, ImageBlock, Message, ToolResultContent, Plan } from '../conversation/conversationModel';
 import { modelInfo } from '../models/modelFacts';
 import { headChars, safeCutIndex, toWellFormed } from '../platform/text';
-import { sniffImageType } from '../tokens/imageSize';
-import { planLines, type Plan } from '../plan/plan';
+import { sniffImageType } from '../conversation/imageSize';
+import { planLines } from '../plan/plan';
 
 /** What the summariser is told, once per request. */
 export const SUMMARY_SYSTEM_PROMPT = `You condense an old stretch of a conversation between a user and an AI coding assistant (including the assistant's tool calls and their results). Your summary replaces those messages in the assistant's context: whatever you leave out is gone for the assistant, so it must be able to continue the work from your summary alone.

@@ -5,27 +5,10 @@
  * step (reattachRun.ts) puts it into the compaction's lead message beside the re-attached
  * files, so it is counted, recorded (`carriedPlan`) and undone by Restore with them. Pure.
  */
-import type { Block, Message } from '../conversation/conversationModel';
-import { checkPlanSteps, planLines, planProgress, progressWords, samePlan, type Plan } from '../plan/plan';
+import type { Message, Plan } from '../conversation/conversationModel';
+import { checkPlanSteps, isPlanReminder, planProgress, planReminderText, samePlan } from '../plan/plan';
 import { UPDATE_PLAN } from '../plan/planSpec';
-import { toWellFormed } from '../platform/text';
 import type { CarriedPlan } from './types';
-
-/** The line the plan reminder starts with (after its tag). */
-export const PLAN_HEADING = 'Your plan, carried over the context compaction (update_plan)';
-
-/** The plan reminder's text for `plan`. */
-export function planReminderText(plan: Plan): string {
-  const p = planProgress(plan);
-  return toWellFormed(
-    `<system-reminder>\n${PLAN_HEADING}: ${progressWords(p)}. This is the current plan; keep it up to date with update_plan as you work ([x] completed, [>] in progress, [ ] pending).\n${planLines(plan)}\n</system-reminder>`,
-  );
-}
-
-/** Whether a block is a compaction's plan reminder. */
-export function isPlanReminder(b: Block): boolean {
-  return b.type === 'text' && b.meta.source === 'reminder' && b.text.startsWith(`<system-reminder>\n${PLAN_HEADING}`);
-}
 
 /**
  * Whether `messages` still show `plan` verbatim: the newest plan they hold — an update_plan

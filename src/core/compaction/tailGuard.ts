@@ -26,7 +26,7 @@ import type {
   TextBlock,
   ToolUseBlock,
 } from '../conversation/conversationModel';
-import { formatCount } from '../tools/result';
+import { formatCount } from '../text/counts';
 import { isServerStrategy } from '../server/serverContext';
 import { commitBlockEdits, freshMeta, type LayerContext, type LayerResult } from './layerContext';
 import { HARD_WAIT_LIMIT } from './plan';

@@ -9,7 +9,7 @@ import type { ToolResultContent } from '../conversation/conversationModel';
 import type { Spill } from '../conversation/paste';
 import { formatBytes, lineCount, safeCutIndex, utf8Length } from '../platform/text';
 import { countNewlines } from '../tools/limits';
-import { formatCount, plural } from '../tools/result';
+import { formatCount, plural } from '../text/counts';
 import { GUARD_DEFAULTS } from './guardDefaults';
 import { inlineCharsFor } from '../pipeline/window';
 

@@ -11,7 +11,7 @@ import type {
   ToolResultContent,
 } from './conversationModel';
 import { planPaste, type Spill } from './paste';
-import { sniffImageType } from '../tokens/imageSize';
+import { sniffImageType } from './imageSize';
 import type { Clock, IdSource } from '../platform/platformPorts';
 
 /** A tool's answer to one tool_use of the last assistant message. */

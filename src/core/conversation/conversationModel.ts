@@ -6,8 +6,6 @@
  * The one exception is `meta.tokenCount`, a memo the token counter fills once per block
  * (see tokens/blockTokens.ts) — an unchanged block is therefore never counted twice.
  */
-import type { ToolEffect } from '../tools/toolDefinition';
-import type { Plan } from '../plan/plan';
 
 /** Trust tier: 0 = system/developer, 1 = the user, 2 = the model, 3 = external (tools, files, hooks). */
 export type Tier = 0 | 1 | 2 | 3;
@@ -29,6 +27,14 @@ export type BlockSource =
   | 'instructions'
   /** The workspace facts block (folders, platform, date, git), in the system prompt. */
   | 'workspace';
+
+/**
+ * What a tool does, as the pipeline sees it: snip and masking find stale reads by it,
+ * re-attach and the file index find the files touched, risk flags and the ledger group by it.
+ * `plan` changes only the session's plan (update_plan). `delegate` hands work to a subagent
+ * (task). `external` is anything else (an MCP tool, unless the pipeline can tell better).
+ */
+export type ToolEffect = 'read' | 'list' | 'search' | 'edit' | 'run' | 'recall' | 'plan' | 'delegate' | 'external';
 
 /** Metadata carried by every block. */
 export interface BlockMeta {
@@ -321,6 +327,23 @@ export interface PipelineConfig {
    * (serialize.ts); absent: regex. Set from the tool loading plan (toolLoading.ts).
    */
   readonly toolSearch?: 'regex' | 'bm25';
+}
+
+/* The plan's data (its one check and its texts are core/plan/plan.ts). */
+
+/** Where a step stands. */
+export type PlanStatus = 'pending' | 'in_progress' | 'completed';
+
+/** One step of the plan: what to do, where it stands, and an optional short note. */
+export interface PlanStep {
+  readonly step: string;
+  readonly status: PlanStatus;
+  readonly note?: string;
+}
+
+/** The plan: its steps in order (never empty: a cleared plan is no plan). */
+export interface Plan {
+  readonly steps: readonly PlanStep[];
 }
 
 /** Everything the pipeline needs to build the next request. */

@@ -1,4 +1,3 @@
-import { inlineCharsFor } from '../pipeline/window';
 import { formatBytes, headChars, lineCount, safeCutIndex, utf8Length } from '../platform/text';
 
 /** A file the caller must write before the message that references it is sent. */
@@ -16,17 +15,6 @@ export interface PastePlan {
 
 /** The paste threshold by default, in characters. */
 export const DEFAULT_PASTE_THRESHOLD_CHARS = 100_000;
-
-/**
- * The paste threshold in force: the setting (default {@link DEFAULT_PASTE_THRESHOLD_CHARS}),
- * but at most what one inline block may hold in a `window`-token window (inlineCharsFor, as a
- * tool result) — a user's words are never compacted, so in a small window a paste the setting
- * lets through would leave no room at all — and at least 1 000 characters.
- */
-export function pasteThresholdFor(settingChars: number | undefined, window: number): number {
-  const setting = Math.floor(settingChars ?? DEFAULT_PASTE_THRESHOLD_CHARS);
-  return Math.max(1_000, Math.min(setting, inlineCharsFor(window)));
-}
 
 /** How many characters of a spilled paste are shown inline: its head and its tail. */
 export const PASTE_PREVIEW_HEAD_CHARS = 1_000;

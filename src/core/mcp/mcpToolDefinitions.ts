@@ -8,7 +8,7 @@
 import { neutralizeUntrusted } from '../conversation/injections';
 import { headChars } from '../platform/text';
 import type { AnyToolDefinition, InputCheck, ToolExecution, ToolRunContext } from '../tools/toolDefinition';
-import { mcpCallTarget } from './mcpTarget';
+import { mcpCallTarget } from '../tools/mcpTarget';
 import { findNameCollision, mcpToolName } from './mcpToolNames';
 import { checkInputSchema, type SchemaCompiler } from './mcpToolSchema';
 

@@ -19,7 +19,7 @@ import type {
 } from '../conversation/conversationModel';
 import { NO_REPAIRS, type Repair } from './repairs';
 import { pairServerBlocks, repairServerBlock, serverBlockNeedsRepair } from './serverBlocks';
-import { sniffImageType } from '../tokens/imageSize';
+import { sniffImageType } from '../conversation/imageSize';
 import { hasLoneSurrogate, isPlainObject, replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
 
 /** What normalize needs to know about one message, and the blocks it sends. */

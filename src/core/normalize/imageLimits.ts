@@ -19,7 +19,7 @@
  * same array.
  */
 import type { ImageBlock, Message, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
-import { imageDimensions } from '../tokens/imageSize';
+import { imageDimensions } from '../conversation/imageSize';
 import { derivedMeta, textFor } from './blocks';
 import { NO_REPAIRS, type Repair } from './repairs';
 

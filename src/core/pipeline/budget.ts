@@ -3,7 +3,7 @@ import type { Block, ConversationState } from '../conversation/conversationModel
 import type { Tokenizer } from '../platform/platformPorts';
 import type { Calibration } from '../tokens/calibration';
 import { UPDATE_PLAN } from '../plan/planSpec';
-import { isPlanReminder } from '../compaction/survivePlan';
+import { isPlanReminder } from '../plan/plan';
 
 const NO_CALLS: ReadonlySet<string> = new Set();
 

@@ -1,9 +1,8 @@
 import type { CacheLifetime, PipelineConfig } from '../conversation/conversationModel';
-import { pasteThresholdFor } from '../conversation/paste';
 import { DEFAULT_OUTPUT_RESERVE, modelInfo } from '../models/modelFacts';
 import { THINKING_SETTINGS, type ThinkingSetting } from '../models/thinking';
-import { formatCount as fmt } from '../tools/result';
-import { effectiveWindow } from './window';
+import { formatCount as fmt } from '../text/counts';
+import { effectiveWindow, pasteThresholdFor } from './window';
 
 /** What a user may set; everything optional, resolved against the model's facts. */
 export interface PipelineSettings {

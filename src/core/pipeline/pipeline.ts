@@ -9,21 +9,7 @@ import { normalizeState, type Repair } from '../normalize/normalize';
 import type { Clock } from '../platform/platformPorts';
 import { sentBlockCount, serializeRequest } from './serialize';
 import { dropUnboundThinking } from './thinkingBinding';
-
-/** Token counts of one request, calibrated to the model's tokenizer as well as known. */
-export interface RequestTokens {
-  readonly tools: number;
-  readonly system: number;
-  /** One entry per message, in order. */
-  readonly messages: readonly number[];
-  /** Best estimate of the whole prompt (anchored on the last reported usage when possible). */
-  readonly total: number;
-  /** Whether `total` is anchored on a reported usage. */
-  readonly anchored: boolean;
-}
-
-/** Counts a request's tokens; implemented over the estimator (tokens/). Must be incremental. */
-export type RequestCounter = (state: ConversationState) => RequestTokens;
+import type { RequestCounter, RequestTokens } from '../tokens/requestTokens';
 
 /** A request ready to send, with what the views need to explain it. */
 export interface PreparedRequest {

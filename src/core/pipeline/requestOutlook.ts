@@ -6,10 +6,10 @@
  * that mix (cost.ts, output left out: it is
  * not known before the answer). Pure; the request preview leads with it.
  */
-import { requestCostUsd } from '../agent/cost';
+import { requestCostUsd } from '../llm/cost';
 import { ttlMs, type CacheAnchor, type PreviousBreakpoint } from '../cache/cacheAnchors';
 import type { TimedAnchor } from '../cache/ttlChoice';
-import type { RequestTokens } from './pipeline';
+import type { RequestTokens } from '../tokens/requestTokens';
 
 /** A prefix is expected from the cache when the anchors give it at least this chance. */
 export const EXPECTED_HIT = 0.5;

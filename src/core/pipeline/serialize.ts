@@ -23,6 +23,7 @@ import type {
 import { COMPACT_BETA, ON_DEMAND_COMPACTION_BETA } from '../server/serverContext';
 import { thinkingParams } from '../models/thinking';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
+import type { BreakpointTarget } from '../cache/cacheAnchors';
 
 /**
  * Turns core state into the SDK's request types. Message params are memoised per Message
@@ -34,10 +35,6 @@ import { usualWriteTtl } from '../cache/usualWriteTtl';
 export type ChatMessageParam = UserMessageParam | AssistantMessageParam;
 
 const memo = new WeakMap<Message, ChatMessageParam>();
-
-/** Where a prompt-cache breakpoint goes. */
-export type BreakpointTarget =
-  { readonly at: 'tools' } | { readonly at: 'system' } | { readonly at: 'message'; readonly messageIndex: number };
 
 /** A breakpoint with the lifetime to write it with (absent: the setting's, 5 minutes under `auto`). */
 export type TimedBreakpoint = BreakpointTarget & { readonly ttl?: CacheTtl };

@@ -6,6 +6,7 @@
  * their state messages and only display them.
  */
 import type { PipelineConfig } from '../conversation/conversationModel';
+import { DEFAULT_PASTE_THRESHOLD_CHARS } from '../conversation/paste';
 import { shortTokens } from '../platform/text';
 
 /** The window settings the figures are computed from (fractions as in {@link PipelineConfig}). */
@@ -23,6 +24,17 @@ export const INLINE_CHARS_PER_TOKEN = 4;
  */
 export function inlineCharsFor(contextWindow: number): number {
   return Math.floor(Math.max(0, contextWindow) * INLINE_WINDOW_SHARE * INLINE_CHARS_PER_TOKEN);
+}
+
+/**
+ * The paste threshold in force: the setting (default {@link DEFAULT_PASTE_THRESHOLD_CHARS}),
+ * but at most what one inline block may hold in a `window`-token window (inlineCharsFor, as a
+ * tool result) — a user's words are never compacted, so in a small window a paste the setting
+ * lets through would leave no room at all — and at least 1 000 characters.
+ */
+export function pasteThresholdFor(settingChars: number | undefined, window: number): number {
+  const setting = Math.floor(settingChars ?? DEFAULT_PASTE_THRESHOLD_CHARS);
+  return Math.max(1_000, Math.min(setting, inlineCharsFor(window)));
 }
 
 /** The effective window: window − output reserve, at least 1 token. */

@@ -6,27 +6,13 @@
  * it. Pure.
  */
 import * as v from 'valibot';
+import type { Block, Plan, PlanStatus, PlanStep } from '../conversation/conversationModel';
 import { neutralizeUntrusted } from '../conversation/injections';
 import { toWellFormed } from '../platform/text';
-import { formatCount } from '../tools/result';
-
-/** Where a step stands. */
-export type PlanStatus = 'pending' | 'in_progress' | 'completed';
+import { formatCount } from '../text/counts';
 
 /** Every PlanStatus. */
 export const PLAN_STATUSES: readonly PlanStatus[] = ['pending', 'in_progress', 'completed'];
-
-/** One step of the plan: what to do, where it stands, and an optional short note. */
-export interface PlanStep {
-  readonly step: string;
-  readonly status: PlanStatus;
-  readonly note?: string;
-}
-
-/** The plan: its steps in order (never empty: a cleared plan is no plan). */
-export interface Plan {
-  readonly steps: readonly PlanStep[];
-}
 
 /** Most steps a plan may have: a longer list is a backlog, not a plan. */
 export const PLAN_MAX_STEPS = 30;
@@ -162,4 +148,20 @@ export function planLines(plan: Plan): string {
 /** Words on one line: runs of whitespace (newlines too) become one space; trimmed, well formed. */
 function oneLine(text: string): string {
   return toWellFormed(text.replace(/\s+/g, ' ').trim());
+}
+
+/** The line the plan reminder starts with (after its tag). */
+export const PLAN_HEADING = 'Your plan, carried over the context compaction (update_plan)';
+
+/** The plan reminder's text for `plan`. */
+export function planReminderText(plan: Plan): string {
+  const p = planProgress(plan);
+  return toWellFormed(
+    `<system-reminder>\n${PLAN_HEADING}: ${progressWords(p)}. This is the current plan; keep it up to date with update_plan as you work ([x] completed, [>] in progress, [ ] pending).\n${planLines(plan)}\n</system-reminder>`,
+  );
+}
+
+/** Whether a block is a compaction's plan reminder. */
+export function isPlanReminder(b: Block): boolean {
+  return b.type === 'text' && b.meta.source === 'reminder' && b.text.startsWith(`<system-reminder>\n${PLAN_HEADING}`);
 }

@@ -3,8 +3,7 @@
  * Retry or Edit of the last turn can put the plan back as it was before that turn, and the
  * restore of such a rewind can bring the turn's plan back. Pure.
  */
-import type { Message } from '../conversation/conversationModel';
-import type { Plan } from './plan';
+import type { Message, Plan } from '../conversation/conversationModel';
 import { UPDATE_PLAN, UPDATE_PLAN_SPEC } from './planSpec';
 
 /** One change of the plan: the plan from then on (absent: cleared), when, and the call that made it. */

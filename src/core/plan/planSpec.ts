@@ -11,8 +11,8 @@ import {
   PLAN_MAX_STEPS,
   planProgress,
   progressWords,
-  type Plan,
 } from './plan';
+import type { Plan } from '../conversation/conversationModel';
 
 /** The tool's name. */
 export const UPDATE_PLAN = 'update_plan';

@@ -4,7 +4,8 @@
  * its tools with `withSessionTools`. Pure but for the ports.
  */
 import { bindTool, type ToolDefinition } from '../tools/toolDefinition';
-import { planResultText, type Plan } from './plan';
+import { planResultText } from './plan';
+import type { Plan } from '../conversation/conversationModel';
 import { UPDATE_PLAN_SPEC } from './planSpec';
 
 /** How the session takes a new plan. */

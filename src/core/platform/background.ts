@@ -2,7 +2,7 @@
  * Work started and not waited for, with its failure reported: the one way a promise nobody
  * awaits is let go (lint's no-floating-promises and local/void-promise-reason see to the rest).
  */
-import { errorDetail } from './errors';
+import { errorDetail } from '../text/errors';
 import type { Logger } from './platformPorts';
 
 /**

@@ -4,7 +4,7 @@
  * folders to look in (pure, over paths) and renders a found file as a `<system-reminder>`
  * injection; the host reads the files and remembers what this session already injected.
  */
-import { classifyToolCall } from '../compaction/toolKinds';
+import { classifyToolCall } from '../tools/toolKinds';
 import type { Injection } from '../conversation/conversationModel';
 import type { Tokenizer } from '../platform/platformPorts';
 import { capTokens, instructionText, neutralizeProjectText, type InstructionFile } from './instructions';

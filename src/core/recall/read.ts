@@ -9,7 +9,8 @@ import { describeServerBlock } from '../conversation/serverTools';
 import type { Block, Message } from '../conversation/conversationModel';
 import { headChars } from '../platform/text';
 import type { ToolLimits } from '../tools/limits';
-import { formatCount, plural, toolError, toolOk, type ToolResult } from '../tools/result';
+import { formatCount, plural } from '../text/counts';
+import { toolError, toolOk, type ToolResult } from '../tools/result';
 import { resultText, type SpilledOutput } from './corpus';
 
 /** Something recall can return in full, with the compactions it came from. */

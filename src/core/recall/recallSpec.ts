@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { checkInput, Int, MAX_READ_LIMIT, NonBlank } from '../tools/inputCheck';
 import { DEFAULT_TOOL_LIMITS as L } from '../tools/limits';
-import { formatCount as n } from '../tools/result';
+import { formatCount as n } from '../text/counts';
 import type { ToolSpec } from '../tools/toolDefinition';
 
 /** Name of the tool the agent runs itself on the session's compacted history. */

@@ -7,7 +7,8 @@
 import type { CompactionRecord } from '../compaction/types';
 import { toWellFormed } from '../platform/text';
 import { capOutput, DEFAULT_TOOL_LIMITS, type ToolLimits } from '../tools/limits';
-import { formatCount, plural, toolError, toolOk, type ToolResult } from '../tools/result';
+import { formatCount, plural } from '../text/counts';
+import { toolError, toolOk, type ToolResult } from '../tools/result';
 import { bindTool, type ToolDefinition } from '../tools/toolDefinition';
 import { RECALL_MAX_CHARS, RECALL_MAX_HITS, RECALL_SPEC, type RecallInput } from './recallSpec';
 import { buildCorpus, type SpilledOutput, type SpillReader } from './corpus';

@@ -5,7 +5,7 @@
  */
 import { containsWord } from '../compaction/retention';
 import { safeCutIndex } from '../platform/text';
-import { formatCount, plural } from '../tools/result';
+import { formatCount, plural } from '../text/counts';
 import type { RecallCorpus, RecallItem } from './corpus';
 
 /** How well a line matches, best first. */

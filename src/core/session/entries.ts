@@ -47,10 +47,10 @@
  * header's `title` stays; a stopped or failed turn is recorded in the conversation itself).
  */
 import * as v from 'valibot';
-import type { Usage } from '../agent/agentPorts';
-import type { Message } from '../conversation/conversationModel';
-import type { CacheMiss } from '../cache/cacheMiss';
-import type { ServerReport } from '../server/serverReport';
+import type { Usage } from '../llm/llmClient';
+import type { Message, PlanStatus } from '../conversation/conversationModel';
+import type { CacheMiss } from '../pipeline/cacheMiss';
+import type { ServerReport } from '../llm/serverReport';
 import type {
   CompactionLayer,
   CompactionRegion,
@@ -61,7 +61,7 @@ import type {
 } from '../compaction/types';
 import { compactionFields } from './compactionEntry';
 import { int, messageSchema as message, num } from './messageSchema';
-import { PLAN_STATUSES, type PlanStatus } from '../plan/plan';
+import { PLAN_STATUSES } from '../plan/plan';
 import type { SubagentRecord } from '../subagents/subagentRecord';
 
 /** The `format` value every header carries. */

@@ -2,7 +2,7 @@
  * A readable Markdown export of a session: what was said, what the tools did, what each
  * request cost. For people, not for reloading (the JSONL export is the lossless one). Pure.
  */
-import { addCosts } from '../agent/cost';
+import { addCosts } from '../llm/cost';
 import { describeServerBlock } from '../conversation/serverTools';
 import type { Block, Message, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
 import { formatBytes, headChars } from '../platform/text';

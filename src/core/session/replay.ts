@@ -2,7 +2,7 @@
  * Rebuilds a conversation from the entries of a session file (compactions, restores, repairs
  * and pins applied), then repairs it with `repairMessages` (repair.ts). Pure.
  */
-import type { Block, Message } from '../conversation/conversationModel';
+import type { Block, Message, Plan } from '../conversation/conversationModel';
 import {
   SESSION_FORMAT,
   SESSION_VERSION,
@@ -15,7 +15,7 @@ import { laterChanges, type RestoreOrderEntry } from '../compaction/restoreOrder
 import { repairMessages } from './repair';
 import { reinsertRewind } from '../compaction/rewind';
 import { requestHistoryOf, type RequestHistory } from './requestHistory';
-import { checkPlanSteps, type Plan } from '../plan/plan';
+import { checkPlanSteps } from '../plan/plan';
 import type { PlanChange } from '../plan/planHistory';
 import { subagentRecordOf } from './subagentEntry';
 import type { SubagentRecord } from '../subagents/subagentRecord';

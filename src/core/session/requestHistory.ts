@@ -7,9 +7,9 @@
  * estimate, cost, turn), every compaction a `compaction` entry and every subagent that ended
  * a `subagent` entry, in the order they happened, so older session files rebuild the same way.
  */
-import type { CacheMiss } from '../cache/cacheMiss';
+import type { CacheMiss } from '../pipeline/cacheMiss';
 import type { SessionEntry } from './entries';
-import { clearedInputTokens, type ServerReport } from '../server/serverReport';
+import { clearedInputTokens, type ServerReport } from '../llm/serverReport';
 import { reportedPromptTokens, reportedTotalTokens } from '../tokens/promptTokens';
 import type { SubagentRecord } from '../subagents/subagentRecord';
 import { subagentRecordOf } from './subagentEntry';

@@ -4,9 +4,9 @@
  * allowed them (`contextPipeline.subagents.allowEdits`; each still asks for approval). Never
  * `task` (depth limit 1) nor `update_plan` (the plan is the parent's). Pure.
  */
-import type { ToolRunner } from '../agent/agentPorts';
-import type { ToolSchema } from '../conversation/conversationModel';
-import type { AnyToolDefinition, ToolEffect } from '../tools/toolDefinition';
+import type { ToolRunner } from '../tools/toolRunner';
+import type { ToolSchema, ToolEffect } from '../conversation/conversationModel';
+import type { AnyToolDefinition } from '../tools/toolDefinition';
 import { TASK } from './taskSpec';
 
 /** Effects a subagent always gets. */

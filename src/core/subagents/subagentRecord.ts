@@ -3,8 +3,8 @@
  * record saved to the parent's session when it ends (the bill: every request of the child is
  * in it, so the parent's cost is never missing a subagent's). Pure.
  */
-import type { Usage } from '../agent/agentPorts';
-import { addCosts } from '../agent/cost';
+import type { Usage } from '../llm/llmClient';
+import { addCosts } from '../llm/cost';
 
 /** How a subagent ended (`running` while it runs). */
 export type SubagentState = 'running' | 'done' | 'failed' | 'stopped';

@@ -18,7 +18,22 @@
 import { resolveConfig, type ConfigResult } from '../pipeline/config';
 import type { PipelineConfig } from '../conversation/conversationModel';
 import { modelInfo } from '../models/modelFacts';
-import type { SubagentSettings } from './subagentPort';
+
+/** The subagent settings (`contextPipeline.subagents.*`). */
+export interface SubagentSettings {
+  /** Subagents are offered (`task`). */
+  readonly enabled: boolean;
+  /** Tool rounds one subagent may run before it is stopped with an error result. */
+  readonly maxRounds: number;
+  /** Subagents of one tool round that run at the same time; the others wait their turn. */
+  readonly maxConcurrent: number;
+  /** The subagent's context window in tokens. */
+  readonly contextWindow: number;
+  /** The subagent's model ('' : the summariser model). */
+  readonly model: string;
+  /** edit_file and run_command (when enabled) are offered to subagents too, with the usual approvals. */
+  readonly allowEdits: boolean;
+}
 
 /** The defaults (see the module comment). */
 export const DEFAULT_SUBAGENT_SETTINGS: SubagentSettings = Object.freeze({

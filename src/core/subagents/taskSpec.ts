@@ -1,7 +1,7 @@
 /**
  * task: the main agent hands a piece of work (usually exploration) to a subagent that runs in
  * its own context; only its final report comes back. The contract (schema, input check,
- * effect); the session binds its execution (taskTool.ts). Pure.
+ * effect); the session binds its execution (agent/taskTool.ts). Pure.
  */
 import type { ToolSpec } from '../tools/toolDefinition';
 

@@ -22,7 +22,7 @@
 import type { Block, Message, TextBlock, ToolResultContent, ToolSchema } from '../conversation/conversationModel';
 import type { Tokenizer } from '../platform/platformPorts';
 import { toolReferences } from '../conversation/serverTools';
-import { imageTokens } from './imageSize';
+import { imageTokens } from '../conversation/imageSize';
 
 /** Raw framing tokens the API adds around each message (role markers). */
 export const MESSAGE_FRAMING = 3;

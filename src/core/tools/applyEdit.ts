@@ -4,7 +4,7 @@
  * a way the model can act on. No I/O.
  */
 import { headChars } from '../platform/text';
-import { formatCount } from './result';
+import { formatCount } from '../text/counts';
 
 /** The edited text and where the first replacement landed, or why nothing was replaced. */
 export type EditComputation =

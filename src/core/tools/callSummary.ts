@@ -6,10 +6,11 @@
  * session's foreign tool, a server no longer running) is named with its most telling input.
  * One line, clipped. Pure.
  */
-import { describeToolCall } from '../compaction/toolKinds';
-import { mcpCallTarget } from '../mcp/mcpTarget';
+import { describeToolCall } from './toolKinds';
+import { mcpCallTarget } from './mcpTarget';
 import { headChars } from '../platform/text';
-import type { AnyToolDefinition, ToolEffect } from './toolDefinition';
+import type { AnyToolDefinition } from './toolDefinition';
+import type { ToolEffect } from '../conversation/conversationModel';
 
 /** Finds a tool's definition by the name the model called it with (the host's registry). */
 export type ToolLookup = (name: string) => AnyToolDefinition | undefined;

@@ -1,12 +1,12 @@
 /**
  * What a proposed shell command can do beyond what it prints, as far as its text says so: the
- * first risky file it writes (pathRisk.ts over the files core/compaction/shellFiles.ts finds
+ * first risky file it writes (pathRisk.ts over the files shellFiles.ts finds
  * written: `>`, `tee`, `sed -i`, `cp`, `mv`, `ln`, `dd of=` …), else code it runs inline
  * (`node -e`, `python -c`, `perl -e` …: such code can write any file, and its text is not read
  * here) or git configuration that makes git run programs (`git config core.hooksPath …`). A
  * command this cannot read is not flagged: the approval card asks the user to read it all. Pure.
  */
-import { shellFileTouches } from '../compaction/shellFiles';
+import { shellFileTouches } from './shellFiles';
 import { classifyPathRisk, type PathRisk } from './pathRisk';
 
 /** Inline interpreters and the option that hands them a program on the command line. */

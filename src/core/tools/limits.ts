@@ -3,7 +3,7 @@
  * without splitting a surrogate pair. Pure: no I/O.
  */
 import { safeCutIndex } from '../platform/text';
-import { formatCount } from './result';
+import { formatCount } from '../text/counts';
 
 /** Every bound the workspace tools enforce. Each tool caps its output at the source. */
 export interface ToolLimits {

@@ -18,13 +18,3 @@ export function toolOk(text: string): ToolResult {
 export function toolError(text: string): ToolResult {
   return { text, isError: true };
 }
-
-/** `1234567` → `1,234,567` (deterministic, independent of the locale). */
-export function formatCount(n: number): string {
-  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
-/** `1 line` / `3 lines`: a count with its noun, plural when needed. */
-export function plural(n: number, noun: string, pluralNoun = `${noun}s`): string {
-  return `${formatCount(n)} ${n === 1 ? noun : pluralNoun}`;
-}

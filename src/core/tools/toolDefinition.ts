@@ -4,16 +4,8 @@
  * Built-in tools, MCP tools and session tools (recall) are all ToolDefinitions, routed by name
  * through one ToolRegistry (toolRegistry.ts). Pure types.
  */
-import type { ToolResultContent, ToolSchema } from '../conversation/conversationModel';
+import type { ToolEffect, ToolResultContent, ToolSchema } from '../conversation/conversationModel';
 import type { ApprovalDecision } from './approvalWords';
-
-/**
- * What a tool does, as the pipeline sees it: snip and masking find stale reads by it,
- * re-attach and the file index find the files touched, risk flags and the ledger group by it.
- * `plan` changes only the session's plan (update_plan). `delegate` hands work to a subagent
- * (task). `external` is anything else (an MCP tool, unless the pipeline can tell better).
- */
-export type ToolEffect = 'read' | 'list' | 'search' | 'edit' | 'run' | 'recall' | 'plan' | 'delegate' | 'external';
 
 /** Every ToolEffect, in the order the views list them. */
 export const TOOL_EFFECTS: readonly ToolEffect[] = [

@@ -5,7 +5,7 @@
  * agent's ToolRunner; a session adds its own tools (recall) with {@link withSessionTools}.
  * Pure: the clock and the approver are given.
  */
-import type { ToolCall, ToolCallState, ToolOutcome, ToolRunner } from '../agent/agentPorts';
+import type { ToolCall, ToolCallState, ToolOutcome, ToolRunner } from './toolRunner';
 import type { ToolResultContent, ToolSchema } from '../conversation/conversationModel';
 import { toWellFormed } from '../platform/text';
 import { declinedMessage, type ApprovalDecision } from './approvalWords';

@@ -7,7 +7,7 @@ import Anthropic, {
 } from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { BetaMessageStreamParams } from '@anthropic-ai/sdk/resources/beta/messages/messages';
-import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/agent/agentPorts';
+import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../core/llm/llmClient';
 import { ON_DEMAND_COMPACTION_BETA, type ServerRequestParts } from '../../core/server/serverContext';
 import type { ApiModelLimits } from '../../core/pipeline/config';
 import type { ListedModel } from '../../core/models/modelChoices';
@@ -20,7 +20,7 @@ import {
   retryDelayMs,
   type FailureFacts,
   type RetryPolicy,
-} from '../../core/agent/llmErrors';
+} from '../../core/llm/llmErrors';
 import { redactSecrets } from '../../core/security/redact';
 import { forward, resultOf } from './sdkMessages';
 import { newSdkClient } from './sdkClient';

@@ -2,11 +2,10 @@
 // (plain or beta) as an LlmResult, stream events as LlmEvents, cache-miss diagnostics.
 import type { CacheMissReason, Message, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { BetaMessage, BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/resources/beta/messages/messages';
-import type { LlmEvent, LlmResult } from '../../core/agent/agentPorts';
-import { parseServerReport } from '../../core/server/serverReport';
+import type { LlmEvent, LlmResult, ApiCacheMissReason } from '../../core/llm/llmClient';
+import { parseServerReport } from '../../core/llm/serverReport';
 import type { AssistantContent } from '../../core/conversation/assistant';
 import type { ServerToolRaw } from '../../core/conversation/conversationModel';
-import type { ApiCacheMissReason } from '../../core/cache/cacheMiss';
 
 /**
  * The answer as the core sees it, from the SDK's final message of either path: its content

@@ -15,11 +15,11 @@ import {
 } from '../../core/pipeline/budget';
 import { buildLedger, describeRepairs } from '../../core/pipeline/ledger';
 import type { ConversationState } from '../../core/conversation/conversationModel';
-import { pinnedRegions } from '../../core/conversation/pins';
+import { pinnedRegions } from '../../core/compaction/pins';
 import { prepareRequest } from '../../core/pipeline/pipeline';
 import type { Tokenizer } from '../../core/platform/platformPorts';
 import { contextPressure } from '../../core/pipeline/window';
-import { makeRequestCounter } from '../../core/pipeline/requestTokens';
+import { makeRequestCounter } from '../../core/tokens/requestTokens';
 import {
   EMPTY_REQUEST_HISTORY,
   RequestHistoryBuilder,

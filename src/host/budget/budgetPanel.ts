@@ -3,7 +3,7 @@ import { createRouter, type Routed } from '../../app/router';
 import { parseBudgetToHost, type BudgetToHost, type BudgetTools, type BudgetToWebview } from '../../protocol/budget';
 import type { ChatController } from '../chat/chatController';
 import { webviewHtml, webviewRoots } from '../webviewHtml';
-import { errorDetail } from '../../core/platform/errors';
+import { errorDetail } from '../../core/text/errors';
 import { toast } from '../toasts';
 
 /** The Tools card's source: the report, its changes, and what its buttons and switches do. */

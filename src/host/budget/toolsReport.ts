@@ -3,7 +3,7 @@
  * session offers them (toolBudget.ts), and every MCP server's state from the hub, with the
  * actions the card's buttons and switches post. No `vscode`.
  */
-import { requestCostUsd } from '../../core/agent/cost';
+import { requestCostUsd } from '../../core/llm/cost';
 import { MCP_SOURCE_LABEL } from '../../core/mcp/mcpConfig';
 import type { ConversationState } from '../../core/conversation/conversationModel';
 import { usualWriteTtl } from '../../core/cache/usualWriteTtl';

@@ -4,7 +4,7 @@
  * or tool-round limit reaches the next turn), the estimator (anchored on the session's
  * reported usage), the compactor and the AgentSession itself.
  */
-import type { ToolRunner } from '../../core/agent/agentPorts';
+import type { ToolRunner } from '../../core/tools/toolRunner';
 import { AgentSession } from '../../core/agent/agentSession';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, ToolSchema } from '../../core/conversation/conversationModel';

@@ -7,7 +7,7 @@ import type { EngineRegistry } from '../../core/engine/engineRegistry';
 import type { EngineUse } from '../../core/engine/engineSlot';
 import type { PreparedRequest } from '../../core/pipeline/pipeline';
 import * as vscode from 'vscode';
-import type { ToolRunner } from '../../core/agent/agentPorts';
+import type { ToolRunner } from '../../core/tools/toolRunner';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { PreviousBreakpoint } from '../../core/cache/cacheAnchors';

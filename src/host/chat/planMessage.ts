@@ -1,5 +1,6 @@
 /** The chat's checklist message for the agent's plan (src/protocol/plan.ts). */
-import { planProgress, progressWords, type Plan } from '../../core/plan/plan';
+import { planProgress, progressWords } from '../../core/plan/plan';
+import type { Plan } from '../../core/conversation/conversationModel';
 import type { ChatToWebview } from '../../protocol/chat';
 
 /** `{ type: 'plan' }` with the plan's steps and progress words, or without steps when there is no plan (cleared). */

@@ -3,7 +3,7 @@
  * with the session's calibrated estimator, summaries through the session's client, a
  * main-model summary built from the session's own request, aborted by the abortable wait.
  */
-import type { LlmClient } from '../../core/agent/agentPorts';
+import type { LlmClient } from '../../core/llm/llmClient';
 import type { AgentSession } from '../../core/agent/agentSession';
 import { Compactor } from '../../core/compaction/compactor';
 import type { CompactionSettings } from '../../core/compaction/policy';

@@ -2,7 +2,7 @@ import type { SessionSink } from '../../core/agent/events';
 import type { Message } from '../../core/conversation/conversationModel';
 import type { ReplayedSession } from '../../core/session/replay';
 import { EMPTY_REQUEST_HISTORY } from '../../core/session/requestHistory';
-import { addCosts } from '../../core/agent/cost';
+import { addCosts } from '../../core/llm/cost';
 import { reportedPromptTokens } from '../../core/tokens/promptTokens';
 import type { SessionWriter } from '../sessions/sessionFile';
 import { entryToRecord, recordToEntry } from '../../core/session/compactionEntry';

@@ -1,10 +1,10 @@
-import type { ToolOutcome } from '../../core/agent/agentPorts';
+import type { ToolOutcome } from '../../core/tools/toolRunner';
 import { isPlaceholder } from '../../core/compaction/layerContext';
 import { isSpillPreview } from '../../core/compaction/toolResultGuard';
 import { isUserWords } from '../../core/compaction/regions';
 import { headChars } from '../../core/platform/text';
 import { IMAGE_FRAMING } from '../../core/tokens/blockTokens';
-import { imageTokens } from '../../core/tokens/imageSize';
+import { imageTokens } from '../../core/conversation/imageSize';
 import { endsInsideTurn } from '../../core/compaction/summaryReplacement';
 import { summaryParts } from '../../core/compaction/summaryParts';
 import type {

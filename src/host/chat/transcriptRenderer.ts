@@ -1,8 +1,8 @@
 import type { AgentEvent } from '../../core/agent/events';
-import type { ToolOutcome } from '../../core/agent/agentPorts';
-import { messageWithoutRequestId } from '../../core/agent/llmErrors';
+import type { ToolOutcome } from '../../core/tools/toolRunner';
+import { messageWithoutRequestId } from '../../core/llm/llmErrors';
 import type { ToolLookup } from '../../core/tools/callSummary';
-import type { Message } from '../../core/conversation/conversationModel';
+import type { Message, Plan } from '../../core/conversation/conversationModel';
 import type { ChatItem } from '../../protocol/chatItems';
 import type { TranscriptRendering } from '../../app/ports';
 import type { ChatView } from '../chatViewProvider';
@@ -12,7 +12,6 @@ import { CompactedHistory, compactedItems } from './compactedHistory';
 import { compactedText, compactingText, worthALine } from './compactionLines';
 import { userItems } from './userBubbles';
 import { planMessage } from './planMessage';
-import type { Plan } from '../../core/plan/plan';
 import type { SubagentFigures, SubagentRecord } from '../../core/subagents/subagentRecord';
 import { withSubagents } from './subagentCards';
 

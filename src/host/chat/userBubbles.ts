@@ -6,11 +6,11 @@
  * reminders) as a quiet notice line of its own, not a chip inside the user's words.
  */
 import { isReattachReminder } from '../../core/compaction/reattach';
-import { isPlanReminder } from '../../core/compaction/survivePlan';
+import { isPlanReminder } from '../../core/plan/plan';
 import { isUserWords } from '../../core/compaction/regions';
 import type { ReattachedFile } from '../../core/compaction/types';
 import type { Block, Message } from '../../core/conversation/conversationModel';
-import { imageTokens } from '../../core/tokens/imageSize';
+import { imageTokens } from '../../core/conversation/imageSize';
 import type { ChatItem } from '../../protocol/chatItems';
 import { imageRef, injectedOf, isPinned, type TokensOf } from './transcript';
 

@@ -20,7 +20,7 @@ import { replaySession, type ReplayedSession } from '../../core/session/replay';
 import { splitSplicedLine, wellFormedEntry } from '../../core/session/salvage';
 import { salvageMessageBlocks } from '../../core/session/blockSalvage';
 import { writeFileAtomic } from './sessionFile';
-import { plural } from '../../core/tools/result';
+import { plural } from '../../core/text/counts';
 
 /** A line that was left out, 1-based as an editor numbers it. */
 export interface DroppedLine {

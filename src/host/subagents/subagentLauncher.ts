@@ -7,12 +7,13 @@
  * spills into the parent's files folder (so its read_file reads its own spills and the parent's
  * recall finds them), and when it closes, its transcript is saved there too (Markdown).
  */
-import type { LlmClient, ToolRunner } from '../../core/agent/agentPorts';
+import type { LlmClient } from '../../core/llm/llmClient';
+import type { ToolRunner } from '../../core/tools/toolRunner';
 import { AgentSession } from '../../core/agent/agentSession';
 import type { ReadFresh } from '../../core/compaction/reattach';
 import type { ConversationState, ToolSchema } from '../../core/conversation/conversationModel';
 import { counterIds, type Clock, type Tokenizer } from '../../core/platform/platformPorts';
-import { errorText } from '../../core/platform/errors';
+import { errorText } from '../../core/text/errors';
 import { isServerStrategy } from '../../core/server/serverContext';
 import { callSummary, type ToolLookup } from '../../core/tools/callSummary';
 import { priorFactorFor } from '../../core/tokens/calibration';
@@ -20,8 +21,8 @@ import { TokenEstimator } from '../../core/tokens/estimator';
 import { modelInfo } from '../../core/models/modelFacts';
 import { subagentToolRunner, subagentToolSchemas } from '../../core/subagents/childTools';
 import { subagentSystem } from '../../core/subagents/subagentPrompt';
-import { subagentConfig } from '../../core/subagents/subagentSettings';
-import type { SubagentLauncher, SubagentSettings } from '../../core/subagents/subagentPort';
+import { subagentConfig, type SubagentSettings } from '../../core/subagents/subagentSettings';
+import type { SubagentLauncher } from '../../core/agent/subagentPort';
 import type { SettingsPort } from '../../app/ports';
 import type { SessionPort } from '../../app/sessionPort';
 import { sessionCompactor } from '../chat/sessionCompactor';

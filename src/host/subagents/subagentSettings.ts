@@ -1,7 +1,6 @@
 /** Reads `contextPipeline.subagents.*` (bounds and defaults: core/subagents/subagentSettings.ts). */
 import * as vscode from 'vscode';
-import { subagentSettingsOf } from '../../core/subagents/subagentSettings';
-import type { SubagentSettings } from '../../core/subagents/subagentPort';
+import { subagentSettingsOf, type SubagentSettings } from '../../core/subagents/subagentSettings';
 import { SETTINGS_SECTION, userOnly } from '../settings';
 import { isBoolean } from '../trustedSetting';
 

@@ -5,7 +5,8 @@
  */
 import { computeEdit, lineOf, snippetAround } from '../../core/tools/applyEdit';
 import { formatBytes, lineCount } from '../../core/platform/text';
-import { formatCount, plural, toolError, toolOk, type ToolResult } from '../../core/tools/result';
+import { formatCount, plural } from '../../core/text/counts';
+import { toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { EditFileInput } from '../../core/tools/builtin/editFileSpec';
 import { declinedMessage, type Approver } from '../approvals/approval';
 import { guessBinaryType, looksBinary } from './binary';

@@ -5,7 +5,8 @@
 import { stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { Minimatch } from 'minimatch';
-import { formatCount, toolError, toolOk, type ToolResult } from '../../core/tools/result';
+import { formatCount } from '../../core/text/counts';
+import { toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { ListFilesInput } from '../../core/tools/builtin/listFilesSpec';
 import { displayPath, realRoots, resolveToolPath, type WorkspaceRoot } from './paths';
 import { stoppedMessage, type ToolContext } from './toolContext';

@@ -6,7 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
-import { formatCount, toolError, toolOk, type ToolResult } from '../../core/tools/result';
+import { formatCount } from '../../core/text/counts';
+import { toolError, toolOk, type ToolResult } from '../../core/tools/result';
 import type { RunCommandInput } from '../../core/tools/builtin/runCommandSpec';
 import { declinedMessage, type Approver } from '../approvals/approval';
 import { childEnv } from './childEnv';

@@ -4,7 +4,7 @@
  * where the tool says so, executed, capped and timed. It never throws: an exception inside a
  * tool becomes an error outcome naming the tool.
  */
-import type { ToolCall, ToolCallState, ToolOutcome, ToolRunner } from '../../core/agent/agentPorts';
+import type { ToolCall, ToolCallState, ToolOutcome, ToolRunner } from '../../core/tools/toolRunner';
 import type { FreshRead } from '../../core/compaction/reattach';
 import type { ToolSchema } from '../../core/conversation/conversationModel';
 import { DEFAULT_TOOL_LIMITS, type ToolLimits } from '../../core/tools/limits';

@@ -1,4 +1,5 @@
-import type { LlmClient, ToolRunner } from '../../../src/core/agent/agentPorts';
+import type { LlmClient } from '../../../src/core/llm/llmClient';
+import type { ToolRunner } from '../../../src/core/tools/toolRunner';
 import type { AgentDeps } from '../../../src/core/agent/sessionCore';
 import { counterIds } from '../../../src/core/platform/platformPorts';
 import { TokenEstimator } from '../../../src/core/tokens/estimator';

@@ -5,7 +5,7 @@
  */
 import { DEFAULT_SUBAGENT_SETTINGS } from '../../../src/core/subagents/subagentSettings';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../../src/core/agent/agentPorts';
+import type { LlmClient, LlmError, LlmEvent, LlmResult } from '../../../src/core/llm/llmClient';
 import { AgentSession } from '../../../src/core/agent/agentSession';
 import type { AssistantContent } from '../../../src/core/conversation/assistant';
 import { Compactor } from '../../../src/core/compaction/compactor';

@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import type { LayerContext, LayerResult } from '../../../src/core/compaction/layerContext';
 import { restoreRecord } from '../../../src/core/compaction/apply';
-import type { LlmClient } from '../../../src/core/agent/agentPorts';
+import type { LlmClient } from '../../../src/core/llm/llmClient';
 import { Compactor } from '../../../src/core/compaction/compactor';
 import type { CompactorDeps } from '../../../src/core/compaction/compactorRuns';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../../src/core/compaction/policy';

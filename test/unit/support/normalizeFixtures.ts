@@ -10,7 +10,7 @@ import type {
   ThinkingBlock,
 } from '../../../src/core/conversation/conversationModel';
 import { prepareRequest, type PreparedRequest } from '../../../src/core/pipeline/pipeline';
-import { makeRequestCounter } from '../../../src/core/pipeline/requestTokens';
+import { makeRequestCounter } from '../../../src/core/tokens/requestTokens';
 import { TokenEstimator } from '../../../src/core/tokens/estimator';
 import { validateRequest } from '../../fake-anthropic/validateRequest';
 import { Build, emptyState, fakeClock } from './builders';

@@ -1,14 +1,6 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type {
-  LlmClient,
-  LlmError,
-  LlmEvent,
-  LlmResult,
-  ToolCall,
-  ToolOutcome,
-  ToolRunner,
-  Usage,
-} from '../../../src/core/agent/agentPorts';
+import type { LlmClient, LlmError, LlmEvent, LlmResult, Usage } from '../../../src/core/llm/llmClient';
+import type { ToolCall, ToolOutcome, ToolRunner } from '../../../src/core/tools/toolRunner';
 import type { AssistantContent } from '../../../src/core/conversation/assistant';
 import { Counter } from './gate';
 

@@ -5,13 +5,13 @@
  */
 import { AgentSession } from '../../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../../src/core/agent/events';
-import type { ToolCall, ToolRunner } from '../../../src/core/agent/agentPorts';
+import type { ToolCall, ToolRunner } from '../../../src/core/tools/toolRunner';
 import type { ConversationState, ToolSchema } from '../../../src/core/conversation/conversationModel';
 import { counterIds } from '../../../src/core/platform/platformPorts';
 import { subagentToolRunner } from '../../../src/core/subagents/childTools';
-import type { SubagentLauncher, SubagentSettings, SubagentTask } from '../../../src/core/subagents/subagentPort';
+import type { SubagentLauncher, SubagentTask } from '../../../src/core/agent/subagentPort';
 import { subagentSystem } from '../../../src/core/subagents/subagentPrompt';
-import { DEFAULT_SUBAGENT_SETTINGS } from '../../../src/core/subagents/subagentSettings';
+import { DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from '../../../src/core/subagents/subagentSettings';
 import { agentDeps } from './agentDeps';
 import { testConfig } from './builders';
 import type { ScriptedLlm } from './scriptedLlm';

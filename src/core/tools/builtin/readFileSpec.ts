@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { DEFAULT_TOOL_LIMITS as L } from '../limits';
 import { checkInput, Int, MAX_READ_LIMIT, NonEmpty, PATH_WORDS } from '../inputCheck';
-import { formatCount as n } from '../result';
+import { formatCount as n } from '../../text/counts';
 import type { ToolSpec } from '../toolDefinition';
 import { PATH_HELP } from './pathHelp';
 

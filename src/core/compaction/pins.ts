@@ -4,7 +4,7 @@
  * agent session persists them as `pin` / `unpin` entries of the block ids), and the list of
  * pinned regions the Context Budget panel shows.
  */
-import type { Block, ConversationState, Message, Role } from './conversationModel';
+import type { Block, ConversationState, Message, Role } from '../conversation/conversationModel';
 import { blockPreviewText } from '../pipeline/ledger';
 import type { Tokenizer } from '../platform/platformPorts';
 import { headChars } from '../platform/text';

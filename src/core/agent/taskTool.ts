@@ -8,8 +8,8 @@ import { bindTool, type ToolDefinition } from '../tools/toolDefinition';
 import type { Clock } from '../platform/platformPorts';
 import { runSubagent } from './subagentRun';
 import type { SubagentLauncher } from './subagentPort';
-import type { SubagentFigures, SubagentRecord } from './subagentRecord';
-import { TASK, TASK_SPEC, type TaskInput } from './taskSpec';
+import type { SubagentFigures, SubagentRecord } from '../subagents/subagentRecord';
+import { TASK, TASK_SPEC, type TaskInput } from '../subagents/taskSpec';
 
 /** How the session takes what its subagents report. */
 export interface TaskRouting {

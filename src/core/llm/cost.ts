@@ -1,7 +1,7 @@
-import type { Usage } from './agentPorts';
+import type { Usage } from './llmClient';
 import type { CacheTtl } from '../conversation/conversationModel';
 import { modelInfo, rateCardFor } from '../models/modelFacts';
-import { billedUsages, type ServerReport } from '../server/serverReport';
+import { billedUsages, type ServerReport } from './serverReport';
 import { reportedPromptTokens } from '../tokens/promptTokens';
 
 /**

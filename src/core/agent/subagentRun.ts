@@ -5,14 +5,14 @@
  * never hangs: the child's turn always ends (a Stop of the parent stops it), and the child is
  * closed whatever happened. Pure but for the port.
  */
-import type { AgentEvent, TurnEndReason } from '../agent/events';
+import type { AgentEvent, TurnEndReason } from './events';
 import type { Message } from '../conversation/conversationModel';
 import type { Clock } from '../platform/platformPorts';
-import { errorText } from '../platform/errors';
+import { errorText } from '../text/errors';
 import { headChars } from '../platform/text';
 import type { ToolExecution } from '../tools/toolDefinition';
 import type { SubagentLauncher, SubagentTask } from './subagentPort';
-import { startedFigures, withRequest, type SubagentFigures, type SubagentRecord } from './subagentRecord';
+import { startedFigures, withRequest, type SubagentFigures, type SubagentRecord } from '../subagents/subagentRecord';
 
 /** Characters of a failed subagent's last words quoted in its error result. */
 export const LAST_WORDS_CHARS = 2_000;

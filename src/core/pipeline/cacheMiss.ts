@@ -16,11 +16,12 @@
  * longer needed, and the SDK has `diagnostics` on the non-beta `MessageCreateParams`, which is what
  * we send (no header).
  */
-import { usualWriteTtl } from './usualWriteTtl';
-import { ttlMs } from './cacheAnchors';
+import { usualWriteTtl } from '../cache/usualWriteTtl';
+import { ttlMs } from '../cache/cacheAnchors';
 import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
-import type { PreparedRequest } from '../pipeline/pipeline';
-import { serializeMessage, serializeSystem, serializeTools } from '../pipeline/serialize';
+import type { PreparedRequest } from './pipeline';
+import { serializeMessage, serializeSystem, serializeTools } from './serialize';
+import type { ApiCacheMissReason } from '../llm/llmClient';
 
 /** Why a request read less from the cache than the previous one had cached. */
 export type CacheMissCause =
@@ -43,14 +44,6 @@ export interface CacheMiss {
   /** One line for a person: which message changed, how long the gap was, … */
   readonly detail: string;
 }
-
-/** The API's `cache_miss_reason`, as the client parses it (only the fields we use). */
-export type ApiCacheMissReason =
-  | {
-      readonly type: 'model_changed' | 'system_changed' | 'tools_changed' | 'messages_changed';
-      readonly cache_missed_input_tokens: number;
-    }
-  | { readonly type: 'previous_message_not_found' | 'unavailable' };
 
 /** What is compared between two requests (messages by identity first, their serialised form second). */
 export interface RequestFingerprint {

@@ -1,4 +1,4 @@
-import type { LlmError, LlmErrorKind } from './agentPorts';
+import type { LlmError, LlmErrorKind } from './llmClient';
 
 /** What the transport knows about a failed request (filled by the host from the SDK's error). */
 export interface FailureFacts {

@@ -13,7 +13,7 @@
  * step is an extra sampling step that is billed. So a request costs its top-level usage plus
  * every compaction iteration; `message` iterations are already in the top-level figures.
  */
-import type { Usage } from '../agent/agentPorts';
+import type { Usage } from './llmClient';
 
 /** One edit the server applied before the model saw the prompt. */
 export type AppliedEdit =

@@ -3,7 +3,7 @@
  * token cost the Anthropic API charges for an image of that size. Pure: decodes only the
  * bytes it reads, straight from the base64 string, so a 5 MB screenshot costs microseconds.
  */
-import type { ImageMediaType } from '../conversation/conversationModel';
+import type { ImageMediaType } from './conversationModel';
 
 import { MAX_IMAGE_TOKENS, imageTokensForSize, type ImageDimensions } from '../../protocol/imageTokens';
 

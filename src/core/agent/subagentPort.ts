@@ -3,10 +3,11 @@
  * context window, model, estimator, compactor and cache breakpoints, read-only tools) and
  * runs it through the same turn loop. The core drives it through this port only.
  */
-import type { ToolCall } from '../agent/agentPorts';
-import type { AgentEvent } from '../agent/events';
+import type { ToolCall } from '../tools/toolRunner';
+import type { AgentEvent } from './events';
 import type { Message } from '../conversation/conversationModel';
-import type { SendResult } from '../agent/sessionCore';
+import type { SendResult } from './sessionCore';
+import type { SubagentSettings } from '../subagents/subagentSettings';
 
 /** The task a subagent is given. */
 export interface SubagentTask {
@@ -49,20 +50,4 @@ export interface SubagentLauncher {
   describe(call: ToolCall): string;
   /** The subagents' settings now (read per call). */
   settings(): SubagentSettings;
-}
-
-/** The subagent settings (`contextPipeline.subagents.*`). */
-export interface SubagentSettings {
-  /** Subagents are offered (`task`). */
-  readonly enabled: boolean;
-  /** Tool rounds one subagent may run before it is stopped with an error result. */
-  readonly maxRounds: number;
-  /** Subagents of one tool round that run at the same time; the others wait their turn. */
-  readonly maxConcurrent: number;
-  /** The subagent's context window in tokens. */
-  readonly contextWindow: number;
-  /** The subagent's model ('' : the summariser model). */
-  readonly model: string;
-  /** edit_file and run_command (when enabled) are offered to subagents too, with the usual approvals. */
-  readonly allowEdits: boolean;
 }

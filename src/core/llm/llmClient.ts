@@ -1,13 +1,12 @@
 /**
- * Ports of the agent loop: how the pure core talks to Claude, runs tools and persists a
- * session. The host implements them (SDK, workspace, files); tests implement them with fakes.
+ * The port to Claude: how the pure core sends a request and what comes back (the answer, its
+ * usage, a classified error), and the exact count of a prompt. The host implements it over the
+ * SDK; tests implement it with fakes.
  */
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { AssistantContent } from '../conversation/assistant';
-import type { ApiCacheMissReason } from '../cache/cacheMiss';
-import type { ToolResultContent } from '../conversation/conversationModel';
 import type { ServerRequestParts } from '../server/serverContext';
-import type { ServerReport } from '../server/serverReport';
+import type { ServerReport } from './serverReport';
 
 /** Token usage as the Messages API reports it. */
 export interface Usage {
@@ -67,6 +66,17 @@ export type LlmEvent =
   /** A 429/529/5xx/network failure that will be retried after `waitMs`. */
   | { readonly type: 'retrying'; readonly attempt: number; readonly waitMs: number; readonly error: LlmError };
 
+/**
+ * The API's `diagnostics.cache_miss_reason`, as the client parses it (only the fields we use);
+ * what each reason means, and how the core attributes a miss, is in `pipeline/cacheMiss.ts`.
+ */
+export type ApiCacheMissReason =
+  | {
+      readonly type: 'model_changed' | 'system_changed' | 'tools_changed' | 'messages_changed';
+      readonly cache_missed_input_tokens: number;
+    }
+  | { readonly type: 'previous_message_not_found' | 'unavailable' };
+
 /** A complete answer. */
 export interface LlmResult {
   readonly content: readonly AssistantContent[];
@@ -97,32 +107,6 @@ export interface LlmClient {
       readonly server?: ServerRequestParts;
     },
   ): Promise<{ readonly ok: true; readonly result: LlmResult } | { readonly ok: false; readonly error: LlmError }>;
-}
-
-/** A tool call to run. */
-export interface ToolCall {
-  readonly id: string;
-  readonly name: string;
-  readonly input: unknown;
-}
-
-/** The outcome of a tool call, as it goes back to the model. */
-export interface ToolOutcome {
-  readonly content: ToolResultContent;
-  readonly isError: boolean;
-  /** Wall time the call took, for the UI, without the time the user took to answer its approval. */
-  readonly durationMs?: number;
-  /** The time the user took to answer the call's approval (absent when nobody was asked). */
-  readonly approvalMs?: number;
-}
-
-/** Where a running call is: working, or waiting for the user's answer to its approval. */
-export type ToolCallState = 'running' | 'awaiting_approval';
-
-/** Runs the agent's tools in the workspace. Never throws: failures are `isError` outcomes. */
-export interface ToolRunner {
-  /** `onState` hears when the call starts and stops waiting for the user's approval. */
-  run(call: ToolCall, signal: AbortSignal, onState?: (state: ToolCallState) => void): Promise<ToolOutcome>;
 }
 
 /** What `count_tokens` said about a prompt: its exact size, or nothing (failed, timed out, stopped). */

@@ -6,8 +6,7 @@
  * index and nested instructions use it to find reads and edits and to describe a cleared
  * result. Pure.
  */
-import type { ToolUseBlock } from '../conversation/conversationModel';
-import type { ToolEffect } from '../tools/toolDefinition';
+import type { ToolUseBlock, ToolEffect } from '../conversation/conversationModel';
 
 /** The kind of work a tool call does. */
 export type ToolKind = 'read' | 'edit' | 'list' | 'search' | 'run' | 'other';
