@@ -148,12 +148,15 @@ export function orphanHeading(b: ToolResultBlock, duplicate: boolean): string {
 
 /**
  * Rule 7: a tool result that answers nothing (or a call already answered), as blocks the user
- * message can hold: a text block (its id kept) with the heading and the result's text, then
- * its images, the i-th content part with block id `imageId(i)`.
+ * message can hold: a text block (its id kept) with the heading and the result's text (blank
+ * parts left out), then its images, the i-th content part with block id `imageId(i)`.
  */
 export function orphanResultBlocks(b: ToolResultBlock, duplicate: boolean, imageId: (i: number) => string): Block[] {
   const heading = orphanHeading(b, duplicate);
-  const text = resultText(typeof b.content === 'string' ? b.content : b.content.filter((p) => p.type === 'text'));
+  // Blank text parts say nothing (normalize leaves them out of a result before this rule runs).
+  const text = resultText(
+    typeof b.content === 'string' ? b.content : b.content.filter((p) => p.type === 'text' && p.text.trim() !== ''),
+  );
   const blocks: Block[] = [textFor(b.meta, text.trim() ? `${heading}\n${text}` : heading)];
   if (typeof b.content !== 'string')
     b.content.forEach((p, i) => {
