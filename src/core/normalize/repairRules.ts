@@ -61,6 +61,7 @@ import type {
 } from '../conversation/conversationModel';
 import { INTERRUPTED_CALL } from '../agent/standInAnswers';
 
+/** Rule 1's test: whether a message of a role may hold a block (defined beside the invariants it checks). */
 export { roleMayHold } from '../conversation/invariants';
 
 /** `meta` for a block a repair made from another: same id and origin, no token memo (the content changed). */
