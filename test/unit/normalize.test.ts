@@ -8,12 +8,7 @@ import {
   NO_REPAIRS,
   type RepairKind,
 } from '../../src/core/normalize/normalize';
-import {
-  CONTINUE_PLACEHOLDER,
-  EMPTY_PLACEHOLDER,
-  INTERRUPTED_RESULT,
-  START_PLACEHOLDER,
-} from '../../src/core/normalize/structure';
+import { CONTINUE_PLACEHOLDER, INTERRUPTED_CALL, START_PLACEHOLDER } from '../../src/core/agent/standInAnswers';
 import { serializeMessage } from '../../src/core/pipeline/serialize';
 import { EMPTY_ERROR_TEXT } from '../../src/core/normalize/blocks';
 import { assertAccepted, NBuild, pipeline, refusal, stateOf } from './support/normalizeFixtures';
@@ -69,7 +64,7 @@ describe('normalize: every repair makes the request valid', () => {
     const p = prepared([b.user(b.text('hi')), b.assistant(use), b.user(b.text('where were we?'))]);
     assert.deepEqual(p.kinds, ['tool_use_interrupted']);
     const [first, second] = contentOf(p.messages[2] as { content: unknown });
-    assert.deepEqual(first, { type: 'tool_result', tool_use_id: use.id, content: INTERRUPTED_RESULT, is_error: true });
+    assert.deepEqual(first, { type: 'tool_result', tool_use_id: use.id, content: INTERRUPTED_CALL, is_error: true });
     assert.equal(second?.text, 'where were we?');
   });
 
@@ -234,15 +229,19 @@ describe('normalize: every repair makes the request valid', () => {
     assert.equal(p.kinds.filter((k) => k === 'lone_surrogate').length, 7);
   });
 
-  it('leaves out empty text, and gives a message left empty a placeholder', () => {
+  it('leaves out empty text, and a message left empty (its neighbours then merge)', () => {
     const b = new NBuild('t');
     const p = prepared([
       b.user(b.text('hi'), b.text('  \n')),
       b.assistant(b.text('', 'assistant')),
       b.user(b.text('more')),
     ]);
-    assert.deepEqual(p.kinds, ['empty_text_dropped', 'empty_text_dropped', 'empty_message']);
-    assert.deepEqual(contentOf(p.messages[1] as { content: unknown }), [{ type: 'text', text: EMPTY_PLACEHOLDER }]);
+    assert.deepEqual(p.kinds, ['empty_text_dropped', 'empty_text_dropped', 'empty_message', 'messages_merged']);
+    assert.equal(p.messages.length, 1);
+    assert.deepEqual(contentOf(p.messages[0] as { content: unknown }), [
+      { type: 'text', text: 'hi' },
+      { type: 'text', text: 'more' },
+    ]);
   });
 
   it('leaves out thinking without a signature, keeps signed thinking', () => {

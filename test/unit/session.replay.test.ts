@@ -3,7 +3,8 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { sessionToMarkdown, sessionDisplayTitle } from '../../src/core/session/markdown';
-import { INTERRUPTED_TOOL_RESULT, repairMessages, type RepairMeter } from '../../src/core/session/repair';
+import { INTERRUPTED_CALL } from '../../src/core/agent/standInAnswers';
+import { repairMessages, type RepairMeter } from '../../src/core/session/repair';
 import { replaySession } from '../../src/core/session/replay';
 import { Build } from './support/builders';
 import {
@@ -157,7 +158,7 @@ describe('session repair', () => {
     assert.deepEqual(r.messages, conv);
   });
 
-  it('turns an orphan tool_result into text that keeps its start', () => {
+  it('turns an orphan tool_result into text that keeps its content', () => {
     const b = new Build('o');
     const long = `${'x'.repeat(250)}`;
     const conv = [
@@ -169,7 +170,10 @@ describe('session repair', () => {
     sound(r.messages);
     const text = r.messages[2]?.blocks[0];
     assert.ok(text?.type === 'text');
-    assert.equal(text.text, `[orphaned tool result for toolu_gone: ${'x'.repeat(200)}…]`);
+    assert.equal(
+      text.text,
+      `[Result of an earlier tool call toolu_gone, whose call is no longer in the history]\n${long}`,
+    );
     assert.deepEqual(userWords(r.messages), ['hi', 'next words']);
     assert.match(r.fixes.join(' '), /toolu_gone/);
   });
@@ -189,7 +193,7 @@ describe('session repair', () => {
       first?.type === 'tool_result' &&
         first.isError === true &&
         first.toolUseId === call.id &&
-        first.content === INTERRUPTED_TOOL_RESULT,
+        first.content === INTERRUPTED_CALL,
     );
     assert.deepEqual(userWords(r.messages), ['list files', 'hello?']);
   });

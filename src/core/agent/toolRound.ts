@@ -5,6 +5,7 @@ import { neutralizeToolResult } from '../conversation/injections';
 import { roundResultText } from '../compaction/roundGuard';
 import type { AgentEvent } from './events';
 import { resultsNotKept, saveOrStop, sessionFolderFailure } from './sessionWrite';
+import { CANCELLED_BEFORE_RUN, CANCELLED_WHILE_RUNNING } from './standInAnswers';
 
 /** What a tool round needs. */
 export interface ToolRoundDeps {
@@ -78,7 +79,7 @@ async function runCall(
     return {
       result: {
         toolUseId: call.id,
-        content: 'Cancelled: the user stopped the turn before this tool ran.',
+        content: CANCELLED_BEFORE_RUN,
         isError: true,
       },
     };
@@ -86,9 +87,7 @@ async function runCall(
   const outcome = await deps.tools.run(call, signal, (state) => deps.emit({ type: 'tool_state', call, state }));
   const cancelled = signal.aborted && outcome.isError;
   const partial = typeof outcome.content === 'string' && outcome.content ? `\n${outcome.content}` : '';
-  let final = cancelled
-    ? { ...outcome, content: `Cancelled: the user stopped the turn while this tool was running.${partial}` }
-    : outcome;
+  let final = cancelled ? { ...outcome, content: `${CANCELLED_WHILE_RUNNING}${partial}` } : outcome;
   if (deps.compactor && typeof final.content === 'string') {
     const guarded = deps.compactor.guardResult(final.content, {
       contextWindow: deps.contextWindow,

@@ -110,7 +110,12 @@ function checkBlocks(
   }
 }
 
-function roleMayHold(role: Message['role'], b: Block): boolean {
+/**
+ * Whether a message of `role` may hold block `b` (the API's rule): tool calls, thinking and
+ * server tool blocks only the assistant's, tool results and images only the user's, text and
+ * summaries both.
+ */
+export function roleMayHold(role: Message['role'], b: Block): boolean {
   switch (b.type) {
     case 'tool_use':
     case 'thinking':

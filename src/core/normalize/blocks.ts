@@ -2,22 +2,22 @@
  * Block-level repairs of one message, memoised per Message object: lone surrogates replaced
  * everywhere (text, summaries, tool names, tool inputs at any depth, tool results, image
  * data); empty text left out; unsigned thinking left out (a redacted block, with its data, is kept); images of a media type the API does
- * not take, and blocks in a role that cannot send them, turned into text; invalid tool call
- * ids rewritten; a tool input that is not an object wrapped in one. Also records what the
+ * not take turned into text; blocks in a role that cannot send them replaced by the shared
+ * rule (`wrongRoleBlocks`, repairRules.ts); invalid tool call ids rewritten; a tool input that
+ * is not an object wrapped in one. Also records what the
  * structural pass needs (tool_use and tool_result ids, whether results come first), so a
  * valid conversation is checked with no allocation once each message has been seen.
  */
 import type {
   Block,
-  BlockMeta,
   ImageMediaType,
   Message,
-  TextBlock,
   ToolResultBlock,
   ToolResultContent,
   ToolUseBlock,
 } from '../conversation/conversationModel';
 import { NO_REPAIRS, type Repair } from './repairs';
+import { derivedMeta, roleMayHold, textFor, wrongRoleBlocks } from './repairRules';
 import { pairServerBlocks, repairServerBlock, serverBlockNeedsRepair } from './serverBlocks';
 import { sniffImageType } from '../conversation/imageSize';
 import { hasLoneSurrogate, isPlainObject, replaceLoneSurrogates, replaceLoneSurrogatesDeep } from './surrogates';
@@ -78,24 +78,6 @@ function fnv1a(text: string): number {
   return h >>> 0;
 }
 
-/** `meta` for a block normalize made from another: same id and origin, no token memo (the content changed). */
-export function derivedMeta(meta: BlockMeta, toolUseId?: string): BlockMeta {
-  const { tokenCount: _memo, toolUseId: _old, ...rest } = meta;
-  return toolUseId === undefined ? rest : { ...rest, toolUseId };
-}
-
-/** A text block standing for another block. */
-export function textFor(meta: BlockMeta, text: string): TextBlock {
-  return { type: 'text', text, meta: derivedMeta(meta) };
-}
-
-/** A tool result's content as plain text (images named). */
-export function resultText(content: ToolResultContent): string {
-  return typeof content === 'string'
-    ? content
-    : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mediaType}]`)).join('\n');
-}
-
 function toolIds(blocks: readonly Block[]): Pick<MessageScan, 'uses' | 'results' | 'resultsFirst'> {
   let uses: string[] | undefined;
   let results: string[] | undefined;
@@ -116,9 +98,9 @@ function needsRepair(b: Block, role: Message['role']): boolean {
     case 'text':
       return b.text.trim().length === 0 || hasLoneSurrogate(b.text);
     case 'summary':
-      // A server compaction block's content must not be empty (SDK: "Empty string content is not allowed").
-      // …and it can only be in an assistant message.
-      return hasLoneSurrogate(b.text) || (b.server !== undefined && (b.text.trim() === '' || role !== 'assistant'));
+      // Empty, it is left out (the shared rule 2; a server compaction block's content must not be
+      // empty either, SDK: "Empty string content is not allowed"); a server one only in an assistant message.
+      return b.text.trim() === '' || hasLoneSurrogate(b.text) || (b.server !== undefined && role !== 'assistant');
     case 'thinking':
       if (b.redactedData !== undefined)
         return role !== 'assistant' || b.redactedData === '' || hasLoneSurrogate(b.redactedData);
@@ -183,6 +165,7 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
   const note = (kind: Repair['kind'], detail: string) =>
     repairs.push({ kind, messageId: m.id, blockId: b.meta.id, detail });
   const surrogates = (what: string) => note('lone_surrogate', `Lone surrogates in ${what} were replaced by U+FFFD.`);
+  if (!roleMayHold(m.role, b)) return wrongRole(b, m, note);
   switch (b.type) {
     case 'text': {
       const text = replaceLoneSurrogates(b.text);
@@ -194,8 +177,11 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
       return [{ ...b, text, meta: derivedMeta(b.meta) }];
     }
     case 'summary':
-      if (b.server !== undefined && b.text.trim() === '') {
-        note('empty_text_dropped', `An empty server compaction block of message ${m.id} was left out.`);
+      if (b.text.trim() === '') {
+        note(
+          'empty_text_dropped',
+          `An empty ${b.server !== undefined ? 'server compaction block' : 'summary'} of message ${m.id} was left out.`,
+        );
         return [];
       }
       if (b.server !== undefined && m.role !== 'assistant') {
@@ -206,8 +192,7 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
       surrogates(`the summary ${b.compactionId}`);
       return [{ ...b, text: replaceLoneSurrogates(b.text), meta: derivedMeta(b.meta) }];
     case 'thinking':
-      if (m.role !== 'assistant') note('block_wrong_role', `A thinking block in user message ${m.id} was left out.`);
-      else if (b.redactedData !== undefined)
+      if (b.redactedData !== undefined)
         note(
           'thinking_dropped',
           `A redacted thinking block of message ${m.id} with empty or invalid data was left out.`,
@@ -223,12 +208,6 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
     case 'tool_result':
       return repairToolResult(b, m, note);
     case 'image': {
-      if (m.role !== 'user') {
-        note('block_wrong_role', `An image in assistant message ${m.id} became a note.`);
-        return [
-          textFor(b.meta, `[An image (${replaceLoneSurrogates(b.mediaType)}) in an assistant message was left out.]`),
-        ];
-      }
       const mediaType = sendableMediaType(b.mediaType, b.data);
       if (mediaType !== undefined) {
         note(
@@ -248,6 +227,26 @@ function repairBlock(b: Block, m: Message, repairs: Repair[]): Block[] {
   }
 }
 
+/**
+ * A block in a role that cannot hold it: the shared rule's replacement (repairRules.ts), its
+ * text with lone surrogates replaced; noted as `block_wrong_role`.
+ */
+function wrongRole(b: Block, m: Message, note: Note): Block[] {
+  const what =
+    b.type === 'tool_use'
+      ? `A tool call ${replaceLoneSurrogates(b.name)} (${replaceLoneSurrogates(b.id)})`
+      : b.type === 'tool_result'
+        ? `A tool result for ${replaceLoneSurrogates(b.toolUseId)}`
+        : b.type === 'server_tool'
+          ? `A server tool block (${replaceLoneSurrogates(String(b.raw.type))})`
+          : `A ${b.type} block`;
+  const out = wrongRoleBlocks(b).map((r) =>
+    r.type === 'text' && hasLoneSurrogate(r.text) ? { ...r, text: replaceLoneSurrogates(r.text) } : r,
+  );
+  note('block_wrong_role', `${what} in ${m.role} message ${m.id} ${out.length > 0 ? 'became text' : 'was left out'}.`);
+  return out;
+}
+
 function imageNote(mediaType: string): string {
   const type = replaceLoneSurrogates(mediaType);
   return IMAGE_MEDIA.has(mediaType)
@@ -265,16 +264,6 @@ function repairToolUse(b: ToolUseBlock, m: Message, note: Note): Block {
       ? {}
       : { value: b.input };
   const input = replaceLoneSurrogatesDeep(wrapped);
-  if (m.role !== 'assistant') {
-    note(
-      'block_wrong_role',
-      `A tool call ${name} (${replaceLoneSurrogates(b.id)}) in user message ${m.id} became text.`,
-    );
-    return textFor(
-      b.meta,
-      `[A tool call ${name} (${replaceLoneSurrogates(b.id)}) found in a user message]\n${JSON.stringify(input) ?? '{}'}`,
-    );
-  }
   const id = sanitizeToolId(b.id);
   if (id !== b.id)
     note('tool_id_invalid', `The tool call id ${JSON.stringify(replaceLoneSurrogates(b.id))} was rewritten as ${id}.`);
@@ -289,19 +278,6 @@ function repairToolResult(b: ToolResultBlock, m: Message, note: Note): Block[] {
   const content = repairContent(b.content, (kind, what) =>
     note(kind, `${what} in the result of tool call ${sanitizeToolId(b.toolUseId)} (message ${m.id}).`),
   );
-  if (m.role !== 'user') {
-    note(
-      'block_wrong_role',
-      `A tool result for ${replaceLoneSurrogates(b.toolUseId)} in assistant message ${m.id} became text.`,
-    );
-    const body = resultText(content);
-    return [
-      textFor(
-        b.meta,
-        `[A result of the tool call ${replaceLoneSurrogates(b.toolUseId)} found in an assistant message]${body.trim() ? `\n${body}` : ''}`,
-      ),
-    ];
-  }
   const id = sanitizeToolId(b.toolUseId);
   if (id !== b.toolUseId)
     note(

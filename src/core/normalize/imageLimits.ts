@@ -20,7 +20,7 @@
  */
 import type { ImageBlock, Message, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
 import { imageDimensions } from '../conversation/imageSize';
-import { derivedMeta, textFor } from './blocks';
+import { derivedMeta, textFor } from './repairRules';
 import { NO_REPAIRS, type Repair } from './repairs';
 
 /** Images one request may hold (the limit for 200k-window models). */

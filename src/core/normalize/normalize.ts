@@ -1,20 +1,16 @@
 /**
  * normalize: the last step before serialize. Turns ANY ConversationState into one whose
- * request the Messages API accepts, and says what it changed:
+ * request the Messages API accepts, and says what it changed. It applies the rule set shared
+ * with the session repair on load (repairRules.ts: wrong-role blocks, empty text and messages,
+ * the leading and final message, merged runs, repeated tool ids, every tool_use answered —
+ * `INTERRUPTED_CALL` when it is not — orphan and duplicate results as text, results first),
+ * and the rules of the wire format only it applies:
  *
- * - every tool_use is answered by a tool_result in the very next (user) message — one saying
- *   the call was interrupted when it is not, in a user message added when the call is followed
- *   by another assistant message or ends the request; a tool_result whose tool_use is not in the message just before, or a
- *   second result for one call, becomes text; tool results come first in their message;
- *   repeated tool_use ids are renamed (with their result); invalid ids are rewritten;
- * - other consecutive messages of one role are sent as one; the first and the last message are the
- *   user's (a placeholder before a leading assistant message — unless it opens with the block of
- *   a compaction on demand, which must come first —; "Continue." after a final one,
- *   which Claude 4.6 models would refuse as a prefill);
  * - lone UTF-16 surrogates become U+FFFD everywhere (system, tools, text, tool inputs at any
- *   depth, tool results); empty text is left out and empty messages get a placeholder;
- *   thinking without a signature is left out (as the serializer does; redacted thinking,
- *   which has data instead, is kept); images of a media type
+ *   depth, tool results); empty system blocks are left out; "Continue." follows a final
+ *   assistant message, which Claude 4.6 models would refuse as a prefill;
+ * - thinking without a signature is left out (as the serializer does; redacted thinking,
+ *   which has data instead, is kept); invalid tool ids are rewritten; images of a media type
  *   the API does not take become a note, and so do images over the API's per-request image
  *   limits (more than 100, over 5 MB, too large on a side: imageLimits.ts).
  *

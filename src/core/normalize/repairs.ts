@@ -5,7 +5,7 @@
 
 /** The kinds of repair, each a rule of the Messages API a state may break. */
 export type RepairKind =
-  /** A tool_use with no tool_result in the next message got one saying it was interrupted. */
+  /** A tool_use with no tool_result in the next message got one saying it was interrupted (`INTERRUPTED_CALL`). */
   | 'tool_use_interrupted'
   /** A tool_result whose tool_use is not in the message just before became text. */
   | 'tool_result_orphan'
@@ -29,7 +29,7 @@ export type RepairKind =
   | 'lone_surrogate'
   /** An empty or whitespace-only text block was left out. */
   | 'empty_text_dropped'
-  /** A message left without content got a placeholder. */
+  /** A message left without content was left out. */
   | 'empty_message'
   /** An error tool result with no content got a placeholder (the API refuses an empty one). */
   | 'error_result_empty'
@@ -78,7 +78,7 @@ const PHRASES: Readonly<Record<RepairKind, readonly [one: string, many: string]>
   ],
   lone_surrogate: ['block with lone surrogates fixed', 'blocks with lone surrogates fixed'],
   empty_text_dropped: ['empty text block left out', 'empty text blocks left out'],
-  empty_message: ['empty message given a placeholder', 'empty messages given a placeholder'],
+  empty_message: ['empty message left out', 'empty messages left out'],
   error_result_empty: ['empty error result given a placeholder', 'empty error results given a placeholder'],
   thinking_dropped: ['unsigned thinking block left out', 'unsigned thinking blocks left out'],
   thinking_unbound: [

@@ -1,8 +1,8 @@
 /**
  * Repairs of the API's server tool blocks (ServerToolBlock), each named:
  *
- * - a server tool block outside an assistant message, or not of a shape the API returns, is
- *   left out (`block_wrong_role`, `server_tool_unpaired`);
+ * - a server tool block not of a shape the API returns is left out (`server_tool_unpaired`;
+ *   one outside an assistant message is left out by the shared wrong-role rule, repairRules.ts);
  * - a `server_tool_use` without its result in the same assistant message, or a result
  *   without its call, is left out with its partner (`server_tool_unpaired`): the API runs the
  *   server tool within the answer, so both always come together, and a lone half is refused;
@@ -32,12 +32,11 @@ export function serverBlockNeedsRepair(b: ServerToolBlock, role: Message['role']
   return role !== 'assistant' || !isServerToolRaw(b.raw) || replaceLoneSurrogatesDeep(b.raw) !== b.raw;
 }
 
-/** The blocks a server tool block that needs repair becomes (none, or the block with U+FFFD). */
+/**
+ * The blocks a server tool block of an assistant message that needs repair becomes (none, or
+ * the block with U+FFFD); one in a user message is the shared wrong-role rule's (repairRules.ts).
+ */
 export function repairServerBlock(b: ServerToolBlock, m: Message, note: Note): Block[] {
-  if (m.role !== 'assistant') {
-    note('block_wrong_role', `A server tool block (${String(b.raw.type)}) in user message ${m.id} was left out.`);
-    return [];
-  }
   const raw: unknown = b.raw;
   if (!isServerToolRaw(raw)) {
     note('server_tool_unpaired', `A malformed server tool block of message ${m.id} was left out.`);
