@@ -1,6 +1,6 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { ToolRunner } from './agentPorts';
-import { applyUserMessage, assembleUserMessage, type ToolResultInput, type TurnInput } from '../conversation/assemble';
+import { assembleUserMessage, type ToolResultInput, type TurnInput } from '../conversation/assemble';
 import type { ConversationState, Injection } from '../conversation/conversationModel';
 import type { ContextHealth } from '../compaction/health';
 import type { PreviousBreakpoint } from '../cache/cacheAnchors';
@@ -148,16 +148,12 @@ export class AgentSession {
 
   /** Whether a turn is running. */
   get busy(): boolean {
-    return this.core.running !== undefined;
+    return this.core.running;
   }
 
   /** Replaces settings-derived parts (config, system, tools) between turns. */
   update(patch: Partial<Pick<ConversationState, 'config' | 'system' | 'tools'>>): void {
-    const { tools, ...rest } = patch;
-    this.core.state = { ...this.core.state, ...rest };
-    // The tools offered go through the tool loading plan (deferred MCP tools, find_tools).
-    if (tools) this.core.planTools(tools);
-    else if (rest.config) this.core.planTools();
+    this.core.updateSettings(patch);
   }
 
   /** The tool loading plan of the tools offered now (what is deferred, the figures); undefined without a loader. */
@@ -167,12 +163,12 @@ export class AgentSession {
 
   /** Queues editor context for the next user message (replacing what was queued). */
   setPending(pending: readonly Injection[]): void {
-    this.core.state = { ...this.core.state, pending };
+    this.core.setPending(pending);
   }
 
   /** Stops the running turn (streaming or tools) within a second; history stays consistent. */
   stop(): void {
-    this.core.running?.abort();
+    this.core.stop();
   }
 
   /**
@@ -203,7 +199,7 @@ export class AgentSession {
         this.deps,
       );
       if (!assembled.ok) {
-        core.state = before;
+        core.replaceState(before);
         return { ok: false, reason: assembled.error.message };
       }
       // Saved before memory changes: a failed write refuses the message (the composer takes it back).
@@ -217,8 +213,8 @@ export class AgentSession {
       } catch (err) {
         return { ok: false, reason: sessionFileFailure(err, NOT_SENT, 'send it again') };
       }
-      core.state = applyUserMessage(core.state, assembled.value);
-      core.planClearedUnsaid = false;
+      core.appendSavedUser(assembled.value);
+      core.markPlanClearSaid();
       for (const d of assembled.value.dropped)
         this.emit({ type: 'notice', level: 'warning', text: `Left out of your message: ${d.reason}.` });
       this.emit({ type: 'turn_started', turn: assembled.value.message.turn });
@@ -275,11 +271,11 @@ export class AgentSession {
     controller: AbortController,
     body: (controller: AbortController) => Promise<SendResult>,
   ): Promise<SendResult> {
-    this.core.running = controller;
+    this.core.beginRun(controller);
     try {
       return await body(controller);
     } finally {
-      if (this.core.running === controller) this.core.running = undefined;
+      this.core.endRun(controller);
       this.commands.runQueued();
     }
   }

@@ -69,9 +69,8 @@ export class SessionCommands {
     const core = this.core;
     const compactor = core.deps.compactor;
     if (!compactor) return { ok: false, reason: 'Compaction is not available.' };
-    core.compacting = true;
     const controller = new AbortController();
-    core.running = controller;
+    core.beginRun(controller, 'compaction');
     try {
       core.emit({ type: 'compaction_started', trigger: 'manual' });
       compactor.breaker.reset();
@@ -90,8 +89,7 @@ export class SessionCommands {
     } catch (err) {
       return core.compactionFailed(`The compaction failed: ${errorText(err)}`);
     } finally {
-      core.compacting = false;
-      core.running = undefined;
+      core.endRun(controller);
     }
   }
 
@@ -120,7 +118,7 @@ export class SessionCommands {
       return { ok: false, reason: `The ${pinned ? 'pin' : 'unpin'} could not be saved: ${errorText(err)}` };
     }
     const applied = change(core.state);
-    if (applied.ok) core.state = applied.state;
+    if (applied.ok) core.replaceState(applied.state);
     core.accounting.noteEdit(pinned ? 'a pin' : 'an unpin');
     core.emit({ type: 'history_replaced', messages: core.state.messages });
     return { ok: true };
@@ -171,8 +169,7 @@ export class SessionCommands {
       core.emit({ type: 'error', error: { kind: 'unknown', retryable: false, message: reason } });
       return { ok: false, reason };
     }
-    core.state = now.state;
-    core.compactions = core.compactions.map((c) => (c.record.id === recordId ? { ...c, active: false } : c));
+    core.applyRestore(recordId, now.state);
     core.accounting.noteEdit(`the restore of compaction ${recordId}`);
     core.deps.compactor?.historyEdited();
     core.emit({ type: 'restored', recordId });
@@ -200,9 +197,7 @@ export class SessionCommands {
   async noteRecall(toolUseId: string, compactionIds: readonly string[]): Promise<void> {
     const core = this.core;
     await core.deps.sink.recall?.({ at: core.deps.clock.now(), toolUseId, compactionIds });
-    core.compactions = core.compactions.map((c) =>
-      compactionIds.includes(c.record.id) ? { ...c, recalled: (c.recalled ?? 0) + 1 } : c,
-    );
+    core.countRecall(compactionIds);
     core.emit({ type: 'recalled', toolUseId, compactionIds });
   }
 }
