@@ -183,7 +183,7 @@ export class ChatService {
 
   /** Pins or unpins a whole message (the chat's Pin toggle); a refusal is shown in the chat. */
   async pin(messageId: string, pinned: boolean): Promise<void> {
-    const r = (await this.agent?.setPinned(messageId, pinned)) ?? { ok: false as const, reason: 'No session is open.' };
+    const r = (await this.agent?.commands.setPinned(messageId, pinned)) ?? { ok: false, reason: 'No session is open.' };
     if (!r.ok) this.notices.notice('p', 'warning', r.reason);
     else this.onBudgetChanged.fire();
   }
@@ -228,7 +228,7 @@ export class ChatService {
   /** Undoes a compaction of the open session. */
   async restore(recordId: string): Promise<Outcome> {
     if (!this.agent) return { ok: false, reason: 'No session is open.' };
-    const r = await this.agent.restore(recordId);
+    const r = await this.agent.commands.restore(recordId);
     await this.postStatus();
     return r;
   }
@@ -236,7 +236,7 @@ export class ChatService {
   /** Unpins a whole message or one pinned block (the budget panel's Unpin): the chat's Pin toggle's path. */
   async unpin(kind: 'message' | 'block', id: string): Promise<Outcome> {
     if (!this.agent) return { ok: false, reason: 'No session is open.' };
-    return kind === 'message' ? this.agent.setPinned(id, false) : this.agent.setBlockPinned(id, false);
+    return this.agent.commands[kind === 'message' ? 'setPinned' : 'setBlockPinned'](id, false);
   }
 
   /** Queues a selection to go with the next message as a pinned block (never compacted). */

@@ -9,6 +9,7 @@
  * would be the opposite; Compact Now again runs it once the chat is idle.
  */
 import type { SendResult } from '../core/agent/sessionCore';
+import type { UserCommands } from '../core/agent/sessionCommands';
 import type { SessionRuntime } from './ports';
 import type { Opened } from './sessionLifecycle';
 
@@ -48,16 +49,19 @@ export class ManualCompaction {
     const o = await this.deps.ensure();
     if (!o) return { ok: false, reason: 'No session is open.' };
     if (!o.runtime.agent.busy) this.deps.refresh(o.runtime);
-    const r = await o.runtime.agent.compactNow(instructions);
+    const r = await o.runtime.agent.commands.compactNow(instructions);
     await this.deps.postStatus();
     return r;
   }
 
   /** Drops the compactions waiting for a message or a turn (they resolve with `reason`); whether there was one. */
-  cancel(agent: { cancelQueuedCompaction(reason?: string): boolean } | undefined, reason = 'Cancelled.'): boolean {
+  cancel(
+    agent: { readonly commands: Pick<UserCommands, 'cancelQueuedCompaction'> } | undefined,
+    reason = 'Cancelled.',
+  ): boolean {
     const waited = this.waiting.size > 0;
     for (const t of this.waiting) t.cancelled = reason;
     this.waiting.clear();
-    return (agent?.cancelQueuedCompaction(reason) ?? false) || waited;
+    return (agent?.commands.cancelQueuedCompaction(reason) ?? false) || waited;
   }
 }

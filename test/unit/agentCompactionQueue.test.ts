@@ -91,12 +91,12 @@ describe('Compact Now while a turn runs (one queue per session)', () => {
     for (let i = 1; i <= 3; i++) await t.turn(`question ${i}`);
     const { running } = await t.startTurn('question 4');
     assert.ok(t.session.busy);
-    const compaction = t.session.compactNow('focus on question 2');
+    const compaction = t.session.commands.compactNow('focus on question 2');
     assert.ok(
       t.events.some((e) => e.type === 'compaction_queued'),
       'shown as queued',
     );
-    assert.ok(t.session.compactionQueued);
+    assert.ok(t.session.commands.compactionQueued);
     assert.equal(t.session.compactions.length, 0, 'nothing compacted while the turn runs');
     t.llm.gate();
     await running;
@@ -116,10 +116,10 @@ describe('Compact Now while a turn runs (one queue per session)', () => {
     const t = setup();
     for (let i = 1; i <= 3; i++) await t.turn(`question ${i}`);
     const { running } = await t.startTurn('question 4');
-    const first = t.session.compactNow('one');
-    const second = t.session.compactNow('two');
+    const first = t.session.commands.compactNow('one');
+    const second = t.session.commands.compactNow('two');
     assert.deepEqual(await first, { ok: false, reason: 'Replaced by a newer compaction request.' });
-    assert.ok(t.session.cancelQueuedCompaction());
+    assert.ok(t.session.commands.cancelQueuedCompaction());
     assert.deepEqual(await second, { ok: false, reason: 'Cancelled.' });
     t.llm.gate();
     await running;

@@ -74,7 +74,7 @@ describe('overflow recovery: cutting oversized tool results leaves a record', ()
       [record.id],
       'listed in the Compactions view',
     );
-    assert.deepEqual(await session.restore(record.id), { ok: true });
+    assert.deepEqual(await session.commands.restore(record.id), { ok: true });
     assert.equal(resultText(session)[0], HUGE, 'Restore puts the whole result back');
     assert.deepEqual(checkInvariants(session.state), []);
   });

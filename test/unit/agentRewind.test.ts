@@ -85,7 +85,7 @@ describe('AgentSession Retry and Edit of the last message', () => {
     );
     t.check();
     // Restore: the first answer is back, the second kept as a rewind of its own.
-    assert.deepEqual(await t.session.restore(rewind.record.id), { ok: true });
+    assert.deepEqual(await t.session.commands.restore(rewind.record.id), { ok: true });
     assert.deepEqual(texts(), ['what is 2+2?', 'first answer']);
     assert.equal(t.session.compactions.filter((c) => c.active && c.record.layer === 'rewind').length, 1);
     t.check();

@@ -92,8 +92,8 @@ describe('AgentSession: queued commands settle, and compaction and restore save 
     const arrived = t.llm.arrived.reached(t.llm.arrived.count + 1);
     const running = t.session.send('question 4');
     await arrived;
-    const queued = t.session.compactNow('focus on question 2');
-    assert.ok(t.session.compactionQueued);
+    const queued = t.session.commands.compactNow('focus on question 2');
+    assert.ok(t.session.commands.compactionQueued);
     const compact = t.compactor.compact.bind(t.compactor);
     t.compactor.compact = () => Promise.reject(new Error('summariser exploded'));
     t.llm.release();
@@ -109,12 +109,12 @@ describe('AgentSession: queued commands settle, and compaction and restore save 
     assert.deepEqual(last, { type: 'compaction_finished', records: [], notices: [] }, 'progress ends');
     assert.equal(t.session.compactions.length, 0);
     assert.equal(t.session.state.messages.length, 8, 'the four turns are all there');
-    assert.ok(!t.session.busy && !t.session.compactionQueued);
+    assert.ok(!t.session.busy && !t.session.commands.compactionQueued);
     t.compactor.compact = compact;
     const next = t.session.send('question 5');
     t.llm.release();
     assert.deepEqual(await next, { ok: true });
-    assert.deepEqual(await t.session.compactNow(), { ok: true }, 'a later compaction runs');
+    assert.deepEqual(await t.session.commands.compactNow(), { ok: true }, 'a later compaction runs');
     assert.deepEqual(checkInvariants(t.session.state), []);
   });
 
@@ -123,7 +123,7 @@ describe('AgentSession: queued commands settle, and compaction and restore save 
     await t.turns(3);
     const before = t.session.state;
     t.fail.compaction = true;
-    const r = await t.session.compactNow();
+    const r = await t.session.commands.compactNow();
     assert.equal(r.ok, false);
     assert.match(r.ok ? '' : r.reason, /could not be saved, so it was not applied: disk full/);
     assert.ok(errors(t.events).some((m) => /disk full/.test(m)));
@@ -131,7 +131,7 @@ describe('AgentSession: queued commands settle, and compaction and restore save 
     assert.equal(t.session.compactions.length, 0);
     assert.ok(!t.events.some((e) => e.type === 'history_replaced'));
     t.fail.compaction = false;
-    assert.deepEqual(await t.session.compactNow(), { ok: true }, 'it works once the sink does');
+    assert.deepEqual(await t.session.commands.compactNow(), { ok: true }, 'it works once the sink does');
     assert.equal(t.session.compactions.length, 1);
   });
 
@@ -139,18 +139,18 @@ describe('AgentSession: queued commands settle, and compaction and restore save 
     const t = setup();
     await t.turns(3);
     const original = t.session.state.messages;
-    assert.deepEqual(await t.session.compactNow(), { ok: true });
+    assert.deepEqual(await t.session.commands.compactNow(), { ok: true });
     const compacted = t.session.state;
     const id = t.session.compactions[0]?.record.id ?? '';
     t.fail.restore = true;
-    const r = await t.session.restore(id);
+    const r = await t.session.commands.restore(id);
     assert.equal(r.ok, false);
     assert.match(r.ok ? '' : r.reason, /could not be saved, so nothing was changed: disk full/);
     assert.equal(t.session.state, compacted);
     assert.equal(t.session.compactions[0]?.active, true);
     assert.ok(!t.events.some((e) => e.type === 'restored'));
     t.fail.restore = false;
-    assert.deepEqual(await t.session.restore(id), { ok: true });
+    assert.deepEqual(await t.session.commands.restore(id), { ok: true });
     assert.deepEqual(t.session.state.messages, original);
     assert.equal(t.session.compactions[0]?.active, false);
     assert.deepEqual(t.saved, [`compaction ${id}`, `restore ${id}`]);

@@ -94,8 +94,8 @@ describe('AgentSession: a turn is running from Send on, while its message is bei
     t.llm.summariser = new Gate();
     const { sent } = await t.sendHeld('question 4');
     assert.ok(t.session.busy, 'busy from Send on');
-    const compaction = t.session.compactNow();
-    assert.ok(t.session.compactionQueued, 'queued behind the turn');
+    const compaction = t.session.commands.compactNow();
+    assert.ok(t.session.commands.compactionQueued, 'queued behind the turn');
     t.release();
     assert.deepEqual(await sent, { ok: true });
     t.llm.summariser.open();

@@ -3,7 +3,7 @@ import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { checkInvariants } from '../../src/core/conversation/invariants';
-import { INTERRUPTED_CALL } from '../../src/core/agent/standInAnswers';
+import { INTERRUPTED_CALL } from '../../src/core/normalize/standInAnswers';
 import { agentDeps } from './support/agentDeps';
 import { emptyState } from './support/builders';
 import { testCompactor } from './support/compactionBuilders';

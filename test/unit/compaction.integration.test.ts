@@ -181,7 +181,7 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
     // "Try again": a manual compaction resets the breaker.
     fake.script({ match: { model: SUMMARISER }, text: 'Recovered summary.' });
     await w.turnWithRead();
-    const manual = await w.session.compactNow('keep the module names');
+    const manual = await w.session.commands.compactNow('keep the module names');
     assert.ok(manual.ok || /Nothing/.test(manual.reason), JSON.stringify(manual));
     assert.ok(!w.compactor.breaker.isOpen);
     assert.deepEqual(checkInvariants(w.session.state), []);
@@ -219,7 +219,7 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
       edits++;
       historyEdited();
     };
-    assert.deepEqual(await w.session.restore(overflow.id), { ok: true });
+    assert.deepEqual(await w.session.commands.restore(overflow.id), { ok: true });
     assert.equal(edits, 1, "the compactor hears of the restore (the next request's empty read is not a miss)");
     assert.ok(w.session.state.messages.length > before, 'the originals are back');
     assert.ok(JSON.stringify(w.session.state.messages).includes('Explain src/module1.ts please'));
@@ -269,7 +269,7 @@ describe('compaction against the fake Anthropic server (SDK over HTTP)', functio
       // Restore the newest compaction: it fits in a wide window again.
       fake.setWindow(200_000);
       const last = w.records.at(-1) as CompactionRecord;
-      const restored = await w.session.restore(last.id);
+      const restored = await w.session.commands.restore(last.id);
       assert.ok(
         restored.ok || /later compaction|not fit|the window leaves/i.test(restored.reason),
         JSON.stringify(restored),

@@ -8,7 +8,7 @@ import {
   NO_REPAIRS,
   type RepairKind,
 } from '../../src/core/normalize/normalize';
-import { CONTINUE_PLACEHOLDER, INTERRUPTED_CALL, START_PLACEHOLDER } from '../../src/core/agent/standInAnswers';
+import { CONTINUE_PLACEHOLDER, INTERRUPTED_CALL, START_PLACEHOLDER } from '../../src/core/normalize/standInAnswers';
 import { serializeMessage } from '../../src/core/pipeline/serialize';
 import { EMPTY_ERROR_TEXT } from '../../src/core/normalize/blocks';
 import { assertAccepted, NBuild, pipeline, refusal, stateOf } from './support/normalizeFixtures';

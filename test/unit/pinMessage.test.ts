@@ -34,7 +34,7 @@ describe('pinning a whole message from the chat', () => {
   it('pins every block of the message, persists it, and compaction regions leave it out', async () => {
     const { s, pins, events } = await session();
     const target = s.state.messages[2]!; // the user message of turn 2
-    assert.deepEqual(await s.setPinned(target.id, true), { ok: true });
+    assert.deepEqual(await s.commands.setPinned(target.id, true), { ok: true });
     const pinned = s.state.messages.find((m) => m.id === target.id)!;
     assert.ok(pinned.blocks.every((b) => b.meta.pinned));
     assert.notEqual(pinned, target, 'a new message object (blocks are immutable values)');
@@ -50,13 +50,13 @@ describe('pinning a whole message from the chat', () => {
       regions.every((r) => !r.messageIds.includes(target.id)),
       'the pinned message is in no region',
     );
-    assert.deepEqual(await s.setPinned(target.id, false), { ok: true });
+    assert.deepEqual(await s.commands.setPinned(target.id, false), { ok: true });
     assert.ok(s.state.messages.find((m) => m.id === target.id)!.blocks.every((b) => !b.meta.pinned));
   });
 
   it('refuses clearly for a message that is gone', async () => {
     const { s } = await session();
-    const r = await s.setPinned('msg_nowhere', true);
+    const r = await s.commands.setPinned('msg_nowhere', true);
     assert.ok(!r.ok && /no longer in the conversation/.test(r.reason));
   });
 });

@@ -160,7 +160,7 @@ describe('pins (pure)', () => {
   });
 });
 
-describe('AgentSession.setBlockPinned', () => {
+describe('AgentSession.commands.setBlockPinned', () => {
   function session(state: ConversationState, failSave = false) {
     const pins: Array<[readonly string[], boolean]> = [];
     const events: AgentEvent[] = [];
@@ -184,7 +184,7 @@ describe('AgentSession.setBlockPinned', () => {
   it('unpins the block, persists an unpin of it, and tells the views (history_replaced)', async () => {
     const { state, selection } = conversation();
     const { s, pins, events } = session(state);
-    assert.deepEqual(await s.setBlockPinned(selection.meta.id, false), { ok: true });
+    assert.deepEqual(await s.commands.setBlockPinned(selection.meta.id, false), { ok: true });
     assert.equal(s.state.messages[0]!.blocks[0]!.meta.pinned, false);
     assert.deepEqual(pins, [[[selection.meta.id], false]]);
     const replaced = events.filter((e) => e.type === 'history_replaced');
@@ -195,7 +195,7 @@ describe('AgentSession.setBlockPinned', () => {
   it('a save that fails changes nothing and says why', async () => {
     const { state, selection } = conversation();
     const { s, events } = session(state, true);
-    const r = await s.setBlockPinned(selection.meta.id, false);
+    const r = await s.commands.setBlockPinned(selection.meta.id, false);
     assert.ok(!r.ok && /could not be saved: disk full/.test(r.reason), JSON.stringify(r));
     assert.equal(s.state.messages[0]!.blocks[0]!.meta.pinned, true, 'still pinned in memory, as in the file');
     assert.deepEqual(events, []);
@@ -204,7 +204,7 @@ describe('AgentSession.setBlockPinned', () => {
   it('refuses a block that is gone without persisting anything', async () => {
     const { state } = conversation();
     const { s, pins, events } = session(state);
-    const r = await s.setBlockPinned('blk_gone', false);
+    const r = await s.commands.setBlockPinned('blk_gone', false);
     assert.ok(!r.ok && /no longer in the conversation/.test(r.reason));
     assert.deepEqual(pins, []);
     assert.deepEqual(events, []);

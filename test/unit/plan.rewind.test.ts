@@ -76,7 +76,7 @@ describe('the plan follows Retry and Edit of the last turn', () => {
     const rewind = w.session.compactions.at(-1)?.record;
     assert.equal(rewind?.layer, 'rewind');
     w.clock.advance(1_000);
-    assert.deepEqual(await w.session.restore(rewind?.id ?? ''), { ok: true });
+    assert.deepEqual(await w.session.commands.restore(rewind?.id ?? ''), { ok: true });
     assert.deepEqual(w.session.plan, B, "the restored turn's plan");
     assert.deepEqual(checkInvariants(w.session.state), []);
   });

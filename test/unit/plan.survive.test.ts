@@ -69,7 +69,7 @@ function requestText(llm: ScriptedLlm, i: number): string {
 describe('the plan survives a compaction', () => {
   it('a compaction that summarised the plan call carries the plan once in its lead message, listed in the record; the next request holds it', async () => {
     const w = world(1);
-    assert.deepEqual(await w.session.compactNow(), { ok: true });
+    assert.deepEqual(await w.session.commands.compactNow(), { ok: true });
     const [entry] = w.session.compactions;
     assert.ok(entry && entry.record.layer === 'summarise');
     const reminders = planReminders(w.session);
@@ -94,7 +94,7 @@ describe('the plan survives a compaction', () => {
 
   it('the summariser is given the plan to refer to', async () => {
     const w = world(1);
-    await w.session.compactNow();
+    await w.session.commands.compactNow();
     const asked = requestText(w.summariser, 0);
     assert.ok(asked.includes('<plan>'), asked.slice(0, 400));
     assert.ok(asked.includes('2. [>] Fix parseConfig'));
@@ -115,7 +115,7 @@ describe('the plan survives a compaction', () => {
 
   it('is not duplicated when the plan call still stands verbatim in the kept history', async () => {
     const w = world(3);
-    assert.deepEqual(await w.session.compactNow(), { ok: true });
+    assert.deepEqual(await w.session.commands.compactNow(), { ok: true });
     const [entry] = w.session.compactions;
     assert.ok(entry);
     assert.equal(entry.record.carriedPlan, undefined);
@@ -126,16 +126,16 @@ describe('the plan survives a compaction', () => {
   it('a plan changed since its last call is carried (the call in the history is stale)', async () => {
     const changed: Plan = { steps: PLAN.steps.map((s, i) => (i === 1 ? { step: s.step, status: 'completed' } : s)) };
     const w = world(3, changed);
-    await w.session.compactNow();
+    await w.session.commands.compactNow();
     assert.equal(planReminders(w.session).length, 1);
   });
 
   it('Restore of that compaction removes the carried plan with it', async () => {
     const w = world(1);
-    await w.session.compactNow();
+    await w.session.commands.compactNow();
     const id = w.session.compactions[0]?.record.id ?? '';
     assert.equal(planReminders(w.session).length, 1);
-    assert.deepEqual(await w.session.restore(id), { ok: true });
+    assert.deepEqual(await w.session.commands.restore(id), { ok: true });
     assert.deepEqual(planReminders(w.session), []);
     assert.ok(planStandsIn(w.session.state.messages, PLAN), 'the original call is back');
     assert.deepEqual(checkInvariants(w.session.state), []);
@@ -144,7 +144,7 @@ describe('the plan survives a compaction', () => {
   it('no plan, nothing carried', async () => {
     const w = world(1);
     assert.deepEqual(await w.session.clearPlan(), { ok: true });
-    await w.session.compactNow();
+    await w.session.commands.compactNow();
     assert.equal(w.session.compactions[0]?.record.carriedPlan, undefined);
     assert.deepEqual(planReminders(w.session), []);
   });

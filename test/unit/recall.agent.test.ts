@@ -93,7 +93,7 @@ describe('recall in the agent loop', () => {
       recall: async (r) => void recalls.push({ toolUseId: r.toolUseId, compactionIds: r.compactionIds }),
     });
     const w = world(sink);
-    assert.deepEqual(await w.session.compactNow(), { ok: true });
+    assert.deepEqual(await w.session.commands.compactNow(), { ok: true });
     const [entry] = w.session.compactions;
     assert.ok(entry && entry.record.layer === 'summarise');
     const summary = w.session.state.messages[0]?.blocks.find((b) => b.type === 'summary');
@@ -144,7 +144,7 @@ describe('recall in the agent loop', () => {
       { content: [{ type: 'tool_use', id: 'toolu_x1', name: 'recall', input: { query: 'kubernetes' } }] },
       { content: [{ type: 'tool_use', id: 'toolu_x2', name: 'recall', input: { id: 'msg_nope' } }] },
     );
-    await w.session.compactNow();
+    await w.session.commands.compactNow();
     await w.session.send('Anything about kubernetes?');
     assert.match(toolResultsOf(w.llm, 1), /^No match for "kubernetes"/);
     assert.match(toolResultsOf(w.llm, 2), /nothing compacted or saved has the id "msg_nope"/);
@@ -157,7 +157,7 @@ describe('recall in the agent loop', () => {
       const open = await port.create('claude-sonnet-4-6');
       const w = world(open.sink);
       for (const m of w.messages) await open.sink.message(m);
-      await w.session.compactNow();
+      await w.session.commands.compactNow();
       await w.session.send('What exactly failed in the test?');
       const id = w.session.compactions[0]?.record.id ?? '';
       await open.close();
@@ -180,7 +180,7 @@ describe('recall in the agent loop', () => {
       // A reopened agent keeps counting from the saved counts, and a restore keeps them.
       const reopened = world(again.session.sink, again.session.compactions, again.session.messages);
       assert.equal(reopened.session.compactions[0]?.recalled, 2);
-      assert.deepEqual(await reopened.session.restore(id), { ok: true });
+      assert.deepEqual(await reopened.session.commands.restore(id), { ok: true });
       assert.equal(
         compactionDescription(reopened.session.compactions[0] as CompactionEntryState).endsWith(
           ' · recalled 2× · restored',

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import type { Message } from '../../src/core/conversation/conversationModel';
-import { INTERRUPTED_CALL, START_PLACEHOLDER } from '../../src/core/agent/standInAnswers';
+import { INTERRUPTED_CALL, START_PLACEHOLDER } from '../../src/core/normalize/standInAnswers';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { repairMessages } from '../../src/core/session/repair';
 import { validateRequest } from '../fake-anthropic/validateRequest';

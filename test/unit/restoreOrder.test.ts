@@ -48,7 +48,7 @@ function twoTrims() {
 describe('restore order: a compaction whose messages a later one changed in place', () => {
   it('restoring the older of two in-place edits of the same messages is refused until the later one is restored', async () => {
     const t = twoTrims();
-    const r = await t.session.restore(t.a.id);
+    const r = await t.session.commands.restore(t.a.id);
     assert.equal(r.ok, false, 'refused while the later trim is active');
     assert.match(r.ok ? '' : r.reason, /later compaction/i);
     assert.match(r.ok ? '' : r.reason, /results trimmed/, 'names the kind of the later compaction');
@@ -62,9 +62,9 @@ describe('restore order: a compaction whose messages a later one changed in plac
     assert.deepEqual(t.saved, [], 'nothing was saved');
     assert.ok(!t.events.some((e) => e.type === 'restored' || e.type === 'history_replaced'));
 
-    assert.deepEqual(await t.session.restore(t.b.id), { ok: true }, 'the later one restores');
+    assert.deepEqual(await t.session.commands.restore(t.b.id), { ok: true }, 'the later one restores');
     assert.deepEqual(t.session.state.messages, t.first.messages, "the first trim's results stand again");
-    assert.deepEqual(await t.session.restore(t.a.id), { ok: true }, 'then the older one');
+    assert.deepEqual(await t.session.commands.restore(t.a.id), { ok: true }, 'then the older one');
     assert.deepEqual(t.session.state.messages, t.original.messages, 'the untouched results are back');
     assert.ok(results(t.session.state).every((b) => !text(b).includes('trimmed to save context')));
     assert.deepEqual(t.saved, [t.b.id, t.a.id]);
@@ -80,7 +80,7 @@ describe('restore order: a compaction whose messages a later one changed in plac
       { record: t.a, active: true },
       { record: t.b, active: false },
     ]);
-    assert.deepEqual(await s.restore(t.a.id), { ok: true });
+    assert.deepEqual(await s.commands.restore(t.a.id), { ok: true });
     assert.deepEqual(s.state.messages, t.original.messages);
   });
 

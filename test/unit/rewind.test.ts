@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { NO_ANSWER } from '../../src/core/agent/standInAnswers';
+import { NO_ANSWER } from '../../src/core/normalize/standInAnswers';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { planRewind, planRewindRestore, reinsertRewind, rewindStart } from '../../src/core/compaction/rewind';
 import { compactionContextValue, compactionDescription, compactionLabel } from '../../src/host/compactionRowText';

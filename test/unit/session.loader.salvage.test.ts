@@ -181,7 +181,7 @@ describe('session loader: spliced lines, lone surrogates, orphaned compactions, 
         ...(c.orphaned ? { orphaned: c.orphaned } : {}),
       })),
     );
-    const refused = await agent.restore('cmp_o');
+    const refused = await agent.commands.restore('cmp_o');
     assert.ok(
       !refused.ok && /cannot be restored: the messages it replaced were lost/.test(refused.reason),
       JSON.stringify(refused),

@@ -3,7 +3,7 @@ import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
 import type { SessionEntry } from '../../src/core/session/entries';
 import { sessionToMarkdown, sessionDisplayTitle } from '../../src/core/session/markdown';
-import { INTERRUPTED_CALL } from '../../src/core/agent/standInAnswers';
+import { INTERRUPTED_CALL } from '../../src/core/normalize/standInAnswers';
 import { repairMessages, type RepairMeter } from '../../src/core/session/repair';
 import { replaySession } from '../../src/core/session/replay';
 import { Build } from './support/builders';

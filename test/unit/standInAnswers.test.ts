@@ -5,7 +5,7 @@ import {
   STOPPED_BEFORE_ANSWER,
   STOPPED_SUFFIX,
   STOPPED_WHILE_TOOLS_RAN,
-} from '../../src/core/agent/standInAnswers';
+} from '../../src/core/normalize/standInAnswers';
 import { transcriptOf } from '../../src/host/chat/transcript';
 import { parseChatToWebview } from '../../src/protocol/chat';
 import { Build } from './support/builders';

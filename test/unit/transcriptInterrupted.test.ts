@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { INTERRUPTED_CALL } from '../../src/core/agent/standInAnswers';
+import { INTERRUPTED_CALL } from '../../src/core/normalize/standInAnswers';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { transcriptOf } from '../../src/host/chat/transcript';
 import { TranscriptRenderer } from '../../src/host/chat/transcriptRenderer';

@@ -2,7 +2,7 @@ import type { EngineUse } from '../engine/engineSlot';
 import type { PreparedRequest } from '../pipeline/pipeline';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { ToolRunner } from '../tools/toolRunner';
-import { applyUserMessage, assembleUserMessage, type ToolResultInput, type TurnInput } from '../conversation/assemble';
+import { assembleUserMessage, type ToolResultInput, type TurnInput } from '../conversation/assemble';
 import type { ConversationState, Injection, Plan } from '../conversation/conversationModel';
 import type { ContextHealth } from '../compaction/health';
 import type { PreviousBreakpoint } from '../cache/cacheAnchors';
@@ -17,9 +17,9 @@ import { withSessionTools } from '../tools/toolRegistry';
 import type { ToolLoadingPlan } from '../tools/toolLoading';
 import type { AgentEvent } from './events';
 import { runTurnLoop } from './agentTurnLoop';
-import { SessionCommands } from './sessionCommands';
+import { SessionCommands, type UserCommands } from './sessionCommands';
 import { SessionCore, type AgentDeps, type CompactionEntryState, type SendResult } from './sessionCore';
-import { INTERRUPTED_CALL, NO_ANSWER } from './standInAnswers';
+import { INTERRUPTED_CALL, NO_ANSWER } from '../normalize/standInAnswers';
 import { restoreRewind, rewindLast } from './rewindCommands';
 import { sessionFileFailure, sessionFolderFailure } from './sessionWrite';
 
@@ -29,14 +29,15 @@ const NOT_SENT = 'your message was not sent (nothing of it was kept)';
 export type { AgentDeps, CompactionEntryState, SendResult } from './sessionCore';
 
 /**
- * One conversation with Claude: the facade over its turn loop (agentTurnLoop.ts) and its
- * commands (sessionCommands.ts: Compact Now, pins, restore), which share one SessionCore.
+ * One conversation with Claude: the facade over its turn loop (agentTurnLoop.ts) and, as
+ * `commands`, its commands (sessionCommands.ts: Compact Now, pins, restore), which share one
+ * SessionCore (the owner of the session's state).
  * One turn at a time; events describe everything; every completed message goes to the
  * session sink before the next step.
  */
 export class AgentSession {
   private readonly core: SessionCore;
-  private readonly commands: SessionCommands;
+  private readonly commandsValue: SessionCommands;
   /** The workspace tools, with `recall` (on this session's compactions), `update_plan` and `task` answered here. */
   private readonly tools: ToolRunner;
 
@@ -48,12 +49,12 @@ export class AgentSession {
     planChanges: readonly PlanChange[] = [],
   ) {
     this.core = new SessionCore(initial, deps, emit, compactions, planChanges);
-    this.commands = new SessionCommands(this.core);
+    this.commandsValue = new SessionCommands(this.core);
     const recall = recallDefinition({
       // What a Retry or Edit took back is the user's to restore, not the model's to read.
       compactions: () => this.core.compactions.filter((c) => c.record.layer !== 'rewind'),
       ...(deps.spills ? { spills: deps.spills } : {}),
-      onRecalled: (toolUseId, ids) => this.commands.noteRecall(toolUseId, ids),
+      onRecalled: (toolUseId, ids) => this.commandsValue.noteRecall(toolUseId, ids),
     });
     const plan = planDefinition({ adopt: (p, toolUseId) => setPlan(this.core, p, toolUseId) });
     const own = deps.toolLoader ? [recall, plan, deps.toolLoader.findTools] : [recall, plan];
@@ -63,6 +64,14 @@ export class AgentSession {
     this.tools = deps.subagents
       ? withSessionTools(tools, [sessionTaskTool(this.core, deps.subagents)], now, TASK_REPORT_MAX_CHARS)
       : tools;
+  }
+
+  /**
+   * The session's commands outside its turns (Compact Now and its queue, pins, restore): the one
+   * way to them. Turns (send, retry, Retry and Edit of the last message, stop) are the session's.
+   */
+  get commands(): UserCommands {
+    return this.commandsValue;
   }
 
   /** Every compaction of the session, oldest first, with whether it is in effect. */
@@ -85,46 +94,6 @@ export class AgentSession {
   /** Context health figures of this session. */
   get health(): ContextHealth {
     return this.core.accounting.health;
-  }
-
-  /** Whether a manual compaction waits for the running turn. */
-  get compactionQueued(): boolean {
-    return this.commands.compactionQueued;
-  }
-
-  /**
-   * Compacts now with the configured strategy (optional instructions for the summariser).
-   * While a turn runs the request waits for the turn boundary (cancellable); one compaction
-   * runs at a time. Always settles: `ok` when it compacted, else the reason (cancelled,
-   * replaced, nothing to compact, or a failure, which is also emitted as an `error`).
-   */
-  compactNow(instructions?: string): Promise<SendResult> {
-    return this.commands.compactNow(instructions);
-  }
-
-  /** Pins (never compacted) or unpins every block of a message — the chat's Pin toggle — and persists it. */
-  setPinned(messageId: string, pinned: boolean): Promise<SendResult> {
-    return this.commands.setPinned(messageId, pinned);
-  }
-
-  /** Pins or unpins one block (e.g. a Pin Selection block), persisted the same way. */
-  setBlockPinned(blockId: string, pinned: boolean): Promise<SendResult> {
-    return this.commands.setBlockPinned(blockId, pinned);
-  }
-
-  /** Drops a queued manual compaction; it resolves with `reason` (default `Cancelled.`). */
-  cancelQueuedCompaction(reason?: string): boolean {
-    return this.commands.cancelQueuedCompaction(reason);
-  }
-
-  /**
-   * Undoes a compaction: its originals go back in place of its replacement. Refused, with the
-   * reason, while a turn runs, when a later compaction still in effect changed its messages
-   * (swallowed them or edited them in place: restore that one first), when the restored
-   * history would not fit the window, or when the restore cannot be saved (nothing changes).
-   */
-  restore(recordId: string): Promise<SendResult> {
-    return this.commands.restore(recordId);
   }
 
   /** The agent's plan (update_plan), undefined when there is none. */
@@ -167,16 +136,12 @@ export class AgentSession {
 
   /** Whether a turn is running. */
   get busy(): boolean {
-    return this.core.running !== undefined;
+    return this.core.running;
   }
 
   /** Replaces settings-derived parts (config, system, tools) between turns. */
   update(patch: Partial<Pick<ConversationState, 'config' | 'system' | 'tools'>>): void {
-    const { tools, ...rest } = patch;
-    this.core.state = { ...this.core.state, ...rest };
-    // The tools offered go through the tool loading plan (deferred MCP tools, find_tools).
-    if (tools) this.core.planTools(tools);
-    else if (rest.config) this.core.planTools();
+    this.core.updateSettings(patch);
   }
 
   /** The tool loading plan of the tools offered now (what is deferred, the figures); undefined without a loader. */
@@ -186,12 +151,12 @@ export class AgentSession {
 
   /** Queues editor context for the next user message (replacing what was queued). */
   setPending(pending: readonly Injection[]): void {
-    this.core.state = { ...this.core.state, pending };
+    this.core.setPending(pending);
   }
 
   /** Stops the running turn (streaming or tools) within a second; history stays consistent. */
   stop(): void {
-    this.core.running?.abort();
+    this.core.stop();
   }
 
   /**
@@ -222,7 +187,7 @@ export class AgentSession {
         this.deps,
       );
       if (!assembled.ok) {
-        core.state = before;
+        core.replaceState(before);
         return { ok: false, reason: assembled.error.message };
       }
       // Saved before memory changes: a failed write refuses the message (the composer takes it back).
@@ -236,8 +201,8 @@ export class AgentSession {
       } catch (err) {
         return { ok: false, reason: sessionFileFailure(err, NOT_SENT, 'send it again') };
       }
-      core.state = applyUserMessage(core.state, assembled.value);
-      core.planClearedUnsaid = false;
+      core.appendSavedUser(assembled.value);
+      core.markPlanClearSaid();
       for (const d of assembled.value.dropped)
         this.emit({ type: 'notice', level: 'warning', text: `Left out of your message: ${d.reason}.` });
       this.emit({ type: 'turn_started', turn: assembled.value.message.turn });
@@ -294,12 +259,12 @@ export class AgentSession {
     controller: AbortController,
     body: (controller: AbortController) => Promise<SendResult>,
   ): Promise<SendResult> {
-    this.core.running = controller;
+    this.core.beginRun(controller);
     try {
       return await body(controller);
     } finally {
-      if (this.core.running === controller) this.core.running = undefined;
-      this.commands.runQueued();
+      this.core.endRun(controller);
+      this.commandsValue.runQueued();
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { LlmResult } from '../llm/llmClient';
 import type { ToolCall, ToolOutcome, ToolRunner } from '../tools/toolRunner';
-import { applyUserMessage, assembleUserMessage, type ToolResultInput } from '../conversation/assemble';
+import { assembleUserMessage, type ToolResultInput } from '../conversation/assemble';
 import type { CacheTtl, Message } from '../conversation/conversationModel';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
 import { priorFactorFor } from '../tokens/calibration';
@@ -23,7 +23,7 @@ import {
   sessionFileFailure,
   sessionFolderFailure,
 } from './sessionWrite';
-import { STOPPED_WHILE_TOOLS_RAN } from './standInAnswers';
+import { STOPPED_WHILE_TOOLS_RAN } from '../normalize/standInAnswers';
 import { plural } from '../text/counts';
 import { TASK } from '../subagents/taskSpec';
 import type { EngineUse } from '../engine/engineSlot';
@@ -38,13 +38,12 @@ const PARALLEL_TOOLS: ReadonlySet<string> = new Set([TASK]);
  * stays as the file has it, one `error` tells why), or an error remains after retries.
  * The user's message is already in `core.state` (its last message). Every completed message
  * goes to the session sink before the next step, so a crash loses at most the message being
- * streamed. Runs under `controller`, the turn's (`core.running`, set by the caller from Send
- * on, so a Stop or a Compact Now while the user's message was being saved already applies);
- * clears it when done and always ends with `turn_finished`. `tools`: the workspace tools with
- * `recall` answered on this session's compactions.
+ * streamed. Runs under `controller`, the turn's (begun with `core.beginRun` by the caller from
+ * Send on, so a Stop or a Compact Now while the user's message was being saved already
+ * applies); ends that run (`core.endRun`) when done and always ends with `turn_finished`.
+ * `tools`: the workspace tools with `recall` answered on this session's compactions.
  */
 export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controller: AbortController): Promise<void> {
-  core.running = controller;
   let reason: TurnEndReason = 'end_turn';
   let stopReason: string | null | undefined;
   try {
@@ -267,7 +266,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
         () => core.deps.sink.message(assembled.value.message),
         (err) => sessionFileFailure(err, resultsNotKept(`the results of ${names}`), 'send a message'),
       );
-      core.state = applyUserMessage(withContext, assembled.value);
+      core.appendSavedUser(assembled.value, withContext);
       core.emit({ type: 'message_added', message: assembled.value.message, injected: assembled.value.injected });
       if (controller.signal.aborted) {
         // The cancelled results are in history; end with a short note so the next user message alternates.
@@ -291,7 +290,7 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
           : { kind: 'unknown', retryable: false, message: `The turn failed unexpectedly: ${errorText(err)}` },
     });
   } finally {
-    core.running = undefined;
+    core.endRun(controller);
     core.emit({ type: 'turn_finished', reason, ...(stopReason !== undefined ? { stopReason } : {}) });
   }
 }

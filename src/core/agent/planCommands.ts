@@ -18,15 +18,11 @@ export async function setPlan(core: SessionCore, plan: Plan | undefined, toolUse
     ...(plan ? { plan } : {}),
     ...(toolUseId !== undefined ? { toolUseId } : {}),
   });
-  const { plan: _old, ...rest } = core.state;
-  core.state = plan ? { ...rest, plan } : rest;
-  core.planChanges.push({
+  core.recordPlanChange({
     at: core.deps.clock.now(),
     ...(plan ? { plan } : {}),
     ...(toolUseId !== undefined ? { toolUseId } : {}),
   });
-  // A new plan is what Claude follows now: a Clear before it needs no more telling.
-  if (plan) core.planClearedUnsaid = false;
   core.emit(plan ? { type: 'plan_changed', plan } : { type: 'plan_changed' });
 }
 
@@ -44,7 +40,7 @@ export async function clearPlan(core: SessionCore): Promise<SendResult> {
   if (!core.state.plan) return { ok: true };
   try {
     await setPlan(core, undefined);
-    core.planClearedUnsaid = true;
+    core.markPlanClearUnsaid();
     return { ok: true };
   } catch (err) {
     return {

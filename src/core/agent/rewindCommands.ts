@@ -37,8 +37,7 @@ export async function rewindLast(core: SessionCore, kind: RewindKind, messageId:
   } catch (err) {
     return { ok: false, reason: `The ${kind} could not be saved, so nothing was changed: ${errorText(err)}` };
   }
-  core.state = { ...core.state, messages: plan.messages };
-  core.compactions.push({ record: plan.record, active: true });
+  core.applyRewind(plan.record, plan.messages);
   edited(core, `the ${kind} of your last message`, [plan.record]);
   // The plan goes back to what it was before the turn taken back, when that turn changed it.
   const start = startOf(plan.record.originals);
@@ -72,9 +71,7 @@ export async function restoreRewind(core: SessionCore, record: CompactionRecord)
     if (plan.displaced) await core.deps.sink.restore(plan.displaced.id).catch(() => undefined);
     return { ok: false, reason: `The restore could not be saved, so nothing was changed: ${errorText(err)}` };
   }
-  core.state = { ...core.state, messages: plan.messages };
-  core.compactions = core.compactions.map((c) => (c.record.id === record.id ? { ...c, active: false } : c));
-  if (plan.displaced) core.compactions.push({ record: plan.displaced, active: true });
+  core.applyRestore(record.id, { ...core.state, messages: plan.messages }, plan.displaced);
   core.emit({ type: 'restored', recordId: record.id });
   edited(core, `the restore of ${record.id}`, plan.displaced ? [plan.displaced] : []);
   // The restored turn's plan comes back with it; else the plan before the answer it displaced.

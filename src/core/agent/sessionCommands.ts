@@ -14,7 +14,8 @@ const WAIT = 'Wait for the running turn or compaction to finish.';
  * The commands of a session outside its turns: Compact Now (queued behind a running turn),
  * pins, restore and recall counts. Each saves before it changes memory, so a failed save
  * changes nothing and says why; every call settles (a queued compaction too), with a reason
- * when it did not happen.
+ * when it did not happen. Its session (AgentSession) owns it: it calls `runQueued` when a
+ * turn ends and `noteRecall` for the recall tool; others get it as `UserCommands`.
  */
 export class SessionCommands {
   private queued: { instructions?: string; done: (r: SendResult) => void } | undefined;
@@ -26,7 +27,12 @@ export class SessionCommands {
     return this.queued !== undefined;
   }
 
-  /** See AgentSession.compactNow. */
+  /**
+   * Compacts now with the configured strategy (optional instructions for the summariser).
+   * While a turn runs the request waits for the turn boundary (cancellable); one compaction
+   * runs at a time. Always settles: `ok` when it compacted, else the reason (cancelled,
+   * replaced, nothing to compact, or a failure, which is also emitted as an `error`).
+   */
   compactNow(instructions?: string): Promise<SendResult> {
     const core = this.core;
     if (!core.deps.compactor) return Promise.resolve({ ok: false, reason: 'Compaction is not available.' });
@@ -41,7 +47,7 @@ export class SessionCommands {
     return this.runManualCompaction(instructions);
   }
 
-  /** Drops a queued manual compaction (it resolves with `reason`); false when none was queued. */
+  /** Drops a queued manual compaction (it resolves with `reason`, default `Cancelled.`); false when none was queued. */
   cancelQueuedCompaction(reason = 'Cancelled.'): boolean {
     const q = this.queued;
     if (!q) return false;
@@ -69,9 +75,8 @@ export class SessionCommands {
     const core = this.core;
     const compactor = core.deps.compactor;
     if (!compactor) return { ok: false, reason: 'Compaction is not available.' };
-    core.compacting = true;
     const controller = new AbortController();
-    core.running = controller;
+    core.beginRun(controller, 'compaction');
     try {
       core.emit({ type: 'compaction_started', trigger: 'manual' });
       compactor.breaker.reset();
@@ -90,17 +95,16 @@ export class SessionCommands {
     } catch (err) {
       return core.compactionFailed(`The compaction failed: ${errorText(err)}`);
     } finally {
-      core.compacting = false;
-      core.running = undefined;
+      core.endRun(controller);
     }
   }
 
-  /** Pins or unpins every block of a message, saved first. */
+  /** Pins (never compacted) or unpins every block of a message — the chat's Pin toggle — saved first. */
   setPinned(messageId: string, pinned: boolean): Promise<SendResult> {
     return this.applyPins((st) => pinMessage(st, messageId, pinned), pinned);
   }
 
-  /** Pins or unpins one block, saved first. */
+  /** Pins or unpins one block (e.g. a Pin Selection block), saved first. */
   setBlockPinned(blockId: string, pinned: boolean): Promise<SendResult> {
     return this.applyPins((st) => pinBlock(st, blockId, pinned), pinned);
   }
@@ -120,15 +124,19 @@ export class SessionCommands {
       return { ok: false, reason: `The ${pinned ? 'pin' : 'unpin'} could not be saved: ${errorText(err)}` };
     }
     const applied = change(core.state);
-    if (applied.ok) core.state = applied.state;
+    if (applied.ok) core.replaceState(applied.state);
     core.accounting.noteEdit(pinned ? 'a pin' : 'an unpin');
     core.emit({ type: 'history_replaced', messages: core.state.messages });
     return { ok: true };
   }
 
   /**
-   * See AgentSession.restore. The restore is saved first; a failed save leaves the
-   * conversation and the compaction list as they were and says why.
+   * Undoes a compaction: its originals go back in place of its replacement (a rewind: the turn
+   * it took back returns, rewindCommands.ts). Refused, with the reason, while a turn or
+   * compaction runs, when a later compaction still in effect changed its messages (swallowed
+   * them or edited them in place: restore that one first), when the restored history would not
+   * fit the window, or when the restore cannot be saved (saved first: a failed save leaves the
+   * conversation and the compaction list as they were).
    */
   async restore(recordId: string): Promise<SendResult> {
     const core = this.core;
@@ -171,8 +179,7 @@ export class SessionCommands {
       core.emit({ type: 'error', error: { kind: 'unknown', retryable: false, message: reason } });
       return { ok: false, reason };
     }
-    core.state = now.state;
-    core.compactions = core.compactions.map((c) => (c.record.id === recordId ? { ...c, active: false } : c));
+    core.applyRestore(recordId, now.state);
     core.accounting.noteEdit(`the restore of compaction ${recordId}`);
     core.deps.compactor?.historyEdited();
     core.emit({ type: 'restored', recordId });
@@ -200,9 +207,10 @@ export class SessionCommands {
   async noteRecall(toolUseId: string, compactionIds: readonly string[]): Promise<void> {
     const core = this.core;
     await core.deps.sink.recall?.({ at: core.deps.clock.now(), toolUseId, compactionIds });
-    core.compactions = core.compactions.map((c) =>
-      compactionIds.includes(c.record.id) ? { ...c, recalled: (c.recalled ?? 0) + 1 } : c,
-    );
+    core.countRecall(compactionIds);
     core.emit({ type: 'recalled', toolUseId, compactionIds });
   }
 }
+
+/** A session's commands as its users (the host, tests) reach them: all but the session's own hooks. */
+export type UserCommands = Omit<SessionCommands, 'runQueued' | 'noteRecall'>;

@@ -3,7 +3,8 @@ import type { CountTokensPort, LlmClient } from '../llm/llmClient';
 import type { ToolRunner } from '../tools/toolRunner';
 import { appendAssistantMessage, type AssistantContent } from '../conversation/assistant';
 import type { ContextAfterTools } from './contextAfterTools';
-import type { ConversationState, Message, ToolSchema } from '../conversation/conversationModel';
+import type { ConversationState, Injection, Message, ToolSchema } from '../conversation/conversationModel';
+import { applyUserMessage, type Assembled } from '../conversation/assemble';
 import type { ToolLoader } from '../tools/toolLoader';
 import type { Clock, IdSource, Tokenizer } from '../platform/platformPorts';
 import { errorText } from '../text/errors';
@@ -18,7 +19,7 @@ import { RequestAccounting } from './requestAccounting';
 import { prepareRequest, type PreparedRequest } from '../pipeline/pipeline';
 import { bindThinking } from '../pipeline/thinkingBinding';
 import { makeRequestCounter } from '../tokens/requestTokens';
-import { STOPPED_BEFORE_ANSWER, STOPPED_SUFFIX } from './standInAnswers';
+import { STOPPED_BEFORE_ANSWER, STOPPED_SUFFIX } from '../normalize/standInAnswers';
 import { SessionWriteError, sessionFileFailure } from './sessionWrite';
 
 /** Ports and settings of an agent session. */
@@ -72,25 +73,21 @@ export interface CompactionEntryState {
 export type SendResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
 /**
- * The mutable state of one agent session, shared by its turn loop (agentTurnLoop.ts) and its
- * commands (sessionCommands.ts), with the steps both need: adopting a compaction pass (saved
+ * The state of one agent session and its only writer, shared by its turn loop
+ * (agentTurnLoop.ts) and its commands (sessionCommands.ts, planCommands.ts, rewindCommands.ts):
+ * they read it through getters and change it through the methods here, each named for what
+ * the caller means (a run begins or ends, a saved message is appended, a rewind or restore is
+ * applied, the plan changes...), with the steps they share: adopting a compaction pass (saved
  * first) and appending an assistant message. Not used on its own: AgentSession is the facade.
  */
 export class SessionCore {
-  /** The conversation as it stands (its `tools` as the next request sends them). */
-  state: ConversationState;
-  /** The tools offered (built-ins, MCP servers'), before the tool loading plan. */
-  offered: readonly ToolSchema[];
-  /** The controller of the running turn or manual compaction. */
-  running: AbortController | undefined;
-  /** Whether a manual compaction runs. */
-  compacting = false;
-  /** The user cleared the plan and Claude has not been told yet (planCommands.ts). */
-  planClearedUnsaid = false;
-  /** Every change of the plan, oldest first (planHistory.ts): a rewind puts the plan back by it. */
-  planChanges: PlanChange[];
-  /** Every compaction of the session, oldest first. */
-  compactions: CompactionEntryState[];
+  private stateValue: ConversationState;
+  private offeredValue: readonly ToolSchema[];
+  /** The turn or manual compaction running, with its controller (Stop aborts it). */
+  private run: { readonly controller: AbortController; readonly kind: 'turn' | 'compaction' } | undefined;
+  private planClearedUnsaidValue = false;
+  private readonly planChangesValue: PlanChange[];
+  private compactionsValue: CompactionEntryState[];
   readonly accounting: RequestAccounting;
 
   constructor(
@@ -100,12 +97,65 @@ export class SessionCore {
     compactions: readonly CompactionEntryState[],
     planChanges: readonly PlanChange[] = [],
   ) {
-    this.planChanges = [...planChanges];
-    this.offered = initial.tools;
+    this.planChangesValue = [...planChanges];
+    this.offeredValue = initial.tools;
     const tools = deps.toolLoader?.tools(initial.tools) ?? initial.tools;
-    this.state = tools === initial.tools ? initial : { ...initial, tools };
-    this.compactions = [...compactions];
+    this.stateValue = tools === initial.tools ? initial : { ...initial, tools };
+    this.compactionsValue = [...compactions];
     this.accounting = new RequestAccounting(deps, emit);
+  }
+
+  /** The conversation as it stands (its `tools` as the next request sends them). */
+  get state(): ConversationState {
+    return this.stateValue;
+  }
+
+  /** The tools offered (built-ins, MCP servers'), before the tool loading plan. */
+  get offered(): readonly ToolSchema[] {
+    return this.offeredValue;
+  }
+
+  /** Whether a turn or a manual compaction runs (from `beginRun` to its `endRun`). */
+  get running(): boolean {
+    return this.run !== undefined;
+  }
+
+  /** Whether the run is a manual compaction. */
+  get compacting(): boolean {
+    return this.run?.kind === 'compaction';
+  }
+
+  /** The user cleared the plan and Claude has not been told yet (planCommands.ts). */
+  get planClearedUnsaid(): boolean {
+    return this.planClearedUnsaidValue;
+  }
+
+  /** Every change of the plan, oldest first (planHistory.ts): a rewind puts the plan back by it. */
+  get planChanges(): readonly PlanChange[] {
+    return this.planChangesValue;
+  }
+
+  /** Every compaction of the session, oldest first, with whether it is in effect. */
+  get compactions(): readonly CompactionEntryState[] {
+    return this.compactionsValue;
+  }
+
+  /**
+   * Makes the turn or manual compaction (`kind`) under `controller` the one running: the
+   * session is busy, and `stop` aborts it, until `endRun(controller)`.
+   */
+  beginRun(controller: AbortController, kind: 'turn' | 'compaction' = 'turn'): void {
+    this.run = { controller, kind };
+  }
+
+  /** Ends the run under `controller`; a run begun since (another controller) goes on. Idempotent. */
+  endRun(controller: AbortController): void {
+    if (this.run?.controller === controller) this.run = undefined;
+  }
+
+  /** Aborts the running turn or manual compaction, if any (it ends itself, with `endRun`). */
+  stop(): void {
+    this.run?.controller.abort();
   }
 
   /**
@@ -113,10 +163,87 @@ export class SessionCore {
    * request sends (each round: `find_tools` may have loaded tools). Keeps the same array
    * while nothing changed.
    */
-  planTools(offered: readonly ToolSchema[] = this.offered): void {
-    this.offered = offered;
+  planTools(offered: readonly ToolSchema[] = this.offeredValue): void {
+    this.offeredValue = offered;
     const tools = this.deps.toolLoader?.tools(offered) ?? offered;
-    if (tools !== this.state.tools) this.state = { ...this.state, tools };
+    if (tools !== this.stateValue.tools) this.stateValue = { ...this.stateValue, tools };
+  }
+
+  /** Replaces settings-derived parts (config, system, tools offered) between turns; the tools go through the loading plan. */
+  updateSettings(patch: Partial<Pick<ConversationState, 'config' | 'system' | 'tools'>>): void {
+    const { tools, ...rest } = patch;
+    this.stateValue = { ...this.stateValue, ...rest };
+    // The tools offered go through the tool loading plan (deferred MCP tools, find_tools).
+    if (tools) this.planTools(tools);
+    else if (rest.config) this.planTools();
+  }
+
+  /** Queues editor context for the next user message (replacing what was queued). */
+  setPending(pending: readonly Injection[]): void {
+    this.stateValue = { ...this.stateValue, pending };
+  }
+
+  /**
+   * Appends a user message the sink has saved (the user's words or a round's tool results) to
+   * `base` (default: the state now; the loop passes the state it assembled on, with the context
+   * added after tools), which becomes the state; the pending context went with it.
+   */
+  appendSavedUser(assembled: Assembled, base: ConversationState = this.stateValue): void {
+    this.stateValue = applyUserMessage(base, assembled);
+  }
+
+  /**
+   * Makes `state` the conversation, with the compaction list unchanged: a pin change (saved
+   * first), or a refused message putting back the state it started from.
+   */
+  replaceState(state: ConversationState): void {
+    this.stateValue = state;
+  }
+
+  /** A rewind (Retry or Edit) the sink has saved: `messages` are the conversation now, `record` (in effect) holds what left. */
+  applyRewind(record: CompactionRecord, messages: readonly Message[]): void {
+    this.stateValue = { ...this.stateValue, messages };
+    this.compactionsValue.push({ record, active: true });
+  }
+
+  /**
+   * A restore of compaction `recordId` the sink has saved: `state` is the conversation now, the
+   * compaction is no longer in effect, and `displaced` (a rewind of the answer that took the
+   * restored turn's place), when given, is a new compaction in effect.
+   */
+  applyRestore(recordId: string, state: ConversationState, displaced?: CompactionRecord): void {
+    this.stateValue = state;
+    this.compactionsValue = this.compactionsValue.map((c) => (c.record.id === recordId ? { ...c, active: false } : c));
+    if (displaced) this.compactionsValue.push({ record: displaced, active: true });
+  }
+
+  /** Counts one recall (saved) that returned content from each of `compactionIds`. */
+  countRecall(compactionIds: readonly string[]): void {
+    this.compactionsValue = this.compactionsValue.map((c) =>
+      compactionIds.includes(c.record.id) ? { ...c, recalled: (c.recalled ?? 0) + 1 } : c,
+    );
+  }
+
+  /**
+   * A change of the plan the sink has saved: `change.plan` (absent: none) becomes the state's
+   * plan and `change` joins the plan history. A new plan is what Claude follows now: a Clear
+   * before it needs no more telling.
+   */
+  recordPlanChange(change: PlanChange): void {
+    const { plan: _old, ...rest } = this.stateValue;
+    this.stateValue = change.plan ? { ...rest, plan: change.plan } : rest;
+    this.planChangesValue.push(change);
+    if (change.plan) this.planClearedUnsaidValue = false;
+  }
+
+  /** The user cleared the plan: Claude is to be told with the user's next message. */
+  markPlanClearUnsaid(): void {
+    this.planClearedUnsaidValue = true;
+  }
+
+  /** The user's message that tells Claude of a Clear (when there was one to tell) is in the conversation. */
+  markPlanClearSaid(): void {
+    this.planClearedUnsaidValue = false;
   }
 
   /**
@@ -174,9 +301,9 @@ export class SessionCore {
         `The compaction could not be saved, so it was not applied: ${errorText(err)}${undo}`,
       );
     }
-    this.state = state;
+    this.stateValue = state;
     for (const record of records) {
-      this.compactions.push({ record, active: true });
+      this.compactionsValue.push({ record, active: true });
       this.accounting.compacted(record);
     }
     // The views re-render the replaced history first, so the notices that explain it stay visible.
@@ -218,7 +345,7 @@ export class SessionCore {
     prefix?: string,
     what = "Claude's answer",
   ): Promise<Message | undefined> {
-    const appended = appendAssistantMessage(this.state, content, this.deps);
+    const appended = appendAssistantMessage(this.stateValue, content, this.deps);
     if (!appended.ok) {
       this.emit({
         type: 'error',
@@ -235,7 +362,7 @@ export class SessionCore {
       this.emit({ type: 'error', error: new SessionWriteError(text, true).error });
       return undefined;
     }
-    this.state =
+    this.stateValue =
       message === appended.message
         ? appended.state
         : { ...appended.state, messages: [...appended.state.messages.slice(0, -1), message] };

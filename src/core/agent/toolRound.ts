@@ -5,7 +5,7 @@ import { neutralizeToolResult } from '../conversation/injections';
 import { roundResultText } from '../compaction/roundGuard';
 import type { AgentEvent } from './events';
 import { resultsNotKept, saveOrStop, sessionFolderFailure } from './sessionWrite';
-import { CANCELLED_BEFORE_RUN, CANCELLED_WHILE_RUNNING } from './standInAnswers';
+import { CANCELLED_BEFORE_RUN, CANCELLED_WHILE_RUNNING } from '../normalize/standInAnswers';
 
 /** What a tool round needs. */
 export interface ToolRoundDeps {

@@ -59,7 +59,7 @@ import type {
   ToolResultContent,
   ToolUseBlock,
 } from '../conversation/conversationModel';
-import { INTERRUPTED_CALL } from '../agent/standInAnswers';
+import { INTERRUPTED_CALL } from './standInAnswers';
 
 /** Rule 1's test: whether a message of a role may hold a block (defined beside the invariants it checks). */
 export { roleMayHold } from '../conversation/invariants';

@@ -15,7 +15,7 @@
  * working on a repaired conversation. Cost O(blocks) in both passes.
  */
 import type { Block, Message, Role, TextBlock, ToolResultBlock, ToolUseBlock } from '../conversation/conversationModel';
-import { CONTINUE_PLACEHOLDER, START_PLACEHOLDER } from '../agent/standInAnswers';
+import { CONTINUE_PLACEHOLDER, START_PLACEHOLDER } from './standInAnswers';
 import { opensWithOnDemandSummary } from '../conversation/assistant';
 import { scanMessage } from './blocks';
 import type { Repair } from './repairs';

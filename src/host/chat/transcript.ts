@@ -15,7 +15,7 @@ import type {
   ToolResultContent,
 } from '../../core/conversation/conversationModel';
 import type { ChatItem, ChatThinking } from '../../protocol/chatItems';
-import { INTERRUPTED_CALL, isStandInAnswer } from '../../core/agent/standInAnswers';
+import { INTERRUPTED_CALL, isStandInAnswer } from '../../core/normalize/standInAnswers';
 import { describeServerBlocks } from '../../core/conversation/serverTools';
 import { callSummary, type ToolLookup } from '../../core/tools/callSummary';
 import { declinedOf } from '../../core/tools/approvalWords';
