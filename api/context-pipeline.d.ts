@@ -92,11 +92,19 @@ export interface CompactResult {
   readonly summary: string;
 }
 
-/** A subagent about to start (the `task` tool), and what it was asked. */
+/** A subagent about to start (the `task` tool): the parent session, the call, and what it was asked. */
 export interface SubagentSpawn {
   readonly parentSessionId: string;
-  readonly subagentId: string;
+  /** The parent's `task` call. */
+  readonly toolUseId: string;
+  readonly description: string;
   readonly prompt: string;
+}
+
+/** A subagent that ended: its own session's id and how it ended. */
+export interface SubagentEnded extends SubagentSpawn {
+  readonly subagentSessionId: string;
+  readonly state: 'done' | 'failed' | 'stopped';
 }
 
 /** An engine. Only `info` and `assemble` are required. */
@@ -110,8 +118,10 @@ export interface ContextEngine {
   compact?(context: EngineContext): CompactResult | undefined | Promise<CompactResult | undefined>;
   /** After a turn ended, with the history as it stands. */
   afterTurn?(context: EngineContext): void | Promise<void>;
+  /** Before a subagent starts (it runs in its own session, with the layered engine). */
   prepareSubagentSpawn?(spawn: SubagentSpawn): void | Promise<void>;
-  onSubagentEnded?(spawn: SubagentSpawn & { readonly answer: string }): void | Promise<void>;
+  /** After a subagent ended; its answer is the `task` call's result in the next request. */
+  onSubagentEnded?(ended: SubagentEnded): void | Promise<void>;
   /** The engine is no longer used (another was chosen, the session closed, or it was unregistered). */
   dispose?(): void;
 }

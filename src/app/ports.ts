@@ -95,6 +95,8 @@ export interface SessionRuntime {
   readonly transport: LiveTransport;
   /** Told the resolved config between turns (e.g. to fetch a newly chosen model's limits). */
   onConfig?(config: PipelineConfig): void;
+  /** Lets go of what the runtime holds beyond its session (its context engine) when the session closes. */
+  dispose?(): void;
 }
 
 /** What building a runtime reports back. */

@@ -160,6 +160,7 @@ export class SessionLifecycle {
   private async closeCurrent(): Promise<void> {
     const old = this.currentValue;
     this.currentValue = undefined;
+    old?.runtime.dispose?.();
     await old?.open.close();
   }
 

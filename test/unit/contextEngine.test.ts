@@ -201,4 +201,28 @@ describe('the context engine slot (core/engine)', () => {
     assert.equal(disposed, 1);
     assert.equal((await s.assemble(state, { signal })).kind, 'layered');
   });
+
+  it('tells the engine of each subagent, with the parent session and what it was asked; a failing hook is said, not fatal', async () => {
+    const r = new EngineRegistry();
+    const heard: unknown[] = [];
+    r.register('hooks', () => ({
+      info: { name: 'Hooks', ownsCompaction: false },
+      assemble: (c) => ({ messages: c.messages }),
+      prepareSubagentSpawn: (s) => void heard.push(['spawn', s]),
+      onSubagentEnded: () => {
+        throw new Error('no thanks');
+      },
+    }));
+    const s = slot(r, 'hooks');
+    await s.assemble(longSession(), { signal });
+    assert.equal(
+      await s.subagentSpawning({ toolUseId: 't1', description: 'look', prompt: 'find x' }, signal),
+      undefined,
+    );
+    assert.deepEqual(heard, [
+      ['spawn', { parentSessionId: 's1', toolUseId: 't1', description: 'look', prompt: 'find x' }],
+    ]);
+    const ended = await s.subagentEnded({ toolUseId: 't1', sessionId: 'child', state: 'done' }, signal);
+    assert.match(ended ?? '', /"Hooks": its onSubagentEnded threw: no thanks/);
+  });
 });

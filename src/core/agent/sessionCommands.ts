@@ -1,3 +1,5 @@
+import { engineCompaction } from '../engine/engineCompaction';
+import type { Compactor } from '../compaction/compactor';
 import type { ConversationState } from '../conversation/conversationModel';
 import { pinBlock, pinMessage, type PinChange } from '../compaction/pins';
 import { restoreRecord, type ApplyResult } from '../compaction/apply';
@@ -79,6 +81,8 @@ export class SessionCommands {
     core.beginRun(controller, 'compaction');
     try {
       core.emit({ type: 'compaction_started', trigger: 'manual' });
+      const byEngine = await this.engineCompaction(compactor, controller.signal);
+      if (byEngine) return byEngine;
       compactor.breaker.reset();
       const run = await compactor.compact(core.state, {
         trigger: 'manual',
@@ -97,6 +101,38 @@ export class SessionCommands {
     } finally {
       core.endRun(controller);
     }
+  }
+
+  /**
+   * Compact Now through the chosen context engine's `compact`, when it has one: its compaction
+   * adopted like ours (restorable), "nothing to compact" said, or undefined — the pipeline's own
+   * compaction runs — when the engine failed or its answer could not be used (said once, with why).
+   */
+  private async engineCompaction(compactor: Compactor, signal: AbortSignal): Promise<SendResult | undefined> {
+    const core = this.core;
+    const engine = core.deps.engine;
+    if (!engine?.hasCompact()) return undefined;
+    const step = await engine.compact(core.state, signal);
+    if (step.kind === 'none') {
+      core.emit({ type: 'compaction_finished', records: [], notices: [] });
+      return { ok: false, reason: `The context engine "${step.use.name}" found nothing to compact.` };
+    }
+    if (step.kind === 'engine') {
+      const made = engineCompaction(core.state, step.result, step.use.id, {
+        clock: core.deps.clock,
+        ids: core.deps.ids,
+        tokensOf: (m) => compactor.tokensOf(m),
+      });
+      if (made.ok) {
+        const adopted = await core.adopt(made.state, [made.record], []);
+        return adopted.ok ? { ok: true } : adopted;
+      }
+      const refused = engine.compactRefused(step.use, made.reason);
+      if (refused.notice) core.emit({ type: 'notice', level: 'warning', text: refused.notice });
+      return undefined;
+    }
+    if (step.notice) core.emit({ type: 'notice', level: 'warning', text: step.notice });
+    return undefined;
   }
 
   /** Pins (never compacted) or unpins every block of a message — the chat's Pin toggle — saved first. */

@@ -13,8 +13,23 @@ import { errorText } from '../text/errors';
 
 /** task bound to `core`'s session, running subagents through `launcher`. */
 export function sessionTaskTool(core: SessionCore, launcher: SubagentLauncher): ToolDefinition<TaskInput> {
+  const engine = core.deps.engine;
+  const warn = (text: string | undefined) => {
+    if (text) core.emit({ type: 'notice', level: 'warning', text });
+  };
+  // The context engine hears of each subagent (advisory: its failures are said, nothing stops).
+  const told: SubagentLauncher = engine
+    ? {
+        describe: (call) => launcher.describe(call),
+        settings: () => launcher.settings(),
+        open: async (task, onEvent) => {
+          warn(await engine.subagentSpawning(task, new AbortController().signal));
+          return launcher.open(task, onEvent);
+        },
+      }
+    : launcher;
   return taskDefinition({
-    launcher,
+    launcher: told,
     clock: core.deps.clock,
     progress: (toolUseId, figures) => core.emit({ type: 'subagent_progress', toolUseId, figures }),
     finished: async (record) => {
@@ -25,6 +40,7 @@ export function sessionTaskTool(core: SessionCore, launcher: SubagentLauncher): 
         notSaved = `The subagent's cost could not be saved to the session file (${errorText(err)}); it is counted until the window closes, and its own session file holds its requests.`;
       }
       core.emit({ type: 'subagent_finished', record, ...(notSaved ? { notSaved } : {}) });
+      if (engine) warn(await engine.subagentEnded(record, new AbortController().signal));
     },
   });
 }

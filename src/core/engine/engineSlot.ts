@@ -9,7 +9,7 @@
  * `layered` engine, the outcome says why (the request ledger shows it), and the first failure
  * of each engine instance carries a notice for the chat. Pure given its ports.
  */
-import type { ContextEngine, EngineContext, EngineUsage } from '../../../api/context-pipeline';
+import type { ContextEngine, EngineContext, EngineUsage, SubagentSpawn } from '../../../api/context-pipeline';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { effectiveWindow } from '../pipeline/window';
 import { fromEngineMessages, toEngineView, type EngineView } from './engineMessages';
@@ -62,6 +62,7 @@ export class EngineSlot {
   private readonly unsubscribe: () => void;
   private unknownNoticed = new Set<string>();
   private lastUsage: EngineUsage | undefined;
+  private readonly spawns = new Map<string, SubagentSpawn>();
 
   constructor(private readonly deps: EngineSlotDeps) {
     // An engine unregistered while in use is let go; the next request falls back.
@@ -136,6 +137,50 @@ export class EngineSlot {
     return { kind: 'engine', state: next, use: { id, name } };
   }
 
+  /** Whether the chosen engine compacts on demand (has `compact`): Compact Now asks it first. */
+  hasCompact(): boolean {
+    const id = this.deps.engineId();
+    if (isLayeredEngine(id) || !this.deps.registry.has(id)) return false;
+    const live = this.instance(id);
+    return live.ok && typeof live.value.engine.compact === 'function';
+  }
+
+  /**
+   * The chosen engine's `compact` for `state`: its answer (checked by engineCompaction.ts),
+   * `none` when it has nothing to compact, or `layered` with why when it failed (the pipeline's
+   * own compaction then runs; the first failure carries a notice).
+   */
+  async compact(
+    state: ConversationState,
+    signal: AbortSignal,
+  ): Promise<
+    | { readonly kind: 'engine'; readonly result: unknown; readonly use: EngineUse }
+    | { readonly kind: 'none'; readonly use: EngineUse }
+    | Extract<EngineStep, { kind: 'layered' }>
+  > {
+    const id = this.deps.engineId();
+    const got = this.instance(id);
+    if (!got.ok) return this.fallback(id, id, got.reason) as Extract<EngineStep, { kind: 'layered' }>;
+    const live = got.value;
+    const name = nameOf(live.engine, id);
+    const { context } = this.context(state, this.lastUsage);
+    const r = await this.call(() => live.engine.compact?.(context), signal);
+    if (!r.ok)
+      return this.fallback(id, name, `its compact ${r.reason}`, live) as Extract<EngineStep, { kind: 'layered' }>;
+    return r.value === undefined || r.value === null
+      ? { kind: 'none', use: { id, name } }
+      : { kind: 'engine', result: r.value, use: { id, name } };
+  }
+
+  /** Says a compaction the engine returned could not be used (the layered one runs instead). */
+  compactRefused(use: EngineUse, reason: string): Extract<EngineStep, { kind: 'layered' }> {
+    const live = this.live?.id === use.id ? this.live : undefined;
+    return this.fallback(use.id, use.name, `its compaction cannot be used: ${reason}`, live) as Extract<
+      EngineStep,
+      { kind: 'layered' }
+    >;
+  }
+
   /** The usage of the answered request (the engine's next `lastUsage`). */
   observe(usage: EngineUsage): void {
     this.lastUsage = {
@@ -144,6 +189,43 @@ export class EngineSlot {
       cache_read_input_tokens: usage.cache_read_input_tokens,
       cache_creation_input_tokens: usage.cache_creation_input_tokens,
     };
+  }
+
+  /** Tells the engine a subagent is starting (`prepareSubagentSpawn`); advisory: a failure is returned in words, nothing stops. */
+  async subagentSpawning(
+    task: { readonly toolUseId: string; readonly description: string; readonly prompt: string },
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    const live = this.current();
+    if (!live?.engine.prepareSubagentSpawn) return undefined;
+    const spawn = { parentSessionId: this.deps.sessionId, ...task };
+    this.spawns.set(task.toolUseId, spawn);
+    const r = await this.call(() => live.engine.prepareSubagentSpawn?.(spawn), signal);
+    return r.ok
+      ? undefined
+      : `The context engine "${nameOf(live.engine, live.id)}": its prepareSubagentSpawn ${r.reason}.`;
+  }
+
+  /** Tells the engine a subagent ended (`onSubagentEnded`); advisory, as {@link subagentSpawning}. */
+  async subagentEnded(
+    ended: { readonly toolUseId: string; readonly sessionId: string; readonly state: 'done' | 'failed' | 'stopped' },
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    const spawn = this.spawns.get(ended.toolUseId);
+    this.spawns.delete(ended.toolUseId);
+    const live = this.current();
+    if (!live?.engine.onSubagentEnded || !spawn) return undefined;
+    const r = await this.call(
+      () => live.engine.onSubagentEnded?.({ ...spawn, subagentSessionId: ended.sessionId, state: ended.state }),
+      signal,
+    );
+    return r.ok ? undefined : `The context engine "${nameOf(live.engine, live.id)}": its onSubagentEnded ${r.reason}.`;
+  }
+
+  /** The live instance of the engine chosen now, if one was made. */
+  private current(): Live | undefined {
+    const id = this.deps.engineId();
+    return this.live?.id === id ? this.live : undefined;
   }
 
   /** The engine's `afterTurn`, when it has one; its failures are ignored (the turn is over), but said. */

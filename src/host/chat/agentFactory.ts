@@ -182,7 +182,16 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
         open.planChanges,
       );
       built.agent = agent;
-      return { agent, estimator, compactor, tokenizer, project, transport, onConfig: (c) => ensureLimits(c.model) };
+      return {
+        agent,
+        estimator,
+        compactor,
+        tokenizer,
+        project,
+        transport,
+        onConfig: (c) => ensureLimits(c.model),
+        dispose: () => engine?.dispose(),
+      };
     },
   };
 }
