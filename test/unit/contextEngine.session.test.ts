@@ -78,7 +78,7 @@ describe('a context engine in a session (core/agent + core/engine)', () => {
     const compacting: ContextEngine = {
       info: { name: 'Summarising engine', ownsCompaction: false },
       assemble: (c) => ({ messages: c.messages }),
-      compact: (c) =>
+      compact: () =>
         mode === 'good' ? { from: 0, to: 2, summary: 'They talked about apples.' } : { from: 0, to: 99, summary: 'x' },
     };
     const { session, events } = sessionWith(compacting, [answer('one'), answer('two'), answer('summary by haiku')]);
