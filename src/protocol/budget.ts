@@ -144,7 +144,15 @@ const SnapshotSchema = v.strictObject({
   /** Where the window came from: the user's setting, the Models API, the maintained table, or assumed (unknown model). */
   windowSource: v.optional(v.picklist(['setting', 'models-api', 'table', 'assumed'])),
   /** The context engine of the last request (or the one chosen, before any), and why the layered one served it instead. */
-  engine: v.optional(v.strictObject({ id: v.string(), name: v.string(), fallback: v.optional(v.string()) })),
+  engine: v.optional(
+    v.strictObject({
+      id: v.string(),
+      name: v.string(),
+      fallback: v.optional(v.string()),
+      /** The engine keeps each request within its budget: the pipeline's own compaction is off. */
+      ownsCompaction: v.optional(v.literal(true)),
+    }),
+  ),
   outputReserve: N,
   softThreshold: N,
   hardThreshold: N,

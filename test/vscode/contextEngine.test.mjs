@@ -10,6 +10,7 @@ import { after, describe, test } from 'node:test';
 import { REPO_ROOT } from './setup.mjs';
 import { startAgentWorld } from './agentHarness.mjs';
 import { budgetFrame } from './budgetFrame.mjs';
+import { screenshot } from './workbench.mjs';
 import { suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 const ENGINE_EXTENSION = join(REPO_ROOT, 'test', 'vscode', 'fixtures', 'engine-extension');
@@ -53,6 +54,10 @@ describe('a context engine from another extension in a real VS Code', { timeout:
       .locator('header', { hasText: 'engine Newest turn only (test)' })
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.equal(await frame.locator('[data-testid="budget-engine-fallback"]').count(), 0);
+    await frame
+      .locator('[data-testid="budget-forecast"]', { hasText: "the pipeline's own compaction is off" })
+      .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await screenshot(w.page, 'context-engine-budget');
   });
 
   test('a broken engine: the layered engine serves the requests, the chat says so once, the panel says why', async () => {
@@ -89,5 +94,6 @@ describe('a context engine from another extension in a real VS Code', { timeout:
       await why.innerText(),
       /its assemble threw: deliberately broken; the layered engine served this request/,
     );
+    await screenshot(w.page, 'context-engine-fallback');
   });
 });

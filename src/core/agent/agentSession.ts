@@ -1,4 +1,4 @@
-import type { EngineUse } from '../engine/engineSlot';
+import type { EngineSlot, EngineUse } from '../engine/engineSlot';
 import type { PreparedRequest } from '../pipeline/pipeline';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { ToolRunner } from '../tools/toolRunner';
@@ -112,6 +112,11 @@ export class AgentSession {
   }
 
   /** Where the last answered request put its last cache breakpoint (a preview plans its anchors with it). */
+  /** The session's context engine slot (engineSlot.ts), when it has one. */
+  get engine(): EngineSlot | undefined {
+    return this.core.deps.engine;
+  }
+
   /** The requests actually sent, the one before the last and the last (requestAccounting.ts `sentRequests`). */
   get sentRequests(): readonly PreparedRequest[] {
     return this.core.accounting.sentRequests;

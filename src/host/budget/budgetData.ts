@@ -152,6 +152,8 @@ export interface BudgetInputs {
   readonly softAction?: SoftAction;
   /** The context engine chosen now (id), when the last request did not say one. */
   readonly engineId?: string;
+  /** The chosen engine keeps the history within its budget itself: the pipeline's compaction is off. */
+  readonly engineOwnsCompaction?: boolean;
   /**
    * The requests actually sent, as the agent recorded them (AgentSession.sentRequests): the
    * one before the last and the last. The ledger and its diff are read from these, never rebuilt.
@@ -195,7 +197,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     model: config.model,
     contextWindow: config.contextWindow,
     ...(inp.windowSource ? { windowSource: inp.windowSource } : {}),
-    ...engineOf(history.engine, inp.engineId),
+    ...engineOf(history.engine, inp.engineId, inp.engineOwnsCompaction === true),
     outputReserve: config.outputReserve,
     softThreshold: config.softThreshold,
     hardThreshold: config.hardThreshold,
@@ -303,8 +305,13 @@ function mutableDiff(d: ReturnType<typeof diffLedgers>): NonNullable<BudgetSnaps
 function engineOf(
   last: EngineUse | undefined,
   chosen: string | undefined,
-): { engine?: { id: string; name: string; fallback?: string } } {
+  owns: boolean,
+): { engine?: { id: string; name: string; fallback?: string; ownsCompaction?: true } } {
+  // An engine whose last request fell back did not keep that request within its budget: the pipeline's compaction ran.
+  const ownsPart = owns && !last?.fallback ? { ownsCompaction: true as const } : {};
   if (last && (chosen === undefined || last.id === chosen))
-    return { engine: { id: last.id, name: last.name, ...(last.fallback ? { fallback: last.fallback } : {}) } };
-  return chosen ? { engine: { id: chosen, name: chosen } } : {};
+    return {
+      engine: { id: last.id, name: last.name, ...(last.fallback ? { fallback: last.fallback } : {}), ...ownsPart },
+    };
+  return chosen ? { engine: { id: chosen, name: chosen, ...ownsPart } } : {};
 }

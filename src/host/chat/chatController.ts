@@ -255,9 +255,12 @@ export class ChatController implements vscode.Disposable {
       compactions: rt.agent.compactions,
       busy: rt.agent.busy,
       ...(resolved.ok ? { windowSource: resolved.windowSource } : {}),
-      plan: rt.compactor.plan(rt.agent.state, { cacheWarm: true, mode: 'auto' }),
+      ...(rt.agent.engine?.ownsCompaction() && !this.budgetHistory.engine?.fallback
+        ? {}
+        : { plan: rt.compactor.plan(rt.agent.state, { cacheWarm: true, mode: 'auto' }) }),
       softAction: vscodeSettings.compaction().softAction,
       ...(this.deps.engines ? { engineId: this.deps.engines.chosen() } : {}),
+      ...(rt.agent.engine?.ownsCompaction() ? { engineOwnsCompaction: true } : {}),
       sent: rt.agent.sentRequests,
       prepareNext: (s) => rt.agent.prepareNext(s),
     });

@@ -42,6 +42,10 @@ export function forecastText(s: BudgetSnapshot): ForecastText {
     : f.turns !== undefined
       ? `The soft threshold (${limit}) is ≈ ${turnsWord(f.turns)} away. The prompt grows ${formatTokens(f.growthPerTurn)} tokens a turn on average.`
       : `The soft threshold is at ${limit}. Too few turns yet to forecast when it comes.`;
+  if (s.engine?.ownsCompaction)
+    return {
+      forecast: `The context engine "${s.engine.name}" decides what each request carries: the pipeline's own compaction is off (its guard on oversized tool results stays). The session keeps the whole conversation.`,
+    };
   const next = s.nextCompaction;
   if (!next) return { forecast };
   const what =

@@ -87,7 +87,7 @@ export function windowBar(s: BudgetSnapshot): HTMLElement {
   const summary = el(
     'p',
     { class: 'muted' },
-    `Next request (the conversation so far): ${formatTokens(used)} tokens`,
+    `Next request (the conversation so far${s.engine?.ownsCompaction ? `; the engine “${s.engine.name}” picks what is sent` : ''}): ${formatTokens(used)} tokens`,
     ...exactBadge(s),
     `, ${s.pressure.fullness}. ${formatTokens(s.nextTotal)} tokens are in its blocks; the rest is framing and the API's tool prompt. It is ${anchorPhrase(s.nextAnchor)}.`,
   );
