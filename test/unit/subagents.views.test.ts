@@ -132,6 +132,9 @@ describe('subagents in the views: the card, the budget row, the status bar', () 
       compactions: 0,
     };
     assert.match(statusBarText(figures).tooltip, /Cost this session: \$0\.0131\./);
+    // The context engine in use is named (the host sets it); absent, nothing is said.
+    assert.match(statusBarText({ ...figures, engine: 'Sliding window' }).tooltip, /Context engine: Sliding window\./);
+    assert.doesNotMatch(statusBarText(figures).tooltip, /Context engine/);
     assert.match(
       statusBarText({ ...figures, subagents: { costUsd: 0.003 } }).tooltip,
       /Cost this session: \$0\.0131 \(subagents \$0\.0030\)\./,
