@@ -134,6 +134,7 @@ export function activate(context: vscode.ExtensionContext): ContextPipelineApi {
       openSubagent: (id) => transcripts.show(id),
       log,
       mentions: fileMentions.mentions,
+      rewindTo: (messageId) => rewinds.rewindTo(messageId),
     }),
     log,
   );

@@ -142,6 +142,8 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('retryLast'), messageId: MessageId }),
   /** Edit-and-resend: `text` (and images) replace the user's last message `messageId` and all after it. */
   v.strictObject({ type: v.literal('editLast'), messageId: MessageId, text: Text, images: Images }),
+  /** Rewind to here, on one of the user's messages: the host asks what to rewind (conversation, files, both). */
+  v.strictObject({ type: v.literal('rewindTo'), messageId: MessageId }),
   /** Assemble (not send) the given text and show what the request would hold. */
   v.strictObject({
     type: v.literal('preview'),

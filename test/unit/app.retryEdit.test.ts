@@ -21,6 +21,7 @@ function router(t: ReturnType<typeof fakeChat>) {
       retry: ignore,
       retryLast: (m) => t.service.userTurns.retryLast(m.messageId),
       editLast: (m) => t.service.userTurns.editLast(m.messageId, m.text, m.images ?? []),
+      rewindTo: () => undefined,
       preview: ignore,
       command: ignore,
       pin: ignore,

@@ -11,6 +11,7 @@ const chatSamples: { [K in ChatToHost['type']]: Extract<ChatToHost, { type: K }>
   retry: { type: 'retry' },
   retryLast: { type: 'retryLast', messageId: 'msg_3' },
   editLast: { type: 'editLast', messageId: 'msg_3', text: 'new words' },
+  rewindTo: { type: 'rewindTo', messageId: 'msg_1' },
   preview: { type: 'preview', requestId: 1, text: 'draft' },
   command: { type: 'command', command: 'newSession' },
   pin: { type: 'pin', messageId: 'm1', pinned: true },

@@ -8,11 +8,16 @@
  * Only the conversation rewinds: files a removed turn changed stay changed. Pure.
  */
 import type { Message } from '../conversation/conversationModel';
-import { isCompactionProduct, newestWordsIndex } from './regions';
+import { isCompactionProduct, isUserWords, newestWordsIndex } from './regions';
 import type { CompactionRecord } from './types';
 
-/** Retry: the answers after the user's last message leave. Edit: that message leaves too. */
-export type RewindKind = 'retry' | 'edit';
+/**
+ * Retry: the answers after the user's last message leave. Edit: that message leaves too.
+ * `to`: Rewind to here — any earlier message of the user's and everything after it leave (its
+ * words go back to the composer). `files`: a rewind of the workspace files only (the
+ * conversation stays; the record names the message whose checkpoint the files went back to).
+ */
+export type RewindKind = 'retry' | 'edit' | 'to' | 'files';
 
 /** What a rewind needs besides the messages: its record's id and time, and a message's tokens. */
 export interface RewindContext {
@@ -133,6 +138,62 @@ export function rewindRecord(
     fallbacks: [],
     ...(after !== undefined ? { after } : {}),
   };
+}
+
+/**
+ * Plans Rewind to here of the user's message `messageId`: it and every message after it leave
+ * the live history (kept as the record's originals, restorable like a Retry). Allowed for any
+ * message holding the user's own words that is in the history as sent; refused when it was
+ * compacted (a summary stands for it: restore that compaction first). Later compactions go
+ * with the messages after it (their summaries are in the originals).
+ */
+export function planRewindTo(messages: readonly Message[], messageId: string, ctx: RewindContext): RewindPlan {
+  const index = messages.findIndex((m) => m.id === messageId);
+  const target = messages[index];
+  if (!target)
+    return {
+      ok: false,
+      reason:
+        'That message is no longer in the conversation as it was sent (it was compacted): restore that compaction in the Compactions view first.',
+    };
+  if (target.role !== 'user' || !target.blocks.some(isUserWords) || isCompactionProduct(target))
+    return { ok: false, reason: 'Only a message you wrote can be rewound to.' };
+  return { ok: true, messages: messages.slice(0, index), record: rewindRecord(messages, index, 'to', ctx) };
+}
+
+/**
+ * The record of a rewind of the workspace files only, to the checkpoint of message
+ * `messageId`: nothing leaves the conversation (no originals; applying or undoing it changes no
+ * message — see {@link isFilesOnlyRewind}); the files it changed are in the checkpoint journal
+ * under its id.
+ */
+export function filesRewindRecord(
+  messages: readonly Message[],
+  messageId: string,
+  ctx: RewindContext,
+): CompactionRecord {
+  const at = messages.find((m) => m.id === messageId);
+  const tokens = messages.reduce((sum, m) => sum + ctx.tokensOf(m), 0);
+  return {
+    id: ctx.id,
+    at: ctx.at,
+    trigger: 'rewind',
+    layer: 'rewind',
+    strategy: 'files',
+    regions: [{ firstTurn: at?.turn ?? 0, lastTurn: at?.turn ?? 0, messageIds: [], tokens: 0 }],
+    originals: [],
+    replacement: [],
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+    costUsd: 0,
+    durationMs: 0,
+    fallbacks: [],
+  };
+}
+
+/** Whether `record` rewound the workspace files only (the conversation is untouched by it and by its undo). */
+export function isFilesOnlyRewind(record: Pick<CompactionRecord, 'layer' | 'strategy'>): boolean {
+  return record.layer === 'rewind' && record.strategy === 'files';
 }
 
 /**

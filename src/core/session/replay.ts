@@ -13,7 +13,7 @@ import {
 } from './entries';
 import { laterChanges, type RestoreOrderEntry } from '../compaction/restoreOrder';
 import { repairMessages } from './repair';
-import { reinsertRewind } from '../compaction/rewind';
+import { isFilesOnlyRewind, reinsertRewind } from '../compaction/rewind';
 import { requestHistoryOf, type RequestHistory } from './requestHistory';
 import { checkPlanSteps } from '../plan/plan';
 import type { PlanChange } from '../plan/planHistory';
@@ -114,6 +114,11 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
         break;
       case 'compaction': {
         if (compactions.has(e.id)) return skip(i, `Compaction ${e.id} was skipped: its id repeats.`);
+        // A rewind of the workspace files only changed no message: it is in effect as it is.
+        if (isFilesOnlyRewind(e)) {
+          compactions.set(e.id, { entry: e, active: true });
+          break;
+        }
         const swapped = swap(messages, e.replacedIds, e.replacement);
         if (!swapped && e.originals.length === 0)
           return skip(
@@ -141,13 +146,15 @@ export function replaySession(entries: readonly SessionEntry[]): ReplayedSession
           );
         const swapped = !c?.active
           ? undefined
-          : c.entry.layer === 'rewind'
-            ? reinsertRewind(messages, c.entry)
-            : swap(
-                messages,
-                c.entry.replacement.map((m) => m.id),
-                c.entry.originals,
-              );
+          : isFilesOnlyRewind(c.entry)
+            ? messages
+            : c.entry.layer === 'rewind'
+              ? reinsertRewind(messages, c.entry)
+              : swap(
+                  messages,
+                  c.entry.replacement.map((m) => m.id),
+                  c.entry.originals,
+                );
         if (!c || !swapped)
           return skip(
             i,

@@ -45,6 +45,8 @@ export interface ChatRouteDeps {
   /** Opens a built preview in an editor tab (focused). */
   readonly showPreview: (preview: PreviewOk) => Promise<void>;
   readonly log: vscode.LogOutputChannel;
+  /** Rewind to here on one of the user's messages: asks what to rewind, then does it (rewindFlow.ts). */
+  readonly rewindTo: (messageId: string) => Promise<void>;
 }
 
 /** The handler of each message the chat webview may send. */
@@ -65,6 +67,7 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     retry: () => deps.chat()?.retry(),
     retryLast: (m) => deps.chat()?.userTurns.retryLast(m.messageId),
     editLast: (m) => deps.chat()?.userTurns.editLast(m.messageId, m.text, m.images ?? []),
+    rewindTo: (m) => deps.rewindTo(m.messageId),
     pin: (m) => deps.chat()?.pin(m.messageId, m.pinned),
     clearPlan: () => deps.chat()?.clearPlan(),
     dismissContext: (m) => deps.chat()?.dismissContext(m.key),

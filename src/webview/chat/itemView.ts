@@ -36,6 +36,8 @@ export interface ItemHandlers {
   lastTurn: LastTurnHandlers;
   /** Open a subagent's transcript (its child session) from its task card. */
   openSubagent(sessionId: string): void;
+  /** Rewind to here, on one of the user's messages (the host asks what to rewind). */
+  rewindTo(messageId: string): void;
 }
 
 /**
@@ -94,11 +96,13 @@ class ItemRenderer {
     pinned: boolean | undefined,
     tokens: number | undefined,
     text?: string,
+    rewind = false,
   ): HTMLElement {
     const head = el('div', { class: name === undefined ? 'who bare' : 'who' }, name ?? '');
     if (tokens !== undefined) head.append(tokensLabel(tokens, 'Calibrated tokens of this message'));
     if (text) head.append(this.copyButton(text));
     head.append(...this.lastTurn());
+    if (rewind && messageId) head.append(this.rewindButton(messageId));
     if (messageId) head.append(this.pinButton(messageId, pinned === true));
     return head;
   }
@@ -106,6 +110,23 @@ class ItemRenderer {
   /** Retry or Edit, when this item carries one (lastTurn.ts). */
   private lastTurn(): HTMLElement[] {
     return this.layout.last ? [lastTurnButton(this.layout.last, this.h.lastTurn)] : [];
+  }
+
+  /** Rewind to here: the conversation and/or the files back to when this message was sent (the host asks which). */
+  private rewindButton(messageId: string): HTMLElement {
+    const button = el(
+      'button',
+      {
+        class: 'icon-button rewind',
+        type: 'button',
+        title: 'Rewind to here: the conversation, the files Claude changed, or both, back to when you sent this',
+        'aria-label': 'Rewind to here',
+        'data-testid': 'rewind-to',
+      },
+      icon('discard'),
+    );
+    button.addEventListener('click', () => this.h.rewindTo(messageId));
+    return button;
   }
 
   private copyButton(text: string): HTMLElement {
@@ -185,7 +206,7 @@ class ItemRenderer {
         return el(
           'div',
           { class: `item user${item.pinned ? ' pinned' : ''}`, 'data-id': item.id },
-          this.who('You', item.messageId ?? item.id, item.pinned, item.tokens, item.text),
+          this.who('You', item.messageId ?? item.id, item.pinned, item.tokens, item.text, true),
           ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []),
           ...(item.images?.length ? [userImages(item.images)] : []),
           el('div', { class: 'text' }, item.text),

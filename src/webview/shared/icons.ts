@@ -12,6 +12,7 @@ export const ICON_NAMES = [
   'circle-large-outline',
   'close',
   'copy',
+  'discard',
   'edit',
   'key',
   'pass-filled',
