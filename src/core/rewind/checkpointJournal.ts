@@ -80,8 +80,9 @@ export interface ChangedFile extends FileRef {
 export type ChangedSince =
   { readonly ok: true; readonly files: readonly ChangedFile[] } | { readonly ok: false; readonly reason: string };
 
+/** A change and its checkpoint's place in the order; `change` is replaced (never mutated) by an `after` entry. */
 interface Held {
-  readonly change: { -readonly [K in keyof FileChange]: FileChange[K] };
+  change: FileChange;
   readonly at: number;
 }
 
@@ -102,7 +103,7 @@ export class CheckpointJournal {
     return this.order;
   }
 
-  /** Every change, in the order recorded. */
+  /** Every change, in the order recorded (each a value: a later `after` entry makes a new one). */
   get changes(): readonly FileChange[] {
     return this.held.map((h) => h.change);
   }
@@ -138,9 +139,11 @@ export class CheckpointJournal {
         if (this.byCheckpointFile.has(pair))
           return `${entry.path} already has a change after checkpoint ${entry.checkpoint}`;
         if (!this.position.has(entry.checkpoint)) this.addCheckpoint(entry.checkpoint);
-        const change: Held['change'] = { checkpoint: entry.checkpoint, ...ref, via: entry.via, before: entry.before };
-        if (entry.after !== undefined) change.after = entry.after;
-        const held: Held = { change, at: this.position.get(entry.checkpoint) ?? 0 };
+        const change: FileChange = { checkpoint: entry.checkpoint, ...ref, via: entry.via, before: entry.before };
+        const held: Held = {
+          change: entry.after === undefined ? change : { ...change, after: entry.after },
+          at: this.position.get(entry.checkpoint) ?? 0,
+        };
         this.held.push(held);
         this.byCheckpointFile.set(pair, held);
         const key = fileKey(ref);
@@ -152,7 +155,7 @@ export class CheckpointJournal {
       case 'after': {
         const held = this.byCheckpointFile.get(pairKey(entry.checkpoint, entry));
         if (held === undefined) return `${entry.path} has no change after checkpoint ${entry.checkpoint}`;
-        held.change.after = entry.state;
+        held.change = { ...held.change, after: entry.state };
         return undefined;
       }
     }

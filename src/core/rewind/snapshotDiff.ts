@@ -10,7 +10,7 @@
  * others counted as not judged, with a notice. Pure.
  */
 import { formatCount, plural } from '../text/counts';
-import type { FileRef, FileState } from './fileState';
+import { ABSENT, type FileRef, type FileState } from './fileState';
 
 /** One file of a snapshot: where it is, its stamp, its hash when read, its state as kept. */
 export interface SnapshotFile extends FileRef {
@@ -100,7 +100,7 @@ export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapsho
     const now = after.files.get(key);
     if (now === undefined) {
       if (covers(after, was))
-        changes.push({ root: was.root, path: was.path, kind: 'deleted', before: was.state, after: { kind: 'absent' } });
+        changes.push({ root: was.root, path: was.path, kind: 'deleted', before: was.state, after: ABSENT });
       else notJudged++;
     } else if (!unchanged(was, now))
       changes.push({ root: was.root, path: was.path, kind: 'modified', before: was.state, after: now.state });
@@ -108,7 +108,7 @@ export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapsho
   for (const [key, now] of after.files) {
     if (before.files.has(key)) continue;
     if (covers(before, now))
-      changes.push({ root: now.root, path: now.path, kind: 'created', before: { kind: 'absent' }, after: now.state });
+      changes.push({ root: now.root, path: now.path, kind: 'created', before: ABSENT, after: now.state });
     else notJudged++;
   }
   const roots = [...before.roots, ...after.roots.filter((r) => !before.roots.includes(r))];
