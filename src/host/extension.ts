@@ -1,7 +1,7 @@
 import { TranscriptDocuments, TRANSCRIPT_SCHEME } from './subagents/transcriptDocument';
 import { readSubagentSettings } from './subagents/subagentSettings';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import * as vscode from 'vscode';
 import { ApiKeyStore } from './apiKey';
 import { BudgetPanel } from './budget/budgetPanel';
@@ -45,6 +45,9 @@ import type { ContextPipelineApi } from '../../api/context-pipeline';
 import { EngineRegistry } from '../core/engine/engineRegistry';
 import { contextPipelineApi } from './publicApi';
 import { offerEngineMigration } from './engineMigration';
+import type { AgentSession } from '../core/agent/agentSession';
+import type { FileRewinder } from './rewind/fileRewinder';
+import { RewindFlow } from './rewind/rewindFlow';
 
 /**
  * Activation: wires the adapters and views. Cheap by design — the tokenizer, the session
@@ -139,8 +142,27 @@ export function activate(context: vscode.ExtensionContext): ContextPipelineApi {
     log,
   );
   const engines = new EngineRegistry();
+  const rewinders = new WeakMap<AgentSession, FileRewinder>();
+  const workspaceRoots = () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const rewinds = new RewindFlow(
+    () => {
+      const agent = controller?.service.runtime?.agent;
+      return agent
+        ? { messages: agent.state.messages, busy: agent.busy, commands: agent.commands, rewinder: rewinders.get(agent) }
+        : undefined;
+    },
+    (text) => chat.post({ type: 'draft', text }),
+    (ref) => ((vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? `${basename(ref.root)}/${ref.path}` : ref.path),
+    log,
+  );
   controller = new ChatController(chat, {
     engines: { registry: engines, chosen: readContextEngine },
+    checkpoints: {
+      roots: workspaceRoots,
+      exclude: () => vscode.workspace.getConfiguration('files').get<Record<string, boolean>>('exclude') ?? {},
+      rewinders,
+      undo: (recordId) => rewinds.undo(recordId),
+    },
     apiKeys,
     sessions,
     tools,
@@ -166,6 +188,7 @@ export function activate(context: vscode.ExtensionContext): ContextPipelineApi {
   context.subscriptions.push(
     log,
     chat,
+    rewinds,
     controller,
     approver,
     fileMentions.files,

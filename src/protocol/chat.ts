@@ -343,6 +343,8 @@ const ToWebviewSchema = v.variant('type', [
    * message queued meanwhile then waits for the user: webview/chat/giveBack.ts).
    */
   v.strictObject({ type: v.literal('unsent') }),
+  /** Rewind to here took a message back: its words go into the composer, ahead of anything written there. */
+  v.strictObject({ type: v.literal('draft'), text: Text }),
   /** The workspace files matching a `mentionQuery`, most relevant first (at most {@link MAX_MENTION_RESULTS}). */
   v.strictObject({
     type: v.literal('mentionResults'),

@@ -7,8 +7,11 @@
 import type { Message } from '../conversation/conversationModel';
 import {
   FILES_STAY_CHANGED,
+  filesRewindRecord,
+  isFilesOnlyRewind,
   planRewind,
   planRewindRestore,
+  planRewindTo,
   type RewindContext,
   type RewindKind,
 } from '../compaction/rewind';
@@ -52,14 +55,78 @@ export async function rewindLast(core: SessionCore, kind: RewindKind, messageId:
   return { ok: true };
 }
 
+/** What a Rewind to here takes back: the conversation (from the message on), the files (through the host), or both. */
+export interface RewindToOptions {
+  readonly conversation: boolean;
+  /**
+   * Puts the workspace files back to the message's checkpoint under the rewind's record id
+   * (the host's file rewinder, which asks about conflicts); absent: the files stay as they are.
+   * Runs before anything is saved: when it fails, nothing changes.
+   */
+  readonly files?: (recordId: string) => Promise<SendResult>;
+}
+
+/**
+ * Rewind to here on the user's message `messageId` (core/compaction/rewind.ts planRewindTo):
+ * the files first (when asked), then the record saved, then the conversation changes. The
+ * result carries the message's words (they go back to the composer) when the conversation
+ * rewound. Refused while a turn or compaction runs.
+ */
+export async function rewindTo(
+  core: SessionCore,
+  messageId: string,
+  opts: RewindToOptions,
+): Promise<SendResult & { readonly words?: string }> {
+  if (core.running || core.compacting) return { ok: false, reason: REWIND_BUSY };
+  if (!opts.conversation && !opts.files) return { ok: false, reason: 'Nothing was chosen to rewind.' };
+  const ctx = rewindContext(core);
+  const plan = opts.conversation
+    ? planRewindTo(core.state.messages, messageId, ctx)
+    : {
+        ok: true as const,
+        messages: core.state.messages,
+        record: filesRewindRecord(core.state.messages, messageId, ctx),
+      };
+  if (!plan.ok) return plan;
+  if (opts.files) {
+    const files = await opts.files(plan.record.id);
+    if (!files.ok) return files;
+  }
+  try {
+    await core.deps.sink.compaction(plan.record);
+  } catch (err) {
+    return {
+      ok: false,
+      reason: `The rewind could not be saved, so the conversation was not changed: ${errorText(err)}`,
+    };
+  }
+  core.applyRewind(plan.record, plan.messages);
+  edited(core, 'a rewind', [plan.record]);
+  if (!opts.conversation) return { ok: true };
+  const start = startOf(plan.record.originals);
+  if (planChangedSince(core.planChanges, start))
+    await followPlan(core, planBefore(core.planChanges, start), 'before that message');
+  const target = plan.record.originals[0];
+  const words = target?.blocks
+    .flatMap((b) => (b.type === 'text' && b.meta.source === 'user' ? [b.text] : []))
+    .join('\n\n');
+  return { ok: true, ...(words ? { words } : {}) };
+}
+
 /**
  * Restores rewind `record` (see planRewindRestore): the answer that took its place is saved as
  * a rewind of its own, then the restore; only then does memory change. A failed save leaves
  * the conversation as it was (a displaced answer's rewind already saved is undone in the file).
  */
 export async function restoreRewind(core: SessionCore, record: CompactionRecord): Promise<SendResult> {
-  const plan = planRewindRestore(core.state.messages, record, rewindContext(core), core.compactions);
+  const filesOnly = isFilesOnlyRewind(record);
+  const plan = filesOnly
+    ? { ok: true as const, messages: core.state.messages, displaced: undefined }
+    : planRewindRestore(core.state.messages, record, rewindContext(core), core.compactions);
   if (!plan.ok) return plan;
+  // The files the rewind put back go forward again first (the host asks about conflicts); refused: nothing changes.
+  const files = await core.deps.rewindFiles?.undo(record.id);
+  if (files && !files.ok) return files;
   try {
     if (plan.displaced) await core.deps.sink.compaction(plan.displaced);
   } catch (err) {

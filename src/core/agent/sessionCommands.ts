@@ -6,7 +6,7 @@ import { restoreRecord, type ApplyResult } from '../compaction/apply';
 import { laterChanges, restoreOrderRefusal } from '../compaction/restoreOrder';
 import { effectiveWindow } from '../compaction/policy';
 import { SERVER_RESTORE_REFUSAL } from '../compaction/serverCompaction';
-import { restoreRewind } from './rewindCommands';
+import { restoreRewind, rewindTo, type RewindToOptions } from './rewindCommands';
 import { errorText } from '../text/errors';
 import type { SendResult, SessionCore } from './sessionCore';
 
@@ -174,6 +174,15 @@ export class SessionCommands {
    * fit the window, or when the restore cannot be saved (saved first: a failed save leaves the
    * conversation and the compaction list as they were).
    */
+  /**
+   * Rewind to here on the user's message `messageId`: the conversation from it on, the files
+   * (through `opts.files`), or both, as one restorable rewind (rewindCommands.ts `rewindTo`);
+   * the message's words come back in the result when the conversation rewound.
+   */
+  rewindTo(messageId: string, opts: RewindToOptions): Promise<SendResult & { readonly words?: string }> {
+    return rewindTo(this.core, messageId, opts);
+  }
+
   async restore(recordId: string): Promise<SendResult> {
     const core = this.core;
     if (core.running || core.compacting) return { ok: false, reason: WAIT };

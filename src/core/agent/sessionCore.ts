@@ -39,6 +39,11 @@ export interface AgentDeps {
   readonly maxToolRounds: number;
   /** The compaction engine; without it the history is never compacted. */
   readonly compactor?: Compactor;
+  /**
+   * The workspace files of the session's rewinds (the host's checkpoints): `undo` brings the
+   * files a rewind put back forward again (asking about conflicts); absent: rewinds touch no file.
+   */
+  readonly rewindFiles?: { undo(recordId: string): Promise<SendResult> };
   /** The session's context engine slot (engineSlot.ts); absent: the layered pipeline alone. */
   readonly engine?: EngineSlot;
   /** Context to add after each tool round (nested project instructions); its injections go with the tool results. */

@@ -44,7 +44,33 @@ export type JournalEntry =
       readonly root: string;
       readonly path: string;
       readonly state: FileState;
-    };
+    }
+  /**
+   * A rewind `id` put files back to checkpoint `checkpoint`: per file, its state just before
+   * (kept, so an undo can bring it forward again) and the state the rewind wrote.
+   */
+  | {
+      readonly type: 'rewind';
+      readonly id: string;
+      readonly checkpoint: string;
+      readonly files: readonly RewoundFile[];
+    }
+  /** Rewind `id` was undone: its files went forward to their `before` again. */
+  | { readonly type: 'undo'; readonly id: string };
+
+/** One file of a rewind: its state just before the rewind, and the state the rewind left it in. */
+export interface RewoundFile extends FileRef {
+  readonly before: FileState;
+  readonly after: FileState;
+}
+
+/** A rewind of files as the journal holds it. */
+export interface FileRewind {
+  readonly id: string;
+  readonly checkpoint: string;
+  readonly files: readonly RewoundFile[];
+  readonly undone: boolean;
+}
 
 /** A file's changes after one checkpoint, as the journal holds them. */
 export interface FileChange extends FileRef {
@@ -97,6 +123,9 @@ export class CheckpointJournal {
   private readonly held: Held[] = [];
   private readonly byFile = new Map<string, Held[]>();
   private readonly byCheckpointFile = new Map<string, Held>();
+  private readonly rewindsById = new Map<string, FileRewind>();
+  /** The newest state each file was known to be left in (by the agent's writes, a rewind, an undo). */
+  private readonly known = new Map<string, FileState>();
 
   /** The checkpoints (user message ids) in the order they were sent. */
   get checkpoints(): readonly string[] {
@@ -106,6 +135,20 @@ export class CheckpointJournal {
   /** Every change, in the order recorded (each a value: a later `after` entry makes a new one). */
   get changes(): readonly FileChange[] {
     return this.held.map((h) => h.change);
+  }
+
+  /** The rewind `id`, if the journal holds it. */
+  rewind(id: string): FileRewind | undefined {
+    return this.rewindsById.get(id);
+  }
+
+  /**
+   * The state `ref` was last known to be left in — by the agent's newest recorded write, a
+   * rewind or an undo, whichever came last; undefined when nothing recorded it. A file whose
+   * content on disk is not this was changed by someone else since (a conflict for a rewind).
+   */
+  lastKnown(ref: FileRef): FileState | undefined {
+    return this.known.get(fileKey(ref));
   }
 
   /** Whether `messageId` is a checkpoint of this journal. */
@@ -146,6 +189,7 @@ export class CheckpointJournal {
         };
         this.held.push(held);
         this.byCheckpointFile.set(pair, held);
+        if (entry.after !== undefined) this.known.set(fileKey(ref), entry.after);
         const key = fileKey(ref);
         const list = this.byFile.get(key);
         if (list) list.push(held);
@@ -156,6 +200,26 @@ export class CheckpointJournal {
         const held = this.byCheckpointFile.get(pairKey(entry.checkpoint, entry));
         if (held === undefined) return `${entry.path} has no change after checkpoint ${entry.checkpoint}`;
         held.change = { ...held.change, after: entry.state };
+        this.known.set(fileKey(entry), entry.state);
+        return undefined;
+      }
+      case 'rewind': {
+        if (this.rewindsById.has(entry.id)) return `rewind ${entry.id} is listed twice`;
+        this.rewindsById.set(entry.id, {
+          id: entry.id,
+          checkpoint: entry.checkpoint,
+          files: entry.files,
+          undone: false,
+        });
+        for (const f of entry.files) this.known.set(fileKey(f), f.after);
+        return undefined;
+      }
+      case 'undo': {
+        const r = this.rewindsById.get(entry.id);
+        if (!r) return `no rewind ${entry.id} to undo`;
+        if (r.undone) return `rewind ${entry.id} was already undone`;
+        this.rewindsById.set(entry.id, { ...r, undone: true });
+        for (const f of r.files) this.known.set(fileKey(f), f.before);
         return undefined;
       }
     }

@@ -54,6 +54,13 @@ export const journalEntrySchema: v.GenericSchema<unknown, JournalEntry> = v.vari
     after: v.optional(fileStateSchema),
   }),
   v.strictObject({ type: v.literal('after'), checkpoint: text, root: text, path: text, state: fileStateSchema }),
+  v.strictObject({
+    type: v.literal('rewind'),
+    id: text,
+    checkpoint: text,
+    files: v.array(v.strictObject({ root: text, path: text, before: fileStateSchema, after: fileStateSchema })),
+  }),
+  v.strictObject({ type: v.literal('undo'), id: text }),
 ]);
 
 /** The first line of every journal. */

@@ -30,6 +30,17 @@ import { EngineSlot } from '../../core/engine/engineSlot';
 import type { EngineRegistry } from '../../core/engine/engineRegistry';
 import { calibratedMessageTokens } from '../../core/tokens/calibratedTokens';
 import { abortableSleep } from '../abortableSleep';
+import { basename, join } from 'node:path';
+import type { SendResult } from '../../core/agent/sessionCore';
+import type { AgentEvent } from '../../core/agent/events';
+import type { Message } from '../../core/conversation/conversationModel';
+import { isUserWords, newestWordsIndex } from '../../core/compaction/regions';
+import type { FileRef } from '../../core/rewind/fileState';
+import { inBackground } from '../../core/platform/background';
+import type { FilesExclude } from '../tools/workspaceFilter';
+import { CheckpointStore } from '../rewind/checkpointStore';
+import { checkpointingTools } from '../rewind/checkpointingTools';
+import { FileRewinder } from '../rewind/fileRewinder';
 
 /** How long the exact first count (`count_tokens`) may take before the estimate stays as it is. */
 export const COUNT_TOKENS_TIMEOUT_MS = 3_000;
@@ -52,6 +63,17 @@ export interface AgentFactoryDeps {
   readonly toolDefinition?: ToolLookup;
   /** The context engines registered in this extension host, and the chosen one's id (read per request). */
   readonly engines?: { readonly registry: EngineRegistry; readonly chosen: () => string };
+  /**
+   * File checkpoints (src/host/rewind): the workspace folders and excluded globs the snapshots
+   * see, where each session's rewinder is handed (by its agent), and the undo of a rewind's
+   * files (the host's dialog); absent: sessions keep no file checkpoints.
+   */
+  readonly checkpoints?: {
+    readonly roots: () => readonly string[];
+    readonly exclude: () => FilesExclude;
+    readonly rewinders: WeakMap<AgentSession, FileRewinder>;
+    readonly undo: (recordId: string) => Promise<SendResult>;
+  };
 }
 
 /**
@@ -129,12 +151,40 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
             sleep: abortableSleep,
           })
         : undefined;
+      const checkpoints = deps.checkpoints ? await openCheckpoints(deps, open.id) : undefined;
+      const notify = (text: string) => hooks.onEvent({ type: 'notice', level: 'warning', text });
+      const tools =
+        checkpoints && deps.checkpoints
+          ? checkpointingTools(deps.tools, {
+              store: checkpoints,
+              checkpoint: () => newestWordsId(built.agent?.state.messages ?? open.messages),
+              roots: deps.checkpoints.roots,
+              effectOf: (name) => deps.toolDefinition?.(name)?.effect,
+              notify,
+            })
+          : deps.tools;
+      // Each message of the user's is a checkpoint: the files as they were when it was sent.
+      const onEvent = (e: AgentEvent) => {
+        if (
+          checkpoints &&
+          e.type === 'message_added' &&
+          e.message.role === 'user' &&
+          e.message.blocks.some(isUserWords)
+        )
+          inBackground(
+            checkpoints.checkpoint(e.message.id).then((r) => (r.ok ? undefined : notify(`Checkpoint: ${r.error}`))),
+            deps.log,
+            'Recording a checkpoint',
+          );
+        hooks.onEvent(e);
+      };
       const agent = new AgentSession(
         state,
         {
           llm: transport.llm,
+          ...(checkpoints && deps.checkpoints ? { rewindFiles: { undo: deps.checkpoints.undo } } : {}),
           ...(engine ? { engine } : {}),
-          tools: deps.tools,
+          tools,
           sink: open.sink,
           clock,
           ids,
@@ -177,11 +227,13 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
               }
             : {}),
         },
-        hooks.onEvent,
+        onEvent,
         open.compactions,
         open.planChanges,
       );
       built.agent = agent;
+      if (checkpoints && deps.checkpoints)
+        deps.checkpoints.rewinders.set(agent, new FileRewinder(checkpoints, shownIn(deps.checkpoints.roots())));
       return {
         agent,
         estimator,
@@ -194,4 +246,31 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
       };
     },
   };
+}
+
+/** The session's checkpoint store, in its files folder; undefined (logged) when it cannot be opened. */
+async function openCheckpoints(deps: AgentFactoryDeps, sessionId: string): Promise<CheckpointStore | undefined> {
+  const c = deps.checkpoints;
+  if (!c) return undefined;
+  const opened = await CheckpointStore.open({
+    folder: join(deps.pasteDirectory(sessionId), 'checkpoints'),
+    roots: c.roots,
+    exclude: c.exclude,
+  });
+  if (!opened.ok) {
+    deps.log.warn(`File checkpoints are off for this session: ${opened.error}`);
+    return undefined;
+  }
+  for (const s of opened.skipped) deps.log.warn(`Checkpoint journal line ${s.line} skipped: ${s.reason}`);
+  return opened.store;
+}
+
+/** The id of the newest message holding the user's words (the current checkpoint). */
+function newestWordsId(messages: readonly Message[]): string | undefined {
+  return messages[newestWordsIndex(messages)]?.id;
+}
+
+/** How a file is shown: its path, with its folder's name when several folders are open. */
+function shownIn(roots: readonly string[]): (ref: FileRef) => string {
+  return (ref) => (roots.length > 1 ? `${basename(ref.root)}/${ref.path}` : ref.path);
 }

@@ -3,6 +3,7 @@
  * ports to VS Code (the chat view, toasts, settings, the session store, the agent factory),
  * turns its signals into VS Code events, and keeps the budget panel's request history.
  */
+import type { AgentFactoryDeps } from './agentFactory';
 import type { EngineRegistry } from '../../core/engine/engineRegistry';
 import type { EngineUse } from '../../core/engine/engineSlot';
 import type { PreparedRequest } from '../../core/pipeline/pipeline';
@@ -52,6 +53,8 @@ export interface ChatControllerDeps {
   readonly toolDefinition?: ToolLookup;
   /** The context engines of this extension host and the chosen one's id. */
   readonly engines?: { readonly registry: EngineRegistry; readonly chosen: () => string };
+  /** File checkpoints for rewinds (agentFactory.ts `checkpoints`). */
+  readonly checkpoints?: AgentFactoryDeps['checkpoints'];
 }
 
 /** Connects the chat view to the chat service; see the file comment. */

@@ -26,8 +26,14 @@
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ChangeVia, CheckpointJournal, FileChange, JournalEntry } from '../../core/rewind/checkpointJournal';
-import { ABSENT, notKeptNotice, type FileState } from '../../core/rewind/fileState';
+import type {
+  ChangeVia,
+  CheckpointJournal,
+  FileChange,
+  JournalEntry,
+  RewoundFile,
+} from '../../core/rewind/checkpointJournal';
+import { ABSENT, notKeptNotice, type FileRef, type FileState } from '../../core/rewind/fileState';
 import { decodeJournal, encodeEntry, JOURNAL_HEADER, type SkippedLine } from '../../core/rewind/journalCodec';
 import {
   diffSnapshots,
@@ -236,6 +242,28 @@ export class CheckpointStore {
       }
       return { changes, notices };
     });
+  }
+
+  /**
+   * What the workspace file `ref` is now, its bytes kept as a blob when they fit the caps (so a
+   * rewind can bring this content back by undoing itself).
+   */
+  stateNow(ref: FileRef): Promise<FileState> {
+    return this.currentState({ ok: true, ref, abs: join(ref.root, ...ref.path.split('/')), shown: ref.path });
+  }
+
+  /** Records that rewind `id` put `files` back to checkpoint `checkpoint` (each with its state before and after). */
+  recordRewind(
+    id: string,
+    checkpoint: string,
+    files: readonly RewoundFile[],
+  ): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: string }> {
+    return this.serially(() => this.append({ type: 'rewind', id, checkpoint, files }));
+  }
+
+  /** Records that rewind `id`'s files went forward again. */
+  recordUndo(id: string): Promise<{ readonly ok: true } | { readonly ok: false; readonly error: string }> {
+    return this.serially(() => this.append({ type: 'undo', id }));
   }
 
   /** The bytes of the kept blob `sha256` (a `content` state's), checked against its hash. */

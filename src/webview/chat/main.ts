@@ -232,6 +232,13 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
       composer.takeBack();
       edit.givenBack();
       return;
+    case 'draft': {
+      // A rewound message's words, ahead of what the box held (kept after them).
+      const held = composer.load({ text: m.text, images: [] });
+      if (held.text.trim() !== '' || held.images.length > 0)
+        composer.load({ text: held.text.trim() ? `${m.text}\n\n${held.text}` : m.text, images: held.images });
+      return;
+    }
     case 'compactedItems':
       compacted.receivedGroup(m.compactionId, m.items, m.error); // their images come with their data
       return;
