@@ -16,6 +16,8 @@ const REWIND_LABEL: Readonly<Record<string, string>> = {
   retry: 'Retry',
   edit: 'Edit',
   restore: 'Answer set aside by a restore',
+  to: 'Rewind to here',
+  files: 'Files rewound',
 };
 
 /**
@@ -96,7 +98,7 @@ export const REPLACEMENT_LABEL: Record<CompactionRecord['layer'], string> = {
   'server-compact': 'Summary by the API',
   'tail-guard': 'Cut to fit the window',
   'overflow-cut': 'Tool results cut to fit the window',
-  rewind: 'Nothing (taken back by Retry or Edit)',
+  rewind: 'Nothing (taken back)',
 };
 
 /** `Summary · turns 1–2`: the title of the document showing what stands in place of a record's originals. */

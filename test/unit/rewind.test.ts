@@ -156,7 +156,7 @@ describe('rewind (Retry and Edit of the last message)', () => {
     assert.ok(plan.ok);
     const entry = { record: plan.record, active: true };
     assert.equal(compactionLabel(entry, '10:42:07'), 'Edit · 10:42:07');
-    assert.equal(compactionDescription(entry), '60 → 20 · last turn taken back');
+    assert.equal(compactionDescription(entry), '60 → 20 · taken back');
     assert.equal(compactionContextValue(entry), 'compaction-active');
   });
 

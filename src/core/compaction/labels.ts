@@ -14,7 +14,7 @@ export const TRIGGER_LABEL: Record<CompactionRecord['trigger'], string> = {
   'tool-result': 'Tool result',
   budget: 'Budget',
   idle: 'Idle',
-  rewind: 'Retry or Edit',
+  rewind: 'Rewind, Retry or Edit',
 };
 
 /** What each layer did, in a few words: the kind of a compaction's row. */
@@ -32,5 +32,5 @@ export const LAYER_LABEL: Record<CompactionRecord['layer'], string> = {
   'server-compact': 'summary by the API',
   'tail-guard': 'cut to fit the window',
   'overflow-cut': 'results cut to fit the window',
-  rewind: 'last turn taken back',
+  rewind: 'taken back',
 };

@@ -1,3 +1,4 @@
+import { rewindButton } from './rewindButton';
 import { chipKind } from './chipKeys';
 import type { ChatItem } from '../../protocol/chatItems';
 import { el } from '../shared/dom';
@@ -102,7 +103,7 @@ class ItemRenderer {
     if (tokens !== undefined) head.append(tokensLabel(tokens, 'Calibrated tokens of this message'));
     if (text) head.append(this.copyButton(text));
     head.append(...this.lastTurn());
-    if (rewind && messageId) head.append(this.rewindButton(messageId));
+    if (rewind && messageId) head.append(rewindButton(messageId, this.h.rewindTo));
     if (messageId) head.append(this.pinButton(messageId, pinned === true));
     return head;
   }
@@ -110,23 +111,6 @@ class ItemRenderer {
   /** Retry or Edit, when this item carries one (lastTurn.ts). */
   private lastTurn(): HTMLElement[] {
     return this.layout.last ? [lastTurnButton(this.layout.last, this.h.lastTurn)] : [];
-  }
-
-  /** Rewind to here: the conversation and/or the files back to when this message was sent (the host asks which). */
-  private rewindButton(messageId: string): HTMLElement {
-    const button = el(
-      'button',
-      {
-        class: 'icon-button rewind',
-        type: 'button',
-        title: 'Rewind to here: the conversation, the files Claude changed, or both, back to when you sent this',
-        'aria-label': 'Rewind to here',
-        'data-testid': 'rewind-to',
-      },
-      icon('discard'),
-    );
-    button.addEventListener('click', () => this.h.rewindTo(messageId));
-    return button;
   }
 
   private copyButton(text: string): HTMLElement {
