@@ -17,6 +17,7 @@ import type { SendResult } from '../../core/agent/sessionCore';
 import type { UserCommands } from '../../core/agent/sessionCommands';
 import type { Message } from '../../core/conversation/conversationModel';
 import type { FileRewinder } from './fileRewinder';
+import { startsTurn } from '../../core/compaction/regions';
 import { toast } from '../toasts';
 
 /** The scheme of the read-only documents the conflict diffs show (what a file would become). */
@@ -63,7 +64,7 @@ export class RewindFlow implements vscode.TextDocumentContentProvider, vscode.Di
       return;
     }
     const at = s.messages.findIndex((m) => m.id === messageId);
-    const leaving = at < 0 ? 0 : s.messages.length - at;
+    const turns = at < 0 ? 0 : s.messages.slice(at).filter(startsTurn).length;
     const files = s.rewinder ? await s.rewinder.plan(messageId) : undefined;
     const filesText = !files
       ? 'File checkpoints are not available in this session.'
@@ -71,19 +72,37 @@ export class RewindFlow implements vscode.TextDocumentContentProvider, vscode.Di
         ? describeFilesPlan(files.plan, this.show)
         : files.reason;
     const canFiles = files?.ok === true && (files.plan.steps.length > 0 || files.plan.cannot.length > 0);
-    const convText = `This message and the ${leaving - 1} after it leave the conversation (kept in the Compactions view, restorable); your words go back to the message box.`;
+    const fileCount = files?.ok ? files.plan.steps.length : 0;
+    const leaves = `${turns === 1 ? 'this turn leaves' : `these ${turns} turns leave`} the conversation`;
+    const filesShort = `${fileCount} file${fileCount === 1 ? '' : 's'} go${fileCount === 1 ? 'es' : ''} back`;
+    const convText = `Restorable from the Compactions view; your words go back to the message box.`;
     type Item = vscode.QuickPickItem & { choice: Choice };
     const items: Item[] = [
       ...(canFiles
-        ? [{ choice: 'both' as const, label: '$(discard) Conversation and files', detail: `${convText} ${filesText}` }]
+        ? [
+            {
+              choice: 'both' as const,
+              label: '$(discard) Conversation and files',
+              description: `${leaves} · ${filesShort}`,
+              detail: filesText,
+            },
+          ]
         : []),
       {
         choice: 'conversation',
         label: '$(comment-discussion) Conversation only',
-        detail: `${convText} Files stay as they are.`,
+        description: `${leaves} · files stay`,
+        detail: convText,
       },
       ...(canFiles
-        ? [{ choice: 'files' as const, label: '$(files) Files only', detail: `${filesText} The conversation stays.` }]
+        ? [
+            {
+              choice: 'files' as const,
+              label: '$(files) Files only',
+              description: `${filesShort} · the conversation stays`,
+              detail: filesText,
+            },
+          ]
         : []),
     ];
     const picked = await vscode.window.showQuickPick(items, {
@@ -169,7 +188,7 @@ export class RewindFlow implements vscode.TextDocumentContentProvider, vscode.Di
         `${conflicts.length === 1 ? 'A file was' : `${conflicts.length} files were`} changed since Claude last left ${conflicts.length === 1 ? 'it' : 'them'}`,
         {
           modal: true,
-          detail: `${list}\n\n${what === 'rewind' ? 'Rewinding' : 'Undoing the rewind'} would overwrite ${conflicts.length === 1 ? 'that change' : 'those changes'}. Their content now is kept, so undoing brings it back.`,
+          detail: `${list}\n\n${what === 'rewind' ? 'Rewinding' : 'Undoing the rewind'} would overwrite ${conflicts.length === 1 ? 'that change; its content now is kept' : 'those changes; their content now is kept'}, so undoing brings it back. Skip Them leaves ${conflicts.length === 1 ? 'it' : 'them'} as ${conflicts.length === 1 ? 'it is' : 'they are'} and puts the other files back.`,
         },
         diffs,
         overwrite,
