@@ -180,4 +180,48 @@ describe('Rewind to here (core: SessionCommands.rewindTo, restore of a rewind)',
     const nothing = await t.session.commands.rewindTo(t.userIds()[0] ?? '', { conversation: false });
     assert.ok(!nothing.ok && /Nothing was chosen/.test(nothing.reason));
   });
+
+  it('Summarize up to here compacts only what came before the message; from here leaves what came before it', async () => {
+    const long = (w: string) => `${w} ${'z'.repeat(2400)}`;
+    const t = setup([
+      say(long('one')),
+      say(long('two')),
+      say(long('three')),
+      say('Summary A.'),
+      say(long('four')),
+      say('Summary B.'),
+    ]);
+    for (const q of ['first', 'second', 'third']) await t.session.send(long(q));
+    const [first, second, third] = t.userIds();
+    const upTo = await t.session.commands.summarizeAround(third ?? '', 'upTo');
+    assert.ok(upTo.ok, JSON.stringify(upTo));
+    const a = t.session.compactions.at(-1)?.record;
+    assert.ok(
+      a?.originals.every((m) => m.id !== third),
+      'the message itself and what follows stay',
+    );
+    assert.ok(a?.originals.some((m) => m.id === first) && a.originals.some((m) => m.id === second));
+    assert.ok(t.session.state.messages.some((m) => m.id === third));
+    t.check();
+    await t.session.send(long('fourth'));
+    const fourth = t.userIds().at(-1) ?? '';
+    const from = await t.session.commands.summarizeAround(third ?? '', 'from');
+    assert.ok(from.ok, JSON.stringify(from));
+    const b = t.session.compactions.at(-1)?.record;
+    assert.ok(
+      b?.originals.some((m) => m.id === third),
+      'the message is in the summarised region',
+    );
+    assert.ok(
+      b?.originals.every((m) => m.id !== first && m.id !== second),
+      'nothing before the message is touched',
+    );
+    assert.ok(
+      t.session.state.messages.some((m) => m.id === fourth),
+      'the newest turn stays verbatim',
+    );
+    const gone = await t.session.commands.summarizeAround('nope', 'from');
+    assert.ok(!gone.ok && /no longer in the conversation/.test(gone.reason));
+    t.check();
+  });
 });

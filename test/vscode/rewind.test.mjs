@@ -55,7 +55,7 @@ describe('Rewind to here in a real VS Code', { timeout: suiteTimeout(600_000) },
     await item.locator('[data-testid="rewind-to"]').click();
     const widget = page.locator('.quick-input-widget');
     await widget
-      .locator('.quick-input-title', { hasText: 'Rewind to here' })
+      .locator('.quick-input-title', { hasText: 'Rewind or summarize from this message' })
       .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     return widget;
   }

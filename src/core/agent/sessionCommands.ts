@@ -1,5 +1,6 @@
 import { engineCompaction } from '../engine/engineCompaction';
 import type { Compactor } from '../compaction/compactor';
+import type { CompactionRange } from '../compaction/compactionRange';
 import type { ConversationState } from '../conversation/conversationModel';
 import { pinBlock, pinMessage, type PinChange } from '../compaction/pins';
 import { restoreRecord, type ApplyResult } from '../compaction/apply';
@@ -20,7 +21,7 @@ const WAIT = 'Wait for the running turn or compaction to finish.';
  * turn ends and `noteRecall` for the recall tool; others get it as `UserCommands`.
  */
 export class SessionCommands {
-  private queued: { instructions?: string; done: (r: SendResult) => void } | undefined;
+  private queued: { instructions?: string; range?: CompactionRange; done: (r: SendResult) => void } | undefined;
 
   constructor(private readonly core: SessionCore) {}
 
@@ -35,18 +36,29 @@ export class SessionCommands {
    * runs at a time. Always settles: `ok` when it compacted, else the reason (cancelled,
    * replaced, nothing to compact, or a failure, which is also emitted as an `error`).
    */
-  compactNow(instructions?: string): Promise<SendResult> {
+  compactNow(instructions?: string, range?: CompactionRange): Promise<SendResult> {
     const core = this.core;
     if (!core.deps.compactor) return Promise.resolve({ ok: false, reason: 'Compaction is not available.' });
     if (core.compacting) return Promise.resolve({ ok: false, reason: 'A compaction is already running.' });
     if (core.running) {
       this.queued?.done({ ok: false, reason: 'Replaced by a newer compaction request.' });
       return new Promise((done) => {
-        this.queued = { ...(instructions ? { instructions } : {}), done };
+        this.queued = { ...(instructions ? { instructions } : {}), ...(range ? { range } : {}), done };
         core.emit({ type: 'compaction_queued' });
       });
     }
-    return this.runManualCompaction(instructions);
+    return this.runManualCompaction(instructions, range);
+  }
+
+  /**
+   * Summarize from here (`side` `from`: message `messageId` and what follows, up to the newest
+   * tokens the plan keeps verbatim) or up to here (`upTo`: everything before it), through the
+   * plan of Compact Now; restorable like any compaction. Queued behind a running turn.
+   */
+  summarizeAround(messageId: string, side: 'from' | 'upTo'): Promise<SendResult> {
+    if (!this.core.state.messages.some((m) => m.id === messageId))
+      return Promise.resolve({ ok: false, reason: 'That message is no longer in the conversation as it was sent.' });
+    return this.compactNow(undefined, side === 'from' ? { fromId: messageId } : { beforeId: messageId });
   }
 
   /** Drops a queued manual compaction (it resolves with `reason`, default `Cancelled.`); false when none was queued. */
@@ -63,7 +75,7 @@ export class SessionCommands {
     const q = this.queued;
     this.queued = undefined;
     if (!q) return;
-    this.runManualCompaction(q.instructions).then(q.done, (err: unknown) =>
+    this.runManualCompaction(q.instructions, q.range).then(q.done, (err: unknown) =>
       q.done(this.core.compactionFailed(`The compaction failed: ${errorText(err)}`)),
     );
   }
@@ -73,7 +85,7 @@ export class SessionCommands {
    * event and an empty `compaction_finished`) and the result says why; the session is left
    * as it was and stays usable.
    */
-  private async runManualCompaction(instructions?: string): Promise<SendResult> {
+  private async runManualCompaction(instructions?: string, range?: CompactionRange): Promise<SendResult> {
     const core = this.core;
     const compactor = core.deps.compactor;
     if (!compactor) return { ok: false, reason: 'Compaction is not available.' };
@@ -81,13 +93,14 @@ export class SessionCommands {
     core.beginRun(controller, 'compaction');
     try {
       core.emit({ type: 'compaction_started', trigger: 'manual' });
-      const byEngine = await this.engineCompaction(compactor, controller.signal);
+      const byEngine = range ? undefined : await this.engineCompaction(compactor, controller.signal);
       if (byEngine) return byEngine;
       compactor.breaker.reset();
       const run = await compactor.compact(core.state, {
         trigger: 'manual',
         tokensToFree: 'all',
         ...(instructions ? { instructions } : {}),
+        ...(range ? { range } : {}),
         signal: controller.signal,
         onSummarising: (start) => core.emit({ type: 'compaction_started', ...start }),
       });

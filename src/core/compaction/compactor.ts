@@ -1,3 +1,4 @@
+import { pinnedOutside, type CompactionRange } from './compactionRange';
 import type { CacheTtl, ConversationState, Message } from '../conversation/conversationModel';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
 import type { Spill } from '../conversation/paste';
@@ -314,7 +315,11 @@ export class Compactor {
    */
   async compact(
     state: ConversationState,
-    opts: RunOptions & { readonly tokensToFree: number | 'all' },
+    opts: RunOptions & {
+      readonly tokensToFree: number | 'all';
+      /** Only messages from the one with id `fromId` on, or before the one with id `beforeId`, are compacted (Summarize from here / up to here). */
+      readonly range?: CompactionRange;
+    },
   ): Promise<CompactionRun> {
     this.historyEdited();
     const settings = ownStrategySettings(this.deps.settings());
@@ -328,7 +333,8 @@ export class Compactor {
         opts.signal,
         surplusOver,
       );
-    const plan = this.plan(state, { cacheWarm: true, mode: 'manual' });
+    // A range: what lies outside it is planned as if pinned, so no region reaches it.
+    const plan = this.plan(opts.range ? pinnedOutside(state, opts.range) : state, { cacheWarm: true, mode: 'manual' });
     const regions = opts.tokensToFree === 'all' ? plan.regions : pickRegions(plan.regions, toFree);
     return this.reattach(state, await this.execute(state, { ...plan, regions }, opts), opts.signal, surplusOver);
   }

@@ -27,13 +27,13 @@ export const REWIND_SCHEME = 'context-pipeline-rewind';
 export interface RewindSession {
   readonly messages: readonly Message[];
   readonly busy: boolean;
-  readonly commands: Pick<UserCommands, 'rewindTo'>;
+  readonly commands: Pick<UserCommands, 'rewindTo' | 'summarizeAround'>;
   /** The session's file rewinder; undefined when its checkpoints could not be opened. */
   readonly rewinder: FileRewinder | undefined;
 }
 
 /** The three choices of the quick pick. */
-type Choice = 'both' | 'conversation' | 'files';
+type Choice = 'both' | 'conversation' | 'files' | 'summarizeFrom' | 'summarizeUpTo';
 
 /** Rewind to here and its undo (see the module comment). */
 export class RewindFlow implements vscode.TextDocumentContentProvider, vscode.Disposable {
@@ -104,13 +104,31 @@ export class RewindFlow implements vscode.TextDocumentContentProvider, vscode.Di
             },
           ]
         : []),
+      { choice: 'summarizeFrom', label: 'Summarize', kind: vscode.QuickPickItemKind.Separator },
+      {
+        choice: 'summarizeFrom',
+        label: '$(fold-down) Summarize from here',
+        description: 'this message and what follows, up to the newest turns',
+        detail: 'Through the compaction plan (the newest tokens stay verbatim); restorable from the Compactions view.',
+      },
+      {
+        choice: 'summarizeUpTo',
+        label: '$(fold-up) Summarize up to here',
+        description: 'everything before this message',
+        detail: 'Through the compaction plan; this message and what follows stay as they are; restorable.',
+      },
     ];
     const picked = await vscode.window.showQuickPick(items, {
-      title: 'Rewind to here',
+      title: 'Rewind or summarize from this message',
       placeHolder: canFiles ? 'What goes back to when you sent this message?' : `What goes back? ${filesText}`,
       matchOnDetail: true,
     });
     if (!picked) return;
+    if (picked.choice === 'summarizeFrom' || picked.choice === 'summarizeUpTo') {
+      const done = await s.commands.summarizeAround(messageId, picked.choice === 'summarizeFrom' ? 'from' : 'upTo');
+      if (!done.ok) toast.warn(`Summarize: ${done.reason}`);
+      return;
+    }
     const withFiles = picked.choice !== 'conversation' && files?.ok === true && s.rewinder !== undefined;
     const rewinder = s.rewinder;
     let overwrite = false;
