@@ -317,7 +317,7 @@ export class Compactor {
     state: ConversationState,
     opts: RunOptions & {
       readonly tokensToFree: number | 'all';
-      /** Only messages from the one with id `fromId` on, or before the one with id `beforeId`, are compacted (Summarize from here / up to here). */
+      /** Only messages from `fromId` on, or before `beforeId`, are compacted (Summarize from / up to here). */
       readonly range?: CompactionRange;
     },
   ): Promise<CompactionRun> {
