@@ -1,11 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { Plan } from '../../src/core/conversation/conversationModel';
-import {
-  fallbackContent,
-  handoffText,
-  touchedFiles,
-  type HandoffSource,
-} from '../../src/core/handoff/handoffContent';
+import { fallbackContent, handoffText, touchedFiles, type HandoffSource } from '../../src/core/handoff/handoffContent';
 import {
   buildHandoffRequest,
   fittedTranscript,
@@ -143,17 +138,25 @@ describe('handoff: the note a new session starts with', () => {
       section('Current plan'),
       '1. [x] Find where tokens are validated\n2. [>] Add the clock-skew allowance — src/auth.ts line 4\n3. [ ] Write a unit test with a fake clock',
     );
-    assert.equal(section('Files touched'), 'Edited:\n- `test/clock.ts`\n- `src/auth.ts`\n\nRead:\n- `test/auth.test.ts`');
+    assert.equal(
+      section('Files touched'),
+      'Edited:\n- `test/clock.ts`\n- `src/auth.ts`\n\nRead:\n- `test/auth.test.ts`',
+    );
     assert.match(section('Open questions'), /apply to `nbf`/);
     assert.match(text, /continues the session "Fix the token expiry bug" \(2026-05-01T10-00-00-abc123\)/);
     assert.match(section('The old session'), /call `recall` with a query/);
     assert.match(section('The old session'), /2026-05-01T10-00-00-abc123/);
     assert.match(text, /written by claude-haiku-4-5/);
-    assert.match(text, /\n\nContinue the work from here\. If an open question needs the user first, ask it; otherwise go on with the plan\.$/);
+    assert.match(
+      text,
+      /\n\nContinue the work from here\. If an open question needs the user first, ask it; otherwise go on with the plan\.$/,
+    );
   });
 
   it('without a plan the current plan is the summariser’s', async () => {
-    const llm = new ScriptedLlm([{ content: [{ type: 'text', text: `${ANSWER}\n## Current plan\n1. Write the nbf test` }] }]);
+    const llm = new ScriptedLlm([
+      { content: [{ type: 'text', text: `${ANSWER}\n## Current plan\n1. Write the nbf test` }] },
+    ]);
     const r = await writeHandoff(source(null), {
       llm,
       model: 'claude-haiku-4-5',

@@ -14,15 +14,28 @@ import { summaryRecord } from './support/handoffFixtures';
 function oldSession(): PastSession {
   const c = new Convo();
   c.user('Make the parser accept trailing commas')
-    .call('run_command', { command: 'npm test' }, 'FAIL test/parse.test.ts\nSyntaxError: Unexpected token } in JSON at position 17')
+    .call(
+      'run_command',
+      { command: 'npm test' },
+      'FAIL test/parse.test.ts\nSyntaxError: Unexpected token } in JSON at position 17',
+    )
     .say('The JSON parser rejects trailing commas.');
-  c.user('Use json5 then').read('src/parse.ts', 'import JSON5 from "json5";\nexport const parse = JSON5.parse;').say('Done.');
+  c.user('Use json5 then')
+    .read('src/parse.ts', 'import JSON5 from "json5";\nexport const parse = JSON5.parse;')
+    .say('Done.');
   c.user('Thanks').say('You are welcome.');
   return {
     sessionId: '2026-05-01T10-00-00-old001',
     title: 'Trailing commas',
     messages: c.messages.filter((m) => m.turn > 1),
-    compactions: [{ record: summaryRecord('cmp_old', c.messages.filter((m) => m.turn === 1)) }],
+    compactions: [
+      {
+        record: summaryRecord(
+          'cmp_old',
+          c.messages.filter((m) => m.turn === 1),
+        ),
+      },
+    ],
   };
 }
 
@@ -39,13 +52,19 @@ describe('handoff: recall searches the session handed off from', () => {
   it('finds an original of an old compaction, labelled by the old session, and counts no compaction of this one', () => {
     const r = runRecall({ query: 'Unexpected token }' }, ctx());
     assert.equal(r.isError, false);
-    assert.match(r.text, /tool result of run_command · turn 1 · compaction cmp_old · old session "Trailing commas" \(2026-05-01T10-00-00-old001\)/);
+    assert.match(
+      r.text,
+      /tool result of run_command · turn 1 · compaction cmp_old · old session "Trailing commas" \(2026-05-01T10-00-00-old001\)/,
+    );
     assert.deepEqual(r.compactionIds, [], "the old session's compactions are not this session's to count");
   });
 
   it('finds what the old session still held when it was left, as its conversation', () => {
     const r = runRecall({ query: 'JSON5.parse' }, ctx());
-    assert.match(r.text, /tool result of read_file · turn 2 · old session "Trailing commas" \(2026-05-01T10-00-00-old001, as it was left\)/);
+    assert.match(
+      r.text,
+      /tool result of read_file · turn 2 · old session "Trailing commas" \(2026-05-01T10-00-00-old001, as it was left\)/,
+    );
     const id = /id=(\S+)/.exec(r.text)?.[1];
     assert.ok(id);
     const read = runRecall({ id }, ctx());
@@ -65,7 +84,10 @@ describe('handoff: recall searches the session handed off from', () => {
 
   it('a search that finds nothing names the old session among what was searched', () => {
     const r = runRecall({ query: 'kubernetes' }, ctx());
-    assert.match(r.text, /1 compaction \(2 original messages, 1 summary\), 0 saved outputs and the old session "Trailing commas"/);
+    assert.match(
+      r.text,
+      /1 compaction \(2 original messages, 1 summary\), 0 saved outputs and the old session "Trailing commas"/,
+    );
   });
 
   it('the bound tool reads the old session through its port, once per call, and a failing read leaves it out', async () => {
@@ -79,7 +101,10 @@ describe('handoff: recall searches the session handed off from', () => {
         },
       },
     });
-    const ok = await tool.execute({ query: 'trailing commas' }, { toolUseId: 't1', signal: new AbortController().signal });
+    const ok = await tool.execute(
+      { query: 'trailing commas' },
+      { toolUseId: 't1', signal: new AbortController().signal },
+    );
     assert.equal(reads, 1);
     assert.match(String(ok.content), /old session "Trailing commas"/);
     const failing = recallDefinition({
@@ -107,7 +132,10 @@ describe('handoff: when it is offered', () => {
     const records = [summary('c1', false)];
     const reason = handoffReason({ records, compactions: [], tokensAfter: 75_000, config });
     assert.deepEqual(reason, { kind: 'over-soft', fullness: '75 % of the 100k usable window', softMark: '70 % (70k)' });
-    assert.match(offerText(reason), /^Compaction could not bring the conversation under the soft threshold \(70 % \(70k\)\): it is still 75 % of the 100k usable window\./);
+    assert.match(
+      offerText(reason),
+      /^Compaction could not bring the conversation under the soft threshold \(70 % \(70k\)\): it is still 75 % of the 100k usable window\./,
+    );
     assert.equal(handoffReason({ records, compactions: [], tokensAfter: 50_000, config }), undefined);
   });
 
@@ -118,7 +146,10 @@ describe('handoff: when it is offered', () => {
   });
 
   it(`after the rolling summary was rewritten ${HANDOFF_REWRITES} times (in effect)`, () => {
-    const rolled = Array.from({ length: HANDOFF_REWRITES }, (_, i) => ({ record: summary(`r${i}`, true), active: true }));
+    const rolled = Array.from({ length: HANDOFF_REWRITES }, (_, i) => ({
+      record: summary(`r${i}`, true),
+      active: true,
+    }));
     assert.equal(summaryRewrites(rolled), HANDOFF_REWRITES);
     const last = rolled.at(-1)?.record as CompactionRecord;
     assert.deepEqual(handoffReason({ records: [last], compactions: rolled, tokensAfter: 10_000, config }), {

@@ -33,7 +33,9 @@ export type HandoffReason =
   | { readonly kind: 'rewrites'; readonly rewrites: number };
 
 /** How many compactions in effect folded an earlier summary into their own (rolling rewrites). */
-export function summaryRewrites(compactions: readonly { readonly record: CompactionRecord; readonly active: boolean }[]): number {
+export function summaryRewrites(
+  compactions: readonly { readonly record: CompactionRecord; readonly active: boolean }[],
+): number {
   return compactions.filter(
     (c) =>
       c.active &&

@@ -9,7 +9,13 @@ import { requestCostUsd } from '../llm/cost';
 import type { LlmClient } from '../llm/llmClient';
 import { SUMMARISER_TIMEOUT_MS, shortReason } from '../compaction/summarise';
 import { startGuard, summaryTextOf } from '../compaction/summariseChunks';
-import { contentFromSections, fallbackContent, touchedFiles, type HandoffContent, type HandoffSource } from './handoffContent';
+import {
+  contentFromSections,
+  fallbackContent,
+  touchedFiles,
+  type HandoffContent,
+  type HandoffSource,
+} from './handoffContent';
 import { buildHandoffRequest, parseHandoffAnswer } from './handoffPrompt';
 
 /** What writing a handoff needs. */
@@ -49,16 +55,25 @@ export async function writeHandoff(source: HandoffSource, opts: WriteHandoffOpti
     });
     const res = guard.signal.aborted
       ? await guard.stopped
-      : await Promise.race([opts.llm.stream(params, { signal: guard.signal, onEvent: () => undefined }), guard.stopped]);
+      : await Promise.race([
+          opts.llm.stream(params, { signal: guard.signal, onEvent: () => undefined }),
+          guard.stopped,
+        ]);
     if (opts.signal.aborted) return { ok: false, stopped: true };
     if (!res.ok)
-      return { ok: true, content: fallbackContent(source, shortReason(res.error, guard.timedOut(), timeoutMs), instructions) };
+      return {
+        ok: true,
+        content: fallbackContent(source, shortReason(res.error, guard.timedOut(), timeoutMs), instructions),
+      };
     const costUsd = requestCostUsd(opts.model, res.result.usage) ?? 0;
     const answer = summaryTextOf(res.result, 'summariser');
     if (!answer.ok)
       return { ok: true, content: fallbackContent(source, answer.error.message, { ...instructions, costUsd }) };
     const sections = parseHandoffAnswer(answer.text);
-    return { ok: true, content: contentFromSections(source, sections, { model: opts.model, costUsd, ...instructions }) };
+    return {
+      ok: true,
+      content: contentFromSections(source, sections, { model: opts.model, costUsd, ...instructions }),
+    };
   } finally {
     guard.dispose();
   }

@@ -67,9 +67,7 @@ export interface PastSessionReader {
 export function pastSources(past: PastSession): RecallSource[] {
   const label = { sessionId: past.sessionId, title: past.title };
   return [
-    ...past.compactions
-      .filter((c) => c.record.layer !== 'rewind')
-      .map((c) => ({ record: c.record, past: label })),
+    ...past.compactions.filter((c) => c.record.layer !== 'rewind').map((c) => ({ record: c.record, past: label })),
     {
       record: { id: past.sessionId, originals: past.messages, replacement: [] },
       past: { ...label, history: true as const },

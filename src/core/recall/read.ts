@@ -190,7 +190,9 @@ export function locateTurn(
 ): RecallDocument | { readonly error: string } {
   // Turn numbers are the session's own: an old session's turns are read with its id as `compaction`.
   const pool =
-    compaction === undefined ? compactions.filter((c) => !c.past) : compactions.filter((c) => c.record.id === compaction);
+    compaction === undefined
+      ? compactions.filter((c) => !c.past)
+      : compactions.filter((c) => c.record.id === compaction);
   if (pool.length === 0)
     return {
       error: `recall: there is no compaction "${compaction ?? ''}" in this session. Compactions: ${compactions.map((c) => c.record.id).join(', ')}.`,

@@ -22,6 +22,7 @@ import type { ApiKeyStore } from '../apiKey';
 import { createProjectContext } from '../projectContext/vscodeProjectContext';
 import { loadTokenizer } from '../tokenizerLoader';
 import { folderSpillReader } from './spillReader';
+import type { PastSession, PastSessionReader } from '../../core/recall/corpus';
 import { sessionCompactor } from './sessionCompactor';
 import type { SessionPort } from '../../app/sessionPort';
 import type { ToolLookup } from '../../core/tools/callSummary';
@@ -52,6 +53,16 @@ export interface AgentFactoryDeps {
   readonly toolDefinition?: ToolLookup;
   /** The context engines registered in this extension host, and the chosen one's id (read per request). */
   readonly engines?: { readonly registry: EngineRegistry; readonly chosen: () => string };
+  /** Reads a session read-only for `recall` (the one a handed-off session continues); without it none is. */
+  readonly pastSession?: (id: string) => Promise<PastSession | undefined>;
+}
+
+/** Reads the session `id` continues once it has been read (a failed read is tried again at the next recall). */
+function pastReader(read: (id: string) => Promise<PastSession | undefined>, id: string): PastSessionReader {
+  let got: PastSession | undefined;
+  return {
+    read: async () => (got ??= await read(id)),
+  };
 }
 
 /**
@@ -145,6 +156,10 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
           writeFile: deps.writeFile,
           // The recall tool searches what the session saved to its folder, read-only.
           spills: folderSpillReader(deps.pasteDirectory(open.id)),
+          // And, in a session handed off to, the session it continues (read-only).
+          ...(open.continuedFrom && deps.pastSession
+            ? { pastSession: pastReader(deps.pastSession, open.continuedFrom.sessionId) }
+            : {}),
           // Read per turn: the transport takes a changed limit between turns.
           get maxToolRounds() {
             return transport.maxToolRounds;

@@ -1,5 +1,8 @@
 import type { SessionSink } from '../../core/agent/events';
-import type { Message } from '../../core/conversation/conversationModel';
+import type { Message, Plan } from '../../core/conversation/conversationModel';
+import type { PastSession } from '../../core/recall/corpus';
+import type { ContinuedFrom } from '../../core/session/entries';
+import { sessionDisplayTitle } from '../../core/session/markdown';
 import type { ReplayedSession } from '../../core/session/replay';
 import { EMPTY_REQUEST_HISTORY } from '../../core/session/requestHistory';
 import { addCosts } from '../../core/llm/cost';
@@ -19,9 +22,40 @@ export class StoreSessionPort implements SessionPort {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(model: string): Promise<OpenSession> {
-    const created = await this.store.create({ model, workspace: this.workspace() });
-    return this.wrap(created.id, created.writer, undefined, []);
+  async create(
+    model: string,
+    handoff?: { readonly continuedFrom: ContinuedFrom; readonly plan?: Plan },
+  ): Promise<OpenSession> {
+    const created = await this.store.create({
+      model,
+      workspace: this.workspace(),
+      ...(handoff ? { continuedFrom: handoff.continuedFrom } : {}),
+    });
+    const plan = handoff?.plan;
+    if (!plan) return this.wrap(created.id, created.writer, undefined, [], handoff?.continuedFrom);
+    const at = this.now();
+    try {
+      await created.writer.append({ type: 'plan', at, steps: plan.steps });
+    } catch (e) {
+      await created.writer.close();
+      throw e;
+    }
+    return this.wrap(created.id, created.writer, undefined, [], handoff.continuedFrom, { plan, at });
+  }
+
+  /**
+   * The session `id` as `recall` reads it in the session that continues it: its conversation and
+   * compactions, read-only (its writer is not taken); undefined when it cannot be read.
+   */
+  async past(id: string): Promise<PastSession | undefined> {
+    const r = await this.store.read(id).catch(() => undefined);
+    if (!r?.ok) return undefined;
+    return {
+      sessionId: id,
+      title: sessionDisplayTitle(r.session.title, r.session.messages) || id,
+      messages: r.session.messages,
+      compactions: r.session.compactions.map((c) => ({ record: entryToRecord(c.entry) })),
+    };
   }
 
   async createChild(
@@ -71,6 +105,8 @@ export class StoreSessionPort implements SessionPort {
     writer: SessionWriter,
     replayed: ReplayedSession | undefined,
     repairs: string[],
+    continuedFrom = replayed?.header.continuedFrom,
+    firstPlan?: { readonly plan: Plan; readonly at: number },
   ): OpenSession {
     const messages: readonly Message[] = replayed?.messages ?? [];
     let requestIndex = replayed?.usage.length ?? 0;
@@ -125,9 +161,11 @@ export class StoreSessionPort implements SessionPort {
     return {
       id,
       ...(replayed?.title ? { title: replayed.title } : {}),
+      ...(continuedFrom ? { continuedFrom } : {}),
       messages,
       ...(replayed?.plan ? { plan: replayed.plan } : {}),
       ...(replayed?.planChanges.length ? { planChanges: replayed.planChanges } : {}),
+      ...(firstPlan ? { plan: firstPlan.plan, planChanges: [firstPlan] } : {}),
       compactions: (replayed?.compactions ?? []).map((c) => ({
         record: entryToRecord(c.entry),
         active: c.active,

@@ -63,6 +63,7 @@ const handlers: ConstructorParameters<typeof TranscriptView>[0] = {
   pin: (messageId, pinned) => post({ type: 'pin', messageId, pinned }),
   showCompactions: () => command('showCompactions'),
   openSubagent: (sessionId) => post({ type: 'openSubagent', sessionId }),
+  handoff: { openSession: (sessionId) => post({ type: 'openSession', sessionId }), handoff: () => command('handoff') },
   setApiKey: () => command('setApiKey'),
   approvals: {
     answer: (id, approved, reason, remember) =>
