@@ -48,6 +48,11 @@ export interface HandoffContent {
   readonly costUsd: number;
 }
 
+/** The title of a session handed off to: the old one's, marked as continued (once, however long the chain). */
+export function continuedTitle(title: string): string {
+  return `${title.replace(/ \(continued\)$/, '')} (continued)`;
+}
+
 /** Most files a handoff names. */
 export const HANDOFF_MAX_FILES = 40;
 

@@ -3,6 +3,7 @@ import type { Message, Plan } from '../../core/conversation/conversationModel';
 import type { PastSession } from '../../core/recall/corpus';
 import type { ContinuedFrom } from '../../core/session/entries';
 import { sessionDisplayTitle } from '../../core/session/markdown';
+import { continuedTitle } from '../../core/handoff/handoffContent';
 import type { ReplayedSession } from '../../core/session/replay';
 import { EMPTY_REQUEST_HISTORY } from '../../core/session/requestHistory';
 import { addCosts } from '../../core/llm/cost';
@@ -26,21 +27,27 @@ export class StoreSessionPort implements SessionPort {
     model: string,
     handoff?: { readonly continuedFrom: ContinuedFrom; readonly plan?: Plan },
   ): Promise<OpenSession> {
+    // A session handed off to is titled after the one it continues (its first words are the note's).
+    const title = handoff ? continuedTitle(handoff.continuedFrom.title) : undefined;
     const created = await this.store.create({
       model,
       workspace: this.workspace(),
-      ...(handoff ? { continuedFrom: handoff.continuedFrom } : {}),
+      ...(handoff ? { continuedFrom: handoff.continuedFrom, title } : {}),
     });
     const plan = handoff?.plan;
-    if (!plan) return this.wrap(created.id, created.writer, undefined, [], handoff?.continuedFrom);
     const at = this.now();
-    try {
-      await created.writer.append({ type: 'plan', at, steps: plan.steps });
-    } catch (e) {
-      await created.writer.close();
-      throw e;
+    if (plan) {
+      try {
+        await created.writer.append({ type: 'plan', at, steps: plan.steps });
+      } catch (e) {
+        await created.writer.close();
+        throw e;
+      }
     }
-    return this.wrap(created.id, created.writer, undefined, [], handoff.continuedFrom, { plan, at });
+    return this.wrap(created.id, created.writer, undefined, [], {
+      ...(handoff ? { continuedFrom: handoff.continuedFrom, title } : {}),
+      ...(plan ? { plan: { plan, at } } : {}),
+    });
   }
 
   /**
@@ -105,9 +112,16 @@ export class StoreSessionPort implements SessionPort {
     writer: SessionWriter,
     replayed: ReplayedSession | undefined,
     repairs: string[],
-    continuedFrom = replayed?.header.continuedFrom,
-    firstPlan?: { readonly plan: Plan; readonly at: number },
+    fresh: {
+      /** A new session's: the session it continues and its title, and its first plan. */
+      readonly continuedFrom?: ContinuedFrom;
+      readonly title?: string;
+      readonly plan?: { readonly plan: Plan; readonly at: number };
+    } = {},
   ): OpenSession {
+    const continuedFrom = replayed?.header.continuedFrom ?? fresh.continuedFrom;
+    const title = replayed?.title ?? fresh.title;
+    const firstPlan = fresh.plan;
     const messages: readonly Message[] = replayed?.messages ?? [];
     let requestIndex = replayed?.usage.length ?? 0;
     let turn = messages.at(-1)?.turn ?? 0;
@@ -160,7 +174,7 @@ export class StoreSessionPort implements SessionPort {
     };
     return {
       id,
-      ...(replayed?.title ? { title: replayed.title } : {}),
+      ...(title ? { title } : {}),
       ...(continuedFrom ? { continuedFrom } : {}),
       messages,
       ...(replayed?.plan ? { plan: replayed.plan } : {}),
