@@ -56,8 +56,9 @@ export function continuedTitle(title: string): string {
 /** Most files a handoff names. */
 export const HANDOFF_MAX_FILES = 40;
 
-/** The user's last messages a handoff built without the summariser quotes, and the characters of each. */
+/** How many of the user's last messages a note built without the summariser quotes. */
 export const FALLBACK_USER_MESSAGES = 3;
+/** The characters of each such message the note quotes at most. */
 export const FALLBACK_MESSAGE_CHARS = 1_500;
 
 /**

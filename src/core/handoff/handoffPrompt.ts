@@ -48,8 +48,9 @@ const CHARS_PER_TOKEN = 3;
 /** Share of the conversation's room given to its oldest messages (the goal often stands there). */
 const HEAD_SHARE = 0.25;
 
-/** The handoff note's length the summariser is asked for, in tokens, and the most it may write. */
+/** The handoff note's length the summariser is asked for, in tokens. */
 export const HANDOFF_TARGET_TOKENS = 1_500;
+/** The most tokens the summariser may write for a handoff note (its `max_tokens`, within the model's limit). */
 export const HANDOFF_MAX_TOKENS = 4_000;
 
 /** What a handoff request is built from. */
