@@ -30,10 +30,10 @@ export class ChatNotices {
     private readonly clock: Clock,
   ) {}
 
-  /** A notice; `prefix` names its kind in the item's id. */
-  notice(prefix: string, level: 'info' | 'warning', text: string): void {
+  /** A notice; `prefix` names its kind in the item's id; `action`: a button of its own (Continue in a new session). */
+  notice(prefix: string, level: 'info' | 'warning', text: string, action?: 'handoff'): void {
     const id = this.id(prefix);
-    this.view.post({ type: 'upsert', item: { kind: 'notice', id, level, text } });
+    this.view.post({ type: 'upsert', item: { kind: 'notice', id, level, text, ...(action ? { action } : {}) } });
   }
 
   /** A new item id: `prefix` (its kind), the clock and a number unique to these notices. */

@@ -11,6 +11,7 @@ import type { TurnInput } from '../core/conversation/assemble';
 import type { ConversationState, Message, PipelineConfig } from '../core/conversation/conversationModel';
 import type { Clock } from '../core/platform/platformPorts';
 import { sessionDisplayTitle } from '../core/session/markdown';
+import type { ContinuedFrom } from '../core/session/entries';
 import type { TokenEstimator } from '../core/tokens/estimator';
 import { ChatNotices } from './chatNotices';
 import { logEvent } from './eventLog';
@@ -28,9 +29,11 @@ import type {
   TranscriptPort,
   TranscriptRendering,
 } from './ports';
+import { Handoff } from './handoff';
 import { ManualCompaction, STOPPED_COMPACTION } from './manualCompaction';
+import { ProjectReload } from './projectReload';
 import { PendingContext, type PinnedSelection } from './pendingContext';
-import { SessionLifecycle, type Opened } from './sessionLifecycle';
+import { SessionLifecycle, validConfig, type Opened } from './sessionLifecycle';
 import type { OpenSession, SessionPort } from './sessionPort';
 import { Signal } from './signal';
 import { statusReport, type ContextFigures } from './statusReport';
@@ -56,6 +59,8 @@ export interface ChatServiceDeps {
   readonly transcript: TranscriptPort;
   readonly version: string;
   readonly clock: Clock;
+  /** An abortable timer (the handoff summariser's safety timeout); without it only Stop ends that request. */
+  readonly timeout?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** The chat of the open session; see the file comment. */
@@ -79,6 +84,9 @@ export class ChatService {
   private readonly notices: ChatNotices;
   private readonly turns: TurnRunner;
   private readonly compaction: ManualCompaction;
+  private readonly project: ProjectReload;
+  /** Continue in a New Session (handoff.ts): its run, Stop, and the offer after compactions. */
+  readonly handoff: Handoff;
   /** Turns started in this service's sessions (a sent message entered the conversation). */
   private turnsStarted = 0;
 
@@ -92,10 +100,7 @@ export class ChatService {
     });
     this.lifecycle = new SessionLifecycle({
       sessions: deps.sessions,
-      config: () => {
-        const r = deps.settings.pipelineConfig();
-        return r.ok ? r.config : undefined;
-      },
+      config: () => validConfig(deps.settings),
       start: (open, config) => this.start(open, config),
       opened: (o) => this.opened(o),
       turnRunning: () => this.turns.busy,
@@ -116,8 +121,8 @@ export class ChatService {
       ensure: () => this.lifecycle.ensure(),
       prepared: () => this.turns.prepared(),
       refresh: (rt) => {
-        const resolved = deps.settings.pipelineConfig();
-        if (resolved.ok) this.refresh(rt, resolved.config);
+        const config = validConfig(deps.settings);
+        if (config) this.refresh(rt, config);
       },
       postStatus: () => this.postStatus(),
     });
@@ -129,6 +134,15 @@ export class ChatService {
       postPendingContext: () => this.postPendingContext(),
       turnsStarted: () => this.turnsStarted,
     });
+    this.project = new ProjectReload(this.lifecycle, this.notices, deps.notifier, () => this.postStatus());
+    this.handoff = new Handoff({
+      ...deps,
+      lifecycle: this.lifecycle,
+      notices: this.notices,
+      turns: this.turns,
+      postAll: () => this.postAll(),
+      postStatus: () => this.postStatus(),
+    });
     this.unsubscribe = deps.settings.onDidChange(() => this.postStatusInBackground());
   }
 
@@ -137,10 +151,13 @@ export class ChatService {
     return this.lifecycle.current?.runtime;
   }
 
-  /** The open session's id and display title. */
-  get sessionLabel(): { id: string; title: string } | undefined {
+  /** The open session's id and display title, and the session it continues (a handoff's). */
+  get sessionLabel(): { id: string; title: string; continuedFrom?: ContinuedFrom } | undefined {
     const open = this.lifecycle.current?.open;
-    return open ? { id: open.id, title: sessionDisplayTitle(open.title, this.messages()) || 'New session' } : undefined;
+    const title = sessionDisplayTitle(open?.title, this.messages()) || 'New session';
+    return open
+      ? { id: open.id, title, ...(open.continuedFrom ? { continuedFrom: open.continuedFrom } : {}) }
+      : undefined;
   }
 
   /** The open session's compactions (empty before a session is open). */
@@ -173,6 +190,7 @@ export class ChatService {
   /** Stops the running turn, or a message still being prepared (it is then not sent), and cancels a Compact Now waiting for either. */
   stop(): void {
     if (this.compaction.cancel(this.agent, STOPPED_COMPACTION)) this.notices.notice('q', 'info', STOPPED_COMPACTION);
+    this.handoff.stop();
     this.turns.stop();
   }
 
@@ -276,7 +294,7 @@ export class ChatService {
     });
     // Busy as it is when posted (reports built concurrently may finish out of order), and
     // from Send on, while a message is still being prepared.
-    this.deps.view.post({ ...r.status, busy: this.turns.busy });
+    this.deps.view.post({ ...r.status, busy: this.turns.busy || this.handoff.busy });
     if (r.figures) this.onStatus.fire(r.figures);
     this.onBudgetChanged.fire();
   }
@@ -287,40 +305,21 @@ export class ChatService {
   }
 
   /** Reload Project Instructions: reads instructions and facts again and says in the chat what changed. */
-  async reloadProjectContext(): Promise<void> {
-    const o = await this.lifecycle.ensure();
-    if (!o) return this.deps.notifier.warn('Context Pipeline: no session is open.');
-    await this.reloadProject(o.runtime);
+  reloadProjectContext(): Promise<void> {
+    return this.project.reload();
   }
 
-  /**
-   * The project-context settings changed (`instructions.*`, `workspaceFacts`): the open
-   * session reads its instructions and facts again and says what changed (from the next turn
-   * when one runs). No session is opened for it; a session opened later reads them anyway.
-   */
-  async projectSettingsChanged(): Promise<void> {
-    const o = this.lifecycle.current;
-    if (o) await this.reloadProject(o.runtime);
-  }
-
-  /** Reads the session's instructions and facts again, says what changed, and refreshes the status. */
-  private async reloadProject(runtime: SessionRuntime): Promise<void> {
-    this.notices.project(await runtime.project.reload(runtime.agent));
-    await this.postStatus();
+  /** The project-context settings changed: the open session reads them again (projectReload.ts). */
+  projectSettingsChanged(): Promise<void> {
+    return this.project.settingsChanged();
   }
 
   /** Stops a running turn, closes the session and drops every listener. */
   dispose(): void {
     this.unsubscribe();
     inBackground(this.lifecycle.dispose(), this.deps.log, 'Closing the session');
-    for (const s of [
-      this.onStatus,
-      this.onCompactionsChanged,
-      this.onBudgetChanged,
-      this.onAgentEvent,
-      this.onSessionOpened,
-    ])
-      s.clear();
+    const signals = [this.onStatus, this.onCompactionsChanged, this.onBudgetChanged, this.onAgentEvent];
+    for (const s of [...signals, this.onSessionOpened]) s.clear();
   }
 
   private get agent(): AgentSession | undefined {
@@ -388,6 +387,7 @@ export class ChatService {
     this.onAgentEvent.fire({ event: e, state: this.agent?.state });
     if (e.type !== 'text_delta' && e.type !== 'thinking_delta') this.onBudgetChanged.fire();
     this.renderer.render(e);
+    this.handoff.observe(e, this.lifecycle.current);
     logEvent(e, this.deps.log);
     if (this.bill.observe(e)) {
       // A subagent's cost shows at once; a request's with the turn's next status.

@@ -8,9 +8,15 @@
  * switch is under way waits for it and goes to the session switched to.
  */
 import type { PipelineConfig } from '../core/conversation/conversationModel';
-import type { LogPort, Notifier, SessionRuntime } from './ports';
+import type { LogPort, Notifier, SessionRuntime, SettingsPort } from './ports';
 import type { OpenSession, SessionPort } from './sessionPort';
 import { errorDetail } from '../core/text/errors';
+
+/** The pipeline config the settings resolve to, or undefined when they are invalid. */
+export function validConfig(settings: Pick<SettingsPort, 'pipelineConfig'>): PipelineConfig | undefined {
+  const r = settings.pipelineConfig();
+  return r.ok ? r.config : undefined;
+}
 
 /** The open session and its runtime. */
 export interface Opened {
@@ -87,8 +93,11 @@ export class SessionLifecycle {
     return this.currentValue;
   }
 
-  /** Starts a fresh session (the old one stays on disk). */
-  fresh(): Promise<SwitchOutcome> {
+  /**
+   * Starts a fresh session (the old one stays on disk); `create` makes it (a handoff's, which
+   * names the session it continues), else an empty one.
+   */
+  fresh(create?: (model: string) => Promise<OpenSession>): Promise<SwitchOutcome> {
     const generation = ++this.generation;
     return this.switch(async () => {
       if (generation !== this.generation) return 'superseded';
@@ -97,7 +106,7 @@ export class SessionLifecycle {
         return 'busy';
       }
       const config = this.deps.config();
-      const open = config ? await this.deps.sessions.create(config.model) : undefined;
+      const open = config ? await (create ?? ((m) => this.deps.sessions.create(m)))(config.model) : undefined;
       if (generation !== this.generation) {
         await open?.close();
         return 'superseded';

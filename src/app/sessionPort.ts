@@ -4,12 +4,15 @@ import type { Message, Plan } from '../core/conversation/conversationModel';
 import type { PlanChange } from '../core/plan/planHistory';
 import type { RequestHistory } from '../core/session/requestHistory';
 import type { SubagentRecord } from '../core/subagents/subagentRecord';
+import type { ContinuedFrom } from '../core/session/entries';
 
 /** A session opened for chatting: its history so far and where new entries go. */
 export interface OpenSession {
   readonly id: string;
   /** A title the user gave the session, if any (else it is named by its first words). */
   readonly title?: string;
+  /** The session it continues, when it was handed off to (Continue in a New Session). */
+  readonly continuedFrom?: ContinuedFrom;
   readonly messages: readonly Message[];
   /** The agent's plan as the session left it (absent: none). */
   readonly plan?: Plan;
@@ -35,8 +38,14 @@ export interface OpenSession {
 
 /** How the chat reaches durable sessions (implemented over the session store). */
 export interface SessionPort {
-  /** A new, empty session. */
-  create(model: string): Promise<OpenSession>;
+  /**
+   * A new, empty session; `handoff`: it continues another (its header names that session) and
+   * starts with that session's plan (saved as its first plan line).
+   */
+  create(
+    model: string,
+    handoff?: { readonly continuedFrom: ContinuedFrom; readonly plan?: Plan },
+  ): Promise<OpenSession>;
   /**
    * A new, empty session of a subagent: its header names the parent session and its task call
    * (it is listed under its parent), `title` its task.

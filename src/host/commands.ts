@@ -9,6 +9,7 @@ import { toast } from './toasts';
 export const COMMANDS = {
   compactNow: 'contextPipeline.compactNow',
   newSession: 'contextPipeline.newSession',
+  handoff: 'contextPipeline.handoff',
   showBudget: 'contextPipeline.showBudget',
   setApiKey: 'contextPipeline.setApiKey',
   openSettings: 'contextPipeline.openSettings',

@@ -180,6 +180,7 @@ export function activate(context: vscode.ExtensionContext): ContextPipelineApi {
     nextTurn,
     readFresh: (path) => tools.readFresh(path),
     toolDefinition: (name) => tools.definition(name),
+    pastSession: (id) => sessions.past(id),
   });
   const compactions = new CompactionsTreeProvider(controller, (name) => tools.definition(name));
   const budgetController = controller;
@@ -231,6 +232,9 @@ export function activate(context: vscode.ExtensionContext): ContextPipelineApi {
         BudgetPanel.revive(panel, context.extensionUri, budgetController, log, toolsCard),
     }),
     vscode.commands.registerCommand('contextPipeline.newSession', () => controller?.newSession()),
+    vscode.commands.registerCommand('contextPipeline.handoff', (instructions?: unknown) =>
+      controller?.service.handoff.run(typeof instructions === 'string' ? instructions : undefined),
+    ),
     vscode.commands.registerCommand('contextPipeline.reloadProjectContext', () => controller?.reloadProjectContext()),
     // Instructions and workspace facts follow their settings without a Reload.
     vscode.workspace.onDidChangeConfiguration((e) => {

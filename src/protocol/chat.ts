@@ -152,10 +152,11 @@ const ToHostSchema = v.variant('type', [
     images: Images,
   }),
   /**
-   * Run one of the extension's own commands. None runs a tool or changes a setting: each opens
-   * a view or a prompt (Set API Key, Compact Now and Choose Model ask first), or starts a new
-   * session (the current one stays in Sessions…). `openBaseUrlSetting` opens the Settings
-   * editor at `contextPipeline.baseUrl` (the first-run card's offline path); the user edits it.
+   * Run one of the extension's own commands. None changes a setting: each opens a view or a
+   * prompt (Set API Key, Compact Now and Choose Model ask first), or starts a new session (the
+   * current one stays in Sessions…; `handoff` starts it from a handoff note and runs its first
+   * turn, its tools asking as any turn's). `openBaseUrlSetting` opens the Settings editor at
+   * `contextPipeline.baseUrl` (the first-run card's offline path); the user edits it.
    */
   v.strictObject({
     type: v.literal('command'),
@@ -168,14 +169,15 @@ const ToHostSchema = v.variant('type', [
       'showSessions',
       'showCompactions',
       'chooseModel',
+      'handoff',
     ]),
   }),
   /** Pin (never compact) or unpin a whole message. */
   v.strictObject({ type: v.literal('pin'), messageId: v.pipe(v.string(), v.maxLength(200)), pinned: v.boolean() }),
-  /** A slash command typed in the chat: `/compact [instructions]`, `/new`, `/pin`. */
+  /** A slash command typed in the chat: `/compact [instructions]`, `/new`, `/pin`, `/handoff [words]`. */
   v.strictObject({
     type: v.literal('slash'),
-    name: v.picklist(['compact', 'new', 'pin']),
+    name: v.picklist(['compact', 'new', 'pin', 'handoff']),
     arg: v.pipe(
       v.string(),
       v.maxLength(
@@ -205,6 +207,8 @@ const ToHostSchema = v.variant('type', [
   v.strictObject({ type: v.literal('openClearedResult'), toolUseId: ItemRef }),
   /** Open a subagent's transcript (its child session, by id) from its task card. */
   v.strictObject({ type: v.literal('openSubagent'), sessionId: ItemRef }),
+  /** Switch to another session (the one a handoff continued, from its card). */
+  v.strictObject({ type: v.literal('openSession'), sessionId: ItemRef }),
   /** Put text on the clipboard (when the webview's own clipboard access failed). */
   v.strictObject({ type: v.literal('copy'), text: Text }),
   /** List the workspace files matching what follows an `@` in the composer (answered by `mentionResults`). */

@@ -85,6 +85,8 @@ export const ChatItemSchema = v.variant('kind', [
     turn: v.number(),
     pinned: v.optional(v.boolean()),
     tokens: v.optional(v.number()),
+    /** The words are a handoff note (a continued session's first message): shown folded, as Markdown. */
+    handoff: v.optional(v.boolean()),
   }),
   /**
    * `messageId`: the conversation message once the answer is complete (pinning needs it).
@@ -172,11 +174,23 @@ export const ChatItemSchema = v.variant('kind', [
       v.strictObject({ kind: v.picklist(['runs-code', 'changes-settings', 'holds-secrets']), reason: v.string() }),
     ),
   }),
+  /** A notice; `action: 'handoff'`: it offers Continue in a new session (a button). */
   v.strictObject({
     kind: v.literal('notice'),
     id: v.string(),
     level: v.picklist(['info', 'warning']),
     text: v.string(),
+    action: v.optional(v.picklist(['handoff'])),
+  }),
+  /**
+   * The first card of a session handed off to: "Continued from <title>" with a button that opens
+   * the old session (`sessionId`).
+   */
+  v.strictObject({
+    kind: v.literal('continued'),
+    id: v.string(),
+    sessionId: v.pipe(v.string(), v.maxLength(200), v.regex(/^[\w.:-]*$/)),
+    title: v.string(),
   }),
   /**
    * A compaction summary standing in for older turns: expands to the summary; links to the

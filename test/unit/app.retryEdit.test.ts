@@ -36,6 +36,7 @@ function router(t: ReturnType<typeof fakeChat>) {
       openCompacted: ignore,
       openClearedResult: ignore,
       openSubagent: ignore,
+      openSession: ignore,
       clearPlan: ignore,
     },
     (e) => void invalid.push(e),

@@ -26,6 +26,7 @@ const chatSamples: { [K in ChatToHost['type']]: Extract<ChatToHost, { type: K }>
   openCompacted: { type: 'openCompacted', compactionId: 'cmp_1' },
   openClearedResult: { type: 'openClearedResult', toolUseId: 'toolu_1' },
   openSubagent: { type: 'openSubagent', sessionId: '2026-11-29T01-00-00-abc123' },
+  openSession: { type: 'openSession', sessionId: '2026-11-28T01-00-00-old123' },
   clearPlan: { type: 'clearPlan' },
 };
 

@@ -4,7 +4,7 @@ import { parseSlash, sendProblem } from '../../src/webview/chat/composer';
 import { MAX_WEBVIEW_STRING } from '../../src/protocol/validate';
 
 describe('slash commands in the chat input', () => {
-  it('recognises /compact with instructions, /new and /pin; everything else is a message', () => {
+  it('recognises /compact with instructions, /new, /pin and /handoff with words; everything else is a message', () => {
     assert.deepEqual(parseSlash('/compact focus on the auth bug'), { name: 'compact', arg: 'focus on the auth bug' });
     assert.deepEqual(parseSlash('  /compact  '), { name: 'compact', arg: '' });
     assert.deepEqual(parseSlash('/compact\nkeep file names\nand errors'), {
@@ -13,13 +13,16 @@ describe('slash commands in the chat input', () => {
     });
     assert.deepEqual(parseSlash('/new'), { name: 'new', arg: '' });
     assert.deepEqual(parseSlash('/pin'), { name: 'pin', arg: '' });
-    for (const text of ['/compacting', '/unknown', 'please /compact', 'compact', '/ new', ''])
+    assert.deepEqual(parseSlash('/handoff'), { name: 'handoff', arg: '' });
+    assert.deepEqual(parseSlash('/handoff focus on the tests'), { name: 'handoff', arg: 'focus on the tests' });
+    for (const text of ['/compacting', '/handoffs', '/unknown', 'please /compact', 'compact', '/ new', ''])
       assert.equal(parseSlash(text), undefined, text);
   });
 
   it('validates the slash message at the host boundary', () => {
     assert.ok(parseChatToHost({ type: 'slash', name: 'compact', arg: 'x' }).ok);
-    assert.ok(!parseChatToHost({ type: 'slash', name: 'run', arg: 'rm -rf /' }).ok, 'only the three commands');
+    assert.ok(parseChatToHost({ type: 'slash', name: 'handoff', arg: 'focus on the tests' }).ok);
+    assert.ok(!parseChatToHost({ type: 'slash', name: 'run', arg: 'rm -rf /' }).ok, 'only the four commands');
     assert.ok(!parseChatToHost({ type: 'slash', name: 'compact', arg: 'x'.repeat(4001) }).ok, 'bounded argument');
     assert.ok(!parseChatToHost({ type: 'slash', name: 'new' }).ok, 'arg is required (may be empty)');
   });

@@ -54,6 +54,7 @@ export class AgentSession {
       // What a Retry or Edit took back is the user's to restore, not the model's to read.
       compactions: () => this.core.compactions.filter((c) => c.record.layer !== 'rewind'),
       ...(deps.spills ? { spills: deps.spills } : {}),
+      ...(deps.pastSession ? { past: deps.pastSession } : {}),
       onRecalled: (toolUseId, ids) => this.commandsValue.noteRecall(toolUseId, ids),
     });
     const plan = planDefinition({ adopt: (p, toolUseId) => setPlan(this.core, p, toolUseId) });

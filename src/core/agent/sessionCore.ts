@@ -11,7 +11,7 @@ import { errorText } from '../text/errors';
 import type { TokenEstimator } from '../tokens/estimator';
 import type { Compactor } from '../compaction/compactor';
 import type { CompactionRecord } from '../compaction/types';
-import type { SpillReader } from '../recall/corpus';
+import type { PastSessionReader, SpillReader } from '../recall/corpus';
 import type { SubagentLauncher } from './subagentPort';
 import type { PlanChange } from '../plan/planHistory';
 import type { AgentEvent, SessionSink } from './events';
@@ -50,6 +50,8 @@ export interface AgentDeps {
   readonly contextAfterTools?: ContextAfterTools;
   /** The session's saved outputs, for the recall tool; without it they are not searched. */
   readonly spills?: SpillReader;
+  /** The session this one continues (a handoff), read-only, for the recall tool; absent: none. */
+  readonly pastSession?: PastSessionReader;
   /** Exact prompt size (`count_tokens`), asked beside the first request per model; without it nothing is counted. */
   readonly countTokens?: CountTokensPort;
   /**

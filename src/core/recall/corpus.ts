@@ -1,8 +1,10 @@
 /**
  * What the recall tool searches: the original messages of every compaction of the session
- * (in effect, restored or orphaned alike), the summaries that stood in for them, and the
- * outputs the session saved to its folder (spilled pastes and tool results). One item per
- * block, in conversation order. Pure: the spilled files are read by the host (a port).
+ * (in effect, restored or orphaned alike), the summaries that stood in for them, the outputs
+ * the session saved to its folder (spilled pastes and tool results) and, in a session handed
+ * off from another (core/handoff), that old session's whole history: its compactions and its
+ * conversation as it was left, each item labelled by the session. One item per block, in
+ * conversation order. Pure: the files are read by the host (ports).
  */
 import type { CompactionRecord } from '../compaction/types';
 import type { Block, Message, ToolResultContent } from '../conversation/conversationModel';
@@ -23,14 +25,66 @@ export interface SpillReader {
   read(): Promise<readonly SpilledOutput[]>;
 }
 
+/** The session a recall source comes from when it is not this one: a session this one continues. */
+export interface PastLabel {
+  readonly sessionId: string;
+  readonly title: string;
+  /** The old session's conversation as it was left (not one of its compactions). */
+  readonly history?: true;
+}
+
+/**
+ * What recall searches and reads: a compaction of this session, or of a session it continues
+ * (`past`), or that session's conversation as it was left (its record's id is the session's id).
+ */
+export interface RecallSource {
+  readonly record: Pick<CompactionRecord, 'id' | 'originals' | 'replacement'>;
+  readonly past?: PastLabel;
+}
+
+/** A session this one continues (handed off from it), as recall reads it: read-only. */
+export interface PastSession {
+  readonly sessionId: string;
+  readonly title: string;
+  /** Its conversation as it was left. */
+  readonly messages: readonly Message[];
+  /** Its compactions, oldest first (a Retry's or Edit's rewind left out). */
+  readonly compactions: readonly { readonly record: CompactionRecord }[];
+}
+
+/**
+ * Reads the session this one continues (host work: its file, read-only, once). Never throws:
+ * undefined when there is none or it cannot be read.
+ */
+export interface PastSessionReader {
+  read(): Promise<PastSession | undefined>;
+}
+
+/**
+ * A past session as recall sources: its compactions, then its conversation as it was left
+ * (a source whose id is the session's id), each labelled by the session.
+ */
+export function pastSources(past: PastSession): RecallSource[] {
+  const label = { sessionId: past.sessionId, title: past.title };
+  return [
+    ...past.compactions.filter((c) => c.record.layer !== 'rewind').map((c) => ({ record: c.record, past: label })),
+    {
+      record: { id: past.sessionId, originals: past.messages, replacement: [] },
+      past: { ...label, history: true as const },
+    },
+  ];
+}
+
 /** What an item is: a block of an original message, a summary, or a saved output. */
 export type RecallItemKind = 'text' | 'thinking' | 'tool_use' | 'tool_result' | 'summary' | 'spill';
 
 /** One searchable piece: a block of an original message, a summary, or a saved file. */
 export interface RecallItem {
   readonly kind: RecallItemKind;
-  /** The compaction that holds it (absent for saved outputs). */
+  /** The compaction that holds it (absent for saved outputs; an old session's id for its conversation). */
   readonly compactionId?: string;
+  /** The session it comes from, when it is not this one. */
+  readonly past?: PastLabel;
   readonly turn?: number;
   readonly role?: Message['role'];
   readonly messageId?: string;
@@ -43,7 +97,10 @@ export interface RecallItem {
   readonly text: string;
 }
 
-/** The searchable items and what they came from, for messages that say what was searched. */
+/**
+ * The searchable items and what they came from, for messages that say what was searched (the
+ * counts are this session's: an old session's sources are not counted).
+ */
 export interface RecallCorpus {
   readonly items: readonly RecallItem[];
   readonly compactions: number;
@@ -70,10 +127,7 @@ function isCompactorNote(b: Block): boolean {
  * recall itself and their results are left out, so a search never finds its own echoes; so
  * are the compactor's notes. `spills` are listed after the messages, in the order given.
  */
-export function buildCorpus(
-  compactions: readonly { readonly record: CompactionRecord }[],
-  spills: readonly SpilledOutput[] = [],
-): RecallCorpus {
+export function buildCorpus(compactions: readonly RecallSource[], spills: readonly SpilledOutput[] = []): RecallCorpus {
   const items: RecallItem[] = [];
   const seen = new Set<string>();
   const recallCalls = new Set<string>();
@@ -89,15 +143,18 @@ export function buildCorpus(
   }
   let messages = 0;
   let summaries = 0;
-  for (const { record } of compactions) {
+  for (const { record, past } of compactions) {
+    // Ids are unique within a session: an old session's are kept apart from this one's.
+    const key = (id: string) => (past ? `${past.sessionId}/${id}` : id);
     for (const m of record.originals) {
       let counted = false;
       for (const b of m.blocks) {
-        if (seen.has(b.meta.id) || isCompactorNote(b)) continue;
-        const item = blockItem(record.id, m, b, toolNames, recallCalls);
+        if (seen.has(key(b.meta.id)) || isCompactorNote(b)) continue;
+        const item = blockItem(record.id, m, b, toolNames, recallCalls, past);
         if (!item) continue;
-        seen.add(b.meta.id);
+        seen.add(key(b.meta.id));
         items.push(item);
+        if (past) continue;
         if (item.kind === 'summary') summaries++;
         else if (!counted) {
           messages++;
@@ -107,12 +164,13 @@ export function buildCorpus(
     }
     for (const m of record.replacement) {
       for (const b of m.blocks) {
-        if (b.type !== 'summary' || seen.has(b.meta.id)) continue;
-        seen.add(b.meta.id);
-        summaries++;
+        if (b.type !== 'summary' || seen.has(key(b.meta.id))) continue;
+        seen.add(key(b.meta.id));
+        if (!past) summaries++;
         items.push({
           kind: 'summary',
           compactionId: record.id,
+          ...(past ? { past } : {}),
           turn: b.turnRange[0],
           role: m.role,
           messageId: m.id,
@@ -123,7 +181,8 @@ export function buildCorpus(
     }
   }
   for (const s of spills) items.push({ kind: 'spill', path: s.path, text: s.text });
-  return { items, compactions: compactions.length, messages, summaries, spills: spills.length };
+  const own = compactions.filter((c) => !c.past).length;
+  return { items, compactions: own, messages, summaries, spills: spills.length };
 }
 
 function blockItem(
@@ -132,8 +191,16 @@ function blockItem(
   b: Block,
   toolNames: ReadonlyMap<string, string>,
   recallCalls: ReadonlySet<string>,
+  past: PastLabel | undefined,
 ): RecallItem | undefined {
-  const base = { compactionId, turn: m.turn, role: m.role, messageId: m.id, blockId: b.meta.id };
+  const base = {
+    compactionId,
+    turn: m.turn,
+    role: m.role,
+    messageId: m.id,
+    blockId: b.meta.id,
+    ...(past ? { past } : {}),
+  };
   switch (b.type) {
     case 'text':
       return { kind: 'text', ...base, text: b.text };

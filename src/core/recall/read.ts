@@ -1,17 +1,17 @@
 /**
  * The read mode of recall: finds one original (a compaction's messages, a message, a tool
- * call with its result, a block, a saved output) by id, or a compacted turn's messages,
- * renders it as plain text and returns one page of it as numbered lines with read_file's
+ * call with its result, a block, a saved output) by id, or a compacted turn's messages (of an
+ * old session this one continues too, named as its), renders it as plain text and returns one page of it as numbered lines with read_file's
  * paging and caps. Pure.
  */
-import type { CompactionRecord } from '../compaction/types';
 import { describeServerBlock } from '../conversation/serverTools';
 import type { Block, Message } from '../conversation/conversationModel';
 import { headChars } from '../platform/text';
 import type { ToolLimits } from '../tools/limits';
 import { formatCount, plural } from '../text/counts';
 import { toolError, toolOk, type ToolResult } from '../tools/result';
-import { resultText, type SpilledOutput } from './corpus';
+import { resultText, type RecallSource, type SpilledOutput } from './corpus';
+import { pastWords } from './search';
 
 /** Something recall can return in full, with the compactions it came from. */
 export interface RecallDocument {
@@ -21,8 +21,19 @@ export interface RecallDocument {
   readonly compactionIds: readonly string[];
 }
 
-/** Compactions as recall reads them. */
-type Compactions = readonly { readonly record: CompactionRecord }[];
+/** Compactions (and an old session's history) as recall reads them. */
+type Compactions = readonly RecallSource[];
+
+/** Where a source's messages come from, for their headings: `compaction c1`, or an old session's. */
+export function sourceWords(source: RecallSource): string {
+  if (!source.past) return `compaction ${source.record.id}`;
+  return source.past.history ? pastWords(source.past) : `compaction ${source.record.id} · ${pastWords(source.past)}`;
+}
+
+/** The ids a document came from that are this session's compactions (an old session's are not counted). */
+function ownIds(sources: readonly RecallSource[]): string[] {
+  return [...new Set(sources.filter((s) => !s.past).map((s) => s.record.id))];
+}
 
 /** Room kept under the result cap for the closing notes. */
 const FOOTER_RESERVE = 400;
@@ -49,11 +60,11 @@ function toolNamesOf(compactions: Compactions): Map<string, string> {
  */
 export function renderMessage(
   m: Message,
-  compactionId: string,
+  from: string,
   names: ReadonlyMap<string, string> = new Map(),
   only?: (b: Block) => boolean,
 ): string {
-  const out = [`=== ${m.role} · turn ${m.turn} · message ${m.id} · compaction ${compactionId} ===`];
+  const out = [`=== ${m.role} · turn ${m.turn} · message ${m.id} · ${from} ===`];
   for (const b of m.blocks) {
     if (only && !only(b)) continue;
     switch (b.type) {
@@ -108,23 +119,28 @@ export function locateById(
 ): RecallDocument | undefined {
   const selector = `id=${id}`;
   const names = toolNamesOf(compactions);
-  const whole = compactions.find((c) => c.record.id === id)?.record;
+  const whole = compactions.find((c) => c.record.id === id);
   if (whole)
     return {
       selector,
-      text: whole.originals.map((m) => renderMessage(m, whole.id, names)).join('\n\n'),
-      compactionIds: [whole.id],
+      text: whole.record.originals.map((m) => renderMessage(m, sourceWords(whole), names)).join('\n\n'),
+      compactionIds: ownIds([whole]),
     };
-  for (const { record } of compactions) {
-    const m = record.originals.find((x) => x.id === id);
-    if (m) return { selector, text: renderMessage(m, record.id, names), compactionIds: [record.id] };
+  for (const source of compactions) {
+    const m = source.record.originals.find((x) => x.id === id);
+    if (m) return { selector, text: renderMessage(m, sourceWords(source), names), compactionIds: ownIds([source]) };
   }
   const call = toolCallDocument(compactions, spills, id, names);
   if (call) return call;
-  for (const { record } of compactions) {
-    for (const m of [...record.originals, ...record.replacement]) {
+  for (const source of compactions) {
+    for (const m of [...source.record.originals, ...source.record.replacement]) {
       const b = m.blocks.find((x) => x.meta.id === id);
-      if (b) return { selector, text: renderMessage(m, record.id, names, (x) => x === b), compactionIds: [record.id] };
+      if (b)
+        return {
+          selector,
+          text: renderMessage(m, sourceWords(source), names, (x) => x === b),
+          compactionIds: ownIds([source]),
+        };
     }
   }
   const spill = spills.find((s) => s.path === id) ?? spills.find((s) => baseName(s.path) === id);
@@ -139,14 +155,14 @@ function toolCallDocument(
   names: ReadonlyMap<string, string>,
 ): RecallDocument | undefined {
   const parts: string[] = [];
-  const ids: string[] = [];
-  for (const { record } of compactions) {
-    for (const m of record.originals) {
+  const from: RecallSource[] = [];
+  for (const source of compactions) {
+    for (const m of source.record.originals) {
       const mine = (b: Block) =>
         (b.type === 'tool_use' && b.id === toolUseId) || (b.type === 'tool_result' && b.toolUseId === toolUseId);
       if (!m.blocks.some(mine)) continue;
-      parts.push(renderMessage(m, record.id, names, mine));
-      if (!ids.includes(record.id)) ids.push(record.id);
+      parts.push(renderMessage(m, sourceWords(source), names, mine));
+      if (!from.includes(source)) from.push(source);
     }
     if (parts.length >= 2) break;
   }
@@ -154,7 +170,7 @@ function toolCallDocument(
   const saved = spills.find((s) => baseName(s.path).startsWith(`tool-${toolUseId}`));
   if (saved)
     parts.push(`[The full output of this call was saved to ${saved.path}; read it with recall id=${saved.path}.]`);
-  return { selector: `id=${toolUseId}`, text: parts.join('\n\n'), compactionIds: ids };
+  return { selector: `id=${toolUseId}`, text: parts.join('\n\n'), compactionIds: ownIds(from) };
 }
 
 /** Whether a message only holds the compactor's own blocks (a replacement that was compacted again). */
@@ -172,18 +188,22 @@ export function locateTurn(
   turn: number,
   compaction?: string,
 ): RecallDocument | { readonly error: string } {
-  const pool = compaction === undefined ? compactions : compactions.filter((c) => c.record.id === compaction);
+  // Turn numbers are the session's own: an old session's turns are read with its id as `compaction`.
+  const pool =
+    compaction === undefined
+      ? compactions.filter((c) => !c.past)
+      : compactions.filter((c) => c.record.id === compaction);
   if (pool.length === 0)
     return {
       error: `recall: there is no compaction "${compaction ?? ''}" in this session. Compactions: ${compactions.map((c) => c.record.id).join(', ')}.`,
     };
-  const found: { m: Message; id: string }[] = [];
+  const found: { m: Message; source: RecallSource }[] = [];
   const seen = new Set<string>();
-  for (const { record } of pool) {
-    for (const m of record.originals) {
+  for (const source of pool) {
+    for (const m of source.record.originals) {
       if (m.turn !== turn || seen.has(m.id)) continue;
       seen.add(m.id);
-      found.push({ m, id: record.id });
+      found.push({ m, source });
     }
   }
   const real = found.filter((f) => !compactorOnly(f.m));
@@ -192,12 +212,11 @@ export function locateTurn(
     return {
       error: `recall: turn ${turn} is not among the compacted turns${compaction ? ` of ${compaction}` : ''} (${compactedTurns(pool)}). A turn that was never compacted is still in the conversation.`,
     };
-  const ids = [...new Set(chosen.map((f) => f.id))];
   const names = toolNamesOf(compactions);
   return {
     selector: `turn=${turn}${compaction ? ` compaction=${compaction}` : ''}`,
-    text: chosen.map((f) => renderMessage(f.m, f.id, names)).join('\n\n'),
-    compactionIds: ids,
+    text: chosen.map((f) => renderMessage(f.m, sourceWords(f.source), names)).join('\n\n'),
+    compactionIds: ownIds(chosen.map((f) => f.source)),
   };
 }
 

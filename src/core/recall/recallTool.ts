@@ -1,6 +1,7 @@
 /**
  * The recall tool: checks a call's input, searches or reads the session's compacted history
- * (see corpus.ts, search.ts, read.ts) and says which compactions the answer came from. The
+ * and, in a session handed off from another, that old session's history (see corpus.ts,
+ * search.ts, read.ts), and says which of this session's compactions the answer came from. The
  * session binds it (it needs the session's compactions) with {@link recallDefinition}. Pure
  * but for the ports.
  */
@@ -11,14 +12,25 @@ import { formatCount, plural } from '../text/counts';
 import { toolError, toolOk, type ToolResult } from '../tools/result';
 import { bindTool, type ToolDefinition } from '../tools/toolDefinition';
 import { RECALL_MAX_CHARS, RECALL_MAX_HITS, RECALL_SPEC, type RecallInput } from './recallSpec';
-import { buildCorpus, type SpilledOutput, type SpillReader } from './corpus';
+import {
+  buildCorpus,
+  pastSources,
+  type PastSession,
+  type PastSessionReader,
+  type RecallSource,
+  type SpilledOutput,
+  type SpillReader,
+} from './corpus';
 import { locateById, locateTurn, pageDocument } from './read';
-import { findHits, formatHits } from './search';
+import { findHits, formatHits, pastWords } from './search';
 
 /** What recall searches and reads. */
 export interface RecallContext {
-  /** Every compaction of the session, oldest first (restored and orphaned ones too). */
-  readonly compactions: readonly { readonly record: CompactionRecord }[];
+  /**
+   * Every compaction of the session, oldest first (restored and orphaned ones too), then, in a
+   * session handed off from another, that session's (`pastSources`).
+   */
+  readonly compactions: readonly RecallSource[];
   readonly spills: readonly SpilledOutput[];
   /** Overrides of read_file's caps (tests use small ones). */
   readonly limits?: Partial<ToolLimits>;
@@ -26,7 +38,7 @@ export interface RecallContext {
   readonly maxChars?: number;
 }
 
-/** A recall result and the compactions whose originals or summaries it returned (none on an error). */
+/** A recall result and this session's compactions whose originals or summaries it returned (none on an error). */
 export interface RecallOutcome extends ToolResult {
   readonly compactionIds: readonly string[];
 }
@@ -53,7 +65,7 @@ export function runRecall(input: unknown, ctx: RecallContext): RecallOutcome {
   }
   if (q.compaction !== undefined && !ctx.compactions.some((c) => c.record.id === q.compaction)) {
     return failed(
-      `recall: there is no compaction "${q.compaction}" in this session. ${ctx.compactions.length > 0 ? `Compactions: ${ctx.compactions.map((c) => c.record.id).join(', ')}.` : 'Nothing was compacted yet.'}`,
+      `recall: there is no compaction "${q.compaction}" in this session${ctx.compactions.some((c) => c.past) ? ' or the session it continues' : ''}. ${ctx.compactions.length > 0 ? `Compactions: ${ctx.compactions.map((c) => c.record.id).join(', ')}.` : 'Nothing was compacted yet.'}`,
     );
   }
   const limits = { ...DEFAULT_TOOL_LIMITS, ...ctx.limits };
@@ -70,9 +82,10 @@ function search(query: string, compaction: string | undefined, ctx: RecallContex
   const corpus = buildCorpus(ctx.compactions, ctx.spills);
   const hits = findHits(corpus, query, compaction);
   if (hits.length === 0) {
+    const past = ctx.compactions.find((c) => c.past)?.past;
     const where = compaction
       ? `compaction ${compaction}`
-      : `${plural(corpus.compactions, 'compaction')} (${plural(corpus.messages, 'original message')}, ${plural(corpus.summaries, 'summary', 'summaries')}) and ${plural(corpus.spills, 'saved output')}`;
+      : `${plural(corpus.compactions, 'compaction')} (${plural(corpus.messages, 'original message')}, ${plural(corpus.summaries, 'summary', 'summaries')})${past ? ', ' : ' and '}${plural(corpus.spills, 'saved output')}${past ? ` and the ${pastWords({ sessionId: past.sessionId, title: past.title })}` : ''}`;
     return {
       ...toolOk(
         `No match for "${query}" in ${where}. Try a shorter or broader term: one identifier, part of a file name or of an error message${compaction ? ', or leave out `compaction`' : ''}.`,
@@ -81,7 +94,7 @@ function search(query: string, compaction: string | undefined, ctx: RecallContex
     };
   }
   const shown = hits.slice(0, RECALL_MAX_HITS);
-  const ids = [...new Set(shown.flatMap((h) => (h.item.compactionId ? [h.item.compactionId] : [])))];
+  const ids = [...new Set(shown.flatMap((h) => (h.item.compactionId && !h.item.past ? [h.item.compactionId] : [])))];
   return { ...toolOk(formatHits(query, hits, RECALL_MAX_HITS)), compactionIds: ids };
 }
 
@@ -113,6 +126,8 @@ export interface RecallRouting {
   readonly compactions: () => readonly { readonly record: CompactionRecord }[];
   /** The session's saved outputs; without it they are not searched. */
   readonly spills?: SpillReader;
+  /** The session this one continues (a handoff), read-only; without it only this session is searched. */
+  readonly past?: PastSessionReader;
   /** Called after a recall returned content from these compactions (e.g. to count and persist it). */
   readonly onRecalled?: (toolUseId: string, compactionIds: readonly string[]) => Promise<void>;
 }
@@ -129,9 +144,15 @@ export function recallDefinition(routing: RecallRouting): ToolDefinition<RecallI
     } catch {
       spills = [];
     }
+    let past: PastSession | undefined;
+    try {
+      past = await routing.past?.read();
+    } catch {
+      past = undefined;
+    }
     let r: RecallOutcome;
     try {
-      r = runRecall(input, { compactions: routing.compactions(), spills });
+      r = runRecall(input, { compactions: [...routing.compactions(), ...(past ? pastSources(past) : [])], spills });
     } catch (e) {
       r = failed(`recall failed: ${e instanceof Error ? e.message : String(e)}. Try another query.`);
     }

@@ -6,7 +6,7 @@
 import { containsWord } from '../compaction/retention';
 import { safeCutIndex } from '../platform/text';
 import { formatCount, plural } from '../text/counts';
-import type { RecallCorpus, RecallItem } from './corpus';
+import type { PastLabel, RecallCorpus, RecallItem } from './corpus';
 
 /** How well a line matches, best first. */
 const SCORE = { exactWord: 4, word: 3, substring: 2, allTerms: 1 } as const;
@@ -103,10 +103,16 @@ function hitHeading(n: number, hit: RecallHit): string {
   const where = [
     describeItem(item),
     ...(item.turn !== undefined ? [`turn ${item.turn}`] : []),
-    ...(item.compactionId ? [`compaction ${item.compactionId}`] : []),
+    ...(item.compactionId && !item.past?.history ? [`compaction ${item.compactionId}`] : []),
+    ...(item.past ? [pastWords(item.past)] : []),
   ];
   const more = hit.matchingLines > 1 ? ` (${formatCount(hit.matchingLines)} matching lines)` : '';
   return `[${n}] ${where.join(' · ')} · id=${readIdOf(item)}${more}`;
+}
+
+/** Where an item of a session this one continues comes from: `old session "Fix the parser" (id …)`. */
+export function pastWords(past: PastLabel): string {
+  return `old session "${past.title.replace(/["\n]/g, ' ')}" (${past.sessionId}${past.history ? ', as it was left' : ''})`;
 }
 
 /** The best line with one line of context either side; the matching line marked `>`. */

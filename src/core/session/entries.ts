@@ -9,7 +9,12 @@
  * type or a field must bump the version and add the step to migrate.ts, because readers
  * treat unknown entries and fields as damage, and leave files of a newer version alone.
  *
- * Version 7 (this one): a usage's optional `cache_creation`, its cache writes split by
+ * Version 8 (this one): the header's optional `continuedFrom` (this session continues another,
+ * handed off to it: core/handoff; the old session's id and title, which `recall` searches and
+ * the chat links to). A version 7 file is a valid version 8 file but for the header's version;
+ * a version 7 build would read such a header as damage, hence the bump.
+ *
+ * Version 7: a usage's optional `cache_creation`, its cache writes split by
  * lifetime as the API reports them (5 minutes, 1 hour: the pipeline now writes both, and they
  * are priced apart); a server compaction block's optional signature, tool changes and
  * `onDemand` mark (compaction on demand, core/compaction/serverRoute.ts). A version 6 file is a
@@ -67,7 +72,7 @@ import type { SubagentRecord } from '../subagents/subagentRecord';
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
 /** The format version this code writes (it reads older ones too, see migrate.ts). */
-export const SESSION_VERSION = 7;
+export const SESSION_VERSION = 8;
 
 /** First line of every session file. Times are milliseconds since the epoch. */
 export interface HeaderEntry {
@@ -82,6 +87,14 @@ export interface HeaderEntry {
   readonly workspace: string;
   /** A subagent's session: the session whose task call (`toolUseId`) started it. */
   readonly parent?: { readonly sessionId: string; readonly toolUseId: string };
+  /** A session handed off to this one (Continue in a New Session): its id and its title then. */
+  readonly continuedFrom?: ContinuedFrom;
+}
+
+/** Where a session handed off to came from: the old session, read-only for `recall`. */
+export interface ContinuedFrom {
+  readonly sessionId: string;
+  readonly title: string;
 }
 
 /** A message appended to the conversation, with every block's metadata. */
@@ -280,6 +293,7 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     model: v.string(),
     workspace: v.string(),
     parent: v.optional(v.strictObject({ sessionId: v.string(), toolUseId: v.string() })),
+    continuedFrom: v.optional(v.strictObject({ sessionId: v.string(), title: v.string() })),
   }),
   v.strictObject({ type: v.literal('message'), at: num, message }),
   v.strictObject({

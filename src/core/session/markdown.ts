@@ -36,6 +36,8 @@ export function sessionToMarkdown(s: ReplayedSession): string {
   out.push(`# ${sessionDisplayTitle(s.title, s.messages)}`, '');
   out.push(`- Session: \`${s.header.sessionId}\``, `- Model: ${s.header.model}`);
   if (s.header.workspace) out.push(`- Workspace: ${s.header.workspace}`);
+  const from = s.header.continuedFrom;
+  if (from) out.push(`- Continued from: ${from.title.replace(/\s+/g, ' ')} (\`${from.sessionId}\`)`);
   out.push(`- Created: ${iso(s.header.createdAt)}`, `- Last activity: ${iso(s.updatedAt)}`);
   out.push(`- Messages: ${s.messages.length} · Requests: ${s.usage.length} · Cost: ${usd(cost)}`);
   const compacted = s.compactions.filter((c) => c.active).length;

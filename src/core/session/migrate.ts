@@ -1,7 +1,11 @@
 /**
  * Reading session files of older format versions: each line, parsed, is brought to the
- * current version before it is validated, one step at a time (1 → 2 → 3 → 4 → 5 → 6 → 7).
+ * current version before it is validated, one step at a time (1 → 2 → 3 → 4 → 5 → 6 → 7 → 8).
  * Pure.
+ *
+ * Version 7 → 8: the header's version becomes 8; nothing else changes. Version 8 added the
+ * header's optional `continuedFrom` (a session handed off to; a version 7 build would read such
+ * a header as damage, hence the bump).
  *
  * Version 6 → 7: the header's version becomes 7; nothing else changes. Version 7 added a
  * usage's optional `cache_creation` (writes split by lifetime; a version 6 build would drop
@@ -51,6 +55,7 @@ export function migrateEntry(json: unknown, version: number): unknown {
   if (version <= 4) o = fromV4(o);
   if (version <= 5) o = fromV5(o);
   if (version <= 6) o = fromV6(o);
+  if (version <= 7) o = fromV7(o);
   return o;
 }
 
@@ -85,6 +90,11 @@ function fromV5(o: Record<string, unknown>): Record<string, unknown> {
 /** Version 6 → 7: only the header's version differs. */
 function fromV6(o: Record<string, unknown>): Record<string, unknown> {
   return o.type === 'header' && o.version === 6 ? { ...o, version: 7 } : o;
+}
+
+/** Version 7 → 8: only the header's version differs. */
+function fromV7(o: Record<string, unknown>): Record<string, unknown> {
+  return o.type === 'header' && o.version === 7 ? { ...o, version: 8 } : o;
 }
 
 function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {

@@ -22,6 +22,7 @@ import type { ApiKeyStore } from '../apiKey';
 import { createProjectContext } from '../projectContext/vscodeProjectContext';
 import { loadTokenizer } from '../tokenizerLoader';
 import { folderSpillReader } from './spillReader';
+import type { PastSession, PastSessionReader } from '../../core/recall/corpus';
 import { sessionCompactor } from './sessionCompactor';
 import type { SessionPort } from '../../app/sessionPort';
 import type { ToolLookup } from '../../core/tools/callSummary';
@@ -73,6 +74,16 @@ export interface AgentFactoryDeps {
     readonly exclude: () => FilesExclude;
     readonly rewinders: WeakMap<AgentSession, FileRewinder>;
     readonly undo: (recordId: string) => Promise<SendResult>;
+  };
+  /** Reads a session read-only for `recall` (the one a handed-off session continues); without it none is. */
+  readonly pastSession?: (id: string) => Promise<PastSession | undefined>;
+}
+
+/** Reads the session `id` continues once it has been read (a failed read is tried again at the next recall). */
+function pastReader(read: (id: string) => Promise<PastSession | undefined>, id: string): PastSessionReader {
+  let got: PastSession | undefined;
+  return {
+    read: async () => (got ??= await read(id)),
   };
 }
 
@@ -195,6 +206,10 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
           writeFile: deps.writeFile,
           // The recall tool searches what the session saved to its folder, read-only.
           spills: folderSpillReader(deps.pasteDirectory(open.id)),
+          // And, in a session handed off to, the session it continues (read-only).
+          ...(open.continuedFrom && deps.pastSession
+            ? { pastSession: pastReader(deps.pastSession, open.continuedFrom.sessionId) }
+            : {}),
           // Read per turn: the transport takes a changed limit between turns.
           get maxToolRounds() {
             return transport.maxToolRounds;

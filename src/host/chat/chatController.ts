@@ -26,7 +26,9 @@ import type { ChatView } from '../chatViewProvider';
 import type { NextTurnContext } from './nextTurnContext';
 import { hostAgentFactory } from './agentFactory';
 import type { SessionPort } from '../../app/sessionPort';
-import { TranscriptRenderer } from './transcriptRenderer';
+import type { PastSession } from '../../core/recall/corpus';
+import { continuedItems, TranscriptRenderer } from './transcriptRenderer';
+import { abortableSleep } from '../abortableSleep';
 import { vscodeSettings } from './vscodePorts';
 import { toast } from '../toasts';
 
@@ -55,6 +57,8 @@ export interface ChatControllerDeps {
   readonly engines?: { readonly registry: EngineRegistry; readonly chosen: () => string };
   /** File checkpoints for rewinds (agentFactory.ts `checkpoints`). */
   readonly checkpoints?: AgentFactoryDeps['checkpoints'];
+  /** Reads a session read-only for `recall` in the session a handoff continues it in. */
+  readonly pastSession?: (id: string) => Promise<PastSession | undefined>;
 }
 
 /** Connects the chat view to the chat service; see the file comment. */
@@ -97,10 +101,12 @@ export class ChatController implements vscode.Disposable {
             () => this.compactions,
             () => this.service.runtime?.agent.plan,
             () => this.budgetHistory.subagentRuns,
+            () => continuedItems(this.service.sessionLabel?.continuedFrom),
           )),
       },
       version: deps.version,
       clock,
+      timeout: abortableSleep,
     });
     this.service.onAgentEvent.on(({ event }) => this.budgetHistory.observe(event));
     this.service.onSessionOpened.on((open) => (this.budgetHistory = new BudgetHistory(open.requestHistory)));

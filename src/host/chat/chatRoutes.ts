@@ -25,6 +25,7 @@ export interface ChatRouteDeps {
         };
         pin(messageId: string, pinned: boolean): Promise<void>;
         clearPlan(): Promise<void>;
+        resume(id: string): Promise<void>;
         dismissContext(key: string): void;
         postPendingContext(): void;
       }
@@ -84,6 +85,7 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     // The same commands as the palette, so they go through the same checks and approvals.
     slash: async (m) => {
       if (m.name === 'compact') await vscode.commands.executeCommand('contextPipeline.compactNow', m.arg.trim());
+      else if (m.name === 'handoff') await vscode.commands.executeCommand('contextPipeline.handoff', m.arg.trim());
       else if (m.name === 'new') await vscode.commands.executeCommand('contextPipeline.newSession');
       else await vscode.commands.executeCommand('contextPipeline.pinSelection');
     },
@@ -101,5 +103,7 @@ export function chatRoutes(deps: ChatRouteDeps): ChatViewHandlers {
     openCompacted: (m) => deps.history()?.openCompacted(m.compactionId),
     openClearedResult: (m) => deps.history()?.openClearedResult(m.toolUseId),
     openSubagent: (m) => deps.openSubagent(m.sessionId),
+    // The old session of a handoff's card: the chat switches to it (it stays as it was left).
+    openSession: (m) => deps.chat()?.resume(m.sessionId),
   };
 }

@@ -1,5 +1,9 @@
 import type { SessionSink } from '../../core/agent/events';
-import type { Message } from '../../core/conversation/conversationModel';
+import type { Message, Plan } from '../../core/conversation/conversationModel';
+import type { PastSession } from '../../core/recall/corpus';
+import type { ContinuedFrom } from '../../core/session/entries';
+import { sessionDisplayTitle } from '../../core/session/markdown';
+import { continuedTitle } from '../../core/handoff/handoffContent';
 import type { ReplayedSession } from '../../core/session/replay';
 import { EMPTY_REQUEST_HISTORY } from '../../core/session/requestHistory';
 import { addCosts } from '../../core/llm/cost';
@@ -19,9 +23,46 @@ export class StoreSessionPort implements SessionPort {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(model: string): Promise<OpenSession> {
-    const created = await this.store.create({ model, workspace: this.workspace() });
-    return this.wrap(created.id, created.writer, undefined, []);
+  async create(
+    model: string,
+    handoff?: { readonly continuedFrom: ContinuedFrom; readonly plan?: Plan },
+  ): Promise<OpenSession> {
+    // A session handed off to is titled after the one it continues (its first words are the note's).
+    const title = handoff ? continuedTitle(handoff.continuedFrom.title) : undefined;
+    const created = await this.store.create({
+      model,
+      workspace: this.workspace(),
+      ...(handoff ? { continuedFrom: handoff.continuedFrom, title } : {}),
+    });
+    const plan = handoff?.plan;
+    const at = this.now();
+    if (plan) {
+      try {
+        await created.writer.append({ type: 'plan', at, steps: plan.steps });
+      } catch (e) {
+        await created.writer.close();
+        throw e;
+      }
+    }
+    return this.wrap(created.id, created.writer, undefined, [], {
+      ...(handoff ? { continuedFrom: handoff.continuedFrom, title } : {}),
+      ...(plan ? { plan: { plan, at } } : {}),
+    });
+  }
+
+  /**
+   * The session `id` as `recall` reads it in the session that continues it: its conversation and
+   * compactions, read-only (its writer is not taken); undefined when it cannot be read.
+   */
+  async past(id: string): Promise<PastSession | undefined> {
+    const r = await this.store.read(id).catch(() => undefined);
+    if (!r?.ok) return undefined;
+    return {
+      sessionId: id,
+      title: sessionDisplayTitle(r.session.title, r.session.messages) || id,
+      messages: r.session.messages,
+      compactions: r.session.compactions.map((c) => ({ record: entryToRecord(c.entry) })),
+    };
   }
 
   async createChild(
@@ -71,7 +112,16 @@ export class StoreSessionPort implements SessionPort {
     writer: SessionWriter,
     replayed: ReplayedSession | undefined,
     repairs: string[],
+    fresh: {
+      /** A new session's: the session it continues and its title, and its first plan. */
+      readonly continuedFrom?: ContinuedFrom;
+      readonly title?: string;
+      readonly plan?: { readonly plan: Plan; readonly at: number };
+    } = {},
   ): OpenSession {
+    const continuedFrom = replayed?.header.continuedFrom ?? fresh.continuedFrom;
+    const title = replayed?.title ?? fresh.title;
+    const firstPlan = fresh.plan;
     const messages: readonly Message[] = replayed?.messages ?? [];
     let requestIndex = replayed?.usage.length ?? 0;
     let turn = messages.at(-1)?.turn ?? 0;
@@ -124,10 +174,12 @@ export class StoreSessionPort implements SessionPort {
     };
     return {
       id,
-      ...(replayed?.title ? { title: replayed.title } : {}),
+      ...(title ? { title } : {}),
+      ...(continuedFrom ? { continuedFrom } : {}),
       messages,
       ...(replayed?.plan ? { plan: replayed.plan } : {}),
       ...(replayed?.planChanges.length ? { planChanges: replayed.planChanges } : {}),
+      ...(firstPlan ? { plan: firstPlan.plan, planChanges: [firstPlan] } : {}),
       compactions: (replayed?.compactions ?? []).map((c) => ({
         record: entryToRecord(c.entry),
         active: c.active,

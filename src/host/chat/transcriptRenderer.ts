@@ -14,6 +14,18 @@ import { userItems } from './userBubbles';
 import { planMessage } from './planMessage';
 import type { SubagentFigures, SubagentRecord } from '../../core/subagents/subagentRecord';
 import { withSubagents } from './subagentCards';
+import type { ContinuedFrom } from '../../core/session/entries';
+
+/** The first card of a session handed off to (`from`: the session it continues); none for any other. */
+export function continuedItems(from: ContinuedFrom | undefined): ChatItem[] {
+  return from ? [{ kind: 'continued', id: 'continued-from', sessionId: from.sessionId, title: from.title }] : [];
+}
+
+/** In a session handed off to (`lead` holds its card), its first turn's words are the handoff note: marked so. */
+function handoffNotes(items: readonly ChatItem[], lead: readonly ChatItem[]): ChatItem[] {
+  if (!lead.some((i) => i.kind === 'continued')) return [...items];
+  return items.map((i) => (i.kind === 'user' && i.turn === 1 ? { ...i, handoff: true } : i));
+}
 
 /** Items this process numbered: a notice's or an error's id is unique even when two come in the same millisecond. */
 let itemCount = 0;
@@ -49,7 +61,8 @@ export class TranscriptRenderer implements TranscriptRendering {
    * which the tool rows' summaries are made from; `compactions`: the open session's, whose
    * originals the compacted groups and cleared results are shown from; `plan`: its plan, sent
    * with every whole transcript (the checklist); `subagents`: the session's subagent records
-   * (their task cards' figures).
+   * (their task cards' figures); `lead`: items that open every whole transcript (a handoff's
+   * "Continued from" card, {@link continuedItems}).
    */
   constructor(
     private readonly view: ChatView,
@@ -59,6 +72,7 @@ export class TranscriptRenderer implements TranscriptRendering {
     private readonly compactions: () => readonly CompactionEntryState[] = () => [],
     private readonly plan: () => Plan | undefined = () => undefined,
     private readonly subagents: () => readonly SubagentRecord[] = () => [],
+    private readonly lead: () => readonly ChatItem[] = () => [],
   ) {}
 
   /** A task call's subagent figures: live while its round runs, else its saved record. */
@@ -118,7 +132,11 @@ export class TranscriptRenderer implements TranscriptRendering {
   /** The whole transcript, then the round's tool cards and the answer streamed so far. */
   private history(messages: readonly Message[]): void {
     const history = new CompactedHistory(this.compactions());
-    const items = transcriptOf(messages, this.tokensOf(), this.inTurn, this.lookup, history);
+    const lead = this.lead();
+    const items = [
+      ...lead,
+      ...handoffNotes(transcriptOf(messages, this.tokensOf(), this.inTurn, this.lookup, history), lead),
+    ];
     this.view.post({ type: 'transcript', items: withSubagents(items, this.figures()) });
     this.view.post(planMessage(this.plan()));
     for (const item of this.roundTools.values()) this.view.post({ type: 'upsert', item });
@@ -159,7 +177,7 @@ export class TranscriptRenderer implements TranscriptRendering {
           // The round's results (or the user's words): its cards are in the conversation now.
           this.roundTools.clear();
           const { bubbles, reminders } = userItems(e.message, this.tokensOf());
-          for (const item of [...reminders, ...bubbles]) post({ type: 'upsert', item });
+          for (const item of [...reminders, ...handoffNotes(bubbles, this.lead())]) post({ type: 'upsert', item });
           return;
         }
         const item = assistantItem(e.message, this.tokensOf(), this.streamId || e.message.id);

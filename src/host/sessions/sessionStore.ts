@@ -4,7 +4,13 @@
  */
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { encodeEntry, SESSION_FORMAT, SESSION_VERSION, type HeaderEntry } from '../../core/session/entries';
+import {
+  encodeEntry,
+  SESSION_FORMAT,
+  SESSION_VERSION,
+  type ContinuedFrom,
+  type HeaderEntry,
+} from '../../core/session/entries';
 import { sessionToMarkdown } from '../../core/session/markdown';
 import type { ReplayedSession } from '../../core/session/replay';
 import { isOpenInProcess, SessionWriter, writeFileAtomic } from './sessionFile';
@@ -83,6 +89,8 @@ export class SessionStore {
     readonly title?: string;
     /** A subagent's session: its parent session and task call. */
     readonly parent?: { readonly sessionId: string; readonly toolUseId: string };
+    /** A session handed off to: the session it continues. */
+    readonly continuedFrom?: ContinuedFrom;
   }): Promise<{ id: string; header: HeaderEntry; writer: SessionWriter }> {
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 });
     for (let attempt = 0; ; attempt++) {
@@ -98,6 +106,7 @@ export class SessionStore {
         model: fields.model,
         workspace: fields.workspace,
         ...(fields.parent ? { parent: fields.parent } : {}),
+        ...(fields.continuedFrom ? { continuedFrom: fields.continuedFrom } : {}),
       };
       let fh: Awaited<ReturnType<typeof fsp.open>>;
       try {
@@ -209,6 +218,15 @@ export class SessionStore {
     const a = await this.analyze(id);
     if (!a.ok) return a;
     return { ok: true, text: redactSecrets(sessionToMarkdown(a.session), this.secrets()) };
+  }
+
+  /**
+   * A session as its file holds it (repaired in memory, the file untouched), read without taking
+   * its writer: the session a handoff continues, which `recall` searches read-only.
+   */
+  async read(id: string): Promise<StoreResult<{ readonly session: ReplayedSession }>> {
+    const a = await this.analyze(id);
+    return a.ok ? { ok: true, session: a.session } : a;
   }
 
   private async analyze(id: string) {

@@ -10,12 +10,16 @@ export const SLASH_COMMANDS = [
   { name: 'compact', hint: '/compact [instructions] — summarise older turns now' },
   { name: 'new', hint: '/new — start a new session' },
   { name: 'pin', hint: '/pin — pin the editor selection (never compacted)' },
+  { name: 'handoff', hint: '/handoff [words] — continue in a new session from a handoff note' },
 ] as const;
 
+/** The name of one slash command. */
+type SlashName = (typeof SLASH_COMMANDS)[number]['name'];
+
 /** A typed slash command, or undefined when the text is a normal message. */
-export function parseSlash(text: string): { name: (typeof SLASH_COMMANDS)[number]['name']; arg: string } | undefined {
-  const m = /^\/(compact|new|pin)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  return m ? { name: m[1] as 'compact' | 'new' | 'pin', arg: (m[2] ?? '').trim() } : undefined;
+export function parseSlash(text: string): { name: SlashName; arg: string } | undefined {
+  const m = /^\/(compact|new|pin|handoff)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  return m ? { name: m[1] as SlashName, arg: (m[2] ?? '').trim() } : undefined;
 }
 
 /**

@@ -14,6 +14,7 @@ import { requestIdDetails } from './requestDetails';
 import type { CompactedView } from './compactedView';
 import { lastTurnButton, type LastTurnHandlers } from './lastTurn';
 import { subagentBody, subagentFigures } from './subagentView';
+import { handoffNote, renderContinued, renderNotice, type HandoffHandlers } from './handoffView';
 
 /** What a rendered item can ask of the page. */
 export interface ItemHandlers {
@@ -39,6 +40,8 @@ export interface ItemHandlers {
   openSubagent(sessionId: string): void;
   /** Rewind to here, on one of the user's messages (the host asks what to rewind). */
   rewindTo(messageId: string): void;
+  /** A handoff's card (open the old session) and offer (continue in a new session): handoffView.ts. */
+  handoff: HandoffHandlers;
 }
 
 /**
@@ -193,7 +196,7 @@ class ItemRenderer {
           this.who('You', item.messageId ?? item.id, item.pinned, item.tokens, item.text, true),
           ...(chips.length ? [el('div', { class: 'chips' }, ...chips)] : []),
           ...(item.images?.length ? [userImages(item.images)] : []),
-          el('div', { class: 'text' }, item.text),
+          item.handoff ? handoffNote(item.text, this.h.markdown) : el('div', { class: 'text' }, item.text),
         );
       }
       case 'assistant': {
@@ -319,7 +322,9 @@ class ItemRenderer {
       case 'compacted':
         return this.h.compacted.group(item);
       case 'notice':
-        return el('div', { class: `item notice ${item.level}`, 'data-id': item.id, role: 'status' }, item.text);
+        return renderNotice(item, this.h.handoff);
+      case 'continued':
+        return renderContinued(item, this.h.handoff);
       case 'error': {
         const node = el(
           'div',

@@ -64,6 +64,7 @@ const handlers: ConstructorParameters<typeof TranscriptView>[0] = {
   showCompactions: () => command('showCompactions'),
   openSubagent: (sessionId) => post({ type: 'openSubagent', sessionId }),
   rewindTo: (messageId) => post({ type: 'rewindTo', messageId }),
+  handoff: { openSession: (sessionId) => post({ type: 'openSession', sessionId }), handoff: () => command('handoff') },
   setApiKey: () => command('setApiKey'),
   approvals: {
     answer: (id, approved, reason, remember) =>

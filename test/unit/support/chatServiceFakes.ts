@@ -20,7 +20,7 @@ import { ChatService } from '../../../src/app/chatService';
 import { LiveTransport } from '../../../src/app/liveTransport';
 import type { AgentFactory, AgentSettings, SettingsPort } from '../../../src/app/ports';
 import type { OpenSession, SessionPort } from '../../../src/app/sessionPort';
-import { TranscriptRenderer } from '../../../src/host/chat/transcriptRenderer';
+import { continuedItems, TranscriptRenderer } from '../../../src/host/chat/transcriptRenderer';
 import { agentDeps } from './agentDeps';
 import { fakeClock } from './builders';
 import { Counter, Gate } from './gate';
@@ -72,10 +72,12 @@ export interface Answer {
   readonly hold?: Gate;
 }
 
-/** An opened session whose close is recorded. */
-function openSession(id: string, closed: string[]): OpenSession {
+/** An opened session whose close is recorded; `handoff`: the session it continues and the plan it starts with. */
+function openSession(id: string, closed: string[], handoff?: Parameters<SessionPort['create']>[1]): OpenSession {
   return {
     id,
+    ...(handoff ? { continuedFrom: handoff.continuedFrom } : {}),
+    ...(handoff?.plan ? { plan: handoff.plan } : {}),
     messages: [],
     compactions: [],
     subagents: [],
@@ -104,12 +106,15 @@ export class FakeSessions implements SessionPort {
   readonly waiting = new Counter();
   /** Ids `open` refuses. */
   readonly missing = new Set<string>();
+  /** What each handed-off session was created with, by its id. */
+  readonly handoffs = new Map<string, NonNullable<Parameters<SessionPort['create']>[1]>>();
   private count = 0;
-  async create(): Promise<OpenSession> {
+  async create(_model?: string, handoff?: Parameters<SessionPort['create']>[1]): Promise<OpenSession> {
     const id = `new-${++this.count}`;
     this.created.push(id);
+    if (handoff) this.handoffs.set(id, handoff);
     await this.hold(id);
-    return openSession(id, this.closed);
+    return openSession(id, this.closed, handoff);
   }
   async createChild(): Promise<OpenSession> {
     const id = `child-${++this.count}`;
@@ -174,7 +179,14 @@ export class FakeAgents implements AgentFactory {
       timeout: () => new Promise(() => undefined),
     });
     const agent = new AgentSession(
-      { system: [], tools: [], messages: open.messages, pending: [], config },
+      {
+        system: [],
+        tools: [],
+        messages: open.messages,
+        pending: [],
+        config,
+        ...(open.plan ? { plan: open.plan } : {}),
+      },
       agentDeps({
         llm: transport.llm,
         tools: this.tools,
@@ -255,6 +267,8 @@ export function fakeChat({ realTranscript = false }: { readonly realTranscript?:
   const figures: Array<{ promptTokens: number; window: number }> = [];
   /** The API key's status the service sees (set `keys.status` to 'missing' for a first run). */
   const keys: { status: 'secret-storage' | 'environment' | 'missing' } = { status: 'secret-storage' };
+  /** The service, for the renderer's lead card (built before it). */
+  const ref: { service?: ChatService } = {};
   const service = new ChatService({
     view: { post: (m) => void posts.push(m) },
     notifier: {
@@ -281,7 +295,9 @@ export function fakeChat({ realTranscript = false }: { readonly realTranscript?:
     transcript: {
       renderer: (view, tokensOf) =>
         realTranscript
-          ? new TranscriptRenderer(view, tokensOf)
+          ? new TranscriptRenderer(view, tokensOf, Date.now, undefined, undefined, undefined, undefined, () =>
+              continuedItems(ref.service?.sessionLabel?.continuedFrom),
+            )
           : {
               render: () => undefined,
               resync: (messages) =>
@@ -299,6 +315,7 @@ export function fakeChat({ realTranscript = false }: { readonly realTranscript?:
     version: '0.0.0-test',
     clock: fakeClock(),
   });
+  ref.service = service;
   service.onStatus.on((f) => void figures.push({ promptTokens: f.promptTokens, window: f.window }));
   return { service, posts, toasts, logLines, settings, sessions, agents, figures, keys };
 }

@@ -1,0 +1,80 @@
+/**
+ * Writing a handoff note: one summariser request (handoffPrompt.ts) under the compaction's
+ * safety timeout, its answer taken apart into the note's parts (handoffContent.ts). A failed
+ * request (an API error, a refusal, no text, the timeout) gives the note built from what the
+ * session records instead, saying why; only the user's Stop gives no note. Never throws: the
+ * LlmClient never does, and time comes from the injected timeout.
+ */
+import { requestCostUsd } from '../llm/cost';
+import type { LlmClient } from '../llm/llmClient';
+import { SUMMARISER_TIMEOUT_MS, shortReason } from '../compaction/summarise';
+import { startGuard, summaryTextOf } from '../compaction/summariseChunks';
+import {
+  contentFromSections,
+  fallbackContent,
+  touchedFiles,
+  type HandoffContent,
+  type HandoffSource,
+} from './handoffContent';
+import { buildHandoffRequest, parseHandoffAnswer } from './handoffPrompt';
+
+/** What writing a handoff needs. */
+export interface WriteHandoffOptions {
+  readonly llm: LlmClient;
+  /** The summariser model (the session's `summarizerModel`). */
+  readonly model: string;
+  /** What the user said with the handoff. */
+  readonly instructions?: string;
+  /** The user's Stop: no note is written. */
+  readonly signal: AbortSignal;
+  /** Resolves after `ms` (the host's timer); `signal` is aborted when the request ends first. */
+  readonly timeout: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** The request's safety timeout; default the summariser's (5 minutes). */
+  readonly timeoutMs?: number;
+  /** Characters of conversation the request may carry (tests use few); default from the model's window. */
+  readonly maxTranscriptChars?: number;
+}
+
+/** The note's parts, or `stopped` when the user stopped it. */
+export type HandoffWritten =
+  { readonly ok: true; readonly content: HandoffContent } | { readonly ok: false; readonly stopped: true };
+
+/** Writes the handoff note of `source` (see the file comment). */
+export async function writeHandoff(source: HandoffSource, opts: WriteHandoffOptions): Promise<HandoffWritten> {
+  const timeoutMs = opts.timeoutMs ?? SUMMARISER_TIMEOUT_MS;
+  const guard = startGuard(opts.signal, opts.timeout, timeoutMs);
+  const instructions = opts.instructions?.trim() ? { instructions: opts.instructions } : {};
+  try {
+    const params = buildHandoffRequest({
+      model: opts.model,
+      messages: source.messages,
+      ...(source.plan ? { plan: source.plan } : {}),
+      files: touchedFiles(source),
+      ...instructions,
+      ...(opts.maxTranscriptChars !== undefined ? { maxTranscriptChars: opts.maxTranscriptChars } : {}),
+    });
+    const res = guard.signal.aborted
+      ? await guard.stopped
+      : await Promise.race([
+          opts.llm.stream(params, { signal: guard.signal, onEvent: () => undefined }),
+          guard.stopped,
+        ]);
+    if (opts.signal.aborted) return { ok: false, stopped: true };
+    if (!res.ok)
+      return {
+        ok: true,
+        content: fallbackContent(source, shortReason(res.error, guard.timedOut(), timeoutMs), instructions),
+      };
+    const costUsd = requestCostUsd(opts.model, res.result.usage) ?? 0;
+    const answer = summaryTextOf(res.result, 'summariser');
+    if (!answer.ok)
+      return { ok: true, content: fallbackContent(source, answer.error.message, { ...instructions, costUsd }) };
+    const sections = parseHandoffAnswer(answer.text);
+    return {
+      ok: true,
+      content: contentFromSections(source, sections, { model: opts.model, costUsd, ...instructions }),
+    };
+  } finally {
+    guard.dispose();
+  }
+}
