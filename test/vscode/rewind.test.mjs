@@ -6,16 +6,23 @@
 // Screenshots of the rewind dialog (the quick pick, the conflict modal) in both themes.
 //   node --import tsx --test test/vscode/rewind.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
+import { REPO_ROOT } from './setup.mjs';
 import { compactionsPane, row } from './compactionsPane.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 
 /** @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld */
 
 const Q = ['First: make it v1', 'Second: v2, and add extra.txt', 'Third: v3'];
+
+/** Where the README's screenshots go: docs/screenshots/ with CP_UPDATE_DOCS_SCREENSHOTS=1, else test-results/. */
+const OUT =
+  process.env.CP_UPDATE_DOCS_SCREENSHOTS === '1'
+    ? join(REPO_ROOT, 'docs', 'screenshots')
+    : join(REPO_ROOT, 'test-results', 'screenshots');
 
 describe('Rewind to here in a real VS Code', { timeout: suiteTimeout(600_000) }, () => {
   /** @type {AgentWorld | undefined} */
@@ -26,10 +33,14 @@ describe('Rewind to here in a real VS Code', { timeout: suiteTimeout(600_000) },
   };
   const notes = () => readFileSync(join(world().dirs.workspace, 'notes.txt'), 'utf8');
   const extra = () => join(world().dirs.workspace, 'extra.txt');
-  /** @param {string} name */
+  /** The chat and the dialog over it (the left 1000×620 pixels), as `<name>.png` in OUT. @param {string} name */
   const shot = async (name) => {
-    const { screenshot } = await import('./workbench.mjs');
-    await screenshot(world().page, name);
+    mkdirSync(OUT, { recursive: true });
+    await world().page.screenshot({
+      path: join(OUT, `${name}.png`),
+      clip: { x: 0, y: 0, width: 1000, height: 620 },
+      animations: 'disabled',
+    });
   };
 
   /** Applies the edit cards of a turn as they come, until its answer `answer` shows. */
@@ -69,7 +80,10 @@ describe('Rewind to here in a real VS Code', { timeout: suiteTimeout(600_000) },
   }
 
   before(async () => {
-    w = await startAgentWorld({ workspaceFiles: { 'notes.txt': 'v0\n' } });
+    w = await startAgentWorld({
+      workspaceFiles: { 'notes.txt': 'v0\n' },
+      settings: { 'workbench.colorTheme': 'Default Dark Modern' },
+    });
     const edit = (/** @type {string} */ from, /** @type {string} */ to) => ({
       name: 'edit_file',
       input: { path: 'notes.txt', old_string: from, new_string: to },
@@ -98,7 +112,10 @@ describe('Rewind to here in a real VS Code', { timeout: suiteTimeout(600_000) },
 
   after(async () => {
     const invalid = (w?.fake.invalidRequests ?? []).map((r) => r.error);
-    if (w) await shot('rewind-last').catch(() => undefined);
+    if (w) {
+      const { screenshot } = await import('./workbench.mjs');
+      await screenshot(w.page, 'rewind-last').catch(() => undefined);
+    }
     await w?.close();
     assert.deepEqual(invalid, [], 'every request the extension sent was valid');
   });
@@ -109,7 +126,7 @@ describe('Rewind to here in a real VS Code', { timeout: suiteTimeout(600_000) },
     const both = widget.locator('.quick-input-list .monaco-list-row', { hasText: 'Conversation and files' }).first();
     await both.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.match((await widget.innerText()).replace(/\s+/g, ' '), /2 files go back \(notes\.txt, extra\.txt\)/);
-    await shot('rewind-dialog-dark');
+    await shot('dark-rewind');
     await pick(widget, 'Conversation and files');
     await eventually('the files to go back', () => notes() === 'v0\n' && !existsSync(extra()));
     await eventually('the conversation to rewind', async () => (await frame.locator('.item.user').count()) === 0);
@@ -134,14 +151,14 @@ describe('Rewind to here in a real VS Code', { timeout: suiteTimeout(600_000) },
     await chooseLightTheme(page);
     writeFileSync(join(world().dirs.workspace, 'notes.txt'), 'edited by hand\n');
     const widget = await openRewind(Q[1] ?? '');
-    await shot('rewind-dialog-light');
+    await shot('light-rewind');
     await pick(widget, 'Conversation and files');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     const text = await dialog.innerText();
     assert.match(text, /A file was changed since Claude last left it/);
     assert.match(text, /notes\.txt was changed since Claude \(or a rewind\) last left it/);
-    await shot('rewind-conflict-light');
+    await shot('light-rewind-conflict');
     await dialog.getByRole('button', { name: 'Skip Them' }).click();
     await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
     await eventually('extra.txt (not edited by hand) to go', () => !existsSync(extra()));
