@@ -37,7 +37,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
   'readme-table': {
     usage:
-      "readme-table <replay-all output> [README.md]                         the README's benchmark table, rewritten from a saved replay-all run",
+      'readme-table <replay-all output> [README.md] [docs/benchmarks.md]    the benchmark docs (README summary, full tables) from a saved replay-all run; = npm run docs:bench',
     run: runReadmeTable,
   },
   unseen: {

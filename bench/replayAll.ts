@@ -3,7 +3,8 @@
  * (default test/fixtures/) at 100k and 200k windows (or the ones given) under every policy,
  * and prints one table row per replay, the notes (refused requests by reason, unknown models, FRR by kind), the recency
  * bound of each transcript and window (recencyBound.ts) and, as the last line,
- * `{"rows":[…],"bounds":[…],"summary_carry":{…}}`. The scripted summariser follows the one rule
+ * `{"rows":[…],"bounds":[…],"summary_carry":{…},"meta":{…}}` (meta: the run's date, commit and
+ * machine, runMeta.ts). The scripted summariser follows the one rule
  * of every bench: its length `SUMMARY_LENGTH` (summaryLength.ts) and the share of identifiers
  * it keeps `SUMMARY_KEEP` (summaryKeep.ts), both measured on the committed fixtures and
  * re-derived by their unit tests, never calibrated on the folder being measured; the "Summary
@@ -32,6 +33,7 @@ import {
   type TranscriptEvent,
 } from './transcript';
 import { describeStandIns, type StandIns } from './blockStandIn';
+import { runMeta } from './runMeta';
 
 /** The windows every transcript is replayed at by default. */
 export const WINDOWS: readonly number[] = [100_000, 200_000];
@@ -92,6 +94,7 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
     return 1;
   }
   const started = performance.now();
+  const meta = runMeta(); // the commit as the run starts: edits during it do not change what ran
   const tokenizer = createTiktokenTokenizer();
   // A transcript that cannot be read is reported and skipped; the others still replay.
   const transcripts: { file: string; events: TranscriptEvent[] }[] = [];
@@ -146,6 +149,6 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
   }
   console.log(`${results.length} replays in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   const carry = carryReport(transcripts, (text) => tokenizer.count(text));
-  printTable(results, bounds, skipped, { summary_carry: carry });
+  printTable(results, bounds, skipped, { summary_carry: carry, meta });
   return skipped.length > 0 ? 1 : 0;
 }
