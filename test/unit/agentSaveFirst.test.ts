@@ -1,11 +1,10 @@
+import { testCompactor } from './support/testCompactor';
 import { strict as assert } from 'node:assert';
 import type { LlmClient, LlmError, LlmResult } from '../../src/core/llm/llmClient';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import { SessionCore } from '../../src/core/agent/sessionCore';
 import type { CompactionRecord } from '../../src/core/compaction/types';
 import type { AgentEvent } from '../../src/core/agent/events';
-import { Compactor } from '../../src/core/compaction/compactor';
-import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { emptyState, testConfig } from './support/builders';
@@ -58,15 +57,7 @@ function setup() {
     }),
     ids: counterIds('s'),
   });
-  const compactor = new Compactor({
-    summariser: llm,
-    clock: base.clock,
-    ids: base.ids,
-    tokensOf: (m) => JSON.stringify(m.blocks).length / 4,
-    measure: (s) => base.estimator.estimate(s).tokens,
-    settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' }),
-    timeout: () => new Promise(() => undefined),
-  });
+  const compactor = testCompactor(base, llm);
   const deps = { ...base, compactor };
   const session = new AgentSession(
     emptyState({ config: testConfig({ keepRecentTurns: 1, keepRecentTokens: 0 }) }),

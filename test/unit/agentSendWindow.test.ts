@@ -1,9 +1,8 @@
+import { testCompactor } from './support/testCompactor';
 import { strict as assert } from 'node:assert';
 import type { LlmClient, LlmError, LlmResult } from '../../src/core/llm/llmClient';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
-import { Compactor } from '../../src/core/compaction/compactor';
-import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
@@ -56,15 +55,7 @@ function setup() {
       },
     }),
   });
-  const compactor = new Compactor({
-    summariser: llm,
-    clock: base.clock,
-    ids: base.ids,
-    tokensOf: (m) => JSON.stringify(m.blocks).length / 4,
-    measure: (s) => base.estimator.estimate(s).tokens,
-    settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' }),
-    timeout: () => new Promise(() => undefined),
-  });
+  const compactor = testCompactor(base, llm);
   const session = new AgentSession(
     emptyState({ config: testConfig({ keepRecentTurns: 1, keepRecentTokens: 0 }) }),
     { ...base, compactor },

@@ -1,10 +1,9 @@
+import { testCompactor } from './support/testCompactor';
 import { strict as assert } from 'node:assert';
 import type { ContextEngine } from '../../api/context-pipeline';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { restoreRecord } from '../../src/core/compaction/apply';
-import { Compactor } from '../../src/core/compaction/compactor';
-import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import type { ConversationState } from '../../src/core/conversation/conversationModel';
 import { engineCompaction } from '../../src/core/engine/engineCompaction';
@@ -34,15 +33,7 @@ function sessionWith(engine: ContextEngine, steps: ConstructorParameters<typeof 
     now: () => base.clock.now(),
     sleep: () => new Promise(() => undefined),
   });
-  const compactor = new Compactor({
-    summariser: llm,
-    clock: base.clock,
-    ids: base.ids,
-    tokensOf: (m) => JSON.stringify(m.blocks).length / 4,
-    measure: (s) => base.estimator.estimate(s).tokens,
-    settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' }),
-    timeout: () => new Promise(() => undefined),
-  });
+  const compactor = testCompactor(base, llm);
   const events: AgentEvent[] = [];
   const session = new AgentSession(emptyState({ config: testConfig() }), { ...base, compactor, engine: slot }, (e) =>
     events.push(e),

@@ -1,9 +1,8 @@
+import { testCompactor } from './support/testCompactor';
 import { strict as assert } from 'node:assert';
 import type { AgentEvent, SessionSink } from '../../src/core/agent/events';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { SendResult } from '../../src/core/agent/sessionCore';
-import { Compactor } from '../../src/core/compaction/compactor';
-import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { recordToEntry } from '../../src/core/session/compactionEntry';
@@ -36,15 +35,7 @@ function setup(steps: Step[], filesAnswer: SendResult = { ok: true }) {
   };
   const undone: string[] = [];
   const base = agentDeps({ llm, sink, ids: counterIds('r') });
-  const compactor = new Compactor({
-    summariser: llm,
-    clock: base.clock,
-    ids: base.ids,
-    tokensOf: (m) => JSON.stringify(m.blocks).length / 4,
-    measure: (s) => base.estimator.estimate(s).tokens,
-    settings: () => ({ ...DEFAULT_COMPACTION_SETTINGS, softAction: 'off' }),
-    timeout: () => new Promise(() => undefined),
-  });
+  const compactor = testCompactor(base, llm);
   const events: AgentEvent[] = [];
   const session = new AgentSession(
     emptyState({ config: testConfig({ keepRecentTurns: 1, keepRecentTokens: 0 }) }),
