@@ -1,7 +1,7 @@
 import { TranscriptDocuments, TRANSCRIPT_SCHEME } from './subagents/transcriptDocument';
 import { readSubagentSettings } from './subagents/subagentSettings';
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { ApiKeyStore } from './apiKey';
 import { BudgetPanel } from './budget/budgetPanel';
@@ -48,6 +48,7 @@ import { offerEngineMigration } from './engineMigration';
 import type { AgentSession } from '../core/agent/agentSession';
 import type { FileRewinder } from './rewind/fileRewinder';
 import { RewindFlow } from './rewind/rewindFlow';
+import { shownPath } from './rewind/checkpointStore';
 
 /**
  * Activation: wires the adapters and views. Cheap by design — the tokenizer, the session
@@ -152,7 +153,7 @@ export function activate(context: vscode.ExtensionContext): ContextPipelineApi {
         : undefined;
     },
     (text) => chat.post({ type: 'draft', text }),
-    (ref) => ((vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? `${basename(ref.root)}/${ref.path}` : ref.path),
+    (ref) => shownPath(ref, (vscode.workspace.workspaceFolders?.length ?? 0) > 1),
     log,
   );
   controller = new ChatController(chat, {

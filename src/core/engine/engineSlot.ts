@@ -71,18 +71,6 @@ export class EngineSlot {
     });
   }
 
-  /** The engine chosen now, by id and name (a name is known once its instance was made). */
-  get chosen(): { readonly id: string; readonly name: string; readonly ownsCompaction: boolean } {
-    const id = this.deps.engineId();
-    if (isLayeredEngine(id)) return { id, name: builtinName(id), ownsCompaction: false };
-    const live = this.live?.id === id ? this.live : undefined;
-    return {
-      id,
-      name: live ? nameOf(live.engine, id) : id,
-      ownsCompaction: live ? live.engine.info?.ownsCompaction === true : this.deps.registry.has(id),
-    };
-  }
-
   /** Whether the pipeline's own compaction should stay off for the next request (the engine owns it). */
   ownsCompaction(): boolean {
     const id = this.deps.engineId();

@@ -31,15 +31,14 @@ import { EngineSlot } from '../../core/engine/engineSlot';
 import type { EngineRegistry } from '../../core/engine/engineRegistry';
 import { calibratedMessageTokens } from '../../core/tokens/calibratedTokens';
 import { abortableSleep } from '../abortableSleep';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { SendResult } from '../../core/agent/sessionCore';
 import type { AgentEvent } from '../../core/agent/events';
 import type { Message } from '../../core/conversation/conversationModel';
 import { isUserWords, newestWordsIndex } from '../../core/compaction/regions';
-import type { FileRef } from '../../core/rewind/fileState';
 import { inBackground } from '../../core/platform/background';
 import type { FilesExclude } from '../tools/workspaceFilter';
-import { CheckpointStore } from '../rewind/checkpointStore';
+import { CheckpointStore, shownPath } from '../rewind/checkpointStore';
 import { checkpointingTools } from '../rewind/checkpointingTools';
 import { FileRewinder } from '../rewind/fileRewinder';
 
@@ -248,7 +247,10 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
       );
       built.agent = agent;
       if (checkpoints && deps.checkpoints)
-        deps.checkpoints.rewinders.set(agent, new FileRewinder(checkpoints, shownIn(deps.checkpoints.roots())));
+        deps.checkpoints.rewinders.set(
+          agent,
+          new FileRewinder(checkpoints, (ref) => shownPath(ref, (deps.checkpoints?.roots().length ?? 0) > 1)),
+        );
       return {
         agent,
         estimator,
@@ -283,9 +285,4 @@ async function openCheckpoints(deps: AgentFactoryDeps, sessionId: string): Promi
 /** The id of the newest message holding the user's words (the current checkpoint). */
 function newestWordsId(messages: readonly Message[]): string | undefined {
   return messages[newestWordsIndex(messages)]?.id;
-}
-
-/** How a file is shown: its path, with its folder's name when several folders are open. */
-function shownIn(roots: readonly string[]): (ref: FileRef) => string {
-  return (ref) => (roots.length > 1 ? `${basename(ref.root)}/${ref.path}` : ref.path);
 }

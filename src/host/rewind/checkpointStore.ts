@@ -337,7 +337,7 @@ function journalPath(folder: string): string {
 }
 
 /** How the chat shows a file: its path, prefixed by its folder's name when several folders are open. */
-function shownPath(ref: { readonly root: string; readonly path: string }, multiRoot: boolean): string {
+export function shownPath(ref: { readonly root: string; readonly path: string }, multiRoot: boolean): string {
   if (!multiRoot) return ref.path;
   const name =
     ref.root
