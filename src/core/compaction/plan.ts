@@ -35,7 +35,7 @@ import {
   protectedFrom,
   type CandidateRegion,
 } from './regions';
-import { paysBack, summariserChoice } from './planEconomics';
+import { paysBack, requestsUntilPays, summariserChoice } from './planEconomics';
 import type { SummariserChoice } from './summariserRoute';
 
 /** Extra cost of a rewritten cached token over a read one, in units of the input price (1.25 − 0.1). */
@@ -301,11 +301,27 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
         ...mask,
         reason: `Older tool results are cleared because ${why}; that is enough to leave the threshold, so summarising waits.`,
       };
+    // Over the soft threshold, a summary that does not pay back yet will once the prompt has
+    // grown a little: a mask now, of results that summary takes, writes the cache twice (the
+    // mask now, the summary soon after, freeing less). The mask goes first when it frees as much
+    // as the summary (it stands in for it: lossless, no summariser) or pays back before the
+    // summary is due (see requestsUntilPays).
+    const maskBeforeSummary = (m: CompactionPlan, sum: CompactionPlan | undefined): boolean => {
+      if (!sum || m.expectedSaving >= sum.expectedSaving) return true;
+      return m.paybackRequests <= requestsUntilPays(sum, inputs.growthPerRequest);
+    };
     const s = summarised();
     if (s && !stuck(s) && (hard || (s.expectedSaving >= minSaving && paysBack(s, inputs.growthPerRequest, Infinity))))
       return { ...s, reason: `Older history is summarised because ${why}.${s.reason ? ` ${s.reason}` : ''}` };
-    if (mask && !stuck(mask) && (hard || paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)))
-      return { ...mask, reason: `Older tool results are cleared because ${why} (nothing else can be summarised).` };
+    if (
+      mask &&
+      !stuck(mask) &&
+      (hard || (maskBeforeSummary(mask, s) && paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)))
+    )
+      return {
+        ...mask,
+        reason: `Older tool results are cleared because ${why} (${s ? 'a summary would not pay back yet' : 'nothing else can be summarised'}).`,
+      };
     const best = s ?? mask;
     if (best && stuck(best))
       return withNextAt(
@@ -314,13 +330,18 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
           `The context is ${pct(pressure.utilisation)} full, over the hard threshold (${pct(cfg.hardThreshold)}), but compacting now would free only ${formatCount(best.expectedSaving)} tokens — the system prompt and tools take ${formatCount(inputs.fixedTokens)}, and pinned content and the newest tokens stay — so the next requests would be over it again; compaction waits until it frees at least ${formatCount(minSaving)} tokens or the prompt nears the window (${formatCount(Math.floor(HARD_WAIT_LIMIT * eff))} tokens).`,
         ),
       );
-    if (!hard && (mask || s))
+    if (!hard && (mask || s)) {
+      const heldBack =
+        mask && s && paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)
+          ? ` Older tool results are not cleared first: the summary, due in about ${Math.max(1, Math.ceil(requestsUntilPays(s, inputs.growthPerRequest)))} requests, takes them, and clearing them now would write the prompt cache twice.`
+          : '';
       return withNextAt(
         Math.round(cfg.hardThreshold * eff),
         none(
-          `The context is ${pct(pressure.utilisation)} full, over the soft threshold; compacting now would not yet pay back its prompt-cache rewrite, so it waits (at the latest until the hard threshold, ${pct(cfg.hardThreshold)}).`,
+          `The context is ${pct(pressure.utilisation)} full, over the soft threshold; compacting now would not yet pay back its prompt-cache rewrite, so it waits (at the latest until the hard threshold, ${pct(cfg.hardThreshold)}).${heldBack}`,
         ),
       );
+    }
     return none(
       `The context is ${pct(pressure.utilisation)} full, but nothing can be compacted: everything is recent, pinned or already a summary.`,
     );

@@ -27,6 +27,22 @@ export function paysBack(
 }
 
 /**
+ * Requests until an edit that does not pay back within half its cycle yet (paysBack) will,
+ * as the prompt grows by g a request: its cost stays, its saving grows by g, so its payback
+ * P·F/(F + k·g) meets half its cycle (F + k·g)/(2g) at F + k·g = √(2·g·P·F). 0 when it pays
+ * back already; Infinity when growth is unknown or nothing.
+ */
+export function requestsUntilPays(
+  plan: Pick<CompactionPlan, 'paybackRequests' | 'expectedSaving'>,
+  growthPerRequest: number | undefined,
+): number {
+  if (growthPerRequest === undefined || !(growthPerRequest > 0) || !Number.isFinite(plan.paybackRequests))
+    return Infinity;
+  const due = Math.sqrt(2 * growthPerRequest * plan.paybackRequests * plan.expectedSaving);
+  return Math.max(0, (due - plan.expectedSaving) / growthPerRequest);
+}
+
+/**
  * The summariser's route for `regions` of `state` by expected cost (see summariserRoute.ts):
  * the prompt the last request cached is everything before the newest assistant message (its
  * answer and what came after are not in the cache yet).
