@@ -144,7 +144,9 @@ export function tableInput(json: ReplayAllJson): ReplayAllJson {
   };
 }
 
-const ratio = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
+// Near 1.00 a ratio shows three decimals, so a transcript just over the baseline never reads as 1.00.
+const ratio = (x: number | null | undefined) =>
+  x === null || x === undefined ? '—' : x !== 1 && Math.abs(x - 1) < 0.005 ? x.toFixed(3) : x.toFixed(2);
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)} %`);
 const usd = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
