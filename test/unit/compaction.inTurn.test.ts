@@ -246,11 +246,12 @@ describe('compaction plan (cache-aware)', () => {
       })),
     });
     const state = c.state({ messages: c.messages.slice(0, -1), config });
-    const at = (growthPerRequest?: number) =>
+    // softAction off: no summary before the next hard threshold, so only the next request's growth matters.
+    const at = (growthPerRequest?: number, softAction: CompactionSettings['softAction'] = 'off') =>
       planCompaction(state, {
         tokensOf,
         fixedTokens: 12_000,
-        settings: settings(),
+        settings: settings({ softAction }),
         cacheWarm: true,
         mode: 'auto',
         ...(growthPerRequest !== undefined ? { growthPerRequest } : {}),
@@ -262,6 +263,41 @@ describe('compaction plan (cache-aware)', () => {
     const loop = at(room + 500);
     assert.equal(loop.action, 'summarise', `a mask now would be followed by another next request: ${loop.reason}`);
     assert.ok(loop.expectedAfter < masked.expectedAfter, 'the summary leaves more room');
+  });
+
+  it('at the hard threshold does not mask when the summary would follow at the soft threshold before the mask paid back', () => {
+    const c = new Convo('soon');
+    c.add({
+      user: 'Write every generated module',
+      tools: Array.from({ length: 12 }, (_, i) => ({
+        name: 'Write',
+        input: { file_path: `src/gen/m${i}.ts`, content: 'c'.repeat(12_000) },
+        result: `${i}: ${'r'.repeat(12_000)}`,
+      })),
+    });
+    const state = c.state({ messages: c.messages.slice(0, -1), config });
+    const at = (growthPerRequest: number) =>
+      planCompaction(state, {
+        tokensOf,
+        fixedTokens: 12_000,
+        settings: settings(),
+        cacheWarm: true,
+        mode: 'auto',
+        growthPerRequest,
+      });
+    const slow = at(500);
+    assert.equal(slow.action, 'mask', slow.reason);
+    const untilSoft = (config.softThreshold * 90_000 - slow.expectedAfter) / 500;
+    assert.ok(
+      slow.paybackRequests <= untilSoft,
+      `pays back (${slow.paybackRequests}) before the soft threshold (${untilSoft})`,
+    );
+    const fast = at(1_000);
+    assert.ok(
+      slow.paybackRequests > (config.softThreshold * 90_000 - slow.expectedAfter) / 1_000,
+      'it would not at 1,000',
+    );
+    assert.equal(fast.action, 'summarise', `the cache would be written twice: ${fast.reason}`);
   });
 
   it('over the soft threshold, waits while a summary would not pay back within half its cycle; at the hard threshold never', () => {

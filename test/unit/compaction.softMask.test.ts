@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import { planCompaction } from '../../src/core/compaction/plan';
-import { paysBack, requestsUntilPays } from '../../src/core/compaction/planEconomics';
+import { maskPaysBeforeSummary, paysBack, requestsUntilPays } from '../../src/core/compaction/planEconomics';
 import type { ConversationState } from '../../src/core/conversation/conversationModel';
 import { testConfig } from './support/builders';
 import { Convo, tokensOf } from './support/compactionFixtures';
@@ -87,5 +87,17 @@ describe('requestsUntilPays: when a summary that waits for its payback will run'
     assert.equal(requestsUntilPays({ paybackRequests: 12, expectedSaving: 20_000 }, undefined), Infinity);
     assert.equal(requestsUntilPays({ paybackRequests: 12, expectedSaving: 20_000 }, 0), Infinity);
     assert.equal(requestsUntilPays({ paybackRequests: Infinity, expectedSaving: 20_000 }, 800), Infinity);
+  });
+});
+
+describe('maskPaysBeforeSummary: a mask before a summary that takes the same results', () => {
+  const mask = { paybackRequests: 8, expectedSaving: 20_000 };
+  it('goes with no summary to come, or when it frees as much as the summary', () => {
+    assert.ok(maskPaysBeforeSummary(mask, undefined, 0));
+    assert.ok(maskPaysBeforeSummary(mask, { expectedSaving: 20_000 }, 0));
+  });
+  it('otherwise only when it pays back before the summary is due', () => {
+    assert.ok(maskPaysBeforeSummary(mask, { expectedSaving: 30_000 }, 8));
+    assert.ok(!maskPaysBeforeSummary(mask, { expectedSaving: 30_000 }, 7.9));
   });
 });

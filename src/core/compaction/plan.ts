@@ -35,7 +35,7 @@ import {
   protectedFrom,
   type CandidateRegion,
 } from './regions';
-import { paysBack, requestsUntilPays, summariserChoice } from './planEconomics';
+import { maskPaysBeforeSummary, paysBack, requestsUntilPays, summariserChoice } from './planEconomics';
 import type { SummariserChoice } from './summariserRoute';
 
 /** Extra cost of a rewritten cached token over a read one, in units of the input price (1.25 − 0.1). */
@@ -295,28 +295,33 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       return { ...mask, reason: `Older tool results are cleared because ${why}.` };
     // At the hard threshold masking still goes first when it takes the prompt below the hard
     // threshold with its buffer: the cheap, lossless layer before any summary (the summary
-    // follows at the next hard threshold, when there is less left to clear).
-    if (hard && mask && maskLasts(mask) && mask.expectedAfter <= (cfg.hardThreshold - settings.hardBuffer) * eff)
+    // follows at the next hard threshold, when there is less left to clear) — unless the
+    // summary would follow at the soft threshold before the mask paid back.
+    const g = inputs.growthPerRequest;
+    const soonSummary = () => (settings.softAction === 'auto' ? [summarised()].find((x) => x && !stuck(x)) : undefined);
+    const toSoft = (m: CompactionPlan) => (g && g > 0 ? (cfg.softThreshold * eff - m.expectedAfter) / g : Infinity);
+    if (
+      hard &&
+      mask &&
+      maskLasts(mask) &&
+      maskPaysBeforeSummary(mask, soonSummary(), toSoft(mask)) &&
+      mask.expectedAfter <= (cfg.hardThreshold - settings.hardBuffer) * eff
+    )
       return {
         ...mask,
         reason: `Older tool results are cleared because ${why}; that is enough to leave the threshold, so summarising waits.`,
       };
-    // Over the soft threshold, a summary that does not pay back yet will once the prompt has
-    // grown a little: a mask now, of results that summary takes, writes the cache twice (the
-    // mask now, the summary soon after, freeing less). The mask goes first when it frees as much
-    // as the summary (it stands in for it: lossless, no summariser) or pays back before the
-    // summary is due (see requestsUntilPays).
-    const maskBeforeSummary = (m: CompactionPlan, sum: CompactionPlan | undefined): boolean => {
-      if (!sum || m.expectedSaving >= sum.expectedSaving) return true;
-      return m.paybackRequests <= requestsUntilPays(sum, inputs.growthPerRequest);
-    };
     const s = summarised();
     if (s && !stuck(s) && (hard || (s.expectedSaving >= minSaving && paysBack(s, inputs.growthPerRequest, Infinity))))
       return { ...s, reason: `Older history is summarised because ${why}.${s.reason ? ` ${s.reason}` : ''}` };
+    // Past the soft threshold a summary that does not pay back yet soon will (requestsUntilPays):
+    // the mask goes first only by maskPaysBeforeSummary's rule.
     if (
       mask &&
       !stuck(mask) &&
-      (hard || (maskBeforeSummary(mask, s) && paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)))
+      (hard ||
+        (maskPaysBeforeSummary(mask, s, s ? requestsUntilPays(s, g) : Infinity) &&
+          paysBack(mask, g, settings.paybackRequests)))
     )
       return {
         ...mask,
@@ -332,8 +337,8 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
       );
     if (!hard && (mask || s)) {
       const heldBack =
-        mask && s && paysBack(mask, inputs.growthPerRequest, settings.paybackRequests)
-          ? ` Older tool results are not cleared first: the summary, due in about ${Math.max(1, Math.ceil(requestsUntilPays(s, inputs.growthPerRequest)))} requests, takes them, and clearing them now would write the prompt cache twice.`
+        mask && s && paysBack(mask, g, settings.paybackRequests)
+          ? ` Older tool results are not cleared first: the summary, due in about ${Math.max(1, Math.ceil(requestsUntilPays(s, g)))} requests, takes them, and clearing them now would write the prompt cache twice.`
           : '';
       return withNextAt(
         Math.round(cfg.hardThreshold * eff),

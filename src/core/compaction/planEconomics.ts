@@ -43,6 +43,21 @@ export function requestsUntilPays(
 }
 
 /**
+ * Whether a mask goes before a summary that would take the same results in `summaryDueIn`
+ * requests: a mask the summary follows writes the cached prompt twice (the mask, then the
+ * summary, freeing less). It goes when there is no such summary, when it frees as much as the
+ * summary (it then stands in for it: lossless, no summariser), or when it pays back first.
+ */
+export function maskPaysBeforeSummary(
+  mask: Pick<CompactionPlan, 'paybackRequests' | 'expectedSaving'>,
+  summary: Pick<CompactionPlan, 'expectedSaving'> | undefined,
+  summaryDueIn: number,
+): boolean {
+  if (!summary || mask.expectedSaving >= summary.expectedSaving) return true;
+  return mask.paybackRequests <= summaryDueIn;
+}
+
+/**
  * The summariser's route for `regions` of `state` by expected cost (see summariserRoute.ts):
  * the prompt the last request cached is everything before the newest assistant message (its
  * answer and what came after are not in the cache yet).
