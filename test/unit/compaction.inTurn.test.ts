@@ -159,6 +159,19 @@ describe('compaction plan (cache-aware)', () => {
     keepRecentTurns: 0,
     keepRecentTokens: 3_000,
   });
+  /** A turn in progress of 12 rounds whose calls are as large as their results: masking clears only half of each. */
+  const writeRounds = (id: string): ConversationState => {
+    const c = new Convo(id);
+    c.add({
+      user: 'Write every generated module',
+      tools: Array.from({ length: 12 }, (_, i) => ({
+        name: 'Write',
+        input: { file_path: `src/gen/m${i}.ts`, content: 'c'.repeat(12_000) },
+        result: `${i}: ${'r'.repeat(12_000)}`,
+      })),
+    });
+    return c.state({ messages: c.messages.slice(0, -1), config });
+  };
   const plan = (state: ConversationState, over: { cacheWarm?: boolean; settings?: Partial<CompactionSettings> } = {}) =>
     planCompaction(state, {
       tokensOf,
@@ -235,17 +248,7 @@ describe('compaction plan (cache-aware)', () => {
   });
 
   it('at the hard threshold does not mask when the next request’s growth would take it over again and a summary leaves more room', () => {
-    // Rounds whose calls are as large as their results: masking clears only half of each.
-    const c = new Convo('grow');
-    c.add({
-      user: 'Write every generated module',
-      tools: Array.from({ length: 12 }, (_, i) => ({
-        name: 'Write',
-        input: { file_path: `src/gen/m${i}.ts`, content: 'c'.repeat(12_000) },
-        result: `${i}: ${'r'.repeat(12_000)}`,
-      })),
-    });
-    const state = c.state({ messages: c.messages.slice(0, -1), config });
+    const state = writeRounds('grow');
     // softAction off: no summary before the next hard threshold, so only the next request's growth matters.
     const at = (growthPerRequest?: number, softAction: CompactionSettings['softAction'] = 'off') =>
       planCompaction(state, {
@@ -266,16 +269,7 @@ describe('compaction plan (cache-aware)', () => {
   });
 
   it('at the hard threshold does not mask when the summary would follow at the soft threshold before the mask paid back', () => {
-    const c = new Convo('soon');
-    c.add({
-      user: 'Write every generated module',
-      tools: Array.from({ length: 12 }, (_, i) => ({
-        name: 'Write',
-        input: { file_path: `src/gen/m${i}.ts`, content: 'c'.repeat(12_000) },
-        result: `${i}: ${'r'.repeat(12_000)}`,
-      })),
-    });
-    const state = c.state({ messages: c.messages.slice(0, -1), config });
+    const state = writeRounds('soon');
     const at = (growthPerRequest: number) =>
       planCompaction(state, {
         tokensOf,
