@@ -314,7 +314,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     const s = summarised();
     if (s && !stuck(s) && (hard || (s.expectedSaving >= minSaving && paysBack(s, inputs.growthPerRequest, Infinity))))
       return { ...s, reason: `Older history is summarised because ${why}.${s.reason ? ` ${s.reason}` : ''}` };
-    // Past the soft threshold a summary that does not pay back yet soon will (requestsUntilPays):
+    // Past the soft threshold, a summary that does not pay back yet will soon (requestsUntilPays):
     // the mask goes first only by maskPaysBeforeSummary's rule.
     if (
       mask &&
