@@ -1,10 +1,11 @@
 /**
  * How the unseen-session sweep is printed: one table row per replay as it finishes, then the
  * default-policy rows with an overflow or an invalid request (or that there is none), then
- * `{"rows":[…],"skipped":[…]}` as the last line.
+ * `{"rows":[…],"skipped":[…],"meta":…}` as the last line.
  */
 import { rowOf, type SkippedTranscript } from '../replayReport';
 import type { ReplayResult } from '../replayTypes';
+import { runMeta, type RunMeta } from '../runMeta';
 
 /** One replay's figures, as the JSON's `rows` hold them. */
 export interface UnseenRow {
@@ -95,7 +96,11 @@ export function problemLine(rows: readonly UnseenRow[], policies: readonly strin
     .join('; ')}`;
 }
 
-/** The last line: every row and every transcript (or replay) skipped with its reason. */
-export function jsonLine(rows: readonly UnseenRow[], skipped: readonly SkippedTranscript[]): string {
-  return JSON.stringify({ rows, skipped });
+/** The last line: every row, every transcript (or replay) skipped with its reason, and the run's date, commit and machine. */
+export function jsonLine(
+  rows: readonly UnseenRow[],
+  skipped: readonly SkippedTranscript[],
+  meta: RunMeta = runMeta(),
+): string {
+  return JSON.stringify({ rows, skipped, meta });
 }

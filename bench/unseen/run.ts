@@ -4,7 +4,7 @@
  * (default: a fresh folder under the OS temp dir; never the repository), then replays each
  * transcript with the repo's replay (replayCore.ts) at each window under each policy (default
  * 100k and 200k, `default` and `baseline`) and prints the table, the default-policy rows with
- * an overflow or an invalid request, and `{"rows":[…],"skipped":[…]}` last (report.ts). The
+ * an overflow or an invalid request, and `{"rows":[…],"skipped":[…],"meta":…}` last (report.ts). The
  * scripted summariser writes as much as the real agents' summaries in the fixtures
  * (`SUMMARY_LENGTH`, as `replay FILE` does): the generated compaction records are not real
  * summaries, and one of the cases makes them long on purpose. A transcript the replay refuses (no
