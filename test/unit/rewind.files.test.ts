@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CheckpointJournal } from '../../src/core/rewind/checkpointJournal';
-import { describeFilesPlan, planFilesRewind } from '../../src/core/rewind/filesRewind';
+import { describeFilesPlan, planFilesRewind, withUnsavedConflicts } from '../../src/core/rewind/filesRewind';
 import { decodeJournal, encodeEntry, JOURNAL_HEADER } from '../../src/core/rewind/journalCodec';
 import { CheckpointStore } from '../../src/host/rewind/checkpointStore';
 import { FileRewinder } from '../../src/host/rewind/fileRewinder';
@@ -95,6 +95,25 @@ describe('rewinding files to a checkpoint (core/rewind/filesRewind.ts, host/rewi
     assert.ok(again && !again.ok);
     const reopened = await open();
     assert.equal(reopened.journal.rewind('rw1')?.undone, true);
+  });
+
+  it('a file with unsaved changes in an editor is a conflict saying so, whatever is on disk', async () => {
+    const store = await open();
+    await threeTurns(store);
+    put('a.ts', 'a edited by hand');
+    const planned = await new FileRewinder(store, show).plan('m1');
+    assert.ok(planned.ok);
+    const editing = new Set(['a.ts', 'src/new.ts']);
+    const marked = withUnsavedConflicts(planned.plan, (r) => editing.has(r.path), show);
+    const byPath = new Map(marked.steps.map((s) => [s.path, s.conflict]));
+    assert.equal(byPath.get('src/new.ts'), 'src/new.ts has unsaved changes in an editor');
+    assert.match(
+      byPath.get('a.ts') ?? '',
+      /^a\.ts was changed since Claude .*; it also has unsaved changes in an editor$/,
+    );
+    assert.equal(byPath.get('old.ts'), undefined, 'a file with no editor open is as it was');
+    assert.equal(marked.steps.length, planned.plan.steps.length);
+    assert.match(describeFilesPlan(marked, show), /2 files changed by hand since/);
   });
 
   it('rewinds to a later message only what changed since it', async () => {

@@ -2,7 +2,8 @@
 // creates another); Rewind to here on the first message, "Conversation and files", puts the
 // files on disk back and the conversation too (the words back in the composer); Restore in the
 // Compactions view brings both forward again; a file edited by hand since Claude left it is
-// reported as a conflict in a modal, and "Skip Them" leaves it as the user made it.
+// reported as a conflict in a modal, and "Skip Them" leaves it as the user made it; a file with
+// unsaved changes in an editor is a conflict too, and Overwrite leaves those changes in the editor.
 // Screenshots of the rewind dialog (the quick pick, the conflict modal) in both themes.
 //   node --import tsx --test test/vscode/rewind.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
@@ -82,7 +83,8 @@ describe('Rewind to here in a real VS Code', { timeout: suiteTimeout(600_000) },
   before(async () => {
     w = await startAgentWorld({
       workspaceFiles: { 'notes.txt': 'v0\n' },
-      settings: { 'workbench.colorTheme': 'Default Dark Modern' },
+      // VS Code for the web saves after a delay by default; unsaved changes are what the last test needs.
+      settings: { 'workbench.colorTheme': 'Default Dark Modern', 'files.autoSave': 'off' },
     });
     const edit = (/** @type {string} */ from, /** @type {string} */ to) => ({
       name: 'edit_file',
@@ -167,5 +169,36 @@ describe('Rewind to here in a real VS Code', { timeout: suiteTimeout(600_000) },
       'the conversation to rewind to the first turn',
       async () => (await frame.locator('.item.user').count()) === 1,
     );
+  });
+
+  test('a file with unsaved changes in an editor: the modal says so; Overwrite puts the file on disk back and the unsaved text stays in its editor', async () => {
+    const { page, frame } = world();
+    const { quickOpen } = await import('./gestures.mjs');
+    await quickOpen(page, 'notes.txt');
+    const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await editor.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('typed_not_saved');
+    await eventually('the editor to show the typed words', async () =>
+      /typed_not_saved/.test(await editor.innerText()),
+    );
+    assert.equal(notes(), 'edited by hand\n', 'not saved');
+    const widget = await openRewind(Q[0] ?? '');
+    await pick(widget, 'Conversation and files');
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    const text = (await dialog.innerText()).replace(/\s+/g, ' ');
+    assert.match(
+      text,
+      /notes\.txt was changed since Claude \(or a rewind\) last left it; it also has unsaved changes in an editor/,
+    );
+    assert.match(text, /Unsaved changes stay in their editor, unsaved/);
+    await dialog.getByRole('button', { name: 'Overwrite Them' }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+    await eventually('notes.txt on disk to go back', () => notes() === 'v0\n');
+    await eventually('the conversation to rewind', async () => (await frame.locator('.item.user').count()) === 0);
+    assert.match(await editor.innerText(), /typed_not_saved/, 'the unsaved text is still in the editor');
+    await shot('rewind-unsaved-after');
   });
 });

@@ -98,6 +98,22 @@ export function rewoundFiles(steps: readonly FileStep[], keptBefore: ReadonlyMap
   }));
 }
 
+/** The conflict text of a file with unsaved changes in an editor (see withUnsavedConflicts). */
+export const UNSAVED_NOTE = 'has unsaved changes in an editor';
+
+/**
+ * `plan` with each file that has unsaved changes in an editor (`unsaved`) a conflict saying so:
+ * the rewind writes the file on disk, and those changes would then disagree with it. Pure.
+ */
+export function withUnsavedConflicts(plan: FilesPlan, unsaved: (ref: FileRef) => boolean, show: ShowPath): FilesPlan {
+  const steps = plan.steps.map((s) => {
+    if (!unsaved(s)) return s;
+    const note = `${show(s)} ${UNSAVED_NOTE}`;
+    return { ...s, conflict: s.conflict ? `${s.conflict}; it also ${UNSAVED_NOTE}` : note };
+  });
+  return { ...plan, steps };
+}
+
 /** A plan's summary in one sentence: how many files go back, conflicts, and those that cannot. */
 export function describeFilesPlan(p: FilesPlan, show: ShowPath): string {
   const n = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;

@@ -11,7 +11,13 @@
  * rule (`undo`).
  */
 import * as vscode from 'vscode';
-import { describeFilesPlan, type FilesPlan } from '../../core/rewind/filesRewind';
+import {
+  describeFilesPlan,
+  UNSAVED_NOTE,
+  withUnsavedConflicts,
+  type FilesPlan,
+  type FilesPlanResult,
+} from '../../core/rewind/filesRewind';
 import type { FileRef } from '../../core/rewind/fileState';
 import type { SendResult } from '../../core/agent/sessionCore';
 import type { UserCommands } from '../../core/agent/sessionCommands';
@@ -65,7 +71,7 @@ export class RewindFlow implements vscode.TextDocumentContentProvider, vscode.Di
     }
     const at = s.messages.findIndex((m) => m.id === messageId);
     const turns = at < 0 ? 0 : s.messages.slice(at).filter(startsTurn).length;
-    const files = s.rewinder ? await s.rewinder.plan(messageId) : undefined;
+    const files = this.markUnsaved(s.rewinder ? await s.rewinder.plan(messageId) : undefined);
     const filesText = !files
       ? 'File checkpoints are not available in this session.'
       : files.ok
@@ -153,7 +159,7 @@ export class RewindFlow implements vscode.TextDocumentContentProvider, vscode.Di
   /** The files of rewind `recordId` forward again (its Restore), asking about files changed since. */
   async undo(recordId: string): Promise<SendResult> {
     const rewinder = this.session()?.rewinder;
-    const planned = rewinder ? await rewinder.planUndo(recordId) : undefined;
+    const planned = this.markUnsaved(rewinder ? await rewinder.planUndo(recordId) : undefined);
     if (!planned || !rewinder) return { ok: true };
     if (!planned.ok) return planned;
     const answer = await this.askConflicts(planned.plan, rewinder, 'undo');
@@ -175,6 +181,16 @@ export class RewindFlow implements vscode.TextDocumentContentProvider, vscode.Di
   ): Promise<SendResult> {
     const applied = await rewinder.apply(id, plan, overwrite);
     return this.report(applied, 'put back');
+  }
+
+  /** `planned` with the files open with unsaved changes in an editor as conflicts (withUnsavedConflicts). */
+  private markUnsaved(planned: FilesPlanResult | undefined): FilesPlanResult | undefined {
+    if (!planned?.ok) return planned;
+    const dirty = new Set(
+      vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === 'file').map((d) => d.uri.fsPath),
+    );
+    const unsaved = (ref: FileRef) => dirty.has(vscode.Uri.file(`${ref.root}/${ref.path}`).fsPath);
+    return { ok: true, plan: withUnsavedConflicts(planned.plan, unsaved, this.show) };
   }
 
   /** Says what failed or was skipped; an error value only when nothing could be recorded. */
@@ -206,7 +222,7 @@ export class RewindFlow implements vscode.TextDocumentContentProvider, vscode.Di
         `${conflicts.length === 1 ? 'A file was' : `${conflicts.length} files were`} changed since Claude last left ${conflicts.length === 1 ? 'it' : 'them'}`,
         {
           modal: true,
-          detail: `${list}\n\n${what === 'rewind' ? 'Rewinding' : 'Undoing the rewind'} would overwrite ${conflicts.length === 1 ? 'that change; its content now is kept' : 'those changes; their content now is kept'}, so undoing brings it back. Skip Them leaves ${conflicts.length === 1 ? 'it' : 'them'} as ${conflicts.length === 1 ? 'it is' : 'they are'} and puts the other files back.`,
+          detail: `${list}\n\n${what === 'rewind' ? 'Rewinding' : 'Undoing the rewind'} would overwrite ${conflicts.length === 1 ? 'that change; its content now is kept' : 'those changes; their content now is kept'}, so undoing brings it back. Skip Them leaves ${conflicts.length === 1 ? 'it' : 'them'} as ${conflicts.length === 1 ? 'it is' : 'they are'} and puts the other files back.${conflicts.some((c) => c.conflict?.includes(UNSAVED_NOTE)) ? ' Unsaved changes stay in their editor, unsaved: the file on disk is what changes, and VS Code asks which to keep when you save.' : ''}`,
         },
         diffs,
         overwrite,
