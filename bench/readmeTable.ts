@@ -144,8 +144,8 @@ export function tableInput(json: ReplayAllJson): ReplayAllJson {
   };
 }
 
-// Near 1.00 a ratio shows three decimals, so a transcript just over the baseline never reads as 1.00.
-const ratio = (x: number | null | undefined) =>
+/** A cost ratio with two decimals; near 1.00 three, so a transcript just over the baseline never reads as 1.00. */
+export const ratio = (x: number | null | undefined) =>
   x === null || x === undefined ? '—' : x !== 1 && Math.abs(x - 1) < 0.005 ? x.toFixed(3) : x.toFixed(2);
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)} %`);
 const usd = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));

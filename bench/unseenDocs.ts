@@ -10,7 +10,7 @@
  * block from its JSON and fails when the file states a figure the generator would not write.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { between, stamp, withTable } from './readmeTable';
+import { between, ratio, stamp, withTable } from './readmeTable';
 import type { RunMeta } from './runMeta';
 
 /** The fields of an unseen row the summary reads (unseen/report.ts `UnseenRow`). */
@@ -70,7 +70,6 @@ const median = (xs: readonly number[]) => {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
-const fixed = (x: number) => (x !== 1 && Math.abs(x - 1) < 0.005 ? x.toFixed(3) : x.toFixed(2));
 
 /** The summary's markdown (see the module comment). */
 export function unseenSummary(json: UnseenJson): string {
@@ -99,8 +98,8 @@ export function unseenSummary(json: UnseenJson): string {
       `| ${w / 1000}k | ${d.length} / ${b.length} | ${sum(d, 'overflows')} / ${sum(d, 'invalid')} | ${sum(b, 'overflows')} / ${sum(b, 'invalid')} (${b.filter((r) => r.overflows > 0).length}) | ${
         ratios.length === 0
           ? '—'
-          : `${fixed(ratios.reduce((a, x) => a + x, 0) / ratios.length)}, ${fixed(median(ratios))} (${ratios.length})`
-      } | ${worst ? `${fixed(worst.ratio)} \`${worst.name}\`` : '—'} | ${ratios.filter((x) => x > 1).length} |`,
+          : `${ratio(ratios.reduce((a, x) => a + x, 0) / ratios.length)}, ${ratio(median(ratios))} (${ratios.length})`
+      } | ${worst ? `${ratio(worst.ratio)} \`${worst.name}\`` : '—'} | ${ratios.filter((x) => x > 1).length} |`,
     );
   }
   out.push(

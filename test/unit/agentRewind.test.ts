@@ -1,56 +1,27 @@
 import { strict as assert } from 'node:assert';
-import type { SessionSink } from '../../src/core/agent/events';
 import type { AgentEvent } from '../../src/core/agent/events';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import { REWIND_BUSY } from '../../src/core/agent/rewindCommands';
 import { FILES_STAY_CHANGED } from '../../src/core/compaction/rewind';
-import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
-import { recordToEntry } from '../../src/core/session/compactionEntry';
-import type { SessionEntry } from '../../src/core/session/entries';
-import { decodeLine } from '../../src/core/session/lineCodec';
-import { encodeEntry } from '../../src/core/session/entries';
-import { replaySession } from '../../src/core/session/replay';
-import { validateRequest } from '../fake-anthropic/validateRequest';
 import { agentDeps } from './support/agentDeps';
 import { emptyState } from './support/builders';
 import { FakeTools, ScriptedLlm, type Step } from './support/scriptedLlm';
-import { sampleHeader } from './support/sessionSamples';
+import { assertSessionSound, fileEntriesSink } from './support/sessionSink';
 
 const say = (text: string): Step => ({ content: [{ type: 'text', text }] });
 
 /** A session over `steps` whose sink writes a session file's entries (each through the line codec). */
 function setup(steps: Step[]) {
   const llm = new ScriptedLlm(steps);
-  const entries: SessionEntry[] = [sampleHeader()];
-  const keep = (e: SessionEntry) => {
-    const line = decodeLine(encodeEntry(e));
-    assert.ok(line.ok, JSON.stringify(line));
-    entries.push(line.entry);
-  };
-  const sink: SessionSink = {
-    message: async (message) => keep({ type: 'message', at: 1, message }),
-    usage: async () => undefined,
-    compaction: async (r) => keep(recordToEntry(r)),
-    restore: async (compactionId) => keep({ type: 'restore', at: 2, compactionId }),
-    pins: async () => undefined,
-  };
+  const { entries, sink } = fileEntriesSink();
   const events: AgentEvent[] = [];
   const tools = new FakeTools({ edit_file: 'Edited a.ts.' });
   const session = new AgentSession(emptyState(), agentDeps({ llm, sink, tools, ids: counterIds('g') }), (e) =>
     events.push(e),
   );
   /** Every request was valid for the API, the history keeps its invariants, and the file replays to it. */
-  const check = () => {
-    for (const r of llm.requests) validateRequest(JSON.parse(JSON.stringify(r)), 'messages');
-    assert.deepEqual(checkInvariants(session.state), []);
-    const replayed = replaySession(entries);
-    assert.deepEqual(replayed.problems, []);
-    assert.deepEqual(
-      replayed.messages.map((m) => m.id),
-      session.state.messages.map((m) => m.id),
-    );
-  };
+  const check = () => assertSessionSound(llm.requests, session.state, entries);
   /** The id of the user's last message with words (not a tool round's results). */
   const lastUser = () =>
     [...session.state.messages]

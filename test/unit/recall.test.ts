@@ -1,48 +1,17 @@
 import { strict as assert } from 'node:assert';
 import type { CompactionRecord } from '../../src/core/compaction/types';
-import type { Message, SummaryBlock } from '../../src/core/conversation/conversationModel';
+import type { Message } from '../../src/core/conversation/conversationModel';
 import { buildCorpus, type SpilledOutput } from '../../src/core/recall/corpus';
 import { recallDefinition, runRecall, type RecallContext } from '../../src/core/recall/recallTool';
 import { withSessionTools } from '../../src/core/tools/toolRegistry';
 import { findHits } from '../../src/core/recall/search';
 import { Build } from './support/builders';
+import { summaryRecord } from './support/handoffFixtures';
 import { Convo, lines } from './support/compactionBuilders';
 
 /** A summarise-like record of `originals` (their first and last turns), with a summary block standing in. */
-export function recordOf(
-  id: string,
-  originals: readonly Message[],
-  summary = `Summary of turns ${originals[0]?.turn}–${originals.at(-1)?.turn}: work was done.`,
-): CompactionRecord {
-  const b = new Build(id);
-  const first = originals[0]?.turn ?? 1;
-  const last = originals.at(-1)?.turn ?? first;
-  const block: SummaryBlock = {
-    type: 'summary',
-    text: summary,
-    compactionId: id,
-    turnRange: [first, last],
-    meta: { ...b.text('').meta, tier: 0, source: 'compactor', compactable: false },
-  };
-  return {
-    id,
-    at: 0,
-    trigger: 'manual',
-    layer: 'summarise',
-    strategy: 'summarise',
-    regions: [{ firstTurn: first, lastTurn: last, messageIds: originals.map((m) => m.id), tokens: 1000 }],
-    originals,
-    replacement: [
-      b.message('user', [block], first),
-      b.message('assistant', [b.text('Understood.', 'compactor')], last),
-    ],
-    summary,
-    tokensBefore: 1000,
-    tokensAfter: 100,
-    costUsd: 0,
-    durationMs: 0,
-    fallbacks: [],
-  };
+export function recordOf(id: string, originals: readonly Message[], summary?: string): CompactionRecord {
+  return { ...summaryRecord(id, originals, summary), trigger: 'manual' };
 }
 
 /** Turns 1–2 in compaction cmp_a (a read, a failing test run), turn 3 in cmp_b (a long read). */

@@ -1,38 +1,20 @@
 import { testCompactor } from './support/testCompactor';
 import { strict as assert } from 'node:assert';
-import type { AgentEvent, SessionSink } from '../../src/core/agent/events';
+import type { AgentEvent } from '../../src/core/agent/events';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import type { SendResult } from '../../src/core/agent/sessionCore';
-import { checkInvariants } from '../../src/core/conversation/invariants';
 import { counterIds } from '../../src/core/platform/platformPorts';
-import { recordToEntry } from '../../src/core/session/compactionEntry';
-import { encodeEntry, type SessionEntry } from '../../src/core/session/entries';
-import { decodeLine } from '../../src/core/session/lineCodec';
-import { replaySession } from '../../src/core/session/replay';
-import { validateRequest } from '../fake-anthropic/validateRequest';
 import { agentDeps } from './support/agentDeps';
 import { emptyState, testConfig } from './support/builders';
 import { ScriptedLlm, type Step } from './support/scriptedLlm';
-import { sampleHeader } from './support/sessionSamples';
+import { assertSessionSound, fileEntriesSink } from './support/sessionSink';
 
 const say = (text: string): Step => ({ content: [{ type: 'text', text }] });
 
 /** A session whose sink writes a session file's entries, with a files port that records what it was asked. */
 function setup(steps: Step[], filesAnswer: SendResult = { ok: true }) {
   const llm = new ScriptedLlm(steps);
-  const entries: SessionEntry[] = [sampleHeader()];
-  const keep = (e: SessionEntry) => {
-    const line = decodeLine(encodeEntry(e));
-    assert.ok(line.ok, JSON.stringify(line));
-    entries.push(line.entry);
-  };
-  const sink: SessionSink = {
-    message: async (message) => keep({ type: 'message', at: 1, message }),
-    usage: async () => undefined,
-    compaction: async (r) => keep(recordToEntry(r)),
-    restore: async (compactionId) => keep({ type: 'restore', at: 2, compactionId }),
-    pins: async () => undefined,
-  };
+  const { entries, sink } = fileEntriesSink();
   const undone: string[] = [];
   const base = agentDeps({ llm, sink, ids: counterIds('r') });
   const compactor = testCompactor(base, llm);
@@ -42,17 +24,7 @@ function setup(steps: Step[], filesAnswer: SendResult = { ok: true }) {
     { ...base, compactor, rewindFiles: { undo: async (id) => (undone.push(id), filesAnswer) } },
     (e) => events.push(e),
   );
-  const check = () => {
-    for (const r of llm.requests) validateRequest(JSON.parse(JSON.stringify(r)), 'messages');
-    assert.deepEqual(checkInvariants(session.state), []);
-    const replayed = replaySession(entries);
-    assert.deepEqual(replayed.problems, []);
-    assert.deepEqual(
-      replayed.messages.map((m) => m.id),
-      session.state.messages.map((m) => m.id),
-      'the session file replays to the same conversation (a resume)',
-    );
-  };
+  const check = () => assertSessionSound(llm.requests, session.state, entries);
   const userIds = () =>
     session.state.messages
       .filter((m) => m.role === 'user' && m.blocks.some((b) => b.meta.source === 'user'))

@@ -72,32 +72,19 @@ const snapshot = (requests: unknown[]) => ({
 describe('budget panel: what the API reported about server context management', () => {
   it('the live history passes the applied edit and the compaction iterations through to the request row', () => {
     const h = new BudgetHistory();
-    h.observe({
-      type: 'usage',
-      usage,
-      model: 'claude-sonnet-4-6',
-      costUsd: 0.01,
-      estimatedTokens: 32_000,
-      reportedTokens: 32_900,
-      server: cleared,
-    });
-    h.observe({
-      type: 'usage',
-      usage,
-      model: 'claude-sonnet-4-6',
-      costUsd: 0.01,
-      estimatedTokens: 32_000,
-      reportedTokens: 32_900,
-      server: compacted,
-    });
-    h.observe({
-      type: 'usage',
-      usage,
-      model: 'claude-sonnet-4-6',
-      costUsd: 0.01,
-      estimatedTokens: 32_000,
-      reportedTokens: 32_900,
-    });
+    const observe = (server?: typeof cleared) =>
+      h.observe({
+        type: 'usage',
+        usage,
+        model: 'claude-sonnet-4-6',
+        costUsd: 0.01,
+        estimatedTokens: 32_000,
+        reportedTokens: 32_900,
+        ...(server ? { server } : {}),
+      });
+    observe(cleared);
+    observe(compacted);
+    observe();
     const [a, b, c] = h.requests;
     assert.equal(a?.serverCleared, 12_400);
     assert.equal(a?.serverClearedToolUses, 4);

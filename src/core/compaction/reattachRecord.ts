@@ -8,19 +8,7 @@ import type { Block, ConversationState, Message } from '../conversation/conversa
 import { applyRecord, restoreRecord } from './apply';
 import { reminderFiles, type IndexedFile } from './fileIndex';
 import { isReattachReminder } from './reattach';
-import type { CompactionLayer, CompactionRecord } from './types';
-
-/**
- * Layers that summarise or drop whole regions: after one of them the plan and files survive
- * (reattachRun.ts). The cheap result layers do not.
- */
-export const REATTACH_LAYERS: ReadonlySet<CompactionLayer> = new Set<CompactionLayer>([
-  'summarise',
-  'fallback-drop',
-  'middle-removal',
-  'oldest-removal',
-  'hybrid',
-]);
+import type { CompactionRecord } from './types';
 
 /** Index of the replacement's user message holding the summary or the compactor's marker; -1 when there is none. */
 export function leadMessageIndex(replacement: readonly Message[]): number {

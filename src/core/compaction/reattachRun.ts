@@ -20,9 +20,9 @@ import {
   type ReattachEntry,
 } from './reattach';
 import { reattachSelection, type IndexedFile } from './fileIndex';
-import { REATTACH_LAYERS, withReattachment } from './reattachRecord';
+import { withReattachment } from './reattachRecord';
 import { planPart, type PlanPart } from './survivePlan';
-import type { CarriedPlan, CompactionRecord, ReattachedFile } from './types';
+import { REGION_LAYERS, type CarriedPlan, type CompactionRecord, type ReattachedFile } from './types';
 
 export type { ReadFresh } from './reattach';
 
@@ -79,7 +79,7 @@ export async function reattach(
 ): Promise<ReattachOutcome> {
   let at = -1;
   run.records.forEach((r, i) => {
-    if (REATTACH_LAYERS.has(r.layer)) at = i;
+    if (REGION_LAYERS.has(r.layer)) at = i;
   });
   const record = run.records[at];
   if (!record) return run;

@@ -38,6 +38,18 @@ export type CompactionLayer =
   /** Retry or Edit took the last turn out of the conversation (rewind.ts): nothing replaces it. */
   | 'rewind';
 
+/**
+ * Layers that summarise or drop whole regions of turns (the cheap result layers edit results
+ * only): after one, the plan and files survive (reattachRun.ts) and a handoff may be offered.
+ */
+export const REGION_LAYERS: ReadonlySet<CompactionLayer> = new Set<CompactionLayer>([
+  'summarise',
+  'fallback-drop',
+  'middle-removal',
+  'oldest-removal',
+  'hybrid',
+]);
+
 /** A contiguous run of whole messages, by turn range and ids. */
 export interface CompactionRegion {
   readonly firstTurn: number;

@@ -10,22 +10,12 @@
  *
  * The caller offers it once per session while it is open. Pure.
  */
-import type { CompactionLayer, CompactionRecord } from '../compaction/types';
+import { REGION_LAYERS, type CompactionRecord } from '../compaction/types';
 import type { PipelineConfig } from '../conversation/conversationModel';
 import { contextPressure } from '../pipeline/window';
 
 /** Rewrites of the rolling summary after which a handoff is offered. */
 export const HANDOFF_REWRITES = 5;
-
-/** Layers that compact for real: a summary (or its fallbacks) or a removal. */
-const COMPACTING: ReadonlySet<CompactionLayer> = new Set<CompactionLayer>([
-  'summarise',
-  'fallback-drop',
-  'middle-removal',
-  'oldest-removal',
-  'hybrid',
-  'server-compact',
-]);
 
 /** Why a handoff is offered. */
 export type HandoffReason =
@@ -57,7 +47,7 @@ export interface OfferInput {
 
 /** Why a handoff should be offered after the pass `input` describes, or undefined (see the file comment). */
 export function handoffReason(input: OfferInput): HandoffReason | undefined {
-  if (!input.records.some((r) => COMPACTING.has(r.layer))) return undefined;
+  if (!input.records.some((r) => REGION_LAYERS.has(r.layer) || r.layer === 'server-compact')) return undefined;
   const p = contextPressure(input.tokensAfter, input.config);
   if (p.level !== 'ok') return { kind: 'over-soft', fullness: p.fullness, softMark: p.softMark };
   const rewrites = summaryRewrites(input.compactions);
