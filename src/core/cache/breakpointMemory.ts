@@ -7,12 +7,20 @@
  */
 import type { CacheTtl, Message } from '../conversation/conversationModel';
 import type { RequestTokens } from '../tokens/requestTokens';
-import { checkpointAlive, samePrefix, ttlMs, type HourCheckpoint, type PreviousBreakpoint } from './cacheAnchors';
+import {
+  checkpointAlive,
+  samePrefix,
+  settledAlive,
+  ttlMs,
+  type HourCheckpoint,
+  type PreviousBreakpoint,
+  type SettledMark,
+} from './cacheAnchors';
 import type { TimedAnchor } from './ttlChoice';
 
 /** The cached prefixes a request can count on, in tokens (0: none). */
 export interface CachedPrefixes {
-  /** The longest prefix it should read: the previous request's while it lives, else the checkpoint's. */
+  /** The longest prefix it should read: the previous request's while it lives, else the settled prefix's or the checkpoint's. */
   readonly readTokens: number;
   /** The prefix a pause would leave: the live checkpoint's (0 when none). */
   readonly checkpointTokens: number;
@@ -41,8 +49,9 @@ export function cachedPrefixes(
     stable !== undefined &&
     now - previous.sentAt < ttlMs(stable.ttl) &&
     samePrefix(stable.tokens, tokens.tools + tokens.system);
+  const settled = liveSettled(previous.settled, ids, tokens, now);
   return {
-    readTokens: Math.max(warm ? through(at) : 0, checkpointTokens),
+    readTokens: Math.max(warm ? through(at) : 0, checkpointTokens, settled ? through(settled.index) : 0),
     checkpointTokens,
     ...(stableWarm ? { stableCached: stable.ttl } : {}),
   };
@@ -61,6 +70,7 @@ export function nextBreakpoint(
   now: number,
   previous: PreviousBreakpoint | undefined,
   stableCached?: CacheTtl,
+  settledIndex?: number,
 ): PreviousBreakpoint | undefined {
   const lastIndex = messages.length - 1;
   const last = anchors.find((a) => a.target.at === 'message' && a.target.messageIndex === lastIndex);
@@ -74,12 +84,28 @@ export function nextBreakpoint(
       : live(previous?.checkpoint, ids, tokens, now);
   const stableMark = anchors.filter((a) => a.target.at !== 'message').at(-1);
   const stableTtl = stableCached ?? stableMark?.ttl;
+  // The settled prefix's breakpoint: this request's when it placed one (it refreshed the entry), else the previous while it lives.
+  const settledAt = settledIndex ?? -1;
+  const mark = anchors.find((a) => a.target.at === 'message' && a.target.messageIndex === settledAt);
+  const settledMessage = messages[settledAt];
+  const settled: SettledMark | undefined =
+    mark && settledMessage && settledAt < lastIndex
+      ? {
+          messageId: settledMessage.id,
+          index: settledAt,
+          firstId: first.id,
+          sentAt: now,
+          ttl: mark.ttl,
+          prefixTokens: mark.prefixTokens,
+        }
+      : liveSettled(previous?.settled, ids, tokens, now);
   return {
     messageId: lastMessage.id,
     sentAt: now,
     ttl: last.ttl,
     prefixTokens: last.prefixTokens,
     ...(checkpoint ? { checkpoint } : {}),
+    ...(settled ? { settled } : {}),
     ...(stableTtl ? { stable: { tokens: tokens.tools + tokens.system, ttl: stableTtl } } : {}),
   };
 }
@@ -90,6 +116,18 @@ function prefixThrough(tokens: RequestTokens): (index: number) => number {
   let sum = tokens.tools + tokens.system;
   for (const t of tokens.messages) sums.push((sum += t));
   return (index) => sums[index] ?? sum;
+}
+
+/** `mark` while it is still a cached prefix of these messages (place, first message, lifetime, size), else undefined. */
+function liveSettled(
+  mark: SettledMark | undefined,
+  ids: readonly string[],
+  tokens: RequestTokens,
+  now: number,
+): SettledMark | undefined {
+  return settledAlive(mark, ids, now) && samePrefix(mark.prefixTokens, prefixThrough(tokens)(mark.index))
+    ? mark
+    : undefined;
 }
 
 /** `cp` while it is still a cached prefix of these messages (place, first message, hour, size), else undefined. */

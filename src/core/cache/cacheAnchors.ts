@@ -39,6 +39,17 @@ export interface PreviousBreakpoint {
   readonly checkpoint?: HourCheckpoint;
   /** The stable prefix (tools and system) it left cached: its tokens and the lifetime its entry was written with. */
   readonly stable?: { readonly tokens: number; readonly ttl: CacheTtl };
+  /** The newest settled-prefix breakpoint (settledPrefix.ts), while it lives: what a compaction's request reads. */
+  readonly settled?: SettledMark;
+}
+
+/**
+ * A breakpoint at the end of the settled prefix (settledPrefix.ts), as the last request that
+ * placed it left it: read back by every request, it lives as long as they keep coming.
+ */
+export interface SettledMark extends HourCheckpoint {
+  /** The lifetime its entry was written with. */
+  readonly ttl: CacheTtl;
 }
 
 /**
@@ -64,6 +75,20 @@ export function checkpointAlive(
   );
 }
 
+/** Whether `mark` is still a cached prefix of `messageIds` at `now`: same place, same first message, within its lifetime. */
+export function settledAlive(
+  mark: SettledMark | undefined,
+  messageIds: readonly string[],
+  now: number,
+): mark is SettledMark {
+  return (
+    mark !== undefined &&
+    now - mark.sentAt < ttlMs(mark.ttl) &&
+    messageIds[mark.index] === mark.messageId &&
+    messageIds[0] === mark.firstId
+  );
+}
+
 /** What the planner needs to know about the request being built (all token counts calibrated). */
 export interface AnchorPlanInput {
   readonly toolsTokens: number;
@@ -73,6 +98,8 @@ export interface AnchorPlanInput {
   readonly minCacheableTokens: number;
   readonly now: number;
   readonly previous?: PreviousBreakpoint;
+  /** The index of the settled prefix's last message (settledPrefix.ts); absent or -1: none. */
+  readonly settledIndex?: number;
 }
 
 /** A chosen breakpoint, with the reasoning a person can read in the ledger. */
@@ -98,13 +125,21 @@ const P_PREVIOUS_COLD = 0.02;
 /** Probability that a 1-hour checkpoint is what this request reads: after a pause (the later entries expired) or not. */
 const P_CHECKPOINT_AFTER_PAUSE = 0.9;
 const P_CHECKPOINT_BEHIND_WARM = 0.05;
+/**
+ * Probability that the settled prefix is what a request reads: the next compaction's (it edits
+ * after it), some requests on. Below EXPECTED_HIT (requestOutlook.ts): not counted on now.
+ */
+const P_SETTLED = 0.45;
 
 /**
  * Chooses at most 4 prompt-cache breakpoints over tools → system → messages. Candidates:
  * the end of the tools, the end of the system prompt, the end of the last message (written
  * now, read next turn), and — when more than 20 blocks were added since the previous
  * request's last breakpoint, which the API's lookback would no longer find — that previous
- * position again, so this request reads it. Candidates whose prefix is shorter than the
+ * position again, so this request reads it; the end of the settled prefix (settledPrefix.ts),
+ * which the next compaction leaves cached, and the previous request's settled breakpoint while
+ * it lives, which this request reads when a compaction changed what came after it. Candidates
+ * whose prefix is shorter than the
  * model's minimum cacheable length are dropped; the rest are ranked by tokens covered ×
  * expected hit probability. Returned in prefix order. Pure and O(messages).
  */
@@ -150,14 +185,30 @@ export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
         );
       }
     }
+    const ids = input.messages.map((m) => m.id);
+    // The tail the previous request wrote is no longer a prefix: a compaction edited before it.
+    const tailGone = prev !== undefined && (prevIndex < 0 || !samePrefix(prev.prefixTokens, prefix[prevIndex] ?? 0));
+    const settled = input.settledIndex ?? -1;
+    const old = prev?.settled;
+    const oldLive = settledAlive(old, ids, input.now) && samePrefix(old.prefixTokens, prefix[old.index] ?? 0);
+    if (oldLive && old.index !== settled && old.index < lastIndex)
+      add(
+        { at: 'message', messageIndex: old.index },
+        prefix[old.index] ?? 0,
+        tailGone ? P_PREVIOUS_WARM : P_SETTLED,
+        'the previous end of the settled prefix, still cached: what is read when a compaction changed what follows',
+      );
+    if (settled >= 0 && settled < lastIndex)
+      add(
+        { at: 'message', messageIndex: settled },
+        prefix[settled] ?? 0,
+        tailGone && oldLive && old.index === settled ? P_PREVIOUS_WARM : P_SETTLED,
+        'the end of the settled prefix (what compactions have changed): the next compaction rewrites only what follows it',
+      );
     const cp = prev?.checkpoint;
     if (
       prev &&
-      checkpointAlive(
-        cp,
-        input.messages.map((m) => m.id),
-        input.now,
-      ) &&
+      checkpointAlive(cp, ids, input.now) &&
       cp.index < lastIndex &&
       cp.index !== prevIndex &&
       samePrefix(cp.prefixTokens, prefix[cp.index] ?? 0)
@@ -175,8 +226,11 @@ export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
       }
     }
   }
+  // One breakpoint a place (the likelier reason wins), at most four.
+  const seen = new Set<number>();
   return candidates
     .sort((a, b) => b.score - a.score)
+    .filter((a) => !seen.has(order(a.target)) && seen.add(order(a.target)))
     .slice(0, MAX_BREAKPOINTS)
     .sort((a, b) => order(a.target) - order(b.target));
 }

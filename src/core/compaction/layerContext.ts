@@ -92,21 +92,8 @@ export function hasImages(content: ToolResultContent): boolean {
   return typeof content !== 'string' && content.some((p) => p.type === 'image');
 }
 
-/** Start of the snip placeholder (see snip.ts). */
-export const STALE_PREFIX = '[Stale: ';
-/** Start of the microcompact placeholder (see microcompact.ts). */
-export const CLEARED_PREFIX = '[Old tool result cleared after the prompt cache expired';
-
-/** Start of the masking stub (see mask.ts). */
-export const MASKED_PREFIX = '[Tool result cleared to save context: ';
-
-/** Whether a result is already a placeholder of snip, microcompact or masking (never touched again). */
-export function isPlaceholder(content: ToolResultContent): boolean {
-  return (
-    typeof content === 'string' &&
-    (content.startsWith(STALE_PREFIX) || content.startsWith(CLEARED_PREFIX) || content.startsWith(MASKED_PREFIX))
-  );
-}
+// The placeholders' home is conversation/resultPlaceholders.ts (the cache's settled prefix reads them too).
+export { CLEARED_PREFIX, isPlaceholder, MASKED_PREFIX, STALE_PREFIX } from '../conversation/resultPlaceholders';
 
 /** A block's meta for a new version of the block: same id, pin and flags, no memoised count. */
 export function freshMeta(meta: BlockMeta): BlockMeta {

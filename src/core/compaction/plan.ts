@@ -16,6 +16,7 @@ import { isServerStrategy } from '../server/serverContext';
 import type { ConversationState, Message } from '../conversation/conversationModel';
 import { maskCandidates, type MaskCandidate } from './mask';
 import { formatCount } from '../text/counts';
+import { rewriteFrom, settledThrough } from '../cache/settledPrefix';
 import {
   clearAtLeastTokensFor,
   effectiveWindow,
@@ -181,8 +182,9 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
   // are 0–8 % of their requests; on the pi session they are 14 % of the baseline's bill at 100k).
   const miss = Math.min(1, Math.max(0, inputs.cacheMissRate ?? 0));
   /** The figures of an edit that changes messages from `first` on, freeing `saving` tokens, plus `llmUsd`. */
+  const settled = settledThrough(state.messages);
   const priced = (first: number, saving: number, llmUsd: number) => {
-    const rewrite = inputs.cacheWarm ? Math.max(0, suffix(first) - saving) : 0;
+    const rewrite = inputs.cacheWarm ? Math.max(0, suffix(rewriteFrom(settled, first)) - saving) : 0;
     const cost = rewrite * REWRITE_PREMIUM * (1 - miss) * inputPrice + llmUsd;
     const perRequest = saving * (CACHE_READ_FACTOR + miss * REWRITE_PREMIUM) * inputPrice;
     return {

@@ -1,6 +1,7 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { cachedPrefixes, nextBreakpoint } from '../cache/breakpointMemory';
 import { planCacheAnchors, type PreviousBreakpoint } from '../cache/cacheAnchors';
+import { settledThrough } from '../cache/settledPrefix';
 import { PRIOR_GAP_STATS, type GapStats } from '../cache/replyGaps';
 import { chooseTtls, type TimedAnchor } from '../cache/ttlChoice';
 import { planningPrices } from '../models/modelFacts';
@@ -52,6 +53,7 @@ export function prepareRequest(
   const { state, repairs } = sendableState(input);
   const tokens = deps.count(state);
   const now = deps.clock.now();
+  const settledIndex = settledThrough(state.messages);
   const positions = planCacheAnchors({
     toolsTokens: tokens.tools,
     systemTokens: tokens.system,
@@ -59,6 +61,7 @@ export function prepareRequest(
     minCacheableTokens: state.config.minCacheableTokens,
     now,
     ...(deps.previous ? { previous: deps.previous } : {}),
+    settledIndex,
   });
   const cached = cachedPrefixes(state.messages, tokens, now, deps.previous);
   const anchors = chooseTtls(positions, {
@@ -74,7 +77,15 @@ export function prepareRequest(
     state,
     anchors.map((a) => ({ ...a.target, ttl: a.ttl })),
   );
-  const lastBreakpoint = nextBreakpoint(state.messages, tokens, anchors, now, deps.previous, cached.stableCached);
+  const lastBreakpoint = nextBreakpoint(
+    state.messages,
+    tokens,
+    anchors,
+    now,
+    deps.previous,
+    cached.stableCached,
+    settledIndex,
+  );
   return { params, sent: state, repairs, tokens, anchors, ...(lastBreakpoint ? { lastBreakpoint } : {}) };
 }
 
