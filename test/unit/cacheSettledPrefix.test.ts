@@ -4,6 +4,7 @@ import { applyMask, maskCandidates } from '../../src/core/compaction/mask';
 import { planCompaction } from '../../src/core/compaction/plan';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
+import { STALE_PREFIX } from '../../src/core/conversation/resultPlaceholders';
 import { prepareRequest, type PreparedRequest } from '../../src/core/pipeline/pipeline';
 import { chars4Tokenizer } from '../../src/core/tokens/chars4';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
@@ -53,6 +54,20 @@ describe('the settled prefix: what compactions have changed keeps a breakpoint (
       ms.reduce((last, m, i) => (ok(m) ? i : last), -1);
     const lastMasked = lastOf(masked, (m) => m.turn === 3 && m.role === 'user');
     assert.equal(settledThrough(masked), lastMasked);
+    // Snip's stale marks ride along in a kept tail: they do not move the end.
+    const staleAt = masked.length - 2;
+    const withStale = masked.map((m, i) =>
+      i !== staleAt
+        ? m
+        : {
+            ...m,
+            blocks: m.blocks.map((b) =>
+              b.type === 'tool_result' ? { ...b, content: `${STALE_PREFIX}read again later]` } : b,
+            ),
+          },
+    );
+    assert.ok(withStale[staleAt]?.blocks.some((b) => b.type === 'tool_result'));
+    assert.equal(settledThrough(withStale), lastMasked);
     // The newest message is never the end: the one before it holding a mark is.
     const upTo = masked.slice(0, lastMasked + 1);
     assert.equal(
