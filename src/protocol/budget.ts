@@ -47,8 +47,10 @@ const LedgerRow = v.strictObject({
   source: v.string(),
   tokens: N,
   breakpoint: v.boolean(),
-  /** The breakpoint's lifetime and why it was chosen (core/cache/ttlChoice.ts). */
-  breakpointTtl: v.optional(v.strictObject({ value: v.picklist(['5m', '1h']), reason: v.string() })),
+  /** The breakpoint's lifetime and why it was chosen (core/cache/ttlChoice.ts), and why it is here (cacheAnchors.ts). */
+  breakpointTtl: v.optional(
+    v.strictObject({ value: v.picklist(['5m', '1h']), reason: v.string(), where: v.optional(v.string()) }),
+  ),
   preview: v.string(),
   blockId: v.optional(v.string()),
   /** The workspace file the block came from (project instructions). */ origin: v.optional(v.string()),

@@ -5,7 +5,9 @@ import { planCompaction } from '../../src/core/compaction/plan';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { STALE_PREFIX } from '../../src/core/conversation/resultPlaceholders';
+import { buildLedger } from '../../src/core/pipeline/ledger';
 import { prepareRequest, type PreparedRequest } from '../../src/core/pipeline/pipeline';
+import { initialCalibration } from '../../src/core/tokens/calibration';
 import { chars4Tokenizer } from '../../src/core/tokens/chars4';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { makeRequestCounter } from '../../src/core/tokens/requestTokens';
@@ -94,6 +96,14 @@ describe('the settled prefix: what compactions have changed keeps a breakpoint (
     const marked = first.prepared.anchors.find((a) => /settled prefix/.test(a.reason));
     assert.ok(marked, 'the end of what the mask changed is a breakpoint');
     assert.ok(first.prepared.lastBreakpoint?.settled, 'and the next request is told where it is');
+    // The ledger says why each breakpoint is where it is.
+    const ledger = buildLedger(first.prepared.sent, first.prepared.anchors, chars4Tokenizer, initialCalibration());
+    const wheres = ledger.flatMap((r) => (r.ttl?.where ? [r.ttl.where] : []));
+    assert.equal(wheres.length, first.prepared.anchors.length);
+    assert.ok(
+      wheres.some((w) => /end of the settled prefix/.test(w)),
+      wheres.join(' | '),
+    );
     send(view(c, 12, 4));
     const second = send(view(c, 13, 8));
     // What the first mask settled (the system prompt and turns 1–4) is read; before, only the system prompt was.

@@ -23,8 +23,11 @@ export interface LedgerEntry {
   readonly preview: string;
   /** Whether a cache breakpoint sits on this block. */
   readonly breakpoint: boolean;
-  /** The breakpoint's lifetime and why it was chosen (when there is one and the anchors say). */
-  readonly ttl?: { readonly value: CacheTtl; readonly reason: string };
+  /**
+   * The breakpoint's lifetime and why it was chosen (when there is one and the anchors say), and
+   * why the breakpoint is here at all (`where`: the anchor's reason, cacheAnchors.ts).
+   */
+  readonly ttl?: { readonly value: CacheTtl; readonly reason: string; readonly where?: string };
   readonly blockId?: string;
   /** The workspace file the block's content came from (project instructions), when it did. */
   readonly origin?: string;
@@ -63,9 +66,9 @@ export function buildLedger(
   const messageBreakpoints = new Set(
     anchors.flatMap((a) => (a.target.at === 'message' ? [a.target.messageIndex] : [])),
   );
-  const ttlOf = (match: (a: CacheAnchor) => boolean): { ttl?: { value: CacheTtl; reason: string } } => {
+  const ttlOf = (match: (a: CacheAnchor) => boolean): Partial<Pick<LedgerEntry, 'ttl'>> => {
     const a = anchors.find(match);
-    return a?.ttl !== undefined ? { ttl: { value: a.ttl, reason: a.ttlReason ?? '' } } : {};
+    return a?.ttl !== undefined ? { ttl: { value: a.ttl, reason: a.ttlReason ?? '', where: a.reason } } : {};
   };
   const cal = (raw: number) => Math.round(applyCalibration(calibration, { text: raw, fixed: 0 }));
   // A deferred tool costs nothing until a tool search references it; the search tool, which

@@ -271,9 +271,12 @@ function renderEmpty(): void {
 root.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
 post({ type: 'ready' });
 
-/** A breakpoint's tooltip: its lifetime and why it was chosen. */
-function breakpointTitle(ttl: { readonly value: '5m' | '1h'; readonly reason: string } | undefined): string {
+/** A breakpoint's tooltip: why it is here, its lifetime and why that lifetime. */
+function breakpointTitle(
+  ttl: { readonly value: '5m' | '1h'; readonly reason: string; readonly where?: string | undefined } | undefined,
+): string {
   if (!ttl) return 'cache breakpoint after this block';
   const kept = ttl.value === '1h' ? '1 hour' : '5 minutes';
-  return `Cache breakpoint after this block, kept ${kept}${ttl.reason ? `: ${ttl.reason}` : ''}`;
+  const where = ttl.where ? ` (${ttl.where})` : '';
+  return `Cache breakpoint after this block${where}, kept ${kept}${ttl.reason ? `: ${ttl.reason}` : ''}`;
 }
