@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { planCacheAnchors } from '../../src/core/cache/cacheAnchors';
 import { settledThrough } from '../../src/core/cache/settledPrefix';
 import { applyMask, maskCandidates } from '../../src/core/compaction/mask';
 import { planCompaction } from '../../src/core/compaction/plan';
@@ -156,5 +157,43 @@ describe('the settled prefix: what compactions have changed keeps a breakpoint (
     assert.ok(q.firstChangedIndex > settled + 1, `${q.firstChangedIndex} after ${settled}`);
     const rest = after.messages.slice(settled + 1).reduce((n, m) => n + tokensOf(m), 0);
     assert.equal(q.rewriteTokens, rest - q.expectedSaving);
+  });
+
+  it('one breakpoint a place, at most four: the settled end on the 1-hour checkpoint is one mark', () => {
+    const n = 40;
+    const messages = Array.from({ length: n }, (_, i) => ({ id: `m${i}`, tokens: 1_000, blocks: 1 }));
+    const anchors = planCacheAnchors({
+      toolsTokens: 4_000,
+      systemTokens: 6_000,
+      messages,
+      minCacheableTokens: 1024,
+      now: 10_000_000,
+      settledIndex: 9,
+      previous: {
+        messageId: 'm30',
+        sentAt: 10_000_000 - 20 * 60_000,
+        ttl: '5m',
+        prefixTokens: 41_000,
+        checkpoint: {
+          messageId: 'm9',
+          index: 9,
+          firstId: 'm0',
+          sentAt: 10_000_000 - 20 * 60_000,
+          prefixTokens: 20_000,
+        },
+        settled: {
+          messageId: 'm9',
+          index: 9,
+          firstId: 'm0',
+          sentAt: 10_000_000 - 60_000,
+          prefixTokens: 20_000,
+          ttl: '5m',
+        },
+      },
+    });
+    const places = anchors.map((a) => (a.target.at === 'message' ? a.target.messageIndex : a.target.at));
+    assert.equal(new Set(places).size, places.length, places.join(','));
+    assert.ok(anchors.length <= 4);
+    assert.ok(places.includes(9) && places.includes(n - 1), places.join(','));
   });
 });

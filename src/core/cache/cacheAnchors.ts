@@ -139,9 +139,9 @@ const P_SETTLED = 0.45;
  * position again, so this request reads it; the end of the settled prefix (settledPrefix.ts),
  * which the next compaction leaves cached, and the previous request's settled breakpoint while
  * it lives, which this request reads when a compaction changed what came after it. Candidates
- * whose prefix is shorter than the
- * model's minimum cacheable length are dropped; the rest are ranked by tokens covered ×
- * expected hit probability. Returned in prefix order. Pure and O(messages).
+ * whose prefix is shorter than the model's minimum cacheable length are dropped; the rest are
+ * ranked by tokens covered × expected hit probability, one a place, and the best four returned
+ * in prefix order. Pure and O(messages).
  */
 export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
   const candidates: CacheAnchor[] = [];

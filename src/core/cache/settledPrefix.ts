@@ -4,8 +4,8 @@
  * Compactions work oldest first, so the next one changes messages after it — the next results
  * masked, the turns after the last summary — unless it summarises from the start. Snip's stale
  * marks are left out: they ride along where a compaction rewrote anyway, in the kept tail, after
- * where the next compaction starts. A breakpoint kept at its end (cacheAnchors.ts) is read
- * back by every request (cacheAnchors.ts), so that next edit rewrites only what comes after it, not the whole
+ * where the next compaction starts. A breakpoint kept at its end (cacheAnchors.ts) is read back
+ * by every request, so that next edit rewrites only what comes after it, not the whole
  * conversation after the system prompt: without it the only cached prefixes are the stable one
  * and the previous request's tail, which the edit has changed. Derived from the messages alone,
  * so it survives a reload and needs no owner. Pure, O(blocks).
