@@ -19,6 +19,7 @@ import type { Tokenizer } from '../../src/core/platform/platformPorts';
 import { describeStandIns, type StandIns } from '../blockStandIn';
 import { policy, type PolicyName } from '../policies';
 import { prepareTranscript, replay } from '../replayCore';
+import { runMeta } from '../runMeta';
 import { describeReplayRepairs, type SkippedTranscript } from '../replayReport';
 import { SUMMARY_LENGTH } from '../summaryLength';
 import { describeIgnored, nothingToReplay, readTranscript, type IgnoredRecords } from '../transcript';
@@ -125,6 +126,7 @@ export async function runUnseen(args: readonly string[]): Promise<number> {
     return 2;
   }
   const started = performance.now();
+  const meta = runMeta(); // the commit as the run starts: edits during it do not change what ran
   const dir = parsed.out ?? mkdtempSync(join(tmpdir(), 'context-pipeline-unseen-'));
   const cases = casesMatching(parsed.only);
   const generated = generateUnseen(dir, cases, (g) =>
@@ -138,6 +140,6 @@ export async function runUnseen(args: readonly string[]): Promise<number> {
     `${report.rows.length} replays of ${generated.length} transcripts in ${seconds(total)} s (generation ${seconds(generatedMs)} s)`,
   );
   console.log(problemLine(report.rows, parsed.policies));
-  console.log(jsonLine(report.rows, report.skipped));
+  console.log(jsonLine(report.rows, report.skipped, meta));
   return 0;
 }
