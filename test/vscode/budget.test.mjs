@@ -171,9 +171,9 @@ describe(
         ledgerRows.some((r) => /^◆ (5m|1h)$/.test(r[4] ?? '')),
         `a cache breakpoint is marked with its lifetime: ${ledgerRows.map((r) => r[4]).join('|')}`,
       );
-      // Its tooltip says how long the cache keeps it and why.
+      // Its tooltip says why it is there, how long the cache keeps it and why.
       const why = await frame.locator('[data-testid="budget-ledger"] span.breakpoint').first().getAttribute('title');
-      assert.match(why ?? '', /^Cache breakpoint after this block, kept (5 minutes|1 hour): /);
+      assert.match(why ?? '', /^Cache breakpoint after this block \(.+\), kept (5 minutes|1 hour): /);
       assert.equal(await frame.locator('[data-testid="ledger-diff"]').count(), 1);
 
       const path = await workbench.screenshot(w.page, 'budget-panel');
