@@ -290,6 +290,7 @@ export class ChatService {
       promptTokens: this.bill.promptTokens,
       costUsd: this.bill.costUsd,
       subagentsCostUsd: this.bill.subagentsCostUsd,
+      summariesCostUsd: this.bill.summariesCostUsd,
       ...(rt ? { inUseBaseUrl: rt.transport.settings.baseUrl } : {}),
     });
     // Busy as it is when posted (reports built concurrently may finish out of order), and

@@ -1,10 +1,11 @@
 /**
  * What the open session has cost and its last reported prompt size, for the header and the
- * status bar: its own requests and its subagents' (billed to it; subagentRecord.ts). Starts
- * from what the session file holds, then follows the events. Pure.
+ * status bar: its own requests, its compactions' summaries and its subagents' (billed to it;
+ * subagentRecord.ts). Starts from what the session file holds, then follows the events. Pure.
  */
 import { addCosts } from '../core/llm/cost';
 import type { AgentEvent } from '../core/agent/events';
+import { summariesCost } from '../core/compaction/health';
 import { subagentsCost } from '../core/subagents/subagentRecord';
 import type { OpenSession } from './sessionPort';
 
@@ -14,13 +15,16 @@ export class SessionBill {
   costUsd: number | undefined = 0;
   /** The part of `costUsd` its subagents spent. */
   subagentsCostUsd: number | undefined = 0;
+  /** The part of `costUsd` the compaction summariser spent. */
+  summariesCostUsd = 0;
   /** The last prompt size the API reported (0 before any). */
   promptTokens = 0;
 
   /** A session was opened: its bill so far. */
-  opened(open: Pick<OpenSession, 'costUsd' | 'subagents' | 'lastPromptTokens'>): void {
+  opened(open: Pick<OpenSession, 'costUsd' | 'subagents' | 'compactions' | 'lastPromptTokens'>): void {
     this.costUsd = open.costUsd;
     this.subagentsCostUsd = subagentsCost(open.subagents);
+    this.summariesCostUsd = summariesCost(open.compactions.map((c) => c.record));
     this.promptTokens = open.lastPromptTokens;
   }
 
@@ -29,6 +33,13 @@ export class SessionBill {
     if (e.type === 'usage') {
       this.costUsd = addCosts(this.costUsd, e.costUsd);
       this.promptTokens = e.reportedTokens;
+      return true;
+    }
+    if (e.type === 'compaction_finished') {
+      const spent = summariesCost(e.records);
+      if (spent === 0) return false;
+      this.costUsd = addCosts(this.costUsd, spent);
+      this.summariesCostUsd += spent;
       return true;
     }
     if (e.type === 'subagent_finished') {

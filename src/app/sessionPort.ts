@@ -23,7 +23,8 @@ export interface OpenSession {
   /** The subagents that ended, oldest first (their cards and the bill). */
   readonly subagents: readonly SubagentRecord[];
   /**
-   * Cost so far, its subagents' included (undefined when a request's price is unknown), and the
+   * Cost so far, its compactions' summaries and its subagents' included (undefined when a
+   * request's price is unknown), and the
    * last reported prompt size, for the header.
    */
   readonly costUsd: number | undefined;

@@ -32,6 +32,8 @@ export interface ContextFigures {
   readonly costUsd: number | undefined;
   /** Present when subagents ran: the part of `costUsd` they spent (undefined when one's price is unknown). */
   readonly subagents?: { readonly costUsd: number | undefined };
+  /** Present when a compaction's summary cost something: the part of `costUsd` the summariser spent. */
+  readonly summaries?: { readonly costUsd: number };
   /** cache reads / prompt tokens of this session, 0..1, when known. */
   readonly cacheHitRate?: number;
   readonly compactions: number;
@@ -59,6 +61,8 @@ export interface StatusInputs {
   readonly costUsd: number | undefined;
   /** The part of `costUsd` the session's subagents spent (0: none ran). */
   readonly subagentsCostUsd: number | undefined;
+  /** The part of `costUsd` the compaction summariser spent (0: none). */
+  readonly summariesCostUsd: number;
   /**
    * The base URL the open session's requests go to now (its transport's): the setting's value
    * from the last turn boundary on. It differs from the setting only while a turn runs after
@@ -142,6 +146,7 @@ export async function statusReport(
     pressure,
     costUsd: inp.costUsd,
     ...(inp.subagentsCostUsd !== 0 ? { subagents: { costUsd: inp.subagentsCostUsd } } : {}),
+    ...(inp.summariesCostUsd > 0 ? { summaries: { costUsd: inp.summariesCostUsd } } : {}),
     ...(health && health.promptTokens > 0 ? { cacheHitRate: health.cacheHitRate } : {}),
     compactions: agent?.compactions.filter((c) => c.active).length ?? 0,
     ...breakdown(inp),

@@ -47,7 +47,7 @@ export function statusBarText(f: ContextFigures): StatusBarText {
   if (f.engine) lines.push(`Context engine: ${f.engine}.\n\n`);
   lines.push(
     `Compaction: soft at ${Math.round(f.softThreshold * 100)}%, hard at ${Math.round(f.hardThreshold * 100)}% of ${effective.toLocaleString('en-US')} tokens · ${f.compactions} so far.\n\n`,
-    `Cost this session: ${f.costUsd === undefined ? "— (a model's price is unknown)" : `$${f.costUsd.toFixed(4)}`}${f.subagents ? subagentsPart(f.subagents.costUsd) : ''}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`,
+    `Cost this session: ${f.costUsd === undefined ? "— (a model's price is unknown)" : `$${f.costUsd.toFixed(4)}`}${costParts(f)}${f.cacheHitRate !== undefined ? ` · cache hit rate ${Math.round(f.cacheHitRate * 100)}%` : ''}.`,
   );
   return {
     text: `$(pulse) ${f.estimated ? '≈' : ''}${f.pressure.percentFull} % of ${shortTokens(effective)}`,
@@ -56,7 +56,13 @@ export function statusBarText(f: ContextFigures): StatusBarText {
   };
 }
 
-/** " (subagents $0.0123)": what the session's subagents spent of its cost. */
-function subagentsPart(usd: number | undefined): string {
-  return ` (subagents ${usd === undefined ? '—' : `$${usd.toFixed(4)}`})`;
+/** " (summaries $0.0040, subagents $0.0123)": what the summariser and the subagents spent of the session's cost. */
+function costParts(f: Pick<ContextFigures, 'summaries' | 'subagents'>): string {
+  const parts = [
+    ...(f.summaries ? [`summaries $${f.summaries.costUsd.toFixed(4)}`] : []),
+    ...(f.subagents
+      ? [`subagents ${f.subagents.costUsd === undefined ? '—' : `$${f.subagents.costUsd.toFixed(4)}`}`]
+      : []),
+  ];
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }

@@ -176,6 +176,8 @@ const SnapshotSchema = v.strictObject({
   requests: v.array(RequestRow),
   /** The session's subagents that ended, oldest first (the newest 200). */
   subagents: v.array(SubagentRow),
+  /** What the compaction summariser spent over the whole session (every compaction, restored or not). */
+  summariesCostUsd: N,
   ledger: v.array(LedgerRow),
   /** What normalize repaired in the last request before sending it: one line, and each repair. */
   repairs: v.optional(v.strictObject({ summary: v.string(), details: v.array(v.string()) })),

@@ -170,6 +170,7 @@ describe('budget protocol', () => {
       tokenizer: 'o200k',
       requests: [],
       subagents: [],
+      summariesCostUsd: 0,
       ledger: [],
       compactions: [],
       pinned: [

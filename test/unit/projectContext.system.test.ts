@@ -209,6 +209,7 @@ describe('project context: budget categories', () => {
       tokenizer: 't',
       requests: [],
       subagents: [],
+      summariesCostUsd: 0,
       ledger: [
         {
           position: 1,

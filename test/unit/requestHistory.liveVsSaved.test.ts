@@ -5,6 +5,7 @@ import type { CompactionRecord } from '../../src/core/compaction/types';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { reportedPromptTokens } from '../../src/core/tokens/promptTokens';
 import { BudgetHistory } from '../../src/host/budget/budgetData';
+import { SessionBill } from '../../src/app/sessionBill';
 import { Build } from './support/builders';
 import { summaryBlock } from './support/sessionSamples';
 import { withStorePort } from './support/storePort';
@@ -23,7 +24,11 @@ const usage = (input: number, read: number, write: number, output: number): Usag
  * requests, a turn that failed before any usage, a request with a cache miss, server figures
  * and a count_tokens anchor.
  */
-async function playSession(sink: SessionSink, live: BudgetHistory, clock: { now(): number }): Promise<void> {
+async function playSession(
+  sink: SessionSink,
+  live: Pick<BudgetHistory, 'observe'>,
+  clock: { now(): number },
+): Promise<void> {
   const b = new Build('lv');
   const messages: Message[] = [];
   const say = async (m: Message) => {
@@ -127,6 +132,28 @@ describe('request history: the live rows equal the rows rebuilt from the saved f
       assert.deepEqual(live.turnPrompts, [1300 + 30, 500 + 25, 630 + 8]);
       assert.equal(live.requests[3]?.serverCleared, 900);
       assert.equal(live.requests[3]?.counted, 600);
+      await again.session.close();
+    });
+  });
+
+  it('the bill counts the summaries: live and reopened, the same total', async () => {
+    await withStorePort('cp-lvs-', Date.UTC(2026, 10, 23, 12, 0, 0), async (port, clock) => {
+      const open = await port.create('claude-sonnet-4-6');
+      const bill = new SessionBill();
+      bill.opened(open);
+      const live = new BudgetHistory(open.requestHistory);
+      await playSession(open.sink, { observe: (e) => (bill.observe(e), live.observe(e)) }, clock);
+      await open.close();
+      // Five requests at $0.001 an output token, and the summary's $0.001.
+      const expected = 0.001 * (40 + 30 + 25 + 12 + 8) + 0.001;
+      assert.ok(Math.abs((bill.costUsd ?? 0) - expected) < 1e-9, `${bill.costUsd}`);
+      assert.ok(Math.abs(bill.summariesCostUsd - 0.001) < 1e-12);
+      const again = await port.open(open.id);
+      assert.ok(again.ok);
+      assert.ok(Math.abs((again.session.costUsd ?? 0) - expected) < 1e-9, `${again.session.costUsd}`);
+      const reopened = new SessionBill();
+      reopened.opened(again.session);
+      assert.ok(Math.abs(reopened.summariesCostUsd - 0.001) < 1e-12);
       await again.session.close();
     });
   });

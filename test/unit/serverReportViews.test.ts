@@ -62,6 +62,7 @@ const snapshot = (requests: unknown[]) => ({
   tokenizer: 't',
   requests,
   subagents: [],
+  summariesCostUsd: 0,
   ledger: [],
   compactions: [],
   pinned: [],

@@ -139,8 +139,13 @@ describe('subagents in the views: the card, the budget row, the status bar', () 
       statusBarText({ ...figures, subagents: { costUsd: 0.003 } }).tooltip,
       /Cost this session: \$0\.0131 \(subagents \$0\.0030\)\./,
     );
+    // What the compaction summariser spent is named beside it.
+    assert.match(
+      statusBarText({ ...figures, summaries: { costUsd: 0.004 }, subagents: { costUsd: 0.003 } }).tooltip,
+      /Cost this session: \$0\.0131 \(summaries \$0\.0040, subagents \$0\.0030\)\./,
+    );
     const bill = new SessionBill();
-    bill.opened({ costUsd: 0.01, subagents: [], lastPromptTokens: 5 });
+    bill.opened({ costUsd: 0.01, subagents: [], compactions: [], lastPromptTokens: 5 });
     assert.equal(bill.observe({ type: 'subagent_finished', record: RECORD }), true);
     assert.ok(Math.abs((bill.costUsd ?? 0) - 0.013) < 1e-12);
     assert.equal(bill.subagentsCostUsd, 0.003);

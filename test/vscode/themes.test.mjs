@@ -230,6 +230,11 @@ for (const theme of [
         await w.command('Context Pipeline: Show Context Budget');
         const frame = await budgetFrame(w.page);
         await frame.locator('[data-testid="budget-bar"]').waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+        // The session's total counts what Compact Now's summary cost, and says how much it was.
+        assert.match(
+          await frame.locator('[data-testid="budget-history"] > p.muted').last().innerText(),
+          /^\d+ requests, \$\d+\.\d{4} in this session \(\$0\.0\d{3} of it by compaction summaries\)/,
+        );
         saved.push(await shot(w.page, '.part.editor', `${theme.id}-budget`));
       });
 
@@ -238,6 +243,7 @@ for (const theme of [
           const before = await w.frame.locator('.item.user .text').allInnerTexts();
           const budget = await budgetFrame(w.page);
           const rowsBefore = await budget.locator('[data-testid="requests-table"] tbody tr').count();
+          const totalBefore = await budget.locator('[data-testid="budget-history"] > p.muted').last().innerText();
           await w.reloadWindow();
           await w.frame.locator('.item.user').first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
           assert.deepEqual(
@@ -255,6 +261,12 @@ for (const theme of [
               async () => (await again.locator('[data-testid="requests-table"] tbody tr').count()) === rowsBefore,
               `${rowsBefore} history rows after the reload`,
             );
+          // The same total, summaries included, rebuilt from the session file.
+          await eventually(
+            async () =>
+              (await again.locator('[data-testid="budget-history"] > p.muted').last().innerText()) === totalBefore,
+            `the same session total after the reload: ${totalBefore}`,
+          );
           // And the conversation goes on.
           w.fake.script({ text: 'Still here after the reload.' });
           await w.send('Are you still there?');

@@ -31,6 +31,15 @@ export const EMPTY_HEALTH: ContextHealth = {
 /** Requests in a row with nothing read (while a hit was expected) before the user is warned. */
 export const CACHE_MISS_WARNING_STREAK = 3;
 
+/**
+ * What the compaction summariser cost over `records` (every one made, restored or not: the
+ * money was spent). Compactions without an LLM cost 0; a server compaction is billed in its
+ * request's usage instead.
+ */
+export function summariesCost(records: readonly Pick<CompactionRecord, 'costUsd'>[]): number {
+  return records.reduce((n, r) => n + (Number.isFinite(r.costUsd) && r.costUsd > 0 ? r.costUsd : 0), 0);
+}
+
 /** Adds a compaction to the figures. */
 export function withCompaction(h: ContextHealth, r: CompactionRecord): ContextHealth {
   return {

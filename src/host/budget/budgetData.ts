@@ -2,6 +2,7 @@ import type { PreparedRequest } from '../../core/pipeline/pipeline';
 import type { EngineUse } from '../../core/engine/engineSlot';
 import type { WindowSource } from '../../core/pipeline/config';
 import { lostIdentifiers } from '../../core/compaction/retention';
+import { summariesCost } from '../../core/compaction/health';
 import type { CompactionEntryState } from '../../core/agent/agentSession';
 import type { CompactionPlan } from '../../core/compaction/plan';
 import type { SoftAction } from '../../core/compaction/policy';
@@ -216,6 +217,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     ...(lastRequest ? { last: { estimated: lastRequest.estimated, reported: lastRequest.promptTokens } } : {}),
     requests,
     subagents: history.subagents,
+    summariesCostUsd: summariesCost(inp.compactions.map((c) => c.record)),
     ledger: lastLedger.map((r) => ({
       position: r.position,
       role: r.role,

@@ -12,6 +12,7 @@ import type { SessionWriter } from '../sessions/sessionFile';
 import { entryToRecord, recordToEntry } from '../../core/session/compactionEntry';
 import { subagentEntryOf } from '../../core/session/subagentEntry';
 import { subagentsCost } from '../../core/subagents/subagentRecord';
+import { summariesCost } from '../../core/compaction/health';
 import type { SessionStore } from '../sessions/sessionStore';
 import type { OpenSession, SessionPort } from '../../app/sessionPort';
 
@@ -186,9 +187,12 @@ export class StoreSessionPort implements SessionPort {
         ...(c.orphaned ? { orphaned: c.orphaned } : {}),
         ...(c.recalled ? { recalled: c.recalled } : {}),
       })),
-      // The session's bill: its own requests and its subagents'.
+      // The session's bill: its own requests, its compactions' summaries and its subagents'.
       costUsd: addCosts(
-        (replayed?.usage ?? []).reduce<number | undefined>((n, u) => addCosts(n, u.costUsd), 0),
+        addCosts(
+          (replayed?.usage ?? []).reduce<number | undefined>((n, u) => addCosts(n, u.costUsd), 0),
+          summariesCost((replayed?.compactions ?? []).map((c) => c.entry)),
+        ),
         subagentsCost(replayed?.subagents ?? []),
       ),
       subagents: replayed?.subagents ?? [],

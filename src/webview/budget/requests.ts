@@ -60,7 +60,13 @@ export function history(s: BudgetSnapshot): HTMLElement {
   const agents = subagentsRow(s.subagents);
   const sum = (a: number | null, c: number | null) => (a === null || c === null ? null : a + c);
   const own = s.requests.reduce<number | null>((a, r) => sum(a, r.costUsd), 0);
-  const total = sum(own, agents?.costUsd ?? 0);
+  const total = sum(sum(own, s.summariesCostUsd), agents?.costUsd ?? 0);
+  // "($0.0040 of it by compaction summaries, $0.0030 by subagents)"
+  const spent: Array<readonly [number | null, string]> = [
+    ...(s.summariesCostUsd > 0 ? [[s.summariesCostUsd, 'compaction summaries'] as const] : []),
+    ...(agents ? [[agents.costUsd, 'subagents'] as const] : []),
+  ];
+  const parts = spent.map(([cost, who], i) => `${usd(cost)}${i === 0 ? ' of it' : ''} by ${who}`);
   return section(
     'Requests',
     'budget-history',
@@ -74,7 +80,7 @@ export function history(s: BudgetSnapshot): HTMLElement {
     el(
       'p',
       { class: 'muted' },
-      `${s.requests.length} ${s.requests.length === 1 ? 'request' : 'requests'}${agents ? ` and ${agents.count} ${agents.count === 1 ? 'subagent' : 'subagents'}` : ''}, ${usd(total)} in this session${agents ? ` (${usd(agents.costUsd)} of it by subagents)` : ''} (newest first, at most 20 listed).`,
+      `${s.requests.length} ${s.requests.length === 1 ? 'request' : 'requests'}${agents ? ` and ${agents.count} ${agents.count === 1 ? 'subagent' : 'subagents'}` : ''}, ${usd(total)} in this session${parts.length > 0 ? ` (${parts.join(', ')})` : ''} (newest first, at most 20 listed).`,
     ),
   );
 }
