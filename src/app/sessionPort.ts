@@ -24,8 +24,7 @@ export interface OpenSession {
   readonly subagents: readonly SubagentRecord[];
   /**
    * Cost so far, its compactions' summaries and its subagents' included (undefined when a
-   * request's price is unknown), and the
-   * last reported prompt size, for the header.
+   * request's price is unknown), and the last reported prompt size, for the header.
    */
   readonly costUsd: number | undefined;
   readonly lastPromptTokens: number;
