@@ -390,11 +390,11 @@ export class ChatService {
     this.renderer.render(e);
     this.handoff.observe(e, this.lifecycle.current);
     logEvent(e, this.deps.log);
-    if (this.bill.observe(e)) {
-      // A subagent's cost shows at once; a request's with the turn's next status.
-      if (e.type === 'subagent_finished') this.postStatusInBackground();
-    } else if (e.type === 'compaction_finished' || e.type === 'restored' || e.type === 'recalled')
+    // A subagent's or a summary's cost shows at once; a request's with the turn's next status.
+    const billed = this.bill.observe(e);
+    if (e.type === 'compaction_finished' || e.type === 'restored' || e.type === 'recalled')
       this.onCompactionsChanged.fire();
-    else if (e.type === 'turn_finished' || e.type === 'health') this.postStatusInBackground();
+    if ((billed && e.type !== 'usage') || e.type === 'turn_finished' || e.type === 'health')
+      this.postStatusInBackground();
   }
 }
