@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
-import { budgetFrame } from './budgetFrame.mjs';
+import { budgetFrame, scrollToCard } from './budgetFrame.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 /**
  * @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld
@@ -19,14 +19,6 @@ import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
  * @typedef {import('../../src/core/session/entries.ts').PinEntry} PinEntry
  * @typedef {import('playwright-core').Frame} Frame
  */
-
-/**
- * Scrolls the panel to a card in one step inside the page (the panel may re-render between two Playwright steps).
- * @param {Frame} frame
- * @param {string} testid
- */
-const scrollToCard = (frame, testid) =>
-  frame.evaluate((id) => document.querySelector(`[data-testid="${id}"]`)?.scrollIntoView({ block: 'start' }), testid);
 
 /** @param {string | null} s */
 const num = (s) => Number(String(s).replace(/[^\d.]/g, ''));

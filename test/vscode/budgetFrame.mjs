@@ -10,3 +10,11 @@ import { UI_TIMEOUT } from './timeouts.mjs';
 export function budgetFrame(page, timeout = UI_TIMEOUT) {
   return webviewFrame(page, 'budget-root', timeout);
 }
+
+/**
+ * Scrolls the panel to a card in one step inside the page (the panel may re-render between two Playwright steps).
+ * @param {import('playwright-core').Frame} frame
+ * @param {string} testid
+ */
+export const scrollToCard = (frame, testid) =>
+  frame.evaluate((id) => document.querySelector(`[data-testid="${id}"]`)?.scrollIntoView({ block: 'start' }), testid);

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
-import { budgetFrame } from './budgetFrame.mjs';
+import { budgetFrame, scrollToCard } from './budgetFrame.mjs';
 import { REPO_ROOT } from './setup.mjs';
 import { eventually as poll, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 const OUT =
@@ -236,6 +236,9 @@ for (const theme of [
           /^\d+ requests, \$\d+\.\d{4} in this session \(\$0\.0\d{3} of it by compaction summaries\)/,
         );
         saved.push(await shot(w.page, '.part.editor', `${theme.id}-budget`));
+        await scrollToCard(frame, 'budget-history');
+        saved.push(await shot(w.page, '.part.editor', `${theme.id}-budget-history`, { forDocs: false }));
+        await scrollToCard(frame, 'budget-bar');
       });
 
       if (theme.id === 'dark') {

@@ -8,9 +8,8 @@
 import type { CacheTtl, Message } from '../conversation/conversationModel';
 import type { RequestTokens } from '../tokens/requestTokens';
 import {
-  checkpointAlive,
+  markAlive,
   samePrefix,
-  settledAlive,
   ttlMs,
   type HourCheckpoint,
   type PreviousBreakpoint,
@@ -39,7 +38,7 @@ export function cachedPrefixes(
   const through = prefixThrough(tokens);
   const ids = messages.map((m) => m.id);
   const cp = previous.checkpoint;
-  const alive = live(cp, ids, tokens, now);
+  const alive = liveMark(cp, ids, tokens, now, '1h');
   const checkpointTokens = alive ? through(alive.index) : 0;
   const at = ids.indexOf(previous.messageId);
   // A compaction may keep the message ids and change what comes before them: then nothing is warm.
@@ -49,7 +48,7 @@ export function cachedPrefixes(
     stable !== undefined &&
     now - previous.sentAt < ttlMs(stable.ttl) &&
     samePrefix(stable.tokens, tokens.tools + tokens.system);
-  const settled = liveSettled(previous.settled, ids, tokens, now);
+  const settled = liveMark(previous.settled, ids, tokens, now);
   return {
     readTokens: Math.max(warm ? through(at) : 0, checkpointTokens, settled ? through(settled.index) : 0),
     checkpointTokens,
@@ -81,7 +80,7 @@ export function nextBreakpoint(
   const checkpoint: HourCheckpoint | undefined =
     last.ttl === '1h'
       ? { messageId: lastMessage.id, index: lastIndex, firstId: first.id, sentAt: now, prefixTokens: last.prefixTokens }
-      : live(previous?.checkpoint, ids, tokens, now);
+      : liveMark(previous?.checkpoint, ids, tokens, now, '1h');
   const stableMark = anchors.filter((a) => a.target.at !== 'message').at(-1);
   const stableTtl = stableCached ?? stableMark?.ttl;
   // The settled prefix's breakpoint: this request's when it placed one (it refreshed the entry), else the previous while it lives.
@@ -98,7 +97,7 @@ export function nextBreakpoint(
           ttl: mark.ttl,
           prefixTokens: mark.prefixTokens,
         }
-      : liveSettled(previous?.settled, ids, tokens, now);
+      : liveMark(previous?.settled, ids, tokens, now);
   return {
     messageId: lastMessage.id,
     sentAt: now,
@@ -118,24 +117,19 @@ function prefixThrough(tokens: RequestTokens): (index: number) => number {
   return (index) => sums[index] ?? sum;
 }
 
-/** `mark` while it is still a cached prefix of these messages (place, first message, lifetime, size), else undefined. */
-function liveSettled(
-  mark: SettledMark | undefined,
+/**
+ * `mark` while it is still a cached prefix of these messages (place, first message, the
+ * lifetime it was written with — `ttl`, or its own — and size), else undefined.
+ */
+function liveMark<M extends HourCheckpoint & { readonly ttl?: CacheTtl }>(
+  mark: M | undefined,
   ids: readonly string[],
   tokens: RequestTokens,
   now: number,
-): SettledMark | undefined {
-  return settledAlive(mark, ids, now) && samePrefix(mark.prefixTokens, prefixThrough(tokens)(mark.index))
+  ttl?: CacheTtl,
+): M | undefined {
+  const lifetime = ttl ?? mark?.ttl ?? '5m';
+  return markAlive(mark, lifetime, ids, now) && samePrefix(mark.prefixTokens, prefixThrough(tokens)(mark.index))
     ? mark
     : undefined;
-}
-
-/** `cp` while it is still a cached prefix of these messages (place, first message, hour, size), else undefined. */
-function live(
-  cp: HourCheckpoint | undefined,
-  ids: readonly string[],
-  tokens: RequestTokens,
-  now: number,
-): HourCheckpoint | undefined {
-  return checkpointAlive(cp, ids, now) && samePrefix(cp.prefixTokens, prefixThrough(tokens)(cp.index)) ? cp : undefined;
 }

@@ -61,32 +61,31 @@ export function samePrefix(recorded: number, now: number): boolean {
   return Math.abs(recorded - now) <= 0.01 * Math.max(recorded, now) + 64;
 }
 
+/**
+ * Whether a message breakpoint `mark`, written with lifetime `ttl`, is still a cached prefix of
+ * `messageIds` at `now`: same place, same first message, within its lifetime.
+ */
+export function markAlive<M extends HourCheckpoint>(
+  mark: M | undefined,
+  ttl: CacheTtl,
+  messageIds: readonly string[],
+  now: number,
+): mark is M {
+  return (
+    mark !== undefined &&
+    now - mark.sentAt < ttlMs(ttl) &&
+    messageIds[mark.index] === mark.messageId &&
+    messageIds[0] === mark.firstId
+  );
+}
+
 /** Whether `cp` is still a cached prefix of `messageIds` at `now`: same place, same first message, within the hour. */
 export function checkpointAlive(
   cp: HourCheckpoint | undefined,
   messageIds: readonly string[],
   now: number,
 ): cp is HourCheckpoint {
-  return (
-    cp !== undefined &&
-    now - cp.sentAt < ttlMs('1h') &&
-    messageIds[cp.index] === cp.messageId &&
-    messageIds[0] === cp.firstId
-  );
-}
-
-/** Whether `mark` is still a cached prefix of `messageIds` at `now`: same place, same first message, within its lifetime. */
-export function settledAlive(
-  mark: SettledMark | undefined,
-  messageIds: readonly string[],
-  now: number,
-): mark is SettledMark {
-  return (
-    mark !== undefined &&
-    now - mark.sentAt < ttlMs(mark.ttl) &&
-    messageIds[mark.index] === mark.messageId &&
-    messageIds[0] === mark.firstId
-  );
+  return markAlive(cp, '1h', messageIds, now);
 }
 
 /** What the planner needs to know about the request being built (all token counts calibrated). */
@@ -190,7 +189,8 @@ export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
     const tailGone = prev !== undefined && (prevIndex < 0 || !samePrefix(prev.prefixTokens, prefix[prevIndex] ?? 0));
     const settled = input.settledIndex ?? -1;
     const old = prev?.settled;
-    const oldLive = settledAlive(old, ids, input.now) && samePrefix(old.prefixTokens, prefix[old.index] ?? 0);
+    const oldLive =
+      markAlive(old, old?.ttl ?? '5m', ids, input.now) && samePrefix(old.prefixTokens, prefix[old.index] ?? 0);
     if (oldLive && old.index !== settled && old.index < lastIndex)
       add(
         { at: 'message', messageIndex: old.index },
