@@ -287,10 +287,7 @@ export class ChatService {
       settings: this.deps.settings,
       ...(rt ? { agent: rt.agent, estimator: rt.estimator, tokenizer: rt.tokenizer } : {}),
       ...(open?.title !== undefined ? { title: open.title } : {}),
-      promptTokens: this.bill.promptTokens,
-      costUsd: this.bill.costUsd,
-      subagentsCostUsd: this.bill.subagentsCostUsd,
-      summariesCostUsd: this.bill.summariesCostUsd,
+      ...this.bill.figures(),
       ...(rt ? { inUseBaseUrl: rt.transport.settings.baseUrl } : {}),
     });
     // Busy as it is when posted (reports built concurrently may finish out of order), and

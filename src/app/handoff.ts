@@ -139,8 +139,10 @@ export class Handoff {
       `Handoff of ${from.sessionId}: ${'model' in content.writer ? `written by ${content.writer.model}` : `built without the summariser (${content.writer.failed})`}, $${content.costUsd.toFixed(4)}.`,
     );
     const plan = agent.plan;
+    // The note's cost is the new session's: it is what starting it cost (its bill counts it).
+    const continuedFrom: ContinuedFrom = content.costUsd > 0 ? { ...from, noteCostUsd: content.costUsd } : from;
     const switched = await this.deps.lifecycle.fresh((m) =>
-      this.deps.sessions.create(m, { continuedFrom: from, ...(plan ? { plan } : {}) }),
+      this.deps.sessions.create(m, { continuedFrom, ...(plan ? { plan } : {}) }),
     );
     if (switched !== 'switched') return undefined;
     await this.deps.postAll();

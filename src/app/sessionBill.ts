@@ -1,7 +1,8 @@
 /**
  * What the open session has cost and its last reported prompt size, for the header and the
- * status bar: its own requests, its compactions' summaries and its subagents' (billed to it;
- * subagentRecord.ts). Starts from what the session file holds, then follows the events. Pure.
+ * status bar: its own requests, its compactions' summaries, its subagents' (billed to it;
+ * subagentRecord.ts) and the handoff note that started it (entries.ts ContinuedFrom). Starts
+ * from what the session file holds (core/session/sessionCost.ts), then follows the events. Pure.
  */
 import { addCosts } from '../core/llm/cost';
 import type { AgentEvent } from '../core/agent/events';
@@ -17,15 +18,29 @@ export class SessionBill {
   subagentsCostUsd: number | undefined = 0;
   /** The part of `costUsd` the compaction summariser spent. */
   summariesCostUsd = 0;
+  /** The part of `costUsd` the handoff note that started the session cost. */
+  handoffCostUsd = 0;
   /** The last prompt size the API reported (0 before any). */
   promptTokens = 0;
 
   /** A session was opened: its bill so far. */
-  opened(open: Pick<OpenSession, 'costUsd' | 'subagents' | 'compactions' | 'lastPromptTokens'>): void {
+  opened(
+    open: Pick<OpenSession, 'costUsd' | 'subagents' | 'compactions' | 'lastPromptTokens' | 'continuedFrom'>,
+  ): void {
     this.costUsd = open.costUsd;
+    this.handoffCostUsd = open.continuedFrom?.noteCostUsd ?? 0;
     this.subagentsCostUsd = subagentsCost(open.subagents);
     this.summariesCostUsd = summariesCost(open.compactions.map((c) => c.record));
     this.promptTokens = open.lastPromptTokens;
+  }
+
+  /** The bill's figures as the status report takes them (statusReport.ts StatusInputs). */
+  figures(): Pick<
+    SessionBill,
+    'promptTokens' | 'costUsd' | 'subagentsCostUsd' | 'summariesCostUsd' | 'handoffCostUsd'
+  > {
+    const { promptTokens, costUsd, subagentsCostUsd, summariesCostUsd, handoffCostUsd } = this;
+    return { promptTokens, costUsd, subagentsCostUsd, summariesCostUsd, handoffCostUsd };
   }
 
   /** Takes one event; true when the bill changed. */

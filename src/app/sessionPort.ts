@@ -23,7 +23,7 @@ export interface OpenSession {
   /** The subagents that ended, oldest first (their cards and the bill). */
   readonly subagents: readonly SubagentRecord[];
   /**
-   * Cost so far, its compactions' summaries and its subagents' included (undefined when a
+   * Cost so far, its compactions' summaries, its subagents' and its handoff note's included (undefined when a
    * request's price is unknown), and the last reported prompt size, for the header.
    */
   readonly costUsd: number | undefined;

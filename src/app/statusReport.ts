@@ -34,6 +34,8 @@ export interface ContextFigures {
   readonly subagents?: { readonly costUsd: number | undefined };
   /** Present when a compaction's summary cost something: the part of `costUsd` the summariser spent. */
   readonly summaries?: { readonly costUsd: number };
+  /** Present when the session was handed off to with a note that cost something: that part of `costUsd`. */
+  readonly handoff?: { readonly costUsd: number };
   /** cache reads / prompt tokens of this session, 0..1, when known. */
   readonly cacheHitRate?: number;
   readonly compactions: number;
@@ -63,6 +65,8 @@ export interface StatusInputs {
   readonly subagentsCostUsd: number | undefined;
   /** The part of `costUsd` the compaction summariser spent (0: none). */
   readonly summariesCostUsd: number;
+  /** The part of `costUsd` the handoff note that started the session cost (0: none). */
+  readonly handoffCostUsd: number;
   /**
    * The base URL the open session's requests go to now (its transport's): the setting's value
    * from the last turn boundary on. It differs from the setting only while a turn runs after
@@ -147,6 +151,7 @@ export async function statusReport(
     costUsd: inp.costUsd,
     ...(inp.subagentsCostUsd !== 0 ? { subagents: { costUsd: inp.subagentsCostUsd } } : {}),
     ...(inp.summariesCostUsd > 0 ? { summaries: { costUsd: inp.summariesCostUsd } } : {}),
+    ...(inp.handoffCostUsd > 0 ? { handoff: { costUsd: inp.handoffCostUsd } } : {}),
     ...(health && health.promptTokens > 0 ? { cacheHitRate: health.cacheHitRate } : {}),
     compactions: agent?.compactions.filter((c) => c.active).length ?? 0,
     ...breakdown(inp),

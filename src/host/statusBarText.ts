@@ -56,13 +56,17 @@ export function statusBarText(f: ContextFigures): StatusBarText {
   };
 }
 
-/** " (summaries $0.0040, subagents $0.0123)": what the summariser and the subagents spent of the session's cost. */
-function costParts(f: Pick<ContextFigures, 'summaries' | 'subagents'>): string {
+/**
+ * " (summaries $0.0040, subagents $0.0123, handoff note $0.0051)": what the summariser, the
+ * subagents and the handoff note that started the session spent of its cost.
+ */
+function costParts(f: Pick<ContextFigures, 'summaries' | 'subagents' | 'handoff'>): string {
   const parts = [
     ...(f.summaries ? [`summaries $${f.summaries.costUsd.toFixed(4)}`] : []),
     ...(f.subagents
       ? [`subagents ${f.subagents.costUsd === undefined ? '—' : `$${f.subagents.costUsd.toFixed(4)}`}`]
       : []),
+    ...(f.handoff ? [`handoff note $${f.handoff.costUsd.toFixed(4)}`] : []),
   ];
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }

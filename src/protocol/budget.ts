@@ -178,6 +178,8 @@ const SnapshotSchema = v.strictObject({
   subagents: v.array(SubagentRow),
   /** What the compaction summariser spent over the whole session (every compaction, restored or not). */
   summariesCostUsd: N,
+  /** What writing the handoff note that started this session cost (absent: it was not handed off to, or that cost nothing). */
+  handoffCostUsd: v.optional(N),
   ledger: v.array(LedgerRow),
   /** What normalize repaired in the last request before sending it: one line, and each repair. */
   repairs: v.optional(v.strictObject({ summary: v.string(), details: v.array(v.string()) })),

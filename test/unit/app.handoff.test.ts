@@ -31,13 +31,10 @@ describe('ChatService: Continue in a New Session (handoff)', () => {
     );
     await t.service.handoff.run('focus on the tests');
     assert.equal(t.service.sessionLabel?.id, 'new-2');
-    assert.deepEqual(t.service.sessionLabel?.continuedFrom, {
-      sessionId: 'new-1',
-      title: 'Fix the parser: trailing commas',
-    });
-    assert.deepEqual(t.sessions.handoffs.get('new-2'), {
-      continuedFrom: { sessionId: 'new-1', title: 'Fix the parser: trailing commas' },
-    });
+    // The note's request (100 in, 10 out on Haiku 4.5 at $1/$5 a million) is the new session's to pay.
+    const from = { sessionId: 'new-1', title: 'Fix the parser: trailing commas', noteCostUsd: 0.00015 };
+    assert.deepEqual(t.service.sessionLabel?.continuedFrom, from);
+    assert.deepEqual(t.sessions.handoffs.get('new-2'), { continuedFrom: from });
     assert.deepEqual(t.sessions.closed, ['new-1'], 'the old session is closed, not deleted');
     const [, summariser, first] = t.agents.seen;
     assert.equal(summariser?.model, 'claude-haiku-4-5', 'the summariser model writes the note');

@@ -45,6 +45,27 @@ describe('handoff: the session files', () => {
     });
   });
 
+  it("the handoff note's cost is the new session's: in its bill when created and again when reopened", async () => {
+    await withStorePort('cp-handoff-cost-', 1_800_000_000_000, async (port) => {
+      const from = { sessionId: '2026-01-01T00-00-00-old001', title: 'Trailing commas', noteCostUsd: 0.0042 };
+      const fresh = await port.create('claude-sonnet-4-6', { continuedFrom: from });
+      assert.equal(fresh.costUsd, 0.0042, 'a new session handed off to starts with what its note cost');
+      await fresh.sink.usage({
+        at: 1,
+        model: 'claude-sonnet-4-6',
+        usage: { input_tokens: 1000, output_tokens: 100, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        estimatedTokens: 1000,
+        costUsd: 0.0045,
+      });
+      await fresh.close();
+      const reopened = await port.open(fresh.id);
+      assert.ok(reopened.ok);
+      assert.deepEqual(reopened.session.continuedFrom, from);
+      assert.ok(Math.abs((reopened.session.costUsd ?? NaN) - 0.0087) < 1e-12, 'the request and the note');
+      await reopened.session.close();
+    });
+  });
+
   it('the continued title is marked once, however long the chain', () => {
     assert.equal(continuedTitle('Fix the parser'), 'Fix the parser (continued)');
     assert.equal(continuedTitle('Fix the parser (continued)'), 'Fix the parser (continued)');

@@ -144,6 +144,20 @@ describe('subagents in the views: the card, the budget row, the status bar', () 
       statusBarText({ ...figures, summaries: { costUsd: 0.004 }, subagents: { costUsd: 0.003 } }).tooltip,
       /Cost this session: \$0\.0131 \(summaries \$0\.0040, subagents \$0\.0030\)\./,
     );
+    // …and what the handoff note that started the session cost.
+    assert.match(
+      statusBarText({ ...figures, summaries: { costUsd: 0.004 }, handoff: { costUsd: 0.0051 } }).tooltip,
+      /Cost this session: \$0\.0131 \(summaries \$0\.0040, handoff note \$0\.0051\)\./,
+    );
+    const handedOff = new SessionBill();
+    handedOff.opened({
+      costUsd: 0.0051,
+      subagents: [],
+      compactions: [],
+      lastPromptTokens: 0,
+      continuedFrom: { sessionId: 'old', title: 'Old', noteCostUsd: 0.0051 },
+    });
+    assert.equal(handedOff.handoffCostUsd, 0.0051);
     const bill = new SessionBill();
     bill.opened({ costUsd: 0.01, subagents: [], compactions: [], lastPromptTokens: 5 });
     assert.equal(bill.observe({ type: 'subagent_finished', record: RECORD }), true);

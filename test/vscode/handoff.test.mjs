@@ -15,6 +15,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
+import { budgetFrame } from './budgetFrame.mjs';
 import { REPO_ROOT } from './setup.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 /**
@@ -195,7 +196,9 @@ describe('Continue in a New Session: the handoff — in a real VS Code', { timeo
     const fresh = files.find((f) => !f.file.startsWith(oldId));
     const header = fresh?.entries[0];
     assert.ok(header?.type === 'header');
-    assert.deepEqual(header.continuedFrom, { sessionId: oldId, title: 'Make the parser accept trailing commas' });
+    const { noteCostUsd, ...from } = header.continuedFrom ?? {};
+    assert.deepEqual(from, { sessionId: oldId, title: 'Make the parser accept trailing commas' });
+    assert.ok(typeof noteCostUsd === 'number' && noteCostUsd > 0, 'the note’s cost is kept with the new session');
     assert.equal(header.title, 'Make the parser accept trailing commas (continued)');
     assert.ok(
       fresh?.entries.some((e) => e.type === 'plan'),
@@ -220,6 +223,20 @@ describe('Continue in a New Session: the handoff — in a real VS Code', { timeo
     await note.locator('summary').click();
     await note.locator('h2', { hasText: 'Files touched' }).waitFor({ timeout: UI_TIMEOUT });
     await w.frame.locator('#app').screenshot({ path: join(SHOTS, 'handoff-note-open.png'), animations: 'disabled' });
+
+    // The new session's bill counts what its note cost, and says so.
+    await w.command('Context Pipeline: Show Context Budget');
+    const frame = await budgetFrame(w.page);
+    const total = frame.locator('[data-testid="budget-history"] p.muted').last();
+    await total.waitFor({ timeout: UI_TIMEOUT });
+    const cost = `$${noteCostUsd.toFixed(4)}`;
+    assert.match(await total.innerText(), /^\d+ requests?, \$\d+\.\d{4} in this session \(/);
+    assert.ok(
+      (await total.innerText()).includes(`${cost} of it by the handoff note that started this session`),
+      await total.innerText(),
+    );
+    await total.screenshot({ path: join(SHOTS, 'handoff-budget-total.png'), animations: 'disabled' });
+    await w.command('View: Close Editor');
   });
 
   test('the card opens the old session, as it was left', async () => {

@@ -9,7 +9,12 @@
  * type or a field must bump the version and add the step to migrate.ts, because readers
  * treat unknown entries and fields as damage, and leave files of a newer version alone.
  *
- * Version 8 (this one): the header's optional `continuedFrom` (this session continues another,
+ * Version 9 (this one): `continuedFrom`'s optional `noteCostUsd`, what writing the handoff note
+ * cost (the summariser's request that started this session, billed to it). A version 8 file is
+ * a valid version 9 file but for the header's version; a version 8 build would read such a
+ * header as damage, hence the bump.
+ *
+ * Version 8: the header's optional `continuedFrom` (this session continues another,
  * handed off to it: core/handoff; the old session's id and title, which `recall` searches and
  * the chat links to). A version 7 file is a valid version 8 file but for the header's version;
  * a version 7 build would read such a header as damage, hence the bump.
@@ -72,7 +77,7 @@ import type { SubagentRecord } from '../subagents/subagentRecord';
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
 /** The format version this code writes (it reads older ones too, see migrate.ts). */
-export const SESSION_VERSION = 8;
+export const SESSION_VERSION = 9;
 
 /** First line of every session file. Times are milliseconds since the epoch. */
 export interface HeaderEntry {
@@ -95,6 +100,12 @@ export interface HeaderEntry {
 export interface ContinuedFrom {
   readonly sessionId: string;
   readonly title: string;
+  /**
+   * What writing the handoff note cost, in US dollars: the summariser's request that started
+   * this session, part of its bill. Absent: nothing was spent (the note was built without the
+   * summariser, or its model's price is unknown), or an older file.
+   */
+  readonly noteCostUsd?: number;
 }
 
 /** A message appended to the conversation, with every block's metadata. */
@@ -293,7 +304,9 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     model: v.string(),
     workspace: v.string(),
     parent: v.optional(v.strictObject({ sessionId: v.string(), toolUseId: v.string() })),
-    continuedFrom: v.optional(v.strictObject({ sessionId: v.string(), title: v.string() })),
+    continuedFrom: v.optional(
+      v.strictObject({ sessionId: v.string(), title: v.string(), noteCostUsd: v.optional(v.pipe(num, v.minValue(0))) }),
+    ),
   }),
   v.strictObject({ type: v.literal('message'), at: num, message }),
   v.strictObject({

@@ -2,12 +2,12 @@
  * A readable Markdown export of a session: what was said, what the tools did, what each
  * request cost. For people, not for reloading (the JSONL export is the lossless one). Pure.
  */
-import { addCosts } from '../llm/cost';
 import { describeServerBlock } from '../conversation/serverTools';
 import type { Block, Message, ToolResultBlock, ToolResultContent } from '../conversation/conversationModel';
 import { formatBytes, headChars } from '../platform/text';
 import type { UsageEntry } from './entries';
 import type { ReplayedSession } from './replay';
+import { sessionCostUsd } from './sessionCost';
 
 /** Tool inputs and results longer than this many characters are cut in the export. */
 export const MARKDOWN_MAX_TOOL_CHARS = 4000;
@@ -32,7 +32,7 @@ const CONTEXT_SOURCES = new Set([
  */
 export function sessionToMarkdown(s: ReplayedSession): string {
   const out: string[] = [];
-  const cost = s.usage.reduce<number | undefined>((sum, u) => addCosts(sum, u.costUsd), 0);
+  const cost = sessionCostUsd({ ...s, ...(s.header.continuedFrom ? { continuedFrom: s.header.continuedFrom } : {}) });
   out.push(`# ${sessionDisplayTitle(s.title, s.messages)}`, '');
   out.push(`- Session: \`${s.header.sessionId}\``, `- Model: ${s.header.model}`);
   if (s.header.workspace) out.push(`- Workspace: ${s.header.workspace}`);

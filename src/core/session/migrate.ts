@@ -1,7 +1,10 @@
 /**
  * Reading session files of older format versions: each line, parsed, is brought to the
- * current version before it is validated, one step at a time (1 → 2 → 3 → 4 → 5 → 6 → 7 → 8).
- * Pure.
+ * current version before it is validated, one step at a time (1 → 2 → … → 8 → 9). Pure.
+ *
+ * Version 8 → 9: the header's version becomes 9; nothing else changes. Version 9 added
+ * `continuedFrom`'s optional `noteCostUsd` (what the handoff note cost; a version 8 build would
+ * read such a header as damage, hence the bump).
  *
  * Version 7 → 8: the header's version becomes 8; nothing else changes. Version 8 added the
  * header's optional `continuedFrom` (a session handed off to; a version 7 build would read such
@@ -56,6 +59,7 @@ export function migrateEntry(json: unknown, version: number): unknown {
   if (version <= 5) o = fromV5(o);
   if (version <= 6) o = fromV6(o);
   if (version <= 7) o = fromV7(o);
+  if (version <= 8) o = fromV8(o);
   return o;
 }
 
@@ -95,6 +99,11 @@ function fromV6(o: Record<string, unknown>): Record<string, unknown> {
 /** Version 7 → 8: only the header's version differs. */
 function fromV7(o: Record<string, unknown>): Record<string, unknown> {
   return o.type === 'header' && o.version === 7 ? { ...o, version: 8 } : o;
+}
+
+/** Version 8 → 9: only the header's version differs. */
+function fromV8(o: Record<string, unknown>): Record<string, unknown> {
+  return o.type === 'header' && o.version === 8 ? { ...o, version: 9 } : o;
 }
 
 function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {

@@ -162,6 +162,8 @@ export interface BudgetInputs {
   readonly sent?: readonly PreparedRequest[];
   /** The next request by the send's own path (AgentSession.prepareNext: the cache memory and lifetimes); absent: prepareRequest alone. */
   readonly prepareNext?: (state: ConversationState) => PreparedRequest;
+  /** What the handoff note that started this session cost (absent or 0: none). */
+  readonly handoffCostUsd?: number;
 }
 
 /** Builds the panel's snapshot: the next request by category, the last request's ledger and diff, history, forecast. */
@@ -218,6 +220,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     requests,
     subagents: history.subagents,
     summariesCostUsd: summariesCost(inp.compactions.map((c) => c.record)),
+    ...(inp.handoffCostUsd ? { handoffCostUsd: inp.handoffCostUsd } : {}),
     ledger: lastLedger.map((r) => ({
       position: r.position,
       role: r.role,

@@ -272,6 +272,7 @@ export class ChatController implements vscode.Disposable {
       ...(rt.agent.engine?.ownsCompaction() ? { engineOwnsCompaction: true } : {}),
       sent: rt.agent.sentRequests,
       prepareNext: (s) => rt.agent.prepareNext(s),
+      handoffCostUsd: this.service.sessionLabel?.continuedFrom?.noteCostUsd ?? 0,
     });
   }
 

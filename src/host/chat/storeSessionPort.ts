@@ -6,13 +6,11 @@ import { sessionDisplayTitle } from '../../core/session/markdown';
 import { continuedTitle } from '../../core/handoff/handoffContent';
 import type { ReplayedSession } from '../../core/session/replay';
 import { EMPTY_REQUEST_HISTORY } from '../../core/session/requestHistory';
-import { addCosts } from '../../core/llm/cost';
 import { reportedPromptTokens } from '../../core/tokens/promptTokens';
 import type { SessionWriter } from '../sessions/sessionFile';
 import { entryToRecord, recordToEntry } from '../../core/session/compactionEntry';
 import { subagentEntryOf } from '../../core/session/subagentEntry';
-import { subagentsCost } from '../../core/subagents/subagentRecord';
-import { summariesCost } from '../../core/compaction/health';
+import { sessionCostUsd } from '../../core/session/sessionCost';
 import type { SessionStore } from '../sessions/sessionStore';
 import type { OpenSession, SessionPort } from '../../app/sessionPort';
 
@@ -187,14 +185,12 @@ export class StoreSessionPort implements SessionPort {
         ...(c.orphaned ? { orphaned: c.orphaned } : {}),
         ...(c.recalled ? { recalled: c.recalled } : {}),
       })),
-      // The session's bill: its own requests, its compactions' summaries and its subagents'.
-      costUsd: addCosts(
-        addCosts(
-          (replayed?.usage ?? []).reduce<number | undefined>((n, u) => addCosts(n, u.costUsd), 0),
-          summariesCost((replayed?.compactions ?? []).map((c) => c.entry)),
-        ),
-        subagentsCost(replayed?.subagents ?? []),
-      ),
+      costUsd: sessionCostUsd({
+        usage: replayed?.usage ?? [],
+        compactions: replayed?.compactions ?? [],
+        subagents: replayed?.subagents ?? [],
+        ...(continuedFrom ? { continuedFrom } : {}),
+      }),
       subagents: replayed?.subagents ?? [],
       lastPromptTokens: last ? reportedPromptTokens(last.usage) : 0,
       requestHistory: replayed?.requestHistory ?? EMPTY_REQUEST_HISTORY,

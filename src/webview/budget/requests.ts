@@ -2,6 +2,7 @@
 import type { BudgetSnapshot } from '../../protocol/budget';
 import { el, formatTokens } from '../shared/dom';
 import { HistoryChart } from './chart';
+import { requestsTotalText } from './requestsTotal';
 import { serverCell } from './serverText';
 import { pct, section, table, usd } from './ui';
 
@@ -58,15 +59,6 @@ export function history(s: BudgetSnapshot): HTMLElement {
       ];
     });
   const agents = subagentsRow(s.subagents);
-  const sum = (a: number | null, c: number | null) => (a === null || c === null ? null : a + c);
-  const own = s.requests.reduce<number | null>((a, r) => sum(a, r.costUsd), 0);
-  const total = sum(sum(own, s.summariesCostUsd), agents?.costUsd ?? 0);
-  // "($0.0040 of it by compaction summaries, $0.0030 by subagents)"
-  const spent: Array<readonly [number | null, string]> = [
-    ...(s.summariesCostUsd > 0 ? [[s.summariesCostUsd, 'compaction summaries'] as const] : []),
-    ...(agents ? [[agents.costUsd, 'subagents'] as const] : []),
-  ];
-  const parts = spent.map(([cost, who], i) => `${usd(cost)}${i === 0 ? ' of it' : ''} by ${who}`);
   return section(
     'Requests',
     'budget-history',
@@ -77,11 +69,7 @@ export function history(s: BudgetSnapshot): HTMLElement {
       agents ? [agents.cells, ...rows] : rows,
       { class: 'requests', 'data-testid': 'requests-table' },
     ),
-    el(
-      'p',
-      { class: 'muted' },
-      `${s.requests.length} ${s.requests.length === 1 ? 'request' : 'requests'}${agents ? ` and ${agents.count} ${agents.count === 1 ? 'subagent' : 'subagents'}` : ''}, ${usd(total)} in this session${parts.length > 0 ? ` (${parts.join(', ')})` : ''} (newest first, at most 20 listed).`,
-    ),
+    el('p', { class: 'muted' }, requestsTotalText(s, agents)),
   );
 }
 

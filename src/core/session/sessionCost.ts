@@ -1,0 +1,25 @@
+/**
+ * What a saved session cost in all — one home for the figure the reopened chat's bill, its
+ * status bar and the Markdown export show: its own requests, its compactions' summaries (every
+ * compaction made, restored or not: the money was spent), its subagents' (billed to it) and the
+ * handoff note that started it. Pure.
+ */
+import { summariesCost } from '../compaction/health';
+import { addCosts } from '../llm/cost';
+import { subagentsCost, type SubagentRecord } from '../subagents/subagentRecord';
+import type { ContinuedFrom, UsageEntry } from './entries';
+
+/** The parts of a session its bill is made of (a new session has none but, maybe, its handoff note). */
+export interface SessionSpend {
+  readonly usage: readonly Pick<UsageEntry, 'costUsd'>[];
+  readonly compactions: readonly { readonly entry: { readonly costUsd: number } }[];
+  readonly subagents: readonly Pick<SubagentRecord, 'costUsd'>[];
+  readonly continuedFrom?: ContinuedFrom;
+}
+
+/** The session's whole cost in US dollars; undefined when a request's or subagent's price is unknown. */
+export function sessionCostUsd(s: SessionSpend): number | undefined {
+  const requests = s.usage.reduce<number | undefined>((n, u) => addCosts(n, u.costUsd), 0);
+  const summaries = summariesCost(s.compactions.map((c) => c.entry));
+  return addCosts(addCosts(requests, summaries + (s.continuedFrom?.noteCostUsd ?? 0)), subagentsCost(s.subagents));
+}
