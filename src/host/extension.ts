@@ -32,6 +32,7 @@ import {
   PROJECT_CONTEXT_SETTINGS,
   readAgentSettings,
   readContextEngine,
+  readEngineTimeoutMs,
   SETTINGS_SECTION,
 } from './settings';
 import { WorkspaceToolRunner } from './tools/workspaceToolRunner';
@@ -157,7 +158,7 @@ export function activate(context: vscode.ExtensionContext): ContextPipelineApi {
     log,
   );
   controller = new ChatController(chat, {
-    engines: { registry: engines, chosen: readContextEngine },
+    engines: { registry: engines, chosen: readContextEngine, timeoutMs: readEngineTimeoutMs },
     checkpoints: {
       roots: workspaceRoots,
       exclude: () => vscode.workspace.getConfiguration('files').get<Record<string, boolean>>('exclude') ?? {},

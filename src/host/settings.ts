@@ -1,4 +1,5 @@
 import { LAYERED, SERVER_COMPACT } from '../core/engine/engineRegistry';
+import { ENGINE_TIMEOUT_MS } from '../core/engine/engineSlot';
 import * as vscode from 'vscode';
 import { DEFAULT_DEFER_THRESHOLD_TOKENS } from '../core/tools/toolLoading';
 import { DEFAULT_MODEL, resolveConfig, type ConfigResult, type PipelineSettings } from '../core/pipeline/config';
@@ -97,6 +98,24 @@ export function readContextEngine(): string {
   const id = typeof chosen === 'string' && chosen.trim() ? chosen.trim() : LAYERED;
   if (id === LAYERED && c.get<string>('compactionStrategy') === SERVER_COMPACT) return SERVER_COMPACT;
   return id;
+}
+
+/** The time limit on a context engine's hook, in seconds: the setting's range and default. */
+export const ENGINE_TIMEOUT_SECONDS = { min: 1, max: 300, default: ENGINE_TIMEOUT_MS / 1000 } as const;
+
+/**
+ * How long a context engine's hook may take (`contextPipeline.contextEngineTimeoutSeconds`) in
+ * milliseconds. An application setting: a workspace's value is ignored (a repository does not
+ * decide how long a request may hang), as VS Code ignores it for that scope; clamped to the
+ * schema's range (a settings file may hold more), the default for anything not a number.
+ */
+export function readEngineTimeoutMs(): number {
+  const v = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>('contextEngineTimeoutSeconds');
+  const t = v?.globalValue;
+  const { min, max } = ENGINE_TIMEOUT_SECONDS;
+  const seconds =
+    typeof t === 'number' && Number.isFinite(t) ? Math.min(max, Math.max(min, t)) : ENGINE_TIMEOUT_SECONDS.default;
+  return Math.round(seconds * 1000);
 }
 
 /** Compaction settings, with the engine's defaults for what the user did not set. */

@@ -3,7 +3,7 @@ import type { ContextEngine, EngineContext } from '../../api/context-pipeline';
 import type { ConversationState, Message } from '../../src/core/conversation/conversationModel';
 import { fromEngineMessages, toEngineView } from '../../src/core/engine/engineMessages';
 import { EngineRegistry, LAYERED, SLIDING_WINDOW } from '../../src/core/engine/engineRegistry';
-import { EngineSlot, type EngineSlotDeps } from '../../src/core/engine/engineSlot';
+import { ENGINE_TIMEOUT_MS, EngineSlot, type EngineSlotDeps } from '../../src/core/engine/engineSlot';
 import { newestThatFit } from '../../src/core/engine/slidingWindow';
 import { normalizeState } from '../../src/core/normalize/normalize';
 import { serializeRequest } from '../../src/core/pipeline/serialize';
@@ -16,9 +16,12 @@ const tokensOf = (m: Message) => Math.ceil(JSON.stringify(m.blocks).length / 4);
 /** A sleep the test releases by hand (no wall clock): `release()` ends every pending one. */
 function gate() {
   const pending: Array<() => void> = [];
+  const asked: number[] = [];
   return {
-    sleep: (_ms: number, signal: AbortSignal) =>
+    asked,
+    sleep: (ms: number, signal: AbortSignal) =>
       new Promise<void>((resolve, reject) => {
+        asked.push(ms);
         pending.push(resolve);
         signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
       }),
@@ -160,14 +163,22 @@ describe('the context engine slot (core/engine)', () => {
       assemble: () => new Promise(() => undefined),
     }));
     const g = gate();
-    const s = slot(r, 'slow', { sleep: g.sleep, timeoutMs: 10_000 });
-    const pending = s.assemble(state, { signal });
-    // Let the hook start, then the time limit passes.
-    await Promise.resolve();
-    g.release();
-    const step = await pending;
+    let limit = ENGINE_TIMEOUT_MS;
+    const s = slot(r, 'slow', { sleep: g.sleep, timeoutMs: () => limit });
+    const late = async () => {
+      const pending = s.assemble(state, { signal });
+      // Let the hook start, then the time limit passes.
+      await Promise.resolve();
+      g.release();
+      return pending;
+    };
+    const step = await late();
     assert.equal(step.kind, 'layered');
     assert.match(step.use.fallback ?? '', /took longer than 10 s/);
+    // The user's limit (contextPipeline.contextEngineTimeoutSeconds) is read on each call.
+    limit = 45_000;
+    assert.match((await late()).use.fallback ?? '', /took longer than 45 s/);
+    assert.deepEqual(g.asked, [10_000, 45_000]);
   });
 
   it('bootstraps an engine once, gives it the last usage, and lets it go when it is unregistered', async () => {

@@ -96,4 +96,21 @@ describe('a context engine from another extension in a real VS Code', { timeout:
     );
     await screenshot(w.page, 'context-engine-fallback');
   });
+
+  test('an engine that never answers is left behind at the user’s time limit (contextEngineTimeoutSeconds)', async () => {
+    const w = await startAgentWorld({
+      extraExtensions: [ENGINE_EXTENSION],
+      settings: { 'contextPipeline.contextEngine': 'test-silent', 'contextPipeline.contextEngineTimeoutSeconds': 1 },
+    });
+    worlds.push(w);
+    w.fake.script({ text: 'Answered without the engine.' });
+    await w.send('A message the silent engine never assembles');
+    await w.waitForAnswer('Answered without the engine.');
+    await w.waitIdle();
+    const notice = w.frame.locator('.item.notice', {
+      hasText: 'The context engine "Silent engine (test)" could not be used',
+    });
+    await notice.first().waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    assert.match(await notice.first().innerText(), /took longer than 1 s/);
+  });
 });

@@ -15,7 +15,7 @@ import { effectiveWindow } from '../pipeline/window';
 import { fromEngineMessages, toEngineView, type EngineView } from './engineMessages';
 import { EngineRegistry, isLayeredEngine, LAYERED } from './engineRegistry';
 
-/** How long an engine's hook may take before the request goes on without it. */
+/** How long an engine's hook may take before the request goes on without it, unless the user set another limit. */
 export const ENGINE_TIMEOUT_MS = 10_000;
 
 /** Which engine served a request, by id and name, and why the layered one did instead when it did. */
@@ -46,7 +46,8 @@ export interface EngineSlotDeps {
   readonly now: () => number;
   /** Resolves after `ms` (or never, once `signal` aborts); the time limit on each hook. */
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-  readonly timeoutMs?: number;
+  /** The time limit on each hook, read per call (the user's setting); absent: {@link ENGINE_TIMEOUT_MS}. */
+  readonly timeoutMs?: () => number;
 }
 
 interface Live {
@@ -287,7 +288,7 @@ export class EngineSlot {
     hook: () => T | Promise<T>,
     signal: AbortSignal,
   ): Promise<{ ok: true; value: T } | { ok: false; reason: string }> {
-    const ms = this.deps.timeoutMs ?? ENGINE_TIMEOUT_MS;
+    const ms = this.deps.timeoutMs?.() ?? ENGINE_TIMEOUT_MS;
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     signal.addEventListener('abort', onAbort, { once: true });

@@ -62,7 +62,12 @@ export interface AgentFactoryDeps {
   /** The tools' definitions by name (what a subagent may use, its cards' one-line summaries). */
   readonly toolDefinition?: ToolLookup;
   /** The context engines registered in this extension host, and the chosen one's id (read per request). */
-  readonly engines?: { readonly registry: EngineRegistry; readonly chosen: () => string };
+  readonly engines?: {
+    readonly registry: EngineRegistry;
+    readonly chosen: () => string;
+    /** The time limit on an engine's hook in milliseconds, read per call (absent: the slot's default). */
+    readonly timeoutMs?: () => number;
+  };
   /**
    * File checkpoints (src/host/rewind): the workspace folders and excluded globs the snapshots
    * see, where each session's rewinder is handed (by its agent), and the undo of a rewind's
@@ -159,6 +164,7 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
             measure: (st) => estimator.estimate(st).tokens,
             now: () => clock.now(),
             sleep: abortableSleep,
+            ...(deps.engines.timeoutMs ? { timeoutMs: deps.engines.timeoutMs } : {}),
           })
         : undefined;
       const checkpoints = deps.checkpoints ? await openCheckpoints(deps, open.id) : undefined;

@@ -4,7 +4,6 @@
  * turns its signals into VS Code events, and keeps the budget panel's request history.
  */
 import type { AgentFactoryDeps } from './agentFactory';
-import type { EngineRegistry } from '../../core/engine/engineRegistry';
 import type { EngineUse } from '../../core/engine/engineSlot';
 import type { PreparedRequest } from '../../core/pipeline/pipeline';
 import * as vscode from 'vscode';
@@ -54,7 +53,7 @@ export interface ChatControllerDeps {
   /** The tools' definitions by name, which the chat's tool rows are summarised from. */
   readonly toolDefinition?: ToolLookup;
   /** The context engines of this extension host and the chosen one's id. */
-  readonly engines?: { readonly registry: EngineRegistry; readonly chosen: () => string };
+  readonly engines?: AgentFactoryDeps['engines'];
   /** File checkpoints for rewinds (agentFactory.ts `checkpoints`). */
   readonly checkpoints?: AgentFactoryDeps['checkpoints'];
   /** Reads a session read-only for `recall` in the session a handoff continues it in. */
