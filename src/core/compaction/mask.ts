@@ -22,9 +22,16 @@ import { describeToolCall } from '../tools/toolKinds';
 /** A result smaller than this many tokens is left alone: its stub would save too little. */
 export const MASK_MIN_TOKENS = 60;
 
-/** The stub of a masked result of `call` that held about `tokens` tokens. */
+/**
+ * The stub of a masked result of `call` that held about `tokens` tokens: what it was and the
+ * model's two ways back — `recall` (always offered: agentSession.ts) reads the original from the
+ * mask's record, or the tool runs again (a file may have changed since). Short, because every
+ * masked result carries one until a summary takes it: ~39 tokens (the user's way back, the
+ * Compactions view, is the record's and needs no words here; it was 49).
+ */
 export function maskStub(call: string, tokens: number, isError: boolean): string {
-  return `${MASKED_PREFIX}${call} returned ${isError ? 'an error of ' : ''}about ${Math.round(tokens).toLocaleString('en-US')} tokens. The original is kept and can be restored from the Compactions view; run the tool again if you need its output.]`;
+  const size = `${isError ? 'an error of ' : ''}about ${Math.round(tokens).toLocaleString('en-US')} tokens`;
+  return `${MASKED_PREFIX}${call} returned ${size}; \`recall\` can read it back, or run the tool again.]`;
 }
 
 /** Calibrated tokens of one tool result (through the message counter, so the block's memo is reused). */
