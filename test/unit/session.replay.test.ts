@@ -15,6 +15,7 @@ import {
   sampleConversation,
   sampleHeader,
   summaryReplacement,
+  usageEntry,
   userWords,
 } from './support/sessionSamples';
 
@@ -251,16 +252,7 @@ describe('session markdown export', () => {
     );
     const s = replaySession([
       ...entriesOf(conv),
-      {
-        type: 'usage',
-        at: 1,
-        requestIndex: 1,
-        turn: 1,
-        model: 'claude-sonnet-4-5',
-        usage: { input_tokens: 1234, output_tokens: 56, cache_read_input_tokens: 7, cache_creation_input_tokens: 8 },
-        estimatedInputTokens: 1200,
-        costUsd: 0.0123,
-      },
+      usageEntry(0.0123, { input: 1234, output: 56, read: 7, write: 8, estimated: 1200 }),
     ]);
     const md = sessionToMarkdown(s);
     for (const words of userWords(conv)) assert.ok(md.includes(words), words);

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { sessionToMarkdown } from '../../src/core/session/markdown';
 import { replaySession } from '../../src/core/session/replay';
 import { sessionCostUsd } from '../../src/core/session/sessionCost';
-import { entriesOf, sampleConversation, sampleHeader } from './support/sessionSamples';
+import { entriesOf, sampleConversation, sampleHeader, usageEntry } from './support/sessionSamples';
 
 const close = (a: number | undefined, b: number) => a !== undefined && Math.abs(a - b) < 1e-12;
 
@@ -21,19 +21,7 @@ describe("a saved session's cost", () => {
 
   it("the Markdown export's cost is that figure (the note of a session handed off to included)", () => {
     const header = { ...sampleHeader(), continuedFrom: { sessionId: 'old', title: 'Old', noteCostUsd: 0.002 } };
-    const s = replaySession([
-      ...entriesOf(sampleConversation(), header),
-      {
-        type: 'usage',
-        at: 1,
-        requestIndex: 1,
-        turn: 1,
-        model: 'claude-sonnet-4-5',
-        usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
-        estimatedInputTokens: 10,
-        costUsd: 0.0123,
-      },
-    ]);
+    const s = replaySession([...entriesOf(sampleConversation(), header), usageEntry(0.0123)]);
     const md = sessionToMarkdown(s);
     assert.match(md, /^- Continued from: Old \(`old`\)$/m);
     assert.match(md, /· Requests: 1 · Cost: \$0\.0143$/m);

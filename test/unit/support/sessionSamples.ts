@@ -7,6 +7,7 @@ import {
   type HeaderEntry,
   type MessageEntry,
   type SessionEntry,
+  type UsageEntry,
 } from '../../../src/core/session/entries';
 import { Build } from './builders';
 
@@ -25,6 +26,29 @@ export function sampleConversation(b = new Build('s')): Message[] {
     b.message('user', [b.text('thanks — now in French?')], 2),
     b.message('assistant', [b.text('Il exporte a = 1.', 'assistant')], 2),
   ];
+}
+
+/** A usage line of request 1 in turn 1 on claude-sonnet-4-5: `input`, `output` and the other fields as given. */
+export function usageEntry(
+  costUsd: number,
+  fields: { input?: number; output?: number; read?: number; write?: number; estimated?: number } = {},
+): UsageEntry {
+  const input = fields.input ?? 10;
+  return {
+    type: 'usage',
+    at: 1,
+    requestIndex: 1,
+    turn: 1,
+    model: 'claude-sonnet-4-5',
+    usage: {
+      input_tokens: input,
+      output_tokens: fields.output ?? 5,
+      cache_read_input_tokens: fields.read ?? 0,
+      cache_creation_input_tokens: fields.write ?? 0,
+    },
+    estimatedInputTokens: fields.estimated ?? input,
+    costUsd,
+  };
 }
 
 /** A header as the store writes it. */
