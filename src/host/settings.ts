@@ -101,7 +101,7 @@ export function readContextEngine(): string {
 }
 
 /** The time limit on a context engine's hook, in seconds: the setting's range and default. */
-export const ENGINE_TIMEOUT_SECONDS = { min: 1, max: 300, default: ENGINE_TIMEOUT_MS / 1000 } as const;
+const ENGINE_TIMEOUT_SECONDS = { min: 1, max: 300, default: ENGINE_TIMEOUT_MS / 1000 } as const;
 
 /**
  * How long a context engine's hook may take (`contextPipeline.contextEngineTimeoutSeconds`) in

@@ -128,8 +128,5 @@ function liveMark<M extends HourCheckpoint & { readonly ttl?: CacheTtl }>(
   now: number,
   ttl?: CacheTtl,
 ): M | undefined {
-  const lifetime = ttl ?? mark?.ttl ?? '5m';
-  return markAlive(mark, lifetime, ids, now) && samePrefix(mark.prefixTokens, prefixThrough(tokens)(mark.index))
-    ? mark
-    : undefined;
+  return markAlive(mark, ttl ?? mark?.ttl ?? '5m', ids, now, prefixThrough(tokens)) ? mark : undefined;
 }

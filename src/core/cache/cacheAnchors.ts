@@ -63,29 +63,24 @@ export function samePrefix(recorded: number, now: number): boolean {
 
 /**
  * Whether a message breakpoint `mark`, written with lifetime `ttl`, is still a cached prefix of
- * `messageIds` at `now`: same place, same first message, within its lifetime.
+ * `messageIds` at `now`: same place, same first message, within its lifetime, and the same size
+ * as the prefix now ends there (`prefixAt(index)`, calibrated tokens; a compaction before it
+ * changes that).
  */
 export function markAlive<M extends HourCheckpoint>(
   mark: M | undefined,
   ttl: CacheTtl,
   messageIds: readonly string[],
   now: number,
+  prefixAt: (index: number) => number,
 ): mark is M {
   return (
     mark !== undefined &&
     now - mark.sentAt < ttlMs(ttl) &&
     messageIds[mark.index] === mark.messageId &&
-    messageIds[0] === mark.firstId
+    messageIds[0] === mark.firstId &&
+    samePrefix(mark.prefixTokens, prefixAt(mark.index))
   );
-}
-
-/** Whether `cp` is still a cached prefix of `messageIds` at `now`: same place, same first message, within the hour. */
-export function checkpointAlive(
-  cp: HourCheckpoint | undefined,
-  messageIds: readonly string[],
-  now: number,
-): cp is HourCheckpoint {
-  return markAlive(cp, '1h', messageIds, now);
 }
 
 /** What the planner needs to know about the request being built (all token counts calibrated). */
@@ -189,8 +184,8 @@ export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
     const tailGone = prev !== undefined && (prevIndex < 0 || !samePrefix(prev.prefixTokens, prefix[prevIndex] ?? 0));
     const settled = input.settledIndex ?? -1;
     const old = prev?.settled;
-    const oldLive =
-      markAlive(old, old?.ttl ?? '5m', ids, input.now) && samePrefix(old.prefixTokens, prefix[old.index] ?? 0);
+    const prefixAt = (i: number) => prefix[i] ?? 0;
+    const oldLive = markAlive(old, old?.ttl ?? '5m', ids, input.now, prefixAt);
     if (oldLive && old.index !== settled && old.index < lastIndex)
       add(
         { at: 'message', messageIndex: old.index },
@@ -206,13 +201,7 @@ export function planCacheAnchors(input: AnchorPlanInput): CacheAnchor[] {
         'the end of the settled prefix (what compactions have changed): the next compaction rewrites only what follows it',
       );
     const cp = prev?.checkpoint;
-    if (
-      prev &&
-      checkpointAlive(cp, ids, input.now) &&
-      cp.index < lastIndex &&
-      cp.index !== prevIndex &&
-      samePrefix(cp.prefixTokens, prefix[cp.index] ?? 0)
-    ) {
+    if (prev && markAlive(cp, '1h', ids, input.now, prefixAt) && cp.index < lastIndex && cp.index !== prevIndex) {
       let blocksSince = 0;
       for (let i = cp.index + 1; i <= lastIndex; i++) blocksSince += input.messages[i]?.blocks ?? 0;
       if (blocksSince >= CACHE_LOOKBACK_BLOCKS) {
