@@ -1,12 +1,14 @@
 /**
  * How a transcript's messages enter the replayed history: each tool result passes the
  * compactor's arrival guard as it arrives (as the agent's tool round does it), and a message
- * of the same role as the last is merged into it (a wart of real transcripts).
+ * of the same role as the last is merged into it (a wart of real transcripts); an answer's
+ * thinking is bound to the request it answered, as the extension binds it.
  */
 import type { Compactor } from '../src/core/compaction/compactor';
 import { isUserWords } from '../src/core/compaction/regions';
 import { guardToolResultContent } from '../src/core/compaction/toolResultGuard';
 import { planPaste } from '../src/core/conversation/paste';
+import { bindThinking } from '../src/core/pipeline/thinkingBinding';
 import type {
   Block,
   BlockMeta,
@@ -130,4 +132,12 @@ function wordsToSpill(m: Message, thresholdChars: number): Set<Block> {
     total -= b.text.length;
   }
   return out;
+}
+
+/** `state` with its last message (the answer, merged with its earlier records) bound to `prefix`. */
+export function withBoundAnswer(state: ConversationState, prefix: string): ConversationState {
+  const last = state.messages.at(-1);
+  if (!last || last.role !== 'assistant') return state;
+  const bound = bindThinking(last, prefix);
+  return bound === last ? state : { ...state, messages: [...state.messages.slice(0, -1), bound] };
 }

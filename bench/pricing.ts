@@ -17,6 +17,11 @@ export function priceRequest(model: string, usage: Usage, ttl: CacheTtl): Reques
   return usd === undefined ? { known: false, model: model.trim() || '(no model)' } : { known: true, usd };
 }
 
+/** A running total in dollars plus one request's price; null once either is unknown. */
+export function plusPrice(total: number | null, price: RequestPrice): number | null {
+  return total === null || !price.known ? null : total + price.usd;
+}
+
 /** A running total of priced requests, with the requests that could not be priced, by model. */
 export class CostTally {
   /** Dollars of the requests that were priced. */

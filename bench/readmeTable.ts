@@ -13,12 +13,14 @@
  *   default policy's cost, its ratio to the baseline, Claude Code's and server-clear's ratios, the
  *   floor, FRR without summaries (default and baseline), overflows and invalid requests over
  *   every policy, where the default's money goes; the mean ratios; the recency bound of each row
- *   (bounds) and what the real and the scripted summaries carry (summary_carry).
+ *   (bounds); the default's ratio had each session ended earlier (end_points, endPoints.ts); and
+ *   what the real and the scripted summaries carry (summary_carry).
  *
  * Both blocks are rendered from that embedded JSON, so benchDocs.test.ts re-renders them from it
  * and fails when either file states a figure the generator would not write. The rest of each
  * file is left as it is.
  */
+import type { EndPointsRow } from './endPoints';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { CarryReport } from './carryReport';
@@ -50,6 +52,8 @@ export interface ReplayAllJson {
     readonly rows: readonly Pick<CarryReport['rows'][number], 'compactions' | 'summaryOnly'>[];
   };
   readonly bounds?: readonly BoundRow[];
+  /** The default's cost ÷ the baseline's had each session ended earlier (endPoints.ts). */
+  readonly end_points?: readonly EndPointsRow[];
   /** The run's date, commit and machine; absent in output saved before replay-all wrote it. */
   readonly meta?: Partial<RunMeta>;
 }
@@ -140,6 +144,20 @@ export function tableInput(json: ReplayAllJson): ReplayAllJson {
         }
       : {}),
     ...(json.bounds ? { bounds: json.bounds } : {}),
+    ...(json.end_points
+      ? {
+          end_points: json.end_points.map((e) => ({
+            transcript: e.transcript,
+            window: e.window,
+            ends: e.ends,
+            at_end: e.at_end,
+            min: e.min,
+            median: e.median,
+            max: e.max,
+            over: e.over,
+          })),
+        }
+      : {}),
     ...(json.meta ? { meta: json.meta } : {}),
   };
 }
@@ -236,6 +254,19 @@ export function fullTables(json: ReplayAllJson): string {
         `| ${short(b.transcript)} | ${b.window / 1000}k | ${pct(b.target_frr)} | ${b.keep_tokens === null ? 'none in the window' : `newest ${Math.round(b.keep_tokens / 1000)}k (${pct(b.frr)})`} | ${ratio(b.cost_ratio)} | ${ratio(d?.cost_ratio)} (${pct(d?.frr_no_summary)}) |`,
       );
     }
+  }
+  if (json.end_points && json.end_points.length > 0) {
+    out.push(
+      '',
+      'Where the session ends (see below): default ÷ baseline had the session ended after each request from the first at which the two bills part.',
+      '',
+      '| transcript | window | at its end | median over the end points | range | end points over 1.00 |',
+      '|---|---|---|---|---|---|',
+    );
+    for (const e of json.end_points)
+      out.push(
+        `| ${short(e.transcript)} | ${e.window / 1000}k | ${ratio(e.at_end)} | ${ratio(e.median)} | ${ratio(e.min)}–${ratio(e.max)} | ${Math.round(e.over * 100)} % of ${e.ends} |`,
+      );
   }
   const c = json.summary_carry;
   if (c && c.real_share !== null && c.scripted_share !== null)

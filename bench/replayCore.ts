@@ -22,7 +22,7 @@ import { buildLedger } from '../src/core/pipeline/ledger';
 import type { ConversationState, Message, PipelineConfig } from '../src/core/conversation/conversationModel';
 import type { RepairKind } from '../src/core/normalize/normalize';
 import { prepareRequest, type PreparedRequest } from '../src/core/pipeline/pipeline';
-import { bindThinking, requestPrefixDigest } from '../src/core/pipeline/thinkingBinding';
+import { requestPrefixDigest } from '../src/core/pipeline/thinkingBinding';
 import { checksThinkingPrefix } from '../src/core/models/preservedThinking';
 import { counterIds, type Tokenizer } from '../src/core/platform/platformPorts';
 import { serverRequestFor } from '../src/core/agent/serverRequest';
@@ -30,10 +30,10 @@ import { isServerStrategy } from '../src/core/server/serverContext';
 import type { Calibration } from '../src/core/tokens/calibration';
 import { calibratedMessageTokens, calibratedTextTokens } from '../src/core/tokens/calibratedTokens';
 import { TokenEstimator } from '../src/core/tokens/estimator';
-import { appendMerged, guardArrival, type ToolNames } from './arrival';
+import { appendMerged, guardArrival, withBoundAnswer, type ToolNames } from './arrival';
 import { forwardReferences, FrrTally, type Reference } from './frr';
 import { LastKnownFiles } from './reattachProxy';
-import { CostTally } from './pricing';
+import { CostTally, plusPrice, priceRequest } from './pricing';
 import { costFloor } from './costFloor';
 import { SYSTEM_STANDIN, systemStandin } from './systemStandin';
 import { ReplayApi } from './replayApi';
@@ -223,6 +223,9 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
   let answered: Usage | undefined;
   /** The prefix digest of the request just sent, for a model that checks its thinking's prefix (thinkingBinding.ts). */
   let answerPrefix: string | undefined;
+  /** The session's cost so far (null once anything was unpriced), and the summariser calls it counts. */
+  let soFar: number | null = 0;
+  let summariserCallsPriced = 0;
 
   for (const [index, e] of t.events.entries()) {
     if (e.kind === 'compaction') {
@@ -314,7 +317,11 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     }
     const usage: Usage = { ...split, output_tokens: e.usage.output_tokens };
     const usualTtl = usualWriteTtl(state.config.cacheTtl);
-    cost.add(e.model, usage, usualTtl);
+    const price = cost.add(e.model, usage, usualTtl);
+    for (const c of summariser.requests.slice(summariserCallsPriced))
+      soFar = plusPrice(soFar, priceRequest(c.model, c.usage, usualTtl));
+    summariserCallsPriced = summariser.requests.length;
+    soFar = plusPrice(soFar, price);
     breakdown.request(
       e.model,
       usage,
@@ -338,6 +345,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
       tokens,
       usage,
       flushed,
+      costSoFarUsd: soFar,
       ...(sent.ok ? {} : { invalid: sent.reason }),
       ...(cleared ? { serverCleared: { tokens: cleared.tokens, toolUses: cleared.toolUses } } : {}),
     });
@@ -385,12 +393,4 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     log,
     trace,
   };
-}
-
-/** `state` with its last message (the answer, merged with its earlier records) bound to `prefix`. */
-function withBoundAnswer(state: ConversationState, prefix: string): ConversationState {
-  const last = state.messages.at(-1);
-  if (!last || last.role !== 'assistant') return state;
-  const bound = bindThinking(last, prefix);
-  return bound === last ? state : { ...state, messages: [...state.messages.slice(0, -1), bound] };
 }

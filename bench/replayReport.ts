@@ -2,6 +2,7 @@
  * How replays are printed: one replay in detail (`replay`), many as a table (`replay-all`),
  * and the JSON row each bench prints as its last line.
  */
+import { endPointRows, printEndPoints } from './endPoints';
 import { breakdownRows, printBreakdown } from './costBreakdown';
 import { FRR_KINDS, frrShare, type FrrCount } from './frr';
 import { totalOf, unknownModels } from './pricing';
@@ -194,11 +195,14 @@ export function printTable(
   if (bounds.length > 0) printBounds(bounds, rows);
   const breakdown = breakdownRows(results);
   printBreakdown(breakdown, shortName);
+  const ends = endPointRows(results.map(({ result }) => result));
+  printEndPoints(ends, shortName);
   for (const s of skipped) console.log(`SKIPPED ${s.transcript}: ${s.error}`);
   console.log(
     JSON.stringify({
       rows,
       breakdown,
+      ...(ends.length > 0 ? { end_points: ends } : {}),
       ...extra,
       ...(bounds.length > 0 ? { bounds } : {}),
       ...(skipped.length > 0 ? { skipped } : {}),

@@ -20,6 +20,12 @@ export interface RequestTrace {
   readonly flushed: boolean;
   /** Under a server strategy, what the API's `clear_tool_uses` cleared from this request. */
   readonly serverCleared?: { readonly tokens: number; readonly toolUses: number };
+  /**
+   * What the session had cost once this request was answered: every request so far and every
+   * summariser call its compactions made, in US dollars (`null` once any was of an unpriced
+   * model). Where a session that ended here would have stopped (endPoints.ts).
+   */
+  readonly costSoFarUsd: number | null;
 }
 
 /** What a replay measured. */

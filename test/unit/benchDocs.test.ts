@@ -71,6 +71,18 @@ const run = {
       cost_ratio: 0.8,
     },
   ],
+  end_points: [
+    {
+      transcript: 'test/fixtures/real-session-a--b.transcript.jsonl',
+      window: 100_000,
+      ends: 40,
+      at_end: 0.7,
+      min: 0.65,
+      median: 0.8,
+      max: 1.0021,
+      over: 0.05,
+    },
+  ],
   meta: { date: '2026-11-29', commit: 'abc1234', machine: { os: 'Linux 6.1 x64', cpus: '8 × Some CPU' } },
 } as unknown as ReplayAllJson;
 
@@ -136,6 +148,18 @@ describe('the benchmark docs are generated from one replay-all run (bench/readme
     );
     assert.equal(lines[4], '| 100k | **0.70** (0.70–0.70) | 0.90 | 1.00 | 96.0 % (97.0 %) | 1 / 0 |');
     assert.equal(lines.length, 6);
+  });
+
+  it('tables the default’s ratio had each session ended earlier, three decimals near 1.00', () => {
+    const lines = fullTables(run).split('\n');
+    const at = lines.findIndex((l) => l.startsWith('| transcript | window | at its end |'));
+    assert.ok(at > 0, 'the end-point table follows the main one');
+    assert.equal(lines[at + 2], '| a--b | 100k | 0.70 | 0.80 | 0.65–1.002 | 5 % of 40 |');
+    const { end_points: _ends, ...old } = run;
+    assert.ok(
+      !fullTables(old).includes('at its end'),
+      'a run saved before replay-all measured end points has no such table',
+    );
   });
 
   it('stamps the run it shows, and says unknown for a run saved before replay-all wrote its meta', () => {
