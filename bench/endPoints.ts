@@ -73,14 +73,22 @@ export function endPointRows(
 }
 
 /** Prints the end points, one line per transcript and window (`name` shortens a transcript's path). */
-export function printEndPoints(rows: readonly EndPointsRow[], name: (file: string) => string): void {
+export function printEndPoints(
+  rows: readonly EndPointsRow[],
+  name: (file: string) => string,
+  print: (line: string) => void = (line) => console.log(line),
+): void {
   if (rows.length === 0) return;
   const r2 = (x: number) => x.toFixed(3);
-  console.log(
+  print(
     'Where the session ends: default ÷ baseline had the session ended after each request from the first at which the two bills part (a summary made just before the end has not paid back yet):',
   );
   for (const r of rows)
-    console.log(
+    print(
       `  ${`${name(r.transcript)} ${Math.round(r.window / 1000)}k`.padEnd(34)} at its end ${r2(r.at_end)} · over ${r.ends} end points: median ${r2(r.median)}, ${r2(r.min)}–${r2(r.max)}, over 1.00 at ${(r.over * 100).toFixed(0)} %`,
     );
+  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  print(
+    `  all ${rows.length}: mean ratio at the end ${r2(mean(rows.map((r) => r.at_end)))} (${rows.filter((r) => r.at_end > 1).length} over 1.00), mean median ${r2(mean(rows.map((r) => r.median)))} (${rows.filter((r) => r.median > 1).length} over 1.00)`,
+  );
 }

@@ -3,6 +3,7 @@
  * default-policy rows with an overflow or an invalid request (or that there is none), then
  * `{"rows":[…],"skipped":[…],"meta":…}` as the last line.
  */
+import type { EndPointsRow } from '../endPoints';
 import { rowOf, type SkippedTranscript } from '../replayReport';
 import type { ReplayResult } from '../replayTypes';
 import { runMeta, type RunMeta } from '../runMeta';
@@ -96,11 +97,15 @@ export function problemLine(rows: readonly UnseenRow[], policies: readonly strin
     .join('; ')}`;
 }
 
-/** The last line: every row, every transcript (or replay) skipped with its reason, and the run's date, commit and machine. */
+/**
+ * The last line: every row, every transcript (or replay) skipped with its reason, the run's date,
+ * commit and machine, and the default's end points against the baseline (when any).
+ */
 export function jsonLine(
   rows: readonly UnseenRow[],
   skipped: readonly SkippedTranscript[],
   meta: RunMeta = runMeta(),
+  endPoints: readonly EndPointsRow[] = [],
 ): string {
-  return JSON.stringify({ rows, skipped, meta });
+  return JSON.stringify({ rows, skipped, meta, ...(endPoints.length > 0 ? { end_points: endPoints } : {}) });
 }

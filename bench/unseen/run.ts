@@ -17,8 +17,9 @@ import { join } from 'node:path';
 import { createTiktokenTokenizer } from '../../src/core/tokens/tiktoken';
 import type { Tokenizer } from '../../src/core/platform/platformPorts';
 import { describeStandIns, type StandIns } from '../blockStandIn';
+import { endPointRows, printEndPoints, type EndPointsRow } from '../endPoints';
 import { policy, type PolicyName } from '../policies';
-import { prepareTranscript, replay } from '../replayCore';
+import { prepareTranscript, replay, type ReplayResult } from '../replayCore';
 import { runMeta } from '../runMeta';
 import { describeReplayRepairs, type SkippedTranscript } from '../replayReport';
 import { SUMMARY_LENGTH } from '../summaryLength';
@@ -49,6 +50,8 @@ export interface UnseenReplayOptions {
 export interface UnseenReport {
   readonly rows: readonly UnseenRow[];
   readonly skipped: readonly SkippedTranscript[];
+  /** The default's ratio had each session ended earlier, where both it and the baseline ran (endPoints.ts). */
+  readonly endPoints: readonly EndPointsRow[];
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
@@ -73,6 +76,7 @@ export async function replayUnseen(
   const rows: UnseenRow[] = [];
   const skipped: SkippedTranscript[] = [];
   const notes: string[] = [];
+  const endPoints: EndPointsRow[] = [];
   print(table.header());
   for (const t of transcripts) {
     const standIns: StandIns = new Map();
@@ -93,6 +97,8 @@ export async function replayUnseen(
     const length = SUMMARY_LENGTH;
     const prepared = prepareTranscript(t.name, events, tokenizer);
     progress(`replaying ${t.name}`);
+    // This transcript's results, for its end points (one transcript's traces in memory at a time).
+    const results: ReplayResult[] = [];
     for (const window of opts.windows)
       for (const name of opts.policies) {
         const t0 = performance.now();
@@ -100,6 +106,7 @@ export async function replayUnseen(
           const result = await replay(prepared, { window, policy: policy(name), summaryLength: length });
           const row = unseenRow(result);
           rows.push(row);
+          results.push(result);
           print(table.row(row, result.summaries));
           const where = `${t.name} at ${Math.round(window / 1000)}k, ${name}`;
           for (const [reason, n] of result.invalid) notes.push(`invalid ×${n} in ${where}: ${reason}`);
@@ -111,11 +118,13 @@ export async function replayUnseen(
         }
         progress(`replayed ${t.name} at ${window} with ${name} in ${seconds(performance.now() - t0)} s`);
       }
+    endPoints.push(...endPointRows(results));
   }
   print(TABLE_LEGEND);
   for (const n of notes) print(n);
   for (const s of skipped) print(`SKIPPED ${s.transcript}: ${s.error}`);
-  return { rows, skipped };
+  printEndPoints(endPoints, (name) => name, print);
+  return { rows, skipped, endPoints };
 }
 
 /** Runs the sweep; returns the exit code (0, or 2 on bad arguments). */
@@ -140,6 +149,6 @@ export async function runUnseen(args: readonly string[]): Promise<number> {
     `${report.rows.length} replays of ${generated.length} transcripts in ${seconds(total)} s (generation ${seconds(generatedMs)} s)`,
   );
   console.log(problemLine(report.rows, parsed.policies));
-  console.log(jsonLine(report.rows, report.skipped, meta));
+  console.log(jsonLine(report.rows, report.skipped, meta, report.endPoints));
   return 0;
 }

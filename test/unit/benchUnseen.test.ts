@@ -103,6 +103,8 @@ describe('bench unseen: generated sessions we have not seen', function () {
       problemLine(report.rows, ['default']),
       'default-policy replays with an overflow or an invalid request: none',
     );
+    assert.deepEqual(report.endPoints, [], 'no end points without the baseline to set them against');
+    assert.ok(!lines.some((l) => l.startsWith('Where the session ends')));
   });
 
   it('names the default rows with an overflow or an invalid request', () => {
