@@ -140,13 +140,18 @@ describe('the benchmark docs are generated from one replay-all run (bench/readme
     assert.ok(!('peak' in (input.rows[0] ?? {})), 'fields no table reads are left out');
   });
 
-  it('summarises each window: mean ratios with the default’s range, mean FRR, overflows over every policy', () => {
+  it('summarises each window: mean ratios with the default’s range and its end points’ medians, mean FRR, overflows over every policy', () => {
     const lines = summaryTable(run).split('\n');
     assert.equal(
       lines[0],
       'Replayed 2026-11-29 on commit abc1234 (Linux 6.1 x64; 8 × Some CPU): 1 real sessions, 10 replays (`npm run bench -- replay-all`, written here by `npm run docs:bench`).',
     );
-    assert.equal(lines[4], '| 100k | **0.70** (0.70–0.70) | 0.90 | 1.00 | 96.0 % (97.0 %) | 1 / 0 |');
+    assert.equal(lines[4], '| 100k | **0.70** (0.70–0.70) | 0.80 | 0.90 | 1.00 | 96.0 % (97.0 %) | 1 / 0 |');
+    const { end_points: _ends, ...old } = run;
+    assert.equal(
+      summaryTable(old).split('\n')[4],
+      '| 100k | **0.70** (0.70–0.70) | — | 0.90 | 1.00 | 96.0 % (97.0 %) | 1 / 0 |',
+    );
     assert.equal(lines.length, 6);
   });
 
