@@ -3,7 +3,10 @@ import { Compactor } from '../../src/core/compaction/compactor';
 import { mainPrefixOf, type CompactorDeps } from '../../src/core/compaction/compactorRuns';
 import { stretchOfRequest, type MainPrefix } from '../../src/core/compaction/mainSummary';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
-import { SUMMARY_SYSTEM_PROMPT } from '../../src/core/compaction/summaryPrompt';
+import { SUMMARY_SYSTEM_PROMPT, TRANSCRIPT_LIMITS } from '../../src/core/compaction/summaryPrompt';
+import { transcriptTokens } from '../../src/core/compaction/transcriptTokens';
+import { expectedSummaryTokens, smallRouteUsd } from '../../src/core/compaction/summariserRoute';
+import { expectedReplacementTokens } from '../../src/core/compaction/regions';
 import type { ConversationState, Message, PipelineConfig } from '../../src/core/conversation/conversationModel';
 import { counterIds } from '../../src/core/platform/platformPorts';
 import { fakeClock } from './support/builders';
@@ -11,14 +14,21 @@ import { Convo } from './support/compactionBuilders';
 import { refusal } from './support/normalizeFixtures';
 import { ScriptedLlm } from './support/scriptedLlm';
 
-/** Tool results weigh 20k tokens each, everything else 200 (the plan's figures by hand). */
-const tokensOf = (m: Message) => (m.blocks.some((b) => b.type === 'tool_result') ? 20_000 : 200);
+/**
+ * Tool results weigh 20k tokens each, everything else 200 (the plan's figures by hand); a result
+ * weighs as much in the transcript the summariser model reads (transcriptTokens.ts), since these
+ * short files are not cut there.
+ */
+const tokensOf = (m: Message) =>
+  m.blocks.some((b) => b.type === 'tool_result' || (b.type === 'text' && /^Result of /m.test(b.text))) ? 20_000 : 200;
 
 /** Seven turns of one big read each (about 154k tokens with the 10k overhead), then the next question: over the hard threshold. */
-function bigState(config: Partial<PipelineConfig>): ConversationState {
+function bigState(
+  config: Partial<PipelineConfig>,
+  content = (t: number) => `export const f${t} = ${t};`,
+): ConversationState {
   const convo = new Convo();
-  for (let t = 1; t <= 7; t++)
-    convo.user(`question ${t}`).read(`src/f${t}.ts`, `export const f${t} = ${t};`).say(`answer ${t}`);
+  for (let t = 1; t <= 7; t++) convo.user(`question ${t}`).read(`src/f${t}.ts`, content(t)).say(`answer ${t}`);
   convo.user('question 8');
   return convo.state({
     model: 'claude-opus-4-6',
@@ -142,6 +152,39 @@ describe('compaction: the route the plan picks is the route the run takes', () =
     await restored.compactor.beforeRequest(small, { lastRequestAt: restored.clock.now() - 1_000, signal });
     restored.compactor.observeAnswer({ output_tokens: 10, cache_read_input_tokens: 0 }, answer);
     assert.equal(planOf(restored.compactor)?.main?.usd, before.main.usd);
+  });
+
+  it('prices the summariser model on the transcript it reads: results past its cut count for the part kept', () => {
+    // Tokens by length here (a quarter of the characters), so the transcript's cut shows in the count.
+    const byLength = (m: Message) => Math.ceil(JSON.stringify(m.blocks).length / 4);
+    const { deps } = compactorWith(new ScriptedLlm([]));
+    const compactor = new Compactor({
+      ...deps,
+      tokensOf: byLength,
+      measure: (s) => 10_000 + s.messages.reduce((n, m) => n + byLength(m), 0),
+    });
+    // Each file is 4× what the transcript keeps of a result: about 12k tokens, of which Haiku reads 3k.
+    const state = bigState({}, (t) => `// f${t}\n${'x'.repeat(4 * TRANSCRIPT_LIMITS.toolResult)}`);
+    const plan = compactor.plan(state, { cacheWarm: true, routeCacheWarm: true, mode: 'manual' });
+    const region = plan.regions[0];
+    assert.ok(region && plan.regions.length === 1 && plan.summariser?.main);
+    const messages = state.messages.slice(region.startIndex, region.startIndex + region.messageIds.length);
+    const read = transcriptTokens(messages, byLength);
+    assert.ok(read < region.tokens / 3, `${read} of ${region.tokens}`);
+    const outputTokens = expectedSummaryTokens(region.tokens, expectedReplacementTokens(region) - region.userTokens);
+    assert.equal(
+      plan.summariser.small.usd,
+      smallRouteUsd({
+        smallModel: 'claude-haiku-4-5',
+        regions: [{ tokens: region.tokens, readTokens: read, outputTokens }],
+      }),
+    );
+    const whole = smallRouteUsd({ smallModel: 'claude-haiku-4-5', regions: [{ tokens: region.tokens, outputTokens }] });
+    assert.ok(
+      plan.summariser.main.usd < whole,
+      'priced on every token, Haiku would look dearer than Opus from its cache',
+    );
+    assert.equal(plan.summariser.route, 'small', 'priced on what it reads, Haiku is cheaper');
   });
 
   it('the same conversation on a cold cache (or the first request) goes to the summariser model', async () => {

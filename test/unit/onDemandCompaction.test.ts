@@ -28,14 +28,14 @@ import { ScriptedLlm } from './support/scriptedLlm';
 const signal = new AbortController().signal;
 
 /** Six finished turns of a read and an answer, then a seventh question (Opus 4.6 unless said). */
-function history(config: Partial<PipelineConfig> = {}, fileChars = 400): ConversationState {
+function history(config: Partial<PipelineConfig> = {}, fileChars = 400, turns = 6): ConversationState {
   const convo = new Convo();
-  for (let t = 1; t <= 6; t++)
+  for (let t = 1; t <= turns; t++)
     convo
       .user(`question ${t} about src/f${t}.ts`)
       .read(`src/f${t}.ts`, `export const f${t} = ${t}; // ${'x'.repeat(fileChars)}`)
       .say(`answer ${t}`);
-  convo.user('question 7');
+  convo.user(`question ${turns + 1}`);
   return convo.state({
     model: 'claude-opus-4-6',
     summarizer: 'server',
@@ -182,8 +182,9 @@ describe('compaction on demand: the server summariser route', () => {
 
   it('auto takes the server route when the cache holds the history up to the region end, not when it is cold', () => {
     const now = 1_000_000;
-    // Six reads of 20k tokens each: reading them from the cache beats reading them fresh with the summariser model.
-    const base = history({ summarizer: 'auto', contextWindow: 1_000_000, outputReserve: 8_000 }, 80_000);
+    // Fifty reads of about 3k tokens each, short of the transcript's cut (so the summariser model reads them
+    // whole): reading them from the cache beats reading them fresh with the summariser model.
+    const base = history({ summarizer: 'auto', contextWindow: 1_000_000, outputReserve: 8_000 }, 11_900, 50);
     // Everything written a minute ago: the request after the region's last user message cached the prefix to it.
     const warm: ConversationState = {
       ...base,

@@ -7,9 +7,8 @@
  * so an edit is made when that saving repays the rewrite within a few requests, deeply enough
  * that the next one is far away — and always before the hard threshold.
  *
- * Prices (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#pricing): a
- * cache read costs 0.1× the input price, a 5-minute cache write 1.25×, so a rewritten token
- * costs 1.15× input more than a read one.
+ * Prices (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#pricing): a cache read costs
+ * 0.1× the input price, a 5-minute cache write 1.25×, so a rewritten token costs 1.15× input more than a read one.
  */
 import { planningPrices } from '../models/modelFacts';
 import { isServerStrategy } from '../server/serverContext';
@@ -219,6 +218,7 @@ export function planCompaction(state: ConversationState, inputs: PlanInputs): Co
     const saving = regions.reduce((n, r) => n + expectedSaving(r), 0);
     const summariser = summariserChoice(state, regions, {
       perMessage,
+      tokensOf,
       promptTokens: tokensBefore,
       cacheWarm: inputs.routeCacheWarm ?? inputs.cacheWarm,
       ...(inputs.mainThinkingTokens ? { mainThinkingTokens: inputs.mainThinkingTokens } : {}),

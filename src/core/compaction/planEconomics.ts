@@ -3,11 +3,12 @@
  * rewrite soon enough, and which summariser reads a region (by expected cost,
  * summariserRoute.ts). Pure.
  */
-import type { ConversationState } from '../conversation/conversationModel';
+import type { ConversationState, Message } from '../conversation/conversationModel';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
 import type { CompactionPlan } from './plan';
 import { expectedReplacementTokens, type CandidateRegion } from './regions';
 import { chooseSummariser, expectedSummaryTokens, type SummariserChoice } from './summariserRoute';
+import { transcriptTokens } from './transcriptTokens';
 
 /**
  * Whether an edit pays back soon enough. With the prompt growing by g tokens a request, an
@@ -67,6 +68,8 @@ export function summariserChoice(
   regions: readonly CandidateRegion[],
   figures: {
     readonly perMessage: readonly number[];
+    /** The compactor's token count, for the transcript the small route reads (transcriptTokens.ts). */
+    readonly tokensOf: (m: Message) => number;
     readonly promptTokens: number;
     readonly cacheWarm: boolean;
     /** Why the main route cannot run (see RouteInputs.mainUnavailable). */
@@ -89,6 +92,10 @@ export function summariserChoice(
     smallModel: cfg.summarizerModel,
     regions: regions.map((r) => ({
       tokens: r.tokens,
+      readTokens: transcriptTokens(
+        state.messages.slice(r.startIndex, r.startIndex + r.messageIds.length),
+        figures.tokensOf,
+      ),
       outputTokens: expectedSummaryTokens(r.tokens, expectedReplacementTokens(r) - r.userTokens),
     })),
     promptTokens: figures.promptTokens,

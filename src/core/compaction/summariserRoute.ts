@@ -78,9 +78,14 @@ export interface SummariserChoice {
   readonly fallback?: 'main' | 'small';
 }
 
-/** One region to summarise: its tokens and the summary tokens expected out. */
+/** One region to summarise: its tokens, what the small route reads of it, and the summary tokens expected out. */
 export interface RouteRegion {
   readonly tokens: number;
+  /**
+   * Tokens of the region's transcript, which the small route sends instead of the messages
+   * (transcriptTokens.ts); absent: `tokens`.
+   */
+  readonly readTokens?: number;
   readonly outputTokens: number;
 }
 
@@ -117,12 +122,14 @@ export interface RouteInputs {
   readonly cacheMissRate?: number;
 }
 
-/** Expected cost of the small route: each region read fresh plus its prompt, and its summary. */
+/** Expected cost of the small route: each region's transcript read fresh plus its prompt, and its summary. */
 export function smallRouteUsd(inputs: Pick<RouteInputs, 'smallModel' | 'regions'>): number {
   const p = planningPrices(inputs.smallModel);
   let usd = 0;
   for (const r of inputs.regions)
-    usd += (r.tokens + SMALL_PROMPT_OVERHEAD_TOKENS) * p.input + Math.max(0, r.outputTokens) * p.output;
+    usd +=
+      (Math.max(0, r.readTokens ?? r.tokens) + SMALL_PROMPT_OVERHEAD_TOKENS) * p.input +
+      Math.max(0, r.outputTokens) * p.output;
   return usd / 1_000_000;
 }
 
