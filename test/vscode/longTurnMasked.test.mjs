@@ -102,8 +102,20 @@ describe('the same long turn with masking on (the default)', { timeout: 900_000 
       /^Read src\/mod\d\d\.ts ✓ · result cleared — click to see it · [\d,]+ tokens$/,
       'the collapsed card says its result was cleared',
     );
-    await card.locator('summary').click();
-    await card.locator('pre').nth(1).waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    // Open the card; a re-render on a busy machine may replace it closed, so open it again until its result shows.
+    const shown = card.locator('pre').nth(1);
+    for (let i = 0; i < 5; i++) {
+      if (!(await card.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open)))
+        await card.locator('summary').click();
+      if (
+        await shown.waitFor({ state: 'visible', timeout: UI_TIMEOUT / 5 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
+    }
+    await shown.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.match(
       await card.locator('pre').nth(1).innerText(),
       /^\[Tool result cleared to save context: read_file src\/mod\d\d\.ts returned about [\d,]+ tokens; `recall` can read it back, or run the tool again\.\]$/,
