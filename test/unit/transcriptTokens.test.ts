@@ -4,11 +4,11 @@ import { transcriptTokens } from '../../src/core/compaction/transcriptTokens';
 import type { Message } from '../../src/core/conversation/conversationModel';
 import { Convo } from './support/compactionFixtures';
 
-/** A count by length (a quarter of the content's characters), with the calls it was asked for. */
+/** A count by length (a quarter of the content's characters), with the messages it was asked to count. */
 function counter() {
   const calls: Message[] = [];
   const tokensOf = (m: Message) => {
-    calls.push(m);
+    if (m.blocks.length > 0) calls.push(m); // the empty probe measures a message's framing, not a message
     const chars = m.blocks.reduce(
       (n, b) =>
         n +

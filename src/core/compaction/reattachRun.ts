@@ -21,6 +21,7 @@ import {
 } from './reattach';
 import { reattachSelection, type IndexedFile } from './fileIndex';
 import { withReattachment } from './reattachRecord';
+import { textTokenCounter } from './textTokens';
 import { planPart, type PlanPart } from './survivePlan';
 import { REGION_LAYERS, type CarriedPlan, type CompactionRecord, type ReattachedFile } from './types';
 
@@ -226,32 +227,4 @@ function standingReminderTokens(messages: readonly Message[], textTokens: (text:
   for (const m of messages)
     for (const b of m.blocks) if (b.type === 'text' && isReattachReminder(b)) n += textTokens(b.text);
   return n;
-}
-
-/** Tokens of a text as one block of a message adds them (the message's own overhead left out). */
-function textTokenCounter(tokensOf: (m: Message) => number): (text: string) => number {
-  const probe = (text?: string): Message => ({
-    id: 'reattach_probe',
-    role: 'user',
-    turn: 0,
-    blocks:
-      text === undefined
-        ? []
-        : [
-            {
-              type: 'text',
-              text,
-              meta: {
-                id: 'reattach_probe_blk',
-                tier: 3,
-                source: 'reminder',
-                createdAt: 0,
-                pinned: false,
-                compactable: false,
-              },
-            },
-          ],
-  });
-  const empty = tokensOf(probe());
-  return (text) => Math.max(0, Math.round(tokensOf(probe(text)) - empty));
 }

@@ -9,6 +9,7 @@
  */
 import type { Message } from '../conversation/conversationModel';
 import { renderTranscript } from './summaryPrompt';
+import { textTokenCounter } from './textTokens';
 
 const memo = new WeakMap<(m: Message) => number, WeakMap<Message, number>>();
 
@@ -16,37 +17,15 @@ const memo = new WeakMap<(m: Message) => number, WeakMap<Message, number>>();
 export function transcriptTokens(messages: readonly Message[], tokensOf: (m: Message) => number): number {
   let counted = memo.get(tokensOf);
   if (!counted) memo.set(tokensOf, (counted = new WeakMap()));
+  let textTokens: ((text: string) => number) | undefined;
   let n = 0;
   for (const m of messages) {
     let tokens = counted.get(m);
     if (tokens === undefined) {
-      tokens = tokensOf(asText(renderTranscript([m])));
+      tokens = (textTokens ??= textTokenCounter(tokensOf))(renderTranscript([m]));
       counted.set(m, tokens);
     }
     n += tokens;
   }
   return n;
-}
-
-/** A text as a message of one block, for a count that takes messages. */
-function asText(text: string): Message {
-  return {
-    id: 'transcript_probe',
-    role: 'user',
-    turn: 0,
-    blocks: [
-      {
-        type: 'text',
-        text,
-        meta: {
-          id: 'transcript_probe_blk',
-          tier: 3,
-          source: 'reminder',
-          createdAt: 0,
-          pinned: false,
-          compactable: false,
-        },
-      },
-    ],
-  };
 }
