@@ -78,6 +78,42 @@ describe('cache lifetimes through the pipeline', () => {
     assert.match(marked[1]?.ttl?.reason ?? '', /kept for 5 minutes: a 1 % chance the turn ends here/);
   });
 
+  it("deep in a long tool loop the tail stays 5 minutes; the request carrying the user's message is weighed at the session rate", () => {
+    const { count, clock } = request();
+    const convoLoop = new Convo().user('fix the tests').read('a.ts', lines(40)).read('b.ts', lines(40));
+    const inLoop = { ...convoLoop.state(), system: [convoLoop.b.text('You are a coding agent.', 'system')] };
+    const answer = inLoop.messages.at(-2);
+    assert.ok(answer);
+    const n = inLoop.messages.length;
+    const previous = {
+      messageId: answer.id,
+      sentAt: clock.now() - MIN,
+      ttl: '5m' as const,
+      prefixTokens: 15_000 + (40_000 * (n - 1)) / n,
+    };
+    // The session's turns are short (half its requests end one), but this one has sent 39 requests already.
+    const deep = prepareRequest(inLoop, { count, clock, gaps: { ...CHATTY, turnRequests: 39 }, previous });
+    assert.equal(ttlsOf(deep.params).at(-1), '5m');
+    assert.match(deep.anchors.at(-1)?.ttlReason ?? '', /a 3 % chance the turn ends here/);
+    // Its second request: the session's rate.
+    const early = prepareRequest(inLoop, { count, clock, gaps: { ...CHATTY, turnRequests: 1 }, previous });
+    assert.equal(ttlsOf(early.params).at(-1), '1h');
+    // A new message of the user's is a turn's first request, however long the last turn ran.
+    const asked = prepareRequest(withSystem, {
+      count,
+      clock,
+      gaps: { ...CHATTY, turnRequests: 39 },
+      previous: {
+        messageId: withSystem.messages.at(-2)!.id,
+        sentAt: clock.now() - MIN,
+        ttl: '5m' as const,
+        prefixTokens: 15_000 + (40_000 * (withSystem.messages.length - 1)) / withSystem.messages.length,
+      },
+    });
+    assert.equal(ttlsOf(asked.params).at(-1), '1h');
+    assert.match(asked.anchors.at(-1)?.ttlReason ?? '', /a 50 % chance the turn ends here/);
+  });
+
   it('the stable prefix keeps the lifetime its live entry was written with, and is given one when written again', () => {
     const { count, clock } = request();
     const answer = withSystem.messages.at(-2);

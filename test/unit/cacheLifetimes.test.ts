@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import type { CacheAnchor } from '../../src/core/cache/cacheAnchors';
-import { PRIOR_GAP_STATS, ReplyGaps, startsTurn, type GapStats } from '../../src/core/cache/replyGaps';
+import { PRIOR_GAP_STATS, ReplyGaps, startsTurn, turnEndChance, type GapStats } from '../../src/core/cache/replyGaps';
 import { chooseTtls, type TtlChoiceInput } from '../../src/core/cache/ttlChoice';
 import { requestCostUsd } from '../../src/core/llm/cost';
 import { planningPrices } from '../../src/core/models/modelFacts';
@@ -114,6 +114,21 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
     assert.equal(cold[2]!.ttl, '5m');
   });
 
+  it('weighs the turn ending at this request by how deep in its turn it is: 1/depth at most', () => {
+    // A session whose turns end every fourth request on average, its user replying late half the time.
+    const figures = { gaps: { turnEnd: 0.25, longReply: 0.5, overHour: 0.05, requests: 100 }, readTokens: 58_000 };
+    const at = (turnDepth: number) => chooseTtls([...stable, tail(60_000)], input({ ...figures, turnDepth }))[2]!;
+    // The first requests of a turn: the session's rate, 25 %.
+    assert.equal(at(1).ttl, '1h');
+    assert.match(at(1).ttlReason, /a 25 % chance the turn ends here/);
+    assert.match(at(4).ttlReason, /a 25 % chance the turn ends here/);
+    // The 40th request of a turn that is still going: a 3 % chance, and an hour does not pay.
+    assert.equal(at(40).ttl, '5m');
+    assert.match(at(40).ttlReason, /^kept for 5 minutes: a 3 % chance the turn ends here/);
+    // Absent, the depth is 1: the session's rate as before.
+    assert.equal(chooseTtls([...stable, tail(60_000)], input(figures))[2]!.ttl, '1h');
+  });
+
   it('never puts a 1-hour breakpoint after a 5-minute one, whatever the figures (the API refuses that)', () => {
     const target = fc.oneof(
       fc.constant<CacheAnchor['target']>({ at: 'tools' }),
@@ -166,6 +181,20 @@ describe("the session's rhythm (core/cache/replyGaps.ts)", () => {
     const late = new ReplyGaps();
     for (let i = 0; i < 10; i++) late.observe(i * 120 * MIN, true);
     assert.ok(late.stats.overHour > 0.6 && late.stats.longReply < 0.15, JSON.stringify(late.stats));
+  });
+
+  it('counts the requests of the current turn; the chance a turn ends falls as 1/depth past the session rate', () => {
+    const g = new ReplyGaps();
+    assert.equal(g.stats.turnRequests, 0);
+    let t = 0;
+    for (const starts of [true, false, false, true, false]) g.observe((t += 10_000), starts);
+    assert.equal(g.stats.turnRequests, 2);
+    g.observe(t + 10_000, true);
+    assert.equal(g.stats.turnRequests, 1);
+    assert.equal(turnEndChance(0.1, 1), 0.1);
+    assert.equal(turnEndChance(0.1, 10), 0.1);
+    assert.equal(turnEndChance(0.1, 40), 1 / 40);
+    assert.equal(turnEndChance(0.1, 0), 0.1);
   });
 
   it('a request starts a turn when its last message is the user’s with no tool result', () => {

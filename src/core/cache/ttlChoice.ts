@@ -24,7 +24,8 @@
  *   long pause has it written again — at most one rewrite more than knowing from the start,
  *   and no surcharge at all on a session that never pauses.
  * - The end of the prompt is kept for an hour when the chance that this request ends the turn
- *   × the chance of a reply after 5 minutes × what that reply would otherwise write again is
+ *   (the session's rate, but at most 1/n for the n-th request of a turn: replyGaps.ts
+ *   `turnEndChance`) × the chance of a reply after 5 minutes × what that reply would otherwise write again is
  *   more than the surcharge on what this request writes (its growth; the whole prompt when the
  *   cache misses anyway). What the reply would write again is what lies after the newest live
  *   1-hour checkpoint (breakpointMemory.ts: a tail written for an hour stays cached after the
@@ -36,7 +37,7 @@
 import type { CacheLifetime, CacheTtl } from '../conversation/conversationModel';
 import type { RateCard } from '../models/modelFacts';
 import type { CacheAnchor } from './cacheAnchors';
-import type { GapStats } from './replyGaps';
+import { turnEndChance, type GapStats } from './replyGaps';
 
 /** A breakpoint with its lifetime and why. */
 export interface TimedAnchor extends CacheAnchor {
@@ -59,6 +60,8 @@ export interface TtlChoiceInput {
    * full miss: everything is written again, at the tail's lifetime); 0 when not measured.
    */
   readonly missRate: number;
+  /** Which request of its turn this one is (1: it carries the user's message); absent: 1 (see turnEndChance). */
+  readonly turnDepth?: number;
   /** The lifetime of the stable prefix's live cache entry (breakpointMemory.ts); absent: this request writes it. */
   readonly stableCached?: CacheTtl;
 }
@@ -133,10 +136,11 @@ function tailPays(tail: CacheAnchor, survives: number, input: TtlChoiceInput): V
   const written = (1 - miss) * Math.max(0, tail.prefixTokens - input.readTokens) + miss * tail.prefixTokens;
   const cost = surcharge * written;
   // The saving needs the turn to end here, a reply after 5 minutes, and that reply's request not to miss anyway.
-  const chance = input.gaps.turnEnd * input.gaps.longReply * (1 - miss);
+  const endsHere = turnEndChance(input.gaps.turnEnd, input.turnDepth ?? 1);
+  const chance = endsHere * input.gaps.longReply * (1 - miss);
   const saving = chance * rewrite * Math.max(0, tail.prefixTokens - survives);
   const pct = (x: number) => `${Math.round(x * 100)} %`;
-  const figures = `a ${pct(input.gaps.turnEnd)} chance the turn ends here × ${pct(input.gaps.longReply)} that the reply comes after 5 min saves ~${fmt(saving)} tokens' worth; an hour costs ~${fmt(cost)} more`;
+  const figures = `a ${pct(endsHere)} chance the turn ends here × ${pct(input.gaps.longReply)} that the reply comes after 5 min saves ~${fmt(saving)} tokens' worth; an hour costs ~${fmt(cost)} more`;
   return saving > cost
     ? { pays: true, reason: `kept for an hour: ${figures}` }
     : { pays: false, reason: `kept for 5 minutes: ${figures}` };

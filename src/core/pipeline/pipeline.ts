@@ -2,7 +2,7 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import { cachedPrefixes, nextBreakpoint } from '../cache/breakpointMemory';
 import { planCacheAnchors, type PreviousBreakpoint } from '../cache/cacheAnchors';
 import { settledThrough } from '../cache/settledPrefix';
-import { PRIOR_GAP_STATS, type GapStats } from '../cache/replyGaps';
+import { PRIOR_GAP_STATS, startsTurn, type GapStats } from '../cache/replyGaps';
 import { chooseTtls, type TimedAnchor } from '../cache/ttlChoice';
 import { planningPrices } from '../models/modelFacts';
 import type { ConversationState } from '../conversation/conversationModel';
@@ -71,6 +71,7 @@ export function prepareRequest(
     readTokens: cached.readTokens,
     checkpointTokens: cached.checkpointTokens,
     missRate: deps.missRate ?? 0,
+    turnDepth: startsTurn(state.messages) ? 1 : ((deps.gaps ?? PRIOR_GAP_STATS).turnRequests ?? 0) + 1,
     ...(cached.stableCached ? { stableCached: cached.stableCached } : {}),
   });
   const params = serializeRequest(
