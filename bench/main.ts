@@ -4,7 +4,7 @@
  */
 import { runEstimate } from './estimate';
 import { runPipelineCost } from './pipelineCost';
-import { runReadmeTable } from './readmeTable';
+import { runReadmeTable } from './readmeTableRun';
 import { runRemoval } from './removal';
 import { runSubagentsBench } from './subagents';
 import { runReplay } from './replay';

@@ -13,15 +13,16 @@
  *   default policy's cost, its ratio to the baseline, Claude Code's and server-clear's ratios, the
  *   floor, FRR without summaries (default and baseline), overflows and invalid requests over
  *   every policy, where the default's money goes; the mean ratios; the recency bound of each row
- *   (bounds); the default's ratio had each session ended earlier (end_points, endPoints.ts); and
- *   what the real and the scripted summaries carry (summary_carry).
+ *   (bounds); the default's ratio had each session ended earlier (end_points, endPoints.ts); the
+ *   default and the baseline with summaries as long as the prompt asks (length_sensitivity,
+ *   lengthSensitivity.ts); and what the real and the scripted summaries carry (summary_carry).
  *
  * Both blocks are rendered from that embedded JSON, so benchDocs.test.ts re-renders them from it
  * and fails when either file states a figure the generator would not write. The rest of each
  * file is left as it is.
  */
 import type { EndPointsRow } from './endPoints';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { sensitivityMarkdown, type SensitivityRow } from './lengthSensitivity';
 import { basename } from 'node:path';
 import type { CarryReport } from './carryReport';
 import type { BreakdownRow } from './costBreakdown';
@@ -54,6 +55,8 @@ export interface ReplayAllJson {
   readonly bounds?: readonly BoundRow[];
   /** The default's cost ÷ the baseline's had each session ended earlier (endPoints.ts). */
   readonly end_points?: readonly EndPointsRow[];
+  /** The default and the baseline with summaries as long as the prompt asks (lengthSensitivity.ts). */
+  readonly length_sensitivity?: readonly SensitivityRow[];
   /** The run's date, commit and machine; absent in output saved before replay-all wrote it. */
   readonly meta?: Partial<RunMeta>;
 }
@@ -155,6 +158,17 @@ export function tableInput(json: ReplayAllJson): ReplayAllJson {
             median: e.median,
             max: e.max,
             over: e.over,
+          })),
+        }
+      : {}),
+    ...(json.length_sensitivity
+      ? {
+          length_sensitivity: json.length_sensitivity.map((r) => ({
+            transcript: r.transcript,
+            window: r.window,
+            cost_ratio: r.cost_ratio,
+            frr_no_summary: r.frr_no_summary,
+            baseline_frr_no_summary: r.baseline_frr_no_summary,
           })),
         }
       : {}),
@@ -269,6 +283,13 @@ export function fullTables(json: ReplayAllJson): string {
         `| ${short(e.transcript)} | ${e.window / 1000}k | ${ratio(e.at_end)} | ${ratio(e.median)} | ${ratio(e.min)}–${ratio(e.max)} | ${Math.round(e.over * 100)} % of ${e.ends} |`,
       );
   }
+  if (json.length_sensitivity && json.length_sensitivity.length > 0)
+    out.push(
+      '',
+      'Summary length (see below): the default and the baseline replayed again with summaries as long as the prompt asks (a fifth of the region) instead of as long as real ones measured.',
+      '',
+      ...sensitivityMarkdown(json.length_sensitivity, short),
+    );
   const c = json.summary_carry;
   if (c && c.real_share !== null && c.scripted_share !== null)
     out.push(
@@ -368,33 +389,4 @@ export function docsDrift(readme: string, benchmarks: string): string[] {
   if (summary === undefined) out.push(`README.md has no ${BEGIN} … ${END} section`);
   else differs('README.md', summary, summaryTable(json));
   return out;
-}
-
-/** The command: reads the saved output, rewrites both files' blocks. */
-export async function runReadmeTable(args: readonly string[]): Promise<number> {
-  const [file, readmePath = 'README.md', benchmarksPath = 'docs/benchmarks.md'] = args;
-  if (!file) {
-    process.stderr.write(
-      'usage: npm run docs:bench -- <saved replay-all output> [README.md] [docs/benchmarks.md]\n' +
-        '  (save one with: npm run bench -- replay-all > /tmp/replay-all.txt)\n',
-    );
-    return 2;
-  }
-  const json = replayAllJson(readFileSync(file, 'utf8'));
-  if ('error' in json) {
-    process.stderr.write(`${json.error}\n`);
-    return 1;
-  }
-  const next = renderDocs(json, readFileSync(readmePath, 'utf8'), readFileSync(benchmarksPath, 'utf8'));
-  if ('error' in next) {
-    process.stderr.write(`${next.error}\n`);
-    return 1;
-  }
-  writeFileSync(readmePath, next.readme);
-  writeFileSync(benchmarksPath, next.benchmarks);
-  const unknown = json.meta ? '' : ' (the output has no meta: run, commit and machine written as unknown)';
-  console.log(
-    `${readmePath} (summary) and ${benchmarksPath} (tables): rewritten from ${file}, ${json.rows.length} rows${unknown}`,
-  );
-  return 0;
 }

@@ -3,8 +3,10 @@
  * (default test/fixtures/) at 100k and 200k windows (or the ones given) under every policy,
  * and prints one table row per replay, the notes (refused requests by reason, unknown models, FRR by kind), the recency
  * bound of each transcript and window (recencyBound.ts) and, as the last line,
- * `{"rows":[…],"bounds":[…],"summary_carry":{…},"meta":{…}}` (meta: the run's date, commit and
- * machine, runMeta.ts). The scripted summariser follows the one rule
+ * `{"rows":[…],"bounds":[…],"summary_carry":{…},"length_sensitivity":[…],"meta":{…}}` (meta: the
+ * run's date, commit and machine, runMeta.ts; length_sensitivity: the default and the baseline
+ * replayed again with summaries as long as the prompt asks, lengthSensitivity.ts, printed before
+ * the table). The scripted summariser follows the one rule
  * of every bench: its length `SUMMARY_LENGTH` (summaryLength.ts) and the share of identifiers
  * it keeps `SUMMARY_KEEP` (summaryKeep.ts), both measured on the committed fixtures and
  * re-derived by their unit tests, never calibrated on the folder being measured; the "Summary
@@ -22,7 +24,15 @@ import { prepareTranscript, replay } from './replayCore';
 import { frrShare } from './frr';
 import { carryReport } from './carryReport';
 import { boundRow, type BoundRow } from './recencyBound';
-import { describeReplayRepairs, printTable, totalCost, type SkippedTranscript, type TimedResult } from './replayReport';
+import {
+  describeReplayRepairs,
+  printTable,
+  shortName,
+  totalCost,
+  type SkippedTranscript,
+  type TimedResult,
+} from './replayReport';
+import { PROMPT_TARGET_LENGTH, printSensitivity, sensitivityRow, type SensitivityRow } from './lengthSensitivity';
 import { SUMMARY_KEEP } from './summaryKeep';
 import { SUMMARY_LENGTH } from './summaryLength';
 import {
@@ -128,6 +138,7 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
   );
   const results: TimedResult[] = [];
   const bounds: BoundRow[] = [];
+  const sensitivity: SensitivityRow[] = [];
   for (const t of transcripts) {
     const prepared = prepareTranscript(t.file, t.events, tokenizer);
     for (const window of windows) {
@@ -145,10 +156,15 @@ export async function runReplayAll(args: readonly string[]): Promise<number> {
           `replayed ${t.file} at ${window} with ${name} in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
         );
       }
+      // The same two policies with summaries as long as the prompt asks (lengthSensitivity.ts).
+      const d = await replay(prepared, { window, policy: policy('default'), summaryLength: PROMPT_TARGET_LENGTH });
+      const b = await replay(prepared, { window, policy: policy('baseline'), summaryLength: PROMPT_TARGET_LENGTH });
+      sensitivity.push(sensitivityRow(d, b));
     }
   }
   console.log(`${results.length} replays in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   const carry = carryReport(transcripts, (text) => tokenizer.count(text));
-  printTable(results, bounds, skipped, { summary_carry: carry, meta });
+  printSensitivity(sensitivity, shortName);
+  printTable(results, bounds, skipped, { summary_carry: carry, length_sensitivity: sensitivity, meta });
   return skipped.length > 0 ? 1 : 0;
 }

@@ -83,6 +83,22 @@ const run = {
       over: 0.05,
     },
   ],
+  length_sensitivity: [
+    {
+      transcript: 'test/fixtures/real-session-a--b.transcript.jsonl',
+      window: 100_000,
+      cost_ratio: 1.0031,
+      frr_no_summary: 0.95,
+      baseline_frr_no_summary: 0.98,
+    },
+    {
+      transcript: 'test/fixtures/real-session-a--b.transcript.jsonl',
+      window: 200_000,
+      cost_ratio: 0.7,
+      frr_no_summary: 0.97,
+      baseline_frr_no_summary: 0.98,
+    },
+  ],
   meta: { date: '2026-11-29', commit: 'abc1234', machine: { os: 'Linux 6.1 x64', cpus: '8 × Some CPU' } },
 } as unknown as ReplayAllJson;
 
@@ -165,6 +181,18 @@ describe('the benchmark docs are generated from one replay-all run (bench/readme
       !fullTables(old).includes('at its end'),
       'a run saved before replay-all measured end points has no such table',
     );
+  });
+
+  it('tables the default and the baseline with summaries as long as the prompt asks, flagging a ratio over 1.00 and lost FRR', () => {
+    const lines = fullTables(run).split('\n');
+    const at = lines.findIndex((l) => l.startsWith('| transcript | window | default ÷ baseline | FRR w/o summaries'));
+    assert.ok(at > 0, 'the summary-length table follows the main one');
+    assert.equal(lines[at + 2], '| a--b | 100k | 1.003 ✗ | 95.0 % (98.0 %) ✗ |');
+    assert.equal(lines[at + 3], '| a--b | 200k | 0.70 | 97.0 % (98.0 %) |');
+    assert.equal(lines[at + 4], '| **mean** | 100k | **1.003** | 1 over 1.00, 1 more than 2 points below |');
+    assert.equal(lines[at + 5], '| **mean** | 200k | **0.70** | 0 over 1.00, 0 more than 2 points below |');
+    const { length_sensitivity: _s, ...old } = run;
+    assert.ok(!fullTables(old).includes('as long as the prompt asks'), 'a run saved before it has no such table');
   });
 
   it('stamps the run it shows, and says unknown for a run saved before replay-all wrote its meta', () => {

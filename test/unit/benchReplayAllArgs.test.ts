@@ -60,6 +60,7 @@ describe('bench replay-all: arguments, and a transcript it cannot read', () => {
       const last = JSON.parse(out.at(-1) as string) as {
         rows: { transcript: string }[];
         skipped: { transcript: string; error: string }[];
+        length_sensitivity: { transcript: string; window: number; cost_ratio: number | null }[];
       };
       assert.ok(last.rows.length > 0 && last.rows.every((r) => r.transcript.endsWith('good.transcript.jsonl')));
       assert.equal(last.skipped.length, 2);
@@ -67,6 +68,12 @@ describe('bench replay-all: arguments, and a transcript it cannot read', () => {
       // Rows of zeros would read as "no overflow": a file with nothing to replay is named instead.
       assert.match(last.skipped[1]?.error ?? '', /chat-only\.transcript\.jsonl: no usage record of a request/);
       assert.ok(out.some((l) => l.startsWith('SKIPPED ') && l.includes('broken.transcript.jsonl')));
+      // The default and the baseline once more, with summaries as long as the prompt asks.
+      assert.equal(last.length_sensitivity.length, 1);
+      assert.ok(last.length_sensitivity[0]?.transcript.endsWith('good.transcript.jsonl'));
+      assert.equal(last.length_sensitivity[0]?.window, 64_000);
+      assert.ok(Number.isFinite(last.length_sensitivity[0]?.cost_ratio));
+      assert.ok(out.some((l) => l.startsWith('Summary length sensitivity:')));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
