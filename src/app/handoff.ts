@@ -136,11 +136,15 @@ export class Handoff {
     }
     const { content } = written;
     this.deps.log.info(
-      `Handoff of ${from.sessionId}: ${'model' in content.writer ? `written by ${content.writer.model}` : `built without the summariser (${content.writer.failed})`}, $${content.costUsd.toFixed(4)}.`,
+      `Handoff of ${from.sessionId}: ${'model' in content.writer ? `written by ${content.writer.model}` : `built without the summariser (${content.writer.failed})`}, ${content.costUnknown ? 'cost unknown (the model has no known price)' : `$${content.costUsd.toFixed(4)}`}.`,
     );
     const plan = agent.plan;
     // The note's cost is the new session's: it is what starting it cost (its bill counts it).
-    const continuedFrom: ContinuedFrom = content.costUsd > 0 ? { ...from, noteCostUsd: content.costUsd } : from;
+    const continuedFrom: ContinuedFrom = {
+      ...from,
+      ...(content.costUsd > 0 ? { noteCostUsd: content.costUsd } : {}),
+      ...(content.costUnknown ? { noteCostUnknown: true } : {}),
+    };
     const switched = await this.deps.lifecycle.fresh((m) =>
       this.deps.sessions.create(m, { continuedFrom, ...(plan ? { plan } : {}) }),
     );

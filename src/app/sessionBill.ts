@@ -7,6 +7,7 @@
 import { addCosts } from '../core/llm/cost';
 import type { AgentEvent } from '../core/agent/events';
 import { summariesCost } from '../core/compaction/health';
+import { handoffNoteCost } from '../core/session/sessionCost';
 import { subagentsCost } from '../core/subagents/subagentRecord';
 import type { OpenSession } from './sessionPort';
 
@@ -16,10 +17,10 @@ export class SessionBill {
   costUsd: number | undefined = 0;
   /** The part of `costUsd` its subagents spent. */
   subagentsCostUsd: number | undefined = 0;
-  /** The part of `costUsd` the compaction summariser spent. */
-  summariesCostUsd = 0;
-  /** The part of `costUsd` the handoff note that started the session cost. */
-  handoffCostUsd = 0;
+  /** The part of `costUsd` the compaction summariser spent (undefined when a summary's price is unknown). */
+  summariesCostUsd: number | undefined = 0;
+  /** The part of `costUsd` the handoff note that started the session cost (undefined when unknown). */
+  handoffCostUsd: number | undefined = 0;
   /** The last prompt size the API reported (0 before any). */
   promptTokens = 0;
 
@@ -28,7 +29,7 @@ export class SessionBill {
     open: Pick<OpenSession, 'costUsd' | 'subagents' | 'compactions' | 'lastPromptTokens' | 'continuedFrom'>,
   ): void {
     this.costUsd = open.costUsd;
-    this.handoffCostUsd = open.continuedFrom?.noteCostUsd ?? 0;
+    this.handoffCostUsd = handoffNoteCost(open.continuedFrom);
     this.subagentsCostUsd = subagentsCost(open.subagents);
     this.summariesCostUsd = summariesCost(open.compactions.map((c) => c.record));
     this.promptTokens = open.lastPromptTokens;
@@ -54,7 +55,7 @@ export class SessionBill {
       const spent = summariesCost(e.records);
       if (spent === 0) return false;
       this.costUsd = addCosts(this.costUsd, spent);
-      this.summariesCostUsd += spent;
+      this.summariesCostUsd = addCosts(this.summariesCostUsd, spent);
       return true;
     }
     if (e.type === 'subagent_finished') {

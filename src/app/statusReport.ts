@@ -32,10 +32,13 @@ export interface ContextFigures {
   readonly costUsd: number | undefined;
   /** Present when subagents ran: the part of `costUsd` they spent (undefined when one's price is unknown). */
   readonly subagents?: { readonly costUsd: number | undefined };
-  /** Present when a compaction's summary cost something: the part of `costUsd` the summariser spent. */
-  readonly summaries?: { readonly costUsd: number };
-  /** Present when the session was handed off to with a note that cost something: that part of `costUsd`. */
-  readonly handoff?: { readonly costUsd: number };
+  /**
+   * Present when a compaction's summary cost something: the part of `costUsd` the summariser
+   * spent (undefined when a summariser's price is unknown).
+   */
+  readonly summaries?: { readonly costUsd: number | undefined };
+  /** Present when the session was handed off to with a note that cost something: that part of `costUsd` (undefined: unknown). */
+  readonly handoff?: { readonly costUsd: number | undefined };
   /** cache reads / prompt tokens of this session, 0..1, when known. */
   readonly cacheHitRate?: number;
   readonly compactions: number;
@@ -63,10 +66,10 @@ export interface StatusInputs {
   readonly costUsd: number | undefined;
   /** The part of `costUsd` the session's subagents spent (0: none ran). */
   readonly subagentsCostUsd: number | undefined;
-  /** The part of `costUsd` the compaction summariser spent (0: none). */
-  readonly summariesCostUsd: number;
-  /** The part of `costUsd` the handoff note that started the session cost (0: none). */
-  readonly handoffCostUsd: number;
+  /** The part of `costUsd` the compaction summariser spent (0: none; undefined: a price unknown). */
+  readonly summariesCostUsd: number | undefined;
+  /** The part of `costUsd` the handoff note that started the session cost (0: none; undefined: unknown). */
+  readonly handoffCostUsd: number | undefined;
   /**
    * The base URL the open session's requests go to now (its transport's): the setting's value
    * from the last turn boundary on. It differs from the setting only while a turn runs after
@@ -150,8 +153,8 @@ export async function statusReport(
     pressure,
     costUsd: inp.costUsd,
     ...(inp.subagentsCostUsd !== 0 ? { subagents: { costUsd: inp.subagentsCostUsd } } : {}),
-    ...(inp.summariesCostUsd > 0 ? { summaries: { costUsd: inp.summariesCostUsd } } : {}),
-    ...(inp.handoffCostUsd > 0 ? { handoff: { costUsd: inp.handoffCostUsd } } : {}),
+    ...(inp.summariesCostUsd !== 0 ? { summaries: { costUsd: inp.summariesCostUsd } } : {}),
+    ...(inp.handoffCostUsd !== 0 ? { handoff: { costUsd: inp.handoffCostUsd } } : {}),
     ...(health && health.promptTokens > 0 ? { cacheHitRate: health.cacheHitRate } : {}),
     compactions: agent?.compactions.filter((c) => c.active).length ?? 0,
     ...breakdown(inp),

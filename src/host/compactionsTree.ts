@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { CompactionEntryState } from '../core/agent/agentSession';
+import { summariesCost } from '../core/compaction/health';
+import { formatUsd } from '../core/llm/cost';
 import { describeReattached } from '../core/compaction/reattach';
 import { describeIndexed } from '../core/compaction/fileIndex';
 import { indexedFilesOf } from '../core/compaction/reattachRecord';
@@ -167,7 +169,7 @@ export class CompactionsTreeProvider
                   'Orphaned: the messages it replaced were lost from the session file. Its originals are kept here (their only copy); it cannot be restored.',
                 ]
               : []),
-            `Tokens ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}${r.model ? ` · ${r.model}` : ''} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`,
+            `Tokens ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}${r.model ? ` · ${r.model}` : ''} · ${formatUsd(summariesCost([r]))} · ${r.durationMs} ms`,
             ...(r.fallbacks.length ? [`Fallbacks: ${r.fallbacks.join('; ')}`] : []),
             ...(lost.length
               ? [

@@ -6,6 +6,8 @@
  * query says which document it is. Plain text (no `vscode`), so it is unit-tested.
  */
 import { describeServerBlock } from '../core/conversation/serverTools';
+import { summariesCost } from '../core/compaction/health';
+import { formatUsd } from '../core/llm/cost';
 import { describeReattached } from '../core/compaction/reattach';
 import { describeIndexed } from '../core/compaction/fileIndex';
 import { indexedFilesOf } from '../core/compaction/reattachRecord';
@@ -57,7 +59,7 @@ export function summaryDocument(r: CompactionRecord): string {
     `- Tokens: ${fmt(r.tokensBefore)} → ${fmt(r.tokensAfter)}`,
     `- When: ${new Date(r.at).toISOString()}`,
   ];
-  if (r.model) lines.push(`- Summariser: ${r.model} · $${r.costUsd.toFixed(4)} · ${r.durationMs} ms`);
+  if (r.model) lines.push(`- Summariser: ${r.model} · ${formatUsd(summariesCost([r]))} · ${r.durationMs} ms`);
   if (r.instructions) lines.push(`- Instructions: ${r.instructions}`);
   if (r.fallbacks.length) lines.push(`- Fallbacks: ${r.fallbacks.join('; ')}`);
   if (r.carriedPlan)

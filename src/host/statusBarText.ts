@@ -6,6 +6,7 @@
  */
 
 import type { ContextFigures } from '../app/statusReport';
+import { formatUsd } from '../core/llm/cost';
 import { shortTokens } from '../core/platform/text';
 
 export type { ContextFigures };
@@ -62,11 +63,9 @@ export function statusBarText(f: ContextFigures): StatusBarText {
  */
 function costParts(f: Pick<ContextFigures, 'summaries' | 'subagents' | 'handoff'>): string {
   const parts = [
-    ...(f.summaries ? [`summaries $${f.summaries.costUsd.toFixed(4)}`] : []),
-    ...(f.subagents
-      ? [`subagents ${f.subagents.costUsd === undefined ? '—' : `$${f.subagents.costUsd.toFixed(4)}`}`]
-      : []),
-    ...(f.handoff ? [`handoff note $${f.handoff.costUsd.toFixed(4)}`] : []),
+    ...(f.summaries ? [`summaries ${formatUsd(f.summaries.costUsd)}`] : []),
+    ...(f.subagents ? [`subagents ${formatUsd(f.subagents.costUsd)}`] : []),
+    ...(f.handoff ? [`handoff note ${formatUsd(f.handoff.costUsd)}`] : []),
   ];
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }

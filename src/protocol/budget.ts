@@ -132,7 +132,8 @@ const CompactionRow = v.strictObject({
   layer: v.string(),
   tokensBefore: N,
   tokensAfter: N,
-  costUsd: N,
+  /** What its summariser spent; null when the model's price is unknown. */
+  costUsd: v.nullable(N),
   lost: N,
   /** The identifiers the retention check found missing from the summary (at most 10). */ lostIds: v.array(v.string()),
   active: v.boolean(),
@@ -176,10 +177,13 @@ const SnapshotSchema = v.strictObject({
   requests: v.array(RequestRow),
   /** The session's subagents that ended, oldest first (the newest 200). */
   subagents: v.array(SubagentRow),
-  /** What the compaction summariser spent over the whole session (every compaction, restored or not). */
-  summariesCostUsd: N,
-  /** What writing the handoff note that started this session cost (absent: it was not handed off to, or that cost nothing). */
-  handoffCostUsd: v.optional(N),
+  /** What the compaction summariser spent over the whole session (every compaction, restored or not); null: a price unknown. */
+  summariesCostUsd: v.nullable(N),
+  /**
+   * What writing the handoff note that started this session cost (absent: it was not handed
+   * off to, or that cost nothing; null: the summariser's price is unknown).
+   */
+  handoffCostUsd: v.optional(v.nullable(N)),
   ledger: v.array(LedgerRow),
   /** What normalize repaired in the last request before sending it: one line, and each repair. */
   repairs: v.optional(v.strictObject({ summary: v.string(), details: v.array(v.string()) })),

@@ -189,6 +189,9 @@ describe('budget protocol', () => {
       busy: false,
     };
     assert.ok(parseBudgetToWebview(snapshot).ok);
+    // A summary or handoff note of unknown price is null (shown as —), never a string or a guess.
+    assert.ok(parseBudgetToWebview({ ...snapshot, summariesCostUsd: null, handoffCostUsd: null }).ok);
+    assert.equal(parseBudgetToWebview({ ...snapshot, summariesCostUsd: 'unknown' }).ok, false);
     const { pinned: _dropped, ...withoutPinned } = snapshot;
     assert.equal(parseBudgetToWebview(withoutPinned).ok, false, 'pinned is required');
     assert.equal(

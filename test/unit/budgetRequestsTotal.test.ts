@@ -42,5 +42,14 @@ describe('budget panel: the request history total', () => {
       requestsTotalText({ requests: [row(1, 0.01)], summariesCostUsd: 0 }, { count: 2, costUsd: null }),
       /^1 request and 2 subagents, — in this session \(— of it by subagents\)/,
     );
+    // A summary or a handoff note whose model has no known price: its share reads —, and so does the total.
+    assert.equal(
+      requestsTotalText({ requests: [row(1, 0.01)], summariesCostUsd: null }, undefined),
+      '1 request, — in this session (— of it by compaction summaries) (newest first, at most 20 listed).',
+    );
+    assert.match(
+      requestsTotalText({ requests: [row(1, 0.01)], summariesCostUsd: 0, handoffCostUsd: null }, undefined),
+      /^1 request, — in this session \(— of it by the handoff note that started this session\)/,
+    );
   });
 });

@@ -2,6 +2,8 @@ import { strict as assert } from 'node:assert';
 import type { LlmClient } from '../../src/core/llm/llmClient';
 import { requestCostUsd } from '../../src/core/llm/cost';
 import { restoreRecord } from '../../src/core/compaction/apply';
+import { summariesCost } from '../../src/core/compaction/health';
+import { entryToRecord, recordToEntry } from '../../src/core/session/compactionEntry';
 import { CircuitBreaker } from '../../src/core/compaction/circuitBreaker';
 import { markRegions } from '../../src/core/compaction/regions';
 import { summariseRegions, type SummariseProgress } from '../../src/core/compaction/summarise';
@@ -108,6 +110,30 @@ describe('summariseRegions', () => {
     const back = restoreRecord(out.state, rec);
     assert.ok(back.ok);
     assert.deepEqual(back.state.messages, state.messages);
+  });
+
+  it('a summariser model without a known price: the record says its cost is unknown, and so does every bill of it', async () => {
+    const state = plainTurns(5).state();
+    const llm = new ScriptedLlm([answer('Notes.', { input_tokens: 1000, output_tokens: 200 })]);
+    const out = await summariseRegions(
+      state,
+      summariseOpts(markRegions(state, keep(2)), llm, { summarizerModel: 'claude-some-future-model' }),
+    );
+    const rec = out.records[0];
+    assert.ok(rec);
+    assert.equal(rec.costUnknown, true);
+    assert.equal(rec.costUsd, 0);
+    assert.ok(rec.fallbacks.some((f) => /price of summariser model claude-some-future-model unknown/.test(f)));
+    assert.equal(summariesCost([rec]), undefined);
+    // Saved and read back, the session file keeps it.
+    assert.equal(entryToRecord(recordToEntry(rec)).costUnknown, true);
+    // A known price: no flag.
+    const priced = await summariseRegions(
+      state,
+      summariseOpts(markRegions(state, keep(2)), new ScriptedLlm([answer('Notes.')])),
+    );
+    assert.equal(priced.records[0]?.costUnknown, undefined);
+    assert.equal(typeof summariesCost(priced.records), 'number');
   });
 
   it('sends the user instructions to the summariser and records them', async () => {

@@ -119,6 +119,17 @@ describe('handoff: the note a new session starts with', () => {
     assert.equal(llm.requests[0]?.model, 'claude-haiku-4-5');
     assert.deepEqual(r.content.writer, { model: 'claude-haiku-4-5' });
     assert.ok(r.content.costUsd > 0);
+    assert.equal(r.content.costUnknown, undefined);
+    // A summariser without a known price: what the note cost is unknown, not $0.
+    const unpriced = await writeHandoff(source(), {
+      llm: new ScriptedLlm([{ content: [{ type: 'text', text: ANSWER }] }]),
+      model: 'claude-some-future-model',
+      signal: new AbortController().signal,
+      timeout: never,
+    });
+    assert.ok(unpriced.ok);
+    assert.equal(unpriced.content.costUnknown, true);
+    assert.equal(unpriced.content.costUsd, 0);
     const text = handoffText(r.content);
     const headings = text.split('\n').filter((l) => l.startsWith('#'));
     assert.deepEqual(headings, [

@@ -167,7 +167,7 @@ describe('handoff: the session format', () => {
   const header: HeaderEntry = {
     type: 'header',
     format: 'context-pipeline-session',
-    version: 9,
+    version: 10,
     sessionId: '2026-05-02T09-00-00-new001',
     createdAt: 1,
     model: 'claude-sonnet-4-6',
@@ -175,22 +175,30 @@ describe('handoff: the session format', () => {
     continuedFrom: { sessionId: '2026-05-01T10-00-00-old001', title: 'Trailing commas' },
   };
 
-  it('a version 9 header names the session it continues and what its note cost, and reads back', () => {
-    for (const h of [header, { ...header, continuedFrom: { ...header.continuedFrom!, noteCostUsd: 0.0031 } }]) {
+  it('a version 10 header names the session it continues and what its note cost (or that it is unknown), and reads back', () => {
+    for (const h of [
+      header,
+      { ...header, continuedFrom: { ...header.continuedFrom!, noteCostUsd: 0.0031 } },
+      { ...header, continuedFrom: { ...header.continuedFrom!, noteCostUnknown: true as const } },
+    ]) {
       const r = decodeLine(encodeEntry(h));
       assert.ok(r.ok);
       assert.deepEqual(r.entry, h);
     }
     const negative = { ...header, continuedFrom: { ...header.continuedFrom!, noteCostUsd: -1 } };
     assert.equal(decodeLine(encodeEntry(negative)).ok, false, 'a negative cost is damage');
+    const notTrue = { ...header, continuedFrom: { ...header.continuedFrom!, noteCostUnknown: false } };
+    assert.equal(decodeLine(encodeEntry(notTrue as unknown as HeaderEntry)).ok, false, 'only `true` says unknown');
   });
 
-  it('a version 8 header reads as version 9 (nothing else changes)', () => {
-    const v8 = { ...header, version: 8 } as Record<string, unknown>;
-    assert.deepEqual(migrateEntry(v8, 8), header);
+  it('a version 8 or 9 header reads as version 10 (nothing else changes)', () => {
+    for (const version of [8, 9]) {
+      const old = { ...header, version } as Record<string, unknown>;
+      assert.deepEqual(migrateEntry(old, version), header);
+    }
   });
 
-  it('a version 7 header reads as version 9 (nothing else changes); a malformed continuedFrom is damage', () => {
+  it('a version 7 header reads as version 10 (nothing else changes); a malformed continuedFrom is damage', () => {
     const v7 = { ...header, version: 7 } as Record<string, unknown>;
     delete v7.continuedFrom;
     const { continuedFrom: _, ...plain } = header;

@@ -66,6 +66,24 @@ describe('handoff: the session files', () => {
     });
   });
 
+  it("a note whose price is unknown makes the new session's cost unknown, created and reopened", async () => {
+    await withStorePort('cp-handoff-unpriced-', 1_800_000_000_000, async (port) => {
+      const from = {
+        sessionId: '2026-01-01T00-00-00-old001',
+        title: 'Trailing commas',
+        noteCostUnknown: true as const,
+      };
+      const fresh = await port.create('claude-sonnet-4-6', { continuedFrom: from });
+      assert.equal(fresh.costUsd, undefined, 'unknown, not $0');
+      await fresh.close();
+      const reopened = await port.open(fresh.id);
+      assert.ok(reopened.ok);
+      assert.deepEqual(reopened.session.continuedFrom, from);
+      assert.equal(reopened.session.costUsd, undefined);
+      await reopened.session.close();
+    });
+  });
+
   it('the continued title is marked once, however long the chain', () => {
     assert.equal(continuedTitle('Fix the parser'), 'Fix the parser (continued)');
     assert.equal(continuedTitle('Fix the parser (continued)'), 'Fix the parser (continued)');

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { sessionToMarkdown } from '../../src/core/session/markdown';
 import { replaySession } from '../../src/core/session/replay';
-import { sessionCostUsd } from '../../src/core/session/sessionCost';
+import { handoffNoteCost, sessionCostUsd } from '../../src/core/session/sessionCost';
 import { entriesOf, sampleConversation, sampleHeader, usageEntry } from './support/sessionSamples';
 
 const close = (a: number | undefined, b: number) => a !== undefined && Math.abs(a - b) < 1e-12;
@@ -17,6 +17,16 @@ describe("a saved session's cost", () => {
     assert.ok(close(sessionCostUsd({ usage: [], compactions: [], subagents: [], continuedFrom }), 0.0051));
     assert.equal(sessionCostUsd({ usage: [{ costUsd: undefined }], compactions, subagents: [] }), undefined);
     assert.equal(sessionCostUsd({ usage, compactions, subagents: [{ costUsd: undefined }] }), undefined);
+    // A summary or the handoff note written by a model without a known price: unknown, not the priced part.
+    const unpriced = [...compactions, { entry: { costUsd: 0, costUnknown: true as const } }];
+    assert.equal(sessionCostUsd({ usage, compactions: unpriced, subagents }), undefined);
+    assert.equal(
+      sessionCostUsd({ usage, compactions, subagents, continuedFrom: { ...continuedFrom, noteCostUnknown: true } }),
+      undefined,
+    );
+    assert.equal(handoffNoteCost(undefined), 0);
+    assert.equal(handoffNoteCost(continuedFrom), 0.0051);
+    assert.equal(handoffNoteCost({ sessionId: 'old', title: 'Old', noteCostUnknown: true }), undefined);
   });
 
   it("the Markdown export's cost is that figure (the note of a session handed off to included)", () => {

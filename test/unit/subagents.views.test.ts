@@ -8,6 +8,7 @@ import { TranscriptRenderer } from '../../src/host/chat/transcriptRenderer';
 import { statusBarText, type ContextFigures } from '../../src/host/statusBarText';
 import { parseChatToHost, parseChatToWebview, type ChatToWebview } from '../../src/protocol/chat';
 import { SessionBill } from '../../src/app/sessionBill';
+import type { CompactionRecord } from '../../src/core/compaction/types';
 
 const FIGURES: SubagentFigures = {
   sessionId: '2026-11-29T10-00-05-child1',
@@ -165,5 +166,25 @@ describe('subagents in the views: the card, the budget row, the status bar', () 
     assert.equal(bill.subagentsCostUsd, 0.003);
     bill.observe({ type: 'subagent_finished', record: { ...RECORD, costUsd: undefined } });
     assert.equal(bill.costUsd, undefined, 'an unknown price makes the total unknown, never a guess');
+    // A summary or a handoff note by a model without a known price: its share and the total read —.
+    assert.match(
+      statusBarText({ ...figures, costUsd: undefined, summaries: { costUsd: undefined } }).tooltip,
+      /\(summaries —\)\./,
+    );
+    const unpriced = new SessionBill();
+    unpriced.opened({
+      costUsd: undefined,
+      subagents: [],
+      compactions: [],
+      lastPromptTokens: 0,
+      continuedFrom: { sessionId: 'old', title: 'Old', noteCostUnknown: true },
+    });
+    assert.equal(unpriced.handoffCostUsd, undefined);
+    const summarised = new SessionBill();
+    summarised.opened({ costUsd: 0.01, subagents: [], compactions: [], lastPromptTokens: 5 });
+    const records = [{ costUsd: 0, costUnknown: true } as unknown as CompactionRecord];
+    assert.equal(summarised.observe({ type: 'compaction_finished', records } as unknown as AgentEvent), true);
+    assert.equal(summarised.summariesCostUsd, undefined);
+    assert.equal(summarised.costUsd, undefined);
   });
 });

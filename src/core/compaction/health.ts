@@ -33,10 +33,14 @@ export const CACHE_MISS_WARNING_STREAK = 3;
 
 /**
  * What the compaction summariser cost over `records` (every one made, restored or not: the
- * money was spent). Compactions without an LLM cost 0; a server compaction is billed in its
- * request's usage instead.
+ * money was spent); undefined when a record's cost is unknown (`costUnknown`: a model without a
+ * known price), never a guess. Compactions without an LLM cost 0; a server compaction is billed
+ * in its request's usage instead.
  */
-export function summariesCost(records: readonly Pick<CompactionRecord, 'costUsd'>[]): number {
+export function summariesCost(
+  records: readonly Pick<CompactionRecord, 'costUsd' | 'costUnknown'>[],
+): number | undefined {
+  if (records.some((r) => r.costUnknown)) return undefined;
   return records.reduce((n, r) => n + (Number.isFinite(r.costUsd) && r.costUsd > 0 ? r.costUsd : 0), 0);
 }
 

@@ -10,7 +10,7 @@ import type { MessageCreateParamsNonStreaming, TextBlockParam } from '@anthropic
 import type { LlmClient } from '../llm/llmClient';
 import { requestCostUsd } from '../llm/cost';
 import type { CacheTtl, ConversationState, Plan } from '../conversation/conversationModel';
-import { summaryTextOf, type GuardedCall, type ChunkRunResult } from './summariseChunks';
+import { summaryTextOf, unknownCost, type GuardedCall, type ChunkRunResult } from './summariseChunks';
 import { planSection, SUMMARY_SYSTEM_PROMPT, summaryTargetTokens } from './summaryPrompt';
 import { toWellFormed } from '../platform/text';
 import type { CompactionRegion } from './types';
@@ -138,9 +138,10 @@ export async function runMain(
   const notes = [`summarised by the main model ${model} from its prompt cache`];
   if (cost === undefined) notes.push(`price of model ${model} unknown: its cost is not counted`);
   const costUsd = cost ?? 0;
+  const unknown = unknownCost(cost === undefined);
   const answer = summaryTextOf(res.result, 'main model');
-  if (!answer.ok) return { ok: false, error: answer.error, costUsd };
+  if (!answer.ok) return { ok: false, error: answer.error, costUsd, ...unknown };
   const text = answer.text;
   if (res.result.stopReason === 'max_tokens') notes.push('the summary was cut at max_tokens');
-  return { ok: true, body: text, leftOut: [], costUsd, notes };
+  return { ok: true, body: text, leftOut: [], costUsd, ...unknown, notes };
 }

@@ -29,7 +29,7 @@ import type { MainPrefix } from './mainSummary';
 import { isUserWords } from './regions';
 import { checkRetention, messagesText } from './retention';
 import { MAX_SERVER_SUMMARY_CHARS } from './serverCompaction';
-import type { GuardedCall } from './summariseChunks';
+import { unknownCost, type GuardedCall } from './summariseChunks';
 import { planSection, SUMMARY_SYSTEM_PROMPT } from './summaryPrompt';
 import {
   compactorMeta,
@@ -133,7 +133,7 @@ export interface ServerRecordDeps {
 /** A server summary's outcome: its record (not yet applied), or the error and what the attempt cost. */
 export type ServerRunResult =
   | { readonly ok: true; readonly record: CompactionRecord }
-  | { readonly ok: false; readonly error: LlmError; readonly costUsd: number };
+  | { readonly ok: false; readonly error: LlmError; readonly costUsd: number; readonly costUnknown?: true };
 
 /**
  * Summarises `originals` (region `region`, which starts the history) by compaction on demand;
@@ -165,7 +165,8 @@ export async function runServer(
         guard.stopped,
       ]);
   if (!res.ok) return { ok: false, error: res.error, costUsd: 0 };
-  const costUsd = requestCostUsd(params.model, res.result.usage, opts.ttl) ?? 0;
+  const cost = requestCostUsd(params.model, res.result.usage, opts.ttl);
+  const costUsd = cost ?? 0;
   const block = compactionBlockOf(res.result.content, res.result.stopReason);
   if (!block)
     return {
@@ -176,11 +177,13 @@ export async function runServer(
         retryable: true,
       },
       costUsd,
+      ...unknownCost(cost === undefined),
     };
   const record = serverRecord(originals, region, block, {
     ...deps,
     model: res.result.model || params.model,
     costUsd,
+    ...unknownCost(cost === undefined),
     started,
   });
   return { ok: true, record };
@@ -196,7 +199,12 @@ export function serverRecord(
   originals: readonly Message[],
   region: CompactionRegion,
   block: Extract<AssistantContent, { type: 'compaction' }>,
-  deps: ServerRecordDeps & { readonly model: string; readonly costUsd: number; readonly started: number },
+  deps: ServerRecordDeps & {
+    readonly model: string;
+    readonly costUsd: number;
+    readonly costUnknown?: true;
+    readonly started: number;
+  },
 ): CompactionRecord {
   const id = deps.ids.next('cmp');
   const first = originals[0] as Message;
@@ -264,6 +272,7 @@ export function serverRecord(
     tokensAfter: replacement.reduce((n, m) => n + deps.tokensOf(m), 0),
     model: deps.model,
     costUsd: deps.costUsd,
+    ...unknownCost(deps.costUnknown),
     durationMs: Math.max(0, now - deps.started),
     fallbacks: [`summarised by the API (compaction on demand, ${ON_DEMAND_COMPACTION_BETA}) with ${deps.model}`],
     retention,

@@ -16,7 +16,7 @@ import { applyRecord } from './apply';
 import { messagesText, checkRetention } from './retention';
 import { isUserWords } from './regions';
 import { runMain, type MainPrefix } from './mainSummary';
-import { runChunks, startGuard, type GuardedCall } from './summariseChunks';
+import { runChunks, startGuard, unknownCost, type GuardedCall } from './summariseChunks';
 import { runServer, type ServerRunResult } from './serverSummary';
 import {
   buildReplacement,
@@ -194,18 +194,22 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
           // The main model failed: the summariser model tries the region fresh before anything is dropped.
           const small = await runChunks(originals, region, opts, g, onProgress);
           const note = `the main model failed (${main.error.message}) → ${opts.summarizerModel}`;
-          r = small.ok
-            ? { ...small, costUsd: small.costUsd + main.costUsd, notes: [note, ...small.notes] }
-            : { ...small, costUsd: small.costUsd + main.costUsd };
+          const spent = {
+            costUsd: small.costUsd + main.costUsd,
+            ...unknownCost(small.costUnknown ?? main.costUnknown),
+          };
+          r = small.ok ? { ...small, ...spent, notes: [note, ...small.notes] } : { ...small, ...spent };
           model = opts.summarizerModel;
         }
         if (server) {
           // What the server attempt cost counts in the record of what replaced it.
-          const spent = server.ok ? server.record.costUsd : server.costUsd;
+          const attempt = server.ok ? server.record : server;
           const note = `compaction on demand ${server.ok ? 'did not shrink the context' : 'failed'} → ${model}`;
-          r = r.ok
-            ? { ...r, costUsd: r.costUsd + spent, notes: [note, ...r.notes] }
-            : { ...r, costUsd: r.costUsd + spent };
+          const spent = {
+            costUsd: r.costUsd + attempt.costUsd,
+            ...unknownCost(r.costUnknown ?? attempt.costUnknown),
+          };
+          r = r.ok ? { ...r, ...spent, notes: [note, ...r.notes] } : { ...r, ...spent };
         }
         if (r.ok) {
           const hasWords = originals.some((m) => m.blocks.some(isUserWords));
@@ -221,6 +225,7 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
               inTurn,
             ),
             costUsd: r.costUsd,
+            ...unknownCost(r.costUnknown),
             notes: r.notes,
             model,
           };
@@ -233,7 +238,7 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
               ? `The summariser did not answer within ${Math.round(timeoutMs / 60_000)} minutes.`
               : r.error.message,
           };
-          content = { ...dropContent(region, failure.reason, r.costUsd), model };
+          content = { ...dropContent(region, failure.reason, r.costUsd), ...unknownCost(r.costUnknown), model };
         }
       } else content = dropContent(region, failure.reason, 0);
       const record = makeRecord(originals, region, content, started, opts);
@@ -304,6 +309,7 @@ interface RegionContent {
   readonly text: string;
   readonly kind: 'summary' | 'marker';
   readonly costUsd: number;
+  readonly costUnknown?: true;
   readonly notes: string[];
   readonly model?: string;
 }
@@ -364,6 +370,7 @@ function makeRecord(
     tokensAfter: replacement.reduce((n, m) => n + opts.tokensOf(m), 0),
     ...((content.kind === 'summary' || content.costUsd > 0) && content.model ? { model: content.model } : {}),
     costUsd: content.costUsd,
+    ...unknownCost(content.costUnknown),
     durationMs: Math.max(0, opts.clock.now() - started),
     fallbacks: content.notes,
     retention,

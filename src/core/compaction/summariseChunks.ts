@@ -88,16 +88,25 @@ export interface ChunkRunOptions {
   readonly maxSummaryTokens?: number;
 }
 
-/** The body of a region's summary (without heading), or the error that stopped it; cost either way. */
+/**
+ * The body of a region's summary (without heading), or the error that stopped it; cost either
+ * way (`costUnknown`: a call's price was unknown, so `costUsd` leaves it out).
+ */
 export type ChunkRunResult =
   | {
       readonly ok: true;
       readonly body: string;
       readonly leftOut: readonly string[];
       readonly costUsd: number;
+      readonly costUnknown?: true;
       readonly notes: string[];
     }
-  | { readonly ok: false; readonly error: LlmError; readonly costUsd: number };
+  | { readonly ok: false; readonly error: LlmError; readonly costUsd: number; readonly costUnknown?: true };
+
+/** `{ costUnknown: true }` when `unknown`, else nothing: spread into a result or a record. */
+export function unknownCost(unknown: boolean | undefined): { readonly costUnknown?: true } {
+  return unknown ? { costUnknown: true } : {};
+}
 
 /**
  * The summary a summariser answer carries, or why it carries none: a refusal (not retryable)
@@ -158,6 +167,7 @@ export async function runChunks(
   let previous: { text: string; turns: readonly [number, number] } | undefined;
   let covered = 0;
   let costUsd = 0;
+  let costUnknown = false;
   const turns: readonly [number, number] = [region.firstTurn, region.lastTurn];
   for (const [i, chunk] of plan.chunks.entries()) {
     covered += chunk.reduce((n, m) => n + opts.tokensOf(m), 0);
@@ -182,18 +192,19 @@ export async function runChunks(
           opts.summariser.stream(params, { signal: guard.signal, onEvent: () => undefined }),
           guard.stopped,
         ]);
-    if (!res.ok) return { ok: false, error: res.error, costUsd };
+    if (!res.ok) return { ok: false, error: res.error, costUsd, ...unknownCost(costUnknown) };
     const cost = requestCostUsd(opts.summarizerModel, res.result.usage);
-    // An unknown summariser price is said in the notes, and the record's cost leaves it out.
-    if (cost === undefined && i === 0)
+    // An unknown summariser price is said in the notes, and the record says its cost is unknown.
+    if (cost === undefined && !costUnknown)
       notes.push(`price of summariser model ${opts.summarizerModel} unknown: its cost is not counted`);
+    costUnknown ||= cost === undefined;
     costUsd += cost ?? 0;
     const answer = summaryTextOf(res.result, 'summariser');
-    if (!answer.ok) return { ok: false, error: answer.error, costUsd };
+    if (!answer.ok) return { ok: false, error: answer.error, costUsd, ...unknownCost(costUnknown) };
     const text = answer.text;
     if (res.result.stopReason === 'max_tokens') notes.push(`summary of part ${i + 1} was cut at max_tokens`);
     previous = { text, turns: [region.firstTurn, chunk.at(-1)?.turn ?? region.lastTurn] };
   }
   const body = previous?.text ?? 'Every message of these turns was too large to summarise.';
-  return { ok: true, body, leftOut, costUsd, notes };
+  return { ok: true, body, leftOut, costUsd, ...unknownCost(costUnknown), notes };
 }

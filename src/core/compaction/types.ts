@@ -95,6 +95,11 @@ export interface CompactionRecord {
   /** Summariser model and its cost, when an LLM was used. */
   readonly model?: string;
   readonly costUsd: number;
+  /**
+   * Set when a call behind this record had no known price (a model missing from the rate
+   * card): `costUsd` counts only the priced calls, and a bill that includes it is unknown.
+   */
+  readonly costUnknown?: true;
   readonly durationMs: number;
   /** Fallbacks used, in order, e.g. `summariser timeout → dropped oldest regions`. */
   readonly fallbacks: readonly string[];

@@ -46,6 +46,8 @@ export interface HandoffContent {
   readonly writer: { readonly model: string } | { readonly failed: string };
   /** What the summariser's request cost (0 when none was made or its price is unknown). */
   readonly costUsd: number;
+  /** Set when the summariser's price is unknown: what the note cost is not known (`costUsd` is 0). */
+  readonly costUnknown?: true;
 }
 
 /** The title of a session handed off to: the old one's, marked as continued (once, however long the chain). */
@@ -85,7 +87,12 @@ function userWords(messages: readonly Message[]): string[] {
 export function contentFromSections(
   source: HandoffSource,
   sections: HandoffSections,
-  opts: { readonly model: string; readonly costUsd: number; readonly instructions?: string },
+  opts: {
+    readonly model: string;
+    readonly costUsd: number;
+    readonly costUnknown?: true;
+    readonly instructions?: string;
+  },
 ): HandoffContent {
   const missing = '(The summariser wrote nothing here: recall it from the old session if it matters.)';
   return {
@@ -98,6 +105,7 @@ export function contentFromSections(
     ...(opts.instructions?.trim() ? { instructions: opts.instructions.trim() } : {}),
     writer: { model: opts.model },
     costUsd: opts.costUsd,
+    ...(opts.costUnknown ? { costUnknown: true } : {}),
   };
 }
 
@@ -109,7 +117,7 @@ export function contentFromSections(
 export function fallbackContent(
   source: HandoffSource,
   reason: string,
-  opts: { readonly costUsd?: number; readonly instructions?: string } = {},
+  opts: { readonly costUsd?: number; readonly costUnknown?: true; readonly instructions?: string } = {},
 ): HandoffContent {
   const words = userWords([...source.compactions.flatMap((c) => c.record.originals), ...source.messages]);
   const last = [...new Set(words.slice(-FALLBACK_USER_MESSAGES * 2))].slice(-FALLBACK_USER_MESSAGES);
@@ -130,6 +138,7 @@ export function fallbackContent(
     ...(opts.instructions?.trim() ? { instructions: opts.instructions.trim() } : {}),
     writer: { failed: reason },
     costUsd: opts.costUsd ?? 0,
+    ...(opts.costUnknown ? { costUnknown: true } : {}),
   };
 }
 

@@ -65,14 +65,15 @@ export async function writeHandoff(source: HandoffSource, opts: WriteHandoffOpti
         ok: true,
         content: fallbackContent(source, shortReason(res.error, guard.timedOut(), timeoutMs), instructions),
       };
-    const costUsd = requestCostUsd(opts.model, res.result.usage) ?? 0;
+    const cost = requestCostUsd(opts.model, res.result.usage);
+    const spent = { costUsd: cost ?? 0, ...(cost === undefined ? { costUnknown: true as const } : {}) };
     const answer = summaryTextOf(res.result, 'summariser');
     if (!answer.ok)
-      return { ok: true, content: fallbackContent(source, answer.error.message, { ...instructions, costUsd }) };
+      return { ok: true, content: fallbackContent(source, answer.error.message, { ...instructions, ...spent }) };
     const sections = parseHandoffAnswer(answer.text);
     return {
       ok: true,
-      content: contentFromSections(source, sections, { model: opts.model, costUsd, ...instructions }),
+      content: contentFromSections(source, sections, { model: opts.model, ...spent, ...instructions }),
     };
   } finally {
     guard.dispose();

@@ -9,7 +9,12 @@
  * type or a field must bump the version and add the step to migrate.ts, because readers
  * treat unknown entries and fields as damage, and leave files of a newer version alone.
  *
- * Version 9 (this one): `continuedFrom`'s optional `noteCostUsd`, what writing the handoff note
+ * Version 10 (this one): a compaction's optional `costUnknown` (a summariser call behind it had
+ * no known price, so its `costUsd` is only part of what it cost) and `continuedFrom`'s optional
+ * `noteCostUnknown` (the same for the handoff note). A version 9 file is a valid version 10 file
+ * but for the header's version; a version 9 build would read such lines as damage, hence the bump.
+ *
+ * Version 9: `continuedFrom`'s optional `noteCostUsd`, what writing the handoff note
  * cost (the summariser's request that started this session, billed to it). A version 8 file is
  * a valid version 9 file but for the header's version; a version 8 build would read such a
  * header as damage, hence the bump.
@@ -77,7 +82,7 @@ import type { SubagentRecord } from '../subagents/subagentRecord';
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
 /** The format version this code writes (it reads older ones too, see migrate.ts). */
-export const SESSION_VERSION = 9;
+export const SESSION_VERSION = 10;
 
 /** First line of every session file. Times are milliseconds since the epoch. */
 export interface HeaderEntry {
@@ -106,6 +111,8 @@ export interface ContinuedFrom {
    * summariser, or its model's price is unknown), or an older file.
    */
   readonly noteCostUsd?: number;
+  /** Set when the summariser's price was unknown: what the note cost is not known. */
+  readonly noteCostUnknown?: true;
 }
 
 /** A message appended to the conversation, with every block's metadata. */
@@ -156,6 +163,8 @@ export interface CompactionEntry {
   readonly tokensAfter: number;
   readonly regions: readonly CompactionRegion[];
   readonly costUsd: number;
+  /** Set when a summariser call behind it had no known price: `costUsd` is only part of its cost. */
+  readonly costUnknown?: true;
   readonly durationMs: number;
   readonly fallbacks: readonly string[];
   readonly summary?: string;
@@ -305,7 +314,12 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     workspace: v.string(),
     parent: v.optional(v.strictObject({ sessionId: v.string(), toolUseId: v.string() })),
     continuedFrom: v.optional(
-      v.strictObject({ sessionId: v.string(), title: v.string(), noteCostUsd: v.optional(v.pipe(num, v.minValue(0))) }),
+      v.strictObject({
+        sessionId: v.string(),
+        title: v.string(),
+        noteCostUsd: v.optional(v.pipe(num, v.minValue(0))),
+        noteCostUnknown: v.optional(v.literal(true)),
+      }),
     ),
   }),
   v.strictObject({ type: v.literal('message'), at: num, message }),

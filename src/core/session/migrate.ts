@@ -1,6 +1,10 @@
 /**
  * Reading session files of older format versions: each line, parsed, is brought to the
- * current version before it is validated, one step at a time (1 → 2 → … → 8 → 9). Pure.
+ * current version before it is validated, one step at a time (1 → 2 → … → 9 → 10). Pure.
+ *
+ * Version 9 → 10: the header's version becomes 10; nothing else changes. Version 10 added a
+ * compaction's optional `costUnknown` and `continuedFrom`'s optional `noteCostUnknown` (a cost
+ * that is not known; a version 9 build would read such lines as damage, hence the bump).
  *
  * Version 8 → 9: the header's version becomes 9; nothing else changes. Version 9 added
  * `continuedFrom`'s optional `noteCostUsd` (what the handoff note cost; a version 8 build would
@@ -60,6 +64,7 @@ export function migrateEntry(json: unknown, version: number): unknown {
   if (version <= 6) o = fromV6(o);
   if (version <= 7) o = fromV7(o);
   if (version <= 8) o = fromV8(o);
+  if (version <= 9) o = fromV9(o);
   return o;
 }
 
@@ -104,6 +109,11 @@ function fromV7(o: Record<string, unknown>): Record<string, unknown> {
 /** Version 8 → 9: only the header's version differs. */
 function fromV8(o: Record<string, unknown>): Record<string, unknown> {
   return o.type === 'header' && o.version === 8 ? { ...o, version: 9 } : o;
+}
+
+/** Version 9 → 10: only the header's version differs. */
+function fromV9(o: Record<string, unknown>): Record<string, unknown> {
+  return o.type === 'header' && o.version === 9 ? { ...o, version: 10 } : o;
 }
 
 function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {

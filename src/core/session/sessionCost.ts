@@ -12,14 +12,26 @@ import type { ContinuedFrom, UsageEntry } from './entries';
 /** The parts of a session its bill is made of (a new session has none but, maybe, its handoff note). */
 export interface SessionSpend {
   readonly usage: readonly Pick<UsageEntry, 'costUsd'>[];
-  readonly compactions: readonly { readonly entry: { readonly costUsd: number } }[];
+  readonly compactions: readonly { readonly entry: { readonly costUsd: number; readonly costUnknown?: true } }[];
   readonly subagents: readonly Pick<SubagentRecord, 'costUsd'>[];
   readonly continuedFrom?: ContinuedFrom;
 }
 
-/** The session's whole cost in US dollars; undefined when a request's or subagent's price is unknown. */
+/**
+ * The session's whole cost in US dollars; undefined when a price is unknown (a request's, a
+ * summary's, a subagent's or the handoff note's).
+ */
 export function sessionCostUsd(s: SessionSpend): number | undefined {
   const requests = s.usage.reduce<number | undefined>((n, u) => addCosts(n, u.costUsd), 0);
   const summaries = summariesCost(s.compactions.map((c) => c.entry));
-  return addCosts(addCosts(requests, summaries + (s.continuedFrom?.noteCostUsd ?? 0)), subagentsCost(s.subagents));
+  return addCosts(
+    addCosts(addCosts(requests, summaries), handoffNoteCost(s.continuedFrom)),
+    subagentsCost(s.subagents),
+  );
+}
+
+/** What the handoff note that started a session cost: 0 without one, undefined when its price is unknown. */
+export function handoffNoteCost(from: ContinuedFrom | undefined): number | undefined {
+  if (from?.noteCostUnknown) return undefined;
+  return from?.noteCostUsd ?? 0;
 }

@@ -162,8 +162,8 @@ export interface BudgetInputs {
   readonly sent?: readonly PreparedRequest[];
   /** The next request by the send's own path (AgentSession.prepareNext: the cache memory and lifetimes); absent: prepareRequest alone. */
   readonly prepareNext?: (state: ConversationState) => PreparedRequest;
-  /** What the handoff note that started this session cost (absent or 0: none). */
-  readonly handoffCostUsd?: number;
+  /** What the handoff note that started this session cost (absent or 0: none; null: its price is unknown). */
+  readonly handoffCostUsd?: number | null;
 }
 
 /** Builds the panel's snapshot: the next request by category, the last request's ledger and diff, history, forecast. */
@@ -219,8 +219,8 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     ...(lastRequest ? { last: { estimated: lastRequest.estimated, reported: lastRequest.promptTokens } } : {}),
     requests,
     subagents: history.subagents,
-    summariesCostUsd: summariesCost(inp.compactions.map((c) => c.record)),
-    ...(inp.handoffCostUsd ? { handoffCostUsd: inp.handoffCostUsd } : {}),
+    summariesCostUsd: summariesCost(inp.compactions.map((c) => c.record)) ?? null,
+    ...(inp.handoffCostUsd !== 0 && inp.handoffCostUsd !== undefined ? { handoffCostUsd: inp.handoffCostUsd } : {}),
     ledger: lastLedger.map((r) => ({
       position: r.position,
       role: r.role,
@@ -257,7 +257,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
         layer: c.record.layer,
         tokensBefore: c.record.tokensBefore,
         tokensAfter: c.record.tokensAfter,
-        costUsd: c.record.costUsd,
+        costUsd: summariesCost([c.record]) ?? null,
         lost: c.record.retention ? lostIdentifiers(c.record.retention).length : 0,
         lostIds: (c.record.retention ? lostIdentifiers(c.record.retention) : []).slice(0, 10),
         active: c.active,

@@ -30,6 +30,7 @@ import { continuedItems, TranscriptRenderer } from './transcriptRenderer';
 import { abortableSleep } from '../abortableSleep';
 import { vscodeSettings } from './vscodePorts';
 import { toast } from '../toasts';
+import { handoffNoteCost } from '../../core/session/sessionCost';
 
 /** What the controller needs from the extension. */
 export interface ChatControllerDeps {
@@ -271,7 +272,7 @@ export class ChatController implements vscode.Disposable {
       ...(rt.agent.engine?.ownsCompaction() ? { engineOwnsCompaction: true } : {}),
       sent: rt.agent.sentRequests,
       prepareNext: (s) => rt.agent.prepareNext(s),
-      handoffCostUsd: this.service.sessionLabel?.continuedFrom?.noteCostUsd ?? 0,
+      handoffCostUsd: handoffNoteCost(this.service.sessionLabel?.continuedFrom) ?? null,
     });
   }
 

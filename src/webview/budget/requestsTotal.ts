@@ -17,7 +17,8 @@ export interface SubagentsSpend {
  * "12 requests and 1 subagent, $0.1234 in this session ($0.0040 of it by compaction summaries,
  * $0.0030 by subagents, $0.0051 by the handoff note that started this session) (newest first,
  * at most 20 listed)." The total is the requests', the summaries', the subagents' and the
- * note's; a request or subagent of unknown price makes it `—`, never a guess.
+ * note's; a request, summary, subagent or note of unknown price makes it `—`, never a guess
+ * (and its own part reads `—`).
  */
 export function requestsTotalText(
   s: Pick<BudgetSnapshot, 'requests' | 'summariesCostUsd' | 'handoffCostUsd'>,
@@ -25,12 +26,12 @@ export function requestsTotalText(
 ): string {
   const sum = (a: number | null, c: number | null) => (a === null || c === null ? null : a + c);
   const own = s.requests.reduce<number | null>((a, r) => sum(a, r.costUsd), 0);
-  const handoff = s.handoffCostUsd ?? 0;
-  const total = sum(sum(own, s.summariesCostUsd + handoff), agents ? agents.costUsd : 0);
+  const handoff = s.handoffCostUsd === undefined ? 0 : s.handoffCostUsd;
+  const total = sum(sum(sum(own, s.summariesCostUsd), handoff), agents ? agents.costUsd : 0);
   const spent: Array<readonly [number | null, string]> = [
-    ...(s.summariesCostUsd > 0 ? [[s.summariesCostUsd, 'compaction summaries'] as const] : []),
+    ...(s.summariesCostUsd !== 0 ? [[s.summariesCostUsd, 'compaction summaries'] as const] : []),
     ...(agents ? [[agents.costUsd, 'subagents'] as const] : []),
-    ...(handoff > 0 ? [[handoff, 'the handoff note that started this session'] as const] : []),
+    ...(handoff !== 0 ? [[handoff, 'the handoff note that started this session'] as const] : []),
   ];
   const parts = spent.map(([cost, who], i) => `${formatUsd(cost)}${i === 0 ? ' of it' : ''} by ${who}`);
   const n = s.requests.length;
