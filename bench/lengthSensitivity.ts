@@ -12,6 +12,7 @@ import { MIN_SUMMARY_TOKENS, SUMMARY_RATIO } from '../src/core/compaction/summar
 import { frrShare } from './frr';
 import { totalCost } from './replayReport';
 import type { ReplayResult } from './replayTypes';
+import { ratio } from './ratioText';
 import type { SummaryLengthModel } from './summaryLength';
 
 /** Summaries as long as the extension's prompt asks: a fifth of the region, at least its minimum. */
@@ -67,8 +68,6 @@ export function sensitivitySummary(
 }
 
 const pct = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)} %`);
-const ratio = (x: number | null) =>
-  x === null ? '—' : x !== 1 && Math.abs(x - 1) < 0.005 ? x.toFixed(3) : x.toFixed(2);
 
 /** The Markdown table (docs/benchmarks.md) of `rows`, `short` naming a transcript. */
 export function sensitivityMarkdown(rows: readonly SensitivityRow[], short: (t: string) => string): string[] {

@@ -23,6 +23,7 @@
  */
 import type { EndPointsRow } from './endPoints';
 import { sensitivityMarkdown, type SensitivityRow } from './lengthSensitivity';
+import { ratio } from './ratioText';
 import { basename } from 'node:path';
 import type { CarryReport } from './carryReport';
 import type { BreakdownRow } from './costBreakdown';
@@ -176,9 +177,7 @@ export function tableInput(json: ReplayAllJson): ReplayAllJson {
   };
 }
 
-/** A cost ratio with two decimals; near 1.00 three, so a transcript just over the baseline never reads as 1.00. */
-export const ratio = (x: number | null | undefined) =>
-  x === null || x === undefined ? '—' : x !== 1 && Math.abs(x - 1) < 0.005 ? x.toFixed(3) : x.toFixed(2);
+export { ratio } from './ratioText';
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)} %`);
 const usd = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);

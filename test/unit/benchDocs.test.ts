@@ -9,6 +9,7 @@ import {
   END,
   fullTables,
   jsonComment,
+  ratio,
   renderDocs,
   stamp,
   summaryTable,
@@ -169,6 +170,13 @@ describe('the benchmark docs are generated from one replay-all run (bench/readme
       '| 100k | **0.70** (0.70–0.70) | — | 0.90 | 1.00 | 96.0 % (97.0 %) | 1 / 0 |',
     );
     assert.equal(lines.length, 6);
+  });
+
+  it('writes a ratio near 1.00 with the decimals that keep it apart from 1.00', () => {
+    assert.deepEqual(
+      [0.78, 1, 1.0021, 0.9968, 1.0004, 0.9996, null].map(ratio),
+      ['0.78', '1.00', '1.002', '0.997', '1.0004', '0.9996', '—'],
+    );
   });
 
   it('tables the default’s ratio had each session ended earlier, three decimals near 1.00', () => {
