@@ -173,10 +173,15 @@ describe('the benchmark docs are generated from one replay-all run (bench/readme
   });
 
   it('writes a ratio near 1.00 with the decimals that keep it apart from 1.00', () => {
-    assert.deepEqual(
-      [0.78, 1, 1.0021, 0.9968, 1.0004, 0.9996, null].map(ratio),
-      ['0.78', '1.00', '1.002', '0.997', '1.0004', '0.9996', '—'],
-    );
+    assert.deepEqual([0.78, 1, 1.0021, 0.9968, 1.0004, 0.9996, null].map(ratio), [
+      '0.78',
+      '1.00',
+      '1.002',
+      '0.997',
+      '1.0004',
+      '0.9996',
+      '—',
+    ]);
   });
 
   it('tables the default’s ratio had each session ended earlier, three decimals near 1.00', () => {
