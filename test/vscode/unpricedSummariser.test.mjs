@@ -3,13 +3,16 @@
 // Two answered turns, then Compact Now summarises the first with that model. The budget panel's
 // compaction row says its cost is unknown (—), and the request history's total reads — with
 // "— of it by compaction summaries": never the $0 it used to count. The session file's
-// compaction entry carries `costUnknown`. Screenshot `unpriced-summary-budget.png`.
+// compaction entry carries `costUnknown`. The chat (side bar at its default, narrow width) and
+// the budget panel are shot in the dark and the light theme: `unpriced-summary-{chat,budget,compactions}-{dark,light}.png`.
 //   CP_SKIP_PACKAGE=1 node --import tsx --test test/vscode/unpricedSummariser.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
 import { budgetFrame, scrollToCard } from './budgetFrame.mjs';
+import { chooseLightTheme, nextFrames } from './gestures.mjs';
 import { REPO_ROOT } from './setup.mjs';
 import { eventually, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 /** @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld */
@@ -38,6 +41,41 @@ describe('a summariser without a known price — in a real VS Code', { timeout: 
       },
     });
   });
+
+  /**
+   * The chat in the side bar at its default (narrow) width, then the budget panel: the
+   * compaction row's cost and the session total read —. Screenshots `unpriced-summary-chat-<theme>.png`,
+   * `unpriced-summary-budget-<theme>.png` (the request history) and `unpriced-summary-compactions-<theme>.png`.
+   * @param {string} theme
+   */
+  async function lookAtIt(theme) {
+    mkdirSync(SHOTS, { recursive: true });
+    await w.page.mouse.move(1, 899);
+    await nextFrames(w.page);
+    await w.frame
+      .locator('#app')
+      .screenshot({ path: join(SHOTS, `unpriced-summary-chat-${theme}.png`), animations: 'disabled' });
+    await w.command('Context Pipeline: Show Context Budget');
+    const frame = await budgetFrame(w.page);
+    const row = frame.locator('[data-testid="budget-compactions"] table.compactions tbody tr').first();
+    await row.waitFor({ timeout: UI_TIMEOUT });
+    // When, Trigger, Layer, Tokens, Cost: the cost is unknown.
+    assert.equal((await row.locator('td').nth(4).innerText()).trim(), '—');
+    const total = frame.locator('[data-testid="budget-history"] p.muted').last();
+    await total.waitFor({ timeout: UI_TIMEOUT });
+    assert.match(await total.innerText(), /^\d+ requests?, — in this session \(— of it by compaction summaries\)/);
+    await scrollToCard(frame, 'budget-history');
+    await nextFrames(w.page);
+    await w.page
+      .locator('.editor-instance')
+      .first()
+      .screenshot({ path: join(SHOTS, `unpriced-summary-budget-${theme}.png`), animations: 'disabled' });
+    await scrollToCard(frame, 'budget-compactions');
+    await frame
+      .locator('[data-testid="budget-compactions"]')
+      .screenshot({ path: join(SHOTS, `unpriced-summary-compactions-${theme}.png`), animations: 'disabled' });
+    await w.command('View: Close Editor');
+  }
 
   after(async () => {
     if (!w) return;
@@ -68,20 +106,7 @@ describe('a summariser without a known price — in a real VS Code', { timeout: 
       'the summary was written by the unpriced model',
     );
 
-    await w.command('Context Pipeline: Show Context Budget');
-    const frame = await budgetFrame(w.page);
-    const row = frame.locator('[data-testid="budget-compactions"] table.compactions tbody tr').first();
-    await row.waitFor({ timeout: UI_TIMEOUT });
-    // When, Trigger, Layer, Tokens, Cost: the cost is unknown.
-    assert.equal((await row.locator('td').nth(4).innerText()).trim(), '—');
-    const total = frame.locator('[data-testid="budget-history"] p.muted').last();
-    await total.waitFor({ timeout: UI_TIMEOUT });
-    assert.match(await total.innerText(), /^\d+ requests?, — in this session \(— of it by compaction summaries\)/);
-    await scrollToCard(frame, 'budget-compactions');
-    await frame
-      .locator('[data-testid="budget-compactions"]')
-      .screenshot({ path: join(SHOTS, 'unpriced-summary-budget.png'), animations: 'disabled' });
-    await w.command('View: Close Editor');
+    await lookAtIt('dark');
 
     // The session file says so too, so a reopened session reads the same.
     await eventually('the compaction entry saved with costUnknown', () => {
@@ -90,5 +115,10 @@ describe('a summariser without a known price — in a real VS Code', { timeout: 
       assert.equal(/** @type {{ costUnknown?: boolean }} */ (entry).costUnknown, true);
       return true;
     });
+  });
+
+  test('the same in the light theme', async () => {
+    await chooseLightTheme(w.page);
+    await lookAtIt('light');
   });
 });
