@@ -12,7 +12,7 @@ import { MIN_SUMMARY_TOKENS, SUMMARY_RATIO } from '../src/core/compaction/summar
 import { frrShare } from './frr';
 import { totalCost } from './replayReport';
 import type { ReplayResult } from './replayTypes';
-import { ratio } from './ratioText';
+import { pct, ratio } from './ratioText';
 import type { SummaryLengthModel } from './summaryLength';
 
 /** Summaries as long as the extension's prompt asks: a fifth of the region, at least its minimum. */
@@ -66,8 +66,6 @@ export function sensitivitySummary(
     };
   });
 }
-
-const pct = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)} %`);
 
 /** The Markdown table (docs/benchmarks.md) of `rows`, `short` naming a transcript. */
 export function sensitivityMarkdown(rows: readonly SensitivityRow[], short: (t: string) => string): string[] {

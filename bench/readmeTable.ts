@@ -23,7 +23,7 @@
  */
 import type { EndPointsRow } from './endPoints';
 import { sensitivityMarkdown, type SensitivityRow } from './lengthSensitivity';
-import { ratio } from './ratioText';
+import { pct, ratio } from './ratioText';
 import { basename } from 'node:path';
 import type { CarryReport } from './carryReport';
 import type { BreakdownRow } from './costBreakdown';
@@ -178,7 +178,6 @@ export function tableInput(json: ReplayAllJson): ReplayAllJson {
 }
 
 export { ratio } from './ratioText';
-const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)} %`);
 const usd = (x: number | null | undefined) => (x === null || x === undefined ? '—' : x.toFixed(2));
 const mean = (xs: readonly number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 const short = (t: string) =>

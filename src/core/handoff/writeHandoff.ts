@@ -8,7 +8,7 @@
 import { requestCostUsd } from '../llm/cost';
 import type { LlmClient } from '../llm/llmClient';
 import { SUMMARISER_TIMEOUT_MS, shortReason } from '../compaction/summarise';
-import { startGuard, summaryTextOf } from '../compaction/summariseChunks';
+import { startGuard, summaryTextOf, unknownCost } from '../compaction/summariseChunks';
 import {
   contentFromSections,
   fallbackContent,
@@ -66,7 +66,7 @@ export async function writeHandoff(source: HandoffSource, opts: WriteHandoffOpti
         content: fallbackContent(source, shortReason(res.error, guard.timedOut(), timeoutMs), instructions),
       };
     const cost = requestCostUsd(opts.model, res.result.usage);
-    const spent = { costUsd: cost ?? 0, ...(cost === undefined ? { costUnknown: true as const } : {}) };
+    const spent = { costUsd: cost ?? 0, ...unknownCost(cost === undefined) };
     const answer = summaryTextOf(res.result, 'summariser');
     if (!answer.ok)
       return { ok: true, content: fallbackContent(source, answer.error.message, { ...instructions, ...spent }) };
