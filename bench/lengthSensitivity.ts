@@ -2,21 +2,26 @@
  * How much replay-all's verdict leans on how long summaries come out. The scripted summariser
  * writes as much as the real agents' summaries did (SUMMARY_LENGTH, summaryLength.ts: about
  * 1.7 % of the region), but the extension's own prompt asks for about a fifth of the region
- * (summaryPrompt.ts `SUMMARY_RATIO`, at least `MIN_SUMMARY_TOKENS`), and no fixture holds a
+ * (summaryPrompt.ts `summaryTargetTokens`: at least `MIN_SUMMARY_TOKENS`, at most
+ * `MAX_SUMMARY_TARGET_TOKENS`), and no fixture holds a
  * summary written with that prompt. So replay-all replays the default and the baseline once more
  * with summaries as long as the prompt asks — the other end of what a real summariser may write —
  * and reports, per transcript and window, the default's cost ÷ the baseline's and both FRRs
  * without summaries there. Pure but for `printSensitivity`.
  */
-import { MIN_SUMMARY_TOKENS, SUMMARY_RATIO } from '../src/core/compaction/summaryPrompt';
+import { MAX_SUMMARY_TARGET_TOKENS, MIN_SUMMARY_TOKENS, SUMMARY_RATIO } from '../src/core/compaction/summaryPrompt';
 import { frrShare } from './frr';
 import { totalCost } from './replayReport';
 import type { ReplayResult } from './replayTypes';
 import { pct, ratio } from './ratioText';
 import type { SummaryLengthModel } from './summaryLength';
 
-/** Summaries as long as the extension's prompt asks: a fifth of the region, at least its minimum. */
-export const PROMPT_TARGET_LENGTH: SummaryLengthModel = { ratio: SUMMARY_RATIO, floor: MIN_SUMMARY_TOKENS };
+/** Summaries as long as the extension's prompt asks: a fifth of the region, between its minimum and its maximum. */
+export const PROMPT_TARGET_LENGTH: SummaryLengthModel = {
+  ratio: SUMMARY_RATIO,
+  floor: MIN_SUMMARY_TOKENS,
+  ceiling: MAX_SUMMARY_TARGET_TOKENS,
+};
 
 /** One transcript and window replayed with {@link PROMPT_TARGET_LENGTH} summaries. */
 export interface SensitivityRow {
@@ -90,7 +95,7 @@ export function sensitivityMarkdown(rows: readonly SensitivityRow[], short: (t: 
 export function printSensitivity(rows: readonly SensitivityRow[], short: (t: string) => string): void {
   if (rows.length === 0) return;
   console.log(
-    `Summary length sensitivity: default and baseline again, with summaries as long as the prompt asks (max(${MIN_SUMMARY_TOKENS}, ${Math.round(SUMMARY_RATIO * 100)} % of the region) tokens, not the measured ${'SUMMARY_LENGTH'})`,
+    `Summary length sensitivity: default and baseline again, with summaries as long as the prompt asks (${Math.round(SUMMARY_RATIO * 100)} % of the region, at least ${MIN_SUMMARY_TOKENS} and at most ${MAX_SUMMARY_TARGET_TOKENS.toLocaleString('en-US')} tokens, not the measured ${'SUMMARY_LENGTH'})`,
   );
   for (const line of sensitivityMarkdown(rows, short)) console.log(`  ${line}`);
 }

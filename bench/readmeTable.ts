@@ -284,7 +284,7 @@ export function fullTables(json: ReplayAllJson): string {
   if (json.length_sensitivity && json.length_sensitivity.length > 0)
     out.push(
       '',
-      'Summary length (see below): the default and the baseline replayed again with summaries as long as the prompt asks (a fifth of the region) instead of as long as real ones measured.',
+      'Summary length (see below): the default and the baseline replayed again with summaries as long as the prompt asks (a fifth of the region, at most 8,000 tokens) instead of as long as real ones measured.',
       '',
       ...sensitivityMarkdown(json.length_sensitivity, short),
     );

@@ -6,10 +6,15 @@
  */
 import type { TranscriptEvent } from './transcript';
 
-/** A summary of a region of T tokens comes out at min(cap, max(floor, ratio × T)) tokens. */
+/**
+ * A summary of a region of T tokens comes out at min(cap, ceiling, max(floor, ratio × T))
+ * tokens (cap: the request's `max_tokens`).
+ */
 export interface SummaryLengthModel {
   readonly ratio: number;
   readonly floor: number;
+  /** The longest summary, whatever the region (absent: only the request's `max_tokens` caps it). */
+  readonly ceiling?: number;
 }
 
 /**
@@ -62,5 +67,6 @@ export function summaryLengthTokens(
   cap: number,
   model: SummaryLengthModel = SUMMARY_LENGTH,
 ): number {
-  return Math.max(1, Math.min(cap, Math.max(model.floor, Math.round(model.ratio * Math.max(0, regionTokens)))));
+  const length = Math.max(model.floor, Math.round(model.ratio * Math.max(0, regionTokens)));
+  return Math.max(1, Math.min(cap, model.ceiling ?? Infinity, length));
 }

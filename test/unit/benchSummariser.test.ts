@@ -74,6 +74,10 @@ describe('bench summariser: length calibrated on the real summaries', () => {
     assert.equal(summaryLengthTokens(100_000, 8_000), 1_700, '1.7 % of a large region');
     assert.equal(summaryLengthTokens(10_000, 8_000), 500, 'the floor for a small one');
     assert.equal(summaryLengthTokens(100_000, 300), 300, 'the cap');
+    const asked = { ratio: 0.2, floor: 200, ceiling: 8_000 };
+    assert.equal(summaryLengthTokens(20_000, 32_000, asked), 4_000, 'a fifth, under the ceiling');
+    assert.equal(summaryLengthTokens(160_000, 32_000, asked), 8_000, 'the ceiling, under max_tokens');
+    assert.equal(summaryLengthTokens(160_000, 6_000, asked), 6_000, 'max_tokens, under the ceiling');
   });
 });
 

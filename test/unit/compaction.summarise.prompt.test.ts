@@ -126,12 +126,14 @@ describe('summariser request (summarise)', () => {
     assert.match(text, new RegExp(`user message ${msgs[2]?.id} of turn 1 \\(tool result, about 120,000 tokens\\)`));
   });
 
-  it('aims at 1/5 of the source, at least 200 tokens, at most the output limit', () => {
+  it('aims at 1/5 of the source, at least 200 tokens, at most 8,000 and the output limit', () => {
     const limit = summaryOutputLimit('claude-haiku-4-5');
     assert.equal(limit, 32_000);
     assert.equal(summaryTargetTokens(10_000, limit), 2000);
     assert.equal(summaryTargetTokens(300, limit), 200);
-    assert.equal(summaryTargetTokens(1_000_000, limit), limit);
+    assert.equal(summaryTargetTokens(40_000, limit), 8_000, 'a fifth of 40,000 is the most asked for');
+    assert.equal(summaryTargetTokens(160_000, limit), 8_000, 'not 32,000 for a 160k-token region');
+    assert.equal(summaryTargetTokens(1_000_000, 5_000), 5_000, 'a smaller output limit still caps it');
     assert.equal(summaryMaxTokens(2000, limit), 3000);
     assert.equal(summaryMaxTokens(200, limit), 712);
     assert.equal(summaryMaxTokens(limit, limit), limit);

@@ -199,7 +199,7 @@ export function markRegions(state: Pick<ConversationState, 'messages'>, opts: Re
   return regions;
 }
 
-/** Expected tokens of a region's replacement: a summary of ~1/5 of it, the user's words, overhead. */
+/** Expected tokens of a region's replacement: a summary of ~1/5 of it (summaryTargetTokens), the user's words, overhead. */
 export function expectedReplacementTokens(
   region: CompactionRegion & { readonly userTokens?: number },
   outputLimit = DEFAULT_SUMMARY_OUTPUT_LIMIT,

@@ -136,7 +136,8 @@ export function summaryTextOf(
 
 /**
  * Summarises `originals` chunk by chunk. The target of each request is about 1/5 of the
- * tokens covered so far (rolling), at least 200, at most the summariser's output limit.
+ * tokens covered so far (rolling), at least 200, at most 8,000 and the summariser's output limit
+ * (summaryTargetTokens).
  * Messages too large for any chunk are left out and named.
  */
 export async function runChunks(

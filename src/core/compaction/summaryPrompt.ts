@@ -45,6 +45,15 @@ export const MIN_SUMMARY_TOKENS = 200;
 /** Share of the summarised tokens a summary should take. */
 export const SUMMARY_RATIO = 1 / 5;
 
+/**
+ * The longest summary asked for, in tokens, however large the region: a fifth of a 160k-token
+ * region would be a 32,000-token summary — minutes of the summariser writing, and a fifth of
+ * the window taken back by the summary alone. The real agents' summaries in test/fixtures
+ * were 1,063–3,885 tokens for 155–186k-token contexts (bench/summaryLength.ts); this is about
+ * twice the longest.
+ */
+export const MAX_SUMMARY_TARGET_TOKENS = 8_000;
+
 /** Tags the request wraps content in; content can never open or close one of them. */
 const REQUEST_TAGS = ['transcript', 'previous_summary', 'user_instructions', 'plan'] as const;
 
@@ -76,10 +85,13 @@ export function summaryOutputLimit(summarizerModel: string): number {
   return modelInfo(summarizerModel).outputReserve;
 }
 
-/** Target summary length: about 1/5 of the summarised tokens, at least 200, at most the output limit. */
+/**
+ * Target summary length: about 1/5 of the summarised tokens, at least {@link MIN_SUMMARY_TOKENS},
+ * at most {@link MAX_SUMMARY_TARGET_TOKENS} and the output limit.
+ */
 export function summaryTargetTokens(sourceTokens: number, outputLimit: number): number {
   const target = Math.round(Math.max(0, sourceTokens) * SUMMARY_RATIO);
-  return Math.max(1, Math.min(outputLimit, Math.max(MIN_SUMMARY_TOKENS, target)));
+  return Math.max(1, Math.min(outputLimit, MAX_SUMMARY_TARGET_TOKENS, Math.max(MIN_SUMMARY_TOKENS, target)));
 }
 
 /** `max_tokens` for a target: room to overshoot by half (at least 512 tokens), capped by the limit. */
