@@ -6,7 +6,10 @@
  * replays, the default's and the baseline's overflows and invalid requests, and the default's
  * cost ÷ the baseline's over the sessions where the baseline never overflowed (an overflowing
  * baseline sent requests the API refuses, so its cost is no yardstick): mean, median, the worst
- * session and how many exceed 1.00; then the skipped sessions. benchDocs.test.ts re-renders the
+ * session and how many exceed 1.00; over the same sessions, those whose forward-reference recall
+ * without summaries falls more than 2 points below the baseline's (with how many identifiers it
+ * counts: a session whose answers referenced 2 moves by 50 points on one); then the skipped
+ * sessions. benchDocs.test.ts re-renders the
  * block from its JSON and fails when the file states a figure the generator would not write.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +24,9 @@ export interface UnseenDocRow {
   readonly overflows: number;
   readonly invalid: number;
   readonly cost_usd: number | null;
+  /** Absent in runs before the unseen rows carried recall. */
+  readonly frr_no_summary?: number | null;
+  readonly frr_referenced?: number;
 }
 
 /** What the summary is made of: the JSON line of an unseen run (the fields it reads). */
@@ -52,14 +58,18 @@ export function unseenJson(output: string): UnseenJson | { readonly error: strin
 /** Only the fields the summary reads, so the embedded comment stays small. */
 function tableInput(json: UnseenJson): UnseenJson {
   return {
-    rows: json.rows.map(({ transcript, window, policy, overflows, invalid, cost_usd }) => ({
-      transcript,
-      window,
-      policy,
-      overflows,
-      invalid,
-      cost_usd,
-    })),
+    rows: json.rows.map(
+      ({ transcript, window, policy, overflows, invalid, cost_usd, frr_no_summary, frr_referenced }) => ({
+        transcript,
+        window,
+        policy,
+        overflows,
+        invalid,
+        cost_usd,
+        ...(frr_no_summary !== undefined ? { frr_no_summary } : {}),
+        ...(frr_referenced !== undefined ? { frr_referenced } : {}),
+      }),
+    ),
     skipped: json.skipped.map(({ transcript }) => ({ transcript })),
     ...(json.meta ? { meta: json.meta } : {}),
   };
@@ -77,8 +87,8 @@ export function unseenSummary(json: UnseenJson): string {
   const out = [
     `${stamp(json.meta)}: ${sessions} generated sessions, ${json.rows.length} replays (\`npm run bench -- unseen\`, written here by \`npm run docs:unseen\`).`,
     '',
-    '| window | replays (default / baseline) | default: overflows / invalid | baseline: overflows / invalid (sessions that overflow) | default ÷ baseline where the baseline fits: mean, median (sessions) | worst | over 1.00 |',
-    '|---|---|---|---|---|---|---|',
+    "| window | replays (default / baseline) | default: overflows / invalid | baseline: overflows / invalid (sessions that overflow) | default ÷ baseline where the baseline fits: mean, median (sessions) | worst | over 1.00 | FRR without summaries more than 2 points below the baseline's: default (baseline) of n identifiers |",
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const w of [...new Set(json.rows.map((r) => r.window))].sort((a, b) => a - b)) {
     const of = (policy: string) => json.rows.filter((r) => r.window === w && r.policy === policy);
@@ -99,7 +109,7 @@ export function unseenSummary(json: UnseenJson): string {
         ratios.length === 0
           ? '—'
           : `${ratio(ratios.reduce((a, x) => a + x, 0) / ratios.length)}, ${ratio(median(ratios))} (${ratios.length})`
-      } | ${worst ? `${ratio(worst.ratio)} \`${worst.name}\`` : '—'} | ${ratios.filter((x) => x > 1).length} |`,
+      } | ${worst ? `${ratio(worst.ratio)} \`${worst.name}\`` : '—'} | ${ratios.filter((x) => x > 1).length} | ${recallLosses(d, b)} |`,
     );
   }
   out.push(
@@ -109,6 +119,23 @@ export function unseenSummary(json: UnseenJson): string {
       : `Skipped (no usage record to replay, or the replay threw): ${json.skipped.map((s) => `\`${s.transcript}\``).join(', ')}.`,
   );
   return out.join('\n');
+}
+
+/**
+ * The default's sessions (where the baseline fits) whose recall without summaries is more than
+ * 2 points below the baseline's, each as `name` default % (baseline %) of n; `—` when the rows
+ * carry no recall (an older run).
+ */
+function recallLosses(d: readonly UnseenDocRow[], b: readonly UnseenDocRow[]): string {
+  if (!d.some((r) => r.frr_no_summary !== undefined)) return '—';
+  const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+  const lost = d.flatMap((r) => {
+    const base = b.find((x) => x.transcript === r.transcript);
+    const [mine, theirs] = [r.frr_no_summary, base?.frr_no_summary];
+    if (!base || base.overflows > 0 || mine == null || theirs == null || mine >= theirs - 0.02) return [];
+    return [`\`${r.transcript}\` ${pct(mine)} (${pct(theirs)}) of ${r.frr_referenced ?? '?'}`];
+  });
+  return lost.length === 0 ? 'none' : `${lost.length}: ${lost.join('; ')}`;
 }
 
 /** The block: the summary's input as a comment, then the summary rendered from it. */

@@ -22,6 +22,10 @@ export interface UnseenRow {
   readonly compactions: number;
   /** Model + summariser; `null` when a model has no price. */
   readonly cost_usd: number | null;
+  /** Forward-reference recall without summary text (bench/frr.ts); `null` when nothing was referenced. */
+  readonly frr_no_summary: number | null;
+  /** How many identifiers the real next answers referenced (what that recall is a share of). */
+  readonly frr_referenced: number;
 }
 
 /** The row of a replay (figures rounded as replay-all rounds them). */
@@ -37,10 +41,23 @@ export function unseenRow(r: ReplayResult): UnseenRow {
     peak: row.peak,
     compactions: row.compactions,
     cost_usd: row.cost_usd,
+    frr_no_summary: row.frr_no_summary,
+    frr_referenced: r.frr.overall.referenced,
   };
 }
 
-const HEAD = ['transcript', 'window', 'policy', 'requests', 'overflows', 'invalid', 'peak %', 'compactions', 'cost $'];
+const HEAD = [
+  'transcript',
+  'window',
+  'policy',
+  'requests',
+  'overflows',
+  'invalid',
+  'peak %',
+  'compactions',
+  'cost $',
+  'FRR w/o summ.',
+];
 
 /** Lays out the table's lines for transcript names and policy names up to the given lengths. */
 export class UnseenTable {
@@ -67,6 +84,7 @@ export class UnseenTable {
       (row.peak * 100).toFixed(1),
       `${row.compactions} (${summaries})`,
       row.cost_usd === null ? 'unknown' : row.cost_usd.toFixed(2),
+      row.frr_no_summary === null ? '—' : `${(row.frr_no_summary * 100).toFixed(1)} % of ${row.frr_referenced}`,
     ]);
   }
 
@@ -80,7 +98,7 @@ export class UnseenTable {
 
 /** What the table's columns mean. */
 export const TABLE_LEGEND =
-  'peak %: the largest prompt as a share of the effective window; compactions: records of every layer (of which summaries); cost $: model + summariser.';
+  'peak %: the largest prompt as a share of the effective window; compactions: records of every layer (of which summaries); cost $: model + summariser; FRR w/o summ.: forward-reference recall without summary text, of how many identifiers the next answers referenced.';
 
 /** The line naming every default-policy row with an overflow or an invalid request, or saying there is none. */
 export function problemLine(rows: readonly UnseenRow[], policies: readonly string[]): string {

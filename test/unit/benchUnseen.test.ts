@@ -84,6 +84,8 @@ describe('bench unseen: generated sessions we have not seen', function () {
       assert.equal(r.invalid, 0, `${r.transcript}: invalid requests`);
       assert.equal(r.overflows, 0, `${r.transcript}: overflows`);
       assert.ok(r.requests > 400 && r.cost_usd !== null && r.cost_usd > 0, JSON.stringify(r));
+      assert.ok(r.frr_referenced > 0 && r.frr_no_summary !== null, `${r.transcript}: recall measured`);
+      assert.ok(r.frr_no_summary >= 0 && r.frr_no_summary <= 1, JSON.stringify(r));
     }
     // Bedrock and OpenRouter ids are the same session: the same figures.
     const [bedrock, openrouter] = ['17-model-id-bedrock', '17-model-id-openrouter'].map((n) =>
@@ -108,7 +110,16 @@ describe('bench unseen: generated sessions we have not seen', function () {
   });
 
   it('names the default rows with an overflow or an invalid request', () => {
-    const row = { transcript: 'x', window: 100_000, requests: 3, peak: 1, compactions: 0, cost_usd: 1 };
+    const row = {
+      transcript: 'x',
+      window: 100_000,
+      requests: 3,
+      peak: 1,
+      compactions: 0,
+      cost_usd: 1,
+      frr_no_summary: null,
+      frr_referenced: 0,
+    };
     const rows = [
       { ...row, policy: 'default', overflows: 1, invalid: 0 },
       { ...row, policy: 'baseline', overflows: 2, invalid: 0 },

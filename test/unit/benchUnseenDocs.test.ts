@@ -43,8 +43,43 @@ describe('the unseen summary of docs/benchmarks.md (bench/unseenDocs.ts)', () =>
     const text = unseenSummary(run);
     assert.match(text, /^Replayed 2026-11-29 on commit abc1234 \(Linux; 2 × X\): 3 generated sessions, 6 replays/);
     const line = text.split('\n').find((l) => l.startsWith('| 100k'));
-    assert.equal(line, '| 100k | 3 / 3 | 0 / 0 | 7 / 0 (1) | 0.80, 0.80 (2) | 1.10 `a` | 1 |');
+    assert.equal(
+      line,
+      '| 100k | 3 / 3 | 0 / 0 | 7 / 0 (1) | 0.80, 0.80 (2) | 1.10 `a` | 1 | — |',
+      'no recall in an older run',
+    );
     assert.match(text, /Skipped \(no usage record to replay, or the replay threw\): `empty`\./);
+  });
+
+  it("names the sessions whose recall without summaries is more than 2 points below the baseline's, where it fits", () => {
+    const frr = (r: ReturnType<typeof row>, share: number | null, referenced = 40) => ({
+      ...r,
+      frr_no_summary: share,
+      frr_referenced: referenced,
+    });
+    const withRecall: UnseenJson = {
+      ...run,
+      rows: [
+        frr(row('a', 100_000, 'default', 1.1), 0.9),
+        frr(row('a', 100_000, 'baseline', 1), 0.95),
+        frr(row('b', 100_000, 'default', 0.5), 0.94),
+        frr(row('b', 100_000, 'baseline', 1), 0.95),
+        frr(row('c', 100_000, 'default', 0.1), 0.1, 2),
+        frr(row('c', 100_000, 'baseline', 1, 7), 1, 2),
+        frr(row('d', 100_000, 'default', 0.5), null, 0),
+        frr(row('d', 100_000, 'baseline', 1), null, 0),
+      ],
+    };
+    const line = unseenSummary(withRecall)
+      .split('\n')
+      .find((l) => l.startsWith('| 100k'));
+    assert.ok(line?.endsWith('| 1: `a` 90.0 % (95.0 %) of 40 |'), line);
+    const none = unseenSummary({ ...withRecall, rows: withRecall.rows.filter((r) => r.transcript !== 'a') });
+    assert.ok(none.split('\n').some((l) => l.startsWith('| 100k') && l.endsWith('| none |')));
+    const kept = unseenJson(JSON.stringify(withRecall));
+    assert.ok(!('error' in kept));
+    assert.equal(kept.rows[0]?.frr_no_summary, 0.9, 'the docs keep the recall they render');
+    assert.equal(kept.rows[0]?.frr_referenced, 40);
   });
 
   it('reads the last JSON line of a saved run, keeping only what the summary reads', () => {
@@ -67,7 +102,10 @@ describe('the unseen summary of docs/benchmarks.md (bench/unseenDocs.ts)', () =>
     assert.deepEqual(unseenDrift(doc), []);
     const block = between(doc, UNSEEN_BEGIN, UNSEEN_END) ?? '';
     assert.ok(block.length > 0);
-    const tampered = doc.replace(/\| (\d+) \|\n/, (_m, n: string) => `| ${Number(n) + 1} |\n`);
+    const tampered = doc.replace(
+      /\| (\d+) \| ([^|\n]*) \|\n/,
+      (_m, n: string, rest: string) => `| ${Number(n) + 1} | ${rest} |\n`,
+    );
     assert.notEqual(tampered, doc);
     assert.equal(unseenDrift(tampered).length, 1);
     assert.equal(unseenBlock(run).split('\n')[0]?.startsWith('<!-- unseen:json '), true);
