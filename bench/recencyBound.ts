@@ -78,7 +78,7 @@ export function recencyPoint(t: PreparedTranscript, keep: number): RecencyPoint 
     // Cold for any policy, as the replay has it: a real full miss, or idle past the TTL.
     const last = clock.now;
     const expired = clock.advance(e.at) - last >= ttlMs('5m') && requests > 0;
-    const cold = expired || isRealFullMiss(e.usage, requests, afterCompaction);
+    const cold = expired || isRealFullMiss(e.usage, requests, afterCompaction, t.reportsCache);
     afterCompaction = false;
     reads.add(
       e.model,

@@ -44,7 +44,7 @@ import { ReplayServerSummariser } from './serverSummariser';
 import { SUMMARY_LENGTH } from './summaryLength';
 import type { TranscriptEvent } from './transcript';
 import type { ReplayOptions, ReplayResult, RequestTrace } from './replayTypes';
-import { isRealFullMiss, REPLAY_START, ReplayClock } from './replayClock';
+import { isRealFullMiss, REPLAY_START, ReplayClock, reportsCacheUse } from './replayClock';
 import { withLoadedTools } from './tools/toolLoad';
 
 export type { ReplayOptions, ReplayResult, ReplayToolLoad, RequestTrace } from './replayTypes';
@@ -64,6 +64,8 @@ export interface PreparedTranscript {
   readonly references: ReadonlyMap<number, readonly Reference[]>;
   /** What no policy can go below (costFloor.ts). */
   readonly floor: CostTally;
+  /** Whether the session used the prompt cache at all (replayClock.ts `reportsCacheUse`): else no request of it is a real miss. */
+  readonly reportsCache: boolean;
 }
 
 /**
@@ -109,6 +111,7 @@ export function prepareTranscript(
     overhead: unseen,
     references: forwardReferences(events),
     floor: costFloor(events, tokenizer, cal, unseen),
+    reportsCache: reportsCacheUse(events),
   };
 }
 
@@ -251,7 +254,7 @@ export async function replay(t: PreparedTranscript, opts: ReplayOptions): Promis
     }
     if (!e.usage) continue;
     const now = time.advance(e.at);
-    const flushed = isRealFullMiss(e.usage, totals.requests, afterCompaction);
+    const flushed = isRealFullMiss(e.usage, totals.requests, afterCompaction, t.reportsCache);
     if (flushed) {
       api.flush();
       totals.flushes++;

@@ -11,11 +11,18 @@ import { assistant, at, line, prepare, usage, user, words } from './support/benc
 import { countingTokenizer } from './support/tokenFakes';
 
 /** Two requests: a 3 000-word prompt, then a short follow-up `gapMinutes` later. */
-function twoRequests(opts: { gapMinutes: number; secondRead?: number; model?: string; between?: string[] }): string[] {
+function twoRequests(opts: {
+  gapMinutes: number;
+  secondRead?: number;
+  model?: string;
+  between?: string[];
+  /** Whether the first request reports writing its prompt to the cache (default true). */
+  firstWrites?: boolean;
+}): string[] {
   const model = opts.model ?? 'claude-sonnet-4-5';
   return [
     user(words(3000)),
-    usage({ prompt: 3600, read: 0, at: at(0), model }),
+    usage({ prompt: 3600, read: 0, write: opts.firstWrites === false ? 0 : 3590, at: at(0), model }),
     assistant('first answer'),
     ...(opts.between ?? []),
     user('second question'),
@@ -79,6 +86,21 @@ describe('bench replay: the real clock and the real cache misses', () => {
       'a cold request after the original agent compacted is no miss of ours',
     );
     assert.ok(compacted.trace[1]!.usage.cache_read_input_tokens > 3000);
+  });
+
+  it('takes no request for a miss in a session that never used the cache (no breakpoints, or no cache fields)', async () => {
+    const uncached = await run(twoRequests({ gapMinutes: 1, secondRead: 0, firstWrites: false }));
+    assert.deepEqual(
+      uncached.trace.map((t) => t.flushed),
+      [false, false],
+    );
+    assert.equal(uncached.flushes, 0);
+    assert.ok(uncached.trace[1]!.usage.cache_read_input_tokens > 3000, 'our requests read what the first one wrote');
+    const noFields = twoRequests({ gapMinutes: 1, secondRead: 0, firstWrites: false }).map((l) =>
+      l.replace(/"cache_read_input_tokens":0,"cache_creation_input_tokens":0,/, ''),
+    );
+    assert.ok(noFields.some((l) => l.includes('"usage":{"input_tokens"') && !l.includes('cache_')));
+    assert.equal((await run(noFields)).flushes, 0);
   });
 });
 

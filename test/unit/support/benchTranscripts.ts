@@ -21,15 +21,23 @@ export const assistant = (content: unknown): string =>
   line({ kind: 'message', message: { role: 'assistant', content } });
 
 /** A usage line: `read` cache-read tokens of a `prompt`-token request, at `at` (ISO) when given. */
-export function usage(opts: { prompt: number; read: number; at?: string; model?: string; output?: number }): string {
+export function usage(opts: {
+  prompt: number;
+  read: number;
+  /** Tokens the request wrote to the cache (0 when not given). */
+  write?: number;
+  at?: string;
+  model?: string;
+  output?: number;
+}): string {
   return line({
     kind: 'usage',
     model: opts.model ?? 'claude-sonnet-4-5',
     ...(opts.at ? { at: opts.at } : {}),
     usage: {
-      input_tokens: opts.prompt - opts.read,
+      input_tokens: opts.prompt - opts.read - (opts.write ?? 0),
       cache_read_input_tokens: opts.read,
-      cache_creation_input_tokens: 0,
+      cache_creation_input_tokens: opts.write ?? 0,
       output_tokens: opts.output ?? 10,
     },
   });
