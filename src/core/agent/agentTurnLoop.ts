@@ -1,4 +1,4 @@
-import type { LlmResult } from '../llm/llmClient';
+import type { CutUsage, LlmResult } from '../llm/llmClient';
 import type { ToolCall, ToolOutcome, ToolRunner } from '../tools/toolRunner';
 import { assembleUserMessage, type ToolResultInput } from '../conversation/assemble';
 import type { CacheTtl, Message } from '../conversation/conversationModel';
@@ -108,6 +108,8 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
       }
       // Beside the stream, never before it: the first request per model gets an exact count.
       const params = core.accounting.beforeSend(sent, prepared, controller.signal);
+      // Attempts cut off after their answers began (retried, or the last): billed below.
+      const cuts: CutUsage[] = [];
       const answer = await core.deps.llm.stream(params, {
         signal: controller.signal,
         ...(server.value ? { server: server.value } : {}),
@@ -128,10 +130,14 @@ export async function runTurnLoop(core: SessionCore, tools: ToolRunner, controll
             core.emit({ type: 'text_delta', text: e.text });
           } else if (e.type === 'thinking_delta') core.emit({ type: 'thinking_delta', text: e.thinking });
           else if (e.type === 'tool_use_started') core.emit({ type: 'tool_use_started', id: e.id, name: e.name });
-          else if (e.type === 'retrying')
+          else if (e.type === 'retrying') {
+            if (e.error.cut) cuts.push(e.error.cut);
             core.emit({ type: 'retrying', attempt: e.attempt, waitMs: e.waitMs, error: e.error });
+          }
         },
       });
+      if (!answer.ok && answer.error.cut) cuts.push(answer.error.cut);
+      await core.accounting.cutOff(sent, prepared, cuts);
       if (!answer.ok) {
         if (answer.error.kind === 'aborted' || controller.signal.aborted) {
           await core.recordStop(streamedText);

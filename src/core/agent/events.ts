@@ -61,6 +61,8 @@ export type AgentEvent =
       readonly cacheMiss?: CacheMiss;
       readonly server?: ServerReport;
       /** The exact count_tokens figure that anchored this request before its usage. */ readonly counted?: number;
+      /** The request was cut off before its answer ended; its output is estimated (core/llm/cutRequest.ts). */
+      readonly cut?: true;
     }
   | { readonly type: 'tool_started'; readonly call: ToolCall }
   /** A running call started (`awaiting_approval`) or stopped (`running`) waiting for the user's approval. */
@@ -135,5 +137,7 @@ export interface SessionSink {
     readonly cacheMiss?: CacheMiss;
     readonly server?: ServerReport;
     /** The exact count_tokens figure that anchored this request before its usage. */ readonly counted?: number;
+    /** Cut off before its answer ended (see the usage event's `cut`). */
+    readonly cut?: true;
   }): Promise<void>;
 }

@@ -7,7 +7,8 @@
  * the usage record saved and shown. One job: account for each request. Pure (ports only).
  */
 import { saveOrStop, sessionFileFailure } from './sessionWrite';
-import type { CountTokensPort, LlmResult } from '../llm/llmClient';
+import type { CountTokensPort, CutUsage, LlmResult } from '../llm/llmClient';
+import { cutBilledUsage } from '../llm/cutRequest';
 import { ttlMs, type PreviousBreakpoint } from '../cache/cacheAnchors';
 import { ReplyGaps, startsTurn, type GapStats } from '../cache/replyGaps';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
@@ -169,5 +170,37 @@ export class RequestAccounting {
       true,
     );
     this.emit({ type: 'usage', ...record, reportedTokens: reportedPromptTokens(result.usage) });
+  }
+
+  /**
+   * Attempts of `prepared` (built from `sent`) were cut off after their answers began (Stop, a
+   * dropped connection: `cuts`, oldest first): each is billed for what it used (cutRequest.ts),
+   * saved and emitted as a usage record marked `cut`. Nothing else is learned from them (no
+   * anchor, no cache verdict: their output is an estimate). A save that fails costs only the
+   * record, not the turn: a notice says so and the bill still counts it until the session closes.
+   */
+  async cutOff(sent: ConversationState, prepared: PreparedRequest, cuts: readonly CutUsage[]): Promise<void> {
+    for (const cut of cuts) {
+      const usage = cutBilledUsage(cut);
+      const model = cut.model || sent.config.model;
+      const record = {
+        usage,
+        model,
+        costUsd: requestCostWithServerUsd(model, usage, undefined, usualWriteTtl(sent.config.cacheTtl)),
+        estimatedTokens: prepared.tokens.total,
+        at: this.deps.clock.now(),
+        cut: true as const,
+      };
+      try {
+        await this.deps.sink.usage(record);
+      } catch (err) {
+        this.emit({
+          type: 'notice',
+          level: 'warning',
+          text: `The session file could not be written (${err instanceof Error ? err.message : String(err)}), so the cost of the request that was cut off is not kept: it counts in the bill until the session is closed.`,
+        });
+      }
+      this.emit({ type: 'usage', ...record, reportedTokens: reportedPromptTokens(usage) });
+    }
   }
 }

@@ -54,6 +54,22 @@ export interface LlmError {
   readonly limitTokens?: number;
   /** HTTP status, when there was one. */
   readonly status?: number;
+  /** The request was cut after its answer began (Stop, a dropped connection): what it had used (see CutUsage). */
+  readonly cut?: CutUsage;
+}
+
+/**
+ * What a request whose answer was cut off had used: the usage the API reported as the answer
+ * began (the stream's `message_start`: its input and cache figures are final; its output count
+ * is a placeholder, as the real one only comes with the answer's end), the model that answered,
+ * and how many characters of answer (text, thinking, tool input) arrived before the cut. The
+ * API bills such a request for its prompt and the output generated so far; the core prices it
+ * (cutRequest.ts).
+ */
+export interface CutUsage {
+  readonly usage: Usage;
+  readonly model: string;
+  readonly streamedChars: number;
 }
 
 /** What the client reports while a request streams. */

@@ -9,7 +9,11 @@
  * type or a field must bump the version and add the step to migrate.ts, because readers
  * treat unknown entries and fields as damage, and leave files of a newer version alone.
  *
- * Version 10 (this one): a compaction's optional `costUnknown` (a summariser call behind it had
+ * Version 11 (this one): a usage's optional `cut` (a request cut off mid-answer, billed as
+ * cutRequest.ts says). A version 10 file is a valid version 11 file but for the header's
+ * version; a version 10 build would read such a line as damage (losing a cost), hence the bump.
+ *
+ * Version 10: a compaction's optional `costUnknown` (a summariser call behind it had
  * no known price, so its `costUsd` is only part of what it cost) and `continuedFrom`'s optional
  * `noteCostUnknown` (the same for the handoff note). A version 9 file is a valid version 10 file
  * but for the header's version; a version 9 build would read such lines as damage, hence the bump.
@@ -82,7 +86,7 @@ import type { SubagentRecord } from '../subagents/subagentRecord';
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
 /** The format version this code writes (it reads older ones too, see migrate.ts). */
-export const SESSION_VERSION = 10;
+export const SESSION_VERSION = 11;
 
 /** First line of every session file. Times are milliseconds since the epoch. */
 export interface HeaderEntry {
@@ -142,6 +146,8 @@ export interface UsageEntry {
   readonly counted?: number;
   /** What the API reported about server-side context management (absent when nothing). */
   readonly server?: ServerReport;
+  /** Cut off mid-answer (Stop, a dropped connection): `usage` as its answer began, output estimated. */
+  readonly cut?: true;
 }
 
 /**
@@ -335,6 +341,7 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     cacheMiss: v.optional(cacheMiss),
     server: v.optional(serverReport),
     counted: v.optional(int),
+    cut: v.optional(v.literal(true)),
   }),
   v.strictObject({
     type: v.literal('compaction'),

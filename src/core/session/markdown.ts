@@ -129,9 +129,14 @@ function renderUsage(usage: readonly UsageEntry[], out: string[]): void {
   for (const u of usage) {
     const x = u.usage;
     out.push(
-      `| ${u.requestIndex} | ${u.model} | ${x.input_tokens} | ${x.cache_read_input_tokens} | ${x.cache_creation_input_tokens} | ${x.output_tokens} | ${u.estimatedInputTokens} | ${usd(u.costUsd)} |`,
+      `| ${u.requestIndex}${u.cut ? ' (cut off)' : ''} | ${u.model} | ${x.input_tokens} | ${x.cache_read_input_tokens} | ${x.cache_creation_input_tokens} | ${u.cut ? '~' : ''}${x.output_tokens} | ${u.estimatedInputTokens} | ${usd(u.costUsd)} |`,
     );
   }
+  if (usage.some((u) => u.cut))
+    out.push(
+      '',
+      'A request marked "cut off" ended before its answer did (Stop, a dropped connection): it is billed for the prompt the API reported and the output that had arrived (~: estimated).',
+    );
   out.push('');
 }
 

@@ -1,6 +1,10 @@
 /**
  * Reading session files of older format versions: each line, parsed, is brought to the
- * current version before it is validated, one step at a time (1 → 2 → … → 9 → 10). Pure.
+ * current version before it is validated, one step at a time (1 → 2 → … → 10 → 11). Pure.
+ *
+ * Version 10 → 11: the header's version becomes 11; nothing else changes. Version 11 added a
+ * usage's optional `cut` (a request cut off before its answer ended, billed for what it used; a
+ * version 10 build would read such a line as damage, hence the bump).
  *
  * Version 9 → 10: the header's version becomes 10; nothing else changes. Version 10 added a
  * compaction's optional `costUnknown` and `continuedFrom`'s optional `noteCostUnknown` (a cost
@@ -65,6 +69,7 @@ export function migrateEntry(json: unknown, version: number): unknown {
   if (version <= 7) o = fromV7(o);
   if (version <= 8) o = fromV8(o);
   if (version <= 9) o = fromV9(o);
+  if (version <= 10) o = fromV10(o);
   return o;
 }
 
@@ -114,6 +119,11 @@ function fromV8(o: Record<string, unknown>): Record<string, unknown> {
 /** Version 9 → 10: only the header's version differs. */
 function fromV9(o: Record<string, unknown>): Record<string, unknown> {
   return o.type === 'header' && o.version === 9 ? { ...o, version: 10 } : o;
+}
+
+/** Version 10 → 11: only the header's version differs. */
+function fromV10(o: Record<string, unknown>): Record<string, unknown> {
+  return o.type === 'header' && o.version === 10 ? { ...o, version: 11 } : o;
 }
 
 function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {

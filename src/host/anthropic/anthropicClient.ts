@@ -13,6 +13,7 @@ import type { ApiModelLimits } from '../../core/pipeline/config';
 import type { ListedModel } from '../../core/models/modelChoices';
 import { apiKeyCharProblem } from '../../core/security/apiKeyCheck';
 import { abortableSleep } from '../abortableSleep';
+import { StreamMeter } from './streamMeter';
 import { classifyBaseUrl } from '../../core/security/endpoint';
 import {
   classifyFailure,
@@ -123,7 +124,15 @@ export class AnthropicLlmClient implements LlmClient {
       const outcome = raw.ok ? raw : { ...raw, error: redactError(raw.error, apiKey) };
       if (outcome.ok) return outcome;
       const { error, retryAfter } = outcome;
-      if (opts.signal.aborted) return { ok: false, error: classifyFailure({ message: 'aborted', aborted: true }) };
+      // Stopped: the attempt's usage so far (when its answer had begun) stays with the error, to be billed.
+      if (opts.signal.aborted)
+        return {
+          ok: false,
+          error: {
+            ...classifyFailure({ message: 'aborted', aborted: true }),
+            ...(error.cut ? { cut: error.cut } : {}),
+          },
+        };
       if (!error.retryable || attempt > this.policy.maxRetries) return { ok: false, error };
       const waitMs = retryDelayMs(
         attempt,
@@ -276,15 +285,20 @@ export class AnthropicLlmClient implements LlmClient {
   ): Promise<{ ok: true; result: LlmResult } | { ok: false; error: LlmError; retryAfter: string | null }> {
     // Whether the answer had begun (any stream event): a connection lost after that was reached, and cut.
     let begun = false;
-    const watched = { ...opts, onStreamEvent: () => (begun = true) };
+    const meter = new StreamMeter();
+    const watched = { ...opts, meter, onStreamEvent: () => (begun = true) };
     try {
       if (opts.server) return await this.attemptBeta(client, params, opts.server, watched);
       return await consume(client.messages.stream(params, { signal: opts.signal }), watched);
     } catch (err) {
       const facts = factsOf(err, opts.signal);
+      const cut = meter.cut();
       return {
         ok: false,
-        error: classifyFailure(begun && facts.connection ? { ...facts, midStream: true } : facts),
+        error: {
+          ...classifyFailure(begun && facts.connection ? { ...facts, midStream: true } : facts),
+          ...(cut ? { cut } : {}),
+        },
         retryAfter: err instanceof APIError ? (err.headers?.get('retry-after') ?? null) : null,
       };
     }
@@ -325,6 +339,7 @@ async function consume(
   try {
     for await (const event of stream) {
       opts.onStreamEvent?.();
+      opts.meter?.see(event);
       forward(event, opts.onEvent);
     }
     final = await stream.finalMessage();
@@ -342,6 +357,8 @@ interface StreamOptions {
   readonly signal: AbortSignal;
   readonly onEvent: (event: LlmEvent) => void;
   readonly onStreamEvent?: () => void;
+  /** Meters the answer, so that a cut attempt can be billed (streamMeter.ts). */
+  readonly meter?: StreamMeter;
 }
 
 /** `error` with the key (in any form redactSecrets knows) removed from its message. */

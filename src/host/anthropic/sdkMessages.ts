@@ -2,7 +2,7 @@
 // (plain or beta) as an LlmResult, stream events as LlmEvents, cache-miss diagnostics.
 import type { CacheMissReason, Message, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { BetaMessage, BetaRawMessageStreamEvent } from '@anthropic-ai/sdk/resources/beta/messages/messages';
-import type { LlmEvent, LlmResult, ApiCacheMissReason } from '../../core/llm/llmClient';
+import type { LlmEvent, LlmResult, ApiCacheMissReason, Usage } from '../../core/llm/llmClient';
 import { parseServerReport } from '../../core/llm/serverReport';
 import type { AssistantContent } from '../../core/conversation/assistant';
 import type { ServerToolRaw } from '../../core/conversation/conversationModel';
@@ -55,21 +55,26 @@ export function resultOf(final: Message | BetaMessage, requestId: string | null 
     ...(final.diagnostics
       ? { cacheMissReason: cacheMissReasonOf(final.diagnostics.cache_miss_reason as CacheMissReason | null) }
       : {}),
-    usage: {
-      input_tokens: u.input_tokens,
-      output_tokens: u.output_tokens,
-      cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
-      cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
-      ...(u.cache_creation
-        ? {
-            cache_creation: {
-              ephemeral_5m_input_tokens: u.cache_creation.ephemeral_5m_input_tokens ?? 0,
-              ephemeral_1h_input_tokens: u.cache_creation.ephemeral_1h_input_tokens ?? 0,
-            },
-          }
-        : {}),
-    },
+    usage: usageOf(u),
     ...(report ? { server: report } : {}),
+  };
+}
+
+/** The SDK's usage (of a final message, or of `message_start`'s) in the core's terms; a missing cache figure is 0. */
+export function usageOf(u: (Message | BetaMessage)['usage']): Usage {
+  return {
+    input_tokens: u.input_tokens,
+    output_tokens: u.output_tokens,
+    cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
+    cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
+    ...(u.cache_creation
+      ? {
+          cache_creation: {
+            ephemeral_5m_input_tokens: u.cache_creation.ephemeral_5m_input_tokens ?? 0,
+            ephemeral_1h_input_tokens: u.cache_creation.ephemeral_1h_input_tokens ?? 0,
+          },
+        }
+      : {}),
   };
 }
 

@@ -168,6 +168,7 @@ export class StoreSessionPort implements SessionPort {
           ...(u.cacheMiss ? { cacheMiss: u.cacheMiss } : {}),
           ...(u.server ? { server: u.server } : {}),
           ...(u.counted !== undefined ? { counted: u.counted } : {}),
+          ...(u.cut ? { cut: true as const } : {}),
         });
       },
     };

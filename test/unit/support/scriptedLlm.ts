@@ -1,5 +1,5 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmClient, LlmError, LlmEvent, LlmResult, Usage } from '../../../src/core/llm/llmClient';
+import type { CutUsage, LlmClient, LlmError, LlmEvent, LlmResult, Usage } from '../../../src/core/llm/llmClient';
 import type { ToolCall, ToolOutcome, ToolRunner } from '../../../src/core/tools/toolRunner';
 import type { AssistantContent } from '../../../src/core/conversation/assistant';
 import { Counter } from './gate';
@@ -12,7 +12,8 @@ export type Step =
       readonly usage?: Partial<Usage>;
     }
   | { readonly error: LlmError; readonly retries?: number }
-  | { readonly hangUntilAbort: true; readonly partialText?: string };
+  /** Streams `partialText`, waits for Stop, then fails as stopped (with `cut`: what the cut attempt had used). */
+  | { readonly hangUntilAbort: true; readonly partialText?: string; readonly cut?: CutUsage };
 
 /** Resolves when `signal` aborts (at once if it already has). */
 function aborted(signal: AbortSignal): Promise<void> {
@@ -48,7 +49,10 @@ export class ScriptedLlm implements LlmClient {
       const stopped = aborted(opts.signal);
       this.hanging.bump();
       await stopped;
-      return { ok: false, error: { kind: 'aborted', message: 'Stopped.', retryable: false } };
+      return {
+        ok: false,
+        error: { kind: 'aborted', message: 'Stopped.', retryable: false, ...(step.cut ? { cut: step.cut } : {}) },
+      };
     }
     for (const [i, c] of step.content.entries()) {
       if (c.type === 'text') opts.onEvent({ type: 'text_delta', index: i, text: c.text });
