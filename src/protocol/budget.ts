@@ -69,6 +69,8 @@ const RequestRow = v.strictObject({
   costUsd: v.nullable(N),
   /** A compaction ran before this request. */
   compactedBefore: v.boolean(),
+  /** Cut off before its answer ended (Stop, a dropped connection): billed for its prompt and the output that arrived (estimated). */
+  cut: v.optional(v.literal(true)),
   /** The exact prompt size `count_tokens` gave for this request (first request per model), when it answered. */
   counted: v.optional(N),
   /** Why the prompt cache missed on this request (the API's diagnosis or our attribution). */

@@ -12,6 +12,11 @@ import { replaySession } from '../../src/core/session/replay';
 import { sessionToMarkdown } from '../../src/core/session/markdown';
 import { sessionCostUsd } from '../../src/core/session/sessionCost';
 import { SessionBill } from '../../src/app/sessionBill';
+import { requestHistoryOf } from '../../src/core/session/requestHistory';
+import { BudgetHistory, buildBudgetSnapshot } from '../../src/host/budget/budgetData';
+import { parseBudgetToWebview } from '../../src/protocol/budget';
+import { chars4Tokenizer } from '../../src/core/tokens/chars4';
+import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
 import { agentDeps } from './support/agentDeps';
 import { emptyState, testConfig } from './support/builders';
@@ -139,6 +144,35 @@ describe('a request cut off before its answer ended is billed', () => {
     assert.equal(usages(t.events).length, 0);
     assert.equal(t.lines.length, 0);
     assert.equal(t.bill.costUsd, 0);
+  });
+
+  it("the budget panel's request rows say which request was cut off, live and after a reload", async () => {
+    const t = setup([{ hangUntilAbort: true, partialText: 'Partial', cut: cutOf(35) }]);
+    const panel = new BudgetHistory();
+    const turn = t.session.send('tell me');
+    await t.llm.hanging.reached(1);
+    t.session.stop();
+    await turn;
+    for (const e of t.events) panel.observe(e);
+    const reloaded = new BudgetHistory(requestHistoryOf(t.lines));
+    for (const rows of [panel.requests, reloaded.requests]) {
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]?.cut, true);
+      assert.equal(rows[0]?.output, 10);
+    }
+    assert.deepEqual(reloaded.requests, panel.requests, 'the same row either way');
+    const snap = buildBudgetSnapshot({
+      session: 's',
+      state: emptyState(),
+      tokenizer: chars4Tokenizer,
+      estimator: new TokenEstimator(chars4Tokenizer),
+      history: panel,
+      compactions: [],
+      busy: false,
+    });
+    assert.ok(parseBudgetToWebview(snap).ok, 'the protocol carries the mark');
+    const forged = { ...snap, requests: snap.requests.map((r) => ({ ...r, cut: false })) };
+    assert.equal(parseBudgetToWebview(forged).ok, false, 'only `true` marks a cut request');
   });
 
   it('the session file reads a cut usage back; anything but `true` there is damage', () => {

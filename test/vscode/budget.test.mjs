@@ -4,8 +4,9 @@
 // next-request estimate it shows (and close to what the server reported), the last request's
 // ledger, and a history of three requests drawn by uPlot. Then: a message pinned in the chat
 // and a selection pinned with Pin Selection are listed in the panel and Unpin there unpins them
-// (the chat's button follows); the request history is the same after "Developer: Reload
-// Window"; and the panel follows a switch to a light theme.
+// (the chat's button follows); an answer stopped mid-stream is billed and its row marked "cut
+// off"; the request history is the same after "Developer: Reload Window"; and the panel follows
+// a switch to a light theme.
 //   node --import tsx --test test/vscode/budget.test.mjs   (after npm run package)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -239,6 +240,38 @@ describe(
       );
     });
 
+    test('a request stopped mid-answer is billed, its row marked "cut off" with its output estimated', async () => {
+      // The fake streams message_start (the prompt's usage), content_block_start, ping, then the
+      // deltas: held after 6 waits, the answer has begun and is cut by Stop.
+      const hold = w.streamHold.holdAfter(6);
+      w.fake.script({
+        text: 'A long explanation that the user stops early. '.repeat(30),
+        chunkChars: 8,
+        deltaDelayMs: 1,
+      });
+      await w.send('Explain greet at length');
+      await hold.reached;
+      await w.frame.locator('.composer button.stop').click();
+      await w.waitIdle();
+      hold.release();
+      const frame = await budgetFrame(w.page);
+      const newest = frame.locator('[data-testid="requests-table"] tbody tr').first();
+      await until('the stopped request to head the history', async () =>
+        /cut off/.test((await newest.textContent()) ?? ''),
+      );
+      const cells = (await newest.locator('td').allTextContents()).map((c) => c.trim());
+      assert.match(cells[0] ?? '', /^#5.*cut off$/, `the request column: ${cells[0]}`);
+      assert.match(cells[4] ?? '', /^~\d/, `the output is an estimate: ${cells[4]}`);
+      assert.ok(num(cells[1] ?? '') > 0, `the prompt the API reported: ${cells[1]}`);
+      assert.match(cells[6] ?? '', /^\$0\.\d*[1-9]/, `billed: ${cells[6]}`);
+      assert.match(
+        (await newest.locator('td').first().locator('span').first().getAttribute('title')) ?? '',
+        /^Cut off before its answer ended/,
+      );
+      await scrollToCard(frame, 'budget-history');
+      process.stderr.write(`[budget] stopped request: ${await workbench.screenshot(w.page, 'budget-panel-cut-off')}\n`);
+    });
+
     test('the request history is the same after Developer: Reload Window', async () => {
       let frame = await budgetFrame(w.page);
       const rowsOf = (/** @type {Frame} */ f) => f.locator('[data-testid="requests-table"] tbody tr');
@@ -252,9 +285,13 @@ describe(
               .join('|'),
           ),
         );
-      await rowsOf(frame).nth(3).waitFor({ timeout: UI_TIMEOUT });
+      await rowsOf(frame).nth(4).waitFor({ timeout: UI_TIMEOUT });
       const before = await cellsOf(frame);
-      assert.equal(before.length, 4, `four requests before the reload: ${JSON.stringify(before)}`);
+      assert.equal(before.length, 5, `five requests before the reload: ${JSON.stringify(before)}`);
+      assert.ok(
+        before.some((r) => r.includes('cut off')),
+        'the stopped request is among them',
+      );
 
       // Waits for the reloaded workbench and its chat (the extension is running again), then the
       // command (retried until its row shows: contributed commands may register late after a reload).

@@ -63,6 +63,8 @@ export interface RequestRecord {
   readonly serverCompactionTokens?: number;
   /** The exact count_tokens figure that anchored this request before its usage (absent: none). */
   readonly counted?: number;
+  /** Cut off before its answer ended (Stop, a dropped connection): its output is an estimate. */
+  readonly cut?: true;
 }
 
 /** The rebuilt history. */
@@ -109,6 +111,7 @@ export interface RequestInput {
   readonly cacheMiss?: CacheMiss;
   readonly server?: ServerReport;
   readonly counted?: number;
+  readonly cut?: true;
 }
 
 /**
@@ -152,6 +155,7 @@ export class RequestHistoryBuilder {
       ...(r.cacheMiss ? { cacheMiss: r.cacheMiss } : {}),
       ...(r.counted !== undefined ? { counted: r.counted } : {}),
       ...serverFigures(r.server),
+      ...(r.cut ? { cut: true as const } : {}),
     };
     this.rows.push(row);
     const point = promptTokens + u.output_tokens;
@@ -214,6 +218,7 @@ export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHisto
       ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
       ...(e.server ? { server: e.server } : {}),
       ...(e.counted !== undefined ? { counted: e.counted } : {}),
+      ...(e.cut ? { cut: e.cut } : {}),
     });
   }
   return builder.history();

@@ -113,6 +113,7 @@ export class BudgetHistory {
           ...(e.cacheMiss ? { cacheMiss: e.cacheMiss } : {}),
           ...(e.server ? { server: e.server } : {}),
           ...(e.counted !== undefined ? { counted: e.counted } : {}),
+          ...(e.cut ? { cut: e.cut } : {}),
         });
         this.awaitingUsage = false;
         return;

@@ -6,6 +6,10 @@ import { requestsTotalText } from './requestsTotal';
 import { serverCell } from './serverText';
 import { pct, section, table, usd } from './ui';
 
+/** The tooltip of a request cut off mid-answer. */
+const CUT_TITLE =
+  'Cut off before its answer ended (Stop, or the connection dropped): billed for the prompt the API reported and the output that had arrived (~: estimated).';
+
 /** One chart for the panel's life: re-renders move it and feed it data (no flicker, hover kept). */
 const chart = new HistoryChart();
 
@@ -46,12 +50,13 @@ export function history(s: BudgetSnapshot): HTMLElement {
                 `count_tokens ${formatTokens(r.counted)}`,
               ),
             );
+      const name = `#${r.index}${r.compactedBefore ? ' ⟲' : ''}`;
       return [
-        `#${r.index}${r.compactedBefore ? ' ⟲' : ''}`,
+        r.cut ? el('span', { title: CUT_TITLE }, name, el('span', { class: 'badge' }, 'cut off')) : name,
         promptCell,
         formatTokens(r.cacheRead),
         formatTokens(r.cacheWrite),
-        formatTokens(r.output),
+        r.cut ? `~${formatTokens(r.output)}` : formatTokens(r.output),
         pct(r.cacheRead, r.promptTokens),
         usd(r.costUsd),
         cacheMissText(r.cacheMiss),
