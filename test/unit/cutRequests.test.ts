@@ -18,6 +18,7 @@ import { parseBudgetToWebview } from '../../src/protocol/budget';
 import { chars4Tokenizer } from '../../src/core/tokens/chars4';
 import { TokenEstimator } from '../../src/core/tokens/estimator';
 import { AnthropicLlmClient } from '../../src/host/anthropic/anthropicClient';
+import { StreamMeter } from '../../src/host/anthropic/streamMeter';
 import { agentDeps } from './support/agentDeps';
 import { emptyState, testConfig } from './support/builders';
 import { ScriptedLlm, type Step } from './support/scriptedLlm';
@@ -192,6 +193,54 @@ describe('a request cut off before its answer ended is billed', () => {
     assert.deepEqual(read.entry, line);
     const bad = encodeEntry({ ...line, cut: false } as unknown as UsageEntry);
     assert.equal(decodeLine(bad).ok, false);
+  });
+});
+
+describe('the stream meter', () => {
+  type Event = Parameters<StreamMeter['see']>[0];
+  const ev = (e: unknown) => e as Event;
+
+  it('has nothing to bill before message_start, then the figures it reported and the characters that came', () => {
+    const m = new StreamMeter();
+    m.see(ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'early' } }));
+    assert.equal(m.cut(), undefined);
+    m.see(ev({ type: 'message_start', message: { model: MODEL, usage: START_USAGE } }));
+    m.see(ev({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'abc' } }));
+    m.see(ev({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"a"' } }));
+    m.see(ev({ type: 'message_delta', delta: {}, usage: { output_tokens: 42 } }));
+    assert.deepEqual(m.cut(), {
+      model: MODEL,
+      usage: { ...START_USAGE, output_tokens: 42 },
+      streamedChars: 'early'.length + 3 + 4,
+    });
+  });
+
+  it('never throws on events of a hostile shape, and reads a figure that is not a count as 0', () => {
+    const m = new StreamMeter();
+    for (const e of [
+      { type: 'message_start' },
+      { type: 'message_start', message: null },
+      { type: 'content_block_delta' },
+      { type: 'content_block_delta', delta: { type: 'text_delta', text: 7 } },
+      { type: 'message_delta', usage: null },
+      { type: 'message_delta', usage: { output_tokens: '9e9' } },
+    ])
+      assert.doesNotThrow(() => m.see(ev(e)));
+    assert.equal(m.cut(), undefined);
+    m.see(
+      ev({
+        type: 'message_start',
+        message: {
+          model: 5,
+          usage: { input_tokens: '12', output_tokens: -1, cache_read_input_tokens: 1.5, cache_creation: 'x' },
+        },
+      }),
+    );
+    assert.deepEqual(m.cut(), {
+      model: '',
+      streamedChars: 0,
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+    });
   });
 });
 

@@ -16,18 +16,45 @@ export class StreamMeter {
   private deltaOutput = 0;
   private chars = 0;
 
-  /** Takes one stream event. */
+  /**
+   * Takes one stream event. Never throws: the events are the server's (untrusted), and a meter
+   * must not break an answer — a figure that is not a whole count reads as 0 (the answer's own
+   * shape is checked at its end, answerShape.ts).
+   */
   see(event: RawMessageStreamEvent | BetaRawMessageStreamEvent): void {
+    try {
+      this.take(event);
+    } catch {
+      // An event of an unexpected shape is left out of the meter.
+    }
+  }
+
+  private take(event: RawMessageStreamEvent | BetaRawMessageStreamEvent): void {
     if (event.type === 'message_start') {
-      this.started = { usage: usageOf(event.message.usage as Message['usage']), model: event.message.model };
+      const u = event.message.usage as Partial<Message['usage']> | undefined;
+      if (!u || typeof u !== 'object') return;
+      const usage = usageOf({
+        ...u,
+        input_tokens: count(u.input_tokens),
+        output_tokens: count(u.output_tokens),
+        cache_read_input_tokens: count(u.cache_read_input_tokens),
+        cache_creation_input_tokens: count(u.cache_creation_input_tokens),
+        cache_creation:
+          u.cache_creation && typeof u.cache_creation === 'object'
+            ? {
+                ephemeral_5m_input_tokens: count(u.cache_creation.ephemeral_5m_input_tokens),
+                ephemeral_1h_input_tokens: count(u.cache_creation.ephemeral_1h_input_tokens),
+              }
+            : null,
+      } as Message['usage']);
+      this.started = { usage, model: typeof event.message.model === 'string' ? event.message.model : '' };
     } else if (event.type === 'message_delta') {
-      const out = event.usage?.output_tokens;
-      if (typeof out === 'number' && out > this.deltaOutput) this.deltaOutput = out;
+      this.deltaOutput = Math.max(this.deltaOutput, count(event.usage?.output_tokens));
     } else if (event.type === 'content_block_delta') {
       const d = event.delta;
-      if (d.type === 'text_delta') this.chars += d.text.length;
-      else if (d.type === 'thinking_delta') this.chars += d.thinking.length;
-      else if (d.type === 'input_json_delta') this.chars += d.partial_json.length;
+      if (d.type === 'text_delta') this.chars += textLength(d.text);
+      else if (d.type === 'thinking_delta') this.chars += textLength(d.thinking);
+      else if (d.type === 'input_json_delta') this.chars += textLength(d.partial_json);
     }
   }
 
@@ -41,4 +68,14 @@ export class StreamMeter {
     const output = Math.max(usage.output_tokens, this.deltaOutput);
     return { usage: { ...usage, output_tokens: output }, model, streamedChars: this.chars };
   }
+}
+
+/** A whole, non-negative token count, or 0 for anything else. */
+function count(n: unknown): number {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : 0;
+}
+
+/** The length of a delta's text, or 0 when it is not text. */
+function textLength(t: unknown): number {
+  return typeof t === 'string' ? t.length : 0;
 }
