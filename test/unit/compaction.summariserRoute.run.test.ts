@@ -13,6 +13,9 @@ import { fakeClock } from './support/builders';
 import { Convo } from './support/compactionBuilders';
 import { refusal } from './support/normalizeFixtures';
 import { ScriptedLlm } from './support/scriptedLlm';
+import type { CutUsage } from '../../src/core/llm/llmClient';
+import { requestCostUsd } from '../../src/core/llm/cost';
+import { cutBilledUsage } from '../../src/core/llm/cutRequest';
 
 /**
  * Tool results weigh 20k tokens each, everything else 200 (the plan's figures by hand); a result
@@ -86,6 +89,31 @@ describe('compaction: the route the plan picks is the route the run takes', () =
       to: region.startIndex + region.messageIds.length,
     });
     assert.equal(run.records[0]?.model, 'claude-opus-4-6', 'the record names the model that wrote it');
+  });
+
+  it("the main model's record counts an attempt of it that was cut mid-answer", async () => {
+    const cut: CutUsage = {
+      model: 'claude-opus-4-6',
+      streamedChars: 350,
+      usage: { input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 150_000, cache_creation_input_tokens: 0 },
+    };
+    const usage = {
+      input_tokens: 10,
+      output_tokens: 300,
+      cache_read_input_tokens: 150_000,
+      cache_creation_input_tokens: 0,
+    };
+    const { compactor, clock } = compactorWith(new ScriptedLlm([{ ...summary(), usage, cutBefore: cut }]));
+    const run = await compactor.beforeRequest(bigState({}), {
+      lastRequestAt: clock.now() - 60_000,
+      signal: new AbortController().signal,
+    });
+    const rec = run.records.find((r) => r.layer === 'summarise');
+    assert.equal(rec?.model, 'claude-opus-4-6');
+    const expected =
+      (requestCostUsd('claude-opus-4-6', usage) ?? NaN) +
+      (requestCostUsd('claude-opus-4-6', cutBilledUsage(cut)) ?? NaN);
+    assert.ok(rec && Math.abs(rec.costUsd - expected) < 1e-12, `${rec?.costUsd} = ${expected}`);
   });
 
   it('answers billed beyond what they show (thinking) make the main route dearer by that much per summary request', () => {

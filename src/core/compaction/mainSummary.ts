@@ -9,6 +9,7 @@
 import type { MessageCreateParamsNonStreaming, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmClient } from '../llm/llmClient';
 import { requestCostUsd } from '../llm/cost';
+import { CutAttempts } from '../llm/cutRequest';
 import type { CacheTtl, ConversationState, Plan } from '../conversation/conversationModel';
 import { summaryTextOf, unknownCost, type GuardedCall, type ChunkRunResult } from './summariseChunks';
 import { planSection, SUMMARY_SYSTEM_PROMPT, summaryTargetTokens } from './summaryPrompt';
@@ -126,19 +127,26 @@ export async function runMain(
       ...(opts.plan ? { plan: opts.plan } : {}),
     }),
   );
+  // Attempts cut mid-answer (retried, or the one that failed) are billed: the record counts them.
+  const cuts = new CutAttempts();
   const res = guard.signal.aborted
     ? await guard.stopped
     : await Promise.race([
-        opts.summariser.stream(params, { signal: guard.signal, onEvent: () => undefined }),
+        opts.summariser.stream(params, { signal: guard.signal, onEvent: cuts.onEvent }),
         guard.stopped,
       ]);
-  if (!res.ok) return { ok: false, error: res.error, costUsd: 0 };
   const model = params.model;
+  const cut = cuts.cost(model, opts.ttl);
+  if (!res.ok) {
+    cuts.failed(res.error);
+    const failed = cuts.cost(model, opts.ttl);
+    return { ok: false, error: res.error, costUsd: failed.usd, ...unknownCost(failed.unknown) };
+  }
   const cost = requestCostUsd(model, res.result.usage, opts.ttl);
   const notes = [`summarised by the main model ${model} from its prompt cache`];
   if (cost === undefined) notes.push(`price of model ${model} unknown: its cost is not counted`);
-  const costUsd = cost ?? 0;
-  const unknown = unknownCost(cost === undefined);
+  const costUsd = (cost ?? 0) + cut.usd;
+  const unknown = unknownCost(cost === undefined || cut.unknown);
   const answer = summaryTextOf(res.result, 'main model');
   if (!answer.ok) return { ok: false, error: answer.error, costUsd, ...unknown };
   const text = answer.text;

@@ -18,6 +18,7 @@
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { LlmClient, LlmError } from '../llm/llmClient';
 import { requestCostUsd } from '../llm/cost';
+import { CutAttempts } from '../llm/cutRequest';
 import type { AssistantContent } from '../conversation/assistant';
 import { serverFieldsOf } from '../conversation/assistant';
 import type { Block, CacheTtl, Message, TextBlock, Plan } from '../conversation/conversationModel';
@@ -158,15 +159,23 @@ export async function runServer(
   );
   const started = deps.clock.now();
   const server = compactionParts(opts.instructions, opts.plan);
+  // Attempts cut mid-answer (retried, or the one that failed) are billed: the record counts them.
+  const cuts = new CutAttempts();
   const res = guard.signal.aborted
     ? await guard.stopped
     : await Promise.race([
-        opts.summariser.stream(params, { signal: guard.signal, onEvent: () => undefined, server }),
+        opts.summariser.stream(params, { signal: guard.signal, onEvent: cuts.onEvent, server }),
         guard.stopped,
       ]);
-  if (!res.ok) return { ok: false, error: res.error, costUsd: 0 };
-  const cost = requestCostUsd(params.model, res.result.usage, opts.ttl);
-  const costUsd = cost ?? 0;
+  if (!res.ok) {
+    cuts.failed(res.error);
+    const failed = cuts.cost(params.model, opts.ttl);
+    return { ok: false, error: res.error, costUsd: failed.usd, ...unknownCost(failed.unknown) };
+  }
+  const cut = cuts.cost(params.model, opts.ttl);
+  const reported = requestCostUsd(params.model, res.result.usage, opts.ttl);
+  const cost = reported === undefined || cut.unknown ? undefined : reported + cut.usd;
+  const costUsd = (reported ?? 0) + cut.usd;
   const block = compactionBlockOf(res.result.content, res.result.stopReason);
   if (!block)
     return {

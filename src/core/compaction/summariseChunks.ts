@@ -5,6 +5,7 @@
  */
 import type { LlmClient, LlmError, LlmResult } from '../llm/llmClient';
 import { requestCostUsd } from '../llm/cost';
+import { CutAttempts } from '../llm/cutRequest';
 import type { Message, Plan } from '../conversation/conversationModel';
 import { plural } from '../text/counts';
 import { planChunks } from './chunking';
@@ -169,6 +170,12 @@ export async function runChunks(
   let covered = 0;
   let costUsd = 0;
   let costUnknown = false;
+  // Attempts cut mid-answer (retried, or the one that failed) are billed: the record counts them.
+  const cuts = new CutAttempts();
+  const spent = () => {
+    const c = cuts.cost(opts.summarizerModel);
+    return { costUsd: costUsd + c.usd, ...unknownCost(costUnknown || c.unknown) };
+  };
   const turns: readonly [number, number] = [region.firstTurn, region.lastTurn];
   for (const [i, chunk] of plan.chunks.entries()) {
     covered += chunk.reduce((n, m) => n + opts.tokensOf(m), 0);
@@ -190,10 +197,13 @@ export async function runChunks(
     const res = guard.signal.aborted
       ? await guard.stopped
       : await Promise.race([
-          opts.summariser.stream(params, { signal: guard.signal, onEvent: () => undefined }),
+          opts.summariser.stream(params, { signal: guard.signal, onEvent: cuts.onEvent }),
           guard.stopped,
         ]);
-    if (!res.ok) return { ok: false, error: res.error, costUsd, ...unknownCost(costUnknown) };
+    if (!res.ok) {
+      cuts.failed(res.error);
+      return { ok: false, error: res.error, ...spent() };
+    }
     const cost = requestCostUsd(opts.summarizerModel, res.result.usage);
     // An unknown summariser price is said in the notes, and the record says its cost is unknown.
     if (cost === undefined && !costUnknown)
@@ -201,11 +211,11 @@ export async function runChunks(
     costUnknown ||= cost === undefined;
     costUsd += cost ?? 0;
     const answer = summaryTextOf(res.result, 'summariser');
-    if (!answer.ok) return { ok: false, error: answer.error, costUsd, ...unknownCost(costUnknown) };
+    if (!answer.ok) return { ok: false, error: answer.error, ...spent() };
     const text = answer.text;
     if (res.result.stopReason === 'max_tokens') notes.push(`summary of part ${i + 1} was cut at max_tokens`);
     previous = { text, turns: [region.firstTurn, chunk.at(-1)?.turn ?? region.lastTurn] };
   }
   const body = previous?.text ?? 'Every message of these turns was too large to summarise.';
-  return { ok: true, body, leftOut, costUsd, ...unknownCost(costUnknown), notes };
+  return { ok: true, body, leftOut, ...spent(), notes };
 }

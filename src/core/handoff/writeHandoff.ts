@@ -6,6 +6,7 @@
  * LlmClient never does, and time comes from the injected timeout.
  */
 import { requestCostUsd } from '../llm/cost';
+import { CutAttempts } from '../llm/cutRequest';
 import type { LlmClient } from '../llm/llmClient';
 import { SUMMARISER_TIMEOUT_MS, shortReason } from '../compaction/summarise';
 import { startGuard, summaryTextOf, unknownCost } from '../compaction/summariseChunks';
@@ -53,20 +54,27 @@ export async function writeHandoff(source: HandoffSource, opts: WriteHandoffOpti
       ...instructions,
       ...(opts.maxTranscriptChars !== undefined ? { maxTranscriptChars: opts.maxTranscriptChars } : {}),
     });
+    // Attempts cut mid-answer (retried, or the one that failed) are billed: the note counts them.
+    const cuts = new CutAttempts();
     const res = guard.signal.aborted
       ? await guard.stopped
-      : await Promise.race([
-          opts.llm.stream(params, { signal: guard.signal, onEvent: () => undefined }),
-          guard.stopped,
-        ]);
+      : await Promise.race([opts.llm.stream(params, { signal: guard.signal, onEvent: cuts.onEvent }), guard.stopped]);
     if (opts.signal.aborted) return { ok: false, stopped: true };
-    if (!res.ok)
+    if (!res.ok) {
+      cuts.failed(res.error);
+      const failed = cuts.cost(opts.model);
+      const cutSpent = failed.usd > 0 || failed.unknown ? { costUsd: failed.usd, ...unknownCost(failed.unknown) } : {};
       return {
         ok: true,
-        content: fallbackContent(source, shortReason(res.error, guard.timedOut(), timeoutMs), instructions),
+        content: fallbackContent(source, shortReason(res.error, guard.timedOut(), timeoutMs), {
+          ...instructions,
+          ...cutSpent,
+        }),
       };
+    }
+    const cut = cuts.cost(opts.model);
     const cost = requestCostUsd(opts.model, res.result.usage);
-    const spent = { costUsd: cost ?? 0, ...unknownCost(cost === undefined) };
+    const spent = { costUsd: (cost ?? 0) + cut.usd, ...unknownCost(cost === undefined || cut.unknown) };
     const answer = summaryTextOf(res.result, 'summariser');
     if (!answer.ok)
       return { ok: true, content: fallbackContent(source, answer.error.message, { ...instructions, ...spent }) };

@@ -8,7 +8,9 @@
  * streams (e.g. LiteLLM PR #30420, Bifrost PR #4842, TrueFoundry's "stream disconnect cost
  * accounting"). Pure.
  */
-import type { CutUsage, Usage } from './llmClient';
+import type { CacheTtl } from '../conversation/conversationModel';
+import { requestCostUsd } from './cost';
+import type { CutUsage, LlmError, LlmEvent, Usage } from './llmClient';
 
 /**
  * Characters of streamed answer counted as one output token (English prose runs near 4, code
@@ -23,4 +25,39 @@ export const CUT_OUTPUT_CHARS_PER_TOKEN = 3.5;
 export function cutBilledUsage(cut: CutUsage): Usage {
   const estimated = Math.ceil(Math.max(0, cut.streamedChars) / CUT_OUTPUT_CHARS_PER_TOKEN);
   return { ...cut.usage, output_tokens: Math.max(cut.usage.output_tokens, estimated) };
+}
+
+/**
+ * The attempts of one request stream that were cut after their answers began: those its
+ * retries reported (`onEvent`) and its own failure's (`failed`). For the requests whose cost
+ * goes into a record rather than a usage line (a summary, a handoff note): their record then
+ * counts what the cut attempts used too.
+ */
+export class CutAttempts {
+  private readonly cuts: CutUsage[] = [];
+
+  /** The stream's `onEvent` (or called from it): a retry of a cut attempt is counted. */
+  readonly onEvent = (e: LlmEvent): void => {
+    if (e.type === 'retrying' && e.error.cut) this.cuts.push(e.error.cut);
+  };
+
+  /** The stream failed with `error`: its attempt is counted when it was cut. */
+  failed(error: LlmError): void {
+    if (error.cut) this.cuts.push(error.cut);
+  }
+
+  /**
+   * What the cut attempts so far cost (each at its answering model's price, else `model`'s);
+   * `unknown` when a price is not known (its cost is then left out of `usd`).
+   */
+  cost(model: string, ttl: CacheTtl = '5m'): { readonly usd: number; readonly unknown: boolean } {
+    let usd = 0;
+    let unknown = false;
+    for (const cut of this.cuts) {
+      const c = requestCostUsd(cut.model || model, cutBilledUsage(cut), ttl);
+      if (c === undefined) unknown = true;
+      else usd += c;
+    }
+    return { usd, unknown };
+  }
 }

@@ -10,6 +10,8 @@ export type Step =
       readonly content: readonly AssistantContent[];
       readonly stopReason?: string | null;
       readonly usage?: Partial<Usage>;
+      /** An attempt cut mid-answer first (a `retrying` event whose error carries it), then this answer. */
+      readonly cutBefore?: CutUsage;
     }
   | { readonly error: LlmError; readonly retries?: number }
   /** Streams `partialText`, waits for Stop, then fails as stopped (with `cut`: what the cut attempt had used). */
@@ -54,6 +56,13 @@ export class ScriptedLlm implements LlmClient {
         error: { kind: 'aborted', message: 'Stopped.', retryable: false, ...(step.cut ? { cut: step.cut } : {}) },
       };
     }
+    if (step.cutBefore)
+      opts.onEvent({
+        type: 'retrying',
+        attempt: 1,
+        waitMs: 10,
+        error: { kind: 'network', message: 'The connection closed mid-answer.', retryable: true, cut: step.cutBefore },
+      });
     for (const [i, c] of step.content.entries()) {
       if (c.type === 'text') opts.onEvent({ type: 'text_delta', index: i, text: c.text });
       if (c.type === 'tool_use') opts.onEvent({ type: 'tool_use_started', index: i, id: c.id, name: c.name });
