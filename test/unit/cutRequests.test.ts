@@ -138,6 +138,38 @@ describe('a request cut off before its answer ended is billed', () => {
     assert.match(md, /ended before its answer did/);
   });
 
+  it('a cut request whose line cannot be saved is still billed, and a notice says it was not kept', async () => {
+    const llm = new ScriptedLlm([{ hangUntilAbort: true, partialText: 'Part', cut: cutOf(35) }]);
+    const events: AgentEvent[] = [];
+    const sink = nullSink({
+      usage: async () => {
+        throw new Error('ENOSPC: no space left on device');
+      },
+    });
+    const bill = new SessionBill();
+    const session = new AgentSession(
+      emptyState({ config: testConfig({ model: MODEL }) }),
+      agentDeps({ llm, sink }),
+      (e) => {
+        events.push(e);
+        bill.observe(e);
+      },
+    );
+    const turn = session.send('tell me');
+    await llm.hanging.reached(1);
+    session.stop();
+    await turn;
+    assert.ok(
+      events.some((e) => e.type === 'turn_finished' && e.reason === 'stopped'),
+      'the turn ends as stopped',
+    );
+    assert.ok(
+      events.some((e) => e.type === 'notice' && /ENOSPC.*cut off was not kept/.test(e.text)),
+      'the notice names the cause and what was not kept',
+    );
+    assert.equal(bill.costUsd, requestCostUsd(MODEL, cutBilledUsage(cutOf(35))));
+  });
+
   it('a request that failed before its answer began bills nothing', async () => {
     const refused: LlmError = { kind: 'overloaded', message: 'Overloaded', retryable: true };
     const t = setup([{ error: refused, retries: 2 }]);

@@ -197,7 +197,11 @@ export class RequestAccounting {
         this.emit({
           type: 'notice',
           level: 'warning',
-          text: `The session file could not be written (${err instanceof Error ? err.message : String(err)}), so the cost of the request that was cut off is not kept: it counts in the bill until the session is closed.`,
+          text: sessionFileFailure(
+            err,
+            'the cost of the request that was cut off was not kept (the bill counts it until the session is closed)',
+            'go on',
+          ),
         });
       }
       this.emit({ type: 'usage', ...record, reportedTokens: reportedPromptTokens(usage) });

@@ -136,12 +136,12 @@ export async function runMain(
         guard.stopped,
       ]);
   const model = params.model;
-  const cut = cuts.cost(model, opts.ttl);
   if (!res.ok) {
     cuts.failed(res.error);
     const failed = cuts.cost(model, opts.ttl);
     return { ok: false, error: res.error, costUsd: failed.usd, ...unknownCost(failed.unknown) };
   }
+  const cut = cuts.cost(model, opts.ttl);
   const cost = requestCostUsd(model, res.result.usage, opts.ttl);
   const notes = [`summarised by the main model ${model} from its prompt cache`];
   if (cost === undefined) notes.push(`price of model ${model} unknown: its cost is not counted`);
