@@ -57,13 +57,14 @@ describe('a request cut off before its answer ended is billed', () => {
   });
 
   /** An agent session over `steps`, with its usage records kept as a session file would keep them. */
-  function setup(steps: Step[]) {
+  function setup(steps: Step[], saveFails?: Error) {
     const llm = new ScriptedLlm(steps);
     const events: AgentEvent[] = [];
     const lines: UsageEntry[] = [];
     let requestIndex = 0;
     const sink: SessionSink = nullSink({
       usage: async (u) => {
+        if (saveFails) throw saveFails;
         const entry: UsageEntry = {
           type: 'usage',
           at: u.at,
@@ -139,35 +140,21 @@ describe('a request cut off before its answer ended is billed', () => {
   });
 
   it('a cut request whose line cannot be saved is still billed, and a notice says it was not kept', async () => {
-    const llm = new ScriptedLlm([{ hangUntilAbort: true, partialText: 'Part', cut: cutOf(35) }]);
-    const events: AgentEvent[] = [];
-    const sink = nullSink({
-      usage: async () => {
-        throw new Error('ENOSPC: no space left on device');
-      },
-    });
-    const bill = new SessionBill();
-    const session = new AgentSession(
-      emptyState({ config: testConfig({ model: MODEL }) }),
-      agentDeps({ llm, sink }),
-      (e) => {
-        events.push(e);
-        bill.observe(e);
-      },
-    );
-    const turn = session.send('tell me');
-    await llm.hanging.reached(1);
-    session.stop();
+    const t = setup([{ hangUntilAbort: true, partialText: 'Part', cut: cutOf(35) }], new Error('ENOSPC: disk full'));
+    const turn = t.session.send('tell me');
+    await t.llm.hanging.reached(1);
+    t.session.stop();
     await turn;
     assert.ok(
-      events.some((e) => e.type === 'turn_finished' && e.reason === 'stopped'),
+      t.events.some((e) => e.type === 'turn_finished' && e.reason === 'stopped'),
       'the turn ends as stopped',
     );
     assert.ok(
-      events.some((e) => e.type === 'notice' && /ENOSPC.*cut off was not kept/.test(e.text)),
+      t.events.some((e) => e.type === 'notice' && /ENOSPC.*cut off was not kept/.test(e.text)),
       'the notice names the cause and what was not kept',
     );
-    assert.equal(bill.costUsd, requestCostUsd(MODEL, cutBilledUsage(cutOf(35))));
+    assert.equal(t.lines.length, 0);
+    assert.equal(t.bill.costUsd, requestCostUsd(MODEL, cutBilledUsage(cutOf(35))));
   });
 
   it('a request that failed before its answer began bills nothing', async () => {
