@@ -13,8 +13,8 @@ import { requestCostUsd } from './cost';
 import type { CutUsage, LlmError, LlmEvent, Usage } from './llmClient';
 
 /**
- * Characters of streamed answer counted as one output token (English prose runs near 4, code
- * nearer 3): the estimate errs toward more tokens, so a cut request is not shown cheaper than it was.
+ * Characters of streamed answer counted as one output token: between English prose (near 4)
+ * and code (near 3). An estimate, and shown as one (`~` in the budget panel and the export).
  */
 export const CUT_OUTPUT_CHARS_PER_TOKEN = 3.5;
 
