@@ -1,12 +1,13 @@
 /**
  * Billing a request cut off before its answer ended (Stop, a dropped connection, a timeout after
- * the answer began). The API bills such a request for its prompt and the output generated up to
- * the cut, but never reports the final usage: the stream's `message_start` carries the input and
- * cache figures (final) and a placeholder output count, and the real output count only comes in
- * the answer's last events. So the input side is taken as reported and the output is estimated
- * from the characters that arrived — the same accounting API gateways use for cancelled Anthropic
- * streams (e.g. LiteLLM PR #30420, Bifrost PR #4842, TrueFoundry's "stream disconnect cost
- * accounting"). Pure.
+ * the answer began). The stream's `message_start` carries the request's usage with its input and
+ * cache figures (SDK `RawMessageStartEvent.message.usage`) and a placeholder output count; the
+ * real output count only comes in `message_delta` (SDK `MessageDeltaUsage`: cumulative), at the
+ * answer's end. Anthropic's docs do not say what a cancelled stream is charged; API gateways that
+ * meter Anthropic's streams charge the input as `message_start` reported it and the output that
+ * had streamed, estimated (e.g. LiteLLM PR #30420, Bifrost PR #4842, TrueFoundry's "stream
+ * disconnect cost accounting"), and so does this: a cut request counts in the session's cost
+ * rather than vanishing from it, its output marked as an estimate wherever it is shown. Pure.
  */
 import type { CacheTtl } from '../conversation/conversationModel';
 import { requestCostUsd } from './cost';

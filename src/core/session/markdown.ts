@@ -135,7 +135,7 @@ function renderUsage(usage: readonly UsageEntry[], out: string[]): void {
   if (usage.some((u) => u.cut))
     out.push(
       '',
-      'A request marked "cut off" ended before its answer did (Stop, a dropped connection): it is billed for the prompt the API reported and the output that had arrived (~: estimated).',
+      'A request marked "cut off" ended before its answer did (Stop, a dropped connection): it counts for the prompt the API reported and the output that had arrived (~: estimated).',
     );
   out.push('');
 }

@@ -8,7 +8,7 @@ import { pct, section, table, usd } from './ui';
 
 /** The tooltip of a request cut off mid-answer. */
 const CUT_TITLE =
-  'Cut off before its answer ended (Stop, or the connection dropped): billed for the prompt the API reported and the output that had arrived (~: estimated).';
+  'Cut off before its answer ended (Stop, or the connection dropped): counted for the prompt the API reported and the output that had arrived (~: estimated).';
 
 /** One chart for the panel's life: re-renders move it and feed it data (no flicker, hover kept). */
 const chart = new HistoryChart();
