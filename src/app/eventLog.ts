@@ -15,7 +15,7 @@ export function logEvent(e: AgentEvent, log: LogPort): void {
       return;
     case 'usage':
       log.info(
-        `Request ${e.requestId ?? ''}: ${e.reportedTokens} prompt tokens reported (estimated ${e.estimatedTokens}), ${e.costUsd === undefined ? `price of ${e.model} unknown` : formatUsd(e.costUsd)}.`,
+        `Request${e.requestId ? ` ${e.requestId}` : ''}${e.cut ? ' cut off mid-answer (its output estimated)' : ''}: ${e.reportedTokens} prompt tokens reported (estimated ${e.estimatedTokens}), ${e.costUsd === undefined ? `price of ${e.model} unknown` : formatUsd(e.costUsd)}.`,
       );
       return;
     case 'error':

@@ -59,3 +59,29 @@ describe('event log: repairs before a request', () => {
     ]);
   });
 });
+
+describe('event log: a request cut off mid-answer', () => {
+  it('says so on its usage line, with the prompt the API reported and its cost', () => {
+    const log = recorder();
+    const usage = {
+      input_tokens: 12,
+      output_tokens: 10,
+      cache_read_input_tokens: 4000,
+      cache_creation_input_tokens: 80,
+    };
+    const base = {
+      type: 'usage' as const,
+      usage,
+      model: 'claude-sonnet-4-6',
+      costUsd: 0.0017,
+      estimatedTokens: 4100,
+      reportedTokens: 4092,
+    };
+    logEvent({ ...base, cut: true }, log);
+    logEvent({ ...base, requestId: 'req_1' }, log);
+    assert.deepEqual(log.lines, [
+      'info Request cut off mid-answer (its output estimated): 4092 prompt tokens reported (estimated 4100), $0.0017.',
+      'info Request req_1: 4092 prompt tokens reported (estimated 4100), $0.0017.',
+    ]);
+  });
+});
