@@ -8,7 +8,7 @@
  */
 import { saveOrStop, sessionFileFailure } from './sessionWrite';
 import type { CountTokensPort, CutUsage, LlmResult } from '../llm/llmClient';
-import { cutBilledUsage } from '../llm/cutRequest';
+import { cutBilledUsage, cutCostUsd } from '../llm/cutRequest';
 import { ttlMs, type PreviousBreakpoint } from '../cache/cacheAnchors';
 import { ReplyGaps, startsTurn, type GapStats } from '../cache/replyGaps';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
@@ -186,7 +186,7 @@ export class RequestAccounting {
       const record = {
         usage,
         model,
-        costUsd: requestCostWithServerUsd(model, usage, undefined, usualWriteTtl(sent.config.cacheTtl)),
+        costUsd: cutCostUsd(cut, model, usualWriteTtl(sent.config.cacheTtl)),
         estimatedTokens: prepared.tokens.total,
         at: this.deps.clock.now(),
         cut: true as const,

@@ -29,6 +29,15 @@ export function cutBilledUsage(cut: CutUsage): Usage {
 }
 
 /**
+ * What a cut attempt costs, at its answering model's price (else `model`'s, when the stream
+ * named none): its billed usage (cutBilledUsage) priced as any request; undefined when the
+ * model has no known price.
+ */
+export function cutCostUsd(cut: CutUsage, model: string, ttl: CacheTtl = '5m'): number | undefined {
+  return requestCostUsd(cut.model || model, cutBilledUsage(cut), ttl);
+}
+
+/**
  * The attempts of one request stream that were cut after their answers began: those its
  * retries reported (`onEvent`) and its own failure's (`failed`). For the requests whose cost
  * goes into a record rather than a usage line (a summary, a handoff note): their record then
@@ -55,7 +64,7 @@ export class CutAttempts {
     let usd = 0;
     let unknown = false;
     for (const cut of this.cuts) {
-      const c = requestCostUsd(cut.model || model, cutBilledUsage(cut), ttl);
+      const c = cutCostUsd(cut, model, ttl);
       if (c === undefined) unknown = true;
       else usd += c;
     }
