@@ -8,7 +8,9 @@
  * baseline sent requests the API refuses, so its cost is no yardstick): mean, median, the worst
  * session and how many exceed 1.00; over the same sessions, those whose forward-reference recall
  * without summaries falls more than 2 points below the baseline's (with how many identifiers it
- * counts: a session whose answers referenced 2 moves by 50 points on one); then the skipped
+ * counts: a session whose answers referenced 2 moves by 50 points on one; and, in runs that
+ * carry it, the share of them last mentioned within the tail the default keeps verbatim: what
+ * recency alone could hold, referenceAge.ts); then the skipped
  * sessions. benchDocs.test.ts re-renders the
  * block from its JSON and fails when the file states a figure the generator would not write.
  */
@@ -27,6 +29,8 @@ export interface UnseenDocRow {
   /** Absent in runs before the unseen rows carried recall. */
   readonly frr_no_summary?: number | null;
   readonly frr_referenced?: number;
+  /** Absent in runs before the rows carried it (unseen/report.ts `UnseenRow.frr_recent`). */
+  readonly frr_recent?: number | null;
 }
 
 /** What the summary is made of: the JSON line of an unseen run (the fields it reads). */
@@ -59,7 +63,7 @@ export function unseenJson(output: string): UnseenJson | { readonly error: strin
 function tableInput(json: UnseenJson): UnseenJson {
   return {
     rows: json.rows.map(
-      ({ transcript, window, policy, overflows, invalid, cost_usd, frr_no_summary, frr_referenced }) => ({
+      ({ transcript, window, policy, overflows, invalid, cost_usd, frr_no_summary, frr_referenced, frr_recent }) => ({
         transcript,
         window,
         policy,
@@ -68,6 +72,7 @@ function tableInput(json: UnseenJson): UnseenJson {
         cost_usd,
         ...(frr_no_summary !== undefined ? { frr_no_summary } : {}),
         ...(frr_referenced !== undefined ? { frr_referenced } : {}),
+        ...(frr_recent !== undefined ? { frr_recent } : {}),
       }),
     ),
     skipped: json.skipped.map(({ transcript }) => ({ transcript })),
@@ -87,7 +92,7 @@ export function unseenSummary(json: UnseenJson): string {
   const out = [
     `${stamp(json.meta)}: ${sessions} generated sessions, ${json.rows.length} replays (\`npm run bench -- unseen\`, written here by \`npm run docs:unseen\`).`,
     '',
-    "| window | replays (default / baseline) | default: overflows / invalid | baseline: overflows / invalid (sessions that overflow) | default ÷ baseline where the baseline fits: mean, median (sessions) | worst | over 1.00 | FRR without summaries more than 2 points below the baseline's: default (baseline) of n identifiers |",
+    "| window | replays (default / baseline) | default: overflows / invalid | baseline: overflows / invalid (sessions that overflow) | default ÷ baseline where the baseline fits: mean, median (sessions) | worst | over 1.00 | FRR without summaries more than 2 points below the baseline's: default (baseline) of n identifiers, r % of them last mentioned within the newest tokens the default keeps verbatim |",
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const w of [...new Set(json.rows.map((r) => r.window))].sort((a, b) => a - b)) {
@@ -133,7 +138,8 @@ function recallLosses(d: readonly UnseenDocRow[], b: readonly UnseenDocRow[]): s
     const base = b.find((x) => x.transcript === r.transcript);
     const [mine, theirs] = [r.frr_no_summary, base?.frr_no_summary];
     if (!base || base.overflows > 0 || mine == null || theirs == null || mine >= theirs - 0.02) return [];
-    return [`\`${r.transcript}\` ${pct(mine)} (${pct(theirs)}) of ${r.frr_referenced ?? '?'}`];
+    const recent = r.frr_recent == null ? '' : `, ${Math.round(r.frr_recent * 100)} % recent`;
+    return [`\`${r.transcript}\` ${pct(mine)} (${pct(theirs)}) of ${r.frr_referenced ?? '?'}${recent}`];
   });
   return lost.length === 0 ? 'none' : `${lost.length}: ${lost.join('; ')}`;
 }

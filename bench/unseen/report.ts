@@ -26,10 +26,19 @@ export interface UnseenRow {
   readonly frr_no_summary: number | null;
   /** How many identifiers the real next answers referenced (what that recall is a share of). */
   readonly frr_referenced: number;
+  /**
+   * Of those, the share last mentioned within the newest tokens the default keeps verbatim at
+   * this window (referenceAge.ts, `defaultKeepRecentTokens`): a property of the transcript, the
+   * same under every policy; `null` when nothing was referenced.
+   */
+  readonly frr_recent: number | null;
 }
 
-/** The row of a replay (figures rounded as replay-all rounds them). */
-export function unseenRow(r: ReplayResult): UnseenRow {
+/**
+ * The row of a replay (figures rounded as replay-all rounds them); `recent`: the transcript's
+ * recent-reference share at the replay's window (see UnseenRow.frr_recent).
+ */
+export function unseenRow(r: ReplayResult, recent: number | null): UnseenRow {
   const row = rowOf(r, undefined);
   return {
     transcript: row.transcript,
@@ -43,6 +52,7 @@ export function unseenRow(r: ReplayResult): UnseenRow {
     cost_usd: row.cost_usd,
     frr_no_summary: row.frr_no_summary,
     frr_referenced: r.frr.overall.referenced,
+    frr_recent: recent === null ? null : Math.round(recent * 1000) / 1000,
   };
 }
 
@@ -57,6 +67,7 @@ const HEAD = [
   'compactions',
   'cost $',
   'FRR w/o summ.',
+  'refs in tail',
 ];
 
 /** Lays out the table's lines for transcript names and policy names up to the given lengths. */
@@ -85,6 +96,7 @@ export class UnseenTable {
       `${row.compactions} (${summaries})`,
       row.cost_usd === null ? 'unknown' : row.cost_usd.toFixed(2),
       row.frr_no_summary === null ? '—' : `${(row.frr_no_summary * 100).toFixed(1)} % of ${row.frr_referenced}`,
+      row.frr_recent === null ? '—' : `${Math.round(row.frr_recent * 100)} %`,
     ]);
   }
 
@@ -98,7 +110,7 @@ export class UnseenTable {
 
 /** What the table's columns mean. */
 export const TABLE_LEGEND =
-  'peak %: the largest prompt as a share of the effective window; compactions: records of every layer (of which summaries); cost $: model + summariser; FRR w/o summ.: forward-reference recall without summary text, of how many identifiers the next answers referenced.';
+  'peak %: the largest prompt as a share of the effective window; compactions: records of every layer (of which summaries); cost $: model + summariser; FRR w/o summ.: forward-reference recall without summary text, of how many identifiers the next answers referenced; refs in tail: the share of those last mentioned within the newest tokens the default keeps verbatim at that window (a property of the session: what recency alone can hold).';
 
 /** The line naming every default-policy row with an overflow or an invalid request, or saying there is none. */
 export function problemLine(rows: readonly UnseenRow[], policies: readonly string[]): string {

@@ -20,6 +20,8 @@ import { describeStandIns, type StandIns } from '../blockStandIn';
 import { endPointRows, printEndPoints, type EndPointsRow } from '../endPoints';
 import { policy, type PolicyName } from '../policies';
 import { prepareTranscript, replay, type ReplayResult } from '../replayCore';
+import { recentReferenceShare } from '../referenceAge';
+import { defaultKeepRecentTokens } from '../../src/core/pipeline/config';
 import { runMeta } from '../runMeta';
 import { describeReplayRepairs, type SkippedTranscript } from '../replayReport';
 import { SUMMARY_LENGTH } from '../summaryLength';
@@ -99,12 +101,13 @@ export async function replayUnseen(
     progress(`replaying ${t.name}`);
     // This transcript's results, for its end points (one transcript's traces in memory at a time).
     const results: ReplayResult[] = [];
-    for (const window of opts.windows)
+    for (const window of opts.windows) {
+      const recent = recentReferenceShare(prepared, defaultKeepRecentTokens(window));
       for (const name of opts.policies) {
         const t0 = performance.now();
         try {
           const result = await replay(prepared, { window, policy: policy(name), summaryLength: length });
-          const row = unseenRow(result);
+          const row = unseenRow(result, recent);
           rows.push(row);
           results.push(result);
           print(table.row(row, result.summaries));
@@ -118,6 +121,7 @@ export async function replayUnseen(
         }
         progress(`replayed ${t.name} at ${window} with ${name} in ${seconds(performance.now() - t0)} s`);
       }
+    }
     endPoints.push(...endPointRows(results));
   }
   print(TABLE_LEGEND);

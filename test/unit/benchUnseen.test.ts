@@ -86,6 +86,7 @@ describe('bench unseen: generated sessions we have not seen', function () {
       assert.ok(r.requests > 400 && r.cost_usd !== null && r.cost_usd > 0, JSON.stringify(r));
       assert.ok(r.frr_referenced > 0 && r.frr_no_summary !== null, `${r.transcript}: recall measured`);
       assert.ok(r.frr_no_summary >= 0 && r.frr_no_summary <= 1, JSON.stringify(r));
+      assert.ok(r.frr_recent !== null && r.frr_recent > 0 && r.frr_recent <= 1, JSON.stringify(r));
     }
     // Bedrock and OpenRouter ids are the same session: the same figures.
     const [bedrock, openrouter] = ['17-model-id-bedrock', '17-model-id-openrouter'].map((n) =>
@@ -119,6 +120,7 @@ describe('bench unseen: generated sessions we have not seen', function () {
       cost_usd: 1,
       frr_no_summary: null,
       frr_referenced: 0,
+      frr_recent: null,
     };
     const rows = [
       { ...row, policy: 'default', overflows: 1, invalid: 0 },

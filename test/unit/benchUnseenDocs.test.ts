@@ -74,6 +74,15 @@ describe('the unseen summary of docs/benchmarks.md (bench/unseenDocs.ts)', () =>
       .split('\n')
       .find((l) => l.startsWith('| 100k'));
     assert.ok(line?.endsWith('| 1: `a` 90.0 % (95.0 %) of 40 |'), line);
+    // A run whose rows carry the recent-reference share names it beside the loss, and keeps it.
+    const recentRows = withRecall.rows.map((r) => (r.transcript === 'a' ? { ...r, frr_recent: 0.514 } : r));
+    const withRecent = unseenSummary({ ...withRecall, rows: recentRows })
+      .split('\n')
+      .find((l) => l.startsWith('| 100k'));
+    assert.ok(withRecent?.endsWith('| 1: `a` 90.0 % (95.0 %) of 40, 51 % recent |'), withRecent);
+    const keptRecent = unseenJson(JSON.stringify({ ...withRecall, rows: recentRows }));
+    assert.ok(!('error' in keptRecent));
+    assert.equal(keptRecent.rows[0]?.frr_recent, 0.514);
     const none = unseenSummary({ ...withRecall, rows: withRecall.rows.filter((r) => r.transcript !== 'a') });
     assert.ok(none.split('\n').some((l) => l.startsWith('| 100k') && l.endsWith('| none |')));
     const kept = unseenJson(JSON.stringify(withRecall));
