@@ -238,9 +238,10 @@ export class ChatService {
     return this.compaction.run(instructions);
   }
 
-  /** Drops a Compact Now that waits for a message being prepared or the running turn. */
-  cancelQueuedCompaction(): void {
-    if (this.compaction.cancel(this.agent)) this.notices.notice('q', 'info', 'Queued compaction cancelled.');
+  /** Cancel of Compact Now's progress (ManualCompaction.cancelOrStop), said in the chat. */
+  cancelCompaction(): void {
+    const said = this.compaction.cancelOrStop(this.agent);
+    if (said) this.notices.notice('q', 'info', said);
   }
 
   /** Undoes a compaction of the open session. */

@@ -29,6 +29,11 @@ export function logEvent(e: AgentEvent, log: LogPort): void {
       if (e.notSaved) log.warn(e.notSaved);
       return;
     }
+    case 'summary_spend':
+      log.info(
+        `A summary cut short (stopped or timed out) had cost ${e.costUsd === undefined ? `an unknown amount (its price is not known)` : formatUsd(e.costUsd)} on ${e.model}; billed with the summaries.`,
+      );
+      return;
     case 'compaction_finished':
       for (const r of e.records)
         log.info(

@@ -3,7 +3,8 @@
  * starts: the session opening, the project context being read) goes first: the compaction
  * waits for its preparation to end and then queues behind its turn, as it does behind a
  * running turn, instead of taking the session and leaving the message refused. Cancelling
- * (the progress's Cancel) drops a compaction waiting for either; so does Stop, with
+ * (the progress's Cancel) drops a compaction waiting for either, or stops the one that runs
+ * (ChatService.cancelCompaction); Stop drops a waiting one too, with
  * {@link STOPPED_COMPACTION}: Stop means "stop what the agent is doing and about to do", and a
  * compaction that started right after it (minutes of summarising, the history rewritten)
  * would be the opposite; Compact Now again runs it once the chat is idle.
@@ -12,6 +13,10 @@ import type { SendResult } from '../core/agent/sessionCore';
 import type { UserCommands } from '../core/agent/sessionCommands';
 import type { SessionRuntime } from './ports';
 import type { Opened } from './sessionLifecycle';
+
+/** Said when the progress's Cancel stopped the compaction that was running. */
+export const STOPPED_RUNNING_COMPACTION =
+  'The compaction was stopped before its summary was made; nothing was compacted. What the summary had cost so far is billed with the summaries.';
 
 /** Why a Compact Now waiting for the turn (or a message being prepared) did not run: Stop was pressed. */
 export const STOPPED_COMPACTION =
@@ -63,5 +68,16 @@ export class ManualCompaction {
     for (const t of this.waiting) t.cancelled = reason;
     this.waiting.clear();
     return (agent?.commands.cancelQueuedCompaction(reason) ?? false) || waited;
+  }
+
+  /**
+   * The progress's Cancel: drops a waiting compaction, or stops the one that runs (nothing is
+   * compacted, a running turn goes on); what the chat says of it, undefined when neither.
+   */
+  cancelOrStop(
+    agent: { readonly commands: Pick<UserCommands, 'cancelQueuedCompaction' | 'stopCompaction'> } | undefined,
+  ): string | undefined {
+    if (this.cancel(agent)) return 'Queued compaction cancelled.';
+    return agent?.commands.stopCompaction() ? STOPPED_RUNNING_COMPACTION : undefined;
   }
 }

@@ -1,8 +1,9 @@
 /**
  * What the open session has cost and its last reported prompt size, for the header and the
- * status bar: its own requests, its compactions' summaries, its subagents' (billed to it;
- * subagentRecord.ts) and the handoff note that started it (entries.ts ContinuedFrom). Starts
- * from what the session file holds (core/session/sessionCost.ts), then follows the events. Pure.
+ * status bar: its own requests, its compactions' summaries (and what summaries cut short
+ * before they were made spent), its subagents' (billed to it; subagentRecord.ts) and the
+ * handoff note that started it (entries.ts ContinuedFrom). Starts from what the session file
+ * holds (core/session/sessionCost.ts), then follows the events. Pure.
  */
 import { addCosts } from '../core/llm/cost';
 import type { AgentEvent } from '../core/agent/events';
@@ -10,6 +11,7 @@ import { summariesCost } from '../core/compaction/health';
 import { handoffNoteCost } from '../core/session/sessionCost';
 import { subagentsCost } from '../core/subagents/subagentRecord';
 import type { OpenSession } from './sessionPort';
+import { stoppedCostOf } from '../core/session/requestHistory';
 
 /** The open session's bill (see the module comment). */
 export class SessionBill {
@@ -26,12 +28,18 @@ export class SessionBill {
 
   /** A session was opened: its bill so far. */
   opened(
-    open: Pick<OpenSession, 'costUsd' | 'subagents' | 'compactions' | 'lastPromptTokens' | 'continuedFrom'>,
+    open: Pick<
+      OpenSession,
+      'costUsd' | 'subagents' | 'compactions' | 'lastPromptTokens' | 'continuedFrom' | 'requestHistory'
+    >,
   ): void {
     this.costUsd = open.costUsd;
     this.handoffCostUsd = handoffNoteCost(open.continuedFrom);
     this.subagentsCostUsd = subagentsCost(open.subagents);
-    this.summariesCostUsd = summariesCost(open.compactions.map((c) => c.record));
+    this.summariesCostUsd = summariesCost([
+      ...open.compactions.map((c) => c.record),
+      ...open.requestHistory.stoppedSummaries,
+    ]);
     this.promptTokens = open.lastPromptTokens;
   }
 
@@ -54,6 +62,12 @@ export class SessionBill {
     if (e.type === 'compaction_finished') {
       const spent = summariesCost(e.records);
       if (spent === 0) return false;
+      this.costUsd = addCosts(this.costUsd, spent);
+      this.summariesCostUsd = addCosts(this.summariesCostUsd, spent);
+      return true;
+    }
+    if (e.type === 'summary_spend') {
+      const spent = summariesCost([stoppedCostOf(e.costUsd)]);
       this.costUsd = addCosts(this.costUsd, spent);
       this.summariesCostUsd = addCosts(this.summariesCostUsd, spent);
       return true;

@@ -62,6 +62,7 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
       ignoreFocusOut: true,
     }));
   if (instructions === undefined) return;
+  let cancelled = false;
   const result = await vscode.window.withProgress(
     {
       location: vscode.ProgressLocation.Notification,
@@ -69,8 +70,11 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
       cancellable: true,
     },
     (_progress, token) => {
-      // Cancelling drops a compaction that is still queued behind the running turn.
-      token.onCancellationRequested(() => controller.cancelQueuedCompaction());
+      // Cancelling drops a compaction still queued behind the running turn, or stops the one that runs.
+      token.onCancellationRequested(() => {
+        cancelled = true;
+        controller.cancelCompaction();
+      });
       // The session settles every compaction with a reason; a rejection still ends the progress and is shown.
       return controller.compactNow(instructions.trim() || undefined).catch((err: unknown) => ({
         ok: false as const,
@@ -82,6 +86,7 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
     toast.info('Context Pipeline: compaction done. See it, its originals and Restore in the Compactions view.');
   else {
     log.warn(`Compact Now: ${result.reason}`);
-    toast.warn(`Context Pipeline: ${result.reason}`);
+    // Cancelled by the user: the chat says what happened; a warning would only repeat it.
+    if (!cancelled) toast.warn(`Context Pipeline: ${result.reason}`);
   }
 }

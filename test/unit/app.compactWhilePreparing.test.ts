@@ -32,7 +32,7 @@ describe('ChatService: Compact Now while a message is being prepared', () => {
   it('cancelled while it waits for the message: it does not run, and the chat says so', async () => {
     const { t, events, sending } = await preparing();
     const compacting = t.service.compactNow();
-    t.service.cancelQueuedCompaction();
+    t.service.cancelCompaction();
     t.agents.projectGate?.open();
     await sending;
     assert.deepEqual(await compacting, { ok: false, reason: 'Cancelled.' });

@@ -85,3 +85,15 @@ describe('event log: a request cut off mid-answer', () => {
     ]);
   });
 });
+
+describe('event log: a summary cut short', () => {
+  it('says what it cost and on which model, or that its price is unknown', () => {
+    const log = recorder();
+    logEvent({ type: 'summary_spend', model: 'claude-haiku-4-5', costUsd: 0.033 }, log);
+    logEvent({ type: 'summary_spend', model: 'claude-future-9', costUsd: undefined }, log);
+    assert.deepEqual(log.lines, [
+      'info A summary cut short (stopped or timed out) had cost $0.0330 on claude-haiku-4-5; billed with the summaries.',
+      'info A summary cut short (stopped or timed out) had cost an unknown amount (its price is not known) on claude-future-9; billed with the summaries.',
+    ]);
+  });
+});

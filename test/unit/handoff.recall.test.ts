@@ -167,7 +167,7 @@ describe('handoff: the session format', () => {
   const header: HeaderEntry = {
     type: 'header',
     format: 'context-pipeline-session',
-    version: 11,
+    version: 12,
     sessionId: '2026-05-02T09-00-00-new001',
     createdAt: 1,
     model: 'claude-sonnet-4-6',
@@ -175,7 +175,7 @@ describe('handoff: the session format', () => {
     continuedFrom: { sessionId: '2026-05-01T10-00-00-old001', title: 'Trailing commas' },
   };
 
-  it('a version 11 header names the session it continues and what its note cost (or that it is unknown), and reads back', () => {
+  it('a version 12 header names the session it continues and what its note cost (or that it is unknown), and reads back', () => {
     for (const h of [
       header,
       { ...header, continuedFrom: { ...header.continuedFrom!, noteCostUsd: 0.0031 } },
@@ -191,14 +191,14 @@ describe('handoff: the session format', () => {
     assert.equal(decodeLine(encodeEntry(notTrue as unknown as HeaderEntry)).ok, false, 'only `true` says unknown');
   });
 
-  it('a version 8, 9 or 10 header reads as version 11 (nothing else changes)', () => {
-    for (const version of [8, 9, 10]) {
+  it('a version 8, 9, 10 or 11 header reads as version 12 (nothing else changes)', () => {
+    for (const version of [8, 9, 10, 11]) {
       const old = { ...header, version } as Record<string, unknown>;
       assert.deepEqual(migrateEntry(old, version), header);
     }
   });
 
-  it('a version 7 header reads as version 11 (nothing else changes); a malformed continuedFrom is damage', () => {
+  it('a version 7 header reads as version 12 (nothing else changes); a malformed continuedFrom is damage', () => {
     const v7 = { ...header, version: 7 } as Record<string, unknown>;
     delete v7.continuedFrom;
     const { continuedFrom: _, ...plain } = header;

@@ -43,13 +43,13 @@ describe('the plan in the session file (version 5)', () => {
     await fsp.rm(root, { recursive: true, force: true });
   });
 
-  it('opens a literal version 4 file: saved again as version 11, the original backed up, no plan; a plan line then reads back', async () => {
-    assert.equal(SESSION_VERSION, 11);
+  it('opens a literal version 4 file: saved again as version 12, the original backed up, no plan; a plan line then reads back', async () => {
+    assert.equal(SESSION_VERSION, 12);
     await fsp.writeFile(file, V4_FILE);
     const r = await loadSession(file, { now: () => 1_800_000_000_000 });
     assert.ok(r.ok, r.ok ? '' : r.error);
     assert.deepEqual(r.report?.fixes, [
-      'The session was saved in format version 4 by an earlier version of the extension; it was saved again in version 11.',
+      'The session was saved in format version 4 by an earlier version of the extension; it was saved again in version 12.',
     ]);
     assert.deepEqual(r.report?.droppedLines, []);
     assert.deepEqual(
@@ -60,7 +60,7 @@ describe('the plan in the session file (version 5)', () => {
     assert.ok(r.report?.backupPath);
     assert.equal(await fsp.readFile(r.report.backupPath, 'utf8'), V4_FILE);
     const lines = (await fsp.readFile(file, 'utf8')).trim().split('\n');
-    assert.match(lines[0] ?? '', /"version":11/);
+    assert.match(lines[0] ?? '', /"version":12/);
 
     await fsp.appendFile(
       file,

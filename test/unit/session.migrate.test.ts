@@ -53,12 +53,12 @@ describe('session format migration (version 1 → 3)', () => {
   });
 
   it('loads a version 1 file: meta becomes typed fields, the late lines and fields read, nothing is dropped', async () => {
-    assert.equal(SESSION_VERSION, 11);
+    assert.equal(SESSION_VERSION, 12);
     const r = await loadSession(file, { now: () => 1_800_000_000_000 });
     assert.ok(r.ok, r.ok ? '' : r.error);
     assert.deepEqual(r.report?.droppedLines, []);
     assert.deepEqual(r.report?.fixes, [
-      'The session was saved in format version 1 by an earlier version of the extension; it was saved again in version 11.',
+      'The session was saved in format version 1 by an earlier version of the extension; it was saved again in version 12.',
     ]);
     assert.deepEqual(
       r.session.messages.map((m) => m.id),
@@ -106,13 +106,13 @@ describe('session format migration (version 1 → 3)', () => {
     );
   });
 
-  it('saves the file again in version 11, backs up the original byte for byte, and then reads it as it is', async () => {
+  it('saves the file again in version 12, backs up the original byte for byte, and then reads it as it is', async () => {
     const r = await loadSession(file, { now: () => 1_800_000_000_000 });
     assert.ok(r.ok && r.report?.backupPath);
     assert.equal(await fsp.readFile(r.report.backupPath, 'utf8'), V1_FILE);
     const lines = (await fsp.readFile(file, 'utf8')).trim().split('\n');
-    assert.match(lines[0] ?? '', /"version":11/);
-    for (const l of lines) assert.ok(decodeLine(l).ok, `reads as version 11: ${l.slice(0, 60)}`);
+    assert.match(lines[0] ?? '', /"version":12/);
+    for (const l of lines) assert.ok(decodeLine(l).ok, `reads as version 12: ${l.slice(0, 60)}`);
     assert.ok(!lines.some((l) => l.includes('"meta":{"layer"')), 'no compaction keeps its meta');
     const again = await loadSession(file, { now: () => 1_800_000_000_001 });
     assert.ok(again.ok);

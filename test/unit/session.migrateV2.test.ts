@@ -60,14 +60,14 @@ describe('session format version 3', () => {
     await fsp.rm(root, { recursive: true, force: true });
   });
 
-  it('opens a version 2 file, keeps every message, saves it again as version 11 and backs up the original byte for byte', async () => {
-    assert.equal(SESSION_VERSION, 11);
+  it('opens a version 2 file, keeps every message, saves it again as version 12 and backs up the original byte for byte', async () => {
+    assert.equal(SESSION_VERSION, 12);
     await fsp.writeFile(file, V2_FILE);
     const r = await loadSession(file, { now: () => 1_800_000_000_000 });
     assert.ok(r.ok, r.ok ? '' : r.error);
     assert.deepEqual(r.report?.droppedLines, []);
     assert.deepEqual(r.report?.fixes, [
-      'The session was saved in format version 2 by an earlier version of the extension; it was saved again in version 11.',
+      'The session was saved in format version 2 by an earlier version of the extension; it was saved again in version 12.',
     ]);
     assert.deepEqual(
       r.session.messages.map((m) => m.id),
@@ -89,8 +89,8 @@ describe('session format version 3', () => {
     assert.ok(r.report?.backupPath);
     assert.equal(await fsp.readFile(r.report.backupPath, 'utf8'), V2_FILE);
     const lines = (await fsp.readFile(file, 'utf8')).trim().split('\n');
-    assert.match(lines[0] ?? '', /"version":11/);
-    for (const l of lines) assert.ok(decodeLine(l).ok, `reads as version 11: ${l.slice(0, 60)}`);
+    assert.match(lines[0] ?? '', /"version":12/);
+    for (const l of lines) assert.ok(decodeLine(l).ok, `reads as version 12: ${l.slice(0, 60)}`);
     const again = await loadSession(file, { now: () => 1_800_000_000_001 });
     assert.ok(again.ok);
     assert.equal(again.report, undefined, 'nothing left to change');
@@ -142,7 +142,7 @@ describe('session format version 3', () => {
       b.message('assistant', [b.text('Sunny, 21 °C.', 'assistant')], 1),
     ];
     const content = text(entriesOf(messages, sampleHeader(ID)));
-    assert.match(content.split('\n')[0] ?? '', /"version":11/);
+    assert.match(content.split('\n')[0] ?? '', /"version":12/);
     await fsp.writeFile(file, content);
     const r = await loadSession(file, { now: () => 1_800_000_000_000 });
     assert.ok(r.ok, r.ok ? '' : r.error);

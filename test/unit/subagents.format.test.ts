@@ -50,14 +50,14 @@ describe('subagents in the session file (version 6)', () => {
     await fsp.rm(root, { recursive: true, force: true });
   });
 
-  it('opens a literal version 5 file: saved again as version 11, backed up, plan kept; a subagent line then reads back', async () => {
-    assert.equal(SESSION_VERSION, 11);
+  it('opens a literal version 5 file: saved again as version 12, backed up, plan kept; a subagent line then reads back', async () => {
+    assert.equal(SESSION_VERSION, 12);
     const file = join(root, `${ID}.jsonl`);
     await fsp.writeFile(file, V5_FILE);
     const r = await loadSession(file, { now: () => 1_800_000_000_000 });
     assert.ok(r.ok, r.ok ? '' : r.error);
     assert.deepEqual(r.report?.fixes, [
-      'The session was saved in format version 5 by an earlier version of the extension; it was saved again in version 11.',
+      'The session was saved in format version 5 by an earlier version of the extension; it was saved again in version 12.',
     ]);
     assert.deepEqual(r.report?.droppedLines, []);
     assert.equal(await fsp.readFile(r.report?.backupPath ?? '', 'utf8'), V5_FILE);

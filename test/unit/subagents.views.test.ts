@@ -8,6 +8,7 @@ import { TranscriptRenderer } from '../../src/host/chat/transcriptRenderer';
 import { statusBarText, type ContextFigures } from '../../src/host/statusBarText';
 import { parseChatToHost, parseChatToWebview, type ChatToWebview } from '../../src/protocol/chat';
 import { SessionBill } from '../../src/app/sessionBill';
+import { EMPTY_REQUEST_HISTORY } from '../../src/core/session/requestHistory';
 import type { CompactionRecord } from '../../src/core/compaction/types';
 
 const FIGURES: SubagentFigures = {
@@ -156,11 +157,18 @@ describe('subagents in the views: the card, the budget row, the status bar', () 
       subagents: [],
       compactions: [],
       lastPromptTokens: 0,
+      requestHistory: EMPTY_REQUEST_HISTORY,
       continuedFrom: { sessionId: 'old', title: 'Old', noteCostUsd: 0.0051 },
     });
     assert.equal(handedOff.handoffCostUsd, 0.0051);
     const bill = new SessionBill();
-    bill.opened({ costUsd: 0.01, subagents: [], compactions: [], lastPromptTokens: 5 });
+    bill.opened({
+      costUsd: 0.01,
+      subagents: [],
+      compactions: [],
+      lastPromptTokens: 5,
+      requestHistory: EMPTY_REQUEST_HISTORY,
+    });
     assert.equal(bill.observe({ type: 'subagent_finished', record: RECORD }), true);
     assert.ok(Math.abs((bill.costUsd ?? 0) - 0.013) < 1e-12);
     assert.equal(bill.subagentsCostUsd, 0.003);
@@ -177,11 +185,18 @@ describe('subagents in the views: the card, the budget row, the status bar', () 
       subagents: [],
       compactions: [],
       lastPromptTokens: 0,
+      requestHistory: EMPTY_REQUEST_HISTORY,
       continuedFrom: { sessionId: 'old', title: 'Old', noteCostUnknown: true },
     });
     assert.equal(unpriced.handoffCostUsd, undefined);
     const summarised = new SessionBill();
-    summarised.opened({ costUsd: 0.01, subagents: [], compactions: [], lastPromptTokens: 5 });
+    summarised.opened({
+      costUsd: 0.01,
+      subagents: [],
+      compactions: [],
+      lastPromptTokens: 5,
+      requestHistory: EMPTY_REQUEST_HISTORY,
+    });
     const records = [{ costUsd: 0, costUnknown: true } as unknown as CompactionRecord];
     assert.equal(summarised.observe({ type: 'compaction_finished', records } as unknown as AgentEvent), true);
     assert.equal(summarised.summariesCostUsd, undefined);

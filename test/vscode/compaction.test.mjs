@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
+import { budgetFrame, scrollToCard } from './budgetFrame.mjs';
 import { compactionsPane, enlargeCompactions, expand, row } from './compactionsPane.mjs';
 import { eventually as poll, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 /**
@@ -118,6 +119,39 @@ describe(
         w.fake.requests.every((r) => /** @type {ApiRequest} */ (r.body).model === CHAT_MODEL),
         'only the chat model was asked so far',
       );
+    });
+
+    test('Compact Now cancelled while its summary streams: nothing is compacted, and what the summary cost is billed', async () => {
+      // The summariser's stream is held once its answer has begun (message_start, then deltas).
+      const hold = w.streamHold.holdAfter(6);
+      w.fake.script({ match: { model: SUMMARISER }, text: `${SUMMARY} `.repeat(20), chunkChars: 8, deltaDelayMs: 1 });
+      await w.command('Context Pipeline: Compact Now');
+      const widget = w.page.locator('.quick-input-widget');
+      await widget.locator('.quick-input-message', { hasText: 'Would compact' }).waitFor({ timeout: UI_TIMEOUT });
+      await widget.locator('input').press('Enter');
+      await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+      await hold.reached;
+      // The progress notification's Cancel stops the compaction that runs.
+      const progress = w.page.locator('.notifications-toasts .notification-toast', { hasText: 'compacting' });
+      await progress.getByRole('button', { name: 'Cancel' }).click();
+      await w.frame
+        .locator('.item.notice', { hasText: 'The compaction was stopped before its summary was made' })
+        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+      hold.release();
+      await progress.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+      assert.equal(await w.frame.locator('.summary-card').count(), 0, 'nothing was compacted');
+      assert.equal(await w.frame.locator('.item.assistant .text').count(), 3, 'every answer is still there');
+      // The budget panel's total counts the summary's request with the summaries.
+      await w.command('Context Pipeline: Show Context Budget');
+      const budget = await budgetFrame(w.page);
+      const total = budget.locator('[data-testid="budget-history"] > p.muted').last();
+      await eventually(async () => /\$0\.\d*[1-9]\d* of it by compaction summaries/.test(await total.innerText()), {
+        what: 'the stopped summary in the session total',
+      });
+      assert.equal(w.fake.pendingSteps, 0, 'the scripted summary was asked for');
+      await scrollToCard(budget, 'budget-history');
+      screenshots.push(await workbench.screenshot(w.page, 'compaction-cancelled'));
+      await w.command('View: Close All Editors');
     });
 
     test('Compact Now previews, takes instructions and summarises the older turns', async () => {

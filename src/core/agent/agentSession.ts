@@ -4,6 +4,7 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import type { ToolRunner } from '../tools/toolRunner';
 import { assembleUserMessage, type ToolResultInput, type TurnInput } from '../conversation/assemble';
 import type { ConversationState, Injection, Plan } from '../conversation/conversationModel';
+import type { StoppedSpend } from '../compaction/stoppedSpend';
 import type { ContextHealth } from '../compaction/health';
 import type { PreviousBreakpoint } from '../cache/cacheAnchors';
 import { recallDefinition } from '../recall/recallTool';
@@ -90,6 +91,14 @@ export class AgentSession {
   } {
     const prepared = this.core.prepare(state);
     return { params: prepared.params, sent: prepared.sent };
+  }
+
+  /**
+   * A summary of this session stopped before it was made had spent `spend` (its compactor
+   * reports it, maybe after the run ended): saved and billed (RequestAccounting.stoppedSummary).
+   */
+  stoppedSummary(spend: StoppedSpend): Promise<void> {
+    return this.core.accounting.stoppedSummary(spend);
   }
 
   /** Context health figures of this session. */

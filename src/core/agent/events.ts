@@ -83,6 +83,12 @@ export type AgentEvent =
       readonly records: readonly CompactionRecord[];
       readonly notices: readonly string[];
     }
+  /**
+   * A summary stopped (or timed out) before it was made had spent `costUsd` on `model`
+   * (undefined: its price is unknown), saved as a `spend` line; the bill counts it with the
+   * summaries (stoppedSpend.ts).
+   */
+  | { readonly type: 'summary_spend'; readonly model: string; readonly costUsd: number | undefined }
   | { readonly type: 'restored'; readonly recordId: string }
   /** A recall call returned content from these compactions (their counts went up by one). */
   | { readonly type: 'recalled'; readonly toolUseId: string; readonly compactionIds: readonly string[] }
@@ -125,6 +131,16 @@ export interface SessionSink {
    * session). Optional: without it the cost is shown but not kept across a reload.
    */
   subagent?(record: SubagentRecord): Promise<void>;
+  /**
+   * A summary stopped before it was made had spent this (a `spend` line, entries.ts). Optional:
+   * without it the cost is billed but not kept across a reload.
+   */
+  spend?(record: {
+    readonly at: number;
+    readonly model: string;
+    /** Undefined when the model's price is unknown. */
+    readonly costUsd: number | undefined;
+  }): Promise<void>;
   /** Blocks were pinned (never compacted) or unpinned. */
   pins(blockIds: readonly string[], pinned: boolean): Promise<void>;
   usage(record: {

@@ -20,6 +20,7 @@ import {
   withRequest,
   type ContextHealth,
 } from '../compaction/health';
+import type { StoppedSpend } from '../compaction/stoppedSpend';
 import type { CompactionRecord } from '../compaction/types';
 import type { ConversationState } from '../conversation/conversationModel';
 import type { PreparedRequest } from '../pipeline/pipeline';
@@ -191,20 +192,45 @@ export class RequestAccounting {
         at: this.deps.clock.now(),
         cut: true as const,
       };
-      try {
-        await this.deps.sink.usage(record);
-      } catch (err) {
-        this.emit({
-          type: 'notice',
-          level: 'warning',
-          text: sessionFileFailure(
-            err,
-            'the cost of the request that was cut off was not kept (the bill counts it until the session is closed)',
-            'go on',
-          ),
-        });
-      }
+      await this.saveCost(() => this.deps.sink.usage(record), 'the request that was cut off');
       this.emit({ type: 'usage', ...record, reportedTokens: reportedPromptTokens(usage) });
+    }
+  }
+
+  /**
+   * A summary stopped before it was made had spent `spend` (stoppedSpend.ts): saved as a
+   * `spend` line and emitted as `summary_spend`, which the bill counts with the summaries. A
+   * line that cannot be saved costs only itself (a notice says so; the bill counts it until the
+   * session is closed). Never rejects.
+   */
+  async stoppedSummary(spend: StoppedSpend): Promise<void> {
+    const costUsd = spend.costUnknown ? undefined : spend.costUsd;
+    const at = this.deps.clock.now();
+    await this.saveCost(
+      async () => this.deps.sink.spend?.({ at, model: spend.model, costUsd }),
+      'the summary that was stopped',
+    );
+    this.emit({ type: 'summary_spend', model: spend.model, costUsd });
+  }
+
+  /**
+   * Saves a line of money spent outside a record (`save`); one that cannot be saved costs only
+   * itself: a notice says the cost of `what` was not kept (the bill, fed by the event the
+   * caller emits next, counts it until the session is closed). Never rejects.
+   */
+  private async saveCost(save: () => Promise<void>, what: string): Promise<void> {
+    try {
+      await save();
+    } catch (err) {
+      this.emit({
+        type: 'notice',
+        level: 'warning',
+        text: sessionFileFailure(
+          err,
+          `the cost of ${what} was not kept (the bill counts it until the session is closed)`,
+          'go on',
+        ),
+      });
     }
   }
 }

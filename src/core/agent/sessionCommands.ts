@@ -61,6 +61,16 @@ export class SessionCommands {
     return this.compactNow(undefined, side === 'from' ? { fromId: messageId } : { beforeId: messageId });
   }
 
+  /**
+   * Stops the manual compaction that runs now (its summary cut short: nothing is compacted, what
+   * it cost is still billed, stoppedSpend.ts); false when none runs. A running turn is not stopped.
+   */
+  stopCompaction(): boolean {
+    if (!this.core.compacting) return false;
+    this.core.stop();
+    return true;
+  }
+
   /** Drops a queued manual compaction (it resolves with `reason`, default `Cancelled.`); false when none was queued. */
   cancelQueuedCompaction(reason = 'Cancelled.'): boolean {
     const q = this.queued;

@@ -6,6 +6,9 @@
  * closed whatever happened. Pure but for the port.
  */
 import type { AgentEvent, TurnEndReason } from './events';
+import { summariesCost } from '../compaction/health';
+import { addCosts } from '../llm/cost';
+import { stoppedCostOf } from '../session/requestHistory';
 import type { Message } from '../conversation/conversationModel';
 import type { Clock } from '../platform/platformPorts';
 import { errorText } from '../text/errors';
@@ -78,8 +81,12 @@ export async function runSubagent(
   return { execution, record };
 }
 
-/** The figures after one of the child's events (the same object when nothing changed). */
-function follow(f: SubagentFigures, e: AgentEvent, launcher: SubagentLauncher): SubagentFigures {
+/**
+ * The figures after one of the child's events (the same object when nothing changed): its
+ * rounds, tool calls, requests and their usage and cost, its compactions — and what its
+ * summaries cost, made or cut short, billed to the parent with its requests.
+ */
+export function follow(f: SubagentFigures, e: AgentEvent, launcher: SubagentLauncher): SubagentFigures {
   switch (e.type) {
     case 'request_started':
       return e.round > f.rounds ? { ...f, rounds: e.round } : f;
@@ -87,8 +94,17 @@ function follow(f: SubagentFigures, e: AgentEvent, launcher: SubagentLauncher): 
       return { ...f, toolCalls: f.toolCalls + 1, lastTool: launcher.describe(e.call) };
     case 'usage':
       return withRequest({ ...f, model: e.model || f.model }, e.usage, e.costUsd);
+    // Its summaries, made or stopped, were spent on its behalf: billed to the parent with its requests.
     case 'compaction_finished':
-      return e.records.length > 0 ? { ...f, compactions: f.compactions + e.records.length } : f;
+      return e.records.length > 0
+        ? {
+            ...f,
+            compactions: f.compactions + e.records.length,
+            costUsd: addCosts(f.costUsd, summariesCost(e.records)),
+          }
+        : f;
+    case 'summary_spend':
+      return { ...f, costUsd: addCosts(f.costUsd, summariesCost([stoppedCostOf(e.costUsd)])) };
     default:
       return f;
   }

@@ -21,6 +21,7 @@ import type { RequestEnds } from './requestEnds';
 import { anchorOf, withServerRoute } from './serverRoute';
 import { previewReattach, reattach, type ReadFresh } from './reattachRun';
 import { summariseRegions } from './summarise';
+import type { OnStoppedSpend } from './stoppedSpend';
 import type { SummariserChoice } from './summariserRoute';
 import type { CarriedPlan, CompactionRecord, CompactionTrigger, ReattachedFile } from './types';
 import { isServerStrategy } from '../server/serverContext';
@@ -106,6 +107,11 @@ export interface CompactorDeps {
    * message, breakpoints placed afresh.
    */
   readonly mainRequest?: (state: ConversationState) => MainPrefix | undefined;
+  /**
+   * Where the money of a summary stopped before it was made goes (stoppedSpend.ts); may be
+   * called after the run returned (the request in flight settles later). Absent: not reported.
+   */
+  readonly onStoppedSpend?: OnStoppedSpend;
 }
 
 /** What a compaction pass did. */
@@ -200,6 +206,7 @@ export async function executePlan(
     timeoutMs: settings.summariserTimeoutMs,
     signal: opts.signal,
     strategy: `${settings.strategy} (${settings.summaryPolicy})`,
+    ...(deps.onStoppedSpend ? { onStoppedSpend: deps.onStoppedSpend } : {}),
   });
   if (outcome.failed) breaker.failure();
   else breaker.success();

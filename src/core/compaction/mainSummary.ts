@@ -129,13 +129,11 @@ export async function runMain(
   );
   // Attempts cut mid-answer (retried, or the one that failed) are billed: the record counts them.
   const cuts = new CutAttempts();
-  const res = guard.signal.aborted
-    ? await guard.stopped
-    : await Promise.race([
-        opts.summariser.stream(params, { signal: guard.signal, onEvent: cuts.onEvent }),
-        guard.stopped,
-      ]);
   const model = params.model;
+  const res = await guard.race(() => opts.summariser.stream(params, { signal: guard.signal, onEvent: cuts.onEvent }), {
+    model,
+    ttl: opts.ttl,
+  });
   if (!res.ok) {
     cuts.failed(res.error);
     const failed = cuts.cost(model, opts.ttl);

@@ -161,12 +161,10 @@ export async function runServer(
   const server = compactionParts(opts.instructions, opts.plan);
   // Attempts cut mid-answer (retried, or the one that failed) are billed: the record counts them.
   const cuts = new CutAttempts();
-  const res = guard.signal.aborted
-    ? await guard.stopped
-    : await Promise.race([
-        opts.summariser.stream(params, { signal: guard.signal, onEvent: cuts.onEvent, server }),
-        guard.stopped,
-      ]);
+  const res = await guard.race(
+    () => opts.summariser.stream(params, { signal: guard.signal, onEvent: cuts.onEvent, server }),
+    { model: params.model, ttl: opts.ttl },
+  );
   if (!res.ok) {
     cuts.failed(res.error);
     const failed = cuts.cost(params.model, opts.ttl);

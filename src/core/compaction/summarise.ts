@@ -17,6 +17,7 @@ import { messagesText, checkRetention } from './retention';
 import { isUserWords } from './regions';
 import { runMain, type MainPrefix } from './mainSummary';
 import { runChunks, startGuard, unknownCost, type GuardedCall } from './summariseChunks';
+import type { OnStoppedSpend } from './stoppedSpend';
 import { runServer, type ServerRunResult } from './serverSummary';
 import {
   buildReplacement,
@@ -82,6 +83,12 @@ export interface SummariseOptions {
   readonly maxSummaryTokens?: number;
   readonly onProgress?: (p: SummariseProgress) => void;
   /**
+   * What a region stopped before its summary was made had spent (stoppedSpend.ts): its
+   * requests that completed, its cut attempts, and — once it settles — the request in flight
+   * when the Stop (or the timeout) came. Without it that money is not reported.
+   */
+  readonly onStoppedSpend?: OnStoppedSpend;
+  /**
    * When set (e.g. the circuit breaker is open), the summariser is not called: every region
    * is dropped behind a marker giving this reason, and the run does not count as a failure.
    */
@@ -135,7 +142,12 @@ export function shortReason(error: LlmError, timedOut: boolean, timeoutMs: numbe
  */
 export async function summariseRegions(state: ConversationState, opts: SummariseOptions): Promise<SummariseOutcome> {
   const timeoutMs = opts.timeoutMs ?? SUMMARISER_TIMEOUT_MS;
-  const g = startGuard(opts.signal, opts.timeout, timeoutMs);
+  const g = startGuard(opts.signal, opts.timeout, timeoutMs, opts.onStoppedSpend);
+  // A stopped region's cost so far is in no record: it goes where the late ones go.
+  const stoppedAfter = (spent: { readonly costUsd: number; readonly costUnknown?: true }, model: string) => {
+    if (spent.costUsd > 0 || spent.costUnknown)
+      opts.onStoppedSpend?.({ costUsd: spent.costUsd, ...unknownCost(spent.costUnknown), model });
+  };
   let current = state;
   const records: CompactionRecord[] = [];
   const skipped: SkippedRegion[] = [];
@@ -162,7 +174,10 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
           "The API's summary would not shrink the context; the turns were summarised by our own summariser.",
         );
       } else if (server) {
-        if (opts.signal.aborted) return { state: current, records, skipped, failed: false, aborted: true };
+        if (opts.signal.aborted) {
+          stoppedAfter(server, opts.server?.prefix.params.model ?? opts.summarizerModel);
+          return { state: current, records, skipped, failed: false, aborted: true };
+        }
         notices.push(
           `Compaction on demand failed (${server.error.message}); the turns were summarised by our own summariser instead.`,
         );
@@ -230,6 +245,7 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
             model,
           };
         } else if (opts.signal.aborted) {
+          stoppedAfter(r, model);
           return { state: current, records, skipped, failed: false, aborted: true };
         } else {
           failure = {

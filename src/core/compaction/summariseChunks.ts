@@ -6,7 +6,7 @@
 import type { LlmClient, LlmError, LlmResult } from '../llm/llmClient';
 import { requestCostUsd } from '../llm/cost';
 import { CutAttempts } from '../llm/cutRequest';
-import type { Message, Plan } from '../conversation/conversationModel';
+import type { CacheTtl, Message, Plan } from '../conversation/conversationModel';
 import { plural } from '../text/counts';
 import { planChunks } from './chunking';
 import {
@@ -16,6 +16,7 @@ import {
   summaryOutputLimit,
   summaryTargetTokens,
 } from './summaryPrompt';
+import { settledSpend, type CallOutcome, type OnStoppedSpend } from './stoppedSpend';
 import type { CompactionRegion } from './types';
 
 /** Largest share of the summariser's window one summary may take. */
@@ -26,17 +27,29 @@ export interface GuardedCall {
   readonly signal: AbortSignal;
   readonly stopped: Promise<{ readonly ok: false; readonly error: LlmError }>;
   timedOut(): boolean;
+  /**
+   * Runs `call` (unless the guard has fired already) and settles with whichever ends first: its
+   * outcome, or the guard's failure. When the guard wins, the call is still billed by the API:
+   * what it cost once it settles (stoppedSpend.ts `settledSpend`, as `model` at `ttl`) goes to
+   * the guard's `onStoppedSpend`.
+   */
+  race(
+    call: () => Promise<CallOutcome>,
+    price: { readonly model: string; readonly ttl?: CacheTtl },
+  ): Promise<CallOutcome>;
 }
 
 /**
  * Starts the run's safety timeout and links the user's Stop to it: the returned signal aborts
  * on either, and `stopped` then settles as a failed call (`timeout` or `aborted`), so a client
- * that ignores the abort cannot hold the run. `dispose` cancels the timer.
+ * that ignores the abort cannot hold the run. `dispose` cancels the timer. What a call cut
+ * short still cost, once it settles, goes to `onStoppedSpend` (see GuardedCall.race).
  */
 export function startGuard(
   userSignal: AbortSignal,
   timeout: (ms: number, signal: AbortSignal) => Promise<void>,
   timeoutMs: number,
+  onStoppedSpend?: OnStoppedSpend,
 ): GuardedCall & { dispose(): void } {
   const call = new AbortController();
   const timer = new AbortController();
@@ -65,10 +78,31 @@ export function startGuard(
     if (call.signal.aborted) done();
     else call.signal.addEventListener('abort', done, { once: true });
   });
+  const race = async (
+    run: () => Promise<CallOutcome>,
+    price: { readonly model: string; readonly ttl?: CacheTtl },
+  ): Promise<CallOutcome> => {
+    if (call.signal.aborted) return stopped;
+    const pending = run();
+    const first = await Promise.race([
+      pending.then((outcome) => ({ outcome, late: false })),
+      stopped.then((outcome) => ({ outcome, late: true })),
+    ]);
+    if (first.late && onStoppedSpend)
+      pending.then(
+        (outcome) => {
+          const spend = settledSpend(outcome, price.model, price.ttl ?? '5m');
+          if (spend) onStoppedSpend(spend);
+        },
+        () => undefined, // LlmClient.stream never rejects; a broken one is not billed
+      );
+    return first.outcome;
+  };
   return {
     signal: call.signal,
     stopped,
     timedOut: () => timedOut,
+    race,
     dispose: () => {
       timer.abort();
       userSignal.removeEventListener('abort', onAbort);
@@ -194,12 +228,10 @@ export async function runChunks(
       ...(i === plan.chunks.length - 1 ? { leftOut: plan.leftOut } : {}),
     });
     onProgress(i + 1, plan.chunks.length);
-    const res = guard.signal.aborted
-      ? await guard.stopped
-      : await Promise.race([
-          opts.summariser.stream(params, { signal: guard.signal, onEvent: cuts.onEvent }),
-          guard.stopped,
-        ]);
+    const res = await guard.race(
+      () => opts.summariser.stream(params, { signal: guard.signal, onEvent: cuts.onEvent }),
+      { model: opts.summarizerModel },
+    );
     if (!res.ok) {
       cuts.failed(res.error);
       return { ok: false, error: res.error, ...spent() };

@@ -9,61 +9,11 @@
  * type or a field must bump the version and add the step to migrate.ts, because readers
  * treat unknown entries and fields as damage, and leave files of a newer version alone.
  *
- * Version 11 (this one): a usage's optional `cut` (a request cut off mid-answer, billed as
- * cutRequest.ts says). A version 10 file is a valid version 11 file but for the header's
- * version; a version 10 build would read such a line as damage (losing a cost), hence the bump.
- *
- * Version 10: a compaction's optional `costUnknown` (a summariser call behind it had
- * no known price, so its `costUsd` is only part of what it cost) and `continuedFrom`'s optional
- * `noteCostUnknown` (the same for the handoff note). A version 9 file is a valid version 10 file
- * but for the header's version; a version 9 build would read such lines as damage, hence the bump.
- *
- * Version 9: `continuedFrom`'s optional `noteCostUsd`, what writing the handoff note
- * cost (the summariser's request that started this session, billed to it). A version 8 file is
- * a valid version 9 file but for the header's version; a version 8 build would read such a
- * header as damage, hence the bump.
- *
- * Version 8: the header's optional `continuedFrom` (this session continues another,
- * handed off to it: core/handoff; the old session's id and title, which `recall` searches and
- * the chat links to). A version 7 file is a valid version 8 file but for the header's version;
- * a version 7 build would read such a header as damage, hence the bump.
- *
- * Version 7: a usage's optional `cache_creation`, its cache writes split by
- * lifetime as the API reports them (5 minutes, 1 hour: the pipeline now writes both, and they
- * are priced apart); a server compaction block's optional signature, tool changes and
- * `onDemand` mark (compaction on demand, core/compaction/serverRoute.ts). A version 6 file is a
- * valid version 7 file but for the header's version; a version 6 build would drop such lines
- * as damage (losing a cost or a summary), hence the bump.
- *
- * Version 6: `subagent` lines (a subagent of this session ended: what it did and
- * cost, core/subagents/subagentRecord.ts), the header's optional `parent` (this session is a
- * subagent's: the parent session and its task call) and the tool_use effect `delegate`. A
- * version 5 file is a valid version 6 file but for the header's version; a version 5 build
- * would drop a subagent line as damage (losing the subagent's cost), hence the bump.
- *
- * Version 5: `plan` lines (the agent's plan, update_plan: core/plan/plan.ts; an
- * empty `steps` is the user's Clear), the tool_use effect `plan`, and a compaction's optional
- * `carriedPlan` (the plan the survive step carried after it). A version 4 file is a valid
- * version 5 file but for the header's version; a version 4 build would drop a plan line as
- * damage, hence the bump.
- *
- * Version 4: a compaction may be a rewind (trigger and layer `rewind`: the user's
- * Retry or Edit took their last turn out; core/compaction/rewind.ts) with an empty
- * replacement and `after`, the id of the message its originals followed, where a restore
- * puts them back. A version 3 file is a valid version 4 file but for the header's version.
- *
- * Version 3: a message may hold `server_tool` blocks (the API's server tool
- * blocks verbatim, e.g. a tool search and its result) and a tool_use block's meta may hold
- * `effect` (what the called tool does, from its definition). A version 2 file is a valid
- * version 3 file but for the header's version (migrate.ts).
- *
- * Version 2: compaction entries carry the record's fields typed (`layer`,
- * `strategy`, `regions`, `costUsd`, `durationMs`, `fallbacks`, and optional `summary`,
- * `instructions`, `model`, `retention`, `reattached`) instead of version 1's `meta`; it
- * documents what version 1 files may hold without a bump: `recall` lines and the usage
- * fields `cacheMiss`, `server` and `counted` (all optional; a file without them loads).
- * The `title` and `turn_aborted` lines of version 1 are gone: nothing ever wrote them (the
- * header's `title` stays; a stopped or failed turn is recorded in the conversation itself).
+ * Version 12 (this one): `spend` lines — money spent on a summary stopped before it was
+ * made (core/compaction/stoppedSpend.ts), which no compaction record holds. A version 11 file
+ * is a valid version 12 file but for the header's version; a version 11 build would read such
+ * a line as damage (losing a cost), hence the bump. What each older version added, and how it
+ * is read now: migrate.ts.
  */
 import * as v from 'valibot';
 import type { Usage } from '../llm/llmClient';
@@ -86,7 +36,7 @@ import type { SubagentRecord } from '../subagents/subagentRecord';
 /** The `format` value every header carries. */
 export const SESSION_FORMAT = 'context-pipeline-session';
 /** The format version this code writes (it reads older ones too, see migrate.ts). */
-export const SESSION_VERSION = 11;
+export const SESSION_VERSION = 12;
 
 /** First line of every session file. Times are milliseconds since the epoch. */
 export interface HeaderEntry {
@@ -240,6 +190,21 @@ export interface SubagentEntry extends Omit<SubagentRecord, 'costUsd'> {
 }
 
 /**
+ * Money spent on a summary stopped (or timed out) before it was made: what its requests cost
+ * (stoppedSpend.ts), billed to the session as the summaries are.
+ */
+export interface SpendEntry {
+  readonly type: 'spend';
+  readonly at: number;
+  /** What the money was spent on (only summaries so far). */
+  readonly for: 'summary';
+  /** The model asked. */
+  readonly model: string;
+  /** Absent when the model's price was unknown (the cost is unknown, not zero). */
+  readonly costUsd?: number;
+}
+
+/**
  * Written by the loader after it repaired the conversation: from here on the conversation
  * is exactly `messages`; `fixes` says what was changed and why.
  */
@@ -261,6 +226,7 @@ export type SessionEntry =
   | RecallEntry
   | PlanEntry
   | SubagentEntry
+  | SpendEntry
   | RepairEntry;
 
 const usage = v.strictObject({
@@ -380,6 +346,13 @@ export const sessionEntrySchema: v.GenericSchema<unknown, SessionEntry> = v.vari
     compactions: int,
     usage,
     costUsd: v.optional(num),
+  }),
+  v.strictObject({
+    type: v.literal('spend'),
+    at: num,
+    for: v.literal('summary'),
+    model: v.string(),
+    costUsd: v.optional(v.pipe(num, v.minValue(0))),
   }),
   v.strictObject({ type: v.literal('repair'), at: num, fixes: v.array(v.string()), messages: v.array(message) }),
 ]);

@@ -8,6 +8,7 @@ import { formatBytes, headChars } from '../platform/text';
 import type { UsageEntry } from './entries';
 import type { ReplayedSession } from './replay';
 import { sessionCostUsd } from './sessionCost';
+import { summariesCost } from '../compaction/health';
 
 /** Tool inputs and results longer than this many characters are cut in the export. */
 export const MARKDOWN_MAX_TOOL_CHARS = 4000;
@@ -32,7 +33,11 @@ const CONTEXT_SOURCES = new Set([
  */
 export function sessionToMarkdown(s: ReplayedSession): string {
   const out: string[] = [];
-  const cost = sessionCostUsd({ ...s, ...(s.header.continuedFrom ? { continuedFrom: s.header.continuedFrom } : {}) });
+  const cost = sessionCostUsd({
+    ...s,
+    stoppedSummaries: s.requestHistory.stoppedSummaries,
+    ...(s.header.continuedFrom ? { continuedFrom: s.header.continuedFrom } : {}),
+  });
   out.push(`# ${sessionDisplayTitle(s.title, s.messages)}`, '');
   out.push(`- Session: \`${s.header.sessionId}\``, `- Model: ${s.header.model}`);
   if (s.header.workspace) out.push(`- Workspace: ${s.header.workspace}`);
@@ -42,6 +47,11 @@ export function sessionToMarkdown(s: ReplayedSession): string {
   out.push(`- Messages: ${s.messages.length} · Requests: ${s.usage.length} · Cost: ${usd(cost)}`);
   const compacted = s.compactions.filter((c) => c.active).length;
   if (compacted > 0) out.push(`- Compactions in effect: ${compacted} (older turns appear as summaries)`);
+  const stopped = s.requestHistory.stoppedSummaries;
+  if (stopped.length > 0)
+    out.push(
+      `- Summaries cut short (stopped or timed out): ${stopped.length}, ${usd(summariesCost(stopped))} (in the cost)`,
+    );
   out.push('');
   const results = new Map<string, ToolResultBlock>();
   for (const m of s.messages) for (const b of m.blocks) if (b.type === 'tool_result') results.set(b.toolUseId, b);

@@ -1,6 +1,10 @@
 /**
  * Reading session files of older format versions: each line, parsed, is brought to the
- * current version before it is validated, one step at a time (1 → 2 → … → 10 → 11). Pure.
+ * current version before it is validated, one step at a time (1 → 2 → … → 11 → 12). Pure.
+ *
+ * Version 11 → 12: the header's version becomes 12; nothing else changes. Version 12 added
+ * `spend` lines (money a summary stopped before it was made had spent; a version 11 build
+ * would read such a line as damage, hence the bump).
  *
  * Version 10 → 11: the header's version becomes 11; nothing else changes. Version 11 added a
  * usage's optional `cut` (a request cut off before its answer ended, billed for what it used; a
@@ -70,6 +74,7 @@ export function migrateEntry(json: unknown, version: number): unknown {
   if (version <= 8) o = fromV8(o);
   if (version <= 9) o = fromV9(o);
   if (version <= 10) o = fromV10(o);
+  if (version <= 11) o = fromV11(o);
   return o;
 }
 
@@ -124,6 +129,11 @@ function fromV9(o: Record<string, unknown>): Record<string, unknown> {
 /** Version 10 → 11: only the header's version differs. */
 function fromV10(o: Record<string, unknown>): Record<string, unknown> {
   return o.type === 'header' && o.version === 10 ? { ...o, version: 11 } : o;
+}
+
+/** Version 11 → 12: only the header's version differs. */
+function fromV11(o: Record<string, unknown>): Record<string, unknown> {
+  return o.type === 'header' && o.version === 11 ? { ...o, version: 12 } : o;
 }
 
 function compactionFromV1(o: Record<string, unknown>): Record<string, unknown> {

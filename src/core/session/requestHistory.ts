@@ -4,8 +4,9 @@
  * it again after a window reload or a resume. Pure.
  *
  * Nothing new is stored for it: every request already leaves a `usage` entry (API usage,
- * estimate, cost, turn), every compaction a `compaction` entry and every subagent that ended
- * a `subagent` entry, in the order they happened, so older session files rebuild the same way.
+ * estimate, cost, turn), every compaction a `compaction` entry, every subagent that ended
+ * a `subagent` entry and every summary stopped before it was made a `spend` entry, in the order
+ * they happened, so older session files rebuild the same way.
  */
 import type { CacheMiss } from '../pipeline/cacheMiss';
 import type { SessionEntry } from './entries';
@@ -80,6 +81,17 @@ export interface RequestHistory {
    * requests are billed to the session but are not its requests (they never change its prompt).
    */
   readonly subagents: readonly SubagentRun[];
+  /**
+   * What summaries stopped before they were made spent (`spend` lines, stoppedSpend.ts), oldest
+   * first: billed with the summaries, though no compaction record holds them.
+   */
+  readonly stoppedSummaries: readonly StoppedSummaryCost[];
+}
+
+/** A stopped summary's cost as the bill sums it (summariesCost): `costUnknown` when a price was unknown. */
+export interface StoppedSummaryCost {
+  readonly costUsd: number;
+  readonly costUnknown?: true;
 }
 
 /** A subagent's record with the parent's turn it ran in. */
@@ -93,6 +105,7 @@ export const EMPTY_REQUEST_HISTORY: RequestHistory = Object.freeze({
   turnPrompts: [],
   compactedSinceLast: false,
   subagents: [],
+  stoppedSummaries: [],
 });
 
 /** What one request reported, as both the live events and the session file know it. */
@@ -125,6 +138,7 @@ export class RequestHistoryBuilder {
   private readonly rows: RequestRecord[];
   private readonly points: number[];
   private readonly runs: SubagentRun[];
+  private readonly stopped: StoppedSummaryCost[];
   private compacted: boolean;
   private lastTurn: number | undefined;
 
@@ -133,6 +147,7 @@ export class RequestHistoryBuilder {
     this.rows = [...saved.requests];
     this.points = [...saved.turnPrompts];
     this.runs = [...saved.subagents];
+    this.stopped = [...saved.stoppedSummaries];
     this.compacted = saved.compactedSinceLast;
     this.lastTurn = saved.requests.at(-1)?.turn;
   }
@@ -173,6 +188,11 @@ export class RequestHistoryBuilder {
     return run;
   }
 
+  /** A summary stopped before it was made had spent this (a `spend` line, or its event). */
+  stoppedSummary(cost: StoppedSummaryCost): void {
+    this.stopped.push(cost);
+  }
+
   /** A compaction happened: the next request gets the marker. */
   compaction(): void {
     this.compacted = true;
@@ -181,6 +201,11 @@ export class RequestHistoryBuilder {
   /** The subagents so far (the builder's own list, read-only: no copy of the requests). */
   get subagents(): readonly SubagentRun[] {
     return this.runs;
+  }
+
+  /** What stopped summaries spent so far (the builder's own list, read-only). */
+  get stoppedSummaries(): readonly StoppedSummaryCost[] {
+    return this.stopped;
   }
 
   /** The turn of the last request (undefined before any). */
@@ -195,13 +220,15 @@ export class RequestHistoryBuilder {
       turnPrompts: [...this.points],
       compactedSinceLast: this.compacted,
       subagents: [...this.runs],
+      stoppedSummaries: [...this.stopped],
     };
   }
 }
 
 /**
  * Walks the entries in file order with {@link RequestHistoryBuilder}: each `usage` entry is a
- * request; a `compaction` entry marks the next request; a `subagent` entry is a subagent's row. Other entries are ignored. Pass the
+ * request; a `compaction` entry marks the next request; a `subagent` entry is a subagent's row;
+ * a `spend` entry a stopped summary's cost. Other entries are ignored. Pass the
  * entries that replay applied (see `replaySession`), so a skipped compaction marks nothing.
  */
 export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHistory {
@@ -209,6 +236,7 @@ export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHisto
   for (const e of entries) {
     if (e.type === 'compaction') builder.compaction();
     if (e.type === 'subagent') builder.subagent(subagentRecordOf(e));
+    if (e.type === 'spend') builder.stoppedSummary(stoppedCostOf(e.costUsd));
     if (e.type !== 'usage') continue;
     builder.request({
       turn: e.turn,
@@ -222,4 +250,9 @@ export function requestHistoryOf(entries: readonly SessionEntry[]): RequestHisto
     });
   }
   return builder.history();
+}
+
+/** A stopped summary's cost from its saved or reported figure (undefined: its price was unknown). */
+export function stoppedCostOf(costUsd: number | undefined): StoppedSummaryCost {
+  return costUsd === undefined ? { costUsd: 0, costUnknown: true } : { costUsd };
 }

@@ -24,7 +24,9 @@ import { makeRequestCounter } from '../../core/tokens/requestTokens';
 import {
   EMPTY_REQUEST_HISTORY,
   RequestHistoryBuilder,
+  stoppedCostOf,
   type RequestHistory,
+  type StoppedSummaryCost,
   type SubagentRun,
 } from '../../core/session/requestHistory';
 import type { TokenEstimator } from '../../core/tokens/estimator';
@@ -89,6 +91,11 @@ export class BudgetHistory {
     }));
   }
 
+  /** What summaries stopped before they were made spent (billed with the summaries). */
+  get stoppedSummaries(): readonly StoppedSummaryCost[] {
+    return this.builder.stoppedSummaries;
+  }
+
   /** Per turn that made a request: its last prompt + answer (the forecast's series). */
   get turnPrompts(): readonly number[] {
     return this.builder.history().turnPrompts;
@@ -127,6 +134,9 @@ export class BudgetHistory {
         return;
       case 'subagent_finished':
         this.builder.subagent(e.record);
+        return;
+      case 'summary_spend':
+        this.builder.stoppedSummary(stoppedCostOf(e.costUsd));
         return;
       case 'error':
         this.awaitingUsage = false;
@@ -220,7 +230,7 @@ export function buildBudgetSnapshot(inp: BudgetInputs): BudgetSnapshot {
     ...(lastRequest ? { last: { estimated: lastRequest.estimated, reported: lastRequest.promptTokens } } : {}),
     requests,
     subagents: history.subagents,
-    summariesCostUsd: summariesCost(inp.compactions.map((c) => c.record)) ?? null,
+    summariesCostUsd: summariesCost([...inp.compactions.map((c) => c.record), ...history.stoppedSummaries]) ?? null,
     ...(inp.handoffCostUsd !== 0 && inp.handoffCostUsd !== undefined ? { handoffCostUsd: inp.handoffCostUsd } : {}),
     ledger: lastLedger.map((r) => ({
       position: r.position,

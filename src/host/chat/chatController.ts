@@ -183,9 +183,9 @@ export class ChatController implements vscode.Disposable {
     return this.service.compactNow(instructions);
   }
 
-  /** Drops a Compact Now that waits for the running turn. */
-  cancelQueuedCompaction(): void {
-    this.service.cancelQueuedCompaction();
+  /** Cancel of Compact Now: drops one that waits for the running turn, or stops the one that runs. */
+  cancelCompaction(): void {
+    this.service.cancelCompaction();
   }
 
   /** Undoes a compaction of the open session. */

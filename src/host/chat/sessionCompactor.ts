@@ -1,7 +1,8 @@
 /**
  * The compactor of a session runtime (a chat session's or a subagent's): its tokens counted
  * with the session's calibrated estimator, summaries through the session's client, a
- * main-model summary built from the session's own request, aborted by the abortable wait.
+ * main-model summary built from the session's own request, aborted by the abortable wait; what
+ * a summary stopped before it was made spent goes to the session's bill.
  */
 import type { LlmClient } from '../../core/llm/llmClient';
 import type { AgentSession } from '../../core/agent/agentSession';
@@ -37,5 +38,7 @@ export function sessionCompactor(d: SessionCompactorDeps): Compactor {
     settings: d.settings,
     ...(d.readFresh ? { readFresh: d.readFresh } : {}),
     timeout: abortableSleep,
+    // A summary stopped before it was made is still billed (it may settle after the run ended).
+    onStoppedSpend: (spend) => void d.agent()?.stoppedSummary(spend),
   });
 }

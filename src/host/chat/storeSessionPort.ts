@@ -151,6 +151,15 @@ export class StoreSessionPort implements SessionPort {
       subagent: async (record) => {
         await writer.append({ ...subagentEntryOf(record), at: record.at });
       },
+      spend: async (r) => {
+        await writer.append({
+          type: 'spend',
+          at: r.at,
+          for: 'summary',
+          model: r.model,
+          ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
+        });
+      },
       recall: async (r) => {
         await writer.append({ type: 'recall', at: r.at, toolUseId: r.toolUseId, compactionIds: r.compactionIds });
       },
@@ -190,6 +199,7 @@ export class StoreSessionPort implements SessionPort {
         usage: replayed?.usage ?? [],
         compactions: replayed?.compactions ?? [],
         subagents: replayed?.subagents ?? [],
+        stoppedSummaries: replayed?.requestHistory.stoppedSummaries ?? [],
         ...(continuedFrom ? { continuedFrom } : {}),
       }),
       subagents: replayed?.subagents ?? [],
