@@ -124,6 +124,8 @@ export class Handoff {
         ...(instructions?.trim() ? { instructions } : {}),
         signal: controller.signal,
         timeout: this.deps.timeout ?? (() => new Promise<void>(() => undefined)),
+        // A note stopped half-way is billed to this session, with its summaries.
+        onStoppedSpend: (spend) => void agent.stoppedSummary(spend),
       },
     );
     if (!written.ok) {

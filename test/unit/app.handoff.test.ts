@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { SessionRuntime } from '../../src/app/ports';
 import type { OpenSession } from '../../src/app/sessionPort';
 import type { CompactionRecord } from '../../src/core/compaction/types';
+import { requestCostUsd } from '../../src/core/llm/cost';
 import { testConfig } from './support/builders';
 import { fakeChat } from './support/chatServiceFakes';
 import { Convo } from './support/compactionBuilders';
@@ -18,6 +19,9 @@ async function chatWithATurn() {
   await t.service.send('Fix the parser: trailing commas');
   return t;
 }
+
+/** The usage the fake client reports for every request. */
+const NOTE_USAGE = { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 
 const notices = (t: ReturnType<typeof fakeChat>) =>
   t.posts.flatMap((p) => (p.type === 'upsert' && p.item.kind === 'notice' ? [p.item] : []));
@@ -106,6 +110,7 @@ describe('ChatService: Continue in a New Session (handoff)', () => {
 
   it('Stop while the note is written stops the handoff: no session is created, the chat says so', async () => {
     const t = await chatWithATurn();
+    const turnCost = requestCostUsd(testConfig().model, NOTE_USAGE) ?? NaN;
     const hold = new Gate();
     t.agents.answers.push({ content: [{ type: 'text', text: NOTE }], hold });
     const running = t.service.handoff.run();
@@ -120,6 +125,15 @@ describe('ChatService: Continue in a New Session (handoff)', () => {
     assert.equal(t.service.sessionLabel?.id, 'new-1');
     assert.ok(notices(t).some((n) => n.text === 'Handoff stopped: nothing was handed off.'));
     assert.equal(t.service.handoff.busy, false);
+    // The note's request was read and answered all the same: the old session's bill counts it.
+    const cost = () => {
+      const status = t.posts.filter((p) => p.type === 'status').at(-1);
+      return status?.type === 'status' ? status.costUsd : null;
+    };
+    const note = requestCostUsd('claude-haiku-4-5', NOTE_USAGE) ?? NaN;
+    for (let i = 0; i < 50 && !(Math.abs((cost() ?? 0) - (turnCost + note)) < 1e-12); i++)
+      await new Promise((r) => setImmediate(r));
+    assert.ok(Math.abs((cost() ?? 0) - (turnCost + note)) < 1e-12, `${cost()} = ${turnCost} + ${note}`);
   });
 
   it('is refused while a turn runs, and with nothing to hand off', async () => {

@@ -8,6 +8,8 @@ import type { CutUsage, LlmError, LlmResult } from '../../src/core/llm/llmClient
 import { plainTurns, summariseOpts, tokensOf } from './support/compactionFixtures';
 import { ScriptedLlm } from './support/scriptedLlm';
 import { LateSummariser } from './support/lateSummariser';
+import { writeHandoff } from '../../src/core/handoff/writeHandoff';
+import { Convo as HandoffConvo } from './support/compactionBuilders';
 import { follow } from '../../src/core/agent/subagentRun';
 import { startedFigures } from '../../src/core/subagents/subagentRecord';
 import type { CompactionRecord } from '../../src/core/compaction/types';
@@ -116,5 +118,35 @@ describe("a subagent's summaries are billed with its requests", () => {
       undefined,
     );
     assert.equal(follow(start, { type: 'compaction_finished', records: [], notices: [] }, launcher), start);
+  });
+});
+
+describe('a handoff note stopped while it is written', () => {
+  it('writes no note, and reports what its request cost once it settles (billed to the session it summarises)', async () => {
+    const c = new HandoffConvo();
+    c.user('Fix the expiry check').read('src/auth.ts', 'export const ok = (t) => t.exp > Date.now();').say('Done.');
+    const source = { sessionId: 's', title: 'Expiry', messages: c.messages, compactions: [] };
+    const llm = new LateSummariser({ ok: false, cut: CUT }, CUT);
+    const stop = new AbortController();
+    const spends: StoppedSpend[] = [];
+    const pending = writeHandoff(source, {
+      llm,
+      model: SMALL,
+      signal: stop.signal,
+      timeout: () => new Promise(() => undefined),
+      onStoppedSpend: (s) => void spends.push(s),
+    });
+    await llm.waiting.reached(1);
+    stop.abort();
+    assert.deepEqual(await pending, { ok: false, stopped: true });
+    const cutUsd = cutCostUsd(CUT, SMALL) ?? NaN;
+    assert.deepEqual(spends, [{ costUsd: cutUsd, model: SMALL }], 'the retried cut attempt, at the Stop');
+    llm.settle.open();
+    await llm.settle.wait();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(spends, [
+      { costUsd: cutUsd, model: SMALL },
+      { costUsd: cutUsd, model: SMALL },
+    ]);
   });
 });

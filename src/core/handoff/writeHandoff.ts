@@ -2,14 +2,16 @@
  * Writing a handoff note: one summariser request (handoffPrompt.ts) under the compaction's
  * safety timeout, its answer taken apart into the note's parts (handoffContent.ts). A failed
  * request (an API error, a refusal, no text, the timeout) gives the note built from what the
- * session records instead, saying why; only the user's Stop gives no note. Never throws: the
- * LlmClient never does, and time comes from the injected timeout.
+ * session records instead, saying why; only the user's Stop gives no note (what it had cost
+ * goes to `onStoppedSpend`, billed to the session it summarises). Never throws: the LlmClient
+ * never does, and time comes from the injected timeout.
  */
 import { requestCostUsd } from '../llm/cost';
 import { CutAttempts } from '../llm/cutRequest';
 import type { LlmClient } from '../llm/llmClient';
 import { SUMMARISER_TIMEOUT_MS, shortReason } from '../compaction/summarise';
 import { startGuard, summaryTextOf, unknownCost } from '../compaction/summariseChunks';
+import type { OnStoppedSpend } from '../compaction/stoppedSpend';
 import {
   contentFromSections,
   fallbackContent,
@@ -28,6 +30,11 @@ export interface WriteHandoffOptions {
   readonly instructions?: string;
   /** The user's Stop: no note is written. */
   readonly signal: AbortSignal;
+  /**
+   * What a note stopped before it was written had cost (stoppedSpend.ts): its attempts cut
+   * mid-answer, and the request in flight once it settles. Without it that money is not reported.
+   */
+  readonly onStoppedSpend?: OnStoppedSpend;
   /** Resolves after `ms` (the host's timer); `signal` is aborted when the request ends first. */
   readonly timeout: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The request's safety timeout; default the summariser's (5 minutes). */
@@ -43,7 +50,7 @@ export type HandoffWritten =
 /** Writes the handoff note of `source` (see the file comment). */
 export async function writeHandoff(source: HandoffSource, opts: WriteHandoffOptions): Promise<HandoffWritten> {
   const timeoutMs = opts.timeoutMs ?? SUMMARISER_TIMEOUT_MS;
-  const guard = startGuard(opts.signal, opts.timeout, timeoutMs);
+  const guard = startGuard(opts.signal, opts.timeout, timeoutMs, opts.onStoppedSpend);
   const instructions = opts.instructions?.trim() ? { instructions: opts.instructions } : {};
   try {
     const params = buildHandoffRequest({
@@ -56,10 +63,16 @@ export async function writeHandoff(source: HandoffSource, opts: WriteHandoffOpti
     });
     // Attempts cut mid-answer (retried, or the one that failed) are billed: the note counts them.
     const cuts = new CutAttempts();
-    const res = guard.signal.aborted
-      ? await guard.stopped
-      : await Promise.race([opts.llm.stream(params, { signal: guard.signal, onEvent: cuts.onEvent }), guard.stopped]);
-    if (opts.signal.aborted) return { ok: false, stopped: true };
+    const res = await guard.race(() => opts.llm.stream(params, { signal: guard.signal, onEvent: cuts.onEvent }), {
+      model: opts.model,
+    });
+    if (opts.signal.aborted) {
+      if (!res.ok) cuts.failed(res.error);
+      const spent = cuts.cost(opts.model);
+      if (spent.usd > 0 || spent.unknown)
+        opts.onStoppedSpend?.({ costUsd: spent.usd, ...unknownCost(spent.unknown), model: opts.model });
+      return { ok: false, stopped: true };
+    }
     if (!res.ok) {
       cuts.failed(res.error);
       const failed = cuts.cost(opts.model);
