@@ -11,7 +11,6 @@ import { summariesCost } from '../core/compaction/health';
 import { handoffNoteCost } from '../core/session/sessionCost';
 import { subagentsCost } from '../core/subagents/subagentRecord';
 import type { OpenSession } from './sessionPort';
-import { stoppedCostOf } from '../core/session/requestHistory';
 
 /** The open session's bill (see the module comment). */
 export class SessionBill {
@@ -67,9 +66,8 @@ export class SessionBill {
       return true;
     }
     if (e.type === 'summary_spend') {
-      const spent = summariesCost([stoppedCostOf(e.costUsd)]);
-      this.costUsd = addCosts(this.costUsd, spent);
-      this.summariesCostUsd = addCosts(this.summariesCostUsd, spent);
+      this.costUsd = addCosts(this.costUsd, e.costUsd);
+      this.summariesCostUsd = addCosts(this.summariesCostUsd, e.costUsd);
       return true;
     }
     if (e.type === 'subagent_finished') {

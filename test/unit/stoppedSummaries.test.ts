@@ -24,6 +24,13 @@ const CUT: CutUsage = {
 };
 const keep = (turns: number) => ({ keepRecentTurns: turns, keepRecentTokens: 0, tokensOf });
 
+/** Lets `llm`'s held call settle, and waits until what follows it (its late pricing, no I/O) has run. */
+async function settle(llm: LateSummariser): Promise<void> {
+  llm.settle.open();
+  await llm.settle.wait();
+  await new Promise((r) => setImmediate(r));
+}
+
 /** Runs a summary of six turns with `llm`, stops it once the call waits, and collects what is reported as stopped spend. */
 async function stopMidSummary(
   llm: LateSummariser,
@@ -72,9 +79,7 @@ describe('a summary stopped before it was made: what it spent is still reported'
     assert.equal(records, 0, 'no record holds this money');
     const cutUsd = cutCostUsd(CUT, SMALL) ?? NaN;
     assert.deepEqual(spends, [{ costUsd: cutUsd, model: SMALL }], 'the retried cut attempt, at the Stop');
-    llm.settle.open();
-    await llm.settle.wait();
-    await new Promise((r) => setImmediate(r));
+    await settle(llm);
     assert.deepEqual(spends, [
       { costUsd: cutUsd, model: SMALL },
       { costUsd: cutUsd, model: SMALL },
@@ -86,18 +91,14 @@ describe('a summary stopped before it was made: what it spent is still reported'
     const { spends, aborted } = await stopMidSummary(llm);
     assert.equal(aborted, true);
     assert.deepEqual(spends, [], 'nothing had been spent that is known yet');
-    llm.settle.open();
-    await llm.settle.wait();
-    await new Promise((r) => setImmediate(r));
+    await settle(llm);
     assert.deepEqual(spends, [{ costUsd: requestCostUsd(SMALL, USAGE), model: SMALL }]);
   });
 
   it('a call stopped before its answer began bills nothing', async () => {
     const llm = new LateSummariser({ ok: false });
     const { spends } = await stopMidSummary(llm);
-    llm.settle.open();
-    await llm.settle.wait();
-    await new Promise((r) => setImmediate(r));
+    await settle(llm);
     assert.deepEqual(spends, []);
   });
 });
@@ -141,9 +142,7 @@ describe('a handoff note stopped while it is written', () => {
     assert.deepEqual(await pending, { ok: false, stopped: true });
     const cutUsd = cutCostUsd(CUT, SMALL) ?? NaN;
     assert.deepEqual(spends, [{ costUsd: cutUsd, model: SMALL }], 'the retried cut attempt, at the Stop');
-    llm.settle.open();
-    await llm.settle.wait();
-    await new Promise((r) => setImmediate(r));
+    await settle(llm);
     assert.deepEqual(spends, [
       { costUsd: cutUsd, model: SMALL },
       { costUsd: cutUsd, model: SMALL },

@@ -8,7 +8,6 @@
 import type { AgentEvent, TurnEndReason } from './events';
 import { summariesCost } from '../compaction/health';
 import { addCosts } from '../llm/cost';
-import { stoppedCostOf } from '../session/requestHistory';
 import type { Message } from '../conversation/conversationModel';
 import type { Clock } from '../platform/platformPorts';
 import { errorText } from '../text/errors';
@@ -104,7 +103,7 @@ export function follow(f: SubagentFigures, e: AgentEvent, launcher: SubagentLaun
           }
         : f;
     case 'summary_spend':
-      return { ...f, costUsd: addCosts(f.costUsd, summariesCost([stoppedCostOf(e.costUsd)])) };
+      return { ...f, costUsd: addCosts(f.costUsd, e.costUsd) };
     default:
       return f;
   }

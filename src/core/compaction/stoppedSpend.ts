@@ -23,6 +23,16 @@ export interface StoppedSpend {
 /** Where a stopped summary's spend goes (the agent saves and bills it); called once per sum. */
 export type OnStoppedSpend = (spend: StoppedSpend) => void;
 
+/** Reports `spent` on `model` to `on` unless it is nothing (0 and a known price). */
+export function reportSpent(
+  on: OnStoppedSpend | undefined,
+  spent: { readonly costUsd: number; readonly costUnknown?: boolean },
+  model: string,
+): void {
+  if (spent.costUsd > 0 || spent.costUnknown)
+    on?.({ costUsd: spent.costUsd, ...(spent.costUnknown ? { costUnknown: true as const } : {}), model });
+}
+
 /** What a summariser call settles with (LlmClient.stream). */
 export type CallOutcome =
   { readonly ok: true; readonly result: LlmResult } | { readonly ok: false; readonly error: LlmError };

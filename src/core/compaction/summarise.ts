@@ -17,7 +17,7 @@ import { messagesText, checkRetention } from './retention';
 import { isUserWords } from './regions';
 import { runMain, type MainPrefix } from './mainSummary';
 import { runChunks, startGuard, unknownCost, type GuardedCall } from './summariseChunks';
-import type { OnStoppedSpend } from './stoppedSpend';
+import { reportSpent, type OnStoppedSpend } from './stoppedSpend';
 import { runServer, type ServerRunResult } from './serverSummary';
 import {
   buildReplacement,
@@ -143,11 +143,6 @@ export function shortReason(error: LlmError, timedOut: boolean, timeoutMs: numbe
 export async function summariseRegions(state: ConversationState, opts: SummariseOptions): Promise<SummariseOutcome> {
   const timeoutMs = opts.timeoutMs ?? SUMMARISER_TIMEOUT_MS;
   const g = startGuard(opts.signal, opts.timeout, timeoutMs, opts.onStoppedSpend);
-  // A stopped region's cost so far is in no record: it goes where the late ones go.
-  const stoppedAfter = (spent: { readonly costUsd: number; readonly costUnknown?: true }, model: string) => {
-    if (spent.costUsd > 0 || spent.costUnknown)
-      opts.onStoppedSpend?.({ costUsd: spent.costUsd, ...unknownCost(spent.costUnknown), model });
-  };
   let current = state;
   const records: CompactionRecord[] = [];
   const skipped: SkippedRegion[] = [];
@@ -175,7 +170,8 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
         );
       } else if (server) {
         if (opts.signal.aborted) {
-          stoppedAfter(server, opts.server?.prefix.params.model ?? opts.summarizerModel);
+          // A stopped region's cost so far is in no record: it goes where the late ones go.
+          reportSpent(opts.onStoppedSpend, server, opts.server?.prefix.params.model ?? opts.summarizerModel);
           return { state: current, records, skipped, failed: false, aborted: true };
         }
         notices.push(
@@ -245,7 +241,7 @@ export async function summariseRegions(state: ConversationState, opts: Summarise
             model,
           };
         } else if (opts.signal.aborted) {
-          stoppedAfter(r, model);
+          reportSpent(opts.onStoppedSpend, r, model);
           return { state: current, records, skipped, failed: false, aborted: true };
         } else {
           failure = {

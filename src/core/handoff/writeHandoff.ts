@@ -11,7 +11,7 @@ import { CutAttempts } from '../llm/cutRequest';
 import type { LlmClient } from '../llm/llmClient';
 import { SUMMARISER_TIMEOUT_MS, shortReason } from '../compaction/summarise';
 import { startGuard, summaryTextOf, unknownCost } from '../compaction/summariseChunks';
-import type { OnStoppedSpend } from '../compaction/stoppedSpend';
+import { reportSpent, type OnStoppedSpend } from '../compaction/stoppedSpend';
 import {
   contentFromSections,
   fallbackContent,
@@ -69,8 +69,7 @@ export async function writeHandoff(source: HandoffSource, opts: WriteHandoffOpti
     if (opts.signal.aborted) {
       if (!res.ok) cuts.failed(res.error);
       const spent = cuts.cost(opts.model);
-      if (spent.usd > 0 || spent.unknown)
-        opts.onStoppedSpend?.({ costUsd: spent.usd, ...unknownCost(spent.unknown), model: opts.model });
+      reportSpent(opts.onStoppedSpend, { costUsd: spent.usd, costUnknown: spent.unknown }, opts.model);
       return { ok: false, stopped: true };
     }
     if (!res.ok) {
