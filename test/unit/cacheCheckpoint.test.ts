@@ -106,7 +106,7 @@ describe('1-hour checkpoints: what a pause leaves cached (core/cache/breakpointM
     ];
     const input = {
       lifetime: 'auto' as const,
-      gaps: { ...PRIOR_GAP_STATS, turnEnd: 0.1, longReply: 0.3 },
+      gaps: { ...PRIOR_GAP_STATS, turnEnd: 0.1, longReply: 0.3, replies: 5, longReplies: 2 },
       prices: planningPrices('claude-sonnet-4-5'),
       readTokens: 49_000,
       missRate: 0,

@@ -14,8 +14,8 @@ import { Convo, lines, tokensOf } from './support/compactionBuilders';
 import { countingTokenizer } from './support/tokenFakes';
 
 const MIN = 60_000;
-const CHATTY = { turnEnd: 0.5, longReply: 0.6, overHour: 0.05, replies: 10, requests: 40 };
-const LOOPING = { turnEnd: 0.01, longReply: 0.6, overHour: 0.05, replies: 10, requests: 200 };
+const CHATTY = { turnEnd: 0.5, longReply: 0.6, overHour: 0.05, replies: 10, longReplies: 6, requests: 40 };
+const LOOPING = { turnEnd: 0.01, longReply: 0.6, overHour: 0.05, replies: 10, longReplies: 6, requests: 200 };
 
 /** A conversation whose system prompt is 15k tokens and whose messages are 40k, counted by hand. */
 function request() {

@@ -43,7 +43,9 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
   });
 
   it('keeps the stable prefix an hour when pauses over 5 minutes come before it is lost; not when full misses lose it first', () => {
-    const pauses = input({ gaps: { turnEnd: 0.1, longReply: 0.5, overHour: 0.05, requests: 100 } });
+    const pauses = input({
+      gaps: { turnEnd: 0.1, longReply: 0.5, overHour: 0.05, replies: 10, longReplies: 5, requests: 100 },
+    });
     const t = chooseTtls([...stable], pauses);
     assert.deepEqual(
       t.map((a) => a.ttl),
@@ -51,7 +53,10 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
     );
     assert.match(t[1]!.ttlReason, /kept for an hour/);
     // A session whose cache misses every tenth request and whose user never pauses: an hour would not pay.
-    const busy = input({ gaps: { turnEnd: 0.1, longReply: 0.02, overHour: 0, requests: 100 }, missRate: 0.1 });
+    const busy = input({
+      gaps: { turnEnd: 0.1, longReply: 0.02, overHour: 0, replies: 10, longReplies: 1, requests: 100 },
+      missRate: 0.1,
+    });
     assert.deepEqual(
       chooseTtls([...stable], busy).map((a) => a.ttl),
       ['5m', '5m'],
@@ -59,15 +64,24 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
   });
 
   it("writes the stable prefix for 5 minutes at a session's first request, and for an hour once the session has run long enough to pause", () => {
-    // Nothing is known of how long the session will run: no pause is expected in it yet.
+    // Nothing is known of the session yet: it has not paused, and no pause is expected in it yet.
     const first = chooseTtls([...stable], input({ gaps: { ...PRIOR_GAP_STATS, requests: 0 } }));
     assert.deepEqual(
       first.map((a) => a.ttl),
       ['5m', '5m'],
     );
-    assert.match(first[1]!.ttlReason, /~0\.0 pauses over 5 minutes expected in the next 0 requests/);
-    // The same rhythm after 60 requests: the next 60 are expected to pause about once (0.1 × 0.2 × 60): an hour pays.
-    const later = chooseTtls([...stable], input({ gaps: { ...PRIOR_GAP_STATS, requests: 60 } }));
+    assert.match(first[1]!.ttlReason, /no reply in this session has come after 5 minutes yet/);
+    // Paused once after two requests: the two to come are not expected to pause again.
+    const early = chooseTtls(
+      [...stable],
+      input({ gaps: { ...PRIOR_GAP_STATS, replies: 1, longReplies: 1, requests: 2 } }),
+    );
+    assert.equal(early[1]!.ttl, '5m');
+    assert.match(early[1]!.ttlReason, /pauses over 5 minutes expected in the next 2 requests/);
+    // The same rhythm after 60 requests, one reply of them after 20 minutes: the next 60 are
+    // expected to pause about once (0.1 × 0.2 × 60): an hour pays.
+    const paused = { ...PRIOR_GAP_STATS, replies: 1, longReplies: 1, requests: 60 };
+    const later = chooseTtls([...stable], input({ gaps: paused }));
     assert.deepEqual(
       later.map((a) => a.ttl),
       ['1h', '1h'],
@@ -75,7 +89,7 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
     // A session that never pauses does not pay for an hour, however long it runs.
     const never = chooseTtls(
       [...stable],
-      input({ gaps: { turnEnd: 0.1, longReply: 0.01, overHour: 0.01, requests: 500 } }),
+      input({ gaps: { turnEnd: 0.1, longReply: 0.01, overHour: 0.01, replies: 50, longReplies: 0, requests: 500 } }),
     );
     assert.deepEqual(
       never.map((a) => a.ttl),
@@ -90,7 +104,10 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
   });
 
   it('keeps the tail an hour when the turn often ends and the reply comes late, 5 minutes inside a long tool loop', () => {
-    const chat = input({ gaps: { turnEnd: 0.5, longReply: 0.5, overHour: 0.05 }, readTokens: 58_000 });
+    const chat = input({
+      gaps: { turnEnd: 0.5, longReply: 0.5, overHour: 0.05, replies: 10, longReplies: 5 },
+      readTokens: 58_000,
+    });
     const c = chooseTtls([...stable, tail(60_000)], chat);
     assert.deepEqual(
       c.map((a) => a.ttl),
@@ -98,7 +115,10 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
     );
     assert.match(c[2]!.ttlReason, /^kept for an hour: a 50 % chance the turn ends here/);
     // 100 tool rounds per turn: the same prompt, the same growth, the tail stays at 5 minutes.
-    const loop = input({ gaps: { turnEnd: 0.01, longReply: 0.5, overHour: 0.05, requests: 1000 }, readTokens: 58_000 });
+    const loop = input({
+      gaps: { turnEnd: 0.01, longReply: 0.5, overHour: 0.05, replies: 10, longReplies: 5, requests: 1000 },
+      readTokens: 58_000,
+    });
     const l = chooseTtls([...stable, tail(60_000)], loop);
     assert.deepEqual(
       l.map((a) => a.ttl),
@@ -116,7 +136,10 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
 
   it('weighs the turn ending at this request by how deep in its turn it is: 1/depth at most', () => {
     // A session whose turns end every fourth request on average, its user replying late half the time.
-    const figures = { gaps: { turnEnd: 0.25, longReply: 0.5, overHour: 0.05, requests: 100 }, readTokens: 58_000 };
+    const figures = {
+      gaps: { turnEnd: 0.25, longReply: 0.5, overHour: 0.05, replies: 10, longReplies: 5, requests: 100 },
+      readTokens: 58_000,
+    };
     const at = (turnDepth: number) => chooseTtls([...stable, tail(60_000)], input({ ...figures, turnDepth }))[2]!;
     // The first requests of a turn: the session's rate, 25 %.
     assert.equal(at(1).ttl, '1h');
@@ -142,6 +165,7 @@ describe('cache lifetimes by the gap they bridge (core/cache/ttlChoice.ts)', () 
           turnEnd: fc.double({ min: 0, max: 1, noNaN: true }),
           longReply: fc.double({ min: 0, max: 1, noNaN: true }),
           overHour: fc.double({ min: 0, max: 1, noNaN: true }),
+          longReplies: fc.integer({ min: 0, max: 5 }),
         }),
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.integer({ min: 0, max: 200_000 }),
@@ -174,6 +198,7 @@ describe("the session's rhythm (core/cache/replyGaps.ts)", () => {
       }
     const s = g.stats;
     assert.equal(s.replies, 9);
+    assert.equal(s.longReplies, 9);
     // Nine long replies of nine, against a prior of one in five worth five replies.
     assert.ok(s.longReply > 0.7, `long replies ${s.longReply}`);
     assert.ok(Math.abs(s.turnEnd - 0.25) < 0.05, `turn end ${s.turnEnd}`);

@@ -25,6 +25,8 @@ export interface GapStats {
   readonly overHour: number;
   /** Reply gaps observed so far (0: `longReply` and `overHour` are the priors). */
   readonly replies: number;
+  /** Of those, the replies that came after 5 minutes and within the hour (0: the session has not paused yet). */
+  readonly longReplies: number;
   /** Requests sent so far after the first (0: nothing is known of the session's length). */
   readonly requests: number;
   /**
@@ -67,6 +69,7 @@ export const PRIOR_GAP_STATS: GapStats = {
   longReply: PRIOR_LONG_REPLY,
   overHour: PRIOR_OVER_HOUR,
   replies: 0,
+  longReplies: 0,
   requests: 0,
   turnRequests: 0,
 };
@@ -107,6 +110,7 @@ export class ReplyGaps {
         (this.longReplies + PRIOR_LONG_REPLY * PRIOR_LONG_REPLY_WEIGHT) / (this.replies + PRIOR_LONG_REPLY_WEIGHT),
       overHour: (this.overHour + PRIOR_OVER_HOUR * PRIOR_LONG_REPLY_WEIGHT) / (this.replies + PRIOR_LONG_REPLY_WEIGHT),
       replies: this.replies,
+      longReplies: this.longReplies,
       requests: this.requests,
       turnRequests: this.turnRequests,
     };

@@ -32,6 +32,11 @@
  *   5-minute entries behind it expire, and is a breakpoint again after a pause), so inside a
  *   long tool loop a tail is kept for an hour about once every so many thousand tokens of
  *   growth — a checkpoint — and a pause anywhere in the turn rewrites only what came since.
+ * - Nothing is kept for an hour before the session has shown a reply after 5 minutes, whatever
+ *   the priors say: a session that never pauses pays no surcharge at all (the tails bought on
+ *   the priors alone were all the default paid over 5-minute breakpoints on the replayed
+ *   sessions that never paused), and one that does pays for its first long pause one rewrite
+ *   more than knowing from the start; from then on its own rate decides.
  * Pure.
  */
 import type { CacheLifetime, CacheTtl } from '../conversation/conversationModel';
@@ -65,6 +70,9 @@ export interface TtlChoiceInput {
   /** The lifetime of the stable prefix's live cache entry (breakpointMemory.ts); absent: this request writes it. */
   readonly stableCached?: CacheTtl;
 }
+
+/** Why nothing is kept for an hour before the session's first long pause (see the module comment). */
+const NOT_PAUSED = 'no reply in this session has come after 5 minutes yet (from the first, its own rate decides)';
 
 /** A lifetime decision in words. */
 interface Verdict {
@@ -115,6 +123,11 @@ function stablePays(input: TtlChoiceInput): Verdict {
       pays: input.stableCached === '1h',
       reason: `the stable prefix is cached for ${input.stableCached === '1h' ? 'an hour' : '5 minutes'} already (a live entry keeps the lifetime it was written with)`,
     };
+  if (input.gaps.longReplies === 0)
+    return {
+      pays: false,
+      reason: `the stable prefix is kept for 5 minutes: ${NOT_PAUSED}`,
+    };
   const { surcharge, rewrite } = multiples(input.prices);
   const g = input.gaps;
   const bridged = g.turnEnd * g.longReply;
@@ -130,6 +143,7 @@ function stablePays(input: TtlChoiceInput): Verdict {
 
 /** Whether a 1-hour tail is expected to pay, with the figures in words. */
 function tailPays(tail: CacheAnchor, survives: number, input: TtlChoiceInput): Verdict {
+  if (input.gaps.longReplies === 0) return { pays: false, reason: `kept for 5 minutes: ${NOT_PAUSED}` };
   const { surcharge, rewrite } = multiples(input.prices);
   const miss = clamp01(input.missRate);
   // What this request writes at the tail: its growth, or the whole prompt after a full miss.
