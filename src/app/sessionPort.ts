@@ -2,6 +2,7 @@ import type { SessionSink } from '../core/agent/events';
 import type { CompactionEntryState } from '../core/agent/agentSession';
 import type { Message, Plan } from '../core/conversation/conversationModel';
 import type { PlanChange } from '../core/plan/planHistory';
+import type { PastRequest } from '../core/cache/replyGaps';
 import type { RequestHistory } from '../core/session/requestHistory';
 import type { SubagentRecord } from '../core/subagents/subagentRecord';
 import type { ContinuedFrom } from '../core/session/entries';
@@ -30,6 +31,8 @@ export interface OpenSession {
   readonly lastPromptTokens: number;
   /** The requests made so far (usage, compaction markers), for the budget panel's history. */
   readonly requestHistory: RequestHistory;
+  /** When each request so far was answered, and its turn, oldest first: the rhythm the cache lifetimes learn from. */
+  readonly pastRequests: readonly PastRequest[];
   readonly sink: SessionSink;
   /** Human sentences about repairs made while loading (empty when the file was sound). */
   readonly repairs: readonly string[];

@@ -10,7 +10,7 @@ import { saveOrStop, sessionFileFailure } from './sessionWrite';
 import type { CountTokensPort, CutUsage, LlmResult } from '../llm/llmClient';
 import { cutBilledUsage, cutCostUsd } from '../llm/cutRequest';
 import { ttlMs, type PreviousBreakpoint } from '../cache/cacheAnchors';
-import { ReplyGaps, startsTurn, type GapStats } from '../cache/replyGaps';
+import { ReplyGaps, startsTurn, type GapStats, type PastRequest } from '../cache/replyGaps';
 import { usualWriteTtl } from '../cache/usualWriteTtl';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import {
@@ -38,6 +38,8 @@ export interface AccountingDeps {
   readonly clock: Clock;
   readonly sink: SessionSink;
   readonly countTokens?: CountTokensPort;
+  /** The requests a reopened session made before, oldest first: the rhythm its cache lifetimes go on from. */
+  readonly pastRequests?: readonly PastRequest[];
 }
 
 /** The request accounting of one agent session (see the module comment). */
@@ -45,7 +47,7 @@ export class RequestAccounting {
   private previous: PreviousBreakpoint | undefined;
   private lastAt: number | undefined;
   private sendingAt: number | undefined;
-  private readonly gaps = new ReplyGaps();
+  private readonly gaps: ReplyGaps;
   private healthValue: ContextHealth = EMPTY_HEALTH;
   private readonly cacheWatch = new CacheWatch();
   private readonly exactCount: ExactFirstCount;
@@ -56,6 +58,7 @@ export class RequestAccounting {
     private readonly emit: (event: AgentEvent) => void,
   ) {
     this.exactCount = new ExactFirstCount(deps.countTokens, deps.estimator, emit);
+    this.gaps = ReplyGaps.fromPast(deps.pastRequests ?? []);
   }
 
   /** Context health figures so far. */

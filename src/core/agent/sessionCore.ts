@@ -1,3 +1,4 @@
+import type { PastRequest } from '../cache/replyGaps';
 import type { EngineSlot, EngineUse } from '../engine/engineSlot';
 import type { CountTokensPort, LlmClient } from '../llm/llmClient';
 import type { ToolRunner } from '../tools/toolRunner';
@@ -64,6 +65,8 @@ export interface AgentDeps {
    * (a call gets the built-in refusal). A subagent's own session has none: depth limit 1.
    */
   readonly subagents?: SubagentLauncher;
+  /** The requests a reopened session made before, oldest first (its rhythm of replies, replyGaps.ts); absent: none. */
+  readonly pastRequests?: readonly PastRequest[];
 }
 
 /** A compaction of this session and whether it is in effect (restore undoes it). */

@@ -74,8 +74,28 @@ export const PRIOR_GAP_STATS: GapStats = {
   turnRequests: 0,
 };
 
+/** A request the session made before it was reopened: when its answer was saved, and its turn. */
+export interface PastRequest {
+  readonly at: number;
+  readonly turn: number;
+}
+
 /** Learns a session's {@link GapStats} from the requests it sends (see the module comment). */
 export class ReplyGaps {
+  /**
+   * The rhythm of a reopened session, learned from the requests it saved (oldest first; a
+   * request starts a turn when its turn differs from the one before). The times its answers
+   * were saved stand in for the times its requests were sent: a gap is measured from the
+   * previous answer rather than the previous request, seconds apart in a reply gap of minutes.
+   * The next request observed is measured from the last of them, so the pause of the reopening
+   * counts as a reply like any other.
+   */
+  static fromPast(past: readonly PastRequest[]): ReplyGaps {
+    const gaps = new ReplyGaps();
+    past.forEach((r, i) => gaps.observe(r.at, i === 0 || r.turn !== past[i - 1]?.turn));
+    return gaps;
+  }
+
   private requests = 0;
   private turnsEnded = 0;
   private replies = 0;

@@ -220,6 +220,8 @@ export function hostAgentFactory(deps: AgentFactoryDeps): AgentFactory {
             return transport.maxToolRounds;
           },
           // The exact first anchor: count_tokens beside the first request per model, short timeout, never on the send path.
+          // A reopened session's rhythm of replies goes on from what it saved (cache lifetimes).
+          pastRequests: open.pastRequests,
           countTokens: (params, signal) =>
             transport.client
               .countTokens(params, { signal, timeoutMs: COUNT_TOKENS_TIMEOUT_MS })

@@ -205,6 +205,7 @@ export class StoreSessionPort implements SessionPort {
       subagents: replayed?.subagents ?? [],
       lastPromptTokens: last ? reportedPromptTokens(last.usage) : 0,
       requestHistory: replayed?.requestHistory ?? EMPTY_REQUEST_HISTORY,
+      pastRequests: (replayed?.usage ?? []).map((u) => ({ at: u.at, turn: u.turn })),
       sink,
       repairs,
       close: () => writer.close(),

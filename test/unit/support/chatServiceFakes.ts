@@ -84,6 +84,7 @@ function openSession(id: string, closed: string[], handoff?: Parameters<SessionP
     costUsd: 0,
     lastPromptTokens: 0,
     requestHistory: EMPTY_REQUEST_HISTORY,
+    pastRequests: [],
     sink: {
       message: async () => undefined,
       usage: async () => undefined,
