@@ -30,7 +30,7 @@ import type {
   TranscriptRendering,
 } from './ports';
 import { Handoff } from './handoff';
-import { ManualCompaction, STOPPED_COMPACTION } from './manualCompaction';
+import { ManualCompaction } from './manualCompaction';
 import { ProjectReload } from './projectReload';
 import { PendingContext, type PinnedSelection } from './pendingContext';
 import { SessionLifecycle, validConfig, type Opened } from './sessionLifecycle';
@@ -187,9 +187,10 @@ export class ChatService {
     return this.userTurns.send(text, images);
   }
 
-  /** Stops the running turn, or a message still being prepared (it is then not sent), and cancels a Compact Now waiting for either. */
+  /** Stops the running turn, or a message still being prepared (it is then not sent), and a Compact Now waiting for either or running. */
   stop(): void {
-    if (this.compaction.cancel(this.agent, STOPPED_COMPACTION)) this.notices.notice('q', 'info', STOPPED_COMPACTION);
+    const said = this.compaction.stop(this.agent);
+    if (said) this.notices.notice('q', 'info', said);
     this.handoff.stop();
     this.turns.stop();
   }

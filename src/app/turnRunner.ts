@@ -15,7 +15,10 @@ import { SendPreparation } from './sendPreparation';
 import type { Opened } from './sessionLifecycle';
 
 /** A result of the agent's commands. */
-export type Outcome = { ok: true } | { ok: false; reason: string };
+export type Outcome =
+  | { ok: true }
+  /** `byUser`: the user stopped or cancelled it (the chat says so; nothing to warn about). */
+  | { ok: false; reason: string; byUser?: true };
 
 /**
  * How a send gives its message back when it did not go: `refused` tells the composer (the words

@@ -86,7 +86,7 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
     toast.info('Context Pipeline: compaction done. See it, its originals and Restore in the Compactions view.');
   else {
     log.warn(`Compact Now: ${result.reason}`);
-    // Cancelled by the user: the chat says what happened; a warning would only repeat it.
-    if (!cancelled) toast.warn(`Context Pipeline: ${result.reason}`);
+    // Cancelled or stopped by the user: the chat says what happened; a warning would only repeat it.
+    if (!cancelled && !('byUser' in result && result.byUser)) toast.warn(`Context Pipeline: ${result.reason}`);
   }
 }

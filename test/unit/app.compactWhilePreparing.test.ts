@@ -35,7 +35,7 @@ describe('ChatService: Compact Now while a message is being prepared', () => {
     t.service.cancelCompaction();
     t.agents.projectGate?.open();
     await sending;
-    assert.deepEqual(await compacting, { ok: false, reason: 'Cancelled.' });
+    assert.deepEqual(await compacting, { ok: false, reason: 'Cancelled.', byUser: true });
     assert.equal(t.agents.seen.length, 1, 'the message was sent');
     assert.ok(!events.includes('compaction_started'), events.join(' '));
     assert.ok(t.posts.some((p) => p.type === 'upsert' && p.item.kind === 'notice' && /cancelled/.test(p.item.text)));

@@ -8,8 +8,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startAgentWorld } from './agentHarness.mjs';
-import { budgetFrame, scrollToCard } from './budgetFrame.mjs';
 import { compactionsPane, enlargeCompactions, expand, row } from './compactionsPane.mjs';
+import {
+  A1,
+  A1_HEAD,
+  A2,
+  A2_HEAD,
+  A3,
+  A3_HEAD,
+  CHAT_MODEL,
+  COMPACTION_WORLD,
+  Q1,
+  Q2,
+  Q3,
+  SUMMARISER,
+  SUMMARY,
+  threeTurns,
+} from './compactionScenario.mjs';
 import { eventually as poll, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
 /**
  * @typedef {import('./agentHarness.mjs').AgentWorld} AgentWorld
@@ -19,28 +34,6 @@ import { eventually as poll, suiteTimeout, UI_TIMEOUT } from './timeouts.mjs';
  * @typedef {import('playwright-core').Locator} Locator
  * @typedef {{ x: number, y: number, width: number, height: number }} Box a bounding box (one that exists)
  */
-const SUMMARISER = 'claude-haiku-4-5';
-const CHAT_MODEL = 'claude-sonnet-4-6';
-
-// Each answer is long enough (a few hundred tokens) that summarising the older turns saves
-// tokens; otherwise Compact Now would find nothing worth compacting.
-/** @param {number} n */
-const DETAIL = (n) =>
-  Array.from(
-    { length: 8 },
-    (_, i) =>
-      `Detail ${n}.${i + 1}: validateToken() in src/auth.ts compares the expiry against Date.now() without the clock-skew allowance, so a token that expires within the skew window is still accepted by the session middleware.`,
-  ).join(' ');
-const Q1 = 'First question about src/auth.ts';
-const Q2 = 'Second question: where is the session middleware?';
-const Q3 = 'Third question: how would you test the fix?';
-const A1_HEAD = 'Answer one about src/auth.ts line 42.';
-const A2_HEAD = 'Answer two: the middleware lives in src/session.ts.';
-const A3_HEAD = 'Answer three: add a unit test with a fake clock.';
-const A1 = `${A1_HEAD} ${DETAIL(1)}`;
-const A2 = `${A2_HEAD} ${DETAIL(2)}`;
-const A3 = `${A3_HEAD} ${DETAIL(3)}`;
-const SUMMARY = 'The user asked about `src/auth.ts` line 42; the assistant explained it.';
 const INSTRUCTIONS = 'focus on the auth bug';
 
 /**
@@ -77,15 +70,7 @@ describe(
 
     before(async () => {
       workbench = await import('./workbench.mjs');
-      w = await startAgentWorld({
-        workspaceFiles: {
-          'src/auth.ts':
-            Array.from({ length: 60 }, (_, i) =>
-              i === 41 ? 'if (token.exp < Date.now()) return false; // line 42' : `// line ${i + 1}`,
-            ).join('\n') + '\n',
-        },
-        settings: { 'contextPipeline.keepRecentTurns': 1, 'contextPipeline.keepRecentTokens': 0 },
-      });
+      w = await startAgentWorld(COMPACTION_WORLD);
     });
 
     after(async () => {
@@ -100,58 +85,7 @@ describe(
     });
 
     test('three turns build a history', async () => {
-      w.fake.script({ text: A1 });
-      await w.send(Q1);
-      await w.waitForAnswer(A1_HEAD);
-      await w.waitIdle();
-      w.fake.script({ text: A2 });
-      await w.send(Q2);
-      await w.waitForAnswer(A2_HEAD);
-      await w.waitIdle();
-      w.fake.script({ text: A3 });
-      await w.send(Q3);
-      await w.waitForAnswer(A3_HEAD);
-      await w.waitIdle();
-      assert.equal(w.fake.pendingSteps, 0);
-      assert.deepEqual(await w.frame.locator('.item.user .text').allInnerTexts(), [Q1, Q2, Q3]);
-      assert.equal(await w.frame.locator('.item.assistant .text').count(), 3);
-      assert.ok(
-        w.fake.requests.every((r) => /** @type {ApiRequest} */ (r.body).model === CHAT_MODEL),
-        'only the chat model was asked so far',
-      );
-    });
-
-    test('Compact Now cancelled while its summary streams: nothing is compacted, and what the summary cost is billed', async () => {
-      // The summariser's stream is held once its answer has begun (message_start, then deltas).
-      const hold = w.streamHold.holdAfter(6);
-      w.fake.script({ match: { model: SUMMARISER }, text: `${SUMMARY} `.repeat(20), chunkChars: 8, deltaDelayMs: 1 });
-      await w.command('Context Pipeline: Compact Now');
-      const widget = w.page.locator('.quick-input-widget');
-      await widget.locator('.quick-input-message', { hasText: 'Would compact' }).waitFor({ timeout: UI_TIMEOUT });
-      await widget.locator('input').press('Enter');
-      await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
-      await hold.reached;
-      // The progress notification's Cancel stops the compaction that runs.
-      const progress = w.page.locator('.notifications-toasts .notification-toast', { hasText: 'compacting' });
-      await progress.getByRole('button', { name: 'Cancel' }).click();
-      await w.frame
-        .locator('.item.notice', { hasText: 'The compaction was stopped before its summary was made' })
-        .waitFor({ state: 'visible', timeout: UI_TIMEOUT });
-      hold.release();
-      await progress.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
-      assert.equal(await w.frame.locator('.summary-card').count(), 0, 'nothing was compacted');
-      assert.equal(await w.frame.locator('.item.assistant .text').count(), 3, 'every answer is still there');
-      // The budget panel's total counts the summary's request with the summaries.
-      await w.command('Context Pipeline: Show Context Budget');
-      const budget = await budgetFrame(w.page);
-      const total = budget.locator('[data-testid="budget-history"] > p.muted').last();
-      await eventually(async () => /\$0\.\d*[1-9]\d* of it by compaction summaries/.test(await total.innerText()), {
-        what: 'the stopped summary in the session total',
-      });
-      assert.equal(w.fake.pendingSteps, 0, 'the scripted summary was asked for');
-      await scrollToCard(budget, 'budget-history');
-      screenshots.push(await workbench.screenshot(w.page, 'compaction-cancelled'));
-      await w.command('View: Close All Editors');
+      await threeTurns(w);
     });
 
     test('Compact Now previews, takes instructions and summarises the older turns', async () => {
