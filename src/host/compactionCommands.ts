@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { Outcome } from '../app/turnRunner';
 import type { ChatController } from './chat/chatController';
 import type { CompactionNode } from './compactionsTree';
 import { previewSentence } from './compactionPreviewText';
@@ -76,8 +77,8 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
         controller.cancelCompaction();
       });
       // The session settles every compaction with a reason; a rejection still ends the progress and is shown.
-      return controller.compactNow(instructions.trim() || undefined).catch((err: unknown) => ({
-        ok: false as const,
+      return controller.compactNow(instructions.trim() || undefined).catch((err: unknown): Outcome => ({
+        ok: false,
         reason: `The compaction failed: ${err instanceof Error ? err.message : String(err)}`,
       }));
     },
@@ -87,6 +88,6 @@ async function compactNow(controller: ChatController, log: vscode.LogOutputChann
   else {
     log.warn(`Compact Now: ${result.reason}`);
     // Cancelled or stopped by the user: the chat says what happened; a warning would only repeat it.
-    if (!cancelled && !('byUser' in result && result.byUser)) toast.warn(`Context Pipeline: ${result.reason}`);
+    if (!cancelled && !result.byUser) toast.warn(`Context Pipeline: ${result.reason}`);
   }
 }

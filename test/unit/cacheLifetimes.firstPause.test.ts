@@ -1,20 +1,11 @@
 import { strict as assert } from 'node:assert';
-import type { CacheAnchor } from '../../src/core/cache/cacheAnchors';
 import { ReplyGaps, type GapStats } from '../../src/core/cache/replyGaps';
 import { chooseTtls } from '../../src/core/cache/ttlChoice';
 import { planningPrices } from '../../src/core/models/modelFacts';
+import { STABLE, tail } from './support/cacheAnchorFakes';
 
 const MIN = 60_000;
 
-const anchor = (target: CacheAnchor['target'], prefixTokens: number): CacheAnchor => ({
-  target,
-  prefixTokens,
-  hitProbability: 0.9,
-  score: prefixTokens * 0.9,
-  reason: 'r',
-});
-const stable = [anchor({ at: 'tools' }, 8_000), anchor({ at: 'system' }, 15_000)];
-const tail = (prefixTokens: number) => anchor({ at: 'message', messageIndex: 9 }, prefixTokens);
 const input = (o: { gaps: GapStats; readTokens: number; turnDepth: number }) => ({
   lifetime: 'auto' as const,
   prices: planningPrices('claude-sonnet-4-5'),
@@ -32,7 +23,7 @@ describe('no 1-hour write before the first long pause (core/cache/ttlChoice.ts)'
       const readTokens = prompt;
       prompt += growth;
       return chooseTtls(
-        [...stable, tail(prompt)],
+        [...STABLE, tail(prompt)],
         input({ gaps: gaps.stats, readTokens, turnDepth: startsTurn ? 1 : 2 }),
       );
     };
@@ -47,7 +38,7 @@ describe('no 1-hour write before the first long pause (core/cache/ttlChoice.ts)'
     );
     assert.match(quick[2]!.ttlReason, /^kept for 5 minutes: no reply in this session has come after 5 minutes yet/);
     const priced = chooseTtls(
-      [...stable, tail(prompt)],
+      [...STABLE, tail(prompt)],
       input({ gaps: { ...gaps.stats, longReplies: 1 }, readTokens: prompt - 300, turnDepth: 1 }),
     );
     assert.equal(priced[2]!.ttl, '1h', 'the same figures once a reply has come late');

@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { Compactor } from '../../src/core/compaction/compactor';
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/core/compaction/policy';
 import type { ConversationState } from '../../src/core/conversation/conversationModel';
@@ -12,6 +11,7 @@ import { initialCalibration } from '../../src/core/tokens/calibration';
 import { fakeClock } from './support/builders';
 import { Convo, lines, tokensOf } from './support/compactionBuilders';
 import { countingTokenizer } from './support/tokenFakes';
+import { ttlsOf } from './support/cacheAnchorFakes';
 
 const MIN = 60_000;
 const CHATTY = { turnEnd: 0.5, longReply: 0.6, overHour: 0.05, replies: 10, longReplies: 6, requests: 40 };
@@ -27,17 +27,6 @@ function request() {
     anchored: false,
   });
   return { count, clock: fakeClock() };
-}
-
-function ttlsOf(params: MessageCreateParamsNonStreaming): string[] {
-  const out: string[] = [];
-  const visit = (b: object) => {
-    const cc = 'cache_control' in b ? (b.cache_control as { ttl?: string } | null | undefined) : undefined;
-    if (cc) out.push(cc.ttl ?? '5m');
-  };
-  for (const s of Array.isArray(params.system) ? params.system : []) visit(s);
-  for (const m of params.messages) if (typeof m.content !== 'string') for (const b of m.content) visit(b);
-  return out;
 }
 
 describe('cache lifetimes through the pipeline', () => {

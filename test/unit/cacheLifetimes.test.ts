@@ -8,19 +8,10 @@ import { planningPrices } from '../../src/core/models/modelFacts';
 import { PromptCache } from '../../test/fake-anthropic/promptCache';
 import type { PromptLayout } from '../../test/fake-anthropic/promptLayout';
 import { Build } from './support/builders';
+import { anchor, STABLE as stable, tail } from './support/cacheAnchorFakes';
 
 const MODEL = 'claude-sonnet-4-5';
 const MIN = 60_000;
-
-const anchor = (target: CacheAnchor['target'], prefixTokens: number): CacheAnchor => ({
-  target,
-  prefixTokens,
-  hitProbability: 0.9,
-  score: prefixTokens * 0.9,
-  reason: 'r',
-});
-const stable = [anchor({ at: 'tools' }, 8_000), anchor({ at: 'system' }, 15_000)];
-const tail = (prefixTokens: number, messageIndex = 9) => anchor({ at: 'message', messageIndex }, prefixTokens);
 
 function input(over: Partial<Omit<TtlChoiceInput, 'gaps'>> & { gaps?: Partial<GapStats> } = {}): TtlChoiceInput {
   return {

@@ -1,5 +1,4 @@
 import { strict as assert } from 'node:assert';
-import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { AgentSession } from '../../src/core/agent/agentSession';
 import { ReplyGaps, type PastRequest } from '../../src/core/cache/replyGaps';
 import type { Usage } from '../../src/core/llm/llmClient';
@@ -7,6 +6,7 @@ import { Build, emptyState, fakeClock } from './support/builders';
 import { agentDeps } from './support/agentDeps';
 import { FakeTools, ScriptedLlm } from './support/scriptedLlm';
 import { withStorePort } from './support/storePort';
+import { ttlsOf } from './support/cacheAnchorFakes';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 10, 30, 9, 0, 0);
@@ -16,18 +16,6 @@ const PAST: readonly PastRequest[] = [
   { at: T0, turn: 1 },
   { at: T0 + 20 * MIN, turn: 2 },
 ];
-
-/** The lifetime of each cache breakpoint of a request, in prompt order. */
-function ttlsOf(params: MessageCreateParamsNonStreaming): string[] {
-  const out: string[] = [];
-  const visit = (b: object) => {
-    const cc = 'cache_control' in b ? (b.cache_control as { ttl?: string } | null | undefined) : undefined;
-    if (cc) out.push(cc.ttl ?? '5m');
-  };
-  for (const s of Array.isArray(params.system) ? params.system : []) visit(s);
-  for (const m of params.messages) if (typeof m.content !== 'string') for (const b of m.content) visit(b);
-  return out;
-}
 
 /**
  * A reopened session with two earlier turns and a long system prompt, whose next turn reads a

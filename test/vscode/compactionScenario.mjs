@@ -1,5 +1,5 @@
 // The conversation the Compact Now tests in a real VS Code share (compaction.test.mjs,
-// compactionStop.test.mjs): a workspace with src/auth.ts, and three turns of chat whose answers
+// compactionStop.test.mjs; screenshots.mjs takes its world): a workspace with src/auth.ts, and three turns of chat whose answers
 // are long enough (a few hundred tokens each) that summarising the older turns saves tokens.
 import assert from 'node:assert/strict';
 /**

@@ -35,12 +35,11 @@ describe('Compact Now stopped while its summary streams, in a real VS Code', { t
     assert.deepEqual(invalid, [], 'every request the extension sent was valid');
   });
 
-  test('three turns build a history', async () => {
-    await threeTurns(w);
-  });
-
-  test('Compact Now cancelled while its summary streams: nothing is compacted, and what the summary cost is billed', async () => {
-    // The summariser's stream is held once its answer has begun (message_start, then deltas).
+  /**
+   * Compact Now from the command palette, its preview accepted; resolves once the summariser's
+   * stream is held after its answer has begun (message_start, then deltas), with the hold.
+   */
+  async function summaryStreaming() {
     const hold = w.streamHold.holdAfter(6);
     w.fake.script({ match: { model: SUMMARISER }, text: `${SUMMARY} `.repeat(20), chunkChars: 8, deltaDelayMs: 1 });
     await w.command('Context Pipeline: Compact Now');
@@ -49,6 +48,15 @@ describe('Compact Now stopped while its summary streams, in a real VS Code', { t
     await widget.locator('input').press('Enter');
     await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
     await hold.reached;
+    return hold;
+  }
+
+  test('three turns build a history', async () => {
+    await threeTurns(w);
+  });
+
+  test('Compact Now cancelled while its summary streams: nothing is compacted, and what the summary cost is billed', async () => {
+    const hold = await summaryStreaming();
     // The progress notification's Cancel stops the compaction that runs.
     const progress = w.page.locator('.notifications-toasts .notification-toast', { hasText: 'compacting' });
     await progress.getByRole('button', { name: 'Cancel' }).click();
@@ -73,14 +81,7 @@ describe('Compact Now stopped while its summary streams, in a real VS Code', { t
   });
 
   test('Compact Now stopped from the composer: Stop shows while the summary streams, and stops it like Cancel', async () => {
-    const hold = w.streamHold.holdAfter(6);
-    w.fake.script({ match: { model: SUMMARISER }, text: `${SUMMARY} `.repeat(20), chunkChars: 8, deltaDelayMs: 1 });
-    await w.command('Context Pipeline: Compact Now');
-    const widget = w.page.locator('.quick-input-widget');
-    await widget.locator('.quick-input-message', { hasText: 'Would compact' }).waitFor({ timeout: UI_TIMEOUT });
-    await widget.locator('input').press('Enter');
-    await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
-    await hold.reached;
+    const hold = await summaryStreaming();
     const stop = w.frame.locator('.composer button.stop');
     await stop.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     assert.equal(await stop.innerText(), 'Stop');

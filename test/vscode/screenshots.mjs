@@ -14,9 +14,9 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startAgentWorld } from './agentHarness.mjs';
+import { COMPACTION_WORLD, SUMMARISER } from './compactionScenario.mjs';
 import { eventually, UI_TIMEOUT } from './timeouts.mjs';
 
-const SUMMARISER = 'claude-haiku-4-5';
 // Answers long enough (a few hundred tokens) that summarising the older turns saves tokens.
 /** @type {(n: number) => string} */
 const DETAIL = (n) =>
@@ -85,15 +85,7 @@ function transcriptHeight(frame) {
 }
 
 async function main() {
-  starting = startAgentWorld({
-    workspaceFiles: {
-      'src/auth.ts':
-        Array.from({ length: 60 }, (_, i) =>
-          i === 41 ? 'if (token.exp < Date.now()) return false; // line 42' : `// line ${i + 1}`,
-        ).join('\n') + '\n',
-    },
-    settings: { 'contextPipeline.keepRecentTurns': 1, 'contextPipeline.keepRecentTokens': 0 },
-  });
+  starting = startAgentWorld(COMPACTION_WORLD);
   world = await starting;
   if (closing) throw new Error('interrupted');
   const w = world;
